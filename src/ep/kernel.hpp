@@ -1,0 +1,149 @@
+// The kernel contract: a kernel is created once per node (from KernelInfo,
+// where it parses attributes and may prepack constant weights) and is
+// immutable afterwards: compute() is const and keeps all per-run state in the
+// KernelContext, so one session serves many threads.
+#pragma once
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "core/value.hpp"
+#include "ir/graph.hpp"
+
+namespace tessera::ep {
+
+class KernelContext;
+
+// Runs a nested graph (If/Loop/Scan bodies). Implemented by the runtime;
+// outer-scope values are read from the calling node's context.
+class SubgraphRunner {
+ public:
+  virtual ~SubgraphRunner() = default;
+  virtual const std::vector<std::string>& input_names() const = 0;
+  virtual const std::vector<std::string>& output_names() const = 0;
+  virtual std::vector<Value> run(const KernelContext& caller, std::vector<Value> inputs) const = 0;
+};
+
+class KernelInfo {
+ public:
+  KernelInfo(const ir::Node& node, int64_t opset, std::vector<ir::TypeInfo> input_types,
+             std::vector<ir::TypeInfo> output_types, std::vector<const Tensor*> constant_inputs,
+             std::function<const SubgraphRunner*(const std::string&)> subgraphs = nullptr);
+
+  const ir::Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+  size_t num_inputs() const { return node_.inputs.size(); }
+  size_t num_outputs() const { return node_.outputs.size(); }
+  bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
+  bool has_output(size_t i) const {
+    return i < node_.outputs.size() && !node_.outputs[i].empty();
+  }
+  // Element type of input/output i (kUndefined when omitted or unknown).
+  DataType input_type(size_t i) const;
+  DataType output_type(size_t i) const;
+  const ir::TypeInfo& input_type_info(size_t i) const;
+  const ir::TypeInfo& output_type_info(size_t i) const;
+  // An input whose value is fixed for the session (a non-overridable initializer
+  // or a Constant), or nullptr.
+  const Tensor* constant_input(size_t i) const;
+
+  bool has_attr(const std::string& name) const { return node_.attr(name) != nullptr; }
+  int64_t attr_int(const std::string& name, int64_t def) const;
+  int64_t attr_int(const std::string& name) const;  // required
+  float attr_float(const std::string& name, float def) const;
+  float attr_float(const std::string& name) const;  // required
+  std::string attr_string(const std::string& name, const std::string& def) const;
+  std::string attr_string(const std::string& name) const;  // required
+  std::vector<int64_t> attr_ints(const std::string& name,
+                                 std::vector<int64_t> def = {}) const;
+  std::vector<float> attr_floats(const std::string& name, std::vector<float> def = {}) const;
+  std::vector<std::string> attr_strings(const std::string& name,
+                                        std::vector<std::string> def = {}) const;
+  const Tensor* attr_tensor(const std::string& name) const;  // nullptr if absent
+  const ir::Graph* attr_graph(const std::string& name) const;
+  // The runtime's runner for a graph attribute; throws if absent.
+  const SubgraphRunner& subgraph(const std::string& attr_name) const;
+
+  // Throws kInvalidArgument prefixed with the node's description.
+  template <typename... Args>
+  [[noreturn]] void fail_node(Args&&... args) const {
+    fail(ErrorCode::kInvalidArgument, node_.describe(), ": ", std::forward<Args>(args)...);
+  }
+
+ private:
+  const ir::Attribute& require(const std::string& name, ir::AttrType type) const;
+  const ir::Attribute* find(const std::string& name, ir::AttrType type) const;
+
+  const ir::Node& node_;
+  int64_t opset_;
+  std::vector<ir::TypeInfo> input_types_, output_types_;
+  std::vector<const Tensor*> constant_inputs_;
+  std::function<const SubgraphRunner*(const std::string&)> subgraphs_;
+};
+
+// Per-run, per-node view of inputs and outputs. Built by the executor.
+class KernelContext {
+ public:
+  KernelContext(const ir::Node& node, std::vector<const Value*> inputs,
+                std::vector<Value*> outputs, std::vector<DataType> output_types,
+                std::shared_ptr<Allocator> allocator, ThreadPool* pool,
+                std::function<const Value*(const std::string&)> outer_scope = nullptr)
+      : node_(node),
+        inputs_(std::move(inputs)),
+        outputs_(std::move(outputs)),
+        output_types_(std::move(output_types)),
+        allocator_(std::move(allocator)),
+        pool_(pool),
+        outer_scope_(std::move(outer_scope)) {}
+
+  const ir::Node& node() const { return node_; }
+  size_t num_inputs() const { return inputs_.size(); }
+  size_t num_outputs() const { return outputs_.size(); }
+  // Value of input i, or nullptr when the optional input is omitted.
+  const Value* input_value(size_t i) const { return i < inputs_.size() ? inputs_[i] : nullptr; }
+  // Tensor input i, or nullptr when omitted (or when it is an empty optional).
+  const Tensor* input(size_t i) const;
+  // Tensor input i; throws naming the node when it is absent.
+  const Tensor& required_input(size_t i) const;
+  // Whether output i exists in the node (non-empty name).
+  bool has_output(size_t i) const { return i < outputs_.size() && outputs_[i] != nullptr; }
+  // Allocates output i with the given shape, using the inferred output type
+  // unless `dtype` is given. Returns a dummy tensor when the output is omitted.
+  Tensor& output(size_t i, const Shape& shape, DataType dtype = DataType::kUndefined);
+  // Sets output i to an existing value (sequences, or a zero-copy alias of an input).
+  void set_output(size_t i, Value v);
+  DataType output_type(size_t i) const {
+    return i < output_types_.size() ? output_types_[i] : DataType::kUndefined;
+  }
+  const std::shared_ptr<Allocator>& allocator() const { return allocator_; }
+  ThreadPool& thread_pool() const;
+  // Looks up a value by name in the enclosing scopes (for subgraph runners).
+  const Value* outer_scope(const std::string& name) const {
+    return outer_scope_ ? outer_scope_(name) : nullptr;
+  }
+  template <typename... Args>
+  [[noreturn]] void fail_node(Args&&... args) const {
+    fail(ErrorCode::kInvalidArgument, node_.describe(), ": ", std::forward<Args>(args)...);
+  }
+
+ private:
+  const ir::Node& node_;
+  std::vector<const Value*> inputs_;
+  std::vector<Value*> outputs_;
+  std::vector<DataType> output_types_;
+  std::shared_ptr<Allocator> allocator_;
+  ThreadPool* pool_;
+  std::function<const Value*(const std::string&)> outer_scope_;
+  Value scratch_;  // target for omitted outputs
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual void compute(KernelContext& ctx) const = 0;
+};
+
+}  // namespace tessera::ep

@@ -1,0 +1,42 @@
+#include "ep/provider_registry.hpp"
+
+#include "providers/cpu/cpu_provider.hpp"
+
+namespace tessera::ep {
+
+ProviderRegistry::ProviderRegistry() { factories_.push_back(cpu::make_cpu_provider_factory()); }
+
+ProviderRegistry& ProviderRegistry::instance() {
+  static ProviderRegistry r;
+  return r;
+}
+
+void ProviderRegistry::add(std::shared_ptr<ProviderFactory> factory) {
+  for (auto& f : factories_)
+    if (f->name() == factory->name()) {
+      f = std::move(factory);
+      return;
+    }
+  factories_.push_back(std::move(factory));
+}
+
+const ProviderFactory* ProviderRegistry::find(const std::string& name) const {
+  for (const auto& f : factories_)
+    if (f->name() == name) return f.get();
+  return nullptr;
+}
+
+std::vector<std::string> ProviderRegistry::names() const {
+  std::vector<std::string> n;
+  for (const auto& f : factories_) n.push_back(f->name());
+  return n;
+}
+
+std::vector<std::string> ProviderRegistry::available_names() const {
+  std::vector<std::string> n;
+  for (const auto& f : factories_)
+    if (f->is_available(nullptr)) n.push_back(f->name());
+  return n;
+}
+
+}  // namespace tessera::ep

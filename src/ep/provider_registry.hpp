@@ -1,0 +1,26 @@
+// The table of provider factories: the CPU provider's always, others added at
+// build time or loaded from plugins. The runtime finds providers here by name.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ep/execution_provider.hpp"
+
+namespace tessera::ep {
+
+// Every factory this build knows; the CPU provider's is always there.
+class ProviderRegistry {
+ public:
+  static ProviderRegistry& instance();
+  void add(std::shared_ptr<ProviderFactory> factory);
+  const ProviderFactory* find(const std::string& name) const;
+  std::vector<std::string> names() const;            // all registered
+  std::vector<std::string> available_names() const;  // creatable on this machine
+
+ private:
+  ProviderRegistry();
+  std::vector<std::shared_ptr<ProviderFactory>> factories_;
+};
+
+}  // namespace tessera::ep

@@ -1,0 +1,192 @@
+#include "ops/type_inference.hpp"
+
+#include <set>
+#include <string>
+
+namespace tessera::ops {
+
+namespace {
+
+using ir::TypeInfo;
+using Kind = TypeInfo::Kind;
+
+TypeInfo tensor_of(DataType t) { return TypeInfo::tensor(t); }
+
+TypeInfo seq_of(TypeInfo inner) {
+  TypeInfo t;
+  t.kind = Kind::kSequence;
+  t.inner = std::make_shared<TypeInfo>(std::move(inner));
+  return t;
+}
+
+TypeInfo optional_of(TypeInfo inner) {
+  TypeInfo t;
+  t.kind = Kind::kOptional;
+  t.inner = std::make_shared<TypeInfo>(std::move(inner));
+  return t;
+}
+
+TypeInfo inner_of(const TypeInfo& t) {
+  if ((t.kind == Kind::kSequence || t.kind == Kind::kOptional) && t.inner) return *t.inner;
+  return TypeInfo();
+}
+
+DataType attr_dtype(const ir::Node& n, const char* name, DataType def) {
+  const ir::Attribute* a = n.attr(name);
+  if (!a || a->type != ir::AttrType::kInt || !is_valid_data_type(int32_t(a->i))) return def;
+  return static_cast<DataType>(a->i);
+}
+
+TypeInfo in(const std::vector<TypeInfo>& inputs, size_t i) {
+  return i < inputs.size() ? inputs[i] : TypeInfo();
+}
+
+// Element type of a tensor input, or undefined.
+DataType elem(const std::vector<TypeInfo>& inputs, size_t i) {
+  TypeInfo t = in(inputs, i);
+  return t.kind == Kind::kTensor ? t.elem_type : DataType::kUndefined;
+}
+
+std::vector<TypeInfo> graph_output_types(const ir::Node& n, const char* attr) {
+  std::vector<TypeInfo> out;
+  const ir::Attribute* a = n.attr(attr);
+  if (a && a->g)
+    for (const auto& o : a->g->outputs) out.push_back(o.type);
+  return out;
+}
+
+TypeInfo constant_type(const ir::Node& n) {
+  for (const auto& a : n.attributes) {
+    if (a.name == "value" || a.name == "sparse_value") return tensor_of(a.t.dtype());
+    if (a.name == "value_float" || a.name == "value_floats") return tensor_of(DataType::kFloat);
+    if (a.name == "value_int" || a.name == "value_ints") return tensor_of(DataType::kInt64);
+    if (a.name == "value_string" || a.name == "value_strings") return tensor_of(DataType::kString);
+  }
+  return TypeInfo();
+}
+
+const std::set<std::string> kBoolOut = {
+    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
+    "IsNaN", "IsInf", "RegexFullMatch", "OptionalHasElement"};
+const std::set<std::string> kInt64Out = {"Shape", "Size", "ArgMax", "ArgMin", "NonZero",
+                                         "NonMaxSuppression", "SequenceLength"};
+const std::set<std::string> kStringOut = {"StringNormalizer", "StringConcat"};
+
+std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
+                                 const std::vector<TypeInfo>& inputs) {
+  const std::string& op = n.op_type;
+  const size_t nout = n.outputs.size();
+  std::vector<TypeInfo> out(nout);
+  auto all = [&](TypeInfo t) {
+    for (auto& o : out) o = t;
+    return out;
+  };
+  if (kBoolOut.count(op)) return all(tensor_of(DataType::kBool));
+  if (kInt64Out.count(op)) return all(tensor_of(DataType::kInt64));
+  if (kStringOut.count(op)) return all(tensor_of(DataType::kString));
+  if (op == "Cast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));
+  if (op == "CastLike") return all(tensor_of(elem(inputs, 1)));
+  if (op == "Constant") return all(constant_type(n));
+  if (op == "ConstantOfShape") {
+    const ir::Attribute* a = n.attr("value");
+    return all(tensor_of(a && a->t.defined() ? a->t.dtype() : DataType::kFloat));
+  }
+  if (op == "EyeLike" || op == "RandomNormalLike" || op == "RandomUniformLike" ||
+      op == "Bernoulli")
+    return all(tensor_of(attr_dtype(n, "dtype", elem(inputs, 0))));
+  if (op == "RandomNormal" || op == "RandomUniform")
+    return all(tensor_of(attr_dtype(n, "dtype", DataType::kFloat)));
+  if (op == "Multinomial") return all(tensor_of(attr_dtype(n, "dtype", DataType::kInt32)));
+  if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow" ||
+      op == "MelWeightMatrix")
+    return all(tensor_of(attr_dtype(n, "output_datatype", DataType::kFloat)));
+  if (op == "Where") return all(tensor_of(elem(inputs, 1)));
+  if (op == "QuantizeLinear") {
+    DataType t = elem(inputs, 2);
+    if (t == DataType::kUndefined) t = attr_dtype(n, "output_dtype", DataType::kUInt8);
+    return all(tensor_of(t));
+  }
+  if (op == "DequantizeLinear") {
+    DataType t = opset >= 23 ? attr_dtype(n, "output_dtype", DataType::kUndefined)
+                             : DataType::kUndefined;
+    return all(tensor_of(t != DataType::kUndefined ? t : elem(inputs, 1)));
+  }
+  if (op == "DynamicQuantizeLinear") {
+    out[0] = tensor_of(DataType::kUInt8);
+    if (nout > 1) out[1] = tensor_of(DataType::kFloat);
+    if (nout > 2) out[2] = tensor_of(DataType::kUInt8);
+    return out;
+  }
+  if (op == "QLinearConv" || op == "QLinearMatMul") return all(tensor_of(elem(inputs, 7)));
+  if (op == "MatMulInteger" || op == "ConvInteger") return all(tensor_of(DataType::kInt32));
+  if (op == "ImageDecoder") return all(tensor_of(DataType::kUInt8));
+  if (op == "StringSplit") {
+    out[0] = tensor_of(DataType::kString);
+    if (nout > 1) out[1] = tensor_of(DataType::kInt64);
+    return out;
+  }
+  if (op == "TopK" || op == "MaxPool" || op == "Unique") {
+    for (size_t i = 0; i < nout; ++i)
+      out[i] = tensor_of(i == 0 ? elem(inputs, 0) : DataType::kInt64);
+    return out;
+  }
+  if (op == "Dropout") {
+    out[0] = in(inputs, 0);
+    if (nout > 1) out[1] = tensor_of(DataType::kBool);
+    return out;
+  }
+  if (op == "BitCast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));
+  // Sequences and optionals.
+  if (op == "SequenceEmpty")
+    return all(seq_of(tensor_of(attr_dtype(n, "dtype", DataType::kFloat))));
+  if (op == "SequenceConstruct" || op == "SplitToSequence") return all(seq_of(in(inputs, 0)));
+  if (op == "SequenceInsert" || op == "SequenceErase") return all(in(inputs, 0));
+  if (op == "SequenceAt" || op == "ConcatFromSequence") return all(inner_of(in(inputs, 0)));
+  if (op == "SequenceMap") {
+    auto body = graph_output_types(n, "body");
+    for (size_t i = 0; i < nout && i < body.size(); ++i) out[i] = seq_of(body[i]);
+    return out;
+  }
+  if (op == "Optional") {
+    const ir::Attribute* a = n.attr("type");
+    if (a && a->type == ir::AttrType::kTypeProto) return all(optional_of(a->tp));
+    return all(optional_of(in(inputs, 0)));
+  }
+  if (op == "OptionalGetElement") {
+    TypeInfo t = in(inputs, 0);
+    return all(t.kind == Kind::kOptional ? inner_of(t) : t);
+  }
+  // Control flow: types come from the bodies.
+  if (op == "If") {
+    auto body = graph_output_types(n, "then_branch");
+    for (size_t i = 0; i < nout && i < body.size(); ++i) out[i] = body[i];
+    return out;
+  }
+  if (op == "Loop") {
+    // body outputs: cond, N loop-carried, K scan outputs.
+    auto body = graph_output_types(n, "body");
+    for (size_t i = 0; i < nout && i + 1 < body.size(); ++i) {
+      out[i] = body[i + 1];
+      if (out[i].kind == Kind::kUnknown && i + 2 < inputs.size()) out[i] = inputs[i + 2];
+    }
+    return out;
+  }
+  if (op == "Scan") {
+    auto body = graph_output_types(n, "body");
+    for (size_t i = 0; i < nout && i < body.size(); ++i) out[i] = body[i];
+    return out;
+  }
+  // Default: every output has the type of the first input.
+  if (!inputs.empty()) return all(inputs[0]);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset,
+                                             const std::vector<ir::TypeInfo>& inputs) {
+  if (ir::is_onnx_domain(node.domain)) return infer_onnx(node, opset, inputs);
+  return std::vector<ir::TypeInfo>(node.outputs.size());
+}
+
+}  // namespace tessera::ops

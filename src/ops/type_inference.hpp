@@ -1,0 +1,16 @@
+// Static type inference: the element type (and kind: tensor, sequence,
+// optional, map) of every node output, from the input types and attributes.
+// Shapes are resolved at run time by the kernels.
+#pragma once
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace tessera::ops {
+
+// Output types of one node. An entry of kind kUnknown means "not inferable
+// here"; the caller then falls back to the type the model declares.
+std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset,
+                                             const std::vector<ir::TypeInfo>& inputs);
+
+}  // namespace tessera::ops

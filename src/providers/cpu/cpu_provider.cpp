@@ -1,0 +1,54 @@
+#include "providers/cpu/cpu_provider.hpp"
+
+#include "providers/cpu/kernel_families.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+const std::string kName = "CPUExecutionProvider";
+
+class CpuProvider : public ep::ExecutionProvider {
+ public:
+  explicit CpuProvider(const ep::ProviderOptions& options) {
+    ep::check_option_keys(kName, options, {});
+    options_ = options;
+  }
+  const std::string& name() const override { return kName; }
+  const MemoryInfo& memory_info() const override { return info_; }
+  std::shared_ptr<Allocator> allocator() const override { return default_cpu_allocator(); }
+  const ep::KernelRegistry& kernel_registry() const override { return cpu_kernel_registry(); }
+
+ private:
+  MemoryInfo info_ = cpu_memory_info();
+};
+
+class CpuProviderFactory : public ep::ProviderFactory {
+ public:
+  const std::string& name() const override { return kName; }
+  bool is_available(std::string*) const override { return true; }
+  std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
+    return std::make_shared<CpuProvider>(o);
+  }
+};
+
+}  // namespace
+
+const ep::KernelRegistry& cpu_kernel_registry() {
+  static const ep::KernelRegistry registry = [] {
+    ep::KernelRegistry r;
+    register_math_kernels(r);
+    register_nn_kernels(r);
+    register_tensor_kernels(r);
+    register_reduce_kernels(r);
+    register_control_flow_kernels(r);
+    return r;
+  }();
+  return registry;
+}
+
+std::shared_ptr<ep::ProviderFactory> make_cpu_provider_factory() {
+  return std::make_shared<CpuProviderFactory>();
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,6 @@
+#include <cstdio>
+
+int main() {
+  std::printf("tessera\n");
+  return 0;
+}
