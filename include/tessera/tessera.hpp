@@ -1,0 +1,11 @@
+// Tessera's public C++ API.
+#pragma once
+#include "core/error.hpp"
+#include "core/tensor.hpp"
+#include "core/value.hpp"
+#include "runtime/session.hpp"
+#include "runtime/session_options.hpp"
+
+namespace tessera {
+const char* version_string();
+}

@@ -1,0 +1,72 @@
+// A Session owns one loaded, optimized, partitioned model and runs it. run()
+// is const and safe to call from many threads at once.
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/value.hpp"
+#include "ir/graph.hpp"
+#include "runtime/session_options.hpp"
+
+namespace tessera {
+
+namespace runtime {
+class GraphPlan;
+}
+
+// A graph input or output as users see it.
+struct IoInfo {
+  std::string name;
+  ir::TypeInfo type;  // to_string() gives "tensor(float)"; shape has symbolic dims
+};
+
+// Which provider runs a node, for reports.
+struct NodeAssignment {
+  std::string node_name;
+  std::string op_type;
+  std::string domain;
+  std::string provider;
+  std::vector<std::pair<std::string, std::string>> declined;  // (provider, reason)
+};
+
+class Session {
+ public:
+  // Loads from a file (external data resolved beside it) or from bytes.
+  static std::unique_ptr<Session> create(const std::string& model_path,
+                                         const SessionOptions& options = {},
+                                         const std::vector<ProviderSpec>& providers = {});
+  static std::unique_ptr<Session> create_from_bytes(const void* data, size_t size,
+                                                    const SessionOptions& options = {},
+                                                    const std::vector<ProviderSpec>& providers = {});
+  // From an already built model (tests build models in memory).
+  static std::unique_ptr<Session> create_from_model(ir::Model model,
+                                                    const SessionOptions& options = {},
+                                                    const std::vector<ProviderSpec>& providers = {});
+  ~Session();
+
+  // Runs with the given feeds; returns outputs in the order of `output_names`
+  // (all graph outputs, in graph order, when it is empty).
+  std::vector<Value> run(const std::vector<std::pair<std::string, Value>>& feeds,
+                         const std::vector<std::string>& output_names = {},
+                         const RunOptions& run_options = {}) const;
+
+  const std::vector<IoInfo>& inputs() const;   // graph inputs the user must feed
+  const std::vector<IoInfo>& outputs() const;
+  const std::vector<IoInfo>& overridable_initializers() const;
+  const ir::Model& model() const;              // the optimized model
+  const SessionOptions& options() const;
+  std::vector<std::string> providers() const;            // in use, in priority order
+  std::vector<std::string> requested_providers() const;
+  std::vector<NodeAssignment> node_assignments() const;  // top-level graph, in run order
+  // Writes the profile (Chrome trace JSON) and returns its path; "" if profiling is off.
+  std::string end_profiling();
+
+ private:
+  struct Impl;
+  explicit Session(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera

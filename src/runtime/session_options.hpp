@@ -1,0 +1,44 @@
+// Options a user sets on a session and on each run.
+#pragma once
+#include <atomic>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+enum class GraphOptimizationLevel { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
+enum class ExecutionMode { kSequential = 0, kParallel = 1 };
+
+// One requested provider and its options (string key/values it validates).
+struct ProviderSpec {
+  std::string name;
+  std::map<std::string, std::string> options;
+};
+
+struct SessionOptions {
+  GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kAll;
+  int intra_op_num_threads = 0;  // 0: one per core
+  int inter_op_num_threads = 0;
+  ExecutionMode execution_mode = ExecutionMode::kSequential;
+  int log_severity_level = 2;  // 0 verbose, 1 info, 2 warning, 3 error, 4 fatal
+  std::string log_id;
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "tessera_profile";
+  std::string optimized_model_filepath;  // when set, the optimized graph is saved here
+  std::map<std::string, int64_t> free_dimension_overrides;  // symbolic dim name -> size
+  std::map<std::string, int64_t> free_dimension_overrides_by_denotation;
+  std::map<std::string, std::string> config_entries;
+  bool disable_cpu_fallback = false;
+};
+
+struct RunOptions {
+  std::string log_tag;
+  int log_severity_level = -1;  // -1: the session's
+  // Set to true (from any thread) to stop the run between nodes.
+  std::shared_ptr<std::atomic<bool>> terminate = std::make_shared<std::atomic<bool>>(false);
+  std::map<std::string, std::string> config_entries;
+};
+
+}  // namespace tessera

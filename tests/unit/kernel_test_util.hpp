@@ -1,0 +1,64 @@
+// Runs one node through the CPU provider's kernel registry, without a
+// session: for kernel unit tests.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/value.hpp"
+#include "ep/kernel_registry.hpp"
+#include "ir/graph.hpp"
+#include "providers/cpu/cpu_provider.hpp"
+
+namespace tessera::test {
+
+inline ir::Attribute attr_int(const std::string& name, int64_t v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInt;
+  a.i = v;
+  return a;
+}
+inline ir::Attribute attr_float(const std::string& name, float v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kFloat;
+  a.f = v;
+  return a;
+}
+inline ir::Attribute attr_ints(const std::string& name, std::vector<int64_t> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+inline ir::Attribute attr_floats(const std::string& name, std::vector<float> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kFloats;
+  a.floats = std::move(v);
+  return a;
+}
+inline ir::Attribute attr_string(const std::string& name, std::string v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kString;
+  a.s = std::move(v);
+  return a;
+}
+inline ir::Attribute attr_tensor(const std::string& name, Tensor t) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kTensor;
+  a.t = std::move(t);
+  return a;
+}
+
+// Runs `op_type` at `opset` on the inputs (an undefined Value marks an
+// omitted optional input); returns `num_outputs` outputs. Output element
+// types are inferred by the ops/ type inference. Throws what the kernel throws.
+std::vector<Value> run_node(const std::string& op_type, std::vector<Value> inputs,
+                            std::vector<ir::Attribute> attributes = {}, int64_t opset = 21,
+                            size_t num_outputs = 1, const std::string& domain = "");
+
+}  // namespace tessera::test
