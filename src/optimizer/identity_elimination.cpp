@@ -1,0 +1,102 @@
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ir/graph_algorithms.hpp"
+#include "optimizer/passes.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+// Names read by subgraphs of any node: renaming those would need to reach into
+// the bodies, so such values are left alone.
+std::unordered_set<std::string> names_read_by_subgraphs(const ir::Graph& g) {
+  std::unordered_set<std::string> names;
+  for (const auto& n : g.nodes)
+    for (const auto& a : n.attributes) {
+      if (a.g)
+        for (auto& r : ir::outer_scope_reads(*a.g)) names.insert(r);
+      for (const auto& sub : a.graphs)
+        for (auto& r : ir::outer_scope_reads(*sub)) names.insert(r);
+    }
+  return names;
+}
+
+bool is_passthrough(const ir::Node& n) {
+  if (!ir::is_onnx_domain(n.domain) || n.inputs.empty() || n.inputs[0].empty()) return false;
+  if (n.op_type == "Identity") return n.outputs.size() == 1;
+  if (n.op_type == "Dropout") {
+    // Only without a mask output and without a training_mode input.
+    bool mask = n.outputs.size() > 1 && !n.outputs[1].empty();
+    bool training = n.inputs.size() > 2 && !n.inputs[2].empty();
+    const ir::Attribute* is_test = n.attr("is_test");
+    bool old_training = is_test && is_test->i == 0;
+    return !mask && !training && !old_training;
+  }
+  return false;
+}
+
+}  // namespace
+
+size_t eliminate_identities(ir::Graph& graph) {
+  std::unordered_set<std::string> graph_outputs;
+  for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
+  auto sub_reads = names_read_by_subgraphs(graph);
+  std::unordered_map<std::string, std::string> rename;
+  std::vector<ir::Node> kept;
+  size_t removed = 0;
+  for (auto& n : graph.nodes) {
+    for (auto& in : n.inputs) {
+      auto it = rename.find(in);
+      if (it != rename.end()) in = it->second;
+    }
+    if (is_passthrough(n) && !graph_outputs.count(n.outputs[0]) && !sub_reads.count(n.outputs[0]) &&
+        n.inputs[0] != n.outputs[0]) {
+      rename[n.outputs[0]] = n.inputs[0];
+      ++removed;
+      continue;
+    }
+    kept.push_back(std::move(n));
+  }
+  graph.nodes = std::move(kept);
+  return removed;
+}
+
+size_t eliminate_dead_nodes(ir::Graph& graph) {
+  std::unordered_set<std::string> used;
+  for (const auto& o : graph.outputs) used.insert(o.name);
+  size_t removed = 0;
+  std::vector<bool> keep(graph.nodes.size(), false);
+  // Walk backwards: a node is live when one of its outputs is used.
+  for (size_t i = graph.nodes.size(); i-- > 0;) {
+    const auto& n = graph.nodes[i];
+    bool live = false;
+    for (const auto& o : n.outputs)
+      if (!o.empty() && used.count(o)) live = true;
+    if (!live) {
+      ++removed;
+      continue;
+    }
+    keep[i] = true;
+    for (const auto& in : n.inputs) used.insert(in);
+    for (const auto& a : n.attributes) {
+      if (a.g)
+        for (auto& r : ir::outer_scope_reads(*a.g)) used.insert(r);
+      for (const auto& sub : a.graphs)
+        for (auto& r : ir::outer_scope_reads(*sub)) used.insert(r);
+    }
+  }
+  std::vector<ir::Node> kept;
+  for (size_t i = 0; i < graph.nodes.size(); ++i)
+    if (keep[i]) kept.push_back(std::move(graph.nodes[i]));
+  graph.nodes = std::move(kept);
+  // Initializers nobody reads any more are dropped too (not graph inputs).
+  std::unordered_set<std::string> inputs;
+  for (const auto& in : graph.inputs) inputs.insert(in.name);
+  for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
+    it = (!used.count(it->first) && !inputs.count(it->first)) ? graph.initializers.erase(it)
+                                                                : std::next(it);
+  return removed;
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,299 @@
+#include "runtime/graph_plan.hpp"
+
+#include <chrono>
+#include <unordered_set>
+
+#include "core/logging.hpp"
+#include "ir/graph_algorithms.hpp"
+#include "ops/type_inference.hpp"
+
+namespace tessera::runtime {
+
+thread_local const RunState* GraphPlan::current_state = nullptr;
+
+namespace {
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+ir::TypeInfo without_shape(ir::TypeInfo t) {
+  t.shape.reset();
+  return t;
+}
+
+ir::TypeInfo type_of_value(const Value& v) {
+  if (v.is_tensor()) return ir::TypeInfo::tensor(v.tensor().dtype());
+  if (v.is_sequence()) {
+    ir::TypeInfo t;
+    t.kind = ir::TypeInfo::Kind::kSequence;
+    t.inner = std::make_shared<ir::TypeInfo>(ir::TypeInfo::tensor(v.seq_elem_type()));
+    return t;
+  }
+  return ir::TypeInfo();
+}
+
+}  // namespace
+
+GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
+                     const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
+                     std::string where)
+    : model_(model), graph_(graph), providers_(providers), where_(std::move(where)) {
+  infer_types(outer_types);
+
+  ep::GraphView view;
+  view.model = &model_;
+  view.graph = &graph_;
+  view.value_types = &types_;
+  try {
+    partition_ = ep::partition_graph(view, providers_);
+  } catch (const Error& e) {
+    fail(e.code(), where_, ": ", e.what());
+  }
+
+  // Slots: graph inputs, initializers, node outputs, then outer-scope reads.
+  for (const auto& in : graph_.inputs) {
+    input_names_.push_back(in.name);
+    input_slots_.push_back(slot_of(in.name));
+    input_infos_.push_back(&in);
+  }
+  for (const auto& [name, tensor] : graph_.initializers)
+    initializer_slots_.emplace_back(slot_of(name), &tensor);
+  for (const auto& node : graph_.nodes)
+    for (const auto& o : node.outputs)
+      if (!o.empty()) slot_of(o);
+  for (const auto& name : ir::outer_scope_reads(graph_)) {
+    if (!slots_.count(name)) {
+      outer_names_.push_back(name);
+      outer_slots_.push_back(slot_of(name));
+    }
+  }
+  for (const auto& out : graph_.outputs) {
+    output_names_.push_back(out.name);
+    output_slots_.push_back(slot_of(out.name));
+  }
+
+  std::unordered_set<std::string> overridable;
+  for (const auto& in : graph_.inputs) overridable.insert(in.name);
+
+  // Kernels, in topological order.
+  std::vector<int> last_reader(slot_names_.size(), -1);
+  steps_.resize(graph_.nodes.size());
+  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
+    const ir::Node& node = graph_.nodes[i];
+    NodeStep& step = steps_[i];
+    step.node = &node;
+    step.provider = partition_.node_provider[i];
+    const auto& provider = providers_[size_t(step.provider)];
+    step.allocator = provider->allocator();
+
+    std::vector<ir::TypeInfo> in_types, out_types;
+    std::vector<const Tensor*> constants;
+    for (const auto& in : node.inputs) {
+      step.inputs.push_back(in.empty() ? -1 : slots_.at(in));
+      auto t = in.empty() ? types_.end() : types_.find(in);
+      in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
+      auto init = in.empty() ? graph_.initializers.end() : graph_.initializers.find(in);
+      constants.push_back(init != graph_.initializers.end() && !overridable.count(in)
+                              ? &init->second
+                              : nullptr);
+      if (!in.empty()) last_reader[size_t(slots_.at(in))] = int(i);
+    }
+    for (const auto& o : node.outputs) {
+      step.outputs.push_back(o.empty() ? -1 : slots_.at(o));
+      auto t = o.empty() ? types_.end() : types_.find(o);
+      out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
+      DataType dt = DataType::kUndefined;
+      if (t != types_.end() && t->second.is_tensor()) dt = t->second.elem_type;
+      step.output_types.push_back(dt);
+    }
+    // Subgraphs see every value visible at this point of this graph.
+    std::unordered_map<std::string, const GraphPlan*> subs;
+    for (const auto& a : node.attributes) {
+      if (!a.g) continue;
+      auto visible = outer_types;
+      for (const auto& [name, t] : types_) visible[name] = t;
+      subplans_.push_back(std::make_unique<GraphPlan>(
+          model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name)));
+      subs[a.name] = subplans_.back().get();
+      for (const auto& r : ir::outer_scope_reads(*a.g)) {
+        auto s = slots_.find(r);
+        if (s != slots_.end()) last_reader[size_t(s->second)] = int(i);
+      }
+    }
+    step.info = std::make_unique<ep::KernelInfo>(
+        node, model_.opset(node.domain), std::move(in_types), std::move(out_types),
+        std::move(constants), [subs](const std::string& name) -> const ep::SubgraphRunner* {
+          auto it = subs.find(name);
+          return it == subs.end() ? nullptr : it->second;
+        });
+    ep::GraphView view1 = view;
+    auto match = ep::lookup_kernel(provider->kernel_registry(), view1, node);
+    if (!match.entry)
+      fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ",
+           node.describe(), " but has no kernel for it: ", match.reason);
+    try {
+      step.kernel = match.entry->factory(*step.info);
+    } catch (const Error& e) {
+      fail(e.code(), where_, ": creating the kernel for ", node.describe(), ": ", e.what());
+    }
+  }
+  std::unordered_set<int> kept(output_slots_.begin(), output_slots_.end());
+  for (size_t s = 0; s < last_reader.size(); ++s)
+    if (last_reader[s] >= 0 && !kept.count(int(s)))
+      steps_[size_t(last_reader[s])].release.push_back(int(s));
+}
+
+int GraphPlan::slot_of(const std::string& name) {
+  auto it = slots_.find(name);
+  if (it != slots_.end()) return it->second;
+  int s = int(slot_names_.size());
+  slots_.emplace(name, s);
+  slot_names_.push_back(name);
+  return s;
+}
+
+void GraphPlan::infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
+  for (const auto& [name, t] : outer_types) types_[name] = t;
+  for (const auto& [name, t] : graph_.initializers)
+    types_[name] = ir::TypeInfo::tensor(t.dtype());
+  for (const auto& in : graph_.inputs)
+    if (in.type.kind != ir::TypeInfo::Kind::kUnknown) types_[in.name] = in.type;
+  for (const auto& node : graph_.nodes) {
+    std::vector<ir::TypeInfo> in_types;
+    for (const auto& in : node.inputs) {
+      auto it = in.empty() ? types_.end() : types_.find(in);
+      in_types.push_back(it == types_.end() ? ir::TypeInfo() : without_shape(it->second));
+    }
+    auto out = ops::infer_output_types(node, model_.opset(node.domain), in_types);
+    for (size_t k = 0; k < node.outputs.size(); ++k) {
+      const std::string& name = node.outputs[k];
+      if (name.empty()) continue;
+      ir::TypeInfo t = k < out.size() ? out[k] : ir::TypeInfo();
+      bool known = t.kind != ir::TypeInfo::Kind::kUnknown &&
+                   !(t.kind == ir::TypeInfo::Kind::kTensor && t.elem_type == DataType::kUndefined);
+      if (!known) {
+        if (const ir::ValueInfo* vi = graph_.find_value_info(name)) t = vi->type;
+      }
+      types_[name] = t;
+    }
+  }
+}
+
+void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declared,
+                            const Value& v) const {
+  if (declared.kind == ir::TypeInfo::Kind::kTensor) {
+    if (!v.is_tensor())
+      fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects ",
+           declared.to_string(), " but got a ", v.kind_name());
+    const Tensor& t = v.tensor();
+    if (declared.elem_type != DataType::kUndefined && t.dtype() != declared.elem_type)
+      fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects ",
+           declared.to_string(), " but got tensor(", data_type_name(t.dtype()), ")");
+    if (declared.shape) {
+      const auto& dims = *declared.shape;
+      bool ok = dims.size() == t.rank();
+      for (size_t d = 0; ok && d < dims.size(); ++d)
+        if (dims[d].value && *dims[d].value != t.shape()[d]) ok = false;
+      if (!ok)
+        fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects shape ",
+             declared.shape_string(), " but got ", t.shape().to_string());
+    }
+  }
+}
+
+std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLookup& outer,
+                                      const RunState& state) const {
+  const RunState* saved = current_state;
+  current_state = &state;
+  struct Restore {
+    const RunState* s;
+    ~Restore() { GraphPlan::current_state = s; }
+  } restore{saved};
+
+  std::vector<Value> frame(slot_names_.size());
+  for (const auto& [slot, tensor] : initializer_slots_) frame[size_t(slot)] = Value(*tensor);
+  check(inputs.size() <= input_slots_.size(), where_, ": ", inputs.size(),
+        " inputs given, the graph has ", input_slots_.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].is_none() && input_infos_[i]->type.kind != ir::TypeInfo::Kind::kOptional)
+      continue;  // not fed: keep the initializer, if any
+    check_input(input_names_[i], input_infos_[i]->type, inputs[i]);
+    frame[size_t(input_slots_[i])] = std::move(inputs[i]);
+  }
+  for (size_t i = 0; i < outer_slots_.size(); ++i) {
+    const Value* v = outer ? outer(outer_names_[i]) : nullptr;
+    if (v) frame[size_t(outer_slots_[i])] = *v;
+  }
+  ValueLookup lookup = [&](const std::string& name) -> const Value* {
+    auto it = slots_.find(name);
+    if (it != slots_.end()) return &frame[size_t(it->second)];
+    return outer ? outer(name) : nullptr;
+  };
+
+  std::vector<const Value*> in_ptrs;
+  std::vector<Value*> out_ptrs;
+  for (const auto& step : steps_) {
+    if (state.terminate && state.terminate->load(std::memory_order_relaxed))
+      fail(ErrorCode::kTerminated, where_, ": run terminated by the caller before ",
+           step.node->describe());
+    in_ptrs.clear();
+    for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+    for (size_t k = 0; k < step.inputs.size(); ++k)
+      if (step.inputs[k] >= 0 && frame[size_t(step.inputs[k])].is_none() &&
+          !step.node->inputs[k].empty()) {
+        // An absent value is an error unless it is an optional's empty state.
+        const auto t = types_.find(step.node->inputs[k]);
+        if (t == types_.end() || t->second.kind != ir::TypeInfo::Kind::kOptional)
+          fail(ErrorCode::kInvalidArgument, where_, ": ", step.node->describe(), " input '",
+               step.node->inputs[k], "' has no value (a graph input that was not fed?)");
+      }
+    out_ptrs.clear();
+    for (int s : step.outputs) out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+    std::vector<DataType> out_types = step.output_types;
+    bool unknown = false;
+    for (DataType dt : out_types) unknown |= dt == DataType::kUndefined;
+    if (unknown) {
+      // Types unknown before the run (e.g. untyped subgraph inputs): infer from the values.
+      std::vector<ir::TypeInfo> actual;
+      for (const Value* v : in_ptrs) actual.push_back(v ? type_of_value(*v) : ir::TypeInfo());
+      auto inferred =
+          ops::infer_output_types(*step.node, model_.opset(step.node->domain), actual);
+      for (size_t k = 0; k < out_types.size() && k < inferred.size(); ++k)
+        if (out_types[k] == DataType::kUndefined && inferred[k].is_tensor())
+          out_types[k] = inferred[k].elem_type;
+    }
+    ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types), step.allocator,
+                          state.pool, lookup);
+    int64_t start = state.observer ? now_ns() : 0;
+    try {
+      step.kernel->compute(ctx);
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      if (msg.find(step.node->name) == std::string::npos)
+        fail(e.code(), where_, ": ", step.node->describe(), ": ", msg);
+      throw;
+    } catch (const std::exception& e) {
+      fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what());
+    }
+    if (state.observer)
+      (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());
+    for (int s : step.release) frame[size_t(s)] = Value();
+  }
+  std::vector<Value> outputs;
+  outputs.reserve(output_slots_.size());
+  for (int s : output_slots_) outputs.push_back(frame[size_t(s)]);
+  return outputs;
+}
+
+std::vector<Value> GraphPlan::run(const ep::KernelContext& caller,
+                                  std::vector<Value> inputs) const {
+  static const RunState fallback;
+  const RunState& state = current_state ? *current_state : fallback;
+  ValueLookup outer = [&caller](const std::string& name) { return caller.outer_scope(name); };
+  return execute(std::move(inputs), outer, state);
+}
+
+}  // namespace tessera::runtime

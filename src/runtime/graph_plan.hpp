@@ -1,0 +1,95 @@
+// A GraphPlan is one graph made ready to run: value types inferred, nodes
+// partitioned across providers, kernels created, value slots and lifetimes
+// computed. Nested graphs (If/Loop/Scan bodies) get their own GraphPlan and
+// run through the SubgraphRunner interface. run() keeps all state in a
+// per-call frame, so plans are shared by concurrent runs.
+#pragma once
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "core/value.hpp"
+#include "ep/execution_provider.hpp"
+#include "ep/kernel.hpp"
+#include "ep/partitioner.hpp"
+#include "ir/graph.hpp"
+
+namespace tessera::runtime {
+
+using Providers = std::vector<std::shared_ptr<ep::ExecutionProvider>>;
+using ValueLookup = std::function<const Value*(const std::string&)>;
+
+// Per-node timing hook (the profiler); may be null.
+using NodeObserver = std::function<void(const ir::Node&, const std::string& provider,
+                                        int64_t start_ns, int64_t end_ns)>;
+
+struct RunState {
+  ThreadPool* pool = nullptr;
+  const std::atomic<bool>* terminate = nullptr;
+  const NodeObserver* observer = nullptr;
+};
+
+class GraphPlan : public ep::SubgraphRunner {
+ public:
+  // `outer_types` are the types of values visible from enclosing graphs.
+  GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
+            const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
+            std::string where);
+
+  // Runs with values for the graph inputs (by position in `input_names()`;
+  // a none Value means "not fed": the initializer of that name is used).
+  std::vector<Value> execute(std::vector<Value> inputs, const ValueLookup& outer,
+                             const RunState& state) const;
+
+  // SubgraphRunner: called by control-flow kernels.
+  const std::vector<std::string>& input_names() const override { return input_names_; }
+  const std::vector<std::string>& output_names() const override { return output_names_; }
+  std::vector<Value> run(const ep::KernelContext& caller, std::vector<Value> inputs) const override;
+
+  const ir::Graph& graph() const { return graph_; }
+  const ep::PartitionResult& partition() const { return partition_; }
+  const Providers& providers() const { return providers_; }
+  const std::unordered_map<std::string, ir::TypeInfo>& value_types() const { return types_; }
+  // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
+  static thread_local const RunState* current_state;
+
+ private:
+  struct NodeStep {
+    const ir::Node* node = nullptr;
+    int provider = 0;
+    std::unique_ptr<ep::KernelInfo> info;
+    std::unique_ptr<ep::OpKernel> kernel;
+    std::vector<int> inputs;   // slot per input (-1: omitted)
+    std::vector<int> outputs;  // slot per output (-1: omitted)
+    std::vector<DataType> output_types;
+    std::vector<int> release;  // slots whose last reader is this node
+    std::shared_ptr<Allocator> allocator;
+  };
+
+  void infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
+  int slot_of(const std::string& name);
+  void check_input(const std::string& name, const ir::TypeInfo& declared, const Value& v) const;
+
+  const ir::Model& model_;
+  const ir::Graph& graph_;
+  Providers providers_;
+  std::string where_;
+  std::unordered_map<std::string, ir::TypeInfo> types_;
+  ep::PartitionResult partition_;
+  std::unordered_map<std::string, int> slots_;
+  std::vector<std::string> slot_names_;
+  std::vector<std::string> outer_names_;   // slot -> outer name, for slots read from outside
+  std::vector<int> outer_slots_;
+  std::vector<std::pair<int, const Tensor*>> initializer_slots_;
+  std::vector<std::string> input_names_, output_names_;
+  std::vector<int> input_slots_, output_slots_;
+  std::vector<const ir::ValueInfo*> input_infos_;
+  std::vector<NodeStep> steps_;
+  std::vector<std::unique_ptr<GraphPlan>> subplans_;
+};
+
+}  // namespace tessera::runtime

@@ -1,0 +1,33 @@
+// Collects per-node timings during runs and writes them as a Chrome trace
+// (chrome://tracing, Perfetto) JSON file.
+#pragma once
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tessera::runtime {
+
+class Profiler {
+ public:
+  struct Event {
+    std::string name, category, provider, op_type;
+    int64_t start_ns, end_ns;
+    uint64_t thread;
+  };
+  void start(std::string file_prefix);
+  bool enabled() const { return enabled_; }
+  void record(Event e);
+  // Writes "<prefix>_<timestamp>.json"; returns its path.
+  std::string finish();
+  int64_t start_time_ns() const { return start_ns_; }
+
+ private:
+  bool enabled_ = false;
+  std::string prefix_;
+  int64_t start_ns_ = 0;
+  std::mutex mu_;
+  std::vector<Event> events_;
+};
+
+}  // namespace tessera::runtime

@@ -1,0 +1,245 @@
+#include "runtime/session.hpp"
+
+#include <chrono>
+#include <functional>
+#include <thread>
+#include <unordered_set>
+
+#include "core/logging.hpp"
+#include "ep/provider_registry.hpp"
+#include "ir/graph_algorithms.hpp"
+#include "onnx/function_inliner.hpp"
+#include "onnx/model_reader.hpp"
+#include "onnx/model_writer.hpp"
+#include "optimizer/optimizer.hpp"
+#include "runtime/graph_plan.hpp"
+#include "runtime/profiler.hpp"
+
+namespace tessera {
+
+const char* version_string() { return "0.1.0"; }
+
+struct Session::Impl {
+  ir::Model model;
+  SessionOptions options;
+  std::vector<std::string> requested;
+  runtime::Providers providers;
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<runtime::GraphPlan> plan;
+  std::vector<IoInfo> inputs, outputs, overridable;
+  std::unordered_map<std::string, size_t> input_index;  // name -> position in plan inputs
+  runtime::Profiler profiler;
+  runtime::NodeObserver observer;
+};
+
+namespace {
+
+const std::string kCpu = "CPUExecutionProvider";
+
+bool parse_bool_option(const std::string& provider, const std::string& key,
+                       const std::string& v) {
+  if (v == "1" || v == "true" || v == "True") return true;
+  if (v == "0" || v == "false" || v == "False") return false;
+  fail(ErrorCode::kInvalidArgument, provider, ": option '", key, "' must be 0/1 or true/false, got '",
+       v, "'");
+}
+
+runtime::Providers create_providers(const std::vector<ProviderSpec>& specs,
+                                    const SessionOptions& options) {
+  auto& registry = ep::ProviderRegistry::instance();
+  runtime::Providers out;
+  std::unordered_set<std::string> seen;
+  for (const auto& spec : specs) {
+    const ep::ProviderFactory* f = registry.find(spec.name);
+    if (!f) {
+      std::string list;
+      for (const auto& n : registry.names()) list += str_cat(list.empty() ? "" : ", ", n);
+      fail(ErrorCode::kInvalidArgument, "unknown execution provider '", spec.name,
+           "'; this build has: ", list);
+    }
+    if (!seen.insert(spec.name).second)
+      fail(ErrorCode::kInvalidArgument, "execution provider '", spec.name, "' is listed twice");
+    ep::ProviderOptions opts(spec.options.begin(), spec.options.end());
+    bool error_on_failure = false;
+    if (auto it = opts.find("error_on_failure"); it != opts.end()) {
+      error_on_failure = parse_bool_option(spec.name, it->first, it->second);
+      opts.erase(it);
+    }
+    std::string why;
+    try {
+      if (!f->is_available(&why))
+        fail(ErrorCode::kEPFail, spec.name, " is not available on this machine: ", why);
+      out.push_back(f->create(opts));
+    } catch (const Error& e) {
+      // Bad options are the user's to fix, never silently skipped.
+      if (error_on_failure || e.code() == ErrorCode::kInvalidArgument) throw;
+      log(Severity::kWarning, "session", "skipping ", spec.name, ": ", e.what(),
+          " (its nodes fall back to the next provider; set error_on_failure=1 to fail instead)");
+    }
+  }
+  if (!seen.count(kCpu) && !options.disable_cpu_fallback)
+    out.push_back(registry.find(kCpu)->create({}));
+  if (out.empty())
+    fail(ErrorCode::kInvalidArgument,
+         "no execution provider is usable (CPU fallback is disabled and none of the requested "
+         "providers could be created)");
+  return out;
+}
+
+void apply_free_dimension_overrides(ir::Graph& g, const SessionOptions& o) {
+  for (auto& in : g.inputs) {
+    if (!in.type.shape) continue;
+    for (auto& d : *in.type.shape) {
+      if (d.value) continue;
+      auto it = o.free_dimension_overrides.find(d.symbol);
+      if (it != o.free_dimension_overrides.end()) d.value = it->second;
+    }
+  }
+}
+
+}  // namespace
+
+Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+std::unique_ptr<Session> Session::create(const std::string& model_path,
+                                         const SessionOptions& options,
+                                         const std::vector<ProviderSpec>& providers) {
+  return create_from_model(onnx::load_model(model_path), options, providers);
+}
+
+std::unique_ptr<Session> Session::create_from_bytes(const void* data, size_t size,
+                                                    const SessionOptions& options,
+                                                    const std::vector<ProviderSpec>& providers) {
+  return create_from_model(onnx::parse_model(data, size), options, providers);
+}
+
+std::unique_ptr<Session> Session::create_from_model(ir::Model model,
+                                                    const SessionOptions& options,
+                                                    const std::vector<ProviderSpec>& providers) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  set_log_severity(static_cast<Severity>(std::clamp(options.log_severity_level, 0, 4)));
+  for (const auto& p : providers) impl->requested.push_back(p.name);
+  std::string where = model.path.empty() ? std::string("model") : model.path;
+
+  check_code(model.graph.nodes.size() > 0 || !model.graph.outputs.empty(), ErrorCode::kInvalidGraph,
+             where, ": the model has no graph");
+  onnx::inline_functions(model);
+  ir::name_unnamed_nodes(model.graph);
+  ir::validate_graph(model, model.graph, {}, where);
+  apply_free_dimension_overrides(model.graph, options);
+  optimizer::optimize(model, options.graph_optimization_level);
+
+  impl->providers = create_providers(providers, options);
+  impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
+  impl->model = std::move(model);
+  impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph,
+                                                    impl->providers,
+                                                    std::unordered_map<std::string, ir::TypeInfo>{},
+                                                    where);
+  const ir::Graph& g = impl->model.graph;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const auto& in = g.inputs[i];
+    impl->input_index[in.name] = i;
+    (g.initializers.count(in.name) ? impl->overridable : impl->inputs).push_back({in.name, in.type});
+  }
+  for (const auto& out : g.outputs) {
+    ir::TypeInfo t = out.type;
+    if (t.kind == ir::TypeInfo::Kind::kUnknown) {
+      auto it = impl->plan->value_types().find(out.name);
+      if (it != impl->plan->value_types().end()) t = it->second;
+    }
+    impl->outputs.push_back({out.name, t});
+  }
+  if (!options.optimized_model_filepath.empty())
+    onnx::save_model(impl->model, options.optimized_model_filepath);
+  if (options.enable_profiling) {
+    impl->profiler.start(options.profile_file_prefix);
+    auto* prof = &impl->profiler;
+    impl->observer = [prof](const ir::Node& node, const std::string& provider, int64_t s,
+                            int64_t e) {
+      prof->record({node.name, "Node", provider, node.op_type, s, e,
+                    std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
+    };
+  }
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,
+                                const std::vector<std::string>& output_names,
+                                const RunOptions& run_options) const {
+  const Impl& s = *impl_;
+  std::vector<Value> inputs(s.model.graph.inputs.size());
+  std::vector<bool> fed(inputs.size(), false);
+  for (const auto& [name, value] : feeds) {
+    auto it = s.input_index.find(name);
+    if (it == s.input_index.end()) {
+      std::string list;
+      for (const auto& in : s.inputs) list += str_cat(list.empty() ? "" : ", ", in.name);
+      fail(ErrorCode::kInvalidArgument, "'", name, "' is not an input of the model; inputs are: ",
+           list);
+    }
+    check(!fed[it->second], "input '", name, "' is fed twice");
+    fed[it->second] = true;
+    inputs[it->second] = value;
+  }
+  for (const auto& in : s.inputs)
+    if (!fed[s.input_index.at(in.name)] && in.type.kind != ir::TypeInfo::Kind::kOptional)
+      fail(ErrorCode::kInvalidArgument, "input '", in.name, "' (", in.type.to_string(),
+           in.type.shape_string(), ") was not fed");
+  std::vector<size_t> picks;
+  const auto& outs = s.plan->output_names();
+  if (output_names.empty()) {
+    for (size_t i = 0; i < outs.size(); ++i) picks.push_back(i);
+  } else {
+    for (const auto& name : output_names) {
+      auto it = std::find(outs.begin(), outs.end(), name);
+      if (it == outs.end()) {
+        std::string list;
+        for (const auto& o : outs) list += str_cat(list.empty() ? "" : ", ", o);
+        fail(ErrorCode::kInvalidArgument, "'", name,
+             "' is not an output of the model; outputs are: ", list);
+      }
+      picks.push_back(size_t(it - outs.begin()));
+    }
+  }
+  runtime::RunState state;
+  state.pool = s.pool.get();
+  state.terminate = run_options.terminate.get();
+  state.observer = s.observer ? &s.observer : nullptr;
+  auto all = s.plan->execute(std::move(inputs), nullptr, state);
+  std::vector<Value> result;
+  result.reserve(picks.size());
+  for (size_t i : picks) result.push_back(std::move(all[i]));
+  return result;
+}
+
+const std::vector<IoInfo>& Session::inputs() const { return impl_->inputs; }
+const std::vector<IoInfo>& Session::outputs() const { return impl_->outputs; }
+const std::vector<IoInfo>& Session::overridable_initializers() const { return impl_->overridable; }
+const ir::Model& Session::model() const { return impl_->model; }
+const SessionOptions& Session::options() const { return impl_->options; }
+std::vector<std::string> Session::requested_providers() const { return impl_->requested; }
+
+std::vector<std::string> Session::providers() const {
+  std::vector<std::string> names;
+  for (const auto& p : impl_->providers) names.push_back(p->name());
+  return names;
+}
+
+std::vector<NodeAssignment> Session::node_assignments() const {
+  std::vector<NodeAssignment> out;
+  const auto& plan = *impl_->plan;
+  const auto& part = plan.partition();
+  for (size_t i = 0; i < plan.graph().nodes.size(); ++i) {
+    const auto& n = plan.graph().nodes[i];
+    out.push_back({n.name, n.op_type, n.domain,
+                   impl_->providers[size_t(part.node_provider[i])]->name(), part.declined[i]});
+  }
+  return out;
+}
+
+std::string Session::end_profiling() { return impl_->profiler.finish(); }
+
+}  // namespace tessera
