@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds Tessera into build/ (Release, ccache when present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${TESSERA_BUILD_DIR:-build}"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" "$@" >/dev/null
+ninja -C "$BUILD_DIR"
