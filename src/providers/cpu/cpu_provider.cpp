@@ -42,6 +42,15 @@ const ep::KernelRegistry& cpu_kernel_registry() {
     register_tensor_kernels(r);
     register_reduce_kernels(r);
     register_control_flow_kernels(r);
+    register_sequence_kernels(r);
+    register_string_kernels(r);
+    register_random_kernels(r);
+    register_signal_kernels(r);
+    register_quant_kernels(r);
+    register_vision_kernels(r);
+    register_transformer_kernels(r);
+    register_training_kernels(r);
+    register_ml_kernels(r);
     return r;
   }();
   return registry;

@@ -9,5 +9,14 @@ void register_nn_kernels(ep::KernelRegistry& r);            // nn/: conv, pool, 
 void register_tensor_kernels(ep::KernelRegistry& r);        // tensor/: shape and data movement
 void register_reduce_kernels(ep::KernelRegistry& r);        // reduce/: reductions, arg min/max
 void register_control_flow_kernels(ep::KernelRegistry& r);  // control_flow/: If, Loop, Scan
+void register_sequence_kernels(ep::KernelRegistry& r);  // sequence/: sequences and optionals
+void register_string_kernels(ep::KernelRegistry& r);  // string/: string ops
+void register_random_kernels(ep::KernelRegistry& r);  // random/: random generators honoring seeds
+void register_signal_kernels(ep::KernelRegistry& r);  // signal/: DFT, STFT, windows, mel
+void register_quant_kernels(ep::KernelRegistry& r);  // quant/: quantization
+void register_vision_kernels(ep::KernelRegistry& r);  // vision/: detection and image ops
+void register_transformer_kernels(ep::KernelRegistry& r);  // transformer/: Einsum, Attention, RotaryEmbedding
+void register_training_kernels(ep::KernelRegistry& r);  // training/: ai.onnx.preview.training
+void register_ml_kernels(ep::KernelRegistry& r);  // ml/: ai.onnx.ml
 
 }  // namespace tessera::cpu
