@@ -41,7 +41,7 @@ class QuantizeLinearKernel : public ep::OpKernel {
     DataType out_t = zp ? zp->dtype() : output_dtype_;
     if (out_t == DataType::kUndefined) out_t = ctx.output_type(0);
     if (out_t == DataType::kUndefined) out_t = DataType::kUInt8;
-    if (zp && zp->shape() != scale.shape())
+    if (zp && zp->num_elements() != scale.num_elements())
       ctx.fail_node("y_zero_point shape ", zp->shape().to_string(), " differs from y_scale shape ",
                     scale.shape().to_string());
     ScaleLayout layout(ctx, x.shape(), scale.shape(), axis_, block_size_);
@@ -91,7 +91,7 @@ class DequantizeLinearKernel : public ep::OpKernel {
     if (zp && zp->dtype() != x.dtype())
       ctx.fail_node("x_zero_point type ", data_type_name(zp->dtype()), " differs from x type ",
                     data_type_name(x.dtype()));
-    if (zp && zp->shape() != scale.shape())
+    if (zp && zp->num_elements() != scale.num_elements())
       ctx.fail_node("x_zero_point shape ", zp->shape().to_string(), " differs from x_scale shape ",
                     scale.shape().to_string());
     DataType out_t = output_dtype_;
