@@ -51,6 +51,10 @@ const ep::KernelRegistry& cpu_kernel_registry() {
     register_transformer_kernels(r);
     register_training_kernels(r);
     register_ml_kernels(r);
+    register_recurrent_kernels(r);
+    register_loss_kernels(r);
+    register_text_kernels(r);
+    register_extras_kernels(r);
     return r;
   }();
   return registry;

@@ -18,5 +18,9 @@ void register_vision_kernels(ep::KernelRegistry& r);  // vision/: detection and 
 void register_transformer_kernels(ep::KernelRegistry& r);  // transformer/: Einsum, Attention, RotaryEmbedding
 void register_training_kernels(ep::KernelRegistry& r);  // training/: ai.onnx.preview.training
 void register_ml_kernels(ep::KernelRegistry& r);  // ml/: ai.onnx.ml
+void register_recurrent_kernels(ep::KernelRegistry& r);  // recurrent/: RNN, GRU, LSTM, LinearAttention, CausalConvWithState
+void register_loss_kernels(ep::KernelRegistry& r);  // loss/: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+void register_text_kernels(ep::KernelRegistry& r);  // text/: TfIdfVectorizer
+void register_extras_kernels(ep::KernelRegistry& r);  // extras/: recent single ops: CumProd, BitCast, SwiGLU, DeformConv
 
 }  // namespace tessera::cpu

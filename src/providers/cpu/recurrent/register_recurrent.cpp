@@ -1,0 +1,7 @@
+#include "providers/cpu/kernel_families.hpp"
+
+namespace tessera::cpu {
+
+void register_recurrent_kernels(ep::KernelRegistry& r) { (void)r; }
+
+}  // namespace tessera::cpu
