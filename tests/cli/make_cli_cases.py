@@ -95,3 +95,18 @@ with open(os.path.join(OUT, "x.npy"), "wb") as f:
     np.lib.format.write_array(f, np.array([1.5, -2.5], f32), version=(2, 0))
 np.save(os.path.join(OUT, "y.npy"), np.array([7.0, 8.0], f32))
 np.save(os.path.join(OUT, "x_double.npy"), np.array([1.5, -2.5]))
+
+# One select model per NumPy dtype, with numpy-written inputs, for the .npy
+# round trip through `tessera run` (numpy writes, tessera reads and writes,
+# numpy reads back).
+dtypes = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+          "uint32", "uint64", "bool"]
+npy_dir = os.path.join(OUT, "npy")
+os.makedirs(npy_dir, exist_ok=True)
+for name in dtypes:
+    a = (np.arange(6).reshape(2, 3) % 2 == 1) if name == "bool" else \
+        (np.arange(6).reshape(2, 3) * 3 - (0 if name.startswith("uint") else 7)).astype(name)
+    onnx.save(select_model(tensor_type(a)), os.path.join(npy_dir, f"{name}.onnx"))
+    np.save(os.path.join(npy_dir, f"{name}.npy"), a)
+np.save(os.path.join(npy_dir, "scalar.npy"), np.float32(4.5))
+onnx.save(select_model(tensor_type(np.zeros((), f32))), os.path.join(npy_dir, "scalar.onnx"))

@@ -133,6 +133,20 @@ expect_out "not a valid .npy file" "bad .npy explained"
 expect_rc 1 "unknown provider" -- "$TESSERA" run "$MODEL" --providers NoSuchExecutionProvider
 expect_out "NoSuchExecutionProvider" "unknown provider named"
 
+echo "-- .npy compatibility with numpy, every dtype"
+for f in "$CASES"/npy/*.onnx; do
+  dt=$(basename "$f" .onnx)
+  rm -rf "$WORK/npy_out"
+  if "$TESSERA" run "$f" --input cond="$CASES/cond.npy" --input x="$CASES/npy/$dt.npy" \
+       --input y="$CASES/npy/$dt.npy" --output-dir "$WORK/npy_out" >"$WORK/out" 2>&1 &&
+     $PY -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all(), (a, b)" \
+       "$CASES/npy/$dt.npy" "$WORK/npy_out/z.npy" 2>>"$WORK/out"; then
+    ok "$dt through numpy -> tessera -> numpy"
+  else
+    bad "$dt .npy round trip"; sed 's/^/     | /' "$WORK/out" | head -20
+  fi
+done
+
 echo "-- tessera inspect"
 expect_rc 0 "inspect" -- "$TESSERA" inspect "$MODEL"
 expect_out '^inputs \(3\):' "inputs listed"
