@@ -308,8 +308,9 @@ class CastKernel final : public ep::OpKernel {
     void* raw = out.mutable_raw_data();
     if (to == DataType::kFloat8E8M0) {
       static_cast<uint8_t*>(raw)[i] = to_e8m0(d, saturate_, round_);
-    } else if (is_packed_int(to) && iv) {
-      set_packed_int(to, raw, i, wrap_packed(to, *iv));
+    } else if (is_packed_int(to)) {
+      // Like the other fixed-point targets: truncate, then keep the low bits.
+      set_packed_int(to, raw, i, wrap_packed(to, iv ? *iv : float_to_int<int64_t>(d)));
     } else {
       small_type_from_float(to, raw, i, float(d), saturate_);
     }
