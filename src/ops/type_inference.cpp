@@ -119,6 +119,10 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
   }
   if (op == "QLinearConv" || op == "QLinearMatMul") return all(tensor_of(elem(inputs, 7)));
   if (op == "MatMulInteger" || op == "ConvInteger") return all(tensor_of(DataType::kInt32));
+  if (op == "Attention") {  // Y, present_key (T1), present_value (T2), qk_matmul_output (T1)
+    for (size_t i = 0; i < nout; ++i) out[i] = tensor_of(elem(inputs, i == 2 ? 2 : i == 1 ? 1 : 0));
+    return out;
+  }
   if (op == "ImageDecoder") return all(tensor_of(DataType::kUInt8));
   if (op == "StringSplit") {
     out[0] = tensor_of(DataType::kString);
@@ -181,11 +185,27 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
   return out;
 }
 
+// ai.onnx.preview.training optimizers: inputs R, T, then groups of n tensors
+// (X, G, states...); outputs X_new, then each state group, typed like their inputs.
+std::vector<TypeInfo> infer_training(const ir::Node& n, const std::vector<TypeInfo>& inputs) {
+  std::vector<TypeInfo> out(n.outputs.size());
+  const size_t groups = n.op_type == "Adam" ? 4 : 3;
+  if (n.op_type != "Adam" && n.op_type != "Adagrad" && n.op_type != "Momentum") return out;
+  if (inputs.size() < 2 + groups) return out;
+  const size_t cnt = (inputs.size() - 2) / groups;
+  for (size_t o = 0; o < out.size() && cnt > 0; ++o) {
+    size_t g = o / cnt, i = o % cnt;
+    out[o] = in(inputs, 2 + (g == 0 ? i : (g + 1) * cnt + i));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset,
                                              const std::vector<ir::TypeInfo>& inputs) {
   if (ir::is_onnx_domain(node.domain)) return infer_onnx(node, opset, inputs);
+  if (node.domain == "ai.onnx.preview.training") return infer_training(node, inputs);
   return std::vector<ir::TypeInfo>(node.outputs.size());
 }
 

@@ -1,7 +1,31 @@
+// The transformer family's kernel table.
 #include "providers/cpu/kernel_families.hpp"
+#include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
 
-void register_transformer_kernels(ep::KernelRegistry& r) { (void)r; }
+void register_transformer_kernels(ep::KernelRegistry& r) {
+  using DT = DataType;
+  using ep::KernelDef;
+  using ep::kOpsetMax;
+  namespace t = ep::types;
+  r.add(KernelDef{"", "Einsum", 12, kOpsetMax, {{"T", {0}, t::kNumeric, true}}}, make_einsum);
+  std::vector<DT> mask = t::join({t::kInts, t::kFloats, {DT::kBool}});
+  r.add(KernelDef{"", "Attention", 23, kOpsetMax,
+                  {{"T1", {0, 1, 4}, t::kFloats},
+                   {"T2", {2, 5}, t::kFloats},
+                   {"U", {3}, mask},
+                   {"I", {6}, {DT::kInt64}}}},
+        make_attention);
+  r.add(KernelDef{"", "RotaryEmbedding", 23, kOpsetMax,
+                  {{"T", {0, 1, 2}, {DT::kFloat, DT::kFloat16, DT::kBFloat16}},
+                   {"M", {3}, {DT::kInt64}}}},
+        make_rotary_embedding);
+  std::vector<DT> any;
+  for (DT d : t::kAll)
+    if (!is_sub_byte_type(d)) any.push_back(d);
+  r.add(KernelDef{"", "TensorScatter", 24, kOpsetMax, {{"T", {0, 1}, any}, {"I", {2}, {DT::kInt64}}}},
+        make_tensor_scatter);
+}
 
 }  // namespace tessera::cpu

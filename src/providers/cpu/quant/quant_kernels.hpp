@@ -1,0 +1,17 @@
+// Kernel factories of the quant family; register_quant.cpp lists them in its table.
+#pragma once
+#include <memory>
+
+#include "ep/kernel.hpp"
+
+namespace tessera::cpu {
+
+std::unique_ptr<ep::OpKernel> make_quantize_linear(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_dequantize_linear(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_dynamic_quantize_linear(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_matmul_integer(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_qlinear_matmul(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_conv_integer(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_qlinear_conv(const ep::KernelInfo& info);
+
+}  // namespace tessera::cpu

@@ -1,0 +1,94 @@
+// RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features
+// of every head by position-dependent angles, halves or interleaved pairs.
+#include "providers/cpu/quant/element_io.hpp"
+#include "providers/cpu/transformer/transformer_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+class RotaryEmbeddingKernel : public ep::OpKernel {
+ public:
+  explicit RotaryEmbeddingKernel(const ep::KernelInfo& info)
+      : interleaved_(info.attr_int("interleaved", 0) != 0),
+        num_heads_(info.attr_int("num_heads", 0)),
+        rot_dim_(info.attr_int("rotary_embedding_dim", 0)) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Tensor& cos_t = ctx.required_input(1);
+    const Tensor& sin_t = ctx.required_input(2);
+    const Tensor* pos_t = ctx.input(3);
+    int64_t B, S, H, D;
+    // Element (b, s, h, d) lives at b*sb + s*ss + h*sh + d.
+    int64_t sb, ss, sh;
+    if (x.rank() == 4) {  // (B, H, S, D)
+      B = x.shape()[0], H = x.shape()[1], S = x.shape()[2], D = x.shape()[3];
+      sb = H * S * D, sh = S * D, ss = D;
+    } else if (x.rank() == 3) {  // (B, S, H*D)
+      if (num_heads_ <= 0 || x.shape()[2] % num_heads_ != 0)
+        ctx.fail_node("3-D input ", x.shape().to_string(),
+                      " needs num_heads dividing the hidden size (num_heads = ", num_heads_, ")");
+      B = x.shape()[0], S = x.shape()[1], H = num_heads_, D = x.shape()[2] / num_heads_;
+      sb = S * H * D, ss = H * D, sh = D;
+    } else {
+      ctx.fail_node("input must be 3-D or 4-D, got ", x.shape().to_string());
+    }
+    const int64_t R = rot_dim_ > 0 ? rot_dim_ : D;
+    if (R > D || R % 2 != 0)
+      ctx.fail_node("rotary_embedding_dim ", R, " must be even and <= head size ", D);
+    const int64_t half = R / 2;
+    std::vector<int64_t> pos;
+    if (pos_t) {
+      if (pos_t->rank() != 2 || pos_t->shape()[0] != B || pos_t->shape()[1] != S)
+        ctx.fail_node("position_ids must be [", B, ", ", S, "], got ", pos_t->shape().to_string());
+      if (cos_t.rank() != 2 || cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape())
+        ctx.fail_node("cos_cache/sin_cache must be [max_position, ", half, "] with position_ids, got ",
+                      cos_t.shape().to_string(), " and ", sin_t.shape().to_string());
+      const int64_t* pd = pos_t->data<int64_t>();
+      pos.assign(pd, pd + B * S);
+      for (int64_t p : pos)
+        if (p < 0 || p >= cos_t.shape()[0])
+          ctx.fail_node("position id ", p, " out of range for cache ", cos_t.shape().to_string());
+    } else if (cos_t.rank() != 3 || cos_t.shape()[0] != B || cos_t.shape()[1] != S ||
+               cos_t.shape()[2] != half || sin_t.shape() != cos_t.shape()) {
+      ctx.fail_node("cos_cache/sin_cache must be [", B, ", ", S, ", ", half,
+                    "] without position_ids, got ", cos_t.shape().to_string(), " and ",
+                    sin_t.shape().to_string());
+    }
+    auto xv = read_as<float>(x);
+    auto cv = read_as<float>(cos_t);
+    auto sv = read_as<float>(sin_t);
+    std::vector<float> out = xv;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t s = 0; s < S; ++s) {
+        int64_t row = pos.empty() ? (b * S + s) : pos[size_t(b * S + s)];
+        const float* c = cv.data() + row * half;
+        const float* sn = sv.data() + row * half;
+        for (int64_t h = 0; h < H; ++h) {
+          int64_t base = b * sb + s * ss + h * sh;
+          for (int64_t i = 0; i < half; ++i) {
+            int64_t i1 = interleaved_ ? base + 2 * i : base + i;
+            int64_t i2 = interleaved_ ? base + 2 * i + 1 : base + i + half;
+            float x1 = xv[size_t(i1)], x2 = xv[size_t(i2)];
+            out[size_t(i1)] = c[i] * x1 - sn[i] * x2;
+            out[size_t(i2)] = sn[i] * x1 + c[i] * x2;
+          }
+        }
+      }
+    Tensor& y = ctx.output(0, x.shape(), x.dtype());
+    write_from(y, out.data());
+  }
+
+ private:
+  bool interleaved_;
+  int64_t num_heads_, rot_dim_;
+};
+
+}  // namespace
+
+std::unique_ptr<ep::OpKernel> make_rotary_embedding(const ep::KernelInfo& info) {
+  return std::make_unique<RotaryEmbeddingKernel>(info);
+}
+
+}  // namespace tessera::cpu

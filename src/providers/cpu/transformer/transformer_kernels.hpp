@@ -1,0 +1,14 @@
+// Kernel factories of the transformer family; register_transformer.cpp lists them.
+#pragma once
+#include <memory>
+
+#include "ep/kernel.hpp"
+
+namespace tessera::cpu {
+
+std::unique_ptr<ep::OpKernel> make_einsum(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_attention(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_rotary_embedding(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_tensor_scatter(const ep::KernelInfo& info);
+
+}  // namespace tessera::cpu

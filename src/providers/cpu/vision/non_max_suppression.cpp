@@ -1,0 +1,105 @@
+// NonMaxSuppression (opsets 10, 11): greedy per (batch, class) selection by
+// descending score, suppressing boxes whose IoU with a kept box exceeds the threshold.
+#include <algorithm>
+#include <numeric>
+
+#include "providers/cpu/vision/vision_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+struct Box {
+  float y1, x1, y2, x2;
+};
+
+float iou(const Box& a, const Box& b) {
+  float ix = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
+  float iy = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
+  if (ix <= 0 || iy <= 0) return 0.f;
+  float inter = ix * iy;
+  float area_a = (a.x2 - a.x1) * (a.y2 - a.y1), area_b = (b.x2 - b.x1) * (b.y2 - b.y1);
+  float uni = area_a + area_b - inter;
+  return uni > 0 ? inter / uni : 0.f;
+}
+
+class NonMaxSuppressionKernel : public ep::OpKernel {
+ public:
+  explicit NonMaxSuppressionKernel(const ep::KernelInfo& info)
+      : center_(info.attr_int("center_point_box", 0)) {
+    if (center_ != 0 && center_ != 1)
+      info.fail_node("center_point_box must be 0 or 1, got ", center_);
+  }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& boxes = ctx.required_input(0);
+    const Tensor& scores = ctx.required_input(1);
+    if (boxes.rank() != 3 || boxes.shape()[2] != 4)
+      ctx.fail_node("boxes must be [num_batches, spatial_dimension, 4], got ",
+                    boxes.shape().to_string());
+    if (scores.rank() != 3 || scores.shape()[0] != boxes.shape()[0] ||
+        scores.shape()[2] != boxes.shape()[1])
+      ctx.fail_node("scores must be [num_batches, num_classes, spatial_dimension] matching boxes ",
+                    boxes.shape().to_string(), ", got ", scores.shape().to_string());
+    int64_t max_out = 0;
+    if (const Tensor* t = ctx.input(2); t && t->num_elements() > 0) max_out = t->element_as_int64(0);
+    float iou_th = 0.f;
+    if (const Tensor* t = ctx.input(3); t && t->num_elements() > 0) iou_th = float(t->element_as_double(0));
+    const Tensor* st = ctx.input(4);
+    const bool has_score_th = st && st->num_elements() > 0;
+    const float score_th = has_score_th ? float(st->element_as_double(0)) : 0.f;
+    const int64_t B = boxes.shape()[0], S = boxes.shape()[1], C = scores.shape()[1];
+    const float* bd = boxes.data<float>();
+    const float* sd = scores.data<float>();
+    std::vector<int64_t> sel;
+    if (max_out > 0) {
+      for (int64_t b = 0; b < B; ++b) {
+        std::vector<Box> bx(static_cast<size_t>(S));
+        for (int64_t s = 0; s < S; ++s) {
+          const float* p = bd + (b * S + s) * 4;
+          Box& o = bx[size_t(s)];
+          if (center_ == 1) {
+            o = {p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+          } else {  // any diagonal pair of corners
+            o = {std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]),
+                 std::max(p[1], p[3])};
+          }
+        }
+        for (int64_t c = 0; c < C; ++c) {
+          const float* sc = sd + (b * C + c) * S;
+          std::vector<int64_t> order;
+          for (int64_t s = 0; s < S; ++s)
+            if (!has_score_th || sc[s] >= score_th) order.push_back(s);
+          std::stable_sort(order.begin(), order.end(),
+                           [&](int64_t x, int64_t y) { return sc[x] > sc[y]; });
+          std::vector<int64_t> kept;
+          for (int64_t s : order) {
+            if (int64_t(kept.size()) >= max_out) break;
+            bool ok = true;
+            for (int64_t k : kept)
+              if (iou(bx[size_t(k)], bx[size_t(s)]) > iou_th) {
+                ok = false;
+                break;
+              }
+            if (!ok) continue;
+            kept.push_back(s);
+            sel.insert(sel.end(), {b, c, s});
+          }
+        }
+      }
+    }
+    Tensor& y = ctx.output(0, Shape{int64_t(sel.size() / 3), 3}, DataType::kInt64);
+    std::copy(sel.begin(), sel.end(), y.mutable_data<int64_t>());
+  }
+
+ private:
+  int64_t center_;
+};
+
+}  // namespace
+
+std::unique_ptr<ep::OpKernel> make_non_max_suppression(const ep::KernelInfo& info) {
+  return std::make_unique<NonMaxSuppressionKernel>(info);
+}
+
+}  // namespace tessera::cpu
