@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/allocator.hpp"
+#include "ep/data_transfer.hpp"
 #include "ep/kernel_registry.hpp"
 #include "ir/graph.hpp"
 
@@ -57,6 +58,8 @@ class ExecutionProvider {
   virtual const KernelRegistry& kernel_registry() const = 0;
   // Default: one single-node group per candidate that the registry has a kernel for.
   virtual Capability get_capability(const GraphView& view) const;
+  // Copies into and out of this provider's memory; null for host memory.
+  virtual const DataTransfer* data_transfer() const { return nullptr; }
   const ProviderOptions& options() const { return options_; }
 
  protected:

@@ -25,5 +25,7 @@ Tensor parse_tensor(const void* data, size_t size, const std::string& source_nam
 // A backend-test data file holding a value of the given type: TensorProto for
 // tensors, SequenceProto for sequences, OptionalProto for optionals, MapProto for maps.
 Value load_value(const std::string& path, const ir::TypeInfo& type);
+Value parse_value(const void* data, size_t size, const ir::TypeInfo& type,
+                  const std::string& source_name = "<value>", const std::string& base_dir = "");
 
 }  // namespace tessera::onnx

@@ -77,32 +77,35 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
 
   std::unordered_set<std::string> overridable;
   for (const auto& in : graph_.inputs) overridable.insert(in.name);
+  // Graph inputs, outer values and initializers start in host memory.
+  slot_memory_.assign(slot_names_.size(), cpu_memory_info());
+  slot_constant_.assign(slot_names_.size(), nullptr);
+  for (const auto& [slot, tensor] : initializer_slots_)
+    if (!overridable.count(slot_names_[size_t(slot)])) slot_constant_[size_t(slot)] = tensor;
 
-  // Kernels, in topological order.
-  std::vector<int> last_reader(slot_names_.size(), -1);
-  steps_.resize(graph_.nodes.size());
+  // Kernels in topological order, with copies where an input lives elsewhere.
   for (size_t i = 0; i < graph_.nodes.size(); ++i) {
     const ir::Node& node = graph_.nodes[i];
-    NodeStep& step = steps_[i];
+    NodeStep step;
     step.node = &node;
     step.provider = partition_.node_provider[i];
     const auto& provider = providers_[size_t(step.provider)];
     step.allocator = provider->allocator();
+    const MemoryInfo& mem = provider->memory_info();
 
     std::vector<ir::TypeInfo> in_types, out_types;
     std::vector<const Tensor*> constants;
     for (const auto& in : node.inputs) {
-      step.inputs.push_back(in.empty() ? -1 : slots_.at(in));
+      int slot = in.empty() ? -1 : place(slots_.at(in), mem, step.allocator);
+      step.inputs.push_back(slot);
       auto t = in.empty() ? types_.end() : types_.find(in);
       in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
-      auto init = in.empty() ? graph_.initializers.end() : graph_.initializers.find(in);
-      constants.push_back(init != graph_.initializers.end() && !overridable.count(in)
-                              ? &init->second
-                              : nullptr);
-      if (!in.empty()) last_reader[size_t(slots_.at(in))] = int(i);
+      constants.push_back(slot < 0 ? nullptr : slot_constant_[size_t(slot)]);
     }
     for (const auto& o : node.outputs) {
-      step.outputs.push_back(o.empty() ? -1 : slots_.at(o));
+      int slot = o.empty() ? -1 : slots_.at(o);
+      step.outputs.push_back(slot);
+      if (slot >= 0) slot_memory_[size_t(slot)] = mem;
       auto t = o.empty() ? types_.end() : types_.find(o);
       out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
       DataType dt = DataType::kUndefined;
@@ -119,8 +122,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
           model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name)));
       subs[a.name] = subplans_.back().get();
       for (const auto& r : ir::outer_scope_reads(*a.g)) {
-        auto s = slots_.find(r);
-        if (s != slots_.end()) last_reader[size_t(s->second)] = int(i);
+        auto sl = slots_.find(r);
+        if (sl != slots_.end()) step.implicit_inputs.push_back(sl->second);
       }
     }
     step.info = std::make_unique<ep::KernelInfo>(
@@ -129,8 +132,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
           auto it = subs.find(name);
           return it == subs.end() ? nullptr : it->second;
         });
-    ep::GraphView view1 = view;
-    auto match = ep::lookup_kernel(provider->kernel_registry(), view1, node);
+    auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
     if (!match.entry)
       fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ",
            node.describe(), " but has no kernel for it: ", match.reason);
@@ -139,11 +141,77 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
     } catch (const Error& e) {
       fail(e.code(), where_, ": creating the kernel for ", node.describe(), ": ", e.what());
     }
+    steps_.push_back(std::move(step));
+  }
+  // Graph outputs are handed back in host memory.
+  for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
+
+  // Lifetimes: a slot is released after its last reader (kernel, copy or subgraph).
+  std::vector<int> last_reader(slot_names_.size(), -1);
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (int s : steps_[i].inputs)
+      if (s >= 0) last_reader[size_t(s)] = int(i);
+    for (int s : steps_[i].implicit_inputs) last_reader[size_t(s)] = int(i);
   }
   std::unordered_set<int> kept(output_slots_.begin(), output_slots_.end());
   for (size_t s = 0; s < last_reader.size(); ++s)
     if (last_reader[s] >= 0 && !kept.count(int(s)))
       steps_[size_t(last_reader[s])].release.push_back(int(s));
+}
+
+const ep::DataTransfer* GraphPlan::find_transfer(const MemoryInfo& src,
+                                                 const MemoryInfo& dst) const {
+  static const ep::HostDataTransfer host;
+  if (host.can_copy(src, dst)) return &host;
+  for (const auto& p : providers_)
+    if (const auto* t = p->data_transfer(); t && t->can_copy(src, dst)) return t;
+  return nullptr;
+}
+
+int GraphPlan::place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allocator>& alloc) {
+  const MemoryInfo& src = slot_memory_[size_t(slot)];
+  if (src.same_space(dst) || (src.host_accessible() && dst.host_accessible())) return slot;
+  std::string key = str_cat(slot, "@", dst.to_string());
+  if (auto it = placed_.find(key); it != placed_.end()) return it->second;
+  const ep::DataTransfer* transfer = find_transfer(src, dst);
+  const std::string& name = slot_names_[size_t(slot)];
+  if (!transfer)
+    fail(ErrorCode::kEPFail, where_, ": value '", name, "' must move from ", src.to_string(),
+         " to ", dst.to_string(), " but no provider can copy between them");
+  int copy = slot_of(str_cat(name, "@", dst.to_string()));
+  slot_memory_.push_back(dst);
+  slot_constant_.push_back(nullptr);
+  placed_[key] = copy;
+  if (const Tensor* c = slot_constant_[size_t(slot)]) {
+    // Initializers are placed in the consumer's memory once, at creation.
+    auto t = std::make_unique<Tensor>(c->dtype(), c->shape(), alloc);
+    transfer->copy_tensors({c}, {t.get()}, nullptr);
+    initializer_slots_.emplace_back(copy, t.get());
+    slot_constant_[size_t(copy)] = t.get();
+    placed_constants_.push_back(std::move(t));
+    copies_.push_back({name, src, dst, true});
+    return copy;
+  }
+  NodeStep step;
+  step.transfer = transfer;
+  step.inputs = {slot};
+  step.outputs = {copy};
+  step.allocator = alloc;
+  steps_.push_back(std::move(step));
+  copies_.push_back({name, src, dst, false});
+  return copy;
+}
+
+void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame) const {
+  const Value& src = frame[size_t(step.inputs[0])];
+  if (src.is_none()) return;
+  if (!src.is_tensor())
+    fail(ErrorCode::kNotImplemented, where_, ": cannot move a ", src.kind_name(), " value '",
+         slot_names_[size_t(step.inputs[0])], "' between memory spaces");
+  const Tensor& s = src.tensor();
+  Tensor d(s.dtype(), s.shape(), step.allocator);
+  step.transfer->copy_tensors({&s}, {&d}, nullptr);
+  frame[size_t(step.outputs[0])] = Value(std::move(d));
 }
 
 int GraphPlan::slot_of(const std::string& name) {
@@ -236,6 +304,11 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
   std::vector<const Value*> in_ptrs;
   std::vector<Value*> out_ptrs;
   for (const auto& step : steps_) {
+    if (!step.node) {
+      run_copy(step, frame);
+      for (int s : step.release) frame[size_t(s)] = Value();
+      continue;
+    }
     if (state.terminate && state.terminate->load(std::memory_order_relaxed))
       fail(ErrorCode::kTerminated, where_, ": run terminated by the caller before ",
            step.node->describe());

@@ -54,22 +54,36 @@ class GraphPlan : public ep::SubgraphRunner {
   const ep::PartitionResult& partition() const { return partition_; }
   const Providers& providers() const { return providers_; }
   const std::unordered_map<std::string, ir::TypeInfo>& value_types() const { return types_; }
+  // Copies inserted where a value crosses memory spaces (value, from, to).
+  struct CopyInfo {
+    std::string value;
+    MemoryInfo from, to;
+    bool at_creation;  // an initializer copied once, not per run
+  };
+  const std::vector<CopyInfo>& copies() const { return copies_; }
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
   static thread_local const RunState* current_state;
 
  private:
   struct NodeStep {
-    const ir::Node* node = nullptr;
+    const ir::Node* node = nullptr;  // null for a copy step
+    const ep::DataTransfer* transfer = nullptr;  // copy steps only
     int provider = 0;
     std::unique_ptr<ep::KernelInfo> info;
     std::unique_ptr<ep::OpKernel> kernel;
     std::vector<int> inputs;   // slot per input (-1: omitted)
     std::vector<int> outputs;  // slot per output (-1: omitted)
     std::vector<DataType> output_types;
+    std::vector<int> implicit_inputs;  // slots read by the node's subgraphs
     std::vector<int> release;  // slots whose last reader is this node
     std::shared_ptr<Allocator> allocator;
   };
 
+  // Returns the slot holding `slot`'s value in memory `dst`, adding a copy step
+  // (or a one-time initializer copy) the first time it is needed.
+  int place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allocator>& dst_alloc);
+  const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
+  void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
   void infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
   int slot_of(const std::string& name);
   void check_input(const std::string& name, const ir::TypeInfo& declared, const Value& v) const;
@@ -89,6 +103,11 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<int> input_slots_, output_slots_;
   std::vector<const ir::ValueInfo*> input_infos_;
   std::vector<NodeStep> steps_;
+  std::vector<MemoryInfo> slot_memory_;  // where each slot's value lives
+  std::vector<const Tensor*> slot_constant_;  // initializer tensors, by slot (else null)
+  std::unordered_map<std::string, int> placed_;  // "slot@memory" -> slot
+  std::vector<std::unique_ptr<Tensor>> placed_constants_;
+  std::vector<CopyInfo> copies_;
   std::vector<std::unique_ptr<GraphPlan>> subplans_;
 };
 

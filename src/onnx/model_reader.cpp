@@ -1,0 +1,53 @@
+#include "onnx/model_reader.hpp"
+
+#include "onnx/mapped_file.hpp"
+#include "onnx/proto_to_ir.hpp"
+#include "onnx/tensor_reader.hpp"
+
+namespace tessera::onnx {
+
+namespace {
+
+std::string dir_of(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
+  return path.substr(0, slash);
+}
+
+void check_not_empty(size_t size, const std::string& source, const char* what) {
+  if (size == 0)
+    fail(ErrorCode::kInvalidProtobuf, source, ": empty input (0 bytes) is not ", what);
+}
+
+}  // namespace
+
+ir::Model parse_model(const void* data, size_t size, const std::string& base_dir,
+                      const std::string& source_name) {
+  check_not_empty(size, source_name, "an ONNX model");
+  ParseContext ctx(source_name);
+  return read_model_proto(ctx, std::string_view(static_cast<const char*>(data), size), base_dir);
+}
+
+ir::Model load_model(const std::string& path) {
+  // Mapped, not copied: the tensors are copied out (or mapped from their own
+  // external files), so the mapping is released once parsing is done.
+  auto bytes = map_whole_file(path, "model file");
+  ir::Model m = parse_model(bytes->data(), bytes->size(), dir_of(path), path);
+  m.path = path;
+  return m;
+}
+
+Tensor parse_tensor(const void* data, size_t size, const std::string& source_name) {
+  ParseContext ctx(source_name);
+  // An empty TensorProto is not a tensor (no data_type); the reader says so.
+  return read_tensor_proto(ctx, static_cast<const uint8_t*>(data), size, "");
+}
+
+Tensor load_tensor(const std::string& path) {
+  auto bytes = map_whole_file(path, "tensor file");
+  ParseContext ctx(path);
+  return read_tensor_proto(ctx, bytes->data(), bytes->size(), dir_of(path));
+}
+
+}  // namespace tessera::onnx

@@ -1,0 +1,26 @@
+// TensorProto and SparseTensorProto → Tensor. Element counts are checked
+// against the dims before anything is allocated.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "core/tensor.hpp"
+#include "onnx/wire_reader.hpp"
+
+namespace tessera::onnx {
+
+// Decodes a TensorProto. `base_dir` locates external data ("" forbids it).
+// The tensor's name is stored in *name when given.
+Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
+                         const std::string& base_dir, std::string* name = nullptr);
+
+// Decodes a SparseTensorProto and densifies it (unset elements are zero / "").
+// The name is the values tensor's name.
+Tensor read_sparse_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
+                                const std::string& base_dir, std::string* name = nullptr);
+
+// Wire value of a data type field → DataType; throws naming `what` when invalid.
+DataType checked_data_type(ParseContext& ctx, int64_t v, const char* what);
+
+}  // namespace tessera::onnx
