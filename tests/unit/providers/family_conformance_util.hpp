@@ -44,6 +44,8 @@ inline void expect_tensors_near(const Tensor& expected, const Tensor& actual, do
   }
 }
 
+inline bool conformance_suite_present() { return std::filesystem::exists(kConformanceRoot); }
+
 // Runs conformance case `name`; returns false when it is not available.
 inline bool run_conformance_case(const std::string& name, double rtol = 1e-3, double atol = 1e-5) {
   namespace fs = std::filesystem;

@@ -106,6 +106,9 @@ class DeformConvKernel : public ep::OpKernel {
     int64_t lo[8];
     A frac[8];
     for (int64_t i = 0; i < g.nd; ++i) {
+      // Entirely outside (or NaN): every corner would read zero. Also keeps the
+      // integer conversion below in range.
+      if (!(coord[i] > A(-1) && coord[i] < A(g.in[size_t(i)]))) return A(0);
       A f = std::floor(coord[i]);
       lo[i] = int64_t(f);
       frac[i] = coord[i] - f;
