@@ -1,6 +1,77 @@
-#include <cstdio>
+// `tessera`: run, inspect and test ONNX models from the command line.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
 
-int main() {
-  std::printf("tessera\n");
-  return 0;
+#include "cli_args.hpp"
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera::cli {
+
+void print_usage(std::ostream& os) {
+  os << "usage: tessera <command> [options]\n"
+        "\n"
+        "commands:\n"
+        "  run MODEL [--input NAME=FILE.npy ...] [--output-dir DIR] [--dim NAME=SIZE ...]\n"
+        "            [--providers A,B] [--threads N] [--opt-level disable|basic|extended|all]\n"
+        "            [--seed N]\n"
+        "      Runs a model once. Inputs not given are random, of the declared type and\n"
+        "      shape (symbolic dims are 1 unless set with --dim). Prints each output's\n"
+        "      type, shape and a summary; with --output-dir writes NAME.npy per output.\n"
+        "  inspect MODEL [--providers A,B] [--opt-level LEVEL]\n"
+        "      Inputs/outputs with symbolic shapes, opsets, metadata, node counts by op\n"
+        "      type, and the provider each node is assigned to.\n"
+        "  test DIR... [--json FILE] [--expected-failures FILE] [--filter SUBSTR]\n"
+        "             [--providers A,B] [--threads N] [--timeout SECONDS] [--rtol R]\n"
+        "             [--atol A] [--verbose]\n"
+        "      ONNX backend-test runner. DIR is a case (model.onnx +\n"
+        "      test_data_set_N/{input,output}_K.pb) or a folder of cases. Prints\n"
+        "      PASS/FAIL/ERROR per case and ends with 'N passed, N failed'. Exits 0 when\n"
+        "      nothing failed, or when exactly the cases in --expected-failures failed.\n"
+        "  help      this text\n"
+        "  --version the version\n"
+        "\n"
+        "Providers are given by name in priority order (e.g. CPUExecutionProvider, or\n"
+        "'cpu'); options follow the name: NAME:key=value:key2=value2.\n";
+}
+
+}  // namespace tessera::cli
+
+int main(int argc, char** argv) {
+  using namespace tessera::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    print_usage(std::cerr);
+    std::cerr << "\nerror: no command given\n";
+    return 2;
+  }
+  const std::string command = args[0];
+  args.erase(args.begin());
+  try {
+    if (command == "--version" || command == "version") {
+      std::cout << "tessera " << tessera::version_string() << "\n";
+      return 0;
+    }
+    if (command == "help" || command == "--help" || command == "-h") {
+      print_usage(std::cout);
+      return 0;
+    }
+    if (command == "run") return cmd_run(args);
+    if (command == "inspect") return cmd_inspect(args);
+    if (command == "test") return cmd_test(args);
+    throw UsageError(tessera::str_cat("unknown command '", command, "'"));
+  } catch (const UsageError& e) {
+    print_usage(std::cerr);
+    std::cerr << "\nerror: " << e.what() << "\n";
+    return 2;
+  } catch (const tessera::Error& e) {
+    std::cerr << "error (" << tessera::error_code_name(e.code()) << "): " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -57,8 +57,8 @@ std::string resolve_external_location(const std::string& base_dir, const std::st
   std::string prefix = base == "/" ? base : base + "/";
   if (resolved.compare(0, prefix.size(), prefix) != 0)
     refuse(tensor_name, location,
-           str_cat("it resolves to '", resolved, "', outside the model directory '", base,
-                   "' (through a symbolic link?)"));
+           str_cat("it resolves outside the model directory '", base, "' (to '", resolved,
+                   "', through a symbolic link?)"));
   return resolved;
 }
 

@@ -1,0 +1,131 @@
+// Concat and Split: block copies along one axis (outer x [dim x inner]).
+#include "providers/cpu/tensor/element_ops.hpp"
+#include "providers/cpu/tensor/tensor_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+using ep::KernelContext;
+using ep::KernelInfo;
+using ep::OpKernel;
+using ep::TypeConstraint;
+namespace types = ep::types;
+
+std::string shapes_list(const std::vector<const Tensor*>& ts) {
+  std::string s;
+  for (const Tensor* t : ts) s += (s.empty() ? "" : ", ") + (t ? t->shape().to_string() : "none");
+  return s;
+}
+
+class ConcatKernel : public OpKernel {
+ public:
+  explicit ConcatKernel(const KernelInfo& info)
+      : axis_(info.opset() < 4 ? info.attr_int("axis", 1) : info.attr_int("axis")) {}
+  void compute(KernelContext& ctx) const override {
+    std::vector<const Tensor*> ins;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
+    if (ins.empty()) ctx.fail_node("needs at least one input");
+    const Shape& s0 = ins[0]->shape();
+    int64_t r = int64_t(s0.rank());
+    if (r == 0) ctx.fail_node("cannot concatenate scalars");
+    if (axis_ < -r || axis_ >= r)
+      ctx.fail_node("axis ", axis_, " is out of range for inputs of shapes ", shapes_list(ins));
+    size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
+    std::vector<int64_t> dims = s0.dims();
+    dims[axis] = 0;
+    for (const Tensor* t : ins) {
+      bool ok = t->rank() == s0.rank() && t->dtype() == ins[0]->dtype();
+      for (size_t k = 0; ok && k < s0.rank(); ++k)
+        ok = k == axis || t->shape()[k] == s0[k];
+      if (!ok)
+        ctx.fail_node("inputs of shapes ", shapes_list(ins),
+                      " differ outside the concatenation axis ", axis_);
+      dims[axis] += t->shape()[axis];
+    }
+    Tensor& y = ctx.output(0, Shape(dims), ins[0]->dtype());
+    int64_t outer = s0.size_to(axis), inner = s0.size_from(axis + 1);
+    int64_t out_row = dims[axis] * inner;
+    int64_t offset = 0;
+    for (const Tensor* t : ins) {
+      int64_t row = t->shape()[axis] * inner;
+      for (int64_t o = 0; o < outer && row > 0; ++o)
+        copy_elems(*t, o * row, y, o * out_row + offset, row);
+      offset += row;
+    }
+  }
+
+ private:
+  int64_t axis_;
+};
+
+class SplitKernel : public OpKernel {
+ public:
+  explicit SplitKernel(const KernelInfo& info)
+      : opset_(info.opset()),
+        axis_(info.attr_int("axis", 0)),
+        split_attr_(info.attr_ints("split")),
+        num_outputs_(info.attr_int("num_outputs", 0)) {
+    if (opset_ >= 18 && info.has_attr("num_outputs") && num_outputs_ != int64_t(info.num_outputs()))
+      info.fail_node("num_outputs is ", num_outputs_, " but the node has ", info.num_outputs(),
+                     " outputs");
+  }
+  void compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    int64_t r = int64_t(x.rank());
+    if (axis_ < -r || axis_ >= r)
+      ctx.fail_node("axis ", axis_, " is out of range for input of shape ", x.shape().to_string());
+    size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
+    int64_t dim = x.shape()[axis];
+    int64_t n = int64_t(ctx.num_outputs());
+    std::vector<int64_t> split = split_attr_;
+    bool from_input = opset_ >= 13 || (opset_ == 1 && split.empty());
+    if (from_input && ctx.input(1)) split = read_ints(*ctx.input(1));
+    if (split.empty()) {
+      int64_t chunk;
+      if (opset_ >= 18) {
+        chunk = (dim + n - 1) / n;
+      } else {
+        if (dim % n != 0)
+          ctx.fail_node("cannot split axis ", axis_, " of shape ", x.shape().to_string(),
+                        " into ", n, " equal parts");
+        chunk = dim / n;
+      }
+      for (int64_t i = 0; i < n; ++i)
+        split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+    }
+    int64_t total = 0;
+    for (int64_t s : split) {
+      if (s < 0) ctx.fail_node("split sizes must not be negative, got ", Shape(split).to_string());
+      total += s;
+    }
+    if (int64_t(split.size()) != n || total != dim)
+      ctx.fail_node("split ", Shape(split).to_string(), " does not divide axis ", axis_,
+                    " of shape ", x.shape().to_string(), " into ", n, " outputs");
+    int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
+    int64_t offset = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<int64_t> dims = x.shape().dims();
+      dims[axis] = split[size_t(i)];
+      Tensor& y = ctx.output(size_t(i), Shape(dims), x.dtype());
+      int64_t row = split[size_t(i)] * inner;
+      for (int64_t o = 0; o < outer && row > 0 && ctx.has_output(size_t(i)); ++o)
+        copy_elems(x, o * dim * inner + offset, y, o * row, row);
+      offset += row;
+    }
+  }
+
+ private:
+  int64_t opset_, axis_;
+  std::vector<int64_t> split_attr_;
+  int64_t num_outputs_;
+};
+
+}  // namespace
+
+void register_concat_split_kernels(ep::KernelRegistry& r) {
+  r.add<ConcatKernel>({"", "Concat", 1, ep::kOpsetMax, {{"T", {0}, types::kAll, true}}});
+  r.add<SplitKernel>({"", "Split", 1, ep::kOpsetMax, {{"T", {0}, types::kAll}}});
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,224 @@
+#include "providers/cpu/tensor/element_ops.hpp"
+
+#include <algorithm>
+#include <complex>
+
+#include "core/float8.hpp"
+#include "ep/kernel_registry.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+uint32_t raw_bits(const uint8_t* b, int bits, int64_t i) {
+  int per = 8 / bits;
+  return (b[i / per] >> ((i % per) * bits)) & ((1u << bits) - 1);
+}
+
+void set_raw_bits(uint8_t* b, int bits, int64_t i, uint32_t v) {
+  int per = 8 / bits;
+  uint32_t mask = (1u << bits) - 1;
+  int shift = int(i % per) * bits;
+  uint8_t& byte = b[i / per];
+  byte = uint8_t((byte & ~(mask << shift)) | ((v & mask) << shift));
+}
+
+template <typename T>
+void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T* fill,
+               ThreadPool& pool) {
+  const size_t r = out.rank();
+  if (r == 0) {
+    d[0] = s[0];
+    return;
+  }
+  const int64_t inner = out[r - 1];
+  const int64_t rows = out.size_to(r - 1);
+  if (inner == 0 || rows == 0) return;
+  const auto& im = maps[r - 1];
+  bool contiguous = true;
+  for (int64_t i = 0; i < inner && contiguous; ++i)
+    contiguous = im[size_t(i)] != kFillOffset && im[size_t(i)] == im[0] + i;
+  pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> idx(r - 1, 0);
+    int64_t rem = begin;
+    for (size_t k = r - 1; k-- > 0;) {
+      idx[k] = rem % out[k];
+      rem /= out[k];
+    }
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t base = 0;
+      bool filled = false;
+      for (size_t k = 0; k + 1 < r; ++k) {
+        int64_t v = maps[k][size_t(idx[k])];
+        if (v == kFillOffset)
+          filled = true;
+        else
+          base += v;
+      }
+      T* drow = d + row * inner;
+      if (filled) {
+        std::fill(drow, drow + inner, *fill);
+      } else if (contiguous) {
+        std::copy(s + base + im[0], s + base + im[0] + inner, drow);
+      } else {
+        for (int64_t i = 0; i < inner; ++i) {
+          int64_t v = im[size_t(i)];
+          drow[i] = v == kFillOffset ? *fill : s[base + v];
+        }
+      }
+      for (size_t k = r - 1; k-- > 0;) {
+        if (++idx[k] < out[k]) break;
+        idx[k] = 0;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+const std::vector<DataType>& byte_types() {
+  static const std::vector<DataType> v = [] {
+    std::vector<DataType> out;
+    for (DataType t : ep::types::kAll)
+      if (!is_sub_byte_type(t)) out.push_back(t);
+    return out;
+  }();
+  return v;
+}
+
+std::vector<int64_t> strides_of(const Shape& s) {
+  std::vector<int64_t> st(s.rank(), 1);
+  for (size_t k = s.rank(); k-- > 1;) st[k - 1] = st[k] * s[k];
+  return st;
+}
+
+std::vector<int64_t> read_ints(const Tensor& t) {
+  check(t.memory_info().host_accessible(), "index tensor ", t.description(),
+        " must be in host memory");
+  std::vector<int64_t> v(size_t(t.num_elements()));
+  if (t.dtype() == DataType::kInt64) {
+    if (!v.empty()) std::memcpy(v.data(), t.raw_data(), v.size() * sizeof(int64_t));
+  } else if (t.dtype() == DataType::kInt32) {
+    const auto* p = t.data<int32_t>();
+    for (size_t i = 0; i < v.size(); ++i) v[i] = p[i];
+  } else {
+    check(is_integer_type(t.dtype()) || is_float_type(t.dtype()), "expected an integer tensor, got ",
+          t.description());
+    for (size_t i = 0; i < v.size(); ++i) v[i] = t.element_as_int64(int64_t(i));
+  }
+  return v;
+}
+
+void copy_elems(const Tensor& src, int64_t si, Tensor& dst, int64_t di, int64_t n) {
+  if (n <= 0) return;
+  DataType t = src.dtype();
+  check(t == dst.dtype(), "copy between ", src.description(), " and ", dst.description());
+  if (t == DataType::kString) {
+    const auto* s = src.data<std::string>() + si;
+    auto* d = dst.mutable_data<std::string>() + di;
+    std::copy(s, s + n, d);
+    return;
+  }
+  if (is_sub_byte_type(t)) {
+    int bits = data_type_bits(t);
+    const auto* s = static_cast<const uint8_t*>(src.raw_data());
+    auto* d = static_cast<uint8_t*>(dst.mutable_raw_data());
+    for (int64_t k = 0; k < n; ++k) set_raw_bits(d, bits, di + k, raw_bits(s, bits, si + k));
+    return;
+  }
+  size_t es = size_t(data_type_bits(t) / 8);
+  std::memmove(static_cast<char*>(dst.mutable_raw_data()) + size_t(di) * es,
+               static_cast<const char*>(src.raw_data()) + size_t(si) * es, size_t(n) * es);
+}
+
+void fill_elems(Tensor& dst, const Tensor& value) {
+  check(value.num_elements() >= 1 && value.dtype() == dst.dtype(), "fill value ",
+        value.description(), " does not suit ", dst.description());
+  if (dst.num_elements() == 0) return;
+  if (is_sub_byte_type(dst.dtype())) {
+    int bits = data_type_bits(dst.dtype());
+    uint32_t v = raw_bits(static_cast<const uint8_t*>(value.raw_data()), bits, 0);
+    uint8_t byte = 0;
+    for (int k = 0; k < 8 / bits; ++k) byte = uint8_t(byte | (v << (k * bits)));
+    std::memset(dst.mutable_raw_data(), byte, dst.byte_size());
+    return;
+  }
+  dispatch_storage(dst.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T& v = *static_cast<const T*>(value.raw_data());
+    T* d = static_cast<T*>(dst.mutable_raw_data());
+    std::fill(d, d + dst.num_elements(), v);
+  });
+}
+
+Tensor make_scalar(DataType t, double v) {
+  Tensor s(t, Shape{});
+  void* p = s.mutable_raw_data();
+  switch (t) {
+    case DataType::kFloat: *static_cast<float*>(p) = float(v); break;
+    case DataType::kDouble: *static_cast<double*>(p) = v; break;
+    case DataType::kFloat16: *static_cast<Float16*>(p) = Float16(float(v)); break;
+    case DataType::kBFloat16: *static_cast<BFloat16*>(p) = BFloat16(float(v)); break;
+    case DataType::kInt8: *static_cast<int8_t*>(p) = int8_t(v); break;
+    case DataType::kInt16: *static_cast<int16_t*>(p) = int16_t(v); break;
+    case DataType::kInt32: *static_cast<int32_t*>(p) = int32_t(v); break;
+    case DataType::kInt64: *static_cast<int64_t*>(p) = int64_t(v); break;
+    case DataType::kUInt8: *static_cast<uint8_t*>(p) = uint8_t(v); break;
+    case DataType::kUInt16: *static_cast<uint16_t*>(p) = uint16_t(v); break;
+    case DataType::kUInt32: *static_cast<uint32_t*>(p) = uint32_t(v); break;
+    case DataType::kUInt64: *static_cast<uint64_t*>(p) = uint64_t(v); break;
+    case DataType::kBool: *static_cast<bool*>(p) = v != 0; break;
+    case DataType::kComplex64: *static_cast<std::complex<float>*>(p) = {float(v), 0.f}; break;
+    case DataType::kComplex128: *static_cast<std::complex<double>*>(p) = {v, 0.0}; break;
+    case DataType::kString: break;
+    default:
+      *static_cast<uint8_t*>(p) = 0;
+      small_type_from_float(t, p, 0, float(v));
+      break;
+  }
+  return s;
+}
+
+Tensor unpack_sub_byte(const Tensor& t) {
+  Tensor w(DataType::kUInt8, t.shape());
+  int bits = data_type_bits(t.dtype());
+  const auto* s = static_cast<const uint8_t*>(t.raw_data());
+  auto* d = w.mutable_data<uint8_t>();
+  for (int64_t i = 0; i < t.num_elements(); ++i) d[i] = uint8_t(raw_bits(s, bits, i));
+  return w;
+}
+
+void pack_sub_byte(const Tensor& wide, Tensor& dst) {
+  check(wide.num_elements() == dst.num_elements(), "pack: element counts differ");
+  int bits = data_type_bits(dst.dtype());
+  const auto* s = wide.data<uint8_t>();
+  auto* d = static_cast<uint8_t*>(dst.mutable_raw_data());
+  if (dst.byte_size()) std::memset(d, 0, dst.byte_size());
+  for (int64_t i = 0; i < dst.num_elements(); ++i) set_raw_bits(d, bits, i, s[i]);
+}
+
+void copy_by_axis_maps(const Tensor& src, Tensor& dst, const AxisMaps& maps, const Tensor* fill,
+                       ThreadPool& pool) {
+  check(maps.size() == dst.rank(), "copy_by_axis_maps: ", maps.size(), " maps for ",
+        dst.description());
+  if (dst.num_elements() == 0) return;
+  if (!fill)
+    for (const auto& m : maps)
+      check(std::find(m.begin(), m.end(), kFillOffset) == m.end(),
+            "copy_by_axis_maps: a fill position without a fill value");
+  if (is_sub_byte_type(src.dtype())) {
+    Tensor wfill = fill ? unpack_sub_byte(*fill) : Tensor();
+    with_byte_storage(src, dst, [&](const Tensor& s, Tensor& d) {
+      copy_by_axis_maps(s, d, maps, fill ? &wfill : nullptr, pool);
+    });
+    return;
+  }
+  dispatch_storage(src.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* f = fill ? static_cast<const T*>(fill->raw_data()) : nullptr;
+    axis_copy<T>(static_cast<const T*>(src.raw_data()), static_cast<T*>(dst.mutable_raw_data()),
+                 dst.shape(), maps, f, pool);
+  });
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,185 @@
+// TopK and Unique: both order elements by value, so they compute on the
+// arithmetic type (float for float16/bfloat16) and break ties by index.
+#include <algorithm>
+#include <numeric>
+
+#include "providers/cpu/tensor/element_ops.hpp"
+#include "providers/cpu/tensor/tensor_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+using ep::KernelContext;
+using ep::KernelInfo;
+using ep::OpKernel;
+using ep::TypeConstraint;
+namespace types = ep::types;
+
+class TopKKernel : public OpKernel {
+ public:
+  explicit TopKKernel(const KernelInfo& info)
+      : opset_(info.opset()),
+        k_attr_(info.attr_int("k", -1)),
+        axis_(info.attr_int("axis", -1)),
+        largest_(info.attr_int("largest", 1) != 0) {}
+
+  void compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    int64_t k = k_attr_;
+    if (opset_ >= 10) {
+      auto kv = read_ints(ctx.required_input(1));
+      if (kv.size() != 1) ctx.fail_node("K must hold one value, got ", kv.size());
+      k = kv[0];
+    }
+    int64_t r = int64_t(x.rank());
+    if (axis_ < -r || axis_ >= r)
+      ctx.fail_node("axis ", axis_, " is out of range for input of shape ", x.shape().to_string());
+    size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
+    int64_t dim = x.shape()[axis];
+    if (k < 0 || k > dim)
+      ctx.fail_node("k = ", k, " is out of range [0, ", dim, "] for axis ", axis_, " of shape ",
+                    x.shape().to_string());
+    std::vector<int64_t> dims = x.shape().dims();
+    dims[axis] = k;
+    Tensor& vals = ctx.output(0, Shape(dims), x.dtype());
+    Tensor& idxs = ctx.output(1, Shape(dims), DataType::kInt64);
+    int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
+    if (k == 0 || outer * inner == 0) return;
+    int64_t* oi = idxs.mutable_data<int64_t>();
+    bool largest = largest_;
+    dispatch_numeric(x.dtype(), "TopK", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using A = Acc<T>;
+      const T* s = x.data<T>();
+      T* ov = vals.mutable_data<T>();
+      ctx.thread_pool().parallel_for(outer * inner, double(dim) * 4, [&](int64_t b, int64_t e) {
+        std::vector<std::pair<A, int64_t>> line(static_cast<size_t>(dim));
+        for (int64_t job = b; job < e; ++job) {
+          int64_t o = job / inner, i = job % inner;
+          const T* base = s + o * dim * inner + i;
+          for (int64_t j = 0; j < dim; ++j) line[size_t(j)] = {A(base[j * inner]), j};
+          auto cmp = [largest](const std::pair<A, int64_t>& a, const std::pair<A, int64_t>& c) {
+            if (a.first != c.first) return largest ? a.first > c.first : a.first < c.first;
+            return a.second < c.second;
+          };
+          std::partial_sort(line.begin(), line.begin() + k, line.end(), cmp);
+          for (int64_t j = 0; j < k; ++j) {
+            int64_t at = o * k * inner + j * inner + i;
+            ov[at] = base[line[size_t(j)].second * inner];
+            oi[at] = line[size_t(j)].second;
+          }
+        }
+      });
+    });
+  }
+
+ private:
+  int64_t opset_, k_attr_, axis_;
+  bool largest_;
+};
+
+// Three-way comparison of slices a and b along the axis (outer x [dim] x inner).
+template <typename V>
+int compare_slices(const V* s, int64_t outer, int64_t dim, int64_t inner, int64_t a, int64_t b) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < inner; ++j) {
+      const V& x = s[(o * dim + a) * inner + j];
+      const V& y = s[(o * dim + b) * inner + j];
+      if (x < y) return -1;
+      if (y < x) return 1;
+    }
+  return 0;
+}
+
+class UniqueKernel : public OpKernel {
+ public:
+  explicit UniqueKernel(const KernelInfo& info)
+      : sorted_(info.attr_int("sorted", 1) != 0),
+        has_axis_(info.has_attr("axis")),
+        axis_(info.attr_int("axis", 0)) {}
+
+  void compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    Tensor src = has_axis_ ? x : x.reshaped(Shape{x.num_elements()});
+    int64_t r = int64_t(src.rank());
+    if (axis_ < -r || axis_ >= r)
+      ctx.fail_node("axis ", axis_, " is out of range for input of shape ", x.shape().to_string());
+    size_t axis = has_axis_ ? size_t(axis_ < 0 ? axis_ + r : axis_) : 0;
+    int64_t dim = src.shape()[axis];
+    int64_t outer = src.shape().size_to(axis), inner = src.shape().size_from(axis + 1);
+    std::vector<int64_t> order(static_cast<size_t>(dim));
+    std::iota(order.begin(), order.end(), 0);
+    std::function<int(int64_t, int64_t)> cmp;
+    std::vector<float> widened;  // float16/bfloat16 compared as float
+    std::vector<double> as_double;
+    if (src.dtype() == DataType::kString) {
+      const auto* s = src.data<std::string>();
+      cmp = [=](int64_t a, int64_t b) { return compare_slices(s, outer, dim, inner, a, b); };
+    } else {
+      dispatch_numeric(src.dtype(), "Unique", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+          const T* p = src.data<T>();
+          widened.assign(p, p + src.num_elements());
+          const float* s = widened.data();
+          cmp = [=](int64_t a, int64_t b) { return compare_slices(s, outer, dim, inner, a, b); };
+        } else {
+          const T* s = src.data<T>();
+          cmp = [=](int64_t a, int64_t b) { return compare_slices(s, outer, dim, inner, a, b); };
+        }
+      });
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+    // Groups of equal slices; the first of each (stable sort) is the first occurrence.
+    std::vector<int64_t> first, count, group_of(static_cast<size_t>(dim));
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i == 0 || cmp(order[i - 1], order[i]) != 0) {
+        first.push_back(order[i]);
+        count.push_back(0);
+      }
+      group_of[size_t(order[i])] = int64_t(first.size()) - 1;
+      ++count.back();
+    }
+    size_t U = first.size();
+    std::vector<size_t> out_pos(U);  // group -> output position
+    std::iota(out_pos.begin(), out_pos.end(), 0);
+    if (!sorted_) {
+      std::vector<size_t> by_first(U);
+      std::iota(by_first.begin(), by_first.end(), 0);
+      std::sort(by_first.begin(), by_first.end(),
+                [&](size_t a, size_t b) { return first[a] < first[b]; });
+      for (size_t p = 0; p < U; ++p) out_pos[by_first[p]] = p;
+    }
+    std::vector<int64_t> dims = src.shape().dims();
+    dims[axis] = int64_t(U);
+    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    Tensor& ind = ctx.output(1, Shape{int64_t(U)}, DataType::kInt64);
+    Tensor& inv = ctx.output(2, Shape{dim}, DataType::kInt64);
+    Tensor& cnt = ctx.output(3, Shape{int64_t(U)}, DataType::kInt64);
+    for (size_t g = 0; g < U; ++g) {
+      int64_t p = int64_t(out_pos[g]);
+      for (int64_t o = 0; o < outer && inner > 0; ++o)
+        copy_elems(src, (o * dim + first[g]) * inner, y, (o * int64_t(U) + p) * inner, inner);
+      ind.mutable_data<int64_t>()[p] = first[g];
+      cnt.mutable_data<int64_t>()[p] = count[g];
+    }
+    for (int64_t i = 0; i < dim; ++i)
+      inv.mutable_data<int64_t>()[i] = int64_t(out_pos[size_t(group_of[size_t(i)])]);
+  }
+
+ private:
+  bool sorted_, has_axis_;
+  int64_t axis_;
+};
+
+}  // namespace
+
+void register_sort_kernels(ep::KernelRegistry& r) {
+  r.add<TopKKernel>({"", "TopK", 1, ep::kOpsetMax, {{"T", {0}, types::kNumeric}}});
+  r.add<UniqueKernel>({"", "Unique", 11, ep::kOpsetMax,
+                       {{"T", {0}, types::join({types::kNumeric, {DataType::kString, DataType::kBool}})}}});
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,200 @@
+// Transpose merges axes that stay adjacent and drops unit axes first, so
+// common 4-D permutations (NCHW <-> NHWC, swapping the last two axes) become a
+// batched 2-D transpose done in cache-sized tiles; anything else goes through
+// the general axis-map copy.
+#include "providers/cpu/tensor/transpose.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "providers/cpu/tensor/element_ops.hpp"
+#include "providers/cpu/tensor/tensor_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+using ep::KernelContext;
+using ep::KernelInfo;
+using ep::OpKernel;
+using ep::TypeConstraint;
+namespace types = ep::types;
+
+// src [B, R, C] -> dst [B, C, R], in tiles.
+template <typename T>
+void batched_transpose(const T* s, T* d, int64_t B, int64_t R, int64_t C, ThreadPool& pool) {
+  constexpr int64_t kTile = 32;
+  int64_t rt = (R + kTile - 1) / kTile;
+  pool.parallel_for(B * rt, double(kTile * C), [&](int64_t begin, int64_t end) {
+    for (int64_t job = begin; job < end; ++job) {
+      int64_t b = job / rt, r0 = (job % rt) * kTile, r1 = std::min(R, r0 + kTile);
+      const T* sb = s + b * R * C;
+      T* db = d + b * R * C;
+      for (int64_t c0 = 0; c0 < C; c0 += kTile) {
+        int64_t c1 = std::min(C, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r)
+          for (int64_t c = c0; c < c1; ++c) db[c * R + r] = sb[r * C + c];
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void transpose_into(const Tensor& x, const std::vector<int64_t>& perm, Tensor& y,
+                    ThreadPool& pool) {
+  const Shape& in = x.shape();
+  if (y.num_elements() == 0) return;
+  // Reduce: drop unit axes, then merge runs of input axes that stay consecutive.
+  std::vector<int64_t> kept;  // input axes with size > 1, in output order
+  for (int64_t p : perm)
+    if (in[size_t(p)] != 1) kept.push_back(p);
+  std::vector<int64_t> kept_sorted = kept;
+  std::sort(kept_sorted.begin(), kept_sorted.end());
+  auto next_kept = [&](int64_t a) {
+    auto it = std::upper_bound(kept_sorted.begin(), kept_sorted.end(), a);
+    return it == kept_sorted.end() ? int64_t(-1) : *it;
+  };
+  std::vector<std::vector<int64_t>> groups;  // output-ordered runs of adjacent input axes
+  for (int64_t p : kept) {
+    if (!groups.empty() && next_kept(groups.back().back()) == p)
+      groups.back().push_back(p);
+    else
+      groups.push_back({p});
+  }
+  // Order of groups by their first input axis gives the reduced input layout.
+  std::vector<size_t> by_input(groups.size());
+  std::iota(by_input.begin(), by_input.end(), 0);
+  std::sort(by_input.begin(), by_input.end(),
+            [&](size_t a, size_t b) { return groups[a][0] < groups[b][0]; });
+  std::vector<int64_t> rperm(groups.size());  // output group k -> reduced input axis
+  std::vector<int64_t> rdims(groups.size());  // reduced input dims
+  for (size_t j = 0; j < by_input.size(); ++j) {
+    rperm[by_input[j]] = int64_t(j);
+    int64_t n = 1;
+    for (int64_t a : groups[by_input[j]]) n *= in[size_t(a)];
+    rdims[j] = n;
+  }
+  size_t rr = rperm.size();
+  bool identity = true;
+  for (size_t k = 0; k < rr; ++k) identity = identity && rperm[k] == int64_t(k);
+  if (identity) {
+    copy_elems(x, 0, y, 0, x.num_elements());
+    return;
+  }
+  bool swap2 = rr == 2;                                     // [1,0]
+  bool swap3 = rr == 3 && rperm[0] == 0 && rperm[1] == 2;  // [0,2,1]
+  if ((swap2 || swap3) && !is_sub_byte_type(x.dtype())) {
+    int64_t B = swap3 ? rdims[0] : 1, R = rdims[rr - 2], C = rdims[rr - 1];
+    dispatch_storage(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      batched_transpose<T>(static_cast<const T*>(x.raw_data()), static_cast<T*>(y.mutable_raw_data()),
+                           B, R, C, pool);
+    });
+    return;
+  }
+  std::vector<int64_t> st = strides_of(in);
+  AxisMaps maps(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) {
+    int64_t n = y.shape()[k], s = st[size_t(perm[k])];
+    maps[k].resize(size_t(n));
+    for (int64_t i = 0; i < n; ++i) maps[k][size_t(i)] = i * s;
+  }
+  copy_by_axis_maps(x, y, maps, nullptr, pool);
+}
+
+namespace {
+
+class TransposeKernel : public OpKernel {
+ public:
+  explicit TransposeKernel(const KernelInfo& info)
+      : has_perm_(info.has_attr("perm")), perm_(info.attr_ints("perm")) {}
+  void compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    size_t r = x.rank();
+    std::vector<int64_t> perm = perm_;
+    if (!has_perm_) {
+      perm.resize(r);
+      for (size_t k = 0; k < r; ++k) perm[k] = int64_t(r - 1 - k);
+    }
+    if (perm.size() != r)
+      ctx.fail_node("perm has ", perm.size(), " entries for input of shape ",
+                    x.shape().to_string());
+    std::vector<bool> seen(r, false);
+    std::vector<int64_t> dims(r);
+    for (size_t k = 0; k < r; ++k) {
+      int64_t p = perm[k] < 0 ? perm[k] + int64_t(r) : perm[k];
+      if (p < 0 || p >= int64_t(r) || seen[size_t(p)])
+        ctx.fail_node("perm ", Shape(perm_).to_string(), " is not a permutation of the axes of ",
+                      x.shape().to_string());
+      seen[size_t(p)] = true;
+      perm[k] = p;
+      dims[k] = x.shape()[size_t(p)];
+    }
+    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    transpose_into(x, perm, y, ctx.thread_pool());
+  }
+
+ private:
+  bool has_perm_;
+  std::vector<int64_t> perm_;
+};
+
+// DepthToSpace (DCR or CRD order) and SpaceToDepth: a 6-D transpose between reshapes.
+class SpaceDepthKernel : public OpKernel {
+ public:
+  SpaceDepthKernel(const KernelInfo& info, bool to_space)
+      : to_space_(to_space),
+        block_(info.attr_int("blocksize")),
+        crd_(info.attr_string("mode", "DCR") == "CRD") {
+    if (block_ <= 0) info.fail_node("blocksize must be positive, got ", block_);
+  }
+  void compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    if (x.rank() != 4) ctx.fail_node("expected a 4-D input, got shape ", x.shape().to_string());
+    int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], b = block_;
+    Shape six, out;
+    std::vector<int64_t> perm;
+    if (to_space_) {
+      if (C % (b * b) != 0)
+        ctx.fail_node("channels ", C, " of shape ", x.shape().to_string(),
+                      " are not divisible by blocksize^2 = ", b * b);
+      int64_t c = C / (b * b);
+      six = crd_ ? Shape{N, c, b, b, H, W} : Shape{N, b, b, c, H, W};
+      perm = crd_ ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+      out = Shape{N, c, H * b, W * b};
+    } else {
+      if (H % b != 0 || W % b != 0)
+        ctx.fail_node("spatial dims of shape ", x.shape().to_string(),
+                      " are not divisible by blocksize ", b);
+      six = Shape{N, C, H / b, b, W / b, b};
+      perm = {0, 3, 5, 1, 2, 4};
+      out = Shape{N, C * b * b, H / b, W / b};
+    }
+    Tensor& y = ctx.output(0, out, x.dtype());
+    std::vector<int64_t> tdims(6);
+    for (size_t k = 0; k < 6; ++k) tdims[k] = six[size_t(perm[k])];
+    Tensor yv = y.reshaped(Shape(tdims));
+    transpose_into(x.reshaped(six), perm, yv, ctx.thread_pool());
+  }
+
+ private:
+  bool to_space_;
+  int64_t block_;
+  bool crd_;
+};
+
+}  // namespace
+
+void register_transpose_kernels(ep::KernelRegistry& r) {
+  TypeConstraint all{"T", {0}, types::kAll};
+  r.add<TransposeKernel>({"", "Transpose", 1, ep::kOpsetMax, {all}});
+  r.add({"", "DepthToSpace", 1, ep::kOpsetMax, {all}}, [](const KernelInfo& i) {
+    return std::make_unique<SpaceDepthKernel>(i, true);
+  });
+  r.add({"", "SpaceToDepth", 1, ep::kOpsetMax, {all}}, [](const KernelInfo& i) {
+    return std::make_unique<SpaceDepthKernel>(i, false);
+  });
+}
+
+}  // namespace tessera::cpu
