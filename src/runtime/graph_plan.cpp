@@ -169,12 +169,12 @@ const ep::DataTransfer* GraphPlan::find_transfer(const MemoryInfo& src,
 }
 
 int GraphPlan::place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allocator>& alloc) {
-  const MemoryInfo& src = slot_memory_[size_t(slot)];
+  const MemoryInfo src = slot_memory_[size_t(slot)];  // copies: the vectors grow below
   if (src.same_space(dst) || (src.host_accessible() && dst.host_accessible())) return slot;
   std::string key = str_cat(slot, "@", dst.to_string());
   if (auto it = placed_.find(key); it != placed_.end()) return it->second;
   const ep::DataTransfer* transfer = find_transfer(src, dst);
-  const std::string& name = slot_names_[size_t(slot)];
+  const std::string name = slot_names_[size_t(slot)];
   if (!transfer)
     fail(ErrorCode::kEPFail, where_, ": value '", name, "' must move from ", src.to_string(),
          " to ", dst.to_string(), " but no provider can copy between them");

@@ -1,0 +1,235 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "runtime/session.hpp"
+
+using namespace tessera;
+
+namespace {
+
+ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+              std::vector<ir::Attribute> attrs = {}) {
+  ir::Node n;
+  n.name = op + "_" + out[0];
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  n.attributes = std::move(attrs);
+  return n;
+}
+
+ir::ValueInfo tensor_info(const std::string& name, DataType t, std::vector<ir::Dim> dims) {
+  return {name, ir::TypeInfo::tensor(t, dims), ""};
+}
+
+ir::Dim dim(int64_t v) { return ir::Dim{v, ""}; }
+ir::Dim sym(const std::string& s) { return ir::Dim{std::nullopt, s}; }
+
+// y = Relu(x + b), with b an overridable initializer.
+ir::Model add_relu_model() {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.name = "add_relu";
+  m.graph.inputs.push_back(tensor_info("x", DataType::kFloat, {sym("N"), dim(3)}));
+  m.graph.inputs.push_back(tensor_info("b", DataType::kFloat, {dim(3)}));
+  m.graph.initializers["b"] = Tensor::from_vector<float>({1, -2, 3}, Shape{3});
+  m.graph.nodes.push_back(node("Add", {"x", "b"}, {"s"}));
+  m.graph.nodes.push_back(node("Relu", {"s"}, {"y"}));
+  m.graph.outputs.push_back(tensor_info("y", DataType::kFloat, {sym("N"), dim(3)}));
+  return m;
+}
+
+std::vector<float> values(const Value& v) {
+  const Tensor& t = v.tensor();
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.num_elements());
+}
+
+std::string error_of(const std::function<void()>& fn, ErrorCode expected) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), expected) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an error";
+  return "";
+}
+
+}  // namespace
+
+TEST(RuntimeSession, RunsAndUsesInitializerUnlessOverridden) {
+  auto s = Session::create_from_model(add_relu_model());
+  ASSERT_EQ(s->inputs().size(), 1u);
+  EXPECT_EQ(s->inputs()[0].name, "x");
+  ASSERT_EQ(s->overridable_initializers().size(), 1u);
+  auto x = Tensor::from_vector<float>({1, 1, 1, -5, 5, -5}, Shape{2, 3});
+  auto out = s->run({{"x", x}});
+  EXPECT_EQ(out[0].tensor().shape(), (Shape{2, 3}));
+  EXPECT_EQ(values(out[0]), (std::vector<float>{2, 0, 4, 0, 3, 0}));
+  auto b = Tensor::from_vector<float>({0, 0, 0}, Shape{3});
+  out = s->run({{"x", x}, {"b", b}});
+  EXPECT_EQ(values(out[0]), (std::vector<float>{1, 1, 1, 0, 5, 0}));
+}
+
+TEST(RuntimeSession, BadFeedsNameWhatIsWrong) {
+  auto s = Session::create_from_model(add_relu_model());
+  auto err = error_of([&] { s->run({{"x", Tensor::from_vector<int32_t>({1, 2, 3}, Shape{1, 3})}}); },
+                      ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("'x'"), std::string::npos) << err;
+  EXPECT_NE(err.find("tensor(int32)"), std::string::npos) << err;
+  err = error_of([&] { s->run({{"x", Tensor::from_vector<float>({1, 2}, Shape{1, 2})}}); },
+                 ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("[N,3]"), std::string::npos) << err;
+  EXPECT_NE(err.find("[1,2]"), std::string::npos) << err;
+  err = error_of([&] { s->run({{"nope", Tensor::scalar<float>(1)}}); }, ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("inputs are: x"), std::string::npos) << err;
+  err = error_of([&] { s->run({}); }, ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("'x'"), std::string::npos) << err;
+  err = error_of([&] { s->run({{"x", Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3})}}, {"zz"}); },
+                 ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("outputs are: y"), std::string::npos) << err;
+}
+
+TEST(RuntimeSession, FreeDimensionOverrideFixesTheDim) {
+  SessionOptions o;
+  o.free_dimension_overrides["N"] = 2;
+  auto s = Session::create_from_model(add_relu_model(), o);
+  EXPECT_EQ(s->inputs()[0].type.shape_string(), "[2,3]");
+  auto err = error_of([&] { s->run({{"x", Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3})}}); },
+                      ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("[2,3]"), std::string::npos) << err;
+}
+
+TEST(RuntimeSession, TerminateStopsTheRun) {
+  auto s = Session::create_from_model(add_relu_model());
+  RunOptions ro;
+  ro.terminate->store(true);
+  error_of([&] { s->run({{"x", Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3})}}, {}, ro); },
+           ErrorCode::kTerminated);
+}
+
+TEST(RuntimeSession, ConcurrentRunsAreIndependent) {
+  auto s = Session::create_from_model(add_relu_model());
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        float v = float(t * 1000 + i);
+        auto out = s->run({{"x", Tensor::from_vector<float>({v, v, v}, Shape{1, 3})}});
+        auto got = values(out[0]);
+        if (got != std::vector<float>{v + 1, std::max(0.0f, v - 2), v + 3}) {
+          ++wrong;
+          ADD_FAILURE() << v << ": " << got[0] << "," << got[1] << "," << got[2];
+        }
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+TEST(RuntimeSession, NodeWithoutKernelFailsCreationWithDetails) {
+  ir::Model m = add_relu_model();
+  m.graph.nodes[1].op_type = "NoSuchOp";
+  auto err = error_of([&] { Session::create_from_model(m); }, ErrorCode::kNotImplemented);
+  EXPECT_NE(err.find("NoSuchOp node"), std::string::npos) << err;
+  EXPECT_NE(err.find("opset 17"), std::string::npos) << err;
+  EXPECT_NE(err.find("tensor(float)"), std::string::npos) << err;
+}
+
+TEST(RuntimeSession, ProviderErrors) {
+  auto err = error_of([] { Session::create_from_model(add_relu_model(), {}, {{"NoSuchEP", {}}}); },
+                      ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("CPUExecutionProvider"), std::string::npos) << err;
+  err = error_of(
+      [] { Session::create_from_model(add_relu_model(), {}, {{"CPUExecutionProvider", {{"bogus", "1"}}}}); },
+      ErrorCode::kInvalidArgument);
+  EXPECT_NE(err.find("'bogus'"), std::string::npos) << err;
+  SessionOptions o;
+  o.disable_cpu_fallback = true;
+  error_of([&] { Session::create_from_model(add_relu_model(), o, {}); }, ErrorCode::kInvalidArgument);
+  auto s = Session::create_from_model(add_relu_model());
+  EXPECT_EQ(s->providers(), (std::vector<std::string>{"CPUExecutionProvider"}));
+  for (const auto& a : s->node_assignments()) EXPECT_EQ(a.provider, "CPUExecutionProvider");
+}
+
+TEST(RuntimeSession, ProfilingWritesChromeTrace) {
+  SessionOptions o;
+  o.enable_profiling = true;
+  o.profile_file_prefix = (std::filesystem::temp_directory_path() / "tessera_prof_test").string();
+  auto s = Session::create_from_model(add_relu_model(), o);
+  s->run({{"x", Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3})}});
+  std::string path = s->end_profiling();
+  ASSERT_FALSE(path.empty());
+  std::ifstream f(path);
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"ph\":\"X\""), std::string::npos);
+  EXPECT_NE(text.find("Relu_y"), std::string::npos);
+  EXPECT_NE(text.find("CPUExecutionProvider"), std::string::npos);
+  std::filesystem::remove(path);
+}
+
+TEST(RuntimeSession, IfBranchReadsOuterScope) {
+  ir::Model m;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(tensor_info("c", DataType::kBool, {}));
+  m.graph.inputs.push_back(tensor_info("x", DataType::kFloat, {dim(2)}));
+  auto branch = [](const std::string& op) {
+    auto g = std::make_shared<ir::Graph>();
+    g->nodes.push_back(node(op, {"x"}, {"r"}));
+    g->outputs.push_back(tensor_info("r", DataType::kFloat, {dim(2)}));
+    return g;
+  };
+  ir::Attribute t, e;
+  t.name = "then_branch";
+  t.type = ir::AttrType::kGraph;
+  t.g = branch("Relu");
+  e = t;
+  e.name = "else_branch";
+  e.g = branch("Neg");
+  m.graph.nodes.push_back(node("If", {"c"}, {"y"}, {t, e}));
+  m.graph.outputs.push_back(tensor_info("y", DataType::kFloat, {dim(2)}));
+  auto s = Session::create_from_model(m);
+  auto x = Tensor::from_vector<float>({-1, 2}, Shape{2});
+  EXPECT_EQ(values(s->run({{"c", Tensor::scalar<bool>(true)}, {"x", x}})[0]),
+            (std::vector<float>{0, 2}));
+  EXPECT_EQ(values(s->run({{"c", Tensor::scalar<bool>(false)}, {"x", x}})[0]),
+            (std::vector<float>{1, -2}));
+}
+
+TEST(RuntimeSession, LoopCarriesAndScans) {
+  // acc = acc + x for M iterations; scan output collects acc each step.
+  ir::Model m;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(tensor_info("M", DataType::kInt64, {}));
+  m.graph.inputs.push_back(tensor_info("x", DataType::kFloat, {dim(2)}));
+  m.graph.initializers["acc0"] = Tensor::from_vector<float>({0, 0}, Shape{2});
+  m.graph.initializers["cond0"] = Tensor::scalar<bool>(true);
+  auto body = std::make_shared<ir::Graph>();
+  body->inputs.push_back(tensor_info("i", DataType::kInt64, {}));
+  body->inputs.push_back(tensor_info("cin", DataType::kBool, {}));
+  body->inputs.push_back(tensor_info("acc", DataType::kFloat, {dim(2)}));
+  body->nodes.push_back(node("Identity", {"cin"}, {"cout"}));
+  body->nodes.push_back(node("Add", {"acc", "x"}, {"acc_next"}));
+  body->nodes.push_back(node("Identity", {"acc_next"}, {"scan"}));
+  body->outputs.push_back(tensor_info("cout", DataType::kBool, {}));
+  body->outputs.push_back(tensor_info("acc_next", DataType::kFloat, {dim(2)}));
+  body->outputs.push_back(tensor_info("scan", DataType::kFloat, {dim(2)}));
+  ir::Attribute b;
+  b.name = "body";
+  b.type = ir::AttrType::kGraph;
+  b.g = body;
+  m.graph.nodes.push_back(node("Loop", {"M", "cond0", "acc0"}, {"final", "all"}, {b}));
+  m.graph.outputs.push_back(tensor_info("final", DataType::kFloat, {dim(2)}));
+  m.graph.outputs.push_back(tensor_info("all", DataType::kFloat, {sym("T"), dim(2)}));
+  auto s = Session::create_from_model(m);
+  auto out = s->run({{"M", Tensor::scalar<int64_t>(3)},
+                     {"x", Tensor::from_vector<float>({1, 10}, Shape{2})}});
+  EXPECT_EQ(values(out[0]), (std::vector<float>{3, 30}));
+  EXPECT_EQ(out[1].tensor().shape(), (Shape{3, 2}));
+  EXPECT_EQ(values(out[1]), (std::vector<float>{1, 10, 2, 20, 3, 30}));
+}
