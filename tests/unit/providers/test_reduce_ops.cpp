@@ -156,4 +156,12 @@ TEST(ReduceCumSum, ExclusiveReverse) {
   EXPECT_THROW(run1("CumSum", {x, tv<int64_t>({2}, Shape{})}, {}, 14), Error);
 }
 
+TEST(ReduceCumSum, CumProd) {
+  Value x = tv<int32_t>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  auto r = run1("CumProd", {x, tv<int64_t>({1}, Shape{})}, {}, 26);
+  EXPECT_EQ(vec<int32_t>(r), (std::vector<int32_t>{1, 2, 6, 4, 20, 120}));
+  r = run1("CumProd", {x, tv<int64_t>({0}, Shape{})}, {attr_int("exclusive", 1)}, 26);
+  EXPECT_EQ(vec<int32_t>(r), (std::vector<int32_t>{1, 1, 1, 1, 2, 3}));
+}
+
 }  // namespace tessera::test
