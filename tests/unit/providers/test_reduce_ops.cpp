@@ -100,6 +100,10 @@ TEST(ReduceOps, IntegersWrapAndBoolMax) {
   EXPECT_EQ(vec<int64_t>(r)[0], std::numeric_limits<int64_t>::min());
   r = run1("ReduceMean", {tv<int32_t>({1, 2})}, {attr_int("keepdims", 0)}, 18);
   EXPECT_EQ(vec<int32_t>(r)[0], 1);
+  // The int32 sum overflows; the mean must not.
+  r = run1("ReduceMean", {tv<int32_t>({2000000000, 2000000000, 2000000000})},
+           {attr_int("keepdims", 0)}, 18);
+  EXPECT_EQ(vec<int32_t>(r)[0], 2000000000);
   r = run1("ReduceMax", {tv<bool>({false, true, false, false}, Shape{2, 2}), axes({1})},
            {attr_int("keepdims", 0)}, 20);
   EXPECT_EQ(vec<bool>(r), (std::vector<bool>{true, false}));
