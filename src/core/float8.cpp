@@ -62,7 +62,8 @@ uint32_t encode(const MiniFloat& f, float v, bool saturate) {
   uint32_t nan_bits = f.fnuz ? sign_bit
                       : f.has_inf ? (((1u << f.exp_bits) - 1) << f.mant_bits) | 1u
                                   : (sign_bit - 1);  // all ones (e4m3fn) / float4 has no NaN
-  if (std::isnan(v)) return (f.exp_bits == 2) ? 0x7u : nan_bits;
+  // float4e2m1 has no NaN; the ONNX reference maps NaN to 0x8 (negative zero).
+  if (std::isnan(v)) return (f.exp_bits == 2) ? 0x8u : nan_bits;
   bool neg = std::signbit(v);
   float a = std::fabs(v);
   uint32_t maxb = max_finite_bits(f);

@@ -17,7 +17,7 @@ FAMILIES = {
         Softsign Mish Gelu Swish Clip IsNaN IsInf Shrink Cast CastLike Softmax
         LogSoftmax Hardmax Det""".split(),
     "reduce": """ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd ReduceL1 ReduceL2
-        ReduceLogSum ReduceLogSumExp ReduceSumSquare ArgMax ArgMin CumSum""".split(),
+        ReduceLogSum ReduceLogSumExp ReduceSumSquare ArgMax ArgMin CumSum CumProd""".split(),
 }
 
 ENUM = {

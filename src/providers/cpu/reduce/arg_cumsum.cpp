@@ -1,6 +1,7 @@
 // ArgMax / ArgMin (int64 indices along one axis; ties go to the first index,
 // or the last with select_last_index; NaN counts as the extreme) and CumSum
-// (inclusive or exclusive, forward or reversed, along an axis given as input).
+// and CumProd (inclusive or exclusive, forward or reversed, along an axis
+// given as input).
 #include <cmath>
 #include <vector>
 
@@ -99,9 +100,10 @@ class ArgKernel final : public ep::OpKernel {
   bool last_;
 };
 
-class CumSumKernel final : public ep::OpKernel {
+template <bool kProd>
+class CumKernel final : public ep::OpKernel {
  public:
-  explicit CumSumKernel(const ep::KernelInfo& info)
+  explicit CumKernel(const ep::KernelInfo& info)
       : exclusive_(info.attr_int("exclusive", 0) != 0),
         reverse_(info.attr_int("reverse", 0) != 0) {}
 
@@ -126,20 +128,16 @@ class CumSumKernel final : public ep::OpKernel {
                       [&](int64_t o0, int64_t o1) {
         std::vector<C> acc(size_t(sp.inner));
         for (int64_t o = o0; o < o1; ++o) {
-          std::fill(acc.begin(), acc.end(), C(0));
+          std::fill(acc.begin(), acc.end(), kProd ? C(1) : C(0));
           for (int64_t step = 0; step < sp.len; ++step) {
             const int64_t k = rev ? sp.len - 1 - step : step;
             const int64_t off = (o * sp.len + k) * sp.inner;
             for (int64_t j = 0; j < sp.inner; ++j) {
               C v = load(in[off + j]);
               C& a = acc[size_t(j)];
-              if (excl) {
-                po[off + j] = store<T>(a);
-                a = wrap_add(a, v);
-              } else {
-                a = wrap_add(a, v);
-                po[off + j] = store<T>(a);
-              }
+              if (excl) po[off + j] = store<T>(a);
+              a = kProd ? wrap_mul(a, v) : wrap_add(a, v);
+              if (!excl) po[off + j] = store<T>(a);
             }
           }
         }
@@ -159,6 +157,9 @@ void add_arg_minmax_factories(FactoryMap& m) {
   m["ArgMin"] = factory_of<ArgKernel<false>>();
 }
 
-void add_cumsum_factories(FactoryMap& m) { m["CumSum"] = factory_of<CumSumKernel>(); }
+void add_cumsum_factories(FactoryMap& m) {
+  m["CumSum"] = factory_of<CumKernel<false>>();
+  m["CumProd"] = factory_of<CumKernel<true>>();
+}
 
 }  // namespace tessera::cpu

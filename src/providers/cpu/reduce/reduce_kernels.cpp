@@ -57,11 +57,14 @@ struct SumLike {
 };
 
 template <typename C>
-struct MeanOp : SumLike<C, false, false> {
-  static C finish(C a, int64_t n) {
-    if constexpr (std::is_integral_v<C>) return n == 0 ? C(0) : C(a / C(n));
-    else return a / C(n);  // 0/0 gives NaN for an empty reduction
-  }
+struct MeanOp {
+  // Integers average in double and truncate, as the reference does; a
+  // wrapped integer sum would be meaningless here.
+  using Acc = RealAcc<C>;
+  static Acc init() { return Acc(0); }
+  static void add(Acc& a, C x) { a += Acc(x); }
+  static void merge(Acc& a, Acc b) { a += b; }
+  static Acc finish(Acc a, int64_t n) { return a / Acc(n); }  // 0/0: NaN for an empty reduction
 };
 
 template <typename C>

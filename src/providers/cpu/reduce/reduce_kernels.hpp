@@ -10,7 +10,7 @@ namespace tessera::cpu {
 
 void add_reduce_factories(FactoryMap& m);      // ReduceSum ... ReduceSumSquare
 void add_arg_minmax_factories(FactoryMap& m);  // ArgMax ArgMin
-void add_cumsum_factories(FactoryMap& m);      // CumSum
+void add_cumsum_factories(FactoryMap& m);      // CumSum CumProd
 
 // Which dims of `x` the axes reduce (all of them when `axes` is empty);
 // negative axes count from the end; out-of-range or repeated axes fail.
