@@ -21,6 +21,6 @@ void register_ml_kernels(ep::KernelRegistry& r);  // ml/: ai.onnx.ml
 void register_recurrent_kernels(ep::KernelRegistry& r);  // recurrent/: RNN, GRU, LSTM, LinearAttention, CausalConvWithState
 void register_loss_kernels(ep::KernelRegistry& r);  // loss/: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void register_text_kernels(ep::KernelRegistry& r);  // text/: TfIdfVectorizer
-void register_extras_kernels(ep::KernelRegistry& r);  // extras/: recent single ops: CumProd, BitCast, SwiGLU, DeformConv
+void register_extras_kernels(ep::KernelRegistry& r);  // extras/: recent single ops: BitCast, SwiGLU, DeformConv
 
 }  // namespace tessera::cpu

@@ -5,11 +5,6 @@ namespace tessera::cpu {
 
 void register_extras_kernels(ep::KernelRegistry& r) {
   using D = DataType;
-  r.add({"", "CumProd", 26, ep::kOpsetMax,
-         {{"T", {0}, {D::kUInt32, D::kUInt64, D::kInt32, D::kInt64, D::kFloat16, D::kFloat,
-                      D::kDouble, D::kBFloat16}},
-          {"T2", {1}, {D::kInt32, D::kInt64}}}},
-        make_cumprod_kernel);
   // Every element type but string (and undefined).
   std::vector<DataType> bitcast_types;
   for (int32_t t = 1; t <= kMaxDataType; ++t)
