@@ -39,8 +39,13 @@ ir::TypeInfo type_of_value(const Value& v) {
 
 GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
-                     std::string where)
-    : model_(model), graph_(graph), providers_(providers), where_(std::move(where)) {
+                     std::string where, AllocatorFor alloc_for)
+    : model_(model),
+      graph_(graph),
+      providers_(providers),
+      where_(std::move(where)),
+      alloc_for_(alloc_for ? std::move(alloc_for)
+                           : [](const ep::ExecutionProvider& p) { return p.allocator(); }) {
   infer_types(outer_types);
 
   ep::GraphView view;
@@ -90,7 +95,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
     step.node = &node;
     step.provider = partition_.node_provider[i];
     const auto& provider = providers_[size_t(step.provider)];
-    step.allocator = provider->allocator();
+    step.allocator = alloc_for_(*provider);
     const MemoryInfo& mem = provider->memory_info();
 
     std::vector<ir::TypeInfo> in_types, out_types;
@@ -119,7 +124,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       auto visible = outer_types;
       for (const auto& [name, t] : types_) visible[name] = t;
       subplans_.push_back(std::make_unique<GraphPlan>(
-          model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name)));
+          model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
+          alloc_for_));
       subs[a.name] = subplans_.back().get();
       for (const auto& r : ir::outer_scope_reads(*a.g)) {
         auto sl = slots_.find(r);

@@ -22,6 +22,8 @@ namespace tessera::runtime {
 
 using Providers = std::vector<std::shared_ptr<ep::ExecutionProvider>>;
 using ValueLookup = std::function<const Value*(const std::string&)>;
+// The allocator a session gives each provider's kernels (its arena, usually).
+using AllocatorFor = std::function<std::shared_ptr<Allocator>(const ep::ExecutionProvider&)>;
 
 // Per-node timing hook (the profiler); may be null.
 using NodeObserver = std::function<void(const ir::Node&, const std::string& provider,
@@ -38,7 +40,7 @@ class GraphPlan : public ep::SubgraphRunner {
   // `outer_types` are the types of values visible from enclosing graphs.
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
             const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
-            std::string where);
+            std::string where, AllocatorFor alloc_for = nullptr);
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -92,6 +94,7 @@ class GraphPlan : public ep::SubgraphRunner {
   const ir::Graph& graph_;
   Providers providers_;
   std::string where_;
+  AllocatorFor alloc_for_;
   std::unordered_map<std::string, ir::TypeInfo> types_;
   ep::PartitionResult partition_;
   std::unordered_map<std::string, int> slots_;

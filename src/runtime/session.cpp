@@ -28,6 +28,7 @@ struct Session::Impl {
   std::unique_ptr<runtime::GraphPlan> plan;
   std::vector<IoInfo> inputs, outputs, overridable;
   std::unordered_map<std::string, size_t> input_index;  // name -> position in plan inputs
+  std::vector<std::pair<std::string, std::shared_ptr<Allocator>>> allocators;  // per provider
   runtime::Profiler profiler;
   runtime::NodeObserver observer;
 };
@@ -134,10 +135,21 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
   impl->providers = create_providers(providers, options);
   impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
   impl->model = std::move(model);
+  for (const auto& p : impl->providers) {
+    std::shared_ptr<Allocator> a = p->allocator();
+    if (options.enable_cpu_mem_arena) a = std::make_shared<ArenaAllocator>(a, options.arena);
+    impl->allocators.emplace_back(p->name(), a);
+  }
+  auto* allocs = &impl->allocators;
+  runtime::AllocatorFor alloc_for = [allocs](const ep::ExecutionProvider& p) {
+    for (const auto& [name, a] : *allocs)
+      if (name == p.name()) return a;
+    return p.allocator();
+  };
   impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph,
                                                     impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
-                                                    where);
+                                                    where, alloc_for);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const auto& in = g.inputs[i];
@@ -209,6 +221,7 @@ std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
   auto all = s.plan->execute(std::move(inputs), nullptr, state);
+  if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage")) release_arena_memory();
   std::vector<Value> result;
   result.reserve(picks.size());
   for (size_t i : picks) result.push_back(std::move(all[i]));
@@ -238,6 +251,17 @@ std::vector<NodeAssignment> Session::node_assignments() const {
                    impl_->providers[size_t(part.node_provider[i])]->name(), part.declined[i]});
   }
   return out;
+}
+
+std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() const {
+  std::vector<std::pair<std::string, AllocatorStats>> out;
+  for (const auto& [name, a] : impl_->allocators) out.emplace_back(name, a->stats());
+  return out;
+}
+
+void Session::release_arena_memory() const {
+  for (const auto& [name, a] : impl_->allocators)
+    if (auto* arena = dynamic_cast<ArenaAllocator*>(a.get())) arena->shrink();
 }
 
 std::string Session::end_profiling() { return impl_->profiler.finish(); }

@@ -60,6 +60,10 @@ class Session {
   std::vector<std::string> providers() const;            // in use, in priority order
   std::vector<std::string> requested_providers() const;
   std::vector<NodeAssignment> node_assignments() const;  // top-level graph, in run order
+  // Memory statistics of each provider's allocator, by provider name.
+  std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
+  // Gives the cached memory of the session's arenas back to the system.
+  void release_arena_memory() const;
   // Writes the profile (Chrome trace JSON) and returns its path; "" if profiling is off.
   std::string end_profiling();
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "core/arena_allocator.hpp"
+
 namespace tessera {
 
 enum class GraphOptimizationLevel { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
@@ -31,6 +33,10 @@ struct SessionOptions {
   std::map<std::string, int64_t> free_dimension_overrides_by_denotation;
   std::map<std::string, std::string> config_entries;
   bool disable_cpu_fallback = false;
+  // Each provider's memory is served through a caching arena (buffers are
+  // reused by value lifetime and across runs) unless this is false.
+  bool enable_cpu_mem_arena = true;
+  ArenaConfig arena;  // extend strategy and memory limit for the session's arenas
 };
 
 struct RunOptions {
@@ -38,6 +44,8 @@ struct RunOptions {
   int log_severity_level = -1;  // -1: the session's
   // Set to true (from any thread) to stop the run between nodes.
   std::shared_ptr<std::atomic<bool>> terminate = std::make_shared<std::atomic<bool>>(false);
+  // "memory.enable_memory_arena_shrinkage" (any value) gives the arenas'
+  // cached memory back after this run.
   std::map<std::string, std::string> config_entries;
 };
 

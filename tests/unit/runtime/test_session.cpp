@@ -233,3 +233,20 @@ TEST(RuntimeSession, LoopCarriesAndScans) {
   EXPECT_EQ(out[1].tensor().shape(), (Shape{3, 2}));
   EXPECT_EQ(values(out[1]), (std::vector<float>{1, 10, 2, 20, 3, 30}));
 }
+
+TEST(RuntimeSession, SteadyStateRunsReuseArenaMemory) {
+  auto s = Session::create_from_model(add_relu_model());
+  auto x = Tensor::from_vector<float>({1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  s->run({{"x", x}});
+  auto first = s->allocator_stats();
+  ASSERT_EQ(first.size(), 1u);
+  size_t reserved = first[0].second.reserved;
+  EXPECT_GT(reserved, 0u);
+  for (int i = 0; i < 5; ++i) s->run({{"x", x}});
+  EXPECT_EQ(s->allocator_stats()[0].second.reserved, reserved);  // nothing new from the system
+  RunOptions ro;
+  ro.config_entries["memory.enable_memory_arena_shrinkage"] = "cpu:0";
+  auto out = s->run({{"x", x}}, {}, ro);
+  EXPECT_LT(s->allocator_stats()[0].second.reserved, reserved + 1);
+  EXPECT_EQ(values(out[0]), (std::vector<float>{2, 0, 6, 5, 3, 9}));
+}

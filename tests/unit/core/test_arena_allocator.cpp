@@ -1,0 +1,55 @@
+#include <gtest/gtest.h>
+
+#include "core/arena_allocator.hpp"
+#include "core/error.hpp"
+
+using namespace tessera;
+
+TEST(CoreArena, ReusesFreedBlocksOfTheSameClass) {
+  auto device = std::make_shared<CpuAllocator>();
+  ArenaAllocator arena(device);
+  void* a = arena.alloc(1000);
+  arena.free(a);
+  void* b = arena.alloc(900);  // same power-of-two class (1024)
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(device->stats().num_allocs, 1u);
+  arena.free(b);
+  EXPECT_EQ(arena.stats().in_use, 0u);
+  EXPECT_EQ(arena.stats().reserved, 1024u);
+  arena.shrink();
+  EXPECT_EQ(arena.stats().reserved, 0u);
+  EXPECT_EQ(device->stats().in_use, 0u);
+}
+
+TEST(CoreArena, SameAsRequestedKeepsSizesTight) {
+  ArenaConfig cfg;
+  cfg.extend = ArenaExtendStrategy::kSameAsRequested;
+  ArenaAllocator arena(std::make_shared<CpuAllocator>(), cfg);
+  void* a = arena.alloc(1000);
+  EXPECT_EQ(arena.stats().in_use, 1024u);  // rounded to 256 bytes, not to 1024 by doubling
+  void* b = arena.alloc(1300);
+  EXPECT_EQ(arena.stats().in_use, 1024u + 1536u);
+  arena.free(a);
+  arena.free(b);
+}
+
+TEST(CoreArena, MemoryLimitErrorStatesTheNumbersAndArenaStaysUsable) {
+  ArenaConfig cfg;
+  cfg.memory_limit = 4096;
+  ArenaAllocator arena(std::make_shared<CpuAllocator>(), cfg);
+  void* a = arena.alloc(2048);
+  try {
+    arena.alloc(4000);
+    FAIL() << "expected an out-of-memory error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kOutOfMemory);
+    std::string m = e.what();
+    EXPECT_NE(m.find("4000 bytes"), std::string::npos) << m;
+    EXPECT_NE(m.find("2048 bytes in use"), std::string::npos) << m;
+    EXPECT_NE(m.find("limit 4096"), std::string::npos) << m;
+  }
+  void* b = arena.alloc(1024);  // still usable
+  arena.free(a);
+  arena.free(b);
+  EXPECT_EQ(arena.stats().in_use, 0u);
+}
