@@ -39,13 +39,15 @@ ir::TypeInfo type_of_value(const Value& v) {
 
 GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
-                     std::string where, AllocatorFor alloc_for)
+                     std::string where, AllocatorFor alloc_for,
+                     std::vector<ep::PlacementRule> rules)
     : model_(model),
       graph_(graph),
       providers_(providers),
       where_(std::move(where)),
       alloc_for_(alloc_for ? std::move(alloc_for)
-                           : [](const ep::ExecutionProvider& p) { return p.allocator(); }) {
+                           : [](const ep::ExecutionProvider& p) { return p.allocator(); }),
+      rules_(std::move(rules)) {
   infer_types(outer_types);
 
   ep::GraphView view;
@@ -53,7 +55,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   view.graph = &graph_;
   view.value_types = &types_;
   try {
-    partition_ = ep::partition_graph(view, providers_);
+    partition_ = ep::partition_graph(view, providers_, rules_);
   } catch (const Error& e) {
     fail(e.code(), where_, ": ", e.what());
   }
@@ -125,7 +127,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       for (const auto& [name, t] : types_) visible[name] = t;
       subplans_.push_back(std::make_unique<GraphPlan>(
           model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-          alloc_for_));
+          alloc_for_, rules_));
       subs[a.name] = subplans_.back().get();
       for (const auto& r : ir::outer_scope_reads(*a.g)) {
         auto sl = slots_.find(r);

@@ -40,7 +40,8 @@ class GraphPlan : public ep::SubgraphRunner {
   // `outer_types` are the types of values visible from enclosing graphs.
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
             const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
-            std::string where, AllocatorFor alloc_for = nullptr);
+            std::string where, AllocatorFor alloc_for = nullptr,
+            std::vector<ep::PlacementRule> rules = {});
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -95,6 +96,7 @@ class GraphPlan : public ep::SubgraphRunner {
   Providers providers_;
   std::string where_;
   AllocatorFor alloc_for_;
+  std::vector<ep::PlacementRule> rules_;
   std::unordered_map<std::string, ir::TypeInfo> types_;
   ep::PartitionResult partition_;
   std::unordered_map<std::string, int> slots_;

@@ -12,6 +12,7 @@
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
 #include "optimizer/optimizer.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
 
@@ -132,7 +133,14 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
   apply_free_dimension_overrides(model.graph, options);
   optimizer::optimize(model, options.graph_optimization_level);
 
-  impl->providers = create_providers(providers, options);
+  // The environment's providers follow the session's own, unless already named.
+  std::vector<ProviderSpec> specs = providers;
+  for (auto& p : Environment::global().providers()) {
+    bool named = false;
+    for (const auto& q : specs) named |= q.name == p.name;
+    if (!named) specs.push_back(p);
+  }
+  impl->providers = create_providers(specs, options);
   impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
   impl->model = std::move(model);
   for (const auto& p : impl->providers) {
@@ -149,7 +157,7 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
   impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph,
                                                     impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
-                                                    where, alloc_for);
+                                                    where, alloc_for, options.placement);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const auto& in = g.inputs[i];

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/arena_allocator.hpp"
+#include "ep/partitioner.hpp"
 
 namespace tessera {
 
@@ -37,6 +38,8 @@ struct SessionOptions {
   // reused by value lifetime and across runs) unless this is false.
   bool enable_cpu_mem_arena = true;
   ArenaConfig arena;  // extend strategy and memory limit for the session's arenas
+  // Placement overrides: pin nodes to a provider or forbid one for them.
+  std::vector<ep::PlacementRule> placement;
 };
 
 struct RunOptions {
