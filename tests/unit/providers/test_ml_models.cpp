@@ -92,6 +92,20 @@ TEST(MlModels, SVMClassifierLinearBinary) {
   expect_near(values(out[1]), {1.5, 3.5});
 }
 
+TEST(MlModels, SVMClassifierProbabilities) {
+  auto x = Tensor::from_vector<float>({2}, Shape{1, 1});
+  auto out = run_ml("SVMClassifier", {x},
+                    {attr_ints("vectors_per_class", {1, 1}), attr_floats("support_vectors", {1, -1}),
+                     attr_floats("coefficients", {1, -1}), attr_floats("rho", {0}),
+                     attr_floats("prob_a", {-1}), attr_floats("prob_b", {0}),
+                     attr_ints("classlabels_ints", {3, 4})},
+                    1, 2);
+  // Decision value 4; P(class 0) = 1 - sigmoid(4 * -1 + 0), up to the coupling
+  // iteration's stopping tolerance (0.005 / k).
+  EXPECT_EQ(values(out[0]), (std::vector<double>{3}));
+  expect_near(values(out[1]), {sigmoid(4), 1 - sigmoid(4)}, 1e-3);
+}
+
 // Tree 0: x0 <= 0.5 ? node 1 : node 2 (leaves); tree 1: a single leaf.
 std::vector<ir::Attribute> two_trees(const char* prefix, std::vector<int64_t> ids,
                                      std::vector<float> w) {
