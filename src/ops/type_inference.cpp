@@ -210,12 +210,72 @@ std::vector<TypeInfo> infer_training(const ir::Node& n, const std::vector<TypeIn
   return out;
 }
 
+// ai.onnx.ml: most outputs are fixed types; the rest follow an attribute
+// (labels, values_*, cast_to) or the input.
+std::vector<TypeInfo> infer_ml(const ir::Node& n, int64_t opset, const std::vector<TypeInfo>& inputs) {
+  const std::string& op = n.op_type;
+  std::vector<TypeInfo> out(n.outputs.size());
+  auto all = [&](TypeInfo t) {
+    for (auto& o : out) o = t;
+    return out;
+  };
+  auto has = [&](const char* a) { return n.attr(a) != nullptr; };
+  static const std::set<std::string> kFloatOut = {
+      "FeatureVectorizer", "Normalizer", "Scaler", "OneHotEncoder", "LinearRegressor",
+      "SVMRegressor", "TreeEnsembleRegressor"};
+  if (kFloatOut.count(op)) return all(tensor_of(DataType::kFloat));
+  if (op == "ArrayFeatureExtractor" || op == "Binarizer" || op == "Imputer" ||
+      op == "TreeEnsemble")
+    return all(in(inputs, 0));
+  if (op == "CastMap") {
+    const ir::Attribute* a = n.attr("cast_to");
+    std::string to = a ? a->s : "TO_FLOAT";
+    return all(tensor_of(to == "TO_STRING"  ? DataType::kString
+                         : to == "TO_INT64" ? DataType::kInt64
+                                            : DataType::kFloat));
+  }
+  if (op == "CategoryMapper" || (op == "LabelEncoder" && opset < 2)) {
+    DataType t = elem(inputs, 0);
+    if (t == DataType::kString) return all(tensor_of(DataType::kInt64));
+    if (t == DataType::kInt64) return all(tensor_of(DataType::kString));
+    return out;
+  }
+  if (op == "LabelEncoder") {
+    if (has("values_strings")) return all(tensor_of(DataType::kString));
+    if (has("values_int64s")) return all(tensor_of(DataType::kInt64));
+    if (has("values_floats")) return all(tensor_of(DataType::kFloat));
+    const ir::Attribute* a = n.attr("values_tensor");
+    if (a && a->t.defined()) return all(tensor_of(a->t.dtype()));
+    return out;
+  }
+  if (op == "DictVectorizer") {
+    TypeInfo m = in(inputs, 0);
+    if (m.kind == Kind::kMap && m.inner) return all(tensor_of(m.inner->kind == Kind::kTensor ? m.inner->elem_type : DataType::kUndefined));
+    return out;
+  }
+  if (op == "LinearClassifier" || op == "SVMClassifier" || op == "TreeEnsembleClassifier") {
+    if (!out.empty())
+      out[0] = tensor_of(has("classlabels_strings") ? DataType::kString : DataType::kInt64);
+    if (out.size() > 1) out[1] = tensor_of(DataType::kFloat);
+    return out;
+  }
+  if (op == "ZipMap") {
+    TypeInfo m;
+    m.kind = Kind::kMap;
+    m.elem_type = has("classlabels_strings") ? DataType::kString : DataType::kInt64;
+    m.inner = std::make_shared<TypeInfo>(tensor_of(DataType::kFloat));
+    return all(seq_of(m));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset,
                                              const std::vector<ir::TypeInfo>& inputs) {
   if (ir::is_onnx_domain(node.domain)) return infer_onnx(node, opset, inputs);
   if (node.domain == "ai.onnx.preview.training") return infer_training(node, inputs);
+  if (node.domain == "ai.onnx.ml") return infer_ml(node, opset, inputs);
   return std::vector<ir::TypeInfo>(node.outputs.size());
 }
 

@@ -1,0 +1,193 @@
+// ai.onnx.ml model ops (linear, SVM, tree ensembles) against hand-computed scores.
+#include <cmath>
+
+#include "unit/providers/ml_test_helpers.hpp"
+
+namespace tessera {
+namespace {
+
+using mltest::attr_strings;
+using mltest::expect_near;
+using mltest::run_ml;
+using mltest::strings;
+using mltest::values;
+using test::attr_floats;
+using test::attr_int;
+using test::attr_ints;
+using test::attr_string;
+using test::attr_tensor;
+
+double sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
+
+TEST(MlModels, LinearClassifierMulticlass) {
+  auto x = Tensor::from_vector<float>({1, 2, 3, -1}, Shape{2, 2});
+  auto out = run_ml("LinearClassifier", {x},
+                    {attr_floats("coefficients", {1, 0, 0, 1, 1, 1}),
+                     attr_floats("intercepts", {0, 0, -5}), attr_ints("classlabels_ints", {10, 20, 30})},
+                    1, 2);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{20, 10}));
+  expect_near(values(out[1]), {1, 2, -2, 3, -1, -3});
+}
+
+TEST(MlModels, LinearClassifierBinaryAddsSecondColumn) {
+  auto x = Tensor::from_vector<int32_t>({1, 2, 3, -1}, Shape{2, 2});
+  auto out = run_ml("LinearClassifier", {x},
+                    {attr_floats("coefficients", {1, -1}), attr_floats("intercepts", {0.5f}),
+                     attr_strings("classlabels_strings", {"neg", "pos"})},
+                    1, 2);
+  EXPECT_EQ(strings(out[0]), (std::vector<std::string>{"neg", "pos"}));
+  expect_near(values(out[1]), {0.5, -0.5, -4.5, 4.5});
+  auto lg = run_ml("LinearClassifier", {x},
+                   {attr_floats("coefficients", {1, -1}), attr_floats("intercepts", {0.5f}),
+                    attr_ints("classlabels_ints", {0, 1}), attr_string("post_transform", "LOGISTIC")},
+                   1, 2);
+  expect_near(values(lg[1]), {sigmoid(0.5), sigmoid(-0.5), sigmoid(-4.5), sigmoid(4.5)});
+}
+
+TEST(MlModels, LinearRegressorSoftmax) {
+  auto x = Tensor::from_vector<double>({1, 2}, Shape{2});
+  auto out = run_ml("LinearRegressor", {x},
+                    {attr_floats("coefficients", {1, 0, 0, 1}), attr_floats("intercepts", {0, 1}),
+                     attr_int("targets", 2), attr_string("post_transform", "SOFTMAX")},
+                    1);
+  EXPECT_EQ(out[0].tensor().shape(), (Shape{1, 2}));
+  double a = 1 / (1 + std::exp(2.0));
+  expect_near(values(out[0]), {a, 1 - a});
+  EXPECT_THROW(run_ml("LinearRegressor", {x}, {attr_floats("coefficients", {1, 0, 0})}, 1), Error);
+}
+
+TEST(MlModels, SVMRegressorLinearRbfOneClass) {
+  auto x = Tensor::from_vector<float>({1, 1}, Shape{1, 2});
+  auto lin = run_ml("SVMRegressor", {x},
+                    {attr_floats("coefficients", {2, -1}), attr_floats("rho", {0.5f})}, 1);
+  expect_near(values(lin[0]), {1.5});
+  std::vector<ir::Attribute> rbf = {attr_int("n_supports", 1), attr_floats("support_vectors", {0, 0}),
+                                    attr_floats("coefficients", {2}), attr_floats("rho", {1}),
+                                    attr_string("kernel_type", "RBF"),
+                                    attr_floats("kernel_params", {0.5f, 0, 0})};
+  expect_near(values(run_ml("SVMRegressor", {x}, rbf, 1)[0]), {2 * std::exp(-1.0) + 1});
+  rbf.push_back(attr_int("one_class", 1));
+  expect_near(values(run_ml("SVMRegressor", {x}, rbf, 1)[0]), {1});
+}
+
+TEST(MlModels, SVMClassifierOneVsOneVotes) {
+  auto x = Tensor::from_vector<float>({3, 0}, Shape{1, 2});
+  auto out = run_ml("SVMClassifier", {x},
+                    {attr_ints("vectors_per_class", {1, 1, 1}),
+                     attr_floats("support_vectors", {1, 0, 0, 1, -1, -1}),
+                     attr_floats("coefficients", {1, -1, 1, 1, 1, -1}), attr_floats("rho", {0, 1, 0}),
+                     attr_ints("classlabels_ints", {5, 6, 7})},
+                    1, 2);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{5}));
+  expect_near(values(out[1]), {3, 1, 3});
+}
+
+TEST(MlModels, SVMClassifierLinearBinary) {
+  auto x = Tensor::from_vector<float>({1, 3}, Shape{1, 2});
+  auto out = run_ml("SVMClassifier", {x},
+                    {attr_floats("coefficients", {1, 0, 0, 1}), attr_floats("rho", {0.5f}),
+                     attr_ints("classlabels_ints", {0, 1})},
+                    1, 2);
+  EXPECT_EQ(values(out[0]), (std::vector<double>{1}));
+  expect_near(values(out[1]), {1.5, 3.5});
+}
+
+TEST(MlModels, SVMClassifierProbabilities) {
+  auto x = Tensor::from_vector<float>({2}, Shape{1, 1});
+  auto out = run_ml("SVMClassifier", {x},
+                    {attr_ints("vectors_per_class", {1, 1}), attr_floats("support_vectors", {1, -1}),
+                     attr_floats("coefficients", {1, -1}), attr_floats("rho", {0}),
+                     attr_floats("prob_a", {-1}), attr_floats("prob_b", {0}),
+                     attr_ints("classlabels_ints", {3, 4})},
+                    1, 2);
+  // Decision value 4; P(class 0) = 1 - sigmoid(4 * -1 + 0), up to the coupling
+  // iteration's stopping tolerance (0.005 / k).
+  EXPECT_EQ(values(out[0]), (std::vector<double>{3}));
+  expect_near(values(out[1]), {sigmoid(4), 1 - sigmoid(4)}, 1e-3);
+}
+
+// Tree 0: x0 <= 0.5 ? node 1 : node 2 (leaves); tree 1: a single leaf.
+std::vector<ir::Attribute> two_trees(const char* prefix, std::vector<int64_t> ids,
+                                     std::vector<float> w) {
+  std::string p(prefix);
+  return {attr_ints("nodes_treeids", {0, 0, 0, 1}), attr_ints("nodes_nodeids", {0, 1, 2, 0}),
+          attr_ints("nodes_featureids", {0, 0, 0, 0}),
+          attr_strings("nodes_modes", {"BRANCH_LEQ", "LEAF", "LEAF", "LEAF"}),
+          attr_tensor("nodes_values_as_tensor", Tensor::from_vector<double>({0.5, 0, 0, 0}, Shape{4})),
+          attr_ints("nodes_truenodeids", {1, 0, 0, 0}), attr_ints("nodes_falsenodeids", {2, 0, 0, 0}),
+          attr_ints(p + "_treeids", {0, 0, 1}), attr_ints(p + "_nodeids", {1, 2, 0}),
+          attr_ints(p + "_ids", std::move(ids)), attr_floats(p + "_weights", std::move(w))};
+}
+
+TEST(MlModels, TreeEnsembleRegressorAggregates) {
+  auto x = Tensor::from_vector<float>({0, 1}, Shape{2, 1});
+  auto run = [&](const char* agg) {
+    auto a = two_trees("target", {0, 0, 0}, {1, 2, 10});
+    a.push_back(attr_int("n_targets", 1));
+    a.push_back(attr_floats("base_values", {100}));
+    a.push_back(attr_string("aggregate_function", agg));
+    return values(run_ml("TreeEnsembleRegressor", {x}, a, 3)[0]);
+  };
+  expect_near(run("SUM"), {111, 112});
+  expect_near(run("AVERAGE"), {105.5, 106});
+  expect_near(run("MIN"), {101, 102});
+  expect_near(run("MAX"), {110, 110});
+}
+
+TEST(MlModels, TreeEnsembleClassifierLabelsAndBinary) {
+  auto x = Tensor::from_vector<double>({0, 1}, Shape{2, 1});
+  auto a = two_trees("class", {0, 1, 1}, {1, 1, 0});
+  a.push_back(attr_strings("classlabels_strings", {"a", "b"}));
+  auto out = run_ml("TreeEnsembleClassifier", {x}, a, 3, 2);
+  EXPECT_EQ(strings(out[0]), (std::vector<std::string>{"a", "b"}));
+  expect_near(values(out[1]), {1, 0, 0, 1});
+
+  auto b = two_trees("class", {0, 0, 0}, {0.3f, 0.8f, 0});
+  b.push_back(attr_ints("classlabels_int64s", {0, 1}));
+  auto nb = run_ml("TreeEnsembleClassifier", {x}, b, 3, 2);
+  EXPECT_EQ(values(nb[0]), (std::vector<double>{0, 1}));
+  expect_near(values(nb[1]), {0.7, 0.3, 0.2, 0.8});
+  b.push_back(attr_string("post_transform", "LOGISTIC"));
+  auto lb = run_ml("TreeEnsembleClassifier", {x}, b, 3, 2);
+  expect_near(values(lb[1]), {sigmoid(-0.3), sigmoid(0.3), sigmoid(-0.8), sigmoid(0.8)});
+  EXPECT_EQ(values(lb[0]), (std::vector<double>{1, 1}));
+}
+
+std::vector<ir::Attribute> v5_model(int64_t agg, int64_t pt) {
+  return {attr_ints("nodes_featureids", {0, 1, 0}),
+          attr_tensor("nodes_modes", Tensor::from_vector<uint8_t>({6, 1, 0}, Shape{3})),
+          attr_tensor("nodes_splits", Tensor::from_vector<float>({0, 0, 0}, Shape{3})),
+          attr_ints("nodes_truenodeids", {0, 1, 3}), attr_ints("nodes_trueleafs", {1, 1, 1}),
+          attr_ints("nodes_falsenodeids", {1, 2, 3}), attr_ints("nodes_falseleafs", {0, 1, 1}),
+          attr_ints("leaf_targetids", {0, 1, 0, 1}),
+          attr_tensor("leaf_weights", Tensor::from_vector<float>({5, -1, 2, 1}, Shape{4})),
+          attr_tensor("membership_values", Tensor::from_vector<float>({1, 3, NAN}, Shape{3})),
+          attr_ints("tree_roots", {0, 2}), attr_int("n_targets", 2),
+          attr_int("aggregate_function", agg), attr_int("post_transform", pt)};
+}
+
+TEST(MlModels, TreeEnsembleV5MembershipAndAggregates) {
+  auto x = Tensor::from_vector<float>({3, 5, 2, -1, 2, 1}, Shape{3, 2});
+  auto sum = run_ml("TreeEnsemble", {x}, v5_model(1, 0), 5);
+  EXPECT_EQ(sum[0].tensor().dtype(), DataType::kFloat);
+  EXPECT_EQ(sum[0].tensor().shape(), (Shape{3, 2}));
+  expect_near(values(sum[0]), {5, 1, 0, 0, 2, 1});
+  expect_near(values(run_ml("TreeEnsemble", {x}, v5_model(3, 0), 5)[0]), {5, 1, 0, 1, 2, 1});
+  expect_near(values(run_ml("TreeEnsemble", {x}, v5_model(0, 0), 5)[0]), {2.5, 0.5, 0, 0, 1, 0.5});
+  double a = 1 / (1 + std::exp(-4.0));
+  auto sm = values(run_ml("TreeEnsemble", {x}, v5_model(1, 1), 5)[0]);
+  expect_near({sm[0], sm[1]}, {a, 1 - a});
+  // A feature beyond X's width is an error, not an out-of-bounds read.
+  EXPECT_THROW(run_ml("TreeEnsemble", {Tensor::from_vector<float>({1}, Shape{1, 1})}, v5_model(1, 0), 5),
+               Error);
+}
+
+TEST(MlModels, TreeEnsembleRejectsCycles) {
+  auto a = v5_model(1, 0);
+  a[5] = attr_ints("nodes_falsenodeids", {1, 0, 3});  // node 1's false branch back to the root
+  a[6] = attr_ints("nodes_falseleafs", {0, 0, 1});
+  EXPECT_THROW(run_ml("TreeEnsemble", {Tensor::from_vector<float>({2, 1}, Shape{1, 2})}, a, 5), Error);
+}
+
+}  // namespace
+}  // namespace tessera
