@@ -1,0 +1,1 @@
+"""onnxruntime.capi's layout, for scripts that import from it."""
