@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "onnx/model_reader.hpp"
 #include "runtime/session.hpp"
+#include "value_format.hpp"
 
 namespace tessera::cli {
 
@@ -15,7 +16,7 @@ namespace {
 void print_io(const char* title, const std::vector<ir::ValueInfo>& values) {
   std::cout << title << " (" << values.size() << "):\n";
   for (const auto& v : values)
-    std::cout << "  " << v.name << ": " << v.type.to_string() << " " << v.type.shape_string() << "\n";
+    std::cout << "  " << v.name << ": " << declared_type(v.type) << "\n";
 }
 
 void print_model(const ir::Model& m) {

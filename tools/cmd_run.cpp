@@ -2,6 +2,7 @@
 // outputs (and writes them as .npy files).
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <set>
 
@@ -45,6 +46,10 @@ std::string file_stem(const std::string& name) {
 }
 
 void write_output(const fs::path& dir, const std::string& name, const Value& v) {
+  if (v.is_sequence()) {  // one file per element: NAME_0.npy, NAME_1.npy, ...
+    for (size_t i = 0; i < v.seq().size(); ++i) write_output(dir, str_cat(name, "_", i), v.seq()[i]);
+    return;
+  }
   if (!v.is_tensor()) {
     std::cout << "    not written: " << v.kind_name() << " values have no .npy form\n";
     return;
@@ -120,7 +125,7 @@ int cmd_run(const std::vector<std::string>& argv) {
     } else if (required) {
       Value v = random_value(in.type, dims, rng);
       std::cout << "  input  " << in.name << ": " << describe_value(v) << " random (declared "
-                << in.type.to_string() << " " << in.type.shape_string() << ")\n";
+                << declared_type(in.type) << ")\n";
       feeds.emplace_back(in.name, std::move(v));
     }
   };
@@ -146,8 +151,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
   std::string used;
   for (const auto& p : session->providers()) used += str_cat(used.empty() ? "" : ", ", p);
-  std::cout << "session created in " << ms(t0, t1) << " ms (providers: " << used << "); run took "
-            << ms(t2, t3) << " ms\n";
+  std::cout << std::fixed << std::setprecision(3) << "session created in " << ms(t0, t1)
+            << " ms (providers: " << used << "); run took " << ms(t2, t3) << " ms\n";
   return 0;
 }
 

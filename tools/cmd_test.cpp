@@ -36,6 +36,14 @@ bool ratchet_holds(const std::vector<CaseResult>& results,
   return ok;
 }
 
+// Keeps a case on one readable line; --json has the whole message.
+std::string console_text(const std::string& message) {
+  constexpr size_t kMax = 1000;
+  if (message.size() <= kMax) return message;
+  return str_cat(message.substr(0, kMax), " ... (", message.size() - kMax,
+                 " more characters; the --json report has all of it)");
+}
+
 }  // namespace
 
 int cmd_test(const std::vector<std::string>& argv) {
@@ -90,7 +98,7 @@ int cmd_test(const std::vector<std::string>& argv) {
       std::cout << "PASS " << r.name;
     } else {
       ++failed;
-      std::cout << status_name(r.status) << " " << r.name << ": " << r.message;
+      std::cout << status_name(r.status) << " " << r.name << ": " << console_text(r.message);
     }
     if (verbose) std::cout << "  (" << r.seconds << " s, " << c.dir << ")";
     std::cout << std::endl;  // flush per case: a crash or hang still shows what ran

@@ -60,14 +60,14 @@ std::optional<std::string> compare_tensors(const Tensor& expected_in, const Tens
   const Tensor g = got_in.memory_info().host_accessible() ? got_in : got_in.clone();
   const int64_t n = e.num_elements();
   int64_t first = -1, count = 0;
-  double max_diff = 0;
+  double max_diff = -1;  // over elements where both are finite
   for (int64_t i = 0; i < n; ++i) {
     if (elements_equal(e, g, i, tol)) continue;
     if (first < 0) first = i;
     ++count;
     if (is_float_type(e.dtype()) || is_integer_type(e.dtype())) {
       double d = std::fabs(e.element_as_double(i) - g.element_as_double(i));
-      if (!std::isnan(d)) max_diff = std::max(max_diff, d);
+      if (std::isfinite(d)) max_diff = std::max(max_diff, d);
     }
   }
   if (first < 0) return std::nullopt;
@@ -75,8 +75,11 @@ std::optional<std::string> compare_tensors(const Tensor& expected_in, const Tens
   os << what << " (" << e.description() << "): element " << index_string(e.shape(), first)
      << " expected " << element_to_string(e, first) << ", got " << element_to_string(g, first)
      << "; " << count << " of " << n << " elements differ";
-  if (is_float_type(e.dtype()))
-    os << " (max abs diff " << max_diff << ", rtol " << tol.rtol << ", atol " << tol.atol << ")";
+  if (is_float_type(e.dtype())) {
+    os << " (";
+    if (max_diff >= 0) os << "max abs diff " << max_diff << ", ";
+    os << "rtol " << tol.rtol << ", atol " << tol.atol << ")";
+  }
   return os.str();
 }
 

@@ -103,6 +103,11 @@ Value random_value(const ir::TypeInfo& type, const std::map<std::string, int64_t
        "; give this input with --input NAME=FILE.npy");
 }
 
+std::string declared_type(const ir::TypeInfo& type) {
+  if (!type.is_tensor()) return type.to_string();
+  return str_cat(type.to_string(), " ", type.shape_string());
+}
+
 std::string describe_value(const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kNone: return "none";

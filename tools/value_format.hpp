@@ -21,6 +21,8 @@ Tensor random_tensor(DataType dtype, const Shape& shape, std::mt19937_64& rng);
 Value random_value(const ir::TypeInfo& type, const std::map<std::string, int64_t>& dims,
                    std::mt19937_64& rng);
 
+// "tensor(float) [N,3,224,224]"; non-tensors without a shape.
+std::string declared_type(const ir::TypeInfo& type);
 // "float[1,10]", "seq(float[2]...) x3", "none".
 std::string describe_value(const Value& v);
 // "min -1.2 max 3.4 mean 0.05 | first: 0.1, 0.2, ..." (numeric), or the first strings.

@@ -140,6 +140,16 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     return out;
   }
   if (op == "BitCast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));
+  if (op == "TfIdfVectorizer") return all(tensor_of(DataType::kFloat));
+  if (op == "LinearAttention") {
+    // present_state has past_state's type S; without past_state it is T.
+    out[0] = in(inputs, 0);
+    if (nout > 1) {
+      DataType s = elem(inputs, 3);
+      out[1] = s != DataType::kUndefined ? tensor_of(s) : in(inputs, 0);
+    }
+    return out;
+  }
   // Sequences and optionals.
   if (op == "SequenceEmpty")
     return all(seq_of(tensor_of(attr_dtype(n, "dtype", DataType::kFloat))));

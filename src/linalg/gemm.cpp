@@ -1,0 +1,281 @@
+// The float GEMM driver (Goto/BLIS loop order): for each NC-wide column
+// block and KC-deep slice, B is packed into NR-wide panels that stay in L1
+// while MC-tall blocks of A, packed into MR-tall panels, stream from L2
+// through the micro-kernel. alpha is folded into the A packing; beta is
+// applied to C once before accumulation.
+#include "linalg/gemm.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/error.hpp"
+#include "linalg/gemm_microkernel.hpp"
+
+namespace tessera::linalg {
+
+namespace detail {
+namespace {
+
+constexpr int kGenericMR = 4;
+constexpr int kGenericNR = 16;
+
+void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
+                    int64_t m, int64_t n) {
+  float acc[kGenericMR][kGenericNR] = {};
+  for (int64_t k = 0; k < kc; ++k) {
+    for (int i = 0; i < kGenericMR; ++i) {
+      const float av = a[i];
+      for (int j = 0; j < kGenericNR; ++j) acc[i][j] += av * b[j];
+    }
+    a += kGenericMR;
+    b += kGenericNR;
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += acc[i][j];
+}
+
+}  // namespace
+
+SgemmKernelInfo sgemm_kernel_generic() {
+  return {"generic_f32_4x16", kGenericMR, kGenericNR, kernel_generic};
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::SgemmKernelInfo;
+
+// Tuned on Zen 4 (1 MB L2) with the 6x64 AVX-512 kernel: a 96x512 A block
+// (192 KB) and a 512x64 B panel (128 KB) share L2.
+constexpr int64_t kKC = 512;
+constexpr int64_t kMCPanels = 16;  // MC = 16 * MR
+constexpr int64_t kNC = 4096;
+
+const SgemmKernelInfo& best_kernel() {
+  static const SgemmKernelInfo info = [] {
+    SgemmKernelInfo k;
+    if (detail::sgemm_kernel_avx512(&k)) return k;
+    if (detail::sgemm_kernel_avx2(&k)) return k;
+    return detail::sgemm_kernel_generic();
+  }();
+  return info;
+}
+
+// Per-thread packing buffers, 64-byte aligned, grown on demand and kept, so
+// steady-state calls do not allocate.
+class PackBuffer {
+ public:
+  ~PackBuffer() { std::free(p_); }
+  float* get(size_t n) {
+    if (n > cap_) {
+      std::free(p_);
+      size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+      p_ = static_cast<float*>(std::aligned_alloc(64, bytes));
+      check_code(p_ != nullptr, ErrorCode::kOutOfMemory, "sgemm: cannot allocate ", bytes,
+                 " bytes of packing buffer");
+      cap_ = n;
+    }
+    return p_;
+  }
+
+ private:
+  float* p_ = nullptr;
+  size_t cap_ = 0;
+};
+
+// Packs rows [i0, i0+mc) x cols [p0, p0+kc) of op(A), times alpha, into
+// MR-tall k-major panels, zero-padding the last panel.
+void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
+            int64_t kc, int mr, float alpha, float* dst) {
+  for (int64_t ip = 0; ip < mc; ip += mr) {
+    const int64_t rows = std::min<int64_t>(mr, mc - ip);
+    if (!trans) {
+      for (int64_t i = 0; i < rows; ++i) {
+        const float* src = A + (i0 + ip + i) * lda + p0;
+        for (int64_t k = 0; k < kc; ++k) dst[k * mr + i] = alpha * src[k];
+      }
+      for (int64_t i = rows; i < mr; ++i)
+        for (int64_t k = 0; k < kc; ++k) dst[k * mr + i] = 0.f;
+    } else {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = A + (p0 + k) * lda + i0 + ip;
+        float* d = dst + k * mr;
+        int64_t i = 0;
+        for (; i < rows; ++i) d[i] = alpha * src[i];
+        for (; i < mr; ++i) d[i] = 0.f;
+      }
+    }
+    dst += kc * mr;
+  }
+}
+
+// Packs rows [p0, p0+kc) x cols [j0, j0+nc) of op(B) into NR-wide k-major panels.
+void pack_b(bool trans, const float* B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc,
+            int64_t nc, int nr, float* dst) {
+  for (int64_t jp = 0; jp < nc; jp += nr) {
+    const int64_t cols = std::min<int64_t>(nr, nc - jp);
+    if (!trans) {
+      for (int64_t k = 0; k < kc; ++k) {
+        const float* src = B + (p0 + k) * ldb + j0 + jp;
+        float* d = dst + k * nr;
+        int64_t j = 0;
+        for (; j < cols; ++j) d[j] = src[j];
+        for (; j < nr; ++j) d[j] = 0.f;
+      }
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        const float* src = B + (j0 + jp + j) * ldb + p0;
+        for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = src[k];
+      }
+      for (int64_t j = cols; j < nr; ++j)
+        for (int64_t k = 0; k < kc; ++k) dst[k * nr + j] = 0.f;
+    }
+    dst += kc * nr;
+  }
+}
+
+void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc) {
+  if (beta == 1.f) return;
+  for (int64_t i = 0; i < m; ++i) {
+    float* row = C + i * ldc;
+    if (beta == 0.f)
+      std::fill(row, row + n, 0.f);
+    else
+      for (int64_t j = 0; j < n; ++j) row[j] *= beta;
+  }
+}
+
+// Single-threaded C[i0:i0+m, j0:j0+n] += alpha * op(A) op(B) (beta already applied).
+void gemm_block(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t i0, int64_t m,
+                int64_t j0, int64_t n, int64_t K, float alpha, const float* A, int64_t lda,
+                const float* B, int64_t ldb, float* C, int64_t ldc) {
+  static thread_local PackBuffer abuf, bbuf;
+  const int mr = kern.mr, nr = kern.nr;
+  const int64_t mc_max = kMCPanels * mr;
+  const int64_t nc_max = kNC;
+  float* ap = abuf.get(size_t(mc_max * kKC));
+  float* bp = bbuf.get(size_t((nc_max + nr) * kKC));
+  for (int64_t jc = 0; jc < n; jc += nc_max) {
+    const int64_t nc = std::min(nc_max, n - jc);
+    for (int64_t pc = 0; pc < K; pc += kKC) {
+      const int64_t kc = std::min(kKC, K - pc);
+      pack_b(tb, B, ldb, pc, j0 + jc, kc, nc, nr, bp);
+      for (int64_t ic = 0; ic < m; ic += mc_max) {
+        const int64_t mc = std::min(mc_max, m - ic);
+        pack_a(ta, A, lda, i0 + ic, pc, mc, kc, mr, alpha, ap);
+        for (int64_t jr = 0; jr < nc; jr += nr) {
+          const float* bpanel = bp + (jr / nr) * kc * nr;
+          float* cblock = C + (i0 + ic) * ldc + j0 + jc + jr;
+          const int64_t ncols = std::min<int64_t>(nr, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += mr)
+            kern.fn(kc, ap + (ir / mr) * kc * mr, bpanel, cblock + ir * ldc, ldc,
+                    std::min<int64_t>(mr, mc - ir), ncols);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N,
+                int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+                int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool) {
+  check(M >= 0 && N >= 0 && K >= 0, "sgemm: negative size M=", M, " N=", N, " K=", K);
+  if (M == 0 || N == 0) return;
+  const bool no_product = K == 0 || alpha == 0.f;
+  int threads = pool ? pool->num_threads() : 1;
+  const double flops = 2.0 * double(M) * double(N) * double(K);
+  if (flops < 2.0e6) threads = 1;
+  // Split the larger dimension first: every task packs its own slice of the
+  // other operand, so splitting M re-packs B per task and vice versa.
+  const int64_t mblocks = (M + kern.mr - 1) / kern.mr;
+  const int64_t nblocks = (N + kern.nr - 1) / kern.nr;
+  int64_t mt = 1, nt = 1;
+  if (threads > 1) {
+    if (M >= N) {
+      mt = std::min<int64_t>(threads, mblocks);
+      nt = std::min<int64_t>((threads + mt - 1) / mt, nblocks);
+    } else {
+      nt = std::min<int64_t>(threads, nblocks);
+      mt = std::min<int64_t>((threads + nt - 1) / nt, mblocks);
+    }
+  }
+  auto task = [&](int64_t t) {
+    const int64_t ti = t / nt, tj = t % nt;
+    const int64_t mb0 = mblocks * ti / mt, mb1 = mblocks * (ti + 1) / mt;
+    const int64_t nb0 = nblocks * tj / nt, nb1 = nblocks * (tj + 1) / nt;
+    const int64_t i0 = mb0 * kern.mr, i1 = std::min(M, mb1 * kern.mr);
+    const int64_t j0 = nb0 * kern.nr, j1 = std::min(N, nb1 * kern.nr);
+    if (i1 <= i0 || j1 <= j0) return;
+    scale_c(i1 - i0, j1 - j0, beta, C + i0 * ldc + j0, ldc);
+    if (!no_product)
+      gemm_block(kern, ta, tb, i0, i1 - i0, j0, j1 - j0, K, alpha, A, lda, B, ldb, C, ldc);
+  };
+  if (mt * nt == 1) {
+    task(0);
+    return;
+  }
+  pool->parallel_for(mt * nt, flops / double(mt * nt), [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) task(t);
+  });
+}
+
+}  // namespace detail
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
+           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
+           int64_t ldc, ThreadPool* pool) {
+  detail::sgemm_with(best_kernel(), trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C,
+                     ldc, pool);
+}
+
+const char* sgemm_kernel_name() { return best_kernel().name; }
+
+void dgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
+           const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
+           int64_t ldc, ThreadPool* pool) {
+  check(M >= 0 && N >= 0 && K >= 0, "dgemm: negative size M=", M, " N=", N, " K=", K);
+  if (M == 0 || N == 0) return;
+  auto a_at = [&](int64_t i, int64_t k) { return trans_a ? A[k * lda + i] : A[i * lda + k]; };
+  // Rows of C are independent; within a row, the non-transposed B case is a
+  // sequence of contiguous axpys (vectorizes), the transposed one a set of dots.
+  auto rows = [&](int64_t r0, int64_t r1) {
+    constexpr int64_t kBlock = 256;
+    for (int64_t i = r0; i < r1; ++i) {
+      double* c = C + i * ldc;
+      if (beta == 0.0)
+        std::fill(c, c + N, 0.0);
+      else if (beta != 1.0)
+        for (int64_t j = 0; j < N; ++j) c[j] *= beta;
+      if (K == 0 || alpha == 0.0) continue;
+      if (!trans_b) {
+        for (int64_t j0 = 0; j0 < N; j0 += kBlock) {
+          const int64_t j1 = std::min(N, j0 + kBlock);
+          for (int64_t k = 0; k < K; ++k) {
+            const double a = alpha * a_at(i, k);
+            const double* b = B + k * ldb;
+            for (int64_t j = j0; j < j1; ++j) c[j] += a * b[j];
+          }
+        }
+      } else {
+        for (int64_t j = 0; j < N; ++j) {
+          const double* b = B + j * ldb;
+          double s = 0.0;
+          for (int64_t k = 0; k < K; ++k) s += a_at(i, k) * b[k];
+          c[j] += alpha * s;
+        }
+      }
+    }
+  };
+  const double cost = 2.0 * double(N) * double(K) + double(N);
+  if (pool)
+    pool->parallel_for(M, cost, rows);
+  else
+    rows(0, M);
+}
+
+}  // namespace tessera::linalg

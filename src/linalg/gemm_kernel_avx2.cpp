@@ -1,0 +1,68 @@
+// AVX2+FMA float micro-kernel: a 6x16 tile of C in 12 ymm registers.
+// Partial tiles go through a small stack buffer (AVX2 has no cheap masked
+// float stores of arbitrary width).
+#include "linalg/gemm_microkernel.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace tessera::linalg::detail {
+
+#if defined(__x86_64__)
+namespace {
+
+constexpr int kMR = 6;
+constexpr int kNR = 16;
+
+__attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
+                                                      const float* b, float* c, int64_t ldc,
+                                                      int64_t m, int64_t n) {
+  __m256 acc[kMR][2];
+#pragma GCC unroll 6
+  for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+  for (int64_t k = 0; k < kc; ++k) {
+    const __m256 b0 = _mm256_load_ps(b);
+    const __m256 b1 = _mm256_load_ps(b + 8);
+#pragma GCC unroll 6
+    for (int i = 0; i < kMR; ++i) {
+      const __m256 av = _mm256_broadcast_ss(a + i);
+      acc[i][0] = _mm256_fmadd_ps(av, b0, acc[i][0]);
+      acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);
+    }
+    a += kMR;
+    b += kNR;
+  }
+  if (m == kMR && n == kNR) {
+#pragma GCC unroll 6
+    for (int i = 0; i < kMR; ++i) {
+      float* row = c + i * ldc;
+      _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]));
+      _mm256_storeu_ps(row + 8, _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]));
+    }
+    return;
+  }
+  alignas(32) float tile[kMR][kNR];
+#pragma GCC unroll 6
+  for (int i = 0; i < kMR; ++i) {
+    _mm256_store_ps(tile[i], acc[i][0]);
+    _mm256_store_ps(tile[i] + 8, acc[i][1]);
+  }
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += tile[i][j];
+}
+
+}  // namespace
+
+bool sgemm_kernel_avx2(SgemmKernelInfo* out) {
+  __builtin_cpu_init();
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+  *out = {"avx2_f32_6x16", kMR, kNR, kernel_6x16};
+  return true;
+}
+
+#else
+bool sgemm_kernel_avx2(SgemmKernelInfo*) { return false; }
+#endif
+
+}  // namespace tessera::linalg::detail

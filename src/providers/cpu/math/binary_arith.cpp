@@ -1,0 +1,268 @@
+// Arithmetic and bitwise binary ops with multidirectional broadcasting: Add,
+// Sub, Mul, Div, Mod, Pow, PRelu, BitShift, BitwiseAnd/Or/Xor. Integers wrap
+// on overflow (computed in unsigned arithmetic); integer division or modulo by
+// zero is an error naming the node.
+#include <cmath>
+#include <string>
+
+#include "providers/cpu/math/binary_kernel.hpp"
+#include "providers/cpu/math/math_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+struct AddOp {
+  using Types = NumericTypes;
+  explicit AddOp(const ep::KernelInfo&) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    if constexpr (is_half_v<T>) return T(float(a) + float(b));
+    else return wrap_add(a, b);
+  }
+};
+
+struct SubOp {
+  using Types = NumericTypes;
+  explicit SubOp(const ep::KernelInfo&) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    if constexpr (is_half_v<T>) return T(float(a) - float(b));
+    else return wrap_sub(a, b);
+  }
+};
+
+struct MulOp {
+  using Types = NumericTypes;
+  explicit MulOp(const ep::KernelInfo&) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    if constexpr (is_half_v<T>) return T(float(a) * float(b));
+    else return wrap_mul(a, b);
+  }
+};
+
+struct DivOp {
+  using Types = NumericTypes;
+  static constexpr bool kIntDivisor = true;
+  explicit DivOp(const ep::KernelInfo&) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    if constexpr (is_half_v<T>) {
+      return T(float(a) / float(b));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return a / b;
+    } else {
+      // Zero divisors were rejected before the loop; this guard only keeps the
+      // loop free of traps. INT_MIN / -1 overflows: wrap like negation.
+      if (b == 0) return T(0);
+      if constexpr (std::is_signed_v<T>)
+        if (b == T(-1)) return wrap_neg(a);
+      return T(a / b);  // truncates toward zero, as C does
+    }
+  }
+};
+
+struct ModOp {
+  using Types = NumericTypes;
+  static constexpr bool kIntDivisor = true;
+  bool fmod;
+  explicit ModOp(const ep::KernelInfo& info) : fmod(info.attr_int("fmod", 0) != 0) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    if constexpr (is_float_v<T>) {
+      // The spec asks for fmod=1 with floats; with fmod=0 we give numpy's
+      // mod (sign of the divisor) rather than refusing the model.
+      using C = Compute<T>;
+      C x = load(a), y = load(b);
+      C r = std::fmod(x, y);
+      if (!fmod && r != 0 && ((r < 0) != (y < 0))) r += y;
+      return store<T>(r);
+    } else {
+      if (b == 0) return T(0);
+      if constexpr (std::is_signed_v<T>) {
+        if (b == T(-1)) return T(0);
+        T r = T(a % b);
+        if (!fmod && r != 0 && ((r < 0) != (b < 0))) r = T(r + b);
+        return r;
+      } else {
+        return T(a % b);
+      }
+    }
+  }
+};
+
+struct BitShiftOp {
+  using Types = TypeList<uint8_t, uint16_t, uint32_t, uint64_t>;
+  bool left;
+  explicit BitShiftOp(const ep::KernelInfo& info) {
+    std::string d = info.attr_string("direction");
+    if (d != "LEFT" && d != "RIGHT")
+      info.fail_node("direction must be \"LEFT\" or \"RIGHT\", got \"", d, "\"");
+    left = d == "LEFT";
+  }
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    // Shifting by the width or more is undefined in C++; the bits are all gone.
+    if (b >= T(sizeof(T) * 8)) return T(0);
+    return left ? T(WrapType<T>(a) << b) : T(a >> b);
+  }
+};
+
+template <int kKind>  // 0 and, 1 or, 2 xor
+struct BitwiseOp {
+  using Types = IntTypes;
+  explicit BitwiseOp(const ep::KernelInfo&) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T a, T b) const {
+    if constexpr (kKind == 0) return T(a & b);
+    else if constexpr (kKind == 1) return T(a | b);
+    else return T(a ^ b);
+  }
+};
+
+struct PReluOp {
+  using Types = NumericTypes;
+  explicit PReluOp(const ep::KernelInfo&) {}
+  template <typename T>
+  using Out = T;
+  template <typename T>
+  T apply(T x, T slope) const {
+    if constexpr (std::is_unsigned_v<T>) {
+      (void)slope;
+      return x;
+    } else if constexpr (is_half_v<T>) {
+      float v = float(x);
+      return v < 0 ? T(v * float(slope)) : x;
+    } else {
+      return x < T(0) ? wrap_mul(x, slope) : x;
+    }
+  }
+};
+
+// PRelu broadcasts slope to X only (unidirectional). Opsets before 7 took a
+// per-channel slope of shape [C] for X [N, C, ...]; it is lined up with axis 1.
+class PReluKernel final : public ep::OpKernel {
+ public:
+  explicit PReluKernel(const ep::KernelInfo& info) : op_(info), opset_(info.opset()) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Tensor& slope = ctx.required_input(1);
+    check_same_type(ctx, x, slope);
+    Shape ss = slope.shape();
+    if (opset_ < 7 && ss.rank() == 1 && x.rank() > 2 && ss[0] == x.shape()[1] && ss[0] != 1) {
+      std::vector<int64_t> d(x.rank() - 1, 1);
+      d[0] = ss[0];
+      ss = Shape(d);
+    }
+    Shape so = broadcast_or_fail(ctx, {x.shape(), ss});
+    if (so != x.shape())
+      ctx.fail_node("slope ", slope.shape().to_string(), " does not broadcast to X ",
+                    x.shape().to_string());
+    visit_type(PReluOp::Types{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Tensor& out = ctx.output(0, so, x.dtype());
+      const PReluOp& op = op_;
+      binary_broadcast(ctx.thread_pool(), x.data<T>(), x.shape(), slope.data<T>(), ss,
+                       out.mutable_data<T>(), so, 1.0,
+                       [&op](T a, T b) { return op.template apply<T>(a, b); });
+    });
+  }
+
+ private:
+  PReluOp op_;
+  int64_t opset_;
+};
+
+// Integer power by squaring, wrapping on overflow; negative exponents give the
+// integer part of 1/x^n (1, -1 or 0).
+template <typename T, typename E>
+T int_pow(T x, E e) {
+  if constexpr (std::is_signed_v<E>) {
+    if (e < 0) {
+      if (x == T(1)) return T(1);
+      if constexpr (std::is_signed_v<T>)
+        if (x == T(-1)) return (e % 2) ? T(-1) : T(1);
+      return T(0);
+    }
+  }
+  T r = T(1);
+  uint64_t n = uint64_t(e);
+  while (n) {
+    if (n & 1u) r = wrap_mul(r, x);
+    x = wrap_mul(x, x);
+    n >>= 1;
+  }
+  return r;
+}
+
+template <typename T, typename E>
+T pow_elem(T x, E y) {
+  if constexpr (is_float_v<T>) {
+    using C = Compute<T>;
+    return store<T>(std::pow(C(load(x)), C(load(y))));
+  } else if constexpr (is_float_v<E>) {
+    return float_to_int<T>(std::pow(double(x), double(load(y))));
+  } else {
+    return int_pow(x, y);
+  }
+}
+
+// Pow's base and exponent may have different types (opset 12 on).
+class PowKernel final : public ep::OpKernel {
+ public:
+  explicit PowKernel(const ep::KernelInfo& info) : legacy_(info) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Tensor& y = ctx.required_input(1);
+    Shape sy = legacy_.align_b(ctx, x.shape(), y.shape());
+    Shape so = broadcast_or_fail(ctx, {x.shape(), sy});
+    const std::string what = ctx.node().describe();
+    using Bases = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
+    visit_type(Bases{}, x.dtype(), what, [&](auto tx) {
+      using T = typename decltype(tx)::type;
+      visit_type(NumericTypes{}, y.dtype(), what, [&](auto ty) {
+        using E = typename decltype(ty)::type;
+        Tensor& out = ctx.output(0, so, x.dtype());
+        binary_broadcast(ctx.thread_pool(), x.data<T>(), x.shape(), y.data<E>(), sy,
+                         out.mutable_data<T>(), so, 8.0,
+                         [](T a, E b) { return pow_elem<T, E>(a, b); });
+      });
+    });
+  }
+
+ private:
+  LegacyBroadcast legacy_;
+};
+
+}  // namespace
+
+void add_binary_arith_factories(FactoryMap& m) {
+  m["Add"] = factory_of<BinaryKernel<AddOp>>();
+  m["Sub"] = factory_of<BinaryKernel<SubOp>>();
+  m["Mul"] = factory_of<BinaryKernel<MulOp>>();
+  m["Div"] = factory_of<BinaryKernel<DivOp>>();
+  m["Mod"] = factory_of<BinaryKernel<ModOp>>();
+  m["BitShift"] = factory_of<BinaryKernel<BitShiftOp>>();
+  m["BitwiseAnd"] = factory_of<BinaryKernel<BitwiseOp<0>>>();
+  m["BitwiseOr"] = factory_of<BinaryKernel<BitwiseOp<1>>>();
+  m["BitwiseXor"] = factory_of<BinaryKernel<BitwiseOp<2>>>();
+  m["PRelu"] = factory_of<PReluKernel>();
+  m["Pow"] = factory_of<PowKernel>();
+}
+
+}  // namespace tessera::cpu

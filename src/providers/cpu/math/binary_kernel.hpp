@@ -1,0 +1,57 @@
+// One kernel class for every same-typed binary op: the op is a small functor
+// (attributes parsed in its constructor, `apply<T>(a, b)` per element, the
+// types it serves in `Types`, its output type in `Out<T>`).
+#pragma once
+#include <type_traits>
+
+#include "ep/kernel.hpp"
+#include "providers/cpu/math/elementwise.hpp"
+
+namespace tessera::cpu {
+
+inline void check_same_type(const ep::KernelContext& ctx, const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype())
+    ctx.fail_node("inputs must have the same element type, got ", a.description(), " and ",
+                  b.description());
+}
+
+template <typename Op, typename = void>
+struct HasIntDivisor : std::false_type {};
+template <typename Op>
+struct HasIntDivisor<Op, std::void_t<decltype(Op::kIntDivisor)>> : std::true_type {};
+
+template <typename Op>
+class BinaryKernel final : public ep::OpKernel {
+ public:
+  explicit BinaryKernel(const ep::KernelInfo& info) : op_(info), legacy_(info) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& a = ctx.required_input(0);
+    const Tensor& b = ctx.required_input(1);
+    check_same_type(ctx, a, b);
+    const Shape sb = legacy_.align_b(ctx, a.shape(), b.shape());
+    const Shape so = broadcast_or_fail(ctx, {a.shape(), sb});
+    visit_type(typename Op::Types{}, a.dtype(), ctx.node().describe(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using R = typename Op::template Out<T>;
+      const T* pb = b.data<T>();
+      if constexpr (HasIntDivisor<Op>::value && std::is_integral_v<T>) {
+        if (so.num_elements() > 0)
+          for (int64_t i = 0, n = b.num_elements(); i < n; ++i)
+            if (pb[i] == T(0))
+              ctx.fail_node("integer division by zero (divisor ", b.description(),
+                            " has a zero at flat index ", i, ")");
+      }
+      Tensor& out = ctx.output(0, so, data_type_of<R>());
+      const Op& op = op_;
+      binary_broadcast(ctx.thread_pool(), a.data<T>(), a.shape(), pb, sb, out.mutable_data<R>(),
+                       so, 1.0, [&op](T x, T y) { return op.template apply<T>(x, y); });
+    });
+  }
+
+ private:
+  Op op_;
+  LegacyBroadcast legacy_;
+};
+
+}  // namespace tessera::cpu

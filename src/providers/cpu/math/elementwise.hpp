@@ -1,0 +1,138 @@
+// Element-wise loops over broadcast inputs. The inner loops are plain indexed
+// loops over contiguous memory so the compiler vectorizes them; the special
+// cases (equal shapes, a scalar operand) skip the broadcast bookkeeping.
+#pragma once
+#include <algorithm>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/shape.hpp"
+#include "ep/kernel.hpp"
+#include "ops/broadcast.hpp"
+#include "providers/cpu/math/type_dispatch.hpp"
+
+namespace tessera::cpu {
+
+// Broadcast result shape; on failure the error names the node and the shapes.
+inline Shape broadcast_or_fail(const ep::KernelContext& ctx, const std::vector<Shape>& shapes) {
+  try {
+    return ops::broadcast_shapes(shapes);
+  } catch (const Error& e) {
+    ctx.fail_node(e.what());
+  }
+}
+
+// Opsets 1-6 of the binary ops: with broadcast=1 and `axis`, B's dims line up
+// with A's starting at `axis` (B [3] against A [2,3,4] at axis 1 acts as
+// [1,3,1]). Without axis the alignment is from the right, as numpy does.
+struct LegacyBroadcast {
+  bool active = false;
+  int64_t axis = 0;
+  explicit LegacyBroadcast(const ep::KernelInfo& info) {
+    if (info.opset() < 7 && info.attr_int("broadcast", 0) != 0 && info.has_attr("axis")) {
+      active = true;
+      axis = info.attr_int("axis");
+    }
+  }
+  Shape align_b(const ep::KernelContext& ctx, const Shape& a, const Shape& b) const {
+    if (!active) return b;
+    int64_t ra = int64_t(a.rank()), rb = int64_t(b.rank());
+    int64_t ax = axis < 0 ? axis + ra : axis;
+    if (ax < 0 || ax + rb > ra)
+      ctx.fail_node("legacy broadcast axis ", axis, " does not fit B ", b.to_string(),
+                    " into A ", a.to_string());
+    std::vector<int64_t> d(size_t(ra), 1);
+    for (int64_t i = 0; i < rb; ++i) d[size_t(ax + i)] = b[size_t(i)];
+    return Shape(d);
+  }
+};
+
+// out[i] = f(a[ia], b[ib]) with multidirectional broadcasting.
+template <typename TA, typename TB, typename TO, typename F>
+void binary_broadcast(ThreadPool& pool, const TA* a, const Shape& sa, const TB* b,
+                      const Shape& sb, TO* out, const Shape& so, double cost, F f) {
+  const int64_t n = so.num_elements();
+  if (n == 0) return;
+  const int64_t na = sa.num_elements(), nb = sb.num_elements();
+  if (na == n && nb == n) {
+    parallel_chunks(pool, n, cost, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) out[i] = f(a[i], b[i]);
+    });
+    return;
+  }
+  if (na == 1 && nb == n) {
+    const TA av = a[0];
+    parallel_chunks(pool, n, cost, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) out[i] = f(av, b[i]);
+    });
+    return;
+  }
+  if (nb == 1 && na == n) {
+    const TB bv = b[0];
+    parallel_chunks(pool, n, cost, [&](int64_t s, int64_t e) {
+      for (int64_t i = s; i < e; ++i) out[i] = f(a[i], bv);
+    });
+    return;
+  }
+  ops::BroadcastIndexer bi({sa, sb}, so);
+  const int64_t inner = bi.inner();
+  const bool va = bi.inner_stride(0) != 0, vb = bi.inner_stride(1) != 0;
+  parallel_chunks(pool, bi.num_rows(), cost * double(inner), [&](int64_t r0, int64_t r1) {
+    int64_t off[2];
+    for (int64_t r = r0; r < r1; ++r) {
+      bi.row_offsets(r, off);
+      const TA* pa = a + off[0];
+      const TB* pb = b + off[1];
+      TO* po = out + r * inner;
+      if (va && vb) {
+        for (int64_t i = 0; i < inner; ++i) po[i] = f(pa[i], pb[i]);
+      } else if (va) {
+        const TB bv = pb[0];
+        for (int64_t i = 0; i < inner; ++i) po[i] = f(pa[i], bv);
+      } else if (vb) {
+        const TA av = pa[0];
+        for (int64_t i = 0; i < inner; ++i) po[i] = f(av, pb[i]);
+      } else {
+        const TO v = f(pa[0], pb[0]);
+        for (int64_t i = 0; i < inner; ++i) po[i] = v;
+      }
+    }
+  });
+}
+
+// Walks a broadcast plan in blocks of at most kBlock output elements, in
+// parallel: fn(out_begin, offsets, count) where offsets[k] is input k's first
+// element for the block (advancing by bi.inner_stride(k) per element). Rows
+// longer than a block are split, so equal shapes (one long row) still spread.
+template <typename Fn>
+void for_each_block(ThreadPool& pool, const ops::BroadcastIndexer& bi, double cost, Fn&& fn) {
+  constexpr int64_t kBlock = 4096;
+  const int64_t inner = bi.inner();
+  if (bi.num_rows() == 0 || inner == 0) return;
+  const int64_t per_row = (inner + kBlock - 1) / kBlock;
+  const int64_t items = bi.num_rows() * per_row;
+  const size_t n_in = bi.num_inputs();
+  parallel_chunks(pool, items, cost * double(std::min(inner, kBlock)), [&](int64_t s, int64_t e) {
+    std::vector<int64_t> off(n_in), cur(n_in);
+    int64_t last_row = -1;
+    for (int64_t it = s; it < e; ++it) {
+      int64_t r = it / per_row, j0 = (it % per_row) * kBlock;
+      if (r != last_row) {
+        bi.row_offsets(r, off.data());
+        last_row = r;
+      }
+      for (size_t k = 0; k < n_in; ++k) cur[k] = off[k] + j0 * bi.inner_stride(k);
+      fn(r * inner + j0, cur.data(), std::min(kBlock, inner - j0));
+    }
+  });
+}
+
+// out[i] = f(in[i]) over a flat range.
+template <typename TI, typename TO, typename F>
+void unary_map(ThreadPool& pool, const TI* in, TO* out, int64_t n, double cost, F f) {
+  parallel_chunks(pool, n, cost, [&](int64_t s, int64_t e) {
+    for (int64_t i = s; i < e; ++i) out[i] = f(in[i]);
+  });
+}
+
+}  // namespace tessera::cpu

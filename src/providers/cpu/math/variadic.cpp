@@ -1,0 +1,133 @@
+// Variadic ops with multidirectional broadcasting (Sum, Mean, Max, Min) and
+// the three-way select Where. Max and Min propagate NaN.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "providers/cpu/math/binary_kernel.hpp"
+#include "providers/cpu/math/math_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+enum class Fold { kSum, kMean, kMax, kMin };
+
+template <Fold kFold, typename C>
+inline C fold(C acc, C x) {
+  if constexpr (kFold == Fold::kSum || kFold == Fold::kMean) {
+    return wrap_add(acc, x);
+  } else if constexpr (kFold == Fold::kMax) {
+    if constexpr (std::is_floating_point_v<C>) return (x > acc || std::isnan(x)) ? x : acc;
+    else return x > acc ? x : acc;
+  } else {
+    if constexpr (std::is_floating_point_v<C>) return (x < acc || std::isnan(x)) ? x : acc;
+    else return x < acc ? x : acc;
+  }
+}
+
+template <Fold kFold>
+class VariadicKernel final : public ep::OpKernel {
+ public:
+  explicit VariadicKernel(const ep::KernelInfo&) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    std::vector<const Tensor*> ins;
+    std::vector<Shape> shapes;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor* t = ctx.input(i);
+      if (!t) continue;
+      if (!ins.empty()) check_same_type(ctx, *ins[0], *t);
+      ins.push_back(t);
+      shapes.push_back(t->shape());
+    }
+    if (ins.empty()) ctx.fail_node("needs at least one input");
+    const Shape so = broadcast_or_fail(ctx, shapes);
+    using Types = std::conditional_t<kFold == Fold::kSum || kFold == Fold::kMean, FloatTypes,
+                                     NumericTypes>;
+    visit_type(Types{}, ins[0]->dtype(), ctx.node().describe(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = Compute<T>;
+      Tensor& out = ctx.output(0, so, ins[0]->dtype());
+      T* po = out.mutable_data<T>();
+      std::vector<const T*> src;
+      for (const Tensor* t : ins) src.push_back(t->data<T>());
+      const size_t n_in = src.size();
+      ops::BroadcastIndexer bi(shapes, so);
+      for_each_block(ctx.thread_pool(), bi, double(n_in), [&](int64_t o, const int64_t* off,
+                                                             int64_t count) {
+        C acc[4096];
+        const T* p0 = src[0] + off[0];
+        if (bi.inner_stride(0)) {
+          for (int64_t i = 0; i < count; ++i) acc[i] = load(p0[i]);
+        } else {
+          for (int64_t i = 0; i < count; ++i) acc[i] = load(p0[0]);
+        }
+        for (size_t k = 1; k < n_in; ++k) {
+          const T* p = src[k] + off[k];
+          if (bi.inner_stride(k)) {
+            for (int64_t i = 0; i < count; ++i) acc[i] = fold<kFold, C>(acc[i], load(p[i]));
+          } else {
+            const C v = load(p[0]);
+            for (int64_t i = 0; i < count; ++i) acc[i] = fold<kFold, C>(acc[i], v);
+          }
+        }
+        if constexpr (kFold == Fold::kMean) {
+          const C inv_n = C(n_in);
+          for (int64_t i = 0; i < count; ++i) po[o + i] = store<T>(acc[i] / inv_n);
+        } else {
+          for (int64_t i = 0; i < count; ++i) po[o + i] = store<T>(acc[i]);
+        }
+      });
+    });
+  }
+};
+
+class WhereKernel final : public ep::OpKernel {
+ public:
+  explicit WhereKernel(const ep::KernelInfo&) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& c = ctx.required_input(0);
+    const Tensor& x = ctx.required_input(1);
+    const Tensor& y = ctx.required_input(2);
+    if (c.dtype() != DataType::kBool)
+      ctx.fail_node("condition must be bool, got ", c.description());
+    check_same_type(ctx, x, y);
+    const std::vector<Shape> shapes = {c.shape(), x.shape(), y.shape()};
+    const Shape so = broadcast_or_fail(ctx, shapes);
+    visit_type(AllTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      Tensor& out = ctx.output(0, so, x.dtype());
+      T* po = out.mutable_data<T>();
+      const bool* pc = c.data<bool>();
+      const T* px = x.data<T>();
+      const T* py = y.data<T>();
+      ops::BroadcastIndexer bi(shapes, so);
+      const int64_t sc = bi.inner_stride(0), sx = bi.inner_stride(1), sy = bi.inner_stride(2);
+      for_each_block(ctx.thread_pool(), bi, 1.0, [&](int64_t o, const int64_t* off,
+                                                    int64_t count) {
+        const bool* cc = pc + off[0];
+        const T* xx = px + off[1];
+        const T* yy = py + off[2];
+        T* oo = po + o;
+        if (sc && sx && sy) {
+          for (int64_t i = 0; i < count; ++i) oo[i] = cc[i] ? xx[i] : yy[i];
+        } else {
+          for (int64_t i = 0; i < count; ++i) oo[i] = cc[i * sc] ? xx[i * sx] : yy[i * sy];
+        }
+      });
+    });
+  }
+};
+
+}  // namespace
+
+void add_variadic_factories(FactoryMap& m) {
+  m["Sum"] = factory_of<VariadicKernel<Fold::kSum>>();
+  m["Mean"] = factory_of<VariadicKernel<Fold::kMean>>();
+  m["Max"] = factory_of<VariadicKernel<Fold::kMax>>();
+  m["Min"] = factory_of<VariadicKernel<Fold::kMin>>();
+  m["Where"] = factory_of<WhereKernel>();
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,247 @@
+// Gemm and MatMul. Float types run through linalg::sgemm (float16/bfloat16
+// via float buffers), double through dgemm, integers through plain loops.
+#include <algorithm>
+
+#include "linalg/gemm.hpp"
+#include "providers/cpu/nn/nn_common.hpp"
+#include "providers/cpu/nn/nn_kernels.hpp"
+
+namespace tessera::cpu::nn {
+
+namespace {
+
+void gemm_any(bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+              int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+              ThreadPool* pool) {
+  linalg::sgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, pool);
+}
+void gemm_any(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, const double* A,
+              int64_t lda, const double* B, int64_t ldb, double beta, double* C, int64_t ldc,
+              ThreadPool* pool) {
+  linalg::dgemm(ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, pool);
+}
+// Integers: wrap-around arithmetic, as the spec's integer Gemm/MatMul imply.
+template <typename T>
+void gemm_int(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+              int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i) {
+    T* c = C + i * ldc;
+    for (int64_t j = 0; j < N; ++j) c[j] = beta == T(0) ? T(0) : T(c[j] * beta);
+    for (int64_t k = 0; k < K; ++k) {
+      const T a = T(alpha * (ta ? A[k * lda + i] : A[i * lda + k]));
+      for (int64_t j = 0; j < N; ++j) c[j] = T(c[j] + a * (tb ? B[j * ldb + k] : B[k * ldb + j]));
+    }
+  }
+}
+
+template <typename Fn>
+void dispatch_int(DataType t, Fn&& fn) {
+  switch (t) {
+    case DataType::kInt32: fn.template operator()<int32_t>(); break;
+    case DataType::kInt64: fn.template operator()<int64_t>(); break;
+    case DataType::kUInt32: fn.template operator()<uint32_t>(); break;
+    case DataType::kUInt64: fn.template operator()<uint64_t>(); break;
+    case DataType::kInt8: fn.template operator()<int8_t>(); break;
+    case DataType::kUInt8: fn.template operator()<uint8_t>(); break;
+    case DataType::kInt16: fn.template operator()<int16_t>(); break;
+    case DataType::kUInt16: fn.template operator()<uint16_t>(); break;
+    default:
+      fail(ErrorCode::kInvalidArgument, "unsupported element type ", data_type_name(t));
+  }
+}
+
+bool is_float_family(DataType t) {
+  return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
+         t == DataType::kBFloat16;
+}
+
+class GemmKernel : public ep::OpKernel {
+ public:
+  explicit GemmKernel(const ep::KernelInfo& info)
+      : ta_(info.attr_int("transA", 0) != 0),
+        tb_(info.attr_int("transB", 0) != 0),
+        alpha_(info.attr_float("alpha", 1.f)),
+        beta_(info.attr_float("beta", 1.f)) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& A = ctx.required_input(0);
+    const Tensor& B = ctx.required_input(1);
+    const Tensor* C = ctx.input(2);
+    if (A.rank() != 2 || B.rank() != 2)
+      ctx.fail_node("A and B must be 2-D, got A ", A.shape().to_string(), " and B ",
+                    B.shape().to_string());
+    const int64_t M = ta_ ? A.shape()[1] : A.shape()[0];
+    const int64_t K = ta_ ? A.shape()[0] : A.shape()[1];
+    const int64_t KB = tb_ ? B.shape()[1] : B.shape()[0];
+    const int64_t N = tb_ ? B.shape()[0] : B.shape()[1];
+    if (K != KB)
+      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(), (ta_ ? " (transposed)" : ""),
+                    " gives K=", K, " but B ", B.shape().to_string(),
+                    (tb_ ? " (transposed)" : ""), " gives K=", KB);
+    // C broadcasts one way to [M, N].
+    int64_t c_rows = 0, c_cols = 0;  // strides into C (0 = broadcast)
+    if (C) {
+      const auto& cd = C->shape().dims();
+      if (cd.size() > 2) ctx.fail_node("C must have rank <= 2, got ", C->shape().to_string());
+      const int64_t cm = cd.size() == 2 ? cd[0] : 1;
+      const int64_t cn = cd.empty() ? 1 : cd.back();
+      if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
+        ctx.fail_node("C ", C->shape().to_string(), " does not broadcast to [", M, ",", N, "]");
+      c_cols = cn == 1 ? 0 : 1;
+      c_rows = cm == 1 ? 0 : cn;
+    }
+    Tensor& Y = ctx.output(0, Shape{M, N});
+    const DataType dt = A.dtype();
+    if (is_float_family(dt)) {
+      dispatch_compute(dt, [&]<typename T>() {
+        std::vector<T> sa, sb, sc;
+        const T* a = to_compute<T>(A, sa);
+        const T* b = to_compute<T>(B, sb);
+        ComputeOutput<T> y(Y);
+        T* yp = y.data();
+        T beta = T(0);
+        if (C && beta_ != 0.f) {
+          const T* c = to_compute<T>(*C, sc);
+          for (int64_t i = 0; i < M; ++i)
+            for (int64_t j = 0; j < N; ++j)
+              yp[i * N + j] = T(beta_) * c[i * c_rows + j * c_cols];
+          beta = T(1);
+        }
+        gemm_any(ta_, tb_, M, N, K, T(alpha_), a, ta_ ? M : K, b, tb_ ? K : N, beta, yp, N,
+                 &ctx.thread_pool());
+        y.finish();
+      });
+      return;
+    }
+    dispatch_int(dt, [&]<typename T>() {
+      T* yp = Y.mutable_data<T>();
+      T beta = T(0);
+      if (C && beta_ != 0.f) {
+        const T* c = C->data<T>();
+        for (int64_t i = 0; i < M; ++i)
+          for (int64_t j = 0; j < N; ++j) yp[i * N + j] = T(T(beta_) * c[i * c_rows + j * c_cols]);
+        beta = T(1);
+      }
+      gemm_int<T>(ta_, tb_, M, N, K, T(alpha_), A.data<T>(), ta_ ? M : K, B.data<T>(),
+                  tb_ ? K : N, beta, yp, N);
+    });
+  }
+
+ private:
+  bool ta_, tb_;
+  float alpha_, beta_;
+};
+
+class MatMulKernel : public ep::OpKernel {
+ public:
+  explicit MatMulKernel(const ep::KernelInfo&) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& A = ctx.required_input(0);
+    const Tensor& B = ctx.required_input(1);
+    if (A.rank() == 0 || B.rank() == 0)
+      ctx.fail_node("MatMul inputs must have rank >= 1, got A ", A.shape().to_string(), " and B ",
+                    B.shape().to_string());
+    std::vector<int64_t> ad = A.shape().dims(), bd = B.shape().dims();
+    const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
+    if (a_vec) ad.insert(ad.begin(), 1);
+    if (b_vec) bd.push_back(1);
+    const int64_t M = ad[ad.size() - 2], K = ad.back();
+    const int64_t KB = bd[bd.size() - 2], N = bd.back();
+    if (K != KB)
+      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(), " and B ",
+                    B.shape().to_string(), " (", K, " vs ", KB, ")");
+    // Broadcast the batch dims.
+    const size_t ab = ad.size() - 2, bb = bd.size() - 2;
+    const size_t nb = std::max(ab, bb);
+    std::vector<int64_t> batch(nb), astr(nb, 0), bstr(nb, 0);
+    int64_t as = M * K, bs = K * N;
+    for (size_t i = nb; i-- > 0;) {
+      const int64_t da = i + ab >= nb ? ad[i + ab - nb] : 1;
+      const int64_t db = i + bb >= nb ? bd[i + bb - nb] : 1;
+      if (da != db && da != 1 && db != 1)
+        ctx.fail_node("batch dimensions do not broadcast: A ", A.shape().to_string(), " and B ",
+                      B.shape().to_string());
+      batch[i] = std::max(da, db);
+      if (da == 0 || db == 0) batch[i] = 0;
+      astr[i] = da == 1 ? 0 : as;
+      bstr[i] = db == 1 ? 0 : bs;
+      as *= da;
+      bs *= db;
+    }
+    std::vector<int64_t> yd = batch;
+    if (!a_vec) yd.push_back(M);
+    if (!b_vec) yd.push_back(N);
+    Tensor& Y = ctx.output(0, Shape(yd));
+    int64_t nbatch = 1;
+    for (int64_t d : batch) nbatch *= d;
+    if (Y.num_elements() == 0) return;
+    // When only A has batch dims, its rows stack into one (batch*M) x K GEMM.
+    bool fold = nbatch > 1;
+    for (size_t i = 0; i < nb; ++i) fold = fold && bstr[i] == 0;
+    auto offsets = [&](int64_t bi, int64_t& ao, int64_t& bo) {
+      ao = bo = 0;
+      for (size_t i = nb; i-- > 0;) {
+        const int64_t idx = bi % batch[i];
+        bi /= batch[i];
+        ao += idx * astr[i];
+        bo += idx * bstr[i];
+      }
+    };
+    const DataType dt = A.dtype();
+    if (is_float_family(dt)) {
+      dispatch_compute(dt, [&]<typename T>() {
+        std::vector<T> sa, sb;
+        const T* a = to_compute<T>(A, sa);
+        const T* b = to_compute<T>(B, sb);
+        ComputeOutput<T> y(Y);
+        T* yp = y.data();
+        ThreadPool* pool = &ctx.thread_pool();
+        bool a_dense = true;  // A's batch is contiguous in order (no broadcast in A)
+        for (size_t i = 0; i < nb; ++i) a_dense = a_dense && (astr[i] != 0 || batch[i] == 1);
+        if (fold && a_dense) {
+          gemm_any(false, false, nbatch * M, N, K, T(1), a, K, b, N, T(0), yp, N, pool);
+        } else if (double(M) * N * K >= 1e5 || nbatch == 1) {
+          for (int64_t bi = 0; bi < nbatch; ++bi) {
+            int64_t ao, bo;
+            offsets(bi, ao, bo);
+            gemm_any(false, false, M, N, K, T(1), a + ao, K, b + bo, N, T(0), yp + bi * M * N, N,
+                     pool);
+          }
+        } else {  // many small products: one per task
+          pool->parallel_for(nbatch, 2.0 * double(M) * N * K, [&](int64_t b0, int64_t b1) {
+            for (int64_t bi = b0; bi < b1; ++bi) {
+              int64_t ao, bo;
+              offsets(bi, ao, bo);
+              gemm_any(false, false, M, N, K, T(1), a + ao, K, b + bo, N, T(0),
+                       yp + bi * M * N, N, nullptr);
+            }
+          });
+        }
+        y.finish();
+      });
+      return;
+    }
+    dispatch_int(dt, [&]<typename T>() {
+      const T* a = A.data<T>();
+      const T* b = B.data<T>();
+      T* yp = Y.mutable_data<T>();
+      for (int64_t bi = 0; bi < nbatch; ++bi) {
+        int64_t ao, bo;
+        offsets(bi, ao, bo);
+        gemm_int<T>(false, false, M, N, K, T(1), a + ao, K, b + bo, N, T(0), yp + bi * M * N, N);
+      }
+    });
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ep::OpKernel> make_gemm(const ep::KernelInfo& info) {
+  return std::make_unique<GemmKernel>(info);
+}
+std::unique_ptr<ep::OpKernel> make_matmul(const ep::KernelInfo& info) {
+  return std::make_unique<MatMulKernel>(info);
+}
+
+}  // namespace tessera::cpu::nn

@@ -1,0 +1,275 @@
+// LRN, MeanVarianceNormalization, LpNormalization and Dropout.
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "providers/cpu/nn/nn_common.hpp"
+#include "providers/cpu/nn/nn_kernels.hpp"
+
+namespace tessera::cpu::nn {
+
+namespace {
+
+class LrnKernel : public ep::OpKernel {
+ public:
+  explicit LrnKernel(const ep::KernelInfo& info)
+      : size_(info.attr_int("size")),
+        alpha_(info.attr_float("alpha", 1e-4f)),
+        beta_(info.attr_float("beta", 0.75f)),
+        bias_(info.attr_float("bias", 1.0f)) {
+    if (size_ <= 0) info.fail_node("size must be positive, got ", size_);
+  }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    if (X.rank() < 2) ctx.fail_node("X must be [N, C, ...], got ", X.shape().to_string());
+    const int64_t N = X.shape()[0], C = X.shape()[1], S = X.shape().size_from(2);
+    Tensor& Y = ctx.output(0, X.shape());
+    const int64_t lo = (size_ - 1) / 2, hi = size_ - 1 - lo;  // floor / ceil of (size-1)/2
+    dispatch_compute(X.dtype(), [&]<typename T>() {
+      std::vector<T> sx;
+      const T* x = to_compute<T>(X, sx);
+      ComputeOutput<T> yo(Y);
+      T* y = yo.data();
+      ctx.thread_pool().parallel_for(N * C, double(S * size_), [&](int64_t b0, int64_t b1) {
+        for (int64_t nc = b0; nc < b1; ++nc) {
+          const int64_t n = nc / C, c = nc % C;
+          const int64_t c0 = std::max<int64_t>(0, c - lo), c1 = std::min<int64_t>(C - 1, c + hi);
+          for (int64_t i = 0; i < S; ++i) {
+            double sq = 0;
+            for (int64_t k = c0; k <= c1; ++k) {
+              const double v = double(x[(n * C + k) * S + i]);
+              sq += v * v;
+            }
+            const double d = std::pow(double(bias_) + double(alpha_) / double(size_) * sq, double(beta_));
+            y[nc * S + i] = T(double(x[nc * S + i]) / d);
+          }
+        }
+      });
+      yo.finish();
+    });
+  }
+
+ private:
+  int64_t size_;
+  float alpha_, beta_, bias_;
+};
+
+// Splits a shape into [outer, reduced..., inner] index maps: element i's
+// group (the non-reduced coordinates) and the groups' count.
+struct AxesSplit {
+  std::vector<int64_t> group_of;
+  int64_t groups = 0;
+};
+
+AxesSplit split_axes(const Shape& s, const std::vector<bool>& reduce) {
+  AxesSplit a;
+  const size_t r = s.rank();
+  const int64_t n = s.num_elements();
+  a.group_of.resize(size_t(n));
+  std::vector<int64_t> gstride(r, 0);
+  int64_t g = 1;
+  for (size_t d = r; d-- > 0;)
+    if (!reduce[d]) {
+      gstride[d] = g;
+      g *= s[d];
+    }
+  a.groups = g;
+  std::vector<int64_t> idx(r, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t gi = 0;
+    for (size_t d = 0; d < r; ++d) gi += idx[d] * gstride[d];
+    a.group_of[size_t(i)] = gi;
+    for (size_t d = r; d-- > 0;) {
+      if (++idx[d] < s[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return a;
+}
+
+class MvnKernel : public ep::OpKernel {
+ public:
+  explicit MvnKernel(const ep::KernelInfo& info) : axes_(info.attr_ints("axes", {0, 2, 3})) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    const int64_t r = int64_t(X.rank());
+    std::vector<bool> reduce(static_cast<size_t>(r), false);
+    for (int64_t a : axes_) {
+      if (a < -r || a >= r)
+        ctx.fail_node("axis ", a, " in axes ", dims_str(axes_), " is out of range for X ",
+                      X.shape().to_string());
+      reduce[size_t(a < 0 ? a + r : a)] = true;
+    }
+    Tensor& Y = ctx.output(0, X.shape());
+    const AxesSplit sp = split_axes(X.shape(), reduce);
+    const int64_t n = X.num_elements();
+    dispatch_compute(X.dtype(), [&]<typename T>() {
+      std::vector<T> sx;
+      const T* x = to_compute<T>(X, sx);
+      ComputeOutput<T> yo(Y);
+      T* y = yo.data();
+      std::vector<double> sum(static_cast<size_t>(sp.groups), 0.0), sq(static_cast<size_t>(sp.groups), 0.0);
+      std::vector<int64_t> cnt(static_cast<size_t>(sp.groups), 0);
+      for (int64_t i = 0; i < n; ++i) {
+        sum[size_t(sp.group_of[size_t(i)])] += double(x[i]);
+        ++cnt[size_t(sp.group_of[size_t(i)])];
+      }
+      for (int64_t g = 0; g < sp.groups; ++g) sum[size_t(g)] /= double(std::max<int64_t>(1, cnt[size_t(g)]));
+      for (int64_t i = 0; i < n; ++i) {
+        const double d = double(x[i]) - sum[size_t(sp.group_of[size_t(i)])];
+        sq[size_t(sp.group_of[size_t(i)])] += d * d;
+      }
+      // As the spec's function body: (X - mean) / (sqrt(var) + 1e-9).
+      for (int64_t g = 0; g < sp.groups; ++g)
+        sq[size_t(g)] = std::sqrt(sq[size_t(g)] / double(std::max<int64_t>(1, cnt[size_t(g)]))) + 1e-9;
+      for (int64_t i = 0; i < n; ++i) {
+        const size_t g = size_t(sp.group_of[size_t(i)]);
+        y[i] = T((double(x[i]) - sum[g]) / sq[g]);
+      }
+      yo.finish();
+    });
+  }
+
+ private:
+  std::vector<int64_t> axes_;
+};
+
+class LpNormKernel : public ep::OpKernel {
+ public:
+  explicit LpNormKernel(const ep::KernelInfo& info)
+      : axis_(info.attr_int("axis", -1)), p_(info.attr_int("p", 2)) {
+    if (p_ != 1 && p_ != 2) info.fail_node("p must be 1 or 2, got ", p_);
+  }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    const int64_t r = int64_t(X.rank());
+    if (r == 0 || axis_ < -r || axis_ >= r)
+      ctx.fail_node("axis ", axis_, " is out of range for X ", X.shape().to_string());
+    const size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
+    const int64_t outer = X.shape().size_to(axis), len = X.shape()[axis],
+                  inner = X.shape().size_from(axis + 1);
+    Tensor& Y = ctx.output(0, X.shape());
+    dispatch_compute(X.dtype(), [&]<typename T>() {
+      std::vector<T> sx;
+      const T* x = to_compute<T>(X, sx);
+      ComputeOutput<T> yo(Y);
+      T* y = yo.data();
+      for (int64_t o = 0; o < outer; ++o)
+        for (int64_t in = 0; in < inner; ++in) {
+          const int64_t base = o * len * inner + in;
+          double norm = 0;
+          for (int64_t k = 0; k < len; ++k) {
+            const double v = double(x[base + k * inner]);
+            norm += p_ == 1 ? std::abs(v) : v * v;
+          }
+          if (p_ == 2) norm = std::sqrt(norm);
+          for (int64_t k = 0; k < len; ++k)
+            y[base + k * inner] = norm == 0 ? T(0) : T(double(x[base + k * inner]) / norm);
+        }
+      yo.finish();
+    });
+  }
+
+ private:
+  int64_t axis_, p_;
+};
+
+// Dropout is the identity at inference (mask all true). With training_mode
+// (opset 12+) and ratio > 0 it drops with a seeded generator and scales the
+// kept values by 1 / (1 - ratio).
+class DropoutKernel : public ep::OpKernel {
+ public:
+  explicit DropoutKernel(const ep::KernelInfo& info)
+      : opset_(info.opset()),
+        ratio_(info.attr_float("ratio", 0.5f)),
+        seed_(info.attr_int("seed", 0)),
+        has_seed_(info.has_attr("seed")) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    double ratio = ratio_;
+    bool training = false;
+    if (opset_ >= 12) {
+      ratio = 0.5;
+      if (const Tensor* r = ctx.input(1)) {
+        if (r->num_elements() != 1) ctx.fail_node("ratio must be a scalar, got ", r->shape().to_string());
+        ratio = r->element_as_double(0);
+      }
+      if (const Tensor* t = ctx.input(2)) {
+        if (t->num_elements() != 1)
+          ctx.fail_node("training_mode must be a scalar, got ", t->shape().to_string());
+        training = t->element_as_int64(0) != 0;
+      }
+    }
+    if (training && (ratio < 0 || ratio >= 1))
+      ctx.fail_node("ratio must be in [0, 1), got ", ratio);
+    const bool drop = training && ratio > 0;
+    Tensor& Y = ctx.output(0, X.shape());
+    const int64_t n = X.num_elements();
+    // Before opset 10 the mask had X's type; since then it is bool.
+    const DataType mask_t = opset_ < 10 ? X.dtype() : DataType::kBool;
+    Tensor* mask = ctx.has_output(1) ? &ctx.output(1, X.shape(), mask_t) : nullptr;
+    if (!drop) {
+      if (n > 0) std::memcpy(Y.mutable_raw_data(), X.raw_data(), X.byte_size());
+      if (mask) fill_mask(*mask, nullptr);
+      return;
+    }
+    if (!(X.dtype() == DataType::kFloat || X.dtype() == DataType::kDouble ||
+          X.dtype() == DataType::kFloat16 || X.dtype() == DataType::kBFloat16))
+      ctx.fail_node("training-mode dropout supports float types only, got ",
+                    data_type_name(X.dtype()));
+    std::mt19937_64 rng(has_seed_ ? uint64_t(seed_) : std::random_device{}());
+    std::bernoulli_distribution keep(1.0 - ratio);
+    std::vector<char> kept(static_cast<size_t>(n));
+    for (auto& k : kept) k = keep(rng) ? 1 : 0;
+    const double scale = 1.0 / (1.0 - ratio);
+    dispatch_compute(X.dtype(), [&]<typename T>() {
+      std::vector<T> sx;
+      const T* x = to_compute<T>(X, sx);
+      ComputeOutput<T> yo(Y);
+      for (int64_t i = 0; i < n; ++i) yo.data()[i] = kept[size_t(i)] ? T(double(x[i]) * scale) : T(0);
+      yo.finish();
+    });
+    if (mask) fill_mask(*mask, &kept);
+  }
+
+ private:
+  static void fill_mask(Tensor& m, const std::vector<char>* kept) {
+    const int64_t n = m.num_elements();
+    if (m.dtype() == DataType::kBool) {
+      bool* d = m.mutable_data<bool>();
+      for (int64_t i = 0; i < n; ++i) d[i] = !kept || (*kept)[size_t(i)];
+      return;
+    }
+    dispatch_compute(m.dtype(), [&]<typename T>() {
+      ComputeOutput<T> o(m);
+      for (int64_t i = 0; i < n; ++i) o.data()[i] = (!kept || (*kept)[size_t(i)]) ? T(1) : T(0);
+      o.finish();
+    });
+  }
+
+  int64_t opset_;
+  float ratio_;
+  int64_t seed_;
+  bool has_seed_;
+};
+
+}  // namespace
+
+std::unique_ptr<ep::OpKernel> make_lrn(const ep::KernelInfo& info) {
+  return std::make_unique<LrnKernel>(info);
+}
+std::unique_ptr<ep::OpKernel> make_mvn(const ep::KernelInfo& info) {
+  return std::make_unique<MvnKernel>(info);
+}
+std::unique_ptr<ep::OpKernel> make_lp_norm(const ep::KernelInfo& info) {
+  return std::make_unique<LpNormKernel>(info);
+}
+std::unique_ptr<ep::OpKernel> make_dropout(const ep::KernelInfo& info) {
+  return std::make_unique<DropoutKernel>(info);
+}
+
+}  // namespace tessera::cpu::nn

@@ -1,0 +1,86 @@
+#include "providers/cpu/nn/nn_common.hpp"
+
+#include <algorithm>
+
+namespace tessera::cpu::nn {
+
+std::string dims_str(const std::vector<int64_t>& d) { return Shape(d).to_string(); }
+
+void WindowAttrs::parse(const ep::KernelInfo& info, bool pool) {
+  auto_pad = info.attr_string("auto_pad", "NOTSET");
+  if (auto_pad.empty()) auto_pad = "NOTSET";
+  if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
+      auto_pad != "VALID")
+    info.fail_node("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got '", auto_pad,
+                   "'");
+  kernel = info.attr_ints("kernel_shape");
+  strides = info.attr_ints("strides");
+  pads = info.attr_ints("pads");
+  dilations = info.attr_ints("dilations");
+  if (pool) ceil_mode = info.attr_int("ceil_mode", 0) != 0;
+  for (int64_t s : strides)
+    if (s <= 0) info.fail_node("strides must be positive, got ", dims_str(strides));
+  for (int64_t d : dilations)
+    if (d <= 0) info.fail_node("dilations must be positive, got ", dims_str(dilations));
+  for (int64_t k : kernel)
+    if (k <= 0) info.fail_node("kernel_shape must be positive, got ", dims_str(kernel));
+  for (int64_t p : pads)
+    if (p < 0) info.fail_node("pads must be non-negative, got ", dims_str(pads));
+}
+
+int64_t Window::in_size() const { return Shape(in).num_elements(); }
+int64_t Window::out_size() const { return Shape(out).num_elements(); }
+int64_t Window::kernel_size() const { return Shape(kernel).num_elements(); }
+
+Window resolve_window(const ep::KernelContext& ctx, const WindowAttrs& a,
+                      const std::vector<int64_t>& in, const std::vector<int64_t>& kernel) {
+  const size_t r = in.size();
+  Window w;
+  w.in = in;
+  w.kernel = kernel;
+  if (kernel.size() != r)
+    ctx.fail_node("kernel_shape ", dims_str(kernel), " has ", kernel.size(),
+                  " dims but the input has ", r, " spatial dims ", dims_str(in));
+  w.strides = a.strides.empty() ? std::vector<int64_t>(r, 1) : a.strides;
+  w.dilations = a.dilations.empty() ? std::vector<int64_t>(r, 1) : a.dilations;
+  if (w.strides.size() != r) ctx.fail_node("strides ", dims_str(w.strides), " need ", r, " values");
+  if (w.dilations.size() != r)
+    ctx.fail_node("dilations ", dims_str(w.dilations), " need ", r, " values");
+  w.pads_begin.assign(r, 0);
+  w.pads_end.assign(r, 0);
+  if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
+    if (a.pads.size() != 2 * r)
+      ctx.fail_node("pads ", dims_str(a.pads), " need ", 2 * r, " values for ", r,
+                    " spatial dims");
+    for (size_t i = 0; i < r; ++i) {
+      w.pads_begin[i] = a.pads[i];
+      w.pads_end[i] = a.pads[i + r];
+    }
+  }
+  w.out.resize(r);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t ek = (kernel[i] - 1) * w.dilations[i] + 1;  // effective kernel extent
+    const int64_t s = w.strides[i];
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      const int64_t o = (in[i] + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (o - 1) * s + ek - in[i]);
+      const int64_t small = total / 2;
+      w.pads_begin[i] = a.auto_pad == "SAME_UPPER" ? small : total - small;
+      w.pads_end[i] = total - w.pads_begin[i];
+      w.out[i] = o;
+      continue;
+    }
+    const int64_t span = in[i] + w.pads_begin[i] + w.pads_end[i] - ek;
+    if (span < 0)
+      ctx.fail_node("kernel extent ", ek, " (kernel ", kernel[i], ", dilation ", w.dilations[i],
+                    ") is larger than padded input dim ", i, " of ", dims_str(in));
+    int64_t o = a.ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+    // With ceil_mode the last window must start inside the input or its
+    // begin padding, not wholly in the end padding.
+    if (a.ceil_mode && (o - 1) * s >= in[i] + w.pads_begin[i]) --o;
+    w.out[i] = o;
+  }
+  return w;
+}
+
+}  // namespace tessera::cpu::nn

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Shell-level checks of the `tessera` command line: exit codes, the test
+# runner's report format and ratchet, .npy in and out, and inspect's report.
+# Usage: bash tests/cli/test_cli.sh [path/to/tessera]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+TESSERA="$(realpath "${1:-build/tessera}")"
+PY=/usr/bin/python3
+WORK="$(mktemp -d)"
+trap 'rm -rf "$WORK"' EXIT
+failures=0
+
+ok() { echo "ok   $1"; }
+bad() { echo "FAILED CHECK $1"; failures=$((failures + 1)); }
+# expect_rc WANT DESCRIPTION -- COMMAND...   (stdout+stderr go to $WORK/out)
+expect_rc() {
+  local want=$1 what=$2; shift 3
+  "$@" >"$WORK/out" 2>&1
+  local rc=$?
+  if [ "$rc" = "$want" ]; then ok "$what (exit $rc)"; else bad "$what: exit $rc, wanted $want"; sed 's/^/     | /' "$WORK/out" | head -20; fi
+}
+# expect_out PATTERN DESCRIPTION: grep -E on the last command's output
+expect_out() {
+  if grep -qE -- "$1" "$WORK/out"; then ok "$2"; else bad "$2: no line matching '$1'"; sed 's/^/     | /' "$WORK/out" | head -20; fi
+}
+
+[ -x "$TESSERA" ] || { echo "no tessera binary at $TESSERA"; exit 1; }
+
+echo "-- usage and exit codes"
+expect_rc 0 "--version" -- "$TESSERA" --version
+expect_out '^tessera [0-9]+\.[0-9]+' "--version prints the version"
+expect_rc 0 "help" -- "$TESSERA" help
+expect_out 'usage: tessera' "help prints usage"
+expect_rc 2 "no command" -- "$TESSERA"
+expect_rc 2 "unknown command" -- "$TESSERA" frobnicate
+expect_out "unknown command 'frobnicate'" "unknown command is named"
+expect_rc 2 "unknown flag" -- "$TESSERA" test models --bogus
+expect_out "unknown option '--bogus'" "unknown flag is named"
+expect_rc 2 "flag without its value" -- "$TESSERA" test models --json
+expect_rc 2 "run without a model" -- "$TESSERA" run
+expect_rc 2 "bad --opt-level" -- "$TESSERA" run m.onnx --opt-level turbo
+expect_rc 2 "test on a missing folder" -- "$TESSERA" test "$WORK/nope"
+expect_rc 1 "run on a missing model" -- "$TESSERA" run "$WORK/nope.onnx"
+expect_out "nope.onnx" "missing model is named"
+
+if ! $PY -c "import numpy, onnx" 2>/dev/null; then
+  echo "python3 with numpy and onnx not found; skipping the runner checks"
+  [ $failures = 0 ] && echo "all CLI checks passed" || echo "$failures CLI check(s) failed"
+  exit $((failures > 0))
+fi
+CASES="$WORK/cases"
+$PY tests/cli/make_cli_cases.py "$CASES" || { echo "could not generate the test cases"; exit 1; }
+npass=$(ls -d "$CASES"/pass_* | wc -l)
+nfail=$(ls -d "$CASES"/fail_* "$CASES"/error_* | wc -l)
+
+echo "-- tessera test: report"
+expect_rc 1 "a run with failures exits 1" -- "$TESSERA" test "$CASES" --json "$WORK/report.json"
+expect_out '^PASS pass_float$' "tolerance rtol 1e-3"
+expect_out '^PASS pass_nan_inf$' "NaN equals NaN, infinities of the same sign"
+expect_out '^PASS pass_int64$' "int64 exact"
+expect_out '^PASS pass_bool$' "bool exact"
+expect_out '^PASS pass_two_sets$' "several data sets"
+expect_out "^FAIL fail_value: .*element \[1\] expected 2\.1, got 2" "value mismatch names the element"
+expect_out '^FAIL fail_inf_sign: .*expected -inf, got inf' "infinities must match in sign"
+expect_out '^FAIL fail_nan: .*expected 1, got nan' "NaN against a number fails"
+expect_out '^FAIL fail_int64: .*expected 8, got 7' "integers compared exactly"
+expect_out '^FAIL fail_shape: .*expected shape \[1,2\], got \[2\]' "shape mismatch"
+expect_out '^FAIL fail_second_set: test_data_set_1' "mismatch names the data set"
+expect_out '^ERROR error_bad_model: .*model.onnx' "a broken model is an ERROR naming the file"
+expect_out '^ERROR error_no_data: .*no test_data_set' "a case without data is an ERROR"
+if [ -d "$CASES/pass_sequence" ]; then
+  expect_out '^PASS pass_sequence$' "sequences compared element-wise"
+  expect_out "^FAIL fail_sequence: .*'z'\[1\]" "sequence mismatch names the element"
+fi
+last=$(tail -n 1 "$WORK/out")
+if [ "$last" = "$npass passed, $nfail failed" ]; then ok "last line is '$last'"; else bad "last line is '$last', wanted '$npass passed, $nfail failed'"; fi
+if $PY - "$WORK/report.json" "$((npass + nfail))" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r) == int(sys.argv[2]), len(r)
+for e in r:
+    assert set(e) == {"name", "status", "message", "seconds"}, e
+    assert e["status"] in ("PASS", "FAIL", "ERROR"), e
+    assert (e["status"] == "PASS") == (e["message"] == ""), e
+    assert isinstance(e["seconds"], float) and e["seconds"] >= 0, e
+PYEOF
+then ok "--json report is valid"; else bad "--json report"; fi
+
+echo "-- tessera test: selection, timeout, ratchet"
+expect_rc 0 "all passing cases exit 0" -- "$TESSERA" test "$CASES" --filter pass_
+expect_out "^$npass passed, 0 failed$" "--filter keeps only matching cases"
+expect_rc 0 "one case folder" -- "$TESSERA" test "$CASES/pass_float/"
+expect_out '^PASS pass_float$' "a case given directly is named by its folder"
+expect_rc 1 "timeout" -- "$TESSERA" test "$CASES/pass_float" --timeout 0.000001
+expect_out '^ERROR pass_float: timed out' "a slow case is an ERROR"
+expect_rc 0 "--atol 0.2 accepts a 0.1 difference" -- "$TESSERA" test "$CASES/fail_value" --atol 0.2
+
+{
+  echo "# expected failures for the CLI test"
+  echo
+  for d in "$CASES"/fail_* "$CASES"/error_*; do echo "$(basename "$d")   # on purpose"; done
+} >"$WORK/expected.txt"
+expect_rc 0 "exactly the listed cases fail" -- "$TESSERA" test "$CASES" --expected-failures "$WORK/expected.txt"
+expect_out "^$npass passed, $nfail failed$" "counts still reported with a ratchet"
+grep -v fail_value "$WORK/expected.txt" >"$WORK/expected_missing.txt"
+expect_rc 1 "an unlisted failure" -- "$TESSERA" test "$CASES" --expected-failures "$WORK/expected_missing.txt"
+expect_out '^UNEXPECTED FAILURE fail_value' "the unlisted failure is named"
+{ cat "$WORK/expected.txt"; echo "pass_bool  # wrongly listed"; } >"$WORK/expected_extra.txt"
+expect_rc 1 "a listed case that passes" -- "$TESSERA" test "$CASES" --expected-failures "$WORK/expected_extra.txt"
+expect_out '^NEWLY PASSING pass_bool' "the newly passing case is named"
+expect_rc 0 "listed cases outside --filter are ignored" -- "$TESSERA" test "$CASES" --filter pass_ --expected-failures "$WORK/expected.txt"
+expect_rc 1 "missing expected-failures file" -- "$TESSERA" test "$CASES" --expected-failures "$WORK/none.txt"
+
+echo "-- tessera run"
+MODEL="$CASES/pass_float/model.onnx"
+expect_rc 0 "run with .npy inputs" -- "$TESSERA" run "$MODEL" --input cond="$CASES/cond.npy" \
+  --input x="$CASES/x.npy" --input y="$CASES/y.npy" --output-dir "$WORK/outputs"
+expect_out "output z: float\[2\]" "output type and shape printed"
+expect_out "min -2.5  max 1.5" "output summary printed"
+if $PY -c "import numpy as np, sys; z = np.load(sys.argv[1]); assert z.dtype == np.float32 and z.tolist() == [1.5, -2.5], z" "$WORK/outputs/z.npy"; then
+  ok "z.npy is readable by numpy and holds the output"
+else
+  bad "z.npy"
+fi
+expect_rc 0 "run with random inputs" -- "$TESSERA" run "$MODEL" --seed 3 --threads 1 --opt-level basic
+expect_out "input  x: float\[2\] random" "random input of the declared type"
+expect_rc 1 "input of the wrong dtype" -- "$TESSERA" run "$MODEL" --input x="$CASES/x_double.npy"
+expect_out "holds double" "dtype mismatch explained"
+expect_rc 1 "unknown input name" -- "$TESSERA" run "$MODEL" --input nosuch="$CASES/x.npy"
+expect_out "no input named 'nosuch'" "unknown input named"
+expect_rc 1 "unreadable .npy" -- "$TESSERA" run "$MODEL" --input x="$MODEL"
+expect_out "not a valid .npy file" "bad .npy explained"
+expect_rc 1 "unknown provider" -- "$TESSERA" run "$MODEL" --providers NoSuchExecutionProvider
+expect_out "NoSuchExecutionProvider" "unknown provider named"
+
+echo "-- .npy compatibility with numpy, every dtype"
+for f in "$CASES"/npy/*.onnx; do
+  dt=$(basename "$f" .onnx)
+  rm -rf "$WORK/npy_out"
+  if "$TESSERA" run "$f" --input cond="$CASES/cond.npy" --input x="$CASES/npy/$dt.npy" \
+       --input y="$CASES/npy/$dt.npy" --output-dir "$WORK/npy_out" >"$WORK/out" 2>&1 &&
+     $PY -c "import numpy as np, sys; a, b = np.load(sys.argv[1]), np.load(sys.argv[2]); assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all(), (a, b)" \
+       "$CASES/npy/$dt.npy" "$WORK/npy_out/z.npy" 2>>"$WORK/out"; then
+    ok "$dt through numpy -> tessera -> numpy"
+  else
+    bad "$dt .npy round trip"; sed 's/^/     | /' "$WORK/out" | head -20
+  fi
+done
+
+echo "-- tessera inspect"
+expect_rc 0 "inspect" -- "$TESSERA" inspect "$MODEL"
+expect_out '^inputs \(3\):' "inputs listed"
+expect_out '^  x: tensor\(float\) \[2\]' "input type and shape"
+expect_out '^opset imports: ai.onnx=13' "opset imports"
+expect_out '^producer: cli-test' "producer"
+expect_out '^  purpose: cli test' "metadata_props"
+expect_out '^  If: 1' "node counts by op type"
+expect_out '\[If\] -> CPUExecutionProvider' "node assignment"
+expect_rc 1 "inspect a broken model" -- "$TESSERA" inspect "$CASES/error_bad_model/model.onnx"
+
+if [ $failures = 0 ]; then echo "all CLI checks passed"; else echo "$failures CLI check(s) failed"; fi
+exit $((failures > 0))
