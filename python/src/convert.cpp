@@ -1,5 +1,7 @@
 #include "convert.hpp"
 
+#include <pybind11/stl.h>
+
 #include <cstring>
 
 namespace tessera::python {
@@ -151,7 +153,7 @@ py::object value_to_python(const Value& v) {
     case Value::Kind::kSequence: {
       py::list items;
       for (const Value& item : v.seq()) items.append(value_to_python(item));
-      return std::move(items);
+      return items;
     }
     case Value::Kind::kMap: {
       py::list keys = tensor_to_numpy(v.map().keys).attr("tolist")();
@@ -160,7 +162,7 @@ py::object value_to_python(const Value& v) {
             py::len(values), " values");
       py::dict out;
       for (size_t i = 0; i < py::len(keys); ++i) out[keys[i]] = values[i];
-      return std::move(out);
+      return out;
     }
   }
   return py::none();
