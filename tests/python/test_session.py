@@ -219,3 +219,25 @@ def test_node_assignments_name_the_provider(session):
     assignments = session.get_node_assignments()
     assert {a[1] for a in assignments} == {"Add", "Mul"}
     assert all(a[3] == "CPUExecutionProvider" for a in assignments)
+
+
+def test_outputs_never_alias_feeds_or_weights(identity, tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    from conftest import make_model, save
+    s = ort.InferenceSession(identity(TensorProto.FLOAT, [4]), providers=["CPUExecutionProvider"])
+    x = np.arange(4, dtype=np.float32)
+    y = s.run(None, {"x": x})[0]
+    assert not np.shares_memory(x, y)
+    y[:] = -1
+    assert x.tolist() == [0, 1, 2, 3]
+
+    c = numpy_helper.from_array(np.array([1, 2], np.int64), "c")
+    model = make_model([helper.make_node("Identity", ["c"], ["out"])], [],
+                       [helper.make_tensor_value_info("out", TensorProto.INT64, [2])],
+                       initializers=[c])
+    s = ort.InferenceSession(save(model, tmp_path / "const.onnx"),
+                             providers=["CPUExecutionProvider"])
+    out = s.run(None, {})[0]
+    out[:] = 0
+    assert s.run(None, {})[0].tolist() == [1, 2]
