@@ -20,6 +20,13 @@ if [ -f tests/cli/test_cli.sh ]; then
   bash tests/cli/test_cli.sh "$BUILD_DIR/tessera" || status=1
 fi
 
+echo "== Python package"
+if ls "$BUILD_DIR"/python/tessera/_C*.so > /dev/null 2>&1; then
+  PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python || status=1
+else
+  echo "the Python extension was not built (needs pybind11-dev, python3-dev, python3-numpy); skipped"
+fi
+
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 echo "== ONNX conformance suite"
 if [ -d "$CONF" ]; then

@@ -1,0 +1,44 @@
+// `tessera._C`: the thin extension under the pure-Python `tessera` package.
+// Module-level functions live here; classes are bound in their own files.
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "core/logging.hpp"
+#include "ep/provider_registry.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera::python {
+namespace {
+
+int g_logger_verbosity = 0;  // kept for onnxruntime compatibility; the logger has no verbosity
+
+void bind_module_functions(py::module_& m) {
+  m.def("get_available_providers",
+        [] { return ep::ProviderRegistry::instance().available_names(); },
+        "Providers this build can create on this machine, in priority order.");
+  m.def("get_registered_providers", [] { return ep::ProviderRegistry::instance().names(); },
+        "Every provider this build knows, available here or not.");
+  m.def("get_device", [] { return std::string("CPU"); });
+  m.def("get_version_string", [] { return std::string(version_string()); });
+  m.def("set_default_logger_severity", [](int severity) {
+    check(severity >= 0 && severity <= 4, "logger severity must be 0 (verbose) to 4 (fatal), got ",
+          severity);
+    set_log_severity(static_cast<Severity>(severity));
+  });
+  m.def("get_default_logger_severity", [] { return static_cast<int>(log_severity()); });
+  m.def("set_default_logger_verbosity", [](int verbosity) { g_logger_verbosity = verbosity; });
+  m.def("get_default_logger_verbosity", [] { return g_logger_verbosity; });
+}
+
+}  // namespace
+}  // namespace tessera::python
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Tessera ONNX runtime: native bindings (use the `tessera` package instead)";
+  tessera::python::bind_errors(m);
+  tessera::python::bind_module_functions(m);
+  tessera::python::bind_ortvalue(m);
+  tessera::python::bind_options(m);
+  tessera::python::bind_session(m);
+  m.attr("__version__") = tessera::version_string();
+}

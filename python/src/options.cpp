@@ -1,0 +1,115 @@
+#include "options.hpp"
+
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+
+namespace tessera::python {
+namespace {
+
+template <typename Map>
+std::string config_entry(const Map& entries, const std::string& key, const char* owner) {
+  auto it = entries.find(key);
+  check(it != entries.end(), owner, " has no configuration entry '", key, "'");
+  return it->second;
+}
+
+void bind_enums(py::module_& m) {
+  py::enum_<GraphOptimizationLevel>(m, "GraphOptimizationLevel")
+      .value("ORT_DISABLE_ALL", GraphOptimizationLevel::kDisableAll)
+      .value("ORT_ENABLE_BASIC", GraphOptimizationLevel::kBasic)
+      .value("ORT_ENABLE_EXTENDED", GraphOptimizationLevel::kExtended)
+      .value("ORT_ENABLE_ALL", GraphOptimizationLevel::kAll);
+  py::enum_<ExecutionMode>(m, "ExecutionMode")
+      .value("ORT_SEQUENTIAL", ExecutionMode::kSequential)
+      .value("ORT_PARALLEL", ExecutionMode::kParallel);
+}
+
+// A SessionOptions attribute that the runtime's struct holds.
+template <typename T>
+void option(py::class_<PySessionOptions>& c, const char* name, T SessionOptions::*member) {
+  c.def_property(
+      name, [member](const PySessionOptions& o) { return o.options.*member; },
+      [member](PySessionOptions& o, T v) { o.options.*member = std::move(v); });
+}
+
+void bind_session_options(py::module_& m) {
+  using O = PySessionOptions;
+  py::class_<O> c(m, "SessionOptions");
+  c.def(py::init<>());
+  option(c, "graph_optimization_level", &SessionOptions::graph_optimization_level);
+  option(c, "intra_op_num_threads", &SessionOptions::intra_op_num_threads);
+  option(c, "inter_op_num_threads", &SessionOptions::inter_op_num_threads);
+  option(c, "execution_mode", &SessionOptions::execution_mode);
+  option(c, "enable_profiling", &SessionOptions::enable_profiling);
+  option(c, "profile_file_prefix", &SessionOptions::profile_file_prefix);
+  option(c, "optimized_model_filepath", &SessionOptions::optimized_model_filepath);
+  option(c, "log_severity_level", &SessionOptions::log_severity_level);
+  option(c, "logid", &SessionOptions::log_id);
+  c.def_readwrite("log_verbosity_level", &O::log_verbosity_level);
+  c.def_readwrite("enable_mem_pattern", &O::enable_mem_pattern);
+  c.def_readwrite("enable_mem_reuse", &O::enable_mem_reuse);
+  c.def_readwrite("enable_cpu_mem_arena", &O::enable_cpu_mem_arena);
+  c.def_readwrite("use_deterministic_compute", &O::use_deterministic_compute);
+  c.def("add_session_config_entry", [](O& o, const std::string& key, const std::string& value) {
+    o.options.config_entries[key] = value;
+  });
+  c.def("get_session_config_entry", [](const O& o, const std::string& key) {
+    return config_entry(o.options.config_entries, key, "SessionOptions");
+  });
+  c.def("add_free_dimension_override_by_name", [](O& o, const std::string& name, int64_t v) {
+    check(v >= 0, "free dimension '", name, "' cannot be overridden with ", v);
+    o.options.free_dimension_overrides[name] = v;
+  });
+  c.def("add_free_dimension_override_by_denotation",
+        [](O& o, const std::string& denotation, int64_t v) {
+          check(v >= 0, "free dimension denotation '", denotation, "' cannot be overridden with ",
+                v);
+          o.options.free_dimension_overrides_by_denotation[denotation] = v;
+        });
+  c.def("add_initializer", [](O& o, const std::string& name, const Value& v) {
+    check(v.is_tensor(), "add_initializer('", name, "') needs an OrtValue holding a tensor, not a ",
+          v.kind_name());
+    o.initializers[name] = v;
+  });
+  c.def("get_free_dimension_overrides",
+        [](const O& o) { return o.options.free_dimension_overrides; });
+}
+
+void bind_run_options(py::module_& m) {
+  using R = PyRunOptions;
+  py::class_<R> c(m, "RunOptions");
+  c.def(py::init<>());
+  c.def_property(
+      "log_severity_level", [](const R& r) { return r.options.log_severity_level; },
+      [](R& r, int v) { r.options.log_severity_level = v; });
+  c.def_property(
+      "log_verbosity_level", [](const R& r) { return r.log_verbosity_level; },
+      [](R& r, int v) { r.log_verbosity_level = v; });
+  c.def_property(
+      "logid", [](const R& r) { return r.options.log_tag; },
+      [](R& r, const std::string& v) { r.options.log_tag = v; });
+  // Setting it from another thread stops a run in progress between nodes.
+  c.def_property(
+      "terminate", [](const R& r) { return r.options.terminate->load(); },
+      [](R& r, bool v) { r.options.terminate->store(v); });
+  c.def_property(
+      "only_execute_path_to_fetches", [](const R& r) { return r.only_execute_path_to_fetches; },
+      [](R& r, bool v) { r.only_execute_path_to_fetches = v; });
+  c.def("add_run_config_entry", [](R& r, const std::string& key, const std::string& value) {
+    r.options.config_entries[key] = value;
+  });
+  c.def("get_run_config_entry", [](const R& r, const std::string& key) {
+    return config_entry(r.options.config_entries, key, "RunOptions");
+  });
+}
+
+}  // namespace
+
+void bind_options(py::module_& m) {
+  bind_enums(m);
+  bind_session_options(m);
+  bind_run_options(m);
+}
+
+}  // namespace tessera::python

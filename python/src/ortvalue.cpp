@@ -1,0 +1,127 @@
+// OrtValue: a tessera::Value as onnxruntime's Python API shows it.
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+#include "bindings.hpp"
+#include "convert.hpp"
+
+namespace tessera::python {
+namespace {
+
+void check_cpu_device(const std::string& device_type, int device_id) {
+  check_code(device_type == "cpu" || device_type == "CPU", ErrorCode::kEPFail, "device '",
+             device_type, "' is not available in this build; OrtValues live on 'cpu'");
+  check(device_id == 0, "device_id ", device_id, " does not exist; the CPU is device 0");
+}
+
+const Tensor& tensor_of(const Value& v, const char* what) {
+  check(v.is_tensor(), what, "() needs an OrtValue holding a tensor; this one holds a ",
+        v.kind_name());
+  return v.tensor();
+}
+
+Value from_shape_and_type(const std::vector<int64_t>& dims, const py::object& element_type,
+                          const std::string& device_type, int device_id) {
+  check_cpu_device(device_type, device_id);
+  Tensor t(data_type_from_object(element_type), Shape(dims));
+  // Zeroed, so a value bound for output never exposes stale memory.
+  if (t.dtype() != DataType::kString && t.byte_size() > 0)
+    std::memset(t.mutable_raw_data(), 0, t.byte_size());
+  return Value(std::move(t));
+}
+
+// Views memory the caller owns (onnxruntime's IOBinding.bind_input with a
+// buffer pointer); the caller keeps it alive while the value is in use.
+Value from_buffer_ptr(uintptr_t ptr, const std::vector<int64_t>& dims,
+                      const py::object& element_type) {
+  DataType t = data_type_from_object(element_type);
+  check(t != DataType::kString, "a string tensor cannot view a raw buffer");
+  check(ptr != 0, "buffer_ptr is null");
+  Shape shape(dims);
+  size_t bytes = data_type_storage_bytes(t, size_t(shape.num_elements()));
+  auto buffer = std::make_shared<Buffer>(reinterpret_cast<void*>(ptr), bytes, cpu_memory_info(),
+                                         nullptr);
+  return Value(Tensor(t, std::move(shape), std::move(buffer)));
+}
+
+Value from_map(const py::array& keys, const py::array& values) {
+  check(keys.ndim() == 1 && values.ndim() == 1 && keys.shape(0) == values.shape(0),
+        "a map needs 1-D keys and values of the same length");
+  return Value::map(MapValue{tensor_from_numpy(keys), tensor_from_numpy(values)});
+}
+
+void bind_constructors(py::class_<Value>& c) {
+  c.def_static(
+      "ortvalue_from_numpy",
+      [](const py::array& array, const std::string& device_type, int device_id) {
+        check_cpu_device(device_type, device_id);
+        return Value(tensor_from_numpy(array));
+      },
+      py::arg("numpy_obj"), py::arg("device_type") = "cpu", py::arg("device_id") = 0);
+  c.def_static("ortvalue_from_shape_and_type", &from_shape_and_type, py::arg("shape"),
+               py::arg("element_type"), py::arg("device_type") = "cpu",
+               py::arg("device_id") = 0);
+  c.def_static("ortvalue_from_buffer_ptr", &from_buffer_ptr, py::arg("buffer_ptr"),
+               py::arg("shape"), py::arg("element_type"));
+  c.def_static(
+      "ortvalue_from_sequence",
+      [](const std::vector<Value>& items, const py::object& element_type) {
+        DataType elem = element_type.is_none() ? DataType::kUndefined
+                                               : data_type_from_object(element_type);
+        return Value::sequence(items, elem);
+      },
+      py::arg("items"), py::arg("element_type") = py::none());
+  c.def_static("ortvalue_from_map", &from_map, py::arg("keys"), py::arg("values"));
+  c.def_static("ortvalue_none", [] { return Value(); });
+  c.def_static(
+      "from_dlpack",
+      [](const py::object& capsule_or_array) {
+        py::object array = py::module_::import("numpy").attr("from_dlpack")(capsule_or_array);
+        return Value(tensor_from_numpy(array));
+      },
+      py::arg("data"), "Views a DLPack-exporting CPU array (numpy, torch, ...) without a copy.");
+}
+
+void bind_accessors(py::class_<Value>& c) {
+  c.def("numpy", [](const Value& v) {
+    return v.is_tensor() ? tensor_to_numpy(v.tensor()) : value_to_python(v);
+  });
+  c.def("to_python", &value_to_python);
+  c.def("shape", [](const Value& v) { return tensor_of(v, "shape").shape().dims(); });
+  c.def("data_type", &value_type_string);
+  c.def("element_type",
+        [](const Value& v) { return static_cast<int>(tensor_of(v, "element_type").dtype()); });
+  c.def("device_name", [](const Value&) { return std::string("cpu"); });
+  c.def("is_tensor", &Value::is_tensor);
+  c.def("is_tensor_sequence", &Value::is_sequence);
+  c.def("is_map", &Value::is_map);
+  c.def("has_value", [](const Value& v) { return !v.is_none(); });
+  c.def("data_ptr", [](const Value& v) {
+    return reinterpret_cast<uintptr_t>(tensor_of(v, "data_ptr").raw_data());
+  });
+  c.def("as_sequence", [](const Value& v) {
+    check(v.is_sequence(), "as_sequence() needs a sequence; this OrtValue holds a ",
+          v.kind_name());
+    return v.seq();
+  });
+  c.def("__dlpack__", [](const Value& v, const py::object& stream) {
+    const Tensor& t = tensor_of(v, "__dlpack__");
+    return tensor_to_numpy(t).attr("__dlpack__")(py::arg("stream") = stream);
+  }, py::arg("stream") = py::none());
+  c.def("__dlpack_device__", [](const Value&) { return py::make_tuple(1, 0); });  // kDLCPU, 0
+  c.def("__repr__", [](const Value& v) {
+    std::string what = v.is_tensor() ? v.tensor().description() : std::string(v.kind_name());
+    return str_cat("OrtValue(", what, ")");
+  });
+}
+
+}  // namespace
+
+void bind_ortvalue(py::module_& m) {
+  py::class_<Value> c(m, "OrtValue");
+  bind_constructors(c);
+  bind_accessors(c);
+}
+
+}  // namespace tessera::python

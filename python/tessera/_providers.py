@@ -1,0 +1,69 @@
+"""Provider lists as onnxruntime takes them: names, (name, options) tuples, or
+names plus a parallel provider_options list."""
+
+import warnings
+
+from . import _C
+
+# Provider names onnxruntime knows. A script asking for one this build does
+# not have gets a warning and runs on the next provider in its list, as it
+# would with onnxruntime on a machine without that hardware.
+ONNXRUNTIME_PROVIDERS = [
+    "TensorrtExecutionProvider", "CUDAExecutionProvider", "MIGraphXExecutionProvider",
+    "ROCMExecutionProvider", "OpenVINOExecutionProvider", "DnnlExecutionProvider",
+    "VitisAIExecutionProvider", "QNNExecutionProvider", "NnapiExecutionProvider",
+    "VSINPUExecutionProvider", "JsExecutionProvider", "CoreMLExecutionProvider",
+    "ArmNNExecutionProvider", "ACLExecutionProvider", "DmlExecutionProvider",
+    "RknpuExecutionProvider", "WebNNExecutionProvider", "WebGpuExecutionProvider",
+    "XnnpackExecutionProvider", "CANNExecutionProvider", "AzureExecutionProvider",
+    "CPUExecutionProvider",
+]
+_KNOWN_LOWER = {name.lower() for name in ONNXRUNTIME_PROVIDERS}
+
+
+def get_all_providers():
+    """Every provider name: onnxruntime's list plus any this build adds."""
+    names = list(ONNXRUNTIME_PROVIDERS)
+    names += [n for n in _C.get_registered_providers() if n not in names]
+    return names
+
+
+def _option_string(value):
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def normalize(providers, provider_options=None):
+    """Returns [(name, {key: str})] for the native session."""
+    if providers is None:
+        if provider_options is not None:
+            raise ValueError("provider_options given without providers")
+        return []
+    if isinstance(providers, str):
+        providers = [providers]
+    if provider_options is not None:
+        if len(provider_options) != len(providers):
+            raise ValueError("providers and provider_options must have the same length")
+        if any(not isinstance(p, str) for p in providers):
+            raise ValueError("with provider_options, providers must be names only")
+        providers = list(zip(providers, provider_options))
+    registered = set(_C.get_registered_providers())
+    specs = []
+    for entry in providers:
+        if isinstance(entry, str):
+            name, options = entry, {}
+        elif isinstance(entry, (tuple, list)) and len(entry) == 2 and isinstance(entry[0], str):
+            name, options = entry[0], dict(entry[1] or {})
+        else:
+            raise ValueError(
+                "each provider must be a name or a (name, options dict) tuple, got %r" % (entry,))
+        if name not in registered and name.lower() in _KNOWN_LOWER:
+            warnings.warn(
+                "Specified provider '%s' is not in available provider names. "
+                "Available providers: '%s'" % (name, ", ".join(_C.get_available_providers())),
+                RuntimeWarning, stacklevel=3)
+            continue
+        # Unknown names go to the runtime, which rejects them listing the valid ones.
+        specs.append((name, {str(k): _option_string(v) for k, v in options.items()}))
+    return specs

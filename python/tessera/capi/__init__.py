@@ -1,0 +1,3 @@
+"""onnxruntime.capi's layout, for scripts that import from it."""
+
+from . import _pybind_state, onnxruntime_pybind11_state  # noqa: F401

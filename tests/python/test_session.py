@@ -1,0 +1,243 @@
+"""InferenceSession: loading, running, metadata, providers, profiling."""
+
+import json
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import tessera as ort
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+Y = np.full((2, 3), 10, dtype=np.float32)
+W = np.array([1, 2, 3], dtype=np.float32)
+
+
+def test_run_all_outputs(session):
+    out = session.run(None, {"x": X, "y": Y})
+    assert len(out) == 2
+    np.testing.assert_array_equal(out[0], X + Y)
+    np.testing.assert_array_equal(out[1], X * W)
+    assert out[0].dtype == np.float32 and out[0].shape == (2, 3)
+
+
+def test_run_selected_outputs_in_requested_order(session):
+    prod, total = session.run(["prod", "sum"], {"x": X, "y": Y})
+    np.testing.assert_array_equal(prod, X * W)
+    np.testing.assert_array_equal(total, X + Y)
+    assert len(session.run([], {"x": X, "y": Y})) == 2  # empty list means all, like None
+
+
+def test_outputs_are_independent_writable_arrays(session):
+    a = session.run(["sum"], {"x": X, "y": Y})[0]
+    a[...] = -1
+    b = session.run(["sum"], {"x": X, "y": Y})[0]
+    np.testing.assert_array_equal(b, X + Y)
+
+
+def test_plain_python_feeds_take_the_input_type(session):
+    out = session.run(["sum"], {"x": [[1, 2, 3]], "y": [[1.5, 1.5, 1.5]]})[0]
+    assert out.dtype == np.float32
+    np.testing.assert_array_equal(out, [[2.5, 3.5, 4.5]])
+
+
+def test_overridable_initializer_can_be_fed(session):
+    prod = session.run(["prod"], {"x": X, "y": Y, "w": np.array([0, 1, 0], np.float32)})[0]
+    np.testing.assert_array_equal(prod, X * [0, 1, 0])
+
+
+def test_inputs_outputs_and_overridable_initializers(session):
+    inputs = session.get_inputs()
+    assert [i.name for i in inputs] == ["x", "y"]
+    assert inputs[0].shape == ["N", 3]
+    assert inputs[0].type == "tensor(float)"
+    outputs = session.get_outputs()
+    assert [o.name for o in outputs] == ["sum", "prod"]
+    assert outputs[1].type == "tensor(float)"
+    assert outputs[1].shape == ["N", 3]
+    over = session.get_overridable_initializers()
+    assert [(o.name, o.shape, o.type) for o in over] == [("w", [3], "tensor(float)")]
+    assert "name='x'" in str(inputs[0]) and "tensor(float)" in repr(inputs[0])
+
+
+def test_unknown_dims_are_none(tmp_path):
+    from onnx import TensorProto, helper
+
+    from conftest import make_model, save
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 2])
+    path = save(make_model([helper.make_node("Neg", ["x"], ["y"])], [x], [y]),
+                tmp_path / "neg.onnx")
+    s = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    assert s.get_inputs()[0].shape == [None, 2]
+
+
+def test_modelmeta(session):
+    meta = session.get_modelmeta()
+    assert meta.producer_name == "tessera-tests"
+    assert meta.producer_version == "1.2"
+    assert meta.graph_name == "add_mul"
+    assert meta.graph_description == "the graph"
+    assert meta.domain == "ai.tessera.test"
+    assert meta.description == "adds and multiplies"
+    assert meta.version == 7
+    assert meta.custom_metadata_map == {"author": "tests", "purpose": "metadata"}
+
+
+def test_load_from_bytes_and_pathlib(add_mul_model):
+    data = pathlib.Path(add_mul_model).read_bytes()
+    for source in (data, bytearray(data), pathlib.Path(add_mul_model)):
+        s = ort.InferenceSession(source, providers=["CPUExecutionProvider"])
+        np.testing.assert_array_equal(s.run(["sum"], {"x": X, "y": Y})[0], X + Y)
+
+
+def test_default_providers_is_cpu(add_mul_model):
+    s = ort.InferenceSession(add_mul_model)
+    assert s.get_providers() == ["CPUExecutionProvider"]
+
+
+def test_providers_forms(add_mul_model):
+    for providers, options in ((["CPUExecutionProvider"], None),
+                               ([("CPUExecutionProvider", {})], None),
+                               (["CPUExecutionProvider"], [{}]),
+                               ("CPUExecutionProvider", None)):
+        s = ort.InferenceSession(add_mul_model, providers=providers, provider_options=options)
+        assert s.get_providers() == ["CPUExecutionProvider"]
+        assert s.get_provider_options() == {"CPUExecutionProvider": {}}
+    with pytest.raises(ValueError, match="same length"):
+        ort.InferenceSession(add_mul_model, providers=["CPUExecutionProvider"],
+                             provider_options=[{}, {}])
+    with pytest.raises(ValueError, match="name or a"):
+        ort.InferenceSession(add_mul_model, providers=[42])
+
+
+def test_unavailable_onnxruntime_provider_falls_back_with_a_warning(add_mul_model):
+    with pytest.warns(RuntimeWarning, match="CUDAExecutionProvider"):
+        s = ort.InferenceSession(add_mul_model,
+                                 providers=[("CUDAExecutionProvider", {"device_id": 0}),
+                                            "CPUExecutionProvider"])
+    assert s.get_providers() == ["CPUExecutionProvider"]
+
+
+def test_set_providers_recreates(session):
+    session.set_providers(["CPUExecutionProvider"], [{}])
+    assert session.get_providers() == ["CPUExecutionProvider"]
+    np.testing.assert_array_equal(session.run(["sum"], {"x": X, "y": Y})[0], X + Y)
+
+
+def test_session_options_are_applied(add_mul_model, tmp_path):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.intra_op_num_threads = 2
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.optimized_model_filepath = str(tmp_path / "optimized.onnx")
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    assert s.get_session_options() is so
+    assert os.path.getsize(so.optimized_model_filepath) > 0
+    again = ort.InferenceSession(so.optimized_model_filepath, providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(again.run(["sum"], {"x": X, "y": Y})[0], X + Y)
+
+
+def test_free_dimension_override_by_name(add_mul_model):
+    so = ort.SessionOptions()
+    so.add_free_dimension_override_by_name("N", 2)
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    assert s.get_inputs()[0].shape == [2, 3]
+    np.testing.assert_array_equal(s.run(["sum"], {"x": X, "y": Y})[0], X + Y)
+    with pytest.raises(ort.InvalidArgument, match="expects shape"):
+        s.run(["sum"], {"x": X[:1], "y": Y[:1]})
+
+
+def test_add_initializer_overrides_the_graph_initializer(add_mul_model):
+    so = ort.SessionOptions()
+    w = np.array([5, 6, 7], dtype=np.float32)
+    so.add_initializer("w", ort.OrtValue.ortvalue_from_numpy(w))
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(s.run(["prod"], {"x": X, "y": Y})[0], X * w)
+
+
+def test_add_initializer_checks_name_and_type(add_mul_model):
+    so = ort.SessionOptions()
+    so.add_initializer("nope", ort.OrtValue.ortvalue_from_numpy(W))
+    with pytest.raises(ort.InvalidArgument, match="'nope' is not an initializer"):
+        ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    so = ort.SessionOptions()
+    so.add_initializer("w", ort.OrtValue.ortvalue_from_numpy(np.zeros(3, np.int64)))
+    with pytest.raises(ort.InvalidArgument, match="'w' is float\\[3\\]"):
+        ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+
+
+def test_profiling_writes_a_chrome_trace(add_mul_model, tmp_path):
+    so = ort.SessionOptions()
+    so.enable_profiling = True
+    so.profile_file_prefix = str(tmp_path / "prof")
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    start = s.get_profiling_start_time_ns()
+    assert start > 1_600_000_000 * 10**9  # nanoseconds since the epoch
+    s.run(None, {"x": X, "y": Y})
+    path = s.end_profiling()
+    assert path.startswith(str(tmp_path / "prof")) and path.endswith(".json")
+    with open(path) as f:
+        trace = json.load(f)
+    events = trace["traceEvents"] if isinstance(trace, dict) else trace
+    assert any("add" in json.dumps(e) for e in events)
+
+
+def test_end_profiling_without_profiling_is_empty(session):
+    assert session.end_profiling() == ""
+
+
+def test_run_options_are_accepted(session):
+    ro = ort.RunOptions()
+    ro.logid = "run-1"
+    ro.log_severity_level = 3
+    ro.add_run_config_entry("key", "value")
+    out = session.run(["sum"], {"x": X, "y": Y}, ro)[0]
+    np.testing.assert_array_equal(out, X + Y)
+
+
+def test_terminate_stops_the_run(session):
+    ro = ort.RunOptions()
+    ro.terminate = True
+    with pytest.raises(ort.Fail, match="terminated"):
+        session.run(None, {"x": X, "y": Y}, ro)
+    ro.terminate = False
+    assert len(session.run(None, {"x": X, "y": Y}, ro)) == 2
+
+
+def test_run_with_ort_values(session):
+    feeds = {"x": ort.OrtValue.ortvalue_from_numpy(X), "y": ort.OrtValue.ortvalue_from_numpy(Y)}
+    out = session.run_with_ort_values(["sum"], feeds)
+    assert len(out) == 1 and isinstance(out[0], ort.OrtValue)
+    np.testing.assert_array_equal(out[0].numpy(), X + Y)
+    mixed = session.run(None, {"x": feeds["x"], "y": Y})  # OrtValues also work in run()
+    np.testing.assert_array_equal(mixed[1], X * W)
+
+
+def test_node_assignments_name_the_provider(session):
+    assignments = session.get_node_assignments()
+    assert {a[1] for a in assignments} == {"Add", "Mul"}
+    assert all(a[3] == "CPUExecutionProvider" for a in assignments)
+
+
+def test_outputs_never_alias_feeds_or_weights(identity, tmp_path):
+    from onnx import TensorProto, helper, numpy_helper
+
+    from conftest import make_model, save
+    s = ort.InferenceSession(identity(TensorProto.FLOAT, [4]), providers=["CPUExecutionProvider"])
+    x = np.arange(4, dtype=np.float32)
+    y = s.run(None, {"x": x})[0]
+    assert not np.shares_memory(x, y)
+    y[:] = -1
+    assert x.tolist() == [0, 1, 2, 3]
+
+    c = numpy_helper.from_array(np.array([1, 2], np.int64), "c")
+    model = make_model([helper.make_node("Identity", ["c"], ["out"])], [],
+                       [helper.make_tensor_value_info("out", TensorProto.INT64, [2])],
+                       initializers=[c])
+    s = ort.InferenceSession(save(model, tmp_path / "const.onnx"),
+                             providers=["CPUExecutionProvider"])
+    out = s.run(None, {})[0]
+    out[:] = 0
+    assert s.run(None, {})[0].tolist() == [1, 2]
