@@ -73,13 +73,16 @@ class ConvTransposeKernel : public ep::OpKernel {
       const int64_t full = strides[i] * (in[i] - 1) + opad[i] + ek;
       if (!oshape.empty() || same) {
         out[i] = !oshape.empty() ? oshape[i] : in[i] * strides[i];
+        // total may be negative (output_shape beyond the natural size); the
+        // halves use floor division so the extra output lands at the end.
         const int64_t total = full - out[i];
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
         if (attrs_.auto_pad == "SAME_UPPER") {
-          pb[i] = total / 2;
-          pe[i] = total - total / 2;
+          pb[i] = half;
+          pe[i] = total - half;
         } else {
-          pb[i] = total - total / 2;
-          pe[i] = total / 2;
+          pb[i] = total - half;
+          pe[i] = half;
         }
       } else {
         if (attrs_.auto_pad == "NOTSET" && !attrs_.pads.empty()) {
