@@ -54,6 +54,8 @@ class ConvTransposeKernel : public ep::OpKernel {
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel)
       ctx.fail_node("kernel_shape ", dims_str(attrs_.kernel), " does not match W ",
                     W.shape().to_string());
+    for (int64_t k : kernel)
+      if (k <= 0) ctx.fail_node("W ", W.shape().to_string(), " has an empty kernel");
     auto per_dim = [&](const std::vector<int64_t>& v, int64_t def, const char* name) {
       if (v.empty()) return std::vector<int64_t>(r, def);
       if (v.size() != r) ctx.fail_node(name, " ", dims_str(v), " needs ", r, " values");
