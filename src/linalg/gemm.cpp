@@ -177,6 +177,30 @@ void gemm_block(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t i0, int64
   }
 }
 
+// M == 1 (a row vector times a matrix, common in decoding): packing B would
+// copy as many values as the product reads, so stream B's rows directly.
+void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t lda,
+              const float* B, int64_t ldb, float beta, float* C, int64_t j0, int64_t j1) {
+  float* c = C + j0;
+  const int64_t n = j1 - j0;
+  scale_c(1, n, beta, c, n);
+  if (K == 0 || alpha == 0.f) return;
+  if (!tb) {
+    for (int64_t k = 0; k < K; ++k) {
+      const float a = alpha * A[k * (ta ? lda : 1)];
+      const float* b = B + k * ldb + j0;
+      for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
+    }
+  } else {
+    for (int64_t j = 0; j < n; ++j) {
+      const float* b = B + (j0 + j) * ldb;
+      float s = 0.f;
+      for (int64_t k = 0; k < K; ++k) s += A[k * (ta ? lda : 1)] * b[k];
+      c[j] += alpha * s;
+    }
+  }
+}
+
 }  // namespace
 
 namespace detail {
@@ -189,6 +213,17 @@ void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_
   const bool no_product = K == 0 || alpha == 0.f;
   int threads = pool ? pool->num_threads() : 1;
   const double flops = 2.0 * double(M) * double(N) * double(K);
+  if (M == 1) {
+    auto cols = [&](int64_t b, int64_t e) {
+      gemv_row(ta, tb, K, alpha, A, lda, B, ldb, beta, C, b * 256, std::min(N, e * 256));
+    };
+    const int64_t chunks = (N + 255) / 256;
+    if (pool && threads > 1 && flops >= 2.0e6)
+      pool->parallel_for(chunks, 2.0 * 256 * double(K), cols);
+    else
+      cols(0, chunks);
+    return;
+  }
   if (flops < 2.0e6) threads = 1;
   // Split the larger dimension first: every task packs its own slice of the
   // other operand, so splitting M re-packs B per task and vice versa.

@@ -136,7 +136,14 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
   }
   if (op == "Dropout") {
     out[0] = in(inputs, 0);
-    if (nout > 1) out[1] = tensor_of(DataType::kBool);
+    // Before opset 10 the mask had the data's type.
+    if (nout > 1) out[1] = opset < 10 ? in(inputs, 0) : tensor_of(DataType::kBool);
+    return out;
+  }
+  if (op == "LayerNormalization") {
+    // Mean and InvStdDev have the stash type (float by default).
+    out[0] = in(inputs, 0);
+    for (size_t i = 1; i < nout; ++i) out[i] = tensor_of(attr_dtype(n, "stash_type", DataType::kFloat));
     return out;
   }
   if (op == "BitCast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));

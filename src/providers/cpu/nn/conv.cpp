@@ -97,6 +97,8 @@ class ConvKernel : public ep::OpKernel {
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel)
       ctx.fail_node("kernel_shape ", dims_str(attrs_.kernel), " does not match W ",
                     W.shape().to_string());
+    for (int64_t k : kernel)
+      if (k <= 0) ctx.fail_node("W ", W.shape().to_string(), " has an empty kernel");
     const Window g = resolve_window(ctx, attrs_, spatial, kernel);
     std::vector<int64_t> yd = {N, M};
     yd.insert(yd.end(), g.out.begin(), g.out.end());

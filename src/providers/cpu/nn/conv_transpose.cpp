@@ -54,6 +54,8 @@ class ConvTransposeKernel : public ep::OpKernel {
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel)
       ctx.fail_node("kernel_shape ", dims_str(attrs_.kernel), " does not match W ",
                     W.shape().to_string());
+    for (int64_t k : kernel)
+      if (k <= 0) ctx.fail_node("W ", W.shape().to_string(), " has an empty kernel");
     auto per_dim = [&](const std::vector<int64_t>& v, int64_t def, const char* name) {
       if (v.empty()) return std::vector<int64_t>(r, def);
       if (v.size() != r) ctx.fail_node(name, " ", dims_str(v), " needs ", r, " values");
@@ -73,13 +75,16 @@ class ConvTransposeKernel : public ep::OpKernel {
       const int64_t full = strides[i] * (in[i] - 1) + opad[i] + ek;
       if (!oshape.empty() || same) {
         out[i] = !oshape.empty() ? oshape[i] : in[i] * strides[i];
+        // total may be negative (output_shape beyond the natural size); the
+        // halves use floor division so the extra output lands at the end.
         const int64_t total = full - out[i];
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
         if (attrs_.auto_pad == "SAME_UPPER") {
-          pb[i] = total / 2;
-          pe[i] = total - total / 2;
+          pb[i] = half;
+          pe[i] = total - half;
         } else {
-          pb[i] = total - total / 2;
-          pe[i] = total / 2;
+          pb[i] = total - half;
+          pe[i] = half;
         }
       } else {
         if (attrs_.auto_pad == "NOTSET" && !attrs_.pads.empty()) {

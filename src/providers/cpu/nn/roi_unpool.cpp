@@ -96,35 +96,50 @@ class MaxUnpoolKernel : public ep::OpKernel {
     const size_t r = xd.size() - 2;
     if (attrs_.kernel.size() != r)
       ctx.fail_node("kernel_shape ", dims_str(attrs_.kernel), " needs ", r, " values");
-    std::vector<int64_t> yd;
+    // Indices count positions in the inferred (pooling input) shape; an
+    // explicit output_shape only pads that shape at the end of each dim.
+    std::vector<int64_t> inferred = {xd[0], xd[1]};
+    for (size_t i = 0; i < r; ++i) {
+      const int64_t s = attrs_.strides.empty() ? 1 : attrs_.strides[i];
+      const int64_t pb = attrs_.pads.size() == 2 * r ? attrs_.pads[i] : 0;
+      const int64_t pe = attrs_.pads.size() == 2 * r ? attrs_.pads[i + r] : 0;
+      inferred.push_back((xd[i + 2] - 1) * s + attrs_.kernel[i] - pb - pe);
+    }
+    std::vector<int64_t> yd = inferred;
     if (S) {
       yd = S->to_int64_vector();
       if (yd.size() != xd.size())
         ctx.fail_node("output_shape ", dims_str(yd), " must have rank ", xd.size());
-    } else {
-      yd = {xd[0], xd[1]};
-      for (size_t i = 0; i < r; ++i) {
-        const int64_t s = attrs_.strides.empty() ? 1 : attrs_.strides[i];
-        const int64_t pb = attrs_.pads.size() == 2 * r ? attrs_.pads[i] : 0;
-        const int64_t pe = attrs_.pads.size() == 2 * r ? attrs_.pads[i + r] : 0;
-        yd.push_back((xd[i + 2] - 1) * s + attrs_.kernel[i] - pb - pe);
-      }
+      for (size_t i = 0; i < yd.size(); ++i)
+        if (yd[i] < inferred[i])
+          ctx.fail_node("output_shape ", dims_str(yd), " is smaller than the unpooled shape ",
+                        dims_str(inferred));
     }
     Tensor& Y = ctx.output(0, Shape(yd));
-    const int64_t total = Y.num_elements();
+    const int64_t total = Shape(inferred).num_elements();
     const int64_t* idx = I.data<int64_t>();
     const int64_t n = X.num_elements();
     for (int64_t i = 0; i < n; ++i)
       if (idx[i] < 0 || idx[i] >= total)
-        ctx.fail_node("index ", idx[i], " at position ", i, " is outside the output ",
-                      Shape(yd).to_string());
+        ctx.fail_node("index ", idx[i], " at position ", i, " is outside the unpooled shape ",
+                      dims_str(inferred));
+    std::vector<int64_t> dest(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t rem = idx[i], off = 0, stride = 1;
+      for (size_t d = inferred.size(); d-- > 0;) {
+        off += (rem % inferred[d]) * stride;
+        rem /= inferred[d];
+        stride *= yd[d];
+      }
+      dest[size_t(i)] = off;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx;
       const T* x = to_compute<T>(X, sx);
       ComputeOutput<T> yo(Y);
       T* y = yo.data();
-      std::fill(y, y + total, T(0));
-      for (int64_t i = 0; i < n; ++i) y[idx[i]] = x[i];
+      std::fill(y, y + Y.num_elements(), T(0));
+      for (int64_t i = 0; i < n; ++i) y[dest[size_t(i)]] = x[i];
       yo.finish();
     });
   }

@@ -1,0 +1,173 @@
+#include <algorithm>
+
+#include "unit/providers/nn_test_helpers.hpp"
+
+namespace tessera::test::nn {
+namespace {
+
+struct ConvCase {
+  std::vector<int64_t> x;  // N, C, spatial...
+  int64_t M, group;
+  std::vector<int64_t> kernel, strides, dilations, pads;
+  std::string auto_pad = "NOTSET";
+  bool bias = true;
+};
+
+// Direct N-D convolution from the spec's definition, pads resolved here
+// independently of the kernel's code.
+std::vector<float> naive_conv(const ConvCase& c, const std::vector<float>& x,
+                              const std::vector<float>& w, const std::vector<float>& b,
+                              std::vector<int64_t>& yshape) {
+  const size_t r = c.kernel.size();
+  const int64_t N = c.x[0], C = c.x[1], Cg = C / c.group, Mg = c.M / c.group;
+  std::vector<int64_t> in(c.x.begin() + 2, c.x.end()), out(r), pb(r, 0);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t s = c.strides.empty() ? 1 : c.strides[i];
+    const int64_t d = c.dilations.empty() ? 1 : c.dilations[i];
+    const int64_t ek = (c.kernel[i] - 1) * d + 1;
+    if (c.auto_pad == "SAME_UPPER" || c.auto_pad == "SAME_LOWER") {
+      out[i] = (in[i] + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out[i] - 1) * s + ek - in[i]);
+      pb[i] = c.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+    } else {
+      const int64_t p0 = c.pads.empty() ? 0 : c.pads[i], p1 = c.pads.empty() ? 0 : c.pads[i + r];
+      if (c.auto_pad == "VALID") {
+        out[i] = (in[i] - ek) / s + 1;
+      } else {
+        pb[i] = p0;
+        out[i] = (in[i] + p0 + p1 - ek) / s + 1;
+      }
+    }
+  }
+  yshape = {N, c.M};
+  yshape.insert(yshape.end(), out.begin(), out.end());
+  int64_t osz = 1, isz = 1, ksz = 1;
+  for (size_t i = 0; i < r; ++i) {
+    osz *= out[i];
+    isz *= in[i];
+    ksz *= c.kernel[i];
+  }
+  std::vector<float> y(size_t(N * c.M * osz));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t m = 0; m < c.M; ++m) {
+      const int64_t g = m / Mg;
+      for (int64_t o = 0; o < osz; ++o) {
+        double acc = b.empty() ? 0.0 : b[size_t(m)];
+        std::vector<int64_t> oi(r);
+        int64_t rem = o;
+        for (size_t d = r; d-- > 0;) {
+          oi[d] = rem % out[d];
+          rem /= out[d];
+        }
+        for (int64_t cc = 0; cc < Cg; ++cc)
+          for (int64_t k = 0; k < ksz; ++k) {
+            int64_t krem = k, off = 0;
+            bool ok = true;
+            std::vector<int64_t> ki(r);
+            for (size_t d = r; d-- > 0;) {
+              ki[d] = krem % c.kernel[d];
+              krem /= c.kernel[d];
+            }
+            for (size_t d = 0; d < r; ++d) {
+              const int64_t s = c.strides.empty() ? 1 : c.strides[d];
+              const int64_t dl = c.dilations.empty() ? 1 : c.dilations[d];
+              const int64_t ix = oi[d] * s - pb[d] + ki[d] * dl;
+              if (ix < 0 || ix >= in[d]) ok = false;
+              off = off * in[d] + ix;
+            }
+            if (!ok) continue;
+            acc += double(x[size_t((n * C + g * Cg + cc) * isz + off)]) *
+                   double(w[size_t((m * Cg + cc) * ksz + k)]);
+          }
+        y[size_t((n * c.M + m) * osz + o)] = float(acc);
+      }
+    }
+  return y;
+}
+
+void run_case(const ConvCase& c, uint32_t seed) {
+  const int64_t Cg = c.x[1] / c.group;
+  std::vector<int64_t> wd = {c.M, Cg};
+  wd.insert(wd.end(), c.kernel.begin(), c.kernel.end());
+  const Shape xs(c.x), ws(wd);
+  auto x = random_floats(size_t(xs.num_elements()), seed);
+  auto w = random_floats(size_t(ws.num_elements()), seed + 1);
+  std::vector<float> b = c.bias ? random_floats(size_t(c.M), seed + 2) : std::vector<float>{};
+  std::vector<int64_t> ys;
+  auto want = naive_conv(c, x, w, b, ys);
+  std::vector<ir::Attribute> attrs = {attr_int("group", c.group), attr_string("auto_pad", c.auto_pad)};
+  if (!c.strides.empty()) attrs.push_back(attr_ints("strides", c.strides));
+  if (!c.dilations.empty()) attrs.push_back(attr_ints("dilations", c.dilations));
+  if (!c.pads.empty()) attrs.push_back(attr_ints("pads", c.pads));
+  std::vector<Value> inputs = {f32(x, xs), f32(w, ws)};
+  if (c.bias) inputs.push_back(f32(b, Shape{c.M}));
+  auto out = run_node("Conv", inputs, attrs, 22);
+  expect_near(out[0], want, Shape(ys), 1e-4f);
+}
+
+TEST(NnConv, MatchesDirectConvolution) {
+  const std::vector<ConvCase> cases = {
+      {{1, 3, 7, 7}, 4, 1, {3, 3}, {}, {}, {1, 1, 1, 1}},
+      {{2, 4, 9, 8}, 6, 2, {3, 2}, {2, 1}, {1, 2}, {0, 1, 2, 0}},
+      {{1, 5, 6, 6}, 5, 5, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},      // depthwise
+      {{1, 3, 6, 7}, 6, 3, {3, 3}, {2, 2}, {2, 1}, {1, 0, 1, 2}},  // depthwise x2, strided
+      {{2, 8, 5, 5}, 16, 1, {1, 1}, {}, {}, {}},                   // pointwise
+      {{1, 3, 10}, 2, 1, {4}, {3}, {2}, {}, "SAME_UPPER"},
+      {{1, 3, 10}, 2, 1, {4}, {2}, {}, {}, "SAME_LOWER"},
+      {{1, 2, 9, 9}, 3, 1, {3, 3}, {2, 2}, {}, {}, "VALID", false},
+      {{1, 2, 4, 5, 6}, 4, 2, {2, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},
+      {{3, 16, 12, 12}, 32, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},
+  };
+  uint32_t seed = 1;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "case " << seed);
+    run_case(c, seed++);
+  }
+}
+
+TEST(NnConv, Float16ComputesInFloat) {
+  std::vector<Float16> x, w;
+  for (int i = 0; i < 9; ++i) x.push_back(Float16(float(i)));
+  for (int i = 0; i < 4; ++i) w.push_back(Float16(1.f));
+  auto out = run_node("Conv", {Tensor::from_vector(x, Shape{1, 1, 3, 3}),
+                               Tensor::from_vector(w, Shape{1, 1, 2, 2})}, {}, 22);
+  ASSERT_EQ(out[0].tensor().dtype(), DataType::kFloat16);
+  expect_near(out[0], {8, 12, 20, 24}, Shape{1, 1, 2, 2});
+}
+
+TEST(NnConv, ChannelMismatchNamesShapes) {
+  auto err = error_of([] {
+    run_node("Conv", {f32(std::vector<float>(27), Shape{1, 3, 3, 3}),
+                      f32(std::vector<float>(16), Shape{1, 4, 2, 2})});
+  });
+  EXPECT_NE(err.find("has 3 channels but W"), std::string::npos) << err;
+  EXPECT_NE(err.find("expects 4 (group 1)"), std::string::npos) << err;
+}
+
+TEST(NnConvTranspose, MatchesScatterDefinition) {
+  // X [1,2,3,3], W [2,3,3,3] (C, M/g, k), stride 2, pads 1, output_padding 1.
+  const int64_t C = 2, M = 3, H = 3, K = 3, S = 2, P = 1, OP = 1;
+  auto x = random_floats(size_t(C * H * H), 5);
+  auto w = random_floats(size_t(C * M * K * K), 6);
+  const int64_t O = S * (H - 1) + OP + K - 2 * P;
+  std::vector<float> want(size_t(M * O * O), 0.f);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t ih = 0; ih < H; ++ih)
+        for (int64_t iw = 0; iw < H; ++iw)
+          for (int64_t kh = 0; kh < K; ++kh)
+            for (int64_t kw = 0; kw < K; ++kw) {
+              const int64_t oh = ih * S - P + kh, ow = iw * S - P + kw;
+              if (oh < 0 || oh >= O || ow < 0 || ow >= O) continue;
+              want[size_t((m * O + oh) * O + ow)] +=
+                  x[size_t((c * H + ih) * H + iw)] * w[size_t(((c * M + m) * K + kh) * K + kw)];
+            }
+  auto out = run_node("ConvTranspose", {f32(x, Shape{1, C, H, H}), f32(w, Shape{C, M, K, K})},
+                      {attr_ints("strides", {S, S}), attr_ints("pads", {P, P, P, P}),
+                       attr_ints("output_padding", {OP, OP})},
+                      22);
+  expect_near(out[0], want, Shape{1, M, O, O});
+}
+
+}  // namespace
+}  // namespace tessera::test::nn
