@@ -31,6 +31,12 @@ void print_usage(std::ostream& os) {
         "      test_data_set_N/{input,output}_K.pb) or a folder of cases. Prints\n"
         "      PASS/FAIL/ERROR per case and ends with 'N passed, N failed'. Exits 0 when\n"
         "      nothing failed, or when exactly the cases in --expected-failures failed.\n"
+        "  partition MODEL [--providers A,B] [--place KIND:VALUE=[!]PROVIDER ...]\n"
+        "            [--json FILE] [--dot FILE] [--svg FILE]\n"
+        "      Which provider runs each node, why earlier providers declined, the copies\n"
+        "      between memory spaces; as a table, JSON and a Graphviz picture. --place\n"
+        "      pins nodes (KIND is name, op or pattern) to a provider, or forbids it (!).\n"
+        "  doctor    every provider in this build and whether this machine can run it\n"
         "  help      this text\n"
         "  --version the version\n"
         "\n"
@@ -62,6 +68,8 @@ int main(int argc, char** argv) {
     if (command == "run") return cmd_run(args);
     if (command == "inspect") return cmd_inspect(args);
     if (command == "test") return cmd_test(args);
+    if (command == "partition") return cmd_partition(args);
+    if (command == "doctor") return cmd_doctor(args);
     throw UsageError(tessera::str_cat("unknown command '", command, "'"));
   } catch (const UsageError& e) {
     print_usage(std::cerr);

@@ -3,6 +3,7 @@
 #include "core/error.hpp"
 #include "core/tensor.hpp"
 #include "core/value.hpp"
+#include "runtime/environment.hpp"
 #include "runtime/session.hpp"
 #include "runtime/session_options.hpp"
 

@@ -256,9 +256,30 @@ std::vector<NodeAssignment> Session::node_assignments() const {
   for (size_t i = 0; i < plan.graph().nodes.size(); ++i) {
     const auto& n = plan.graph().nodes[i];
     out.push_back({n.name, n.op_type, n.domain,
-                   impl_->providers[size_t(part.node_provider[i])]->name(), part.declined[i]});
+                   impl_->providers[size_t(part.node_provider[i])]->name(), part.declined[i],
+                   part.override_rule[i]});
   }
   return out;
+}
+
+PartitionReport Session::partition_report() const {
+  PartitionReport r;
+  r.requested = requested_providers();
+  r.in_use = providers();
+  r.nodes = node_assignments();
+  r.graph = &impl_->plan->graph();
+  const ir::Graph& g = *r.graph;
+  for (const auto& c : impl_->plan->copies()) {
+    bool forced = false;
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (r.nodes[i].override_rule.empty()) continue;
+      const auto& n = g.nodes[i];
+      for (const auto& v : n.inputs) forced |= v == c.value;
+      for (const auto& v : n.outputs) forced |= v == c.value;
+    }
+    r.copies.push_back({c.value, c.from.to_string(), c.to.to_string(), c.at_creation, forced});
+  }
+  return r;
 }
 
 std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() const {

@@ -29,6 +29,24 @@ struct NodeAssignment {
   std::string domain;
   std::string provider;
   std::vector<std::pair<std::string, std::string>> declined;  // (provider, reason)
+  std::string override_rule;  // the placement override that constrained the node, if any
+};
+
+// Where every node runs, why, and where data crosses memory spaces.
+struct PartitionReport {
+  struct Copy {
+    std::string value, from, to;
+    bool at_creation = false;        // an initializer placed once, not a per-run copy
+    bool forced_by_override = false;  // a producer or consumer was placed by an override
+  };
+  std::vector<std::string> requested, in_use;
+  std::vector<NodeAssignment> nodes;
+  std::vector<Copy> copies;
+  const ir::Graph* graph = nullptr;  // for edges in to_dot()
+
+  std::string to_text() const;  // per-node table and a summary
+  std::string to_json() const;
+  std::string to_dot() const;   // Graphviz, nodes coloured by provider
 };
 
 class Session {
@@ -60,6 +78,7 @@ class Session {
   std::vector<std::string> providers() const;            // in use, in priority order
   std::vector<std::string> requested_providers() const;
   std::vector<NodeAssignment> node_assignments() const;  // top-level graph, in run order
+  PartitionReport partition_report() const;
   // Memory statistics of each provider's allocator, by provider name.
   std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
   // Gives the cached memory of the session's arenas back to the system.
