@@ -74,12 +74,15 @@ class ConvTransposeKernel : public ep::OpKernel {
       if (!oshape.empty() || same) {
         out[i] = !oshape.empty() ? oshape[i] : in[i] * strides[i];
         const int64_t total = full - out[i];
+        // total < 0 when output_shape asks for more than the full result; the
+        // spec's halving is floor division then (the extra lands at the end).
+        const int64_t half = total >= 0 ? total / 2 : -((1 - total) / 2);
         if (attrs_.auto_pad == "SAME_UPPER") {
-          pb[i] = total / 2;
-          pe[i] = total - total / 2;
+          pb[i] = half;
+          pe[i] = total - half;
         } else {
-          pb[i] = total - total / 2;
-          pe[i] = total / 2;
+          pb[i] = total - half;
+          pe[i] = half;
         }
       } else {
         if (attrs_.auto_pad == "NOTSET" && !attrs_.pads.empty()) {
