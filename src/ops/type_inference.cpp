@@ -283,6 +283,9 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   if (ir::is_onnx_domain(node.domain)) return infer_onnx(node, opset, inputs);
   if (node.domain == "ai.onnx.preview.training") return infer_training(node, inputs);
   if (node.domain == "ai.onnx.ml") return infer_ml(node, opset, inputs);
+  // ai.onnx.preview.FlexAttention: Y has the type of Q.
+  if (node.domain == "ai.onnx.preview" && node.op_type == "FlexAttention" && !inputs.empty())
+    return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
   return std::vector<ir::TypeInfo>(node.outputs.size());
 }
 

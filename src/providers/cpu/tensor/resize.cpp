@@ -26,6 +26,9 @@ enum class Mode { kNearest, kLinear, kCubic };
 struct AxisPlan {
   int64_t in = 1, out = 1;
   double scale = 1, roi_start = 0, roi_end = 1;
+  // The spec's fractional output_width (in * scale) when scales are given;
+  // align_corners divides by it, not by the floored out. 0: use out.
+  double out_width = 0;
 };
 
 struct Taps {  // per output coordinate: n (index, weight) pairs, and whether it is outside
@@ -153,6 +156,7 @@ class ResizeKernel : public OpKernel {
         double len = double(p.in) * p.scale;
         if (coord_ == "tf_crop_and_resize") len *= p.roi_end - p.roi_start;
         p.out = int64_t(std::floor(len));
+        p.out_width = len;
       }
     }
     return plan;
@@ -167,7 +171,10 @@ class ResizeKernel : public OpKernel {
       return center * (1 - adj) + (xr + 0.5) / s - 0.5;
     }
     if (coord_ == "pytorch_half_pixel") return p.out > 1 ? (xr + 0.5) / s - 0.5 : 0.0;
-    if (coord_ == "align_corners") return p.out > 1 ? xr * (in - 1) / (out - 1) : 0.0;
+    if (coord_ == "align_corners") {
+      const double w = p.out_width > 0 ? p.out_width : out;
+      return p.out > 1 && w != 1 ? xr * (in - 1) / (w - 1) : 0.0;
+    }
     if (coord_ == "asymmetric") return xr / s;
     if (coord_ == "tf_half_pixel_for_nn") return (xr + 0.5) / s;
     // tf_crop_and_resize
