@@ -96,50 +96,65 @@ class MaxUnpoolKernel : public ep::OpKernel {
     const size_t r = xd.size() - 2;
     if (attrs_.kernel.size() != r)
       ctx.fail_node("kernel_shape ", dims_str(attrs_.kernel), " needs ", r, " values");
-    // Indices count positions in the inferred (pooling input) shape; an
-    // explicit output_shape only pads that shape at the end of each dim.
-    std::vector<int64_t> inferred = {xd[0], xd[1]};
+    // The default output shape; per the ONNX reference, indices address this
+    // shape and an explicit output_shape pads (or crops) it at the end.
+    std::vector<int64_t> dd = {xd[0], xd[1]};
     for (size_t i = 0; i < r; ++i) {
       const int64_t s = attrs_.strides.empty() ? 1 : attrs_.strides[i];
       const int64_t pb = attrs_.pads.size() == 2 * r ? attrs_.pads[i] : 0;
       const int64_t pe = attrs_.pads.size() == 2 * r ? attrs_.pads[i + r] : 0;
-      inferred.push_back((xd[i + 2] - 1) * s + attrs_.kernel[i] - pb - pe);
+      dd.push_back((xd[i + 2] - 1) * s + attrs_.kernel[i] - pb - pe);
     }
-    std::vector<int64_t> yd = inferred;
+    std::vector<int64_t> yd = dd;
     if (S) {
       yd = S->to_int64_vector();
       if (yd.size() != xd.size())
         ctx.fail_node("output_shape ", dims_str(yd), " must have rank ", xd.size());
-      for (size_t i = 0; i < yd.size(); ++i)
-        if (yd[i] < inferred[i])
-          ctx.fail_node("output_shape ", dims_str(yd), " is smaller than the unpooled shape ",
-                        dims_str(inferred));
+      for (int64_t d : yd)
+        if (d < 0) ctx.fail_node("output_shape ", dims_str(yd), " has a negative dim");
     }
     Tensor& Y = ctx.output(0, Shape(yd));
-    const int64_t total = Shape(inferred).num_elements();
+    const int64_t total = Y.num_elements();
+    const int64_t dtotal = Shape(dd).num_elements();
     const int64_t* idx = I.data<int64_t>();
     const int64_t n = X.num_elements();
-    for (int64_t i = 0; i < n; ++i)
-      if (idx[i] < 0 || idx[i] >= total)
-        ctx.fail_node("index ", idx[i], " at position ", i, " is outside the unpooled shape ",
-                      dims_str(inferred));
-    std::vector<int64_t> dest(static_cast<size_t>(n));
+    // Indices past the default shape but inside output_shape can only be flat
+    // indices into output_shape (PyTorch's convention); honor that form too.
+    bool flat_in_output = yd == dd;
     for (int64_t i = 0; i < n; ++i) {
-      int64_t rem = idx[i], off = 0, stride = 1;
-      for (size_t d = inferred.size(); d-- > 0;) {
-        off += (rem % inferred[d]) * stride;
-        rem /= inferred[d];
+      if (idx[i] < 0 || idx[i] >= std::max(total, dtotal))
+        ctx.fail_node("index ", idx[i], " at position ", i, " is outside the output ",
+                      Shape(yd).to_string());
+      if (idx[i] >= dtotal) flat_in_output = true;
+    }
+    if (flat_in_output)
+      for (int64_t i = 0; i < n; ++i)
+        if (idx[i] >= total)
+          ctx.fail_node("index ", idx[i], " at position ", i, " is outside the output ",
+                        Shape(yd).to_string());
+    // Maps a flat index in the default shape to one in the output (-1: cropped).
+    auto place = [&](int64_t k) -> int64_t {
+      if (flat_in_output) return k;
+      int64_t out = 0, stride = 1;
+      for (size_t d = dd.size(); d-- > 0;) {
+        const int64_t c = k % dd[d];
+        k /= dd[d];
+        if (c >= yd[d]) return -1;
+        out += c * stride;
         stride *= yd[d];
       }
-      dest[size_t(i)] = off;
-    }
+      return out;
+    };
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx;
       const T* x = to_compute<T>(X, sx);
       ComputeOutput<T> yo(Y);
       T* y = yo.data();
-      std::fill(y, y + Y.num_elements(), T(0));
-      for (int64_t i = 0; i < n; ++i) y[dest[size_t(i)]] = x[i];
+      std::fill(y, y + total, T(0));
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t o = place(idx[i]);
+        if (o >= 0) y[o] = x[i];
+      }
       yo.finish();
     });
   }
