@@ -1,6 +1,8 @@
 #include "runtime/graph_plan.hpp"
 
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <unordered_set>
 
 #include "core/logging.hpp"
@@ -165,6 +167,32 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   for (size_t s = 0; s < last_reader.size(); ++s)
     if (last_reader[s] >= 0 && !kept.count(int(s)))
       steps_[size_t(last_reader[s])].release.push_back(int(s));
+
+  // Dependencies between steps, for running independent nodes at once.
+  std::vector<int> producer(slot_names_.size(), -1);
+  for (size_t i = 0; i < steps_.size(); ++i)
+    for (int s : steps_[i].outputs)
+      if (s >= 0) producer[size_t(s)] = int(i);
+  successors_.assign(steps_.size(), {});
+  num_predecessors_.assign(steps_.size(), 0);
+  slot_readers_.assign(slot_names_.size(), 0);
+  step_reads_.assign(steps_.size(), {});
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    std::unordered_set<int> reads;
+    for (int s : steps_[i].inputs)
+      if (s >= 0) reads.insert(s);
+    for (int s : steps_[i].implicit_inputs) reads.insert(s);
+    std::unordered_set<int> preds;
+    for (int s : reads) {
+      step_reads_[i].push_back(s);
+      if (!kept.count(s)) ++slot_readers_[size_t(s)];
+      int p = producer[size_t(s)];
+      if (p >= 0 && preds.insert(p).second) {
+        successors_[size_t(p)].push_back(int(i));
+        ++num_predecessors_[i];
+      }
+    }
+  }
 }
 
 const ep::DataTransfer* GraphPlan::find_transfer(const MemoryInfo& src,
@@ -309,64 +337,125 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     return outer ? outer(name) : nullptr;
   };
 
-  std::vector<const Value*> in_ptrs;
-  std::vector<Value*> out_ptrs;
-  for (const auto& step : steps_) {
-    if (!step.node) {
-      run_copy(step, frame);
+  if (state.inter_pool && state.inter_pool->num_threads() > 1 && steps_.size() > 1) {
+    execute_parallel(frame, lookup, state);
+  } else {
+    for (const auto& step : steps_) {
+      run_step(step, frame, lookup, state);
       for (int s : step.release) frame[size_t(s)] = Value();
-      continue;
     }
-    if (state.terminate && state.terminate->load(std::memory_order_relaxed))
-      fail(ErrorCode::kTerminated, where_, ": run terminated by the caller before ",
-           step.node->describe());
-    in_ptrs.clear();
-    for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
-    for (size_t k = 0; k < step.inputs.size(); ++k)
-      if (step.inputs[k] >= 0 && frame[size_t(step.inputs[k])].is_none() &&
-          !step.node->inputs[k].empty()) {
-        // An absent value is an error unless it is an optional's empty state.
-        const auto t = types_.find(step.node->inputs[k]);
-        if (t == types_.end() || t->second.kind != ir::TypeInfo::Kind::kOptional)
-          fail(ErrorCode::kInvalidArgument, where_, ": ", step.node->describe(), " input '",
-               step.node->inputs[k], "' has no value (a graph input that was not fed?)");
-      }
-    out_ptrs.clear();
-    for (int s : step.outputs) out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
-    std::vector<DataType> out_types = step.output_types;
-    bool unknown = false;
-    for (DataType dt : out_types) unknown |= dt == DataType::kUndefined;
-    if (unknown) {
-      // Types unknown before the run (e.g. untyped subgraph inputs): infer from the values.
-      std::vector<ir::TypeInfo> actual;
-      for (const Value* v : in_ptrs) actual.push_back(v ? type_of_value(*v) : ir::TypeInfo());
-      auto inferred =
-          ops::infer_output_types(*step.node, model_.opset(step.node->domain), actual);
-      for (size_t k = 0; k < out_types.size() && k < inferred.size(); ++k)
-        if (out_types[k] == DataType::kUndefined && inferred[k].is_tensor())
-          out_types[k] = inferred[k].elem_type;
-    }
-    ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types), step.allocator,
-                          state.pool, lookup);
-    int64_t start = state.observer ? now_ns() : 0;
-    try {
-      step.kernel->compute(ctx);
-    } catch (const Error& e) {
-      std::string msg = e.what();
-      if (msg.find(step.node->name) == std::string::npos)
-        fail(e.code(), where_, ": ", step.node->describe(), ": ", msg);
-      throw;
-    } catch (const std::exception& e) {
-      fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what());
-    }
-    if (state.observer)
-      (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());
-    for (int s : step.release) frame[size_t(s)] = Value();
   }
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
   for (int s : output_slots_) outputs.push_back(frame[size_t(s)]);
   return outputs;
+}
+
+void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame,
+                         const ValueLookup& lookup, const RunState& state) const {
+  if (!step.node) {
+    run_copy(step, frame);
+    return;
+  }
+  if (state.terminate && state.terminate->load(std::memory_order_relaxed))
+    fail(ErrorCode::kTerminated, where_, ": run terminated by the caller before ",
+         step.node->describe());
+  std::vector<const Value*> in_ptrs;
+  in_ptrs.reserve(step.inputs.size());
+  for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+  for (size_t k = 0; k < step.inputs.size(); ++k)
+    if (step.inputs[k] >= 0 && frame[size_t(step.inputs[k])].is_none() &&
+        !step.node->inputs[k].empty()) {
+      // An absent value is an error unless it is an optional's empty state.
+      const auto t = types_.find(step.node->inputs[k]);
+      if (t == types_.end() || t->second.kind != ir::TypeInfo::Kind::kOptional)
+        fail(ErrorCode::kInvalidArgument, where_, ": ", step.node->describe(), " input '",
+             step.node->inputs[k], "' has no value (a graph input that was not fed?)");
+    }
+  std::vector<Value*> out_ptrs;
+  out_ptrs.reserve(step.outputs.size());
+  for (int s : step.outputs) out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+  std::vector<DataType> out_types = step.output_types;
+  bool unknown = false;
+  for (DataType dt : out_types) unknown |= dt == DataType::kUndefined;
+  if (unknown) {
+    // Types unknown before the run (e.g. untyped subgraph inputs): infer from the values.
+    std::vector<ir::TypeInfo> actual;
+    for (const Value* v : in_ptrs) actual.push_back(v ? type_of_value(*v) : ir::TypeInfo());
+    auto inferred = ops::infer_output_types(*step.node, model_.opset(step.node->domain), actual);
+    for (size_t k = 0; k < out_types.size() && k < inferred.size(); ++k)
+      if (out_types[k] == DataType::kUndefined && inferred[k].is_tensor())
+        out_types[k] = inferred[k].elem_type;
+  }
+  ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types), step.allocator,
+                        state.pool, lookup);
+  int64_t start = state.observer ? now_ns() : 0;
+  try {
+    step.kernel->compute(ctx);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    if (msg.find(step.node->name) == std::string::npos)
+      fail(e.code(), where_, ": ", step.node->describe(), ": ", msg);
+    throw;
+  } catch (const std::exception& e) {
+    fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what());
+  }
+  if (state.observer)
+    (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());
+}
+
+void GraphPlan::execute_parallel(std::vector<Value>& frame, const ValueLookup& lookup,
+                                 const RunState& state) const {
+  const size_t n = steps_.size();
+  std::vector<std::atomic<int>> pending(n);
+  for (size_t i = 0; i < n; ++i) pending[i] = num_predecessors_[i];
+  std::vector<std::atomic<int>> readers(slot_readers_.size());
+  for (size_t s = 0; s < readers.size(); ++s) readers[s] = slot_readers_[s];
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<int> ready;
+  for (size_t i = n; i-- > 0;)
+    if (num_predecessors_[i] == 0) ready.push_back(int(i));
+  size_t remaining = n;
+  std::exception_ptr error;
+
+  // Each worker takes ready steps until every step is done or one failed. With
+  // one thread (or nested inside another run) this is the plain sequence.
+  auto worker = [&] {
+    const RunState* saved = current_state;
+    current_state = &state;
+    for (;;) {
+      int i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        cv.wait(lock, [&] { return !ready.empty() || remaining == 0 || error; });
+        if (remaining == 0 || error) break;
+        i = ready.back();
+        ready.pop_back();
+      }
+      try {
+        run_step(steps_[size_t(i)], frame, lookup, state);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!error) error = std::current_exception();
+        cv.notify_all();
+        break;
+      }
+      for (int s : step_reads_[size_t(i)])
+        if (slot_readers_[size_t(s)] > 0 && --readers[size_t(s)] == 0) frame[size_t(s)] = Value();
+      std::lock_guard<std::mutex> lock(mu);
+      --remaining;
+      for (int succ : successors_[size_t(i)])
+        if (--pending[size_t(succ)] == 0) ready.push_back(succ);
+      cv.notify_all();
+    }
+    current_state = saved;
+  };
+  int workers = state.inter_pool->num_threads();
+  state.inter_pool->parallel_for(workers, 1e9, [&](int64_t b, int64_t e) {
+    for (int64_t k = b; k < e; ++k) worker();
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 std::vector<Value> GraphPlan::run(const ep::KernelContext& caller,

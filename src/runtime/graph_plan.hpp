@@ -30,7 +30,8 @@ using NodeObserver = std::function<void(const ir::Node&, const std::string& prov
                                         int64_t start_ns, int64_t end_ns)>;
 
 struct RunState {
-  ThreadPool* pool = nullptr;
+  ThreadPool* pool = nullptr;        // intra-op: parallelism inside kernels
+  ThreadPool* inter_pool = nullptr;  // inter-op: independent nodes at once (parallel mode)
   const std::atomic<bool>* terminate = nullptr;
   const NodeObserver* observer = nullptr;
 };
@@ -87,6 +88,11 @@ class GraphPlan : public ep::SubgraphRunner {
   int place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allocator>& dst_alloc);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
+  // Runs one step (kernel or copy) with its inputs from `frame`.
+  void run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
+                const RunState& state) const;
+  void execute_parallel(std::vector<Value>& frame, const ValueLookup& lookup,
+                        const RunState& state) const;
   void infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
   int slot_of(const std::string& name);
   void check_input(const std::string& name, const ir::TypeInfo& declared, const Value& v) const;
@@ -113,6 +119,11 @@ class GraphPlan : public ep::SubgraphRunner {
   std::unordered_map<std::string, int> placed_;  // "slot@memory" -> slot
   std::vector<std::unique_ptr<Tensor>> placed_constants_;
   std::vector<CopyInfo> copies_;
+  // For the parallel executor: step dependencies and readers per slot.
+  std::vector<std::vector<int>> successors_;
+  std::vector<int> num_predecessors_;
+  std::vector<int> slot_readers_;   // reader steps per slot (0 for kept slots: never released)
+  std::vector<std::vector<int>> step_reads_;  // distinct slots each step reads
   std::vector<std::unique_ptr<GraphPlan>> subplans_;
 };
 

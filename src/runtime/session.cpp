@@ -25,7 +25,8 @@ struct Session::Impl {
   SessionOptions options;
   std::vector<std::string> requested;
   runtime::Providers providers;
-  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<ThreadPool> pool;        // intra-op
+  std::unique_ptr<ThreadPool> inter_pool;  // inter-op, in parallel execution mode
   std::unique_ptr<runtime::GraphPlan> plan;
   std::vector<IoInfo> inputs, outputs, overridable;
   std::unordered_map<std::string, size_t> input_index;  // name -> position in plan inputs
@@ -142,6 +143,8 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
   }
   impl->providers = create_providers(specs, options);
   impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
+  if (options.execution_mode == ExecutionMode::kParallel)
+    impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
   impl->model = std::move(model);
   for (const auto& p : impl->providers) {
     std::shared_ptr<Allocator> a = p->allocator();
@@ -226,6 +229,7 @@ std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>
   }
   runtime::RunState state;
   state.pool = s.pool.get();
+  state.inter_pool = s.inter_pool.get();
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
   auto all = s.plan->execute(std::move(inputs), nullptr, state);
