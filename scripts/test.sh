@@ -27,6 +27,14 @@ else
   echo "the Python extension was not built (needs pybind11-dev, python3-dev, python3-numpy); skipped"
 fi
 
+echo "== generated docs"
+if "$BUILD_DIR/tessera" ops --markdown | diff -q - docs/operators.md >/dev/null; then
+  echo "docs/operators.md matches the kernel registries"
+else
+  echo "docs/operators.md is stale: regenerate it with: $BUILD_DIR/tessera ops --markdown > docs/operators.md"
+  status=1
+fi
+
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 echo "== ONNX conformance suite"
 if [ -d "$CONF" ]; then

@@ -37,6 +37,7 @@ void print_usage(std::ostream& os) {
         "      between memory spaces; as a table, JSON and a Graphviz picture. --place\n"
         "      pins nodes (KIND is name, op or pattern) to a provider, or forbids it (!).\n"
         "  doctor    every provider in this build and whether this machine can run it\n"
+        "  ops [--markdown]  the operator x provider support matrix (docs/operators.md)\n"
         "  help      this text\n"
         "  --version the version\n"
         "\n"
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
     if (command == "test") return cmd_test(args);
     if (command == "partition") return cmd_partition(args);
     if (command == "doctor") return cmd_doctor(args);
+    if (command == "ops") return cmd_ops(args);
     throw UsageError(tessera::str_cat("unknown command '", command, "'"));
   } catch (const UsageError& e) {
     print_usage(std::cerr);
