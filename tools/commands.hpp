@@ -10,6 +10,7 @@ namespace tessera::cli {
 int cmd_run(const std::vector<std::string>& argv);
 int cmd_inspect(const std::vector<std::string>& argv);
 int cmd_test(const std::vector<std::string>& argv);
+int cmd_bench(const std::vector<std::string>& argv);
 
 void print_usage(std::ostream& os);
 

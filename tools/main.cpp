@@ -31,6 +31,12 @@ void print_usage(std::ostream& os) {
         "      test_data_set_N/{input,output}_K.pb) or a folder of cases. Prints\n"
         "      PASS/FAIL/ERROR per case and ends with 'N passed, N failed'. Exits 0 when\n"
         "      nothing failed, or when exactly the cases in --expected-failures failed.\n"
+        "  bench MODEL [--threads N] [--warmup W] [--iters I] [--providers A,B]\n"
+        "              [--opt-level LEVEL] [--json] [--random] [--seed N]\n"
+        "      Times session creation, the first run and I timed runs (after W warm-up\n"
+        "      runs): median/p90/min latency and peak RSS. Inputs come from\n"
+        "      test_data_set_0/ next to the model when present (as the ONNX Runtime\n"
+        "      yardstick does), else random as in 'run'. --json prints one JSON line.\n"
         "  help      this text\n"
         "  --version the version\n"
         "\n"
@@ -62,6 +68,7 @@ int main(int argc, char** argv) {
     if (command == "run") return cmd_run(args);
     if (command == "inspect") return cmd_inspect(args);
     if (command == "test") return cmd_test(args);
+    if (command == "bench") return cmd_bench(args);
     throw UsageError(tessera::str_cat("unknown command '", command, "'"));
   } catch (const UsageError& e) {
     print_usage(std::cerr);

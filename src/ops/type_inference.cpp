@@ -216,6 +216,9 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
                                              const std::vector<ir::TypeInfo>& inputs) {
   if (ir::is_onnx_domain(node.domain)) return infer_onnx(node, opset, inputs);
   if (node.domain == "ai.onnx.preview.training") return infer_training(node, inputs);
+  // Tessera's internal fused ops (optimizer-made) keep their first input's type.
+  if (node.domain == "com.tessera" && !inputs.empty())
+    return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
   return std::vector<ir::TypeInfo>(node.outputs.size());
 }
 

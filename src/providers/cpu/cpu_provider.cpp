@@ -55,6 +55,7 @@ const ep::KernelRegistry& cpu_kernel_registry() {
     register_loss_kernels(r);
     register_text_kernels(r);
     register_extras_kernels(r);
+    register_fused_kernels(r);
     return r;
   }();
   return registry;

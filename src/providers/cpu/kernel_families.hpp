@@ -22,5 +22,6 @@ void register_recurrent_kernels(ep::KernelRegistry& r);  // recurrent/: RNN, GRU
 void register_loss_kernels(ep::KernelRegistry& r);  // loss/: NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
 void register_text_kernels(ep::KernelRegistry& r);  // text/: TfIdfVectorizer
 void register_extras_kernels(ep::KernelRegistry& r);  // extras/: recent single ops: BitCast, SwiGLU, DeformConv
+void register_fused_kernels(ep::KernelRegistry& r);  // fused/: com.tessera ops the optimizer creates
 
 }  // namespace tessera::cpu
