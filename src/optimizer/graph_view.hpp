@@ -30,6 +30,8 @@ class GraphView {
   // The constant tensor behind `value` (an initializer that is not also a
   // graph input, so it cannot be overridden at run time), or nullptr.
   const Tensor* constant(const std::string& value) const;
+  // True for graph outputs and values read by subgraphs.
+  bool pinned(const std::string& value) const { return pinned_.count(value) > 0; }
 
  private:
   const ir::Graph& g_;

@@ -20,8 +20,6 @@ void rename_reads(ir::Graph& g, const std::string& from, const std::string& to) 
 
 size_t cancel_transposes(ir::Graph& g) {
   size_t changed = 0;
-  std::set<std::string> outputs;
-  for (const auto& o : g.outputs) outputs.insert(o.name);
   for (bool again = true; again;) {
     again = false;
     GraphView v(g);
@@ -47,7 +45,7 @@ size_t cancel_transposes(ir::Graph& g) {
       }
       if (!valid) continue;
       std::string x = first.inputs[0];
-      if (identity && !outputs.count(second.outputs[0])) {
+      if (identity && !v.pinned(second.outputs[0])) {
         std::string y = second.outputs[0];
         g.nodes.erase(g.nodes.begin() + std::max(i, j));
         g.nodes.erase(g.nodes.begin() + std::min(i, j));
