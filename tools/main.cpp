@@ -38,6 +38,12 @@ void print_usage(std::ostream& os) {
         "      pins nodes (KIND is name, op or pattern) to a provider, or forbids it (!).\n"
         "  doctor    every provider in this build and whether this machine can run it\n"
         "  ops [--markdown]  the operator x provider support matrix (docs/operators.md)\n"
+        "  bench MODEL [--threads N] [--warmup W] [--iters I] [--providers A,B]\n"
+        "              [--opt-level LEVEL] [--json] [--random] [--seed N]\n"
+        "      Times session creation, the first run and I timed runs (after W warm-up\n"
+        "      runs): median/p90/min latency and peak RSS. Inputs come from\n"
+        "      test_data_set_0/ next to the model when present (as the ONNX Runtime\n"
+        "      yardstick does), else random as in 'run'. --json prints one JSON line.\n"
         "  help      this text\n"
         "  --version the version\n"
         "\n"
@@ -72,6 +78,7 @@ int main(int argc, char** argv) {
     if (command == "partition") return cmd_partition(args);
     if (command == "doctor") return cmd_doctor(args);
     if (command == "ops") return cmd_ops(args);
+    if (command == "bench") return cmd_bench(args);
     throw UsageError(tessera::str_cat("unknown command '", command, "'"));
   } catch (const UsageError& e) {
     print_usage(std::cerr);

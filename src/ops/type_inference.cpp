@@ -286,6 +286,9 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   // ai.onnx.preview.FlexAttention: Y has the type of Q.
   if (node.domain == "ai.onnx.preview" && node.op_type == "FlexAttention" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
+  // Tessera's internal fused ops (optimizer-made) keep their first input's type.
+  if (node.domain == "com.tessera" && !inputs.empty())
+    return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
   return std::vector<ir::TypeInfo>(node.outputs.size());
 }
 

@@ -6,9 +6,32 @@ namespace tessera::optimizer {
 
 void optimize(ir::Model& model, GraphOptimizationLevel level) {
   if (level == GraphOptimizationLevel::kDisableAll) return;
+  ir::Graph& g = model.graph;
   // Basic: semantics-preserving clean-ups that every provider benefits from.
-  eliminate_identities(model.graph);
-  eliminate_dead_nodes(model.graph);
+  // Folding a Shape can make its consumers constant and vice versa: repeat
+  // while something changes (bounded, each round only removes nodes).
+  eliminate_identities(g);
+  for (int round = 0; round < 8; ++round) {
+    size_t changed = fold_shapes(g) + fold_constants(model, g);
+    changed += eliminate_identities(g);
+    if (!changed) break;
+  }
+  eliminate_dead_nodes(g);
+  if (level == GraphOptimizationLevel::kBasic) return;
+
+  // Extended: fusions of standard patterns into single standard (or internal) ops.
+  cancel_transposes(g);
+  merge_reshapes(g);
+  if (model.opset("") >= 9) fuse_matmul_add(g);
+  fuse_gelu(model, g);
+  fuse_layer_norm(model, g);
+  eliminate_dead_nodes(g);
+  if (level == GraphOptimizationLevel::kExtended) return;
+
+  // All: layout-free CPU fusions into internal ops.
+  fold_conv_batchnorm(g);
+  fuse_activations(model, g);
+  eliminate_dead_nodes(g);
 }
 
 }  // namespace tessera::optimizer

@@ -4,11 +4,36 @@
 
 namespace tessera::optimizer {
 
+// ---- basic ----
 // Removes Identity nodes (and inference-mode Dropout without a mask output)
 // whose output is not a graph output, rewiring their consumers to the input.
 size_t eliminate_identities(ir::Graph& graph);
 // Removes nodes none of whose outputs is used by another node, a subgraph or
 // the graph outputs.
 size_t eliminate_dead_nodes(ir::Graph& graph);
+// Runs nodes whose inputs are all constants once, with the CPU kernels, and
+// stores their outputs as initializers (random ops, control flow, results
+// over 64 MiB and graph outputs excepted).
+size_t fold_constants(ir::Model& model, ir::Graph& graph);
+// Shape / Size of a value whose shape is fully static -> an initializer.
+size_t fold_shapes(ir::Graph& graph);
+
+// ---- extended ----
+// Transpose(Transpose(x)) -> one Transpose, or nothing when they cancel.
+size_t cancel_transposes(ir::Graph& graph);
+// Reshape(Reshape(x, s1), s2) -> Reshape(x, s2) for a constant s2 without 0s.
+size_t merge_reshapes(ir::Graph& graph);
+// MatMul(A, B) + C -> Gemm for 2-D A, constant 2-D B and a [N] / [1, N] bias.
+size_t fuse_matmul_add(ir::Graph& graph);
+// The Erf-based GELU chain -> Gelu (com.tessera Gelu below opset 20).
+size_t fuse_gelu(ir::Model& model, ir::Graph& graph);
+// The spelled-out layer norm -> LayerNormalization (com.tessera below opset 17).
+size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
+
+// ---- all ----
+// Conv + inference BatchNormalization -> Conv with folded weights and bias.
+size_t fold_conv_batchnorm(ir::Graph& graph);
+// Conv / Gemm + Relu or constant Clip -> com.tessera FusedConv / FusedGemm.
+size_t fuse_activations(ir::Model& model, ir::Graph& graph);
 
 }  // namespace tessera::optimizer

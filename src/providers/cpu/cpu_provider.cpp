@@ -57,6 +57,7 @@ const ep::KernelRegistry& cpu_kernel_registry() {
     register_extras_kernels(r);
     register_preview_kernels(r);
     register_image_kernels(r);
+    register_fused_kernels(r);
     return r;
   }();
   return registry;

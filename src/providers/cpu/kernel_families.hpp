@@ -24,5 +24,6 @@ void register_text_kernels(ep::KernelRegistry& r);  // text/: TfIdfVectorizer
 void register_extras_kernels(ep::KernelRegistry& r);  // extras/: recent single ops: BitCast, SwiGLU, DeformConv
 void register_preview_kernels(ep::KernelRegistry& r);  // preview/: ai.onnx.preview (FlexAttention)
 void register_image_kernels(ep::KernelRegistry& r);  // image/: ImageDecoder
+void register_fused_kernels(ep::KernelRegistry& r);  // fused/: com.tessera ops the optimizer creates
 
 }  // namespace tessera::cpu

@@ -1,0 +1,88 @@
+// Conv or Gemm followed by Relu (or Clip with constant bounds, e.g. Relu6)
+// becomes the internal com.tessera FusedConv / FusedGemm, which applies the
+// activation to the output in place.
+#include <limits>
+
+#include "optimizer/graph_view.hpp"
+#include "optimizer/passes.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+// [min, max] of a Clip node when both are fixed; nullopt otherwise.
+std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir::Node& clip,
+                                                   int64_t opset) {
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (opset < 11) {
+    if (const ir::Attribute* a = clip.attr("min")) lo = a->f;
+    if (const ir::Attribute* a = clip.attr("max")) hi = a->f;
+    return std::make_pair(lo, hi);
+  }
+  for (size_t k = 1; k < clip.inputs.size() && k < 3; ++k) {
+    if (clip.inputs[k].empty()) continue;
+    auto s = scalar_value(v.constant(clip.inputs[k]));
+    if (!s) return std::nullopt;
+    (k == 1 ? lo : hi) = float(*s);
+  }
+  return std::make_pair(lo, hi);
+}
+
+}  // namespace
+
+size_t fuse_activations(ir::Model& model, ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  const int64_t opset = model.opset("");
+  size_t fused = 0;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    const ir::Node& n = g.nodes[size_t(i)];
+    if (!ir::is_onnx_domain(n.domain) || (n.op_type != "Conv" && n.op_type != "Gemm") ||
+        (n.op_type == "Gemm" && opset < 7) ||  // Gemm-6 and older: broadcast attribute
+        n.outputs.size() != 1)
+      continue;
+    // Only float/double weights (the fused kernels' types); the data input
+    // has the same type by the ops' constraints.
+    const Tensor* w = v.constant(n.inputs.size() > 1 ? n.inputs[1] : "");
+    if (!w || (w->dtype() != DataType::kFloat && w->dtype() != DataType::kDouble)) continue;
+    const auto& readers = v.consumers(n.outputs[0]);
+    if (readers.size() != 1 || !v.only_consumer(n.outputs[0], readers[0])) continue;
+    const int j = readers[0];
+    const ir::Node& act = g.nodes[size_t(j)];
+    if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.inputs[0] != n.outputs[0] ||
+        act.outputs.size() != 1)
+      continue;
+    ir::Attribute kind;
+    kind.name = "activation";
+    kind.type = ir::AttrType::kString;
+    ir::Attribute params;
+    params.name = "activation_params";
+    params.type = ir::AttrType::kFloats;
+    if (act.op_type == "Relu") {
+      kind.s = "Relu";
+    } else if (act.op_type == "Clip") {
+      auto bounds = clip_bounds(v, act, opset);
+      if (!bounds) continue;
+      kind.s = "Clip";
+      params.floats = {bounds->first, bounds->second};
+    } else {
+      continue;
+    }
+    ir::Node f = n;
+    f.op_type = n.op_type == "Conv" ? "FusedConv" : "FusedGemm";
+    f.domain = kTesseraDomain;
+    f.outputs = act.outputs;
+    f.attributes.push_back(kind);
+    if (kind.s == "Clip") f.attributes.push_back(params);
+    g.nodes[size_t(j)] = std::move(f);
+    dead[size_t(i)] = true;
+    ++fused;
+  }
+  if (fused) {
+    erase_nodes(g, dead);
+    import_tessera_domain(model);
+  }
+  return fused;
+}
+
+}  // namespace tessera::optimizer

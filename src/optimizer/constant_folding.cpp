@@ -1,0 +1,169 @@
+// Constant folding: a node whose inputs are all constants is run once, now,
+// with the CPU provider's kernels, and its outputs become initializers.
+#include <set>
+
+#include "core/thread_pool.hpp"
+#include "ep/kernel_registry.hpp"
+#include "ops/type_inference.hpp"
+#include "optimizer/graph_view.hpp"
+#include "optimizer/passes.hpp"
+#include "providers/cpu/cpu_provider.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+// Folded tensors larger than this stay computed at run time: a model file
+// should not balloon because an Expand or a ConstantOfShape was precomputed.
+constexpr size_t kMaxFoldedBytes = size_t(64) << 20;
+
+bool never_fold(const ir::Node& n) {
+  static const std::set<std::string> kRandom = {
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
+      "Bernoulli", "Dropout"};
+  if (!ir::is_onnx_domain(n.domain) || kRandom.count(n.op_type)) return true;
+  for (const auto& a : n.attributes)
+    if (a.g || !a.graphs.empty()) return true;  // control flow: leave to the runtime
+  return false;
+}
+
+ThreadPool& folding_pool() {
+  static ThreadPool pool(1);
+  return pool;
+}
+
+// Runs `n` on constant inputs; returns its outputs, or nothing when it cannot
+// be folded here (no CPU kernel, a non-tensor output, too big, or it throws).
+std::optional<std::vector<Tensor>> evaluate(const ir::Model& model, const ir::Node& n,
+                                            const std::vector<const Tensor*>& inputs) {
+  std::vector<ir::TypeInfo> in_types;
+  std::vector<DataType> in_dtypes;
+  for (const Tensor* t : inputs) {
+    in_types.push_back(t ? ir::TypeInfo::tensor(t->dtype()) : ir::TypeInfo());
+    in_dtypes.push_back(t ? t->dtype() : DataType::kUndefined);
+  }
+  const int64_t opset = model.opset(n.domain);
+  auto out_types = ops::infer_output_types(n, opset, in_types);
+  std::vector<DataType> out_dtypes;
+  for (size_t k = 0; k < n.outputs.size(); ++k) {
+    if (k >= out_types.size() || !out_types[k].is_tensor() ||
+        out_types[k].elem_type == DataType::kUndefined)
+      return std::nullopt;
+    out_dtypes.push_back(out_types[k].elem_type);
+  }
+  auto match = cpu::cpu_kernel_registry().lookup(n.domain, n.op_type, opset, in_dtypes);
+  if (!match.entry) return std::nullopt;
+  try {
+    ep::KernelInfo info(n, opset, in_types, out_types, inputs);
+    auto kernel = match.entry->factory(info);
+    std::vector<Value> in_values, out_values(n.outputs.size());
+    in_values.reserve(inputs.size());
+    for (const Tensor* t : inputs) in_values.push_back(t ? Value(*t) : Value());
+    std::vector<const Value*> in_ptrs;
+    for (size_t i = 0; i < inputs.size(); ++i) in_ptrs.push_back(inputs[i] ? &in_values[i] : nullptr);
+    std::vector<Value*> out_ptrs;
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      out_ptrs.push_back(n.outputs[k].empty() ? nullptr : &out_values[k]);
+    ep::KernelContext ctx(n, in_ptrs, out_ptrs, out_dtypes, default_cpu_allocator(), &folding_pool());
+    kernel->compute(ctx);
+    std::vector<Tensor> out;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k].empty()) {
+        out.emplace_back();
+        continue;
+      }
+      if (!out_values[k].is_tensor()) return std::nullopt;
+      const Tensor& t = out_values[k].tensor();
+      if (t.byte_size() > kMaxFoldedBytes) return std::nullopt;
+      // Outputs may alias an input buffer (Reshape, Identity): own the data.
+      out.push_back(t.clone());
+    }
+    return out;
+  } catch (const std::exception&) {
+    return std::nullopt;  // the runtime will report it with full context
+  }
+}
+
+}  // namespace
+
+size_t fold_constants(ir::Model& model, ir::Graph& graph) {
+  std::set<std::string> graph_inputs, graph_outputs;
+  for (const auto& in : graph.inputs) graph_inputs.insert(in.name);
+  for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
+  auto constant = [&](const std::string& name) -> const Tensor* {
+    if (graph_inputs.count(name)) return nullptr;
+    auto it = graph.initializers.find(name);
+    return it == graph.initializers.end() ? nullptr : &it->second;
+  };
+  std::vector<bool> dead(graph.nodes.size(), false);
+  size_t folded = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& n = graph.nodes[i];
+    if (never_fold(n)) continue;
+    bool ok = true;
+    std::vector<const Tensor*> inputs;
+    for (const auto& in : n.inputs) {
+      const Tensor* t = in.empty() ? nullptr : constant(in);
+      if (!in.empty() && !t) ok = false;
+      inputs.push_back(t);
+    }
+    for (const auto& o : n.outputs)
+      if (graph_outputs.count(o)) ok = false;  // keep graph outputs produced by nodes
+    if (!ok) continue;
+    auto outs = evaluate(model, n, inputs);
+    if (!outs) continue;
+    for (size_t k = 0; k < n.outputs.size(); ++k)
+      if (!n.outputs[k].empty()) graph.initializers[n.outputs[k]] = std::move((*outs)[k]);
+    dead[i] = true;
+    ++folded;
+  }
+  if (folded) erase_nodes(graph, dead);
+  return folded;
+}
+
+size_t fold_shapes(ir::Graph& graph) {
+  GraphView view(graph);
+  std::set<std::string> graph_outputs;
+  for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
+  // The static shape of a value, when every dim is known.
+  auto static_shape = [&](const std::string& name) -> std::optional<std::vector<int64_t>> {
+    if (const Tensor* t = view.constant(name)) return t->shape().dims();
+    const ir::ValueInfo* vi = graph.find_value_info(name);
+    if (!vi || !vi->type.is_tensor() || !vi->type.shape) return std::nullopt;
+    std::vector<int64_t> dims;
+    for (const auto& d : *vi->type.shape) {
+      if (!d.value) return std::nullopt;
+      dims.push_back(*d.value);
+    }
+    return dims;
+  };
+  std::vector<bool> dead(graph.nodes.size(), false);
+  size_t folded = 0;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& n = graph.nodes[i];
+    if (!ir::is_onnx_domain(n.domain) || (n.op_type != "Shape" && n.op_type != "Size")) continue;
+    if (n.inputs.size() != 1 || n.outputs.size() != 1 || graph_outputs.count(n.outputs[0])) continue;
+    auto dims = static_shape(n.inputs[0]);
+    if (!dims) continue;
+    if (n.op_type == "Size") {
+      int64_t count = 1;
+      for (int64_t d : *dims) count *= d;
+      graph.initializers[n.outputs[0]] = Tensor::scalar<int64_t>(count);
+    } else {
+      // Shape-15 slices with start/end (negative from the back, clamped).
+      const int64_t r = int64_t(dims->size());
+      auto clamp_axis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t(0), r); };
+      int64_t start = clamp_axis(attr_int(n, "start", 0)), end = clamp_axis(attr_int(n, "end", r));
+      std::vector<int64_t> out;
+      for (int64_t k = start; k < end; ++k) out.push_back((*dims)[size_t(k)]);
+      int64_t len = int64_t(out.size());
+      graph.initializers[n.outputs[0]] = Tensor::from_vector<int64_t>(out, Shape{len});
+    }
+    dead[i] = true;
+    ++folded;
+  }
+  if (folded) erase_nodes(graph, dead);
+  return folded;
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,85 @@
+// Conv followed by an inference BatchNormalization folds into the Conv:
+//   W' = W * s (per output channel), B' = (B - mean) * s + beta,
+//   s = gamma / sqrt(var + eps).
+// New initializers are made, since W may be shared with other nodes.
+#include <cmath>
+
+#include "optimizer/graph_view.hpp"
+#include "optimizer/passes.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+bool is_float_vector(const Tensor* t, int64_t n) {
+  return t && t->dtype() == DataType::kFloat && t->rank() == 1 && t->shape()[0] == n;
+}
+
+}  // namespace
+
+size_t fold_conv_batchnorm(ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  size_t folded = 0;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    ir::Node& conv = g.nodes[size_t(i)];
+    if (!ir::is_onnx_domain(conv.domain) || conv.op_type != "Conv" || conv.inputs.size() < 2 ||
+        conv.outputs.size() != 1)
+      continue;
+    const Tensor* w = v.constant(conv.inputs[1]);
+    if (!w || w->dtype() != DataType::kFloat || w->rank() < 3) continue;
+    const int64_t m = w->shape()[0];
+    const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? v.constant(conv.inputs[2])
+                                                                         : nullptr;
+    if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !is_float_vector(b, m)) continue;
+    int j = sole_consumer(v, g, conv.outputs[0], "BatchNormalization");
+    if (j < 0) continue;
+    const ir::Node& bn = g.nodes[size_t(j)];
+    // Inference form only: one output, no training mode, spatial statistics.
+    if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0] || attr_int(bn, "training_mode", 0) != 0 ||
+        attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
+      continue;
+    bool extra_outputs = false;
+    for (size_t k = 1; k < bn.outputs.size(); ++k) extra_outputs |= !bn.outputs[k].empty();
+    if (extra_outputs) continue;
+    const Tensor* gamma = v.constant(bn.inputs[1]);
+    const Tensor* beta = v.constant(bn.inputs[2]);
+    const Tensor* mean = v.constant(bn.inputs[3]);
+    const Tensor* var = v.constant(bn.inputs[4]);
+    if (!is_float_vector(gamma, m) || !is_float_vector(beta, m) || !is_float_vector(mean, m) ||
+        !is_float_vector(var, m))
+      continue;
+    const ir::Attribute* eps_attr = bn.attr("epsilon");
+    const double eps = eps_attr ? eps_attr->f : 1e-5;
+
+    Tensor nw(DataType::kFloat, w->shape());
+    Tensor nb(DataType::kFloat, Shape{m});
+    const int64_t per = w->num_elements() / std::max<int64_t>(m, 1);
+    const float* wd = w->data<float>();
+    float* nwd = nw.mutable_data<float>();
+    float* nbd = nb.mutable_data<float>();
+    for (int64_t c = 0; c < m; ++c) {
+      const double s = double(gamma->data<float>()[c]) / std::sqrt(double(var->data<float>()[c]) + eps);
+      for (int64_t k = 0; k < per; ++k) nwd[c * per + k] = float(double(wd[c * per + k]) * s);
+      const double bias = b ? double(b->data<float>()[c]) : 0.0;
+      nbd[c] = float((bias - double(mean->data<float>()[c])) * s + double(beta->data<float>()[c]));
+    }
+    std::string wname = fresh_name(g, conv.inputs[1] + "_bnfold");
+    g.initializers[wname] = std::move(nw);
+    std::string bname = fresh_name(g, conv.name + "_bnfold_bias");
+    g.initializers[bname] = std::move(nb);
+    ir::Node fused = conv;
+    fused.inputs.resize(3);
+    fused.inputs[1] = wname;
+    fused.inputs[2] = bname;
+    fused.outputs = bn.outputs;
+    fused.outputs.resize(1);
+    g.nodes[size_t(j)] = std::move(fused);
+    dead[size_t(i)] = true;
+    ++folded;
+  }
+  if (folded) erase_nodes(g, dead);
+  return folded;
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,116 @@
+#include "optimizer/graph_view.hpp"
+
+#include <cmath>
+
+#include "ir/graph_algorithms.hpp"
+
+namespace tessera::optimizer {
+
+GraphView::GraphView(const ir::Graph& g) : g_(g) {
+  for (const auto& in : g.inputs) graph_inputs_.insert(in.name);
+  for (const auto& o : g.outputs) pinned_.insert(o.name);
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    const auto& n = g.nodes[size_t(i)];
+    for (const auto& o : n.outputs)
+      if (!o.empty()) producer_[o] = i;
+    std::unordered_set<std::string> seen;
+    for (const auto& in : n.inputs) {
+      if (in.empty()) continue;
+      ++uses_[in];
+      if (seen.insert(in).second) consumers_[in].push_back(i);
+    }
+    for (const auto& a : n.attributes) {
+      if (a.g)
+        for (auto& r : ir::outer_scope_reads(*a.g)) pinned_.insert(r);
+      for (const auto& sub : a.graphs)
+        for (auto& r : ir::outer_scope_reads(*sub)) pinned_.insert(r);
+    }
+  }
+}
+
+int GraphView::producer(const std::string& value) const {
+  auto it = producer_.find(value);
+  return it == producer_.end() ? -1 : it->second;
+}
+
+const std::vector<int>& GraphView::consumers(const std::string& value) const {
+  static const std::vector<int> none;
+  auto it = consumers_.find(value);
+  return it == consumers_.end() ? none : it->second;
+}
+
+bool GraphView::only_consumer(const std::string& value, int node) const {
+  if (pinned_.count(value)) return false;
+  auto it = uses_.find(value);
+  if (it == uses_.end() || it->second != 1) return false;
+  const auto& c = consumers(value);
+  return c.size() == 1 && c[0] == node;
+}
+
+const Tensor* GraphView::constant(const std::string& value) const {
+  if (value.empty() || graph_inputs_.count(value)) return nullptr;
+  auto it = g_.initializers.find(value);
+  return it == g_.initializers.end() ? nullptr : &it->second;
+}
+
+std::optional<double> scalar_value(const Tensor* t) {
+  if (!t || t->num_elements() != 1) return std::nullopt;
+  if (t->dtype() != DataType::kFloat && t->dtype() != DataType::kDouble) return std::nullopt;
+  return t->element_as_double(0);
+}
+
+bool near(std::optional<double> v, double want) {
+  return v && std::abs(*v - want) <= 1e-5 * std::abs(want);
+}
+
+int64_t attr_int(const ir::Node& n, const char* name, int64_t def) {
+  const ir::Attribute* a = n.attr(name);
+  return a ? a->i : def;
+}
+
+std::string fresh_name(const ir::Graph& g, const std::string& base) {
+  std::unordered_set<std::string> used;
+  for (const auto& n : g.nodes)
+    for (const auto& o : n.outputs) used.insert(o);
+  for (const auto& [k, v] : g.initializers) used.insert(k);
+  for (const auto& in : g.inputs) used.insert(in.name);
+  if (!used.count(base)) return base;
+  for (int i = 1;; ++i) {
+    std::string s = base + "_" + std::to_string(i);
+    if (!used.count(s)) return s;
+  }
+}
+
+void import_tessera_domain(ir::Model& m) {
+  if (m.opset(kTesseraDomain) == 0) m.opset_imports.push_back({kTesseraDomain, kTesseraOpset});
+}
+
+void erase_nodes(ir::Graph& g, const std::vector<bool>& dead) {
+  std::vector<ir::Node> kept;
+  kept.reserve(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    if (!dead[i]) kept.push_back(std::move(g.nodes[i]));
+  g.nodes = std::move(kept);
+}
+
+}  // namespace tessera::optimizer
+
+namespace tessera::optimizer {
+
+int sole_consumer(const GraphView& v, const ir::Graph& g, const std::string& value,
+                  const char* op_type) {
+  const auto& c = v.consumers(value);
+  if (c.size() != 1 || !v.only_consumer(value, c[0])) return -1;
+  const ir::Node& n = g.nodes[size_t(c[0])];
+  return ir::is_onnx_domain(n.domain) && n.op_type == op_type ? c[0] : -1;
+}
+
+int producer_of(const GraphView& v, const ir::Graph& g, const std::string& value,
+                const char* op_type) {
+  int p = v.producer(value);
+  if (p < 0) return -1;
+  const ir::Node& n = g.nodes[size_t(p)];
+  return ir::is_onnx_domain(n.domain) && n.op_type == op_type ? p : -1;
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,70 @@
+// Read-side helpers the fusion passes share: who produces and who reads each
+// value, which values are fixed constants, and small attribute/tensor tests.
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace tessera::optimizer {
+
+// The domain of Tessera's internal fused ops, and its opset version.
+inline constexpr const char* kTesseraDomain = "com.tessera";
+inline constexpr int64_t kTesseraOpset = 1;
+
+// A snapshot of the graph's def-use structure. Rebuild it after edits.
+class GraphView {
+ public:
+  explicit GraphView(const ir::Graph& g);
+
+  // Index of the node producing `value`, or -1 (graph input, initializer).
+  int producer(const std::string& value) const;
+  // Indices of the nodes reading `value` (once per reading node).
+  const std::vector<int>& consumers(const std::string& value) const;
+  // True when `value` is read by exactly one node input, and not by a graph
+  // output or a subgraph: it may then disappear inside a fused node.
+  bool only_consumer(const std::string& value, int node) const;
+  // The constant tensor behind `value` (an initializer that is not also a
+  // graph input, so it cannot be overridden at run time), or nullptr.
+  const Tensor* constant(const std::string& value) const;
+  // True for graph outputs and values read by subgraphs.
+  bool pinned(const std::string& value) const { return pinned_.count(value) > 0; }
+
+ private:
+  const ir::Graph& g_;
+  std::unordered_map<std::string, int> producer_;
+  std::unordered_map<std::string, std::vector<int>> consumers_;
+  std::unordered_map<std::string, int> uses_;  // node-input reads, counted per slot
+  std::unordered_set<std::string> pinned_;     // graph outputs and subgraph reads
+  std::unordered_set<std::string> graph_inputs_;
+};
+
+// A single-element float/double constant's value.
+std::optional<double> scalar_value(const Tensor* t);
+// True when `v` is within a relative 1e-5 of `want`.
+bool near(std::optional<double> v, double want);
+// The integer attribute's value, or `def` when absent.
+int64_t attr_int(const ir::Node& n, const char* name, int64_t def);
+// A fresh value name based on `base` not yet used in the graph.
+std::string fresh_name(const ir::Graph& g, const std::string& base);
+// Adds the com.tessera opset import if the model lacks it.
+void import_tessera_domain(ir::Model& m);
+// Drops the nodes whose flag is set, keeping the order of the others.
+void erase_nodes(ir::Graph& g, const std::vector<bool>& dead);
+
+}  // namespace tessera::optimizer
+
+namespace tessera::optimizer {
+
+// The node reading `value` when it is the value's only reader (see
+// GraphView::only_consumer) and an ai.onnx `op_type`; -1 otherwise.
+int sole_consumer(const GraphView& v, const ir::Graph& g, const std::string& value,
+                  const char* op_type);
+// The node producing `value` when it is an ai.onnx `op_type`; -1 otherwise.
+int producer_of(const GraphView& v, const ir::Graph& g, const std::string& value,
+                const char* op_type);
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,76 @@
+// MatMul(A, B) + C -> Gemm(A, B, C) for 2-D A and a constant 2-D B: one
+// kernel call instead of two passes over the product.
+#include <functional>
+#include <set>
+
+#include "optimizer/graph_view.hpp"
+#include "optimizer/passes.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+// The rank of a value when it is known without running the graph.
+std::optional<size_t> known_rank(const GraphView& v, const ir::Graph& g, const std::string& name,
+                                 int depth = 0) {
+  if (const Tensor* t = v.constant(name)) return t->rank();
+  if (const ir::ValueInfo* vi = g.find_value_info(name))
+    if (vi->type.is_tensor() && vi->type.shape) return vi->type.shape->size();
+  int p = v.producer(name);
+  if (p < 0 || depth > 32) return std::nullopt;
+  const ir::Node& n = g.nodes[size_t(p)];
+  if (!ir::is_onnx_domain(n.domain) || n.inputs.empty()) return std::nullopt;
+  if (n.op_type == "Gemm" || n.op_type == "Flatten") return 2;
+  if (n.op_type == "MatMul" && n.inputs.size() == 2) {
+    auto a = known_rank(v, g, n.inputs[0], depth + 1), b = known_rank(v, g, n.inputs[1], depth + 1);
+    if (a == 2u && b == 2u) return 2;
+    return std::nullopt;
+  }
+  static const std::set<std::string> kSameShape = {"Relu", "Sigmoid", "Tanh", "Gelu", "Erf",
+                                                   "LeakyRelu", "Clip", "Softmax", "Identity"};
+  if (kSameShape.count(n.op_type)) return known_rank(v, g, n.inputs[0], depth + 1);
+  return std::nullopt;
+}
+
+}  // namespace
+
+size_t fuse_matmul_add(ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  size_t fused = 0;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    const ir::Node& mm = g.nodes[size_t(i)];
+    if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
+        mm.inputs.size() != 2 || mm.outputs.size() != 1)
+      continue;
+    const Tensor* b = v.constant(mm.inputs[1]);
+    if (!b || b->rank() != 2 || (b->dtype() != DataType::kFloat && b->dtype() != DataType::kDouble))
+      continue;
+    if (known_rank(v, g, mm.inputs[0]) != 2u) continue;
+    int j = sole_consumer(v, g, mm.outputs[0], "Add");
+    if (j < 0) continue;
+    ir::Node& add = g.nodes[size_t(j)];
+    if (add.inputs.size() != 2) continue;
+    const std::string& other = add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0];
+    const Tensor* c = v.constant(other);
+    // The bias must broadcast only along M: [N] or [1, N] (Gemm's C is
+    // unidirectional, and M is not known here).
+    const int64_t n_dim = b->shape()[1];
+    if (!c || c->dtype() != b->dtype() ||
+        !((c->rank() == 1 && c->shape()[0] == n_dim) ||
+          (c->rank() == 2 && c->shape()[0] == 1 && c->shape()[1] == n_dim)))
+      continue;
+    ir::Node gemm;
+    gemm.name = mm.name + "_gemm";
+    gemm.op_type = "Gemm";
+    gemm.inputs = {mm.inputs[0], mm.inputs[1], other};
+    gemm.outputs = add.outputs;
+    add = std::move(gemm);  // at the Add's position: all its inputs exist by then
+    dead[size_t(i)] = true;
+    ++fused;
+  }
+  if (fused) erase_nodes(g, dead);
+  return fused;
+}
+
+}  // namespace tessera::optimizer

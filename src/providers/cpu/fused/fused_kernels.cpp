@@ -1,0 +1,125 @@
+// Kernels for Tessera's internal fused ops (domain com.tessera), which only
+// the graph optimizer creates. Each runs the ONNX op it stands for with that
+// op's own CPU kernel, then applies the fused activation in place while the
+// output is still fresh, saving a node, a buffer and a pass over memory.
+#include <cmath>
+
+#include "ep/kernel_registry.hpp"
+#include "providers/cpu/cpu_provider.hpp"
+#include "providers/cpu/kernel_families.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+enum class Activation { kNone, kRelu, kClip };
+
+struct Delegate {
+  const char* op;   // the ONNX op the fused op runs
+  int64_t opset;    // the ONNX opset whose semantics it has
+  bool activation;  // whether it takes activation / activation_params
+};
+
+class FusedKernel : public ep::OpKernel {
+ public:
+  FusedKernel(const ep::KernelInfo& info, Delegate d) : inner_node_(info.node()) {
+    inner_node_.domain = "";
+    inner_node_.op_type = d.op;
+    if (d.activation) {
+      std::string act = info.attr_string("activation", "");
+      std::vector<float> params = info.attr_floats("activation_params");
+      if (act == "Relu") {
+        act_ = Activation::kRelu;
+      } else if (act == "Clip") {
+        if (params.size() != 2) info.fail_node("activation Clip needs activation_params [min, max]");
+        act_ = Activation::kClip;
+        lo_ = params[0];
+        hi_ = params[1];
+      } else if (!act.empty()) {
+        info.fail_node("unsupported activation '", act, "' (Relu or Clip)");
+      }
+      std::erase_if(inner_node_.attributes, [](const ir::Attribute& a) {
+        return a.name == "activation" || a.name == "activation_params";
+      });
+    }
+    std::vector<ir::TypeInfo> in_types, out_types;
+    std::vector<DataType> in_dtypes;
+    std::vector<const Tensor*> constants;
+    for (size_t i = 0; i < info.num_inputs(); ++i) {
+      in_types.push_back(info.input_type_info(i));
+      in_dtypes.push_back(info.input_type(i));
+      constants.push_back(info.constant_input(i));
+    }
+    for (size_t i = 0; i < info.num_outputs(); ++i) out_types.push_back(info.output_type_info(i));
+    auto match = cpu_kernel_registry().lookup("", d.op, d.opset, in_dtypes);
+    if (!match.entry) info.fail_node("no CPU kernel for ", d.op, ": ", match.reason);
+    ep::KernelInfo inner_info(inner_node_, d.opset, std::move(in_types), std::move(out_types),
+                              std::move(constants));
+    inner_ = match.entry->factory(inner_info);
+  }
+
+  void compute(ep::KernelContext& ctx) const override {
+    std::vector<const Value*> inputs;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input_value(i));
+    std::vector<Value> outs(ctx.num_outputs());
+    std::vector<Value*> out_ptrs;
+    std::vector<DataType> out_types;
+    for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+      out_ptrs.push_back(ctx.has_output(i) ? &outs[i] : nullptr);
+      out_types.push_back(ctx.output_type(i));
+    }
+    ep::KernelContext inner(inner_node_, std::move(inputs), std::move(out_ptrs), std::move(out_types),
+                            ctx.allocator(), &ctx.thread_pool());
+    inner_->compute(inner);
+    if (act_ != Activation::kNone && outs[0].is_tensor()) {
+      Tensor& y = outs[0].tensor();
+      if (y.dtype() == DataType::kFloat) apply<float>(ctx, y);
+      else if (y.dtype() == DataType::kDouble) apply<double>(ctx, y);
+      else ctx.fail_node("fused activation supports float and double, got ", data_type_name(y.dtype()));
+    }
+    for (size_t i = 0; i < outs.size(); ++i)
+      if (ctx.has_output(i)) ctx.set_output(i, std::move(outs[i]));
+  }
+
+ private:
+  template <typename T>
+  void apply(ep::KernelContext& ctx, Tensor& y) const {
+    T* d = y.mutable_data<T>();
+    const T lo = act_ == Activation::kRelu ? T(0) : T(lo_), hi = T(hi_);
+    const bool clip_hi = act_ == Activation::kClip;
+    ctx.thread_pool().parallel_for(y.num_elements(), 1.0, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        T v = d[i] < lo ? lo : d[i];
+        d[i] = clip_hi && v > hi ? hi : v;
+      }
+    });
+  }
+
+  ir::Node inner_node_;  // the ONNX node the inner kernel was built from (it may keep a reference)
+  std::unique_ptr<ep::OpKernel> inner_;
+  Activation act_ = Activation::kNone;
+  float lo_ = 0, hi_ = 0;
+};
+
+ep::KernelFactory delegate_to(Delegate d) {
+  return [d](const ep::KernelInfo& info) { return std::make_unique<FusedKernel>(info, d); };
+}
+
+}  // namespace
+
+void register_fused_kernels(ep::KernelRegistry& r) {
+  using D = DataType;
+  const std::vector<DataType> f2 = {D::kFloat, D::kDouble};
+  const std::vector<DataType> f4 = {D::kFloat16, D::kBFloat16, D::kFloat, D::kDouble};
+  const std::string dom = "com.tessera";
+  // Conv / Gemm followed by Relu or Clip (attributes activation, activation_params).
+  r.add({dom, "FusedConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}}, delegate_to({"Conv", 11, true}));
+  r.add({dom, "FusedGemm", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}}, delegate_to({"Gemm", 13, true}));
+  // Gelu (opset-20 semantics) and LayerNormalization (opset-17 semantics) for
+  // models whose ai.onnx opset predates them.
+  r.add({dom, "Gelu", 1, ep::kOpsetMax, {{"T", {0}, f4}}}, delegate_to({"Gelu", 20, false}));
+  r.add({dom, "LayerNormalization", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f4}}},
+        delegate_to({"LayerNormalization", 17, false}));
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,50 @@
+#include "optimizer_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+TEST(OptimizerConstantFolding, FoldsConstantSubgraphAndShapes) {
+  // w2 = (w * 2) reshaped to [4, 3] by a Shape-derived target; y = x @ w2^T.
+  ir::Model m = float_model(17, {{"x", Shape{2, 3}}}, {"y"});
+  m.graph.initializers["w"] = random_floats(Shape{12}, 1);
+  m.graph.initializers["two"] = Tensor::scalar<float>(2.f);
+  m.graph.initializers["target"] = Tensor::from_vector<int64_t>({4, 3}, Shape{2});
+  ir::Node c;
+  c = op("Constant", {}, {"k"});
+  ir::Attribute value;
+  value.name = "value";
+  value.type = ir::AttrType::kTensor;
+  value.t = Tensor::scalar<float>(0.5f);
+  c.attributes.push_back(value);
+  m.graph.nodes.push_back(c);
+  m.graph.nodes.push_back(op("Mul", {"w", "two"}, {"w2"}));
+  m.graph.nodes.push_back(op("Add", {"w2", "k"}, {"w3"}));
+  m.graph.nodes.push_back(op("Shape", {"x"}, {"xs"}));  // static: folds
+  m.graph.nodes.push_back(op("Reshape", {"w3", "target"}, {"w4"}));
+  m.graph.nodes.push_back(op("Transpose", {"w4"}, {"wt"}, {attr_ints("perm", {1, 0})}));
+  m.graph.nodes.push_back(op("MatMul", {"x", "wt"}, {"mm"}));
+  m.graph.nodes.push_back(op("Cast", {"xs"}, {"xsf"}, {attr_i("to", 1)}));
+  m.graph.nodes.push_back(op("ReduceSum", {"xsf"}, {"n"}, {attr_i("keepdims", 0)}));
+  m.graph.nodes.push_back(op("Add", {"mm", "n"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kBasic);
+  // Only the MatMul and the final Add read the run-time input.
+  EXPECT_EQ(out.graph.nodes.size(), 2u);
+  EXPECT_EQ(count_ops(out, "MatMul"), 1u);
+  EXPECT_EQ(count_ops(out, "Shape"), 0u);
+}
+
+TEST(OptimizerConstantFolding, LeavesRandomOpsAndOverridableInitializers) {
+  ir::Model m = float_model(17, {{"x", Shape{3}}}, {"y"});
+  // "b" is also a graph input: it may be overridden, so it is no constant.
+  m.graph.inputs.push_back({"b", ir::TypeInfo::tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim{3, ""}}), ""});
+  m.graph.initializers["b"] = random_floats(Shape{3}, 2);
+  m.graph.initializers["c"] = random_floats(Shape{3}, 3);
+  m.graph.nodes.push_back(op("Neg", {"b"}, {"nb"}));
+  m.graph.nodes.push_back(op("RandomUniformLike", {"c"}, {"r"}));
+  m.graph.nodes.push_back(op("Mul", {"r", "nb"}, {"z"}));
+  m.graph.nodes.push_back(op("Add", {"x", "nb"}, {"s"}));
+  m.graph.nodes.push_back(op("Sub", {"s", "z"}, {"y"}));
+  SessionOptions o;
+  auto s = Session::create_from_model(m, o);
+  EXPECT_EQ(s->model().graph.nodes.size(), 5u);
+}

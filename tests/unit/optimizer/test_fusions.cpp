@@ -1,0 +1,197 @@
+// Each extended / all-level fusion: same outputs as the unoptimized model,
+// and the pattern really became the fused node.
+#include <cmath>
+
+#include "optimizer_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+// y = gelu(x @ w + b), spelled the way torch exports the exact GELU.
+ir::Model gelu_model(int64_t opset, bool half_first) {
+  ir::Model m = float_model(opset, {{"x", Shape{4, 6}}}, {"y"});
+  m.graph.initializers["sqrt2"] = Tensor::scalar<float>(1.4142135f);
+  m.graph.initializers["one"] = Tensor::scalar<float>(1.f);
+  m.graph.initializers["half"] = Tensor::scalar<float>(0.5f);
+  m.graph.nodes.push_back(op("Div", {"x", "sqrt2"}, {"d"}));
+  m.graph.nodes.push_back(op("Erf", {"d"}, {"e"}));
+  m.graph.nodes.push_back(op("Add", {"one", "e"}, {"a"}));
+  if (half_first) {
+    m.graph.nodes.push_back(op("Mul", {"x", "half"}, {"h"}));
+    m.graph.nodes.push_back(op("Mul", {"h", "a"}, {"y"}));
+  } else {
+    m.graph.nodes.push_back(op("Mul", {"x", "a"}, {"p"}));
+    m.graph.nodes.push_back(op("Mul", {"p", "half"}, {"y"}));
+  }
+  return m;
+}
+
+}  // namespace
+
+TEST(OptimizerGeluFusion, NativeGeluAtOpset20) {
+  ir::Model out = expect_same_outputs(gelu_model(20, false), GraphOptimizationLevel::kExtended);
+  ASSERT_EQ(out.graph.nodes.size(), 1u);
+  EXPECT_EQ(out.graph.nodes[0].op_type, "Gelu");
+  EXPECT_EQ(out.graph.nodes[0].domain, "");
+}
+
+TEST(OptimizerGeluFusion, InternalGeluBelowOpset20) {
+  for (bool half_first : {false, true}) {
+    ir::Model out = expect_same_outputs(gelu_model(17, half_first), GraphOptimizationLevel::kExtended);
+    ASSERT_EQ(out.graph.nodes.size(), 1u);
+    EXPECT_EQ(out.graph.nodes[0].op_type, "Gelu");
+    EXPECT_EQ(out.graph.nodes[0].domain, "com.tessera");
+    EXPECT_EQ(out.opset("com.tessera"), 1);
+  }
+}
+
+TEST(OptimizerGeluFusion, NotFusedWhenIntermediateIsShared) {
+  ir::Model m = gelu_model(17, false);
+  m.graph.outputs.push_back({"e", ir::TypeInfo::tensor(DataType::kFloat), ""});
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kExtended);
+  EXPECT_EQ(count_ops(out, "Gelu"), 0u);
+  EXPECT_EQ(out.graph.nodes.size(), 5u);
+}
+
+TEST(OptimizerGeluFusion, NotFusedWithWrongConstant) {
+  ir::Model m = gelu_model(17, false);
+  m.graph.initializers["half"] = Tensor::scalar<float>(0.6f);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kExtended);
+  EXPECT_EQ(count_ops(out, "Gelu"), 0u);
+}
+
+namespace {
+
+ir::Model layer_norm_model(int64_t opset) {
+  ir::Model m = float_model(opset, {{"x", Shape{3, 5, 8}}}, {"y"});
+  m.graph.initializers["two"] = Tensor::scalar<float>(2.f);
+  m.graph.initializers["eps"] = Tensor::scalar<float>(1e-5f);
+  m.graph.initializers["gamma"] = random_floats(Shape{8}, 11);
+  m.graph.initializers["beta"] = random_floats(Shape{8}, 12);
+  std::vector<ir::Attribute> axes;
+  std::vector<std::string> mean_in = {"x"}, var_in = {"p"};
+  if (opset >= 18) {
+    m.graph.initializers["axes"] = Tensor::from_vector<int64_t>({-1}, Shape{1});
+    mean_in.push_back("axes");
+    var_in.push_back("axes");
+  } else {
+    axes.push_back(attr_ints("axes", {-1}));
+  }
+  m.graph.nodes.push_back(op("ReduceMean", mean_in, {"m"}, axes));
+  m.graph.nodes.push_back(op("Sub", {"x", "m"}, {"d"}));
+  m.graph.nodes.push_back(op("Pow", {"d", "two"}, {"p"}));
+  m.graph.nodes.push_back(op("ReduceMean", var_in, {"v"}, axes));
+  m.graph.nodes.push_back(op("Add", {"v", "eps"}, {"ve"}));
+  m.graph.nodes.push_back(op("Sqrt", {"ve"}, {"s"}));
+  m.graph.nodes.push_back(op("Div", {"d", "s"}, {"n"}));
+  m.graph.nodes.push_back(op("Mul", {"n", "gamma"}, {"g"}));
+  m.graph.nodes.push_back(op("Add", {"g", "beta"}, {"y"}));
+  return m;
+}
+
+}  // namespace
+
+TEST(OptimizerLayerNormFusion, FusesAtEachOpset) {
+  for (int64_t opset : {13, 17, 18}) {
+    ir::Model out = expect_same_outputs(layer_norm_model(opset), GraphOptimizationLevel::kExtended, 1e-4f);
+    ASSERT_EQ(out.graph.nodes.size(), 1u) << "opset " << opset;
+    EXPECT_EQ(out.graph.nodes[0].op_type, "LayerNormalization");
+    EXPECT_EQ(out.graph.nodes[0].domain, opset >= 17 ? "" : "com.tessera");
+  }
+}
+
+TEST(OptimizerLayerNormFusion, NotFusedOverOtherAxis) {
+  ir::Model m = layer_norm_model(13);
+  for (auto& n : m.graph.nodes)
+    if (n.op_type == "ReduceMean") n.attributes = {attr_ints("axes", {1})};
+  m.graph.initializers["gamma"] = random_floats(Shape{8}, 11);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kExtended, 1e-4f);
+  EXPECT_EQ(count_ops(out, "LayerNormalization"), 0u);
+}
+
+TEST(OptimizerMatMulAddFusion, TwoDimensionalBecomesGemm) {
+  ir::Model m = float_model(17, {{"x", Shape{5, 7}}}, {"y"});
+  m.graph.initializers["w"] = random_floats(Shape{7, 4}, 3);
+  m.graph.initializers["b"] = random_floats(Shape{4}, 4);
+  m.graph.nodes.push_back(op("MatMul", {"x", "w"}, {"mm"}));
+  m.graph.nodes.push_back(op("Add", {"b", "mm"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kExtended);
+  ASSERT_EQ(out.graph.nodes.size(), 1u);
+  EXPECT_EQ(out.graph.nodes[0].op_type, "Gemm");
+}
+
+TEST(OptimizerMatMulAddFusion, ThreeDimensionalLeftAlone) {
+  ir::Model m = float_model(17, {{"x", Shape{2, 5, 7}}}, {"y"});
+  m.graph.initializers["w"] = random_floats(Shape{7, 4}, 3);
+  m.graph.initializers["b"] = random_floats(Shape{4}, 4);
+  m.graph.nodes.push_back(op("MatMul", {"x", "w"}, {"mm"}));
+  m.graph.nodes.push_back(op("Add", {"mm", "b"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kExtended);
+  EXPECT_EQ(count_ops(out, "Gemm"), 0u);
+}
+
+TEST(OptimizerTransposeReshape, InverseTransposesCancelAndReshapesMerge) {
+  ir::Model m = float_model(17, {{"x", Shape{2, 3, 4}}}, {"y", "z"});
+  m.graph.initializers["s1"] = Tensor::from_vector<int64_t>({6, 4}, Shape{2});
+  m.graph.initializers["s2"] = Tensor::from_vector<int64_t>({4, -1}, Shape{2});
+  m.graph.nodes.push_back(op("Transpose", {"x"}, {"t1"}, {attr_ints("perm", {1, 2, 0})}));
+  m.graph.nodes.push_back(op("Transpose", {"t1"}, {"t2"}, {attr_ints("perm", {2, 0, 1})}));
+  m.graph.nodes.push_back(op("Neg", {"t2"}, {"y"}));
+  m.graph.nodes.push_back(op("Transpose", {"x"}, {"u1"}, {attr_ints("perm", {1, 0, 2})}));
+  m.graph.nodes.push_back(op("Transpose", {"u1"}, {"u2"}, {attr_ints("perm", {0, 2, 1})}));
+  m.graph.nodes.push_back(op("Reshape", {"u2", "s1"}, {"r1"}));
+  m.graph.nodes.push_back(op("Reshape", {"r1", "s2"}, {"z"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kExtended);
+  EXPECT_EQ(count_ops(out, "Transpose"), 1u);  // the non-inverse pair composes into one
+  EXPECT_EQ(count_ops(out, "Reshape"), 1u);
+  EXPECT_EQ(out.graph.nodes.size(), 3u);
+}
+
+TEST(OptimizerConvBnFolding, FoldsIntoWeightsAndBias) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 3, 6, 6}}}, {"y"});
+  m.graph.initializers["w"] = random_floats(Shape{4, 3, 3, 3}, 5);
+  m.graph.initializers["b"] = random_floats(Shape{4}, 6);
+  m.graph.initializers["gamma"] = random_floats(Shape{4}, 7, 0.5f, 2.f);
+  m.graph.initializers["beta"] = random_floats(Shape{4}, 8);
+  m.graph.initializers["mean"] = random_floats(Shape{4}, 9);
+  m.graph.initializers["var"] = random_floats(Shape{4}, 10, 0.1f, 2.f);
+  m.graph.nodes.push_back(op("Conv", {"x", "w", "b"}, {"c"}, {attr_ints("pads", {1, 1, 1, 1})}));
+  m.graph.nodes.push_back(op("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"},
+                             {attr_f("epsilon", 1e-3f)}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  EXPECT_EQ(count_ops(out, "BatchNormalization"), 0u);
+  EXPECT_EQ(out.graph.nodes.size(), 1u);
+}
+
+TEST(OptimizerActivationFusion, ConvReluConvClipGemmRelu) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y"});
+  m.graph.initializers["w1"] = random_floats(Shape{3, 2, 3, 3}, 5);
+  m.graph.initializers["w2"] = random_floats(Shape{3, 3, 1, 1}, 6);
+  m.graph.initializers["lo"] = Tensor::scalar<float>(0.f);
+  m.graph.initializers["hi"] = Tensor::scalar<float>(0.5f);
+  m.graph.initializers["wg"] = random_floats(Shape{27, 4}, 7);
+  m.graph.initializers["bg"] = random_floats(Shape{4}, 8);
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  m.graph.nodes.push_back(op("Relu", {"c1"}, {"r1"}));
+  m.graph.nodes.push_back(op("Conv", {"r1", "w2"}, {"c2"}));
+  m.graph.nodes.push_back(op("Clip", {"c2", "lo", "hi"}, {"r2"}));
+  m.graph.nodes.push_back(op("Flatten", {"r2"}, {"f"}));
+  m.graph.nodes.push_back(op("Gemm", {"f", "wg", "bg"}, {"g"}));
+  m.graph.nodes.push_back(op("Relu", {"g"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 2u);
+  EXPECT_EQ(count_ops(out, "FusedGemm"), 1u);
+  EXPECT_EQ(count_ops(out, "Relu") + count_ops(out, "Clip"), 0u);
+  EXPECT_EQ(out.opset("com.tessera"), 1);
+}
+
+TEST(OptimizerActivationFusion, NotFusedWhenConvOutputIsShared) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y", "c1"});
+  m.graph.initializers["w1"] = random_floats(Shape{3, 2, 3, 3}, 5);
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  m.graph.nodes.push_back(op("Relu", {"c1"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 0u);
+}
