@@ -5,7 +5,8 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 PACKAGES=(cmake ninja-build g++ ccache libgtest-dev libgmock-dev libbenchmark-dev
-          python3 python3-numpy python3-onnx python3-pytest)
+          python3 python3-numpy python3-onnx python3-pytest
+          libdnnl-dev)  # optional at build time: the oneDNN provider is built when present
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
