@@ -34,7 +34,7 @@ struct ConvEntry {
   dnnl::memory::desc scratch;
   dnnl::memory::desc src_plain, src_md, dst_plain, dst_md, w_plain, w_md, bias_md;
   Relayout src_in, dst_out, w_in;
-  dnnl::memory weights;  // constant weights already in w_md (when the weights are constant)
+  dnnl::memory weights;  // constant weights reordered into w_md (when that differs)
   Shape out_shape;
 };
 
@@ -94,7 +94,7 @@ class ConvKernel final : public DnnlKernel {
       src = to;
     }
     args[DNNL_ARG_SRC] = src;
-    if (weights_constant_) {
+    if (weights_constant_ && e->w_in.prim) {
       args[DNNL_ARG_WEIGHTS] = e->weights;
     } else {
       dnnl::memory wm = wrap(e->w_plain, env(), w.raw_data());
@@ -158,14 +158,9 @@ class ConvKernel final : public DnnlKernel {
     e.src_in = Relayout::make(en, e.src_plain, e.src_md);
     e.dst_out = Relayout::make(en, e.dst_md, e.dst_plain);
     e.w_in = Relayout::make(en, e.w_plain, e.w_md);
-    if (weights_constant_) {
-      dnnl::memory src = wrap(e.w_plain, en, w.raw_data());
-      if (e.w_md == e.w_plain) {
-        e.weights = src;  // the initializer outlives the kernel
-      } else {
-        e.weights = dnnl::memory(e.w_md, en.engine);  // owned by the cache entry
-        e.w_in.run(en, src, e.weights);
-      }
+    if (weights_constant_ && e.w_in.prim) {
+      e.weights = dnnl::memory(e.w_md, en.engine);  // owned by the cache entry
+      e.w_in.run(en, wrap(e.w_plain, en, w.raw_data()), e.weights);
     }
     e.out_shape = Shape(out_dims);
     return e;
@@ -179,15 +174,15 @@ class ConvKernel final : public DnnlKernel {
 };
 
 std::string check_conv(const ClaimQuery& q) {
-  auto w = q.dims(1);
-  if (!w) return "W's rank is not known";
-  size_t rank = w->size();
+  // The spatial rank from W, else from kernel_shape; the kernel checks the rest at run time.
+  auto ks = q.attr_ints("kernel_shape");
+  auto w = q.rank(1);
+  if (!w && ks.empty()) return "W's rank is not known (and no kernel_shape)";
+  size_t rank = w ? *w : ks.size() + 2;
   if (rank < 3 || rank > 5) return "only 1-D to 3-D convolutions (W of rank 3 to 5)";
   if (auto xr = q.rank(0); xr && *xr != rank) return "X and W ranks differ";
   if (q.attr_int("group", 1) < 1) return "group must be positive";
-  auto ks = q.attr_ints("kernel_shape");
   if (!ks.empty() && ks.size() != rank - 2) return "kernel_shape does not match W's rank";
-  if (q.has_input(2) && !q.rank(2)) return "B's rank is not known";
   return check_window_attrs(q.attr_string("auto_pad", "NOTSET"), q.attr_ints("strides"),
                             q.attr_ints("dilations"), q.attr_ints("pads"), rank - 2);
 }

@@ -112,8 +112,7 @@ class LayerNormKernel final : public DnnlKernel {
 
 std::string check_batchnorm(const ClaimQuery& q) {
   auto r = q.rank(0);
-  if (!r) return "X's rank is not known";
-  if (*r < 2 || *r > 5) return "X must have rank 2 to 5";
+  if (r && (*r < 2 || *r > 5)) return "X must have rank 2 to 5";
   for (size_t i = 1; i < q.node().outputs.size(); ++i)
     if (q.has_output(i)) return "training outputs (running mean/var, saved stats) are not supported";
   if (q.attr_int("training_mode", 0)) return "training_mode=1 is not supported";
@@ -124,13 +123,16 @@ std::string check_batchnorm(const ClaimQuery& q) {
 std::string check_layernorm(const ClaimQuery& q) {
   if (q.has_output(1) || q.has_output(2)) return "the Mean and InvStdDev outputs are not supported";
   if (q.attr_int("stash_type", 1) != 1) return "stash_type other than float";
+  // The normalized rank: from a negative axis alone, else with X's rank.
   auto r = q.rank(0);
-  if (!r) return "X's rank is not known";
   int64_t axis = q.attr_int("axis", -1);
-  if (axis < 0) axis += int64_t(*r);
-  if (axis < 0 || axis >= int64_t(*r)) return "axis is out of range";
+  std::optional<int64_t> normalized;
+  if (axis < 0) normalized = -axis;
+  else if (r) normalized = int64_t(*r) - axis;
+  if (!normalized) return "X's rank is not known (with a non-negative axis)";
+  if (*normalized < 1 || (r && *normalized > int64_t(*r))) return "axis is out of range";
   auto s = q.rank(1);
-  if (!s || int64_t(*s) != int64_t(*r) - axis)
+  if (!s || int64_t(*s) != *normalized)
     return "Scale must be known to have the normalized shape (no broadcasting here)";
   if (q.has_input(2) && q.rank(2) != s) return "B must have the normalized shape";
   return "";

@@ -75,19 +75,20 @@ class PoolKernel final : public DnnlKernel {
   ShapeCache<PoolEntry> cache_;
 };
 
+// An unknown static rank is checked by the kernel at run time.
 std::string check_rank(const ClaimQuery& q) {
   auto r = q.rank(0);
-  if (!r) return "X's rank is not known";
-  if (*r < 3 || *r > 5) return "only 1-D to 3-D pooling (X of rank 3 to 5)";
+  if (r && (*r < 3 || *r > 5)) return "only 1-D to 3-D pooling (X of rank 3 to 5)";
   return "";
 }
 
 std::string check_pool(const ClaimQuery& q) {
   if (auto why = check_rank(q); !why.empty()) return why;
   if (q.has_output(1)) return "the Indices output is not supported";
-  size_t spatial = *q.rank(0) - 2;
   auto kernel = q.attr_ints("kernel_shape");
-  if (kernel.size() != spatial) return "kernel_shape does not match X's rank";
+  size_t spatial = kernel.size();
+  if (spatial < 1 || spatial > 3) return "kernel_shape must have 1 to 3 dims";
+  if (auto r = q.rank(0); r && *r != spatial + 2) return "kernel_shape does not match X's rank";
   for (int64_t k : kernel)
     if (k < 1) return "kernel_shape must be positive";
   if (q.node().op_type == "AveragePool" && q.attr_int("ceil_mode", 0) &&

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "onnx/model_reader.hpp"
-#include "test_onednn_util.hpp"
+#include "unit/providers/test_onednn_util.hpp"
 
 using namespace tessera;
 using namespace tessera::test::dnnl;

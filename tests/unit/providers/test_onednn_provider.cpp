@@ -3,8 +3,8 @@
 #include <thread>
 
 #include "ep/provider_registry.hpp"
-#include "test_onednn_util.hpp"
-#include "kernel_test_util.hpp"
+#include "unit/providers/test_onednn_util.hpp"
+#include "unit/kernel_test_util.hpp"
 
 using namespace tessera;
 using namespace tessera::test::dnnl;
