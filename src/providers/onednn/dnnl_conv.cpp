@@ -1,8 +1,8 @@
 // Conv (1-D to 3-D, grouped, dilated, any auto_pad) through oneDNN's
-// convolution primitive with the bias fused in. The primitive picks its own
-// (blocked) layouts; tensors stay plain row-major between nodes, so inputs and
-// outputs are reordered when the picked layout differs, and constant weights
-// are reordered once per cached shape.
+// convolution primitive with the bias fused in. Tensors stay plain row-major
+// between nodes; the primitive picks its weights layout, and constant weights
+// are reordered into it once per cached shape. (Should a primitive ever pick
+// another src/dst layout, those are reordered per run.)
 #include "providers/onednn/dnnl_ops.hpp"
 #include "providers/onednn/dnnl_window.hpp"
 
@@ -143,12 +143,15 @@ class ConvKernel final : public DnnlKernel {
     }
     auto prop = dnnl::prop_kind::forward_inference;
     auto alg = dnnl::algorithm::convolution_direct;
-    auto desc = has_bias ? dnnl::convolution_forward::desc(prop, alg, any(e.src_plain),
-                                                          any(e.w_plain), e.bias_md,
-                                                          any(e.dst_plain), strides, dilates, pl, pr)
-                         : dnnl::convolution_forward::desc(prop, alg, any(e.src_plain),
-                                                          any(e.w_plain), any(e.dst_plain),
-                                                          strides, dilates, pl, pr);
+    // Plain src/dst: measured faster end to end than letting oneDNN pick
+    // blocked layouts, which costs two reorders per Conv while tensors stay
+    // plain between nodes. Weights are free to take any layout (reordered once).
+    const auto& src_req = e.src_plain;
+    const auto& dst_req = e.dst_plain;
+    auto desc = has_bias ? dnnl::convolution_forward::desc(prop, alg, src_req, any(e.w_plain),
+                                                          e.bias_md, dst_req, strides, dilates, pl, pr)
+                         : dnnl::convolution_forward::desc(prop, alg, src_req, any(e.w_plain),
+                                                          dst_req, strides, dilates, pl, pr);
     dnnl::convolution_forward::primitive_desc pd(desc, base_attr(en, true), en.engine);
     e.prim = dnnl::convolution_forward(pd);
     e.scratch = pd.scratchpad_desc();

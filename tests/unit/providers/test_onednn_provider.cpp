@@ -316,3 +316,16 @@ TEST(OnednnKernels, ConcurrentRunsAndNewShapes) {
   for (int i = 0; i < 6; ++i)
     expect_close(got[size_t(i)], cpu->run({{"x", inputs[size_t(i)]}})[0].tensor());
 }
+
+TEST(OnednnKernels, Bf16FastMathStaysClose) {
+  // With enable_bf16=1 on a CPU with avx512_bf16, Conv/MatMul compute in bf16:
+  // about 3 significant digits, so only a loose match with the CPU provider.
+  OneNode m("Conv", 17, {attr_ints("pads", {1, 1, 1, 1})});
+  m.input("x", random_tensor({1, 16, 12, 12}, 1))
+      .input("w", random_tensor({16, 16, 3, 3}, 2), true)
+      .output("y");
+  auto dnnl = session_with(m.model, {{kDnnl, {{"enable_bf16", "1"}}}, {kCpu, {}}});
+  auto cpu = session_with(m.model, {{kCpu, {}}});
+  EXPECT_EQ(dnnl->node_assignments()[0].provider, kDnnl);
+  expect_close(dnnl->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), 5e-2, 1e-1);
+}
