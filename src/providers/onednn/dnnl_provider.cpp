@@ -14,7 +14,9 @@ const std::vector<DataType> kF32 = {DataType::kFloat};
 namespace {
 
 const std::string kName = "DnnlExecutionProvider";
-const std::vector<std::string> kOptionKeys = {"num_threads", "enable_bf16"};
+// Listed in every option error, keys with their values.
+const char* kValidOptions =
+    "num_threads (integer 0..4096; 0: oneDNN's default), enable_bf16 (0, 1, false, true)";
 
 bool cpu_has_bf16() {
   auto isa = unsigned(dnnl::get_effective_cpu_isa());
@@ -25,11 +27,14 @@ bool cpu_has_bf16() {
 [[noreturn]] void bad_value(const std::string& key, const std::string& value,
                             const std::string& valid) {
   fail(ErrorCode::kInvalidArgument, kName, ": option '", key, "' has bad value '", value,
-       "'; valid values: ", valid, " (valid options are: num_threads, enable_bf16)");
+       "'; valid values: ", valid, " (valid options are: ", kValidOptions, ")");
 }
 
 DnnlEnv parse_options(const ep::ProviderOptions& options) {
-  ep::check_option_keys(kName, options, kOptionKeys);
+  for (const auto& [key, value] : options)
+    if (key != "num_threads" && key != "enable_bf16")
+      fail(ErrorCode::kInvalidArgument, kName, ": unknown option '", key,
+           "'; valid options are: ", kValidOptions);
   DnnlEnv env;
   if (auto it = options.find("num_threads"); it != options.end()) {
     const std::string& v = it->second;
