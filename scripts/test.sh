@@ -48,4 +48,23 @@ else
   echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR); skipped"
 fi
 
+# The same suite with the oneDNN provider first: its nodes must give the same
+# results, so the same expected-failures list applies. Only when it is built.
+if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
+  echo "== shipped models with DnnlExecutionProvider,CPUExecutionProvider"
+  for m in models/*/; do
+    "$BUILD_DIR/tessera" test "$m" --providers DnnlExecutionProvider,CPUExecutionProvider || status=1
+  done
+  echo "== ONNX conformance suite with DnnlExecutionProvider,CPUExecutionProvider"
+  if [ -d "$CONF" ]; then
+    "$BUILD_DIR/tessera" test "$CONF" --providers DnnlExecutionProvider,CPUExecutionProvider \
+      --expected-failures tests/conformance/expected_failures.txt \
+      --json "$BUILD_DIR/conformance_dnnl.json" > "$BUILD_DIR/conformance_dnnl.log" 2>&1
+    rc=$?
+    grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance_dnnl.log" | head -50
+    tail -n 2 "$BUILD_DIR/conformance_dnnl.log"
+    [ $rc -eq 0 ] || { echo "conformance ratchet with oneDNN failed (full log: $BUILD_DIR/conformance_dnnl.log)"; status=1; }
+  fi
+fi
+
 exit $status

@@ -7,6 +7,7 @@
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "core/error.hpp"
+#include "ep/provider_registry.hpp"
 #include "tessera/tessera.hpp"
 
 namespace tessera::cli {
@@ -66,6 +67,11 @@ int main(int argc, char** argv) {
   try {
     if (command == "--version" || command == "version") {
       std::cout << "tessera " << tessera::version_string() << "\n";
+      // Scripts check this line to learn which providers the build has.
+      std::string list;
+      for (const auto& n : tessera::ep::ProviderRegistry::instance().available_names())
+        list += (list.empty() ? "" : ", ") + n;
+      std::cout << "providers: " << list << "\n";
       return 0;
     }
     if (command == "help" || command == "--help" || command == "-h") {

@@ -1,0 +1,179 @@
+// DnnlExecutionProvider: runs convolution, matrix products, pooling,
+// normalization, softmax and activations through oneDNN primitives on plain
+// host memory (the CPU's MemoryInfo, so no copies at its borders).
+#include "providers/onednn/dnnl_provider.hpp"
+
+#include <charconv>
+
+#include "providers/onednn/dnnl_ops.hpp"
+
+namespace tessera::onednn {
+
+const std::vector<DataType> kF32 = {DataType::kFloat};
+
+namespace {
+
+const std::string kName = "DnnlExecutionProvider";
+// Listed in every option error, keys with their values.
+const char* kValidOptions =
+    "num_threads (integer 0..4096; 0: oneDNN's default), enable_bf16 (0, 1, false, true)";
+
+bool cpu_has_bf16() {
+  auto isa = unsigned(dnnl::get_effective_cpu_isa());
+  auto bf16 = unsigned(dnnl::cpu_isa::avx512_core_bf16);
+  return (isa & bf16) == bf16;
+}
+
+[[noreturn]] void bad_value(const std::string& key, const std::string& value,
+                            const std::string& valid) {
+  fail(ErrorCode::kInvalidArgument, kName, ": option '", key, "' has bad value '", value,
+       "'; valid values: ", valid, " (valid options are: ", kValidOptions, ")");
+}
+
+DnnlEnv parse_options(const ep::ProviderOptions& options) {
+  for (const auto& [key, value] : options)
+    if (key != "num_threads" && key != "enable_bf16")
+      fail(ErrorCode::kInvalidArgument, kName, ": unknown option '", key,
+           "'; valid options are: ", kValidOptions);
+  DnnlEnv env;
+  if (auto it = options.find("num_threads"); it != options.end()) {
+    const std::string& v = it->second;
+    int n = -1;
+    auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (v.empty() || ec != std::errc() || end != v.data() + v.size() || n < 0 || n > 4096)
+      bad_value(it->first, v, "an integer 0..4096 (0: oneDNN's default, one per core)");
+    env.num_threads = n;
+  }
+  if (auto it = options.find("enable_bf16"); it != options.end()) {
+    const std::string& v = it->second;
+    if (v == "1" || v == "true")
+      env.bf16 = cpu_has_bf16();  // quietly strict f32 on CPUs without avx512_bf16
+    else if (v != "0" && v != "false")
+      bad_value(it->first, v, "0, 1, false, true");
+  }
+  return env;
+}
+
+class DnnlProvider : public ep::ExecutionProvider {
+ public:
+  explicit DnnlProvider(const ep::ProviderOptions& options) {
+    table_.env = std::make_shared<const DnnlEnv>(parse_options(options));
+    options_ = options;
+    register_dnnl_conv(table_);
+    register_dnnl_matmul(table_);
+    register_dnnl_pool(table_);
+    register_dnnl_norm(table_);
+    register_dnnl_softmax(table_);
+    register_dnnl_eltwise(table_);
+  }
+  const std::string& name() const override { return kName; }
+  const MemoryInfo& memory_info() const override { return info_; }
+  std::shared_ptr<Allocator> allocator() const override { return default_cpu_allocator(); }
+  const ep::KernelRegistry& kernel_registry() const override { return table_.registry; }
+
+  ep::Capability get_capability(const ep::GraphView& view) const override {
+    ep::Capability cap;
+    for (size_t idx : view.candidates) {
+      const ir::Node& node = view.graph->nodes[idx];
+      auto m = ep::lookup_kernel(table_.registry, view, node);
+      if (!m.entry) {
+        cap.declined.push_back({idx, m.reason});
+        continue;
+      }
+      // Every kernel here reads float input 0; an unknown static type could
+      // turn out to be anything at run time.
+      auto types = view.input_types(node);
+      std::string why = types.empty() || types[0] != DataType::kFloat
+                            ? "input 0's static type is not known to be float"
+                            : table_.checks.at(node.op_type)(ClaimQuery(view, node));
+      if (why.empty())
+        cap.groups.push_back({{idx}, false});
+      else
+        cap.declined.push_back({idx, why});
+    }
+    return cap;
+  }
+
+ private:
+  DnnlOpTable table_;
+  MemoryInfo info_ = cpu_memory_info();
+};
+
+class DnnlProviderFactory : public ep::ProviderFactory {
+ public:
+  const std::string& name() const override { return kName; }
+  bool is_available(std::string* why_not) const override {
+    try {
+      if (dnnl::engine::get_count(dnnl::engine::kind::cpu) > 0) return true;
+      if (why_not) *why_not = "oneDNN reports no CPU engine";
+    } catch (const dnnl::error& e) {
+      if (why_not) *why_not = str_cat("oneDNN: ", e.what());
+    }
+    return false;
+  }
+  std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
+    return std::make_shared<DnnlProvider>(o);
+  }
+};
+
+}  // namespace
+
+void DnnlOpTable::add(ep::KernelDef def, DnnlKernelFactory factory, ClaimCheck check) {
+  checks[def.op_type] = std::move(check);
+  registry.add(std::move(def), [f = std::move(factory), e = env](const ep::KernelInfo& info) {
+    return f(info, e);
+  });
+}
+
+std::optional<size_t> ClaimQuery::rank(size_t i) const {
+  auto d = dims(i);
+  if (!d) return std::nullopt;
+  return d->size();
+}
+
+std::optional<std::vector<std::optional<int64_t>>> ClaimQuery::dims(size_t i) const {
+  if (!has_input(i)) return std::nullopt;
+  if (const Tensor* c = constant(i)) {
+    std::vector<std::optional<int64_t>> out;
+    for (int64_t d : c->shape().dims()) out.push_back(d);
+    return out;
+  }
+  const ir::TypeInfo* t = view_.type_of(node_.inputs[i]);
+  if (!t || !t->is_tensor() || !t->shape) return std::nullopt;
+  std::vector<std::optional<int64_t>> out;
+  for (const auto& d : *t->shape) out.push_back(d.value);
+  return out;
+}
+
+const Tensor* ClaimQuery::constant(size_t i) const {
+  if (!has_input(i)) return nullptr;
+  const std::string& name = node_.inputs[i];
+  auto it = view_.graph->initializers.find(name);
+  if (it == view_.graph->initializers.end() || view_.graph->find_input(name)) return nullptr;
+  return &it->second;
+}
+
+int64_t ClaimQuery::attr_int(const char* name, int64_t def) const {
+  const auto* a = node_.attr(name);
+  return a && a->type == ir::AttrType::kInt ? a->i : def;
+}
+float ClaimQuery::attr_float(const char* name, float def) const {
+  const auto* a = node_.attr(name);
+  return a && a->type == ir::AttrType::kFloat ? a->f : def;
+}
+std::string ClaimQuery::attr_string(const char* name, const std::string& def) const {
+  const auto* a = node_.attr(name);
+  return a && a->type == ir::AttrType::kString ? a->s : def;
+}
+std::vector<int64_t> ClaimQuery::attr_ints(const char* name) const {
+  const auto* a = node_.attr(name);
+  return a && a->type == ir::AttrType::kInts ? a->ints : std::vector<int64_t>{};
+}
+
+std::shared_ptr<ep::ProviderFactory> make_dnnl_provider_factory() {
+  return std::make_shared<DnnlProviderFactory>();
+}
+
+bool dnnl_bf16_supported() { return cpu_has_bf16(); }
+
+}  // namespace tessera::onednn
