@@ -70,6 +70,7 @@ class PackBuffer {
   float* get(size_t n) {
     if (n > cap_) {
       std::free(p_);
+      cap_ = 0;  // a failed allocation below must not leave a stale capacity
       size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
       p_ = static_cast<float*>(std::aligned_alloc(64, bytes));
       check_code(p_ != nullptr, ErrorCode::kOutOfMemory, "sgemm: cannot allocate ", bytes,

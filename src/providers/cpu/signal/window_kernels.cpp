@@ -100,7 +100,9 @@ class MelWeightMatrixKernel : public ep::OpKernel {
     std::vector<int64_t> edge(size_t(mels + 2));
     for (int64_t i = 0; i < mels + 2; ++i) {
       double hz = 700.0 * (std::pow(10.0, (double(i) * step + lo_mel) / 2595.0) - 1.0);
-      edge[size_t(i)] = int64_t(std::floor(double(dft_length + 1) * hz / double(rate)));
+      double e = std::floor(double(dft_length + 1) * hz / double(rate));
+      if (!(e < 0x1p62)) ctx.fail_node("upper_edge_hertz ", hi, " is too large for sample_rate ", rate);
+      edge[size_t(i)] = int64_t(e);
     }
     std::vector<double> w(size_t(bins * mels), 0.0);
     auto set = [&](int64_t j, int64_t i, double v) {
@@ -111,9 +113,12 @@ class MelWeightMatrixKernel : public ep::OpKernel {
       if (c == l)
         set(c, i, 1.0);
       else
-        for (int64_t j = l; j <= c; ++j) set(j, i, double(j - l) / double(c - l));
+        // Only bins [0, bins) are stored: a huge edge must not mean a huge loop.
+        for (int64_t j = std::max<int64_t>(l, 0); j <= std::min(c, bins - 1); ++j)
+          set(j, i, double(j - l) / double(c - l));
       if (r > c)
-        for (int64_t j = c; j < r; ++j) set(j, i, double(r - j) / double(r - c));
+        for (int64_t j = std::max<int64_t>(c, 0); j < std::min(r, bins); ++j)
+          set(j, i, double(r - j) / double(r - c));
     }
     Tensor& y = ctx.output(0, Shape{bins, mels}, dtype_);
     fill_double(ctx, y, [&](int64_t k) { return w[size_t(k)]; });

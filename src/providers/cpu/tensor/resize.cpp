@@ -140,7 +140,7 @@ class ResizeKernel : public OpKernel {
         for (size_t i = 0; i < na; ++i) {
           AxisPlan& p = plan[size_t(axes[i])];
           p.scale = s;
-          p.out = int64_t(std::floor(s * double(p.in) + 0.5));
+          p.out = output_length(ctx, std::floor(s * double(p.in) + 0.5));
         }
       }
     } else {
@@ -155,11 +155,18 @@ class ResizeKernel : public OpKernel {
         // tf_crop_and_resize. Computed in double from the float scale, as the reference does.
         double len = double(p.in) * p.scale;
         if (coord_ == "tf_crop_and_resize") len *= p.roi_end - p.roi_start;
-        p.out = int64_t(std::floor(len));
+        p.out = output_length(ctx, std::floor(len));
         p.out_width = len;
       }
     }
     return plan;
+  }
+
+  // A computed output length as an integer; NaN, negative or absurd lengths
+  // (from hostile scales or roi) are errors, not an undefined conversion.
+  static int64_t output_length(const KernelContext& ctx, double len) {
+    if (!(len >= 0 && len < 0x1p62)) ctx.fail_node("computed output length ", len, " is not a valid size");
+    return int64_t(len);
   }
 
   double to_original(const AxisPlan& p, int64_t x) const {

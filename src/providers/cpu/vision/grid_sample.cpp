@@ -16,17 +16,20 @@ enum class Pad { kZeros, kBorder, kReflection };
 double reflect(double x, double lo, double hi) {
   double rng = hi - lo;
   if (rng <= 0) return lo;
+  // The fold count stays a double: a huge or infinite grid value would make an
+  // integer conversion undefined. NaN and infinities pass through (and read 0).
+  if (!std::isfinite(x)) return x;
   if (x < lo) {
     double dx = lo - x;
-    int64_t n = int64_t(dx / rng);
-    double r = dx - double(n) * rng;
-    return n % 2 == 0 ? lo + r : hi - r;
+    double n = std::trunc(dx / rng);
+    double r = dx - n * rng;
+    return std::fmod(n, 2.0) == 0 ? lo + r : hi - r;
   }
   if (x > hi) {
     double dx = x - hi;
-    int64_t n = int64_t(dx / rng);
-    double r = dx - double(n) * rng;
-    return n % 2 == 0 ? hi - r : lo + r;
+    double n = std::trunc(dx / rng);
+    double r = dx - n * rng;
+    return std::fmod(n, 2.0) == 0 ? hi - r : lo + r;
   }
   return x;
 }

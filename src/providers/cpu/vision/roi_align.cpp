@@ -48,6 +48,12 @@ class RoiAlignKernel : public ep::OpKernel {
       if (bi[size_t(r)] < 0 || bi[size_t(r)] >= N)
         ctx.fail_node("batch_indices[", r, "] = ", bi[size_t(r)], " out of range for X ",
                       x.shape().to_string());
+    // The adaptive sample count is ceil(roi size / output size): a NaN, infinite
+    // or absurd box would make that conversion undefined (or the loop endless).
+    for (int64_t i = 0; i < R * 4; ++i)
+      if (!(std::fabs(rd[size_t(i)] * scale_) <= 0x1p24f))
+        ctx.fail_node("rois[", i / 4, "] has coordinate ", rd[size_t(i)], " (times spatial_scale ", scale_,
+                      "); coordinates must be finite and within 2^24");
     std::vector<float> out(size_t(R * C * oh_ * ow_));
     const float offset = half_pixel_ ? 0.5f : 0.f;
     ctx.thread_pool().parallel_for(R, double(C * oh_ * ow_ * 16), [&](int64_t rb, int64_t re) {

@@ -1,0 +1,79 @@
+// Regression tests for data-dependent undefined behaviour found under the
+// sanitizers: hostile values in inputs (NaN, infinities, absurd magnitudes)
+// must give an error or a defined result, never an undefined float-to-int
+// conversion, an overflow or an endless loop.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "unit/kernel_test_util.hpp"
+
+namespace tessera {
+namespace {
+
+using test::attr_int;
+using test::attr_string;
+using test::run_node;
+
+const float kInf = std::numeric_limits<float>::infinity();
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+TEST(HostileValues, ResizeWithAbsurdScalesIsAnError) {
+  auto x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
+  for (float s : {1e30f, kInf}) {
+    auto scales = Tensor::from_vector<float>({1, 1, s, 1}, Shape{4});
+    EXPECT_THROW(run_node("Resize", {x, Value(), scales}, {}, 19), Error) << s;
+  }
+}
+
+TEST(HostileValues, ResizeCropWithNaNRoiIsAnError) {
+  auto x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
+  auto roi = Tensor::from_vector<float>({0, 0, 0, 0, 1, 1, kNaN, 1}, Shape{8});
+  auto scales = Tensor::from_vector<float>({1, 1, 2, 2}, Shape{4});
+  EXPECT_THROW(run_node("Resize", {x, roi, scales},
+                        {attr_string("coordinate_transformation_mode", "tf_crop_and_resize")}, 19),
+               Error);
+}
+
+TEST(HostileValues, RoiAlignWithNonFiniteBoxIsAnError) {
+  auto x = Tensor::from_vector<float>(std::vector<float>(16, 3.f), Shape{1, 1, 4, 4});
+  auto bi = Tensor::from_vector<int64_t>({0}, Shape{1});
+  for (float v : {kNaN, kInf, 1e30f}) {
+    auto rois = Tensor::from_vector<float>({0, 0, v, 3}, Shape{1, 4});
+    EXPECT_THROW(run_node("RoiAlign", {x, rois, bi}, {attr_int("output_height", 2), attr_int("output_width", 2)}, 16),
+                 Error)
+        << v;
+  }
+}
+
+TEST(HostileValues, GridSampleReflectionOfNonFiniteGridReadsZero) {
+  auto x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
+  auto grid = Tensor::from_vector<float>({kInf, 0, -kInf, 0, kNaN, 0, 3e38f, 0}, Shape{1, 1, 4, 2});
+  for (const char* mode : {"nearest", "linear"}) {
+    auto out = run_node("GridSample", {x, grid},
+                        {attr_string("mode", mode), attr_string("padding_mode", "reflection")}, 20);
+    const float* y = out[0].tensor().data<float>();
+    EXPECT_EQ(y[0], 0.f) << mode;
+    EXPECT_EQ(y[1], 0.f) << mode;
+    EXPECT_EQ(y[2], 0.f) << mode;
+    EXPECT_TRUE(std::isfinite(y[3])) << mode;
+  }
+}
+
+TEST(HostileValues, MelWeightMatrixWithHugeUpperEdge) {
+  auto run = [](float hi) {
+    return run_node("MelWeightMatrix",
+                    {Tensor::scalar<int32_t>(8), Tensor::scalar<int32_t>(16), Tensor::scalar<int32_t>(8192),
+                     Tensor::scalar<float>(0), Tensor::scalar<float>(hi)},
+                    {}, 17);
+  };
+  EXPECT_THROW(run(kInf), Error);
+  EXPECT_THROW(run(3e38f), Error);
+  // Large but representable: edges far past the last bin are skipped, not looped over.
+  auto y = run(1e12f)[0];
+  EXPECT_EQ(y.tensor().shape(), (Shape{9, 8}));
+}
+
+}  // namespace
+}  // namespace tessera
