@@ -232,7 +232,16 @@ std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>
   state.inter_pool = s.inter_pool.get();
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
-  auto all = s.plan->execute(std::move(inputs), nullptr, state);
+  const std::string tag = run_options.log_tag.empty() ? s.options.log_id : run_options.log_tag;
+  log(Severity::kVerbose, tag, "run started");
+  std::vector<Value> all;
+  try {
+    all = s.plan->execute(std::move(inputs), nullptr, state);
+  } catch (const Error& e) {
+    log(Severity::kVerbose, tag, "run failed: ", e.what());
+    throw;
+  }
+  log(Severity::kVerbose, tag, "run finished");
   if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage")) release_arena_memory();
   std::vector<Value> result;
   result.reserve(picks.size());

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <thread>
 
+#include "core/logging.hpp"
 #include "runtime/session.hpp"
 
 using namespace tessera;
@@ -287,4 +288,20 @@ TEST(RuntimeSession, ParallelModeRunsIndependentBranchesCorrectly) {
     EXPECT_NE(std::string(e.what()).find("do not broadcast"), std::string::npos) << e.what();
   }
   EXPECT_EQ(values(par->run({{"x", Tensor::from_vector<float>({1, 1, 1, 1}, Shape{4})}})[0]).size(), 4u);
+}
+
+TEST(RuntimeSession, RunLogLinesCarryTheRunTag) {
+  std::vector<std::string> lines;
+  set_log_sink([&](Severity, const std::string& line) { lines.push_back(line); });
+  SessionOptions o;
+  o.log_severity_level = 0;
+  auto s = Session::create_from_model(add_relu_model(), o);
+  RunOptions ro;
+  ro.log_tag = "request-42";
+  s->run({{"x", Tensor::from_vector<float>({1, 2, 3}, Shape{1, 3})}}, {}, ro);
+  set_log_sink(nullptr);
+  set_log_severity(Severity::kWarning);
+  bool found = false;
+  for (const auto& l : lines) found |= l.find("request-42") != std::string::npos && l.find("run finished") != std::string::npos;
+  EXPECT_TRUE(found);
 }
