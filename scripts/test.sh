@@ -20,6 +20,9 @@ if [ -f tests/cli/test_cli.sh ]; then
   bash tests/cli/test_cli.sh "$BUILD_DIR/tessera" || status=1
 fi
 
+echo "== malformed models"
+/usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera" | tail -n 30 || status=1
+
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 echo "== ONNX conformance suite"
 if [ -d "$CONF" ]; then
