@@ -35,6 +35,9 @@ else
   status=1
 fi
 
+echo "== malformed models"
+/usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera" | tail -n 30 || status=1
+
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 echo "== ONNX conformance suite"
 if [ -d "$CONF" ]; then

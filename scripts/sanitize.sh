@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds build-asan (AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
+# unit tests, the shipped models, the malformed-input check and the ONNX
+# conformance suite under it. Fails on any sanitizer report, even one in a case
+# that otherwise passes. Not part of scripts/test.sh: it takes far longer.
+# Usage: bash scripts/sanitize.sh   (TESSERA_CONFORMANCE_DIR as for scripts/test.sh)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${TESSERA_ASAN_BUILD_DIR:-build-asan}"
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
+cmake -S . -B "$BUILD_DIR" -G Ninja -DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+ninja -C "$BUILD_DIR" -j"${TESSERA_JOBS:-2}" || exit 1
+
+# Keep going after a UB report so one run shows them all; ASan errors stop the
+# process by nature, which the exit status and the log both show.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS:-}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0:${UBSAN_OPTIONS:-}"
+LOGS="$BUILD_DIR/sanitize-logs"
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+status=0
+REPORT='runtime error:|ERROR: AddressSanitizer|ERROR: LeakSanitizer|SUMMARY: UndefinedBehaviorSanitizer'
+
+# step NAME COMMAND...: runs COMMAND with stdout+stderr to $LOGS/NAME.log; fails
+# the script on a nonzero exit or any sanitizer report in the log.
+step() {
+  local name=$1; shift
+  echo "== $name"
+  "$@" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  local reports
+  reports=$(grep -cE "$REPORT" "$LOGS/$name.log")
+  if [ "$reports" -gt 0 ]; then
+    echo "   $reports sanitizer report line(s):"
+    grep -E "$REPORT" "$LOGS/$name.log" | sort | uniq -c | sort -rn | head -20
+    status=1
+  fi
+  if [ $rc -ne 0 ]; then
+    echo "   exit $rc (log: $LOGS/$name.log)"; tail -n 5 "$LOGS/$name.log"; status=1
+  elif [ "$reports" -eq 0 ]; then
+    echo "   clean"
+  fi
+}
+
+step unit "$BUILD_DIR/tessera_unit_tests"
+step models "$BUILD_DIR/tessera" test models/*/
+step malformed /usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera"
+CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
+if [ -d "$CONF" ]; then
+  step conformance "$BUILD_DIR/tessera" test "$CONF" \
+    --expected-failures tests/conformance/expected_failures.txt
+else
+  echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR); skipped"
+fi
+
+[ $status -eq 0 ] && echo "sanitizers: clean" || echo "sanitizers: FAILED (logs in $LOGS)"
+exit $status

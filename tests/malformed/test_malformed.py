@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Feeds truncated and byte-corrupted copies of real models to `tessera test`
+(with the model's own test data) or `tessera run` (random inputs).
+
+The unchanged model must pass; each damaged copy must end with exit 0 (the
+damage was harmless) or 1 (a reported error or a wrong result), within the
+time limit, and without a sanitizer report: a crash, hang or out-of-bounds
+read on malformed input is a bug (DESIGN.md, rule 1). Run it on a sanitizer
+build (scripts/sanitize.sh does) to catch silent memory errors.
+
+Usage: test_malformed.py TESSERA [--stride N] [--flips N] [--seed N] [MODEL ...]
+Defaults keep it under ~20 s: the shipped demo CNN and a few conformance
+models (when the suite is found), every 97th truncation, 12 random flips each.
+"""
+import argparse
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+CONF = os.environ.get("TESSERA_CONFORMANCE_DIR", os.path.join(ROOT, "..", "shared", "conformance", "onnx-node"))
+# Small conformance models that reach different parts of the loader and the
+# kernels: initializers, attributes, subgraphs, shape-valued inputs.
+CONF_CASES = ["test_conv_with_strides_padding", "test_gather_0", "test_reshape_reordered_all_dims",
+              "test_if", "test_loop11", "test_lstm_defaults", "test_slice", "test_resize_upsample_scales_linear"]
+REPORT = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "AddressSanitizer:")
+
+
+def mutations(data, stride, flips, rng):
+    """(label, bytes) pairs: truncations at every stride-th offset, then random flips."""
+    yield "unchanged", data  # must run cleanly, or every other run proves nothing
+    for cut in range(0, len(data), stride):
+        yield f"truncated at {cut}", data[:cut]
+    for _ in range(flips):
+        b = bytearray(data)
+        count = rng.randint(1, 4)
+        where = []
+        for _ in range(count):
+            i = rng.randrange(len(b))
+            b[i] = rng.choice([0x00, 0xFF, 0x7F, 0x80, rng.randrange(256), b[i] ^ (1 << rng.randrange(8))])
+            where.append(i)
+        yield f"bytes changed at {sorted(where)}", bytes(b)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("tessera")
+    ap.add_argument("models", nargs="*")
+    ap.add_argument("--stride", type=int, default=97)
+    ap.add_argument("--flips", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("--keep", help="folder to copy failing inputs into")
+    args = ap.parse_intermixed_args()
+    args.tessera = os.path.abspath(args.tessera)
+
+    models = args.models
+    if not models:
+        models = [os.path.join(ROOT, "models", "demo_cnn", "model.onnx")]
+        models += [os.path.join(CONF, c, "model.onnx") for c in CONF_CASES
+                   if os.path.exists(os.path.join(CONF, c, "model.onnx"))]
+    rng = random.Random(args.seed)
+    env = dict(os.environ)
+    # A corrupted dim can ask for an absurd allocation: that must be an error,
+    # not an abort, so let the sanitizer allocator return null like malloc does.
+    env["ASAN_OPTIONS"] = "allocator_may_return_null=1:detect_leaks=1:" + env.get("ASAN_OPTIONS", "")
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=0")
+    failures = runs = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in models:
+            data = open(model, "rb").read()
+            # With the model's own test data (a backend-test folder), run it as a
+            # test case so the real inputs reach the kernels (random ones would
+            # be refused early, e.g. as shape inputs); otherwise `tessera run`.
+            case = os.path.join(tmp, "case")
+            shutil.rmtree(case, ignore_errors=True)
+            os.makedirs(case)
+            sets = sorted(d for d in os.listdir(os.path.dirname(model)) if d.startswith("test_data_set_"))
+            for d in sets:
+                os.symlink(os.path.join(os.path.dirname(os.path.abspath(model)), d), os.path.join(case, d))
+            path = os.path.join(case, "model.onnx")
+            cmd = [args.tessera, "test", case] if sets else [args.tessera, "run", path, "--output-dir",
+                                                             os.path.join(tmp, "out")]
+            for label, bad in mutations(data, args.stride, args.flips, rng):
+                with open(path, "wb") as f:
+                    f.write(bad)
+                runs += 1
+                try:
+                    p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=args.timeout,
+                                       env=env, cwd=tmp)
+                    rc, out = p.returncode, p.stdout + p.stderr
+                except subprocess.TimeoutExpired:
+                    rc, out = "timeout", ""
+                allowed = (0,) if label == "unchanged" else (0, 1)
+                if rc in allowed and not any(r in out for r in REPORT):
+                    continue
+                failures += 1
+                print(f"FAILED {model}: {label}: exit {rc}")
+                lines = [l for l in out.splitlines() if any(r in l for r in REPORT) or l.startswith("    #")]
+                print("\n".join("     | " + l for l in (lines or out.splitlines())[:25]))
+                if args.keep:
+                    os.makedirs(args.keep, exist_ok=True)
+                    name = f"{os.path.basename(os.path.dirname(model))}_{failures}.onnx"
+                    with open(os.path.join(args.keep, name), "wb") as f:
+                        f.write(bad)
+    print(f"malformed models: {runs} runs, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
