@@ -16,6 +16,17 @@ using test::attr_int;
 using test::attr_string;
 using test::run_node;
 
+// Runs the node and expects a tessera::Error whose message contains `what`.
+template <typename F>
+void expect_error(F&& f, const std::string& what) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one containing '" << what << "'";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+  }
+}
+
 const float kInf = std::numeric_limits<float>::infinity();
 const float kNaN = std::numeric_limits<float>::quiet_NaN();
 
@@ -23,7 +34,7 @@ TEST(HostileValues, ResizeWithAbsurdScalesIsAnError) {
   auto x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
   for (float s : {1e30f, kInf}) {
     auto scales = Tensor::from_vector<float>({1, 1, s, 1}, Shape{4});
-    EXPECT_THROW(run_node("Resize", {x, Value(), scales}, {}, 19), Error) << s;
+    expect_error([&] { run_node("Resize", {x, Value(), scales}, {}, 19); }, "output length");
   }
 }
 
@@ -31,9 +42,9 @@ TEST(HostileValues, ResizeCropWithNaNRoiIsAnError) {
   auto x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
   auto roi = Tensor::from_vector<float>({0, 0, 0, 0, 1, 1, kNaN, 1}, Shape{8});
   auto scales = Tensor::from_vector<float>({1, 1, 2, 2}, Shape{4});
-  EXPECT_THROW(run_node("Resize", {x, roi, scales},
-                        {attr_string("coordinate_transformation_mode", "tf_crop_and_resize")}, 19),
-               Error);
+  expect_error([&] {
+    run_node("Resize", {x, roi, scales}, {attr_string("coordinate_transformation_mode", "tf_crop_and_resize")}, 19);
+  }, "output length");
 }
 
 TEST(HostileValues, RoiAlignWithNonFiniteBoxIsAnError) {
@@ -41,9 +52,9 @@ TEST(HostileValues, RoiAlignWithNonFiniteBoxIsAnError) {
   auto bi = Tensor::from_vector<int64_t>({0}, Shape{1});
   for (float v : {kNaN, kInf, 1e30f}) {
     auto rois = Tensor::from_vector<float>({0, 0, v, 3}, Shape{1, 4});
-    EXPECT_THROW(run_node("RoiAlign", {x, rois, bi}, {attr_int("output_height", 2), attr_int("output_width", 2)}, 16),
-                 Error)
-        << v;
+    expect_error([&] {
+      run_node("RoiAlign", {x, rois, bi}, {attr_int("output_height", 2), attr_int("output_width", 2)}, 16);
+    }, "must be finite");
   }
 }
 
@@ -68,8 +79,8 @@ TEST(HostileValues, MelWeightMatrixWithHugeUpperEdge) {
                      Tensor::scalar<float>(0), Tensor::scalar<float>(hi)},
                     {}, 17);
   };
-  EXPECT_THROW(run(kInf), Error);
-  EXPECT_THROW(run(3e38f), Error);
+  expect_error([&] { run(kInf); }, "too large");
+  expect_error([&] { run(3e38f); }, "too large");
   // Large but representable: edges far past the last bin are skipped, not looped over.
   auto y = run(1e12f)[0];
   EXPECT_EQ(y.tensor().shape(), (Shape{9, 8}));
