@@ -9,30 +9,13 @@
 #include <vector>
 
 #include "runtime/session.hpp"
+#include "unit/kernel_test_util.hpp"
 
 namespace tessera::test {
 
-inline ir::Attribute attr_i(const std::string& name, int64_t v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInt;
-  a.i = v;
-  return a;
-}
-inline ir::Attribute attr_f(const std::string& name, float v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kFloat;
-  a.f = v;
-  return a;
-}
-inline ir::Attribute attr_ints(const std::string& name, std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.name = name;
-  a.type = ir::AttrType::kInts;
-  a.ints = std::move(v);
-  return a;
-}
+// Attribute builders are shared with the kernel tests.
+inline ir::Attribute attr_i(const std::string& name, int64_t v) { return attr_int(name, v); }
+inline ir::Attribute attr_f(const std::string& name, float v) { return attr_float(name, v); }
 
 inline ir::Node op(const std::string& type, std::vector<std::string> in, std::vector<std::string> out,
                    std::vector<ir::Attribute> attrs = {}) {
