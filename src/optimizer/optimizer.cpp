@@ -4,7 +4,7 @@
 
 namespace tessera::optimizer {
 
-void optimize(ir::Model& model, GraphOptimizationLevel level) {
+void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions) {
   if (level == GraphOptimizationLevel::kDisableAll) return;
   ir::Graph& g = model.graph;
   // Basic: semantics-preserving clean-ups that every provider benefits from.
@@ -30,7 +30,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level) {
 
   // All: layout-free CPU fusions into internal ops.
   fold_conv_batchnorm(g);
-  fuse_activations(model, g);
+  if (cpu_internal_fusions) fuse_activations(model, g);
   eliminate_dead_nodes(g);
 }
 

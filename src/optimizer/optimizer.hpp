@@ -6,6 +6,9 @@
 namespace tessera::optimizer {
 
 // Runs the passes of `level` and below, in order, on the top-level graph.
-void optimize(ir::Model& model, GraphOptimizationLevel level);
+// `cpu_internal_fusions` allows fusions into com.tessera ops that only the CPU
+// provider runs; a session that has other providers turns it off so their
+// get_capability still sees the standard ops.
+void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions = true);
 
 }  // namespace tessera::optimizer

@@ -132,7 +132,6 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
   ir::name_unnamed_nodes(model.graph);
   ir::validate_graph(model, model.graph, {}, where);
   apply_free_dimension_overrides(model.graph, options);
-  optimizer::optimize(model, options.graph_optimization_level);
 
   // The environment's providers follow the session's own, unless already named.
   std::vector<ProviderSpec> specs = providers;
@@ -142,6 +141,9 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
     if (!named) specs.push_back(p);
   }
   impl->providers = create_providers(specs, options);
+  bool cpu_only = true;
+  for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
+  optimizer::optimize(model, options.graph_optimization_level, cpu_only);
   impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
   if (options.execution_mode == ExecutionMode::kParallel)
     impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);

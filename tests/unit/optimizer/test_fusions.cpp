@@ -2,6 +2,7 @@
 // and the pattern really became the fused node.
 #include <cmath>
 
+#include "optimizer/optimizer.hpp"
 #include "optimizer_test_util.hpp"
 
 using namespace tessera;
@@ -194,4 +195,19 @@ TEST(OptimizerActivationFusion, NotFusedWhenConvOutputIsShared) {
   m.graph.nodes.push_back(op("Relu", {"c1"}, {"y"}));
   ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll);
   EXPECT_EQ(count_ops(out, "FusedConv"), 0u);
+}
+
+TEST(OptimizerActivationFusion, SkippedWhenOtherProvidersNeedStandardOps) {
+  // A session with a non-CPU provider optimizes with cpu_internal_fusions off,
+  // so providers that know only standard ops still see Conv and Relu.
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y"});
+  m.graph.initializers["w1"] = random_floats(Shape{3, 2, 3, 3}, 5);
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  m.graph.nodes.push_back(op("Relu", {"c1"}, {"y"}));
+  ir::Model kept = m;
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  EXPECT_EQ(count_ops(kept, "FusedConv"), 0u);
+  EXPECT_EQ(count_ops(kept, "Relu"), 1u);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }
