@@ -7,7 +7,7 @@
 # and `npm install --ignore-scripts` fetches onnxruntime-node there.
 #
 # usage: bench/run_compare.sh [MODELS_DIR] [-- extra run_bench.py args]
-#   env: KIT (default /work/shared/bench), WORK (default /tmp/tessera_bench_kit),
+#   env: KIT (default ../shared/bench), WORK (default /tmp/tessera_bench_kit),
 #        TESSERA (default ./build/tessera), THREADS (1,2), ROUNDS (3), WARMUP (5),
 #        ITERS (30), ONLY (resnet50,mobilenet_v2,bert_base), VARIANTS (fixed),
 #        OPT_LEVEL (all)
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 MODELS=${1:-/tmp/bench/models}
 shift || true
 [ "${1:-}" = "--" ] && shift
-KIT=${KIT:-/work/shared/bench}
+KIT=${KIT:-$(realpath ../shared/bench)}
 WORK=${WORK:-/tmp/tessera_bench_kit}
 TESSERA=$(realpath "${TESSERA:-./build/tessera}")
 PY=/usr/bin/python3  # Debian's python (a pyenv one earlier on PATH lacks onnx/numpy)
