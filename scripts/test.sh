@@ -70,4 +70,27 @@ if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*DnnlExecutionProvider'
   fi
 fi
 
+# The same again through the sandbox plugin (plugins/sandbox): a device with
+# memory of its own whose kernels refuse foreign pointers, so every copy the
+# runtime must insert between it and the CPU is exercised end to end.
+SANDBOX="$BUILD_DIR/libtessera_sandbox_ep.so"
+if [ -f "$SANDBOX" ]; then
+  echo "== shipped models with the sandbox plugin, CPUExecutionProvider"
+  for m in models/*/; do
+    "$BUILD_DIR/tessera" test "$m" --provider-library "$SANDBOX" || status=1
+  done
+  echo "== ONNX conformance suite with the sandbox plugin, CPUExecutionProvider"
+  if [ -d "$CONF" ]; then
+    "$BUILD_DIR/tessera" test "$CONF" --provider-library "$SANDBOX" \
+      --expected-failures tests/conformance/expected_failures.txt \
+      --json "$BUILD_DIR/conformance_sandbox.json" > "$BUILD_DIR/conformance_sandbox.log" 2>&1
+    rc=$?
+    grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance_sandbox.log" | head -50
+    tail -n 2 "$BUILD_DIR/conformance_sandbox.log"
+    [ $rc -eq 0 ] || { echo "conformance ratchet with the sandbox failed (full log: $BUILD_DIR/conformance_sandbox.log)"; status=1; }
+  fi
+else
+  echo "the sandbox plugin was not built ($SANDBOX); skipped"
+fi
+
 exit $status

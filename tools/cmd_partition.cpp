@@ -78,20 +78,4 @@ int cmd_partition(const std::vector<std::string>& argv) {
   return 0;
 }
 
-int cmd_doctor(const std::vector<std::string>& argv) {
-  Args args("doctor", argv, {}, {"--help"});
-  if (args.has("--help")) {
-    print_usage(std::cout);
-    return 0;
-  }
-  std::cout << "tessera " << version_string() << "\n\nexecution providers in this build:\n";
-  for (const auto& name : all_providers()) {
-    std::string why;
-    bool ok = is_provider_available(name, &why);
-    std::cout << "  " << name << ": " << (ok ? "available" : "NOT available") << "\n";
-    if (!why.empty()) std::cout << "      " << why << "\n";
-  }
-  return 0;
-}
-
 }  // namespace tessera::cli

@@ -1,5 +1,7 @@
 // Tessera's public C++ API.
 #pragma once
+#include <string>
+
 #include "core/error.hpp"
 #include "core/tensor.hpp"
 #include "core/value.hpp"
@@ -9,4 +11,13 @@
 
 namespace tessera {
 const char* version_string();
+
+// Loads an execution-provider plugin (a shared library built against
+// include/tessera/tessera_ep_api.h) and makes its provider available to
+// sessions by the name it reports, which is returned. `name` is the handle
+// for unregistering. Errors name the path: it does not exist, it lacks the
+// entry points, or it was built against another plugin ABI version.
+std::string register_execution_provider_library(const std::string& name, const std::string& path);
+// Sessions already using the provider keep it until they end.
+void unregister_execution_provider_library(const std::string& name);
 }

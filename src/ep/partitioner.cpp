@@ -1,8 +1,14 @@
 #include "ep/partitioner.hpp"
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <set>
 
 #include "core/logging.hpp"
+#include "ep/node_groups.hpp"
+#include "ep/partition_passes.hpp"
 
 namespace tessera::ep {
 
@@ -21,6 +27,11 @@ std::string describe_inputs(const GraphView& view, const ir::Node& node) {
     s += str_cat("'", node.inputs[i], "': ", t ? t->to_string() : std::string("unknown"));
   }
   return s;
+}
+
+// Records one partition decision (for reports) and logs it at verbose level.
+void note(const std::string& line) {
+  log(Severity::kVerbose, "partition", line);
 }
 
 bool glob_match(const char* pat, const char* s) {
@@ -46,14 +57,14 @@ std::string PlacementRule::describe() const {
   return str_cat(forbid ? "forbid " : "pin to ", provider, " (", kind, " '", value, "')");
 }
 
-PartitionResult partition_graph(const GraphView& base,
-                                const std::vector<std::shared_ptr<ExecutionProvider>>& providers,
-                                const std::vector<PlacementRule>& rules) {
+namespace {
+
+// Pass 1: each provider, in priority order, claims among the nodes no earlier
+// provider took and that no placement override keeps from it.
+void claim_in_priority_order(const GraphView& base,
+                             const std::vector<std::shared_ptr<ExecutionProvider>>& providers,
+                             const std::vector<PlacementRule>& rules, PartitionResult& r) {
   const size_t n = base.graph->nodes.size();
-  PartitionResult r;
-  r.node_provider.assign(n, -1);
-  r.declined.assign(n, {});
-  r.override_rule.assign(n, "");
   // Per node: the provider it is pinned to (or ""), and providers forbidden for it.
   std::vector<std::string> pinned(n);
   std::vector<std::vector<std::string>> forbidden(n);
@@ -81,30 +92,136 @@ PartitionResult partition_graph(const GraphView& base,
         view.candidates.push_back(i);
     }
     if (view.candidates.empty()) break;
+    std::vector<char> candidate(n, 0);
+    for (size_t i : view.candidates) candidate[i] = 1;
     Capability cap = providers[p]->get_capability(view);
     for (auto& group : cap.groups) {
       NodeGroup kept;
       kept.fused = group.fused;
+      std::string names;
       for (size_t idx : group.nodes)
-        if (idx < n && r.node_provider[idx] < 0) {
+        if (idx < n && candidate[idx] && r.node_provider[idx] < 0) {
           r.node_provider[idx] = int(p);
           kept.nodes.push_back(idx);
+          names += str_cat(names.empty() ? "" : ", ", base.graph->nodes[idx].describe());
         }
-      if (!kept.nodes.empty()) {
-        r.groups.push_back(std::move(kept));
-        r.group_provider.push_back(int(p));
-      }
+      if (kept.nodes.empty()) continue;
+      std::sort(kept.nodes.begin(), kept.nodes.end());
+      note(str_cat(pname, " claims ", kept.fused ? "fused group " : "", "#", r.groups.size(),
+                      ": ", names));
+      r.groups.push_back(std::move(kept));
+      r.group_provider.push_back(int(p));
     }
     for (const auto& d : cap.declined)
       if (d.node < n) {
-        r.declined[d.node].emplace_back(providers[p]->name(), d.reason);
-        log(Severity::kVerbose, "partition", providers[p]->name(), " declined ",
-            base.graph->nodes[d.node].describe(), ": ", d.reason);
+        r.declined[d.node].emplace_back(pname, d.reason);
+        note(str_cat(pname, " declined ", base.graph->nodes[d.node].describe(), ": ", d.reason));
       }
   }
+}
+
+// Units: a fused group is one unit, every other node its own. unit_of[node].
+struct Units {
+  std::vector<size_t> unit_of;
+  size_t count = 0;
+};
+
+Units make_units(size_t n, const PartitionResult& r, size_t upto_group) {
+  Units u;
+  u.unit_of.assign(n, SIZE_MAX);
+  for (size_t g = 0; g < upto_group && g < r.groups.size(); ++g) {
+    if (!r.groups[g].fused) continue;
+    for (size_t i : r.groups[g].nodes) u.unit_of[i] = u.count;
+    ++u.count;
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (u.unit_of[i] == SIZE_MAX) u.unit_of[i] = u.count++;
+  return u;
+}
+
+// Topological order of units (smallest first node first, for a stable order
+// close to the file's). Throws kInvalidGraph if the units form a cycle.
+std::vector<size_t> unit_order(const Units& u, const std::vector<std::vector<size_t>>& preds) {
+  const size_t n = u.unit_of.size();
+  std::vector<std::vector<size_t>> succ(u.count);
+  std::vector<size_t> indegree(u.count, 0), first(u.count, SIZE_MAX);
+  std::set<std::pair<size_t, size_t>> edges;
+  for (size_t i = 0; i < n; ++i) {
+    size_t ui = u.unit_of[i];
+    first[ui] = std::min(first[ui], i);
+    for (size_t p : preds[i]) {
+      size_t up = u.unit_of[p];
+      if (up != ui && edges.emplace(up, ui).second) {
+        succ[up].push_back(ui);
+        ++indegree[ui];
+      }
+    }
+  }
+  std::set<std::pair<size_t, size_t>> ready;  // (first node, unit)
+  for (size_t k = 0; k < u.count; ++k)
+    if (!indegree[k]) ready.emplace(first[k], k);
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    size_t k = ready.begin()->second;
+    ready.erase(ready.begin());
+    order.push_back(k);
+    for (size_t s : succ[k])
+      if (--indegree[s] == 0) ready.emplace(first[s], s);
+  }
+  check_code(order.size() == u.count, ErrorCode::kInvalidGraph,
+             "partition: fused groups form a cycle (internal error: split-cycles missed one)");
+  return order;
+}
+
+}  // namespace
+
+// Pass 2. A fused group runs as one step, so no path may leave it and come
+// back in (the step would wait on itself). Groups are taken in claim order
+// with the earlier ones already contracted; each node gets a level: the most
+// times a path to it leaves the group and re-enters. Levels only grow along
+// edges, so the nodes of one level form a group no path leaves and re-enters,
+// and the levels together form no cycle.
+void split_cycles(const ir::Graph& graph, PartitionResult& r) {
+  const size_t n = graph.nodes.size();
+  auto preds = node_predecessors(graph);
+  for (size_t g = 0; g < r.groups.size(); ++g) {
+    if (!r.groups[g].fused || r.groups[g].nodes.size() < 2) continue;
+    Units u = make_units(n, r, g);
+    std::vector<char> member(u.count, 0);
+    for (size_t i : r.groups[g].nodes) member[u.unit_of[i]] = 1;
+    std::vector<std::vector<size_t>> unit_preds(u.count);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t p : preds[i])
+        if (u.unit_of[p] != u.unit_of[i]) unit_preds[u.unit_of[i]].push_back(u.unit_of[p]);
+    std::vector<size_t> level(u.count, 0);
+    for (size_t k : unit_order(u, preds))
+      for (size_t p : unit_preds[k])
+        level[k] = std::max(level[k], level[p] + (member[p] && !member[k] ? 1 : 0));
+    std::map<size_t, std::vector<size_t>> parts;
+    for (size_t i : r.groups[g].nodes) parts[level[u.unit_of[i]]].push_back(i);
+    if (parts.size() == 1) continue;
+    note(str_cat("split-cycles: fused group #", g, " (", r.groups[g].nodes.size(),
+                    " nodes) would wait on itself through other nodes; split into ", parts.size(),
+                    " groups"));
+    auto it = parts.begin();
+    r.groups[g].nodes = std::move(it->second);
+    const int provider = r.group_provider[g];
+    for (++it; it != parts.end(); ++it) {
+      r.groups.push_back({std::move(it->second), true});
+      r.group_provider.push_back(provider);
+    }
+  }
+}
+
+namespace {
+
+// Pass 3: every node has a provider, or an error names each one left over.
+void check_all_assigned(const GraphView& base,
+                        const std::vector<std::shared_ptr<ExecutionProvider>>& providers,
+                        const PartitionResult& r) {
   std::string missing;
   size_t count = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = 0; i < r.node_provider.size(); ++i) {
     if (r.node_provider[i] >= 0) continue;
     const ir::Node& node = base.graph->nodes[i];
     ++count;
@@ -115,6 +232,40 @@ PartitionResult partition_graph(const GraphView& base,
   if (count)
     fail(ErrorCode::kNotImplemented, count, " node(s) cannot be run by any chosen provider",
          providers.empty() ? " (no providers)" : "", ":", missing);
+}
+
+}  // namespace
+
+// Pass 4 (run by the runtime's plan): the order over nodes and fused groups.
+std::vector<PartitionStep> schedule(const ir::Graph& graph, const PartitionResult& r) {
+  std::vector<PartitionStep> order;
+  const size_t n = graph.nodes.size();
+  Units u = make_units(n, r, r.groups.size());
+  std::vector<int> fused_index(u.count, -1);
+  for (size_t g = 0, k = 0; g < r.groups.size(); ++g)
+    if (r.groups[g].fused) fused_index[k++] = int(g);
+  std::vector<size_t> node_of(u.count, 0);
+  for (size_t i = 0; i < n; ++i) node_of[u.unit_of[i]] = i;
+  for (size_t k : unit_order(u, node_predecessors(graph))) {
+    if (fused_index[k] >= 0)
+      order.push_back({true, size_t(fused_index[k])});
+    else
+      order.push_back({false, node_of[k]});
+  }
+  return order;
+}
+
+PartitionResult partition_graph(const GraphView& base,
+                                const std::vector<std::shared_ptr<ExecutionProvider>>& providers,
+                                const std::vector<PlacementRule>& rules) {
+  const size_t n = base.graph->nodes.size();
+  PartitionResult r;
+  r.node_provider.assign(n, -1);
+  r.declined.assign(n, {});
+  r.override_rule.assign(n, "");
+  claim_in_priority_order(base, providers, rules, r);
+  split_cycles(*base.graph, r);
+  check_all_assigned(base, providers, r);
   return r;
 }
 

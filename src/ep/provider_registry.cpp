@@ -28,6 +28,10 @@ void ProviderRegistry::add(std::shared_ptr<ProviderFactory> factory) {
   factories_.push_back(std::move(factory));
 }
 
+void ProviderRegistry::remove(const std::string& name) {
+  std::erase_if(factories_, [&](const auto& f) { return f->name() == name; });
+}
+
 const ProviderFactory* ProviderRegistry::find(const std::string& name) const {
   for (const auto& f : factories_)
     if (f->name() == name) return f.get();

@@ -14,6 +14,8 @@ class ProviderRegistry {
  public:
   static ProviderRegistry& instance();
   void add(std::shared_ptr<ProviderFactory> factory);
+  // Removes a factory added at run time (providers already created keep working).
+  void remove(const std::string& name);
   const ProviderFactory* find(const std::string& name) const;
   std::vector<std::string> names() const;            // all registered
   std::vector<std::string> available_names() const;  // creatable on this machine

@@ -6,6 +6,9 @@
 #include <unordered_set>
 
 #include "core/logging.hpp"
+#include "ep/node_groups.hpp"
+#include "ep/partition_passes.hpp"
+#include "ep/provider_abilities.hpp"
 #include "ir/graph_algorithms.hpp"
 #include "ops/type_inference.hpp"
 
@@ -92,66 +95,14 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   for (const auto& [slot, tensor] : initializer_slots_)
     if (!overridable.count(slot_names_[size_t(slot)])) slot_constant_[size_t(slot)] = tensor;
 
-  // Kernels in topological order, with copies where an input lives elsewhere.
-  for (size_t i = 0; i < graph_.nodes.size(); ++i) {
-    const ir::Node& node = graph_.nodes[i];
-    NodeStep step;
-    step.node = &node;
-    step.provider = partition_.node_provider[i];
-    const auto& provider = providers_[size_t(step.provider)];
-    step.allocator = alloc_for_(*provider);
-    const MemoryInfo& mem = provider->memory_info();
-
-    std::vector<ir::TypeInfo> in_types, out_types;
-    std::vector<const Tensor*> constants;
-    for (const auto& in : node.inputs) {
-      int slot = in.empty() ? -1 : place(slots_.at(in), mem, step.allocator);
-      step.inputs.push_back(slot);
-      auto t = in.empty() ? types_.end() : types_.find(in);
-      in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
-      constants.push_back(slot < 0 ? nullptr : slot_constant_[size_t(slot)]);
-    }
-    for (const auto& o : node.outputs) {
-      int slot = o.empty() ? -1 : slots_.at(o);
-      step.outputs.push_back(slot);
-      if (slot >= 0) slot_memory_[size_t(slot)] = mem;
-      auto t = o.empty() ? types_.end() : types_.find(o);
-      out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
-      DataType dt = DataType::kUndefined;
-      if (t != types_.end() && t->second.is_tensor()) dt = t->second.elem_type;
-      step.output_types.push_back(dt);
-    }
-    // Subgraphs see every value visible at this point of this graph.
-    std::unordered_map<std::string, const GraphPlan*> subs;
-    for (const auto& a : node.attributes) {
-      if (!a.g) continue;
-      auto visible = outer_types;
-      for (const auto& [name, t] : types_) visible[name] = t;
-      subplans_.push_back(std::make_unique<GraphPlan>(
-          model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-          alloc_for_, rules_));
-      subs[a.name] = subplans_.back().get();
-      for (const auto& r : ir::outer_scope_reads(*a.g)) {
-        auto sl = slots_.find(r);
-        if (sl != slots_.end()) step.implicit_inputs.push_back(sl->second);
-      }
-    }
-    step.info = std::make_unique<ep::KernelInfo>(
-        node, model_.opset(node.domain), std::move(in_types), std::move(out_types),
-        std::move(constants), [subs](const std::string& name) -> const ep::SubgraphRunner* {
-          auto it = subs.find(name);
-          return it == subs.end() ? nullptr : it->second;
-        });
-    auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
-    if (!match.entry)
-      fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ",
-           node.describe(), " but has no kernel for it: ", match.reason);
-    try {
-      step.kernel = match.entry->factory(*step.info);
-    } catch (const Error& e) {
-      fail(e.code(), where_, ": creating the kernel for ", node.describe(), ": ", e.what());
-    }
-    steps_.push_back(std::move(step));
+  // Kernels and compiled partitions in run order, with copies where an input
+  // lives elsewhere.
+  std::vector<std::unique_ptr<ep::OpKernel>> compiled = compile_fused_groups(view);
+  for (const auto& step : ep::schedule(graph_, partition_)) {
+    if (step.fused)
+      add_fused_step(step.index, std::move(compiled[step.index]));
+    else
+      add_node_step(step.index, view, outer_types);
   }
   // Graph outputs are handed back in host memory.
   for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
@@ -193,6 +144,157 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       }
     }
   }
+}
+
+void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
+                              const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
+  const ir::Node& node = graph_.nodes[i];
+  NodeStep step;
+  step.node = &node;
+  step.provider = partition_.node_provider[i];
+  const auto& provider = providers_[size_t(step.provider)];
+  step.allocator = alloc_for_(*provider);
+  const MemoryInfo& mem = provider->memory_info();
+
+  std::vector<ir::TypeInfo> in_types, out_types;
+  std::vector<const Tensor*> constants;
+  for (const auto& in : node.inputs) {
+    int slot = in.empty() ? -1 : place(slots_.at(in), mem, step.allocator);
+    step.inputs.push_back(slot);
+    auto t = in.empty() ? types_.end() : types_.find(in);
+    in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
+    constants.push_back(slot < 0 ? nullptr : slot_constant_[size_t(slot)]);
+  }
+  for (const auto& o : node.outputs) {
+    int slot = o.empty() ? -1 : slots_.at(o);
+    step.outputs.push_back(slot);
+    if (slot >= 0) slot_memory_[size_t(slot)] = mem;
+    auto t = o.empty() ? types_.end() : types_.find(o);
+    out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
+    DataType dt = DataType::kUndefined;
+    if (t != types_.end() && t->second.is_tensor()) dt = t->second.elem_type;
+    step.output_types.push_back(dt);
+  }
+  // Subgraphs see every value visible at this point of this graph.
+  std::unordered_map<std::string, const GraphPlan*> subs;
+  for (const auto& a : node.attributes) {
+    if (!a.g) continue;
+    auto visible = outer_types;
+    for (const auto& [name, t] : types_) visible[name] = t;
+    subplans_.push_back(std::make_unique<GraphPlan>(
+        model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
+        alloc_for_, rules_));
+    subs[a.name] = subplans_.back().get();
+    // A subgraph's plan expects the values it reads from outside in host
+    // memory; one produced in another memory space is copied out first.
+    for (const auto& r : ir::outer_scope_reads(*a.g)) {
+      auto sl = slots_.find(r);
+      if (sl == slots_.end()) continue;
+      int slot = place(sl->second, cpu_memory_info(), default_cpu_allocator());
+      if (slot != sl->second) scope_slots_[r] = slot;
+      step.implicit_inputs.push_back(slot);
+    }
+  }
+  step.info = std::make_unique<ep::KernelInfo>(
+      node, model_.opset(node.domain), std::move(in_types), std::move(out_types),
+      std::move(constants), [subs](const std::string& name) -> const ep::SubgraphRunner* {
+        auto it = subs.find(name);
+        return it == subs.end() ? nullptr : it->second;
+      });
+  auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
+  if (!match.entry)
+    fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ",
+         node.describe(), " but has no kernel for it: ", match.reason);
+  try {
+    step.kernel = match.entry->factory(*step.info);
+  } catch (const Error& e) {
+    fail(e.code(), where_, ": creating the kernel for ", node.describe(), ": ", e.what());
+  }
+  steps_.push_back(std::move(step));
+}
+
+std::vector<std::unique_ptr<ep::OpKernel>> GraphPlan::compile_fused_groups(
+    const ep::GraphView& view) {
+  std::vector<std::unique_ptr<ep::OpKernel>> kernels(partition_.groups.size());
+  for (size_t p = 0; p < providers_.size(); ++p) {
+    std::vector<ep::FusedGroup> groups;
+    std::vector<size_t> index;
+    for (size_t g = 0; g < partition_.groups.size(); ++g) {
+      if (!partition_.groups[g].fused || partition_.group_provider[g] != int(p)) continue;
+      ep::FusedGroup fg;
+      fg.nodes = partition_.groups[g].nodes;
+      auto boundary = ep::group_boundary(graph_, fg.nodes);
+      fg.node.name = str_cat(providers_[p]->name(), "_fused_", g);
+      fg.node.domain = "tessera.fused";
+      fg.node.op_type = providers_[p]->name();
+      fg.node.inputs = std::move(boundary.inputs);
+      fg.node.outputs = std::move(boundary.outputs);
+      groups.push_back(std::move(fg));
+      index.push_back(g);
+    }
+    if (groups.empty()) continue;
+    const auto* compiler = dynamic_cast<const ep::FusedCompiler*>(providers_[p].get());
+    if (!compiler)
+      fail(ErrorCode::kNotImplemented, where_, ": ", providers_[p]->name(), " claimed ",
+           groups.size(), " fused group(s) but cannot compile (it is not a FusedCompiler)");
+    std::vector<std::unique_ptr<ep::OpKernel>> made;
+    try {
+      made = compiler->compile(view, groups);
+    } catch (const Error& e) {
+      fail(e.code(), where_, ": ", providers_[p]->name(), " compiling ", groups.size(),
+           " fused group(s): ", e.what());
+    }
+    if (made.size() != groups.size())
+      fail(ErrorCode::kEPFail, where_, ": ", providers_[p]->name(), " compiled ", made.size(),
+           " kernels for ", groups.size(), " fused groups");
+    for (size_t k = 0; k < groups.size(); ++k) {
+      if (!made[k])
+        fail(ErrorCode::kEPFail, where_, ": ", providers_[p]->name(), " returned no kernel for ",
+             groups[k].node.name);
+      fused_nodes_.push_back(std::move(groups[k].node));
+      fused_node_of_group_[index[k]] = &fused_nodes_.back();
+      kernels[index[k]] = std::move(made[k]);
+    }
+  }
+  return kernels;
+}
+
+// A compiled partition is one step: its inputs and outputs are the values
+// crossing the group's boundary, placed in the provider's memory like a node's.
+void GraphPlan::add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel) {
+  const ir::Node& node = *fused_node_of_group_.at(group);
+  NodeStep step;
+  step.node = &node;
+  step.fused = true;
+  step.provider = partition_.group_provider[group];
+  const auto& provider = providers_[size_t(step.provider)];
+  step.allocator = alloc_for_(*provider);
+  const MemoryInfo& mem = provider->memory_info();
+  std::vector<ir::TypeInfo> in_types, out_types;
+  std::vector<const Tensor*> constants;
+  for (const auto& in : node.inputs) {
+    int slot = place(slots_.at(in), mem, step.allocator);
+    step.inputs.push_back(slot);
+    auto t = types_.find(in);
+    in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
+    constants.push_back(slot_constant_[size_t(slot)]);
+  }
+  for (const auto& o : node.outputs) {
+    int slot = slots_.at(o);
+    step.outputs.push_back(slot);
+    slot_memory_[size_t(slot)] = mem;
+    auto t = types_.find(o);
+    out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
+    step.output_types.push_back(t != types_.end() && t->second.is_tensor() ? t->second.elem_type
+                                                                          : DataType::kUndefined);
+  }
+  step.info = std::make_unique<ep::KernelInfo>(node, 1, std::move(in_types), std::move(out_types),
+                                               std::move(constants));
+  step.kernel = std::move(kernel);
+  log(Severity::kVerbose, "partition", where_, ": ", node.name, " runs ",
+      partition_.groups[group].nodes.size(), " nodes as one step, inputs ", node.inputs.size(),
+      ", outputs ", node.outputs.size());
+  steps_.push_back(std::move(step));
 }
 
 const ep::DataTransfer* GraphPlan::find_transfer(const MemoryInfo& src,
@@ -332,6 +434,7 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     if (v) frame[size_t(outer_slots_[i])] = *v;
   }
   ValueLookup lookup = [&](const std::string& name) -> const Value* {
+    if (auto h = scope_slots_.find(name); h != scope_slots_.end()) return &frame[size_t(h->second)];
     auto it = slots_.find(name);
     if (it != slots_.end()) return &frame[size_t(it->second)];
     return outer ? outer(name) : nullptr;
@@ -377,7 +480,7 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame,
   for (int s : step.outputs) out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
   std::vector<DataType> out_types = step.output_types;
   bool unknown = false;
-  for (DataType dt : out_types) unknown |= dt == DataType::kUndefined;
+  for (DataType dt : out_types) unknown |= dt == DataType::kUndefined && !step.fused;
   if (unknown) {
     // Types unknown before the run (e.g. untyped subgraph inputs): infer from the values.
     std::vector<ir::TypeInfo> actual;

@@ -5,6 +5,7 @@
 // per-call frame, so plans are shared by concurrent runs.
 #pragma once
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -57,6 +58,8 @@ class GraphPlan : public ep::SubgraphRunner {
   const ir::Graph& graph() const { return graph_; }
   const ep::PartitionResult& partition() const { return partition_; }
   const Providers& providers() const { return providers_; }
+  // Plans of the nested graphs (If/Loop/Scan bodies), in node order.
+  const std::vector<std::unique_ptr<GraphPlan>>& subplans() const { return subplans_; }
   const std::unordered_map<std::string, ir::TypeInfo>& value_types() const { return types_; }
   // Copies inserted where a value crosses memory spaces (value, from, to).
   struct CopyInfo {
@@ -72,6 +75,7 @@ class GraphPlan : public ep::SubgraphRunner {
   struct NodeStep {
     const ir::Node* node = nullptr;  // null for a copy step
     const ep::DataTransfer* transfer = nullptr;  // copy steps only
+    bool fused = false;  // a compiled partition: node is the group's synthesized node
     int provider = 0;
     std::unique_ptr<ep::KernelInfo> info;
     std::unique_ptr<ep::OpKernel> kernel;
@@ -86,6 +90,10 @@ class GraphPlan : public ep::SubgraphRunner {
   // Returns the slot holding `slot`'s value in memory `dst`, adding a copy step
   // (or a one-time initializer copy) the first time it is needed.
   int place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allocator>& dst_alloc);
+  void add_node_step(size_t node, const ep::GraphView& view,
+                     const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
+  std::vector<std::unique_ptr<ep::OpKernel>> compile_fused_groups(const ep::GraphView& view);
+  void add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
   // Runs one step (kernel or copy) with its inputs from `frame`.
@@ -125,6 +133,10 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<int> slot_readers_;   // reader steps per slot (0 for kept slots: never released)
   std::vector<std::vector<int>> step_reads_;  // distinct slots each step reads
   std::vector<std::unique_ptr<GraphPlan>> subplans_;
+  // Values subgraphs read by name whose host copy lives in another slot.
+  std::unordered_map<std::string, int> scope_slots_;
+  std::deque<ir::Node> fused_nodes_;  // stable addresses: kernels keep references
+  std::unordered_map<size_t, const ir::Node*> fused_node_of_group_;
 };
 
 }  // namespace tessera::runtime

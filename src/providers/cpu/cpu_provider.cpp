@@ -1,5 +1,6 @@
 #include "providers/cpu/cpu_provider.hpp"
 
+#include "ep/provider_abilities.hpp"
 #include "providers/cpu/kernel_families.hpp"
 
 namespace tessera::cpu {
@@ -23,12 +24,15 @@ class CpuProvider : public ep::ExecutionProvider {
   MemoryInfo info_ = cpu_memory_info();
 };
 
-class CpuProviderFactory : public ep::ProviderFactory {
+class CpuProviderFactory : public ep::ProviderFactory, public ep::FactoryDiagnostics {
  public:
   const std::string& name() const override { return kName; }
   bool is_available(std::string*) const override { return true; }
   std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
     return std::make_shared<CpuProvider>(o);
+  }
+  std::vector<std::string> diagnostics() const override {
+    return {"built in: needs no library (always available, the fallback for every node)"};
   }
 };
 

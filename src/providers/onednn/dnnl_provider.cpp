@@ -3,8 +3,11 @@
 // host memory (the CPU's MemoryInfo, so no copies at its borders).
 #include "providers/onednn/dnnl_provider.hpp"
 
+#include <dlfcn.h>
+
 #include <charconv>
 
+#include "ep/provider_abilities.hpp"
 #include "providers/onednn/dnnl_ops.hpp"
 
 namespace tessera::onednn {
@@ -99,7 +102,7 @@ class DnnlProvider : public ep::ExecutionProvider {
   MemoryInfo info_ = cpu_memory_info();
 };
 
-class DnnlProviderFactory : public ep::ProviderFactory {
+class DnnlProviderFactory : public ep::ProviderFactory, public ep::FactoryDiagnostics {
  public:
   const std::string& name() const override { return kName; }
   bool is_available(std::string* why_not) const override {
@@ -113,6 +116,20 @@ class DnnlProviderFactory : public ep::ProviderFactory {
   }
   std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
     return std::make_shared<DnnlProvider>(o);
+  }
+  // Linked at build time, so the dynamic linker found the library; dladdr
+  // says which file it took.
+  std::vector<std::string> diagnostics() const override {
+    const dnnl_version_t* v = dnnl_version();
+    Dl_info where{};
+    std::string path = dladdr(reinterpret_cast<void*>(&dnnl_version), &where) && where.dli_fname
+                           ? where.dli_fname
+                           : "(unknown path)";
+    return {str_cat("library: libdnnl, loaded from ", path),
+            str_cat("oneDNN version found: ", v->major, ".", v->minor, ".", v->patch, " (",
+                    v->hash ? v->hash : "", ")"),
+            str_cat("version required: ", DNNL_VERSION_MAJOR, ".x, at least ", DNNL_VERSION_MAJOR,
+                    ".", DNNL_VERSION_MINOR, " (the headers it was built with)")};
   }
 };
 
