@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "core/error.hpp"
+#include "tessera/tessera.hpp"
 
 namespace tessera::cli {
 
@@ -106,6 +107,16 @@ std::vector<ProviderSpec> parse_providers(const std::string& text) {
     start = comma + 1;
   }
   return out;
+}
+
+void add_provider_libraries(const Args& args, std::vector<ProviderSpec>& providers) {
+  auto libs = args.all("--provider-library");
+  for (size_t i = libs.size(); i-- > 0;) {
+    std::string name = register_execution_provider_library(libs[i], libs[i]);
+    bool named = false;  // already placed (with options) by --providers
+    for (const auto& p : providers) named |= p.name == name;
+    if (!named) providers.insert(providers.begin(), ProviderSpec{name, {}});
+  }
 }
 
 GraphOptimizationLevel parse_opt_level(const std::string& text) {

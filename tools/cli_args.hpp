@@ -41,6 +41,9 @@ class Args {
 // "A,B" or "A:key=value:key2=value2,B" -> provider specs, in priority order.
 // "cpu" is short for CPUExecutionProvider.
 std::vector<ProviderSpec> parse_providers(const std::string& text);
+// Registers each --provider-library PATH (a provider plugin) and puts its
+// provider first in `providers`, in the order given.
+void add_provider_libraries(const Args& args, std::vector<ProviderSpec>& providers);
 // disable|basic|extended|all
 GraphOptimizationLevel parse_opt_level(const std::string& text);
 // Applies --threads and --opt-level when present.

@@ -45,7 +45,8 @@ ep::PlacementRule parse_rule(const std::string& text) {
 }  // namespace
 
 int cmd_partition(const std::vector<std::string>& argv) {
-  Args args("partition", argv, {"--providers", "--json", "--dot", "--svg", "--place", "--opt-level"},
+  Args args("partition", argv,
+            {"--providers", "--json", "--dot", "--svg", "--place", "--opt-level", "--provider-library"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -56,6 +57,7 @@ int cmd_partition(const std::vector<std::string>& argv) {
   for (const auto& p : args.all("--place")) options.placement.push_back(parse_rule(p));
   std::vector<ProviderSpec> providers;
   if (auto p = args.get("--providers")) providers = parse_providers(*p);
+  add_provider_libraries(args, providers);
   auto session = Session::create(args.positional()[0], options, providers);
   PartitionReport report = session->partition_report();
   std::cout << report.to_text();

@@ -77,7 +77,8 @@ void write_output(const fs::path& dir, const std::string& name, const Value& v) 
 
 int cmd_run(const std::vector<std::string>& argv) {
   Args args("run", argv,
-            {"--input", "--output-dir", "--providers", "--threads", "--opt-level", "--dim", "--seed"},
+            {"--input", "--output-dir", "--providers", "--threads", "--opt-level", "--dim", "--seed",
+             "--provider-library"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -88,6 +89,7 @@ int cmd_run(const std::vector<std::string>& argv) {
   SessionOptions options = session_options_from(args);
   std::vector<ProviderSpec> providers;
   if (auto p = args.get("--providers")) providers = parse_providers(*p);
+  add_provider_libraries(args, providers);
   auto dims = parse_dims(args);
   std::mt19937_64 rng(uint64_t(args.get_int("--seed", 0, 0)));
 

@@ -5,7 +5,6 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "tessera/tessera.hpp"
 #include "test_runner.hpp"
 
 namespace tessera::cli {
@@ -62,12 +61,8 @@ int cmd_test(const std::vector<std::string>& argv) {
   options.session = session_options_from(args);
   options.session.log_severity_level = 3;  // warnings would drown the PASS/FAIL lines
   if (auto p = args.get("--providers")) options.providers = parse_providers(*p);
-  if (auto lib = args.get("--provider-library")) {
-    // The plugin goes first: every case runs with it, the CPU taking the rest.
-    std::string name = register_execution_provider_library("tessera-test", *lib);
-    options.providers.insert(options.providers.begin(), ProviderSpec{name, {}});
-    std::cout << "provider library " << *lib << ": " << name << std::endl;
-  }
+  // A plugin goes first: every case runs with it, the CPU taking the rest.
+  add_provider_libraries(args, options.providers);
   options.timeout_seconds = args.get_double("--timeout", 60);
   options.tolerance.rtol = args.get_double("--rtol", options.tolerance.rtol);
   options.tolerance.atol = args.get_double("--atol", options.tolerance.atol);

@@ -53,7 +53,8 @@ void print_usage(std::ostream& os) {
         "  --version the version\n"
         "\n"
         "Providers are given by name in priority order (e.g. CPUExecutionProvider, or\n"
-        "'cpu'); options follow the name: NAME:key=value:key2=value2.\n";
+        "'cpu'); options follow the name: NAME:key=value:key2=value2. run, test and\n"
+        "partition also take --provider-library PATH: a provider plugin, put first.\n";
 }
 
 }  // namespace tessera::cli
