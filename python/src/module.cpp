@@ -18,6 +18,11 @@ void bind_module_functions(py::module_& m) {
         "Providers this build can create on this machine, in priority order.");
   m.def("get_registered_providers", [] { return ep::ProviderRegistry::instance().names(); },
         "Every provider this build knows, available here or not.");
+  m.def("register_execution_provider_library", &register_execution_provider_library,
+        py::arg("registration_name"), py::arg("path"),
+        "Loads a provider plugin (a shared library) and returns its provider's name.");
+  m.def("unregister_execution_provider_library", &unregister_execution_provider_library,
+        py::arg("registration_name"));
   m.def("get_device", [] { return std::string("CPU"); });
   m.def("get_version_string", [] { return std::string(version_string()); });
   m.def("set_default_logger_severity", [](int severity) {

@@ -29,8 +29,10 @@ from ._C import (  # noqa: F401 - re-exported
     get_available_providers,
     get_device,
     get_version_string,
+    register_execution_provider_library,
     set_default_logger_severity,
     set_default_logger_verbosity,
+    unregister_execution_provider_library,
 )
 from ._iobinding import IOBinding  # noqa: F401
 from ._providers import get_all_providers  # noqa: F401
@@ -66,5 +68,6 @@ __all__ = [
     "ExecutionMode", "GraphOptimizationLevel", "IOBinding", "InferenceSession", "ModelMetadata",
     "NodeArg", "OrtMemType", "OrtValue", "RunOptions", "SessionOptions", "get_all_providers",
     "get_available_providers", "get_build_info", "get_device", "get_version_string",
-    "set_default_logger_severity", "set_default_logger_verbosity",
+    "register_execution_provider_library", "set_default_logger_severity",
+    "set_default_logger_verbosity", "unregister_execution_provider_library",
 ]
