@@ -20,4 +20,4 @@ const char* version_string();
 std::string register_execution_provider_library(const std::string& name, const std::string& path);
 // Sessions already using the provider keep it until they end.
 void unregister_execution_provider_library(const std::string& name);
-}
+}  // namespace tessera

@@ -31,7 +31,12 @@ extern "C" {
 
 typedef const char* TsrEpError; /* NULL: success; else a message owned by the plugin */
 
-enum { TSR_EP_DEVICE_CPU = 0, TSR_EP_DEVICE_GPU = 1, TSR_EP_DEVICE_NPU = 2, TSR_EP_DEVICE_FPGA = 3 };
+enum {
+  TSR_EP_DEVICE_CPU = 0,
+  TSR_EP_DEVICE_GPU = 1,
+  TSR_EP_DEVICE_NPU = 2,
+  TSR_EP_DEVICE_FPGA = 3
+};
 
 /* A memory space. Two tensors need a copy between them unless both are
  * host-accessible or all of device_type, vendor_id and device_id agree. */

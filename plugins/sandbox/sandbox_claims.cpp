@@ -11,16 +11,37 @@ namespace {
 // Op type -> the attributes the sandbox understands (any other is declined).
 const std::map<std::string, std::set<std::string>>& op_table() {
   static const std::map<std::string, std::set<std::string>> t = {
-      {"Relu", {}}, {"Sigmoid", {}}, {"Tanh", {}}, {"Exp", {}}, {"Log", {}}, {"Neg", {}},
-      {"Abs", {}}, {"Sqrt", {}}, {"Erf", {}}, {"Reciprocal", {}}, {"Floor", {}}, {"Ceil", {}},
-      {"LeakyRelu", {"alpha"}}, {"Elu", {"alpha"}}, {"Softplus", {}},
-      {"Add", {}}, {"Sub", {}}, {"Mul", {}}, {"Div", {}},
-      {"MatMul", {}}, {"Gemm", {"alpha", "beta", "transA", "transB"}},
+      {"Relu", {}},
+      {"Sigmoid", {}},
+      {"Tanh", {}},
+      {"Exp", {}},
+      {"Log", {}},
+      {"Neg", {}},
+      {"Abs", {}},
+      {"Sqrt", {}},
+      {"Erf", {}},
+      {"Reciprocal", {}},
+      {"Floor", {}},
+      {"Ceil", {}},
+      {"LeakyRelu", {"alpha"}},
+      {"Elu", {"alpha"}},
+      {"Softplus", {}},
+      {"Add", {}},
+      {"Sub", {}},
+      {"Mul", {}},
+      {"Div", {}},
+      {"MatMul", {}},
+      {"Gemm", {"alpha", "beta", "transA", "transB"}},
       {"Conv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
-      {"MaxPool", {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
-      {"AveragePool", {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"}},
-      {"GlobalAveragePool", {}}, {"GlobalMaxPool", {}},
-      {"Softmax", {"axis"}}, {"LogSoftmax", {"axis"}},
+      {"MaxPool",
+       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
+      {"AveragePool",
+       {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads",
+        "strides"}},
+      {"GlobalAveragePool", {}},
+      {"GlobalMaxPool", {}},
+      {"Softmax", {"axis"}},
+      {"LogSoftmax", {"axis"}},
   };
   return t;
 }
@@ -74,7 +95,8 @@ std::string claim_reason(const TsrEpHostApi& h, const TsrEpGraph* g, size_t node
     if (!*v) continue;
     int32_t type = 0;
     int64_t rank = -1;
-    if (!h.value_type(g, v, &type, &rank, nullptr, 0)) return std::string("input '") + v + "' has no static tensor type";
+    if (!h.value_type(g, v, &type, &rank, nullptr, 0))
+      return std::string("input '") + v + "' has no static tensor type";
     if (type != 1) return std::string("input '") + v + "' is not float32";
   }
   for (size_t i = 0; i < h.node_num_outputs(g, node); ++i) {
@@ -82,7 +104,8 @@ std::string claim_reason(const TsrEpHostApi& h, const TsrEpGraph* g, size_t node
     int32_t type = 0;
     int64_t rank = -1;
     if (*v && i > 0) return "only the first output is supported";
-    if (*v && h.value_type(g, v, &type, &rank, nullptr, 0) && type != 1) return "output is not float32";
+    if (*v && h.value_type(g, v, &type, &rank, nullptr, 0) && type != 1)
+      return "output is not float32";
   }
   if (is_spatial(op)) {
     int64_t spatial = spatial_rank(h, g, node);
@@ -104,8 +127,10 @@ OpDesc describe_node(const TsrEpHostApi& h, const TsrEpGraph* g, size_t node) {
   d.name = h.node_name(g, node);
   d.op = h.node_op_type(g, node);
   d.opset = h.node_opset(g, node);
-  for (size_t i = 0; i < h.node_num_inputs(g, node); ++i) d.inputs.push_back(h.node_input(g, node, i));
-  for (size_t i = 0; i < h.node_num_outputs(g, node); ++i) d.outputs.push_back(h.node_output(g, node, i));
+  for (size_t i = 0; i < h.node_num_inputs(g, node); ++i)
+    d.inputs.push_back(h.node_input(g, node, i));
+  for (size_t i = 0; i < h.node_num_outputs(g, node); ++i)
+    d.outputs.push_back(h.node_output(g, node, i));
   auto ints = [&](const char* name) {
     const int64_t* v = nullptr;
     size_t n = 0;

@@ -229,9 +229,10 @@ void release_provider(TsrEpProvider* p) { delete p; }
 const TsrEpProviderApi kProviderApi = {memory, get_capability, compile,  compute, release_compiled,
                                        alloc,  free_block,     can_copy, copy,    nullptr};
 
-const TsrEpFactoryApi kFactoryApi = {TESSERA_EP_ABI_VERSION, kName,        "Tessera sandbox", "1.0",
-                                     is_available,           devices,      create_provider,
-                                     release_provider,       &kProviderApi};
+const TsrEpFactoryApi kFactoryApi = {
+    TESSERA_EP_ABI_VERSION, kName,   "Tessera sandbox", "1.0",
+    is_available,           devices, create_provider,   release_provider,
+    &kProviderApi};
 
 }  // namespace
 

@@ -37,7 +37,8 @@ Dims broadcast(const OpDesc& op, const Dims& a, const Dims& b) {
   for (size_t i = 0; i < out.size(); ++i) {
     int64_t x = i < out.size() - a.size() ? 1 : a[i - (out.size() - a.size())];
     int64_t y = i < out.size() - b.size() ? 1 : b[i - (out.size() - b.size())];
-    if (x != y && x != 1 && y != 1) error(op, "cannot broadcast " + dims_text(a) + " with " + dims_text(b));
+    if (x != y && x != 1 && y != 1)
+      error(op, "cannot broadcast " + dims_text(a) + " with " + dims_text(b));
     out[i] = x == 1 ? y : x;
   }
   return out;
@@ -95,7 +96,9 @@ float unary(const OpDesc& op, float x) {
   error(op, "not an element-wise op");
 }
 
-bool is_binary(const std::string& t) { return t == "Add" || t == "Sub" || t == "Mul" || t == "Div"; }
+bool is_binary(const std::string& t) {
+  return t == "Add" || t == "Sub" || t == "Mul" || t == "Div";
+}
 
 // Spatial geometry of Conv and the pools, with 1-D ops seen as 2-D of height 1.
 struct Window {
@@ -105,7 +108,8 @@ struct Window {
 Window window(const OpDesc& op, const Dims& x, Dims kernel) {
   if (x.size() != 3 && x.size() != 4) error(op, "only 1-D and 2-D inputs, got " + dims_text(x));
   const size_t s = x.size() - 2;
-  if (kernel.size() != s) error(op, "kernel_shape " + dims_text(kernel) + " for input " + dims_text(x));
+  if (kernel.size() != s)
+    error(op, "kernel_shape " + dims_text(kernel) + " for input " + dims_text(x));
   auto get = [&](const Dims& v, size_t i, int64_t def) { return v.size() == s ? v[i] : def; };
   std::vector<int64_t> out(s), begin(s);
   for (size_t i = 0; i < s; ++i) {
@@ -376,7 +380,8 @@ void run_op(const OpDesc& op, const std::vector<const Tensor*>& in, Tensor& out)
     for (int64_t p = 0; p < planes; ++p) {
       const float* x = in[0]->data + p * len;
       double acc = op.op == "GlobalMaxPool" ? -std::numeric_limits<double>::infinity() : 0.0;
-      for (int64_t k = 0; k < len; ++k) acc = op.op == "GlobalMaxPool" ? std::max(acc, double(x[k])) : acc + x[k];
+      for (int64_t k = 0; k < len; ++k)
+        acc = op.op == "GlobalMaxPool" ? std::max(acc, double(x[k])) : acc + x[k];
       out.data[p] = float(op.op == "GlobalMaxPool" ? acc : (len ? acc / double(len) : 0.0));
     }
   } else if (op.op == "Softmax" || op.op == "LogSoftmax") {

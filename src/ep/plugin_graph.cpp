@@ -152,8 +152,7 @@ void* allocate_output(TsrEpComputeContext* c, size_t i, int32_t elem_type, size_
           elem_type, " is not a numeric ONNX type");
     check(rank == 0 || dims, "allocate_output: no dims for rank ", rank);
     std::vector<int64_t> d(dims, dims + rank);
-    for (int64_t v : d)
-      check(v >= 0, "allocate_output: negative dimension ", v, " for output ", i);
+    for (int64_t v : d) check(v >= 0, "allocate_output: negative dimension ", v, " for output ", i);
     Tensor& t = c->ctx->output(i, Shape(d), static_cast<DataType>(elem_type));
     if (c->allocated.size() <= i) c->allocated.resize(i + 1, 0);
     c->allocated[i] = 1;
@@ -165,19 +164,35 @@ void* allocate_output(TsrEpComputeContext* c, size_t i, int32_t elem_type, size_
   }
 }
 
-size_t num_outputs(const TsrEpComputeContext* c) {
-  return c && c->ctx ? c->ctx->num_outputs() : 0;
-}
+size_t num_outputs(const TsrEpComputeContext* c) { return c && c->ctx ? c->ctx->num_outputs() : 0; }
 
 }  // namespace
 
 const TsrEpHostApi& plugin_host_api() {
   static const TsrEpHostApi api = {
-      TESSERA_EP_ABI_VERSION, num_nodes,        node_name,      node_op_type,   node_domain,
-      node_opset,             node_num_inputs,  node_input,     node_num_outputs, node_output,
-      value_type,             value_constant,   attr_int,       attr_float,     attr_string,
-      attr_ints,              has_attr,         node_num_attrs, node_attr_name, claim,
-      decline,                allocate_output,  num_outputs,
+      TESSERA_EP_ABI_VERSION,
+      num_nodes,
+      node_name,
+      node_op_type,
+      node_domain,
+      node_opset,
+      node_num_inputs,
+      node_input,
+      node_num_outputs,
+      node_output,
+      value_type,
+      value_constant,
+      attr_int,
+      attr_float,
+      attr_string,
+      attr_ints,
+      has_attr,
+      node_num_attrs,
+      node_attr_name,
+      claim,
+      decline,
+      allocate_output,
+      num_outputs,
   };
   return api;
 }

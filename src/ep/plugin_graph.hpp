@@ -18,7 +18,7 @@ struct TsrEpCapability {
 
 struct TsrEpComputeContext {
   tessera::ep::KernelContext* ctx = nullptr;
-  std::string error;  // set by a failed callback; reported after compute returns
+  std::string error;            // set by a failed callback; reported after compute returns
   std::vector<char> allocated;  // per output: allocate_output was called for it
 };
 

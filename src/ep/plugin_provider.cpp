@@ -51,10 +51,14 @@ TsrEpMemory to_c(const MemoryInfo& m) {
 
 DeviceType device_type_of(int32_t t) {
   switch (t) {
-    case TSR_EP_DEVICE_GPU: return DeviceType::kGPU;
-    case TSR_EP_DEVICE_NPU: return DeviceType::kNPU;
-    case TSR_EP_DEVICE_FPGA: return DeviceType::kFPGA;
-    default: return DeviceType::kCPU;
+    case TSR_EP_DEVICE_GPU:
+      return DeviceType::kGPU;
+    case TSR_EP_DEVICE_NPU:
+      return DeviceType::kNPU;
+    case TSR_EP_DEVICE_FPGA:
+      return DeviceType::kFPGA;
+    default:
+      return DeviceType::kCPU;
   }
 }
 
@@ -96,9 +100,8 @@ class PluginTransfer : public DataTransfer {
             "copy_tensors: ", src[i]->description(), " cannot be copied into ",
             dst[i]->description());
       if (!src[i]->byte_size()) continue;
-      copies.push_back({src[i]->raw_data(), to_c(src[i]->memory_info()),
-                        dst[i]->mutable_raw_data(), to_c(dst[i]->memory_info()),
-                        src[i]->byte_size()});
+      copies.push_back({src[i]->raw_data(), to_c(src[i]->memory_info()), dst[i]->mutable_raw_data(),
+                        to_c(dst[i]->memory_info()), src[i]->byte_size()});
     }
     if (copies.empty()) return;
     if (TsrEpError e = h_->api()->copy(h_->provider, copies.data(), copies.size()))
@@ -135,8 +138,8 @@ class PluginKernel : public OpKernel {
     c.ctx = &ctx;
     TsrEpError e = h_->api()->compute(c_, &c, inputs.data(), inputs.size());
     if (e || !c.error.empty())
-      fail(ErrorCode::kEPFail, ctx.node().name, " (", h_->lib->api->name, "): ",
-           e ? e : "", e && !c.error.empty() ? "; " : "", c.error);
+      fail(ErrorCode::kEPFail, ctx.node().name, " (", h_->lib->api->name, "): ", e ? e : "",
+           e && !c.error.empty() ? "; " : "", c.error);
     synchronize(*h_);
     for (size_t k = 0; k < ctx.num_outputs(); ++k)
       if (ctx.has_output(k) && (k >= c.allocated.size() || !c.allocated[k]))
@@ -181,8 +184,8 @@ class PluginProvider : public ExecutionProvider, public FusedCompiler {
     return std::move(cap.cap);
   }
 
-  std::vector<std::unique_ptr<OpKernel>> compile(const GraphView& view,
-                                                 const std::vector<FusedGroup>& groups) const override {
+  std::vector<std::unique_ptr<OpKernel>> compile(
+      const GraphView& view, const std::vector<FusedGroup>& groups) const override {
     TsrEpGraph g{&view};
     std::vector<std::unique_ptr<OpKernel>> out;
     for (const auto& group : groups) {
@@ -190,8 +193,9 @@ class PluginProvider : public ExecutionProvider, public FusedCompiler {
       for (const auto& v : group.node.inputs) ins.push_back(v.c_str());
       for (const auto& v : group.node.outputs) outs.push_back(v.c_str());
       TsrEpCompiled* c = nullptr;
-      if (TsrEpError e = h_->api()->compile(h_->provider, &g, group.nodes.data(), group.nodes.size(),
-                                            ins.data(), ins.size(), outs.data(), outs.size(), &c))
+      if (TsrEpError e =
+              h_->api()->compile(h_->provider, &g, group.nodes.data(), group.nodes.size(),
+                                 ins.data(), ins.size(), outs.data(), outs.size(), &c))
         plugin_failed(*h_->lib, str_cat("compile ", group.node.name), e);
       if (!c) plugin_failed(*h_->lib, str_cat("compile ", group.node.name), "returned nothing");
       out.push_back(std::make_unique<PluginKernel>(h_, c));
@@ -210,7 +214,8 @@ class PluginProvider : public ExecutionProvider, public FusedCompiler {
 
 class PluginFactory : public ProviderFactory, public FactoryDiagnostics {
  public:
-  explicit PluginFactory(std::shared_ptr<Library> lib) : lib_(std::move(lib)), name_(lib_->api->name) {}
+  explicit PluginFactory(std::shared_ptr<Library> lib)
+      : lib_(std::move(lib)), name_(lib_->api->name) {}
   const std::string& name() const override { return name_; }
   bool is_available(std::string* why_not) const override {
     if (!lib_->api->is_available) return true;
@@ -227,8 +232,8 @@ class PluginFactory : public ProviderFactory, public FactoryDiagnostics {
     }
     auto h = std::make_shared<Handle>();
     h->lib = lib_;
-    if (TsrEpError e = lib_->api->create_provider(keys.data(), values.data(), keys.size(),
-                                                  &h->provider))
+    if (TsrEpError e =
+            lib_->api->create_provider(keys.data(), values.data(), keys.size(), &h->provider))
       fail(ErrorCode::kInvalidArgument, name_, ": ", e);
     if (!h->provider) fail(ErrorCode::kEPFail, name_, ": create_provider returned no provider");
     return std::make_shared<PluginProvider>(std::move(h), options);
@@ -240,8 +245,8 @@ class PluginFactory : public ProviderFactory, public FactoryDiagnostics {
                 lib_->api->version ? lib_->api->version : "?", ", plugin ABI version ",
                 lib_->api->abi_version, " (this runtime: ", TESSERA_EP_ABI_VERSION, ")")};
     for (const auto& dev : devices())
-      d.push_back(str_cat("device: ", device_type_name(dev.type), " vendor 0x", to_hex(dev.vendor_id),
-                          " id ", dev.device_id, " ", dev.description));
+      d.push_back(str_cat("device: ", device_type_name(dev.type), " vendor 0x",
+                          to_hex(dev.vendor_id), " id ", dev.device_id, " ", dev.description));
     return d;
   }
   std::vector<PluginDevice> devices() const {
@@ -302,8 +307,9 @@ std::shared_ptr<ProviderFactory> load_provider_library(const std::string& path) 
          ": it is not a Tessera provider plugin (see include/tessera/tessera_ep_api.h)");
   uint32_t version = version_fn();
   if (version != TESSERA_EP_ABI_VERSION)
-    fail(ErrorCode::kInvalidArgument, "provider library '", path, "' was built against plugin ABI version ",
-         version, " but this runtime implements version ", TESSERA_EP_ABI_VERSION,
+    fail(ErrorCode::kInvalidArgument, "provider library '", path,
+         "' was built against plugin ABI version ", version,
+         " but this runtime implements version ", TESSERA_EP_ABI_VERSION,
          "; rebuild the plugin against this release's tessera_ep_api.h");
   lib->api = factory_fn(&plugin_host_api());
   const TsrEpFactoryApi* a = lib->api;
@@ -318,7 +324,8 @@ std::shared_ptr<ProviderFactory> load_provider_library(const std::string& path) 
     fail(ErrorCode::kInvalidArgument, "provider library '", path, "' (", a->name,
          ") leaves a required provider function null (memory, get_capability, compile, compute, "
          "alloc, free, can_copy and copy are required)");
-  log(Severity::kInfo, "plugin", "loaded ", a->name, " ", a->version ? a->version : "", " from ", path);
+  log(Severity::kInfo, "plugin", "loaded ", a->name, " ", a->version ? a->version : "", " from ",
+      path);
   return std::make_shared<PluginFactory>(std::move(lib));
 }
 

@@ -48,8 +48,8 @@ inline MemoryInfo other_memory() {
 
 inline void require_space(const Tensor& t, const MemoryInfo& mine, const std::string& who) {
   if (!t.memory_info().same_space(mine))
-    fail(ErrorCode::kEPFail, who, ": got a tensor in ", t.memory_info().to_string(),
-         ", expected ", mine.to_string());
+    fail(ErrorCode::kEPFail, who, ": got a tensor in ", t.memory_info().to_string(), ", expected ",
+         mine.to_string());
 }
 
 class OtherSpaceTransfer : public ep::DataTransfer {

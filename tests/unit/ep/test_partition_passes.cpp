@@ -161,8 +161,8 @@ TEST(PartitionPasses, GroupSupportedNodesFindsMaximalConnectedGroups) {
   v.graph = &m.graph;
   v.value_types = &types;
   v.candidates = {0, 1, 2, 3, 4};
-  auto groups = ep::group_supported_nodes(
-      v, [&](size_t i) { return m.graph.nodes[i].op_type != "Sigmoid"; });
+  auto groups =
+      ep::group_supported_nodes(v, [&](size_t i) { return m.graph.nodes[i].op_type != "Sigmoid"; });
   ASSERT_EQ(groups.size(), 2u);
   EXPECT_EQ(groups[0].nodes, (std::vector<size_t>{0, 1}));
   EXPECT_EQ(groups[1].nodes, (std::vector<size_t>{3, 4}));

@@ -43,7 +43,9 @@ ir::Model small_cnn() {
   m.graph.nodes = {
       named(op("Conv", {"x", "w", "b"}, {"c"}, {attr_ints("pads", {1, 1, 1, 1})}), "conv"),
       named(op("Relu", {"c"}, {"r"}), "relu"),
-      named(op("MaxPool", {"r"}, {"p"}, {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})}), "pool"),
+      named(op("MaxPool", {"r"}, {"p"},
+               {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})}),
+            "pool"),
       named(op("Transpose", {"p"}, {"t"}, {attr_ints("perm", {0, 2, 3, 1})}), "transpose"),
       named(op("MatMul", {"t", "k"}, {"mm"}), "matmul"),
       named(op("Softmax", {"mm"}, {"y"}), "softmax"),
@@ -64,8 +66,8 @@ void expect_close(const Value& a, const Value& b) {
 }  // namespace
 
 TEST(PluginLoader, MissingPathIsNamed) {
-  auto msg = error_of([] { ep::load_provider_library("/no/such/libplugin.so"); },
-                      ErrorCode::kNoSuchFile);
+  auto msg =
+      error_of([] { ep::load_provider_library("/no/such/libplugin.so"); }, ErrorCode::kNoSuchFile);
   EXPECT_NE(msg.find("/no/such/libplugin.so"), std::string::npos) << msg;
 }
 
@@ -161,6 +163,9 @@ TEST(PluginLoader, SandboxAndCpuRunAModelLikeCpuAlone) {
     expect_close(got[1], reference[1]);
   }
   unregister_execution_provider_library("sandbox");
-  error_of([] { Session::create_from_model(small_cnn(), {}, {{kSandbox, {}}}); },
-           ErrorCode::kInvalidArgument);
+  error_of(
+      [] {
+        Session::create_from_model(small_cnn(), {}, {{kSandbox, {}}});
+      },
+      ErrorCode::kInvalidArgument);
 }
