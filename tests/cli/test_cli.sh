@@ -158,5 +158,25 @@ expect_out '^  If: 1' "node counts by op type"
 expect_out '\[If\] -> CPUExecutionProvider' "node assignment"
 expect_rc 1 "inspect a broken model" -- "$TESSERA" inspect "$CASES/error_bad_model/model.onnx"
 
+echo "-- provider plugins and tessera doctor"
+SANDBOX="$(dirname "$TESSERA")/libtessera_sandbox_ep.so"
+expect_rc 0 "doctor" -- "$TESSERA" doctor
+expect_out '^  CPUExecutionProvider: available' "doctor lists the CPU provider"
+expect_out 'built in: needs no library' "doctor says what the CPU provider needs"
+expect_rc 1 "doctor with a missing plugin" -- "$TESSERA" doctor --provider-library "$WORK/nope.so"
+expect_out "provider library '.*nope.so' does not exist" "a missing plugin path is named"
+expect_rc 1 "test with a missing plugin" -- "$TESSERA" test models --provider-library "$WORK/nope.so"
+expect_out "error \(NoSuchFile\): provider library" "test names the missing plugin"
+if [ -f "$SANDBOX" ]; then
+  expect_rc 0 "doctor loads the sandbox plugin" -- "$TESSERA" doctor --provider-library "$SANDBOX"
+  expect_out '^  SandboxExecutionProvider: available' "doctor lists the plugin's provider"
+  expect_out 'device: GPU vendor 0x5a0b' "doctor lists the plugin's device"
+  expect_out 'plugin ABI version 1 \(this runtime: 1\)' "doctor shows found and required ABI versions"
+  expect_rc 0 "partition with the sandbox plugin" -- "$TESSERA" partition models/demo_cnn/model.onnx --provider-library "$SANDBOX"
+  expect_out 'SandboxExecutionProvider\(GPU:0\) -> Cpu\(CPU:0\)' "copies out of the sandbox's memory are listed"
+else
+  bad "the sandbox plugin was not built at $SANDBOX"
+fi
+
 if [ $failures = 0 ]; then echo "all CLI checks passed"; else echo "$failures CLI check(s) failed"; fi
 exit $((failures > 0))
