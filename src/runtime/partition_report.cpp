@@ -50,6 +50,7 @@ std::string PartitionReport::to_text() const {
     for (const auto& [p, reason] : n.declined) why += str_cat(why.empty() ? "" : "; ", p, ": ", reason);
     if (!why.empty()) os << "  (" << why << ")";
     if (!n.override_rule.empty()) os << "  [override: " << n.override_rule << "]";
+    if (!n.fused_group.empty()) os << "  [fused: " << n.fused_group << "]";
     os << "\n";
   }
   std::map<std::string, std::pair<size_t, size_t>> per;  // provider -> (nodes, partitions)
@@ -69,6 +70,13 @@ std::string PartitionReport::to_text() const {
     auto it = per.find(p);
     size_t nn = it == per.end() ? 0 : it->second.first, np = it == per.end() ? 0 : it->second.second;
     os << "  " << p << ": " << nn << " nodes in " << np << " partitions\n";
+  }
+  std::map<std::string, size_t> fused;  // compiled partition -> nodes
+  for (const auto& n : nodes)
+    if (!n.fused_group.empty()) ++fused[n.fused_group];
+  if (!fused.empty()) {
+    os << "  compiled partitions (each runs as one step): " << fused.size() << "\n";
+    for (const auto& [name, count] : fused) os << "    " << name << ": " << count << " nodes\n";
   }
   size_t per_run = 0;
   for (const auto& c : copies) per_run += c.at_creation ? 0 : 1;
@@ -97,6 +105,7 @@ std::string PartitionReport::to_json() const {
     os << (i ? "," : "") << "{\"name\":" << json_str(n.node_name) << ",\"op_type\":"
        << json_str(n.op_type) << ",\"domain\":" << json_str(n.domain)
        << ",\"provider\":" << json_str(n.provider) << ",\"override\":" << json_str(n.override_rule)
+       << ",\"fused_group\":" << json_str(n.fused_group)
        << ",\"declined\":[";
     for (size_t k = 0; k < n.declined.size(); ++k)
       os << (k ? "," : "") << "{\"provider\":" << json_str(n.declined[k].first)

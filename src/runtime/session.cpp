@@ -268,11 +268,16 @@ std::vector<NodeAssignment> Session::node_assignments() const {
   std::vector<NodeAssignment> out;
   const auto& plan = *impl_->plan;
   const auto& part = plan.partition();
+  std::vector<std::string> group(plan.graph().nodes.size());
+  for (size_t g = 0; g < part.groups.size(); ++g)
+    if (part.groups[g].fused && part.groups[g].nodes.size() > 1)  // one node: a kernel
+      for (size_t i : part.groups[g].nodes)
+        group[i] = str_cat(impl_->providers[size_t(part.group_provider[g])]->name(), "_fused_", g);
   for (size_t i = 0; i < plan.graph().nodes.size(); ++i) {
     const auto& n = plan.graph().nodes[i];
     out.push_back({n.name, n.op_type, n.domain,
                    impl_->providers[size_t(part.node_provider[i])]->name(), part.declined[i],
-                   part.override_rule[i]});
+                   part.override_rule[i], group[i]});
   }
   return out;
 }

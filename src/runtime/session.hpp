@@ -30,6 +30,7 @@ struct NodeAssignment {
   std::string provider;
   std::vector<std::pair<std::string, std::string>> declined;  // (provider, reason)
   std::string override_rule;  // the placement override that constrained the node, if any
+  std::string fused_group;  // the fused group it is compiled into ("<provider>_fused_<k>"), or ""
 };
 
 // Where every node runs, why, and where data crosses memory spaces.

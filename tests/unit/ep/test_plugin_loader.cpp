@@ -150,8 +150,13 @@ TEST(PluginLoader, SandboxAndCpuRunAModelLikeCpuAlone) {
     SCOPED_TRACE(std::string("fuse=") + fuse);
     auto s = Session::create_from_model(small_cnn(), {}, {{kSandbox, {{"fuse", fuse}}}});
     auto report = s->partition_report();
-    size_t on_sandbox = 0;
-    for (const auto& n : report.nodes) on_sandbox += n.provider == kSandbox;
+    size_t on_sandbox = 0, in_groups = 0;
+    for (const auto& n : report.nodes) {
+      on_sandbox += n.provider == kSandbox;
+      in_groups += !n.fused_group.empty();
+    }
+    // fuse=1: conv-relu-pool-add and matmul-softmax are compiled groups; fuse=0: kernels.
+    EXPECT_EQ(in_groups, std::string(fuse) == "1" ? 6u : 0u);
     EXPECT_EQ(on_sandbox, 6u);  // everything but the Transpose
     size_t per_run = 0, at_creation = 0;
     for (const auto& c : report.copies) (c.at_creation ? at_creation : per_run)++;
