@@ -189,6 +189,15 @@ TEST(PartitionPasses, FusingProviderRunsCompiledGroupsLikeCpu) {
   ASSERT_EQ(got.size(), 2u);
   expect_same(got[0], want[0]);
   expect_same(got[1], want[1]);
+  // The parallel executor runs the compiled steps by their dependencies too.
+  ThreadPool inter(2);
+  runtime::RunState parallel;
+  parallel.inter_pool = &inter;
+  for (int k = 0; k < 20; ++k) {
+    auto again = fused.execute({Value(x)}, nullptr, parallel);
+    expect_same(again[0], want[0]);
+    expect_same(again[1], want[1]);
+  }
 }
 
 class OtherMemorySpace : public ::testing::TestWithParam<bool> {};
