@@ -1,3 +1,8 @@
+// Partitioning as named passes, in order: claim in priority order -> split
+// cycles -> check that every node is assigned; then schedule() gives the run
+// order (partition_passes.hpp). Initializer placement and copy insertion
+// follow in the runtime's plan (runtime/graph_plan.cpp), which knows each
+// provider's memory. Every decision is logged at verbose level.
 #include "ep/partitioner.hpp"
 
 #include <algorithm>
@@ -29,10 +34,9 @@ std::string describe_inputs(const GraphView& view, const ir::Node& node) {
   return s;
 }
 
-// Records one partition decision (for reports) and logs it at verbose level.
-void note(const std::string& line) {
-  log(Severity::kVerbose, "partition", line);
-}
+// One partition decision, for the verbose log (declines also reach the
+// partition report through PartitionResult::declined).
+void note(const std::string& line) { log(Severity::kVerbose, "partition", line); }
 
 bool glob_match(const char* pat, const char* s) {
   if (*pat == '\0') return *s == '\0';
@@ -45,15 +49,20 @@ bool glob_match(const char* pat, const char* s) {
 
 bool PlacementRule::matches(const ir::Node& node) const {
   switch (match) {
-    case Match::kName: return node.name == value;
-    case Match::kOpType: return node.op_type == value;
-    case Match::kNamePattern: return glob_match(value.c_str(), node.name.c_str());
+    case Match::kName:
+      return node.name == value;
+    case Match::kOpType:
+      return node.op_type == value;
+    case Match::kNamePattern:
+      return glob_match(value.c_str(), node.name.c_str());
   }
   return false;
 }
 
 std::string PlacementRule::describe() const {
-  const char* kind = match == Match::kName ? "name" : match == Match::kOpType ? "op type" : "name pattern";
+  const char* kind = match == Match::kName     ? "name"
+                     : match == Match::kOpType ? "op type"
+                                               : "name pattern";
   return str_cat(forbid ? "forbid " : "pin to ", provider, " (", kind, " '", value, "')");
 }
 
@@ -84,10 +93,12 @@ void claim_in_priority_order(const GraphView& base,
     const std::string& pname = providers[p]->name();
     for (size_t i = 0; i < n; ++i) {
       if (r.node_provider[i] >= 0) continue;
-      bool excluded = (!pinned[i].empty() && pinned[i] != pname) ||
-                      std::find(forbidden[i].begin(), forbidden[i].end(), pname) != forbidden[i].end();
+      bool excluded =
+          (!pinned[i].empty() && pinned[i] != pname) ||
+          std::find(forbidden[i].begin(), forbidden[i].end(), pname) != forbidden[i].end();
       if (excluded)
-        r.declined[i].emplace_back(pname, str_cat("excluded by placement override: ", r.override_rule[i]));
+        r.declined[i].emplace_back(pname,
+                                   str_cat("excluded by placement override: ", r.override_rule[i]));
       else
         view.candidates.push_back(i);
     }
@@ -107,8 +118,8 @@ void claim_in_priority_order(const GraphView& base,
         }
       if (kept.nodes.empty()) continue;
       std::sort(kept.nodes.begin(), kept.nodes.end());
-      note(str_cat(pname, " claims ", kept.fused ? "fused group " : "", "#", r.groups.size(),
-                      ": ", names));
+      note(str_cat(pname, " claims ", kept.fused ? "fused group " : "", "#", r.groups.size(), ": ",
+                   names));
       r.groups.push_back(std::move(kept));
       r.group_provider.push_back(int(p));
     }
@@ -201,8 +212,8 @@ void split_cycles(const ir::Graph& graph, PartitionResult& r) {
     for (size_t i : r.groups[g].nodes) parts[level[u.unit_of[i]]].push_back(i);
     if (parts.size() == 1) continue;
     note(str_cat("split-cycles: fused group #", g, " (", r.groups[g].nodes.size(),
-                    " nodes) would wait on itself through other nodes; split into ", parts.size(),
-                    " groups"));
+                 " nodes) would wait on itself through other nodes; split into ", parts.size(),
+                 " groups"));
     auto it = parts.begin();
     r.groups[g].nodes = std::move(it->second);
     const int provider = r.group_provider[g];

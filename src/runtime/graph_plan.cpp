@@ -203,8 +203,8 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
       });
   auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
   if (!match.entry)
-    fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ",
-         node.describe(), " but has no kernel for it: ", match.reason);
+    fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ", node.describe(),
+         " but has no kernel for it: ", match.reason);
   try {
     step.kernel = match.entry->factory(*step.info);
   } catch (const Error& e) {
@@ -286,7 +286,7 @@ void GraphPlan::add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kerne
     auto t = types_.find(o);
     out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
     step.output_types.push_back(t != types_.end() && t->second.is_tensor() ? t->second.elem_type
-                                                                          : DataType::kUndefined);
+                                                                           : DataType::kUndefined);
   }
   step.info = std::make_unique<ep::KernelInfo>(node, 1, std::move(in_types), std::move(out_types),
                                                std::move(constants));
@@ -363,8 +363,7 @@ int GraphPlan::slot_of(const std::string& name) {
 
 void GraphPlan::infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
   for (const auto& [name, t] : outer_types) types_[name] = t;
-  for (const auto& [name, t] : graph_.initializers)
-    types_[name] = ir::TypeInfo::tensor(t.dtype());
+  for (const auto& [name, t] : graph_.initializers) types_[name] = ir::TypeInfo::tensor(t.dtype());
   for (const auto& in : graph_.inputs)
     if (in.type.kind != ir::TypeInfo::Kind::kUnknown) types_[in.name] = in.type;
   for (const auto& node : graph_.nodes) {
@@ -454,8 +453,8 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
   return outputs;
 }
 
-void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame,
-                         const ValueLookup& lookup, const RunState& state) const {
+void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
+                         const RunState& state) const {
   if (!step.node) {
     run_copy(step, frame);
     return;

@@ -41,9 +41,8 @@ class GraphPlan : public ep::SubgraphRunner {
  public:
   // `outer_types` are the types of values visible from enclosing graphs.
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
-            const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
-            std::string where, AllocatorFor alloc_for = nullptr,
-            std::vector<ep::PlacementRule> rules = {});
+            const std::unordered_map<std::string, ir::TypeInfo>& outer_types, std::string where,
+            AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {});
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -73,7 +72,7 @@ class GraphPlan : public ep::SubgraphRunner {
 
  private:
   struct NodeStep {
-    const ir::Node* node = nullptr;  // null for a copy step
+    const ir::Node* node = nullptr;              // null for a copy step
     const ep::DataTransfer* transfer = nullptr;  // copy steps only
     bool fused = false;  // a compiled partition: node is the group's synthesized node
     int provider = 0;
@@ -83,7 +82,7 @@ class GraphPlan : public ep::SubgraphRunner {
     std::vector<int> outputs;  // slot per output (-1: omitted)
     std::vector<DataType> output_types;
     std::vector<int> implicit_inputs;  // slots read by the node's subgraphs
-    std::vector<int> release;  // slots whose last reader is this node
+    std::vector<int> release;          // slots whose last reader is this node
     std::shared_ptr<Allocator> allocator;
   };
 
@@ -115,22 +114,22 @@ class GraphPlan : public ep::SubgraphRunner {
   ep::PartitionResult partition_;
   std::unordered_map<std::string, int> slots_;
   std::vector<std::string> slot_names_;
-  std::vector<std::string> outer_names_;   // slot -> outer name, for slots read from outside
+  std::vector<std::string> outer_names_;  // slot -> outer name, for slots read from outside
   std::vector<int> outer_slots_;
   std::vector<std::pair<int, const Tensor*>> initializer_slots_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> input_slots_, output_slots_;
   std::vector<const ir::ValueInfo*> input_infos_;
   std::vector<NodeStep> steps_;
-  std::vector<MemoryInfo> slot_memory_;  // where each slot's value lives
-  std::vector<const Tensor*> slot_constant_;  // initializer tensors, by slot (else null)
+  std::vector<MemoryInfo> slot_memory_;          // where each slot's value lives
+  std::vector<const Tensor*> slot_constant_;     // initializer tensors, by slot (else null)
   std::unordered_map<std::string, int> placed_;  // "slot@memory" -> slot
   std::vector<std::unique_ptr<Tensor>> placed_constants_;
   std::vector<CopyInfo> copies_;
   // For the parallel executor: step dependencies and readers per slot.
   std::vector<std::vector<int>> successors_;
   std::vector<int> num_predecessors_;
-  std::vector<int> slot_readers_;   // reader steps per slot (0 for kept slots: never released)
+  std::vector<int> slot_readers_;  // reader steps per slot (0 for kept slots: never released)
   std::vector<std::vector<int>> step_reads_;  // distinct slots each step reads
   std::vector<std::unique_ptr<GraphPlan>> subplans_;
   // Values subgraphs read by name whose host copy lives in another slot.
