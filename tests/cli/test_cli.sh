@@ -163,6 +163,11 @@ SANDBOX="$(dirname "$TESSERA")/libtessera_sandbox_ep.so"
 expect_rc 0 "doctor" -- "$TESSERA" doctor
 expect_out '^  CPUExecutionProvider: available' "doctor lists the CPU provider"
 expect_out 'built in: needs no library' "doctor says what the CPU provider needs"
+if "$TESSERA" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
+  expect_out 'library: libdnnl, loaded from /' "doctor shows where libdnnl was loaded from"
+  expect_out 'oneDNN version found: [0-9]+\.[0-9]+' "doctor shows the oneDNN version found"
+  expect_out 'version required: [0-9]+\.x' "doctor shows the oneDNN version required"
+fi
 expect_rc 1 "doctor with a missing plugin" -- "$TESSERA" doctor --provider-library "$WORK/nope.so"
 expect_out "provider library '.*nope.so' does not exist" "a missing plugin path is named"
 expect_rc 1 "test with a missing plugin" -- "$TESSERA" test models --provider-library "$WORK/nope.so"
