@@ -181,9 +181,11 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   });
   for (auto& e : expanded)
     impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
-  impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
-  if (options.execution_mode == ExecutionMode::kParallel)
-    impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
+  timer.time("thread pools", [&] {
+    impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
+    if (options.execution_mode == ExecutionMode::kParallel)
+      impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
+  });
   impl->model = std::move(model);
   for (const auto& p : impl->providers) {
     std::shared_ptr<Allocator> a = p->allocator();
