@@ -11,7 +11,8 @@ namespace {
 
 class Expander {
  public:
-  Expander(ir::Model& model, const Providers& providers) : model_(model), providers_(providers) {}
+  Expander(ir::Model& model, const Providers& providers, const BodyLookup& find_body)
+      : model_(model), providers_(providers), find_body_(find_body) {}
 
   void graph(ir::Graph& g, const ops::ValueTypes& outer) {
     ops::ValueTypes types;
@@ -51,7 +52,7 @@ class Expander {
  private:
   const ops::FunctionBody* body_without_kernel(const ir::Node& n, const ops::ValueTypes& types) {
     int64_t opset = model_.opset(n.domain);
-    const ops::FunctionBody* b = ops::find_function_body(n, opset);
+    const ops::FunctionBody* b = find_body_(n, opset);
     if (!b) return nullptr;
     ep::GraphView view;
     view.model = &model_;
@@ -64,13 +65,15 @@ class Expander {
 
   ir::Model& model_;
   const Providers& providers_;
+  const BodyLookup& find_body_;
 };
 
 }  // namespace
 
 std::vector<FunctionExpansion> expand_ops_without_kernels(ir::Model& model,
-                                                          const Providers& providers) {
-  Expander e(model, providers);
+                                                          const Providers& providers,
+                                                          const BodyLookup& find_body) {
+  Expander e(model, providers, find_body);
   e.graph(model.graph, {});
   return std::move(e.out);
 }

@@ -59,6 +59,20 @@ TEST(EdgeCases, ReductionsOverZeroSizedAxes) {
   EXPECT_EQ(r.shape(), Shape({0}));
 }
 
+TEST(EdgeCases, MaxMinOverAnEmptySetGiveTheIdentity) {
+  // Opset 18: "minus infinity (if supported by the datatype) or the minimum value
+  // of the data type otherwise" for ReduceMax, the mirror for ReduceMin.
+  auto r =
+      run1("ReduceMax", {tv<float>({}, Shape{2, 0}), axes({1})}, {attr_int("keepdims", 0)}, 18);
+  EXPECT_EQ(vec<float>(r), (std::vector<float>(2, -std::numeric_limits<float>::infinity())));
+  r = run1("ReduceMin", {tv<float>({}, Shape{2, 0}), axes({1})}, {attr_int("keepdims", 0)}, 18);
+  EXPECT_EQ(vec<float>(r), (std::vector<float>(2, std::numeric_limits<float>::infinity())));
+  r = run1("ReduceMax", {tv<int64_t>({}, Shape{2, 0}), axes({1})}, {attr_int("keepdims", 0)}, 18);
+  EXPECT_EQ(vec<int64_t>(r), (std::vector<int64_t>(2, kI64Min)));
+  r = run1("ReduceMin", {tv<int64_t>({}, Shape{2, 0}), axes({1})}, {attr_int("keepdims", 0)}, 18);
+  EXPECT_EQ(vec<int64_t>(r), (std::vector<int64_t>(2, kI64Max)));
+}
+
 // --- scalars and broadcasting ----------------------------------------------
 
 TEST(EdgeCases, ScalarsStayRankZero) {
@@ -174,6 +188,24 @@ TEST(EdgeCases, Int64ExtremesSurviveArithmeticAndReductions) {
   EXPECT_TRUE(r.data<bool>()[0]);
   r = run1("Abs", {tv<int64_t>({kI64Min + 1, kI64Max}, Shape{2})});
   EXPECT_EQ(vec<int64_t>(r), (std::vector<int64_t>{kI64Max, kI64Max}));
+}
+
+TEST(EdgeCases, IntegerDivisionByZeroIsAnErrorAndOverflowWrapsWithoutTrapping) {
+  for (const char* op : {"Div", "Mod"}) {
+    try {
+      run1(op, {tv<int64_t>({1, 2}, Shape{2}), tv<int64_t>({1, 0}, Shape{2})});
+      ADD_FAILURE() << op << ": expected an error";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("division by zero"), std::string::npos) << e.what();
+    }
+  }
+  // INT64_MIN / -1 overflows; x86 would trap on the plain instruction.
+  auto r = run1("Div", {tv<int64_t>({kI64Min}, Shape{1}), tv<int64_t>({-1}, Shape{1})});
+  EXPECT_EQ(vec<int64_t>(r), (std::vector<int64_t>{kI64Min}));
+  r = run1("Mod", {tv<int64_t>({kI64Min}, Shape{1}), tv<int64_t>({-1}, Shape{1})});
+  EXPECT_EQ(vec<int64_t>(r), (std::vector<int64_t>{0}));
+  r = run1("Neg", {tv<int64_t>({kI64Min}, Shape{1})});
+  EXPECT_EQ(vec<int64_t>(r), (std::vector<int64_t>{kI64Min}));  // as numpy: wraps
 }
 
 // --- NaN propagation -------------------------------------------------------
