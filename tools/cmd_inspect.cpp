@@ -69,17 +69,24 @@ void print_assignments(const Session& session) {
   std::cout << "node assignments (run order):\n";
   for (const auto& a : assignments) {
     std::cout << "  " << (a.node_name.empty() ? "(unnamed)" : a.node_name) << " ["
-              << (ir::is_onnx_domain(a.domain) ? "" : str_cat(a.domain, ".")) << a.op_type << "] -> "
-              << a.provider << "\n";
+              << (ir::is_onnx_domain(a.domain) ? "" : str_cat(a.domain, ".")) << a.op_type
+              << "] -> " << a.provider << "\n";
+    if (!a.expanded_from.empty()) std::cout << "      from " << a.expanded_from << "\n";
     for (const auto& [provider, reason] : a.declined)
       std::cout << "      declined by " << provider << ": " << reason << "\n";
+  }
+  if (!session.expanded_ops().empty()) {
+    std::cout << "ops run through their function body (no provider has a kernel):\n";
+    for (const auto& e : session.expanded_ops())
+      std::cout << "  " << e.node_name << " [" << e.op_type << "] -> body " << e.body << " ("
+                << e.body_nodes.size() << " nodes)\n";
   }
 }
 
 }  // namespace
 
 int cmd_inspect(const std::vector<std::string>& argv) {
-  Args args("inspect", argv, {"--providers", "--opt-level", "--threads"}, {"--help"});
+  Args args("inspect", argv, {"--providers", "--opt-level", "--threads"}, {"--help", "--timings"});
   if (args.has("--help")) {
     print_usage(std::cout);
     return 0;
@@ -97,13 +104,18 @@ int cmd_inspect(const std::vector<std::string>& argv) {
   // The declared model is worth seeing even when no session can be made of it.
   std::unique_ptr<Session> session;
   try {
-    session = Session::create_from_model(std::move(model), options, providers);
+    // With --timings the session parses the file itself, so "parse" is timed too.
+    session = args.has("--timings")
+                  ? Session::create(path, options, providers)
+                  : Session::create_from_model(std::move(model), options, providers);
   } catch (const Error& e) {
     std::cout << "\nno session could be created: (" << error_code_name(e.code()) << ") " << e.what()
               << "\n";
     return 1;
   }
   print_assignments(*session);
+  if (args.has("--timings"))
+    std::cout << "\nsession creation timings:\n" << session->creation_timings().to_text();
   return 0;
 }
 

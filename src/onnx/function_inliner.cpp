@@ -64,7 +64,12 @@ class Inliner {
   explicit Inliner(ir::Model& model) : model_(model) {
     for (const auto& f : model.functions)
       functions_[{canonical_domain(f.domain), f.name, f.overload}] = &f;
+    find_ = [this](const ir::Node& n) -> const ir::Function* {
+      auto it = functions_.find({canonical_domain(n.domain), n.op_type, n.overload});
+      return it == functions_.end() ? nullptr : it->second;
+    };
   }
+  Inliner(ir::Model& model, BodyFor body_for) : model_(model), find_(std::move(body_for)) {}
 
   void run() {
     if (functions_.empty()) return;
@@ -72,11 +77,32 @@ class Inliner {
     process_graph(model_.graph);
   }
 
- private:
-  const ir::Function* find(const ir::Node& n) const {
-    auto it = functions_.find({canonical_domain(n.domain), n.op_type, n.overload});
-    return it == functions_.end() ? nullptr : it->second;
+  // One level: the body's own nodes are kept as they are, so the caller can
+  // look at them again with fresh types (and bound the depth).
+  std::vector<Expansion> expand_once(ir::Graph& g) {
+    collect_names(model_.graph, names_);
+    collect_names(g, names_);
+    std::vector<ir::Node> nodes = std::move(g.nodes);
+    g.nodes.clear();
+    std::vector<Expansion> done;
+    for (auto& n : nodes) {
+      const ir::Function* f = find_(n);
+      if (!f) {
+        g.nodes.push_back(std::move(n));
+        continue;
+      }
+      Expansion e{n.name, n.op_type, {}};
+      for (auto& b : expand(n, *f, g)) {
+        e.body_nodes.push_back(b.name);
+        g.nodes.push_back(std::move(b));
+      }
+      done.push_back(std::move(e));
+    }
+    return done;
   }
+
+ private:
+  const ir::Function* find(const ir::Node& n) const { return find_(n); }
 
   void process_graph(ir::Graph& g) {
     std::vector<ir::Node> nodes = std::move(g.nodes);
@@ -178,6 +204,7 @@ class Inliner {
       for_each_subgraph(n, rename_graph);
       // After renaming: substituted graphs come from the caller's scope.
       substitute_refs(n, call, f);
+      drop_omitted_variadic_inputs(n);
       body.push_back(std::move(n));
     }
     for (const auto& v : f.value_info) {
@@ -218,6 +245,16 @@ class Inliner {
     n.attributes = std::move(out);
   }
 
+  // An optional input the caller omits is an empty name in the body. Passed to
+  // a variadic op it simply drops out: Max(x, <omitted>) is Max(x). This is
+  // how bodies with optional inputs (Clip's bounds, LayerNormalization's
+  // bias) stay a single straight-line body.
+  static void drop_omitted_variadic_inputs(ir::Node& n) {
+    static const std::set<std::string> kVariadic = {"Max", "Min", "Sum", "Mean"};
+    if (!ir::is_onnx_domain(n.domain) || !kVariadic.count(n.op_type)) return;
+    std::erase(n.inputs, std::string());
+  }
+
   template <typename Fn>
   static void for_each_subgraph_attr(ir::Attribute& a, Fn&& fn) {
     if (a.g) fn(*a.g);
@@ -227,6 +264,7 @@ class Inliner {
 
   ir::Model& model_;
   std::map<FunctionKey, const ir::Function*> functions_;
+  BodyFor find_;
   std::set<std::string> names_;
   std::vector<const ir::Function*> stack_;
   int64_t counter_ = 0;
@@ -235,5 +273,9 @@ class Inliner {
 }  // namespace
 
 void inline_functions(ir::Model& model) { Inliner(model).run(); }
+
+std::vector<Expansion> expand_nodes(ir::Model& model, ir::Graph& graph, const BodyFor& body_for) {
+  return Inliner(model, body_for).expand_once(graph);
+}
 
 }  // namespace tessera::onnx

@@ -4,34 +4,41 @@
 
 namespace tessera::optimizer {
 
-void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions) {
+void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions,
+              std::vector<PhaseTiming>* timings) {
   if (level == GraphOptimizationLevel::kDisableAll) return;
   ir::Graph& g = model.graph;
+  PhaseTimer timer(timings);
+  // Each pass is timed under its own name ("optimize: fold_constants").
+  auto run = [&](const char* name, auto&& pass) -> size_t {
+    return timer.time(std::string("optimize: ") + name, pass);
+  };
   // Basic: semantics-preserving clean-ups that every provider benefits from.
   // Folding a Shape can make its consumers constant and vice versa: repeat
   // while something changes (bounded, each round only removes nodes).
-  eliminate_identities(g);
+  run("eliminate_identities", [&] { return eliminate_identities(g); });
   for (int round = 0; round < 8; ++round) {
-    size_t changed = fold_shapes(g) + fold_constants(model, g);
-    changed += eliminate_identities(g);
+    size_t changed = run("fold_shapes", [&] { return fold_shapes(g); });
+    changed += run("fold_constants", [&] { return fold_constants(model, g); });
+    changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
     if (!changed) break;
   }
-  eliminate_dead_nodes(g);
+  run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
   if (level == GraphOptimizationLevel::kBasic) return;
 
   // Extended: fusions of standard patterns into single standard (or internal) ops.
-  cancel_transposes(g);
-  merge_reshapes(g);
-  if (model.opset("") >= 9) fuse_matmul_add(g);
-  fuse_gelu(model, g);
-  fuse_layer_norm(model, g);
-  eliminate_dead_nodes(g);
+  run("cancel_transposes", [&] { return cancel_transposes(g); });
+  run("merge_reshapes", [&] { return merge_reshapes(g); });
+  if (model.opset("") >= 9) run("fuse_matmul_add", [&] { return fuse_matmul_add(g); });
+  run("fuse_gelu", [&] { return fuse_gelu(model, g); });
+  run("fuse_layer_norm", [&] { return fuse_layer_norm(model, g); });
+  run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
   if (level == GraphOptimizationLevel::kExtended) return;
 
   // All: layout-free CPU fusions into internal ops.
-  fold_conv_batchnorm(g);
-  if (cpu_internal_fusions) fuse_activations(model, g);
-  eliminate_dead_nodes(g);
+  run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(g); });
+  if (cpu_internal_fusions) run("fuse_activations", [&] { return fuse_activations(model, g); });
+  run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }
 
 }  // namespace tessera::optimizer

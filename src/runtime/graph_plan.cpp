@@ -10,6 +10,7 @@
 #include "ep/partition_passes.hpp"
 #include "ep/provider_abilities.hpp"
 #include "ir/graph_algorithms.hpp"
+#include "ops/graph_types.hpp"
 #include "ops/type_inference.hpp"
 
 namespace tessera::runtime {
@@ -24,9 +25,25 @@ int64_t now_ns() {
       .count();
 }
 
-ir::TypeInfo without_shape(ir::TypeInfo t) {
-  t.shape.reset();
-  return t;
+// Marks the input list in an error message, so nested plans add it once.
+const char* const kInputsTag = " (inputs: ";
+
+// " (inputs: 'x' float[2,3], 'i' int64[4])" for error messages.
+std::string describe_inputs(const ir::Node& node, const std::vector<const Value*>& values) {
+  std::string s = kInputsTag;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (k) s += ", ";
+    const std::string& name = k < node.inputs.size() ? node.inputs[k] : std::string();
+    if (!values[k] || name.empty()) {
+      s += "<omitted>";
+    } else if (values[k]->is_tensor()) {
+      const Tensor& t = values[k]->tensor();
+      s += str_cat("'", name, "' ", data_type_name(t.dtype()), t.shape().to_string());
+    } else {
+      s += str_cat("'", name, "' ", values[k]->kind_name());
+    }
+  }
+  return s + ")";
 }
 
 ir::TypeInfo type_of_value(const Value& v) {
@@ -53,7 +70,18 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       alloc_for_(alloc_for ? std::move(alloc_for)
                            : [](const ep::ExecutionProvider& p) { return p.allocator(); }),
       rules_(std::move(rules)) {
+  // Phases for the creation report; a nested graph's plan is timed inside its
+  // parent's "kernel creation" (it is made while the parent's kernels are).
+  using Clock = std::chrono::steady_clock;
+  auto lap_start = Clock::now();
+  auto lap = [&](const char* phase) {
+    auto now = Clock::now();
+    PhaseTimer(&timings_).add(phase,
+                              std::chrono::duration<double, std::milli>(now - lap_start).count());
+    lap_start = now;
+  };
   infer_types(outer_types);
+  lap("type inference");
 
   ep::GraphView view;
   view.model = &model_;
@@ -64,6 +92,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   } catch (const Error& e) {
     fail(e.code(), where_, ": ", e.what());
   }
+  lap("partition");
 
   // Slots: graph inputs, initializers, node outputs, then outer-scope reads.
   for (const auto& in : graph_.inputs) {
@@ -95,6 +124,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   for (const auto& [slot, tensor] : initializer_slots_)
     if (!overridable.count(slot_names_[size_t(slot)])) slot_constant_[size_t(slot)] = tensor;
 
+  lap("memory planning");
+
   // Kernels and compiled partitions in run order, with copies where an input
   // lives elsewhere.
   std::vector<std::unique_ptr<ep::OpKernel>> compiled = compile_fused_groups(view);
@@ -106,6 +137,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   }
   // Graph outputs are handed back in host memory.
   for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
+  lap("kernel creation and weight prepacking");
 
   // Lifetimes: a slot is released after its last reader (kernel, copy or subgraph).
   std::vector<int> last_reader(slot_names_.size(), -1);
@@ -144,6 +176,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       }
     }
   }
+  lap("memory planning");
 }
 
 void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
@@ -363,28 +396,7 @@ int GraphPlan::slot_of(const std::string& name) {
 
 void GraphPlan::infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
   for (const auto& [name, t] : outer_types) types_[name] = t;
-  for (const auto& [name, t] : graph_.initializers) types_[name] = ir::TypeInfo::tensor(t.dtype());
-  for (const auto& in : graph_.inputs)
-    if (in.type.kind != ir::TypeInfo::Kind::kUnknown) types_[in.name] = in.type;
-  for (const auto& node : graph_.nodes) {
-    std::vector<ir::TypeInfo> in_types;
-    for (const auto& in : node.inputs) {
-      auto it = in.empty() ? types_.end() : types_.find(in);
-      in_types.push_back(it == types_.end() ? ir::TypeInfo() : without_shape(it->second));
-    }
-    auto out = ops::infer_output_types(node, model_.opset(node.domain), in_types);
-    for (size_t k = 0; k < node.outputs.size(); ++k) {
-      const std::string& name = node.outputs[k];
-      if (name.empty()) continue;
-      ir::TypeInfo t = k < out.size() ? out[k] : ir::TypeInfo();
-      bool known = t.kind != ir::TypeInfo::Kind::kUnknown &&
-                   !(t.kind == ir::TypeInfo::Kind::kTensor && t.elem_type == DataType::kUndefined);
-      if (!known) {
-        if (const ir::ValueInfo* vi = graph_.find_value_info(name)) t = vi->type;
-      }
-      types_[name] = t;
-    }
-  }
+  ops::infer_graph_types(model_, graph_, types_);
 }
 
 void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declared,
@@ -495,12 +507,18 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
   try {
     step.kernel->compute(ctx);
   } catch (const Error& e) {
+    // Every kernel error names the node and what it was given, so kernels
+    // need only say what is wrong. An error from a nested graph already has
+    // its own node's inputs.
     std::string msg = e.what();
-    if (msg.find(step.node->name) == std::string::npos)
-      fail(e.code(), where_, ": ", step.node->describe(), ": ", msg);
-    throw;
+    bool named = msg.find(step.node->name) != std::string::npos;
+    bool has_inputs = msg.find(kInputsTag) != std::string::npos;
+    if (named && has_inputs) throw;
+    fail(e.code(), named ? "" : str_cat(where_, ": ", step.node->describe(), ": "), msg,
+         has_inputs ? "" : describe_inputs(*step.node, in_ptrs));
   } catch (const std::exception& e) {
-    fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what());
+    fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what(),
+         describe_inputs(*step.node, in_ptrs));
   }
   if (state.observer)
     (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/phase_timing.hpp"
 #include "core/thread_pool.hpp"
 #include "core/value.hpp"
 #include "ep/execution_provider.hpp"
@@ -67,6 +68,9 @@ class GraphPlan : public ep::SubgraphRunner {
     bool at_creation;  // an initializer copied once, not per run
   };
   const std::vector<CopyInfo>& copies() const { return copies_; }
+  // Where building this plan spent its time: type inference, partition, kernel
+  // creation and weight prepacking, memory planning (slots and lifetimes).
+  const std::vector<PhaseTiming>& timings() const { return timings_; }
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
   static thread_local const RunState* current_state;
 
@@ -111,6 +115,7 @@ class GraphPlan : public ep::SubgraphRunner {
   AllocatorFor alloc_for_;
   std::vector<ep::PlacementRule> rules_;
   std::unordered_map<std::string, ir::TypeInfo> types_;
+  std::vector<PhaseTiming> timings_;
   ep::PartitionResult partition_;
   std::unordered_map<std::string, int> slots_;
   std::vector<std::string> slot_names_;

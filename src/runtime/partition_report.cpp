@@ -51,6 +51,7 @@ std::string PartitionReport::to_text() const {
     if (!why.empty()) os << "  (" << why << ")";
     if (!n.override_rule.empty()) os << "  [override: " << n.override_rule << "]";
     if (!n.fused_group.empty()) os << "  [fused: " << n.fused_group << "]";
+    if (!n.expanded_from.empty()) os << "  [from " << n.expanded_from << "]";
     os << "\n";
   }
   std::map<std::string, std::pair<size_t, size_t>> per;  // provider -> (nodes, partitions)
@@ -77,6 +78,12 @@ std::string PartitionReport::to_text() const {
   if (!fused.empty()) {
     os << "  compiled partitions (each runs as one step): " << fused.size() << "\n";
     for (const auto& [name, count] : fused) os << "    " << name << ": " << count << " nodes\n";
+  if (!expanded.empty()) {
+    os << "  ops run through their function body (no provider has a kernel):\n";
+    for (const auto& e : expanded)
+      os << "    " << e.op_type << " (node '" << e.node_name << "'): body " << e.body << ", "
+         << e.body_nodes.size() << " nodes" << (e.depth ? str_cat(", nested ", e.depth) : "")
+         << "\n";
   }
   size_t per_run = 0;
   for (const auto& c : copies) per_run += c.at_creation ? 0 : 1;
@@ -107,10 +114,20 @@ std::string PartitionReport::to_json() const {
        << ",\"provider\":" << json_str(n.provider) << ",\"override\":" << json_str(n.override_rule)
        << ",\"fused_group\":" << json_str(n.fused_group)
        << ",\"declined\":[";
+       << ",\"expanded_from\":" << json_str(n.expanded_from) << ",\"declined\":[";
     for (size_t k = 0; k < n.declined.size(); ++k)
       os << (k ? "," : "") << "{\"provider\":" << json_str(n.declined[k].first)
          << ",\"reason\":" << json_str(n.declined[k].second) << "}";
     os << "]}";
+  }
+  os << "],\"expanded\":[";
+  for (size_t i = 0; i < expanded.size(); ++i) {
+    const auto& e = expanded[i];
+    os << (i ? "," : "") << "{\"node\":" << json_str(e.node_name)
+       << ",\"op_type\":" << json_str(e.op_type) << ",\"body\":" << json_str(e.body)
+       << ",\"depth\":" << e.depth << ",\"body_nodes\":";
+    list(e.body_nodes);
+    os << "}";
   }
   os << "],\"copies\":[";
   for (size_t i = 0; i < copies.size(); ++i) {
@@ -125,7 +142,8 @@ std::string PartitionReport::to_json() const {
 
 std::string PartitionReport::to_dot() const {
   std::ostringstream os;
-  os << "digraph partition {\n  rankdir=TB;\n  node [shape=box, style=filled, fontname=Helvetica];\n";
+  os << "digraph partition {\n  rankdir=TB;\n  node [shape=box, style=filled, "
+        "fontname=Helvetica];\n";
   std::unordered_map<std::string, size_t> colour;
   for (size_t i = 0; i < in_use.size(); ++i) colour[in_use[i]] = i % 6;
   std::unordered_map<std::string, size_t> producer;

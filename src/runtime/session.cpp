@@ -13,6 +13,7 @@
 #include "onnx/model_writer.hpp"
 #include "optimizer/optimizer.hpp"
 #include "runtime/environment.hpp"
+#include "runtime/function_expansion.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
 
@@ -33,14 +34,21 @@ struct Session::Impl {
   std::vector<std::pair<std::string, std::shared_ptr<Allocator>>> allocators;  // per provider
   runtime::Profiler profiler;
   runtime::NodeObserver observer;
+  std::vector<ExpandedOp> expanded;
+  CreationTimings timings;
 };
 
 namespace {
 
 const std::string kCpu = "CPUExecutionProvider";
 
-bool parse_bool_option(const std::string& provider, const std::string& key,
-                       const std::string& v) {
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+bool parse_bool_option(const std::string& provider, const std::string& key, const std::string& v) {
   if (v == "1" || v == "true" || v == "True") return true;
   if (v == "0" || v == "false" || v == "False") return false;
   fail(ErrorCode::kInvalidArgument, provider, ": option '", key, "' must be 0/1 or true/false, got '",
@@ -108,19 +116,35 @@ Session::~Session() = default;
 std::unique_ptr<Session> Session::create(const std::string& model_path,
                                          const SessionOptions& options,
                                          const std::vector<ProviderSpec>& providers) {
-  return create_from_model(onnx::load_model(model_path), options, providers);
+  double start = now_ms();
+  CreationTimings t;
+  ir::Model model =
+      PhaseTimer(&t.phases).time("parse", [&] { return onnx::load_model(model_path); });
+  return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
 std::unique_ptr<Session> Session::create_from_bytes(const void* data, size_t size,
                                                     const SessionOptions& options,
                                                     const std::vector<ProviderSpec>& providers) {
-  return create_from_model(onnx::parse_model(data, size), options, providers);
+  double start = now_ms();
+  CreationTimings t;
+  ir::Model model =
+      PhaseTimer(&t.phases).time("parse", [&] { return onnx::parse_model(data, size); });
+  return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
 std::unique_ptr<Session> Session::create_from_model(ir::Model model,
                                                     const SessionOptions& options,
                                                     const std::vector<ProviderSpec>& providers) {
+  return create_timed(std::move(model), options, providers, {}, now_ms());
+}
+
+std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOptions& options,
+                                               const std::vector<ProviderSpec>& providers,
+                                               CreationTimings timings, double started_ms) {
   auto impl = std::make_unique<Impl>();
+  impl->timings = std::move(timings);
+  PhaseTimer timer(&impl->timings.phases);
   impl->options = options;
   set_log_severity(static_cast<Severity>(std::clamp(options.log_severity_level, 0, 4)));
   for (const auto& p : providers) impl->requested.push_back(p.name);
@@ -128,9 +152,11 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
 
   check_code(model.graph.nodes.size() > 0 || !model.graph.outputs.empty(), ErrorCode::kInvalidGraph,
              where, ": the model has no graph");
-  onnx::inline_functions(model);
-  ir::name_unnamed_nodes(model.graph);
-  ir::validate_graph(model, model.graph, {}, where);
+  timer.time("inline model functions", [&] { onnx::inline_functions(model); });
+  timer.time("validate", [&] {
+    ir::name_unnamed_nodes(model.graph);
+    ir::validate_graph(model, model.graph, {}, where);
+  });
   apply_free_dimension_overrides(model.graph, options);
 
   // The environment's providers follow the session's own, unless already named.
@@ -140,13 +166,26 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
     for (const auto& q : specs) named |= q.name == p.name;
     if (!named) specs.push_back(p);
   }
-  impl->providers = create_providers(specs, options);
+  impl->providers =
+      timer.time("create providers", [&] { return create_providers(specs, options); });
   bool cpu_only = true;
   for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
-  optimizer::optimize(model, options.graph_optimization_level, cpu_only);
-  impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
-  if (options.execution_mode == ExecutionMode::kParallel)
-    impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
+  optimizer::optimize(model, options.graph_optimization_level, cpu_only, &impl->timings.phases);
+  // After the passes, so a fusion cannot rebuild an op that has no kernel.
+  auto expanded = timer.time("expand function ops", [&] {
+    try {
+      return runtime::expand_ops_without_kernels(model, impl->providers);
+    } catch (const Error& e) {
+      fail(e.code(), where, ": ", e.what());
+    }
+  });
+  for (auto& e : expanded)
+    impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
+  timer.time("thread pools", [&] {
+    impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
+    if (options.execution_mode == ExecutionMode::kParallel)
+      impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
+  });
   impl->model = std::move(model);
   for (const auto& p : impl->providers) {
     std::shared_ptr<Allocator> a = p->allocator();
@@ -163,6 +202,7 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
                                                     impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
                                                     where, alloc_for, options.placement);
+  for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const auto& in = g.inputs[i];
@@ -178,7 +218,8 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
     impl->outputs.push_back({out.name, t});
   }
   if (!options.optimized_model_filepath.empty())
-    onnx::save_model(impl->model, options.optimized_model_filepath);
+    timer.time("save optimized model",
+               [&] { onnx::save_model(impl->model, options.optimized_model_filepath); });
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
     auto* prof = &impl->profiler;
@@ -188,6 +229,7 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
                     std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
     };
   }
+  impl->timings.total_ms = now_ms() - started_ms;
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -255,6 +297,8 @@ const std::vector<IoInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<IoInfo>& Session::outputs() const { return impl_->outputs; }
 const std::vector<IoInfo>& Session::overridable_initializers() const { return impl_->overridable; }
 const ir::Model& Session::model() const { return impl_->model; }
+const std::vector<ExpandedOp>& Session::expanded_ops() const { return impl_->expanded; }
+const CreationTimings& Session::creation_timings() const { return impl_->timings; }
 const SessionOptions& Session::options() const { return impl_->options; }
 std::vector<std::string> Session::requested_providers() const { return impl_->requested; }
 
@@ -277,8 +321,15 @@ std::vector<NodeAssignment> Session::node_assignments() const {
     const auto& n = plan.graph().nodes[i];
     out.push_back({n.name, n.op_type, n.domain,
                    impl_->providers[size_t(part.node_provider[i])]->name(), part.declined[i],
-                   part.override_rule[i], group[i]});
+                   part.override_rule[i], group[i], ""});
   }
+  // Body nodes name the node they replaced (expansions nest: the outermost wins
+  // the description, listed first since it was expanded first).
+  for (auto& a : out)
+    for (const auto& e : impl_->expanded)
+      if (a.expanded_from.empty() &&
+          std::find(e.body_nodes.begin(), e.body_nodes.end(), a.node_name) != e.body_nodes.end())
+        a.expanded_from = str_cat(e.op_type, " (node '", e.node_name, "') via body ", e.body);
   return out;
 }
 
@@ -287,6 +338,7 @@ PartitionReport Session::partition_report() const {
   r.requested = requested_providers();
   r.in_use = providers();
   r.nodes = node_assignments();
+  r.expanded = impl_->expanded;
   r.graph = &impl_->plan->graph();
   const ir::Graph& g = *r.graph;
   for (const auto& c : impl_->plan->copies()) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/phase_timing.hpp"
 #include "core/value.hpp"
 #include "ir/graph.hpp"
 #include "runtime/session_options.hpp"
@@ -31,6 +32,26 @@ struct NodeAssignment {
   std::vector<std::pair<std::string, std::string>> declined;  // (provider, reason)
   std::string override_rule;  // the placement override that constrained the node, if any
   std::string fused_group;  // the fused group it is compiled into ("<provider>_fused_<k>"), or ""
+  // Set when the node comes from a function body that replaced a node no
+  // provider had a kernel for: "Celu (node 'c') via body Celu-15".
+  std::string expanded_from;
+};
+
+// Nodes replaced by their function body because no provider had a kernel.
+struct ExpandedOp {
+  std::string node_name, op_type, body;
+  int depth = 0;  // 0: a node of the model; 1: a node of another body; ...
+  std::vector<std::string> body_nodes;
+};
+
+// Where session creation spent its time, phase by phase, in the order they
+// ran: "parse", "optimize: <pass>", "partition", "kernel creation and weight
+// prepacking", "memory planning", ... The phases sum to at most total_ms (the
+// rest is bookkeeping between them).
+struct CreationTimings {
+  std::vector<PhaseTiming> phases;
+  double total_ms = 0;
+  std::string to_text() const;
 };
 
 // Where every node runs, why, and where data crosses memory spaces.
@@ -43,6 +64,7 @@ struct PartitionReport {
   std::vector<std::string> requested, in_use;
   std::vector<NodeAssignment> nodes;
   std::vector<Copy> copies;
+  std::vector<ExpandedOp> expanded;  // ops that ran through their function body
   const ir::Graph* graph = nullptr;  // for edges in to_dot()
 
   std::string to_text() const;  // per-node table and a summary
@@ -80,6 +102,8 @@ class Session {
   std::vector<std::string> requested_providers() const;
   std::vector<NodeAssignment> node_assignments() const;  // top-level graph, in run order
   PartitionReport partition_report() const;
+  const std::vector<ExpandedOp>& expanded_ops() const;
+  const CreationTimings& creation_timings() const;
   // Memory statistics of each provider's allocator, by provider name.
   std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
   // Gives the cached memory of the session's arenas back to the system.
@@ -90,6 +114,10 @@ class Session {
  private:
   struct Impl;
   explicit Session(std::unique_ptr<Impl> impl);
+  // create_from_model, with the phases already timed (parse) and its start.
+  static std::unique_ptr<Session> create_timed(ir::Model model, const SessionOptions& options,
+                                               const std::vector<ProviderSpec>& providers,
+                                               CreationTimings timings, double started_ms);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <random>
 
-#include "providers/cpu/random/numeric_dispatch.hpp"
+#include "providers/cpu/element_convert.hpp"
 #include "providers/cpu/random/random_kernels.hpp"
 
 namespace tessera::cpu::rnd {

@@ -9,6 +9,7 @@
 
 #include "core/float16.hpp"
 #include "core/tensor.hpp"
+#include "providers/cpu/element_convert.hpp"
 
 namespace tessera::cpu {
 
@@ -17,63 +18,29 @@ inline bool is_float_family(DataType t) {
          t == DataType::kBFloat16;
 }
 
+[[noreturn]] inline void fail_not_float_family(DataType t) {
+  fail(ErrorCode::kInvalidArgument, "expected a float, double, float16 or bfloat16 tensor, got ",
+       data_type_name(t));
+}
+
 // Converts `n` elements of a float-family buffer of type `t` into `dst`.
 template <typename A>
 void load_float_elems(DataType t, const void* src, int64_t n, A* dst) {
-  switch (t) {
-    case DataType::kFloat: {
-      auto* p = static_cast<const float*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = A(p[i]);
-      return;
-    }
-    case DataType::kDouble: {
-      auto* p = static_cast<const double*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = A(p[i]);
-      return;
-    }
-    case DataType::kFloat16: {
-      auto* p = static_cast<const Float16*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = A(float(p[i]));
-      return;
-    }
-    case DataType::kBFloat16: {
-      auto* p = static_cast<const BFloat16*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = A(float(p[i]));
-      return;
-    }
-    default:
-      fail(ErrorCode::kInvalidArgument, "expected a float, double, float16 or bfloat16 tensor, got ",
-           data_type_name(t));
-  }
+  if (!is_float_family(t)) fail_not_float_family(t);
+  dispatch_real(t, [&](auto* tag) {
+    auto* p = static_cast<const std::remove_pointer_t<decltype(tag)>*>(src);
+    for (int64_t i = 0; i < n; ++i) dst[i] = convert_elem<A>(p[i]);
+  });
 }
 
 template <typename A>
 void store_float_elems(const A* src, int64_t n, DataType t, void* dst) {
-  switch (t) {
-    case DataType::kFloat: {
-      auto* p = static_cast<float*>(dst);
-      for (int64_t i = 0; i < n; ++i) p[i] = float(src[i]);
-      return;
-    }
-    case DataType::kDouble: {
-      auto* p = static_cast<double*>(dst);
-      for (int64_t i = 0; i < n; ++i) p[i] = double(src[i]);
-      return;
-    }
-    case DataType::kFloat16: {
-      auto* p = static_cast<Float16*>(dst);
-      for (int64_t i = 0; i < n; ++i) p[i] = Float16(float(src[i]));
-      return;
-    }
-    case DataType::kBFloat16: {
-      auto* p = static_cast<BFloat16*>(dst);
-      for (int64_t i = 0; i < n; ++i) p[i] = BFloat16(float(src[i]));
-      return;
-    }
-    default:
-      fail(ErrorCode::kInvalidArgument, "expected a float, double, float16 or bfloat16 tensor, got ",
-           data_type_name(t));
-  }
+  if (!is_float_family(t)) fail_not_float_family(t);
+  dispatch_real(t, [&](auto* tag) {
+    using E = std::remove_pointer_t<decltype(tag)>;
+    auto* p = static_cast<E*>(dst);
+    for (int64_t i = 0; i < n; ++i) p[i] = convert_elem<E>(src[i]);
+  });
 }
 
 // The whole tensor in compute type A (copies; the kernels here are small-state).

@@ -3,7 +3,7 @@
 // runs along `axis` over every other index, in double precision.
 #include <algorithm>
 
-#include "providers/cpu/random/numeric_dispatch.hpp"
+#include "providers/cpu/element_convert.hpp"
 #include "providers/cpu/signal/fft.hpp"
 #include "providers/cpu/signal/signal_kernels.hpp"
 

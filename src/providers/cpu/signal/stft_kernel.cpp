@@ -1,6 +1,6 @@
 // STFT: frames of the signal, each multiplied by the window and transformed.
 // Output [batch, frames, bins, 2], bins = n/2 + 1 when onesided, else n.
-#include "providers/cpu/random/numeric_dispatch.hpp"
+#include "providers/cpu/element_convert.hpp"
 #include "providers/cpu/signal/fft.hpp"
 #include "providers/cpu/signal/signal_kernels.hpp"
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "providers/cpu/random/numeric_dispatch.hpp"
+#include "providers/cpu/element_convert.hpp"
 #include "providers/cpu/signal/signal_kernels.hpp"
 
 namespace tessera::cpu::signal {
