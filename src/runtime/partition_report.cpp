@@ -78,6 +78,7 @@ std::string PartitionReport::to_text() const {
   if (!fused.empty()) {
     os << "  compiled partitions (each runs as one step): " << fused.size() << "\n";
     for (const auto& [name, count] : fused) os << "    " << name << ": " << count << " nodes\n";
+  }
   if (!expanded.empty()) {
     os << "  ops run through their function body (no provider has a kernel):\n";
     for (const auto& e : expanded)
@@ -113,7 +114,6 @@ std::string PartitionReport::to_json() const {
        << json_str(n.op_type) << ",\"domain\":" << json_str(n.domain)
        << ",\"provider\":" << json_str(n.provider) << ",\"override\":" << json_str(n.override_rule)
        << ",\"fused_group\":" << json_str(n.fused_group)
-       << ",\"declined\":[";
        << ",\"expanded_from\":" << json_str(n.expanded_from) << ",\"declined\":[";
     for (size_t k = 0; k < n.declined.size(); ++k)
       os << (k ? "," : "") << "{\"provider\":" << json_str(n.declined[k].first)
