@@ -25,6 +25,11 @@ using ValueLookup = std::function<const Value*(const std::string&)>;
 // The allocator a session gives each provider's kernels (its arena, usually).
 using AllocatorFor = std::function<std::shared_ptr<Allocator>(const ep::ExecutionProvider&)>;
 
+// Makes (or shares) the copy of a host initializer in another memory space;
+// `make` does the copy. Null: every plan makes its own.
+using ConstantPlacer = std::function<Tensor(const Tensor& host, const MemoryInfo& dst,
+                                            const std::function<Tensor()>& make)>;
+
 // Per-node timing hook (the profiler); may be null.
 using NodeObserver = std::function<void(const ir::Node&, const std::string& provider,
                                         int64_t start_ns, int64_t end_ns)>;
@@ -34,15 +39,18 @@ struct RunState {
   ThreadPool* inter_pool = nullptr;  // inter-op: independent nodes at once (parallel mode)
   const std::atomic<bool>* terminate = nullptr;
   const NodeObserver* observer = nullptr;
+  // false: graph outputs are left in the memory their producer wrote them to
+  // (IO binding); true: they are copied to host memory.
+  bool host_outputs = true;
 };
 
 class GraphPlan : public ep::SubgraphRunner {
  public:
   // `outer_types` are the types of values visible from enclosing graphs.
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
-            const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
-            std::string where, AllocatorFor alloc_for = nullptr,
-            std::vector<ep::PlacementRule> rules = {});
+            const std::unordered_map<std::string, ir::TypeInfo>& outer_types, std::string where,
+            AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {},
+            ConstantPlacer placer = nullptr);
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -65,13 +73,17 @@ class GraphPlan : public ep::SubgraphRunner {
     bool at_creation;  // an initializer copied once, not per run
   };
   const std::vector<CopyInfo>& copies() const { return copies_; }
+  // The provider (index) of the first node that reads graph input i, or -1.
+  int first_consumer(size_t input) const { return first_consumer_[input]; }
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
   static thread_local const RunState* current_state;
 
  private:
   struct NodeStep {
-    const ir::Node* node = nullptr;  // null for a copy step
+    const ir::Node* node = nullptr;              // null for a copy step
     const ep::DataTransfer* transfer = nullptr;  // copy steps only
+    MemoryInfo dst;                              // copy steps: where the copy goes
+    bool output_only = false;  // a copy of a graph output to host memory, read by no node
     int provider = 0;
     std::unique_ptr<ep::KernelInfo> info;
     std::unique_ptr<ep::OpKernel> kernel;
@@ -79,7 +91,7 @@ class GraphPlan : public ep::SubgraphRunner {
     std::vector<int> outputs;  // slot per output (-1: omitted)
     std::vector<DataType> output_types;
     std::vector<int> implicit_inputs;  // slots read by the node's subgraphs
-    std::vector<int> release;  // slots whose last reader is this node
+    std::vector<int> release;          // slots whose last reader is this node
     std::shared_ptr<Allocator> allocator;
   };
 
@@ -88,6 +100,8 @@ class GraphPlan : public ep::SubgraphRunner {
   int place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allocator>& dst_alloc);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
+  // A host copy of a graph input fed in device memory, for host kernels that read it.
+  Value input_to_host(size_t i, Value v) const;
   // Runs one step (kernel or copy) with its inputs from `frame`.
   void run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
                 const RunState& state) const;
@@ -107,22 +121,26 @@ class GraphPlan : public ep::SubgraphRunner {
   ep::PartitionResult partition_;
   std::unordered_map<std::string, int> slots_;
   std::vector<std::string> slot_names_;
-  std::vector<std::string> outer_names_;   // slot -> outer name, for slots read from outside
+  std::vector<std::string> outer_names_;  // slot -> outer name, for slots read from outside
   std::vector<int> outer_slots_;
   std::vector<std::pair<int, const Tensor*>> initializer_slots_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> input_slots_, output_slots_;
+  std::vector<int> raw_output_slots_;     // output slots before the copy to host memory
+  std::vector<bool> input_read_on_host_;  // graph input i is read directly by a host kernel
+  std::vector<int> first_consumer_;
+  ConstantPlacer placer_;
   std::vector<const ir::ValueInfo*> input_infos_;
   std::vector<NodeStep> steps_;
-  std::vector<MemoryInfo> slot_memory_;  // where each slot's value lives
-  std::vector<const Tensor*> slot_constant_;  // initializer tensors, by slot (else null)
+  std::vector<MemoryInfo> slot_memory_;          // where each slot's value lives
+  std::vector<const Tensor*> slot_constant_;     // initializer tensors, by slot (else null)
   std::unordered_map<std::string, int> placed_;  // "slot@memory" -> slot
   std::vector<std::unique_ptr<Tensor>> placed_constants_;
   std::vector<CopyInfo> copies_;
   // For the parallel executor: step dependencies and readers per slot.
   std::vector<std::vector<int>> successors_;
   std::vector<int> num_predecessors_;
-  std::vector<int> slot_readers_;   // reader steps per slot (0 for kept slots: never released)
+  std::vector<int> slot_readers_;  // reader steps per slot (0 for kept slots: never released)
   std::vector<std::vector<int>> step_reads_;  // distinct slots each step reads
   std::vector<std::unique_ptr<GraphPlan>> subplans_;
 };

@@ -30,6 +30,7 @@ class CpuProviderFactory : public ep::ProviderFactory {
   std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
     return std::make_shared<CpuProvider>(o);
   }
+  std::vector<HardwareDevice> devices() const override { return {HardwareDevice{}}; }
 };
 
 }  // namespace
