@@ -212,8 +212,7 @@ std::unique_ptr<Session> Session::create_from_model(ir::Model model,
       if (name == p.name()) return a;
     return p.allocator();
   };
-  impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph,
-                                                    impl->providers,
+  impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph, impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
                                                     where, alloc_for, options.placement, placer);
   const ir::Graph& g = impl->model.graph;
