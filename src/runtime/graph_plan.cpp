@@ -181,6 +181,11 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   // Graph outputs are handed back in host memory, unless a run asks to leave
   // them on the device (the copies added here are then skipped).
   raw_output_slots_ = output_slots_;
+  output_from_kernel_.assign(output_slots_.size(), false);
+  for (size_t i = 0; i < output_slots_.size(); ++i)
+    for (const auto& step : steps_)
+      if (step.node && std::count(step.outputs.begin(), step.outputs.end(), output_slots_[i]))
+        output_from_kernel_[i] = true;
   const size_t first_output_copy = steps_.size();
   for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
   for (size_t i = first_output_copy; i < steps_.size(); ++i) steps_[i].output_only = true;
@@ -389,6 +394,10 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     check_input(input_names_[i], input_infos_[i]->type, inputs[i]);
     frame[size_t(input_slots_[i])] = input_to_host(i, std::move(inputs[i]));
   }
+  if (state.preset_outputs)
+    for (size_t i = 0; i < raw_output_slots_.size() && i < state.preset_outputs->size(); ++i)
+      if (output_from_kernel_[i] && (*state.preset_outputs)[i].is_tensor())
+        frame[size_t(raw_output_slots_[i])] = (*state.preset_outputs)[i];
   for (size_t i = 0; i < outer_slots_.size(); ++i) {
     const Value* v = outer ? outer(outer_names_[i]) : nullptr;
     if (v) frame[size_t(outer_slots_[i])] = *v;
@@ -527,6 +536,7 @@ std::vector<Value> GraphPlan::run(const ep::KernelContext& caller,
   static const RunState fallback;
   RunState state = current_state ? *current_state : fallback;
   state.host_outputs = true;  // the control-flow kernel reading them runs on the host
+  state.preset_outputs = nullptr;
   ValueLookup outer = [&caller](const std::string& name) { return caller.outer_scope(name); };
   return execute(std::move(inputs), outer, state);
 }

@@ -42,6 +42,9 @@ struct RunState {
   // false: graph outputs are left in the memory their producer wrote them to
   // (IO binding); true: they are copied to host memory.
   bool host_outputs = true;
+  // Tensors the nodes producing graph outputs write into when they fit (by
+  // output position; none: allocate). IO binding's preallocated outputs.
+  const std::vector<Value>* preset_outputs = nullptr;
 };
 
 class GraphPlan : public ep::SubgraphRunner {
@@ -128,6 +131,7 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<int> input_slots_, output_slots_;
   std::vector<int> raw_output_slots_;     // output slots before the copy to host memory
   std::vector<bool> input_read_on_host_;  // graph input i is read directly by a host kernel
+  std::vector<bool> output_from_kernel_;  // graph output i is written by a node of this graph
   std::vector<int> first_consumer_;
   ConstantPlacer placer_;
   std::vector<const ir::ValueInfo*> input_infos_;

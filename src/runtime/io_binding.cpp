@@ -141,7 +141,10 @@ void IoBinding::run(const RunOptions& options) {
     for (const auto& o : session_.outputs()) output_names_.push_back(o.name);
     return;
   }
-  std::vector<Value> produced = session_.run_on_devices(inputs_, output_names_, options);
+  std::vector<Value> preallocated;
+  for (const auto& o : outputs_) preallocated.push_back(o.preallocated ? *o.preallocated : Value());
+  std::vector<Value> produced =
+      session_.run_on_devices(inputs_, output_names_, options, &preallocated);
   std::vector<Value> placed;
   placed.reserve(produced.size());
   for (size_t i = 0; i < produced.size(); ++i)

@@ -251,13 +251,15 @@ std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>
 
 std::vector<Value> Session::run_on_devices(const std::vector<std::pair<std::string, Value>>& feeds,
                                            const std::vector<std::string>& output_names,
-                                           const RunOptions& run_options) const {
-  return run_impl(feeds, output_names, run_options, false);
+                                           const RunOptions& run_options,
+                                           const std::vector<Value>* preallocated) const {
+  return run_impl(feeds, output_names, run_options, false, preallocated);
 }
 
 std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
                                      const std::vector<std::string>& output_names,
-                                     const RunOptions& run_options, bool host_outputs) const {
+                                     const RunOptions& run_options, bool host_outputs,
+                                     const std::vector<Value>* preallocated) const {
   const Impl& s = *impl_;
   std::vector<Value> inputs(s.model.graph.inputs.size());
   std::vector<bool> fed(inputs.size(), false);
@@ -299,6 +301,14 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
   state.host_outputs = host_outputs;
+  std::vector<Value> preset;
+  if (preallocated) {
+    check(preallocated->size() == picks.size(), "run: ", preallocated->size(),
+          " preallocated outputs for ", picks.size(), " outputs");
+    preset.resize(outs.size());
+    for (size_t k = 0; k < picks.size(); ++k) preset[picks[k]] = (*preallocated)[k];
+    state.preset_outputs = &preset;
+  }
   const std::string tag = run_options.log_tag.empty() ? s.options.log_id : run_options.log_tag;
   log(Severity::kVerbose, tag, "run started");
   std::vector<Value> all;

@@ -83,9 +83,12 @@ class Session {
 
   // Like run(), but outputs stay in the memory their producer wrote them to
   // (host memory for CPU nodes, device memory for a device's nodes).
+  // `preallocated` (by position in output_names; none: allocate) are tensors
+  // the producing nodes write into when type, shape and memory fit.
   std::vector<Value> run_on_devices(const std::vector<std::pair<std::string, Value>>& feeds,
                                     const std::vector<std::string>& output_names = {},
-                                    const RunOptions& run_options = {}) const;
+                                    const RunOptions& run_options = {},
+                                    const std::vector<Value>* preallocated = nullptr) const;
   // Runs with the inputs and outputs bound in `binding` (see io_binding.hpp).
   void run_with_binding(IoBinding& binding, const RunOptions& run_options = {}) const;
 
@@ -118,7 +121,8 @@ class Session {
   explicit Session(std::unique_ptr<Impl> impl);
   std::vector<Value> run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
                               const std::vector<std::string>& output_names,
-                              const RunOptions& run_options, bool host_outputs) const;
+                              const RunOptions& run_options, bool host_outputs,
+                              const std::vector<Value>* preallocated = nullptr) const;
   std::unique_ptr<Impl> impl_;
 };
 
