@@ -45,5 +45,7 @@ PYBIND11_MODULE(_C, m) {
   tessera::python::bind_ortvalue(m);
   tessera::python::bind_options(m);
   tessera::python::bind_session(m);
+  tessera::python::bind_devices(m);
+  tessera::python::bind_io_binding(m);
   m.attr("__version__") = tessera::version_string();
 }

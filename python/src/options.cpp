@@ -67,6 +67,10 @@ void bind_session_options(py::module_& m) {
                 v);
           o.options.free_dimension_overrides_by_denotation[denotation] = v;
         });
+  c.def("set_provider_selection_policy",
+        [](O& o, ProviderSelectionPolicy p) { o.options.provider_selection_policy = p; });
+  c.def("get_provider_selection_policy",
+        [](const O& o) { return o.options.provider_selection_policy; });
   c.def("add_initializer", [](O& o, const std::string& name, const Value& v) {
     check(v.is_tensor(), "add_initializer('", name, "') needs an OrtValue holding a tensor, not a ",
           v.kind_name());

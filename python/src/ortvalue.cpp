@@ -5,15 +5,11 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
+#include "devices.hpp"
+#include "runtime/copy_tensors.hpp"
 
 namespace tessera::python {
 namespace {
-
-void check_cpu_device(const std::string& device_type, int device_id) {
-  check_code(device_type == "cpu" || device_type == "CPU", ErrorCode::kEPFail, "device '",
-             device_type, "' is not available in this build; OrtValues live on 'cpu'");
-  check(device_id == 0, "device_id ", device_id, " does not exist; the CPU is device 0");
-}
 
 const Tensor& tensor_of(const Value& v, const char* what) {
   check(v.is_tensor(), what, "() needs an OrtValue holding a tensor; this one holds a ",
@@ -23,25 +19,27 @@ const Tensor& tensor_of(const Value& v, const char* what) {
 
 Value from_shape_and_type(const std::vector<int64_t>& dims, const py::object& element_type,
                           const std::string& device_type, int device_id) {
-  check_cpu_device(device_type, device_id);
+  MemoryInfo memory = memory_for_device(device_type, device_id);
   Tensor t(data_type_from_object(element_type), Shape(dims));
   // Zeroed, so a value bound for output never exposes stale memory.
   if (t.dtype() != DataType::kString && t.byte_size() > 0)
     std::memset(t.mutable_raw_data(), 0, t.byte_size());
+  if (!memory.host_accessible()) return Value(copy_to(t, memory));
   return Value(std::move(t));
 }
 
 // Views memory the caller owns (onnxruntime's IOBinding.bind_input with a
 // buffer pointer); the caller keeps it alive while the value is in use.
 Value from_buffer_ptr(uintptr_t ptr, const std::vector<int64_t>& dims,
-                      const py::object& element_type) {
+                      const py::object& element_type, const std::string& device_type,
+                      int device_id) {
+  MemoryInfo memory = memory_for_device(device_type, device_id);
   DataType t = data_type_from_object(element_type);
   check(t != DataType::kString, "a string tensor cannot view a raw buffer");
   check(ptr != 0, "buffer_ptr is null");
   Shape shape(dims);
   size_t bytes = data_type_storage_bytes(t, size_t(shape.num_elements()));
-  auto buffer = std::make_shared<Buffer>(reinterpret_cast<void*>(ptr), bytes, cpu_memory_info(),
-                                         nullptr);
+  auto buffer = std::make_shared<Buffer>(reinterpret_cast<void*>(ptr), bytes, memory, nullptr);
   return Value(Tensor(t, std::move(shape), std::move(buffer)));
 }
 
@@ -55,15 +53,18 @@ void bind_constructors(py::class_<Value>& c) {
   c.def_static(
       "ortvalue_from_numpy",
       [](const py::array& array, const std::string& device_type, int device_id) {
-        check_cpu_device(device_type, device_id);
-        return Value(tensor_from_numpy(array));
+        MemoryInfo memory = memory_for_device(device_type, device_id);
+        Tensor t = tensor_from_numpy(array);
+        // On a device: one copy there; on the CPU: a view of the array.
+        return memory.host_accessible() ? Value(std::move(t)) : Value(copy_to(t, memory));
       },
       py::arg("numpy_obj"), py::arg("device_type") = "cpu", py::arg("device_id") = 0);
   c.def_static("ortvalue_from_shape_and_type", &from_shape_and_type, py::arg("shape"),
                py::arg("element_type"), py::arg("device_type") = "cpu",
                py::arg("device_id") = 0);
   c.def_static("ortvalue_from_buffer_ptr", &from_buffer_ptr, py::arg("buffer_ptr"),
-               py::arg("shape"), py::arg("element_type"));
+               py::arg("shape"), py::arg("element_type"), py::arg("device_type") = "cpu",
+               py::arg("device_id") = 0);
   c.def_static(
       "ortvalue_from_sequence",
       [](const std::vector<Value>& items, const py::object& element_type) {
@@ -84,15 +85,18 @@ void bind_constructors(py::class_<Value>& c) {
 }
 
 void bind_accessors(py::class_<Value>& c) {
+  // Values in device memory are copied to the host first.
   c.def("numpy", [](const Value& v) {
-    return v.is_tensor() ? tensor_to_numpy(v.tensor()) : value_to_python(v);
+    return v.is_tensor() ? tensor_to_numpy(to_host(v).tensor()) : value_to_python(v);
   });
-  c.def("to_python", &value_to_python);
+  c.def("to_python", [](const Value& v) { return value_to_python(to_host(v)); });
   c.def("shape", [](const Value& v) { return tensor_of(v, "shape").shape().dims(); });
   c.def("data_type", &value_type_string);
   c.def("element_type",
         [](const Value& v) { return static_cast<int>(tensor_of(v, "element_type").dtype()); });
-  c.def("device_name", [](const Value&) { return std::string("cpu"); });
+  c.def("device_name", [](const Value& v) {
+    return v.is_tensor() ? device_name(v.tensor().memory_info()) : std::string("cpu");
+  });
   c.def("is_tensor", &Value::is_tensor);
   c.def("is_tensor_sequence", &Value::is_sequence);
   c.def("is_map", &Value::is_map);
@@ -107,6 +111,9 @@ void bind_accessors(py::class_<Value>& c) {
   });
   c.def("__dlpack__", [](const Value& v, const py::object& stream) {
     const Tensor& t = tensor_of(v, "__dlpack__");
+    check_code(t.memory_info().host_accessible(), ErrorCode::kNotImplemented,
+               "__dlpack__: the tensor is in ", t.memory_info().to_string(),
+               "; only host memory is exported");
     return tensor_to_numpy(t).attr("__dlpack__")(py::arg("stream") = stream);
   }, py::arg("stream") = py::none());
   c.def("__dlpack_device__", [](const Value&) { return py::make_tuple(1, 0); });  // kDLCPU, 0

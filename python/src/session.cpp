@@ -1,5 +1,7 @@
 // The native session under tessera.InferenceSession. Loading and running
 // release the GIL, so Python threads can share one session.
+#include "session.hpp"
+
 #include <pybind11/stl.h>
 
 #include <chrono>
@@ -7,28 +9,9 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "onnx/model_reader.hpp"
-#include "options.hpp"
-#include "runtime/session.hpp"
 
 namespace tessera::python {
 namespace {
-
-using ProviderList = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
-
-// SessionOptions.add_initializer: the tensor replaces the graph's initializer
-// of that name, which must exist and keep its element type and shape.
-void apply_initializers(ir::Model& model, const std::map<std::string, Value>& overrides) {
-  for (const auto& [name, value] : overrides) {
-    auto it = model.graph.initializers.find(name);
-    check(it != model.graph.initializers.end(), "add_initializer: '", name,
-          "' is not an initializer of the model");
-    const Tensor& t = value.tensor();
-    check(t.dtype() == it->second.dtype() && t.shape() == it->second.shape(), "add_initializer: '",
-          name, "' is ", it->second.description(), " in the model but the given value is ",
-          t.description());
-    it->second = t;
-  }
-}
 
 py::list io_infos(const std::vector<IoInfo>& infos) {
   py::list out;
@@ -36,9 +19,12 @@ py::list io_infos(const std::vector<IoInfo>& infos) {
     py::list shape;
     if (info.type.shape) {
       for (const auto& d : *info.type.shape) {
-        if (d.value) shape.append(*d.value);
-        else if (!d.symbol.empty()) shape.append(d.symbol);
-        else shape.append(py::none());
+        if (d.value)
+          shape.append(*d.value);
+        else if (!d.symbol.empty())
+          shape.append(d.symbol);
+        else
+          shape.append(py::none());
       }
     }
     out.append(py::make_tuple(info.name, shape, info.type.to_string()));
@@ -46,73 +32,63 @@ py::list io_infos(const std::vector<IoInfo>& infos) {
   return out;
 }
 
-class PySession {
- public:
-  PySession(const py::object& model, const PySessionOptions& options, const ProviderList& providers) {
-    const bool from_bytes = py::isinstance<py::bytes>(model);
-    std::string source = from_bytes ? std::string(model.cast<py::bytes>())
-                                    : std::string(py::str(model));
-    std::vector<ProviderSpec> specs;
-    for (const auto& [name, opts] : providers) specs.push_back({name, opts});
-    start_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                    std::chrono::system_clock::now().time_since_epoch())
-                    .count();
-    py::gil_scoped_release release;
-    ir::Model m = from_bytes ? onnx::parse_model(source.data(), source.size())
-                             : onnx::load_model(source);
-    apply_initializers(m, options.initializers);
-    session_ = Session::create_from_model(std::move(m), options.options, specs);
-    for (const auto& [name, opts] : providers) provider_options_[name] = opts;
-  }
-
-  std::vector<Value> run(const std::vector<std::pair<std::string, Value>>& feeds,
-                         const std::vector<std::string>& output_names,
-                         const PyRunOptions* run_options) const {
-    py::gil_scoped_release release;
-    std::vector<Value> outputs =
-        session_->run(feeds, output_names, run_options ? run_options->options : RunOptions{});
-    // Outputs that alias an initializer or a feed are copied, so a caller
-    // writing into a result never changes the model or its own inputs.
-    for (auto& v : outputs) v = detach(std::move(v));
-    return outputs;
-  }
-
-  py::dict modelmeta() const {
-    const ir::Model& m = session_->model();
-    py::dict custom;
-    for (const auto& [k, v] : m.metadata_props) custom[py::str(k)] = v;
-    py::dict d;
-    d["producer_name"] = m.producer_name;
-    d["producer_version"] = m.producer_version;
-    d["graph_name"] = m.graph.name;
-    d["graph_description"] = m.graph.doc_string;
-    d["domain"] = m.domain;
-    d["description"] = m.doc_string;
-    d["version"] = m.model_version;
-    d["custom_metadata_map"] = custom;
-    return d;
-  }
-
-  std::map<std::string, std::map<std::string, std::string>> provider_options() const {
-    std::map<std::string, std::map<std::string, std::string>> out;
-    for (const auto& name : session_->providers()) {
-      auto it = provider_options_.find(name);
-      out[name] = it == provider_options_.end() ? std::map<std::string, std::string>{} : it->second;
-    }
-    return out;
-  }
-
-  const Session& session() const { return *session_; }
-  std::string end_profiling() { return session_->end_profiling(); }
-  int64_t profiling_start_ns() const { return start_ns_; }
-
- private:
-  std::unique_ptr<Session> session_;
-  std::map<std::string, std::map<std::string, std::string>> provider_options_;
-  int64_t start_ns_ = 0;
-};
-
 }  // namespace
+
+PySession::PySession(const py::object& model, const PySessionOptions& options,
+                     const ProviderList& providers) {
+  const bool from_bytes = py::isinstance<py::bytes>(model);
+  std::string source =
+      from_bytes ? std::string(model.cast<py::bytes>()) : std::string(py::str(model));
+  std::vector<ProviderSpec> specs;
+  for (const auto& [name, opts] : providers) specs.push_back({name, opts});
+  start_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                  std::chrono::system_clock::now().time_since_epoch())
+                  .count();
+  py::gil_scoped_release release;
+  ir::Model m =
+      from_bytes ? onnx::parse_model(source.data(), source.size()) : onnx::load_model(source);
+  SessionOptions opts = options.options;
+  for (const auto& [name, value] : options.initializers) opts.add_initializer(name, value.tensor());
+  session_ = Session::create_from_model(std::move(m), opts, specs);
+  for (const auto& [name, opts] : providers) provider_options_[name] = opts;
+}
+
+std::vector<Value> PySession::run(const std::vector<std::pair<std::string, Value>>& feeds,
+                                  const std::vector<std::string>& output_names,
+                                  const PyRunOptions* run_options) const {
+  py::gil_scoped_release release;
+  std::vector<Value> outputs =
+      session_->run(feeds, output_names, run_options ? run_options->options : RunOptions{});
+  // Outputs that alias an initializer or a feed are copied, so a caller
+  // writing into a result never changes the model or its own inputs.
+  for (auto& v : outputs) v = detach(std::move(v));
+  return outputs;
+}
+
+py::dict PySession::modelmeta() const {
+  const ir::Model& m = session_->model();
+  py::dict custom;
+  for (const auto& [k, v] : m.metadata_props) custom[py::str(k)] = v;
+  py::dict d;
+  d["producer_name"] = m.producer_name;
+  d["producer_version"] = m.producer_version;
+  d["graph_name"] = m.graph.name;
+  d["graph_description"] = m.graph.doc_string;
+  d["domain"] = m.domain;
+  d["description"] = m.doc_string;
+  d["version"] = m.model_version;
+  d["custom_metadata_map"] = custom;
+  return d;
+}
+
+std::map<std::string, std::map<std::string, std::string>> PySession::provider_options() const {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  for (const auto& name : session_->providers()) {
+    auto it = provider_options_.find(name);
+    out[name] = it == provider_options_.end() ? std::map<std::string, std::string>{} : it->second;
+  }
+  return out;
+}
 
 void bind_session(py::module_& m) {
   py::class_<PySession> c(m, "Session");

@@ -21,6 +21,10 @@ from ._C import (  # noqa: F401 - re-exported
     NoModel,
     NoSuchFile,
     NotImplemented,
+    OrtEpDevice,
+    OrtExecutionProviderDevicePolicy,
+    OrtHardwareDevice,
+    OrtHardwareDeviceType,
     OrtValue,
     RunOptions,
     RuntimeException,
@@ -28,6 +32,7 @@ from ._C import (  # noqa: F401 - re-exported
     TesseraError,
     get_available_providers,
     get_device,
+    get_ep_devices,
     get_version_string,
     register_execution_provider_library,
     set_default_logger_severity,
@@ -66,8 +71,10 @@ def disable_telemetry_events():
 # named NotImplemented, which would shadow the builtin.
 __all__ = [
     "ExecutionMode", "GraphOptimizationLevel", "IOBinding", "InferenceSession", "ModelMetadata",
-    "NodeArg", "OrtMemType", "OrtValue", "RunOptions", "SessionOptions", "get_all_providers",
-    "get_available_providers", "get_build_info", "get_device", "get_version_string",
-    "register_execution_provider_library", "set_default_logger_severity",
-    "set_default_logger_verbosity", "unregister_execution_provider_library",
+    "NodeArg", "OrtEpDevice", "OrtExecutionProviderDevicePolicy", "OrtHardwareDevice",
+    "OrtHardwareDeviceType", "OrtMemType", "OrtValue", "RunOptions", "SessionOptions",
+    "get_all_providers", "get_available_providers", "get_build_info", "get_device",
+    "get_ep_devices", "get_version_string", "register_execution_provider_library",
+    "set_default_logger_severity", "set_default_logger_verbosity",
+    "unregister_execution_provider_library",
 ]

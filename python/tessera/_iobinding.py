@@ -1,5 +1,7 @@
-"""IOBinding: inputs and outputs bound ahead of a run. Everything lives on the
-CPU today, so binding is bookkeeping over run_with_ort_values."""
+"""IOBinding: inputs and outputs bound ahead of runs, in the memory the
+application chooses (onnxruntime's names over the native IoBinding). Inputs
+bound on the device their first consumer runs on are used in place; outputs
+bound to a device stay there until copy_outputs_to_cpu()."""
 
 import warnings
 
@@ -8,115 +10,117 @@ import numpy as np
 from . import _C
 
 
-def _check_cpu(device_type, device_id, what):
-    if str(device_type).lower() != "cpu" or device_id != 0:
-        raise _C.EPFail("%s: device '%s' (id %s) is not available in this build; bind to 'cpu'"
-                        % (what, device_type, device_id))
+def _served(device_type, device_id):
+    """Whether any provider here serves (device_type, device_id); unknown names raise."""
+    kind = _C.OrtHardwareDeviceType.__members__.get(device_type.upper())
+    if device_type.lower() == "cuda":
+        kind = _C.OrtHardwareDeviceType.GPU
+    if kind is None:
+        raise _C.InvalidArgument("unknown device type '%s'; valid types are: cpu, gpu (or cuda), "
+                                 "npu, fpga" % device_type)
+    if kind == _C.OrtHardwareDeviceType.CPU:
+        return True
+    return any(p.device.type == kind and p.device.device_id == device_id
+               for p in _C.get_ep_devices())
+
+
+def _element_type(element_type):
+    return element_type if element_type is not None else np.float32
 
 
 class IOBinding:
     def __init__(self, session):
         self._session = session
+        self._native = _C.IoBinding(session._sess)
+        # Python objects handed in, kept alive (and returned as they are) while bound.
         self._inputs = {}
-        self._outputs = []  # (name, preallocated OrtValue or None)
-        self._results = []
+        self._bound_outputs = {}
 
     # -- inputs -------------------------------------------------------------------
 
     def bind_cpu_input(self, name, arr_on_cpu):
-        self._inputs[name] = _C.OrtValue.ortvalue_from_numpy(np.asarray(arr_on_cpu))
+        self.bind_ortvalue_input(name, _C.OrtValue.ortvalue_from_numpy(np.asarray(arr_on_cpu)))
 
     def bind_input(self, name, device_type, device_id=0, element_type=None, shape=None,
                    buffer_ptr=None):
         """bind_input(name, array_or_ortvalue) or onnxruntime's
-        bind_input(name, device_type, device_id, element_type, shape, buffer_ptr)."""
+        bind_input(name, device_type, device_id, element_type, shape, buffer_ptr), where
+        buffer_ptr is memory on that device that the caller keeps alive."""
         if isinstance(device_type, _C.OrtValue):
-            self._inputs[name] = device_type
+            self.bind_ortvalue_input(name, device_type)
             return
         if isinstance(device_type, np.ndarray):
             self.bind_cpu_input(name, device_type)
             return
-        _check_cpu(device_type, device_id, "bind_input('%s')" % name)
         if buffer_ptr is None or shape is None or element_type is None:
             raise ValueError("bind_input needs element_type, shape and buffer_ptr "
                              "(or a numpy array / OrtValue)")
-        self._inputs[name] = _C.OrtValue.ortvalue_from_buffer_ptr(buffer_ptr, list(shape),
-                                                                  element_type)
+        value = _C.OrtValue.ortvalue_from_buffer_ptr(buffer_ptr, list(shape), element_type,
+                                                     str(device_type), device_id)
+        self.bind_ortvalue_input(name, value)
 
     def bind_ortvalue_input(self, name, ortvalue):
+        self._native.bind_input(name, ortvalue)
         self._inputs[name] = ortvalue
 
     def clear_binding_inputs(self):
+        self._native.clear_inputs()
         self._inputs = {}
 
     def synchronize_inputs(self):
-        pass  # CPU memory: nothing is in flight
+        self._native.synchronize_inputs()
 
     # -- outputs ------------------------------------------------------------------
 
-    def _bind(self, name, value):
-        self._outputs = [(n, v) for n, v in self._outputs if n != name]
-        self._outputs.append((name, value))
-
     def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None,
                     buffer_ptr=None):
-        if str(device_type).lower() != "cpu":
-            if buffer_ptr is not None:
-                _check_cpu(device_type, device_id, "bind_output('%s')" % name)
-            # Like a provider that is not there: the output stays on the CPU.
-            warnings.warn("bind_output('%s'): device '%s' is not available in this build; "
-                          "the output is kept on the CPU" % (name, device_type),
-                          RuntimeWarning, stacklevel=2)
-            device_type, device_id = "cpu", 0
-        _check_cpu(device_type, device_id, "bind_output('%s')" % name)
-        value = None
-        if buffer_ptr is not None:
-            if element_type is None or shape is None:
-                raise ValueError("bind_output with buffer_ptr needs element_type and shape")
-            value = _C.OrtValue.ortvalue_from_buffer_ptr(buffer_ptr, list(shape), element_type)
-        self._bind(name, value)
+        """Leaves the output on (device_type, device_id); with a buffer_ptr (and
+        element_type and shape), each run writes it into that memory."""
+        if buffer_ptr is None:
+            device_type = str(device_type)
+            if not _served(device_type, device_id):
+                # Like a requested provider this build lacks (skipped with a
+                # warning): the output stays on the CPU.
+                warnings.warn("bind_output('%s'): device '%s' is not available in this build; "
+                              "the output is kept on the CPU" % (name, device_type),
+                              RuntimeWarning, stacklevel=2)
+                device_type, device_id = "cpu", 0
+            self._native.bind_output_to_device(name, device_type, device_id)
+            self._bound_outputs.pop(name, None)
+            return
+        if shape is None:
+            raise ValueError("bind_output with buffer_ptr needs element_type and shape")
+        value = _C.OrtValue.ortvalue_from_buffer_ptr(buffer_ptr, list(shape),
+                                                     _element_type(element_type),
+                                                     str(device_type), device_id)
+        self.bind_ortvalue_output(name, value)
 
     def bind_ortvalue_output(self, name, ortvalue):
-        self._bind(name, ortvalue)
+        self._native.bind_output_to_value(name, ortvalue)
+        self._bound_outputs[name] = ortvalue
 
     def clear_binding_outputs(self):
-        self._outputs = []
-        self._results = []
+        self._native.clear_outputs()
+        self._bound_outputs = {}
 
     def synchronize_outputs(self):
-        pass
+        self._native.synchronize_outputs()
 
     def get_outputs(self):
-        """The outputs of the last run, as OrtValues, in binding order."""
-        return list(self._results)
+        """The outputs of the last run, as OrtValues, in binding order (an output
+        bound to an OrtValue is that same object)."""
+        return [self._bound_outputs.get(name, value)
+                for name, value in zip(self._native.output_names(), self._native.outputs())]
 
     def get_outputs_names(self):
-        return [name for name, _ in self._outputs]
+        return list(self._native.output_names())
 
     def copy_outputs_to_cpu(self):
-        return [np.copy(v.numpy()) if v.is_tensor() else v.to_python() for v in self._results]
+        """The outputs of the last run as numpy arrays (copied from the device where needed)."""
+        return [np.copy(v.numpy()) if v.is_tensor() else v.to_python()
+                for v in self._native.copy_outputs_to_cpu()]
 
     # -- the run (called by InferenceSession.run_with_iobinding) --------------------
 
     def _run(self, run_options):
-        names = [name for name, _ in self._outputs]
-        results = self._session.run_with_ort_values(names, self._inputs, run_options)
-        if not names:
-            names = [o.name for o in self._session.get_outputs()]
-            self._outputs = [(n, None) for n in names]
-        final = []
-        for (name, bound), result in zip(self._outputs, results):
-            if bound is None:
-                final.append(result)
-                continue
-            if list(bound.shape()) != list(result.shape()) or \
-                    bound.element_type() != result.element_type():
-                raise _C.InvalidArgument(
-                    "output '%s' is %s%s but the bound OrtValue is %s%s"
-                    % (name, result.data_type(), result.shape(), bound.data_type(), bound.shape()))
-            if result.data_type() == "tensor(string)":
-                raise _C.NotImplemented("output '%s': string outputs cannot be written into a "
-                                        "bound OrtValue; bind it without one" % name)
-            np.copyto(bound.numpy(), result.numpy())  # both views: writes into the bound memory
-            final.append(bound)
-        self._results = final
+        self._native.run(run_options)

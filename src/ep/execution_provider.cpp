@@ -47,6 +47,15 @@ Capability ExecutionProvider::get_capability(const GraphView& view) const {
   return cap;
 }
 
+std::vector<HardwareDevice> ProviderFactory::devices() const {
+  if (!is_available(nullptr)) return {};
+  try {
+    return {device_of(create({})->memory_info())};
+  } catch (const Error&) {
+    return {};  // needs options to be created: it cannot say which device by default
+  }
+}
+
 void check_option_keys(const std::string& provider, const ProviderOptions& options,
                        const std::vector<std::string>& valid) {
   for (const auto& [key, value] : options) {

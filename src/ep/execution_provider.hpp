@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/allocator.hpp"
+#include "core/device.hpp"
 #include "ep/data_transfer.hpp"
 #include "ep/kernel_registry.hpp"
 #include "ir/graph.hpp"
@@ -60,6 +61,9 @@ class ExecutionProvider {
   virtual Capability get_capability(const GraphView& view) const;
   // Copies into and out of this provider's memory; null for host memory.
   virtual const DataTransfer* data_transfer() const { return nullptr; }
+  // A new stream for asynchronous copies and work on this provider's device;
+  // null when the provider is synchronous (then copies complete on return).
+  virtual std::unique_ptr<Stream> create_stream() const { return nullptr; }
   const ProviderOptions& options() const { return options_; }
 
  protected:
@@ -78,6 +82,11 @@ class ProviderFactory {
   virtual bool is_available(std::string* why_not) const = 0;
   // Validates options (unknown keys and bad values list the valid ones) and creates.
   virtual std::shared_ptr<ExecutionProvider> create(const ProviderOptions& options) const = 0;
+  // The hardware devices this factory's providers run on. The default creates
+  // a provider with default options and reports the device of its memory, so
+  // a factory that serves one device need not override it; none when the
+  // provider is unavailable or cannot be created with default options.
+  virtual std::vector<HardwareDevice> devices() const;
 };
 
 // Throws kInvalidArgument naming the unknown key and listing the valid keys.

@@ -130,6 +130,17 @@ Tensor& KernelContext::output(size_t i, const Shape& shape, DataType dtype) {
     scratch_ = Value(Tensor(dtype, shape, allocator_));
     return scratch_.tensor();
   }
+  // An output bound to a preallocated tensor (IO binding) arrives already in
+  // the slot: the kernel writes into it when type, shape and memory fit.
+  // Otherwise, and for every other output, the slot is empty and is allocated.
+  if (outputs_[i]->is_tensor()) {
+    const Tensor& t = outputs_[i]->tensor();
+    const MemoryInfo& m = t.memory_info();
+    const MemoryInfo& a = allocator_->info();
+    if (t.dtype() == dtype && t.shape() == shape &&
+        (m.same_space(a) || (m.host_accessible() && a.host_accessible())))
+      return outputs_[i]->tensor();
+  }
   *outputs_[i] = Value(Tensor(dtype, shape, allocator_));
   return outputs_[i]->tensor();
 }

@@ -1,13 +1,27 @@
 // Process-wide state shared by sessions: providers registered for every
-// session, and the questions "which providers can this machine run?".
+// session, the hardware devices and the (provider, device) pairs that serve
+// them, allocators shared by every session on a device, and the initializers
+// sessions share.
 #pragma once
+#include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "core/device.hpp"
+#include "ep/execution_provider.hpp"
 #include "runtime/session_options.hpp"
+#include "runtime/shared_initializers.hpp"
 
 namespace tessera {
+
+// A provider that can serve a device, and the memory it allocates there.
+struct EpDevice {
+  std::string provider;
+  HardwareDevice device;
+  MemoryInfo memory;
+};
 
 class Environment {
  public:
@@ -18,9 +32,43 @@ class Environment {
   void clear_providers();
   std::vector<ProviderSpec> providers() const;
 
+  // Hardware this process can use (each once), and every (provider, device)
+  // pair that serves it, in provider registration order.
+  std::vector<HardwareDevice> devices() const;
+  std::vector<EpDevice> ep_devices() const;
+
+  // Shared allocators: an arena over the device allocator of the provider
+  // that serves `memory`, used by every session whose provider allocates in
+  // that memory space (unless the session sets "session.use_env_allocators"
+  // to "0"). Registering again for the same space replaces it.
+  std::shared_ptr<Allocator> create_and_register_allocator(const MemoryInfo& memory,
+                                                           const ArenaConfig& config = {});
+  void register_allocator(std::shared_ptr<Allocator> allocator);
+  void unregister_allocator(const MemoryInfo& memory);
+  // The shared allocator for `memory`'s space, or null.
+  std::shared_ptr<Allocator> shared_allocator(const MemoryInfo& memory) const;
+  // An allocator for `memory`: the shared one if registered, else the device
+  // allocator of a provider that serves it. kEPFail when no provider does.
+  std::shared_ptr<Allocator> allocator(const MemoryInfo& memory) const;
+  // The memory of the first provider that serves (type, id); kEPFail if none.
+  MemoryInfo device_memory(DeviceType type, int32_t device_id) const;
+
+  // A provider instance (default options) whose memory is `memory`'s space,
+  // or null. Kept for the process, for copies, streams and allocations made
+  // outside any session.
+  std::shared_ptr<ep::ExecutionProvider> provider_for(const MemoryInfo& memory) const;
+  // Every provider instance the environment has made, one per available factory.
+  std::vector<std::shared_ptr<ep::ExecutionProvider>> provider_instances() const;
+
+  // Initializers shared by the sessions of this environment.
+  runtime::SharedInitializers& shared_initializers() { return initializers_; }
+
  private:
   mutable std::mutex mu_;
   std::vector<ProviderSpec> providers_;
+  std::vector<std::shared_ptr<Allocator>> allocators_;
+  mutable std::unordered_map<std::string, std::shared_ptr<ep::ExecutionProvider>> instances_;
+  runtime::SharedInitializers initializers_;
 };
 
 // Every provider this build knows, and those it can create on this machine.

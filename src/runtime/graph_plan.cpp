@@ -1,5 +1,6 @@
 #include "runtime/graph_plan.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -62,14 +63,15 @@ ir::TypeInfo type_of_value(const Value& v) {
 GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
                      std::string where, AllocatorFor alloc_for,
-                     std::vector<ep::PlacementRule> rules)
+                     std::vector<ep::PlacementRule> rules, ConstantPlacer placer)
     : model_(model),
       graph_(graph),
       providers_(providers),
       where_(std::move(where)),
       alloc_for_(alloc_for ? std::move(alloc_for)
                            : [](const ep::ExecutionProvider& p) { return p.allocator(); }),
-      rules_(std::move(rules)) {
+      rules_(std::move(rules)),
+      placer_(std::move(placer)) {
   // Phases for the creation report; a nested graph's plan is timed inside its
   // parent's "kernel creation" (it is made while the parent's kernels are).
   using Clock = std::chrono::steady_clock;
@@ -135,8 +137,40 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
     else
       add_node_step(step.index, view, outer_types);
   }
-  // Graph outputs are handed back in host memory.
+  // Which inputs host kernels read directly, and who reads each input first
+  // (directly or through a copy into its memory).
+  std::unordered_map<int, int> copy_source;  // copy slot -> the slot it copies
+  for (const auto& step : steps_)
+    if (!step.node) copy_source[step.outputs[0]] = step.inputs[0];
+  input_read_on_host_.assign(input_slots_.size(), false);
+  first_consumer_.assign(input_slots_.size(), -1);
+  for (size_t i = 0; i < input_slots_.size(); ++i) {
+    const int in = input_slots_[i];
+    for (const auto& step : steps_) {
+      if (!step.node) continue;
+      bool direct = std::count(step.inputs.begin(), step.inputs.end(), in) +
+                        std::count(step.implicit_inputs.begin(), step.implicit_inputs.end(), in) >
+                    0;
+      bool via_copy = false;
+      for (int s : step.inputs) {
+        auto c = copy_source.find(s);
+        via_copy |= c != copy_source.end() && c->second == in;
+      }
+      if (direct) input_read_on_host_[i] = true;
+      if (first_consumer_[i] < 0 && (direct || via_copy)) first_consumer_[i] = step.provider;
+    }
+  }
+  // Graph outputs are handed back in host memory, unless a run asks to leave
+  // them on the device (the copies added here are then skipped).
+  raw_output_slots_ = output_slots_;
+  output_from_kernel_.assign(output_slots_.size(), false);
+  for (size_t i = 0; i < output_slots_.size(); ++i)
+    for (const auto& step : steps_)
+      if (step.node && std::count(step.outputs.begin(), step.outputs.end(), output_slots_[i]))
+        output_from_kernel_[i] = true;
+  const size_t first_output_copy = steps_.size();
   for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
+  for (size_t i = first_output_copy; i < steps_.size(); ++i) steps_[i].output_only = true;
   lap("kernel creation and weight prepacking");
 
   // Lifetimes: a slot is released after its last reader (kernel, copy or subgraph).
@@ -147,6 +181,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
     for (int s : steps_[i].implicit_inputs) last_reader[size_t(s)] = int(i);
   }
   std::unordered_set<int> kept(output_slots_.begin(), output_slots_.end());
+  kept.insert(raw_output_slots_.begin(), raw_output_slots_.end());
   for (size_t s = 0; s < last_reader.size(); ++s)
     if (last_reader[s] >= 0 && !kept.count(int(s)))
       steps_[size_t(last_reader[s])].release.push_back(int(s));
@@ -216,7 +251,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     for (const auto& [name, t] : types_) visible[name] = t;
     subplans_.push_back(std::make_unique<GraphPlan>(
         model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-        alloc_for_, rules_));
+        alloc_for_, rules_, placer_));
     subs[a.name] = subplans_.back().get();
     // A subgraph's plan expects the values it reads from outside in host
     // memory; one produced in another memory space is copied out first.
@@ -354,9 +389,14 @@ int GraphPlan::place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allo
   slot_constant_.push_back(nullptr);
   placed_[key] = copy;
   if (const Tensor* c = slot_constant_[size_t(slot)]) {
-    // Initializers are placed in the consumer's memory once, at creation.
-    auto t = std::make_unique<Tensor>(c->dtype(), c->shape(), alloc);
-    transfer->copy_tensors({c}, {t.get()}, nullptr);
+    // Initializers are placed in the consumer's memory once, at creation
+    // (and shared with other sessions placing the same tensor there).
+    auto make = [&] {
+      Tensor t(c->dtype(), c->shape(), alloc);
+      transfer->copy_tensors({c}, {&t}, nullptr);
+      return t;
+    };
+    auto t = std::make_unique<Tensor>(placer_ ? placer_(*c, dst, make) : make());
     initializer_slots_.emplace_back(copy, t.get());
     slot_constant_[size_t(copy)] = t.get();
     placed_constants_.push_back(std::move(t));
@@ -365,6 +405,7 @@ int GraphPlan::place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allo
   }
   NodeStep step;
   step.transfer = transfer;
+  step.dst = dst;
   step.inputs = {slot};
   step.outputs = {copy};
   step.allocator = alloc;
@@ -380,9 +421,36 @@ void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame) const 
     fail(ErrorCode::kNotImplemented, where_, ": cannot move a ", src.kind_name(), " value '",
          slot_names_[size_t(step.inputs[0])], "' between memory spaces");
   const Tensor& s = src.tensor();
+  const MemoryInfo& from = s.memory_info();
+  if (from.same_space(step.dst) || (from.host_accessible() && step.dst.host_accessible())) {
+    // Already there (an input bound in device memory): no copy.
+    frame[size_t(step.outputs[0])] = src;
+    return;
+  }
+  const ep::DataTransfer* transfer = step.transfer;
+  if (!transfer->can_copy(from, step.dst)) transfer = find_transfer(from, step.dst);
+  if (!transfer)
+    fail(ErrorCode::kEPFail, where_, ": value '", slot_names_[size_t(step.inputs[0])],
+         "' must move from ", from.to_string(), " to ", step.dst.to_string(),
+         " but no provider of the session can copy between them");
   Tensor d(s.dtype(), s.shape(), step.allocator);
-  step.transfer->copy_tensors({&s}, {&d}, nullptr);
+  transfer->copy_tensors({&s}, {&d}, nullptr);
   frame[size_t(step.outputs[0])] = Value(std::move(d));
+}
+
+Value GraphPlan::input_to_host(size_t i, Value v) const {
+  if (!v.is_tensor() || !input_read_on_host_[i]) return v;
+  const Tensor& t = v.tensor();
+  if (t.memory_info().host_accessible()) return v;
+  const ep::DataTransfer* transfer = find_transfer(t.memory_info(), cpu_memory_info());
+  if (!transfer)
+    fail(ErrorCode::kEPFail, where_, ": input '", input_names_[i], "' is in ",
+         t.memory_info().to_string(),
+         ", a host kernel reads it, and no provider of the session "
+         "can copy it to host memory");
+  Tensor h(t.dtype(), t.shape());
+  transfer->copy_tensors({&t}, {&h}, nullptr);
+  return Value(std::move(h));
 }
 
 int GraphPlan::slot_of(const std::string& name) {
@@ -438,8 +506,12 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     if (inputs[i].is_none() && input_infos_[i]->type.kind != ir::TypeInfo::Kind::kOptional)
       continue;  // not fed: keep the initializer, if any
     check_input(input_names_[i], input_infos_[i]->type, inputs[i]);
-    frame[size_t(input_slots_[i])] = std::move(inputs[i]);
+    frame[size_t(input_slots_[i])] = input_to_host(i, std::move(inputs[i]));
   }
+  if (state.preset_outputs)
+    for (size_t i = 0; i < raw_output_slots_.size() && i < state.preset_outputs->size(); ++i)
+      if (output_from_kernel_[i] && (*state.preset_outputs)[i].is_tensor())
+        frame[size_t(raw_output_slots_[i])] = (*state.preset_outputs)[i];
   for (size_t i = 0; i < outer_slots_.size(); ++i) {
     const Value* v = outer ? outer(outer_names_[i]) : nullptr;
     if (v) frame[size_t(outer_slots_[i])] = *v;
@@ -461,13 +533,15 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
   }
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
-  for (int s : output_slots_) outputs.push_back(frame[size_t(s)]);
+  for (int s : state.host_outputs ? output_slots_ : raw_output_slots_)
+    outputs.push_back(frame[size_t(s)]);
   return outputs;
 }
 
 void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
                          const RunState& state) const {
   if (!step.node) {
+    if (step.output_only && !state.host_outputs) return;
     run_copy(step, frame);
     return;
   }
@@ -581,7 +655,9 @@ void GraphPlan::execute_parallel(std::vector<Value>& frame, const ValueLookup& l
 std::vector<Value> GraphPlan::run(const ep::KernelContext& caller,
                                   std::vector<Value> inputs) const {
   static const RunState fallback;
-  const RunState& state = current_state ? *current_state : fallback;
+  RunState state = current_state ? *current_state : fallback;
+  state.host_outputs = true;  // the control-flow kernel reading them runs on the host
+  state.preset_outputs = nullptr;
   ValueLookup outer = [&caller](const std::string& name) { return caller.outer_scope(name); };
   return execute(std::move(inputs), outer, state);
 }

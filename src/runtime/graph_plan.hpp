@@ -27,6 +27,11 @@ using ValueLookup = std::function<const Value*(const std::string&)>;
 // The allocator a session gives each provider's kernels (its arena, usually).
 using AllocatorFor = std::function<std::shared_ptr<Allocator>(const ep::ExecutionProvider&)>;
 
+// Makes (or shares) the copy of a host initializer in another memory space;
+// `make` does the copy. Null: every plan makes its own.
+using ConstantPlacer = std::function<Tensor(const Tensor& host, const MemoryInfo& dst,
+                                            const std::function<Tensor()>& make)>;
+
 // Per-node timing hook (the profiler); may be null.
 using NodeObserver = std::function<void(const ir::Node&, const std::string& provider,
                                         int64_t start_ns, int64_t end_ns)>;
@@ -36,6 +41,12 @@ struct RunState {
   ThreadPool* inter_pool = nullptr;  // inter-op: independent nodes at once (parallel mode)
   const std::atomic<bool>* terminate = nullptr;
   const NodeObserver* observer = nullptr;
+  // false: graph outputs are left in the memory their producer wrote them to
+  // (IO binding); true: they are copied to host memory.
+  bool host_outputs = true;
+  // Tensors the nodes producing graph outputs write into when they fit (by
+  // output position; none: allocate). IO binding's preallocated outputs.
+  const std::vector<Value>* preset_outputs = nullptr;
 };
 
 class GraphPlan : public ep::SubgraphRunner {
@@ -43,7 +54,8 @@ class GraphPlan : public ep::SubgraphRunner {
   // `outer_types` are the types of values visible from enclosing graphs.
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
             const std::unordered_map<std::string, ir::TypeInfo>& outer_types, std::string where,
-            AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {});
+            AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {},
+            ConstantPlacer placer = nullptr);
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -71,6 +83,8 @@ class GraphPlan : public ep::SubgraphRunner {
   // Where building this plan spent its time: type inference, partition, kernel
   // creation and weight prepacking, memory planning (slots and lifetimes).
   const std::vector<PhaseTiming>& timings() const { return timings_; }
+  // The provider (index) of the first node that reads graph input i, or -1.
+  int first_consumer(size_t input) const { return first_consumer_[input]; }
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
   static thread_local const RunState* current_state;
 
@@ -79,6 +93,8 @@ class GraphPlan : public ep::SubgraphRunner {
     const ir::Node* node = nullptr;              // null for a copy step
     const ep::DataTransfer* transfer = nullptr;  // copy steps only
     bool fused = false;  // a compiled partition: node is the group's synthesized node
+    MemoryInfo dst;                              // copy steps: where the copy goes
+    bool output_only = false;  // a copy of a graph output to host memory, read by no node
     int provider = 0;
     std::unique_ptr<ep::KernelInfo> info;
     std::unique_ptr<ep::OpKernel> kernel;
@@ -99,6 +115,8 @@ class GraphPlan : public ep::SubgraphRunner {
   void add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
+  // A host copy of a graph input fed in device memory, for host kernels that read it.
+  Value input_to_host(size_t i, Value v) const;
   // Runs one step (kernel or copy) with its inputs from `frame`.
   void run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
                 const RunState& state) const;
@@ -124,6 +142,11 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<std::pair<int, const Tensor*>> initializer_slots_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> input_slots_, output_slots_;
+  std::vector<int> raw_output_slots_;     // output slots before the copy to host memory
+  std::vector<bool> input_read_on_host_;  // graph input i is read directly by a host kernel
+  std::vector<bool> output_from_kernel_;  // graph output i is written by a node of this graph
+  std::vector<int> first_consumer_;
+  ConstantPlacer placer_;
   std::vector<const ir::ValueInfo*> input_infos_;
   std::vector<NodeStep> steps_;
   std::vector<MemoryInfo> slot_memory_;          // where each slot's value lives

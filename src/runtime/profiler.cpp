@@ -30,6 +30,18 @@ void Profiler::start(std::string prefix) {
                   .count();
 }
 
+int64_t Profiler::now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void Profiler::record_memory(const std::string& provider, int64_t t, size_t in_use, size_t peak,
+                             size_t reserved, size_t num_allocs) {
+  std::lock_guard<std::mutex> lock(mu_);
+  memory_.push_back({provider, t, in_use, peak, reserved, num_allocs});
+}
+
 void Profiler::record(Event e) {
   std::lock_guard<std::mutex> lock(mu_);
   events_.push_back(std::move(e));
@@ -53,8 +65,16 @@ std::string Profiler::finish() {
       << ",\"args\":{\"op_name\":\"" << json_escape(e.op_type) << "\",\"provider\":\""
       << json_escape(e.provider) << "\"}}";
   }
+  for (size_t i = 0; i < memory_.size(); ++i) {
+    const Memory& m = memory_[i];
+    f << (i || !events_.empty() ? ",\n" : "") << "{\"name\":\"memory " << json_escape(m.provider)
+      << "\",\"cat\":\"Memory\",\"ph\":\"C\",\"ts\":" << (m.t - start_ns_) / 1000.0
+      << ",\"pid\":1,\"args\":{\"in_use\":" << m.in_use << ",\"peak\":" << m.peak
+      << ",\"reserved\":" << m.reserved << ",\"num_allocs\":" << m.num_allocs << "}}";
+  }
   f << "\n]\n";
   events_.clear();
+  memory_.clear();
   enabled_ = false;
   return path;
 }

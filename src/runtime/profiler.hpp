@@ -18,6 +18,10 @@ class Profiler {
   void start(std::string file_prefix);
   bool enabled() const { return enabled_; }
   void record(Event e);
+  // An allocator's statistics at time t (a Chrome trace counter event).
+  void record_memory(const std::string& provider, int64_t t, size_t in_use, size_t peak,
+                     size_t reserved, size_t num_allocs);
+  static int64_t now_ns();
   // Writes "<prefix>_<timestamp>.json"; returns its path.
   std::string finish();
   int64_t start_time_ns() const { return start_ns_; }
@@ -28,6 +32,12 @@ class Profiler {
   int64_t start_ns_ = 0;
   std::mutex mu_;
   std::vector<Event> events_;
+  struct Memory {
+    std::string provider;
+    int64_t t;
+    size_t in_use, peak, reserved, num_allocs;
+  };
+  std::vector<Memory> memory_;
 };
 
 }  // namespace tessera::runtime

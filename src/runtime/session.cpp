@@ -12,6 +12,7 @@
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
 #include "optimizer/optimizer.hpp"
+#include "runtime/device_selection.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/function_expansion.hpp"
 #include "runtime/graph_plan.hpp"
@@ -97,6 +98,30 @@ runtime::Providers create_providers(const std::vector<ProviderSpec>& specs,
   return out;
 }
 
+// SessionOptions::initializers replace the model's tensors of the same name
+// without a copy: the model's map takes the caller's Tensor, which shares its buffer.
+void apply_user_initializers(ir::Model& model, const SessionOptions& o, const std::string& where) {
+  for (const auto& [name, t] : o.initializers) {
+    auto it = model.graph.initializers.find(name);
+    check(it != model.graph.initializers.end(), where, ": add_initializer: '", name,
+          "' is not an initializer of the model");
+    check(t.dtype() == it->second.dtype() && t.shape() == it->second.shape(), where,
+          ": add_initializer: '", name, "' is ", it->second.description(),
+          " in the model but the given tensor is ", t.description());
+    // The optimizer reads initializers on the host (constant folding), so
+    // device memory is not accepted here.
+    check_code(t.memory_info().host_accessible(), ErrorCode::kNotImplemented, where,
+               ": add_initializer: '", name, "' is in ", t.memory_info().to_string(),
+               "; initializers handed in must be in host-accessible memory");
+    it->second = t;
+  }
+}
+
+bool config_is(const SessionOptions& o, const std::string& key, const std::string& value) {
+  auto it = o.config_entries.find(key);
+  return it != o.config_entries.end() && it->second == value;
+}
+
 void apply_free_dimension_overrides(ir::Graph& g, const SessionOptions& o) {
   for (auto& in : g.inputs) {
     if (!in.type.shape) continue;
@@ -160,7 +185,16 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   apply_free_dimension_overrides(model.graph, options);
 
   // The environment's providers follow the session's own, unless already named.
+  // With no list, the selection policy picks from the environment's devices.
   std::vector<ProviderSpec> specs = providers;
+  if (options.provider_selection_policy != ProviderSelectionPolicy::kDefault) {
+    check(providers.empty(), where, ": both a provider list and the selection policy '",
+          provider_selection_policy_name(options.provider_selection_policy),
+          "' were given; use one or the other");
+    specs = runtime::select_providers(options.provider_selection_policy,
+                                      Environment::global().ep_devices());
+    for (const auto& p : specs) impl->requested.push_back(p.name);
+  }
   for (auto& p : Environment::global().providers()) {
     bool named = false;
     for (const auto& q : specs) named |= q.name == p.name;
@@ -170,6 +204,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       timer.time("create providers", [&] { return create_providers(specs, options); });
   bool cpu_only = true;
   for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
+  apply_user_initializers(model, options, where);
   optimizer::optimize(model, options.graph_optimization_level, cpu_only, &impl->timings.phases);
   // After the passes, so a fusion cannot rebuild an op that has no kernel.
   auto expanded = timer.time("expand function ops", [&] {
@@ -181,27 +216,44 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   });
   for (auto& e : expanded)
     impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
+  // One host copy of each initializer across the environment's sessions
+  // (handed-in ones are the caller's memory and are used as they are).
+  Environment& env = Environment::global();
+  const bool share = !config_is(options, "session.share_initializers", "0");
+  if (share)
+    for (auto& [name, t] : model.graph.initializers)
+      if (!options.initializers.count(name)) t = env.shared_initializers().share_host(name, t);
   timer.time("thread pools", [&] {
     impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
     if (options.execution_mode == ExecutionMode::kParallel)
       impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
   });
   impl->model = std::move(model);
+  const bool env_allocators = !config_is(options, "session.use_env_allocators", "0");
   for (const auto& p : impl->providers) {
-    std::shared_ptr<Allocator> a = p->allocator();
-    if (options.enable_cpu_mem_arena) a = std::make_shared<ArenaAllocator>(a, options.arena);
+    std::shared_ptr<Allocator> a =
+        env_allocators ? env.shared_allocator(p->memory_info()) : nullptr;
+    if (!a) {
+      a = p->allocator();
+      if (options.enable_cpu_mem_arena) a = std::make_shared<ArenaAllocator>(a, options.arena);
+    }
     impl->allocators.emplace_back(p->name(), a);
   }
+  runtime::ConstantPlacer placer;
+  if (share)
+    placer = [&env](const Tensor& host, const MemoryInfo& dst,
+                    const std::function<Tensor()>& make) {
+      return env.shared_initializers().share_placed(host, dst, make);
+    };
   auto* allocs = &impl->allocators;
   runtime::AllocatorFor alloc_for = [allocs](const ep::ExecutionProvider& p) {
     for (const auto& [name, a] : *allocs)
       if (name == p.name()) return a;
     return p.allocator();
   };
-  impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph,
-                                                    impl->providers,
+  impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph, impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
-                                                    where, alloc_for, options.placement);
+                                                    where, alloc_for, options.placement, placer);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -236,6 +288,20 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
 std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,
                                 const std::vector<std::string>& output_names,
                                 const RunOptions& run_options) const {
+  return run_impl(feeds, output_names, run_options, true);
+}
+
+std::vector<Value> Session::run_on_devices(const std::vector<std::pair<std::string, Value>>& feeds,
+                                           const std::vector<std::string>& output_names,
+                                           const RunOptions& run_options,
+                                           const std::vector<Value>* preallocated) const {
+  return run_impl(feeds, output_names, run_options, false, preallocated);
+}
+
+std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
+                                     const std::vector<std::string>& output_names,
+                                     const RunOptions& run_options, bool host_outputs,
+                                     const std::vector<Value>* preallocated) const {
   const Impl& s = *impl_;
   std::vector<Value> inputs(s.model.graph.inputs.size());
   std::vector<bool> fed(inputs.size(), false);
@@ -276,6 +342,15 @@ std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>
   state.inter_pool = s.inter_pool.get();
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
+  state.host_outputs = host_outputs;
+  std::vector<Value> preset;
+  if (preallocated) {
+    check(preallocated->size() == picks.size(), "run: ", preallocated->size(),
+          " preallocated outputs for ", picks.size(), " outputs");
+    preset.resize(outs.size());
+    for (size_t k = 0; k < picks.size(); ++k) preset[picks[k]] = (*preallocated)[k];
+    state.preset_outputs = &preset;
+  }
   const std::string tag = run_options.log_tag.empty() ? s.options.log_id : run_options.log_tag;
   log(Severity::kVerbose, tag, "run started");
   std::vector<Value> all;
@@ -288,6 +363,13 @@ std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>
   log(Severity::kVerbose, tag, "run finished");
   if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage")) release_arena_memory();
   std::vector<Value> result;
+  if (s.profiler.enabled()) {
+    // Allocator statistics after each run, as counter tracks in the trace.
+    const int64_t t = runtime::Profiler::now_ns();
+    for (const auto& [name, stats] : allocator_stats())
+      impl_->profiler.record_memory(name, t, stats.in_use, stats.peak, stats.reserved,
+                                    stats.num_allocs);
+  }
   result.reserve(picks.size());
   for (size_t i : picks) result.push_back(std::move(all[i]));
   return result;
@@ -363,6 +445,38 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
 void Session::release_arena_memory() const {
   for (const auto& [name, a] : impl_->allocators)
     if (auto* arena = dynamic_cast<ArenaAllocator*>(a.get())) arena->shrink();
+}
+
+std::vector<InputLocation> Session::input_locations() const {
+  std::vector<InputLocation> out;
+  const auto& plan = *impl_->plan;
+  for (const auto& in : impl_->inputs) {
+    const size_t i = impl_->input_index.at(in.name);
+    const int p = plan.first_consumer(i);
+    if (p < 0) {
+      out.push_back({in.name, "", cpu_memory_info()});
+      continue;
+    }
+    const auto& provider = *impl_->providers[size_t(p)];
+    out.push_back({in.name, provider.name(), provider.memory_info()});
+  }
+  return out;
+}
+
+std::shared_ptr<Allocator> Session::allocator_for(const MemoryInfo& memory) const {
+  for (size_t i = 0; i < impl_->providers.size(); ++i)
+    if (impl_->providers[i]->memory_info().same_space(memory)) return impl_->allocators[i].second;
+  if (memory.device_type == DeviceType::kCPU && memory.mem_type == MemoryType::kDefault)
+    return default_cpu_allocator();
+  return nullptr;
+}
+
+const ep::DataTransfer* Session::data_transfer(const MemoryInfo& src, const MemoryInfo& dst) const {
+  static const ep::HostDataTransfer host;
+  if (host.can_copy(src, dst)) return &host;
+  for (const auto& p : impl_->providers)
+    if (const auto* t = p->data_transfer(); t && t->can_copy(src, dst)) return t;
+  return nullptr;
 }
 
 std::string Session::end_profiling() { return impl_->profiler.finish(); }

@@ -16,6 +16,17 @@ namespace tessera {
 namespace runtime {
 class GraphPlan;
 }
+namespace ep {
+class DataTransfer;
+}
+class IoBinding;
+
+// Where a graph input is first read: the application can allocate it there.
+struct InputLocation {
+  std::string input;
+  std::string provider;  // of the first node that reads it ("" when no node does)
+  MemoryInfo memory;     // that provider's memory
+};
 
 // A graph input or output as users see it.
 struct IoInfo {
@@ -93,6 +104,17 @@ class Session {
                          const std::vector<std::string>& output_names = {},
                          const RunOptions& run_options = {}) const;
 
+  // Like run(), but outputs stay in the memory their producer wrote them to
+  // (host memory for CPU nodes, device memory for a device's nodes).
+  // `preallocated` (by position in output_names; none: allocate) are tensors
+  // the producing nodes write into when type, shape and memory fit.
+  std::vector<Value> run_on_devices(const std::vector<std::pair<std::string, Value>>& feeds,
+                                    const std::vector<std::string>& output_names = {},
+                                    const RunOptions& run_options = {},
+                                    const std::vector<Value>* preallocated = nullptr) const;
+  // Runs with the inputs and outputs bound in `binding` (see io_binding.hpp).
+  void run_with_binding(IoBinding& binding, const RunOptions& run_options = {}) const;
+
   const std::vector<IoInfo>& inputs() const;   // graph inputs the user must feed
   const std::vector<IoInfo>& outputs() const;
   const std::vector<IoInfo>& overridable_initializers() const;
@@ -108,6 +130,14 @@ class Session {
   std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
   // Gives the cached memory of the session's arenas back to the system.
   void release_arena_memory() const;
+  // Per input the user feeds, where its first consumer runs.
+  std::vector<InputLocation> input_locations() const;
+  // The allocator the session uses in `memory`'s space; null if no provider
+  // of the session allocates there.
+  std::shared_ptr<Allocator> allocator_for(const MemoryInfo& memory) const;
+  // A transfer that copies src -> dst among the session's providers (host
+  // copies included); null if none can.
+  const ep::DataTransfer* data_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   // Writes the profile (Chrome trace JSON) and returns its path; "" if profiling is off.
   std::string end_profiling();
 
@@ -118,6 +148,10 @@ class Session {
   static std::unique_ptr<Session> create_timed(ir::Model model, const SessionOptions& options,
                                                const std::vector<ProviderSpec>& providers,
                                                CreationTimings timings, double started_ms);
+  std::vector<Value> run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
+                              const std::vector<std::string>& output_names,
+                              const RunOptions& run_options, bool host_outputs,
+                              const std::vector<Value>* preallocated = nullptr) const;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -7,12 +7,26 @@
 #include <vector>
 
 #include "core/arena_allocator.hpp"
+#include "core/tensor.hpp"
 #include "ep/partitioner.hpp"
 
 namespace tessera {
 
 enum class GraphOptimizationLevel { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
 enum class ExecutionMode { kSequential = 0, kParallel = 1 };
+
+// How a session picks its providers when it is given no provider list:
+// from the (provider, device) pairs the environment lists.
+enum class ProviderSelectionPolicy {
+  kDefault,          // the CPU provider only
+  kPreferCPU,        // providers of CPU devices only
+  kPreferNPU,        // NPU providers first, then CPU
+  kPreferGPU,        // GPU providers first, then CPU
+  kMaxPerformance,   // GPU, then NPU, then CPU
+  kMaxEfficiency,    // NPU, then CPU (no GPU)
+  kMinOverallPower,  // NPU, then CPU (no GPU)
+};
+const char* provider_selection_policy_name(ProviderSelectionPolicy p);
 
 // One requested provider and its options (string key/values it validates).
 struct ProviderSpec {
@@ -40,6 +54,15 @@ struct SessionOptions {
   ArenaConfig arena;  // extend strategy and memory limit for the session's arenas
   // Placement overrides: pin nodes to a provider or forbid one for them.
   std::vector<ep::PlacementRule> placement;
+  // Used when the session is created without a provider list.
+  ProviderSelectionPolicy provider_selection_policy = ProviderSelectionPolicy::kDefault;
+  // Tensors that replace the model's initializers of the same name. The
+  // session uses their memory as is (no copy); the caller keeps it unchanged
+  // and alive while the session lives. They may live on a device.
+  std::map<std::string, Tensor> initializers;
+  void add_initializer(const std::string& name, Tensor t) { initializers[name] = std::move(t); }
+  void add_external_initializers(const std::vector<std::string>& names,
+                                 const std::vector<Tensor>& tensors);
 };
 
 struct RunOptions {

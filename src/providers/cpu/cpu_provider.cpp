@@ -34,6 +34,7 @@ class CpuProviderFactory : public ep::ProviderFactory, public ep::FactoryDiagnos
   std::vector<std::string> diagnostics() const override {
     return {"built in: needs no library (always available, the fallback for every node)"};
   }
+  std::vector<HardwareDevice> devices() const override { return {HardwareDevice{}}; }
 };
 
 }  // namespace

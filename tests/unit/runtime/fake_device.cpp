@@ -1,0 +1,206 @@
+#include "unit/runtime/fake_device.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <mutex>
+#include <set>
+
+#include "ep/provider_registry.hpp"
+
+namespace tessera::test_device {
+
+namespace {
+
+class TrackingAllocator : public CpuAllocator {
+ public:
+  TrackingAllocator() : CpuAllocator(fake_device_memory()) {}
+  void* alloc(size_t bytes) override {
+    void* p = CpuAllocator::alloc(bytes);
+    std::lock_guard<std::mutex> lock(mu_);
+    live_.insert(p);
+    return p;
+  }
+  void free(void* p) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      live_.erase(p);
+    }
+    CpuAllocator::free(p);
+  }
+  bool owns(const void* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return live_.count(const_cast<void*>(p)) > 0;
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<void*> live_;
+};
+
+std::shared_ptr<TrackingAllocator>& device_allocator() {
+  static auto a = std::make_shared<TrackingAllocator>();
+  return a;
+}
+
+// Work queued on the stream runs at synchronize(), so a test can see that
+// an asynchronous copy has not happened before it.
+class FakeStream : public ep::Stream {
+ public:
+  void enqueue(std::function<void()> fn) { queue_.push_back(std::move(fn)); }
+  void synchronize() override {
+    for (auto& fn : queue_) fn();
+    queue_.clear();
+  }
+
+ private:
+  std::vector<std::function<void()>> queue_;
+};
+
+class FakeTransfer : public ep::DataTransfer {
+ public:
+  bool can_copy(const MemoryInfo& s, const MemoryInfo& d) const override {
+    const bool sd = s.same_space(fake_device_memory()), dd = d.same_space(fake_device_memory());
+    return (sd && (dd || d.host_accessible())) || (dd && s.host_accessible());
+  }
+  void copy_tensors(const std::vector<const Tensor*>& src, const std::vector<Tensor*>& dst,
+                    ep::Stream* stream) const override {
+    for (size_t i = 0; i < src.size(); ++i) {
+      const bool sd = src[i]->memory_info().same_space(fake_device_memory());
+      const bool dd = dst[i]->memory_info().same_space(fake_device_memory());
+      (sd && dd ? fake_transfers().d2d : sd ? fake_transfers().d2h : fake_transfers().h2d)++;
+    }
+    if (auto* fs = dynamic_cast<FakeStream*>(stream)) {
+      fs->enqueue([src, dst] { ep::HostDataTransfer().copy_tensors(src, dst, nullptr); });
+      return;
+    }
+    ep::HostDataTransfer().copy_tensors(src, dst, nullptr);
+  }
+};
+
+class DeviceRelu : public ep::OpKernel {
+ public:
+  explicit DeviceRelu(const ep::KernelInfo&) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    if (!fake_device_owns(x.raw_data())) ctx.fail_node("input is not in device memory");
+    Tensor& y = ctx.output(0, x.shape());
+    for (int64_t i = 0; i < x.num_elements(); ++i)
+      y.mutable_data<float>()[i] = std::max(0.0f, x.data<float>()[i]);
+  }
+};
+
+class FakeDeviceProvider : public ep::ExecutionProvider {
+ public:
+  FakeDeviceProvider() {
+    registry_.add<DeviceRelu>({"", "Relu", 1, ep::kOpsetMax, {{"T", {0}, {DataType::kFloat}}}});
+  }
+  const std::string& name() const override { return name_; }
+  const MemoryInfo& memory_info() const override { return info_; }
+  std::shared_ptr<Allocator> allocator() const override { return device_allocator(); }
+  const ep::KernelRegistry& kernel_registry() const override { return registry_; }
+  const ep::DataTransfer* data_transfer() const override { return &transfer_; }
+  std::unique_ptr<ep::Stream> create_stream() const override {
+    return std::make_unique<FakeStream>();
+  }
+
+ private:
+  std::string name_ = kFakeDevice;
+  MemoryInfo info_ = fake_device_memory();
+  ep::KernelRegistry registry_;
+  FakeTransfer transfer_;
+};
+
+class FakeFactory : public ep::ProviderFactory {
+ public:
+  const std::string& name() const override { return name_; }
+  bool is_available(std::string*) const override { return true; }
+  std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions&) const override {
+    return std::make_shared<FakeDeviceProvider>();
+  }
+
+ private:
+  std::string name_ = kFakeDevice;
+};
+
+}  // namespace
+
+MemoryInfo fake_device_memory() {
+  return make_memory_info("FakeDevice", DeviceType::kGPU, 0xFA4E, 0);
+}
+
+TransferCounts& fake_transfers() {
+  static TransferCounts c;
+  return c;
+}
+
+bool fake_device_owns(const void* p) { return device_allocator()->owns(p); }
+
+void register_fake_device() {
+  auto& r = ep::ProviderRegistry::instance();
+  if (!r.find(kFakeDevice)) r.add(std::make_shared<FakeFactory>());
+}
+
+namespace {
+
+ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
+  ir::Node n;
+  n.name = op + "_" + out[0];
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  return n;
+}
+
+ir::ValueInfo float2(const std::string& name) {
+  std::vector<ir::Dim> dims = {ir::Dim{2, ""}};
+  return {name, ir::TypeInfo::tensor(DataType::kFloat, dims), ""};
+}
+
+}  // namespace
+
+ir::Model relu_chain_model() {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(float2("x"));
+  m.graph.nodes = {node("Relu", {"x"}, {"r"}), node("Relu", {"r"}, {"y"})};
+  m.graph.outputs.push_back(float2("y"));
+  return m;
+}
+
+ir::Model relu_add_model() {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(float2("x"));
+  m.graph.initializers["w"] = Tensor::from_vector<float>({10, 20}, Shape{2});
+  m.graph.nodes = {node("Relu", {"x"}, {"r"}), node("Add", {"r", "w"}, {"y"})};
+  m.graph.outputs.push_back(float2("y"));
+  return m;
+}
+
+std::string error_of(const std::function<void()>& fn, ErrorCode expected) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), expected) << e.what();
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an error";
+  return "";
+}
+
+std::vector<float> floats(const Tensor& t) {
+  std::vector<float> v(size_t(t.num_elements()));
+  Tensor h = t;
+  if (!t.memory_info().host_accessible()) {
+    h = Tensor(t.dtype(), t.shape());
+    ep::HostDataTransfer().copy_tensors({&t}, {&h}, nullptr);  // fake device memory is host memory
+  }
+  for (size_t i = 0; i < v.size(); ++i) v[i] = h.data<float>()[i];
+  return v;
+}
+
+}  // namespace tessera::test_device

@@ -1,0 +1,45 @@
+// A provider whose memory is host memory presented as a separate GPU device,
+// for tests of copies, IO binding and devices. Its allocator remembers what it
+// handed out, its Relu kernel refuses pointers that are not its own, and its
+// transfer counts every host->device, device->host and device->device copy.
+// With a stream, copies are queued and done only at synchronize().
+#pragma once
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "ep/execution_provider.hpp"
+
+namespace tessera::test_device {
+
+inline constexpr const char* kFakeDevice = "FakeDeviceExecutionProvider";
+
+MemoryInfo fake_device_memory();
+
+struct TransferCounts {
+  std::atomic<int> h2d{0}, d2h{0}, d2d{0};
+  void reset() { h2d = d2h = d2d = 0; }
+  int total() const { return h2d + d2h + d2d; }
+};
+TransferCounts& fake_transfers();
+
+// Whether p is a block the fake device allocator handed out and has not freed.
+bool fake_device_owns(const void* p);
+
+// Adds the fake provider's factory to the registry (idempotent).
+void register_fake_device();
+
+// Models for these tests. relu_chain: y = Relu(Relu(x)) (the fake device runs
+// both), x and y float[2]. relu_add: y = Relu(x) + w, w a float[2]
+// initializer {10, 20} (Add runs on the CPU).
+ir::Model relu_chain_model();
+ir::Model relu_add_model();
+
+// The message of the Error fn throws; a test failure if it throws none or
+// another code.
+std::string error_of(const std::function<void()>& fn, ErrorCode expected);
+std::vector<float> floats(const Tensor& t);
+
+}  // namespace tessera::test_device
