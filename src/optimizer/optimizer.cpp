@@ -30,7 +30,12 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_
 
   // All: layout-free CPU fusions into internal ops.
   fold_conv_batchnorm(g);
-  if (cpu_internal_fusions) fuse_activations(model, g);
+  if (cpu_internal_fusions) {
+    fuse_activations(model, g);
+    fuse_attention(model, g);
+    fuse_skip_layer_norm(model, g);
+    fuse_bias_gelu(model, g);
+  }
   eliminate_dead_nodes(g);
 }
 
