@@ -2,13 +2,15 @@
 //   q4 = Transpose(Reshape(Q, [b, S, H, D]), [0,2,1,3])
 //   k4 = Transpose(Reshape(K, [b, S, H, D]), [0,2,3,1])     (K^T per head)
 //   v4 = Transpose(Reshape(V, [b, S, H, D]), [0,2,1,3])
-//   p  = Softmax(MatMul(q4, k4) / c  (or * c)  [+ mask], axis -1)
+//   p  = Softmax([Where(keep, ] MatMul(q4, k4) / c (or * c) [, fill)] [+ mask], axis -1)
 //   Y  = Reshape(Transpose(MatMul(p, v4), [0,2,1,3]), shape)
 // becomes one com.tessera MultiHeadAttention(Q, K, V[, mask]) that the CPU
 // provider runs per (batch, head) on strided views. Every intermediate must
 // be read only by the next node of the chain; the three head-split Reshapes
 // must agree on a constant [b, S, H, D] with b -1 or positive; the scale must
 // be a float scalar constant; the final Reshape's shape a constant without 0s.
+// The Where is GPT's causal mask: `keep` a constant bool tensor, `fill` a
+// constant float scalar.
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -108,6 +110,27 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
       }
       return std::nullopt;
     };
+    // A Where(keep, scores, fill) in front of the scale node, when present.
+    struct Keep {
+      int node = -1;
+      std::string keep;
+      float fill = 0;
+    } where;
+    auto masked_scores = [&](const std::string& value, int reader) -> std::optional<Scaled> {
+      int w = producer_of(v, g, value, "Where");
+      if (w < 0) return scaled_scores(value, reader);
+      const ir::Node& wn = g.nodes[size_t(w)];
+      if (dead[size_t(w)] || !v.only_consumer(value, reader) || wn.inputs.size() != 3)
+        return std::nullopt;
+      const Tensor* keep = v.constant(wn.inputs[0]);
+      const Tensor* fill = v.constant(wn.inputs[2]);
+      if (!keep || keep->dtype() != DataType::kBool || keep->rank() > 4 || !fill ||
+          fill->dtype() != DataType::kFloat || fill->num_elements() != 1)
+        return std::nullopt;
+      auto r = scaled_scores(wn.inputs[1], w);
+      if (r) where = Keep{w, wn.inputs[0], float(fill->element_as_double(0))};
+      return r;
+    };
     std::string mask;
     std::optional<Scaled> found;
     int add = producer_of(v, g, softmax.inputs[0], "Add");
@@ -118,9 +141,9 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
         continue;
       // The scores are the operand made by the scale node; the other is the mask.
       for (int k = 0; k < 2 && !found; ++k)
-        if ((found = scaled_scores(a.inputs[size_t(k)], add))) mask = a.inputs[size_t(1 - k)];
+        if ((found = masked_scores(a.inputs[size_t(k)], add))) mask = a.inputs[size_t(1 - k)];
     } else {
-      found = scaled_scores(softmax.inputs[0], sm);
+      found = masked_scores(softmax.inputs[0], sm);
     }
     if (!found) continue;
     const int sc = found->sc, qk = found->qk;
@@ -155,6 +178,7 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
         q->reshape, q->transpose, k->reshape, k->transpose, val->reshape, val->transpose, qk, sc,
         sm,         pv,           tr};
     if (add >= 0) chain.push_back(add);
+    if (where.node >= 0) chain.push_back(where.node);
     bool taken = false;
     for (int c : chain) taken |= dead[size_t(c)];
     if (taken) continue;
@@ -164,7 +188,8 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
     mha.op_type = "MultiHeadAttention";
     mha.domain = kTesseraDomain;
     mha.inputs = {q->input, k->input, val->input};
-    if (!mask.empty()) mha.inputs.push_back(mask);
+    if (!mask.empty() || where.node >= 0) mha.inputs.push_back(mask);
+    if (where.node >= 0) mha.inputs.push_back(where.keep);
     mha.outputs = g.nodes[size_t(rs)].outputs;
     ir::Attribute scale_attr;
     scale_attr.name = "scale";
@@ -180,6 +205,13 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
                       int_attr("batch", q->shape[0]),
                       scale_attr,
                       shape_attr};
+    if (where.node >= 0) {
+      ir::Attribute fill;
+      fill.name = "masked_value";
+      fill.type = ir::AttrType::kFloat;
+      fill.f = where.fill;
+      mha.attributes.push_back(fill);
+    }
     for (int c : chain) dead[size_t(c)] = true;
     g.nodes[size_t(rs)] = std::move(mha);  // the last node: every input exists by then
     ++fused;

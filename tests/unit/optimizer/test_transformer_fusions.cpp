@@ -17,6 +17,7 @@ struct AttnSpec {
   int64_t softmax_axis = -1;      // 0: attribute left out
   bool pin_scores = false;        // the Softmax output is also a graph output
   bool scale_from_input = false;  // the divisor is a graph input, not a constant
+  bool causal = false;            // GPT's Where(lower-triangular keep, scores, finfo.min)
 };
 
 // The attention block as torch exports it, from Q, K, V [B, S, H*D] inputs.
@@ -48,8 +49,17 @@ ir::Model attention_model(const AttnSpec& s) {
   g.nodes.push_back(op("MatMul", {"qt", "kt"}, {"qk"}));
   g.nodes.push_back(op(s.mul_scale ? "Mul" : "Div", {"qk", "c"}, {"scaled"}));
   std::string scores = "scaled";
+  if (s.causal) {
+    Tensor keep(DataType::kBool, Shape{1, 1, s.S, s.S});
+    for (int64_t i = 0; i < s.S; ++i)
+      for (int64_t j = 0; j < s.S; ++j) keep.mutable_data<bool>()[i * s.S + j] = j <= i;
+    g.initializers["keep"] = keep;
+    g.initializers["fill"] = Tensor::scalar<float>(-3.4028234663852886e38f);
+    g.nodes.push_back(op("Where", {"keep", "scaled", "fill"}, {"causal"}));
+    scores = "causal";
+  }
   if (s.mask) {
-    g.nodes.push_back(op("Add", {"scaled", "mask"}, {"masked"}));
+    g.nodes.push_back(op("Add", {scores, "mask"}, {"masked"}));
     scores = "masked";
   }
   std::vector<ir::Attribute> sm_attrs;
@@ -74,6 +84,26 @@ TEST(OptimizerAttentionFusion, FusesTorchPattern) {
       EXPECT_EQ(out.graph.nodes.size(), 1u);
       EXPECT_EQ(out.opset("com.tessera"), 1);
     }
+}
+
+TEST(OptimizerAttentionFusion, FusesCausalWhere) {
+  for (bool mask : {false, true}) {
+    AttnSpec s;
+    s.causal = true;
+    s.mask = mask;
+    ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+    EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u) << "mask " << mask;
+    EXPECT_EQ(count_ops(out, "Where"), 0u);
+  }
+  // A keep mask computed at run time is not a constant: left alone.
+  AttnSpec s;
+  s.causal = true;
+  ir::Model m = attention_model(s);
+  m.graph.inputs.push_back({"keep", ir::TypeInfo::tensor(DataType::kBool), ""});
+  m.graph.initializers.erase("keep");
+  ir::Model kept = m;
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, true);
+  EXPECT_EQ(count_ops(kept, "MultiHeadAttention"), 0u);
 }
 
 TEST(OptimizerAttentionFusion, FusesAfterTransposePairMerges) {

@@ -1,7 +1,8 @@
 // com.tessera MultiHeadAttention: the optimizer's fusion of the attention
 // block torch exports (see src/optimizer/attention_fusion.cpp):
 //   Q, K, V [.., S*H*D as B x S x H x D] -> per (batch, head):
-//   P = softmax(scale * Q_bh K_bh^T + mask_bh);  Y_bh = P V_bh
+//   P = softmax(where(keep_bh, scale * Q_bh K_bh^T, masked_value) + mask_bh);
+//   Y_bh = P V_bh
 // written straight into Y laid out [B, S, H, D], reshaped to output_shape.
 // Q, K and V are read in place through row strides of H*D, so none of the
 // head-splitting transposes is materialised; each (batch, head) pair is one
@@ -9,7 +10,10 @@
 //
 // Attributes: num_heads H, head_size D, seq_len S, batch (B, or -1 for
 // "whatever is left", as the Reshape it replaces), scale, output_shape (the
-// final Reshape's shape: positive sizes and at most one -1).
+// final Reshape's shape: positive sizes and at most one -1), masked_value
+// (what a false `keep` element puts in the scores: GPT-style causal masks).
+// Inputs: Q, K, V, optional additive float mask, optional bool keep mask,
+// both broadcast to the scores [B, H, S, S].
 #include <vector>
 
 #include "linalg/gemm.hpp"
@@ -22,9 +26,13 @@ namespace {
 
 // An additive mask broadcast to [B, H, S, S]: the element stride along each
 // of those axes (0 where the mask has size 1 there).
+template <typename T>
 struct MaskView {
-  const float* data = nullptr;
+  const T* data = nullptr;
   int64_t stride[4] = {0, 0, 0, 0};
+  const T* row(int64_t b, int64_t h, int64_t i) const {
+    return data + b * stride[0] + h * stride[1] + i * stride[2];
+  }
 };
 
 class MultiHeadAttentionKernel final : public ep::OpKernel {
@@ -35,6 +43,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
         seq_(info.attr_int("seq_len")),
         batch_(info.attr_int("batch", -1)),
         scale_(info.attr_float("scale")),
+        masked_value_(info.attr_float("masked_value", 0.0f)),
         out_shape_(info.attr_ints("output_shape")) {
     if (heads_ <= 0 || head_size_ <= 0 || seq_ <= 0 || batch_ == 0 || batch_ < -1)
       info.fail_node(
@@ -70,7 +79,8 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
       B = b;
     }
     const Shape out_shape = output_shape(ctx, B * per_batch);
-    MaskView mask = mask_view(ctx, B);
+    const MaskView<float> mask = mask_view<float>(ctx, 3, "mask", DataType::kFloat, B);
+    const MaskView<bool> keep = mask_view<bool>(ctx, 4, "keep mask", DataType::kBool, B);
     Tensor& y = ctx.output(0, out_shape, DataType::kFloat);
     if (B == 0) return;
     const float* q = qkv[0]->data<float>();
@@ -90,9 +100,14 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
         linalg::sgemm(false, true, S, S, D, scale_, q + off, ld, k + off, ld, 0.0f, sc, S);
         for (int64_t i = 0; i < S; ++i) {
           float* row = sc + i * S;
+          if (keep.data) {
+            const bool* kp = keep.row(b, h, i);
+            const int64_t step = keep.stride[3];
+            for (int64_t j = 0; j < S; ++j)
+              if (!kp[j * step]) row[j] = masked_value_;
+          }
           if (mask.data) {
-            const float* m =
-                mask.data + b * mask.stride[0] + h * mask.stride[1] + i * mask.stride[2];
+            const float* m = mask.row(b, h, i);
             if (mask.stride[3] == 1) {
               linalg::vec_binary(linalg::BinaryOp::kAdd, row, m, row, S);
             } else {
@@ -126,32 +141,35 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
     return Shape(dims);
   }
 
-  MaskView mask_view(const ep::KernelContext& ctx, int64_t B) const {
-    MaskView m;
-    const Tensor* t = ctx.input(3);
+  // Input `index` (omitted: a null view) as a view broadcast to [B, H, S, S].
+  template <typename T>
+  MaskView<T> mask_view(const ep::KernelContext& ctx, size_t index, const char* what,
+                        DataType dtype, int64_t B) const {
+    MaskView<T> m;
+    const Tensor* t = ctx.input(index);
     if (!t) return m;
-    if (t->dtype() != DataType::kFloat) ctx.fail_node("mask must be float, got ", t->description());
+    if (t->dtype() != dtype)
+      ctx.fail_node(what, " must be ", data_type_name(dtype), ", got ", t->description());
     const int64_t full[4] = {B, heads_, seq_, seq_};
     const Shape& s = t->shape();
-    if (s.rank() > 4)
-      ctx.fail_node("mask ", s.to_string(), " does not broadcast to the scores [", B, ", ", heads_,
-                    ", ", seq_, ", ", seq_, "]");
+    bool ok = s.rank() <= 4;
     int64_t stride = 1;
-    for (int a = 3; a >= 0; --a) {
+    for (int a = 3; a >= 0 && ok; --a) {
       const int r = int(s.rank()) - 4 + a;  // the mask axis aligned with scores axis a
       const int64_t d = r >= 0 ? s[size_t(r)] : 1;
-      if (d != 1 && d != full[a])
-        ctx.fail_node("mask ", s.to_string(), " does not broadcast to the scores [", B, ", ",
-                      heads_, ", ", seq_, ", ", seq_, "]");
+      ok = d == 1 || d == full[a];
       m.stride[a] = d == 1 ? 0 : stride;
       stride *= d;
     }
-    m.data = t->data<float>();
+    if (!ok)
+      ctx.fail_node(what, " ", s.to_string(), " does not broadcast to the scores [", B, ", ",
+                    heads_, ", ", seq_, ", ", seq_, "]");
+    m.data = t->data<T>();
     return m;
   }
 
   int64_t heads_, head_size_, seq_, batch_;
-  float scale_;
+  float scale_, masked_value_;
   std::vector<int64_t> out_shape_;
 };
 

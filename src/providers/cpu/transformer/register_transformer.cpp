@@ -28,7 +28,11 @@ void register_transformer_kernels(ep::KernelRegistry& r) {
         make_tensor_scatter);
   // Fused ops of the optimizer's transformer passes (CPU-only, float).
   const std::string dom = "com.tessera";
-  r.add(KernelDef{dom, "MultiHeadAttention", 1, kOpsetMax, {{"T", {0, 1, 2, 3}, {DT::kFloat}}}},
+  r.add(KernelDef{dom,
+                  "MultiHeadAttention",
+                  1,
+                  kOpsetMax,
+                  {{"T", {0, 1, 2, 3}, {DT::kFloat}}, {"M", {4}, {DT::kBool}}}},
         make_fused_multi_head_attention);
   r.add(
       KernelDef{
