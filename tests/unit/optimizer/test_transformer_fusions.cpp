@@ -249,3 +249,27 @@ TEST(OptimizerSkipLayerNormFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   EXPECT_EQ(count_ops(m, "SkipLayerNormalization"), 0u);
   EXPECT_EQ(count_ops(m, "BiasGelu"), 0u);
 }
+
+TEST(OptimizerSkipLayerNormFusion, FusesTheSpelledOutNormBelowOpset17) {
+  // Older exporters: r = x + y; ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div / Mul / Add.
+  ir::Model m = float_model(13, {{"x", Shape{2, 3, 8}}, {"y", Shape{2, 3, 8}}}, {"z"});
+  auto& g = m.graph;
+  g.initializers["two"] = Tensor::scalar<float>(2.f);
+  g.initializers["eps"] = Tensor::scalar<float>(1e-5f);
+  g.initializers["gamma"] = random_floats(Shape{8}, 11, 0.5f, 1.5f);
+  g.initializers["beta"] = random_floats(Shape{8}, 12);
+  const std::vector<ir::Attribute> axes = {attr_ints("axes", {-1})};
+  g.nodes.push_back(op("Add", {"x", "y"}, {"r"}));
+  g.nodes.push_back(op("ReduceMean", {"r"}, {"m"}, axes));
+  g.nodes.push_back(op("Sub", {"r", "m"}, {"d"}));
+  g.nodes.push_back(op("Pow", {"d", "two"}, {"p"}));
+  g.nodes.push_back(op("ReduceMean", {"p"}, {"v"}, axes));
+  g.nodes.push_back(op("Add", {"v", "eps"}, {"ve"}));
+  g.nodes.push_back(op("Sqrt", {"ve"}, {"s"}));
+  g.nodes.push_back(op("Div", {"d", "s"}, {"n"}));
+  g.nodes.push_back(op("Mul", {"n", "gamma"}, {"ng"}));
+  g.nodes.push_back(op("Add", {"ng", "beta"}, {"z"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 1u);
+  EXPECT_EQ(out.graph.nodes.size(), 1u);
+}
