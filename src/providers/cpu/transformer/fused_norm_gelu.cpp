@@ -45,9 +45,11 @@ class SkipLayerNormKernel final : public ep::OpKernel {
     const float* xs = x.data<float>();
     const float* ss = skip.data<float>();
     std::vector<float> summed;
-    Shape shape = x.shape();
-    if (x.shape() != skip.shape()) {
-      shape = ops::broadcast_shapes({x.shape(), skip.shape()});
+    const Shape shape =
+        x.shape() == skip.shape() ? x.shape() : ops::broadcast_shapes({x.shape(), skip.shape()});
+    // Shapes that differ only in leading 1s ([1, S, N] + [S, N]) share one
+    // layout; any other broadcast is summed first.
+    if (x.num_elements() != shape.num_elements() || skip.num_elements() != shape.num_elements()) {
       summed.resize(size_t(shape.num_elements()));
       binary_broadcast(ctx.thread_pool(), xs, x.shape(), ss, skip.shape(), summed.data(), shape,
                        1.0, [](float a, float b) { return a + b; });
