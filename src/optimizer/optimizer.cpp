@@ -37,7 +37,12 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_
 
   // All: layout-free CPU fusions into internal ops.
   run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(g); });
-  if (cpu_internal_fusions) run("fuse_activations", [&] { return fuse_activations(model, g); });
+  if (cpu_internal_fusions) {
+    run("fuse_activations", [&] { return fuse_activations(model, g); });
+    run("fuse_attention", [&] { return fuse_attention(model, g); });
+    run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
+    run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
+  }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }
 

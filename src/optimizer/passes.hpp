@@ -35,5 +35,14 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
 size_t fold_conv_batchnorm(ir::Graph& graph);
 // Conv / Gemm + Relu or constant Clip -> com.tessera FusedConv / FusedGemm.
 size_t fuse_activations(ir::Model& model, ir::Graph& graph);
+// torch's multi-head attention block (Reshape/Transpose head splits, scaled
+// Q.K^T, optional additive mask, Softmax, .V, head merge) -> com.tessera
+// MultiHeadAttention.
+size_t fuse_attention(ir::Model& model, ir::Graph& graph);
+// Add (+ a MatMul's bias Add) + LayerNormalization over the last axis ->
+// com.tessera SkipLayerNormalization.
+size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);
+// MatMul's bias Add + exact Gelu -> com.tessera BiasGelu.
+size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
 
 }  // namespace tessera::optimizer

@@ -2,9 +2,11 @@
 // Sub, Mul, Div, Mod, Pow, PRelu, BitShift, BitwiseAnd/Or/Xor. Integers wrap
 // on overflow (computed in unsigned arithmetic); integer division or modulo by
 // zero is an error naming the node.
+#include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "linalg/vec_math.hpp"
 #include "providers/cpu/math/binary_kernel.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
@@ -249,13 +251,92 @@ class PowKernel final : public ep::OpKernel {
   LegacyBroadcast legacy_;
 };
 
+// Add/Sub/Mul/Div on float tensors through the vectorised loops when the
+// broadcast is one of the shapes transformers use: equal shapes, a scalar on
+// either side, or one side a trailing vector ([.., N] op [N], [1, N], ...).
+// Everything else (and every other type) goes to the generic kernel.
+template <typename Op, linalg::BinaryOp kVec>
+class FloatFastBinaryKernel final : public ep::OpKernel {
+ public:
+  explicit FloatFastBinaryKernel(const ep::KernelInfo& info)
+      : generic_(info), legacy_(info.opset() < 7 && info.attr_int("broadcast", 0) != 0) {}
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor* a = ctx.input(0);
+    const Tensor* b = ctx.input(1);
+    if (legacy_ || !a || !b || a->dtype() != DataType::kFloat || b->dtype() != DataType::kFloat ||
+        !fast(ctx, *a, *b))
+      generic_.compute(ctx);
+  }
+
+ private:
+  // True when it handled the case.
+  bool fast(ep::KernelContext& ctx, const Tensor& a, const Tensor& b) const {
+    const int64_t na = a.num_elements(), nb = b.num_elements();
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    auto run = [&](const Shape& shape, double cost, auto&& body) {
+      Tensor& out = ctx.output(0, shape, DataType::kFloat);
+      float* po = out.mutable_data<float>();
+      const int64_t n = out.num_elements();
+      constexpr int64_t kChunk = 1024;
+      ctx.thread_pool().parallel_for(
+          (n + kChunk - 1) / kChunk, cost * kChunk,
+          [&](int64_t c0, int64_t c1) { body(po, c0 * kChunk, std::min(n, c1 * kChunk)); });
+    };
+    if (a.shape() == b.shape()) {
+      run(a.shape(), 1.0, [&](float* po, int64_t s, int64_t e) {
+        linalg::vec_binary(kVec, pa + s, pb + s, po + s, e - s);
+      });
+      return true;
+    }
+    if (na == 1 || nb == 1) {
+      const Tensor& big = na == 1 ? b : a;
+      if (big.rank() < (na == 1 ? a : b).rank())
+        return false;  // a scalar of higher rank widens the output
+      const float s = na == 1 ? pa[0] : pb[0];
+      const float* pv = big.data<float>();
+      run(big.shape(), 1.0, [&](float* po, int64_t i0, int64_t i1) {
+        linalg::vec_binary_scalar(kVec, pv + i0, s, na == 1, po + i0, i1 - i0);
+      });
+      return true;
+    }
+    // One side [.., N], the other N values along the last axis (leading dims 1).
+    for (int side = 0; side < 2; ++side) {
+      const Tensor& big = side == 0 ? a : b;
+      const Tensor& vec = side == 0 ? b : a;
+      if (big.rank() == 0 || vec.rank() > big.rank()) continue;
+      const int64_t n = big.shape()[big.rank() - 1];
+      if (vec.num_elements() != n || vec.shape()[vec.rank() - 1] != n || n == 0) continue;
+      const float* pbig = big.data<float>();
+      const float* pvec = vec.data<float>();
+      const int64_t rows = big.num_elements() / n;
+      Tensor& out = ctx.output(0, big.shape(), DataType::kFloat);
+      float* po = out.mutable_data<float>();
+      ctx.thread_pool().parallel_for(rows, double(n), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          if (side == 0)
+            linalg::vec_binary(kVec, pbig + r * n, pvec, po + r * n, n);
+          else
+            linalg::vec_binary(kVec, pvec, pbig + r * n, po + r * n, n);
+        }
+      });
+      return true;
+    }
+    return false;
+  }
+
+  BinaryKernel<Op> generic_;
+  bool legacy_;
+};
+
 }  // namespace
 
 void add_binary_arith_factories(FactoryMap& m) {
-  m["Add"] = factory_of<BinaryKernel<AddOp>>();
-  m["Sub"] = factory_of<BinaryKernel<SubOp>>();
-  m["Mul"] = factory_of<BinaryKernel<MulOp>>();
-  m["Div"] = factory_of<BinaryKernel<DivOp>>();
+  m["Add"] = factory_of<FloatFastBinaryKernel<AddOp, linalg::BinaryOp::kAdd>>();
+  m["Sub"] = factory_of<FloatFastBinaryKernel<SubOp, linalg::BinaryOp::kSub>>();
+  m["Mul"] = factory_of<FloatFastBinaryKernel<MulOp, linalg::BinaryOp::kMul>>();
+  m["Div"] = factory_of<FloatFastBinaryKernel<DivOp, linalg::BinaryOp::kDiv>>();
   m["Mod"] = factory_of<BinaryKernel<ModOp>>();
   m["BitShift"] = factory_of<BinaryKernel<BitShiftOp>>();
   m["BitwiseAnd"] = factory_of<BinaryKernel<BitwiseOp<0>>>();

@@ -2,11 +2,13 @@
 // functions, activations with their attributes, Clip, IsNaN/IsInf, Not and
 // BitwiseNot. float16/bfloat16 compute in float; integers never overflow
 // into undefined behaviour (Abs/Neg of the minimum value wrap to itself).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
 
 #include "core/float8.hpp"
+#include "linalg/vec_math.hpp"
 #include "providers/cpu/math/elementwise.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
@@ -300,6 +302,43 @@ class NotKernel final : public ep::OpKernel {
   }
 };
 
+// A float fast path through a vectorised loop of linalg/vec_math.hpp in front
+// of the generic kernel; `kEnabled` says from the attributes whether the loop
+// computes this node's function (e.g. Gelu's erf form, not its tanh form).
+using VecLoop = void (*)(const float*, float*, int64_t);
+inline bool always(const ep::KernelInfo&) { return true; }
+inline bool exact_gelu(const ep::KernelInfo& info) {
+  return info.attr_string("approximate", "none") == "none";
+}
+inline void gelu_loop(const float* x, float* y, int64_t n) {
+  linalg::vec_gelu(x, nullptr, 0, y, n);
+}
+
+template <typename Op, VecLoop kLoop, bool (*kEnabled)(const ep::KernelInfo&) = always>
+class FloatVecUnaryKernel final : public ep::OpKernel {
+ public:
+  explicit FloatVecUnaryKernel(const ep::KernelInfo& info)
+      : generic_(info), enabled_(kEnabled(info)) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    if (!enabled_ || x.dtype() != DataType::kFloat) return generic_.compute(ctx);
+    Tensor& out = ctx.output(0, x.shape(), x.dtype());
+    const float* in = x.data<float>();
+    float* po = out.mutable_data<float>();
+    constexpr int64_t kChunk = 1024;
+    const int64_t n = x.num_elements();
+    ctx.thread_pool().parallel_for((n + kChunk - 1) / kChunk, 20.0 * kChunk,
+                                   [&](int64_t c0, int64_t c1) {
+                                     const int64_t s = c0 * kChunk, e = std::min(n, c1 * kChunk);
+                                     kLoop(in + s, po + s, e - s);
+                                   });
+  }
+
+ private:
+  UnaryKernel<Op> generic_;
+  bool enabled_;
+};
+
 }  // namespace
 
 void add_unary_factories(FactoryMap& m) {
@@ -314,9 +353,11 @@ void add_unary_factories(FactoryMap& m) {
   // nearbyint uses the default rounding mode: to nearest, ties to even.
   m["Round"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::nearbyint(x); }>>>();
   m["Sqrt"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sqrt(x); }, FloatTypes, 4>>>();
-  m["Exp"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::exp(x); }>>>();
+  m["Exp"] =
+      factory_of<FloatVecUnaryKernel<FnOp<[](auto x) { return std::exp(x); }>, linalg::vec_exp>>();
   m["Log"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::log(x); }>>>();
-  m["Erf"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::erf(x); }>>>();
+  m["Erf"] =
+      factory_of<FloatVecUnaryKernel<FnOp<[](auto x) { return std::erf(x); }>, linalg::vec_erf>>();
   m["Sin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sin(x); }>>>();
   m["Cos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::cos(x); }>>>();
   m["Tan"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tan(x); }>>>();
@@ -346,7 +387,7 @@ void add_unary_factories(FactoryMap& m) {
   m["ThresholdedRelu"] = factory_of<UnaryKernel<ThresholdedReluOp>>();
   m["HardSigmoid"] = factory_of<UnaryKernel<HardSigmoidOp>>();
   m["Swish"] = factory_of<UnaryKernel<SwishOp>>();
-  m["Gelu"] = factory_of<UnaryKernel<GeluOp>>();
+  m["Gelu"] = factory_of<FloatVecUnaryKernel<GeluOp, gelu_loop, exact_gelu>>();
   m["Shrink"] = factory_of<UnaryKernel<ShrinkOp>>();
   m["BitwiseNot"] = factory_of<UnaryKernel<FnOp<[](auto x) { return ~x; }, IntTypes, 1>>>();
   m["Clip"] = factory_of<ClipKernel>();

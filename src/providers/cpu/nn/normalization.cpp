@@ -3,6 +3,7 @@
 // so float inputs with large means keep their precision.
 #include <cmath>
 
+#include "linalg/vec_math.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
@@ -208,6 +209,23 @@ class AxisNormKernel : public ep::OpKernel {
     if (!is_float_type(stash_t)) stash_t = DataType::kFloat;
     Tensor* Mean = !rms_ && ctx.has_output(1) ? &ctx.output(1, Shape(sd), stash_t) : nullptr;
     Tensor* Inv = !rms_ && ctx.has_output(2) ? &ctx.output(2, Shape(sd), stash_t) : nullptr;
+    // The common transformer case: float, per-element Scale and B, no statistics
+    // outputs: the vectorised row loop (float statistics, mean subtracted first).
+    if (!rms_ && !Mean && !Inv && X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
+        Sc.num_elements() == n &&
+        (!B || (B->dtype() == DataType::kFloat && B->num_elements() == n))) {
+      const float* x = X.data<float>();
+      const float* gamma = Sc.data<float>();
+      const float* beta = B ? B->data<float>() : nullptr;
+      float* y = Y.mutable_data<float>();
+      const float eps = eps_;
+      ctx.thread_pool().parallel_for(rows, double(n) * 8, [&](int64_t r0, int64_t r1) {
+        for (int64_t row = r0; row < r1; ++row)
+          linalg::vec_layer_norm_row(x + row * n, nullptr, nullptr, gamma, beta, eps, y + row * n,
+                                     nullptr, n);
+      });
+      return;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx, ss, sb;
       const T* x = to_compute<T>(X, sx);

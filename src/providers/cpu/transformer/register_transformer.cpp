@@ -26,6 +26,19 @@ void register_transformer_kernels(ep::KernelRegistry& r) {
     if (!is_sub_byte_type(d)) any.push_back(d);
   r.add(KernelDef{"", "TensorScatter", 24, kOpsetMax, {{"T", {0, 1}, any}, {"I", {2}, {DT::kInt64}}}},
         make_tensor_scatter);
+  // Fused ops of the optimizer's transformer passes (CPU-only, float).
+  const std::string dom = "com.tessera";
+  r.add(KernelDef{dom,
+                  "MultiHeadAttention",
+                  1,
+                  kOpsetMax,
+                  {{"T", {0, 1, 2, 3}, {DT::kFloat}}, {"M", {4}, {DT::kBool}}}},
+        make_fused_multi_head_attention);
+  r.add(
+      KernelDef{
+          dom, "SkipLayerNormalization", 1, kOpsetMax, {{"T", {0, 1, 2, 3, 4}, {DT::kFloat}}}},
+      make_skip_layer_norm);
+  r.add(KernelDef{dom, "BiasGelu", 1, kOpsetMax, {{"T", {0, 1}, {DT::kFloat}}}}, make_bias_gelu);
 }
 
 }  // namespace tessera::cpu

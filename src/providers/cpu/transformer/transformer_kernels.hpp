@@ -10,5 +10,9 @@ std::unique_ptr<ep::OpKernel> make_einsum(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_attention(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_rotary_embedding(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_tensor_scatter(const ep::KernelInfo& info);
+// com.tessera ops the optimizer's transformer fusions create (float only).
+std::unique_ptr<ep::OpKernel> make_fused_multi_head_attention(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_skip_layer_norm(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_bias_gelu(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu

@@ -1,0 +1,255 @@
+// Internal to linalg/: the vector loops of vec_math.hpp written once over a
+// lane type V, so the portable, AVX2 and AVX-512 files differ only in V.
+// V provides: R (register), W (lanes), load/store, load_tail(p, n, fill) and
+// store_tail(p, n, r) for the last n < W lanes, set1, add/sub/mul/div,
+// fmadd(a, b, c) = a*b + c, max/min, abs, round/trunc, pow2i (2^n for an
+// integral n in [-126, 127]), hsum/hmax, gt(a, b) and isnan(a) masks,
+// select(mask, a, b), copysign(mag, sign).
+//
+// Including files must include <cstdint> first and may wrap this header in a
+// target pragma: it includes nothing itself, so no library inline function
+// is compiled for an instruction set the caller did not check for.
+#pragma once
+
+namespace tessera::linalg::detail::vec_impl {
+
+enum class Op { kAdd, kSub, kMul, kDiv };
+
+// exp(x): x = n*ln2 + r with |r| <= ln2/2, e^r by its degree-6 Taylor
+// polynomial (error below 1 ulp on that range), times 2^n applied in two
+// halves so that results that are subnormal or overflow round correctly.
+template <class V>
+inline typename V::R exp(typename V::R x) {
+  using R = typename V::R;
+  const R xin = x;
+  x = V::min(V::max(x, V::set1(-104.0f)), V::set1(88.72283935546875f));
+  const R n = V::round(V::mul(x, V::set1(1.44269504088896341f)));
+  R r = V::fmadd(n, V::set1(-0.693145751953125f), x);  // ln2 split hi/lo: n*hi is exact
+  r = V::fmadd(n, V::set1(-1.428606765330187045e-06f), r);
+  R p = V::set1(1.0f / 720);
+  p = V::fmadd(p, r, V::set1(1.0f / 120));
+  p = V::fmadd(p, r, V::set1(1.0f / 24));
+  p = V::fmadd(p, r, V::set1(1.0f / 6));
+  p = V::fmadd(p, r, V::set1(0.5f));
+  p = V::fmadd(p, r, V::set1(1.0f));
+  p = V::fmadd(p, r, V::set1(1.0f));
+  const R n1 = V::trunc(V::mul(n, V::set1(0.5f)));
+  const R n2 = V::sub(n, n1);
+  R y = V::mul(V::mul(p, V::pow2i(n1)), V::pow2i(n2));
+  y = V::select(V::gt(xin, V::set1(88.72283935546875f)), V::set1(__builtin_inff()), y);
+  return V::select(V::isnan(xin), xin, y);
+}
+
+// erf(x): its Maclaurin series below |x| = 0.5, above it the Chebyshev-fitted
+// erfc(z) = t * exp(-z^2 + P(t)), t = 1 / (1 + z/2), of Numerical Recipes
+// (fractional error under 1.2e-7), so the result's absolute error stays near
+// float rounding everywhere and the relative error stays small near 0.
+template <class V>
+inline typename V::R erf(typename V::R x) {
+  using R = typename V::R;
+  const R z = V::abs(x);
+  // Series: 2/sqrt(pi) * x * (1 - x^2/3 + x^4/10 - x^6/42 + x^8/216 - x^10/1320).
+  const R s = V::mul(x, x);
+  R q = V::set1(-1.0f / 1320);
+  q = V::fmadd(q, s, V::set1(1.0f / 216));
+  q = V::fmadd(q, s, V::set1(-1.0f / 42));
+  q = V::fmadd(q, s, V::set1(1.0f / 10));
+  q = V::fmadd(q, s, V::set1(-1.0f / 3));
+  q = V::fmadd(q, s, V::set1(1.0f));
+  const R small = V::mul(V::mul(x, V::set1(1.1283791670955126f)), q);
+  const R t = V::div(V::set1(1.0f), V::fmadd(z, V::set1(0.5f), V::set1(1.0f)));
+  static constexpr float kP[] = {0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f,
+                                 0.27886807f, -0.18628806f, 0.09678418f, 0.37409196f,
+                                 1.00002368f, -1.26551223f};
+  R p = V::set1(kP[0]);
+  for (int i = 1; i < 10; ++i) p = V::fmadd(p, t, V::set1(kP[i]));
+  const R e = exp<V>(V::sub(p, V::mul(z, z)));
+  const R large = V::copysign(V::sub(V::set1(1.0f), V::mul(t, e)), x);
+  const R y = V::select(V::gt(V::set1(0.5f), z), small, large);
+  return V::select(V::isnan(x), x, y);
+}
+
+template <class V>
+inline typename V::R gelu(typename V::R v) {
+  const auto e = erf<V>(V::mul(v, V::set1(0.70710678118654752f)));
+  return V::mul(V::mul(v, V::set1(0.5f)), V::add(e, V::set1(1.0f)));
+}
+
+template <class V, typename V::R (*F)(typename V::R)>
+void map(const float* x, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) V::store(out + i, F(V::load(x + i)));
+  if (i < n) V::store_tail(out + i, n - i, F(V::load_tail(x + i, n - i, 0.0f)));
+}
+
+template <class V>
+void exp_loop(const float* x, float* out, int64_t n) {
+  map<V, exp<V>>(x, out, n);
+}
+
+template <class V>
+void erf_loop(const float* x, float* out, int64_t n) {
+  map<V, erf<V>>(x, out, n);
+}
+
+template <class V>
+void gelu_loop(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n) {
+  if (!bias || bias_len <= 0) return map<V, gelu<V>>(x, out, n);
+  // One bias-length row at a time, so the bias lines up with the lanes.
+  for (int64_t row = 0; row < n; row += bias_len) {
+    const int64_t len = n - row < bias_len ? n - row : bias_len;
+    const float* xr = x + row;
+    float* yr = out + row;
+    int64_t i = 0;
+    for (; i + V::W <= len; i += V::W)
+      V::store(yr + i, gelu<V>(V::add(V::load(xr + i), V::load(bias + i))));
+    if (i < len) {
+      const int64_t k = len - i;
+      V::store_tail(
+          yr + i, k,
+          gelu<V>(V::add(V::load_tail(xr + i, k, 0.0f), V::load_tail(bias + i, k, 0.0f))));
+    }
+  }
+}
+
+template <class V>
+void softmax_row(const float* x, float* out, int64_t n) {
+  using R = typename V::R;
+  if (n <= 0) return;
+  const float ninf = -__builtin_inff();
+  R mx = V::set1(ninf);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) mx = V::max(mx, V::load(x + i));
+  if (i < n) mx = V::max(mx, V::load_tail(x + i, n - i, ninf));
+  // A NaN element need not win max(): its own exp(NaN - m) poisons the sum.
+  const R vm = V::set1(V::hmax(mx));
+  R sum = V::set1(0.0f);
+  for (i = 0; i + V::W <= n; i += V::W) {
+    const R e = exp<V>(V::sub(V::load(x + i), vm));
+    V::store(out + i, e);
+    sum = V::add(sum, e);
+  }
+  if (i < n) {
+    const R e = exp<V>(V::sub(V::load_tail(x + i, n - i, ninf), vm));
+    V::store_tail(out + i, n - i, e);
+    sum = V::add(sum, e);  // padded lanes hold exp(-inf) = 0
+  }
+  const R inv = V::set1(1.0f / V::hsum(sum));
+  for (i = 0; i + V::W <= n; i += V::W) V::store(out + i, V::mul(V::load(out + i), inv));
+  if (i < n) V::store_tail(out + i, n - i, V::mul(V::load_tail(out + i, n - i, 0.0f), inv));
+}
+
+template <class V>
+void layer_norm_row(const float* x, const float* skip, const float* bias, const float* gamma,
+                    const float* beta, float eps, float* out, float* sum_out, int64_t n) {
+  using R = typename V::R;
+  if (n <= 0) return;
+  float* v = sum_out ? sum_out : out;
+  auto input = [&](int64_t i, int64_t k) {  // x (+ skip) (+ bias) at lanes [i, i + k)
+    R a = k == V::W ? V::load(x + i) : V::load_tail(x + i, k, 0.0f);
+    if (skip) a = V::add(a, k == V::W ? V::load(skip + i) : V::load_tail(skip + i, k, 0.0f));
+    if (bias) a = V::add(a, k == V::W ? V::load(bias + i) : V::load_tail(bias + i, k, 0.0f));
+    return a;
+  };
+  R acc = V::set1(0.0f);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) {
+    const R a = input(i, V::W);
+    V::store(v + i, a);
+    acc = V::add(acc, a);
+  }
+  if (i < n) {
+    const R a = input(i, n - i);
+    V::store_tail(v + i, n - i, a);
+    acc = V::add(acc, a);  // padded lanes are 0
+  }
+  const float mean = V::hsum(acc) / float(n);
+  const R vm = V::set1(mean);
+  acc = V::set1(0.0f);
+  for (i = 0; i + V::W <= n; i += V::W) {
+    const R d = V::sub(V::load(v + i), vm);
+    acc = V::fmadd(d, d, acc);
+  }
+  if (i < n) {
+    const R d = V::sub(V::load_tail(v + i, n - i, mean), vm);  // padded lanes give 0
+    acc = V::fmadd(d, d, acc);
+  }
+  const float var = V::hsum(acc) / float(n);
+  const R rstd = V::set1(1.0f / __builtin_sqrtf(var + eps));
+  auto finish = [&](R a, int64_t i, int64_t k) {
+    R g = k == V::W ? V::load(gamma + i) : V::load_tail(gamma + i, k, 0.0f);
+    R y = V::mul(V::mul(V::sub(a, vm), rstd), g);
+    if (beta) y = V::add(y, k == V::W ? V::load(beta + i) : V::load_tail(beta + i, k, 0.0f));
+    return y;
+  };
+  for (i = 0; i + V::W <= n; i += V::W) V::store(out + i, finish(V::load(v + i), i, V::W));
+  if (i < n) V::store_tail(out + i, n - i, finish(V::load_tail(v + i, n - i, 0.0f), i, n - i));
+}
+
+template <class V>
+inline typename V::R apply(Op op, typename V::R a, typename V::R b) {
+  switch (op) {
+    case Op::kAdd:
+      return V::add(a, b);
+    case Op::kSub:
+      return V::sub(a, b);
+    case Op::kMul:
+      return V::mul(a, b);
+    default:
+      return V::div(a, b);
+  }
+}
+
+// The op is a template parameter so each loop body is one instruction wide.
+template <class V, Op op>
+void binary_loop(const float* a, const float* b, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) V::store(out + i, apply<V>(op, V::load(a + i), V::load(b + i)));
+  if (i < n)
+    V::store_tail(out + i, n - i,
+                  apply<V>(op, V::load_tail(a + i, n - i, 1.0f), V::load_tail(b + i, n - i, 1.0f)));
+}
+
+template <class V, Op op>
+void scalar_loop(const float* a, float s, bool first, float* out, int64_t n) {
+  const typename V::R vs = V::set1(s);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) {
+    const auto va = V::load(a + i);
+    V::store(out + i, first ? apply<V>(op, vs, va) : apply<V>(op, va, vs));
+  }
+  if (i < n) {
+    const auto va = V::load_tail(a + i, n - i, 1.0f);
+    V::store_tail(out + i, n - i, first ? apply<V>(op, vs, va) : apply<V>(op, va, vs));
+  }
+}
+
+template <class V>
+void binary(int op, const float* a, const float* b, float* out, int64_t n) {
+  switch (Op(op)) {
+    case Op::kAdd:
+      return binary_loop<V, Op::kAdd>(a, b, out, n);
+    case Op::kSub:
+      return binary_loop<V, Op::kSub>(a, b, out, n);
+    case Op::kMul:
+      return binary_loop<V, Op::kMul>(a, b, out, n);
+    default:
+      return binary_loop<V, Op::kDiv>(a, b, out, n);
+  }
+}
+
+template <class V>
+void binary_scalar(int op, const float* a, float s, bool first, float* out, int64_t n) {
+  switch (Op(op)) {
+    case Op::kAdd:
+      return scalar_loop<V, Op::kAdd>(a, s, first, out, n);
+    case Op::kSub:
+      return scalar_loop<V, Op::kSub>(a, s, first, out, n);
+    case Op::kMul:
+      return scalar_loop<V, Op::kMul>(a, s, first, out, n);
+    default:
+      return scalar_loop<V, Op::kDiv>(a, s, first, out, n);
+  }
+}
+
+}  // namespace tessera::linalg::detail::vec_impl

@@ -1,0 +1,39 @@
+// Dispatch for vec_math.hpp: the best kernel set this CPU runs, chosen once.
+#include "linalg/vec_math.hpp"
+
+namespace tessera::linalg {
+
+namespace {
+
+const detail::VecKernels& best() {
+  static const detail::VecKernels k = [] {
+    detail::VecKernels v;
+    if (detail::vec_kernels_avx512(&v)) return v;
+    if (detail::vec_kernels_avx2(&v)) return v;
+    return detail::vec_kernels_generic();
+  }();
+  return k;
+}
+
+}  // namespace
+
+void vec_exp(const float* x, float* out, int64_t n) { best().exp(x, out, n); }
+void vec_erf(const float* x, float* out, int64_t n) { best().erf(x, out, n); }
+void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n) {
+  best().gelu(x, bias, bias_len, out, n);
+}
+void vec_softmax_row(const float* x, float* out, int64_t n) { best().softmax_row(x, out, n); }
+void vec_layer_norm_row(const float* x, const float* skip, const float* bias, const float* gamma,
+                        const float* beta, float eps, float* out, float* sum_out, int64_t n) {
+  best().layer_norm_row(x, skip, bias, gamma, beta, eps, out, sum_out, n);
+}
+void vec_binary(BinaryOp op, const float* a, const float* b, float* out, int64_t n) {
+  best().binary(op, a, b, out, n);
+}
+void vec_binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
+                       int64_t n) {
+  best().binary_scalar(op, a, s, scalar_first, out, n);
+}
+const char* vec_kernel_name() { return best().name; }
+
+}  // namespace tessera::linalg

@@ -1,0 +1,64 @@
+// Vectorised float loops for the transformer hot path: exp, erf, GELU, row
+// softmax, layer norm and element-wise arithmetic. Each has a portable
+// version and AVX2+FMA / AVX-512 versions; the set is chosen once, at first
+// use, by CPU features (as sgemm picks its micro-kernel), and every call
+// goes through that table. All functions accept n == 0 and unaligned
+// pointers; `out` may alias an input of the same length (in-place use).
+#pragma once
+#include <cstdint>
+
+namespace tessera::linalg {
+
+// out[i] = exp(x[i]); NaN stays NaN, +inf -> inf, -inf -> 0.
+void vec_exp(const float* x, float* out, int64_t n);
+// out[i] = erf(x[i]) (absolute error about 1e-7).
+void vec_erf(const float* x, float* out, int64_t n);
+// out[i] = gelu(x[i] + bias[i % bias_len]) with the exact erf form
+// 0.5 * v * (1 + erf(v / sqrt(2))); bias may be null (then bias_len is ignored).
+void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n);
+// One softmax over a row of n values: out = exp(x - max) / sum. A row with a
+// NaN gives NaNs; a row of all -inf gives NaNs (0/0), as the formula does.
+void vec_softmax_row(const float* x, float* out, int64_t n);
+// One layer-norm row: v = x (+ skip) (+ bias); out = (v - mean) / sqrt(var + eps)
+// * gamma (+ beta). skip, bias and beta may be null. Statistics are
+// accumulated in float vector lanes (pairwise across lanes), which is what
+// keeps the loop vectorised; the mean is subtracted before squaring.
+// When `sum_out` is non-null it receives v (the pre-norm sum, for skip layer
+// norm's optional second output).
+void vec_layer_norm_row(const float* x, const float* skip, const float* bias, const float* gamma,
+                        const float* beta, float eps, float* out, float* sum_out, int64_t n);
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv };
+// out[i] = a[i] op b[i].
+void vec_binary(BinaryOp op, const float* a, const float* b, float* out, int64_t n);
+// out[i] = a[i] op s (scalar_first: s op a[i]).
+void vec_binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
+                       int64_t n);
+
+// Name of the vector kernel set in use, e.g. "avx512_f32" (for reports).
+const char* vec_kernel_name();
+
+}  // namespace tessera::linalg
+
+namespace tessera::linalg::detail {
+
+// The table every public function dispatches through. Tests run each table
+// the CPU supports against a scalar reference.
+struct VecKernels {
+  const char* name;
+  void (*exp)(const float*, float*, int64_t);
+  void (*erf)(const float*, float*, int64_t);
+  void (*gelu)(const float*, const float*, int64_t, float*, int64_t);
+  void (*softmax_row)(const float*, float*, int64_t);
+  void (*layer_norm_row)(const float*, const float*, const float*, const float*, const float*,
+                         float, float*, float*, int64_t);
+  void (*binary)(BinaryOp, const float*, const float*, float*, int64_t);
+  void (*binary_scalar)(BinaryOp, const float*, float, bool, float*, int64_t);
+};
+
+// Each returns false when this build or CPU cannot run it.
+bool vec_kernels_avx512(VecKernels* out);
+bool vec_kernels_avx2(VecKernels* out);
+VecKernels vec_kernels_generic();
+
+}  // namespace tessera::linalg::detail

@@ -1,0 +1,266 @@
+// Multi-head self-attention as torch exports it (BERT, torch 1.13 / 2.x):
+//   q4 = Transpose(Reshape(Q, [b, S, H, D]), [0,2,1,3])
+//   k4 = Transpose(Reshape(K, [b, S, H, D]), [0,2,3,1])     (K^T per head)
+//   v4 = Transpose(Reshape(V, [b, S, H, D]), [0,2,1,3])
+//   p  = Softmax([Where(keep, ] MatMul(q4, k4) / c (or * c) [, fill)] [+ mask], axis -1)
+//   Y  = Reshape(Transpose(MatMul(p, v4), [0,2,1,3]), shape)
+// becomes one com.tessera MultiHeadAttention(Q, K, V[, mask]) that the CPU
+// provider runs per (batch, head) on strided views. Every intermediate must
+// be read only by the next node of the chain; the three head-split Reshapes
+// must agree on a constant [b, S, H, D] with b -1 or positive; the scale must
+// be a float scalar constant; the final Reshape's shape a constant without 0s.
+// The Where is GPT's causal mask: `keep` a constant bool tensor, `fill` a
+// constant float scalar.
+#include "optimizer/graph_view.hpp"
+#include "optimizer/passes.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+struct HeadSplit {
+  std::string input;           // the [.., S*H*D] value being split into heads
+  std::vector<int64_t> shape;  // the Reshape's [b, S, H, D]
+  int transpose = -1, reshape = -1;
+};
+
+std::vector<int64_t> perm_of(const ir::Node& n) {
+  const ir::Attribute* p = n.attr("perm");
+  return p ? p->ints : std::vector<int64_t>{};
+}
+
+// Transpose(Reshape(x, [b, S, H, D]), perm) feeding only `reader`.
+std::optional<HeadSplit> head_split(const GraphView& v, const ir::Graph& g,
+                                    const std::string& value, int reader,
+                                    const std::vector<int64_t>& perm) {
+  int t = producer_of(v, g, value, "Transpose");
+  if (t < 0 || !v.only_consumer(value, reader) || perm_of(g.nodes[size_t(t)]) != perm)
+    return std::nullopt;
+  const std::string& reshaped = g.nodes[size_t(t)].inputs[0];
+  int r = producer_of(v, g, reshaped, "Reshape");
+  if (r < 0 || !v.only_consumer(reshaped, t) || g.nodes[size_t(r)].inputs.size() != 2)
+    return std::nullopt;
+  const Tensor* s = v.constant(g.nodes[size_t(r)].inputs[1]);
+  if (!s || s->dtype() != DataType::kInt64 || s->rank() != 1 || s->num_elements() != 4)
+    return std::nullopt;
+  HeadSplit h{g.nodes[size_t(r)].inputs[0], s->to_int64_vector(), t, r};
+  if (h.shape[0] != -1 && h.shape[0] <= 0) return std::nullopt;
+  for (size_t i = 1; i < 4; ++i)
+    if (h.shape[i] <= 0) return std::nullopt;
+  return h;
+}
+
+// The constant float scalar of a Div (divisor) or Mul (either side) reading
+// `scores`: the factor scores are multiplied by, or nullopt.
+std::optional<float> scale_of(const GraphView& v, const ir::Node& n, const std::string& scores) {
+  if (n.inputs.size() != 2) return std::nullopt;
+  auto scalar = [&](const std::string& name) -> std::optional<double> {
+    const Tensor* t = v.constant(name);
+    if (!t || t->dtype() != DataType::kFloat) return std::nullopt;
+    return scalar_value(t);
+  };
+  if (n.op_type == "Div" && n.inputs[0] == scores && n.inputs[1] != scores) {
+    auto c = scalar(n.inputs[1]);
+    if (c && *c != 0.0) return float(1.0 / *c);
+  }
+  if (n.op_type == "Mul" && (n.inputs[0] == scores) != (n.inputs[1] == scores)) {
+    auto c = scalar(n.inputs[0] == scores ? n.inputs[1] : n.inputs[0]);
+    if (c) return float(*c);
+  }
+  return std::nullopt;
+}
+
+ir::Attribute int_attr(const char* name, int64_t v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInt;
+  a.i = v;
+  return a;
+}
+
+ir::Attribute float_attr(const char* name, float v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kFloat;
+  a.f = v;
+  return a;
+}
+
+// The chain from the Softmax backwards to the Q.K^T MatMul.
+struct Scores {
+  int sc = -1, qk = -1;  // the scale node, the Q.K^T MatMul
+  float scale = 1;
+  int add = -1;  // the mask Add, when present
+  std::string mask;
+  int where = -1;  // the causal Where, when present
+  std::string keep;
+  float fill = 0;
+};
+
+// Matches the nodes between two values of one candidate, on a def-use view
+// and the nodes already claimed by earlier fusions.
+class Matcher {
+ public:
+  Matcher(const GraphView& v, const ir::Graph& g, const std::vector<bool>& dead)
+      : v_(v), g_(g), dead_(dead) {}
+
+  // Softmax input <- [Add(mask)] <- [Where(keep, ., fill)] <- Div/Mul(scale) <- MatMul.
+  std::optional<Scores> scores(int sm) const {
+    const std::string& in = g_.nodes[size_t(sm)].inputs[0];
+    Scores r;
+    int add = producer_of(v_, g_, in, "Add");
+    if (add < 0) return masked(in, sm, r) ? std::optional<Scores>(r) : std::nullopt;
+    const ir::Node& a = g_.nodes[size_t(add)];
+    if (!v_.only_consumer(in, sm) || a.inputs.size() != 2 || a.inputs[0] == a.inputs[1])
+      return std::nullopt;
+    // The scores are the operand made by the scale node; the other is the mask.
+    for (int k = 0; k < 2; ++k) {
+      r = Scores{};
+      if (masked(a.inputs[size_t(k)], add, r)) {
+        r.add = add;
+        r.mask = a.inputs[size_t(1 - k)];
+        return r;
+      }
+    }
+    return std::nullopt;
+  }
+
+ private:
+  bool masked(const std::string& value, int reader, Scores& r) const {
+    int w = producer_of(v_, g_, value, "Where");
+    if (w < 0) return scaled(value, reader, r);
+    const ir::Node& wn = g_.nodes[size_t(w)];
+    if (dead_[size_t(w)] || !v_.only_consumer(value, reader) || wn.inputs.size() != 3) return false;
+    const Tensor* keep = v_.constant(wn.inputs[0]);
+    const Tensor* fill = v_.constant(wn.inputs[2]);
+    if (!keep || keep->dtype() != DataType::kBool || keep->rank() > 4 || !fill ||
+        fill->dtype() != DataType::kFloat || fill->num_elements() != 1)
+      return false;
+    r.where = w;
+    r.keep = wn.inputs[0];
+    r.fill = float(fill->element_as_double(0));
+    return scaled(wn.inputs[1], w, r);
+  }
+
+  bool scaled(const std::string& value, int reader, Scores& r) const {
+    int sc = v_.producer(value);
+    if (sc < 0 || dead_[size_t(sc)] || !v_.only_consumer(value, reader) ||
+        !ir::is_onnx_domain(g_.nodes[size_t(sc)].domain))
+      return false;
+    for (const std::string& in : g_.nodes[size_t(sc)].inputs) {
+      int p = producer_of(v_, g_, in, "MatMul");
+      if (p < 0 || !v_.only_consumer(in, sc)) continue;
+      if (auto c = scale_of(v_, g_.nodes[size_t(sc)], in)) {
+        r.sc = sc, r.qk = p, r.scale = *c;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  const GraphView& v_;
+  const ir::Graph& g_;
+  const std::vector<bool>& dead_;
+};
+
+// The final Reshape's constant shape: positive sizes and at most one -1.
+std::optional<std::vector<int64_t>> merge_shape(const Tensor* t) {
+  if (!t || t->dtype() != DataType::kInt64 || t->rank() != 1) return std::nullopt;
+  std::vector<int64_t> dims = t->to_int64_vector();
+  int minus_ones = 0;
+  for (int64_t d : dims) {
+    if (d != -1 && d <= 0) return std::nullopt;
+    minus_ones += d == -1;
+  }
+  if (minus_ones > 1) return std::nullopt;
+  return dims;
+}
+
+ir::Node attention_node(const std::string& name, const HeadSplit& q, const HeadSplit& k,
+                        const HeadSplit& v, const Scores& s, std::vector<int64_t> out_shape,
+                        std::vector<std::string> outputs) {
+  ir::Node n;
+  n.name = name + "_attention";
+  n.op_type = "MultiHeadAttention";
+  n.domain = kTesseraDomain;
+  n.inputs = {q.input, k.input, v.input};
+  if (!s.mask.empty() || s.where >= 0) n.inputs.push_back(s.mask);
+  if (s.where >= 0) n.inputs.push_back(s.keep);
+  n.outputs = std::move(outputs);
+  ir::Attribute shape_attr;
+  shape_attr.name = "output_shape";
+  shape_attr.type = ir::AttrType::kInts;
+  shape_attr.ints = std::move(out_shape);
+  n.attributes = {int_attr("num_heads", q.shape[2]), int_attr("head_size", q.shape[3]),
+                  int_attr("seq_len", q.shape[1]),   int_attr("batch", q.shape[0]),
+                  float_attr("scale", s.scale),      shape_attr};
+  if (s.where >= 0) n.attributes.push_back(float_attr("masked_value", s.fill));
+  return n;
+}
+
+}  // namespace
+
+size_t fuse_attention(ir::Model& model, ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  Matcher match(v, g, dead);
+  size_t fused = 0;
+  const bool opset13 = model.opset("") >= 13;
+  for (int sm = 0; sm < int(g.nodes.size()); ++sm) {
+    const ir::Node& softmax = g.nodes[size_t(sm)];
+    if (dead[size_t(sm)] || !ir::is_onnx_domain(softmax.domain) || softmax.op_type != "Softmax" ||
+        softmax.inputs.empty() || softmax.outputs.size() != 1)
+      continue;
+    // Last axis of the 4-D scores (before opset 13 the axis must be given: its default is 1).
+    const ir::Attribute* ax = softmax.attr("axis");
+    if (ax ? (ax->i != -1 && ax->i != 3) : !opset13) continue;
+    auto s = match.scores(sm);
+    if (!s) continue;
+    const ir::Node& qk_mm = g.nodes[size_t(s->qk)];
+    if (qk_mm.inputs.size() != 2) continue;
+    auto q = head_split(v, g, qk_mm.inputs[0], s->qk, {0, 2, 1, 3});
+    auto k = head_split(v, g, qk_mm.inputs[1], s->qk, {0, 2, 3, 1});
+    if (!q || !k || q->shape != k->shape) continue;
+    // Forwards: MatMul(p, v4) -> Transpose [0,2,1,3] -> Reshape(shape).
+    int pv = sole_consumer(v, g, softmax.outputs[0], "MatMul");
+    if (pv < 0 || g.nodes[size_t(pv)].inputs.size() != 2 ||
+        g.nodes[size_t(pv)].inputs[0] != softmax.outputs[0])
+      continue;
+    auto val = head_split(v, g, g.nodes[size_t(pv)].inputs[1], pv, {0, 2, 1, 3});
+    if (!val || val->shape != q->shape) continue;
+    int tr = sole_consumer(v, g, g.nodes[size_t(pv)].outputs[0], "Transpose");
+    if (tr < 0 || perm_of(g.nodes[size_t(tr)]) != std::vector<int64_t>{0, 2, 1, 3}) continue;
+    int rs = sole_consumer(v, g, g.nodes[size_t(tr)].outputs[0], "Reshape");
+    if (rs < 0 || g.nodes[size_t(rs)].inputs.size() != 2) continue;
+    auto out_shape = merge_shape(v.constant(g.nodes[size_t(rs)].inputs[1]));
+    if (!out_shape) continue;
+    std::vector<int> chain = {q->reshape,
+                              q->transpose,
+                              k->reshape,
+                              k->transpose,
+                              val->reshape,
+                              val->transpose,
+                              s->qk,
+                              s->sc,
+                              sm,
+                              pv,
+                              tr};
+    if (s->add >= 0) chain.push_back(s->add);
+    if (s->where >= 0) chain.push_back(s->where);
+    bool taken = false;
+    for (int c : chain) taken |= dead[size_t(c)];
+    if (taken) continue;
+    ir::Node mha = attention_node(softmax.name, *q, *k, *val, *s, std::move(*out_shape),
+                                  g.nodes[size_t(rs)].outputs);
+    for (int c : chain) dead[size_t(c)] = true;
+    g.nodes[size_t(rs)] = std::move(mha);  // the last node: every input exists by then
+    ++fused;
+  }
+  if (fused) {
+    erase_nodes(g, dead);
+    import_tessera_domain(model);
+  }
+  return fused;
+}
+
+}  // namespace tessera::optimizer

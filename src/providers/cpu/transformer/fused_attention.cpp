@@ -1,0 +1,182 @@
+// com.tessera MultiHeadAttention: the optimizer's fusion of the attention
+// block torch exports (see src/optimizer/attention_fusion.cpp):
+//   Q, K, V [.., S*H*D as B x S x H x D] -> per (batch, head):
+//   P = softmax(where(keep_bh, scale * Q_bh K_bh^T, masked_value) + mask_bh);
+//   Y_bh = P V_bh
+// written straight into Y laid out [B, S, H, D], reshaped to output_shape.
+// Q, K and V are read in place through row strides of H*D, so none of the
+// head-splitting transposes is materialised; each (batch, head) pair is one
+// task on the intra-op pool with its own S x S score buffer.
+//
+// Attributes: num_heads H, head_size D, seq_len S, batch (B, or -1 for
+// "whatever is left", as the Reshape it replaces), scale, output_shape (the
+// final Reshape's shape: positive sizes and at most one -1), masked_value
+// (what a false `keep` element puts in the scores: GPT-style causal masks).
+// Inputs: Q, K, V, optional additive float mask, optional bool keep mask,
+// both broadcast to the scores [B, H, S, S].
+#include <vector>
+
+#include "linalg/gemm.hpp"
+#include "linalg/vec_math.hpp"
+#include "providers/cpu/transformer/transformer_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+// An additive mask broadcast to [B, H, S, S]: the element stride along each
+// of those axes (0 where the mask has size 1 there).
+template <typename T>
+struct MaskView {
+  const T* data = nullptr;
+  int64_t stride[4] = {0, 0, 0, 0};
+  const T* row(int64_t b, int64_t h, int64_t i) const {
+    return data + b * stride[0] + h * stride[1] + i * stride[2];
+  }
+};
+
+class MultiHeadAttentionKernel final : public ep::OpKernel {
+ public:
+  explicit MultiHeadAttentionKernel(const ep::KernelInfo& info)
+      : heads_(info.attr_int("num_heads")),
+        head_size_(info.attr_int("head_size")),
+        seq_(info.attr_int("seq_len")),
+        batch_(info.attr_int("batch", -1)),
+        scale_(info.attr_float("scale")),
+        masked_value_(info.attr_float("masked_value", 0.0f)),
+        out_shape_(info.attr_ints("output_shape")) {
+    if (heads_ <= 0 || head_size_ <= 0 || seq_ <= 0 || batch_ == 0 || batch_ < -1)
+      info.fail_node(
+          "num_heads, head_size and seq_len must be positive and batch positive or -1, got ",
+          heads_, ", ", head_size_, ", ", seq_, ", ", batch_);
+    int minus_ones = 0;
+    for (int64_t d : out_shape_) {
+      if (d == -1)
+        ++minus_ones;
+      else if (d <= 0)
+        info.fail_node("output_shape entries must be positive or -1");
+    }
+    if (minus_ones > 1) info.fail_node("output_shape may have at most one -1");
+  }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor* qkv[3] = {&ctx.required_input(0), &ctx.required_input(1), &ctx.required_input(2)};
+    const int64_t per_batch = seq_ * heads_ * head_size_;
+    const char* names[3] = {"Q", "K", "V"};
+    int64_t B = -1;
+    for (int i = 0; i < 3; ++i) {
+      const Tensor& t = *qkv[i];
+      if (t.dtype() != DataType::kFloat)
+        ctx.fail_node(names[i], " must be float, got ", t.description());
+      const int64_t n = t.num_elements();
+      const int64_t b = batch_ > 0 ? batch_ : (n % per_batch == 0 ? n / per_batch : -1);
+      if (b < 0 || n != b * per_batch || (batch_ < 0 && n == 0))
+        ctx.fail_node(names[i], " ", t.shape().to_string(), " cannot be reshaped to [", batch_,
+                      ", ", seq_, ", ", heads_, ", ", head_size_, "]");
+      if (B >= 0 && b != B)
+        ctx.fail_node("Q, K and V have different batch sizes: ", qkv[0]->shape().to_string(), ", ",
+                      t.shape().to_string());
+      B = b;
+    }
+    const Shape out_shape = output_shape(ctx, B * per_batch);
+    const MaskView<float> mask = mask_view<float>(ctx, 3, "mask", DataType::kFloat, B);
+    const MaskView<bool> keep = mask_view<bool>(ctx, 4, "keep mask", DataType::kBool, B);
+    Tensor& y = ctx.output(0, out_shape, DataType::kFloat);
+    if (B == 0) return;
+    const float* q = qkv[0]->data<float>();
+    const float* k = qkv[1]->data<float>();
+    const float* v = qkv[2]->data<float>();
+    float* out = y.mutable_data<float>();
+    const int64_t S = seq_, D = head_size_, ld = heads_ * head_size_;
+    const double cost = double(S * S * (4 * D + 20));
+    ctx.thread_pool().parallel_for(B * heads_, cost, [&](int64_t t0, int64_t t1) {
+      // One score buffer per thread, kept between runs: steady state allocates nothing.
+      thread_local std::vector<float> scores;
+      if (scores.size() < size_t(S * S)) scores.resize(size_t(S * S));
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t b = t / heads_, h = t % heads_;
+        const int64_t off = b * per_batch + h * D;  // row 0 of this head in [B, S, H, D]
+        float* sc = scores.data();
+        linalg::sgemm(false, true, S, S, D, scale_, q + off, ld, k + off, ld, 0.0f, sc, S);
+        for (int64_t i = 0; i < S; ++i) {
+          float* row = sc + i * S;
+          if (keep.data) {
+            const bool* kp = keep.row(b, h, i);
+            const int64_t step = keep.stride[3];
+            for (int64_t j = 0; j < S; ++j)
+              if (!kp[j * step]) row[j] = masked_value_;
+          }
+          if (mask.data) {
+            const float* m = mask.row(b, h, i);
+            if (mask.stride[3] == 1) {
+              linalg::vec_binary(linalg::BinaryOp::kAdd, row, m, row, S);
+            } else {
+              linalg::vec_binary_scalar(linalg::BinaryOp::kAdd, row, m[0], false, row, S);
+            }
+          }
+          linalg::vec_softmax_row(row, row, S);
+        }
+        linalg::sgemm(false, false, S, D, S, 1.0f, sc, S, v + off, ld, 0.0f, out + off, ld);
+      }
+    });
+  }
+
+ private:
+  // output_shape with its -1 resolved against `total` elements, as Reshape does.
+  Shape output_shape(const ep::KernelContext& ctx, int64_t total) const {
+    std::vector<int64_t> dims = out_shape_;
+    int64_t known = 1, unknown = -1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == -1)
+        unknown = int64_t(i);
+      else
+        known *= dims[i];
+    }
+    if (unknown >= 0 && known > 0 && total % known == 0) dims[size_t(unknown)] = total / known;
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    if (n != total || (unknown >= 0 && known == 0))
+      ctx.fail_node("the attention output (", total,
+                    " elements) cannot be reshaped to output_shape");
+    return Shape(dims);
+  }
+
+  // Input `index` (omitted: a null view) as a view broadcast to [B, H, S, S].
+  template <typename T>
+  MaskView<T> mask_view(const ep::KernelContext& ctx, size_t index, const char* what,
+                        DataType dtype, int64_t B) const {
+    MaskView<T> m;
+    const Tensor* t = ctx.input(index);
+    if (!t) return m;
+    if (t->dtype() != dtype)
+      ctx.fail_node(what, " must be ", data_type_name(dtype), ", got ", t->description());
+    const int64_t full[4] = {B, heads_, seq_, seq_};
+    const Shape& s = t->shape();
+    bool ok = s.rank() <= 4;
+    int64_t stride = 1;
+    for (int a = 3; a >= 0 && ok; --a) {
+      const int r = int(s.rank()) - 4 + a;  // the mask axis aligned with scores axis a
+      const int64_t d = r >= 0 ? s[size_t(r)] : 1;
+      ok = d == 1 || d == full[a];
+      m.stride[a] = d == 1 ? 0 : stride;
+      stride *= d;
+    }
+    if (!ok)
+      ctx.fail_node(what, " ", s.to_string(), " does not broadcast to the scores [", B, ", ",
+                    heads_, ", ", seq_, ", ", seq_, "]");
+    m.data = t->data<T>();
+    return m;
+  }
+
+  int64_t heads_, head_size_, seq_, batch_;
+  float scale_, masked_value_;
+  std::vector<int64_t> out_shape_;
+};
+
+}  // namespace
+
+std::unique_ptr<ep::OpKernel> make_fused_multi_head_attention(const ep::KernelInfo& info) {
+  return std::make_unique<MultiHeadAttentionKernel>(info);
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,256 @@
+// Every vector kernel set this CPU supports against a double-precision scalar
+// reference: lengths that leave tails, rows of length 1, NaN and infinities.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "linalg/vec_math.hpp"
+
+namespace tessera::linalg {
+namespace {
+
+using detail::VecKernels;
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+std::vector<VecKernels> kernel_sets() {
+  std::vector<VecKernels> ks = {detail::vec_kernels_generic()};
+  VecKernels k;
+  if (detail::vec_kernels_avx2(&k)) ks.push_back(k);
+  if (detail::vec_kernels_avx512(&k)) ks.push_back(k);
+  return ks;
+}
+
+const std::vector<int64_t> kLengths = {0, 1, 3, 7, 8, 15, 16, 17, 31, 33, 64, 100, 768};
+
+std::vector<float> random_values(int64_t n, float lo, float hi, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// Same NaN-ness, same infinity, else within atol + rtol * |want|.
+void expect_close(float got, double want, double atol, double rtol, const std::string& what) {
+  if (std::isnan(want)) {
+    EXPECT_TRUE(std::isnan(got)) << what << ": got " << got << ", want NaN";
+  } else if (std::isinf(want)) {
+    EXPECT_EQ(double(got), want) << what;
+  } else {
+    EXPECT_NEAR(double(got), want, atol + rtol * std::abs(want)) << what;
+  }
+}
+
+// exp in double, overflowing to inf where the float result would.
+double float_exp(float x) {
+  const double e = std::exp(double(x));
+  return e > double(std::numeric_limits<float>::max()) ? double(kInf) : e;
+}
+
+TEST(VecMath, DispatchPicksASet) { EXPECT_FALSE(std::string(vec_kernel_name()).empty()); }
+
+TEST(VecMath, ExpMatchesLibm) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      auto x = random_values(n, -90.0f, 89.0f, unsigned(n));
+      if (n > 5) {
+        x[0] = kNaN;
+        x[1] = kInf;
+        x[2] = -kInf;
+        x[3] = 0.0f;
+        x[4] = 88.7f;
+      }
+      std::vector<float> y(static_cast<size_t>(n), -1.0f);
+      k.exp(x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        expect_close(y[size_t(i)], float_exp(x[size_t(i)]), 1e-37, 3e-7,
+                     std::string(k.name) + " exp(" + std::to_string(x[size_t(i)]) + ")");
+    }
+    // Overflow and underflow limits.
+    const std::vector<float> edge = {89.0f, 100.0f, -103.0f, -110.0f, -87.0f, -0.0f};
+    std::vector<float> y(edge.size());
+    k.exp(edge.data(), y.data(), int64_t(edge.size()));
+    EXPECT_EQ(y[0], kInf) << k.name;
+    EXPECT_EQ(y[1], kInf) << k.name;
+    EXPECT_LT(y[2], 1e-44f) << k.name;
+    EXPECT_EQ(y[3], 0.0f) << k.name;
+    EXPECT_NEAR(double(y[4]), std::exp(-87.0), 1e-6 * std::exp(-87.0)) << k.name;
+    EXPECT_EQ(y[5], 1.0f) << k.name;
+  }
+}
+
+TEST(VecMath, ErfMatchesLibm) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      auto x = random_values(n, -5.0f, 5.0f, unsigned(n) + 7);
+      if (n > 4) {
+        x[0] = kNaN;
+        x[1] = kInf;
+        x[2] = -kInf;
+        x[3] = 1e-3f;
+      }
+      std::vector<float> y(static_cast<size_t>(n), -1.0f);
+      k.erf(x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        expect_close(y[size_t(i)], std::erf(double(x[size_t(i)])), 2e-7, 2e-6,
+                     std::string(k.name) + " erf(" + std::to_string(x[size_t(i)]) + ")");
+    }
+  }
+}
+
+double gelu_ref(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
+
+TEST(VecMath, GeluWithAndWithoutBias) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t len : {1, 5, 16, 19, 64}) {
+      const int64_t rows = 3, n = rows * len;
+      auto x = random_values(n, -6.0f, 6.0f, unsigned(len));
+      auto b = random_values(len, -1.0f, 1.0f, unsigned(len) + 1);
+      x[0] = kNaN;
+      if (n > 2) x[n - 1] = kInf;
+      std::vector<float> y(static_cast<size_t>(n)), yb(y);
+      k.gelu(x.data(), nullptr, 0, y.data(), n);
+      k.gelu(x.data(), b.data(), len, yb.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[size_t(i)];
+        const std::string at = std::string(k.name) + " gelu at " + std::to_string(i);
+        expect_close(y[size_t(i)], gelu_ref(xi), 1e-6, 1e-6, at);
+        expect_close(yb[size_t(i)], gelu_ref(double(float(xi + b[size_t(i % len)]))), 1e-6, 1e-6,
+                     at);
+      }
+    }
+  }
+}
+
+TEST(VecMath, SoftmaxRow) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      if (n == 0) continue;
+      auto x = random_values(n, -30.0f, 30.0f, unsigned(n) + 3);
+      if (n > 3) x[2] = -kInf;  // a masked position gets exactly 0
+      std::vector<float> y(static_cast<size_t>(n));
+      k.softmax_row(x.data(), y.data(), n);
+      double mx = -INFINITY, sum = 0;
+      for (float v : x) mx = std::max(mx, double(v));
+      for (float v : x) sum += std::exp(double(v) - mx);
+      for (int64_t i = 0; i < n; ++i)
+        expect_close(y[size_t(i)], std::exp(double(x[size_t(i)]) - mx) / sum, 1e-8, 2e-6,
+                     std::string(k.name) + " softmax n=" + std::to_string(n));
+      // In place gives the same.
+      std::vector<float> z = x;
+      k.softmax_row(z.data(), z.data(), n);
+      for (int64_t i = 0; i < n; ++i) EXPECT_EQ(z[size_t(i)], y[size_t(i)]);
+    }
+    // A NaN poisons its row; an all -inf row is 0/0; +inf gives NaN (inf - inf).
+    for (int64_t n : {1, 5, 17}) {
+      for (float bad : {kNaN, kInf}) {
+        auto x = random_values(n, -1.0f, 1.0f, 9);
+        x[size_t(n / 2)] = bad;
+        std::vector<float> y(static_cast<size_t>(n));
+        k.softmax_row(x.data(), y.data(), n);
+        for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name << " n=" << n;
+      }
+      std::vector<float> x(static_cast<size_t>(n), -kInf), y(x);
+      k.softmax_row(x.data(), y.data(), n);
+      for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name;
+    }
+    // A row of one is 1.
+    const float one = 5.0f;
+    float y1 = 0;
+    k.softmax_row(&one, &y1, 1);
+    EXPECT_EQ(y1, 1.0f) << k.name;
+  }
+}
+
+TEST(VecMath, LayerNormRow) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      if (n == 0) continue;
+      auto x = random_values(n, 95.0f, 105.0f, unsigned(n));  // large mean: centring matters
+      auto s = random_values(n, -1.0f, 1.0f, unsigned(n) + 1);
+      auto b = random_values(n, -1.0f, 1.0f, unsigned(n) + 2);
+      auto g = random_values(n, 0.5f, 1.5f, unsigned(n) + 3);
+      auto be = random_values(n, -1.0f, 1.0f, unsigned(n) + 4);
+      for (int variant = 0; variant < 3; ++variant) {
+        const float* skip = variant >= 1 ? s.data() : nullptr;
+        const float* bias = variant == 2 ? b.data() : nullptr;
+        const float* beta = variant == 1 ? nullptr : be.data();
+        std::vector<double> v(static_cast<size_t>(n));
+        double mean = 0, var = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          v[size_t(i)] = double(x[size_t(i)]) + (skip ? skip[i] : 0.0) + (bias ? bias[i] : 0.0);
+          mean += v[size_t(i)];
+        }
+        mean /= double(n);
+        for (double d : v) var += (d - mean) * (d - mean);
+        var /= double(n);
+        std::vector<float> y(static_cast<size_t>(n)), sum(y);
+        k.layer_norm_row(x.data(), skip, bias, g.data(), beta, 1e-5f, y.data(), sum.data(), n);
+        for (int64_t i = 0; i < n; ++i) {
+          const double want =
+              (v[size_t(i)] - mean) / std::sqrt(var + 1e-5) * g[size_t(i)] + (beta ? beta[i] : 0.0);
+          const std::string at = std::string(k.name) + " n=" + std::to_string(n) + " variant " +
+                                 std::to_string(variant);
+          expect_close(y[size_t(i)], want, 2e-4, 1e-4, at);
+          expect_close(sum[size_t(i)], v[size_t(i)], 0, 1e-6, at);
+        }
+      }
+    }
+    // NaN in the row gives NaNs; a row of 1 normalises to beta.
+    std::vector<float> x = {1, kNaN, 3}, g = {1, 1, 1}, y(3);
+    k.layer_norm_row(x.data(), nullptr, nullptr, g.data(), nullptr, 1e-5f, y.data(), nullptr, 3);
+    for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name;
+    const float x1 = 7, g1 = 2, b1 = 0.25f;
+    float y1 = 0;
+    k.layer_norm_row(&x1, nullptr, nullptr, &g1, &b1, 1e-5f, &y1, nullptr, 1);
+    EXPECT_EQ(y1, 0.25f) << k.name;
+  }
+}
+
+TEST(VecMath, BinaryOps) {
+  const BinaryOp ops[] = {BinaryOp::kAdd, BinaryOp::kSub, BinaryOp::kMul, BinaryOp::kDiv};
+  auto ref = [](BinaryOp op, float a, float b) {
+    switch (op) {
+      case BinaryOp::kAdd:
+        return a + b;
+      case BinaryOp::kSub:
+        return a - b;
+      case BinaryOp::kMul:
+        return a * b;
+      default:
+        return a / b;
+    }
+  };
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      auto a = random_values(n, -3.0f, 3.0f, unsigned(n));
+      auto b = random_values(n, -3.0f, 3.0f, unsigned(n) + 1);
+      if (n > 3) {
+        a[0] = kNaN;
+        b[1] = kInf;
+        b[2] = 0.0f;
+      }
+      for (BinaryOp op : ops) {
+        std::vector<float> y(static_cast<size_t>(n)), ys(y), yf(y);
+        k.binary(op, a.data(), b.data(), y.data(), n);
+        k.binary_scalar(op, a.data(), 1.5f, false, ys.data(), n);
+        k.binary_scalar(op, a.data(), 1.5f, true, yf.data(), n);
+        for (int64_t i = 0; i < n; ++i) {
+          const float ai = a[size_t(i)], bi = b[size_t(i)];
+          const std::string at = std::string(k.name) + " op " + std::to_string(int(op));
+          expect_close(y[size_t(i)], ref(op, ai, bi), 0, 0, at);
+          expect_close(ys[size_t(i)], ref(op, ai, 1.5f), 0, 0, at);
+          expect_close(yf[size_t(i)], ref(op, 1.5f, ai), 0, 0, at);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::linalg

@@ -1,0 +1,275 @@
+// The transformer fusions (attention, skip layer norm, bias Gelu): same
+// outputs as the unoptimized model, the pattern really became the fused node,
+// and look-alike patterns that differ in a detail are left alone.
+#include "optimizer/optimizer.hpp"
+#include "optimizer_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+struct AttnSpec {
+  int64_t opset = 17, B = 2, S = 5, H = 3, D = 4;
+  bool mask = true;               // Add of a [B, 1, 1, S] input before the Softmax
+  bool mul_scale = false;         // * (1/sqrt(D)) instead of / sqrt(D)
+  bool k_two_transposes = false;  // K^T as [0,2,1,3] then [0,1,3,2]
+  int64_t softmax_axis = -1;      // 0: attribute left out
+  bool pin_scores = false;        // the Softmax output is also a graph output
+  bool scale_from_input = false;  // the divisor is a graph input, not a constant
+  bool causal = false;            // GPT's Where(lower-triangular keep, scores, finfo.min)
+};
+
+// The attention block as torch exports it, from Q, K, V [B, S, H*D] inputs.
+ir::Model attention_model(const AttnSpec& s) {
+  const int64_t HD = s.H * s.D;
+  std::vector<std::pair<std::string, Shape>> ins = {
+      {"q", Shape{s.B, s.S, HD}}, {"k", Shape{s.B, s.S, HD}}, {"v", Shape{s.B, s.S, HD}}};
+  if (s.mask) ins.push_back({"mask", Shape{s.B, 1, 1, s.S}});
+  if (s.scale_from_input) ins.push_back({"c", Shape{}});
+  std::vector<std::string> outs = {"y"};
+  if (s.pin_scores) outs.push_back("p");
+  ir::Model m = float_model(s.opset, ins, outs);
+  auto& g = m.graph;
+  g.initializers["shape4"] = Tensor::from_vector<int64_t>({-1, s.S, s.H, s.D}, Shape{4});
+  g.initializers["shape3"] = Tensor::from_vector<int64_t>({-1, s.S, HD}, Shape{3});
+  if (!s.scale_from_input)
+    g.initializers["c"] =
+        Tensor::scalar<float>(s.mul_scale ? 1.0f / std::sqrt(float(s.D)) : std::sqrt(float(s.D)));
+  for (const char* x : {"q", "k", "v"})
+    g.nodes.push_back(op("Reshape", {x, "shape4"}, {std::string(x) + "4"}));
+  g.nodes.push_back(op("Transpose", {"q4"}, {"qt"}, {attr_ints("perm", {0, 2, 1, 3})}));
+  if (s.k_two_transposes) {
+    g.nodes.push_back(op("Transpose", {"k4"}, {"kh"}, {attr_ints("perm", {0, 2, 1, 3})}));
+    g.nodes.push_back(op("Transpose", {"kh"}, {"kt"}, {attr_ints("perm", {0, 1, 3, 2})}));
+  } else {
+    g.nodes.push_back(op("Transpose", {"k4"}, {"kt"}, {attr_ints("perm", {0, 2, 3, 1})}));
+  }
+  g.nodes.push_back(op("Transpose", {"v4"}, {"vt"}, {attr_ints("perm", {0, 2, 1, 3})}));
+  g.nodes.push_back(op("MatMul", {"qt", "kt"}, {"qk"}));
+  g.nodes.push_back(op(s.mul_scale ? "Mul" : "Div", {"qk", "c"}, {"scaled"}));
+  std::string scores = "scaled";
+  if (s.causal) {
+    Tensor keep(DataType::kBool, Shape{1, 1, s.S, s.S});
+    for (int64_t i = 0; i < s.S; ++i)
+      for (int64_t j = 0; j < s.S; ++j) keep.mutable_data<bool>()[i * s.S + j] = j <= i;
+    g.initializers["keep"] = keep;
+    g.initializers["fill"] = Tensor::scalar<float>(-3.4028234663852886e38f);
+    g.nodes.push_back(op("Where", {"keep", "scaled", "fill"}, {"causal"}));
+    scores = "causal";
+  }
+  if (s.mask) {
+    g.nodes.push_back(op("Add", {scores, "mask"}, {"masked"}));
+    scores = "masked";
+  }
+  std::vector<ir::Attribute> sm_attrs;
+  if (s.softmax_axis != 0) sm_attrs.push_back(attr_i("axis", s.softmax_axis));
+  g.nodes.push_back(op("Softmax", {scores}, {"p"}, sm_attrs));
+  g.nodes.push_back(op("MatMul", {"p", "vt"}, {"ctx"}));
+  g.nodes.push_back(op("Transpose", {"ctx"}, {"ct"}, {attr_ints("perm", {0, 2, 1, 3})}));
+  g.nodes.push_back(op("Reshape", {"ct", "shape3"}, {"y"}));
+  return m;
+}
+
+}  // namespace
+
+TEST(OptimizerAttentionFusion, FusesTorchPattern) {
+  for (bool mask : {true, false})
+    for (bool mul : {false, true}) {
+      AttnSpec s;
+      s.mask = mask;
+      s.mul_scale = mul;
+      ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+      EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u) << "mask " << mask << " mul " << mul;
+      EXPECT_EQ(out.graph.nodes.size(), 1u);
+      EXPECT_EQ(out.opset("com.tessera"), 1);
+    }
+}
+
+TEST(OptimizerAttentionFusion, FusesCausalWhere) {
+  for (bool mask : {false, true}) {
+    AttnSpec s;
+    s.causal = true;
+    s.mask = mask;
+    ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+    EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u) << "mask " << mask;
+    EXPECT_EQ(count_ops(out, "Where"), 0u);
+  }
+  // A keep mask computed at run time is not a constant: left alone.
+  AttnSpec s;
+  s.causal = true;
+  ir::Model m = attention_model(s);
+  m.graph.inputs.push_back({"keep", ir::TypeInfo::tensor(DataType::kBool), ""});
+  m.graph.initializers.erase("keep");
+  ir::Model kept = m;
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, true);
+  EXPECT_EQ(count_ops(kept, "MultiHeadAttention"), 0u);
+}
+
+TEST(OptimizerAttentionFusion, FusesAfterTransposePairMerges) {
+  AttnSpec s;
+  s.k_two_transposes = true;
+  s.softmax_axis = 3;
+  ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u);
+}
+
+TEST(OptimizerAttentionFusion, LongerRowsAndOneHead) {
+  AttnSpec s;
+  s.B = 1, s.S = 37, s.H = 1, s.D = 19;
+  ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u);
+}
+
+TEST(OptimizerAttentionFusion, NotFusedWhenADetailDiffers) {
+  AttnSpec wrong_axis;
+  wrong_axis.softmax_axis = 2;
+  AttnSpec old_default_axis;  // before opset 13 Softmax's default axis is 1
+  old_default_axis.opset = 12;
+  old_default_axis.softmax_axis = 0;
+  AttnSpec pinned;
+  pinned.pin_scores = true;
+  AttnSpec runtime_scale;
+  runtime_scale.scale_from_input = true;
+  for (const AttnSpec& s : {wrong_axis, old_default_axis, pinned, runtime_scale}) {
+    ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+    EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 0u);
+    EXPECT_EQ(count_ops(out, "Softmax"), 1u);
+  }
+  // V split with the K permutation: shapes still valid when S == D, but not attention.
+  AttnSpec sq;
+  sq.S = 4, sq.D = 4;
+  ir::Model m = attention_model(sq);
+  for (auto& n : m.graph.nodes)
+    if (n.op_type == "Transpose" && n.inputs[0] == "v4")
+      n.attributes = {attr_ints("perm", {0, 2, 3, 1})};
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 0u);
+}
+
+TEST(OptimizerAttentionFusion, SkippedWhenOtherProvidersNeedStandardOps) {
+  ir::Model m = attention_model(AttnSpec{});
+  ir::Model kept = m;
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  EXPECT_EQ(count_ops(kept, "MultiHeadAttention"), 0u);
+  EXPECT_EQ(count_ops(kept, "Softmax"), 1u);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 1u);
+}
+
+namespace {
+
+// y = LayerNorm(x + (h @ w + b)) and z = Gelu(h @ w2 + b2), spelled as torch
+// exports them at opset 17 (the GELU as Div/Erf/Add/Mul/Mul).
+ir::Model block_model(bool bias_first, bool with_beta) {
+  ir::Model m = float_model(17, {{"x", Shape{2, 3, 8}}, {"h", Shape{2, 3, 6}}}, {"y", "z"});
+  auto& g = m.graph;
+  g.initializers["w"] = random_floats(Shape{6, 8}, 1);
+  g.initializers["b"] = random_floats(Shape{8}, 2);
+  g.initializers["w2"] = random_floats(Shape{6, 5}, 3);
+  g.initializers["b2"] = random_floats(Shape{5}, 4);
+  g.initializers["gamma"] = random_floats(Shape{8}, 5, 0.5f, 1.5f);
+  g.initializers["beta"] = random_floats(Shape{8}, 6);
+  g.initializers["sqrt2"] = Tensor::scalar<float>(1.4142135f);
+  g.initializers["one"] = Tensor::scalar<float>(1.f);
+  g.initializers["half"] = Tensor::scalar<float>(0.5f);
+  g.nodes.push_back(op("MatMul", {"h", "w"}, {"mm"}));
+  g.nodes.push_back(op(
+      "Add", bias_first ? std::vector<std::string>{"b", "mm"} : std::vector<std::string>{"mm", "b"},
+      {"o"}));
+  g.nodes.push_back(op("Add", {"x", "o"}, {"r"}));
+  std::vector<std::string> ln_in = {"r", "gamma"};
+  if (with_beta) ln_in.push_back("beta");
+  g.nodes.push_back(
+      op("LayerNormalization", ln_in, {"y"}, {attr_i("axis", -1), attr_f("epsilon", 1e-5f)}));
+  g.nodes.push_back(op("MatMul", {"h", "w2"}, {"mm2"}));
+  g.nodes.push_back(op("Add", {"b2", "mm2"}, {"f"}));
+  g.nodes.push_back(op("Div", {"f", "sqrt2"}, {"d"}));
+  g.nodes.push_back(op("Erf", {"d"}, {"e"}));
+  g.nodes.push_back(op("Add", {"e", "one"}, {"a"}));
+  g.nodes.push_back(op("Mul", {"f", "a"}, {"p"}));
+  g.nodes.push_back(op("Mul", {"p", "half"}, {"z"}));
+  return m;
+}
+
+}  // namespace
+
+TEST(OptimizerSkipLayerNormFusion, FusesResidualAndBias) {
+  for (bool bias_first : {true, false})
+    for (bool beta : {true, false}) {
+      ir::Model out =
+          expect_same_outputs(block_model(bias_first, beta), GraphOptimizationLevel::kAll, 1e-5f);
+      EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 1u);
+      EXPECT_EQ(count_ops(out, "LayerNormalization"), 0u);
+      EXPECT_EQ(count_ops(out, "BiasGelu"), 1u);
+      EXPECT_EQ(count_ops(out, "Add"), 0u);
+      // MatMul, SkipLayerNormalization, MatMul, BiasGelu.
+      EXPECT_EQ(out.graph.nodes.size(), 4u);
+    }
+}
+
+TEST(OptimizerSkipLayerNormFusion, NotFusedWhenSumOrBiasIsShared) {
+  // The residual sum is also an output: the Add must stay.
+  ir::Model m = block_model(true, true);
+  m.graph.outputs.push_back({"r", ir::TypeInfo::tensor(DataType::kFloat), ""});
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 0u);
+  EXPECT_EQ(count_ops(out, "LayerNormalization"), 1u);
+  // The biased product is read elsewhere too: the norm fuses, its bias Add stays.
+  ir::Model m2 = block_model(true, true);
+  m2.graph.outputs.push_back({"o", ir::TypeInfo::tensor(DataType::kFloat), ""});
+  ir::Model out2 = expect_same_outputs(m2, GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out2, "SkipLayerNormalization"), 1u);
+  EXPECT_EQ(count_ops(out2, "Add"), 1u);
+}
+
+TEST(OptimizerSkipLayerNormFusion, NotFusedOnAnotherAxis) {
+  ir::Model m = block_model(true, true);
+  for (auto& n : m.graph.nodes)
+    if (n.op_type == "LayerNormalization")
+      n.attributes = {attr_i("axis", 1), attr_f("epsilon", 1e-5f)};
+  m.graph.initializers["gamma"] = random_floats(Shape{3, 8}, 5);
+  m.graph.initializers["beta"] = random_floats(Shape{3, 8}, 6);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 0u);
+}
+
+TEST(OptimizerSkipLayerNormFusion, BroadcastResidualStillMatches) {
+  // x [2, 1, 8] broadcasts against the [2, 3, 8] projection: the kernel sums first.
+  ir::Model m = block_model(true, true);
+  m.graph.inputs[0].type = ir::TypeInfo::tensor(
+      DataType::kFloat, std::vector<ir::Dim>{ir::Dim{2, ""}, ir::Dim{1, ""}, ir::Dim{8, ""}});
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 1u);
+}
+
+TEST(OptimizerSkipLayerNormFusion, SkippedWhenOtherProvidersNeedStandardOps) {
+  ir::Model m = block_model(true, true);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  EXPECT_EQ(count_ops(m, "SkipLayerNormalization"), 0u);
+  EXPECT_EQ(count_ops(m, "BiasGelu"), 0u);
+}
+
+TEST(OptimizerSkipLayerNormFusion, FusesTheSpelledOutNormBelowOpset17) {
+  // Older exporters: r = x + y; ReduceMean / Sub / Pow / ReduceMean / Add / Sqrt / Div / Mul / Add.
+  ir::Model m = float_model(13, {{"x", Shape{2, 3, 8}}, {"y", Shape{2, 3, 8}}}, {"z"});
+  auto& g = m.graph;
+  g.initializers["two"] = Tensor::scalar<float>(2.f);
+  g.initializers["eps"] = Tensor::scalar<float>(1e-5f);
+  g.initializers["gamma"] = random_floats(Shape{8}, 11, 0.5f, 1.5f);
+  g.initializers["beta"] = random_floats(Shape{8}, 12);
+  const std::vector<ir::Attribute> axes = {attr_ints("axes", {-1})};
+  g.nodes.push_back(op("Add", {"x", "y"}, {"r"}));
+  g.nodes.push_back(op("ReduceMean", {"r"}, {"m"}, axes));
+  g.nodes.push_back(op("Sub", {"r", "m"}, {"d"}));
+  g.nodes.push_back(op("Pow", {"d", "two"}, {"p"}));
+  g.nodes.push_back(op("ReduceMean", {"p"}, {"v"}, axes));
+  g.nodes.push_back(op("Add", {"v", "eps"}, {"ve"}));
+  g.nodes.push_back(op("Sqrt", {"ve"}, {"s"}));
+  g.nodes.push_back(op("Div", {"d", "s"}, {"n"}));
+  g.nodes.push_back(op("Mul", {"n", "gamma"}, {"ng"}));
+  g.nodes.push_back(op("Add", {"ng", "beta"}, {"z"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 1u);
+  EXPECT_EQ(out.graph.nodes.size(), 1u);
+}

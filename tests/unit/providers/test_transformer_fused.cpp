@@ -1,0 +1,150 @@
+// The com.tessera transformer kernels (MultiHeadAttention,
+// SkipLayerNormalization, BiasGelu) against direct double-precision
+// formulas, and their errors on inputs that do not fit.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "unit/kernel_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+Tensor rand_tensor(Shape shape, uint64_t seed, float lo = -2, float hi = 2) {
+  Tensor t(DataType::kFloat, std::move(shape));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.mutable_data<float>()[i] = u(rng);
+  return t;
+}
+
+std::vector<Value> run_fused(const std::string& op, std::vector<Value> in,
+                             std::vector<ir::Attribute> attrs) {
+  return run_node(op, std::move(in), std::move(attrs), 1, 1, "com.tessera");
+}
+
+void expect_error(const std::function<void()>& f, const std::string& needle) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+  }
+}
+
+std::vector<ir::Attribute> mha_attrs(int64_t H, int64_t D, int64_t S, float scale,
+                                     std::vector<int64_t> out) {
+  return {attr_int("num_heads", H),   attr_int("head_size", D),
+          attr_int("seq_len", S),     attr_int("batch", -1),
+          attr_float("scale", scale), attr_ints("output_shape", std::move(out))};
+}
+
+}  // namespace
+
+TEST(FusedMultiHeadAttention, MatchesFormulaWithMask) {
+  const int64_t B = 2, S = 7, H = 3, D = 5, HD = H * D;
+  Tensor q = rand_tensor(Shape{B, S, HD}, 1), k = rand_tensor(Shape{B, S, HD}, 2),
+         v = rand_tensor(Shape{B, S, HD}, 3), mask = rand_tensor(Shape{B, 1, 1, S}, 4, -3, 0);
+  mask.mutable_data<float>()[2] = -INFINITY;  // a fully masked key
+  const float scale = 0.37f;
+  auto y = run_fused("MultiHeadAttention", {Value(q), Value(k), Value(v), Value(mask)},
+                     mha_attrs(H, D, S, scale, {-1, S, HD}))[0]
+               .tensor();
+  ASSERT_EQ(y.shape(), (Shape{B, S, HD}));
+  auto at = [&](const Tensor& t, int64_t b, int64_t s, int64_t h, int64_t d) {
+    return double(t.data<float>()[((b * S + s) * H + h) * D + d]);
+  };
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i) {
+        std::vector<double> p(static_cast<size_t>(S));
+        double mx = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < S; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d) dot += at(q, b, i, h, d) * at(k, b, j, h, d);
+          p[size_t(j)] = dot * scale + double(mask.data<float>()[b * S + j]);
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        for (auto& x : p) sum += (x = std::exp(x - mx));
+        for (int64_t d = 0; d < D; ++d) {
+          double want = 0;
+          for (int64_t j = 0; j < S; ++j) want += p[size_t(j)] / sum * at(v, b, j, h, d);
+          EXPECT_NEAR(at(y, b, i, h, d), want, 1e-5) << b << " " << h << " " << i << " " << d;
+        }
+      }
+}
+
+TEST(FusedMultiHeadAttention, ErrorsNameTheProblem) {
+  const int64_t S = 4, H = 2, D = 3, HD = H * D;
+  Tensor q = rand_tensor(Shape{1, S, HD}, 1);
+  Tensor bad_mask = rand_tensor(Shape{1, 1, 1, S + 1}, 2);
+  expect_error(
+      [&] {
+        run_fused("MultiHeadAttention", {Value(q), Value(q), Value(q), Value(bad_mask)},
+                  mha_attrs(H, D, S, 1.f, {-1, S, HD}));
+      },
+      "mask");
+  Tensor short_k = rand_tensor(Shape{1, S - 1, HD}, 3);
+  expect_error(
+      [&] {
+        run_fused("MultiHeadAttention", {Value(q), Value(short_k), Value(q)},
+                  mha_attrs(H, D, S, 1.f, {-1, S, HD}));
+      },
+      "K");
+  expect_error(
+      [&] {
+        run_fused("MultiHeadAttention", {Value(q), Value(q), Value(q)},
+                  mha_attrs(H, D, S, 1.f, {5, S, HD}));
+      },
+      "output_shape");
+}
+
+TEST(FusedSkipLayerNorm, MatchesFormulaAndChecksParams) {
+  const int64_t R = 3, N = 37;
+  Tensor x = rand_tensor(Shape{R, N}, 1), s = rand_tensor(Shape{R, N}, 2),
+         g = rand_tensor(Shape{N}, 3), b = rand_tensor(Shape{N}, 4),
+         bias = rand_tensor(Shape{N}, 5);
+  auto y =
+      run_fused("SkipLayerNormalization", {Value(x), Value(s), Value(g), Value(b), Value(bias)},
+                {attr_float("epsilon", 1e-6f)})[0]
+          .tensor();
+  for (int64_t r = 0; r < R; ++r) {
+    std::vector<double> v(static_cast<size_t>(N));
+    double mean = 0, var = 0;
+    for (int64_t j = 0; j < N; ++j) {
+      v[size_t(j)] =
+          double(x.data<float>()[r * N + j]) + s.data<float>()[r * N + j] + bias.data<float>()[j];
+      mean += v[size_t(j)] / double(N);
+    }
+    for (double d : v) var += (d - mean) * (d - mean) / double(N);
+    for (int64_t j = 0; j < N; ++j) {
+      const double want =
+          (v[size_t(j)] - mean) / std::sqrt(var + 1e-6) * g.data<float>()[j] + b.data<float>()[j];
+      EXPECT_NEAR(double(y.data<float>()[r * N + j]), want, 1e-4);
+    }
+  }
+  Tensor short_gamma = rand_tensor(Shape{N - 1}, 6);
+  expect_error(
+      [&] {
+        run_fused("SkipLayerNormalization", {Value(x), Value(s), Value(short_gamma)}, {});
+      },
+      "gamma");
+}
+
+TEST(FusedBiasGelu, MatchesFormulaAndChecksBias) {
+  Tensor x = rand_tensor(Shape{2, 3, 19}, 1, -5, 5), b = rand_tensor(Shape{19}, 2);
+  auto y = run_fused("BiasGelu", {Value(x), Value(b)}, {})[0].tensor();
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    const double v = double(x.data<float>()[i] + b.data<float>()[i % 19]);
+    EXPECT_NEAR(double(y.data<float>()[i]), 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))), 1e-5);
+  }
+  Tensor wrong = rand_tensor(Shape{18}, 3);
+  expect_error([&] { run_fused("BiasGelu", {Value(x), Value(wrong)}, {}); }, "bias");
+}
