@@ -246,11 +246,13 @@ class PluginFactory : public ProviderFactory, public FactoryDiagnostics {
                 lib_->api->abi_version, " (this runtime: ", TESSERA_EP_ABI_VERSION, ")")};
     for (const auto& dev : devices())
       d.push_back(str_cat("device: ", device_type_name(dev.type), " vendor 0x",
-                          to_hex(dev.vendor_id), " id ", dev.device_id, " ", dev.description));
+                          to_hex(dev.vendor_id), " id ", dev.device_id, " ", dev.name));
     return d;
   }
-  std::vector<PluginDevice> devices() const {
-    std::vector<PluginDevice> out;
+  // The plugin's own list, so the environment shows its devices without
+  // having to create a provider.
+  std::vector<HardwareDevice> devices() const override {
+    std::vector<HardwareDevice> out;
     if (!lib_->api->devices) return out;
     const TsrEpDevice* list = nullptr;
     size_t n = lib_->api->devices(&list);
@@ -327,11 +329,6 @@ std::shared_ptr<ProviderFactory> load_provider_library(const std::string& path) 
   log(Severity::kInfo, "plugin", "loaded ", a->name, " ", a->version ? a->version : "", " from ",
       path);
   return std::make_shared<PluginFactory>(std::move(lib));
-}
-
-std::vector<PluginDevice> plugin_devices(const ProviderFactory& factory) {
-  auto* f = dynamic_cast<const PluginFactory*>(&factory);
-  return f ? f->devices() : std::vector<PluginDevice>{};
 }
 
 std::string register_provider_library(const std::string& name, const std::string& path) {

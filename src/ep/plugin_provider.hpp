@@ -13,23 +13,11 @@
 
 namespace tessera::ep {
 
-// A hardware device a plugin's factory reports (the integrator wires this to
-// ProviderFactory::devices()).
-struct PluginDevice {
-  DeviceType type = DeviceType::kCPU;
-  uint32_t vendor_id = 0;
-  int32_t device_id = 0;
-  std::string description;
-};
-
 // Opens the library at `path`, checks its ABI version and returns its factory.
 // Errors (each naming the path): kNoSuchFile when it does not exist, kEPFail
 // when it cannot be loaded, kInvalidArgument when it lacks the entry points,
 // was built against another ABI version, or returns a bad factory table.
 std::shared_ptr<ProviderFactory> load_provider_library(const std::string& path);
-
-// The devices a factory loaded by load_provider_library() reports; empty for other factories.
-std::vector<PluginDevice> plugin_devices(const ProviderFactory& factory);
 
 // Loads the library and adds its factory to the ProviderRegistry under the
 // provider name the plugin reports; `name` is the handle for unregistering.

@@ -88,7 +88,7 @@ TEST(PluginLoader, SandboxFactoryReportsItselfAndValidatesOptions) {
   auto f = ep::load_provider_library(TESSERA_SANDBOX_PLUGIN);
   EXPECT_EQ(f->name(), kSandbox);
   EXPECT_TRUE(f->is_available(nullptr));
-  auto devices = ep::plugin_devices(*f);
+  auto devices = f->devices();
   ASSERT_EQ(devices.size(), 1u);
   EXPECT_EQ(devices[0].type, DeviceType::kGPU);
   EXPECT_EQ(devices[0].vendor_id, 0x5A0Bu);
