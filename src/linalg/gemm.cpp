@@ -19,8 +19,8 @@ namespace {
 constexpr int kGenericMR = 4;
 constexpr int kGenericNR = 16;
 
-void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                    int64_t m, int64_t n) {
+void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int64_t m,
+                    int64_t n, bool accumulate) {
   float acc[kGenericMR][kGenericNR] = {};
   for (int64_t k = 0; k < kc; ++k) {
     for (int i = 0; i < kGenericMR; ++i) {
@@ -31,7 +31,8 @@ void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_
     b += kGenericNR;
   }
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += acc[i][j];
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
 }
 
 }  // namespace
@@ -87,8 +88,8 @@ class PackBuffer {
 
 // Packs rows [i0, i0+mc) x cols [p0, p0+kc) of op(A), times alpha, into
 // MR-tall k-major panels, zero-padding the last panel.
-void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
-            int64_t kc, int mr, float alpha, float* dst) {
+void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int64_t mc, int64_t kc,
+            int mr, float alpha, float* dst) {
   for (int64_t ip = 0; ip < mc; ip += mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ip);
     if (!trans) {
@@ -112,8 +113,8 @@ void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int
 }
 
 // Packs rows [p0, p0+kc) x cols [j0, j0+nc) of op(B) into NR-wide k-major panels.
-void pack_b(bool trans, const float* B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc,
-            int64_t nc, int nr, float* dst) {
+void pack_b(bool trans, const float* B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc, int64_t nc,
+            int nr, float* dst) {
   for (int64_t jp = 0; jp < nc; jp += nr) {
     const int64_t cols = std::min<int64_t>(nr, nc - jp);
     if (!trans) {
@@ -147,31 +148,53 @@ void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc) {
   }
 }
 
-// Single-threaded C[i0:i0+m, j0:j0+n] += alpha * op(A) op(B) (beta already applied).
-void gemm_block(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t i0, int64_t m,
-                int64_t j0, int64_t n, int64_t K, float alpha, const float* A, int64_t lda,
-                const float* B, int64_t ldb, float* C, int64_t ldc) {
+// One product's operands; A is either packed here per block or prepacked.
+struct Operands {
+  bool ta, tb;
+  float alpha;
+  const float* A;
+  int64_t lda;
+  const PackedA* packed;  // when set, A/lda/ta/alpha are unused
+  const float* B;
+  int64_t ldb;
+  float* C;
+  int64_t ldc;
+  const Epilogue* ep;  // null: none
+};
+
+// Single-threaded C[i0:i0+m, j0:j0+n] (+)= alpha * op(A) op(B); `accumulate`
+// says whether C already holds beta * C (else the first K slice stores). The
+// epilogue runs on each micro-tile right after its last K slice.
+void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int64_t m, int64_t j0,
+                int64_t n, int64_t K, bool accumulate) {
   static thread_local PackBuffer abuf, bbuf;
   const int mr = kern.mr, nr = kern.nr;
   const int64_t mc_max = kMCPanels * mr;
   const int64_t nc_max = kNC;
-  float* ap = abuf.get(size_t(mc_max * kKC));
+  float* ap = o.packed ? nullptr : abuf.get(size_t(mc_max * kKC));
   float* bp = bbuf.get(size_t((nc_max + nr) * kKC));
+  const int64_t ldc = o.ldc;
   for (int64_t jc = 0; jc < n; jc += nc_max) {
     const int64_t nc = std::min(nc_max, n - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
-      pack_b(tb, B, ldb, pc, j0 + jc, kc, nc, nr, bp);
+      const bool add = accumulate || pc > 0, last = pc + kc >= K;
+      pack_b(o.tb, o.B, o.ldb, pc, j0 + jc, kc, nc, nr, bp);
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = std::min(mc_max, m - ic);
-        pack_a(ta, A, lda, i0 + ic, pc, mc, kc, mr, alpha, ap);
+        if (!o.packed) pack_a(o.ta, o.A, o.lda, i0 + ic, pc, mc, kc, mr, o.alpha, ap);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* bpanel = bp + (jr / nr) * kc * nr;
-          float* cblock = C + (i0 + ic) * ldc + j0 + jc + jr;
+          float* cblock = o.C + (i0 + ic) * ldc + j0 + jc + jr;
           const int64_t ncols = std::min<int64_t>(nr, nc - jr);
-          for (int64_t ir = 0; ir < mc; ir += mr)
-            kern.fn(kc, ap + (ir / mr) * kc * mr, bpanel, cblock + ir * ldc, ldc,
-                    std::min<int64_t>(mr, mc - ir), ncols);
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const float* apanel =
+                o.packed ? o.packed->panel(pc, i0 + ic + ir) : ap + (ir / mr) * kc * mr;
+            const int64_t mrows = std::min<int64_t>(mr, mc - ir);
+            kern.fn(kc, apanel, bpanel, cblock + ir * ldc, ldc, mrows, ncols, add);
+            if (last && o.ep)
+              apply_epilogue(*o.ep, i0 + ic + ir, mrows, j0 + jc + jr, ncols, o.C, ldc);
+          }
         }
       }
     }
@@ -180,8 +203,8 @@ void gemm_block(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t i0, int64
 
 // M == 1 (a row vector times a matrix, common in decoding): packing B would
 // copy as many values as the product reads, so stream B's rows directly.
-void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t lda,
-              const float* B, int64_t ldb, float beta, float* C, int64_t j0, int64_t j1) {
+void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+              int64_t ldb, float beta, float* C, int64_t j0, int64_t j1) {
   float* c = C + j0;
   const int64_t n = j1 - j0;
   scale_c(1, n, beta, c, n);
@@ -202,21 +225,18 @@ void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t 
   }
 }
 
-}  // namespace
-
-namespace detail {
-
-void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N,
-                int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-                int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool) {
-  check(M >= 0 && N >= 0 && K >= 0, "sgemm: negative size M=", M, " N=", N, " K=", K);
+// Splits C over threads in MR x NR-aligned blocks and runs gemm_block on each.
+void run_sgemm(const SgemmKernelInfo& kern, const Operands& o, int64_t M, int64_t N, int64_t K,
+               float beta, ThreadPool* pool) {
   if (M == 0 || N == 0) return;
-  const bool no_product = K == 0 || alpha == 0.f;
+  const bool no_product = K == 0 || o.alpha == 0.f;
   int threads = pool ? pool->num_threads() : 1;
   const double flops = 2.0 * double(M) * double(N) * double(K);
-  if (M == 1) {
+  if (M == 1 && !o.packed) {
     auto cols = [&](int64_t b, int64_t e) {
-      gemv_row(ta, tb, K, alpha, A, lda, B, ldb, beta, C, b * 256, std::min(N, e * 256));
+      const int64_t j0 = b * 256, j1 = std::min(N, e * 256);
+      gemv_row(o.ta, o.tb, K, o.alpha, o.A, o.lda, o.B, o.ldb, beta, o.C, j0, j1);
+      if (o.ep) apply_epilogue(*o.ep, 0, 1, j0, j1 - j0, o.C, o.ldc);
     };
     const int64_t chunks = (N + 255) / 256;
     if (pool && threads > 1 && flops >= 2.0e6)
@@ -247,9 +267,11 @@ void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_
     const int64_t i0 = mb0 * kern.mr, i1 = std::min(M, mb1 * kern.mr);
     const int64_t j0 = nb0 * kern.nr, j1 = std::min(N, nb1 * kern.nr);
     if (i1 <= i0 || j1 <= j0) return;
-    scale_c(i1 - i0, j1 - j0, beta, C + i0 * ldc + j0, ldc);
+    if (no_product || beta != 0.f) scale_c(i1 - i0, j1 - j0, beta, o.C + i0 * o.ldc + j0, o.ldc);
     if (!no_product)
-      gemm_block(kern, ta, tb, i0, i1 - i0, j0, j1 - j0, K, alpha, A, lda, B, ldb, C, ldc);
+      gemm_block(kern, o, i0, i1 - i0, j0, j1 - j0, K, beta != 0.f);
+    else if (o.ep)
+      apply_epilogue(*o.ep, i0, i1 - i0, j0, j1 - j0, o.C, o.ldc);
   };
   if (mt * nt == 1) {
     task(0);
@@ -260,13 +282,57 @@ void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_
   });
 }
 
+}  // namespace
+
+namespace detail {
+
+void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                float* C, int64_t ldc, ThreadPool* pool, const Epilogue* epilogue) {
+  check(M >= 0 && N >= 0 && K >= 0, "sgemm: negative size M=", M, " N=", N, " K=", K);
+  const Operands o{ta, tb, alpha, A, lda, nullptr, B, ldb, C, ldc, epilogue};
+  run_sgemm(kern, o, M, N, K, beta, pool);
+}
+
+const SgemmKernelInfo& sgemm_best_kernel() { return best_kernel(); }
+
 }  // namespace detail
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc, ThreadPool* pool) {
-  detail::sgemm_with(best_kernel(), trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                     ldc, pool);
+PackedA::PackedA(bool trans, int64_t M, int64_t K, const float* A, int64_t lda)
+    : PackedA(best_kernel(), trans, M, K, A, lda) {}
+
+PackedA::PackedA(const SgemmKernelInfo& kern, bool trans, int64_t M, int64_t K, const float* A,
+                 int64_t lda)
+    : kern_(&kern), M_(M), K_(K) {
+  check(M >= 0 && K >= 0, "PackedA: negative size M=", M, " K=", K);
+  const int mr = kern.mr;
+  mpad_ = (M + mr - 1) / mr * mr;
+  data_.resize(size_t(mpad_ * K));
+  // Slice pc (kc deep) starts at pc * mpad_ and holds mpad_/MR panels of kc x MR.
+  for (int64_t pc = 0; pc < K; pc += kKC) {
+    const int64_t kc = std::min(kKC, K - pc);
+    if (M > 0) pack_a(trans, A, lda, 0, pc, M, kc, mr, 1.f, data_.data() + pc * mpad_);
+  }
+}
+
+const float* PackedA::panel(int64_t pc, int64_t i) const {
+  const int64_t kc = std::min(kKC, K_ - pc);
+  return data_.data() + pc * mpad_ + (i / kern_->mr) * kc * kern_->mr;
+}
+
+void sgemm_packed(const PackedA& A, bool trans_b, int64_t N, const float* B, int64_t ldb, float* C,
+                  int64_t ldc, ThreadPool* pool, const Epilogue* epilogue) {
+  check(!A.empty(), "sgemm_packed: A was not packed");
+  check(N >= 0, "sgemm_packed: negative N=", N);
+  const Operands o{false, trans_b, 1.f, nullptr, 0, &A, B, ldb, C, ldc, epilogue};
+  run_sgemm(A.kernel(), o, A.rows(), N, A.depth(), 0.f, pool);
+}
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+           ThreadPool* pool, const Epilogue* epilogue) {
+  detail::sgemm_with(best_kernel(), trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                     pool, epilogue);
 }
 
 const char* sgemm_kernel_name() { return best_kernel().name; }

@@ -15,9 +15,9 @@ namespace {
 constexpr int kMR = 6;
 constexpr int kNR = 16;
 
-__attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
-                                                      const float* b, float* c, int64_t ldc,
-                                                      int64_t m, int64_t n) {
+__attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a, const float* b,
+                                                     float* c, int64_t ldc, int64_t m, int64_t n,
+                                                     bool accumulate) {
   __m256 acc[kMR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
@@ -37,8 +37,12 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
 #pragma GCC unroll 6
     for (int i = 0; i < kMR; ++i) {
       float* row = c + i * ldc;
-      _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]));
-      _mm256_storeu_ps(row + 8, _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]));
+      if (accumulate) {
+        acc[i][0] = _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]);
+        acc[i][1] = _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]);
+      }
+      _mm256_storeu_ps(row, acc[i][0]);
+      _mm256_storeu_ps(row + 8, acc[i][1]);
     }
     return;
   }
@@ -49,7 +53,8 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
     _mm256_store_ps(tile[i] + 8, acc[i][1]);
   }
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += tile[i][j];
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + tile[i][j];
 }
 
 }  // namespace

@@ -15,18 +15,18 @@ namespace {
 
 template <int MR, int NV>
 __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, const float* b,
-                                                    float* c, int64_t ldc, int64_t m,
-                                                    int64_t n) {
+                                                   float* c, int64_t ldc, int64_t m, int64_t n,
+                                                   bool accumulate) {
   constexpr int NR = 16 * NV;
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
-  // C is touched only after the k loop; start its lines on the way now.
+      // C is touched only after the k loop; start its lines on the way now.
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
-    if (i < m) {
+    if (accumulate && i < m) {
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + NR - 1), _MM_HINT_T0);
     }
@@ -52,7 +52,9 @@ __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, c
       float* row = c + i * ldc;
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
-        _mm512_storeu_ps(row + 16 * v, _mm512_add_ps(_mm512_loadu_ps(row + 16 * v), acc[i][v]));
+        _mm512_storeu_ps(row + 16 * v, accumulate
+                                           ? _mm512_add_ps(_mm512_loadu_ps(row + 16 * v), acc[i][v])
+                                           : acc[i][v]);
     }
     return;
   }
@@ -71,7 +73,8 @@ __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, c
       if (mask[v])
         _mm512_mask_storeu_ps(
             row + 16 * v, mask[v],
-            _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], row + 16 * v), acc[i][v]));
+            accumulate ? _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], row + 16 * v), acc[i][v])
+                       : acc[i][v]);
   }
 }
 

@@ -30,7 +30,10 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_
 
   // All: layout-free CPU fusions into internal ops.
   fold_conv_batchnorm(g);
-  if (cpu_internal_fusions) fuse_activations(model, g);
+  if (cpu_internal_fusions) {
+    fuse_conv_residual(model, g);  // first: it also takes the activation after the Add
+    fuse_activations(model, g);
+  }
   eliminate_dead_nodes(g);
 }
 
