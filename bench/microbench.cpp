@@ -118,7 +118,7 @@ BENCHMARK(BM_Sgemm)
     ->Args({1024, 1024, 1024, 0, 1})
     ->Args({1024, 1024, 1024, 1, 1})
     ->Args({1024, 1024, 1024, 1, 2})
-    ->Unit(benchmark::kMillisecond);
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
 // Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).
 BENCHMARK(BM_Conv)
     ->Args({3, 224, 64, 7, 2, 1})    // ResNet stem
@@ -133,7 +133,7 @@ BENCHMARK(BM_Conv)
     ->Args({24, 56, 144, 1, 1, 1})   // MobileNetV2 expand
     ->Args({144, 56, 24, 1, 1, 1})   // MobileNetV2 project
     ->Args({960, 7, 160, 1, 1, 1})   // MobileNetV2 late project
-    ->Unit(benchmark::kMicrosecond);
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
 // Args: C, H, stride, threads.
 BENCHMARK(BM_Depthwise)
     ->Args({32, 112, 1, 1})
@@ -142,7 +142,7 @@ BENCHMARK(BM_Depthwise)
     ->Args({576, 14, 1, 1})
     ->Args({960, 7, 1, 1})
     ->Args({144, 56, 1, 2})
-    ->Unit(benchmark::kMicrosecond);
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 int main(int argc, char** argv) {
   // --peak_gflops=X is ours; the rest goes to Google Benchmark.

@@ -1,53 +1,92 @@
 #include "linalg/depthwise.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace tessera::linalg {
 
 namespace {
 
-// Output columns [lo, hi) whose tap at offset `off` (iw = ow*s + off) is inside [0, W).
-[[gnu::always_inline]] inline void valid_range(int64_t off, int64_t s, int64_t W, int64_t OW,
-                                               int64_t& lo, int64_t& hi) {
-  lo = off >= 0 ? 0 : (-off + s - 1) / s;
-  hi = W - 1 - off < 0 ? 0 : (W - 1 - off) / s + 1;
-  lo = std::min(lo, OW);
-  hi = std::clamp(hi, lo, OW);
+// The input plane copied into a zero-bordered buffer, so the tap loops need
+// no bounds tests; one per thread, grown on demand (no steady-state allocation).
+struct Padded {
+  const float* data;
+  int64_t Wp;
+};
+Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
+  static thread_local std::vector<float> buf;
+  const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
+  const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
+  if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));
+  float* p = buf.data();
+  std::fill(p, p + g.ph * Wp, 0.f);
+  for (int64_t h = 0; h < g.H; ++h) {
+    float* row = p + (g.ph + h) * Wp;
+    std::fill(row, row + g.pw, 0.f);
+    std::copy(x + h * g.W, x + (h + 1) * g.W, row + g.pw);
+    std::fill(row + g.pw + g.W, row + Wp, 0.f);
+  }
+  std::fill(p + (g.ph + g.H) * Wp, p + Hp * Wp, 0.f);
+  return {p, Wp};
+}
+
+// Finishes one output row: residual, then the activation. Relu and Clip are
+// clamps written as compares so a NaN passes through, as in the ONNX ops.
+[[gnu::always_inline]] inline void finish_row(float* yrow, const float* r, int64_t n,
+                                              const ActivationSpec& act) {
+  if (r)
+    for (int64_t i = 0; i < n; ++i) yrow[i] += r[i];
+  apply_activation(act, yrow, n);
+}
+
+// 3x3, dilation 1, stride S: all nine taps in one pass over the output row,
+// which the compiler vectorises along the row.
+template <int S>
+[[gnu::always_inline]] inline void plane_3x3(const Padded& xp, const float* w, float bias,
+                                             const float* residual, const ActivationSpec& act,
+                                             const DepthwiseGeometry& g, float* y) {
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+              w7 = w[7], w8 = w[8];
+  for (int64_t oh = 0; oh < g.OH; ++oh) {
+    const float* r0 = xp.data + oh * S * xp.Wp;
+    const float* r1 = r0 + xp.Wp;
+    const float* r2 = r1 + xp.Wp;
+    float* yrow = y + oh * g.OW;
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      const int64_t c = ow * S;
+      float acc = bias;
+      acc += w0 * r0[c] + w1 * r0[c + 1] + w2 * r0[c + 2];
+      acc += w3 * r1[c] + w4 * r1[c + 1] + w5 * r1[c + 2];
+      acc += w6 * r2[c] + w7 * r2[c + 1] + w8 * r2[c + 2];
+      yrow[ow] = acc;
+    }
+    finish_row(yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
+  }
 }
 
 [[gnu::always_inline]] inline void plane_body(const float* x, const float* w, float bias,
                                               const float* residual, const ActivationSpec& act,
                                               const DepthwiseGeometry& g, float* y) {
+  const Padded xp = pad_plane(x, g);
+  if (g.KH == 3 && g.KW == 3 && g.dh == 1 && g.dw == 1 && g.sh == g.sw) {
+    if (g.sw == 1) return plane_3x3<1>(xp, w, bias, residual, act, g, y);
+    if (g.sw == 2) return plane_3x3<2>(xp, w, bias, residual, act, g, y);
+  }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     float* yrow = y + oh * g.OW;
     for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = bias;
     for (int64_t kh = 0; kh < g.KH; ++kh) {
-      const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
-      if (ih < 0 || ih >= g.H) continue;
-      const float* xrow = x + ih * g.W;
+      const float* xrow = xp.data + (oh * g.sh + kh * g.dh) * xp.Wp;
       for (int64_t kw = 0; kw < g.KW; ++kw) {
         const float coef = w[kh * g.KW + kw];
-        const int64_t off = kw * g.dw - g.pw;
-        int64_t lo, hi;
-        valid_range(off, g.sw, g.W, g.OW, lo, hi);
-        // Separate loops per stride so the common ones have constant strides
-        // the vectoriser can use.
-        if (g.sw == 1) {
-          const float* xs = xrow + off;
-          for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += coef * xs[ow];
-        } else if (g.sw == 2) {
-          const float* xs = xrow + off;
-          for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += coef * xs[2 * ow];
-        } else {
-          for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += coef * xrow[ow * g.sw + off];
-        }
+        const float* xs = xrow + kw * g.dw;
+        if (g.sw == 1)  // a constant stride the vectoriser can use
+          for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] += coef * xs[ow];
+        else
+          for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] += coef * xs[ow * g.sw];
       }
     }
-    if (residual) {
-      const float* r = residual + oh * g.OW;
-      for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] += r[ow];
-    }
-    apply_activation(act, yrow, g.OW);
+    finish_row(yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
   }
 }
 

@@ -1,8 +1,9 @@
 // 2-D depthwise convolution (one input channel per group), one output plane
-// at a time: every output row is built in place (bias, then one pass per
-// kernel tap over a contiguous run of the input row) and finished with the
-// activation while it is in L1. Compiled generic and for AVX-512, picked at
-// run time.
+// at a time: the input plane is copied into a zero-bordered buffer so the tap
+// loops need no bounds tests; 3x3 stride 1/2 takes all nine taps in one pass
+// per output row, other shapes one pass per tap; each row is finished with
+// the residual and activation while it is in L1. Compiled generic and for
+// AVX-512, picked at run time.
 #pragma once
 #include <cstdint>
 
