@@ -17,7 +17,9 @@ Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
   static thread_local std::vector<float> buf;
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
-  if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));
+  // kSlack zeros past the end: the flat 3x3 loop reads two past the last row.
+  constexpr int64_t kSlack = 16;
+  if (buf.size() < size_t(Hp * Wp + kSlack)) buf.resize(size_t(Hp * Wp + kSlack));
   float* p = buf.data();
   std::fill(p, p + g.ph * Wp, 0.f);
   for (int64_t h = 0; h < g.H; ++h) {
@@ -26,7 +28,7 @@ Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
     std::copy(x + h * g.W, x + (h + 1) * g.W, row + g.pw);
     std::fill(row + g.pw + g.W, row + Wp, 0.f);
   }
-  std::fill(p + (g.ph + g.H) * Wp, p + Hp * Wp, 0.f);
+  std::fill(p + (g.ph + g.H) * Wp, p + Hp * Wp + kSlack, 0.f);
   return {p, Wp};
 }
 
@@ -64,12 +66,41 @@ template <int S>
   }
 }
 
+// 3x3, stride 1, dilation 1: output rows computed at the padded width as one
+// flat loop (the columns past OW are discarded), so even 7x7 planes fill
+// whole vectors; the kept columns are then finished row by row.
+[[gnu::always_inline]] inline void plane_3x3_flat(const Padded& xp, const float* w, float bias,
+                                                  const float* residual, const ActivationSpec& act,
+                                                  const DepthwiseGeometry& g, float* y) {
+  static thread_local std::vector<float> full;
+  const int64_t Wp = xp.Wp, n = g.OH * Wp;
+  if (full.size() < size_t(n)) full.resize(size_t(n));
+  float* f = full.data();
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+              w7 = w[7], w8 = w[8];
+  const float* r0 = xp.data;
+  const float* r1 = r0 + Wp;
+  const float* r2 = r1 + Wp;
+  for (int64_t t = 0; t < n; ++t) {
+    float acc = bias;
+    acc += w0 * r0[t] + w1 * r0[t + 1] + w2 * r0[t + 2];
+    acc += w3 * r1[t] + w4 * r1[t + 1] + w5 * r1[t + 2];
+    acc += w6 * r2[t] + w7 * r2[t + 1] + w8 * r2[t + 2];
+    f[t] = acc;
+  }
+  for (int64_t oh = 0; oh < g.OH; ++oh) {
+    float* yrow = y + oh * g.OW;
+    std::copy(f + oh * Wp, f + oh * Wp + g.OW, yrow);
+    finish_row(yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
+  }
+}
+
 [[gnu::always_inline]] inline void plane_body(const float* x, const float* w, float bias,
                                               const float* residual, const ActivationSpec& act,
                                               const DepthwiseGeometry& g, float* y) {
   const Padded xp = pad_plane(x, g);
   if (g.KH == 3 && g.KW == 3 && g.dh == 1 && g.dw == 1 && g.sh == g.sw) {
-    if (g.sw == 1) return plane_3x3<1>(xp, w, bias, residual, act, g, y);
+    if (g.sw == 1) return plane_3x3_flat(xp, w, bias, residual, act, g, y);
     if (g.sw == 2) return plane_3x3<2>(xp, w, bias, residual, act, g, y);
   }
   for (int64_t oh = 0; oh < g.OH; ++oh) {

@@ -31,19 +31,33 @@ namespace {
   }
 }
 
+// One pass per row: bias, residual and a Relu/Clip clamp together (an
+// infinite bound compares false and a NaN passes through, as in the ops).
 [[gnu::always_inline]] inline void epilogue_body(const Epilogue& e, int64_t i0, int64_t m,
                                                  int64_t j0, int64_t n, float* C, int64_t ldc) {
+  const Activation k = e.act.kind;
+  const bool clamp = k == Activation::kRelu || k == Activation::kClip;
+  const float inf = __builtin_inff();
+  const float lo = k == Activation::kClip ? e.act.p0 : k == Activation::kRelu ? 0.f : -inf;
+  const float hi = k == Activation::kClip ? e.act.p1 : inf;
   for (int64_t i = i0; i < i0 + m; ++i) {
     float* c = C + i * ldc + j0;
-    if (e.row_bias) {
-      const float b = e.row_bias[i];
-      for (int64_t j = 0; j < n; ++j) c[j] += b;
-    }
+    const float b = e.row_bias ? e.row_bias[i] : 0.f;
     if (e.residual) {
       const float* r = e.residual + i * e.ldr + j0;
-      for (int64_t j = 0; j < n; ++j) c[j] += r[j];
+      for (int64_t j = 0; j < n; ++j) {
+        float v = (c[j] + b) + r[j];
+        v = v < lo ? lo : v;
+        c[j] = v > hi ? hi : v;
+      }
+    } else if (clamp || e.row_bias) {
+      for (int64_t j = 0; j < n; ++j) {
+        float v = c[j] + b;
+        v = v < lo ? lo : v;
+        c[j] = v > hi ? hi : v;
+      }
     }
-    activate(e.act, c, n);
+    if (k == Activation::kLeakyRelu) activate(e.act, c, n);
   }
 }
 
