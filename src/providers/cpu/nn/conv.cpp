@@ -91,6 +91,9 @@ class ConvKernel : public ep::OpKernel {
     const int64_t Mg = wd[0] / group_, Kg = w->num_elements() / wd[0];
     for (int64_t gi = 0; gi < group_; ++gi)
       packed_.emplace_back(false, Mg, Kg, w_float_.data() + gi * Mg * Kg, Kg);
+    // The packed copy is all the GEMM reads; W itself stays in the session.
+    w_float_.clear();
+    w_float_.shrink_to_fit();
   }
 
   void compute(ep::KernelContext& ctx) const override {
@@ -176,7 +179,9 @@ class ConvKernel : public ep::OpKernel {
     const T* x = to_compute<T>(X, sx);
     const T* w;
     if constexpr (std::is_same_v<T, float>)
-      w = constant_w_ && !w_float_.empty() ? w_float_.data() : to_compute<T>(W, sw);
+      w = !packed_.empty()    ? nullptr  // the GEMM reads the packed copy
+          : !w_float_.empty() ? w_float_.data()
+                              : to_compute<T>(W, sw);
     else
       w = constant_w_ && !w_double_.empty() ? w_double_.data() : to_compute<T>(W, sw);
     Conv<T> c{x, w, B ? to_compute<T>(*B, sb) : nullptr, Z ? to_compute<T>(*Z, sz) : nullptr,
@@ -219,8 +224,10 @@ class ConvKernel : public ep::OpKernel {
     }
     const bool pointwise = is_pointwise(g);
     linalg::ConvGeometry cg{g.in, g.out, g.kernel, g.strides, g.pads_begin, g.dilations};
-    const bool use_packed =
-        !packed_.empty() && packed_[0].rows() == Mg && packed_[0].depth() == Cg * ksz;
+    const bool use_packed = !packed_.empty();
+    // Packed at creation from this constant W, so the shapes agree.
+    if (use_packed && (packed_[0].rows() != Mg || packed_[0].depth() != Cg * ksz))
+      ctx.fail_node("internal: packed weights do not match W ", W.shape().to_string());
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t gi = 0; gi < group_; ++gi) {
         const float* bmat = x_plane(c.x, n, C, gi * Cg, isz);
