@@ -13,7 +13,7 @@ struct Padded {
   const float* data;
   int64_t Wp;
 };
-Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
+[[gnu::always_inline]] inline Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
   static thread_local std::vector<float> buf;
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
@@ -21,24 +21,43 @@ Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
   constexpr int64_t kSlack = 16;
   if (buf.size() < size_t(Hp * Wp + kSlack)) buf.resize(size_t(Hp * Wp + kSlack));
   float* p = buf.data();
-  std::fill(p, p + g.ph * Wp, 0.f);
+  // Plain loops (see TESSERA_NO_LIBCALLS): rows are short, a memcpy call per row costs more.
+  for (int64_t i = 0; i < g.ph * Wp; ++i) p[i] = 0.f;
   for (int64_t h = 0; h < g.H; ++h) {
     float* row = p + (g.ph + h) * Wp;
-    std::fill(row, row + g.pw, 0.f);
-    std::copy(x + h * g.W, x + (h + 1) * g.W, row + g.pw);
-    std::fill(row + g.pw + g.W, row + Wp, 0.f);
+    const float* src = x + h * g.W;
+    for (int64_t i = 0; i < g.pw; ++i) row[i] = 0.f;
+    for (int64_t i = 0; i < g.W; ++i) row[g.pw + i] = src[i];
+    for (int64_t i = g.pw + g.W; i < Wp; ++i) row[i] = 0.f;
   }
-  std::fill(p + (g.ph + g.H) * Wp, p + Hp * Wp + kSlack, 0.f);
+  for (int64_t i = (g.ph + g.H) * Wp; i < Hp * Wp + kSlack; ++i) p[i] = 0.f;
   return {p, Wp};
 }
 
-// Finishes one output row: residual, then the activation. Relu and Clip are
-// clamps written as compares so a NaN passes through, as in the ONNX ops.
-[[gnu::always_inline]] inline void finish_row(float* yrow, const float* r, int64_t n,
-                                              const ActivationSpec& act) {
-  if (r)
-    for (int64_t i = 0; i < n; ++i) yrow[i] += r[i];
-  apply_activation(act, yrow, n);
+// Writes one finished output row: src (+ residual), then the activation.
+// Relu and Clip are clamps written as compares so a NaN passes through, as in
+// the ONNX ops; src may be dst.
+[[gnu::always_inline]] inline void finish_row(const float* src, float* dst, const float* r,
+                                              int64_t n, const ActivationSpec& act) {
+  const Activation k = act.kind;
+  const float inf = __builtin_inff();
+  const float lo = k == Activation::kClip ? act.p0 : k == Activation::kRelu ? 0.f : -inf;
+  const float hi = k == Activation::kClip ? act.p1 : inf;
+  if (r) {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = src[i] + r[i];
+      v = v < lo ? lo : v;
+      dst[i] = v > hi ? hi : v;
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      float v = src[i];
+      v = v < lo ? lo : v;
+      dst[i] = v > hi ? hi : v;
+    }
+  }
+  if (k == Activation::kLeakyRelu)
+    for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < 0.f ? dst[i] * act.p0 : dst[i];
 }
 
 // 3x3, dilation 1, stride S: all nine taps in one pass over the output row,
@@ -62,7 +81,7 @@ template <int S>
       acc += w6 * r2[c] + w7 * r2[c + 1] + w8 * r2[c + 2];
       yrow[ow] = acc;
     }
-    finish_row(yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
+    finish_row(yrow, yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
   }
 }
 
@@ -89,9 +108,7 @@ template <int S>
     f[t] = acc;
   }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
-    float* yrow = y + oh * g.OW;
-    std::copy(f + oh * Wp, f + oh * Wp + g.OW, yrow);
-    finish_row(yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
+    finish_row(f + oh * Wp, y + oh * g.OW, residual ? residual + oh * g.OW : nullptr, g.OW, act);
   }
 }
 
@@ -117,20 +134,25 @@ template <int S>
           for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] += coef * xs[ow * g.sw];
       }
     }
-    finish_row(yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
+    finish_row(yrow, yrow, residual ? residual + oh * g.OW : nullptr, g.OW, act);
   }
 }
 
-void plane_generic(const float* x, const float* w, float bias, const float* residual,
-                   const ActivationSpec& act, const DepthwiseGeometry& g, float* y) {
+// The row loops above must stay inline loops: GCC would otherwise turn the
+// copies and fills into memcpy/memset calls, each costing more than a short row.
+#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
+
+__attribute__((TESSERA_NO_LIBCALLS)) void plane_generic(const float* x, const float* w, float bias,
+                                                        const float* residual,
+                                                        const ActivationSpec& act,
+                                                        const DepthwiseGeometry& g, float* y) {
   plane_body(x, w, bias, residual, act, g, y);
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f,fma"))) void plane_avx512(const float* x, const float* w, float bias,
-                                                         const float* residual,
-                                                         const ActivationSpec& act,
-                                                         const DepthwiseGeometry& g, float* y) {
+__attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void plane_avx512(
+    const float* x, const float* w, float bias, const float* residual, const ActivationSpec& act,
+    const DepthwiseGeometry& g, float* y) {
   plane_body(x, w, bias, residual, act, g, y);
 }
 #endif

@@ -16,9 +16,11 @@ namespace {
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
   if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));
   float* p = buf.data();
-  std::fill(p, p + Hp * Wp, kLowest);
-  for (int64_t h = 0; h < g.H; ++h)
-    std::copy(x + h * g.W, x + (h + 1) * g.W, p + (g.ph + h) * Wp + g.pw);
+  for (int64_t i = 0; i < Hp * Wp; ++i) p[i] = kLowest;
+  for (int64_t h = 0; h < g.H; ++h) {
+    float* row = p + (g.ph + h) * Wp + g.pw;
+    for (int64_t i = 0; i < g.W; ++i) row[i] = x[h * g.W + i];
+  }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     float* yrow = y + oh * g.OW;
     for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kLowest;
@@ -40,11 +42,18 @@ namespace {
   }
 }
 
-void max_generic(const float* x, const DepthwiseGeometry& g, float* y) { max_body(x, g, y); }
+// Plain loops stay inline loops, not a memcpy/memset call per short row.
+#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
+
+__attribute__((TESSERA_NO_LIBCALLS)) void max_generic(const float* x, const DepthwiseGeometry& g,
+                                                      float* y) {
+  max_body(x, g, y);
+}
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) void max_avx512(const float* x, const DepthwiseGeometry& g,
-                                                   float* y) {
+__attribute__((target("avx512f"), TESSERA_NO_LIBCALLS)) void max_avx512(const float* x,
+                                                                        const DepthwiseGeometry& g,
+                                                                        float* y) {
   max_body(x, g, y);
 }
 #endif
