@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "core/error.hpp"
 #include "linalg/gemm_microkernel.hpp"
@@ -216,10 +217,25 @@ void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t 
       for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
     }
   } else {
+    // Dot products (a classifier's Gemm with transB). kLanes independent
+    // partial sums let the compiler vectorise without reassociating a sum.
+    constexpr int64_t kLanes = 16;
+    const float* a = A;
+    std::vector<float> strided;  // op(A) as a contiguous row when A is transposed
+    if (ta) {
+      strided.resize(size_t(K));
+      for (int64_t k = 0; k < K; ++k) strided[size_t(k)] = A[k * lda];
+      a = strided.data();
+    }
+    const int64_t kv = K / kLanes * kLanes;
     for (int64_t j = 0; j < n; ++j) {
       const float* b = B + (j0 + j) * ldb;
+      float part[kLanes] = {};
+      for (int64_t k = 0; k < kv; k += kLanes)
+        for (int64_t l = 0; l < kLanes; ++l) part[l] += a[k + l] * b[k + l];
       float s = 0.f;
-      for (int64_t k = 0; k < K; ++k) s += A[k * (ta ? lda : 1)] * b[k];
+      for (int64_t l = 0; l < kLanes; ++l) s += part[l];
+      for (int64_t k = kv; k < K; ++k) s += a[k] * b[k];
       c[j] += alpha * s;
     }
   }

@@ -68,6 +68,7 @@ const std::vector<Case> kCases = {
     {17, 33, 65, true, true, 1.f, 0.25f},  {6, 64, 512, false, false, 1.f, 0.f},
     {130, 70, 600, false, true, 1.f, 1.f}, {5, 200, 3, true, false, -1.f, 0.f},
     {100, 1, 40, false, false, 1.f, 2.f},  {1, 100, 40, false, true, 1.f, 0.f},
+    {1, 37, 70, true, true, 0.5f, 0.5f},   {1, 300, 1283, false, true, 1.f, 0.f},
 };
 
 TEST(LinalgGemm, EveryKernelMatchesNaive) {
