@@ -74,7 +74,7 @@ class ConvKernel : public ep::OpKernel {
     const Tensor* w = info.constant_input(1);
     if (!w) return;
     // to_compute returns the tensor's own data when no conversion is needed;
-    // copy it so the kernel owns what it uses.
+    // the kernel keeps its own copy (packed, or plain) of what it uses.
     if (w->dtype() == DataType::kDouble) {
       const double* p = w->data<double>();
       w_double_.assign(p, p + w->num_elements());
@@ -83,17 +83,17 @@ class ConvKernel : public ep::OpKernel {
     }
     std::vector<float> store;
     const float* p = to_compute<float>(*w, store);
-    w_float_.assign(p, p + w->num_elements());
     constant_w_ = true;
     const auto& wd = w->shape().dims();
     const bool depthwise = wd.size() == 4 && wd[1] == 1;
-    if (depthwise || wd.size() < 3 || wd[0] % group_ != 0) return;  // errors are reported at run
+    if (depthwise || wd.size() < 3 || wd[0] % group_ != 0) {  // errors are reported at run
+      w_float_.assign(p, p + w->num_elements());
+      return;
+    }
+    // The packed copy is all the GEMM reads, so no plain copy is kept.
     const int64_t Mg = wd[0] / group_, Kg = w->num_elements() / wd[0];
     for (int64_t gi = 0; gi < group_; ++gi)
-      packed_.emplace_back(false, Mg, Kg, w_float_.data() + gi * Mg * Kg, Kg);
-    // The packed copy is all the GEMM reads; W itself stays in the session.
-    w_float_.clear();
-    w_float_.shrink_to_fit();
+      packed_.emplace_back(false, Mg, Kg, p + gi * Mg * Kg, Kg);
   }
 
   void compute(ep::KernelContext& ctx) const override {
