@@ -2,7 +2,9 @@
 // block and KC-deep slice, B is packed into NR-wide panels that stay in L1
 // while MC-tall blocks of A, packed into MR-tall panels, stream from L2
 // through the micro-kernel. alpha is folded into the A packing; beta is
-// applied to C once before accumulation.
+// applied to C once before accumulation (or not at all: with beta == 0 the
+// first K slice stores). A may come prepacked (PackedA); for products with
+// few rows a non-transposed B is read in place instead of packed.
 #include "linalg/gemm.hpp"
 
 #include <algorithm>
@@ -20,8 +22,8 @@ namespace {
 constexpr int kGenericMR = 4;
 constexpr int kGenericNR = 16;
 
-void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_t ldc, int64_t m,
-                    int64_t n, bool accumulate) {
+void kernel_generic(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                    int64_t m, int64_t n, bool accumulate) {
   float acc[kGenericMR][kGenericNR] = {};
   for (int64_t k = 0; k < kc; ++k) {
     for (int i = 0; i < kGenericMR; ++i) {
@@ -29,7 +31,7 @@ void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_
       for (int j = 0; j < kGenericNR; ++j) acc[i][j] += av * b[j];
     }
     a += kGenericMR;
-    b += kGenericNR;
+    b += ldb;
   }
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
@@ -161,7 +163,14 @@ struct Operands {
   float* C;
   int64_t ldc;
   const Epilogue* ep;  // null: none
+  // Full-width B panels read in place instead of packed (set by run_sgemm).
+  bool direct_b = false;
 };
+
+// Up to this many rows of C, a non-transposed B is read in place: each B panel
+// would serve too few A panels to repay copying it (a 1x1 convolution with
+// few output channels reads as much as it computes).
+constexpr int64_t kDirectBMaxRows = 128;
 
 // Single-threaded C[i0:i0+m, j0:j0+n] (+)= alpha * op(A) op(B); `accumulate`
 // says whether C already holds beta * C (else the first K slice stores). The
@@ -180,19 +189,28 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
       const bool add = accumulate || pc > 0, last = pc + kc >= K;
-      pack_b(o.tb, o.B, o.ldb, pc, j0 + jc, kc, nc, nr, bp);
+      const int64_t full = nc / nr * nr;  // columns in whole panels
+      if (!o.direct_b)
+        pack_b(o.tb, o.B, o.ldb, pc, j0 + jc, kc, nc, nr, bp);
+      else if (full < nc)  // only the ragged last panel, which must be zero-padded
+        pack_b(o.tb, o.B, o.ldb, pc, j0 + jc + full, kc, nc - full, nr, bp);
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = std::min(mc_max, m - ic);
         if (!o.packed) pack_a(o.ta, o.A, o.lda, i0 + ic, pc, mc, kc, mr, o.alpha, ap);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* bpanel = bp + (jr / nr) * kc * nr;
+          int64_t bstride = nr;
+          if (o.direct_b) {
+            bpanel = jr < full ? o.B + pc * o.ldb + j0 + jc + jr : bp;
+            bstride = jr < full ? o.ldb : nr;
+          }
           float* cblock = o.C + (i0 + ic) * ldc + j0 + jc + jr;
           const int64_t ncols = std::min<int64_t>(nr, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += mr) {
             const float* apanel =
                 o.packed ? o.packed->panel(pc, i0 + ic + ir) : ap + (ir / mr) * kc * mr;
             const int64_t mrows = std::min<int64_t>(mr, mc - ir);
-            kern.fn(kc, apanel, bpanel, cblock + ir * ldc, ldc, mrows, ncols, add);
+            kern.fn(kc, apanel, bpanel, bstride, cblock + ir * ldc, ldc, mrows, ncols, add);
             if (last && o.ep)
               apply_epilogue(*o.ep, i0 + ic + ir, mrows, j0 + jc + jr, ncols, o.C, ldc);
           }
@@ -242,8 +260,9 @@ void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t 
 }
 
 // Splits C over threads in MR x NR-aligned blocks and runs gemm_block on each.
-void run_sgemm(const SgemmKernelInfo& kern, const Operands& o, int64_t M, int64_t N, int64_t K,
-               float beta, ThreadPool* pool) {
+void run_sgemm(const SgemmKernelInfo& kern, Operands o, int64_t M, int64_t N, int64_t K, float beta,
+               ThreadPool* pool) {
+  o.direct_b = !o.tb && M <= kDirectBMaxRows;
   if (M == 0 || N == 0) return;
   const bool no_product = K == 0 || o.alpha == 0.f;
   int threads = pool ? pool->num_threads() : 1;

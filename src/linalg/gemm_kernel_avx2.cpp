@@ -16,14 +16,14 @@ constexpr int kMR = 6;
 constexpr int kNR = 16;
 
 __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a, const float* b,
-                                                     float* c, int64_t ldc, int64_t m, int64_t n,
-                                                     bool accumulate) {
+                                                     int64_t ldb, float* c, int64_t ldc, int64_t m,
+                                                     int64_t n, bool accumulate) {
   __m256 acc[kMR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
-    const __m256 b0 = _mm256_load_ps(b);
-    const __m256 b1 = _mm256_load_ps(b + 8);
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
     for (int i = 0; i < kMR; ++i) {
       const __m256 av = _mm256_broadcast_ss(a + i);
@@ -31,7 +31,7 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
       acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);
     }
     a += kMR;
-    b += kNR;
+    b += ldb;
   }
   if (m == kMR && n == kNR) {
 #pragma GCC unroll 6

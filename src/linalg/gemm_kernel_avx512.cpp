@@ -15,8 +15,8 @@ namespace {
 
 template <int MR, int NV>
 __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, const float* b,
-                                                   float* c, int64_t ldc, int64_t m, int64_t n,
-                                                   bool accumulate) {
+                                                   int64_t ldb, float* c, int64_t ldc, int64_t m,
+                                                   int64_t n, bool accumulate) {
   constexpr int NR = 16 * NV;
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
@@ -33,10 +33,10 @@ __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, c
   }
 #pragma GCC unroll 2
   for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * NR), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), _MM_HINT_T0);
     __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
@@ -44,7 +44,7 @@ __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, c
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
     }
     a += MR;
-    b += NR;
+    b += ldb;
   }
   if (m == MR && n == NR) {
 #pragma GCC unroll 16

@@ -2,15 +2,17 @@
 // the product of one packed A panel (kc x MR, k-major: a[k*MR + i]) and one
 // packed B panel (kc x NR, k-major: b[k*NR + j]) into the top-left m x n
 // corner of C (m <= MR, n <= NR), or stores it there when `accumulate` is
-// false (the first K slice of a beta == 0 product: no pass to zero C first);
+// false (the first K slice of a beta == 0 product: no pass to zero C first).
+// B's k-th row starts at b + k*ldb: ldb == NR for a packed panel, or the row
+// stride of an unpacked row-major B whose NR columns are all in bounds;
 // packed panels are zero-padded.
 #pragma once
 #include <cstdint>
 
 namespace tessera::linalg::detail {
 
-using SgemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                                  int64_t m, int64_t n, bool accumulate);
+using SgemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                                  int64_t ldc, int64_t m, int64_t n, bool accumulate);
 
 struct SgemmKernelInfo {
   const char* name;
