@@ -23,7 +23,7 @@ constexpr int kGenericMR = 4;
 constexpr int kGenericNR = 16;
 
 void kernel_generic(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
-                    int64_t m, int64_t n, bool accumulate) {
+                    int64_t m, int64_t n, bool accumulate, const TileEpilogue* te) {
   float acc[kGenericMR][kGenericNR] = {};
   for (int64_t k = 0; k < kc; ++k) {
     for (int i = 0; i < kGenericMR; ++i) {
@@ -36,9 +36,23 @@ void kernel_generic(int64_t kc, const float* a, const float* b, int64_t ldb, flo
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
+  if (te) apply_tile_epilogue(*te, c, ldc, m, n);
 }
 
 }  // namespace
+
+void apply_tile_epilogue(const TileEpilogue& te, float* c, int64_t ldc, int64_t m, int64_t n) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* row = c + i * ldc;
+    const float b = te.bias ? te.bias[i] : 0.f;
+    for (int64_t j = 0; j < n; ++j) {
+      float v = row[j] + b;
+      if (te.residual) v += te.residual[i * te.ldr + j];
+      v = v < te.lo ? te.lo : v;
+      row[j] = v > te.hi ? te.hi : v;
+    }
+  }
+}
 
 SgemmKernelInfo sgemm_kernel_generic() {
   return {"generic_f32_4x16", kGenericMR, kGenericNR, kernel_generic};
@@ -184,6 +198,19 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
   float* ap = o.packed ? nullptr : abuf.get(size_t(mc_max * kKC));
   float* bp = bbuf.get(size_t((nc_max + nr) * kKC));
   const int64_t ldc = o.ldc;
+  // Bias, residual and Relu/Clip go to the kernel, applied in registers;
+  // LeakyRelu runs as a pass over the stored tile.
+  const bool in_kernel_ep = o.ep && o.ep->act.kind != Activation::kLeakyRelu;
+  detail::TileEpilogue tile_epilogue{};
+  if (in_kernel_ep) {
+    const ActivationSpec& a = o.ep->act;
+    const float inf = __builtin_inff();
+    tile_epilogue = {o.ep->row_bias, o.ep->residual, o.ep->ldr,
+                     a.kind == Activation::kClip   ? a.p0
+                     : a.kind == Activation::kRelu ? 0.f
+                                                   : -inf,
+                     a.kind == Activation::kClip ? a.p1 : inf};
+  }
   for (int64_t jc = 0; jc < n; jc += nc_max) {
     const int64_t nc = std::min(nc_max, n - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
@@ -210,9 +237,18 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
             const float* apanel =
                 o.packed ? o.packed->panel(pc, i0 + ic + ir) : ap + (ir / mr) * kc * mr;
             const int64_t mrows = std::min<int64_t>(mr, mc - ir);
-            kern.fn(kc, apanel, bpanel, bstride, cblock + ir * ldc, ldc, mrows, ncols, add);
-            if (last && o.ep)
-              apply_epilogue(*o.ep, i0 + ic + ir, mrows, j0 + jc + jr, ncols, o.C, ldc);
+            const int64_t row = i0 + ic + ir, col = j0 + jc + jr;
+            const detail::TileEpilogue* te = nullptr;
+            detail::TileEpilogue tile_ep;
+            if (last && in_kernel_ep) {
+              tile_ep = tile_epilogue;
+              if (tile_ep.bias) tile_ep.bias += row;
+              if (tile_ep.residual) tile_ep.residual += row * tile_ep.ldr + col;
+              te = &tile_ep;
+            }
+            kern.fn(kc, apanel, bpanel, bstride, cblock + ir * ldc, ldc, mrows, ncols, add, te);
+            if (last && o.ep && !in_kernel_ep)
+              apply_epilogue(*o.ep, row, mrows, col, ncols, o.C, ldc);
           }
         }
       }

@@ -17,7 +17,8 @@ constexpr int kNR = 16;
 
 __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a, const float* b,
                                                      int64_t ldb, float* c, int64_t ldc, int64_t m,
-                                                     int64_t n, bool accumulate) {
+                                                     int64_t n, bool accumulate,
+                                                     const TileEpilogue* te) {
   __m256 acc[kMR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
@@ -44,6 +45,7 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
       _mm256_storeu_ps(row, acc[i][0]);
       _mm256_storeu_ps(row + 8, acc[i][1]);
     }
+    if (te) apply_tile_epilogue(*te, c, ldc, m, n);
     return;
   }
   alignas(32) float tile[kMR][kNR];
@@ -55,6 +57,7 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j)
       c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + tile[i][j];
+  if (te) apply_tile_epilogue(*te, c, ldc, m, n);
 }
 
 }  // namespace

@@ -11,8 +11,23 @@
 
 namespace tessera::linalg::detail {
 
+// The epilogue of a finished tile (after its last K slice), applied by the
+// kernel while the tile is in registers: bias per row, the residual, then a
+// clamp to [lo, hi] (Relu, Clip, or none with infinite bounds), each written
+// so a NaN passes through as in the ONNX ops. Null when there is none.
+struct TileEpilogue {
+  const float* bias;      // bias[i] for tile row i, or null
+  const float* residual;  // residual[i * ldr + j], or null
+  int64_t ldr;
+  float lo, hi;
+};
+
 using SgemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
-                                  int64_t ldc, int64_t m, int64_t n, bool accumulate);
+                                  int64_t ldc, int64_t m, int64_t n, bool accumulate,
+                                  const TileEpilogue* te);
+
+// For kernels without an in-register version: applies `te` to the stored tile.
+void apply_tile_epilogue(const TileEpilogue& te, float* c, int64_t ldc, int64_t m, int64_t n);
 
 struct SgemmKernelInfo {
   const char* name;
