@@ -33,6 +33,9 @@ float* col_buffer(size_t n) {
   return buf.data();
 }
 
+// Below this many operations a loop runs on the calling thread only.
+constexpr double kMinParallelFlops = 2.0e6;
+
 // One output plane of a 2-D depthwise convolution in double (bias already in `y`).
 void depthwise_plane(const double* x, const double* w, double* y, const Window& g) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
@@ -212,14 +215,20 @@ class ConvKernel : public ep::OpKernel {
                                          g.out[1],        g.kernel[0],    g.kernel[1],
                                          g.strides[0],    g.strides[1],   g.pads_begin[0],
                                          g.pads_begin[1], g.dilations[0], g.dilations[1]};
-      pool->parallel_for(N * M, double(osz * ksz * 2), [&](int64_t b0, int64_t b1) {
+      auto planes = [&](int64_t b0, int64_t b1) {
         for (int64_t nm = b0; nm < b1; ++nm) {
           const int64_t n = nm / M, m = nm % M, ci = m / Mg;
           linalg::depthwise_conv2d_plane(x_plane(c.x, n, C, ci, isz), c.w + m * ksz,
                                          c.b ? c.b[m] : 0.f, c.z ? c.z + nm * osz : nullptr, c.act,
                                          dg, y + nm * osz);
         }
-      });
+      };
+      // Waking a worker costs tens of microseconds (more in a VM): only
+      // layers worth more than that are split (MobileNet's 7x7 ones are not).
+      if (double(N * M * osz * ksz) * 2.0 >= kMinParallelFlops)
+        pool->parallel_for(N * M, double(osz * ksz * 2), planes);
+      else
+        planes(0, N * M);
       return;
     }
     const bool pointwise = is_pointwise(g);
@@ -233,7 +242,8 @@ class ConvKernel : public ep::OpKernel {
         const float* bmat = x_plane(c.x, n, C, gi * Cg, isz);
         if (!pointwise) {
           float* col = col_buffer(size_t(Cg * ksz * osz));
-          linalg::im2col<float>(bmat, Cg, cg, col, pool);
+          const bool big = double(Cg * ksz * osz) >= kMinParallelFlops / 8;  // a copy, not math
+          linalg::im2col<float>(bmat, Cg, cg, col, big ? pool : nullptr);
           bmat = col;
         }
         float* yg = y + (n * M + gi * Mg) * osz;
