@@ -2,11 +2,14 @@
 // block and KC-deep slice, B is packed into NR-wide panels that stay in L1
 // while MC-tall blocks of A, packed into MR-tall panels, stream from L2
 // through the micro-kernel. alpha is folded into the A packing; beta is
-// applied to C once before accumulation.
+// applied to C once before accumulation (or not at all: with beta == 0 the
+// first K slice stores). A may come prepacked (PackedA); for products with
+// few rows a non-transposed B is read in place instead of packed.
 #include "linalg/gemm.hpp"
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "core/error.hpp"
 #include "linalg/gemm_microkernel.hpp"
@@ -19,8 +22,8 @@ namespace {
 constexpr int kGenericMR = 4;
 constexpr int kGenericNR = 16;
 
-void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_t ldc,
-                    int64_t m, int64_t n) {
+void kernel_generic(int64_t kc, const float* a, const float* b, int64_t ldb, float* c, int64_t ldc,
+                    int64_t m, int64_t n, bool accumulate, const TileEpilogue* te) {
   float acc[kGenericMR][kGenericNR] = {};
   for (int64_t k = 0; k < kc; ++k) {
     for (int i = 0; i < kGenericMR; ++i) {
@@ -28,13 +31,28 @@ void kernel_generic(int64_t kc, const float* a, const float* b, float* c, int64_
       for (int j = 0; j < kGenericNR; ++j) acc[i][j] += av * b[j];
     }
     a += kGenericMR;
-    b += kGenericNR;
+    b += ldb;
   }
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += acc[i][j];
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + acc[i][j];
+  if (te) apply_tile_epilogue(*te, c, ldc, m, n);
 }
 
 }  // namespace
+
+void apply_tile_epilogue(const TileEpilogue& te, float* c, int64_t ldc, int64_t m, int64_t n) {
+  for (int64_t i = 0; i < m; ++i) {
+    float* row = c + i * ldc;
+    const float b = te.bias ? te.bias[i] : 0.f;
+    for (int64_t j = 0; j < n; ++j) {
+      float v = row[j] + b;
+      if (te.residual) v += te.residual[i * te.ldr + j];
+      v = v < te.lo ? te.lo : v;
+      row[j] = v > te.hi ? te.hi : v;
+    }
+  }
+}
 
 SgemmKernelInfo sgemm_kernel_generic() {
   return {"generic_f32_4x16", kGenericMR, kGenericNR, kernel_generic};
@@ -87,8 +105,8 @@ class PackBuffer {
 
 // Packs rows [i0, i0+mc) x cols [p0, p0+kc) of op(A), times alpha, into
 // MR-tall k-major panels, zero-padding the last panel.
-void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int64_t mc,
-            int64_t kc, int mr, float alpha, float* dst) {
+void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int64_t mc, int64_t kc,
+            int mr, float alpha, float* dst) {
   for (int64_t ip = 0; ip < mc; ip += mr) {
     const int64_t rows = std::min<int64_t>(mr, mc - ip);
     if (!trans) {
@@ -112,8 +130,8 @@ void pack_a(bool trans, const float* A, int64_t lda, int64_t i0, int64_t p0, int
 }
 
 // Packs rows [p0, p0+kc) x cols [j0, j0+nc) of op(B) into NR-wide k-major panels.
-void pack_b(bool trans, const float* B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc,
-            int64_t nc, int nr, float* dst) {
+void pack_b(bool trans, const float* B, int64_t ldb, int64_t p0, int64_t j0, int64_t kc, int64_t nc,
+            int nr, float* dst) {
   for (int64_t jp = 0; jp < nc; jp += nr) {
     const int64_t cols = std::min<int64_t>(nr, nc - jp);
     if (!trans) {
@@ -147,31 +165,91 @@ void scale_c(int64_t m, int64_t n, float beta, float* C, int64_t ldc) {
   }
 }
 
-// Single-threaded C[i0:i0+m, j0:j0+n] += alpha * op(A) op(B) (beta already applied).
-void gemm_block(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t i0, int64_t m,
-                int64_t j0, int64_t n, int64_t K, float alpha, const float* A, int64_t lda,
-                const float* B, int64_t ldb, float* C, int64_t ldc) {
+// One product's operands; A is either packed here per block or prepacked.
+struct Operands {
+  bool ta, tb;
+  float alpha;
+  const float* A;
+  int64_t lda;
+  const PackedA* packed;  // when set, A/lda/ta/alpha are unused
+  const float* B;
+  int64_t ldb;
+  float* C;
+  int64_t ldc;
+  const Epilogue* ep;  // null: none
+  // Full-width B panels read in place instead of packed (set by run_sgemm).
+  bool direct_b = false;
+};
+
+// Up to this many rows of C, a non-transposed B is read in place: each B panel
+// would serve too few A panels to repay copying it (a 1x1 convolution with
+// few output channels reads as much as it computes).
+constexpr int64_t kDirectBMaxRows = 128;
+
+// Single-threaded C[i0:i0+m, j0:j0+n] (+)= alpha * op(A) op(B); `accumulate`
+// says whether C already holds beta * C (else the first K slice stores). The
+// epilogue runs on each micro-tile right after its last K slice.
+void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int64_t m, int64_t j0,
+                int64_t n, int64_t K, bool accumulate) {
   static thread_local PackBuffer abuf, bbuf;
   const int mr = kern.mr, nr = kern.nr;
   const int64_t mc_max = kMCPanels * mr;
   const int64_t nc_max = kNC;
-  float* ap = abuf.get(size_t(mc_max * kKC));
+  float* ap = o.packed ? nullptr : abuf.get(size_t(mc_max * kKC));
   float* bp = bbuf.get(size_t((nc_max + nr) * kKC));
+  const int64_t ldc = o.ldc;
+  // Bias, residual and Relu/Clip go to the kernel, applied in registers;
+  // LeakyRelu runs as a pass over the stored tile.
+  const bool in_kernel_ep = o.ep && o.ep->act.kind != Activation::kLeakyRelu;
+  detail::TileEpilogue tile_epilogue{};
+  if (in_kernel_ep) {
+    const ActivationSpec& a = o.ep->act;
+    const float inf = __builtin_inff();
+    tile_epilogue = {o.ep->row_bias, o.ep->residual, o.ep->ldr,
+                     a.kind == Activation::kClip   ? a.p0
+                     : a.kind == Activation::kRelu ? 0.f
+                                                   : -inf,
+                     a.kind == Activation::kClip ? a.p1 : inf};
+  }
   for (int64_t jc = 0; jc < n; jc += nc_max) {
     const int64_t nc = std::min(nc_max, n - jc);
     for (int64_t pc = 0; pc < K; pc += kKC) {
       const int64_t kc = std::min(kKC, K - pc);
-      pack_b(tb, B, ldb, pc, j0 + jc, kc, nc, nr, bp);
+      const bool add = accumulate || pc > 0, last = pc + kc >= K;
+      const int64_t full = nc / nr * nr;  // columns in whole panels
+      if (!o.direct_b)
+        pack_b(o.tb, o.B, o.ldb, pc, j0 + jc, kc, nc, nr, bp);
+      else if (full < nc)  // only the ragged last panel, which must be zero-padded
+        pack_b(o.tb, o.B, o.ldb, pc, j0 + jc + full, kc, nc - full, nr, bp);
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = std::min(mc_max, m - ic);
-        pack_a(ta, A, lda, i0 + ic, pc, mc, kc, mr, alpha, ap);
+        if (!o.packed) pack_a(o.ta, o.A, o.lda, i0 + ic, pc, mc, kc, mr, o.alpha, ap);
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* bpanel = bp + (jr / nr) * kc * nr;
-          float* cblock = C + (i0 + ic) * ldc + j0 + jc + jr;
+          int64_t bstride = nr;
+          if (o.direct_b) {
+            bpanel = jr < full ? o.B + pc * o.ldb + j0 + jc + jr : bp;
+            bstride = jr < full ? o.ldb : nr;
+          }
+          float* cblock = o.C + (i0 + ic) * ldc + j0 + jc + jr;
           const int64_t ncols = std::min<int64_t>(nr, nc - jr);
-          for (int64_t ir = 0; ir < mc; ir += mr)
-            kern.fn(kc, ap + (ir / mr) * kc * mr, bpanel, cblock + ir * ldc, ldc,
-                    std::min<int64_t>(mr, mc - ir), ncols);
+          for (int64_t ir = 0; ir < mc; ir += mr) {
+            const float* apanel =
+                o.packed ? o.packed->panel(pc, i0 + ic + ir) : ap + (ir / mr) * kc * mr;
+            const int64_t mrows = std::min<int64_t>(mr, mc - ir);
+            const int64_t row = i0 + ic + ir, col = j0 + jc + jr;
+            const detail::TileEpilogue* te = nullptr;
+            detail::TileEpilogue tile_ep;
+            if (last && in_kernel_ep) {
+              tile_ep = tile_epilogue;
+              if (tile_ep.bias) tile_ep.bias += row;
+              if (tile_ep.residual) tile_ep.residual += row * tile_ep.ldr + col;
+              te = &tile_ep;
+            }
+            kern.fn(kc, apanel, bpanel, bstride, cblock + ir * ldc, ldc, mrows, ncols, add, te);
+            if (last && o.ep && !in_kernel_ep)
+              apply_epilogue(*o.ep, row, mrows, col, ncols, o.C, ldc);
+          }
         }
       }
     }
@@ -180,8 +258,8 @@ void gemm_block(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t i0, int64
 
 // M == 1 (a row vector times a matrix, common in decoding): packing B would
 // copy as many values as the product reads, so stream B's rows directly.
-void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t lda,
-              const float* B, int64_t ldb, float beta, float* C, int64_t j0, int64_t j1) {
+void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
+              int64_t ldb, float beta, float* C, int64_t j0, int64_t j1) {
   float* c = C + j0;
   const int64_t n = j1 - j0;
   scale_c(1, n, beta, c, n);
@@ -193,30 +271,43 @@ void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t 
       for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
     }
   } else {
+    // Dot products (a classifier's Gemm with transB). kLanes independent
+    // partial sums let the compiler vectorise without reassociating a sum.
+    constexpr int64_t kLanes = 16;
+    const float* a = A;
+    std::vector<float> strided;  // op(A) as a contiguous row when A is transposed
+    if (ta) {
+      strided.resize(size_t(K));
+      for (int64_t k = 0; k < K; ++k) strided[size_t(k)] = A[k * lda];
+      a = strided.data();
+    }
+    const int64_t kv = K / kLanes * kLanes;
     for (int64_t j = 0; j < n; ++j) {
       const float* b = B + (j0 + j) * ldb;
+      float part[kLanes] = {};
+      for (int64_t k = 0; k < kv; k += kLanes)
+        for (int64_t l = 0; l < kLanes; ++l) part[l] += a[k + l] * b[k + l];
       float s = 0.f;
-      for (int64_t k = 0; k < K; ++k) s += A[k * (ta ? lda : 1)] * b[k];
+      for (int64_t l = 0; l < kLanes; ++l) s += part[l];
+      for (int64_t k = kv; k < K; ++k) s += a[k] * b[k];
       c[j] += alpha * s;
     }
   }
 }
 
-}  // namespace
-
-namespace detail {
-
-void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N,
-                int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-                int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool) {
-  check(M >= 0 && N >= 0 && K >= 0, "sgemm: negative size M=", M, " N=", N, " K=", K);
+// Splits C over threads in MR x NR-aligned blocks and runs gemm_block on each.
+void run_sgemm(const SgemmKernelInfo& kern, Operands o, int64_t M, int64_t N, int64_t K, float beta,
+               ThreadPool* pool) {
+  o.direct_b = !o.tb && M <= kDirectBMaxRows;
   if (M == 0 || N == 0) return;
-  const bool no_product = K == 0 || alpha == 0.f;
+  const bool no_product = K == 0 || o.alpha == 0.f;
   int threads = pool ? pool->num_threads() : 1;
   const double flops = 2.0 * double(M) * double(N) * double(K);
-  if (M == 1) {
+  if (M == 1 && !o.packed) {
     auto cols = [&](int64_t b, int64_t e) {
-      gemv_row(ta, tb, K, alpha, A, lda, B, ldb, beta, C, b * 256, std::min(N, e * 256));
+      const int64_t j0 = b * 256, j1 = std::min(N, e * 256);
+      gemv_row(o.ta, o.tb, K, o.alpha, o.A, o.lda, o.B, o.ldb, beta, o.C, j0, j1);
+      if (o.ep) apply_epilogue(*o.ep, 0, 1, j0, j1 - j0, o.C, o.ldc);
     };
     const int64_t chunks = (N + 255) / 256;
     if (pool && threads > 1 && flops >= 2.0e6)
@@ -247,9 +338,11 @@ void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_
     const int64_t i0 = mb0 * kern.mr, i1 = std::min(M, mb1 * kern.mr);
     const int64_t j0 = nb0 * kern.nr, j1 = std::min(N, nb1 * kern.nr);
     if (i1 <= i0 || j1 <= j0) return;
-    scale_c(i1 - i0, j1 - j0, beta, C + i0 * ldc + j0, ldc);
+    if (no_product || beta != 0.f) scale_c(i1 - i0, j1 - j0, beta, o.C + i0 * o.ldc + j0, o.ldc);
     if (!no_product)
-      gemm_block(kern, ta, tb, i0, i1 - i0, j0, j1 - j0, K, alpha, A, lda, B, ldb, C, ldc);
+      gemm_block(kern, o, i0, i1 - i0, j0, j1 - j0, K, beta != 0.f);
+    else if (o.ep)
+      apply_epilogue(*o.ep, i0, i1 - i0, j0, j1 - j0, o.C, o.ldc);
   };
   if (mt * nt == 1) {
     task(0);
@@ -260,13 +353,57 @@ void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_
   });
 }
 
+}  // namespace
+
+namespace detail {
+
+void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                float* C, int64_t ldc, ThreadPool* pool, const Epilogue* epilogue) {
+  check(M >= 0 && N >= 0 && K >= 0, "sgemm: negative size M=", M, " N=", N, " K=", K);
+  const Operands o{ta, tb, alpha, A, lda, nullptr, B, ldb, C, ldc, epilogue};
+  run_sgemm(kern, o, M, N, K, beta, pool);
+}
+
+const SgemmKernelInfo& sgemm_best_kernel() { return best_kernel(); }
+
 }  // namespace detail
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc, ThreadPool* pool) {
-  detail::sgemm_with(best_kernel(), trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C,
-                     ldc, pool);
+PackedA::PackedA(bool trans, int64_t M, int64_t K, const float* A, int64_t lda)
+    : PackedA(best_kernel(), trans, M, K, A, lda) {}
+
+PackedA::PackedA(const SgemmKernelInfo& kern, bool trans, int64_t M, int64_t K, const float* A,
+                 int64_t lda)
+    : kern_(&kern), M_(M), K_(K) {
+  check(M >= 0 && K >= 0, "PackedA: negative size M=", M, " K=", K);
+  const int mr = kern.mr;
+  mpad_ = (M + mr - 1) / mr * mr;
+  data_.resize(size_t(mpad_ * K));
+  // Slice pc (kc deep) starts at pc * mpad_ and holds mpad_/MR panels of kc x MR.
+  for (int64_t pc = 0; pc < K; pc += kKC) {
+    const int64_t kc = std::min(kKC, K - pc);
+    if (M > 0) pack_a(trans, A, lda, 0, pc, M, kc, mr, 1.f, data_.data() + pc * mpad_);
+  }
+}
+
+const float* PackedA::panel(int64_t pc, int64_t i) const {
+  const int64_t kc = std::min(kKC, K_ - pc);
+  return data_.data() + pc * mpad_ + (i / kern_->mr) * kc * kern_->mr;
+}
+
+void sgemm_packed(const PackedA& A, bool trans_b, int64_t N, const float* B, int64_t ldb, float* C,
+                  int64_t ldc, ThreadPool* pool, const Epilogue* epilogue) {
+  check(!A.empty(), "sgemm_packed: A was not packed");
+  check(N >= 0, "sgemm_packed: negative N=", N);
+  const Operands o{false, trans_b, 1.f, nullptr, 0, &A, B, ldb, C, ldc, epilogue};
+  run_sgemm(A.kernel(), o, A.rows(), N, A.depth(), 0.f, pool);
+}
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+           ThreadPool* pool, const Epilogue* epilogue) {
+  detail::sgemm_with(best_kernel(), trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                     pool, epilogue);
 }
 
 const char* sgemm_kernel_name() { return best_kernel().name; }

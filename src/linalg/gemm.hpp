@@ -5,20 +5,56 @@
 // The float path packs blocks of A and B and runs a register-tiled
 // micro-kernel chosen once, at first use, by CPU features (AVX-512, AVX2+FMA,
 // or portable); `pool` (may be null) splits C into blocks across threads.
+// An optional epilogue (bias, residual, activation) runs on each finished
+// tile of C while it is still in cache.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "core/thread_pool.hpp"
+#include "linalg/epilogue.hpp"
 
 namespace tessera::linalg {
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
-           const float* A, int64_t lda, const float* B, int64_t ldb, float beta, float* C,
-           int64_t ldc, ThreadPool* pool = nullptr);
+namespace detail {
+struct SgemmKernelInfo;
+}
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+           int64_t lda, const float* B, int64_t ldb, float beta, float* C, int64_t ldc,
+           ThreadPool* pool = nullptr, const Epilogue* epilogue = nullptr);
 
 void dgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, double alpha,
            const double* A, int64_t lda, const double* B, int64_t ldb, double beta, double* C,
            int64_t ldc, ThreadPool* pool = nullptr);
+
+// op(A) packed once into the micro-kernel's panel layout, for a left operand
+// that is used many times (a convolution's filters, a Gemm's constant A):
+// products with it skip packing A. Packed for the kernel this CPU uses.
+class PackedA {
+ public:
+  PackedA() = default;
+  PackedA(bool trans, int64_t M, int64_t K, const float* A, int64_t lda);
+  // For tests: packed for a given kernel, which must outlive this object.
+  PackedA(const detail::SgemmKernelInfo& kern, bool trans, int64_t M, int64_t K, const float* A,
+          int64_t lda);
+  int64_t rows() const { return M_; }
+  int64_t depth() const { return K_; }
+  bool empty() const { return kern_ == nullptr; }
+  const detail::SgemmKernelInfo& kernel() const { return *kern_; }
+  // The packed panel for rows [i, i+MR) and the K slice starting at pc.
+  const float* panel(int64_t pc, int64_t i) const;
+
+ private:
+  const detail::SgemmKernelInfo* kern_ = nullptr;
+  int64_t M_ = 0, K_ = 0, mpad_ = 0;
+  std::vector<float> data_;
+};
+
+// C[M,N] = A * op(B) for a packed A (C's old contents ignored), then the
+// epilogue on every tile.
+void sgemm_packed(const PackedA& A, bool trans_b, int64_t N, const float* B, int64_t ldb, float* C,
+                  int64_t ldc, ThreadPool* pool = nullptr, const Epilogue* epilogue = nullptr);
 
 // Name of the float micro-kernel in use, e.g. "avx512_f32_12x32" (for reports).
 const char* sgemm_kernel_name();

@@ -15,15 +15,16 @@ namespace {
 constexpr int kMR = 6;
 constexpr int kNR = 16;
 
-__attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
-                                                      const float* b, float* c, int64_t ldc,
-                                                      int64_t m, int64_t n) {
+__attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a, const float* b,
+                                                     int64_t ldb, float* c, int64_t ldc, int64_t m,
+                                                     int64_t n, bool accumulate,
+                                                     const TileEpilogue* te) {
   __m256 acc[kMR][2];
 #pragma GCC unroll 6
   for (int i = 0; i < kMR; ++i) acc[i][0] = acc[i][1] = _mm256_setzero_ps();
   for (int64_t k = 0; k < kc; ++k) {
-    const __m256 b0 = _mm256_load_ps(b);
-    const __m256 b1 = _mm256_load_ps(b + 8);
+    const __m256 b0 = _mm256_loadu_ps(b);
+    const __m256 b1 = _mm256_loadu_ps(b + 8);
 #pragma GCC unroll 6
     for (int i = 0; i < kMR; ++i) {
       const __m256 av = _mm256_broadcast_ss(a + i);
@@ -31,15 +32,20 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
       acc[i][1] = _mm256_fmadd_ps(av, b1, acc[i][1]);
     }
     a += kMR;
-    b += kNR;
+    b += ldb;
   }
   if (m == kMR && n == kNR) {
 #pragma GCC unroll 6
     for (int i = 0; i < kMR; ++i) {
       float* row = c + i * ldc;
-      _mm256_storeu_ps(row, _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]));
-      _mm256_storeu_ps(row + 8, _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]));
+      if (accumulate) {
+        acc[i][0] = _mm256_add_ps(_mm256_loadu_ps(row), acc[i][0]);
+        acc[i][1] = _mm256_add_ps(_mm256_loadu_ps(row + 8), acc[i][1]);
+      }
+      _mm256_storeu_ps(row, acc[i][0]);
+      _mm256_storeu_ps(row + 8, acc[i][1]);
     }
+    if (te) apply_tile_epilogue(*te, c, ldc, m, n);
     return;
   }
   alignas(32) float tile[kMR][kNR];
@@ -49,7 +55,9 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
     _mm256_store_ps(tile[i] + 8, acc[i][1]);
   }
   for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) c[i * ldc + j] += tile[i][j];
+    for (int64_t j = 0; j < n; ++j)
+      c[i * ldc + j] = (accumulate ? c[i * ldc + j] : 0.f) + tile[i][j];
+  if (te) apply_tile_epilogue(*te, c, ldc, m, n);
 }
 
 }  // namespace

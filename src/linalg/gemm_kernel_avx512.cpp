@@ -15,28 +15,29 @@ namespace {
 
 template <int MR, int NV>
 __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, const float* b,
-                                                    float* c, int64_t ldc, int64_t m,
-                                                    int64_t n) {
+                                                   int64_t ldb, float* c, int64_t ldc, int64_t m,
+                                                   int64_t n, bool accumulate,
+                                                   const TileEpilogue* te) {
   constexpr int NR = 16 * NV;
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
-  // C is touched only after the k loop; start its lines on the way now.
+      // C is touched only after the k loop; start its lines on the way now.
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
-    if (i < m) {
+    if (accumulate && i < m) {
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + NR - 1), _MM_HINT_T0);
     }
   }
 #pragma GCC unroll 2
   for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * NR), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), _MM_HINT_T0);
     __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_load_ps(b + 16 * v);
+    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 16
     for (int i = 0; i < MR; ++i) {
       const __m512 av = _mm512_set1_ps(a[i]);
@@ -44,16 +45,49 @@ __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, c
       for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
     }
     a += MR;
-    b += NR;
+    b += ldb;
+  }
+  if (accumulate) {  // C's earlier K slices (or beta * C) first, as the scalar order has it
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      if (i >= m) break;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        const int64_t left = n - 16 * v;
+        const __mmask16 mk = left >= 16 ? __mmask16(0xffff)
+                             : left > 0 ? __mmask16((1u << left) - 1)
+                                        : 0;
+        acc[i][v] = _mm512_add_ps(_mm512_maskz_loadu_ps(mk, c + i * ldc + 16 * v), acc[i][v]);
+      }
+    }
+  }
+  if (te) {
+    // v < lo ? lo : v, then v > hi ? hi : v: a NaN compares false and passes, as in Relu/Clip.
+    const __m512 lo = _mm512_set1_ps(te->lo), hi = _mm512_set1_ps(te->hi);
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      if (i >= m) break;
+      const __m512 bias = _mm512_set1_ps(te->bias ? te->bias[i] : 0.f);
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) {
+        __m512 r = _mm512_add_ps(acc[i][v], bias);
+        if (te->residual) {
+          const int64_t left = n - 16 * v;
+          const __mmask16 mk = left >= 16 ? __mmask16(0xffff)
+                               : left > 0 ? __mmask16((1u << left) - 1)
+                                          : 0;
+          r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(mk, te->residual + i * te->ldr + 16 * v));
+        }
+        r = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(r, lo, _CMP_LT_OQ), r, lo);
+        acc[i][v] = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(r, hi, _CMP_GT_OQ), r, hi);
+      }
+    }
   }
   if (m == MR && n == NR) {
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      float* row = c + i * ldc;
+    for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v)
-        _mm512_storeu_ps(row + 16 * v, _mm512_add_ps(_mm512_loadu_ps(row + 16 * v), acc[i][v]));
-    }
+      for (int v = 0; v < NV; ++v) _mm512_storeu_ps(c + i * ldc + 16 * v, acc[i][v]);
     return;
   }
   __mmask16 mask[NV];
@@ -68,10 +102,7 @@ __attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, c
     float* row = c + i * ldc;
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
-      if (mask[v])
-        _mm512_mask_storeu_ps(
-            row + 16 * v, mask[v],
-            _mm512_add_ps(_mm512_maskz_loadu_ps(mask[v], row + 16 * v), acc[i][v]));
+      if (mask[v]) _mm512_mask_storeu_ps(row + 16 * v, mask[v], acc[i][v]);
   }
 }
 

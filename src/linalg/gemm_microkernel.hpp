@@ -1,14 +1,33 @@
 // Internal to linalg/: the float GEMM micro-kernel contract. A kernel adds
 // the product of one packed A panel (kc x MR, k-major: a[k*MR + i]) and one
 // packed B panel (kc x NR, k-major: b[k*NR + j]) into the top-left m x n
-// corner of C (m <= MR, n <= NR); packed panels are zero-padded.
+// corner of C (m <= MR, n <= NR), or stores it there when `accumulate` is
+// false (the first K slice of a beta == 0 product: no pass to zero C first).
+// B's k-th row starts at b + k*ldb: ldb == NR for a packed panel, or the row
+// stride of an unpacked row-major B whose NR columns are all in bounds;
+// packed panels are zero-padded.
 #pragma once
 #include <cstdint>
 
 namespace tessera::linalg::detail {
 
-using SgemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, float* c,
-                                  int64_t ldc, int64_t m, int64_t n);
+// The epilogue of a finished tile (after its last K slice), applied by the
+// kernel while the tile is in registers: bias per row, the residual, then a
+// clamp to [lo, hi] (Relu, Clip, or none with infinite bounds), each written
+// so a NaN passes through as in the ONNX ops. Null when there is none.
+struct TileEpilogue {
+  const float* bias;      // bias[i] for tile row i, or null
+  const float* residual;  // residual[i * ldr + j], or null
+  int64_t ldr;
+  float lo, hi;
+};
+
+using SgemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, int64_t ldb, float* c,
+                                  int64_t ldc, int64_t m, int64_t n, bool accumulate,
+                                  const TileEpilogue* te);
+
+// For kernels without an in-register version: applies `te` to the stored tile.
+void apply_tile_epilogue(const TileEpilogue& te, float* c, int64_t ldc, int64_t m, int64_t n);
 
 struct SgemmKernelInfo {
   const char* name;
@@ -24,10 +43,13 @@ SgemmKernelInfo sgemm_kernel_generic();
 }  // namespace tessera::linalg::detail
 
 #include "core/thread_pool.hpp"
+#include "linalg/epilogue.hpp"
 
 namespace tessera::linalg::detail {
 // sgemm with a given micro-kernel (tests run every kernel the CPU supports).
-void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N,
-                int64_t K, float alpha, const float* A, int64_t lda, const float* B,
-                int64_t ldb, float beta, float* C, int64_t ldc, ThreadPool* pool);
+void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_t N, int64_t K,
+                float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
+                float* C, int64_t ldc, ThreadPool* pool, const Epilogue* epilogue = nullptr);
+// The kernel a PackedA made without naming one is packed for.
+const SgemmKernelInfo& sgemm_best_kernel();
 }  // namespace tessera::linalg::detail

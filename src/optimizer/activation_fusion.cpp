@@ -1,9 +1,9 @@
-// Conv or Gemm followed by Relu (or Clip with constant bounds, e.g. Relu6)
-// becomes the internal com.tessera FusedConv / FusedGemm, which applies the
-// activation to the output in place.
+// Conv or Gemm followed by Relu, LeakyRelu or Clip with constant bounds (e.g.
+// Relu6) becomes the internal com.tessera FusedConv / FusedGemm, which
+// applies the activation to the output while it is in cache.
 #include <limits>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/activation_match.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -30,6 +30,37 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir:
 
 }  // namespace
 
+std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView& v,
+                                                                const ir::Node& act,
+                                                                int64_t opset) {
+  if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.outputs.size() != 1)
+    return std::nullopt;
+  ir::Attribute kind;
+  kind.name = "activation";
+  kind.type = ir::AttrType::kString;
+  ir::Attribute params;
+  params.name = "activation_params";
+  params.type = ir::AttrType::kFloats;
+  if (act.op_type == "Relu") {
+    kind.s = "Relu";
+    return std::vector<ir::Attribute>{kind};
+  }
+  if (act.op_type == "LeakyRelu") {
+    const ir::Attribute* a = act.attr("alpha");
+    kind.s = "LeakyRelu";
+    params.floats = {a ? a->f : 0.01f};
+    return std::vector<ir::Attribute>{kind, params};
+  }
+  if (act.op_type == "Clip") {
+    auto bounds = clip_bounds(v, act, opset);
+    if (!bounds) return std::nullopt;
+    kind.s = "Clip";
+    params.floats = {bounds->first, bounds->second};
+    return std::vector<ir::Attribute>{kind, params};
+  }
+  return std::nullopt;
+}
+
 size_t fuse_activations(ir::Model& model, ir::Graph& g) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -49,31 +80,14 @@ size_t fuse_activations(ir::Model& model, ir::Graph& g) {
     if (readers.size() != 1 || !v.only_consumer(n.outputs[0], readers[0])) continue;
     const int j = readers[0];
     const ir::Node& act = g.nodes[size_t(j)];
-    if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.inputs[0] != n.outputs[0] ||
-        act.outputs.size() != 1)
-      continue;
-    ir::Attribute kind;
-    kind.name = "activation";
-    kind.type = ir::AttrType::kString;
-    ir::Attribute params;
-    params.name = "activation_params";
-    params.type = ir::AttrType::kFloats;
-    if (act.op_type == "Relu") {
-      kind.s = "Relu";
-    } else if (act.op_type == "Clip") {
-      auto bounds = clip_bounds(v, act, opset);
-      if (!bounds) continue;
-      kind.s = "Clip";
-      params.floats = {bounds->first, bounds->second};
-    } else {
-      continue;
-    }
+    if (act.inputs.empty() || act.inputs[0] != n.outputs[0]) continue;
+    auto attrs = activation_attributes(v, act, opset);
+    if (!attrs) continue;
     ir::Node f = n;
     f.op_type = n.op_type == "Conv" ? "FusedConv" : "FusedGemm";
     f.domain = kTesseraDomain;
     f.outputs = act.outputs;
-    f.attributes.push_back(kind);
-    if (kind.s == "Clip") f.attributes.push_back(params);
+    f.attributes.insert(f.attributes.end(), attrs->begin(), attrs->end());
     g.nodes[size_t(j)] = std::move(f);
     dead[size_t(i)] = true;
     ++fused;

@@ -38,6 +38,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_
   // All: layout-free CPU fusions into internal ops.
   run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(g); });
   if (cpu_internal_fusions) {
+    // First: it also takes the activation after the Add.
+    run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g); });
     run("fuse_activations", [&] { return fuse_activations(model, g); });
     run("fuse_attention", [&] { return fuse_attention(model, g); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });

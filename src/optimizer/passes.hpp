@@ -33,7 +33,9 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
 // ---- all ----
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.
 size_t fold_conv_batchnorm(ir::Graph& graph);
-// Conv / Gemm + Relu or constant Clip -> com.tessera FusedConv / FusedGemm.
+// Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.
+size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph);
+// Conv / Gemm + Relu, LeakyRelu or constant Clip -> com.tessera FusedConv / FusedGemm.
 size_t fuse_activations(ir::Model& model, ir::Graph& graph);
 // torch's multi-head attention block (Reshape/Transpose head splits, scaled
 // Q.K^T, optional additive mask, Softmax, .V, head merge) -> com.tessera

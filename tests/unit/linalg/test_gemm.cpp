@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -19,7 +20,8 @@ void naive(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const std
     for (int64_t j = 0; j < N; ++j) {
       double s = 0;
       for (int64_t k = 0; k < K; ++k)
-        s += double(ta ? A[k * lda + i] : A[i * lda + k]) * double(tb ? B[j * ldb + k] : B[k * ldb + j]);
+        s += double(ta ? A[k * lda + i] : A[i * lda + k]) *
+             double(tb ? B[j * ldb + k] : B[k * ldb + j]);
       T& c = C[i * ldc + j];
       c = T(double(alpha) * s + (beta == T(0) ? 0.0 : double(beta) * double(c)));
     }
@@ -51,8 +53,8 @@ void check_case(const detail::SgemmKernelInfo& kern, const Case& c, ThreadPool* 
   for (auto& v : C) v = c.beta == 0.f ? std::numeric_limits<float>::quiet_NaN() : u(rng);
   std::vector<float> ref = C;
   naive<float>(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A, lda, B, ldb, c.beta, ref, ldc);
-  detail::sgemm_with(kern, c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb,
-                     c.beta, C.data(), ldc, pool);
+  detail::sgemm_with(kern, c.ta, c.tb, c.M, c.N, c.K, c.alpha, A.data(), lda, B.data(), ldb, c.beta,
+                     C.data(), ldc, pool);
   for (int64_t i = 0; i < c.M; ++i)
     for (int64_t j = 0; j < c.N; ++j)
       ASSERT_NEAR(C[i * ldc + j], ref[i * ldc + j], 1e-4 * double(c.K + 1))
@@ -61,11 +63,12 @@ void check_case(const detail::SgemmKernelInfo& kern, const Case& c, ThreadPool* 
 }
 
 const std::vector<Case> kCases = {
-    {1, 1, 1, false, false, 1.f, 0.f},      {17, 33, 65, false, false, 1.f, 0.f},
-    {17, 33, 65, true, false, 0.5f, 1.f},   {17, 33, 65, false, true, 2.f, -0.5f},
-    {17, 33, 65, true, true, 1.f, 0.25f},   {6, 64, 512, false, false, 1.f, 0.f},
-    {130, 70, 600, false, true, 1.f, 1.f},  {5, 200, 3, true, false, -1.f, 0.f},
-    {100, 1, 40, false, false, 1.f, 2.f},   {1, 100, 40, false, true, 1.f, 0.f},
+    {1, 1, 1, false, false, 1.f, 0.f},     {17, 33, 65, false, false, 1.f, 0.f},
+    {17, 33, 65, true, false, 0.5f, 1.f},  {17, 33, 65, false, true, 2.f, -0.5f},
+    {17, 33, 65, true, true, 1.f, 0.25f},  {6, 64, 512, false, false, 1.f, 0.f},
+    {130, 70, 600, false, true, 1.f, 1.f}, {5, 200, 3, true, false, -1.f, 0.f},
+    {100, 1, 40, false, false, 1.f, 2.f},  {1, 100, 40, false, true, 1.f, 0.f},
+    {1, 37, 70, true, true, 0.5f, 0.5f},   {1, 300, 1283, false, true, 1.f, 0.f},
 };
 
 TEST(LinalgGemm, EveryKernelMatchesNaive) {
@@ -87,6 +90,92 @@ TEST(LinalgGemm, ZeroKAppliesOnlyBeta) {
   EXPECT_EQ(C, (std::vector<float>{3, 6, 9, 12}));
   sgemm(false, false, 2, 2, 0, 1.f, nullptr, 1, nullptr, 2, 0.f, C.data(), 2);
   EXPECT_EQ(C, (std::vector<float>{0, 0, 0, 0}));
+}
+
+// The epilogue computed after the naive product, in the unfused graph's order.
+void naive_epilogue(const Epilogue& e, int64_t M, int64_t N, std::vector<float>& C, int64_t ldc) {
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t j = 0; j < N; ++j) {
+      float& c = C[size_t(i * ldc + j)];
+      if (e.row_bias) c += e.row_bias[i];
+      if (e.residual) c += e.residual[i * e.ldr + j];
+      switch (e.act.kind) {
+        case Activation::kRelu:
+          c = std::max(c, 0.f);
+          break;
+        case Activation::kClip:
+          c = std::min(std::max(c, e.act.p0), e.act.p1);
+          break;
+        case Activation::kLeakyRelu:
+          c = c < 0 ? c * e.act.p0 : c;
+          break;
+        case Activation::kNone:
+          break;
+      }
+    }
+}
+
+// Prepacked A and the fused epilogue, for every kernel, against the naive
+// product: edge tiles in M and N, K across the 512-deep slices and not a
+// multiple of the unroll, transposed B, 1 and 2 threads.
+TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
+  ThreadPool two(2);
+  const ActivationSpec acts[] = {{Activation::kNone, 0, 0},
+                                 {Activation::kRelu, 0, 0},
+                                 {Activation::kClip, -0.3f, 0.4f},
+                                 {Activation::kLeakyRelu, 0.1f, 0}};
+  struct Shape3 {
+    int64_t M, N, K;
+    bool tb;
+  };
+  const Shape3 shapes[] = {{1, 1, 1, false},      {7, 13, 5, false},      {64, 49, 515, false},
+                           {13, 200, 27, true},   {130, 70, 1030, false}, {6, 64, 512, false},
+                           {120, 200, 600, false}};  // B read in place: full panels + ragged edge
+  int seed = 0;
+  for (const auto& kern : kernels())
+    for (const auto& sh : shapes)
+      for (size_t ai = 0; ai < 4; ++ai)
+        for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+          std::mt19937 rng(uint32_t(++seed));
+          std::uniform_real_distribution<float> u(-1.f, 1.f);
+          const int64_t ldc = sh.N + 3, ldb = sh.tb ? sh.K : sh.N;
+          std::vector<float> A(size_t(sh.M * sh.K)), B(size_t(sh.K * sh.N)), bias(size_t(sh.M)),
+              res(size_t(sh.M * ldc)), C(size_t(sh.M * ldc), std::nanf(""));
+          for (auto* v : {&A, &B, &bias, &res})
+            for (auto& x : *v) x = u(rng);
+          Epilogue e;
+          e.row_bias = ai % 2 ? bias.data() : nullptr;
+          e.residual = ai >= 2 ? res.data() : nullptr;
+          e.ldr = ldc;
+          e.act = acts[ai];
+          std::vector<float> ref(C.size(), 0.f);
+          naive<float>(false, sh.tb, sh.M, sh.N, sh.K, 1.f, A, sh.K, B, ldb, 0.f, ref, ldc);
+          naive_epilogue(e, sh.M, sh.N, ref, ldc);
+          PackedA pa(kern, false, sh.M, sh.K, A.data(), sh.K);
+          sgemm_packed(pa, sh.tb, sh.N, B.data(), ldb, C.data(), ldc, pool, &e);
+          // The unpacked path takes the same epilogue.
+          std::vector<float> C2(C.size(), std::nanf(""));
+          detail::sgemm_with(kern, false, sh.tb, sh.M, sh.N, sh.K, 1.f, A.data(), sh.K, B.data(),
+                             ldb, 0.f, C2.data(), ldc, pool, &e);
+          for (int64_t i = 0; i < sh.M; ++i)
+            for (int64_t j = 0; j < sh.N; ++j) {
+              const size_t at = size_t(i * ldc + j);
+              ASSERT_NEAR(C[at], ref[at], 1e-4 * double(sh.K + 1))
+                  << kern.name << " packed M=" << sh.M << " N=" << sh.N << " K=" << sh.K << " act "
+                  << ai << " at " << i << "," << j;
+              ASSERT_NEAR(C2[at], ref[at], 1e-4 * double(sh.K + 1))
+                  << kern.name << " unpacked M=" << sh.M << " N=" << sh.N << " K=" << sh.K;
+            }
+        }
+}
+
+TEST(LinalgGemm, EpilogueWithZeroK) {
+  std::vector<float> C = {5, 5, 5, 5}, bias = {1, -2};
+  Epilogue e;
+  e.row_bias = bias.data();
+  e.act = {Activation::kRelu, 0, 0};
+  sgemm(false, false, 2, 2, 0, 1.f, nullptr, 1, nullptr, 2, 0.f, C.data(), 2, nullptr, &e);
+  EXPECT_EQ(C, (std::vector<float>{1, 1, 0, 0}));
 }
 
 TEST(LinalgGemm, KernelNameIsReported) { EXPECT_NE(std::string(sgemm_kernel_name()), ""); }

@@ -40,7 +40,8 @@ TEST(OptimizerGeluFusion, NativeGeluAtOpset20) {
 
 TEST(OptimizerGeluFusion, InternalGeluBelowOpset20) {
   for (bool half_first : {false, true}) {
-    ir::Model out = expect_same_outputs(gelu_model(17, half_first), GraphOptimizationLevel::kExtended);
+    ir::Model out =
+        expect_same_outputs(gelu_model(17, half_first), GraphOptimizationLevel::kExtended);
     ASSERT_EQ(out.graph.nodes.size(), 1u);
     EXPECT_EQ(out.graph.nodes[0].op_type, "Gelu");
     EXPECT_EQ(out.graph.nodes[0].domain, "com.tessera");
@@ -96,7 +97,8 @@ ir::Model layer_norm_model(int64_t opset) {
 
 TEST(OptimizerLayerNormFusion, FusesAtEachOpset) {
   for (int64_t opset : {13, 17, 18}) {
-    ir::Model out = expect_same_outputs(layer_norm_model(opset), GraphOptimizationLevel::kExtended, 1e-4f);
+    ir::Model out =
+        expect_same_outputs(layer_norm_model(opset), GraphOptimizationLevel::kExtended, 1e-4f);
     ASSERT_EQ(out.graph.nodes.size(), 1u) << "opset " << opset;
     EXPECT_EQ(out.graph.nodes[0].op_type, "LayerNormalization");
     EXPECT_EQ(out.graph.nodes[0].domain, opset >= 17 ? "" : "com.tessera");
@@ -209,5 +211,66 @@ TEST(OptimizerActivationFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   EXPECT_EQ(count_ops(kept, "FusedConv"), 0u);
   EXPECT_EQ(count_ops(kept, "Relu"), 1u);
   optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
+}
+
+// A ResNet-style block: conv -> relu -> conv, plus a 1x1 projection of the
+// input, added and activated. Each Add takes one of its Conv inputs into a
+// FusedConv; the other Conv (the projection) stays and feeds it.
+TEST(OptimizerResidualFusion, ConvAddReluBecomesFusedConvWithResidual) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 4, 6, 6}}}, {"y", "y2"});
+  m.graph.initializers["w1"] = random_floats(Shape{4, 4, 3, 3}, 11);
+  m.graph.initializers["b1"] = random_floats(Shape{4}, 12);
+  m.graph.initializers["w2"] = random_floats(Shape{4, 4, 3, 3}, 13);
+  m.graph.initializers["wp"] = random_floats(Shape{4, 4, 1, 1}, 14);
+  m.graph.initializers["lo"] = Tensor::scalar<float>(0.f);
+  m.graph.initializers["hi"] = Tensor::scalar<float>(0.3f);
+  const auto pad1 = attr_ints("pads", {1, 1, 1, 1});
+  m.graph.nodes.push_back(op("Conv", {"x", "w1", "b1"}, {"c1"}, {pad1}));
+  m.graph.nodes.push_back(op("Relu", {"c1"}, {"r1"}));
+  m.graph.nodes.push_back(op("Conv", {"r1", "w2"}, {"c2"}, {pad1}));  // no bias
+  m.graph.nodes.push_back(op("Conv", {"x", "wp"}, {"p"}));
+  m.graph.nodes.push_back(op("Add", {"p", "c2"}, {"s"}));
+  m.graph.nodes.push_back(op("Relu", {"s"}, {"y"}));
+  // A second block whose Add is followed by Clip, with the residual first.
+  m.graph.nodes.push_back(op("Conv", {"y", "w2"}, {"c3"}, {pad1}));
+  m.graph.nodes.push_back(op("Add", {"y", "c3"}, {"s2"}));
+  m.graph.nodes.push_back(op("Clip", {"s2", "lo", "hi"}, {"y2"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  EXPECT_EQ(count_ops(out, "Add"), 0u);
+  EXPECT_EQ(count_ops(out, "Relu") + count_ops(out, "Clip"), 0u);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 3u);
+  EXPECT_EQ(count_ops(out, "Conv"), 1u);
+  size_t with_residual = 0;
+  for (const auto& n : out.graph.nodes)
+    if (n.op_type == "FusedConv" && n.inputs.size() == 4) ++with_residual;
+  EXPECT_EQ(with_residual, 2u);
+}
+
+TEST(OptimizerResidualFusion, BroadcastAddAndSharedConvOutput) {
+  // Add of a per-channel constant [4,1,1] (broadcasting) is fused and still
+  // right; a Conv whose output is also a graph output is left alone.
+  ir::Model m = float_model(17, {{"x", Shape{1, 3, 5, 5}}}, {"y", "c2", "y2"});
+  m.graph.initializers["w1"] = random_floats(Shape{4, 3, 3, 3}, 21);
+  m.graph.initializers["k"] = random_floats(Shape{4, 1, 1}, 22);
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  m.graph.nodes.push_back(op("Add", {"c1", "k"}, {"y"}));
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c2"}));
+  m.graph.nodes.push_back(op("Add", {"c2", "c2"}, {"y2"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 1u);
+  EXPECT_EQ(count_ops(out, "Add"), 1u);
+}
+
+TEST(OptimizerResidualFusion, SkippedWhenOtherProvidersNeedStandardOps) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y"});
+  m.graph.initializers["w1"] = random_floats(Shape{2, 2, 1, 1}, 5);
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  m.graph.nodes.push_back(op("Add", {"c1", "x"}, {"y"}));
+  ir::Model kept = m;
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  EXPECT_EQ(count_ops(kept, "Add"), 1u);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  EXPECT_EQ(count_ops(m, "Add"), 0u);
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }

@@ -1,5 +1,7 @@
 #include <algorithm>
 
+#include "ops/type_inference.hpp"
+#include "providers/cpu/cpu_provider.hpp"
 #include "unit/providers/nn_test_helpers.hpp"
 
 namespace tessera::test::nn {
@@ -95,7 +97,8 @@ void run_case(const ConvCase& c, uint32_t seed) {
   std::vector<float> b = c.bias ? random_floats(size_t(c.M), seed + 2) : std::vector<float>{};
   std::vector<int64_t> ys;
   auto want = naive_conv(c, x, w, b, ys);
-  std::vector<ir::Attribute> attrs = {attr_int("group", c.group), attr_string("auto_pad", c.auto_pad)};
+  std::vector<ir::Attribute> attrs = {attr_int("group", c.group),
+                                      attr_string("auto_pad", c.auto_pad)};
   if (!c.strides.empty()) attrs.push_back(attr_ints("strides", c.strides));
   if (!c.dilations.empty()) attrs.push_back(attr_ints("dilations", c.dilations));
   if (!c.pads.empty()) attrs.push_back(attr_ints("pads", c.pads));
@@ -125,12 +128,157 @@ TEST(NnConv, MatchesDirectConvolution) {
   }
 }
 
+// Runs Conv / com.tessera FusedConv with W (and B) given to the kernel as
+// constants at creation, as a session does for initializers, so the
+// prepacked-weight paths run; `threads` sizes the intra-op pool.
+Value run_conv_const_w(const std::string& op, const std::vector<Tensor>& inputs,
+                       std::vector<ir::Attribute> attrs, int threads) {
+  ir::Node node;
+  node.name = "test_" + op;
+  node.op_type = op;
+  node.domain = op == "Conv" ? "" : "com.tessera";
+  node.attributes = std::move(attrs);
+  std::vector<ir::TypeInfo> types;
+  std::vector<DataType> dtypes;
+  std::vector<const Tensor*> constants;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const bool present = inputs[i].dtype() != DataType::kUndefined;
+    node.inputs.push_back(present ? "in" + std::to_string(i) : "");
+    types.push_back(present ? ir::TypeInfo::tensor(inputs[i].dtype()) : ir::TypeInfo());
+    dtypes.push_back(inputs[i].dtype());
+    constants.push_back(present && (i == 1 || i == 2) ? &inputs[i] : nullptr);
+  }
+  node.outputs = {"y"};
+  const int64_t opset = op == "Conv" ? 22 : 1;
+  auto out_types = ops::infer_output_types(node, opset, types);
+  auto m = cpu::cpu_kernel_registry().lookup(node.domain, op, opset, dtypes);
+  if (!m.entry) fail(ErrorCode::kNotImplemented, node.describe(), ": ", m.reason);
+  ep::KernelInfo info(node, opset, types, out_types, constants);
+  auto kernel = m.entry->factory(info);
+  std::vector<Value> in_values;
+  for (const auto& t : inputs)
+    in_values.push_back(t.dtype() == DataType::kUndefined ? Value() : Value(t));
+  std::vector<const Value*> in_ptrs;
+  for (auto& v : in_values) in_ptrs.push_back(v.is_none() ? nullptr : &v);
+  Value y;
+  ThreadPool pool(threads);
+  ep::KernelContext ctx(node, in_ptrs, {&y}, {out_types[0].elem_type}, default_cpu_allocator(),
+                        &pool);
+  kernel->compute(ctx);
+  return y;
+}
+
+// Every convolution path (depthwise 3x3 s1/s2, pointwise, im2col with odd
+// sizes, grouped, asymmetric pads, dilations) with constant weights, fused
+// bias + residual + activation, at 1 and 2 threads, against the definition.
+TEST(NnFusedConv, EveryPathMatchesDefinitionWithEpilogue) {
+  const std::vector<ConvCase> cases = {
+      {{1, 8, 9, 9}, 8, 8, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},       // depthwise s1
+      {{1, 6, 10, 11}, 6, 6, {3, 3}, {2, 2}, {}, {0, 1, 1, 0}},     // depthwise s2, asymmetric
+      {{1, 16, 7, 7}, 24, 1, {1, 1}, {}, {}, {}},                   // pointwise
+      {{1, 13, 11, 9}, 19, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},    // im2col, odd sizes
+      {{2, 6, 8, 8}, 10, 2, {3, 3}, {2, 2}, {2, 1}, {2, 1, 0, 1}},  // grouped, dilated
+      {{1, 3, 17, 17}, 8, 1, {7, 7}, {2, 2}, {}, {3, 3, 3, 3}},     // stem-like
+      {{1, 70, 5, 5}, 9, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},      // K = 630 > one slice
+  };
+  struct Act {
+    const char* name;
+    std::vector<float> params;
+  };
+  const Act acts[] = {{"", {}}, {"Relu", {}}, {"Clip", {0.f, 6.f}}, {"LeakyRelu", {0.1f}}};
+  uint32_t seed = 100;
+  for (const auto& c : cases)
+    for (size_t ai = 0; ai < 4; ++ai)
+      for (int threads : {1, 2}) {
+        SCOPED_TRACE(::testing::Message()
+                     << "case seed " << seed << " act " << ai << " threads " << threads);
+        const int64_t Cg = c.x[1] / c.group;
+        std::vector<int64_t> wd = {c.M, Cg};
+        wd.insert(wd.end(), c.kernel.begin(), c.kernel.end());
+        auto x = random_floats(size_t(Shape(c.x).num_elements()), seed);
+        auto w = random_floats(size_t(Shape(wd).num_elements()), seed + 1);
+        auto b = random_floats(size_t(c.M), seed + 2);
+        std::vector<int64_t> ys;
+        auto want = naive_conv(c, x, w, b, ys);
+        auto z = random_floats(want.size(), seed + 3);
+        ++seed;
+        for (size_t i = 0; i < want.size(); ++i) {
+          float v = want[i] + z[i];
+          if (ai == 1) v = std::max(v, 0.f);
+          if (ai == 2) v = std::clamp(v, 0.f, 6.f);
+          if (ai == 3 && v < 0) v *= 0.1f;
+          want[i] = v;
+        }
+        std::vector<ir::Attribute> attrs = {attr_int("group", c.group)};
+        if (!c.strides.empty()) attrs.push_back(attr_ints("strides", c.strides));
+        if (!c.dilations.empty()) attrs.push_back(attr_ints("dilations", c.dilations));
+        if (!c.pads.empty()) attrs.push_back(attr_ints("pads", c.pads));
+        if (ai > 0) attrs.push_back(attr_string("activation", acts[ai].name));
+        if (!acts[ai].params.empty()) {
+          ir::Attribute p;
+          p.name = "activation_params";
+          p.type = ir::AttrType::kFloats;
+          p.floats = acts[ai].params;
+          attrs.push_back(p);
+        }
+        auto y = run_conv_const_w(
+            "FusedConv",
+            {f32(x, Shape(c.x)), f32(w, Shape(wd)), f32(b, Shape{c.M}), f32(z, Shape(ys))}, attrs,
+            threads);
+        expect_near(y, want, Shape(ys), 1e-4f);
+      }
+}
+
+TEST(NnFusedConv, BroadcastResidualAndBadActivation) {
+  // Z [1, 2, 1, 1] broadcasts over the output [1, 2, 3, 3] (a per-channel Add).
+  std::vector<float> x(18, 1.f), w(2 * 2, 1.f), z = {10.f, -100.f};
+  auto y = run_conv_const_w(
+      "FusedConv",
+      {f32(x, Shape{1, 2, 3, 3}), f32(w, Shape{2, 2, 1, 1}), Tensor(), f32(z, Shape{1, 2, 1, 1})},
+      {attr_string("activation", "Relu")}, 1);
+  std::vector<float> want(18, 0.f);
+  std::fill(want.begin(), want.begin() + 9, 12.f);
+  expect_near(y, want, Shape{1, 2, 3, 3});
+  auto err = error_of([&] {
+    run_conv_const_w("FusedConv", {f32(x, Shape{1, 2, 3, 3}), f32(w, Shape{2, 2, 1, 1})},
+                     {attr_string("activation", "Tanh")}, 1);
+  });
+  EXPECT_NE(err.find("unsupported activation 'Tanh'"), std::string::npos) << err;
+  err = error_of([&] {
+    run_conv_const_w("FusedConv",
+                     {f32(x, Shape{1, 2, 3, 3}), f32(w, Shape{2, 2, 1, 1}), Tensor(),
+                      f32(std::vector<float>(4), Shape{1, 4, 1, 1})},
+                     {}, 1);
+  });
+  EXPECT_NE(err.find("does not broadcast"), std::string::npos) << err;
+}
+
+TEST(NnFusedConv, ConstantWeightsMatchRuntimeWeights) {
+  // The prepacked path (weights constant at creation) and the per-run path agree.
+  const ConvCase c{{1, 20, 9, 9}, 33, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}};
+  auto x = random_floats(20 * 81, 7), w = random_floats(33 * 20 * 9, 8), b = random_floats(33, 9);
+  std::vector<int64_t> ys;
+  auto want = naive_conv(c, x, w, b, ys);
+  for (int threads : {1, 2}) {
+    auto y = run_conv_const_w(
+        "Conv", {f32(x, Shape{1, 20, 9, 9}), f32(w, Shape{33, 20, 3, 3}), f32(b, Shape{33})},
+        {attr_ints("pads", {1, 1, 1, 1})}, threads);
+    expect_near(y, want, Shape(ys), 1e-4f);
+  }
+  auto y =
+      run_node("Conv", {f32(x, Shape{1, 20, 9, 9}), f32(w, Shape{33, 20, 3, 3}), f32(b, Shape{33})},
+               {attr_ints("pads", {1, 1, 1, 1})}, 22);
+  expect_near(y[0], want, Shape(ys), 1e-4f);
+}
+
 TEST(NnConv, Float16ComputesInFloat) {
   std::vector<Float16> x, w;
   for (int i = 0; i < 9; ++i) x.push_back(Float16(float(i)));
   for (int i = 0; i < 4; ++i) w.push_back(Float16(1.f));
-  auto out = run_node("Conv", {Tensor::from_vector(x, Shape{1, 1, 3, 3}),
-                               Tensor::from_vector(w, Shape{1, 1, 2, 2})}, {}, 22);
+  auto out = run_node(
+      "Conv",
+      {Tensor::from_vector(x, Shape{1, 1, 3, 3}), Tensor::from_vector(w, Shape{1, 1, 2, 2})}, {},
+      22);
   ASSERT_EQ(out[0].tensor().dtype(), DataType::kFloat16);
   expect_near(out[0], {8, 12, 20, 24}, Shape{1, 1, 2, 2});
 }

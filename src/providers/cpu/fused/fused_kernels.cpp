@@ -1,18 +1,20 @@
 // Kernels for Tessera's internal fused ops (domain com.tessera), which only
-// the graph optimizer creates. Each runs the ONNX op it stands for with that
-// op's own CPU kernel, then applies the fused activation in place while the
-// output is still fresh, saving a node, a buffer and a pass over memory.
+// the graph optimizer creates. FusedConv is the Conv kernel with an epilogue;
+// the others run the ONNX op they stand for with that op's own CPU kernel,
+// then apply the fused activation in place while the output is still fresh,
+// saving a node, a buffer and a pass over memory.
 #include <cmath>
 
 #include "ep/kernel_registry.hpp"
+#include "linalg/epilogue.hpp"
 #include "providers/cpu/cpu_provider.hpp"
+#include "providers/cpu/fused/fused_activation.hpp"
 #include "providers/cpu/kernel_families.hpp"
+#include "providers/cpu/nn/nn_kernels.hpp"
 
 namespace tessera::cpu {
 
 namespace {
-
-enum class Activation { kNone, kRelu, kClip };
 
 struct Delegate {
   const char* op;   // the ONNX op the fused op runs
@@ -26,18 +28,7 @@ class FusedKernel : public ep::OpKernel {
     inner_node_.domain = "";
     inner_node_.op_type = d.op;
     if (d.activation) {
-      std::string act = info.attr_string("activation", "");
-      std::vector<float> params = info.attr_floats("activation_params");
-      if (act == "Relu") {
-        act_ = Activation::kRelu;
-      } else if (act == "Clip") {
-        if (params.size() != 2) info.fail_node("activation Clip needs activation_params [min, max]");
-        act_ = Activation::kClip;
-        lo_ = params[0];
-        hi_ = params[1];
-      } else if (!act.empty()) {
-        info.fail_node("unsupported activation '", act, "' (Relu or Clip)");
-      }
+      act_ = parse_fused_activation(info);
       std::erase_if(inner_node_.attributes, [](const ir::Attribute& a) {
         return a.name == "activation" || a.name == "activation_params";
       });
@@ -68,14 +59,18 @@ class FusedKernel : public ep::OpKernel {
       out_ptrs.push_back(ctx.has_output(i) ? &outs[i] : nullptr);
       out_types.push_back(ctx.output_type(i));
     }
-    ep::KernelContext inner(inner_node_, std::move(inputs), std::move(out_ptrs), std::move(out_types),
-                            ctx.allocator(), &ctx.thread_pool());
+    ep::KernelContext inner(inner_node_, std::move(inputs), std::move(out_ptrs),
+                            std::move(out_types), ctx.allocator(), &ctx.thread_pool());
     inner_->compute(inner);
-    if (act_ != Activation::kNone && outs[0].is_tensor()) {
+    if (act_.kind != linalg::Activation::kNone && outs[0].is_tensor()) {
       Tensor& y = outs[0].tensor();
-      if (y.dtype() == DataType::kFloat) apply<float>(ctx, y);
-      else if (y.dtype() == DataType::kDouble) apply<double>(ctx, y);
-      else ctx.fail_node("fused activation supports float and double, got ", data_type_name(y.dtype()));
+      if (y.dtype() == DataType::kFloat)
+        apply<float>(ctx, y);
+      else if (y.dtype() == DataType::kDouble)
+        apply<double>(ctx, y);
+      else
+        ctx.fail_node("fused activation supports float and double, got ",
+                      data_type_name(y.dtype()));
     }
     for (size_t i = 0; i < outs.size(); ++i)
       if (ctx.has_output(i)) ctx.set_output(i, std::move(outs[i]));
@@ -85,20 +80,35 @@ class FusedKernel : public ep::OpKernel {
   template <typename T>
   void apply(ep::KernelContext& ctx, Tensor& y) const {
     T* d = y.mutable_data<T>();
-    const T lo = act_ == Activation::kRelu ? T(0) : T(lo_), hi = T(hi_);
-    const bool clip_hi = act_ == Activation::kClip;
     ctx.thread_pool().parallel_for(y.num_elements(), 1.0, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        T v = d[i] < lo ? lo : d[i];
-        d[i] = clip_hi && v > hi ? hi : v;
+      if constexpr (std::is_same_v<T, float>) {
+        linalg::apply_activation(act_, d + b, e - b);
+      } else {
+        for (int64_t i = b; i < e; ++i) {
+          T v = d[i];
+          switch (act_.kind) {
+            case linalg::Activation::kRelu:
+              v = v < T(0) ? T(0) : v;
+              break;
+            case linalg::Activation::kClip:
+              v = v < T(act_.p0) ? T(act_.p0) : v;
+              v = v > T(act_.p1) ? T(act_.p1) : v;
+              break;
+            case linalg::Activation::kLeakyRelu:
+              v = v < T(0) ? v * T(act_.p0) : v;
+              break;
+            case linalg::Activation::kNone:
+              break;
+          }
+          d[i] = v;
+        }
       }
     });
   }
 
   ir::Node inner_node_;  // the ONNX node the inner kernel was built from (it may keep a reference)
   std::unique_ptr<ep::OpKernel> inner_;
-  Activation act_ = Activation::kNone;
-  float lo_ = 0, hi_ = 0;
+  linalg::ActivationSpec act_;
 };
 
 ep::KernelFactory delegate_to(Delegate d) {
@@ -112,9 +122,12 @@ void register_fused_kernels(ep::KernelRegistry& r) {
   const std::vector<DataType> f2 = {D::kFloat, D::kDouble};
   const std::vector<DataType> f4 = {D::kFloat16, D::kBFloat16, D::kFloat, D::kDouble};
   const std::string dom = "com.tessera";
-  // Conv / Gemm followed by Relu or Clip (attributes activation, activation_params).
-  r.add({dom, "FusedConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}}, delegate_to({"Conv", 11, true}));
-  r.add({dom, "FusedGemm", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}}, delegate_to({"Gemm", 13, true}));
+  // Conv [+ residual Z] followed by an activation (attributes activation,
+  // activation_params): the Conv kernel applies both on each output tile.
+  r.add({dom, "FusedConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, f2}}}, nn::make_fused_conv);
+  // Gemm followed by an activation.
+  r.add({dom, "FusedGemm", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}},
+        delegate_to({"Gemm", 13, true}));
   // Gelu (opset-20 semantics) and LayerNormalization (opset-17 semantics) for
   // models whose ai.onnx opset predates them.
   r.add({dom, "Gelu", 1, ep::kOpsetMax, {{"T", {0}, f4}}}, delegate_to({"Gelu", 20, false}));

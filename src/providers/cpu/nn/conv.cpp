@@ -1,11 +1,18 @@
-// Conv: im2col + GEMM per (image, group); a 1x1 stride-1 unpadded
-// convolution multiplies by the image directly, and a 2-D convolution with
-// one input channel per group (depthwise) runs as direct loops. Constant
-// weights are converted to the compute type once, at kernel creation.
+// Conv, and the com.tessera FusedConv the optimizer makes of Conv + Add
+// (residual) + activation. The path is chosen by shape:
+//   - 2-D depthwise (one input channel per group): a direct per-plane kernel;
+//   - 1x1, stride 1, unpadded: the image is already the GEMM's B matrix;
+//   - otherwise im2col + GEMM per (image, group).
+// Constant float weights are packed once, at kernel creation, into the GEMM's
+// panel layout. Bias, the residual and the activation are applied to each
+// output tile while it is in cache (linalg::Epilogue), not in extra passes.
 #include <algorithm>
 
+#include "linalg/depthwise.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/im2col.hpp"
+#include "ops/broadcast.hpp"
+#include "providers/cpu/fused/fused_activation.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
@@ -13,77 +20,97 @@ namespace tessera::cpu::nn {
 
 namespace {
 
-void gemm_nn(int64_t M, int64_t N, int64_t K, const float* A, const float* B, float* C,
-             ThreadPool* pool) {
-  linalg::sgemm(false, false, M, N, K, 1.f, A, K, B, N, 0.f, C, N, pool);
-}
 void gemm_nn(int64_t M, int64_t N, int64_t K, const double* A, const double* B, double* C,
              ThreadPool* pool) {
   linalg::dgemm(false, false, M, N, K, 1.0, A, K, B, N, 0.0, C, N, pool);
 }
 
-// One output plane of a 2-D depthwise convolution (bias already in `y`).
-template <typename T>
-void depthwise_plane(const T* x, const T* w, T* y, const Window& g) {
+// The im2col matrix of one (image, group), kept per thread and grown on
+// demand, so steady-state runs do not allocate.
+float* col_buffer(size_t n) {
+  static thread_local std::vector<float> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+// Below this many operations a loop runs on the calling thread only.
+constexpr double kMinParallelFlops = 2.0e6;
+
+// One output plane of a 2-D depthwise convolution in double (bias already in `y`).
+void depthwise_plane(const double* x, const double* w, double* y, const Window& g) {
   const int64_t H = g.in[0], W = g.in[1], OH = g.out[0], OW = g.out[1];
   const int64_t KH = g.kernel[0], KW = g.kernel[1];
-  const int64_t sh = g.strides[0], sw = g.strides[1], dh = g.dilations[0], dw = g.dilations[1];
-  const int64_t ph = g.pads_begin[0], pw = g.pads_begin[1];
-  for (int64_t oh = 0; oh < OH; ++oh) {
-    T* yrow = y + oh * OW;
+  for (int64_t oh = 0; oh < OH; ++oh)
     for (int64_t kh = 0; kh < KH; ++kh) {
-      const int64_t ih = oh * sh - ph + kh * dh;
+      const int64_t ih = oh * g.strides[0] - g.pads_begin[0] + kh * g.dilations[0];
       if (ih < 0 || ih >= H) continue;
-      const T* xrow = x + ih * W;
-      for (int64_t kw = 0; kw < KW; ++kw) {
-        const T coef = w[kh * KW + kw];
-        const int64_t off = kw * dw - pw;  // iw = ow*sw + off
-        int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-        int64_t hi = W - 1 - off < 0 ? 0 : (W - 1 - off) / sw + 1;
-        lo = std::min(lo, OW);
-        hi = std::clamp(hi, lo, OW);
-        if (sw == 1) {
-          const T* xs = xrow + off;
-          for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += coef * xs[ow];
-        } else {
-          for (int64_t ow = lo; ow < hi; ++ow) yrow[ow] += coef * xrow[ow * sw + off];
+      for (int64_t kw = 0; kw < KW; ++kw)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t iw = ow * g.strides[1] - g.pads_begin[1] + kw * g.dilations[1];
+          if (iw >= 0 && iw < W) y[oh * OW + ow] += w[kh * KW + kw] * x[ih * W + iw];
         }
-      }
     }
+}
+
+double activate(const linalg::ActivationSpec& a, double v) {
+  switch (a.kind) {
+    case linalg::Activation::kRelu:
+      return v < 0 ? 0 : v;
+    case linalg::Activation::kClip: {
+      const double lo = v < a.p0 ? a.p0 : v;
+      return lo > a.p1 ? a.p1 : lo;
+    }
+    case linalg::Activation::kLeakyRelu:
+      return v < 0 ? v * a.p0 : v;
+    case linalg::Activation::kNone:
+      break;
   }
+  return v;
 }
 
 class ConvKernel : public ep::OpKernel {
  public:
-  explicit ConvKernel(const ep::KernelInfo& info) : group_(info.attr_int("group", 1)) {
+  ConvKernel(const ep::KernelInfo& info, bool fused) : group_(info.attr_int("group", 1)) {
     attrs_.parse(info, false);
     if (group_ <= 0) info.fail_node("group must be positive, got ", group_);
-    if (const Tensor* w = info.constant_input(1)) {
-      // to_compute returns the tensor's own data when no conversion is
-      // needed; copy it so the kernel owns what it uses.
-      if (w->dtype() == DataType::kDouble) {
-        const double* p = w->data<double>();
-        w_double_.assign(p, p + w->num_elements());
-      } else {
-        std::vector<float> store;
-        const float* p = to_compute<float>(*w, store);
-        w_float_.assign(p, p + w->num_elements());
-      }
-      prepacked_ = true;
+    if (fused) act_ = parse_fused_activation(info);
+    const Tensor* w = info.constant_input(1);
+    if (!w) return;
+    // to_compute returns the tensor's own data when no conversion is needed;
+    // the kernel keeps its own copy (packed, or plain) of what it uses.
+    if (w->dtype() == DataType::kDouble) {
+      const double* p = w->data<double>();
+      w_double_.assign(p, p + w->num_elements());
+      constant_w_ = true;
+      return;
     }
+    std::vector<float> store;
+    const float* p = to_compute<float>(*w, store);
+    constant_w_ = true;
+    const auto& wd = w->shape().dims();
+    const bool depthwise = wd.size() == 4 && wd[1] == 1;
+    if (depthwise || wd.size() < 3 || wd[0] % group_ != 0) {  // errors are reported at run
+      w_float_.assign(p, p + w->num_elements());
+      return;
+    }
+    // The packed copy is all the GEMM reads, so no plain copy is kept.
+    const int64_t Mg = wd[0] / group_, Kg = w->num_elements() / wd[0];
+    for (int64_t gi = 0; gi < group_; ++gi)
+      packed_.emplace_back(false, Mg, Kg, p + gi * Mg * Kg, Kg);
   }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
     const Tensor& W = ctx.required_input(1);
     const Tensor* B = ctx.input(2);
+    const Tensor* Z = ctx.num_inputs() > 3 ? ctx.input(3) : nullptr;
     const auto& xd = X.shape().dims();
     const auto& wd = W.shape().dims();
-    if (xd.size() < 3)
-      ctx.fail_node("X must be [N, C, spatial...], got ", X.shape().to_string());
+    if (xd.size() < 3) ctx.fail_node("X must be [N, C, spatial...], got ", X.shape().to_string());
     if (wd.size() != xd.size())
-      ctx.fail_node("W ", W.shape().to_string(), " must have the rank of X ", X.shape().to_string());
-    const int64_t N = xd[0], C = xd[1], M = wd[0];
+      ctx.fail_node("W ", W.shape().to_string(), " must have the rank of X ",
+                    X.shape().to_string());
+    const int64_t C = xd[1], M = wd[0];
     if (C != wd[1] * group_)
       ctx.fail_node("X ", X.shape().to_string(), " has ", C, " channels but W ",
                     W.shape().to_string(), " expects ", wd[1] * group_, " (group ", group_, ")");
@@ -91,7 +118,8 @@ class ConvKernel : public ep::OpKernel {
       ctx.fail_node("W ", W.shape().to_string(), " has ", M,
                     " output channels, not divisible by group ", group_);
     if (B && (B->rank() != 1 || B->shape()[0] != M))
-      ctx.fail_node("B ", B->shape().to_string(), " must be [", M, "] for W ", W.shape().to_string());
+      ctx.fail_node("B ", B->shape().to_string(), " must be [", M, "] for W ",
+                    W.shape().to_string());
     std::vector<int64_t> spatial(xd.begin() + 2, xd.end());
     std::vector<int64_t> kernel(wd.begin() + 2, wd.end());
     if (!attrs_.kernel.empty() && attrs_.kernel != kernel)
@@ -100,85 +128,213 @@ class ConvKernel : public ep::OpKernel {
     for (int64_t k : kernel)
       if (k <= 0) ctx.fail_node("W ", W.shape().to_string(), " has an empty kernel");
     const Window g = resolve_window(ctx, attrs_, spatial, kernel);
-    std::vector<int64_t> yd = {N, M};
+    std::vector<int64_t> yd = {xd[0], M};
     yd.insert(yd.end(), g.out.begin(), g.out.end());
-    Tensor& Y = ctx.output(0, Shape(yd));
+    const Shape y_shape(yd);
+    if (Z && Z->dtype() != X.dtype())
+      ctx.fail_node("residual Z is ", data_type_name(Z->dtype()), " but X is ",
+                    data_type_name(X.dtype()));
+    if (Z && Z->shape() != y_shape) return compute_broadcast_residual(ctx, X, W, B, *Z, g, y_shape);
+    Tensor& Y = ctx.output(0, y_shape);
     if (Y.num_elements() == 0) return;
-    dispatch_compute(X.dtype(), [&]<typename T>() { run<T>(ctx, X, W, B, g, Y); });
+    dispatch_compute(X.dtype(), [&]<typename T>() { run<T>(ctx, X, W, B, Z, g, Y); });
   }
 
  private:
+  // A residual that broadcasts to the convolution's output without matching
+  // it (the optimizer could not see the shapes): convolve into a temporary,
+  // then add the broadcast residual and activate, as the unfused graph would.
+  void compute_broadcast_residual(ep::KernelContext& ctx, const Tensor& X, const Tensor& W,
+                                  const Tensor* B, const Tensor& Z, const Window& g,
+                                  const Shape& y_shape) const {
+    Shape out_shape;
+    try {
+      out_shape = ops::broadcast_shapes({y_shape, Z.shape()});
+    } catch (const Error&) {
+      ctx.fail_node("residual Z ", Z.shape().to_string(), " does not broadcast to the output ",
+                    y_shape.to_string());
+    }
+    Tensor conv(X.dtype(), y_shape);
+    Tensor& Y = ctx.output(0, out_shape);
+    if (Y.num_elements() == 0) return;
+    dispatch_compute(X.dtype(), [&]<typename T>() {
+      run<T>(ctx, X, W, B, nullptr, g, conv, /*activate=*/false);
+      std::vector<T> sc, sz;
+      const T* c = to_compute<T>(conv, sc);
+      const T* z = to_compute<T>(Z, sz);
+      ComputeOutput<T> yo(Y);
+      T* y = yo.data();
+      ops::BroadcastIndexer bi({y_shape, Z.shape()}, out_shape);
+      ops::for_each_broadcast_row(
+          bi, 0, bi.num_rows(), [&](int64_t o, const int64_t* off, int64_t n) {
+            for (int64_t i = 0; i < n; ++i)
+              y[o + i] = T(activate(act_, double(c[off[0] + i * bi.inner_stride(0)] +
+                                                 z[off[1] + i * bi.inner_stride(1)])));
+          });
+      yo.finish();
+    });
+  }
+
   template <typename T>
   void run(ep::KernelContext& ctx, const Tensor& X, const Tensor& W, const Tensor* B,
-           const Window& g, Tensor& Y) const {
-    std::vector<T> sx, sw, sb;
+           const Tensor* Z, const Window& g, Tensor& Y, bool activate_output = true) const {
+    std::vector<T> sx, sw, sb, sz;
     const T* x = to_compute<T>(X, sx);
     const T* w;
     if constexpr (std::is_same_v<T, float>)
-      w = prepacked_ && X.dtype() != DataType::kDouble ? w_float_.data() : to_compute<T>(W, sw);
+      w = !packed_.empty()    ? nullptr  // the GEMM reads the packed copy
+          : !w_float_.empty() ? w_float_.data()
+                              : to_compute<T>(W, sw);
     else
-      w = prepacked_ && W.dtype() == DataType::kDouble ? w_double_.data() : to_compute<T>(W, sw);
-    const T* b = B ? to_compute<T>(*B, sb) : nullptr;
+      w = constant_w_ && !w_double_.empty() ? w_double_.data() : to_compute<T>(W, sw);
+    Conv<T> c{x, w, B ? to_compute<T>(*B, sb) : nullptr, Z ? to_compute<T>(*Z, sz) : nullptr,
+              activate_output ? act_ : linalg::ActivationSpec{}};
     ComputeOutput<T> yo(Y);
     T* y = yo.data();
+    if constexpr (std::is_same_v<T, float>)
+      run_float(ctx, X, W, g, c, y);
+    else
+      run_double(ctx, X, W, g, c, y);
+    yo.finish();
+  }
+
+  template <typename T>
+  struct Conv {
+    const T *x, *w, *b, *z;
+    linalg::ActivationSpec act;
+  };
+
+  void run_float(ep::KernelContext& ctx, const Tensor& X, const Tensor& W, const Window& g,
+                 const Conv<float>& c, float* y) const {
     ThreadPool* pool = &ctx.thread_pool();
     const int64_t N = X.shape()[0], C = X.shape()[1], M = W.shape()[0];
     const int64_t Cg = C / group_, Mg = M / group_;
     const int64_t isz = g.in_size(), osz = g.out_size(), ksz = g.kernel_size();
     if (Cg == 1 && g.rank() == 2) {  // depthwise (channel multiplier Mg)
-      pool->parallel_for(N * M, double(osz * ksz * 2), [&](int64_t b0, int64_t b1) {
+      const linalg::DepthwiseGeometry dg{g.in[0],         g.in[1],        g.out[0],
+                                         g.out[1],        g.kernel[0],    g.kernel[1],
+                                         g.strides[0],    g.strides[1],   g.pads_begin[0],
+                                         g.pads_begin[1], g.dilations[0], g.dilations[1]};
+      auto planes = [&](int64_t b0, int64_t b1) {
         for (int64_t nm = b0; nm < b1; ++nm) {
-          const int64_t n = nm / M, m = nm % M, c = m / Mg;
-          T* yp = y + nm * osz;
-          std::fill(yp, yp + osz, b ? b[m] : T(0));
-          depthwise_plane<T>(x + (n * C + c) * isz, w + m * ksz, yp, g);
+          const int64_t n = nm / M, m = nm % M, ci = m / Mg;
+          linalg::depthwise_conv2d_plane(x_plane(c.x, n, C, ci, isz), c.w + m * ksz,
+                                         c.b ? c.b[m] : 0.f, c.z ? c.z + nm * osz : nullptr, c.act,
+                                         dg, y + nm * osz);
         }
-      });
-      yo.finish();
+      };
+      // Waking a worker costs tens of microseconds (more in a VM): only
+      // layers worth more than that are split (MobileNet's 7x7 ones are not).
+      if (double(N * M * osz * ksz) * 2.0 >= kMinParallelFlops)
+        pool->parallel_for(N * M, double(osz * ksz * 2), planes);
+      else
+        planes(0, N * M);
       return;
     }
-    bool pointwise = true;
-    for (size_t i = 0; i < g.rank(); ++i)
-      pointwise = pointwise && g.kernel[i] == 1 && g.strides[i] == 1 && g.pads_begin[i] == 0 &&
-                  g.pads_end[i] == 0;
+    const bool pointwise = is_pointwise(g);
     linalg::ConvGeometry cg{g.in, g.out, g.kernel, g.strides, g.pads_begin, g.dilations};
-    std::vector<T> col;
-    if (!pointwise) col.resize(size_t(Cg * ksz * osz));
+    const bool use_packed = !packed_.empty();
+    // Packed at creation from this constant W, so the shapes agree.
+    if (use_packed && (packed_[0].rows() != Mg || packed_[0].depth() != Cg * ksz))
+      ctx.fail_node("internal: packed weights do not match W ", W.shape().to_string());
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t gi = 0; gi < group_; ++gi) {
-        const T* xg = x + (n * C + gi * Cg) * isz;
-        const T* bmat = xg;
+        const float* bmat = x_plane(c.x, n, C, gi * Cg, isz);
         if (!pointwise) {
-          linalg::im2col<T>(xg, Cg, cg, col.data(), pool);
-          bmat = col.data();
+          float* col = col_buffer(size_t(Cg * ksz * osz));
+          const bool big = double(Cg * ksz * osz) >= kMinParallelFlops / 8;  // a copy, not math
+          linalg::im2col<float>(bmat, Cg, cg, col, big ? pool : nullptr);
+          bmat = col;
         }
-        T* yg = y + (n * M + gi * Mg) * osz;
-        gemm_nn(Mg, osz, Cg * ksz, w + gi * Mg * Cg * ksz, bmat, yg, pool);
+        float* yg = y + (n * M + gi * Mg) * osz;
+        linalg::Epilogue ep;
+        ep.row_bias = c.b ? c.b + gi * Mg : nullptr;
+        ep.residual = c.z ? c.z + (n * M + gi * Mg) * osz : nullptr;
+        ep.ldr = osz;
+        ep.act = c.act;
+        if (use_packed)
+          linalg::sgemm_packed(packed_[size_t(gi)], false, osz, bmat, osz, yg, osz, pool, &ep);
+        else
+          linalg::sgemm(false, false, Mg, osz, Cg * ksz, 1.f, c.w + gi * Mg * Cg * ksz, Cg * ksz,
+                        bmat, osz, 0.f, yg, osz, pool, &ep);
       }
     }
-    if (b) {
-      pool->parallel_for(N * M, double(osz), [&](int64_t b0, int64_t b1) {
+  }
+
+  void run_double(ep::KernelContext& ctx, const Tensor& X, const Tensor& W, const Window& g,
+                  const Conv<double>& c, double* y) const {
+    ThreadPool* pool = &ctx.thread_pool();
+    const int64_t N = X.shape()[0], C = X.shape()[1], M = W.shape()[0];
+    const int64_t Cg = C / group_, Mg = M / group_;
+    const int64_t isz = g.in_size(), osz = g.out_size(), ksz = g.kernel_size();
+    if (Cg == 1 && g.rank() == 2) {
+      pool->parallel_for(N * M, double(osz * ksz * 2), [&](int64_t b0, int64_t b1) {
         for (int64_t nm = b0; nm < b1; ++nm) {
-          const T bias = b[nm % M];
-          T* yp = y + nm * osz;
-          for (int64_t i = 0; i < osz; ++i) yp[i] += bias;
+          const int64_t n = nm / M, m = nm % M;
+          std::fill(y + nm * osz, y + (nm + 1) * osz, 0.0);
+          depthwise_plane(x_plane(c.x, n, C, m / Mg, isz), c.w + m * ksz, y + nm * osz, g);
         }
       });
+    } else {
+      const bool pointwise = is_pointwise(g);
+      linalg::ConvGeometry cg{g.in, g.out, g.kernel, g.strides, g.pads_begin, g.dilations};
+      std::vector<double> col;
+      if (!pointwise) col.resize(size_t(Cg * ksz * osz));
+      for (int64_t n = 0; n < N; ++n)
+        for (int64_t gi = 0; gi < group_; ++gi) {
+          const double* bmat = x_plane(c.x, n, C, gi * Cg, isz);
+          if (!pointwise) {
+            linalg::im2col<double>(bmat, Cg, cg, col.data(), pool);
+            bmat = col.data();
+          }
+          gemm_nn(Mg, osz, Cg * ksz, c.w + gi * Mg * Cg * ksz, bmat, y + (n * M + gi * Mg) * osz,
+                  pool);
+        }
     }
-    yo.finish();
+    // Bias, residual, activation: the same order as the unfused graph.
+    pool->parallel_for(N * M, double(osz), [&](int64_t b0, int64_t b1) {
+      for (int64_t nm = b0; nm < b1; ++nm) {
+        const double bias = c.b ? c.b[nm % M] : 0.0;
+        double* yp = y + nm * osz;
+        const double* zp = c.z ? c.z + nm * osz : nullptr;
+        for (int64_t i = 0; i < osz; ++i) {
+          double v = yp[i] + bias;
+          if (zp) v += zp[i];
+          yp[i] = activate(c.act, v);
+        }
+      }
+    });
+  }
+
+  template <typename T>
+  static const T* x_plane(const T* x, int64_t n, int64_t C, int64_t ci, int64_t isz) {
+    return x + (n * C + ci) * isz;
+  }
+
+  static bool is_pointwise(const Window& g) {
+    for (size_t i = 0; i < g.rank(); ++i)
+      if (g.kernel[i] != 1 || g.strides[i] != 1 || g.pads_begin[i] != 0 || g.pads_end[i] != 0)
+        return false;
+    return true;
   }
 
   WindowAttrs attrs_;
   int64_t group_;
-  bool prepacked_ = false;
+  linalg::ActivationSpec act_;
+  bool constant_w_ = false;
   std::vector<float> w_float_;
   std::vector<double> w_double_;
+  std::vector<linalg::PackedA> packed_;  // one per group, for constant float weights
 };
 
 }  // namespace
 
 std::unique_ptr<ep::OpKernel> make_conv(const ep::KernelInfo& info) {
-  return std::make_unique<ConvKernel>(info);
+  return std::make_unique<ConvKernel>(info, false);
+}
+
+std::unique_ptr<ep::OpKernel> make_fused_conv(const ep::KernelInfo& info) {
+  return std::make_unique<ConvKernel>(info, true);
 }
 
 }  // namespace tessera::cpu::nn

@@ -12,6 +12,8 @@ using Factory = std::unique_ptr<ep::OpKernel> (*)(const ep::KernelInfo&);
 std::unique_ptr<ep::OpKernel> make_gemm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_conv(const ep::KernelInfo& info);
+// com.tessera FusedConv: Conv with input 3 a residual added before the activation.
+std::unique_ptr<ep::OpKernel> make_fused_conv(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_conv_transpose(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_max_pool(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_average_pool(const ep::KernelInfo& info);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "linalg/pool2d.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
@@ -101,8 +102,23 @@ class PoolKernel : public ep::OpKernel {
     Tensor& Y = ctx.output(0, Shape(yd));
     Tensor* I = ctx.has_output(1) ? &ctx.output(1, Shape(yd), DataType::kInt64) : nullptr;
     if (Y.num_elements() == 0) return;
-    const PoolPlan plan(w);
     const int64_t planes = xd[0] * xd[1];
+    if (kind_ == PoolKind::kMax && !I && w.rank() == 2 && X.dtype() == DataType::kFloat) {
+      // The common CNN case (e.g. ResNet's stem): a vectorised plane kernel.
+      const linalg::DepthwiseGeometry g{w.in[0],         w.in[1],        w.out[0],
+                                        w.out[1],        w.kernel[0],    w.kernel[1],
+                                        w.strides[0],    w.strides[1],   w.pads_begin[0],
+                                        w.pads_begin[1], w.dilations[0], w.dilations[1]};
+      const float* x = X.data<float>();
+      float* y = Y.mutable_data<float>();
+      const double cost = double(w.out_size() * w.kernel_size());
+      ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p)
+          linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
+      });
+      return;
+    }
+    const PoolPlan plan(w);
     switch (X.dtype()) {
       case DataType::kInt8: run_max<int8_t>(ctx, X.data<int8_t>(), Y.mutable_data<int8_t>(), I, plan, planes); return;
       case DataType::kUInt8: run_max<uint8_t>(ctx, X.data<uint8_t>(), Y.mutable_data<uint8_t>(), I, plan, planes); return;

@@ -1,0 +1,161 @@
+// Kernel micro-benchmarks (Google Benchmark): SGEMM 1024^3 and the batch-1
+// convolution shapes of ResNet-50 and MobileNetV2, through the same linalg
+// entry points the Conv kernel uses. Each reports GFLOP/s and, when given the
+// machine's measured single-core FP32 peak, the percentage of it:
+//   build/tessera_microbench --peak_gflops=116 [--benchmark_filter=...]
+// (measure the peak with ../shared/bench/peak_fma.c). See docs/performance.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "linalg/depthwise.hpp"
+#include "linalg/gemm.hpp"
+#include "linalg/im2col.hpp"
+
+namespace {
+
+double g_peak_gflops = 0;  // per core; 0: not given
+
+std::vector<float> random_vector(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = u(rng);
+  return v;
+}
+
+void report(benchmark::State& state, double flops_per_iter, int threads) {
+  const double flops = flops_per_iter * double(state.iterations());
+  state.counters["GFLOPS"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
+  if (g_peak_gflops > 0)
+    state.counters["pct_peak"] = benchmark::Counter(flops / 1e9 / (g_peak_gflops * threads) * 100.0,
+                                                    benchmark::Counter::kIsRate);
+}
+
+tessera::ThreadPool* pool_for(int threads) {
+  static tessera::ThreadPool one(1), two(2);
+  return threads == 1 ? &one : &two;
+}
+
+// C[M,N] = A[M,K] B[K,N]; range(3) == 1 uses a prepacked A.
+void BM_Sgemm(benchmark::State& state) {
+  const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
+  const bool packed = state.range(3) != 0;
+  const int threads = int(state.range(4));
+  auto A = random_vector(size_t(M * K), 1), B = random_vector(size_t(K * N), 2);
+  std::vector<float> C(size_t(M * N));
+  tessera::linalg::PackedA pa(false, M, K, A.data(), K);
+  for (auto _ : state) {
+    if (packed)
+      tessera::linalg::sgemm_packed(pa, false, N, B.data(), N, C.data(), N, pool_for(threads));
+    else
+      tessera::linalg::sgemm(false, false, M, N, K, 1.f, A.data(), K, B.data(), N, 0.f, C.data(), N,
+                             pool_for(threads));
+    benchmark::DoNotOptimize(C.data());
+  }
+  report(state, 2.0 * double(M * N * K), threads);
+  state.SetLabel(tessera::linalg::sgemm_kernel_name());
+}
+
+// A dense convolution as the Conv kernel runs it: im2col (unless 1x1 s1)
+// then the packed-weight GEMM with bias + Relu epilogue.
+void BM_Conv(benchmark::State& state) {
+  const int64_t C = state.range(0), H = state.range(1), M = state.range(2), k = state.range(3),
+                s = state.range(4);
+  const int threads = int(state.range(5));
+  const int64_t p = k / 2, OH = (H + 2 * p - k) / s + 1;
+  auto x = random_vector(size_t(C * H * H), 1), w = random_vector(size_t(M * C * k * k), 2),
+       b = random_vector(size_t(M), 3);
+  std::vector<float> y(size_t(M * OH * OH)), col;
+  const bool pointwise = k == 1 && s == 1;
+  if (!pointwise) col.resize(size_t(C * k * k * OH * OH));
+  tessera::linalg::PackedA pa(false, M, C * k * k, w.data(), C * k * k);
+  tessera::linalg::ConvGeometry g{{H, H}, {OH, OH}, {k, k}, {s, s}, {p, p}, {1, 1}};
+  tessera::linalg::Epilogue ep;
+  ep.row_bias = b.data();
+  ep.act.kind = tessera::linalg::Activation::kRelu;
+  for (auto _ : state) {
+    const float* bm = x.data();
+    if (!pointwise) {
+      tessera::linalg::im2col<float>(x.data(), C, g, col.data(), pool_for(threads));
+      bm = col.data();
+    }
+    tessera::linalg::sgemm_packed(pa, false, OH * OH, bm, OH * OH, y.data(), OH * OH,
+                                  pool_for(threads), &ep);
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(M * OH * OH * C * k * k), threads);
+}
+
+// A 3x3 depthwise convolution (pad 1) over C channels.
+void BM_Depthwise(benchmark::State& state) {
+  const int64_t C = state.range(0), H = state.range(1), s = state.range(2);
+  const int threads = int(state.range(3));
+  const int64_t OH = (H + 2 - 3) / s + 1;
+  auto x = random_vector(size_t(C * H * H), 1), w = random_vector(size_t(C * 9), 2);
+  std::vector<float> y(size_t(C * OH * OH));
+  const tessera::linalg::DepthwiseGeometry g{H, H, OH, OH, 3, 3, s, s, 1, 1, 1, 1};
+  const tessera::linalg::ActivationSpec relu6{tessera::linalg::Activation::kClip, 0.f, 6.f};
+  for (auto _ : state) {
+    pool_for(threads)->parallel_for(C, double(OH * OH * 18), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        tessera::linalg::depthwise_conv2d_plane(x.data() + c * H * H, w.data() + c * 9, 0.f,
+                                                nullptr, relu6, g, y.data() + c * OH * OH);
+    });
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(C * OH * OH * 9), threads);
+}
+
+}  // namespace
+
+// Args: M, N, K, packed, threads.
+BENCHMARK(BM_Sgemm)
+    ->Args({1024, 1024, 1024, 0, 1})
+    ->Args({1024, 1024, 1024, 1, 1})
+    ->Args({1024, 1024, 1024, 1, 2})
+    ->Unit(benchmark::kMillisecond)->UseRealTime();
+// Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).
+BENCHMARK(BM_Conv)
+    ->Args({3, 224, 64, 7, 2, 1})    // ResNet stem
+    ->Args({64, 56, 64, 3, 1, 1})    // ResNet layer1 3x3
+    ->Args({64, 56, 256, 1, 1, 1})   // ResNet layer1 1x1 expand
+    ->Args({256, 56, 64, 1, 1, 1})   // ResNet layer1 1x1 reduce
+    ->Args({128, 28, 128, 3, 1, 1})  // ResNet layer2 3x3
+    ->Args({256, 14, 256, 3, 1, 1})  // ResNet layer3 3x3
+    ->Args({512, 7, 512, 3, 1, 1})   // ResNet layer4 3x3
+    ->Args({512, 7, 2048, 1, 1, 1})  // ResNet layer4 1x1 expand
+    ->Args({64, 56, 64, 3, 1, 2})    // ResNet layer1 3x3, 2 threads
+    ->Args({24, 56, 144, 1, 1, 1})   // MobileNetV2 expand
+    ->Args({144, 56, 24, 1, 1, 1})   // MobileNetV2 project
+    ->Args({960, 7, 160, 1, 1, 1})   // MobileNetV2 late project
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+// Args: C, H, stride, threads.
+BENCHMARK(BM_Depthwise)
+    ->Args({32, 112, 1, 1})
+    ->Args({144, 56, 2, 1})
+    ->Args({192, 28, 1, 1})
+    ->Args({576, 14, 1, 1})
+    ->Args({960, 7, 1, 1})
+    ->Args({144, 56, 1, 2})
+    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+int main(int argc, char** argv) {
+  // --peak_gflops=X is ours; the rest goes to Google Benchmark.
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--peak_gflops=", 14) == 0)
+      g_peak_gflops = std::atof(argv[i] + 14);
+    else
+      rest.push_back(argv[i]);
+  }
+  int n = int(rest.size());
+  benchmark::Initialize(&n, rest.data());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,13 @@
+// 2-D max pooling of one float plane, vectorised along output rows (generic
+// and AVX-512 builds, picked at run time). Padding never wins: a window with
+// no input pixel yields the lowest float, as the generic MaxPool kernel does.
+#pragma once
+#include "linalg/depthwise.hpp"
+
+namespace tessera::linalg {
+
+// y[OH, OW] = max over the in-bounds taps of each window (geometry as for the
+// depthwise convolution).
+void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y);
+
+}  // namespace tessera::linalg
