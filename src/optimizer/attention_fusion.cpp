@@ -256,11 +256,7 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
     g.nodes[size_t(rs)] = std::move(mha);  // the last node: every input exists by then
     ++fused;
   }
-  if (fused) {
-    erase_nodes(g, dead);
-    import_tessera_domain(model);
-  }
-  return fused;
+  return commit_fusions(model, g, dead, fused);
 }
 
 }  // namespace tessera::optimizer

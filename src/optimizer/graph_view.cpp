@@ -113,4 +113,12 @@ int producer_of(const GraphView& v, const ir::Graph& g, const std::string& value
   return ir::is_onnx_domain(n.domain) && n.op_type == op_type ? p : -1;
 }
 
+size_t commit_fusions(ir::Model& m, ir::Graph& g, const std::vector<bool>& dead, size_t fused) {
+  if (fused) {
+    erase_nodes(g, dead);
+    import_tessera_domain(m);
+  }
+  return fused;
+}
+
 }  // namespace tessera::optimizer

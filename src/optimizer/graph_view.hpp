@@ -54,6 +54,9 @@ std::string fresh_name(const ir::Graph& g, const std::string& base);
 void import_tessera_domain(ir::Model& m);
 // Drops the nodes whose flag is set, keeping the order of the others.
 void erase_nodes(ir::Graph& g, const std::vector<bool>& dead);
+// The end of every fusion pass into com.tessera ops: when `fused` nodes were
+// made, drops the replaced ones and imports the domain. Returns `fused`.
+size_t commit_fusions(ir::Model& m, ir::Graph& g, const std::vector<bool>& dead, size_t fused);
 
 }  // namespace tessera::optimizer
 

@@ -50,11 +50,7 @@ size_t fuse_conv_residual(ir::Model& model, ir::Graph& g) {
     dead[size_t(i)] = true;
     ++fused;
   }
-  if (fused) {
-    erase_nodes(g, dead);
-    import_tessera_domain(model);
-  }
-  return fused;
+  return commit_fusions(model, g, dead, fused);
 }
 
 }  // namespace tessera::optimizer

@@ -114,11 +114,7 @@ size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
     g.nodes[size_t(ln)] = std::move(sln);
     ++fused;
   }
-  if (fused) {
-    erase_nodes(g, dead);
-    import_tessera_domain(model);
-  }
-  return fused;
+  return commit_fusions(model, g, dead, fused);
 }
 
 size_t fuse_bias_gelu(ir::Model& model, ir::Graph& g) {
@@ -140,11 +136,7 @@ size_t fuse_bias_gelu(ir::Model& model, ir::Graph& g) {
     g.nodes[size_t(i)] = std::move(bg);
     ++fused;
   }
-  if (fused) {
-    erase_nodes(g, dead);
-    import_tessera_domain(model);
-  }
-  return fused;
+  return commit_fusions(model, g, dead, fused);
 }
 
 }  // namespace tessera::optimizer
