@@ -107,8 +107,15 @@ void bind_accessors(py::class_<Value>& c) {
   c.def(
       "__dlpack__", [](const Value& v, const py::object&) { return to_dlpack(v); },
       py::arg("stream") = py::none(), "A 'dltensor' capsule viewing this CPU tensor.");
-  // Only host tensors are exported, so the device is always (kDLCPU, 0).
-  c.def("__dlpack_device__", [](const Value&) { return py::make_tuple(1, 0); });
+  // Only host tensors are exported, so the device is always (kDLCPU, 0);
+  // a device tensor has no DLPack device type that would be true.
+  c.def("__dlpack_device__", [](const Value& v) {
+    const Tensor& t = tensor_of(v, "__dlpack_device__");
+    check_code(t.memory_info().host_accessible(), ErrorCode::kNotImplemented,
+               "__dlpack_device__: the tensor is in ", t.memory_info().to_string(),
+               "; only host memory is exported (copy it to the CPU first)");
+    return py::make_tuple(1, 0);
+  });
   c.def("to_dlpack", &to_dlpack);
   c.def("__repr__", [](const Value& v) {
     std::string what = v.is_tensor() ? v.tensor().description() : std::string(v.kind_name());

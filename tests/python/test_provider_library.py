@@ -54,6 +54,8 @@ def test_ortvalues_live_on_the_sandbox_gpu(sandbox):
     np.testing.assert_array_equal(z.numpy(), [0, 0, 0])
     with pytest.raises(tessera.NotImplemented, match="only host memory"):
         v.__dlpack__()
+    with pytest.raises(tessera.NotImplemented, match="only host memory"):
+        v.__dlpack_device__()
 
 
 def test_iobinding_keeps_outputs_on_the_sandbox_gpu(sandbox, add_mul_model):
