@@ -15,8 +15,19 @@
 #include "sandbox_ops.hpp"
 #include "tessera/tessera_ep_api.h"
 
+namespace {
+// One memory per device, as on real hardware: every provider instance (a
+// session's, the environment's) sees the same device memory, so a tensor
+// allocated by one can be fed to another's kernels. Never destroyed, so
+// tensors released at process exit still find it.
+sandbox::Arena& device_arena() {
+  static auto* arena = new sandbox::Arena;
+  return *arena;
+}
+}  // namespace
+
 struct TsrEpProvider {
-  sandbox::Arena arena;
+  sandbox::Arena& arena = device_arena();
   bool fuse = true;
 };
 

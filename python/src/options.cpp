@@ -37,6 +37,10 @@ void bind_session_options(py::module_& m) {
   using O = PySessionOptions;
   py::class_<O> c(m, "SessionOptions");
   c.def(py::init<>());
+  // InferenceSession keeps a copy, so get_session_options() shows the options
+  // the session was made with even if the caller's object changes later.
+  c.def("__copy__", [](const O& o) { return O(o); });
+  c.def("__deepcopy__", [](const O& o, const py::dict&) { return O(o); });
   option(c, "graph_optimization_level", &SessionOptions::graph_optimization_level);
   option(c, "intra_op_num_threads", &SessionOptions::intra_op_num_threads);
   option(c, "inter_op_num_threads", &SessionOptions::inter_op_num_threads);
@@ -46,10 +50,10 @@ void bind_session_options(py::module_& m) {
   option(c, "optimized_model_filepath", &SessionOptions::optimized_model_filepath);
   option(c, "log_severity_level", &SessionOptions::log_severity_level);
   option(c, "logid", &SessionOptions::log_id);
+  option(c, "enable_cpu_mem_arena", &SessionOptions::enable_cpu_mem_arena);
   c.def_readwrite("log_verbosity_level", &O::log_verbosity_level);
   c.def_readwrite("enable_mem_pattern", &O::enable_mem_pattern);
   c.def_readwrite("enable_mem_reuse", &O::enable_mem_reuse);
-  c.def_readwrite("enable_cpu_mem_arena", &O::enable_cpu_mem_arena);
   c.def_readwrite("use_deterministic_compute", &O::use_deterministic_compute);
   c.def("add_session_config_entry", [](O& o, const std::string& key, const std::string& value) {
     o.options.config_entries[key] = value;
@@ -61,12 +65,11 @@ void bind_session_options(py::module_& m) {
     check(v >= 0, "free dimension '", name, "' cannot be overridden with ", v);
     o.options.free_dimension_overrides[name] = v;
   });
-  c.def("add_free_dimension_override_by_denotation",
-        [](O& o, const std::string& denotation, int64_t v) {
-          check(v >= 0, "free dimension denotation '", denotation, "' cannot be overridden with ",
-                v);
-          o.options.free_dimension_overrides_by_denotation[denotation] = v;
-        });
+  c.def("add_free_dimension_override_by_denotation", [](O& o, const std::string& denotation,
+                                                        int64_t v) {
+    check(v >= 0, "free dimension denotation '", denotation, "' cannot be overridden with ", v);
+    o.options.free_dimension_overrides_by_denotation[denotation] = v;
+  });
   c.def("set_provider_selection_policy",
         [](O& o, ProviderSelectionPolicy p) { o.options.provider_selection_policy = p; });
   c.def("get_provider_selection_policy",
@@ -76,8 +79,20 @@ void bind_session_options(py::module_& m) {
           v.kind_name());
     o.initializers[name] = v;
   });
+  c.def("add_external_initializers",
+        [](O& o, const std::vector<std::string>& names, const std::vector<Value>& values) {
+          check(names.size() == values.size(), "add_external_initializers: ", names.size(),
+                " names but ", values.size(), " OrtValues");
+          for (size_t i = 0; i < names.size(); ++i) {
+            check(values[i].is_tensor(), "add_external_initializers: '", names[i],
+                  "' needs an OrtValue holding a tensor, not a ", values[i].kind_name());
+            o.initializers[names[i]] = values[i];
+          }
+        });
   c.def("get_free_dimension_overrides",
         [](const O& o) { return o.options.free_dimension_overrides; });
+  c.def("get_free_dimension_overrides_by_denotation",
+        [](const O& o) { return o.options.free_dimension_overrides_by_denotation; });
 }
 
 void bind_run_options(py::module_& m) {

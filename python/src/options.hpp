@@ -12,10 +12,10 @@ namespace tessera::python {
 
 struct PySessionOptions {
   SessionOptions options;
-  // Accepted and stored; the runtime plans memory its own way.
+  // Accepted, stored and shown by get_session_options(); the runtime plans
+  // memory its own way and its kernels give the same results run to run.
   bool enable_mem_pattern = true;
   bool enable_mem_reuse = true;
-  bool enable_cpu_mem_arena = true;
   bool use_deterministic_compute = false;
   int log_verbosity_level = 0;
   // Tensors that replace graph initializers of the same name at load.

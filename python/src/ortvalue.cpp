@@ -6,6 +6,7 @@
 #include "bindings.hpp"
 #include "convert.hpp"
 #include "devices.hpp"
+#include "dlpack.hpp"
 #include "runtime/copy_tensors.hpp"
 
 namespace tessera::python {
@@ -60,28 +61,23 @@ void bind_constructors(py::class_<Value>& c) {
       },
       py::arg("numpy_obj"), py::arg("device_type") = "cpu", py::arg("device_id") = 0);
   c.def_static("ortvalue_from_shape_and_type", &from_shape_and_type, py::arg("shape"),
-               py::arg("element_type"), py::arg("device_type") = "cpu",
-               py::arg("device_id") = 0);
+               py::arg("element_type"), py::arg("device_type") = "cpu", py::arg("device_id") = 0);
   c.def_static("ortvalue_from_buffer_ptr", &from_buffer_ptr, py::arg("buffer_ptr"),
                py::arg("shape"), py::arg("element_type"), py::arg("device_type") = "cpu",
                py::arg("device_id") = 0);
   c.def_static(
       "ortvalue_from_sequence",
       [](const std::vector<Value>& items, const py::object& element_type) {
-        DataType elem = element_type.is_none() ? DataType::kUndefined
-                                               : data_type_from_object(element_type);
+        DataType elem =
+            element_type.is_none() ? DataType::kUndefined : data_type_from_object(element_type);
         return Value::sequence(items, elem);
       },
       py::arg("items"), py::arg("element_type") = py::none());
   c.def_static("ortvalue_from_map", &from_map, py::arg("keys"), py::arg("values"));
   c.def_static("ortvalue_none", [] { return Value(); });
-  c.def_static(
-      "from_dlpack",
-      [](const py::object& capsule_or_array) {
-        py::object array = py::module_::import("numpy").attr("from_dlpack")(capsule_or_array);
-        return Value(tensor_from_numpy(array));
-      },
-      py::arg("data"), "Views a DLPack-exporting CPU array (numpy, torch, ...) without a copy.");
+  c.def_static("from_dlpack", &from_dlpack, py::arg("data"),
+               "Views a DLPack-exporting CPU tensor (numpy, torch, ...) or a 'dltensor' capsule "
+               "without a copy.");
 }
 
 void bind_accessors(py::class_<Value>& c) {
@@ -105,18 +101,22 @@ void bind_accessors(py::class_<Value>& c) {
     return reinterpret_cast<uintptr_t>(tensor_of(v, "data_ptr").raw_data());
   });
   c.def("as_sequence", [](const Value& v) {
-    check(v.is_sequence(), "as_sequence() needs a sequence; this OrtValue holds a ",
-          v.kind_name());
+    check(v.is_sequence(), "as_sequence() needs a sequence; this OrtValue holds a ", v.kind_name());
     return v.seq();
   });
-  c.def("__dlpack__", [](const Value& v, const py::object& stream) {
-    const Tensor& t = tensor_of(v, "__dlpack__");
+  c.def(
+      "__dlpack__", [](const Value& v, const py::object&) { return to_dlpack(v); },
+      py::arg("stream") = py::none(), "A 'dltensor' capsule viewing this CPU tensor.");
+  // Only host tensors are exported, so the device is always (kDLCPU, 0);
+  // a device tensor has no DLPack device type that would be true.
+  c.def("__dlpack_device__", [](const Value& v) {
+    const Tensor& t = tensor_of(v, "__dlpack_device__");
     check_code(t.memory_info().host_accessible(), ErrorCode::kNotImplemented,
-               "__dlpack__: the tensor is in ", t.memory_info().to_string(),
-               "; only host memory is exported");
-    return tensor_to_numpy(t).attr("__dlpack__")(py::arg("stream") = stream);
-  }, py::arg("stream") = py::none());
-  c.def("__dlpack_device__", [](const Value&) { return py::make_tuple(1, 0); });  // kDLCPU, 0
+               "__dlpack_device__: the tensor is in ", t.memory_info().to_string(),
+               "; only host memory is exported (copy it to the CPU first)");
+    return py::make_tuple(1, 0);
+  });
+  c.def("to_dlpack", &to_dlpack);
   c.def("__repr__", [](const Value& v) {
     std::string what = v.is_tensor() ? v.tensor().description() : std::string(v.kind_name());
     return str_cat("OrtValue(", what, ")");

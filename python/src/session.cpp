@@ -32,10 +32,24 @@ py::list io_infos(const std::vector<IoInfo>& infos) {
   return out;
 }
 
+// Only free dimensions change: a fixed size in the model stays as it is.
+void apply_dim_overrides(ir::Graph& g, const DimOverrides& overrides) {
+  for (const auto& [name, index, size] : overrides) {
+    check(size >= 0, "free dimension ", index, " of input '", name, "' cannot be overridden with ",
+          size);
+    for (auto& in : g.inputs) {
+      if (in.name != name || !in.type.shape) continue;
+      auto& dims = *in.type.shape;
+      if (index >= 0 && size_t(index) < dims.size() && !dims[size_t(index)].value)
+        dims[size_t(index)].value = size;
+    }
+  }
+}
+
 }  // namespace
 
 PySession::PySession(const py::object& model, const PySessionOptions& options,
-                     const ProviderList& providers) {
+                     const ProviderList& providers, const DimOverrides& dim_overrides) {
   const bool from_bytes = py::isinstance<py::bytes>(model);
   std::string source =
       from_bytes ? std::string(model.cast<py::bytes>()) : std::string(py::str(model));
@@ -47,6 +61,7 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
   py::gil_scoped_release release;
   ir::Model m =
       from_bytes ? onnx::parse_model(source.data(), source.size()) : onnx::load_model(source);
+  apply_dim_overrides(m.graph, dim_overrides);
   SessionOptions opts = options.options;
   for (const auto& [name, value] : options.initializers) opts.add_initializer(name, value.tensor());
   session_ = Session::create_from_model(std::move(m), opts, specs);
@@ -92,8 +107,10 @@ std::map<std::string, std::map<std::string, std::string>> PySession::provider_op
 
 void bind_session(py::module_& m) {
   py::class_<PySession> c(m, "Session");
-  c.def(py::init<const py::object&, const PySessionOptions&, const ProviderList&>(),
-        py::arg("model"), py::arg("options"), py::arg("providers"));
+  c.def(py::init<const py::object&, const PySessionOptions&, const ProviderList&,
+                 const DimOverrides&>(),
+        py::arg("model"), py::arg("options"), py::arg("providers"),
+        py::arg("dim_overrides") = DimOverrides{});
   c.def("run", &PySession::run, py::arg("feeds"), py::arg("output_names"),
         py::arg("run_options") = nullptr);
   c.def("inputs", [](const PySession& s) { return io_infos(s.session().inputs()); });

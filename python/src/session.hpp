@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -16,11 +17,14 @@ namespace tessera::python {
 namespace py = pybind11;
 
 using ProviderList = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
+// (graph input, dimension index, size): free dimensions fixed before the
+// session is made (how the Python layer applies overrides by denotation).
+using DimOverrides = std::vector<std::tuple<std::string, int, int64_t>>;
 
 class PySession {
  public:
-  PySession(const py::object& model, const PySessionOptions& options,
-            const ProviderList& providers);
+  PySession(const py::object& model, const PySessionOptions& options, const ProviderList& providers,
+            const DimOverrides& dim_overrides = {});
   std::vector<Value> run(const std::vector<std::pair<std::string, Value>>& feeds,
                          const std::vector<std::string>& output_names,
                          const PyRunOptions* run_options) const;

@@ -1,8 +1,9 @@
 """InferenceSession and the small records it hands out, with onnxruntime's names."""
 
+import copy
 import os
 
-from . import _C, _providers, _types
+from . import _C, _denotation, _providers, _types
 from ._iobinding import IOBinding
 
 
@@ -48,13 +49,18 @@ class InferenceSession:
             self._model_bytes = bytes(path_or_bytes)
         else:
             raise TypeError("Unable to load from type '%s'" % type(path_or_bytes).__name__)
-        self._sess_options = sess_options if sess_options is not None else _C.SessionOptions()
+        # A copy: the options the session was made with, whatever the caller changes later.
+        self._sess_options = copy.copy(sess_options if sess_options is not None
+                                       else _C.SessionOptions())
         self._create(providers, provider_options)
 
     def _create(self, providers, provider_options):
         specs = _providers.normalize(providers, provider_options)
         source = self._model_path if self._model_bytes is None else self._model_bytes
-        self._sess = _C.Session(source, self._sess_options, specs)
+        fixed = _denotation.dim_overrides(
+            self._model_path, self._model_bytes,
+            self._sess_options.get_free_dimension_overrides_by_denotation())
+        self._sess = _C.Session(source, self._sess_options, specs, fixed)
         self._inputs_meta = [NodeArg(*i) for i in self._sess.inputs()]
         self._outputs_meta = [NodeArg(*o) for o in self._sess.outputs()]
         self._overridable_meta = [NodeArg(*o) for o in self._sess.overridable_initializers()]

@@ -83,3 +83,53 @@ def test_run_options():
     assert ro.get_run_config_entry("k") == "v"
     with pytest.raises(ort.InvalidArgument):
         ro.get_run_config_entry("nope")
+
+
+def test_get_session_options_returns_the_options_the_session_used(add_mul_model):
+    so = ort.SessionOptions()
+    so.use_deterministic_compute = True
+    so.enable_mem_pattern = False
+    so.enable_cpu_mem_arena = False
+    so.intra_op_num_threads = 1
+    so.logid = "first"
+    so.add_session_config_entry("session.k", "v")
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    # Changes after creation do not rewrite what the session reports.
+    so.use_deterministic_compute = False
+    so.intra_op_num_threads = 4
+    so.logid = "later"
+    used = s.get_session_options()
+    assert used.use_deterministic_compute is True
+    assert used.enable_mem_pattern is False and used.enable_cpu_mem_arena is False
+    assert used.intra_op_num_threads == 1 and used.logid == "first"
+    assert used.get_session_config_entry("session.k") == "v"
+
+
+def test_deterministic_compute_gives_identical_runs(add_mul_model):
+    import numpy as np
+    so = ort.SessionOptions()
+    so.use_deterministic_compute = True
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    x = np.random.default_rng(0).standard_normal((64, 3)).astype(np.float32)
+    first = s.run(None, {"x": x, "y": x})
+    for _ in range(3):
+        for a, b in zip(first, s.run(None, {"x": x, "y": x})):
+            assert a.tobytes() == b.tobytes()
+
+
+def test_add_initializer_and_external_initializers_replace_weights(add_mul_model):
+    import numpy as np
+    x = np.ones((2, 3), np.float32)
+    so = ort.SessionOptions()
+    w = np.array([5, 6, 7], np.float32)
+    so.add_initializer("w", ort.OrtValue.ortvalue_from_numpy(w))
+    s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(s.run(["prod"], {"x": x, "y": x})[0], x * w)
+
+    so2 = ort.SessionOptions()
+    w2 = np.array([-1, 0, 2], np.float32)
+    so2.add_external_initializers(["w"], [ort.OrtValue.ortvalue_from_numpy(w2)])
+    s2 = ort.InferenceSession(add_mul_model, so2, providers=["CPUExecutionProvider"])
+    np.testing.assert_array_equal(s2.run(["prod"], {"x": x, "y": x})[0], x * w2)
+    with pytest.raises(ort.InvalidArgument, match="1 names but 2 OrtValues"):
+        so2.add_external_initializers(["w"], [ort.OrtValue.ortvalue_from_numpy(w2)] * 2)

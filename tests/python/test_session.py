@@ -133,7 +133,10 @@ def test_session_options_are_applied(add_mul_model, tmp_path):
     so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     so.optimized_model_filepath = str(tmp_path / "optimized.onnx")
     s = ort.InferenceSession(add_mul_model, so, providers=["CPUExecutionProvider"])
-    assert s.get_session_options() is so
+    used = s.get_session_options()
+    assert used is not so  # a snapshot, like onnxruntime's
+    assert used.graph_optimization_level == ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    assert used.intra_op_num_threads == 2
     assert os.path.getsize(so.optimized_model_filepath) > 0
     again = ort.InferenceSession(so.optimized_model_filepath, providers=["CPUExecutionProvider"])
     np.testing.assert_array_equal(again.run(["sum"], {"x": X, "y": Y})[0], X + Y)
@@ -241,3 +244,25 @@ def test_outputs_never_alias_feeds_or_weights(identity, tmp_path):
     out = s.run(None, {})[0]
     out[:] = 0
     assert s.run(None, {})[0].tolist() == [1, 2]
+
+
+def test_free_dimension_override_by_denotation(tmp_path):
+    from conftest import make_model, save
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [None, 3])
+    x.type.tensor_type.shape.dim[0].denotation = "DATA_BATCH"  # no dim_param: only the denotation
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, 3])
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [x], [y])
+    path = save(model, tmp_path / "denoted.onnx")
+    so = ort.SessionOptions()
+    so.add_free_dimension_override_by_denotation("DATA_BATCH", 2)
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    assert s.get_inputs()[0].shape == [2, 3]
+    np.testing.assert_array_equal(s.run(None, {"x": -X})[0], np.zeros_like(X))
+    with pytest.raises(ort.InvalidArgument, match="expects shape"):
+        s.run(None, {"x": X[:1]})
+    from_bytes = ort.InferenceSession(open(path, "rb").read(), so,
+                                      providers=["CPUExecutionProvider"])
+    assert from_bytes.get_inputs()[0].shape == [2, 3]
+    plain = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    assert plain.get_inputs()[0].shape == [None, 3]

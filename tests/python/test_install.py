@@ -1,0 +1,30 @@
+"""scripts/install_python.sh makes `import tessera` work for /usr/bin/python3
+from any folder (tried here with a scratch site folder, not the system one)."""
+
+import os
+import subprocess
+
+import tessera
+
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def test_install_script_makes_the_package_importable_from_anywhere(tmp_path):
+    site_dir = tmp_path / "site-packages"
+    build_dir = os.path.relpath(
+        os.path.dirname(os.path.dirname(os.path.dirname(tessera.__file__))), ROOT)
+    env = dict(os.environ, TESSERA_SITE_DIR=str(site_dir), TESSERA_BUILD_DIR=build_dir)
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run(["bash", os.path.join(ROOT, "scripts", "install_python.sh")], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "CPUExecutionProvider" in done.stdout
+    pth = (site_dir / "tessera-build.pth").read_text().strip()
+    assert os.path.isfile(os.path.join(pth, "tessera", "__init__.py"))
+    # A fresh interpreter elsewhere, without PYTHONPATH, finds it through the .pth.
+    code = ("import site; site.addsitedir(%r); import tessera; "
+            "print(tessera.__file__, tessera.get_available_providers())" % str(site_dir))
+    out = subprocess.run(["/usr/bin/python3", "-c", code], env=env, cwd=str(tmp_path),
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(pth) and "CPUExecutionProvider" in out.stdout
