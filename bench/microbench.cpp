@@ -134,18 +134,19 @@ BENCHMARK(BM_Sgemm)
     ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).
 BENCHMARK(BM_Conv)
-    ->Args({3, 224, 64, 7, 2, 1})    // ResNet stem
-    ->Args({64, 56, 64, 3, 1, 1})    // ResNet layer1 3x3
-    ->Args({64, 56, 256, 1, 1, 1})   // ResNet layer1 1x1 expand
-    ->Args({256, 56, 64, 1, 1, 1})   // ResNet layer1 1x1 reduce
-    ->Args({128, 28, 128, 3, 1, 1})  // ResNet layer2 3x3
-    ->Args({256, 14, 256, 3, 1, 1})  // ResNet layer3 3x3
-    ->Args({512, 7, 512, 3, 1, 1})   // ResNet layer4 3x3
-    ->Args({512, 7, 2048, 1, 1, 1})  // ResNet layer4 1x1 expand
-    ->Args({64, 56, 64, 3, 1, 2})    // ResNet layer1 3x3, 2 threads
-    ->Args({24, 56, 144, 1, 1, 1})   // MobileNetV2 expand
-    ->Args({144, 56, 24, 1, 1, 1})   // MobileNetV2 project
-    ->Args({960, 7, 160, 1, 1, 1})   // MobileNetV2 late project
+    ->Args({3, 224, 64, 7, 2, 1})     // ResNet stem
+    ->Args({64, 56, 64, 3, 1, 1})     // ResNet layer1 3x3
+    ->Args({64, 56, 256, 1, 1, 1})    // ResNet layer1 1x1 expand
+    ->Args({256, 56, 64, 1, 1, 1})    // ResNet layer1 1x1 reduce
+    ->Args({128, 28, 128, 3, 1, 1})   // ResNet layer2 3x3
+    ->Args({256, 14, 256, 3, 1, 1})   // ResNet layer3 3x3
+    ->Args({1024, 14, 256, 1, 1, 1})  // ResNet layer3 1x1 reduce
+    ->Args({512, 7, 512, 3, 1, 1})    // ResNet layer4 3x3
+    ->Args({512, 7, 2048, 1, 1, 1})   // ResNet layer4 1x1 expand
+    ->Args({64, 56, 64, 3, 1, 2})     // ResNet layer1 3x3, 2 threads
+    ->Args({24, 56, 144, 1, 1, 1})    // MobileNetV2 expand
+    ->Args({144, 56, 24, 1, 1, 1})    // MobileNetV2 project
+    ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 late project
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: C, H, stride, threads.

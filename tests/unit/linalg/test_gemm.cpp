@@ -129,9 +129,17 @@ TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
     int64_t M, N, K;
     bool tb;
   };
-  const Shape3 shapes[] = {{1, 1, 1, false},      {7, 13, 5, false},      {64, 49, 515, false},
-                           {13, 200, 27, true},   {130, 70, 1030, false}, {6, 64, 512, false},
-                           {120, 200, 600, false}};  // B read in place: full panels + ragged edge
+  const Shape3 shapes[] = {{1, 1, 1, false},
+                           {7, 13, 5, false},
+                           {64, 49, 515, false},
+                           {13, 200, 27, true},
+                           {130, 70, 1030, false},
+                           {6, 64, 512, false},
+                           {120, 200, 600, false},  // B read in place: full panels + ragged edge
+                           // Ragged last panels of 26, 36 and 4 columns (the narrowed tiles):
+                           {9, 90, 600, false},
+                           {9, 100, 30, true},
+                           {20, 196, 40, false}};
   int seed = 0;
   for (const auto& kern : kernels())
     for (const auto& sh : shapes)
