@@ -136,8 +136,10 @@ TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
                            {130, 70, 1030, false},
                            {6, 64, 512, false},
                            {120, 200, 600, false},  // B read in place: full panels + ragged edge
-                           // Ragged last panels of 26, 36 and 4 columns (the narrowed tiles):
+                           // Ragged last panels of 26, 36 and 4 columns (the narrowed tiles),
+                           // and of 50 (four vectors, the last nearly empty):
                            {9, 90, 600, false},
+                           {9, 114, 520, true},
                            {9, 100, 30, true},
                            {20, 196, 40, false}};
   int seed = 0;
