@@ -41,16 +41,21 @@ tessera::ThreadPool* pool_for(int threads) {
   return threads == 1 ? &one : &two;
 }
 
-// C[M,N] = A[M,K] B[K,N]; range(3) == 1 uses a prepacked A.
+// C[M,N] = A[M,K] B[K,N]; range(3): 0 packs per call, 1 uses a prepacked A,
+// 2 a prepacked B (a MatMul's constant weights).
 void BM_Sgemm(benchmark::State& state) {
   const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
-  const bool packed = state.range(3) != 0;
+  const bool packed = state.range(3) == 1, packed_b = state.range(3) == 2;
   const int threads = int(state.range(4));
   auto A = random_vector(size_t(M * K), 1), B = random_vector(size_t(K * N), 2);
   std::vector<float> C(size_t(M * N));
   tessera::linalg::PackedA pa(false, M, K, A.data(), K);
+  tessera::linalg::PackedB pb(false, K, N, B.data(), N);
   for (auto _ : state) {
-    if (packed)
+    if (packed_b)
+      tessera::linalg::sgemm_packed_b(false, M, 1.f, A.data(), K, pb, 0.f, C.data(), N,
+                                      pool_for(threads));
+    else if (packed)
       tessera::linalg::sgemm_packed(pa, false, N, B.data(), N, C.data(), N, pool_for(threads));
     else
       tessera::linalg::sgemm(false, false, M, N, K, 1.f, A.data(), K, B.data(), N, 0.f, C.data(), N,
@@ -118,22 +123,32 @@ BENCHMARK(BM_Sgemm)
     ->Args({1024, 1024, 1024, 0, 1})
     ->Args({1024, 1024, 1024, 1, 1})
     ->Args({1024, 1024, 1024, 1, 2})
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Args({1024, 1024, 1024, 2, 1})
+    // BERT-base seq 128: the attention projections and the FFN, B per call vs prepacked.
+    ->Args({128, 768, 768, 0, 1})
+    ->Args({128, 768, 768, 2, 1})
+    ->Args({128, 3072, 768, 0, 1})
+    ->Args({128, 3072, 768, 2, 1})
+    ->Args({128, 768, 3072, 2, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).
 BENCHMARK(BM_Conv)
-    ->Args({3, 224, 64, 7, 2, 1})    // ResNet stem
-    ->Args({64, 56, 64, 3, 1, 1})    // ResNet layer1 3x3
-    ->Args({64, 56, 256, 1, 1, 1})   // ResNet layer1 1x1 expand
-    ->Args({256, 56, 64, 1, 1, 1})   // ResNet layer1 1x1 reduce
-    ->Args({128, 28, 128, 3, 1, 1})  // ResNet layer2 3x3
-    ->Args({256, 14, 256, 3, 1, 1})  // ResNet layer3 3x3
-    ->Args({512, 7, 512, 3, 1, 1})   // ResNet layer4 3x3
-    ->Args({512, 7, 2048, 1, 1, 1})  // ResNet layer4 1x1 expand
-    ->Args({64, 56, 64, 3, 1, 2})    // ResNet layer1 3x3, 2 threads
-    ->Args({24, 56, 144, 1, 1, 1})   // MobileNetV2 expand
-    ->Args({144, 56, 24, 1, 1, 1})   // MobileNetV2 project
-    ->Args({960, 7, 160, 1, 1, 1})   // MobileNetV2 late project
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Args({3, 224, 64, 7, 2, 1})     // ResNet stem
+    ->Args({64, 56, 64, 3, 1, 1})     // ResNet layer1 3x3
+    ->Args({64, 56, 256, 1, 1, 1})    // ResNet layer1 1x1 expand
+    ->Args({256, 56, 64, 1, 1, 1})    // ResNet layer1 1x1 reduce
+    ->Args({128, 28, 128, 3, 1, 1})   // ResNet layer2 3x3
+    ->Args({256, 14, 256, 3, 1, 1})   // ResNet layer3 3x3
+    ->Args({1024, 14, 256, 1, 1, 1})  // ResNet layer3 1x1 reduce
+    ->Args({512, 7, 512, 3, 1, 1})    // ResNet layer4 3x3
+    ->Args({512, 7, 2048, 1, 1, 1})   // ResNet layer4 1x1 expand
+    ->Args({64, 56, 64, 3, 1, 2})     // ResNet layer1 3x3, 2 threads
+    ->Args({24, 56, 144, 1, 1, 1})    // MobileNetV2 expand
+    ->Args({144, 56, 24, 1, 1, 1})    // MobileNetV2 project
+    ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 late project
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 // Args: C, H, stride, threads.
 BENCHMARK(BM_Depthwise)
     ->Args({32, 112, 1, 1})
@@ -142,7 +157,8 @@ BENCHMARK(BM_Depthwise)
     ->Args({576, 14, 1, 1})
     ->Args({960, 7, 1, 1})
     ->Args({144, 56, 1, 2})
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 int main(int argc, char** argv) {
   // --peak_gflops=X is ours; the rest goes to Google Benchmark.

@@ -173,6 +173,7 @@ struct Operands {
   int64_t lda;
   const PackedA* packed;  // when set, A/lda/ta/alpha are unused
   const float* B;
+  const PackedB* packed_b;  // when set, B/ldb/tb are unused
   int64_t ldb;
   float* C;
   int64_t ldc;
@@ -196,7 +197,7 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
   const int64_t mc_max = kMCPanels * mr;
   const int64_t nc_max = kNC;
   float* ap = o.packed ? nullptr : abuf.get(size_t(mc_max * kKC));
-  float* bp = bbuf.get(size_t((nc_max + nr) * kKC));
+  float* bp = o.packed_b ? nullptr : bbuf.get(size_t((nc_max + nr) * kKC));
   const int64_t ldc = o.ldc;
   // Bias, residual and Relu/Clip go to the kernel, applied in registers;
   // LeakyRelu runs as a pass over the stored tile.
@@ -217,9 +218,10 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
       const int64_t kc = std::min(kKC, K - pc);
       const bool add = accumulate || pc > 0, last = pc + kc >= K;
       const int64_t full = nc / nr * nr;  // columns in whole panels
-      if (!o.direct_b)
+      // A prepacked B needs no packing here: its panels are read below.
+      if (!o.packed_b && !o.direct_b)
         pack_b(o.tb, o.B, o.ldb, pc, j0 + jc, kc, nc, nr, bp);
-      else if (full < nc)  // only the ragged last panel, which must be zero-padded
+      else if (!o.packed_b && full < nc)  // only the ragged last panel, which must be zero-padded
         pack_b(o.tb, o.B, o.ldb, pc, j0 + jc + full, kc, nc - full, nr, bp);
       for (int64_t ic = 0; ic < m; ic += mc_max) {
         const int64_t mc = std::min(mc_max, m - ic);
@@ -227,7 +229,9 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
         for (int64_t jr = 0; jr < nc; jr += nr) {
           const float* bpanel = bp + (jr / nr) * kc * nr;
           int64_t bstride = nr;
-          if (o.direct_b) {
+          if (o.packed_b) {
+            bpanel = o.packed_b->panel(pc, j0 + jc + jr);
+          } else if (o.direct_b) {
             bpanel = jr < full ? o.B + pc * o.ldb + j0 + jc + jr : bp;
             bstride = jr < full ? o.ldb : nr;
           }
@@ -298,12 +302,12 @@ void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t 
 // Splits C over threads in MR x NR-aligned blocks and runs gemm_block on each.
 void run_sgemm(const SgemmKernelInfo& kern, Operands o, int64_t M, int64_t N, int64_t K, float beta,
                ThreadPool* pool) {
-  o.direct_b = !o.tb && M <= kDirectBMaxRows;
+  o.direct_b = !o.packed_b && !o.tb && M <= kDirectBMaxRows;
   if (M == 0 || N == 0) return;
   const bool no_product = K == 0 || o.alpha == 0.f;
   int threads = pool ? pool->num_threads() : 1;
   const double flops = 2.0 * double(M) * double(N) * double(K);
-  if (M == 1 && !o.packed) {
+  if (M == 1 && !o.packed && !o.packed_b) {
     auto cols = [&](int64_t b, int64_t e) {
       const int64_t j0 = b * 256, j1 = std::min(N, e * 256);
       gemv_row(o.ta, o.tb, K, o.alpha, o.A, o.lda, o.B, o.ldb, beta, o.C, j0, j1);
@@ -361,7 +365,7 @@ void sgemm_with(const SgemmKernelInfo& kern, bool ta, bool tb, int64_t M, int64_
                 float alpha, const float* A, int64_t lda, const float* B, int64_t ldb, float beta,
                 float* C, int64_t ldc, ThreadPool* pool, const Epilogue* epilogue) {
   check(M >= 0 && N >= 0 && K >= 0, "sgemm: negative size M=", M, " N=", N, " K=", K);
-  const Operands o{ta, tb, alpha, A, lda, nullptr, B, ldb, C, ldc, epilogue};
+  const Operands o{ta, tb, alpha, A, lda, nullptr, B, nullptr, ldb, C, ldc, epilogue};
   run_sgemm(kern, o, M, N, K, beta, pool);
 }
 
@@ -395,8 +399,40 @@ void sgemm_packed(const PackedA& A, bool trans_b, int64_t N, const float* B, int
                   int64_t ldc, ThreadPool* pool, const Epilogue* epilogue) {
   check(!A.empty(), "sgemm_packed: A was not packed");
   check(N >= 0, "sgemm_packed: negative N=", N);
-  const Operands o{false, trans_b, 1.f, nullptr, 0, &A, B, ldb, C, ldc, epilogue};
+  const Operands o{false, trans_b, 1.f, nullptr, 0, &A, B, nullptr, ldb, C, ldc, epilogue};
   run_sgemm(A.kernel(), o, A.rows(), N, A.depth(), 0.f, pool);
+}
+
+PackedB::PackedB(bool trans, int64_t K, int64_t N, const float* B, int64_t ldb)
+    : PackedB(best_kernel(), trans, K, N, B, ldb) {}
+
+PackedB::PackedB(const SgemmKernelInfo& kern, bool trans, int64_t K, int64_t N, const float* B,
+                 int64_t ldb)
+    : kern_(&kern), K_(K), N_(N) {
+  check(K >= 0 && N >= 0, "PackedB: negative size K=", K, " N=", N);
+  const int nr = kern.nr;
+  npad_ = (N + nr - 1) / nr * nr;
+  data_.resize(size_t(npad_ * K));
+  // Slice pc (kc deep) starts at pc * npad_ and holds npad_/NR panels of kc x NR,
+  // the layout gemm_block packs per call.
+  for (int64_t pc = 0; pc < K; pc += kKC) {
+    const int64_t kc = std::min(kKC, K - pc);
+    if (N > 0) pack_b(trans, B, ldb, pc, 0, kc, N, nr, data_.data() + pc * npad_);
+  }
+}
+
+const float* PackedB::panel(int64_t pc, int64_t j) const {
+  const int64_t kc = std::min(kKC, K_ - pc);
+  return data_.data() + pc * npad_ + (j / kern_->nr) * kc * kern_->nr;
+}
+
+void sgemm_packed_b(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
+                    const PackedB& B, float beta, float* C, int64_t ldc, ThreadPool* pool,
+                    const Epilogue* epilogue) {
+  check(!B.empty(), "sgemm_packed_b: B was not packed");
+  check(M >= 0, "sgemm_packed_b: negative M=", M);
+  const Operands o{trans_a, false, alpha, A, lda, nullptr, nullptr, &B, 0, C, ldc, epilogue};
+  run_sgemm(B.kernel(), o, M, B.cols(), B.depth(), beta, pool);
 }
 
 void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,

@@ -56,6 +56,36 @@ class PackedA {
 void sgemm_packed(const PackedA& A, bool trans_b, int64_t N, const float* B, int64_t ldb, float* C,
                   int64_t ldc, ThreadPool* pool = nullptr, const Epilogue* epilogue = nullptr);
 
+// op(B) packed once into the micro-kernel's NR-wide panel layout, for a right
+// operand that is used many times (a MatMul's or Gemm's constant weights):
+// products with it skip packing B, which otherwise costs a copy of all of B
+// on every call. Packed for the kernel this CPU uses.
+class PackedB {
+ public:
+  PackedB() = default;
+  PackedB(bool trans, int64_t K, int64_t N, const float* B, int64_t ldb);
+  // For tests: packed for a given kernel, which must outlive this object.
+  PackedB(const detail::SgemmKernelInfo& kern, bool trans, int64_t K, int64_t N, const float* B,
+          int64_t ldb);
+  int64_t depth() const { return K_; }
+  int64_t cols() const { return N_; }
+  bool empty() const { return kern_ == nullptr; }
+  const detail::SgemmKernelInfo& kernel() const { return *kern_; }
+  // The packed panel for columns [j, j+NR) and the K slice starting at pc.
+  const float* panel(int64_t pc, int64_t j) const;
+
+ private:
+  const detail::SgemmKernelInfo* kern_ = nullptr;
+  int64_t K_ = 0, N_ = 0, npad_ = 0;
+  std::vector<float> data_;
+};
+
+// C[M,N] = alpha * op(A) * B + beta * C for a packed B, then the epilogue on
+// every tile (beta == 0 ignores C's old contents).
+void sgemm_packed_b(bool trans_a, int64_t M, float alpha, const float* A, int64_t lda,
+                    const PackedB& B, float beta, float* C, int64_t ldc, ThreadPool* pool = nullptr,
+                    const Epilogue* epilogue = nullptr);
+
 // Name of the float micro-kernel in use, e.g. "avx512_f32_12x32" (for reports).
 const char* sgemm_kernel_name();
 

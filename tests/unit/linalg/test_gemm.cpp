@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "core/error.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/gemm_microkernel.hpp"
 
@@ -128,9 +129,19 @@ TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
     int64_t M, N, K;
     bool tb;
   };
-  const Shape3 shapes[] = {{1, 1, 1, false},      {7, 13, 5, false},      {64, 49, 515, false},
-                           {13, 200, 27, true},   {130, 70, 1030, false}, {6, 64, 512, false},
-                           {120, 200, 600, false}};  // B read in place: full panels + ragged edge
+  const Shape3 shapes[] = {{1, 1, 1, false},
+                           {7, 13, 5, false},
+                           {64, 49, 515, false},
+                           {13, 200, 27, true},
+                           {130, 70, 1030, false},
+                           {6, 64, 512, false},
+                           {120, 200, 600, false},  // B read in place: full panels + ragged edge
+                           // Ragged last panels of 26, 36 and 4 columns (the narrowed tiles),
+                           // and of 50 (four vectors, the last nearly empty):
+                           {9, 90, 600, false},
+                           {9, 114, 520, true},
+                           {9, 100, 30, true},
+                           {20, 196, 40, false}};
   int seed = 0;
   for (const auto& kern : kernels())
     for (const auto& sh : shapes)
@@ -167,6 +178,69 @@ TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
                   << kern.name << " unpacked M=" << sh.M << " N=" << sh.N << " K=" << sh.K;
             }
         }
+}
+
+// Prepacked B for every kernel against the naive product: transposed and
+// plain A and B, alpha/beta, edge tiles in M and N (N not a multiple of NR),
+// K across the 512-deep slices, M == 1, a batched MatMul's stacked rows,
+// epilogues, 1 and 2 threads.
+TEST(LinalgGemm, PackedBMatchesNaive) {
+  ThreadPool two(2);
+  struct PbCase {
+    int64_t M, N, K;
+    bool ta, tb;
+    float alpha, beta;
+    int ep;  // 0 none, 1 row bias + Relu, 2 residual + Clip, 3 LeakyRelu
+  };
+  const PbCase cases[] = {
+      {1, 1, 1, false, false, 1.f, 0.f, 0},      {7, 13, 5, false, true, 1.f, 0.f, 1},
+      {1, 200, 70, false, false, 1.f, 0.f, 0},   {1, 37, 70, true, true, 0.5f, 0.5f, 0},
+      {64, 49, 515, false, false, 1.f, 0.f, 2},  {17, 33, 65, true, false, 0.5f, 1.f, 0},
+      {17, 33, 65, false, true, 2.f, -0.5f, 3},  {130, 70, 1030, true, true, 1.f, 0.25f, 1},
+      {384, 129, 96, false, false, 1.f, 0.f, 0},  // [3,128,96] x [96,129] stacked
+      {6, 64, 512, false, false, 1.f, 1.f, 2},   {40, 300, 600, false, true, 1.f, 0.f, 0},
+  };
+  int seed = 100;
+  for (const auto& kern : kernels())
+    for (const auto& c : cases)
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+        std::mt19937 rng(uint32_t(++seed));
+        std::uniform_real_distribution<float> u(-1.f, 1.f);
+        const int64_t lda = (c.ta ? c.M : c.K) + 3, ldb = (c.tb ? c.K : c.N) + 5, ldc = c.N + 2;
+        std::vector<float> A(size_t((c.ta ? c.K : c.M) * lda)), B(size_t((c.tb ? c.N : c.K) * ldb)),
+            C(size_t(c.M * ldc)), bias(size_t(c.M)), res(size_t(c.M * ldc));
+        for (auto* v : {&A, &B, &C, &bias, &res})
+          for (auto& x : *v) x = u(rng);
+        if (c.beta == 0.f) std::fill(C.begin(), C.end(), std::nanf(""));
+        Epilogue e;
+        e.ldr = ldc;
+        if (c.ep == 1) e = {bias.data(), nullptr, ldc, {Activation::kRelu, 0, 0}};
+        if (c.ep == 2) e = {nullptr, res.data(), ldc, {Activation::kClip, -0.3f, 0.4f}};
+        if (c.ep == 3) e = {nullptr, nullptr, ldc, {Activation::kLeakyRelu, 0.1f, 0}};
+        std::vector<float> ref = C;
+        naive<float>(c.ta, c.tb, c.M, c.N, c.K, c.alpha, A, lda, B, ldb, c.beta, ref, ldc);
+        naive_epilogue(e, c.M, c.N, ref, ldc);
+        PackedB pb(kern, c.tb, c.K, c.N, B.data(), ldb);
+        ASSERT_EQ(pb.depth(), c.K);
+        ASSERT_EQ(pb.cols(), c.N);
+        sgemm_packed_b(c.ta, c.M, c.alpha, A.data(), lda, pb, c.beta, C.data(), ldc, pool,
+                       c.ep ? &e : nullptr);
+        for (int64_t i = 0; i < c.M; ++i)
+          for (int64_t j = 0; j < c.N; ++j)
+            ASSERT_NEAR(C[size_t(i * ldc + j)], ref[size_t(i * ldc + j)], 1e-4 * double(c.K + 1))
+                << kern.name << " M=" << c.M << " N=" << c.N << " K=" << c.K << " ta=" << c.ta
+                << " tb=" << c.tb << " threads=" << (pool ? 2 : 1) << " at " << i << "," << j;
+        // Columns past C's width stay untouched (the padded panel columns are not stored).
+        if (c.beta == 0.f) {
+          for (int64_t i = 0; i < c.M; ++i) ASSERT_TRUE(std::isnan(C[size_t(i * ldc + c.N)]));
+        }
+      }
+}
+
+TEST(LinalgGemm, PackedBRejectsUnpacked) {
+  PackedB empty;
+  std::vector<float> A(4), C(4);
+  EXPECT_THROW(sgemm_packed_b(false, 2, 1.f, A.data(), 2, empty, 0.f, C.data(), 2), Error);
 }
 
 TEST(LinalgGemm, EpilogueWithZeroK) {

@@ -1,6 +1,9 @@
 // Gemm and MatMul. Float types run through linalg::sgemm (float16/bfloat16
 // via float buffers), double through dgemm, integers through plain loops.
+// A constant 2-D float B (weights: BERT's MatMuls, a torch Linear's Gemm with
+// transB=1) is packed once at kernel creation, so runs skip re-packing it.
 #include <algorithm>
+#include <optional>
 
 #include "linalg/gemm.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
@@ -55,13 +58,38 @@ bool is_float_family(DataType t) {
          t == DataType::kBFloat16;
 }
 
+// op(B) packed for linalg::sgemm_packed_b when input 1 is a constant 2-D
+// float, float16 or bfloat16 tensor; nothing otherwise (the run then packs
+// per call, and reports shape errors as usual).
+std::optional<linalg::PackedB> pack_constant_b(const ep::KernelInfo& info, bool trans) {
+  const Tensor* b = info.num_inputs() > 1 ? info.constant_input(1) : nullptr;
+  if (!b || b->rank() != 2) return std::nullopt;
+  const DataType t = b->dtype();
+  if (t != DataType::kFloat && t != DataType::kFloat16 && t != DataType::kBFloat16)
+    return std::nullopt;
+  std::vector<float> store;
+  const float* p = to_compute<float>(*b, store);
+  const int64_t rows = b->shape()[0], cols = b->shape()[1];
+  const int64_t K = trans ? cols : rows, N = trans ? rows : cols;
+  return linalg::PackedB(trans, K, N, p, cols);
+}
+
+// The packed B when it matches this run's product (it always does for a
+// constant input; the check guards against a caller feeding something else).
+const linalg::PackedB* usable(const std::optional<linalg::PackedB>& pb, const Tensor& B, int64_t K,
+                              int64_t N) {
+  if (!pb || B.rank() != 2 || B.dtype() == DataType::kDouble) return nullptr;
+  return pb->depth() == K && pb->cols() == N ? &*pb : nullptr;
+}
+
 class GemmKernel : public ep::OpKernel {
  public:
   explicit GemmKernel(const ep::KernelInfo& info)
       : ta_(info.attr_int("transA", 0) != 0),
         tb_(info.attr_int("transB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.f)),
-        beta_(info.attr_float("beta", 1.f)) {}
+        beta_(info.attr_float("beta", 1.f)),
+        packed_b_(pack_constant_b(info, tb_)) {}
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& A = ctx.required_input(0);
@@ -93,10 +121,10 @@ class GemmKernel : public ep::OpKernel {
     Tensor& Y = ctx.output(0, Shape{M, N});
     const DataType dt = A.dtype();
     if (is_float_family(dt)) {
+      const linalg::PackedB* pb = usable(packed_b_, B, K, N);
       dispatch_compute(dt, [&]<typename T>() {
         std::vector<T> sa, sb, sc;
         const T* a = to_compute<T>(A, sa);
-        const T* b = to_compute<T>(B, sb);
         ComputeOutput<T> y(Y);
         T* yp = y.data();
         T beta = T(0);
@@ -107,8 +135,17 @@ class GemmKernel : public ep::OpKernel {
               yp[i * N + j] = T(beta_) * c[i * c_rows + j * c_cols];
           beta = T(1);
         }
-        gemm_any(ta_, tb_, M, N, K, T(alpha_), a, ta_ ? M : K, b, tb_ ? K : N, beta, yp, N,
-                 &ctx.thread_pool());
+        bool done = false;
+        if constexpr (std::is_same_v<T, float>) {
+          if (pb) {
+            linalg::sgemm_packed_b(ta_, M, alpha_, a, ta_ ? M : K, *pb, beta, yp, N,
+                                   &ctx.thread_pool());
+            done = true;
+          }
+        }
+        if (!done)
+          gemm_any(ta_, tb_, M, N, K, T(alpha_), a, ta_ ? M : K, to_compute<T>(B, sb), tb_ ? K : N,
+                   beta, yp, N, &ctx.thread_pool());
         y.finish();
       });
       return;
@@ -130,11 +167,12 @@ class GemmKernel : public ep::OpKernel {
  private:
   bool ta_, tb_;
   float alpha_, beta_;
+  std::optional<linalg::PackedB> packed_b_;
 };
 
 class MatMulKernel : public ep::OpKernel {
  public:
-  explicit MatMulKernel(const ep::KernelInfo&) {}
+  explicit MatMulKernel(const ep::KernelInfo& info) : packed_b_(pack_constant_b(info, false)) {}
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& A = ctx.required_input(0);
@@ -190,13 +228,22 @@ class MatMulKernel : public ep::OpKernel {
     };
     const DataType dt = A.dtype();
     if (is_float_family(dt)) {
+      // A 2-D B has no batch dims, so A's batch rows stack into one product.
+      const linalg::PackedB* pb = usable(packed_b_, B, K, N);
       dispatch_compute(dt, [&]<typename T>() {
         std::vector<T> sa, sb;
         const T* a = to_compute<T>(A, sa);
-        const T* b = to_compute<T>(B, sb);
         ComputeOutput<T> y(Y);
         T* yp = y.data();
         ThreadPool* pool = &ctx.thread_pool();
+        if constexpr (std::is_same_v<T, float>) {
+          if (pb) {
+            linalg::sgemm_packed_b(false, nbatch * M, 1.f, a, K, *pb, 0.f, yp, N, pool);
+            y.finish();
+            return;
+          }
+        }
+        const T* b = to_compute<T>(B, sb);
         bool a_dense = true;  // A's batch is contiguous in order (no broadcast in A)
         for (size_t i = 0; i < nb; ++i) a_dense = a_dense && (astr[i] != 0 || batch[i] == 1);
         if (fold && a_dense) {
@@ -233,6 +280,9 @@ class MatMulKernel : public ep::OpKernel {
       }
     });
   }
+
+ private:
+  std::optional<linalg::PackedB> packed_b_;
 };
 
 }  // namespace
