@@ -8,6 +8,7 @@
 #include <charconv>
 #include <set>
 
+#include "core/logging.hpp"
 #include "ep/provider_abilities.hpp"
 #include "providers/onednn/dnnl_fusion.hpp"
 #include "providers/onednn/dnnl_ops.hpp"
@@ -51,9 +52,13 @@ DnnlEnv parse_options(const ep::ProviderOptions& options) {
   }
   if (auto it = options.find("enable_bf16"); it != options.end()) {
     const std::string& v = it->second;
-    if (v == "1" || v == "true")
-      env.bf16 = cpu_has_bf16();  // quietly strict f32 on CPUs without avx512_bf16
-    else if (v != "0" && v != "false")
+    if (v == "1" || v == "true") {
+      env.bf16 = cpu_has_bf16();
+      if (!env.bf16)  // not an error: the same options should work on every machine
+        log(Severity::kWarning, kName,
+            "enable_bf16=1 declined: this CPU has no AVX512-BF16 (oneDNN's effective ISA is "
+            "below avx512_core_bf16), so Conv/MatMul/Gemm stay strict f32");
+    } else if (v != "0" && v != "false")
       bad_value(it->first, v, "0, 1, false, true");
   }
   return env;
