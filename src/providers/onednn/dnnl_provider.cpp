@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 
@@ -97,6 +98,11 @@ class DnnlProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
     for (size_t idx : view.candidates) {
       if (view.graph->nodes[idx].op_type != "Conv" || !why_not[idx].empty()) continue;
       ConvChain chain = finder.find(idx);
+      // Two Convs may both feed one Add (a downsampling residual block): the
+      // first takes it, the second keeps what comes before.
+      auto taken = std::find_if(chain.nodes.begin(), chain.nodes.end(),
+                                [&](size_t n) { return in_chain.count(n) > 0; });
+      chain.nodes.erase(taken, chain.nodes.end());
       if (chain.nodes.size() < 2) continue;
       in_chain.insert(chain.nodes.begin(), chain.nodes.end());
       cap.groups.push_back({chain.nodes, true});

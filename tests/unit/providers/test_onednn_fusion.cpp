@@ -210,3 +210,19 @@ TEST(OnednnFusion, BroadcastResidualIsExpandedAtRunTime) {
   EXPECT_EQ(p.groups().size(), 1u);
   EXPECT_EQ(p.group["conv"], p.group["relu"]);
 }
+
+TEST(OnednnFusion, TwoConvsIntoOneAddFuseOnce) {
+  // A downsampling block: both branches are Convs read only by the Add, which
+  // must join exactly one of them.
+  GraphModel g;
+  g.input("x", random_tensor({1, 3, 6, 6}, 22)).conv("main", "x", "a", 3, 4, 23);
+  g.conv("down", "x", "b", 3, 4, 24).node("add", "Add", {"a", "b"}, "s");
+  g.node("relu", "Relu", {"s"}, "y").output("y");
+  Placement p = run_and_compare(g);
+  EXPECT_EQ(p.groups().size(), 1u);
+  EXPECT_FALSE(p.group["add"].empty());
+  EXPECT_EQ(p.group["add"], p.group["relu"]);
+  EXPECT_NE(p.group["main"].empty(), p.group["down"].empty());
+  EXPECT_EQ(p.provider["main"], kDnnl);
+  EXPECT_EQ(p.provider["down"], kDnnl);
+}
