@@ -39,6 +39,11 @@ struct ConvEntry {
   Relayout src_in, dst_out, w_in;
   dnnl::memory weights;  // constant weights reordered into w_md (when that differs)
   Shape out_shape;
+  // Post-ops run as one in-place pass after the convolution (binary add with
+  // the activation as its post-op, or eltwise alone), when not in the primitive.
+  std::optional<dnnl::primitive> after;
+  dnnl::memory::desc after_scratch;
+  bool after_is_binary = false;
 };
 
 std::vector<int64_t> dims_of(const Tensor& t) { return t.shape().dims(); }
@@ -121,12 +126,21 @@ class ConvKernel final : public DnnlKernel {
       dst_picked = wrap(e->dst_md, env(), dst_buf.raw_data());
     }
     args[DNNL_ARG_DST] = dst_picked;
-    for (size_t k = 0; k < fusion_.post.size(); ++k)
+    for (size_t k = 0; k < fusion_.post.size() && fusion_.in_primitive; ++k)
       if (fusion_.post[k].add)
         args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(k)) | DNNL_ARG_SRC_1] =
             wrap(e->dst_plain, env(), side->raw_data());
     execute(env(), e->prim, e->scratch, std::move(args));
     if (e->dst_out.prim) e->dst_out.run(env(), dst_picked, dst);
+    if (e->after) {
+      if (e->after_is_binary)
+        execute(env(), *e->after, e->after_scratch,
+                {{DNNL_ARG_SRC_0, dst},
+                 {DNNL_ARG_SRC_1, wrap(e->dst_plain, env(), side->raw_data())},
+                 {DNNL_ARG_DST, dst}});
+      else
+        execute(env(), *e->after, e->after_scratch, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}});
+    }
   }
 
  private:
@@ -166,6 +180,7 @@ class ConvKernel final : public DnnlKernel {
                                                       strides, dilates, pl, pr);
     dnnl::convolution_forward::primitive_desc pd(desc, conv_attr(e.dst_plain), en.engine);
     e.prim = dnnl::convolution_forward(pd);
+    if (!fusion_.in_primitive && !fusion_.post.empty()) make_after(e);
     e.scratch = pd.scratchpad_desc();
     e.src_md = pd.src_desc();
     e.dst_md = pd.dst_desc();
@@ -212,11 +227,43 @@ class ConvKernel final : public DnnlKernel {
     return &buf;
   }
 
+  // The separate pass: [add] then [activation], both in place on the output.
+  void make_after(ConvEntry& e) const {
+    const DnnlEnv& en = env();
+    const PostOp* act = nullptr;
+    bool add = false;
+    for (const PostOp& p : fusion_.post) {
+      if (p.add)
+        add = true;
+      else
+        act = &p;
+    }
+    if (add) {
+      dnnl::primitive_attr attr = base_attr(en);
+      if (act) {
+        dnnl::post_ops po;
+        po.append_eltwise(1.0f, act->eltwise.alg, act->eltwise.alpha, act->eltwise.beta);
+        attr.set_post_ops(po);
+      }
+      dnnl::binary::desc d(dnnl::algorithm::binary_add, e.dst_plain, e.dst_plain, e.dst_plain);
+      dnnl::binary::primitive_desc pd(d, attr, en.engine);
+      e.after = dnnl::binary(pd);
+      e.after_scratch = pd.scratchpad_desc();
+      e.after_is_binary = true;
+    } else {
+      dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, act->eltwise.alg,
+                                    e.dst_plain, act->eltwise.alpha, act->eltwise.beta);
+      dnnl::eltwise_forward::primitive_desc pd(d, base_attr(en), en.engine);
+      e.after = dnnl::eltwise_forward(pd);
+      e.after_scratch = pd.scratchpad_desc();
+    }
+  }
+
   // bf16 fast math where allowed, plus the fused steps in order. The residual
   // is a binary add over a plain tensor shaped like the output (`dst`).
   dnnl::primitive_attr conv_attr(const dnnl::memory::desc& dst) const {
     dnnl::primitive_attr attr = base_attr(env(), true);
-    if (fusion_.post.empty()) return attr;
+    if (fusion_.post.empty() || !fusion_.in_primitive) return attr;
     dnnl::post_ops po;
     for (const PostOp& p : fusion_.post) {
       if (p.add)

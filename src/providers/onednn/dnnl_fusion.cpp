@@ -173,6 +173,7 @@ std::unique_ptr<ep::OpKernel> compile_conv_chain(const ep::GraphView& view,
     }
     prev = n.outputs[0];
   }
+  f.in_primitive = env->post_ops_in_conv;
   if (group.node.outputs != std::vector<std::string>{prev})
     bad_group(group, "its only output must be '" + prev + "'");
   return std::make_unique<FusedConvKernel>(conv, view.opset(conv), constants_of(g, conv), env,

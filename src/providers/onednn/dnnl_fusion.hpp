@@ -23,6 +23,10 @@ struct PostOp {
 struct ConvFusion {
   int x = 0, w = 1, b = 2, side = -1;
   std::vector<PostOp> post;
+  // true: post-ops inside the convolution primitive; false: one in-place
+  // binary/eltwise pass after it (oneDNN 2.6 applies post-ops to plain-layout
+  // gemm convolutions with a slow generic loop; see docs/providers.md).
+  bool in_primitive = false;
 };
 
 // The Conv kernel (dnnl_conv.cpp) with the given fusion; `info` describes the

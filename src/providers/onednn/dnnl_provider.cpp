@@ -23,7 +23,8 @@ namespace {
 const std::string kName = "DnnlExecutionProvider";
 // Listed in every option error, keys with their values.
 const char* kValidOptions =
-    "num_threads (integer 0..4096; 0: oneDNN's default), enable_bf16 (0, 1, false, true)";
+    "num_threads (integer 0..4096; 0: oneDNN's default), enable_bf16 (0, 1, false, true), "
+    "conv_post_ops (primitive, separate)";
 
 bool cpu_has_bf16() {
   auto isa = unsigned(dnnl::get_effective_cpu_isa());
@@ -39,7 +40,7 @@ bool cpu_has_bf16() {
 
 DnnlEnv parse_options(const ep::ProviderOptions& options) {
   for (const auto& [key, value] : options)
-    if (key != "num_threads" && key != "enable_bf16")
+    if (key != "num_threads" && key != "enable_bf16" && key != "conv_post_ops")
       fail(ErrorCode::kInvalidArgument, kName, ": unknown option '", key,
            "'; valid options are: ", kValidOptions);
   DnnlEnv env;
@@ -61,6 +62,11 @@ DnnlEnv parse_options(const ep::ProviderOptions& options) {
             "below avx512_core_bf16), so Conv/MatMul/Gemm stay strict f32");
     } else if (v != "0" && v != "false")
       bad_value(it->first, v, "0, 1, false, true");
+  }
+  if (auto it = options.find("conv_post_ops"); it != options.end()) {
+    if (it->second != "primitive" && it->second != "separate")
+      bad_value(it->first, it->second, "primitive, separate");
+    env.post_ops_in_conv = it->second == "primitive";
   }
   return env;
 }

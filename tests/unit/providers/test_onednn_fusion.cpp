@@ -76,14 +76,19 @@ struct Placement {
 
 // Runs with [Dnnl, CPU] and with [CPU] alone, compares every output, and
 // returns where each node ran.
+// Both ways of running the post-ops (conv_post_ops) are checked.
 Placement run_and_compare(const GraphModel& g) {
-  auto dnnl = session_with(g.model, {{kDnnl, {}}, {kCpu, {}}});
   auto cpu = session_with(g.model, {{kCpu, {}}});
-  auto got = dnnl->run(g.feeds);
   auto want = cpu->run(g.feeds);
-  EXPECT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size() && i < want.size(); ++i)
-    expect_close(got[i].tensor(), want[i].tensor());
+  std::unique_ptr<Session> dnnl;
+  for (const char* mode : {"primitive", "separate"}) {
+    SCOPED_TRACE(mode);
+    dnnl = session_with(g.model, {{kDnnl, {{"conv_post_ops", mode}}}, {kCpu, {}}});
+    auto got = dnnl->run(g.feeds);
+    EXPECT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size() && i < want.size(); ++i)
+      expect_close(got[i].tensor(), want[i].tensor());
+  }
   Placement p;
   for (const auto& a : dnnl->node_assignments()) {
     p.provider[a.node_name] = a.provider;

@@ -78,6 +78,8 @@ TEST(OnednnProvider, OptionErrorsListValidKeysAndValues) {
   EXPECT_NE(e.find("integer"), std::string::npos) << e;
   e = create_error({{"num_threads", "-1"}});
   EXPECT_NE(e.find("'-1'"), std::string::npos) << e;
+  e = create_error({{"conv_post_ops", "fused"}});
+  EXPECT_NE(e.find("primitive, separate"), std::string::npos) << e;
   e = create_error({{"enable_bf16", "yes"}});
   EXPECT_NE(e.find("0, 1"), std::string::npos) << e;
   const auto* f = ep::ProviderRegistry::instance().find(kDnnl);
