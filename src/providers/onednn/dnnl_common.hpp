@@ -18,8 +18,9 @@ namespace tessera::onednn {
 // Set once when the provider is created from its options; kernels hold it.
 struct DnnlEnv {
   dnnl::engine engine{dnnl::engine::kind::cpu, 0};
-  int num_threads = 0;      // 0: oneDNN's (OpenMP's) default
-  bool bf16 = false;        // enable_bf16=1 and the CPU has avx512_bf16
+  int num_threads = 0;            // 0: oneDNN's (OpenMP's) default
+  bool bf16 = false;              // enable_bf16=1 and the CPU has avx512_bf16
+  bool post_ops_in_conv = false;  // fused Conv chains: post-ops inside the primitive
 };
 using EnvPtr = std::shared_ptr<const DnnlEnv>;
 

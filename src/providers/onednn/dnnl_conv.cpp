@@ -1,8 +1,11 @@
 // Conv (1-D to 3-D, grouped, dilated, any auto_pad) through oneDNN's
-// convolution primitive with the bias fused in. Tensors stay plain row-major
+// convolution primitive with the bias fused in, and, for fused groups
+// (dnnl_fusion.cpp), a residual add and an activation as post-ops. Tensors stay plain row-major
 // between nodes; the primitive picks its weights layout, and constant weights
 // are reordered into it once per cached shape. (Should a primitive ever pick
 // another src/dst layout, those are reordered per run.)
+#include "ops/broadcast.hpp"
+#include "providers/onednn/dnnl_fusion.hpp"
 #include "providers/onednn/dnnl_ops.hpp"
 #include "providers/onednn/dnnl_window.hpp"
 
@@ -36,14 +39,20 @@ struct ConvEntry {
   Relayout src_in, dst_out, w_in;
   dnnl::memory weights;  // constant weights reordered into w_md (when that differs)
   Shape out_shape;
+  // Post-ops run as one in-place pass after the convolution (binary add with
+  // the activation as its post-op, or eltwise alone), when not in the primitive.
+  std::optional<dnnl::primitive> after;
+  dnnl::memory::desc after_scratch;
+  bool after_is_binary = false;
 };
 
 std::vector<int64_t> dims_of(const Tensor& t) { return t.shape().dims(); }
 
 class ConvKernel final : public DnnlKernel {
  public:
-  ConvKernel(const ep::KernelInfo& info, EnvPtr env)
+  ConvKernel(const ep::KernelInfo& info, EnvPtr env, ConvFusion fusion)
       : DnnlKernel(info, std::move(env)),
+        fusion_(std::move(fusion)),
         window_(WindowAttrs::read(info)),
         kernel_shape_(info.attr_ints("kernel_shape")),
         group_(info.attr_int("group", 1)),
@@ -53,9 +62,9 @@ class ConvKernel final : public DnnlKernel {
 
  protected:
   void run(ep::KernelContext& ctx) const override {
-    const Tensor& x = ctx.required_input(0);
-    const Tensor& w = ctx.required_input(1);
-    const Tensor* b = ctx.input(2);
+    const Tensor& x = ctx.required_input(size_t(fusion_.x));
+    const Tensor& w = ctx.required_input(size_t(fusion_.w));
+    const Tensor* b = fusion_.b >= 0 ? ctx.input(size_t(fusion_.b)) : nullptr;
     const size_t rank = x.rank();
     if (rank < 3 || rank > 5 || w.rank() != rank)
       ctx.fail_node("X ", x.shape().to_string(), " and W ", w.shape().to_string(),
@@ -75,6 +84,9 @@ class ConvKernel final : public DnnlKernel {
     WindowGeometry geo = window_geometry(a, in, ctx);
     std::vector<int64_t> out_dims = {n, m};
     out_dims.insert(out_dims.end(), geo.out.begin(), geo.out.end());
+    const Tensor* side = fusion_.side >= 0 ? &ctx.required_input(size_t(fusion_.side)) : nullptr;
+    Tensor side_buf;
+    if (side) side = residual_like_output(ctx, *side, Shape(out_dims), side_buf);
     Tensor& y = ctx.output(0, Shape(out_dims));
     if (y.num_elements() == 0) return;
     if (c == 0 || w.num_elements() == 0)
@@ -114,8 +126,21 @@ class ConvKernel final : public DnnlKernel {
       dst_picked = wrap(e->dst_md, env(), dst_buf.raw_data());
     }
     args[DNNL_ARG_DST] = dst_picked;
+    for (size_t k = 0; k < fusion_.post.size() && fusion_.in_primitive; ++k)
+      if (fusion_.post[k].add)
+        args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(int(k)) | DNNL_ARG_SRC_1] =
+            wrap(e->dst_plain, env(), side->raw_data());
     execute(env(), e->prim, e->scratch, std::move(args));
     if (e->dst_out.prim) e->dst_out.run(env(), dst_picked, dst);
+    if (e->after) {
+      if (e->after_is_binary)
+        execute(env(), *e->after, e->after_scratch,
+                {{DNNL_ARG_SRC_0, dst},
+                 {DNNL_ARG_SRC_1, wrap(e->dst_plain, env(), side->raw_data())},
+                 {DNNL_ARG_DST, dst}});
+      else
+        execute(env(), *e->after, e->after_scratch, {{DNNL_ARG_SRC, dst}, {DNNL_ARG_DST, dst}});
+    }
   }
 
  private:
@@ -148,12 +173,14 @@ class ConvKernel final : public DnnlKernel {
     // plain between nodes. Weights are free to take any layout (reordered once).
     const auto& src_req = e.src_plain;
     const auto& dst_req = e.dst_plain;
-    auto desc = has_bias ? dnnl::convolution_forward::desc(prop, alg, src_req, any(e.w_plain),
-                                                          e.bias_md, dst_req, strides, dilates, pl, pr)
-                         : dnnl::convolution_forward::desc(prop, alg, src_req, any(e.w_plain),
-                                                          dst_req, strides, dilates, pl, pr);
-    dnnl::convolution_forward::primitive_desc pd(desc, base_attr(en, true), en.engine);
+    auto desc = has_bias
+                    ? dnnl::convolution_forward::desc(prop, alg, src_req, any(e.w_plain), e.bias_md,
+                                                      dst_req, strides, dilates, pl, pr)
+                    : dnnl::convolution_forward::desc(prop, alg, src_req, any(e.w_plain), dst_req,
+                                                      strides, dilates, pl, pr);
+    dnnl::convolution_forward::primitive_desc pd(desc, conv_attr(e.dst_plain), en.engine);
     e.prim = dnnl::convolution_forward(pd);
+    if (!fusion_.in_primitive && !fusion_.post.empty()) make_after(e);
     e.scratch = pd.scratchpad_desc();
     e.src_md = pd.src_desc();
     e.dst_md = pd.dst_desc();
@@ -169,6 +196,86 @@ class ConvKernel final : public DnnlKernel {
     return e;
   }
 
+  // The residual as a plain tensor of the output's shape: itself, or broadcast
+  // into `buf` (the claim could not always see its shape).
+  static const Tensor* residual_like_output(ep::KernelContext& ctx, const Tensor& side,
+                                            const Shape& out, Tensor& buf) {
+    if (side.dtype() != DataType::kFloat)
+      ctx.fail_node("the residual Add's other input is ", std::string(data_type_name(side.dtype())),
+                    ", not float");
+    if (side.shape() == out) return &side;
+    Shape both;
+    try {
+      both = ops::broadcast_shapes({out, side.shape()});
+    } catch (const Error& e) {
+      ctx.fail_node("the residual Add: ", e.what());
+    }
+    if (both != out)
+      ctx.fail_node("the residual Add's other input ", side.shape().to_string(),
+                    " would broadcast the Conv output ", out.to_string(), " to ", both.to_string(),
+                    "; a fused Conv+Add cannot grow its output");
+    buf = Tensor(DataType::kFloat, out, ctx.allocator());
+    ops::BroadcastIndexer bi({side.shape()}, out);
+    const float* src = side.data<float>();
+    float* dst = buf.mutable_data<float>();
+    const int64_t stride = bi.inner_stride(0);
+    ops::for_each_broadcast_row(bi, 0, bi.num_rows(),
+                                [&](int64_t o, const int64_t* off, int64_t n) {
+                                  for (int64_t k = 0; k < n; ++k)
+                                    dst[o + k] = src[off[0] + k * stride];
+                                });
+    return &buf;
+  }
+
+  // The separate pass: [add] then [activation], both in place on the output.
+  void make_after(ConvEntry& e) const {
+    const DnnlEnv& en = env();
+    const PostOp* act = nullptr;
+    bool add = false;
+    for (const PostOp& p : fusion_.post) {
+      if (p.add)
+        add = true;
+      else
+        act = &p;
+    }
+    if (add) {
+      dnnl::primitive_attr attr = base_attr(en);
+      if (act) {
+        dnnl::post_ops po;
+        po.append_eltwise(1.0f, act->eltwise.alg, act->eltwise.alpha, act->eltwise.beta);
+        attr.set_post_ops(po);
+      }
+      dnnl::binary::desc d(dnnl::algorithm::binary_add, e.dst_plain, e.dst_plain, e.dst_plain);
+      dnnl::binary::primitive_desc pd(d, attr, en.engine);
+      e.after = dnnl::binary(pd);
+      e.after_scratch = pd.scratchpad_desc();
+      e.after_is_binary = true;
+    } else {
+      dnnl::eltwise_forward::desc d(dnnl::prop_kind::forward_inference, act->eltwise.alg,
+                                    e.dst_plain, act->eltwise.alpha, act->eltwise.beta);
+      dnnl::eltwise_forward::primitive_desc pd(d, base_attr(en), en.engine);
+      e.after = dnnl::eltwise_forward(pd);
+      e.after_scratch = pd.scratchpad_desc();
+    }
+  }
+
+  // bf16 fast math where allowed, plus the fused steps in order. The residual
+  // is a binary add over a plain tensor shaped like the output (`dst`).
+  dnnl::primitive_attr conv_attr(const dnnl::memory::desc& dst) const {
+    dnnl::primitive_attr attr = base_attr(env(), true);
+    if (fusion_.post.empty() || !fusion_.in_primitive) return attr;
+    dnnl::post_ops po;
+    for (const PostOp& p : fusion_.post) {
+      if (p.add)
+        po.append_binary(dnnl::algorithm::binary_add, dst);
+      else
+        po.append_eltwise(1.0f, p.eltwise.alg, p.eltwise.alpha, p.eltwise.beta);
+    }
+    attr.set_post_ops(po);
+    return attr;
+  }
+
+  ConvFusion fusion_;
   WindowAttrs window_;
   std::vector<int64_t> kernel_shape_;
   int64_t group_;
@@ -192,8 +299,18 @@ std::string check_conv(const ClaimQuery& q) {
 
 }  // namespace
 
+std::unique_ptr<ep::OpKernel> make_conv_kernel(const ep::KernelInfo& info, const EnvPtr& env,
+                                               ConvFusion fusion) {
+  return std::make_unique<ConvKernel>(info, env, std::move(fusion));
+}
+
 void register_dnnl_conv(DnnlOpTable& t) {
-  t.add<ConvKernel>({"", "Conv", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, kF32}}}, check_conv);
+  t.add(
+      {"", "Conv", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, kF32}}},
+      [](const ep::KernelInfo& info, const EnvPtr& env) {
+        return make_conv_kernel(info, env, ConvFusion{});
+      },
+      check_conv);
 }
 
 }  // namespace tessera::onednn

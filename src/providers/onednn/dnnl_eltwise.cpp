@@ -12,11 +12,6 @@ namespace {
 
 using dnnl::algorithm;
 
-struct EltwiseParams {
-  algorithm alg;
-  float alpha = 0, beta = 0;
-};
-
 // Reads min/max of Clip: attributes before opset 11, constant inputs after.
 float clip_bound(const ep::KernelInfo& info, size_t input, const char* attr, float def) {
   if (info.opset() < 11) return info.attr_float(attr, def);
@@ -26,7 +21,9 @@ float clip_bound(const ep::KernelInfo& info, size_t input, const char* attr, flo
   return t->data<float>()[0];
 }
 
-EltwiseParams params_for(const ep::KernelInfo& info) {
+}  // namespace
+
+EltwiseParams eltwise_params(const ep::KernelInfo& info) {
   const std::string& op = info.node().op_type;
   if (op == "Relu") return {algorithm::eltwise_relu};
   if (op == "LeakyRelu") return {algorithm::eltwise_relu, info.attr_float("alpha", 0.01f)};
@@ -42,7 +39,7 @@ EltwiseParams params_for(const ep::KernelInfo& info) {
   if (op == "Mish") return {algorithm::eltwise_mish};
   if (op == "Gelu")
     return {info.attr_string("approximate", "none") == "tanh" ? algorithm::eltwise_gelu_tanh
-                                                               : algorithm::eltwise_gelu_erf};
+                                                              : algorithm::eltwise_gelu_erf};
   if (op == "Clip") {
     constexpr float kMax = std::numeric_limits<float>::max();
     return {algorithm::eltwise_clip_v2, clip_bound(info, 1, "min", -kMax),
@@ -50,6 +47,8 @@ EltwiseParams params_for(const ep::KernelInfo& info) {
   }
   info.fail_node("no oneDNN eltwise algorithm for this op");
 }
+
+namespace {
 
 struct EltwiseEntry {
   dnnl::eltwise_forward prim;
@@ -59,7 +58,7 @@ struct EltwiseEntry {
 class EltwiseKernel final : public DnnlKernel {
  public:
   EltwiseKernel(const ep::KernelInfo& info, EnvPtr env)
-      : DnnlKernel(info, std::move(env)), p_(params_for(info)) {}
+      : DnnlKernel(info, std::move(env)), p_(eltwise_params(info)) {}
 
  protected:
   void run(ep::KernelContext& ctx) const override {

@@ -54,14 +54,25 @@ struct DnnlOpTable {
   void add(ep::KernelDef def, DnnlKernelFactory factory, ClaimCheck check);
   template <typename K>
   void add(ep::KernelDef def, ClaimCheck check) {
-    add(std::move(def),
-        [](const ep::KernelInfo& info, const EnvPtr& env) { return std::make_unique<K>(info, env); },
+    add(
+        std::move(def),
+        [](const ep::KernelInfo& info, const EnvPtr& env) {
+          return std::make_unique<K>(info, env);
+        },
         std::move(check));
   }
 };
 
 // Type list every oneDNN kernel here serves: float32 only.
 extern const std::vector<DataType> kF32;
+
+// An activation as oneDNN's eltwise algorithm with its parameters, read from
+// an activation node (also used to fold one into a Conv as a post-op).
+struct EltwiseParams {
+  dnnl::algorithm alg;
+  float alpha = 0, beta = 0;
+};
+EltwiseParams eltwise_params(const ep::KernelInfo& info);
 
 // Families (one file each).
 void register_dnnl_conv(DnnlOpTable& t);

@@ -5,7 +5,10 @@
 // Options (all optional):
 //   num_threads  integer 0..4096: OpenMP threads per oneDNN call (0: default, one per core)
 //   enable_bf16  0/1: let Conv/MatMul/Gemm compute in bf16 (fpmath mode) when the
-//                CPU has avx512_bf16; ignored (strict f32) on other CPUs
+//                CPU has avx512_bf16; declined with a warning (strict f32) on other CPUs
+//   conv_post_ops  primitive/separate (default): fused Conv chains apply their
+//                residual add and activation inside the convolution primitive, or
+//                as one in-place pass after it (faster with oneDNN 2.6's plain layouts)
 #pragma once
 #include <memory>
 

@@ -2,9 +2,11 @@
 // its kernels against the CPU provider on one-node models.
 #include <thread>
 
+#include "core/logging.hpp"
 #include "ep/provider_registry.hpp"
-#include "unit/providers/test_onednn_util.hpp"
+#include "providers/onednn/dnnl_provider.hpp"
 #include "unit/kernel_test_util.hpp"
+#include "unit/providers/test_onednn_util.hpp"
 
 using namespace tessera;
 using namespace tessera::test::dnnl;
@@ -41,7 +43,8 @@ void expect_dnnl_matches_cpu(const OneNode& m, double rtol = 1e-4, double atol =
   auto got = dnnl->run(m.feeds);
   auto want = cpu->run(m.feeds);
   ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < got.size(); ++i) expect_close(got[i].tensor(), want[i].tensor(), rtol, atol);
+  for (size_t i = 0; i < got.size(); ++i)
+    expect_close(got[i].tensor(), want[i].tensor(), rtol, atol);
 }
 
 std::string decline_reason(const OneNode& m) {
@@ -75,6 +78,8 @@ TEST(OnednnProvider, OptionErrorsListValidKeysAndValues) {
   EXPECT_NE(e.find("integer"), std::string::npos) << e;
   e = create_error({{"num_threads", "-1"}});
   EXPECT_NE(e.find("'-1'"), std::string::npos) << e;
+  e = create_error({{"conv_post_ops", "fused"}});
+  EXPECT_NE(e.find("primitive, separate"), std::string::npos) << e;
   e = create_error({{"enable_bf16", "yes"}});
   EXPECT_NE(e.find("0, 1"), std::string::npos) << e;
   const auto* f = ep::ProviderRegistry::instance().find(kDnnl);
@@ -154,8 +159,9 @@ TEST(OnednnProvider, DeclinesWithReasons) {
 }
 
 TEST(OnednnKernels, ConvGroupedPaddedStridedWithBias) {
-  OneNode m("Conv", 17, {attr_int("group", 2), attr_ints("pads", {1, 0, 2, 1}),
-                         attr_ints("strides", {2, 1}), attr_ints("dilations", {1, 2})});
+  OneNode m("Conv", 17,
+            {attr_int("group", 2), attr_ints("pads", {1, 0, 2, 1}), attr_ints("strides", {2, 1}),
+             attr_ints("dilations", {1, 2})});
   m.input("x", random_tensor({2, 4, 7, 8}, 1))
       .input("w", random_tensor({6, 2, 3, 3}, 2), true)
       .input("b", random_tensor({6}, 3), true)
@@ -165,13 +171,17 @@ TEST(OnednnKernels, ConvGroupedPaddedStridedWithBias) {
 
 TEST(OnednnKernels, ConvNonConstantWeightsAndSameUpper) {
   OneNode m("Conv", 11, {attr_string("auto_pad", "SAME_UPPER"), attr_ints("strides", {2, 2})});
-  m.input("x", random_tensor({1, 3, 9, 10}, 4)).input("w", random_tensor({5, 3, 4, 3}, 5)).output("y");
+  m.input("x", random_tensor({1, 3, 9, 10}, 4))
+      .input("w", random_tensor({5, 3, 4, 3}, 5))
+      .output("y");
   expect_dnnl_matches_cpu(m);
 }
 
 TEST(OnednnKernels, Conv1dAnd3d) {
   OneNode c1("Conv", 17, {attr_ints("pads", {1, 1})});
-  c1.input("x", random_tensor({2, 3, 11}, 6)).input("w", random_tensor({4, 3, 3}, 7), true).output("y");
+  c1.input("x", random_tensor({2, 3, 11}, 6))
+      .input("w", random_tensor({4, 3, 3}, 7), true)
+      .output("y");
   expect_dnnl_matches_cpu(c1);
   OneNode c3("Conv", 17);
   c3.input("x", random_tensor({1, 2, 4, 5, 6}, 8))
@@ -194,8 +204,9 @@ TEST(OnednnKernels, MatMulBroadcastsAndPromotes) {
 
 TEST(OnednnKernels, GemmTransposesScalesAndBroadcastsC) {
   for (auto c_dims : std::vector<std::vector<int64_t>>{{5}, {3, 1}, {3, 5}, {}}) {
-    OneNode m("Gemm", 13, {attr_int("transA", 1), attr_int("transB", 1),
-                           attr_float("alpha", 0.5f), attr_float("beta", 2.0f)});
+    OneNode m("Gemm", 13,
+              {attr_int("transA", 1), attr_int("transB", 1), attr_float("alpha", 0.5f),
+               attr_float("beta", 2.0f)});
     m.input("a", random_tensor({4, 3}, 1)).input("b", random_tensor({5, 4}, 2), true);
     m.input("c", random_tensor(c_dims, 3)).output("y");
     expect_dnnl_matches_cpu(m);
@@ -206,15 +217,18 @@ TEST(OnednnKernels, GemmTransposesScalesAndBroadcastsC) {
 }
 
 TEST(OnednnKernels, Pooling) {
-  OneNode mx("MaxPool", 12, {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}),
-                             attr_int("ceil_mode", 1), attr_ints("pads", {1, 1, 0, 0})});
+  OneNode mx("MaxPool", 12,
+             {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}),
+              attr_int("ceil_mode", 1), attr_ints("pads", {1, 1, 0, 0})});
   mx.input("x", random_tensor({1, 2, 8, 9}, 1)).output("y");
   expect_dnnl_matches_cpu(mx);
-  OneNode avg("AveragePool", 19, {attr_ints("kernel_shape", {2, 3}), attr_ints("pads", {1, 1, 1, 1}),
-                                  attr_int("count_include_pad", 1)});
+  OneNode avg("AveragePool", 19,
+              {attr_ints("kernel_shape", {2, 3}), attr_ints("pads", {1, 1, 1, 1}),
+               attr_int("count_include_pad", 1)});
   avg.input("x", random_tensor({2, 3, 6, 7}, 2)).output("y");
   expect_dnnl_matches_cpu(avg);
-  OneNode avg2("AveragePool", 19, {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1})});
+  OneNode avg2("AveragePool", 19,
+               {attr_ints("kernel_shape", {3, 3}), attr_ints("pads", {1, 1, 1, 1})});
   avg2.input("x", random_tensor({1, 2, 5, 5}, 3)).output("y");
   expect_dnnl_matches_cpu(avg2);
   OneNode g("GlobalAveragePool", 1);
@@ -282,7 +296,10 @@ TEST(OnednnKernels, Activations) {
     expect_dnnl_matches_cpu(m);
   }
   OneNode clip("Clip", 13);
-  clip.input("x", random_tensor({40}, 2)).omitted().input("hi", Tensor::scalar(0.25f), true).output("y");
+  clip.input("x", random_tensor({40}, 2))
+      .omitted()
+      .input("hi", Tensor::scalar(0.25f), true)
+      .output("y");
   expect_dnnl_matches_cpu(clip);
 }
 
@@ -292,7 +309,8 @@ TEST(OnednnKernels, ConcurrentRunsAndNewShapes) {
   m.opset_imports.push_back({"", 17});
   ir::ValueInfo x;
   x.name = "x";
-  x.type = ir::TypeInfo::tensor(DataType::kFloat, std::vector<ir::Dim>{{std::nullopt, "N"}, {3, ""}, {8, ""}, {8, ""}});
+  x.type = ir::TypeInfo::tensor(
+      DataType::kFloat, std::vector<ir::Dim>{{std::nullopt, "N"}, {3, ""}, {8, ""}, {8, ""}});
   m.graph.inputs.push_back(x);
   m.graph.initializers["w"] = random_tensor({4, 3, 3, 3}, 1);
   ir::Node conv;
@@ -312,7 +330,9 @@ TEST(OnednnKernels, ConcurrentRunsAndNewShapes) {
   std::vector<Tensor> got(6), inputs(6);
   for (int i = 0; i < 6; ++i) inputs[size_t(i)] = random_tensor({1 + i % 3, 3, 8, 8}, uint32_t(i));
   for (int i = 0; i < 6; ++i)
-    threads.emplace_back([&, i] { got[size_t(i)] = dnnl->run({{"x", inputs[size_t(i)]}})[0].tensor(); });
+    threads.emplace_back([&, i] {
+      got[size_t(i)] = dnnl->run({{"x", inputs[size_t(i)]}})[0].tensor();
+    });
   for (auto& t : threads) t.join();
   for (int i = 0; i < 6; ++i)
     expect_close(got[size_t(i)], cpu->run({{"x", inputs[size_t(i)]}})[0].tensor());
@@ -329,4 +349,19 @@ TEST(OnednnKernels, Bf16FastMathStaysClose) {
   auto cpu = session_with(m.model, {{kCpu, {}}});
   EXPECT_EQ(dnnl->node_assignments()[0].provider, kDnnl);
   expect_close(dnnl->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), 5e-2, 1e-1);
+}
+
+TEST(OnednnProvider, Bf16IsDeclinedWithAWarningWhereTheCpuLacksIt) {
+  std::vector<std::string> lines;
+  Severity before = log_severity();
+  set_log_severity(Severity::kWarning);
+  set_log_sink([&](Severity, const std::string& line) { lines.push_back(line); });
+  const auto* f = ep::ProviderRegistry::instance().find(kDnnl);
+  f->create({{"enable_bf16", "1"}});
+  set_log_sink(nullptr);
+  set_log_severity(before);
+  bool warned = false;
+  for (const auto& l : lines) warned |= l.find("enable_bf16=1 declined") != std::string::npos;
+  // This machine decides which branch runs; each must hold where it applies.
+  EXPECT_EQ(warned, !onednn::dnnl_bf16_supported());
 }
