@@ -45,8 +45,11 @@ void check_plugin_file(const std::string& path) {
   in.seekg(static_cast<std::streamoff>(eh.e_phoff));
   if (!in.read(reinterpret_cast<char*>(ph.data()), static_cast<std::streamsize>(table)))
     damaged("its program header table could not be read");
+  // A segment with no file bytes (PT_GNU_STACK, a bss-only one) maps nothing
+  // from the file, whatever its offset says.
   for (size_t i = 0; i < ph.size(); ++i)
-    if (ph[i].p_type != PT_NULL && !fits(ph[i].p_offset, ph[i].p_filesz, file_size))
+    if (ph[i].p_type != PT_NULL && ph[i].p_filesz != 0 &&
+        !fits(ph[i].p_offset, ph[i].p_filesz, file_size))
       damaged("segment ", i, " (offset ", ph[i].p_offset, ", ", ph[i].p_filesz,
               " bytes) ends past the end of the file");
 }

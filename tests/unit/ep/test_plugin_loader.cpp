@@ -200,3 +200,24 @@ TEST(PluginLoader, SandboxAndCpuRunAModelLikeCpuAlone) {
       },
       ErrorCode::kInvalidArgument);
 }
+
+// A Conv whose kernel_shape disagrees with its weights: the sandbox sized its
+// window from the attribute and read past the end of W (found by valgrind on
+// `tessera run --provider-library`). It must refuse the node with an error.
+TEST(PluginLoader, SandboxConvRefusesKernelShapeThatDisagreesWithWeights) {
+  register_execution_provider_library("sandbox_conv", TESSERA_SANDBOX_PLUGIN);
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y"});
+  m.graph.initializers.emplace("w", random_floats(Shape{3, 2, 3, 3}, 1));
+  m.graph.nodes = {
+      named(op("Conv", {"x", "w"}, {"y"}, {attr_ints("kernel_shape", {5, 5})}), "conv_5x5_on_3x3")};
+  std::string msg;
+  try {
+    auto s = Session::create_from_model(m, {}, {{kSandbox, {}}});
+    s->run({{"x", Value(random_floats(Shape{1, 2, 5, 5}, 2))}});
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  unregister_execution_provider_library("sandbox_conv");
+  EXPECT_NE(msg.find("kernel_shape [5,5]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("conv_5x5_on_3x3"), std::string::npos) << msg;
+}
