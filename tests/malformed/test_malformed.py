@@ -91,6 +91,25 @@ def function_body_cases():
     ]
 
 
+def sandbox_conv_case():
+    """A Conv the sandbox plugin claims, whose kernel_shape disagrees with W: the
+    plugin once sized its window from the attribute and read past W."""
+    try:
+        import numpy as np
+        import onnx
+        from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    except ImportError:
+        return None
+    w = nh.from_array(np.ones([3, 2, 3, 3], np.float32), "W")
+    g = h.make_graph([h.make_node("Conv", ["X", "W"], ["Y"], kernel_shape=[5, 5])], "g",
+                     [h.make_tensor_value_info("X", T.FLOAT, [1, 2, 5, 5])],
+                     [h.make_tensor_value_info("Y", T.FLOAT, None)], initializer=[w])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    m.ir_version = 8
+    return ("sandbox plugin, Conv kernel_shape disagrees with W", m.SerializeToString(),
+            "does not match weights")
+
+
 def plugin_cases(tessera, tmp):
     """(label, library path, text the error must hold): damaged provider libraries."""
     sandbox = os.path.join(os.path.dirname(tessera), "libtessera_sandbox_ep.so")
@@ -129,6 +148,12 @@ def crafted(args, env, tmp):
     for label, data, want_rc, want_text in function_body_cases():
         path = os.path.join(tmp, "body.onnx")
         checks.append((label, [args.tessera, "run", path], want_rc, want_text, (path, data)))
+    sandbox = os.path.join(os.path.dirname(args.tessera), "libtessera_sandbox_ep.so")
+    conv = sandbox_conv_case()
+    if conv and os.path.exists(sandbox):
+        path = os.path.join(tmp, "conv.onnx")
+        checks.append((conv[0], [args.tessera, "run", path, "--provider-library", sandbox], 1, conv[2],
+                       (path, conv[1])))
     for label, lib, want_text in plugin_cases(args.tessera, tmp):
         checks.append((label, [args.tessera, "run", demo, "--provider-library", lib], 1, want_text, None))
     for label, cmd, want_rc, want_text, write in checks:
