@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds build-asan (AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
 # unit tests, the shipped models, the malformed-input check and the ONNX
-# conformance suite under it. Fails on any sanitizer report, even one in a case
+# conformance suite under it, then the models and the suite again through the
+# sandbox plugin. Fails on any sanitizer report, even one in a case
 # that otherwise passes. Not part of scripts/test.sh: it takes far longer.
 # Usage: bash scripts/sanitize.sh   (TESSERA_CONFORMANCE_DIR as for scripts/test.sh)
 set -uo pipefail
@@ -50,6 +51,21 @@ if [ -d "$CONF" ]; then
     --expected-failures tests/conformance/expected_failures.txt
 else
   echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR); skipped"
+fi
+
+# The same through the sandbox plugin, as scripts/test.sh runs it: the plugin
+# ABI, the loader's pointer checks and every inserted copy run under the
+# sanitizers too (the plugin is built with the same flags).
+SANDBOX="$BUILD_DIR/libtessera_sandbox_ep.so"
+if [ -f "$SANDBOX" ]; then
+  step models-sandbox "$BUILD_DIR/tessera" test models/*/ --provider-library "$SANDBOX"
+  if [ -d "$CONF" ]; then
+    step conformance-sandbox "$BUILD_DIR/tessera" test "$CONF" --provider-library "$SANDBOX" \
+      --expected-failures tests/conformance/expected_failures.txt
+  fi
+else
+  echo "the sandbox plugin was not built ($SANDBOX); sandbox steps skipped"
+  status=1
 fi
 
 [ $status -eq 0 ] && echo "sanitizers: clean" || echo "sanitizers: FAILED (logs in $LOGS)"

@@ -341,6 +341,11 @@ Dims output_dims(const OpDesc& op, const std::vector<const Tensor*>& in) {
       error(op, "weights " + dims_text(w) + " do not fit input " + dims_text(x) + " with group " +
                     std::to_string(op.group));
     if (in.size() > 2 && in[2] && in[2]->dims != Dims{w[0]}) error(op, "bias shape does not match");
+    // The kernels size their window from kernel_shape when it is given: it
+    // must be W's own spatial shape, or they would read past the end of W.
+    if (!op.kernel_shape.empty() && op.kernel_shape != Dims(w.begin() + 2, w.end()))
+      error(op, "kernel_shape " + dims_text(op.kernel_shape) + " does not match weights " +
+                    dims_text(w));
     return spatial_out(x, w[0], window(op, x, kernel_of(op, in)));
   }
   if (op.op == "MaxPool" || op.op == "AveragePool")

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/logging.hpp"
+#include "ep/plugin_file_check.hpp"
 #include "ep/plugin_graph.hpp"
 #include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
@@ -296,6 +297,7 @@ std::shared_ptr<ProviderFactory> load_provider_library(const std::string& path) 
   lib->path = path;
   // A path without a slash would make dlopen search the system's library path.
   std::string open_path = path.find('/') == std::string::npos ? "./" + path : path;
+  check_plugin_file(open_path);  // a damaged file would crash dlopen, not fail it
   dlerror();
   lib->handle = dlopen(open_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib->handle)

@@ -11,6 +11,12 @@ build (scripts/sanitize.sh does) to catch silent memory errors.
 Usage: test_malformed.py TESSERA [--stride N] [--flips N] [--seed N] [MODEL ...]
 Defaults keep it under ~20 s: the shipped demo CNN and a few conformance
 models (when the suite is found), every 97th truncation, 12 random flips each.
+
+Then two kinds of hand-made bad input, each of which must end with exit 1 and
+an error that names the problem: nodes that run through a function body (no
+kernel for their type) but carry attributes of the wrong type or arity, and
+damaged provider libraries (truncated copies of the sandbox plugin, a file
+that is not a library) given with --provider-library.
 """
 import argparse
 import os
@@ -43,6 +49,123 @@ def mutations(data, stride, flips, rng):
             b[i] = rng.choice([0x00, 0xFF, 0x7F, 0x80, rng.randrange(256), b[i] ^ (1 << rng.randrange(8))])
             where.append(i)
         yield f"bytes changed at {sorted(where)}", bytes(b)
+
+
+def function_body_cases():
+    """(label, model bytes, exit code, text the output must hold). Double Celu/Selu/
+    MVN have no kernel, so they run through their spec function bodies; the bad
+    attribute reaches a body node (through an @attribute reference) or the
+    expansion itself, which must turn it into an error, not a crash."""
+    try:
+        from onnx import TensorProto as T, helper as h
+    except ImportError:
+        return []
+
+    def model(node, itype=T.DOUBLE, opset=18, extra=()):
+        g = h.make_graph([node], "g", [h.make_tensor_value_info("X", itype, [2, 3])] + list(extra),
+                         [h.make_tensor_value_info("Y", itype, None)])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+        m.ir_version = 8
+        return m.SerializeToString()
+
+    return [
+        # The same body with a good attribute runs, so the errors below come from the attribute.
+        ("Celu body, good alpha", model(h.make_node("Celu", ["X"], ["Y"], alpha=2.0)), 0, "Y:"),
+        ("Celu body, string alpha", model(h.make_node("Celu", ["X"], ["Y"], alpha="abc")), 1,
+         "has type string, expected float"),
+        ("Celu body, ints alpha", model(h.make_node("Celu", ["X"], ["Y"], alpha=[1, 2])), 1,
+         "has type ints, expected float"),
+        ("Celu body, graph alpha",
+         model(h.make_node("Celu", ["X"], ["Y"], alpha=h.make_graph([], "a", [], []))), 1,
+         "has type graph, expected float"),
+        ("Selu body, string gamma", model(h.make_node("Selu", ["X"], ["Y"], gamma="g")), 1,
+         "has type string, expected float"),
+        ("Celu body, two outputs", model(h.make_node("Celu", ["X"], ["Y", "Z"])), 1,
+         "passes 1 inputs and 2 outputs to function 'Celu'"),
+        ("Celu body, no input", model(h.make_node("Celu", [], ["Y"])), 1, "input 0 is missing"),
+        # int32 has no MVN kernel, so the body is expanded; its Sqrt has none for int32 either.
+        ("MeanVarianceNormalization body, int32 input, float axes",
+         model(h.make_node("MeanVarianceNormalization", ["X"], ["Y"], axes=[0.5]), itype=T.INT32), 1,
+         "cannot be run by any chosen provider"),
+    ]
+
+
+def sandbox_conv_case():
+    """A Conv the sandbox plugin claims, whose kernel_shape disagrees with W: the
+    plugin once sized its window from the attribute and read past W."""
+    try:
+        import numpy as np
+        from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    except ImportError:
+        return None
+    w = nh.from_array(np.ones([3, 2, 3, 3], np.float32), "W")
+    g = h.make_graph([h.make_node("Conv", ["X", "W"], ["Y"], kernel_shape=[5, 5])], "g",
+                     [h.make_tensor_value_info("X", T.FLOAT, [1, 2, 5, 5])],
+                     [h.make_tensor_value_info("Y", T.FLOAT, None)], initializer=[w])
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 17)])
+    m.ir_version = 8
+    return ("sandbox plugin, Conv kernel_shape disagrees with W", m.SerializeToString(),
+            "does not match weights")
+
+
+def plugin_cases(tessera, tmp):
+    """(label, library path, text the error must hold): damaged provider libraries."""
+    sandbox = os.path.join(os.path.dirname(tessera), "libtessera_sandbox_ep.so")
+    cases = []
+    junk = os.path.join(tmp, "libjunk.so")
+    with open(junk, "wb") as f:
+        f.write(b"not a shared library\n")
+    cases.append(("not a library", junk, "could not be loaded"))
+    cases.append(("a folder", tmp, "could not be loaded"))
+    if os.path.exists(sandbox):
+        data = open(sandbox, "rb").read()
+        # Inside the ELF header, inside the program headers, inside the first
+        # and the second loadable segment: dlopen would map missing pages.
+        for cut in (40, 100, 3000, 8192, len(data) // 2):
+            path = os.path.join(tmp, f"libsandbox_cut_{cut}.so")
+            with open(path, "wb") as f:
+                f.write(data[:cut])
+            cases.append((f"sandbox plugin truncated at {cut}", path, "provider library"))
+    return cases
+
+
+def run_checked(cmd, env, cwd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout,
+                           env=env, cwd=cwd)
+        return p.returncode, p.stdout + p.stderr
+    except subprocess.TimeoutExpired:
+        return "timeout", ""
+
+
+def crafted(args, env, tmp):
+    """Runs the hand-made cases; returns (runs, failures)."""
+    runs = failures = 0
+    demo = os.path.join(ROOT, "models", "demo_cnn", "model.onnx")
+    checks = []
+    for label, data, want_rc, want_text in function_body_cases():
+        path = os.path.join(tmp, "body.onnx")
+        checks.append((label, [args.tessera, "run", path], want_rc, want_text, (path, data)))
+    sandbox = os.path.join(os.path.dirname(args.tessera), "libtessera_sandbox_ep.so")
+    conv = sandbox_conv_case()
+    if conv and os.path.exists(sandbox):
+        path = os.path.join(tmp, "conv.onnx")
+        checks.append((conv[0], [args.tessera, "run", path, "--provider-library", sandbox], 1, conv[2],
+                       (path, conv[1])))
+    for label, lib, want_text in plugin_cases(args.tessera, tmp):
+        checks.append((label, [args.tessera, "run", demo, "--provider-library", lib], 1, want_text, None))
+    for label, cmd, want_rc, want_text, write in checks:
+        if write:
+            with open(write[0], "wb") as f:
+                f.write(write[1])
+        runs += 1
+        rc, out = run_checked(cmd, env, tmp, args.timeout)
+        if rc == want_rc and want_text in out and not any(r in out for r in REPORT):
+            continue
+        failures += 1
+        print(f"FAILED {label}: exit {rc} (want {want_rc} and output with {want_text!r})")
+        print("\n".join("     | " + l for l in out.splitlines()[:25]))
+    return runs, failures
 
 
 def main():
@@ -106,6 +229,8 @@ def main():
                     name = f"{os.path.basename(os.path.dirname(model))}_{failures}.onnx"
                     with open(os.path.join(args.keep, name), "wb") as f:
                         f.write(bad)
+        r, f = crafted(args, env, tmp)
+        runs, failures = runs + r, failures + f
     print(f"malformed models: {runs} runs, {failures} failed")
     return 1 if failures else 0
 

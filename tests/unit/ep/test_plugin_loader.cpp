@@ -1,8 +1,12 @@
 // Provider plugins: loading errors, and the sandbox plugin (a device in
 // memory of its own) running real models with the CPU provider.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "ep/plugin_provider.hpp"
 #include "ep/provider_abilities.hpp"
@@ -82,6 +86,28 @@ TEST(PluginLoader, PluginBuiltAgainstAnotherAbiVersionIsRefused) {
                       ErrorCode::kInvalidArgument);
   EXPECT_NE(msg.find("ABI version 999"), std::string::npos) << msg;
   EXPECT_NE(msg.find("implements version 1"), std::string::npos) << msg;
+}
+
+// A copy of the sandbox plugin cut short: its segments end past the end of the
+// file. dlopen maps them anyway and dies of SIGBUS on the first missing page,
+// so the loader must refuse the file before dlopen sees it.
+TEST(PluginLoader, TruncatedLibraryIsRefusedNotMapped) {
+  std::ifstream in(TESSERA_SANDBOX_PLUGIN, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 8192u);
+  auto dir = std::filesystem::temp_directory_path() /
+             ("tessera_truncated_plugin_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (size_t cut : {size_t(100), size_t(3000), size_t(8192)}) {
+    std::string path = (dir / ("lib_cut_" + std::to_string(cut) + ".so")).string();
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(cut));
+    auto msg = error_of([&] { ep::load_provider_library(path); }, ErrorCode::kEPFail);
+    EXPECT_NE(msg.find(path), std::string::npos) << msg;
+    // Every cut is past the ELF header: the error is our own check's, not
+    // dlopen's "file too short".
+    EXPECT_NE(msg.find("truncated or damaged ELF file"), std::string::npos) << msg;
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(PluginLoader, SandboxFactoryReportsItselfAndValidatesOptions) {
@@ -173,4 +199,25 @@ TEST(PluginLoader, SandboxAndCpuRunAModelLikeCpuAlone) {
         Session::create_from_model(small_cnn(), {}, {{kSandbox, {}}});
       },
       ErrorCode::kInvalidArgument);
+}
+
+// A Conv whose kernel_shape disagrees with its weights: the sandbox sized its
+// window from the attribute and read past the end of W (found by valgrind on
+// `tessera run --provider-library`). It must refuse the node with an error.
+TEST(PluginLoader, SandboxConvRefusesKernelShapeThatDisagreesWithWeights) {
+  register_execution_provider_library("sandbox_conv", TESSERA_SANDBOX_PLUGIN);
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y"});
+  m.graph.initializers.emplace("w", random_floats(Shape{3, 2, 3, 3}, 1));
+  m.graph.nodes = {
+      named(op("Conv", {"x", "w"}, {"y"}, {attr_ints("kernel_shape", {5, 5})}), "conv_5x5_on_3x3")};
+  std::string msg;
+  try {
+    auto s = Session::create_from_model(m, {}, {{kSandbox, {}}});
+    s->run({{"x", Value(random_floats(Shape{1, 2, 5, 5}, 2))}});
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  unregister_execution_provider_library("sandbox_conv");
+  EXPECT_NE(msg.find("kernel_shape [5,5]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("conv_5x5_on_3x3"), std::string::npos) << msg;
 }
