@@ -54,7 +54,12 @@ bool ThreadPool::wait_for_job(uint32_t seen) {
   for (int i = 0;; ++i) {
     if (stop_.load(std::memory_order_relaxed)) return false;
     if (changed()) return true;
-    if ((i & 31) == 31 && std::chrono::steady_clock::now() >= until) break;
+    if ((i & 31) == 31) {
+      if (std::chrono::steady_clock::now() >= until) break;
+      // Give the core away if another thread wants it: with more threads
+      // than free cores, a spinning worker would delay the caller itself.
+      std::this_thread::yield();
+    }
     cpu_relax();
   }
   // Then sleep. sleepers_ is raised before the epoch is read again under the
