@@ -6,12 +6,16 @@
 // (measure the peak with ../shared/bench/peak_fma.c). See docs/performance.md.
 #include <benchmark/benchmark.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "core/thread_pool.hpp"
 #include "linalg/depthwise.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/im2col.hpp"
@@ -116,6 +120,29 @@ void BM_Depthwise(benchmark::State& state) {
   report(state, 2.0 * double(C * OH * OH * 9), threads);
 }
 
+// Fork/join cost of one parallel region, back to back as kernels run in a
+// model: range(1) items of range(2) microseconds of busy work each. With a
+// worker that joins at once, 2 items of 5 us take ~5 us; a worker that wakes
+// late leaves the caller doing both (~10 us). worker_share: the fraction of
+// items not run by the calling thread.
+void BM_ParallelForRegion(benchmark::State& state) {
+  const int threads = int(state.range(0));
+  const int64_t n = state.range(1);
+  const auto work = std::chrono::nanoseconds(state.range(2) * 1000);
+  const auto caller = std::this_thread::get_id();
+  std::atomic<int64_t> items{0}, by_workers{0};
+  for (auto _ : state)
+    pool_for(threads)->parallel_for(n, 1e9, [&](int64_t b, int64_t e) {
+      const auto until = std::chrono::steady_clock::now() + work * (e - b);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      items.fetch_add(e - b, std::memory_order_relaxed);
+      if (std::this_thread::get_id() != caller) by_workers.fetch_add(e - b);
+    });
+  if (items.load() != n * int64_t(state.iterations())) state.SkipWithError("items lost");
+  state.counters["worker_share"] = double(by_workers.load()) / double(std::max<int64_t>(1, items));
+}
+
 }  // namespace
 
 // Args: M, N, K, packed, threads.
@@ -147,6 +174,13 @@ BENCHMARK(BM_Conv)
     ->Args({24, 56, 144, 1, 1, 1})    // MobileNetV2 expand
     ->Args({144, 56, 24, 1, 1, 1})    // MobileNetV2 project
     ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 late project
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+// Args: threads, items, microseconds per item.
+BENCHMARK(BM_ParallelForRegion)
+    ->Args({2, 2, 0})
+    ->Args({2, 2, 5})
+    ->Args({2, 64, 0})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: C, H, stride, threads.

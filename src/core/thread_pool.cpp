@@ -1,8 +1,38 @@
 #include "core/thread_pool.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 namespace tessera {
+
+namespace {
+
+// The job word packs epoch (32 bits), chunk count (16) and next chunk (16):
+// a claim checks all three in one compare-exchange.
+constexpr int64_t kMaxChunks = 0xffff;
+uint32_t epoch_of(uint64_t w) { return uint32_t(w >> 32); }
+int64_t count_of(uint64_t w) { return int64_t((w >> 16) & 0xffff); }
+int64_t next_of(uint64_t w) { return int64_t(w & 0xffff); }
+
+// Tells a hyper-threaded core (and the VM host) that we are polling.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// The pool whose region this thread is running in: a nested parallel_for on
+// the same pool runs inline (the workers are busy with the outer one).
+thread_local const ThreadPool* tls_region_pool = nullptr;
+
+}  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
   if (num_threads <= 0) num_threads = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -11,32 +41,68 @@ ThreadPool::ThreadPool(int num_threads) {
 }
 
 ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
+  stop_.store(true);
+  { std::lock_guard<std::mutex> lock(sleep_mu_); }
+  sleep_cv_.notify_all();
   for (auto& t : workers_) t.join();
 }
 
-void ThreadPool::worker_loop() {
-  uint64_t seen = 0;
-  for (;;) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
-    if (stop_) return;
-    seen = generation_;
-    const auto* job = job_;
-    ++active_;
-    while (job && next_ < job_n_) {
-      int64_t b = next_;
-      int64_t e = std::min(job_n_, b + chunk_);
-      next_ = e;
-      lock.unlock();
-      (*job)(b, e);
-      lock.lock();
+bool ThreadPool::wait_for_job(uint32_t seen) {
+  auto changed = [&] { return epoch_of(work_.load(std::memory_order_acquire)) != seen; };
+  // Spin first: the next kernel of a run usually starts within microseconds.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+  for (int i = 0;; ++i) {
+    if (stop_.load(std::memory_order_relaxed)) return false;
+    if (changed()) return true;
+    if ((i & 31) == 31) {
+      if (std::chrono::steady_clock::now() >= until) break;
+      // Give the core away if another thread wants it: with more threads
+      // than free cores, a spinning worker would delay the caller itself.
+      std::this_thread::yield();
     }
-    if (--active_ == 0) done_cv_.notify_all();
+    cpu_relax();
+  }
+  // Then sleep. sleepers_ is raised before the epoch is read again under the
+  // lock, and parallel_for publishes the epoch before it reads sleepers_
+  // (both sequentially consistent), so a wake-up is never lost.
+  std::unique_lock<std::mutex> lock(sleep_mu_);
+  sleepers_.fetch_add(1);
+  sleep_cv_.wait(lock, [&] { return stop_.load() || changed(); });
+  sleepers_.fetch_sub(1);
+  return !stop_.load();
+}
+
+void ThreadPool::worker_loop() {
+  tls_region_pool = this;
+  uint32_t seen = 0;
+  while (wait_for_job(seen)) {
+    seen = epoch_of(work_.load(std::memory_order_acquire));
+    run_chunks(seen, true);
+  }
+}
+
+void ThreadPool::run_chunks(uint32_t epoch, bool is_worker) {
+  uint64_t w = work_.load(std::memory_order_acquire);
+  for (;;) {
+    if (epoch_of(w) != epoch || next_of(w) >= count_of(w)) return;
+    if (!work_.compare_exchange_weak(w, w + 1, std::memory_order_acq_rel,
+                                     std::memory_order_acquire))
+      continue;
+    // Claimed chunk next_of(w) of this epoch: the job stays alive until it is
+    // counted in done_chunks_, so its fields are safe to read.
+    const int64_t b = next_of(w) * chunk_, e = std::min(job_n_, b + chunk_);
+    if (!failed_.load(std::memory_order_relaxed)) {
+      try {
+        (*job_)(b, e);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mu_);
+        if (!error_) error_ = std::current_exception();
+        failed_.store(true, std::memory_order_relaxed);
+      }
+    }
+    if (is_worker) worker_chunks_.fetch_add(1, std::memory_order_relaxed);
+    done_chunks_.fetch_add(1, std::memory_order_release);
+    w = work_.load(std::memory_order_acquire);
   }
 }
 
@@ -44,35 +110,47 @@ void ThreadPool::parallel_for(int64_t n, double cost_per_item,
                               const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   // Below ~20k operations the hand-off costs more than it saves.
-  if (num_threads_ == 1 || n == 1 || double(n) * cost_per_item < 20000.0) {
+  if (num_threads_ == 1 || n == 1 || double(n) * cost_per_item < 20000.0 ||
+      tls_region_pool == this) {
     fn(0, n);
     return;
   }
-  // Nested or concurrent calls (another session thread inside the pool) run inline.
+  // Concurrent calls (another session thread holds the workers) run inline.
   std::unique_lock<std::mutex> run_lock(run_mu_, std::try_to_lock);
   if (!run_lock.owns_lock()) {
     fn(0, n);
     return;
   }
-  std::unique_lock<std::mutex> lock(mu_);
+  // About four chunks per thread: claimed dynamically, so a late or slower
+  // thread takes fewer of them.
+  int64_t chunk = std::max<int64_t>(1, n / (int64_t(num_threads_) * 4));
+  chunk = std::max(chunk, (n + kMaxChunks - 1) / kMaxChunks);
+  const int64_t chunks = (n + chunk - 1) / chunk;
   job_ = &fn;
   job_n_ = n;
-  next_ = 0;
-  chunk_ = std::max<int64_t>(1, n / (int64_t(num_threads_) * 4));
-  ++generation_;
-  cv_.notify_all();
-  ++active_;
-  while (next_ < job_n_) {
-    int64_t b = next_;
-    int64_t e = std::min(job_n_, b + chunk_);
-    next_ = e;
-    lock.unlock();
-    fn(b, e);
-    lock.lock();
+  chunk_ = chunk;
+  error_ = nullptr;
+  failed_.store(false, std::memory_order_relaxed);
+  done_chunks_.store(0, std::memory_order_relaxed);
+  const uint32_t epoch = epoch_of(work_.load(std::memory_order_relaxed)) + 1;
+  work_.store((uint64_t(epoch) << 32) | uint64_t(chunks << 16));  // seq_cst: see wait_for_job
+  if (sleepers_.load() > 0) {
+    { std::lock_guard<std::mutex> lock(sleep_mu_); }
+    sleep_cv_.notify_all();
   }
-  --active_;
-  done_cv_.wait(lock, [&] { return active_ == 0; });
+  const ThreadPool* outer = tls_region_pool;
+  tls_region_pool = this;
+  run_chunks(epoch, false);
+  tls_region_pool = outer;
+  // Chunks still running belong to awake workers: a short wait.
+  for (int i = 0; done_chunks_.load(std::memory_order_acquire) < chunks; ++i) {
+    if (i < 4096)
+      cpu_relax();
+    else
+      std::this_thread::yield();
+  }
   job_ = nullptr;
+  if (std::exception_ptr error = std::exchange(error_, nullptr)) std::rethrow_exception(error);
 }
 
 }  // namespace tessera
