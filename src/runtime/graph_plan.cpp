@@ -214,18 +214,14 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   lap("memory planning");
 }
 
-void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
-                              const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
-  const ir::Node& node = graph_.nodes[i];
-  NodeStep step;
-  step.node = &node;
-  step.provider = partition_.node_provider[i];
-  const auto& provider = providers_[size_t(step.provider)];
-  step.allocator = alloc_for_(*provider);
-  const MemoryInfo& mem = provider->memory_info();
-
-  std::vector<ir::TypeInfo> in_types, out_types;
-  std::vector<const Tensor*> constants;
+// Places a step's inputs in its provider's memory (copies where needed), marks
+// its outputs as living there, and collects the static types and constants its
+// kernel is created with. Shared by single nodes and compiled partitions.
+void GraphPlan::wire_values(NodeStep& step, const ir::Node& node,
+                            std::vector<ir::TypeInfo>& in_types,
+                            std::vector<ir::TypeInfo>& out_types,
+                            std::vector<const Tensor*>& constants) {
+  const MemoryInfo& mem = providers_[size_t(step.provider)]->memory_info();
   for (const auto& in : node.inputs) {
     int slot = in.empty() ? -1 : place(slots_.at(in), mem, step.allocator);
     step.inputs.push_back(slot);
@@ -243,6 +239,19 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     if (t != types_.end() && t->second.is_tensor()) dt = t->second.elem_type;
     step.output_types.push_back(dt);
   }
+}
+
+void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
+                              const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
+  const ir::Node& node = graph_.nodes[i];
+  NodeStep step;
+  step.node = &node;
+  step.provider = partition_.node_provider[i];
+  const auto& provider = providers_[size_t(step.provider)];
+  step.allocator = alloc_for_(*provider);
+  std::vector<ir::TypeInfo> in_types, out_types;
+  std::vector<const Tensor*> constants;
+  wire_values(step, node, in_types, out_types, constants);
   // Subgraphs see every value visible at this point of this graph.
   std::unordered_map<std::string, const GraphPlan*> subs;
   for (const auto& a : node.attributes) {
@@ -337,25 +346,9 @@ void GraphPlan::add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kerne
   step.provider = partition_.group_provider[group];
   const auto& provider = providers_[size_t(step.provider)];
   step.allocator = alloc_for_(*provider);
-  const MemoryInfo& mem = provider->memory_info();
   std::vector<ir::TypeInfo> in_types, out_types;
   std::vector<const Tensor*> constants;
-  for (const auto& in : node.inputs) {
-    int slot = place(slots_.at(in), mem, step.allocator);
-    step.inputs.push_back(slot);
-    auto t = types_.find(in);
-    in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
-    constants.push_back(slot_constant_[size_t(slot)]);
-  }
-  for (const auto& o : node.outputs) {
-    int slot = slots_.at(o);
-    step.outputs.push_back(slot);
-    slot_memory_[size_t(slot)] = mem;
-    auto t = types_.find(o);
-    out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
-    step.output_types.push_back(t != types_.end() && t->second.is_tensor() ? t->second.elem_type
-                                                                           : DataType::kUndefined);
-  }
+  wire_values(step, node, in_types, out_types, constants);
   step.info = std::make_unique<ep::KernelInfo>(node, 1, std::move(in_types), std::move(out_types),
                                                std::move(constants));
   step.kernel = std::move(kernel);

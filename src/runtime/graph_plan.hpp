@@ -92,8 +92,8 @@ class GraphPlan : public ep::SubgraphRunner {
   struct NodeStep {
     const ir::Node* node = nullptr;              // null for a copy step
     const ep::DataTransfer* transfer = nullptr;  // copy steps only
-    bool fused = false;  // a compiled partition: node is the group's synthesized node
-    MemoryInfo dst;                              // copy steps: where the copy goes
+    bool fused = false;        // a compiled partition: node is the group's synthesized node
+    MemoryInfo dst;            // copy steps: where the copy goes
     bool output_only = false;  // a copy of a graph output to host memory, read by no node
     int provider = 0;
     std::unique_ptr<ep::KernelInfo> info;
@@ -113,6 +113,8 @@ class GraphPlan : public ep::SubgraphRunner {
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
   std::vector<std::unique_ptr<ep::OpKernel>> compile_fused_groups(const ep::GraphView& view);
   void add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel);
+  void wire_values(NodeStep& step, const ir::Node& node, std::vector<ir::TypeInfo>& in_types,
+                   std::vector<ir::TypeInfo>& out_types, std::vector<const Tensor*>& constants);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
   // A host copy of a graph input fed in device memory, for host kernels that read it.
