@@ -142,8 +142,6 @@ void register_fake_device() {
   if (!r.find(kFakeDevice)) r.add(std::make_shared<FakeFactory>());
 }
 
-namespace {
-
 ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
   ir::Node n;
   n.name = op + "_" + out[0];
@@ -152,6 +150,8 @@ ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<st
   n.outputs = std::move(out);
   return n;
 }
+
+namespace {
 
 ir::ValueInfo float2(const std::string& name) {
   std::vector<ir::Dim> dims = {ir::Dim{2, ""}};

@@ -34,6 +34,8 @@ void register_fake_device();
 // Models for these tests. relu_chain: y = Relu(Relu(x)) (the fake device runs
 // both), x and y float[2]. relu_add: y = Relu(x) + w, w a float[2]
 // initializer {10, 20} (Add runs on the CPU).
+// A node named "<op>_<first output>" in the default domain.
+ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out);
 ir::Model relu_chain_model();
 ir::Model relu_add_model();
 

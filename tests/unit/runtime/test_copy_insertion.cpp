@@ -6,19 +6,7 @@
 using namespace tessera;
 
 using test_device::fake_transfers;
-
-namespace {
-
-ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
-  ir::Node n;
-  n.name = op + "_" + out[0];
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
-
-}  // namespace
+using test_device::node;
 
 TEST(RuntimeCopies, InsertedOnlyWhereValuesCrossMemorySpaces) {
   test_device::register_fake_device();
