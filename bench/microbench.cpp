@@ -19,6 +19,7 @@
 #include "linalg/depthwise.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/im2col.hpp"
+#include "linalg/nchwc.hpp"
 
 namespace {
 
@@ -100,6 +101,34 @@ void BM_Conv(benchmark::State& state) {
   report(state, 2.0 * double(M * OH * OH * C * k * k), threads);
 }
 
+// The same convolution in the channel-blocked layout (linalg/nchwc): the
+// input already blocked (plain for the 3-channel stem), bias + Relu fused.
+void BM_ConvBlocked(benchmark::State& state) {
+  namespace nc = tessera::linalg::nchwc;
+  nc::Conv2dShape cs;
+  cs.C = state.range(0), cs.H = cs.W = state.range(1), cs.M = state.range(2);
+  cs.KH = cs.KW = state.range(3), cs.sh = cs.sw = state.range(4);
+  cs.ph = cs.pw = cs.KH / 2;
+  cs.OH = cs.OW = (cs.H + 2 * cs.ph - cs.KH) / cs.sh + 1;
+  const bool depthwise = state.range(6) != 0;
+  cs.group = depthwise ? cs.C : 1;
+  cs.input_blocked = cs.C >= 16;
+  const int threads = int(state.range(5));
+  auto x = random_vector(size_t(nc::blocks(cs.C) * 16 * cs.H * cs.W), 1),
+       w = random_vector(size_t(cs.M * (depthwise ? 1 : cs.C) * cs.KH * cs.KW), 2),
+       b = random_vector(size_t(cs.M), 3);
+  std::vector<float> y(size_t(nc::blocks(cs.M) * 16 * cs.OH * cs.OW));
+  const nc::PackedFilter pf(w.data(), cs);
+  const tessera::linalg::ActivationSpec relu{tessera::linalg::Activation::kRelu, 0.f, 0.f};
+  for (auto _ : state) {
+    nc::conv2d(cs, pf, x.data(), b.data(), nullptr, relu, y.data(), pool_for(threads));
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(cs.M * cs.OH * cs.OW * (depthwise ? 1 : cs.C) * cs.KH * cs.KW),
+         threads);
+  state.SetLabel(nc::kernel_name());
+}
+
 // A 3x3 depthwise convolution (pad 1) over C channels.
 void BM_Depthwise(benchmark::State& state) {
   const int64_t C = state.range(0), H = state.range(1), s = state.range(2);
@@ -174,6 +203,29 @@ BENCHMARK(BM_Conv)
     ->Args({24, 56, 144, 1, 1, 1})    // MobileNetV2 expand
     ->Args({144, 56, 24, 1, 1, 1})    // MobileNetV2 project
     ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 late project
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+// Args: C, H, M, kernel, stride, threads, depthwise (the BM_Conv / BM_Depthwise layers).
+BENCHMARK(BM_ConvBlocked)
+    ->Args({3, 224, 64, 7, 2, 1, 0})
+    ->Args({64, 56, 64, 3, 1, 1, 0})
+    ->Args({64, 56, 256, 1, 1, 1, 0})
+    ->Args({256, 56, 64, 1, 1, 1, 0})
+    ->Args({128, 28, 128, 3, 1, 1, 0})
+    ->Args({256, 14, 256, 3, 1, 1, 0})
+    ->Args({1024, 14, 256, 1, 1, 1, 0})
+    ->Args({512, 7, 512, 3, 1, 1, 0})
+    ->Args({512, 7, 2048, 1, 1, 1, 0})
+    ->Args({64, 56, 64, 3, 1, 2, 0})
+    ->Args({24, 56, 144, 1, 1, 1, 0})
+    ->Args({144, 56, 24, 1, 1, 1, 0})
+    ->Args({960, 7, 160, 1, 1, 1, 0})
+    ->Args({32, 112, 32, 3, 1, 1, 1})
+    ->Args({144, 56, 144, 3, 2, 1, 1})
+    ->Args({192, 28, 192, 3, 1, 1, 1})
+    ->Args({576, 14, 576, 3, 1, 1, 1})
+    ->Args({960, 7, 960, 3, 1, 1, 1})
+    ->Args({144, 56, 144, 3, 1, 2, 1})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: threads, items, microseconds per item.

@@ -1,0 +1,332 @@
+// Filter packing, layout reorders and pooling for the blocked layout, and the
+// portable convolution. Loops over the 16 lanes of a block are written plainly
+// so the compiler turns each into one vector operation; the pool and reorder
+// bodies are compiled twice (generic and AVX-512, the epilogue.cpp scheme).
+// The register-tiled AVX-512 convolution is in nchwc_avx512.cpp.
+#include "linalg/nchwc.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "core/error.hpp"
+#include "linalg/nchwc_kernel.hpp"
+
+namespace tessera::linalg::nchwc {
+
+namespace {
+
+bool cpu_has_avx512() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") != 0;
+#else
+  return false;
+#endif
+}
+
+const bool kHasAvx512 = cpu_has_avx512();
+// Tests switch the AVX-512 kernels off to check the portable ones on the same CPU.
+bool kAvx512 = kHasAvx512;
+
+// The valid range [lo, hi) of output positions whose every tap lands inside
+// an input of `in` elements (stride s, leading pad p, dilation d, k taps).
+void interior(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t* lo,
+              int64_t* hi) {
+  int64_t a = 0;
+  while (a < out && a * s - p < 0) ++a;
+  int64_t b = out;
+  while (b > a && (b - 1) * s - p + (k - 1) * d >= in) --b;
+  *lo = a;
+  *hi = std::max(a, b);
+}
+
+// One output pixel's block, every tap bounds-checked: the portable kernel.
+void conv_pixel_generic(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow) {
+  const Conv2dShape& s = *a.s;
+  float acc[16];
+  for (int l = 0; l < 16; ++l) acc[l] = 0.f;
+  if (s.depthwise()) {
+    const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
+    const float* w = a.w + ob * s.KH * s.KW * 16;
+    for (int64_t kh = 0; kh < s.KH; ++kh) {
+      const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
+      if (ih < 0 || ih >= s.H) continue;
+      for (int64_t kw = 0; kw < s.KW; ++kw) {
+        const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
+        if (iw < 0 || iw >= s.W) continue;
+        const float* xp = x + (ih * s.W + iw) * 16;
+        const float* wp = w + (kh * s.KW + kw) * 16;
+        for (int l = 0; l < 16; ++l) acc[l] += xp[l] * wp[l];
+      }
+    }
+  } else {
+    const Strides& xs = a.xs;
+    const float* x = a.x + n * xs.image;
+    for (int64_t ib = 0; ib < a.in_groups; ++ib)
+      for (int64_t kh = 0; kh < s.KH; ++kh) {
+        const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
+        if (ih < 0 || ih >= s.H) continue;
+        for (int64_t kw = 0; kw < s.KW; ++kw) {
+          const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
+          if (iw < 0 || iw >= s.W) continue;
+          const float* xp = x + ib * xs.group + ih * xs.row + iw * xs.pixel;
+          const float* wp = a.filter_tap(ob, ib, kh, kw);
+          for (int64_t c = 0; c < a.in_per_group; ++c) {
+            const float xv = xp[c * xs.channel];
+            for (int l = 0; l < 16; ++l) acc[l] += xv * wp[c * 16 + l];
+          }
+        }
+      }
+  }
+  finish_block(a, n, ob, oh, ow, acc);
+}
+
+// ---- pooling and reorders: one body, two compilations ----
+
+[[gnu::always_inline]] inline void pool_row_body(const Pool2dShape& s, bool is_max, const float* x,
+                                                 float* y, int64_t oh) {
+  const int64_t ih0 = oh * s.sh - s.ph;
+  for (int64_t ow = 0; ow < s.OW; ++ow) {
+    const int64_t iw0 = ow * s.sw - s.pw;
+    float acc[16];
+    const float init = is_max ? -std::numeric_limits<float>::infinity() : 0.f;
+    for (int l = 0; l < 16; ++l) acc[l] = init;
+    int64_t count = 0;
+    for (int64_t kh = 0; kh < s.KH; ++kh) {
+      const int64_t ih = ih0 + kh * s.dh;
+      if (ih < 0 || ih >= s.H) continue;
+      for (int64_t kw = 0; kw < s.KW; ++kw) {
+        const int64_t iw = iw0 + kw * s.dw;
+        if (iw < 0 || iw >= s.W) continue;
+        const float* xp = x + (ih * s.W + iw) * 16;
+        ++count;
+        if (is_max)  // NaN wins, as in MaxPool
+          for (int l = 0; l < 16; ++l) acc[l] = (xp[l] > acc[l] || xp[l] != xp[l]) ? xp[l] : acc[l];
+        else
+          for (int l = 0; l < 16; ++l) acc[l] += xp[l];
+      }
+    }
+    float* yp = y + (oh * s.OW + ow) * 16;
+    if (is_max) {
+      // A window entirely in the padding has no element; it cannot occur for
+      // valid pads (pad < kernel), but keep the padded-lanes-zero invariant.
+      for (int l = 0; l < 16; ++l) yp[l] = count ? acc[l] : 0.f;
+    } else {
+      int64_t div = count;
+      if (s.count_include_pad) {  // the window clipped to the padded input, as in AveragePool
+        const int64_t h_end = std::min(ih0 + (s.KH - 1) * s.dh + 1, s.H + s.pe_h);
+        const int64_t w_end = std::min(iw0 + (s.KW - 1) * s.dw + 1, s.W + s.pe_w);
+        div = ((h_end - ih0 + s.dh - 1) / s.dh) * ((w_end - iw0 + s.dw - 1) / s.dw);
+      }
+      const float inv = div > 0 ? 1.f / float(div) : 0.f;
+      for (int l = 0; l < 16; ++l) yp[l] = acc[l] * inv;
+    }
+  }
+}
+
+void pool_row_generic(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh) {
+  pool_row_body(s, is_max, x, y, oh);
+}
+
+[[gnu::always_inline]] inline void gap_body(int64_t HW, const float* x, float* y) {
+  float acc[16] = {};
+  for (int64_t p = 0; p < HW; ++p)
+    for (int l = 0; l < 16; ++l) acc[l] += x[p * 16 + l];
+  const float inv = HW > 0 ? 1.f / float(HW) : 0.f;
+  for (int l = 0; l < 16; ++l) y[l] = acc[l] * inv;
+}
+
+void gap_generic(int64_t HW, const float* x, float* y) { gap_body(HW, x, y); }
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) void pool_row_avx512(const Pool2dShape& s, bool is_max,
+                                                        const float* x, float* y, int64_t oh) {
+  pool_row_body(s, is_max, x, y, oh);
+}
+__attribute__((target("avx512f"))) void gap_avx512(int64_t HW, const float* x, float* y) {
+  gap_body(HW, x, y);
+}
+#endif
+
+void pool2d(const Pool2dShape& s, bool is_max, const float* x, float* y, ThreadPool* pool) {
+  const int64_t planes = s.N * blocks(s.C);
+  auto rows = [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t p = r / s.OH, oh = r % s.OH;
+      const float* xp = x + p * s.H * s.W * 16;
+      float* yp = y + p * s.OH * s.OW * 16;
+#if defined(__x86_64__)
+      if (kAvx512) {
+        pool_row_avx512(s, is_max, xp, yp, oh);
+        continue;
+      }
+#endif
+      pool_row_generic(s, is_max, xp, yp, oh);
+    }
+  };
+  const double cost = double(s.OW * s.KH * s.KW * 16);
+  if (pool)
+    pool->parallel_for(planes * s.OH, cost, rows);
+  else
+    rows(0, planes * s.OH);
+}
+
+// Runs fn(b, e) over [0, n), split across the pool when the work is worth it.
+template <typename Fn>
+void for_range(ThreadPool* pool, int64_t n, double cost, Fn&& fn) {
+  if (pool)
+    pool->parallel_for(n, cost, fn);
+  else
+    fn(int64_t(0), n);
+}
+
+}  // namespace
+
+bool fast_path_available() { return kAvx512; }
+
+bool set_fast_path_enabled(bool on) {
+  const bool was = kAvx512;
+  kAvx512 = on && kHasAvx512;
+  return was;
+}
+
+const char* kernel_name() { return kAvx512 ? "avx512" : "portable"; }
+
+// ---- filters ----
+
+PackedFilter::PackedFilter(const float* w, const Conv2dShape& s)
+    : M_(s.M), C_(s.C), KH_(s.KH), KW_(s.KW), group_(s.group), input_blocked_(s.input_blocked) {
+  check(s.M > 0 && s.C > 0 && s.KH > 0 && s.KW > 0, "blocked conv: empty filter");
+  const int64_t taps = s.KH * s.KW;
+  if (s.depthwise()) {
+    check(s.group == s.C && s.group == s.M && s.input_blocked,
+          "blocked conv: grouped convolution must be depthwise (group ", s.group, ", C ", s.C,
+          ", M ", s.M, ")");
+    data_.assign(size_t(blocks(s.C) * taps * 16), 0.f);
+    for (int64_t c = 0; c < s.C; ++c)
+      for (int64_t t = 0; t < taps; ++t)
+        data_[size_t(((c / 16) * taps + t) * 16 + c % 16)] = w[c * taps + t];
+    return;
+  }
+  check(s.group == 1, "blocked conv: group ", s.group, " is neither 1 nor depthwise");
+  // Input channels per group of the kernel's channel loop: a block, or all
+  // channels of a plain input.
+  const int64_t ci = s.input_blocked ? 16 : s.C;
+  const int64_t ng = s.input_blocked ? blocks(s.C) : 1;
+  const int64_t mb = blocks(s.M);
+  data_.assign(size_t(mb * ng * taps * ci * 16), 0.f);
+  for (int64_t m = 0; m < s.M; ++m)
+    for (int64_t c = 0; c < s.C; ++c)
+      for (int64_t t = 0; t < taps; ++t) {
+        const int64_t g = c / ci, cl = c % ci;
+        data_[size_t((((m / 16) * ng + g) * taps + t) * ci * 16 + cl * 16 + m % 16)] =
+            w[(m * s.C + c) * taps + t];
+      }
+}
+
+bool PackedFilter::matches(const Conv2dShape& s) const {
+  return !data_.empty() && M_ == s.M && C_ == s.C && KH_ == s.KH && KW_ == s.KW &&
+         group_ == s.group && input_blocked_ == s.input_blocked;
+}
+
+// ---- convolution ----
+
+void conv2d(const Conv2dShape& s, const PackedFilter& w, const float* x, const float* bias,
+            const float* residual, const ActivationSpec& act, float* y, ThreadPool* pool) {
+  check(w.matches(s), "blocked conv: packed filter does not match the convolution");
+  ConvArgs a;
+  a.s = &s;
+  a.w = w.data();
+  a.x = x;
+  a.bias = bias;
+  a.residual = residual;
+  a.act = act;
+  a.y = y;
+  a.in_groups = s.input_blocked ? blocks(s.C) : 1;
+  a.in_per_group = s.input_blocked ? 16 : s.C;
+  if (s.input_blocked)
+    a.xs = {blocks(s.C) * s.H * s.W * 16, s.H * s.W * 16, s.W * 16, 16, 1};
+  else
+    a.xs = {s.C * s.H * s.W, 0, s.W, 1, s.H * s.W};
+  interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &a.oh_lo, &a.oh_hi);
+  interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &a.ow_lo, &a.ow_hi);
+  const int64_t mb = blocks(s.M);
+  const double row_cost = double(s.OW) * double(s.KH * s.KW) * 2.0 * 16.0 *
+                          double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
+#if defined(__x86_64__)
+  if (kAvx512) {
+    const int64_t pairs = conv_out_block_groups(s);
+    for_range(pool, s.N * pairs * s.OH, row_cost * double(mb) / double(pairs),
+              [&](int64_t b, int64_t e) {
+                for (int64_t r = b; r < e; ++r)
+                  conv_row_avx512(a, r / (pairs * s.OH), (r / s.OH) % pairs, r % s.OH);
+              });
+    return;
+  }
+#endif
+  for_range(pool, s.N * mb * s.OH, row_cost, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / (mb * s.OH), ob = (r / s.OH) % mb, oh = r % s.OH;
+      for (int64_t ow = 0; ow < s.OW; ++ow) conv_pixel_generic(a, n, ob, oh, ow);
+    }
+  });
+}
+
+// ---- reorders and pools ----
+
+void to_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, ThreadPool* pool) {
+  const int64_t cb = blocks(C);
+  for_range(pool, N * cb, double(HW * 16), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / cb, blk = r % cb;
+      const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
+      float* yp = y + r * HW * 16;
+      const float* xp = x + (n * C + c0) * HW;
+      for (int64_t p = 0; p < HW; ++p) {
+        float* d = yp + p * 16;
+        for (int64_t l = 0; l < nc; ++l) d[l] = xp[l * HW + p];
+        for (int64_t l = nc; l < 16; ++l) d[l] = 0.f;
+      }
+    }
+  });
+}
+
+void from_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, ThreadPool* pool) {
+  const int64_t cb = blocks(C);
+  for_range(pool, N * cb, double(HW * 16), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / cb, blk = r % cb;
+      const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
+      const float* xp = x + r * HW * 16;
+      float* yp = y + (n * C + c0) * HW;
+      for (int64_t l = 0; l < nc; ++l)
+        for (int64_t p = 0; p < HW; ++p) yp[l * HW + p] = xp[p * 16 + l];
+    }
+  });
+}
+
+void max_pool2d(const Pool2dShape& s, const float* x, float* y, ThreadPool* pool) {
+  pool2d(s, true, x, y, pool);
+}
+
+void avg_pool2d(const Pool2dShape& s, const float* x, float* y, ThreadPool* pool) {
+  pool2d(s, false, x, y, pool);
+}
+
+void global_avg_pool(int64_t N, int64_t C, int64_t HW, const float* x, float* y, ThreadPool* pool) {
+  const int64_t planes = N * blocks(C);
+  for_range(pool, planes, double(HW * 16), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+#if defined(__x86_64__)
+      if (kAvx512) {
+        gap_avx512(HW, x + p * HW * 16, y + p * 16);
+        continue;
+      }
+#endif
+      gap_generic(HW, x + p * HW * 16, y + p * 16);
+    }
+  });
+}
+
+}  // namespace tessera::linalg::nchwc

@@ -1,0 +1,97 @@
+// Channel-blocked ("NCHWc") 2-D convolution and pooling.
+//
+// A blocked tensor holds a logical [N, C, H, W] float tensor as
+// [N, ceil(C/16), H, W, 16]: sixteen consecutive channels of one pixel are
+// one 64-byte line, which is one AVX-512 register. A convolution then
+// computes 16 output channels of a pixel with one FMA per (input channel,
+// tap), with no im2col copy and no GEMM packing of the activations; the
+// optimizer keeps whole chains of convolutions and pools in this layout and
+// reorders only where a plain consumer needs the data.
+//
+// Invariant: the padded channels of a blocked tensor (C rounded up to 16)
+// hold zeros. Every function here that writes a blocked tensor keeps it, so
+// a later convolution may read whole blocks without masking.
+//
+// The AVX-512 kernels are picked at run time; every function also has a
+// portable path (same results up to float summation order), so callers need
+// no CPU test of their own.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "linalg/epilogue.hpp"
+
+namespace tessera::linalg::nchwc {
+
+inline constexpr int64_t kBlock = 16;
+
+inline int64_t blocks(int64_t channels) { return (channels + kBlock - 1) / kBlock; }
+
+// True when the AVX-512 kernels run on this CPU (the layout pays off only
+// then; the optimizer asks before choosing it).
+bool fast_path_available();
+// For tests: turns the AVX-512 kernels off (or back on, where the CPU has
+// them) for the whole process; returns the previous setting. Not thread-safe.
+bool set_fast_path_enabled(bool on);
+// "avx512" or "portable", for reports.
+const char* kernel_name();
+
+// The geometry of one 2-D convolution. Pads are the leading (top, left) ones;
+// the trailing pads are implied by OH/OW.
+struct Conv2dShape {
+  int64_t N = 1, C = 0, H = 0, W = 0;  // input, logical channels
+  int64_t M = 0, OH = 0, OW = 0;       // output
+  int64_t KH = 1, KW = 1;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t group = 1;          // 1 (dense) or C == M (depthwise)
+  bool input_blocked = true;  // false: x is plain NCHW (a stem with few channels)
+  bool depthwise() const { return group > 1; }
+};
+
+// Filters W[M, C/group, KH, KW] packed once (at kernel creation) for the
+// blocked kernels: dense as [M/16][C blocks][KH][KW][16 in][16 out], plain
+// input as [M/16][KH][KW][C][16 out], depthwise as [C/16][KH][KW][16].
+// Padded channels are zero.
+class PackedFilter {
+ public:
+  PackedFilter() = default;
+  // Checks that the shape is one conv2d() supports (group 1, or group == C
+  // == M; W's shape as given) and throws kInvalidArgument otherwise.
+  PackedFilter(const float* w, const Conv2dShape& s);
+  bool empty() const { return data_.empty(); }
+  // The shape fields it was packed for (M, C, KH, KW, group, input_blocked).
+  bool matches(const Conv2dShape& s) const;
+  const float* data() const { return data_.data(); }
+
+ private:
+  int64_t M_ = 0, C_ = 0, KH_ = 0, KW_ = 0, group_ = 1;
+  bool input_blocked_ = true;
+  std::vector<float> data_;
+};
+
+// y (blocked [N, blocks(M), OH, OW, 16]) = act(conv(x, w) + bias + residual).
+// x is blocked [N, blocks(C), H, W, 16], or plain [N, C, H, W] when
+// !s.input_blocked. bias is [M] or null; residual is blocked like y, or null.
+// Taps outside the input count as zero. `w` must match `s` (PackedFilter::matches).
+void conv2d(const Conv2dShape& s, const PackedFilter& w, const float* x, const float* bias,
+            const float* residual, const ActivationSpec& act, float* y, ThreadPool* pool);
+
+// Plain [N, C, HW] <-> blocked [N, blocks(C), HW, 16] (padded channels zero).
+void to_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, ThreadPool* pool);
+void from_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, ThreadPool* pool);
+
+// Max / average pooling of a blocked tensor into a blocked tensor.
+struct Pool2dShape {
+  int64_t N = 1, C = 0, H = 0, W = 0, OH = 0, OW = 0;
+  int64_t KH = 1, KW = 1;
+  int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t pe_h = 0, pe_w = 0;      // trailing pads (bottom, right)
+  bool count_include_pad = false;  // average: pads count in the divisor, positions past them not
+};
+void max_pool2d(const Pool2dShape& s, const float* x, float* y, ThreadPool* pool);
+void avg_pool2d(const Pool2dShape& s, const float* x, float* y, ThreadPool* pool);
+// Blocked [N, blocks(C), HW, 16] -> blocked [N, blocks(C), 1, 1, 16] mean.
+void global_avg_pool(int64_t N, int64_t C, int64_t HW, const float* x, float* y, ThreadPool* pool);
+
+}  // namespace tessera::linalg::nchwc

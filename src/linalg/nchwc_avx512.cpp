@@ -1,0 +1,196 @@
+// The register-tiled AVX-512 blocked convolution. One call computes one
+// output row of one or two output blocks: the row is cut into tiles of up to
+// kMaxT pixels whose accumulators (OB blocks x T pixels, at most 28 zmm) stay
+// in registers across every input channel and tap. Dense: each step loads OB
+// filter vectors (16 output channels for one input channel and tap) and
+// broadcasts one input value per pixel. Depthwise: each step loads one filter
+// vector and one input vector per pixel. Border pixels, whose taps leave the
+// input, are done by the caller's checked per-pixel function.
+#include "linalg/nchwc_kernel.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace tessera::linalg::nchwc {
+
+namespace {
+
+constexpr int kMaxT = 14;
+
+#define TESSERA_AVX512 __attribute__((target("avx512f,fma")))
+
+// v + bias, + residual, activation, padded lanes zeroed; then stored.
+TESSERA_AVX512 inline void store_block(const ConvArgs& a, __m512 v, __m512 bias, __mmask16 valid,
+                                       int64_t o) {
+  v = _mm512_add_ps(v, bias);
+  if (a.residual) v = _mm512_add_ps(v, _mm512_loadu_ps(a.residual + o));
+  const __m512 zero = _mm512_setzero_ps();
+  switch (a.act.kind) {
+    case Activation::kNone:
+      break;
+    case Activation::kRelu:  // a compare, so NaN passes through as in Relu
+      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
+      break;
+    case Activation::kClip: {
+      const __m512 lo = _mm512_set1_ps(a.act.p0), hi = _mm512_set1_ps(a.act.p1);
+      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), lo);
+      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), hi);
+      break;
+    }
+    case Activation::kLeakyRelu:
+      v = _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v,
+                             _mm512_set1_ps(a.act.p0));
+      break;
+  }
+  _mm512_storeu_ps(a.y + o, _mm512_maskz_mov_ps(valid, v));
+}
+
+TESSERA_AVX512 inline __mmask16 valid_lanes(const ConvArgs& a, int64_t ob) {
+  const int64_t left = a.s->M - ob * 16;
+  return left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+}
+
+TESSERA_AVX512 inline __m512 bias_vec(const ConvArgs& a, int64_t ob, __mmask16 valid) {
+  return a.bias ? _mm512_maskz_loadu_ps(valid, a.bias + ob * 16) : _mm512_setzero_ps();
+}
+
+// The taps [kh0, kh1) x [kw0, kw1) that land inside the input for every
+// pixel of a tile.
+struct TapRange {
+  int64_t kh0, kh1, kw0, kw1;
+};
+
+// [t0, t1): the taps of a window starting at input position `start` (step
+// `d`, k taps) that land inside [0, in).
+inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* t0, int64_t* t1) {
+  int64_t a = 0, b = k;
+  while (a < b && start + a * d < 0) ++a;
+  while (b > a && start + (b - 1) * d >= in) --b;
+  *t0 = a;
+  *t1 = b;
+}
+
+// Dense: T pixels from ow0 of row oh, output blocks ob0 .. ob0+OB-1, taps kh in [kh0, kh1).
+template <int OB, int T, int CI>
+TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_t oh, int64_t ow0,
+                               const TapRange& r) {
+  const Conv2dShape& s = *a.s;
+  const Strides& xs = a.xs;
+  const int64_t ci = CI > 0 ? CI : a.in_per_group;
+  const int64_t px = s.sw * xs.pixel;  // between neighbouring output pixels
+  __m512 acc[OB][T];
+#pragma GCC unroll 2
+  for (int b = 0; b < OB; ++b)
+#pragma GCC unroll 14
+    for (int t = 0; t < T; ++t) acc[b][t] = _mm512_setzero_ps();
+  const float* ximg = a.x + n * xs.image + (ow0 * s.sw - s.pw) * xs.pixel;
+  for (int64_t ib = 0; ib < a.in_groups; ++ib)
+    for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
+      const float* xr = ximg + ib * xs.group + (oh * s.sh - s.ph + kh * s.dh) * xs.row;
+      for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+        const float* xp = xr + kw * s.dw * xs.pixel;
+        const float* w0 = a.filter_tap(ob0, ib, kh, kw);
+        const float* w1 = OB > 1 ? a.filter_tap(ob0 + 1, ib, kh, kw) : w0;
+#pragma GCC unroll 4
+        for (int64_t c = 0; c < ci; ++c) {
+          const __m512 wv0 = _mm512_loadu_ps(w0 + c * 16);
+          const __m512 wv1 = OB > 1 ? _mm512_loadu_ps(w1 + c * 16) : wv0;
+          const float* xc = xp + c * xs.channel;
+#pragma GCC unroll 14
+          for (int t = 0; t < T; ++t) {
+            const __m512 xv = _mm512_set1_ps(xc[t * px]);
+            acc[0][t] = _mm512_fmadd_ps(wv0, xv, acc[0][t]);
+            if constexpr (OB > 1) acc[1][t] = _mm512_fmadd_ps(wv1, xv, acc[1][t]);
+          }
+        }
+      }
+    }
+#pragma GCC unroll 2
+  for (int b = 0; b < OB; ++b) {
+    const __mmask16 valid = valid_lanes(a, ob0 + b);
+    const __m512 bias = bias_vec(a, ob0 + b, valid);
+#pragma GCC unroll 14
+    for (int t = 0; t < T; ++t)
+      store_block(a, acc[b][t], bias, valid, a.out_index(n, ob0 + b, oh, ow0 + t));
+  }
+}
+
+// Depthwise: T pixels from ow0 of row oh, block ob, taps kh in [kh0, kh1).
+template <int T>
+TESSERA_AVX512 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh,
+                                   int64_t ow0, const TapRange& r) {
+  const Conv2dShape& s = *a.s;
+  const float* x = a.x + ((n * blocks(s.C) + ob) * s.H * s.W) * 16;
+  const float* w = a.w + ob * s.KH * s.KW * 16;
+  __m512 acc[T];
+#pragma GCC unroll 14
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+  for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
+    const float* xr = x + ((oh * s.sh - s.ph + kh * s.dh) * s.W + ow0 * s.sw - s.pw) * 16;
+    for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+      const __m512 wv = _mm512_loadu_ps(w + (kh * s.KW + kw) * 16);
+      const float* xp = xr + kw * s.dw * 16;
+#pragma GCC unroll 14
+      for (int t = 0; t < T; ++t)
+        acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(xp + t * s.sw * 16), wv, acc[t]);
+    }
+  }
+  const __mmask16 valid = valid_lanes(a, ob);
+  const __m512 bias = bias_vec(a, ob, valid);
+#pragma GCC unroll 14
+  for (int t = 0; t < T; ++t) store_block(a, acc[t], bias, valid, a.out_index(n, ob, oh, ow0 + t));
+}
+
+using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);
+
+template <int OB, int CI, int... Ts>
+constexpr auto dense_table(std::integer_sequence<int, Ts...>) {
+  return std::array<TileFn, sizeof...(Ts)>{&dense_tile<OB, Ts + 1, CI>...};
+}
+template <int... Ts>
+constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
+  return std::array<TileFn, sizeof...(Ts)>{&depthwise_tile<Ts + 1>...};
+}
+
+using Seq = std::make_integer_sequence<int, kMaxT>;
+// [OB - 1][blocked input ? 1 : 0][T - 1]
+constexpr std::array<std::array<std::array<TileFn, kMaxT>, 2>, 2> kDense = {{
+    {{dense_table<1, 0>(Seq{}), dense_table<1, 16>(Seq{})}},
+    {{dense_table<2, 0>(Seq{}), dense_table<2, 16>(Seq{})}},
+}};
+constexpr std::array<TileFn, kMaxT> kDepthwise = depthwise_table(Seq{});
+
+}  // namespace
+
+void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh) {
+  const Conv2dShape& s = *a.s;
+  const int64_t mb = blocks(s.M);
+  const bool dw = s.depthwise();
+  const int64_t ob0 = dw ? og : og * 2;
+  const int ob = dw ? 1 : int(std::min<int64_t>(2, mb - ob0));
+  const auto& table = dw ? kDepthwise : kDense[size_t(ob - 1)][s.input_blocked ? 1 : 0];
+  // All pixels of a row share their rows of taps; interior pixels all their columns.
+  TapRange r{0, s.KH, 0, s.KW};
+  tap_range(oh * s.sh - s.ph, s.KH, s.dh, s.H, &r.kh0, &r.kh1);
+  // Border pixels one at a time, with the columns of taps inside the input.
+  auto border = [&](int64_t ow) {
+    TapRange rb = r;
+    tap_range(ow * s.sw - s.pw, s.KW, s.dw, s.W, &rb.kw0, &rb.kw1);
+    table[0](a, n, ob0, oh, ow, rb);
+  };
+  for (int64_t ow = 0; ow < a.ow_lo; ++ow) border(ow);
+  for (int64_t ow = a.ow_lo; ow < a.ow_hi;) {
+    const int64_t t = std::min<int64_t>(kMaxT, a.ow_hi - ow);
+    table[size_t(t - 1)](a, n, ob0, oh, ow, r);
+    ow += t;
+  }
+  for (int64_t ow = a.ow_hi; ow < s.OW; ++ow) border(ow);
+}
+
+}  // namespace tessera::linalg::nchwc
+
+#endif

@@ -1,0 +1,240 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "core/error.hpp"
+#include "linalg/nchwc.hpp"
+
+namespace tessera::linalg::nchwc {
+namespace {
+
+struct ConvCase {
+  int64_t N, C, H, W, M, KH, KW, sh, sw, ph, pw, pe_h, pe_w, dh, dw;
+  bool depthwise, blocked_input;
+};
+
+float act_ref(const ActivationSpec& a, float v) {
+  switch (a.kind) {
+    case Activation::kRelu:
+      return v < 0 ? 0 : v;
+    case Activation::kClip:
+      return std::min(std::max(v, a.p0), a.p1);
+    case Activation::kLeakyRelu:
+      return v < 0 ? v * a.p0 : v;
+    case Activation::kNone:
+      break;
+  }
+  return v;
+}
+
+// Runs one case through to_blocked -> conv2d -> from_blocked and compares with
+// the definition computed in double; also checks the padded lanes are zero.
+void check_conv(const ConvCase& c, const ActivationSpec& act, bool with_bias, bool with_residual,
+                ThreadPool* pool) {
+  Conv2dShape s;
+  s.N = c.N, s.C = c.C, s.H = c.H, s.W = c.W, s.M = c.M, s.KH = c.KH, s.KW = c.KW;
+  s.sh = c.sh, s.sw = c.sw, s.ph = c.ph, s.pw = c.pw, s.dh = c.dh, s.dw = c.dw;
+  s.OH = (c.H + c.ph + c.pe_h - ((c.KH - 1) * c.dh + 1)) / c.sh + 1;
+  s.OW = (c.W + c.pw + c.pe_w - ((c.KW - 1) * c.dw + 1)) / c.sw + 1;
+  s.group = c.depthwise ? c.C : 1;
+  s.input_blocked = c.blocked_input;
+  ASSERT_GT(s.OH, 0);
+  ASSERT_GT(s.OW, 0);
+  const int64_t cpg = c.depthwise ? 1 : c.C;
+  std::mt19937 rng(unsigned(c.C * 131 + c.M * 7 + c.KH));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> x(size_t(c.N * c.C * c.H * c.W)), w(size_t(c.M * cpg * c.KH * c.KW)),
+      b(size_t(c.M)), r(size_t(c.N * c.M * s.OH * s.OW));
+  for (auto* v : {&x, &w, &b, &r})
+    for (auto& e : *v) e = u(rng);
+  std::vector<float> want(r.size());
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t oh = 0; oh < s.OH; ++oh)
+        for (int64_t ow = 0; ow < s.OW; ++ow) {
+          double acc = 0;
+          for (int64_t ci = 0; ci < cpg; ++ci) {
+            const int64_t cin = c.depthwise ? m : ci;
+            for (int64_t kh = 0; kh < c.KH; ++kh)
+              for (int64_t kw = 0; kw < c.KW; ++kw) {
+                const int64_t ih = oh * c.sh - c.ph + kh * c.dh, iw = ow * c.sw - c.pw + kw * c.dw;
+                if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
+                acc += double(w[size_t(((m * cpg + ci) * c.KH + kh) * c.KW + kw)]) *
+                       double(x[size_t(((n * c.C + cin) * c.H + ih) * c.W + iw)]);
+              }
+          }
+          const size_t o = size_t(((n * c.M + m) * s.OH + oh) * s.OW + ow);
+          float v = float(acc) + (with_bias ? b[size_t(m)] : 0.f);
+          if (with_residual) v += r[o];
+          want[o] = act_ref(act, v);
+        }
+  const int64_t ohw = s.OH * s.OW;
+  std::vector<float> xb;
+  const float* xin = x.data();
+  if (c.blocked_input) {
+    xb.assign(size_t(c.N * blocks(c.C) * c.H * c.W * 16), -5.f);
+    to_blocked(x.data(), c.N, c.C, c.H * c.W, xb.data(), pool);
+    xin = xb.data();
+  }
+  std::vector<float> rb(size_t(c.N * blocks(c.M) * ohw * 16));
+  to_blocked(r.data(), c.N, c.M, ohw, rb.data(), pool);
+  const PackedFilter pf(w.data(), s);
+  ASSERT_TRUE(pf.matches(s));
+  std::vector<float> yb(rb.size(), std::numeric_limits<float>::quiet_NaN());
+  conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
+         yb.data(), pool);
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t blk = 0; blk < blocks(c.M); ++blk)
+      for (int64_t p = 0; p < ohw; ++p)
+        for (int64_t l = c.M - blk * 16; l < 16; ++l)
+          ASSERT_EQ(yb[size_t(((n * blocks(c.M) + blk) * ohw + p) * 16 + l)], 0.f)
+              << "padded lane " << l << " of block " << blk;
+  std::vector<float> y(want.size(), -9.f);
+  from_blocked(yb.data(), c.N, c.M, ohw, y.data(), pool);
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], want[i], 2e-4f * (1 + std::abs(want[i])))
+        << "at " << i << " C" << c.C << " M" << c.M << " " << c.H << "x" << c.W << " k" << c.KH
+        << "x" << c.KW << " s" << c.sh << " act " << int(act.kind);
+}
+
+const ConvCase kCases[] = {
+    // N  C   H   W   M  KH KW sh sw ph pw peh pew dh dw  dw?    blocked
+    {1, 32, 9, 33, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},   // 3x3, 2+1 out blocks
+    {2, 16, 7, 7, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},    // 1x1, batch 2
+    {1, 20, 8, 10, 20, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, false, true},   // channels not /16, s2
+    {1, 3, 23, 23, 20, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, false, false},  // plain-input stem
+    {1, 16, 11, 12, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false, true},  // dilation 2
+    {1, 32, 6, 40, 17, 1, 5, 1, 1, 0, 2, 0, 1, 1, 1, false, true},   // 1x5, asymmetric pad
+    {1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},      // all border
+    {1, 24, 12, 30, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},   // depthwise 3x3
+    {2, 40, 13, 13, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},   // depthwise s2
+    {1, 16, 9, 20, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, true, true},    // depthwise 5x5
+    {1, 16, 10, 10, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, true, true},   // depthwise dilated
+};
+
+const ActivationSpec kActs[] = {{Activation::kNone, 0, 0},
+                                {Activation::kRelu, 0, 0},
+                                {Activation::kClip, 0.f, 0.5f},
+                                {Activation::kLeakyRelu, 0.1f, 0}};
+
+TEST(LinalgNchwc, ConvMatchesDefinition) {
+  ThreadPool two(2);
+  for (const ConvCase& c : kCases)
+    for (size_t ai = 0; ai < 4; ++ai)
+      check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr);
+}
+
+TEST(LinalgNchwc, PortableConvMatchesDefinition) {
+  const bool was = set_fast_path_enabled(false);
+  EXPECT_STREQ(kernel_name(), "portable");
+  for (const ConvCase& c : kCases) check_conv(c, kActs[2], true, true, nullptr);
+  set_fast_path_enabled(was);
+}
+
+TEST(LinalgNchwc, NaNPassesThroughRelu) {
+  Conv2dShape s;
+  s.C = 16, s.H = 1, s.W = 1, s.M = 16, s.OH = 1, s.OW = 1;
+  std::vector<float> w(16 * 16, 0.f);
+  w[0] = 1.f;  // output channel 0 reads input channel 0
+  const PackedFilter pf(w.data(), s);
+  std::vector<float> x(16, 0.f), y(16, 1.f);
+  x[0] = std::numeric_limits<float>::quiet_NaN();
+  conv2d(s, pf, x.data(), nullptr, nullptr, {Activation::kRelu, 0, 0}, y.data(), nullptr);
+  EXPECT_TRUE(std::isnan(y[0]));
+  EXPECT_TRUE(std::isnan(y[1]));  // 0 * NaN is NaN, as in the definition
+}
+
+TEST(LinalgNchwc, FilterChecksShapes) {
+  Conv2dShape s;
+  s.C = 8, s.M = 16, s.group = 4;  // grouped, not depthwise
+  std::vector<float> w(16 * 2 * 1 * 1, 1.f);
+  EXPECT_THROW(PackedFilter(w.data(), s), tessera::Error);
+  s.group = 1;
+  const PackedFilter pf(w.data(), s);
+  Conv2dShape other = s;
+  other.M = 32;
+  EXPECT_FALSE(pf.matches(other));
+}
+
+TEST(LinalgNchwc, ReorderRoundTripsAndZeroesPadding) {
+  const int64_t N = 2, C = 21, HW = 5;
+  std::vector<float> x(size_t(N * C * HW));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 0.5f;
+  std::vector<float> b(size_t(N * blocks(C) * HW * 16), 9.f), back(x.size());
+  to_blocked(x.data(), N, C, HW, b.data(), nullptr);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t p = 0; p < HW; ++p)
+      for (int64_t l = C % 16; l < 16; ++l)
+        EXPECT_EQ(b[size_t(((n * 2 + 1) * HW + p) * 16 + l)], 0.f);
+  from_blocked(b.data(), N, C, HW, back.data(), nullptr);
+  EXPECT_EQ(back, x);
+}
+
+// Pools against the definition on a blocked tensor, pads and strides included.
+TEST(LinalgNchwc, PoolsMatchDefinition) {
+  ThreadPool two(2);
+  for (const bool is_max : {true, false})
+    for (const bool include_pad : {false, true}) {
+      Pool2dShape s;
+      s.N = 1, s.C = 18, s.H = 9, s.W = 11, s.KH = 3, s.KW = 3, s.sh = 2, s.sw = 2, s.ph = 1,
+      s.pw = 1;
+      s.pe_h = 1, s.pe_w = 1;
+      s.count_include_pad = include_pad;
+      s.OH = (s.H + 2 - 3) / 2 + 1, s.OW = (s.W + 2 - 3) / 2 + 1;
+      std::mt19937 rng(5);
+      std::uniform_real_distribution<float> u(-1.f, 1.f);
+      std::vector<float> x(size_t(s.C * s.H * s.W));
+      for (auto& e : x) e = u(rng);
+      std::vector<float> xb(size_t(blocks(s.C) * s.H * s.W * 16)),
+          yb(size_t(blocks(s.C) * s.OH * s.OW * 16), -3.f), y(size_t(s.C * s.OH * s.OW));
+      to_blocked(x.data(), 1, s.C, s.H * s.W, xb.data(), nullptr);
+      if (is_max)
+        max_pool2d(s, xb.data(), yb.data(), &two);
+      else
+        avg_pool2d(s, xb.data(), yb.data(), nullptr);
+      from_blocked(yb.data(), 1, s.C, s.OH * s.OW, y.data(), nullptr);
+      for (int64_t c = 0; c < s.C; ++c)
+        for (int64_t oh = 0; oh < s.OH; ++oh)
+          for (int64_t ow = 0; ow < s.OW; ++ow) {
+            float mx = -1e30f;
+            double sum = 0;
+            int cnt = 0;
+            for (int64_t kh = 0; kh < 3; ++kh)
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                const int64_t ih = oh * 2 - 1 + kh, iw = ow * 2 - 1 + kw;
+                if (ih < 0 || ih >= s.H || iw < 0 || iw >= s.W) continue;
+                const float v = x[size_t((c * s.H + ih) * s.W + iw)];
+                mx = std::max(mx, v);
+                sum += v;
+                ++cnt;
+              }
+            // Clipped to the padded input: pads count, positions past them do not.
+            const int64_t h_end = std::min(oh * 2 - 1 + 3, s.H + 1),
+                          w_end = std::min(ow * 2 - 1 + 3, s.W + 1);
+            const double div =
+                include_pad ? double((h_end - (oh * 2 - 1)) * (w_end - (ow * 2 - 1))) : double(cnt);
+            const float want = is_max ? mx : float(sum / div);
+            ASSERT_NEAR(y[size_t((c * s.OH + oh) * s.OW + ow)], want, 1e-5f)
+                << (is_max ? "max" : "avg") << " c" << c << " " << oh << "," << ow;
+          }
+      for (int64_t p = 0; p < s.OH * s.OW; ++p)
+        for (int64_t l = 2; l < 16; ++l) ASSERT_EQ(yb[size_t((s.OH * s.OW + p) * 16 + l)], 0.f);
+    }
+  std::vector<float> x(size_t(20 * 6)), xb(size_t(2 * 6 * 16)), g(32), gp(20);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i % 7);
+  to_blocked(x.data(), 1, 20, 6, xb.data(), nullptr);
+  global_avg_pool(1, 20, 6, xb.data(), g.data(), &two);
+  from_blocked(g.data(), 1, 20, 1, gp.data(), nullptr);
+  for (int64_t c = 0; c < 20; ++c) {
+    double sum = 0;
+    for (int64_t p = 0; p < 6; ++p) sum += x[size_t(c * 6 + p)];
+    EXPECT_NEAR(gp[size_t(c)], sum / 6, 1e-5) << c;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::linalg::nchwc
