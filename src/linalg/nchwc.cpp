@@ -232,9 +232,18 @@ bool PackedFilter::matches(const Conv2dShape& s) const {
 
 // ---- convolution ----
 
-void conv2d(const Conv2dShape& s, const PackedFilter& w, const float* x, const float* bias,
+void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, const float* bias,
             const float* residual, const ActivationSpec& act, float* y, ThreadPool* pool) {
-  check(w.matches(s), "blocked conv: packed filter does not match the convolution");
+  check(w.matches(shape), "blocked conv: packed filter does not match the convolution");
+  // A 1x1, stride 1, unpadded convolution maps pixel i to pixel i: the image
+  // is one long row, so every register tile is full width (7x7 planes would
+  // otherwise run as seven half-empty tiles).
+  Conv2dShape s = shape;
+  if (s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0 && s.OH == s.H &&
+      s.OW == s.W) {
+    s.W = s.OW = s.H * s.W;
+    s.H = s.OH = 1;
+  }
   ConvArgs a;
   a.s = &s;
   a.w = w.data();
@@ -252,20 +261,29 @@ void conv2d(const Conv2dShape& s, const PackedFilter& w, const float* x, const f
   interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &a.oh_lo, &a.oh_hi);
   interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &a.ow_lo, &a.ow_hi);
   const int64_t mb = blocks(s.M);
-  const double row_cost = double(s.OW) * double(s.KH * s.KW) * 2.0 * 16.0 *
-                          double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
+  const double pixel_cost =
+      double(s.KH * s.KW) * 2.0 * 16.0 * double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
 #if defined(__x86_64__)
   if (kAvx512) {
-    const int64_t pairs = conv_out_block_groups(s);
-    for_range(pool, s.N * pairs * s.OH, row_cost * double(mb) / double(pairs),
+    // Work items: (image, output-block group, row, chunk of the row); long
+    // rows are cut so two threads can share a layer with few blocks.
+    const int64_t groups = conv_out_block_groups(s);
+    const int64_t chunk = s.OW > 8 * kTileWidth ? 4 * kTileWidth : s.OW;
+    const int64_t chunks = (s.OW + chunk - 1) / chunk;
+    const int64_t per_image = groups * s.OH * chunks;
+    for_range(pool, s.N * per_image, pixel_cost * double(chunk) * double(mb) / double(groups),
               [&](int64_t b, int64_t e) {
-                for (int64_t r = b; r < e; ++r)
-                  conv_row_avx512(a, r / (pairs * s.OH), (r / s.OH) % pairs, r % s.OH);
+                for (int64_t r = b; r < e; ++r) {
+                  const int64_t n = r / per_image, rest = r % per_image;
+                  const int64_t og = rest / (s.OH * chunks), oh = (rest / chunks) % s.OH;
+                  const int64_t ow0 = (rest % chunks) * chunk;
+                  conv_row_avx512(a, n, og, oh, ow0, std::min(s.OW, ow0 + chunk));
+                }
               });
     return;
   }
 #endif
-  for_range(pool, s.N * mb * s.OH, row_cost, [&](int64_t b, int64_t e) {
+  for_range(pool, s.N * mb * s.OH, pixel_cost * double(s.OW), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const int64_t n = r / (mb * s.OH), ob = (r / s.OH) % mb, oh = r % s.OH;
       for (int64_t ow = 0; ow < s.OW; ++ow) conv_pixel_generic(a, n, ob, oh, ow);

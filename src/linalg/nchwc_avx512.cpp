@@ -19,7 +19,7 @@ namespace tessera::linalg::nchwc {
 
 namespace {
 
-constexpr int kMaxT = 14;
+constexpr int kMaxT = int(kTileWidth);
 
 #define TESSERA_AVX512 __attribute__((target("avx512f,fma")))
 
@@ -166,7 +166,8 @@ constexpr std::array<TileFn, kMaxT> kDepthwise = depthwise_table(Seq{});
 
 }  // namespace
 
-void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh) {
+void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,
+                     int64_t ow1) {
   const Conv2dShape& s = *a.s;
   const int64_t mb = blocks(s.M);
   const bool dw = s.depthwise();
@@ -182,13 +183,14 @@ void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh) {
     tap_range(ow * s.sw - s.pw, s.KW, s.dw, s.W, &rb.kw0, &rb.kw1);
     table[0](a, n, ob0, oh, ow, rb);
   };
-  for (int64_t ow = 0; ow < a.ow_lo; ++ow) border(ow);
-  for (int64_t ow = a.ow_lo; ow < a.ow_hi;) {
-    const int64_t t = std::min<int64_t>(kMaxT, a.ow_hi - ow);
+  const int64_t lo = std::clamp(a.ow_lo, ow0, ow1), hi = std::clamp(a.ow_hi, lo, ow1);
+  for (int64_t ow = ow0; ow < lo; ++ow) border(ow);
+  for (int64_t ow = lo; ow < hi;) {
+    const int64_t t = std::min<int64_t>(kMaxT, hi - ow);
     table[size_t(t - 1)](a, n, ob0, oh, ow, r);
     ow += t;
   }
-  for (int64_t ow = a.ow_hi; ow < s.OW; ++ow) border(ow);
+  for (int64_t ow = hi; ow < ow1; ++ow) border(ow);
 }
 
 }  // namespace tessera::linalg::nchwc

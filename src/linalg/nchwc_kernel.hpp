@@ -72,8 +72,12 @@ inline int64_t conv_out_block_groups(const Conv2dShape& s) {
   for (int l = 0; l < 16; ++l) a.y[o + l] = acc[l];
 }
 
-// One output row of output-block group `og` (see conv_out_block_groups).
-// Defined in nchwc_avx512.cpp (x86-64 only).
-void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh);
+// The widest register tile of the AVX-512 kernel, in pixels.
+inline constexpr int64_t kTileWidth = 14;
+
+// Pixels [ow0, ow1) of one output row of output-block group `og` (see
+// conv_out_block_groups). Defined in nchwc_avx512.cpp (x86-64 only).
+void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,
+                     int64_t ow1);
 
 }  // namespace tessera::linalg::nchwc

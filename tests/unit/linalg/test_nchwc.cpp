@@ -110,6 +110,8 @@ const ConvCase kCases[] = {
     {1, 16, 11, 12, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false, true},  // dilation 2
     {1, 32, 6, 40, 17, 1, 5, 1, 1, 0, 2, 0, 1, 1, 1, false, true},   // 1x5, asymmetric pad
     {1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},      // all border
+    {1, 16, 16, 16, 24, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},  // 1x1 as one row, chunked
+    {1, 16, 3, 120, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},  // a row cut in chunks
     {1, 24, 12, 30, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},   // depthwise 3x3
     {2, 40, 13, 13, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},   // depthwise s2
     {1, 16, 9, 20, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, true, true},    // depthwise 5x5
