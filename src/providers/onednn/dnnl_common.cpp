@@ -2,6 +2,8 @@
 
 #include <omp.h>
 
+#include <atomic>
+
 namespace tessera::onednn {
 
 namespace {
@@ -31,8 +33,10 @@ std::vector<char>& thread_scratch(size_t bytes) {
 class ThreadScope {
  public:
   explicit ThreadScope(int n) : prev_(n > 0 ? omp_get_max_threads() : 0) {
-    if (n > 0 && n != prev_) omp_set_num_threads(n);
-    else prev_ = 0;
+    if (n > 0 && n != prev_)
+      omp_set_num_threads(n);
+    else
+      prev_ = 0;
   }
   ~ThreadScope() {
     if (prev_ > 0) omp_set_num_threads(prev_);
@@ -44,6 +48,25 @@ class ThreadScope {
   int prev_;
 };
 
+// The intra-op thread count of the session whose kernel runs on this thread
+// (set by DnnlKernel::compute): oneDNN's threads follow it unless the
+// provider's num_threads option says otherwise, so a session never runs more
+// threads than it was given.
+thread_local int t_session_threads = 0;
+
+class SessionThreads {
+ public:
+  explicit SessionThreads(int n) : prev_(t_session_threads) { t_session_threads = n; }
+  ~SessionThreads() { t_session_threads = prev_; }
+  SessionThreads(const SessionThreads&) = delete;
+  SessionThreads& operator=(const SessionThreads&) = delete;
+
+ private:
+  int prev_;
+};
+
+std::atomic<int> g_last_call_threads{0};  // for dnnl_last_call_threads()
+
 dnnl::stream& thread_stream(const dnnl::engine& engine) {
   thread_local std::unique_ptr<dnnl::stream> s;
   if (!s || s->get_engine() != engine) s = std::make_unique<dnnl::stream>(engine);
@@ -51,6 +74,8 @@ dnnl::stream& thread_stream(const dnnl::engine& engine) {
 }
 
 }  // namespace
+
+int dnnl_last_call_threads() { return g_last_call_threads.load(); }
 
 dnnl::memory::desc plain_desc(const std::vector<int64_t>& dims) {
   Dims d = to_dims(dims);
@@ -81,8 +106,10 @@ dnnl::primitive_attr base_attr(const DnnlEnv& env, bool allow_bf16) {
 void execute(const DnnlEnv& env, const dnnl::primitive& prim, const dnnl::memory::desc& scratch,
              std::unordered_map<int, dnnl::memory> args) {
   size_t bytes = scratch.get_size();
-  if (bytes) args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratch, env.engine, thread_scratch(bytes).data());
-  ThreadScope threads(env.num_threads);
+  if (bytes)
+    args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratch, env.engine, thread_scratch(bytes).data());
+  ThreadScope threads(env.num_threads > 0 ? env.num_threads : t_session_threads);
+  g_last_call_threads.store(omp_get_max_threads(), std::memory_order_relaxed);
   auto& s = thread_stream(env.engine);
   prim.execute(s, args);
   s.wait();
@@ -107,6 +134,7 @@ std::vector<int64_t> shape_key(std::initializer_list<const Tensor*> tensors) {
 }
 
 void DnnlKernel::compute(ep::KernelContext& ctx) const {
+  SessionThreads session(ctx.thread_pool().num_threads());
   try {
     run(ctx);
   } catch (const dnnl::error& e) {

@@ -365,3 +365,23 @@ TEST(OnednnProvider, Bf16IsDeclinedWithAWarningWhereTheCpuLacksIt) {
   // This machine decides which branch runs; each must hold where it applies.
   EXPECT_EQ(warned, !onednn::dnnl_bf16_supported());
 }
+
+// oneDNN's OpenMP threads follow the session's intra_op_num_threads unless the
+// provider's num_threads says otherwise (no hidden one-thread-per-core pool).
+TEST(OnednnProvider, ThreadsFollowTheSession) {
+  OneNode relu("Relu", 14);
+  relu.input("x", random_tensor({64}, 1)).output("y");
+  for (const int intra : {1, 3}) {
+    SessionOptions o;
+    o.intra_op_num_threads = intra;
+    auto s = Session::create_from_model(relu.model, o, {{kDnnl, {}}, {kCpu, {}}});
+    ASSERT_EQ(s->node_assignments()[0].provider, kDnnl);
+    s->run(relu.feeds);
+    EXPECT_EQ(onednn::dnnl_last_call_threads(), intra);
+  }
+  SessionOptions o;
+  o.intra_op_num_threads = 1;
+  auto s = Session::create_from_model(relu.model, o, {{kDnnl, {{"num_threads", "2"}}}, {kCpu, {}}});
+  s->run(relu.feeds);
+  EXPECT_EQ(onednn::dnnl_last_call_threads(), 2);
+}
