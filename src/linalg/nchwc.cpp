@@ -273,11 +273,19 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     const int64_t per_image = groups * s.OH * chunks;
     for_range(pool, s.N * per_image, pixel_cost * double(chunk) * double(mb) / double(groups),
               [&](int64_t b, int64_t e) {
+                // Decompose the first item once, then step (no divisions per item).
+                int64_t n = b / per_image, og = (b % per_image) / (s.OH * chunks);
+                int64_t oh = (b / chunks) % s.OH, c = b % chunks;
                 for (int64_t r = b; r < e; ++r) {
-                  const int64_t n = r / per_image, rest = r % per_image;
-                  const int64_t og = rest / (s.OH * chunks), oh = (rest / chunks) % s.OH;
-                  const int64_t ow0 = (rest % chunks) * chunk;
+                  const int64_t ow0 = c * chunk;
                   conv_row_avx512(a, n, og, oh, ow0, std::min(s.OW, ow0 + chunk));
+                  if (++c < chunks) continue;
+                  c = 0;
+                  if (++oh < s.OH) continue;
+                  oh = 0;
+                  if (++og < groups) continue;
+                  og = 0;
+                  ++n;
                 }
               });
     return;
