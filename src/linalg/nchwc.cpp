@@ -181,6 +181,39 @@ void for_range(ThreadPool* pool, int64_t n, double cost, Fn&& fn) {
     fn(int64_t(0), n);
 }
 
+// Copies blocked x into a per-thread buffer with zero borders wide enough for
+// every tap of `s`, and rewrites `s` to describe it (no pads left). Returns
+// the buffer, which the calling thread keeps for the next call.
+const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
+  const int64_t Hp = std::max(s.H + s.ph, (s.OH - 1) * s.sh + (s.KH - 1) * s.dh + 1);
+  const int64_t Wp = std::max(s.W + s.pw, (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1);
+  const int64_t planes = s.N * blocks(s.C);
+  static thread_local std::vector<float> buf;
+  if (buf.size() < size_t(planes * Hp * Wp * 16)) buf.resize(size_t(planes * Hp * Wp * 16));
+  float* out = buf.data();
+  const int64_t H = s.H, W = s.W, ph = s.ph, pw = s.pw;
+  for_range(pool, planes, double(Hp * Wp * 16), [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      float* d = out + p * Hp * Wp * 16;
+      const float* src = x + p * H * W * 16;
+      for (int64_t h = 0; h < Hp; ++h) {
+        float* row = d + h * Wp * 16;
+        const int64_t ih = h - ph;
+        if (ih < 0 || ih >= H) {
+          std::memset(row, 0, size_t(Wp * 16) * sizeof(float));
+          continue;
+        }
+        const int64_t right = Wp - pw - W;
+        std::memset(row, 0, size_t(pw * 16) * sizeof(float));
+        std::memcpy(row + pw * 16, src + ih * W * 16, size_t(W * 16) * sizeof(float));
+        if (right > 0) std::memset(row + (pw + W) * 16, 0, size_t(right * 16) * sizeof(float));
+      }
+    }
+  });
+  s.H = Hp, s.W = Wp, s.ph = 0, s.pw = 0;
+  return out;
+}
+
 }  // namespace
 
 bool fast_path_available() { return kAvx512; }
@@ -243,6 +276,14 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
       s.OW == s.W) {
     s.W = s.OW = s.H * s.W;
     s.H = s.OH = 1;
+  }
+  // On small planes the border pixels, whose taps leave the input, are a
+  // large share of each row and run one pixel at a time; there the input is
+  // first copied into a zero-bordered buffer so every pixel is interior.
+  if (kAvx512 && s.input_blocked) {
+    int64_t lo = 0, hi = 0;
+    interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
+    if ((s.OW - (hi - lo)) * 16 > s.OW) x = zero_bordered(s, x, pool);
   }
   ConvArgs a;
   a.s = &s;
