@@ -21,15 +21,26 @@ size_t ArenaAllocator::size_class(size_t bytes) const {
   constexpr size_t kMin = 256;
   if (bytes <= kMin) return kMin;
   if (config_.extend == ArenaExtendStrategy::kNextPowerOfTwo) return std::bit_ceil(bytes);
-  return (bytes + kMin - 1) / kMin * kMin;
+  // Tight, but on a geometric ladder past 4 KiB (eight classes per power of
+  // two, at most 12.5% rounding): a model whose shapes keep changing then
+  // meets a bounded number of classes, so the cache cannot grow with every
+  // new shape as it would with one class per 256 bytes.
+  const size_t step = bytes <= 4096 ? kMin : std::bit_floor(bytes) / 8;
+  return (bytes + step - 1) / step * step;
 }
 
 void* ArenaAllocator::alloc(size_t bytes) {
   size_t cls = size_class(bytes);
   std::unique_lock<std::mutex> lock(mu_);
-  auto it = free_.find(cls);
+  // Same-as-requested classes are close together: a cached block up to two
+  // classes larger serves too (best fit), so shapes that shrink reuse memory.
+  auto it = free_.lower_bound(cls);
+  const size_t reach =
+      config_.extend == ArenaExtendStrategy::kSameAsRequested ? size_class(cls + cls / 4) : cls;
+  while (it != free_.end() && it->second.empty() && it->first <= reach) ++it;
   void* p = nullptr;
-  if (it != free_.end() && !it->second.empty()) {
+  if (it != free_.end() && !it->second.empty() && it->first <= reach) {
+    cls = it->first;
     p = it->second.back();
     it->second.pop_back();
     cached_ -= cls;

@@ -53,3 +53,36 @@ TEST(CoreArena, MemoryLimitErrorStatesTheNumbersAndArenaStaysUsable) {
   arena.free(b);
   EXPECT_EQ(arena.stats().in_use, 0u);
 }
+
+// A model whose shapes keep changing: each "run" allocates an input-sized
+// and an output-sized block and frees them. The cache must stay within a
+// small multiple of one run's need, not grow with every new shape; and a
+// repeated shape must not go back to the device.
+TEST(CoreArena, ChangingShapesKeepTheCacheBounded) {
+  for (auto strategy :
+       {ArenaExtendStrategy::kSameAsRequested, ArenaExtendStrategy::kNextPowerOfTwo}) {
+    ArenaConfig cfg;
+    cfg.extend = strategy;
+    auto device = std::make_shared<CpuAllocator>();
+    ArenaAllocator arena(device, cfg);
+    size_t largest_run = 0;
+    for (int i = 0; i < 300; ++i) {
+      const size_t n = 4000 + size_t((i * 7919) % 300) * 997;  // 300 sizes, shuffled
+      void* in = arena.alloc(n);
+      void* out = arena.alloc(n);
+      largest_run = std::max(largest_run, 2 * n);
+      arena.free(in);
+      arena.free(out);
+    }
+    EXPECT_LE(arena.stats().reserved, 16 * largest_run)
+        << "strategy " << int(strategy) << ": the cache grew with the number of shapes";
+    const size_t device_allocs = device->stats().num_allocs;
+    for (int r = 0; r < 3; ++r) {
+      void* a = arena.alloc(123456);
+      void* b = arena.alloc(123456);
+      arena.free(a);
+      arena.free(b);
+    }
+    EXPECT_LE(device->stats().num_allocs, device_allocs + 2) << "a repeated shape allocates once";
+  }
+}
