@@ -1,11 +1,20 @@
 #include "optimizer/optimizer.hpp"
 
+#include "linalg/nchwc.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
 
 void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions,
               std::vector<PhaseTiming>* timings) {
+  OptimizeOptions o;
+  o.cpu_internal_fusions = cpu_internal_fusions;
+  optimize(model, level, o, timings);
+}
+
+void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOptions& options,
+              std::vector<PhaseTiming>* timings) {
+  const bool cpu_internal_fusions = options.cpu_internal_fusions;
   if (level == GraphOptimizationLevel::kDisableAll) return;
   ir::Graph& g = model.graph;
   PhaseTimer timer(timings);
@@ -44,6 +53,10 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_
     run("fuse_attention", [&] { return fuse_attention(model, g); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
+    // Last: it converts the FusedConvs made above (residual and activation
+    // included). The blocked kernels pay off only where AVX-512 runs them.
+    if (options.nchwc_layout && linalg::nchwc::fast_path_available())
+      run("choose_conv_layout", [&] { return choose_conv_layout(model, g); });
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }

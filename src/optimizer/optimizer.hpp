@@ -8,11 +8,22 @@
 
 namespace tessera::optimizer {
 
+struct OptimizeOptions {
+  // Allows fusions into com.tessera ops that only the CPU provider runs; a
+  // session that has other providers turns it off so their get_capability
+  // still sees the standard ops.
+  bool cpu_internal_fusions = true;
+  // Allows choose_conv_layout (level all, with cpu_internal_fusions, where the
+  // AVX-512 blocked kernels run). Off for "session.disable_nchwc" = "1".
+  bool nchwc_layout = true;
+};
+
 // Runs the passes of `level` and below, in order, on the top-level graph.
-// `cpu_internal_fusions` allows fusions into com.tessera ops that only the CPU
-// provider runs; a session that has other providers turns it off so their
-// get_capability still sees the standard ops.
 // With `timings`, each pass's time is added under "optimize: <pass name>".
+void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOptions& options,
+              std::vector<PhaseTiming>* timings = nullptr);
+
+// The same with default options except `cpu_internal_fusions`.
 void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions = true,
               std::vector<PhaseTiming>* timings = nullptr);
 

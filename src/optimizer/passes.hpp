@@ -46,5 +46,13 @@ size_t fuse_attention(ir::Model& model, ir::Graph& graph);
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);
 // MatMul's bias Add + exact Gelu -> com.tessera BiasGelu.
 size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
+// Runs chains of 2-D Conv / FusedConv (constant float filter, group 1 or
+// depthwise), pools, Adds and Relus in the channel-blocked layout of
+// linalg/nchwc.hpp (com.tessera NchwcConv, Nchwc*Pool), so convolutions read
+// their activations in place instead of through im2col + GEMM; reorders only
+// where a plain reader, a graph output or a subgraph needs a value, under its
+// original name. Returns how many nodes it converted. Worth it only where the
+// AVX-512 kernels run: optimize() asks linalg::nchwc::fast_path_available().
+size_t choose_conv_layout(ir::Model& model, ir::Graph& graph);
 
 }  // namespace tessera::optimizer

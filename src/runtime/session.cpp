@@ -205,7 +205,10 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   bool cpu_only = true;
   for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
   apply_user_initializers(model, options, where);
-  optimizer::optimize(model, options.graph_optimization_level, cpu_only, &impl->timings.phases);
+  optimizer::OptimizeOptions opt;
+  opt.cpu_internal_fusions = cpu_only;
+  opt.nchwc_layout = !config_is(options, "session.disable_nchwc", "1");
+  optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);
   // After the passes, so a fusion cannot rebuild an op that has no kernel.
   auto expanded = timer.time("expand function ops", [&] {
     try {

@@ -59,14 +59,27 @@ inline size_t count_ops(const ir::Model& m, const std::string& type) {
   return c;
 }
 
-// Runs `m` unoptimized and at `level` on random inputs and expects the same
-// outputs (within float rounding). Returns the optimized model.
+// Session config entries that keep convolutions in NCHW (choose_conv_layout
+// off), for tests of the other conv fusions, whose FusedConv nodes it would
+// turn into NchwcConv. (Strings built, not literals: a literal assignment
+// trips a GCC 12 -Wrestrict false positive.)
+inline std::map<std::string, std::string> without_nchwc() {
+  std::map<std::string, std::string> c;
+  c.emplace(std::string("session.disable_nchwc"), std::string(1, '1'));
+  return c;
+}
+
+// Runs `m` unoptimized and at `level` (with the session `config` entries) on
+// random inputs and expects the same outputs (within float rounding). Returns
+// the optimized model.
 inline ir::Model expect_same_outputs(const ir::Model& m, GraphOptimizationLevel level,
-                                     float tol = 1e-5f) {
+                                     float tol = 1e-5f,
+                                     const std::map<std::string, std::string>& config = {}) {
   SessionOptions plain, opt;
   plain.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
   plain.intra_op_num_threads = 1;
   opt.graph_optimization_level = level;
+  for (const auto& [k, v] : config) opt.config_entries[k] = v;
   opt.intra_op_num_threads = 1;
   auto a = Session::create_from_model(m, plain);
   auto b = Session::create_from_model(m, opt);

@@ -163,7 +163,7 @@ TEST(OptimizerConvBnFolding, FoldsIntoWeightsAndBias) {
   m.graph.nodes.push_back(op("Conv", {"x", "w", "b"}, {"c"}, {attr_ints("pads", {1, 1, 1, 1})}));
   m.graph.nodes.push_back(op("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"y"},
                              {attr_f("epsilon", 1e-3f)}));
-  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f, without_nchwc());
   EXPECT_EQ(count_ops(out, "BatchNormalization"), 0u);
   EXPECT_EQ(out.graph.nodes.size(), 1u);
 }
@@ -183,7 +183,7 @@ TEST(OptimizerActivationFusion, ConvReluConvClipGemmRelu) {
   m.graph.nodes.push_back(op("Flatten", {"r2"}, {"f"}));
   m.graph.nodes.push_back(op("Gemm", {"f", "wg", "bg"}, {"g"}));
   m.graph.nodes.push_back(op("Relu", {"g"}, {"y"}));
-  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f, without_nchwc());
   EXPECT_EQ(count_ops(out, "FusedConv"), 2u);
   EXPECT_EQ(count_ops(out, "FusedGemm"), 1u);
   EXPECT_EQ(count_ops(out, "Relu") + count_ops(out, "Clip"), 0u);
@@ -195,7 +195,7 @@ TEST(OptimizerActivationFusion, NotFusedWhenConvOutputIsShared) {
   m.graph.initializers["w1"] = random_floats(Shape{3, 2, 3, 3}, 5);
   m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
   m.graph.nodes.push_back(op("Relu", {"c1"}, {"y"}));
-  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f, without_nchwc());
   EXPECT_EQ(count_ops(out, "FusedConv"), 0u);
 }
 
@@ -210,7 +210,9 @@ TEST(OptimizerActivationFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
   EXPECT_EQ(count_ops(kept, "FusedConv"), 0u);
   EXPECT_EQ(count_ops(kept, "Relu"), 1u);
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  optimizer::OptimizeOptions fused;
+  fused.nchwc_layout = false;  // keep the FusedConv (choose_conv_layout has its own tests)
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, fused);
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }
 
@@ -236,7 +238,7 @@ TEST(OptimizerResidualFusion, ConvAddReluBecomesFusedConvWithResidual) {
   m.graph.nodes.push_back(op("Conv", {"y", "w2"}, {"c3"}, {pad1}));
   m.graph.nodes.push_back(op("Add", {"y", "c3"}, {"s2"}));
   m.graph.nodes.push_back(op("Clip", {"s2", "lo", "hi"}, {"y2"}));
-  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f, without_nchwc());
   EXPECT_EQ(count_ops(out, "Add"), 0u);
   EXPECT_EQ(count_ops(out, "Relu") + count_ops(out, "Clip"), 0u);
   EXPECT_EQ(count_ops(out, "FusedConv"), 3u);
@@ -257,7 +259,7 @@ TEST(OptimizerResidualFusion, BroadcastAddAndSharedConvOutput) {
   m.graph.nodes.push_back(op("Add", {"c1", "k"}, {"y"}));
   m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c2"}));
   m.graph.nodes.push_back(op("Add", {"c2", "c2"}, {"y2"}));
-  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f, without_nchwc());
   EXPECT_EQ(count_ops(out, "FusedConv"), 1u);
   EXPECT_EQ(count_ops(out, "Add"), 1u);
 }
@@ -270,7 +272,9 @@ TEST(OptimizerResidualFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   ir::Model kept = m;
   optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
   EXPECT_EQ(count_ops(kept, "Add"), 1u);
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  optimizer::OptimizeOptions fused;
+  fused.nchwc_layout = false;  // keep the FusedConv (choose_conv_layout has its own tests)
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, fused);
   EXPECT_EQ(count_ops(m, "Add"), 0u);
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }

@@ -10,6 +10,7 @@
 #include "providers/cpu/cpu_provider.hpp"
 #include "providers/cpu/fused/fused_activation.hpp"
 #include "providers/cpu/kernel_families.hpp"
+#include "providers/cpu/nn/nchwc_kernels.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
 namespace tessera::cpu {
@@ -133,6 +134,8 @@ void register_fused_kernels(ep::KernelRegistry& r) {
   r.add({dom, "Gelu", 1, ep::kOpsetMax, {{"T", {0}, f4}}}, delegate_to({"Gelu", 20, false}));
   r.add({dom, "LayerNormalization", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f4}}},
         delegate_to({"LayerNormalization", 17, false}));
+  // The channel-blocked layout's reorders, convolution and pools.
+  nn::register_nchwc_kernels(r);
 }
 
 }  // namespace tessera::cpu

@@ -1,0 +1,219 @@
+// choose_conv_layout: runs chains of 2-D convolutions and pools in the
+// channel-blocked layout (linalg/nchwc.hpp, [N, ceil(C/16), H, W, 16]).
+//
+// Why: im2col + GEMM in NCHW copies every activation into a column matrix
+// and packs it again for the GEMM; the blocked kernels read the activations
+// in place, 16 output channels per FMA. The gain holds only if the data stays
+// blocked from one convolution to the next, so this pass converts whole
+// regions at once and reorders only at their borders:
+//   - Conv / com.tessera FusedConv with a constant float [M, C/group, KH, KW]
+//     filter, group 1 or depthwise -> com.tessera NchwcConv. Its input is the
+//     blocked value when there is one, the plain one (input_layout 0) for a
+//     dense conv with at most 4 input channels (a stem), else one
+//     ReorderToNchwc per value shared by every reader. A FusedConv's residual
+//     is taken blocked, or reordered when its static shape is [*, M, *, *].
+//   - MaxPool (one output), AveragePool (2-D) and GlobalAveragePool of a
+//     blocked value -> their Nchwc versions; Add of two blocked values with the
+//     same logical channel count and Relu of a blocked value stay ai.onnx ops
+//     on the blocked values (element-wise, and zero stays zero in the padding;
+//     broadcasting over N, H and W is the same in both layouts).
+//   - Nothing else reads blocked values: each blocked value gets a fresh name,
+//     and where a plain reader, a graph output or a subgraph needs the
+//     original, one ReorderFromNchwc (attribute channels) right after the
+//     producer recreates it under its original name.
+// The blocked values' types come from type inference of com.tessera ops (the
+// first input's element type, shape unknown), so nothing trusts a 4-D shape.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "linalg/nchwc.hpp"
+#include "optimizer/graph_view.hpp"
+#include "optimizer/passes.hpp"
+
+namespace tessera::optimizer {
+
+namespace {
+
+struct Blocked {
+  std::string name;  // the blocked value
+  int64_t channels = 0;
+};
+
+bool is_onnx_op(const ir::Node& n, const char* op) {
+  return ir::is_onnx_domain(n.domain) && n.op_type == op;
+}
+
+// The statically known dims of `value` (a constant's, or a declared type's
+// when every dim is known); empty when unknown.
+std::vector<int64_t> static_dims(const GraphView& v, const ir::Graph& g, const std::string& value) {
+  if (const Tensor* t = v.constant(value)) return t->shape().dims();
+  const ir::ValueInfo* vi = g.find_value_info(value);
+  if (!vi || !vi->type.shape) return {};
+  std::vector<int64_t> d;
+  for (const auto& dim : *vi->type.shape) {
+    if (!dim.value) return {};
+    d.push_back(*dim.value);
+  }
+  return d;
+}
+
+// False only when the element type of `value` is declared and not float.
+bool maybe_float(const ir::Graph& g, const std::string& value) {
+  const ir::ValueInfo* vi = g.find_value_info(value);
+  return !vi || vi->type.kind != ir::TypeInfo::Kind::kTensor ||
+         vi->type.elem_type == DataType::kUndefined || vi->type.elem_type == DataType::kFloat;
+}
+
+ir::Attribute int_attr(const char* name, int64_t value) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::AttrType::kInt;
+  a.i = value;
+  return a;
+}
+
+}  // namespace
+
+size_t choose_conv_layout(ir::Model& model, ir::Graph& g) {
+  GraphView v(g);
+  const size_t n = g.nodes.size();
+  std::unordered_map<std::string, Blocked> blocked;        // original value -> blocked copy
+  std::unordered_map<std::string, std::string> reordered;  // plain value -> its ReorderToNchwc
+  std::unordered_set<std::string> taken;
+  auto fresh = [&](const std::string& base) {
+    std::string s = fresh_name(g, base);
+    for (int k = 1; taken.count(s); ++k) s = fresh_name(g, base + "_" + std::to_string(k));
+    taken.insert(s);
+    return s;
+  };
+  std::vector<std::vector<ir::Node>> before(n);  // ReorderToNchwc nodes to place before node i
+  std::vector<ir::Node> nodes(n);                // node i, converted or as it was
+  // The blocked name of plain `value`, reordering it (once) before node i.
+  auto to_blocked = [&](const std::string& value, size_t i) {
+    auto it = reordered.find(value);
+    if (it != reordered.end()) return it->second;
+    ir::Node r;
+    r.name = fresh("ReorderToNchwc_" + value);
+    r.op_type = "ReorderToNchwc";
+    r.domain = kTesseraDomain;
+    r.inputs = {value};
+    r.outputs = {fresh(value + "_nchwc")};
+    before[i].push_back(r);
+    return reordered[value] = r.outputs[0];
+  };
+  auto blocked_channels = [&](const std::string& value) -> int64_t {
+    auto it = blocked.find(value);
+    return it == blocked.end() ? -1 : it->second.channels;
+  };
+  // Renames node i's outputs (one) to a fresh blocked value of `channels`.
+  auto block_output = [&](ir::Node& node, int64_t channels) {
+    const std::string orig = node.outputs[0];
+    node.outputs[0] = fresh(orig + "_nchwc");
+    blocked[orig] = {node.outputs[0], channels};
+  };
+  size_t converted = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Node& node = g.nodes[i];
+    nodes[i] = node;
+    ir::Node& out = nodes[i];
+    const bool conv = is_onnx_op(node, "Conv");
+    const bool fused = node.domain == kTesseraDomain && node.op_type == "FusedConv";
+    if ((conv || fused) && node.outputs.size() == 1 && node.inputs.size() >= 2 &&
+        node.inputs.size() <= 4 && !node.inputs[0].empty() && !node.outputs[0].empty()) {
+      const Tensor* w = v.constant(node.inputs[1]);
+      if (!w || w->dtype() != DataType::kFloat || w->rank() != 4) continue;
+      const auto& wd = w->shape().dims();
+      const int64_t group = attr_int(node, "group", 1), M = wd[0], C = wd[1] * group;
+      if (group != 1 && !(wd[1] == 1 && group == M)) continue;
+      const std::string& x = node.inputs[0];
+      if (!maybe_float(g, x)) continue;
+      const int64_t xc = blocked_channels(x);
+      if (xc >= 0 && xc != C) continue;  // cannot be valid; leave it to the Conv kernel
+      if (node.inputs.size() > 2 && blocked.count(node.inputs[2])) continue;  // a bias is 1-D
+      const std::string z = node.inputs.size() > 3 ? node.inputs[3] : std::string();
+      if (!z.empty()) {
+        const int64_t zc = blocked_channels(z);
+        if (zc >= 0 && zc != M) continue;
+        if (zc < 0) {  // a plain residual is reordered only when it surely is [*, M, *, *]
+          const auto zd = static_dims(v, g, z);
+          if (zd.size() != 4 || zd[1] != M || !maybe_float(g, z)) continue;
+        }
+      }
+      out.op_type = "NchwcConv";
+      out.domain = kTesseraDomain;
+      int64_t layout = 1;
+      if (xc >= 0)
+        out.inputs[0] = blocked[x].name;
+      else if (group == 1 && C <= 4)
+        layout = 0;
+      else
+        out.inputs[0] = to_blocked(x, i);
+      out.attributes.push_back(int_attr("input_layout", layout));
+      if (!z.empty()) out.inputs[3] = blocked.count(z) ? blocked[z].name : to_blocked(z, i);
+      block_output(out, M);
+      ++converted;
+      continue;
+    }
+    if (node.inputs.empty() || node.outputs.empty() || node.outputs[0].empty()) continue;
+    const int64_t xc = blocked_channels(node.inputs[0]);
+    if (xc < 0) continue;
+    const ir::Attribute* ks = node.attr("kernel_shape");
+    const bool pool2d = node.inputs.size() == 1 && ks && ks->ints.size() == 2;
+    const char* nchwc_op = nullptr;
+    if (is_onnx_op(node, "MaxPool") && pool2d &&
+        (node.outputs.size() == 1 || (node.outputs.size() == 2 && node.outputs[1].empty())))
+      nchwc_op = "NchwcMaxPool";
+    else if (is_onnx_op(node, "AveragePool") && pool2d && node.outputs.size() == 1)
+      nchwc_op = "NchwcAveragePool";
+    else if (is_onnx_op(node, "GlobalAveragePool") && node.inputs.size() == 1 &&
+             node.outputs.size() == 1)
+      nchwc_op = "NchwcGlobalAveragePool";
+    if (nchwc_op) {
+      out.op_type = nchwc_op;
+      out.domain = kTesseraDomain;
+      out.outputs.resize(1);
+      std::erase_if(out.attributes,
+                    [](const ir::Attribute& a) { return a.name == "storage_order"; });
+    } else if (is_onnx_op(node, "Add") && node.inputs.size() == 2 && node.outputs.size() == 1 &&
+               blocked_channels(node.inputs[1]) == xc) {
+      out.inputs[1] = blocked[node.inputs[1]].name;
+    } else if (is_onnx_op(node, "Relu") && node.inputs.size() == 1 && node.outputs.size() == 1) {
+    } else {
+      continue;
+    }
+    out.inputs[0] = blocked[node.inputs[0]].name;
+    block_output(out, xc);
+    ++converted;
+  }
+  if (!converted) return 0;
+
+  // Originals still read as such: by a node left plain, a graph output or a subgraph.
+  std::unordered_set<std::string> needed;
+  for (const auto& node : nodes)
+    for (const auto& in : node.inputs)
+      if (blocked.count(in)) needed.insert(in);
+  for (const auto& [orig, b] : blocked)
+    if (v.pinned(orig)) needed.insert(orig);
+
+  std::vector<ir::Node> result;
+  result.reserve(n + converted);
+  for (size_t i = 0; i < n; ++i) {
+    for (auto& r : before[i]) result.push_back(std::move(r));
+    const std::string orig = g.nodes[i].outputs.empty() ? std::string() : g.nodes[i].outputs[0];
+    result.push_back(std::move(nodes[i]));
+    if (orig.empty() || !needed.count(orig) || !blocked.count(orig)) continue;
+    ir::Node r;
+    r.name = fresh("ReorderFromNchwc_" + orig);
+    r.op_type = "ReorderFromNchwc";
+    r.domain = kTesseraDomain;
+    r.inputs = {blocked[orig].name};
+    r.outputs = {orig};
+    r.attributes.push_back(int_attr("channels", blocked[orig].channels));
+    result.push_back(std::move(r));
+  }
+  g.nodes = std::move(result);
+  import_tessera_domain(model);
+  return converted;
+}
+
+}  // namespace tessera::optimizer

@@ -1,0 +1,303 @@
+// Kernels of the blocked layout (see nchwc_kernels.hpp). A blocked tensor for
+// a logical float [N, C, H, W] is [N, ceil(C/16), H, W, 16] with its padded
+// channels zero; every kernel here writes that invariant. The logical channel
+// count is not in the blocked shape: NchwcConv knows it from W, pools need
+// only blocks, and ReorderFromNchwc takes it as the `channels` attribute.
+#include "providers/cpu/nn/nchwc_kernels.hpp"
+
+#include <algorithm>
+
+#include "linalg/nchwc.hpp"
+#include "ops/broadcast.hpp"
+#include "providers/cpu/fused/fused_activation.hpp"
+#include "providers/cpu/nn/nn_common.hpp"
+
+namespace tessera::cpu::nn {
+
+namespace {
+
+namespace nchwc = linalg::nchwc;
+using nchwc::kBlock;
+
+// Fails naming the node unless `t` is blocked ([N, Cb, H, W, 16]).
+void check_blocked(const ep::KernelContext& ctx, const Tensor& t, const char* what) {
+  const auto& d = t.shape().dims();
+  if (d.size() != 5 || d[4] != kBlock)
+    ctx.fail_node(what, " must be blocked [N, C/16, H, W, 16], got ", t.shape().to_string());
+}
+
+// ---- reorders ----
+
+class ReorderToKernel : public ep::OpKernel {
+ public:
+  explicit ReorderToKernel(const ep::KernelInfo&) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    const auto& xd = X.shape().dims();
+    if (xd.size() != 4) ctx.fail_node("X must be [N, C, H, W], got ", X.shape().to_string());
+    Tensor& Y = ctx.output(0, Shape{xd[0], nchwc::blocks(xd[1]), xd[2], xd[3], kBlock});
+    if (Y.num_elements() == 0) return;
+    nchwc::to_blocked(X.data<float>(), xd[0], xd[1], xd[2] * xd[3], Y.mutable_data<float>(),
+                      &ctx.thread_pool());
+  }
+};
+
+class ReorderFromKernel : public ep::OpKernel {
+ public:
+  explicit ReorderFromKernel(const ep::KernelInfo& info) : channels_(info.attr_int("channels")) {
+    if (channels_ < 0) info.fail_node("channels must be non-negative, got ", channels_);
+  }
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    check_blocked(ctx, X, "X");
+    const auto& xd = X.shape().dims();
+    if (xd[1] != nchwc::blocks(channels_))
+      ctx.fail_node("X ", X.shape().to_string(), " has ", xd[1], " channel blocks but channels ",
+                    channels_, " needs ", nchwc::blocks(channels_));
+    Tensor& Y = ctx.output(0, Shape{xd[0], channels_, xd[2], xd[3]});
+    if (Y.num_elements() == 0) return;
+    nchwc::from_blocked(X.data<float>(), xd[0], channels_, xd[2] * xd[3], Y.mutable_data<float>(),
+                        &ctx.thread_pool());
+  }
+
+ private:
+  int64_t channels_;
+};
+
+// ---- convolution ----
+
+float activate(const linalg::ActivationSpec& a, float v) {
+  switch (a.kind) {
+    case linalg::Activation::kRelu:
+      return v < 0.f ? 0.f : v;
+    case linalg::Activation::kClip: {
+      const float lo = v < a.p0 ? a.p0 : v;
+      return lo > a.p1 ? a.p1 : lo;
+    }
+    case linalg::Activation::kLeakyRelu:
+      return v < 0.f ? v * a.p0 : v;
+    case linalg::Activation::kNone:
+      break;
+  }
+  return v;
+}
+
+class NchwcConvKernel : public ep::OpKernel {
+ public:
+  explicit NchwcConvKernel(const ep::KernelInfo& info)
+      : group_(info.attr_int("group", 1)), input_blocked_(info.attr_int("input_layout", 1) != 0) {
+    attrs_.parse(info, false);
+    const int64_t layout = info.attr_int("input_layout", 1);
+    if (layout != 0 && layout != 1)
+      info.fail_node("input_layout must be 1 (blocked) or 0 (plain NCHW), got ", layout);
+    act_ = parse_fused_activation(info);
+    const Tensor* w = info.constant_input(1);
+    if (!w)
+      info.fail_node("W ('", info.has_input(1) ? info.node().inputs[1] : std::string(),
+                     "') must be a constant initializer: the filter is packed at kernel creation");
+    if (w->dtype() != DataType::kFloat)
+      info.fail_node("W must be float, got ", data_type_name(w->dtype()));
+    const auto& wd = w->shape().dims();
+    if (wd.size() != 4)
+      info.fail_node("W must be [M, C/group, KH, KW], got ", w->shape().to_string());
+    if (group_ <= 0) info.fail_node("group must be positive, got ", group_);
+    M_ = wd[0];
+    C_ = wd[1] * group_;
+    if (group_ != 1 && (wd[1] != 1 || group_ != M_))
+      info.fail_node("group ", group_, " with W ", w->shape().to_string(),
+                     ": only group 1 or depthwise (group == C == M) is supported");
+    if (!attrs_.kernel.empty() && attrs_.kernel != std::vector<int64_t>{wd[2], wd[3]})
+      info.fail_node("kernel_shape ", dims_str(attrs_.kernel), " does not match W ",
+                     w->shape().to_string());
+    kernel_ = {wd[2], wd[3]};
+    nchwc::Conv2dShape s = base_shape();
+    try {
+      packed_ = nchwc::PackedFilter(w->data<float>(), s);
+    } catch (const Error& e) {
+      info.fail_node(e.what());
+    }
+  }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    const Tensor* B = ctx.input(2);
+    const Tensor* Z = ctx.num_inputs() > 3 ? ctx.input(3) : nullptr;
+    const auto& xd = X.shape().dims();
+    if (input_blocked_) {
+      if (xd.size() != 5 || xd[4] != kBlock || xd[1] != nchwc::blocks(C_))
+        ctx.fail_node("blocked X must be [N, ", nchwc::blocks(C_), ", H, W, 16] for ", C_,
+                      " input channels (W [", M_, ", ", C_ / group_, ", ", kernel_[0], ", ",
+                      kernel_[1], "], group ", group_, "), got ", X.shape().to_string());
+    } else if (xd.size() != 4 || xd[1] != C_) {
+      ctx.fail_node("plain X must be [N, ", C_, ", H, W] (W [", M_, ", ", C_ / group_, ", ",
+                    kernel_[0], ", ", kernel_[1], "]), got ", X.shape().to_string());
+    }
+    if (B && (B->rank() != 1 || B->shape()[0] != M_))
+      ctx.fail_node("B ", B->shape().to_string(), " must be [", M_, "]");
+    const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, kernel_);
+    const Shape y_shape{xd[0], nchwc::blocks(M_), g.out[0], g.out[1], kBlock};
+    nchwc::Conv2dShape s = base_shape();
+    s.N = xd[0];
+    s.H = xd[2];
+    s.W = xd[3];
+    s.OH = g.out[0];
+    s.OW = g.out[1];
+    s.sh = g.strides[0];
+    s.sw = g.strides[1];
+    s.ph = g.pads_begin[0];
+    s.pw = g.pads_begin[1];
+    s.dh = g.dilations[0];
+    s.dw = g.dilations[1];
+    const float* bias = B ? B->data<float>() : nullptr;
+    ThreadPool* pool = &ctx.thread_pool();
+    if (Z) {
+      check_blocked(ctx, *Z, "residual Z");
+      if (Z->shape()[1] != y_shape[1])
+        ctx.fail_node("residual Z ", Z->shape().to_string(), " must have the output's ", y_shape[1],
+                      " channel blocks (output ", y_shape.to_string(), ")");
+      if (Z->shape() != y_shape) return broadcast_residual(ctx, s, X, bias, *Z, y_shape);
+    }
+    Tensor& Y = ctx.output(0, y_shape);
+    if (Y.num_elements() == 0) return;
+    nchwc::conv2d(s, packed_, X.data<float>(), bias, Z ? Z->data<float>() : nullptr, act_,
+                  Y.mutable_data<float>(), pool);
+  }
+
+ private:
+  nchwc::Conv2dShape base_shape() const {
+    nchwc::Conv2dShape s;
+    s.C = C_;
+    s.M = M_;
+    s.KH = kernel_[0];
+    s.KW = kernel_[1];
+    s.group = group_;
+    s.input_blocked = input_blocked_;
+    return s;
+  }
+
+  // A residual that broadcasts to the output without matching it (e.g. a
+  // [1, C/16, 1, 1, 16] constant): convolve, then add it and activate here.
+  // Blocked broadcasting over N, H and W is the logical one, channels align.
+  void broadcast_residual(ep::KernelContext& ctx, const nchwc::Conv2dShape& s, const Tensor& X,
+                          const float* bias, const Tensor& Z, const Shape& y_shape) const {
+    Shape out_shape;
+    try {
+      out_shape = ops::broadcast_shapes({y_shape, Z.shape()});
+    } catch (const Error&) {
+      out_shape = Shape{};
+    }
+    if (out_shape != y_shape)
+      ctx.fail_node("residual Z ", Z.shape().to_string(), " does not broadcast to the output ",
+                    y_shape.to_string());
+    Tensor& Y = ctx.output(0, y_shape);
+    if (Y.num_elements() == 0) return;
+    float* y = Y.mutable_data<float>();
+    nchwc::conv2d(s, packed_, X.data<float>(), bias, nullptr, {}, y, &ctx.thread_pool());
+    const float* z = Z.data<float>();
+    ops::BroadcastIndexer bi({y_shape, Z.shape()}, y_shape);
+    const int64_t valid_last = M_ - (nchwc::blocks(M_) - 1) * kBlock;  // lanes of the last block
+    const int64_t block_elems = y_shape[2] * y_shape[3] * kBlock;
+    ops::for_each_broadcast_row(
+        bi, 0, bi.num_rows(), [&](int64_t o, const int64_t* off, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t e = o + i;
+            const bool last = (e / block_elems) % y_shape[1] == y_shape[1] - 1;
+            y[e] = last && e % kBlock >= valid_last
+                       ? 0.f  // padded channels stay zero whatever the activation
+                       : activate(act_, y[e] + z[off[1] + i * bi.inner_stride(1)]);
+          }
+        });
+  }
+
+  WindowAttrs attrs_;
+  int64_t group_;
+  bool input_blocked_;
+  int64_t M_ = 0, C_ = 0;
+  std::vector<int64_t> kernel_;
+  linalg::ActivationSpec act_;
+  nchwc::PackedFilter packed_;
+};
+
+// ---- pools ----
+
+class NchwcPoolKernel : public ep::OpKernel {
+ public:
+  NchwcPoolKernel(const ep::KernelInfo& info, bool is_max) : is_max_(is_max) {
+    attrs_.parse(info, true);
+    if (attrs_.kernel.size() != 2)
+      info.fail_node("kernel_shape must have 2 values (2-D pooling), got ",
+                     dims_str(attrs_.kernel));
+    count_include_pad_ = info.attr_int("count_include_pad", 0) != 0;
+  }
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    check_blocked(ctx, X, "X");
+    const auto& xd = X.shape().dims();
+    const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, attrs_.kernel);
+    Tensor& Y = ctx.output(0, Shape{xd[0], xd[1], g.out[0], g.out[1], kBlock});
+    if (Y.num_elements() == 0) return;
+    nchwc::Pool2dShape s;
+    s.N = xd[0];
+    s.C = xd[1] * kBlock;  // the pools need only whole blocks
+    s.H = xd[2];
+    s.W = xd[3];
+    s.OH = g.out[0];
+    s.OW = g.out[1];
+    s.KH = g.kernel[0];
+    s.KW = g.kernel[1];
+    s.sh = g.strides[0];
+    s.sw = g.strides[1];
+    s.ph = g.pads_begin[0];
+    s.pw = g.pads_begin[1];
+    s.pe_h = g.pads_end[0];
+    s.pe_w = g.pads_end[1];
+    s.dh = g.dilations[0];
+    s.dw = g.dilations[1];
+    s.count_include_pad = count_include_pad_;
+    if (is_max_)
+      nchwc::max_pool2d(s, X.data<float>(), Y.mutable_data<float>(), &ctx.thread_pool());
+    else
+      nchwc::avg_pool2d(s, X.data<float>(), Y.mutable_data<float>(), &ctx.thread_pool());
+  }
+
+ private:
+  bool is_max_;
+  WindowAttrs attrs_;
+  bool count_include_pad_ = false;
+};
+
+class NchwcGlobalAveragePoolKernel : public ep::OpKernel {
+ public:
+  explicit NchwcGlobalAveragePoolKernel(const ep::KernelInfo&) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& X = ctx.required_input(0);
+    check_blocked(ctx, X, "X");
+    const auto& xd = X.shape().dims();
+    Tensor& Y = ctx.output(0, Shape{xd[0], xd[1], 1, 1, kBlock});
+    if (Y.num_elements() == 0) return;
+    nchwc::global_avg_pool(xd[0], xd[1] * kBlock, xd[2] * xd[3], X.data<float>(),
+                           Y.mutable_data<float>(), &ctx.thread_pool());
+  }
+};
+
+}  // namespace
+
+void register_nchwc_kernels(ep::KernelRegistry& r) {
+  const std::vector<DataType> f = {DataType::kFloat};
+  const std::string dom = "com.tessera";
+  // [N, C, H, W] -> blocked [N, ceil(C/16), H, W, 16], padded channels zero.
+  r.add<ReorderToKernel>({dom, "ReorderToNchwc", 1, ep::kOpsetMax, {{"T", {0}, f}}});
+  // Blocked -> [N, channels, H, W] (attribute channels).
+  r.add<ReorderFromKernel>({dom, "ReorderFromNchwc", 1, ep::kOpsetMax, {{"T", {0}, f}}});
+  // FusedConv on blocked tensors: X blocked (input_layout 1) or plain NCHW
+  // (input_layout 0), constant W, optional B [M] and blocked residual Z.
+  r.add<NchwcConvKernel>({dom, "NchwcConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, f}}});
+  r.add({dom, "NchwcMaxPool", 1, ep::kOpsetMax, {{"T", {0}, f}}},
+        [](const ep::KernelInfo& info) { return std::make_unique<NchwcPoolKernel>(info, true); });
+  r.add({dom, "NchwcAveragePool", 1, ep::kOpsetMax, {{"T", {0}, f}}},
+        [](const ep::KernelInfo& info) { return std::make_unique<NchwcPoolKernel>(info, false); });
+  r.add<NchwcGlobalAveragePoolKernel>(
+      {dom, "NchwcGlobalAveragePool", 1, ep::kOpsetMax, {{"T", {0}, f}}});
+}
+
+}  // namespace tessera::cpu::nn

@@ -1,0 +1,248 @@
+// choose_conv_layout: ResNet- and MobileNetV2-like blocks run in the blocked
+// layout with the same outputs, with exactly the expected reorders, the graph
+// outputs under their names, and nothing blocked when the session opts out.
+#include <set>
+
+#include "linalg/nchwc.hpp"
+#include "optimizer/optimizer.hpp"
+#include "optimizer/passes.hpp"
+#include "optimizer_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+ir::Node conv(const std::string& x, const std::string& w, const std::string& b,
+              const std::string& y, std::vector<ir::Attribute> attrs = {}) {
+  return op("Conv", {x, w, b}, {y}, std::move(attrs));
+}
+
+// Conv(3->16, 7x7 s2) + Relu, MaxPool, bottleneck (1x1, 3x3, 1x1) with the
+// residual Add + Relu, GlobalAveragePool, Flatten, Gemm.
+ir::Model resnet_block() {
+  ir::Model m = float_model(13, {{"x", Shape{2, 3, 32, 32}}}, {"logits"});
+  auto& in = m.graph.initializers;
+  in["w1"] = random_floats(Shape{16, 3, 7, 7}, 1, -0.2f, 0.2f);
+  in["b1"] = random_floats(Shape{16}, 2);
+  in["w2"] = random_floats(Shape{8, 16, 1, 1}, 3, -0.3f, 0.3f);
+  in["b2"] = random_floats(Shape{8}, 4);
+  in["w3"] = random_floats(Shape{8, 8, 3, 3}, 5, -0.3f, 0.3f);
+  in["b3"] = random_floats(Shape{8}, 6);
+  in["w4"] = random_floats(Shape{16, 8, 1, 1}, 7, -0.3f, 0.3f);
+  in["b4"] = random_floats(Shape{16}, 8);
+  in["wg"] = random_floats(Shape{10, 16}, 9);
+  in["bg"] = random_floats(Shape{10}, 10);
+  auto& n = m.graph.nodes;
+  n.push_back(
+      conv("x", "w1", "b1", "c1", {attr_ints("strides", {2, 2}), attr_ints("pads", {3, 3, 3, 3})}));
+  n.push_back(op("Relu", {"c1"}, {"r1"}));
+  n.push_back(op("MaxPool", {"r1"}, {"p1"},
+                 {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}),
+                  attr_ints("pads", {1, 1, 1, 1})}));
+  n.push_back(conv("p1", "w2", "b2", "c2"));
+  n.push_back(op("Relu", {"c2"}, {"r2"}));
+  n.push_back(conv("r2", "w3", "b3", "c3", {attr_ints("pads", {1, 1, 1, 1})}));
+  n.push_back(op("Relu", {"c3"}, {"r3"}));
+  n.push_back(conv("r3", "w4", "b4", "c4"));
+  n.push_back(op("Add", {"c4", "p1"}, {"a"}));
+  n.push_back(op("Relu", {"a"}, {"r4"}));
+  n.push_back(op("GlobalAveragePool", {"r4"}, {"gap"}));
+  n.push_back(op("Flatten", {"gap"}, {"f"}));
+  n.push_back(op("Gemm", {"f", "wg", "bg"}, {"logits"}, {attr_i("transB", 1)}));
+  return m;
+}
+
+// Expand 1x1 + Clip(0, 6), depthwise 3x3 + Clip, project 1x1 with the residual
+// Add (24 and 40 channels, not multiples of 16); then a conv that is a graph
+// output and one read by Sigmoid. The block output is a graph output too.
+ir::Model mobilenet_block() {
+  ir::Model m = float_model(13, {{"x", Shape{1, 24, 12, 12}}}, {"y1", "z1", "z2"});
+  auto& in = m.graph.initializers;
+  in["lo"] = Tensor::scalar<float>(0.f);
+  in["hi"] = Tensor::scalar<float>(6.f);
+  in["we"] = random_floats(Shape{40, 24, 1, 1}, 11, -0.5f, 0.5f);
+  in["be"] = random_floats(Shape{40}, 12);
+  in["wd"] = random_floats(Shape{40, 1, 3, 3}, 13, -0.5f, 0.5f);
+  in["bd"] = random_floats(Shape{40}, 14);
+  in["wp"] = random_floats(Shape{24, 40, 1, 1}, 15, -0.3f, 0.3f);
+  in["bp"] = random_floats(Shape{24}, 16);
+  in["w5"] = random_floats(Shape{40, 24, 1, 1}, 17, -0.3f, 0.3f);
+  in["b5"] = random_floats(Shape{40}, 18);
+  in["w6"] = random_floats(Shape{20, 24, 3, 3}, 19, -0.2f, 0.2f);
+  in["b6"] = random_floats(Shape{20}, 20);
+  auto& n = m.graph.nodes;
+  n.push_back(conv("x", "we", "be", "e"));
+  n.push_back(op("Clip", {"e", "lo", "hi"}, {"e6"}));
+  n.push_back(conv("e6", "wd", "bd", "d", {attr_i("group", 40), attr_ints("pads", {1, 1, 1, 1})}));
+  n.push_back(op("Clip", {"d", "lo", "hi"}, {"d6"}));
+  n.push_back(conv("d6", "wp", "bp", "p"));
+  n.push_back(op("Add", {"p", "x"}, {"y1"}));
+  n.push_back(conv("y1", "w5", "b5", "z1", {attr_ints("strides", {2, 2})}));
+  n.push_back(conv("y1", "w6", "b6", "s", {attr_ints("pads", {1, 1, 1, 1})}));
+  n.push_back(op("Sigmoid", {"s"}, {"z2"}));
+  return m;
+}
+
+size_t count_domain_ops(const ir::Model& m, const std::string& type) {
+  size_t c = 0;
+  for (const auto& n : m.graph.nodes) c += n.op_type == type && n.domain == "com.tessera";
+  return c;
+}
+
+size_t count_nchwc_ops(const ir::Model& m) {
+  size_t c = 0;
+  for (const auto& n : m.graph.nodes) c += n.op_type.find("Nchwc") != std::string::npos;
+  return c;
+}
+
+// Every node input is a graph input, an initializer or an earlier output, and
+// every graph output is still produced under its name.
+void expect_well_formed(const ir::Model& orig, const ir::Model& m) {
+  std::set<std::string> known;
+  for (const auto& i : m.graph.inputs) known.insert(i.name);
+  for (const auto& [k, t] : m.graph.initializers) known.insert(k);
+  for (const auto& n : m.graph.nodes) {
+    for (const auto& i : n.inputs)
+      EXPECT_TRUE(i.empty() || known.count(i))
+          << n.describe() << " reads '" << i << "' before it is produced";
+    for (const auto& o : n.outputs) EXPECT_TRUE(known.insert(o).second) << "'" << o << "' twice";
+  }
+  ASSERT_EQ(orig.graph.outputs.size(), m.graph.outputs.size());
+  for (size_t i = 0; i < m.graph.outputs.size(); ++i) {
+    EXPECT_EQ(orig.graph.outputs[i].name, m.graph.outputs[i].name);
+    EXPECT_TRUE(known.count(m.graph.outputs[i].name)) << m.graph.outputs[i].name;
+  }
+}
+
+// The passes of level all without the layout pass, then the layout pass: what
+// optimize() does where the AVX-512 kernels run (the pass itself runs
+// anywhere; the kernels have a portable path).
+ir::Model with_layout_pass(const ir::Model& m, size_t* converted) {
+  ir::Model out = m;
+  optimizer::OptimizeOptions o;
+  o.nchwc_layout = false;
+  optimizer::optimize(out, GraphOptimizationLevel::kAll, o);
+  *converted = optimizer::choose_conv_layout(out, out.graph);
+  return out;
+}
+
+// `a` and `b` (already optimized) give the same outputs, run as they are.
+void expect_same_as(const ir::Model& a, const ir::Model& b) {
+  SessionOptions plain;
+  plain.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  plain.intra_op_num_threads = 2;
+  auto sa = Session::create_from_model(a, plain);
+  auto sb = Session::create_from_model(b, plain);
+  std::vector<std::pair<std::string, Value>> feeds;
+  uint64_t seed = 3;
+  for (const auto& in : sa->inputs()) {
+    std::vector<int64_t> dims;
+    for (const auto& d : *in.type.shape) dims.push_back(*d.value);
+    feeds.emplace_back(in.name, Value(random_floats(Shape(dims), seed++, -3, 3)));
+  }
+  auto ya = sa->run(feeds), yb = sb->run(feeds);
+  ASSERT_EQ(ya.size(), yb.size());
+  for (size_t k = 0; k < ya.size(); ++k) {
+    const Tensor& ta = ya[k].tensor();
+    const Tensor& tb = yb[k].tensor();
+    ASSERT_EQ(ta.shape(), tb.shape()) << "output " << k;
+    for (int64_t i = 0; i < ta.num_elements(); ++i) {
+      const double x = ta.element_as_double(i), y = tb.element_as_double(i);
+      ASSERT_NEAR(x, y, 1e-4 * (1 + std::abs(x))) << "output " << k << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+
+TEST(ConvLayout, ResNetBlock) {
+  const ir::Model m = resnet_block();
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  // 4 convs (the stem reads the plain 3-channel input), MaxPool, GlobalAveragePool.
+  EXPECT_EQ(converted, 6u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 4u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcMaxPool"), 1u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcGlobalAveragePool"), 1u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 0u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderFromNchwc"), 1u);  // for Flatten
+  EXPECT_EQ(count_ops(out, "FusedConv") + count_ops(out, "Conv"), 0u);
+  for (const auto& n : out.graph.nodes)
+    if (n.op_type == "NchwcConv" && n.inputs[0] == "x") {
+      ASSERT_NE(n.attr("input_layout"), nullptr);
+      EXPECT_EQ(n.attr("input_layout")->i, 0);
+    }
+  EXPECT_EQ(out.opset("com.tessera"), 1);
+  expect_same_as(m, out);
+}
+
+TEST(ConvLayout, MobileNetBlock) {
+  const ir::Model m = mobilenet_block();
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(converted, 5u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 5u);
+  // x is reordered once, for the expand conv and the project conv's residual.
+  EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 1u);
+  // y1 and z1 (graph outputs) and s (read by Sigmoid).
+  EXPECT_EQ(count_domain_ops(out, "ReorderFromNchwc"), 3u);
+  std::set<std::string> plain;
+  for (const auto& n : out.graph.nodes)
+    if (n.op_type == "ReorderFromNchwc") {
+      plain.insert(n.outputs[0]);
+      const int64_t want = n.outputs[0] == "y1" ? 24 : n.outputs[0] == "z1" ? 40 : 20;
+      EXPECT_EQ(n.attr("channels")->i, want) << n.outputs[0];
+    }
+  EXPECT_EQ(plain, (std::set<std::string>{"y1", "z1", "s"}));
+  expect_same_as(m, out);
+}
+
+TEST(ConvLayout, SessionAtLevelAll) {
+  for (const ir::Model& m : {resnet_block(), mobilenet_block()}) {
+    const ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+    expect_well_formed(m, out);
+    if (linalg::nchwc::fast_path_available())
+      EXPECT_GE(count_domain_ops(out, "NchwcConv"), 4u);
+    else
+      EXPECT_EQ(count_nchwc_ops(out), 0u);  // the layout pays off only with AVX-512
+  }
+}
+
+TEST(ConvLayout, SessionOptOut) {
+  SessionOptions o;
+  o.graph_optimization_level = GraphOptimizationLevel::kAll;
+  // (built from strings: a literal here trips a GCC 12 -Wrestrict false positive)
+  o.config_entries[std::string("session.disable_nchwc")] = std::string(1, '1');
+  for (const ir::Model& m : {resnet_block(), mobilenet_block()}) {
+    auto s = Session::create_from_model(m, o);
+    EXPECT_EQ(count_nchwc_ops(s->model()), 0u);
+    EXPECT_GE(count_ops(s->model(), "FusedConv"), 3u);
+  }
+}
+
+TEST(ConvLayout, LeavesConvWithoutConstantFilter) {
+  ir::Model m = float_model(13, {{"x", Shape{1, 16, 6, 6}}, {"w", Shape{16, 16, 3, 3}}}, {"y"});
+  m.graph.nodes.push_back(op("Conv", {"x", "w"}, {"c"}));
+  m.graph.nodes.push_back(op("Relu", {"c"}, {"y"}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  EXPECT_EQ(converted, 0u);
+  EXPECT_EQ(count_nchwc_ops(out), 0u);
+}
+
+TEST(ConvLayout, ResidualOfUnknownShapeStaysPlain) {
+  // The residual is a broadcast [16, 1, 1] constant: it cannot be reordered.
+  ir::Model m = float_model(13, {{"x", Shape{1, 16, 6, 6}}}, {"y"});
+  m.graph.initializers["w"] = random_floats(Shape{16, 16, 3, 3}, 1);
+  m.graph.initializers["z"] = random_floats(Shape{16, 1, 1}, 2);
+  m.graph.nodes.push_back(op("Conv", {"x", "w"}, {"c"}, {attr_ints("pads", {1, 1, 1, 1})}));
+  m.graph.nodes.push_back(op("Add", {"c", "z"}, {"y"}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  EXPECT_EQ(converted, 0u);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 1u);
+  expect_same_as(m, out);
+}
