@@ -153,7 +153,7 @@ TEST(LinalgNchwc, NaNPassesThroughRelu) {
 TEST(LinalgNchwc, FilterChecksShapes) {
   Conv2dShape s;
   s.C = 8, s.M = 16, s.group = 4;  // grouped, not depthwise
-  std::vector<float> w(16 * 2 * 1 * 1, 1.f);
+  std::vector<float> w(16 * 8, 1.f);  // enough for group 1: [16, 8, 1, 1]
   EXPECT_THROW(PackedFilter(w.data(), s), tessera::Error);
   s.group = 1;
   const PackedFilter pf(w.data(), s);
