@@ -75,13 +75,17 @@ inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* 
 }
 
 // Dense: T pixels from ow0 of row oh, output blocks ob0 .. ob0+OB-1, taps kh in [kh0, kh1).
-template <int OB, int T, int CI>
+// SW: the column stride when it is known at compile time (1 or 2, blocked
+// input), else 0. A constant stride puts every pixel's input at a constant
+// offset from one pointer; a run-time one costs a register per pixel, more
+// than the 16 general registers hold at T = 14.
+template <int OB, int T, int CI, int SW>
 TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_t oh, int64_t ow0,
                                const TapRange& r) {
   const Conv2dShape& s = *a.s;
   const Strides& xs = a.xs;
   const int64_t ci = CI > 0 ? CI : a.in_per_group;
-  const int64_t px = s.sw * xs.pixel;  // between neighbouring output pixels
+  const int64_t px = SW > 0 ? SW * 16 : s.sw * xs.pixel;  // between neighbouring output pixels
   __m512 acc[OB][T];
 #pragma GCC unroll 2
   for (int b = 0; b < OB; ++b)
@@ -120,7 +124,7 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
 }
 
 // Depthwise: T pixels from ow0 of row oh, block ob, taps kh in [kh0, kh1).
-template <int T>
+template <int T, int SW>
 TESSERA_AVX512 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh,
                                    int64_t ow0, const TapRange& r) {
   const Conv2dShape& s = *a.s;
@@ -136,7 +140,7 @@ TESSERA_AVX512 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int
       const float* xp = xr + kw * s.dw * 16;
 #pragma GCC unroll 14
       for (int t = 0; t < T; ++t)
-        acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(xp + t * s.sw * 16), wv, acc[t]);
+        acc[t] = _mm512_fmadd_ps(_mm512_loadu_ps(xp + t * (SW > 0 ? SW : s.sw) * 16), wv, acc[t]);
     }
   }
   const __mmask16 valid = valid_lanes(a, ob);
@@ -147,22 +151,33 @@ TESSERA_AVX512 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int
 
 using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);
 
-template <int OB, int CI, int... Ts>
+template <int OB, int CI, int SW, int... Ts>
 constexpr auto dense_table(std::integer_sequence<int, Ts...>) {
-  return std::array<TileFn, sizeof...(Ts)>{&dense_tile<OB, Ts + 1, CI>...};
+  return std::array<TileFn, sizeof...(Ts)>{&dense_tile<OB, Ts + 1, CI, SW>...};
 }
-template <int... Ts>
+template <int SW, int... Ts>
 constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
-  return std::array<TileFn, sizeof...(Ts)>{&depthwise_tile<Ts + 1>...};
+  return std::array<TileFn, sizeof...(Ts)>{&depthwise_tile<Ts + 1, SW>...};
 }
 
 using Seq = std::make_integer_sequence<int, kMaxT>;
-// [OB - 1][blocked input ? 1 : 0][T - 1]
-constexpr std::array<std::array<std::array<TileFn, kMaxT>, 2>, 2> kDense = {{
-    {{dense_table<1, 0>(Seq{}), dense_table<1, 16>(Seq{})}},
-    {{dense_table<2, 0>(Seq{}), dense_table<2, 16>(Seq{})}},
+using Table = std::array<TileFn, kMaxT>;
+// Variants by input: 0 plain, 1 blocked (any stride), 2 blocked stride 1, 3 blocked stride 2.
+int variant(const Conv2dShape& s) {
+  if (!s.input_blocked) return 0;
+  return s.sw == 1 ? 2 : s.sw == 2 ? 3 : 1;
+}
+// [OB - 1][variant][T - 1]
+constexpr std::array<std::array<Table, 4>, 2> kDense = {{
+    {{dense_table<1, 0, 0>(Seq{}), dense_table<1, 16, 0>(Seq{}), dense_table<1, 16, 1>(Seq{}),
+      dense_table<1, 16, 2>(Seq{})}},
+    {{dense_table<2, 0, 0>(Seq{}), dense_table<2, 16, 0>(Seq{}), dense_table<2, 16, 1>(Seq{}),
+      dense_table<2, 16, 2>(Seq{})}},
 }};
-constexpr std::array<TileFn, kMaxT> kDepthwise = depthwise_table(Seq{});
+// [variant][T - 1] (depthwise input is always blocked)
+constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwise_table<0>(Seq{}),
+                                              depthwise_table<1>(Seq{}),
+                                              depthwise_table<2>(Seq{})}};
 
 }  // namespace
 
@@ -173,7 +188,8 @@ void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64
   const bool dw = s.depthwise();
   const int64_t ob0 = dw ? og : og * 2;
   const int ob = dw ? 1 : int(std::min<int64_t>(2, mb - ob0));
-  const auto& table = dw ? kDepthwise : kDense[size_t(ob - 1)][s.input_blocked ? 1 : 0];
+  const size_t v = size_t(variant(s));
+  const Table& table = dw ? kDepthwise[v] : kDense[size_t(ob - 1)][v];
   // All pixels of a row share their rows of taps; interior pixels all their columns.
   TapRange r{0, s.KH, 0, s.KW};
   tap_range(oh * s.sh - s.ph, s.KH, s.dh, s.H, &r.kh0, &r.kh1);
