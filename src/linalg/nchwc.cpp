@@ -277,13 +277,19 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     s.W = s.OW = s.H * s.W;
     s.H = s.OH = 1;
   }
-  // On small planes the border pixels, whose taps leave the input, are a
-  // large share of each row and run one pixel at a time; there the input is
-  // first copied into a zero-bordered buffer so every pixel is interior.
+  // Border pixels, whose taps leave the input, run one at a time with clipped
+  // taps, several times slower than a register tile. Copying the input into a
+  // zero-bordered buffer costs one pass over it: next to nothing for a dense
+  // convolution (C x taps FMAs per input value), so it always does; a
+  // depthwise one is itself about one pass over memory, so it copies only on
+  // small planes, where border pixels are a large share of each row.
   if (kAvx512 && s.input_blocked) {
-    int64_t lo = 0, hi = 0;
+    int64_t lo = 0, hi = 0, rlo = 0, rhi = 0;
     interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
-    if ((s.OW - (hi - lo)) * 16 > s.OW) x = zero_bordered(s, x, pool);
+    interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &rlo, &rhi);
+    const int64_t border = s.OW - (hi - lo);
+    if (s.depthwise() ? border * 16 > s.OW : border > 0 || rhi - rlo < s.OH)
+      x = zero_bordered(s, x, pool);
   }
   ConvArgs a;
   a.s = &s;
