@@ -116,6 +116,7 @@ const ConvCase kCases[] = {
     {2, 40, 13, 13, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, true, true},   // depthwise s2
     {1, 16, 9, 20, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, true, true},    // depthwise 5x5
     {1, 16, 10, 10, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, true, true},   // depthwise dilated
+    {1, 32, 5, 40, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},    // wide: border pixels
 };
 
 const ActivationSpec kActs[] = {{Activation::kNone, 0, 0},
@@ -152,7 +153,7 @@ TEST(LinalgNchwc, NaNPassesThroughRelu) {
 
 TEST(LinalgNchwc, FilterChecksShapes) {
   Conv2dShape s;
-  s.C = 8, s.M = 16, s.group = 4;  // grouped, not depthwise
+  s.C = 8, s.M = 16, s.group = 4;     // grouped, not depthwise
   std::vector<float> w(16 * 8, 1.f);  // enough for group 1: [16, 8, 1, 1]
   EXPECT_THROW(PackedFilter(w.data(), s), tessera::Error);
   s.group = 1;
