@@ -35,6 +35,20 @@ Tensor::Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size
         "tensor view of ", need, " bytes does not fit its buffer");
 }
 
+Tensor Tensor::metadata_only(DataType dtype, Shape shape) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.num_elements_ = t.shape_.num_elements();
+  return t;
+}
+
+void Tensor::data_released() const {
+  fail(ErrorCode::kRuntimeException, "the data of ", description(),
+       " was given back after its readers packed it at session creation; only its type and "
+       "shape remain");
+}
+
 const MemoryInfo& Tensor::memory_info() const {
   static const MemoryInfo cpu = cpu_memory_info();
   return buffer_ ? buffer_->info() : cpu;

@@ -21,6 +21,11 @@ class Tensor {
          const std::shared_ptr<Allocator>& alloc = default_cpu_allocator());
   // Views existing memory; `buffer` keeps it alive.
   Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size_t byte_offset = 0);
+  // Type and shape without data: what is left of a constant whose readers
+  // took all they need at session creation. Reading its data fails.
+  static Tensor metadata_only(DataType dtype, Shape shape);
+  // False for a metadata_only tensor with elements.
+  bool has_data() const { return buffer_ != nullptr || num_elements_ == 0; }
 
   template <typename T>
   static Tensor from_vector(const std::vector<T>& values, Shape shape) {
@@ -73,8 +78,11 @@ class Tensor {
  private:
   void check_type(DataType t) const;
   void* ptr() const {
-    return buffer_ ? static_cast<char*>(buffer_->data()) + offset_ : nullptr;
+    if (buffer_) return static_cast<char*>(buffer_->data()) + offset_;
+    if (num_elements_ > 0) data_released();
+    return nullptr;
   }
+  [[noreturn]] void data_released() const;
 
   DataType dtype_ = DataType::kUndefined;
   Shape shape_;

@@ -144,6 +144,14 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual void compute(KernelContext& ctx) const = 0;
+  // False when the kernel took everything it needs from constant input i at
+  // creation (packed weights, say) and reads only its type and shape at run
+  // time. When every reader of an initializer says so, the session gives the
+  // initializer's memory back and keeps just its type and shape.
+  virtual bool reads_constant_data(size_t i) const {
+    (void)i;
+    return true;
+  }
 };
 
 }  // namespace tessera::ep

@@ -482,6 +482,34 @@ void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declare
   }
 }
 
+std::vector<std::string> GraphPlan::data_free_initializers() const {
+  std::vector<int> readers(slot_names_.size(), 0);
+  std::vector<bool> needed(slot_names_.size(), false);
+  for (int s : output_slots_) needed[size_t(s)] = true;
+  for (int s : raw_output_slots_) needed[size_t(s)] = true;
+  for (const auto& [name, s] : scope_slots_) needed[size_t(s)] = true;
+  for (const auto& step : steps_) {
+    for (int s : step.implicit_inputs) needed[size_t(s)] = true;
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      const int s = step.inputs[k];
+      if (s < 0) continue;
+      ++readers[size_t(s)];
+      // Copy steps and compiled partitions read the data; kernels say.
+      if (!step.node || step.fused || !step.kernel || step.kernel->reads_constant_data(k))
+        needed[size_t(s)] = true;
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [name, tensor] : graph_.initializers) {
+    auto it = slots_.find(name);
+    if (it == slots_.end()) continue;
+    const size_t s = size_t(it->second);
+    // slot_constant_ is null for initializers a graph input may override.
+    if (slot_constant_[s] == &tensor && readers[s] > 0 && !needed[s]) out.push_back(name);
+  }
+  return out;
+}
+
 std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLookup& outer,
                                       const RunState& state) const {
   const RunState* saved = current_state;

@@ -83,6 +83,11 @@ class GraphPlan : public ep::SubgraphRunner {
   // Where building this plan spent its time: type inference, partition, kernel
   // creation and weight prepacking, memory planning (slots and lifetimes).
   const std::vector<PhaseTiming>& timings() const { return timings_; }
+  // Initializers (of this graph, not overridable, no graph output) that at
+  // least one node reads and whose every reader is a kernel that took what
+  // it needs at creation (ep::OpKernel::reads_constant_data false): their
+  // memory can be given back once the plan is built.
+  std::vector<std::string> data_free_initializers() const;
   // The provider (index) of the first node that reads graph input i, or -1.
   int first_consumer(size_t input) const { return first_consumer_[input]; }
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).

@@ -24,6 +24,7 @@ const char* version_string() { return "0.1.0"; }
 
 struct Session::Impl {
   ir::Model model;
+  std::vector<std::string> released;  // initializers whose data was given back after packing
   SessionOptions options;
   std::vector<std::string> requested;
   runtime::Providers providers;
@@ -275,6 +276,16 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   if (!options.optimized_model_filepath.empty())
     timer.time("save optimized model",
                [&] { onnx::save_model(impl->model, options.optimized_model_filepath); });
+  // Weights every reader has packed are held twice (packed and as given);
+  // the plan's slots point at these map entries, so replacing the tensor in
+  // place gives the memory back (when no other session shares it) and leaves
+  // the type and shape the kernels still check.
+  if (!config_is(options, "session.keep_packed_initializers", "1"))
+    for (const auto& name : impl->plan->data_free_initializers()) {
+      Tensor& t = impl->model.graph.initializers.at(name);
+      t = Tensor::metadata_only(t.dtype(), t.shape());
+      impl->released.push_back(name);
+    }
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
     auto* prof = &impl->profiler;
@@ -381,6 +392,8 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
 const std::vector<IoInfo>& Session::inputs() const { return impl_->inputs; }
 const std::vector<IoInfo>& Session::outputs() const { return impl_->outputs; }
 const std::vector<IoInfo>& Session::overridable_initializers() const { return impl_->overridable; }
+
+const std::vector<std::string>& Session::released_initializers() const { return impl_->released; }
 const ir::Model& Session::model() const { return impl_->model; }
 const std::vector<ExpandedOp>& Session::expanded_ops() const { return impl_->expanded; }
 const CreationTimings& Session::creation_timings() const { return impl_->timings; }

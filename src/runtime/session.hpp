@@ -118,6 +118,11 @@ class Session {
   const std::vector<IoInfo>& inputs() const;   // graph inputs the user must feed
   const std::vector<IoInfo>& outputs() const;
   const std::vector<IoInfo>& overridable_initializers() const;
+  // Initializers whose memory the session gave back after creation because
+  // every kernel reading them packed them (e.g. MatMul/Conv weights); only
+  // their type and shape remain. Config "session.keep_packed_initializers"
+  // = "1" keeps them.
+  const std::vector<std::string>& released_initializers() const;
   const ir::Model& model() const;              // the optimized model
   const SessionOptions& options() const;
   std::vector<std::string> providers() const;            // in use, in priority order

@@ -99,6 +99,9 @@ class ConvKernel : public ep::OpKernel {
       packed_.emplace_back(false, Mg, Kg, p + gi * Mg * Kg, Kg);
   }
 
+  // With packed filters the run reads only W's shape.
+  bool reads_constant_data(size_t i) const override { return i != 1 || packed_.empty(); }
+
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
     const Tensor& W = ctx.required_input(1);

@@ -91,6 +91,9 @@ class GemmKernel : public ep::OpKernel {
         beta_(info.attr_float("beta", 1.f)),
         packed_b_(pack_constant_b(info, tb_)) {}
 
+  // A packed B is all a float-family run reads of input 1.
+  bool reads_constant_data(size_t i) const override { return i != 1 || !packed_b_; }
+
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& A = ctx.required_input(0);
     const Tensor& B = ctx.required_input(1);
@@ -173,6 +176,8 @@ class GemmKernel : public ep::OpKernel {
 class MatMulKernel : public ep::OpKernel {
  public:
   explicit MatMulKernel(const ep::KernelInfo& info) : packed_b_(pack_constant_b(info, false)) {}
+
+  bool reads_constant_data(size_t i) const override { return i != 1 || !packed_b_; }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& A = ctx.required_input(0);

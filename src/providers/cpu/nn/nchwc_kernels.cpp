@@ -118,6 +118,9 @@ class NchwcConvKernel : public ep::OpKernel {
     }
   }
 
+  // The filter is packed at creation; the run reads nothing of W.
+  bool reads_constant_data(size_t i) const override { return i != 1; }
+
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
     const Tensor* B = ctx.input(2);

@@ -1,0 +1,92 @@
+#include <gtest/gtest.h>
+
+#include "core/error.hpp"
+#include "onnx/model_writer.hpp"
+#include "runtime/session.hpp"
+
+using namespace tessera;
+
+namespace {
+
+ir::ValueInfo info(const std::string& n, std::vector<int64_t> dims) {
+  std::vector<ir::Dim> d;
+  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
+  return ir::ValueInfo{n, ir::TypeInfo::tensor(DataType::kFloat, d), ""};
+}
+
+ir::Node node(const std::string& op, std::vector<std::string> in, std::string out) {
+  ir::Node n;
+  n.name = op + "_" + out;
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = {std::move(out)};
+  return n;
+}
+
+Tensor ramp(Shape shape, float scale) {
+  Tensor t(DataType::kFloat, shape);
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    t.mutable_data<float>()[i] = scale * float(int(i % 7) - 3);
+  return t;
+}
+
+// y = MatMul(a, b) + c; z = MatMul(a, d); e = Identity-free read of d by Mul.
+// b is read only by a MatMul (packed: released); d also by a Mul (kept); c by
+// an Add (kept).
+std::string model_bytes() {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs = {info("a", {4, 256})};
+  m.graph.initializers["b"] = ramp(Shape{256, 256}, 0.01f);
+  m.graph.initializers["c"] = ramp(Shape{256}, 0.5f);
+  m.graph.initializers["d"] = ramp(Shape{256, 256}, 0.02f);
+  m.graph.nodes = {node("MatMul", {"a", "b"}, "p"), node("Add", {"p", "c"}, "y"),
+                   node("MatMul", {"a", "d"}, "z"), node("Mul", {"d", "d"}, "e")};
+  m.graph.outputs = {info("y", {4, 256}), info("z", {4, 256}), info("e", {256, 256})};
+  return onnx::serialize_model(m);
+}
+
+std::vector<std::vector<float>> run(const Session& s) {
+  auto out = s.run({{"a", ramp(Shape{4, 256}, 0.25f)}});
+  std::vector<std::vector<float>> v;
+  for (const auto& o : out) {
+    const Tensor& t = o.tensor();
+    v.emplace_back(t.data<float>(), t.data<float>() + t.num_elements());
+  }
+  return v;
+}
+
+TEST(RuntimeReleasedInitializers, PackedWeightsAreGivenBackAndResultsStay) {
+  const std::string bytes = model_bytes();
+  SessionOptions o;
+  o.graph_optimization_level = GraphOptimizationLevel::kDisableAll;  // keep the graph as built
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  ASSERT_EQ(s->released_initializers().size(), 1u);
+  EXPECT_EQ(s->released_initializers()[0], "b");
+  SessionOptions keep;
+  keep.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  const std::string key = "session.keep_packed_initializers";
+  keep.config_entries.emplace(key, "1");
+  auto k = Session::create_from_bytes(bytes.data(), bytes.size(), keep);
+  EXPECT_TRUE(k->released_initializers().empty());
+  const auto got = run(*s), want = run(*k);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(run(*s), want);  // and again: the packed form stays
+}
+
+TEST(RuntimeReleasedInitializers, ReadingReleasedDataFailsLoudly) {
+  Tensor t = Tensor::metadata_only(DataType::kFloat, Shape{2, 3});
+  EXPECT_EQ(t.shape(), (Shape{2, 3}));
+  EXPECT_EQ(t.dtype(), DataType::kFloat);
+  EXPECT_FALSE(t.has_data());
+  try {
+    (void)t.data<float>();
+    FAIL() << "reading released data must fail";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("given back"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(Tensor::metadata_only(DataType::kFloat, Shape{0}).has_data());  // nothing to read
+}
+
+}  // namespace
