@@ -11,6 +11,7 @@
 
 #include "core/thread_pool.hpp"
 #include "core/value.hpp"
+#include "ep/prepack_cache.hpp"
 #include "ir/graph.hpp"
 
 namespace tessera::ep {
@@ -49,6 +50,24 @@ class KernelInfo {
   // An input whose value is fixed for the session (a non-overridable initializer
   // or a Constant), or nullptr.
   const Tensor* constant_input(size_t i) const;
+  // A prepacked form of constant input i (which must exist), made by `make`
+  // from it. When the session shares initializers, the form is shared with
+  // every kernel (of any session of the environment, any provider) asking for
+  // the same `kind` and `params` of the same constant; otherwise this kernel
+  // gets its own. `kind` names the form ("cpu.sgemm.packed_b"); `params` are
+  // whatever else changes the packed bytes (transposition, group count).
+  template <typename T>
+  std::shared_ptr<const T> prepacked(size_t i, const std::string& kind,
+                                     const std::vector<int64_t>& params,
+                                     const std::function<T()>& make) const {
+    const Tensor* t = constant_input(i);
+    if (!t)
+      fail_node("internal: prepacked(", i, ", ", kind, ") asked for an input that is not constant");
+    if (!prepack_cache_) return std::make_shared<const T>(make());
+    return prepack_cache_->get<T>(*t, kind, params, make);
+  }
+  // The cache prepacked() shares through (the runtime sets it; null: no sharing).
+  void set_prepack_cache(PrepackCache* cache) { prepack_cache_ = cache; }
 
   bool has_attr(const std::string& name) const { return node_.attr(name) != nullptr; }
   int64_t attr_int(const std::string& name, int64_t def) const;
@@ -82,6 +101,7 @@ class KernelInfo {
   std::vector<ir::TypeInfo> input_types_, output_types_;
   std::vector<const Tensor*> constant_inputs_;
   std::function<const SubgraphRunner*(const std::string&)> subgraphs_;
+  PrepackCache* prepack_cache_ = nullptr;
 };
 
 // Per-run, per-node view of inputs and outputs. Built by the executor.

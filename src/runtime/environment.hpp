@@ -11,6 +11,7 @@
 
 #include "core/device.hpp"
 #include "ep/execution_provider.hpp"
+#include "ep/prepack_cache.hpp"
 #include "runtime/session_options.hpp"
 #include "runtime/shared_initializers.hpp"
 
@@ -62,6 +63,9 @@ class Environment {
 
   // Initializers shared by the sessions of this environment.
   runtime::SharedInitializers& shared_initializers() { return initializers_; }
+  // Prepacked forms of those initializers, shared by the kernels of the
+  // sessions that share initializers (size(): how many are alive).
+  ep::PrepackCache& prepacked_weights() { return prepacked_; }
 
  private:
   mutable std::mutex mu_;
@@ -69,6 +73,7 @@ class Environment {
   std::vector<std::shared_ptr<Allocator>> allocators_;
   mutable std::unordered_map<std::string, std::shared_ptr<ep::ExecutionProvider>> instances_;
   runtime::SharedInitializers initializers_;
+  ep::PrepackCache prepacked_;
 };
 
 // Every provider this build knows, and those it can create on this machine.

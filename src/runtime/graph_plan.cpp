@@ -63,7 +63,8 @@ ir::TypeInfo type_of_value(const Value& v) {
 GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
                      std::string where, AllocatorFor alloc_for,
-                     std::vector<ep::PlacementRule> rules, ConstantPlacer placer)
+                     std::vector<ep::PlacementRule> rules, ConstantPlacer placer,
+                     ep::PrepackCache* prepack)
     : model_(model),
       graph_(graph),
       providers_(providers),
@@ -71,7 +72,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       alloc_for_(alloc_for ? std::move(alloc_for)
                            : [](const ep::ExecutionProvider& p) { return p.allocator(); }),
       rules_(std::move(rules)),
-      placer_(std::move(placer)) {
+      placer_(std::move(placer)),
+      prepack_(prepack) {
   // Phases for the creation report; a nested graph's plan is timed inside its
   // parent's "kernel creation" (it is made while the parent's kernels are).
   using Clock = std::chrono::steady_clock;
@@ -120,11 +122,17 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
 
   std::unordered_set<std::string> overridable;
   for (const auto& in : graph_.inputs) overridable.insert(in.name);
-  // Graph inputs, outer values and initializers start in host memory.
+  // Graph inputs and outer values start in host memory, initializers where
+  // their memory is (a device buffer handed in by the user stays there: its
+  // readers on that device use it as is, others get a copy at creation).
   slot_memory_.assign(slot_names_.size(), cpu_memory_info());
   slot_constant_.assign(slot_names_.size(), nullptr);
-  for (const auto& [slot, tensor] : initializer_slots_)
-    if (!overridable.count(slot_names_[size_t(slot)])) slot_constant_[size_t(slot)] = tensor;
+  for (const auto& [slot, tensor] : initializer_slots_) {
+    if (overridable.count(slot_names_[size_t(slot)])) continue;
+    slot_constant_[size_t(slot)] = tensor;
+    if (!tensor->memory_info().host_accessible())
+      slot_memory_[size_t(slot)] = tensor->memory_info();
+  }
 
   lap("memory planning");
 
@@ -260,7 +268,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     for (const auto& [name, t] : types_) visible[name] = t;
     subplans_.push_back(std::make_unique<GraphPlan>(
         model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-        alloc_for_, rules_, placer_));
+        alloc_for_, rules_, placer_, prepack_));
     subs[a.name] = subplans_.back().get();
     // A subgraph's plan expects the values it reads from outside in host
     // memory; one produced in another memory space is copied out first.
@@ -278,6 +286,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
         auto it = subs.find(name);
         return it == subs.end() ? nullptr : it->second;
       });
+  step.info->set_prepack_cache(prepack_);
   auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
   if (!match.entry)
     fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ", node.describe(),

@@ -55,7 +55,7 @@ class GraphPlan : public ep::SubgraphRunner {
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
             const std::unordered_map<std::string, ir::TypeInfo>& outer_types, std::string where,
             AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {},
-            ConstantPlacer placer = nullptr);
+            ConstantPlacer placer = nullptr, ep::PrepackCache* prepack = nullptr);
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -154,6 +154,7 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<bool> output_from_kernel_;  // graph output i is written by a node of this graph
   std::vector<int> first_consumer_;
   ConstantPlacer placer_;
+  ep::PrepackCache* prepack_;  // shared prepacked weights (null: each kernel packs its own)
   std::vector<const ir::ValueInfo*> input_infos_;
   std::vector<NodeStep> steps_;
   std::vector<MemoryInfo> slot_memory_;          // where each slot's value lives

@@ -100,8 +100,12 @@ runtime::Providers create_providers(const std::vector<ProviderSpec>& specs,
 }
 
 // SessionOptions::initializers replace the model's tensors of the same name
-// without a copy: the model's map takes the caller's Tensor, which shares its buffer.
-void apply_user_initializers(ir::Model& model, const SessionOptions& o, const std::string& where) {
+// without a copy: the model's map takes the caller's Tensor, which shares its
+// buffer. One in device memory is used there by the nodes of the provider
+// serving it; a node elsewhere gets a copy made once, at creation (placement
+// in GraphPlan), so some provider must serve that memory or copy from it.
+void apply_user_initializers(ir::Model& model, const SessionOptions& o,
+                             const runtime::Providers& providers, const std::string& where) {
   for (const auto& [name, t] : o.initializers) {
     auto it = model.graph.initializers.find(name);
     check(it != model.graph.initializers.end(), where, ": add_initializer: '", name,
@@ -109,13 +113,79 @@ void apply_user_initializers(ir::Model& model, const SessionOptions& o, const st
     check(t.dtype() == it->second.dtype() && t.shape() == it->second.shape(), where,
           ": add_initializer: '", name, "' is ", it->second.description(),
           " in the model but the given tensor is ", t.description());
-    // The optimizer reads initializers on the host (constant folding), so
-    // device memory is not accepted here.
-    check_code(t.memory_info().host_accessible(), ErrorCode::kNotImplemented, where,
-               ": add_initializer: '", name, "' is in ", t.memory_info().to_string(),
-               "; initializers handed in must be in host-accessible memory");
+    const MemoryInfo& mem = t.memory_info();
+    if (!mem.host_accessible()) {
+      // A graph input of that name could be fed in any memory at run time.
+      check_code(!model.graph.find_input(name), ErrorCode::kNotImplemented, where,
+                 ": add_initializer: '", name, "' is in ", mem.to_string(),
+                 " and is also a graph input (overridable); only initializers that are not graph "
+                 "inputs can be handed in in device memory");
+      bool servable = false;
+      std::string names;
+      for (const auto& p : providers) {
+        const auto* transfer = p->data_transfer();
+        servable |= p->memory_info().same_space(mem) ||
+                    (transfer && transfer->can_copy(mem, cpu_memory_info()));
+        names += str_cat(names.empty() ? "" : ", ", p->name());
+      }
+      check_code(servable, ErrorCode::kEPFail, where, ": add_initializer: '", name, "' is in ",
+                 mem.to_string(), " but no provider of the session (", names,
+                 ") serves that memory or can copy from it; add the provider of that device, or "
+                 "hand in a host tensor");
+    }
     it->second = t;
   }
+}
+
+// Initializers in device memory, taken out of the graph while the optimizer
+// runs (it reads initializers on the host: constant folding, weight fusions)
+// and seen by it as graph inputs: values it cannot fold or rewrite.
+struct HiddenInitializers {
+  std::vector<std::pair<std::string, Tensor>> tensors;
+
+  explicit HiddenInitializers(ir::Graph& g) {
+    for (auto it = g.initializers.begin(); it != g.initializers.end();) {
+      if (it->second.memory_info().host_accessible()) {
+        ++it;
+        continue;
+      }
+      const Tensor& t = it->second;
+      std::vector<ir::Dim> dims;
+      for (int64_t d : t.shape().dims()) dims.push_back(ir::Dim{d, ""});
+      g.inputs.push_back({it->first, ir::TypeInfo::tensor(t.dtype(), dims), ""});
+      tensors.emplace_back(it->first, t);
+      it = g.initializers.erase(it);
+    }
+  }
+  void restore(ir::Graph& g) {
+    for (auto& [name, t] : tensors) {
+      std::erase_if(g.inputs, [&](const ir::ValueInfo& v) { return v.name == name; });
+      g.initializers[name] = std::move(t);
+    }
+    tensors.clear();
+  }
+};
+
+// The model as it can be written out: initializers in device memory are
+// copied to the host (through the provider that can), the rest shared as is.
+ir::Model with_host_initializers(const ir::Model& model, const runtime::Providers& providers,
+                                 const std::string& where) {
+  ir::Model out = model;
+  for (auto& [name, t] : out.graph.initializers) {
+    if (t.memory_info().host_accessible()) continue;
+    const ep::DataTransfer* transfer = nullptr;
+    for (const auto& p : providers)
+      if (const auto* d = p->data_transfer();
+          !transfer && d && d->can_copy(t.memory_info(), cpu_memory_info()))
+        transfer = d;
+    check_code(transfer != nullptr, ErrorCode::kEPFail, where, ": saving the optimized model: '",
+               name, "' is in ", t.memory_info().to_string(),
+               " and no provider of the session can copy it to host memory");
+    Tensor h(t.dtype(), t.shape());
+    transfer->copy_tensors({&t}, {&h}, nullptr);
+    t = std::move(h);
+  }
+  return out;
 }
 
 bool config_is(const SessionOptions& o, const std::string& key, const std::string& value) {
@@ -205,11 +275,13 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       timer.time("create providers", [&] { return create_providers(specs, options); });
   bool cpu_only = true;
   for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
-  apply_user_initializers(model, options, where);
+  apply_user_initializers(model, options, impl->providers, where);
+  HiddenInitializers on_devices(model.graph);
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = cpu_only;
   opt.nchwc_layout = !config_is(options, "session.disable_nchwc", "1");
   optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);
+  on_devices.restore(model.graph);
   // After the passes, so a fusion cannot rebuild an op that has no kernel.
   auto expanded = timer.time("expand function ops", [&] {
     try {
@@ -257,7 +329,8 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   };
   impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph, impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
-                                                    where, alloc_for, options.placement, placer);
+                                                    where, alloc_for, options.placement, placer,
+                                                    share ? &env.prepacked_weights() : nullptr);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -274,8 +347,10 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     impl->outputs.push_back({out.name, t});
   }
   if (!options.optimized_model_filepath.empty())
-    timer.time("save optimized model",
-               [&] { onnx::save_model(impl->model, options.optimized_model_filepath); });
+    timer.time("save optimized model", [&] {
+      onnx::save_model(with_host_initializers(impl->model, impl->providers, where),
+                       options.optimized_model_filepath);
+    });
   // Weights every reader has packed are held twice (packed and as given);
   // the plan's slots point at these map entries, so replacing the tensor in
   // place gives the memory back (when no other session shares it) and leaves

@@ -79,12 +79,18 @@ class FakeTransfer : public ep::DataTransfer {
   }
 };
 
+std::atomic<const void*>& relu_input() {
+  static std::atomic<const void*> p{nullptr};
+  return p;
+}
+
 class DeviceRelu : public ep::OpKernel {
  public:
   explicit DeviceRelu(const ep::KernelInfo&) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     if (!fake_device_owns(x.raw_data())) ctx.fail_node("input is not in device memory");
+    relu_input() = x.raw_data();
     Tensor& y = ctx.output(0, x.shape());
     for (int64_t i = 0; i < x.num_elements(); ++i)
       y.mutable_data<float>()[i] = std::max(0.0f, x.data<float>()[i]);
@@ -136,6 +142,8 @@ TransferCounts& fake_transfers() {
 }
 
 bool fake_device_owns(const void* p) { return device_allocator()->owns(p); }
+
+const void* last_device_relu_input() { return relu_input().load(); }
 
 void register_fake_device() {
   auto& r = ep::ProviderRegistry::instance();

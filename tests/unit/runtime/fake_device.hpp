@@ -27,6 +27,8 @@ TransferCounts& fake_transfers();
 
 // Whether p is a block the fake device allocator handed out and has not freed.
 bool fake_device_owns(const void* p);
+// The data pointer the device's Relu kernel read its input from last (null before any).
+const void* last_device_relu_input();
 
 // Adds the fake provider's factory to the registry (idempotent).
 void register_fake_device();

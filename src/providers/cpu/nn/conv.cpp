@@ -84,23 +84,30 @@ class ConvKernel : public ep::OpKernel {
       constant_w_ = true;
       return;
     }
-    std::vector<float> store;
-    const float* p = to_compute<float>(*w, store);
     constant_w_ = true;
     const auto& wd = w->shape().dims();
     const bool depthwise = wd.size() == 4 && wd[1] == 1;
     if (depthwise || wd.size() < 3 || wd[0] % group_ != 0) {  // errors are reported at run
+      std::vector<float> store;
+      const float* p = to_compute<float>(*w, store);
       w_float_.assign(p, p + w->num_elements());
       return;
     }
-    // The packed copy is all the GEMM reads, so no plain copy is kept.
-    const int64_t Mg = wd[0] / group_, Kg = w->num_elements() / wd[0];
-    for (int64_t gi = 0; gi < group_; ++gi)
-      packed_.emplace_back(false, Mg, Kg, p + gi * Mg * Kg, Kg);
+    // The packed copy is all the GEMM reads, so no plain copy is kept; it is
+    // shared with the kernels (of any session) packing the same W per group.
+    packed_ = info.prepacked<std::vector<linalg::PackedA>>(1, "cpu.conv.packed_a", {group_}, [&] {
+      std::vector<float> store;
+      const float* p = to_compute<float>(*w, store);
+      const int64_t Mg = wd[0] / group_, Kg = w->num_elements() / wd[0];
+      std::vector<linalg::PackedA> packed;
+      for (int64_t gi = 0; gi < group_; ++gi)
+        packed.emplace_back(false, Mg, Kg, p + gi * Mg * Kg, Kg);
+      return packed;
+    });
   }
 
   // With packed filters the run reads only W's shape.
-  bool reads_constant_data(size_t i) const override { return i != 1 || packed_.empty(); }
+  bool reads_constant_data(size_t i) const override { return i != 1 || !packed_; }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
@@ -185,7 +192,7 @@ class ConvKernel : public ep::OpKernel {
     const T* x = to_compute<T>(X, sx);
     const T* w;
     if constexpr (std::is_same_v<T, float>)
-      w = !packed_.empty()    ? nullptr  // the GEMM reads the packed copy
+      w = packed_             ? nullptr  // the GEMM reads the packed copy
           : !w_float_.empty() ? w_float_.data()
                               : to_compute<T>(W, sw);
     else
@@ -236,9 +243,9 @@ class ConvKernel : public ep::OpKernel {
     }
     const bool pointwise = is_pointwise(g);
     linalg::ConvGeometry cg{g.in, g.out, g.kernel, g.strides, g.pads_begin, g.dilations};
-    const bool use_packed = !packed_.empty();
+    const bool use_packed = packed_ != nullptr;
     // Packed at creation from this constant W, so the shapes agree.
-    if (use_packed && (packed_[0].rows() != Mg || packed_[0].depth() != Cg * ksz))
+    if (use_packed && ((*packed_)[0].rows() != Mg || (*packed_)[0].depth() != Cg * ksz))
       ctx.fail_node("internal: packed weights do not match W ", W.shape().to_string());
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t gi = 0; gi < group_; ++gi) {
@@ -256,7 +263,7 @@ class ConvKernel : public ep::OpKernel {
         ep.ldr = osz;
         ep.act = c.act;
         if (use_packed)
-          linalg::sgemm_packed(packed_[size_t(gi)], false, osz, bmat, osz, yg, osz, pool, &ep);
+          linalg::sgemm_packed((*packed_)[size_t(gi)], false, osz, bmat, osz, yg, osz, pool, &ep);
         else
           linalg::sgemm(false, false, Mg, osz, Cg * ksz, 1.f, c.w + gi * Mg * Cg * ksz, Cg * ksz,
                         bmat, osz, 0.f, yg, osz, pool, &ep);
@@ -327,7 +334,8 @@ class ConvKernel : public ep::OpKernel {
   bool constant_w_ = false;
   std::vector<float> w_float_;
   std::vector<double> w_double_;
-  std::vector<linalg::PackedA> packed_;  // one per group, for constant float weights
+  // One per group, for constant float weights (shared: see the constructor).
+  std::shared_ptr<const std::vector<linalg::PackedA>> packed_;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Gemm and MatMul. Float types run through linalg::sgemm (float16/bfloat16
 // via float buffers), double through dgemm, integers through plain loops.
 // A constant 2-D float B (weights: BERT's MatMuls, a torch Linear's Gemm with
-// transB=1) is packed once at kernel creation, so runs skip re-packing it.
+// transB=1) is packed once at kernel creation, so runs skip re-packing it,
+// and the packed copy is shared by the sessions that share the weights.
 #include <algorithm>
 #include <optional>
 
@@ -59,27 +60,29 @@ bool is_float_family(DataType t) {
 }
 
 // op(B) packed for linalg::sgemm_packed_b when input 1 is a constant 2-D
-// float, float16 or bfloat16 tensor; nothing otherwise (the run then packs
-// per call, and reports shape errors as usual).
-std::optional<linalg::PackedB> pack_constant_b(const ep::KernelInfo& info, bool trans) {
+// float, float16 or bfloat16 tensor; null otherwise (the run then packs per
+// call, and reports shape errors as usual). Shared with the other kernels
+// (of any session) that pack the same constant the same way.
+std::shared_ptr<const linalg::PackedB> pack_constant_b(const ep::KernelInfo& info, bool trans) {
   const Tensor* b = info.num_inputs() > 1 ? info.constant_input(1) : nullptr;
-  if (!b || b->rank() != 2) return std::nullopt;
+  if (!b || b->rank() != 2) return nullptr;
   const DataType t = b->dtype();
-  if (t != DataType::kFloat && t != DataType::kFloat16 && t != DataType::kBFloat16)
-    return std::nullopt;
-  std::vector<float> store;
-  const float* p = to_compute<float>(*b, store);
-  const int64_t rows = b->shape()[0], cols = b->shape()[1];
-  const int64_t K = trans ? cols : rows, N = trans ? rows : cols;
-  return linalg::PackedB(trans, K, N, p, cols);
+  if (t != DataType::kFloat && t != DataType::kFloat16 && t != DataType::kBFloat16) return nullptr;
+  return info.prepacked<linalg::PackedB>(1, "cpu.sgemm.packed_b", {trans ? 1 : 0}, [&] {
+    std::vector<float> store;
+    const float* p = to_compute<float>(*b, store);
+    const int64_t rows = b->shape()[0], cols = b->shape()[1];
+    const int64_t K = trans ? cols : rows, N = trans ? rows : cols;
+    return linalg::PackedB(trans, K, N, p, cols);
+  });
 }
 
 // The packed B when it matches this run's product (it always does for a
 // constant input; the check guards against a caller feeding something else).
-const linalg::PackedB* usable(const std::optional<linalg::PackedB>& pb, const Tensor& B, int64_t K,
-                              int64_t N) {
+const linalg::PackedB* usable(const std::shared_ptr<const linalg::PackedB>& pb, const Tensor& B,
+                              int64_t K, int64_t N) {
   if (!pb || B.rank() != 2 || B.dtype() == DataType::kDouble) return nullptr;
-  return pb->depth() == K && pb->cols() == N ? &*pb : nullptr;
+  return pb->depth() == K && pb->cols() == N ? pb.get() : nullptr;
 }
 
 class GemmKernel : public ep::OpKernel {
@@ -170,7 +173,7 @@ class GemmKernel : public ep::OpKernel {
  private:
   bool ta_, tb_;
   float alpha_, beta_;
-  std::optional<linalg::PackedB> packed_b_;
+  std::shared_ptr<const linalg::PackedB> packed_b_;
 };
 
 class MatMulKernel : public ep::OpKernel {
@@ -287,7 +290,7 @@ class MatMulKernel : public ep::OpKernel {
   }
 
  private:
-  std::optional<linalg::PackedB> packed_b_;
+  std::shared_ptr<const linalg::PackedB> packed_b_;
 };
 
 }  // namespace
