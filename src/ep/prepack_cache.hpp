@@ -21,8 +21,11 @@ class PrepackCache {
   // The packed form of `constant` named `kind` (e.g. "cpu.sgemm.packed_b")
   // with `params` (whatever changes the packed bytes: transposition, groups):
   // made by `make` the first time, then shared with every later caller asking
-  // for the same form of the same memory. Sessions that share an initializer
-  // hold the same buffer, so their kernels get the same packed object.
+  // for the same form of a constant with the same type, shape and bytes. The
+  // key is a 128-bit digest of the bytes, not the constant's address: a
+  // session may give an initializer's memory back once its kernels packed it
+  // (Session::released_initializers), and a later session loading the same
+  // weights must still find the packed form.
   template <typename T>
   std::shared_ptr<const T> get(const Tensor& constant, const std::string& kind,
                                const std::vector<int64_t>& params, const std::function<T()>& make) {
@@ -36,7 +39,7 @@ class PrepackCache {
 
  private:
   struct Key {
-    const void* data = nullptr;  // the constant's first byte
+    uint64_t digest[2] = {0, 0};  // of the constant's bytes
     DataType dtype = DataType::kUndefined;
     std::vector<int64_t> dims;
     std::string kind;
@@ -46,14 +49,12 @@ class PrepackCache {
   };
   struct Entry {
     Key key;
-    std::weak_ptr<Buffer> source;  // guards against a new buffer at a freed address
     std::weak_ptr<const void> value;
   };
   std::shared_ptr<const void> get_erased(const Tensor& constant, const std::string& kind,
                                          const std::vector<int64_t>& params, std::type_index type,
                                          const std::function<std::shared_ptr<const void>()>& make);
-  std::shared_ptr<const void> find(uint64_t hash, const Key& key,
-                                   const std::shared_ptr<Buffer>& source) const;
+  std::shared_ptr<const void> find(uint64_t hash, const Key& key) const;
   void prune();
 
   mutable std::mutex mu_;

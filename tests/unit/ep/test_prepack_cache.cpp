@@ -30,24 +30,24 @@ TEST(EpPrepackCache, OneFormPerConstantKindAndParamsWithWeakReferences) {
   EXPECT_NE(other_params.get(), p1.get());
   EXPECT_NE(other_kind.get(), p1.get());
   EXPECT_EQ(made, 3);
-  // Equal bytes in other memory are another constant (sessions that share
-  // initializers hold the same memory; the cache does not compare contents).
+  // Equal bytes in other memory are the same constant (the key is the content).
   Tensor copy = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{2, 2});
   auto p3 = cache.get<Packed>(copy, "test.packed", {0}, make);
-  EXPECT_NE(p3.get(), p1.get());
-  EXPECT_EQ(cache.size(), 4u);
+  EXPECT_EQ(p3.get(), p1.get());
+  EXPECT_EQ(made, 3);
+  EXPECT_EQ(cache.size(), 3u);
   p1.reset();
-  EXPECT_EQ(cache.size(), 4u);  // p2 holds it
+  EXPECT_EQ(cache.size(), 3u);  // p2 and p3 hold it
   p2.reset();
   other_params.reset();
   other_kind.reset();
   p3.reset();
   EXPECT_EQ(cache.size(), 0u);
   auto again = cache.get<Packed>(w, "test.packed", {0}, make);
-  EXPECT_EQ(made, 5);  // packed again once nothing held it
+  EXPECT_EQ(made, 4);  // packed again once nothing held it
 }
 
-TEST(EpPrepackCache, AFreedConstantIsNotMistakenForANewOneAtTheSameAddress) {
+TEST(EpPrepackCache, KeyedByContentNotByAddress) {
   ep::PrepackCache cache;
   int made = 0;
   std::function<Packed()> make = [&] {
@@ -59,9 +59,20 @@ TEST(EpPrepackCache, AFreedConstantIsNotMistakenForANewOneAtTheSameAddress) {
     Tensor w = Tensor::from_vector<float>({1, 2}, Shape{2});
     kept = cache.get<Packed>(w, "test.packed", {}, make);
   }
-  EXPECT_EQ(cache.size(), 0u);  // its constant is gone, so the entry is
+  // The constant is gone (a session gave it back after packing): the packed
+  // form lives on with its users, and the same bytes find it again.
+  EXPECT_EQ(cache.size(), 1u);
+  Tensor same = Tensor::from_vector<float>({1, 2}, Shape{2});
+  EXPECT_EQ(cache.get<Packed>(same, "test.packed", {}, make).get(), kept.get());
+  EXPECT_EQ(made, 1);
+  // Other bytes, shape or type (even at a reused address) are another constant.
   Tensor w2 = Tensor::from_vector<float>({5, 6}, Shape{2});
   auto p = cache.get<Packed>(w2, "test.packed", {}, make);
   EXPECT_NE(p.get(), kept.get());
-  EXPECT_EQ(made, 2);
+  Tensor w3 = Tensor::from_vector<float>({1, 2}, Shape{1, 2});
+  EXPECT_NE(cache.get<Packed>(w3, "test.packed", {}, make).get(), kept.get());
+  EXPECT_EQ(made, 3);
+  kept.reset();
+  p.reset();
+  EXPECT_EQ(cache.size(), 0u);  // gone with their last users
 }
