@@ -140,10 +140,6 @@ void pool_row_generic(const Pool2dShape& s, bool is_max, const float* x, float* 
 void gap_generic(int64_t HW, const float* x, float* y) { gap_body(HW, x, y); }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) void pool_row_avx512(const Pool2dShape& s, bool is_max,
-                                                        const float* x, float* y, int64_t oh) {
-  pool_row_body(s, is_max, x, y, oh);
-}
 __attribute__((target("avx512f"))) void gap_avx512(int64_t HW, const float* x, float* y) {
   gap_body(HW, x, y);
 }

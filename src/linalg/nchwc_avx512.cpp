@@ -181,6 +181,45 @@ constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwi
 
 }  // namespace
 
+TESSERA_AVX512 void pool_row_avx512(const Pool2dShape& s, bool is_max, const float* x, float* y,
+                                    int64_t oh) {
+  const int64_t ih0 = oh * s.sh - s.ph;
+  int64_t kh0 = 0, kh1 = 0;
+  tap_range(ih0, s.KH, s.dh, s.H, &kh0, &kh1);
+  const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
+  for (int64_t ow = 0; ow < s.OW; ++ow) {
+    const int64_t iw0 = ow * s.sw - s.pw;
+    int64_t kw0 = 0, kw1 = 0;
+    tap_range(iw0, s.KW, s.dw, s.W, &kw0, &kw1);
+    __m512 acc = is_max ? lowest : _mm512_setzero_ps();
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* xr = x + ((ih0 + kh * s.dh) * s.W + iw0) * 16;
+      for (int64_t kw = kw0; kw < kw1; ++kw) {
+        const __m512 v = _mm512_loadu_ps(xr + kw * s.dw * 16);
+        if (is_max)  // v wins when larger or NaN, and a NaN once taken stays
+          acc = _mm512_mask_mov_ps(
+              acc, _mm512_cmp_ps_mask(v, acc, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
+              v);
+        else
+          acc = _mm512_add_ps(acc, v);
+      }
+    }
+    const int64_t count = (kh1 - kh0) * (kw1 - kw0);
+    float* yp = y + (oh * s.OW + ow) * 16;
+    if (is_max) {  // a window wholly in the padding has no element: keep padding lanes zero
+      _mm512_storeu_ps(yp, count ? acc : _mm512_setzero_ps());
+      continue;
+    }
+    int64_t div = count;
+    if (s.count_include_pad) {  // the window clipped to the padded input, as in AveragePool
+      const int64_t h_end = std::min(ih0 + (s.KH - 1) * s.dh + 1, s.H + s.pe_h);
+      const int64_t w_end = std::min(iw0 + (s.KW - 1) * s.dw + 1, s.W + s.pe_w);
+      div = ((h_end - ih0 + s.dh - 1) / s.dh) * ((w_end - iw0 + s.dw - 1) / s.dw);
+    }
+    _mm512_storeu_ps(yp, _mm512_mul_ps(acc, _mm512_set1_ps(div > 0 ? 1.f / float(div) : 0.f)));
+  }
+}
+
 void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,
                      int64_t ow1) {
   const Conv2dShape& s = *a.s;

@@ -72,6 +72,11 @@ inline int64_t conv_out_block_groups(const Conv2dShape& s) {
   for (int l = 0; l < 16; ++l) a.y[o + l] = acc[l];
 }
 
+// One output row of a blocked pooling (max, or average), written with
+// intrinsics: the portable body's NaN-propagating compare does not vectorise.
+// Defined in nchwc_avx512.cpp (x86-64 only).
+void pool_row_avx512(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh);
+
 // The widest register tile of the AVX-512 kernel, in pixels.
 inline constexpr int64_t kTileWidth = 14;
 

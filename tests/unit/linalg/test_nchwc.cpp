@@ -241,3 +241,29 @@ TEST(LinalgNchwc, PoolsMatchDefinition) {
 
 }  // namespace
 }  // namespace tessera::linalg::nchwc
+
+namespace tessera::linalg::nchwc {
+namespace {
+
+// A NaN anywhere in a max-pool window wins, whether it comes first or last
+// (MaxPool propagates NaN), on the AVX-512 and the portable paths.
+TEST(LinalgNchwc, MaxPoolPropagatesNaN) {
+  for (const bool fast : {true, false}) {
+    const bool was = set_fast_path_enabled(fast);
+    Pool2dShape s;
+    s.C = 16, s.H = 1, s.W = 3, s.OH = 1, s.OW = 1, s.KH = 1, s.KW = 3;
+    std::vector<float> x(3 * 16, 1.f), y(16, 0.f);
+    x[0 * 16 + 0] = std::numeric_limits<float>::quiet_NaN();  // lane 0: NaN first
+    x[2 * 16 + 1] = std::numeric_limits<float>::quiet_NaN();  // lane 1: NaN last
+    x[1 * 16 + 2] = 5.f;                                      // lane 2: plain max
+    max_pool2d(s, x.data(), y.data(), nullptr);
+    EXPECT_TRUE(std::isnan(y[0])) << "fast " << fast;
+    EXPECT_TRUE(std::isnan(y[1])) << "fast " << fast;
+    EXPECT_EQ(y[2], 5.f);
+    EXPECT_EQ(y[3], 1.f);
+    set_fast_path_enabled(was);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::linalg::nchwc
