@@ -10,4 +10,23 @@ namespace tessera::cpu {
 // is an error naming the node.
 linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info);
 
+// The activation on one value, for the scalar paths (double, broadcast
+// residuals); written as compares so a NaN passes through, as in the ops.
+template <typename T>
+T activate(const linalg::ActivationSpec& a, T v) {
+  switch (a.kind) {
+    case linalg::Activation::kRelu:
+      return v < T(0) ? T(0) : v;
+    case linalg::Activation::kClip: {
+      const T lo = v < T(a.p0) ? T(a.p0) : v;
+      return lo > T(a.p1) ? T(a.p1) : lo;
+    }
+    case linalg::Activation::kLeakyRelu:
+      return v < T(0) ? v * T(a.p0) : v;
+    case linalg::Activation::kNone:
+      break;
+  }
+  return v;
+}
+
 }  // namespace tessera::cpu

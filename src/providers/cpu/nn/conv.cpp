@@ -52,22 +52,6 @@ void depthwise_plane(const double* x, const double* w, double* y, const Window& 
     }
 }
 
-double activate(const linalg::ActivationSpec& a, double v) {
-  switch (a.kind) {
-    case linalg::Activation::kRelu:
-      return v < 0 ? 0 : v;
-    case linalg::Activation::kClip: {
-      const double lo = v < a.p0 ? a.p0 : v;
-      return lo > a.p1 ? a.p1 : lo;
-    }
-    case linalg::Activation::kLeakyRelu:
-      return v < 0 ? v * a.p0 : v;
-    case linalg::Activation::kNone:
-      break;
-  }
-  return v;
-}
-
 class ConvKernel : public ep::OpKernel {
  public:
   ConvKernel(const ep::KernelInfo& info, bool fused) : group_(info.attr_int("group", 1)) {

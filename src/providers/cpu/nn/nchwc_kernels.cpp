@@ -66,22 +66,6 @@ class ReorderFromKernel : public ep::OpKernel {
 
 // ---- convolution ----
 
-float activate(const linalg::ActivationSpec& a, float v) {
-  switch (a.kind) {
-    case linalg::Activation::kRelu:
-      return v < 0.f ? 0.f : v;
-    case linalg::Activation::kClip: {
-      const float lo = v < a.p0 ? a.p0 : v;
-      return lo > a.p1 ? a.p1 : lo;
-    }
-    case linalg::Activation::kLeakyRelu:
-      return v < 0.f ? v * a.p0 : v;
-    case linalg::Activation::kNone:
-      break;
-  }
-  return v;
-}
-
 class NchwcConvKernel : public ep::OpKernel {
  public:
   explicit NchwcConvKernel(const ep::KernelInfo& info)
