@@ -36,6 +36,14 @@ class MappedBytes : public FileBytes {
     size_ = map_size - delta;
   }
   ~MappedBytes() override { ::munmap(base_, map_size_); }
+  // A private, never-written file mapping: dropped pages come back from the
+  // file if touched, so only whole pages inside the range are given up.
+  void done_with(const void* p, size_t n) const override {
+    const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+    const uintptr_t lo = (uintptr_t(p) + page - 1) / page * page;
+    const uintptr_t hi = (uintptr_t(p) + n) / page * page;
+    if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+  }
 
  private:
   void* base_;
@@ -84,8 +92,8 @@ std::shared_ptr<FileBytes> map_or_read(int fd, uint64_t offset, uint64_t length,
   if (offset % page == 0) {
     // Private + writable: pages stay shared with the page cache until written,
     // and a write never reaches the file.
-    void* p = ::mmap(nullptr, size_t(length), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd,
-                     off_t(offset));
+    void* p =
+        ::mmap(nullptr, size_t(length), PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, off_t(offset));
     if (p != MAP_FAILED) return std::make_shared<MappedBytes>(p, size_t(length), 0);
   }
   auto bytes = std::make_shared<OwnedBytes>(size_t(length));
@@ -109,15 +117,15 @@ std::shared_ptr<FileBytes> map_whole_file(const std::string& path, const char* w
   return map_or_read(fd.get(), 0, size, path);
 }
 
-std::shared_ptr<FileBytes> map_file_range(const std::string& path, uint64_t offset,
-                                          uint64_t length, const std::string& what) {
+std::shared_ptr<FileBytes> map_file_range(const std::string& path, uint64_t offset, uint64_t length,
+                                          const std::string& what) {
   // The caller resolved `path` to its canonical form, so a symlink here means
   // it was swapped in since: refuse it.
   Fd fd(open_or_throw(path, "external data file", O_NOFOLLOW));
   uint64_t size = file_size(fd.get(), path, "external data file");
   if (offset > size)
-    fail(ErrorCode::kInvalidGraph, what, ": offset ", offset, " is past the end of '", path,
-         "' (", size, " bytes)");
+    fail(ErrorCode::kInvalidGraph, what, ": offset ", offset, " is past the end of '", path, "' (",
+         size, " bytes)");
   if (length == kToEndOfFile) length = size - offset;
   if (length > size - offset)
     fail(ErrorCode::kInvalidGraph, what, ": offset ", offset, " + length ", length,

@@ -13,6 +13,13 @@ class FileBytes {
   virtual ~FileBytes() = default;
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
+  // Tells the OS that bytes [p, p + n) of this view will not be read again,
+  // so a mapping's pages for them can leave memory (they would be read from
+  // the file again if they were). Read bytes held in memory stay.
+  virtual void done_with(const void* p, size_t n) const {
+    (void)p;
+    (void)n;
+  }
 
  protected:
   const uint8_t* data_ = nullptr;
@@ -29,7 +36,7 @@ constexpr uint64_t kToEndOfFile = ~uint64_t(0);
 // rest of it). `offset` must be a multiple of the page size to map; otherwise
 // the bytes are read. The mapping is private copy-on-write, so a writer never
 // reaches the file. A range past the end throws kInvalidGraph starting with `what`.
-std::shared_ptr<FileBytes> map_file_range(const std::string& path, uint64_t offset,
-                                          uint64_t length, const std::string& what);
+std::shared_ptr<FileBytes> map_file_range(const std::string& path, uint64_t offset, uint64_t length,
+                                          const std::string& what);
 
 }  // namespace tessera::onnx

@@ -16,8 +16,7 @@ std::string dir_of(const std::string& path) {
 }
 
 void check_not_empty(size_t size, const std::string& source, const char* what) {
-  if (size == 0)
-    fail(ErrorCode::kInvalidProtobuf, source, ": empty input (0 bytes) is not ", what);
+  if (size == 0) fail(ErrorCode::kInvalidProtobuf, source, ": empty input (0 bytes) is not ", what);
 }
 
 }  // namespace
@@ -33,7 +32,12 @@ ir::Model load_model(const std::string& path) {
   // Mapped, not copied: the tensors are copied out (or mapped from their own
   // external files), so the mapping is released once parsing is done.
   auto bytes = map_whole_file(path, "model file");
-  ir::Model m = parse_model(bytes->data(), bytes->size(), dir_of(path), path);
+  check_not_empty(bytes->size(), path, "an ONNX model");
+  ParseContext ctx(path);
+  ctx.set_done_with([&bytes](const void* p, size_t n) { bytes->done_with(p, n); });
+  ir::Model m = read_model_proto(
+      ctx, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),
+      dir_of(path));
   m.path = path;
   return m;
 }

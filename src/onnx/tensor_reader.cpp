@@ -256,6 +256,7 @@ Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
       ctx.fail(who, ": raw_data has ", t.raw.size(), " bytes, expected ", expected_bytes);
     Tensor out(dt, shape);
     if (expected_bytes) std::memcpy(out.mutable_raw_data(), t.raw.data(), expected_bytes);
+    ctx.done_with(t.raw.data(), expected_bytes);
     return out;
   }
   return from_typed_fields(ctx, t, dt, shape, n, who);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,6 +33,13 @@ class ParseContext {
   explicit ParseContext(std::string source) : source_(std::move(source)) {}
 
   const std::string& source() const { return source_; }
+  // A model read from a mapped file: raw tensor bytes, once copied out, are
+  // handed back through this so the file's pages do not stay resident next
+  // to the copies (which doubled the peak memory of loading a model).
+  void set_done_with(std::function<void(const void*, size_t)> fn) { done_with_ = std::move(fn); }
+  void done_with(const void* p, size_t n) const {
+    if (done_with_) done_with_(p, n);
+  }
   // "graph.node[3].attribute[1]"
   std::string path() const;
   int depth() const { return int(path_.size()); }
@@ -57,6 +65,7 @@ class ParseContext {
   };
   std::string source_;
   std::vector<Segment> path_;
+  std::function<void(const void*, size_t)> done_with_;
 };
 
 // Enters a nested message for the lifetime of the guard (path + depth check).
@@ -94,9 +103,7 @@ class WireReader {
   // Typed views of the current field; each checks the wire type.
   ParseContext& ctx() const { return ctx_; }
   uint64_t as_varint(const Field& f, const char* name) const;
-  int64_t as_int64(const Field& f, const char* name) const {
-    return int64_t(as_varint(f, name));
-  }
+  int64_t as_int64(const Field& f, const char* name) const { return int64_t(as_varint(f, name)); }
   int32_t as_int32(const Field& f, const char* name) const;
   bool as_bool(const Field& f, const char* name) const { return as_varint(f, name) != 0; }
   float as_float(const Field& f, const char* name) const;

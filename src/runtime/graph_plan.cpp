@@ -64,7 +64,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
                      std::string where, AllocatorFor alloc_for,
                      std::vector<ep::PlacementRule> rules, ConstantPlacer placer,
-                     ep::PrepackCache* prepack)
+                     ep::PrepackCache* prepack, InitializerReleaser release)
     : model_(model),
       graph_(graph),
       providers_(providers),
@@ -139,11 +139,47 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   // Kernels and compiled partitions in run order, with copies where an input
   // lives elsewhere.
   std::vector<std::unique_ptr<ep::OpKernel>> compiled = compile_fused_groups(view);
+  // Readers left per initializer slot, for giving weights back as soon as
+  // their last reader has packed them. Values subgraphs read from this scope
+  // and graph outputs are never given back.
+  std::unordered_map<int, int> readers_left;
+  std::unordered_set<int> keep;
+  if (release) {
+    for (const auto& [slot, tensor] : initializer_slots_)
+      if (slot_constant_[size_t(slot)] == tensor) readers_left[slot] = 0;
+    for (const auto& node : graph_.nodes) {
+      for (const auto& in : node.inputs)
+        if (auto it = slots_.find(in); it != slots_.end() && readers_left.count(it->second))
+          ++readers_left[it->second];
+      for (const auto& a : node.attributes) {
+        std::vector<const ir::Graph*> bodies;
+        if (a.g) bodies.push_back(a.g.get());
+        for (const auto& g : a.graphs)
+          if (g) bodies.push_back(g.get());
+        for (const ir::Graph* body : bodies)
+          for (const auto& name : ir::outer_scope_reads(*body))
+            if (auto it = slots_.find(name); it != slots_.end()) keep.insert(it->second);
+      }
+    }
+    for (int s : output_slots_) keep.insert(s);
+  }
   for (const auto& step : ep::schedule(graph_, partition_)) {
+    const size_t first_new = steps_.size();
     if (step.fused)
       add_fused_step(step.index, std::move(compiled[step.index]));
     else
       add_node_step(step.index, view, outer_types);
+    if (!release) continue;
+    for (size_t i = first_new; i < steps_.size(); ++i) {
+      const NodeStep& st = steps_[i];
+      for (size_t k = 0; k < st.inputs.size(); ++k) {
+        auto it = readers_left.find(st.inputs[k]);
+        if (it == readers_left.end()) continue;
+        if (!st.node || st.fused || !st.kernel || st.kernel->reads_constant_data(k))
+          keep.insert(it->first);
+        if (--it->second == 0 && !keep.count(it->first)) release(slot_names_[size_t(it->first)]);
+      }
+    }
   }
   // Which inputs host kernels read directly, and who reads each input first
   // (directly or through a copy into its memory).
@@ -489,34 +525,6 @@ void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declare
              declared.shape_string(), " but got ", t.shape().to_string());
     }
   }
-}
-
-std::vector<std::string> GraphPlan::data_free_initializers() const {
-  std::vector<int> readers(slot_names_.size(), 0);
-  std::vector<bool> needed(slot_names_.size(), false);
-  for (int s : output_slots_) needed[size_t(s)] = true;
-  for (int s : raw_output_slots_) needed[size_t(s)] = true;
-  for (const auto& [name, s] : scope_slots_) needed[size_t(s)] = true;
-  for (const auto& step : steps_) {
-    for (int s : step.implicit_inputs) needed[size_t(s)] = true;
-    for (size_t k = 0; k < step.inputs.size(); ++k) {
-      const int s = step.inputs[k];
-      if (s < 0) continue;
-      ++readers[size_t(s)];
-      // Copy steps and compiled partitions read the data; kernels say.
-      if (!step.node || step.fused || !step.kernel || step.kernel->reads_constant_data(k))
-        needed[size_t(s)] = true;
-    }
-  }
-  std::vector<std::string> out;
-  for (const auto& [name, tensor] : graph_.initializers) {
-    auto it = slots_.find(name);
-    if (it == slots_.end()) continue;
-    const size_t s = size_t(it->second);
-    // slot_constant_ is null for initializers a graph input may override.
-    if (slot_constant_[s] == &tensor && readers[s] > 0 && !needed[s]) out.push_back(name);
-  }
-  return out;
 }
 
 std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLookup& outer,

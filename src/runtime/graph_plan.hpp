@@ -26,6 +26,13 @@ using Providers = std::vector<std::shared_ptr<ep::ExecutionProvider>>;
 using ValueLookup = std::function<const Value*(const std::string&)>;
 // The allocator a session gives each provider's kernels (its arena, usually).
 using AllocatorFor = std::function<std::shared_ptr<Allocator>(const ep::ExecutionProvider&)>;
+// Called while the plan is built, once per initializer (of this graph, not
+// overridable, no graph output, read by no subgraph) whose readers have all
+// been created and took what they need of it at creation
+// (ep::OpKernel::reads_constant_data false): the owner may give
+// its memory back at once, so weights and their packed forms are never all
+// resident together.
+using InitializerReleaser = std::function<void(const std::string& name)>;
 
 // Makes (or shares) the copy of a host initializer in another memory space;
 // `make` does the copy. Null: every plan makes its own.
@@ -55,7 +62,8 @@ class GraphPlan : public ep::SubgraphRunner {
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
             const std::unordered_map<std::string, ir::TypeInfo>& outer_types, std::string where,
             AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {},
-            ConstantPlacer placer = nullptr, ep::PrepackCache* prepack = nullptr);
+            ConstantPlacer placer = nullptr, ep::PrepackCache* prepack = nullptr,
+            InitializerReleaser release = nullptr);
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -83,11 +91,6 @@ class GraphPlan : public ep::SubgraphRunner {
   // Where building this plan spent its time: type inference, partition, kernel
   // creation and weight prepacking, memory planning (slots and lifetimes).
   const std::vector<PhaseTiming>& timings() const { return timings_; }
-  // Initializers (of this graph, not overridable, no graph output) that at
-  // least one node reads and whose every reader is a kernel that took what
-  // it needs at creation (ep::OpKernel::reads_constant_data false): their
-  // memory can be given back once the plan is built.
-  std::vector<std::string> data_free_initializers() const;
   // The provider (index) of the first node that reads graph input i, or -1.
   int first_consumer(size_t input) const { return first_consumer_[input]; }
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).

@@ -327,10 +327,24 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       if (name == p.name()) return a;
     return p.allocator();
   };
+  // Weights every reader has packed are held twice (packed and as given): the
+  // plan calls this as soon as an initializer's last reader has packed it.
+  // Its slots point at this map entry, so replacing the tensor in place gives
+  // the memory back (when no other session shares it) and leaves the type and
+  // shape the kernels still check. Not while an optimized model is to be saved.
+  runtime::InitializerReleaser release;
+  if (!config_is(options, "session.keep_packed_initializers", "1") &&
+      options.optimized_model_filepath.empty())
+    release = [impl = impl.get()](const std::string& name) {
+      Tensor& t = impl->model.graph.initializers.at(name);
+      t = Tensor::metadata_only(t.dtype(), t.shape());
+      impl->released.push_back(name);
+    };
   impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph, impl->providers,
                                                     std::unordered_map<std::string, ir::TypeInfo>{},
                                                     where, alloc_for, options.placement, placer,
-                                                    share ? &env.prepacked_weights() : nullptr);
+                                                    share ? &env.prepacked_weights() : nullptr,
+                                                    release);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -351,16 +365,6 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       onnx::save_model(with_host_initializers(impl->model, impl->providers, where),
                        options.optimized_model_filepath);
     });
-  // Weights every reader has packed are held twice (packed and as given);
-  // the plan's slots point at these map entries, so replacing the tensor in
-  // place gives the memory back (when no other session shares it) and leaves
-  // the type and shape the kernels still check.
-  if (!config_is(options, "session.keep_packed_initializers", "1"))
-    for (const auto& name : impl->plan->data_free_initializers()) {
-      Tensor& t = impl->model.graph.initializers.at(name);
-      t = Tensor::metadata_only(t.dtype(), t.shape());
-      impl->released.push_back(name);
-    }
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
     auto* prof = &impl->profiler;

@@ -118,10 +118,10 @@ class Session {
   const std::vector<IoInfo>& inputs() const;   // graph inputs the user must feed
   const std::vector<IoInfo>& outputs() const;
   const std::vector<IoInfo>& overridable_initializers() const;
-  // Initializers whose memory the session gave back after creation because
-  // every kernel reading them packed them (e.g. MatMul/Conv weights); only
-  // their type and shape remain. Config "session.keep_packed_initializers"
-  // = "1" keeps them.
+  // Initializers whose memory the session gave back at creation, each as
+  // soon as every kernel reading it had packed it (MatMul/Gemm/Conv weights);
+  // only their type and shape remain. Config "session.keep_packed_initializers"
+  // = "1" keeps them, as does saving an optimized model.
   const std::vector<std::string>& released_initializers() const;
   const ir::Model& model() const;              // the optimized model
   const SessionOptions& options() const;

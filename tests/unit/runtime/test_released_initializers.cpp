@@ -75,6 +75,47 @@ TEST(RuntimeReleasedInitializers, PackedWeightsAreGivenBackAndResultsStay) {
   EXPECT_EQ(run(*s), want);  // and again: the packed form stays
 }
 
+// b is read by a MatMul (packs it) and by an If branch through the outer
+// scope: it must stay, even though its only direct reader packed it.
+TEST(RuntimeReleasedInitializers, ValuesSubgraphsReadAreKept) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs = {info("a", {4, 256})};
+  ir::ValueInfo cond{"cond", ir::TypeInfo::tensor(DataType::kBool, std::vector<ir::Dim>{}), ""};
+  m.graph.inputs.push_back(cond);
+  m.graph.initializers["b"] = ramp(Shape{256, 256}, 0.01f);
+  auto branch = [](const std::string& out) {
+    auto g = std::make_shared<ir::Graph>();
+    g->name = out;
+    g->nodes = {node("Identity", {"b"}, out)};
+    g->outputs = {info(out, {256, 256})};
+    return g;
+  };
+  ir::Node iff = node("If", {"cond"}, "picked");
+  ir::Attribute then_branch, else_branch;
+  then_branch.name = "then_branch";
+  then_branch.type = ir::AttrType::kGraph;
+  then_branch.g = branch("t");
+  else_branch.name = "else_branch";
+  else_branch.type = ir::AttrType::kGraph;
+  else_branch.g = branch("e");
+  iff.attributes = {then_branch, else_branch};
+  m.graph.nodes = {node("MatMul", {"a", "b"}, "y"), iff};
+  m.graph.outputs = {info("y", {4, 256}), info("picked", {256, 256})};
+  const std::string bytes = onnx::serialize_model(m);
+  SessionOptions o;
+  o.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  auto s = Session::create_from_bytes(bytes.data(), bytes.size(), o);
+  EXPECT_TRUE(s->released_initializers().empty());
+  auto out = s->run({{"a", ramp(Shape{4, 256}, 0.25f)}, {"cond", Tensor::scalar(true)}});
+  const Tensor& picked = out[1].tensor();
+  const Tensor b = ramp(Shape{256, 256}, 0.01f);
+  ASSERT_EQ(picked.num_elements(), b.num_elements());
+  for (int64_t i = 0; i < b.num_elements(); ++i)
+    ASSERT_EQ(picked.data<float>()[i], b.data<float>()[i]) << i;
+}
+
 TEST(RuntimeReleasedInitializers, ReadingReleasedDataFailsLoudly) {
   Tensor t = Tensor::metadata_only(DataType::kFloat, Shape{2, 3});
   EXPECT_EQ(t.shape(), (Shape{2, 3}));
