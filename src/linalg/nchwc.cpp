@@ -41,44 +41,33 @@ void interior(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t 
   *hi = std::max(a, b);
 }
 
-// One output pixel's block, every tap bounds-checked: the portable kernel.
+// One output pixel's block over the taps inside the input: the portable kernel.
 void conv_pixel_generic(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow) {
   const Conv2dShape& s = *a.s;
+  const int64_t ih0 = oh * s.sh - s.ph, iw0 = ow * s.sw - s.pw;
+  int64_t kh0 = 0, kh1 = 0, kw0 = 0, kw1 = 0;
+  tap_range(ih0, s.KH, s.dh, s.H, &kh0, &kh1);
+  tap_range(iw0, s.KW, s.dw, s.W, &kw0, &kw1);
   float acc[16];
   for (int l = 0; l < 16; ++l) acc[l] = 0.f;
-  if (s.depthwise()) {
-    const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
-    const float* w = a.w + ob * s.KH * s.KW * 16;
-    for (int64_t kh = 0; kh < s.KH; ++kh) {
-      const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
-      if (ih < 0 || ih >= s.H) continue;
-      for (int64_t kw = 0; kw < s.KW; ++kw) {
-        const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
-        if (iw < 0 || iw >= s.W) continue;
-        const float* xp = x + (ih * s.W + iw) * 16;
-        const float* wp = w + (kh * s.KW + kw) * 16;
-        for (int l = 0; l < 16; ++l) acc[l] += xp[l] * wp[l];
-      }
-    }
-  } else {
-    const Strides& xs = a.xs;
-    const float* x = a.x + n * xs.image;
-    for (int64_t ib = 0; ib < a.in_groups; ++ib)
-      for (int64_t kh = 0; kh < s.KH; ++kh) {
-        const int64_t ih = oh * s.sh - s.ph + kh * s.dh;
-        if (ih < 0 || ih >= s.H) continue;
-        for (int64_t kw = 0; kw < s.KW; ++kw) {
-          const int64_t iw = ow * s.sw - s.pw + kw * s.dw;
-          if (iw < 0 || iw >= s.W) continue;
-          const float* xp = x + ib * xs.group + ih * xs.row + iw * xs.pixel;
-          const float* wp = a.filter_tap(ob, ib, kh, kw);
-          for (int64_t c = 0; c < a.in_per_group; ++c) {
-            const float xv = xp[c * xs.channel];
-            for (int l = 0; l < 16; ++l) acc[l] += xv * wp[c * 16 + l];
-          }
+  const Strides& xs = a.xs;
+  for (int64_t ib = 0; ib < (s.depthwise() ? 1 : a.in_groups); ++ib)
+    for (int64_t kh = kh0; kh < kh1; ++kh)
+      for (int64_t kw = kw0; kw < kw1; ++kw) {
+        const int64_t ih = ih0 + kh * s.dh, iw = iw0 + kw * s.dw;
+        if (s.depthwise()) {  // input block ob, one filter vector per tap
+          const float* xp = a.x + (((n * blocks(s.C) + ob) * s.H + ih) * s.W + iw) * 16;
+          const float* wp = a.w + ((ob * s.KH + kh) * s.KW + kw) * 16;
+          for (int l = 0; l < 16; ++l) acc[l] += xp[l] * wp[l];
+          continue;
+        }
+        const float* xp = a.x + n * xs.image + ib * xs.group + ih * xs.row + iw * xs.pixel;
+        const float* wp = a.filter_tap(ob, ib, kh, kw);
+        for (int64_t c = 0; c < a.in_per_group; ++c) {
+          const float xv = xp[c * xs.channel];
+          for (int l = 0; l < 16; ++l) acc[l] += xv * wp[c * 16 + l];
         }
       }
-  }
   finish_block(a, n, ob, oh, ow, acc);
 }
 

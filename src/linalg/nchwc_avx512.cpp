@@ -64,16 +64,6 @@ struct TapRange {
   int64_t kh0, kh1, kw0, kw1;
 };
 
-// [t0, t1): the taps of a window starting at input position `start` (step
-// `d`, k taps) that land inside [0, in).
-inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* t0, int64_t* t1) {
-  int64_t a = 0, b = k;
-  while (a < b && start + a * d < 0) ++a;
-  while (b > a && start + (b - 1) * d >= in) --b;
-  *t0 = a;
-  *t1 = b;
-}
-
 // Dense: T pixels from ow0 of row oh, output blocks ob0 .. ob0+OB-1, taps kh in [kh0, kh1).
 // SW: the column stride when it is known at compile time (1 or 2, blocked
 // input), else 0. A constant stride puts every pixel's input at a constant

@@ -35,6 +35,16 @@ struct ConvArgs {
   }
 };
 
+// [t0, t1): the taps of a window starting at input position `start` (step
+// `d`, k taps) that land inside [0, in).
+inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* t0, int64_t* t1) {
+  int64_t a = 0, b = k;
+  while (a < b && start + a * d < 0) ++a;
+  while (b > a && start + (b - 1) * d >= in) --b;
+  *t0 = a;
+  *t1 = b;
+}
+
 // Output blocks are computed two at a time by the dense AVX-512 kernel (one
 // input broadcast feeds two FMAs), one at a time for depthwise.
 inline int64_t conv_out_block_groups(const Conv2dShape& s) {
