@@ -11,6 +11,12 @@
 
 namespace tessera::test_device {
 
+ir::ValueInfo tensor_info(const std::string& name, std::vector<int64_t> dims, DataType t) {
+  std::vector<ir::Dim> d;
+  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
+  return ir::ValueInfo{name, ir::TypeInfo::tensor(t, d), ""};
+}
+
 namespace {
 
 class TrackingAllocator : public CpuAllocator {

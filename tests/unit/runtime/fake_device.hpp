@@ -38,6 +38,9 @@ void register_fake_device();
 // initializer {10, 20} (Add runs on the CPU).
 // A node named "<op>_<first output>" in the default domain.
 ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out);
+// A graph input/output of element type `t` and fixed dims.
+ir::ValueInfo tensor_info(const std::string& name, std::vector<int64_t> dims,
+                          DataType t = DataType::kFloat);
 ir::Model relu_chain_model();
 ir::Model relu_add_model();
 

@@ -3,25 +3,13 @@
 #include "onnx/model_writer.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/session.hpp"
+#include "unit/runtime/fake_device.hpp"
 
 using namespace tessera;
+using test_device::node;
+using test_device::tensor_info;
 
 namespace {
-
-ir::ValueInfo info(const std::string& n, std::vector<int64_t> dims) {
-  std::vector<ir::Dim> d;
-  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
-  return ir::ValueInfo{n, ir::TypeInfo::tensor(DataType::kFloat, d), ""};
-}
-
-ir::Node node(const std::string& op, std::vector<std::string> in, std::string out) {
-  ir::Node n;
-  n.name = op + "_" + out;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = {std::move(out)};
-  return n;
-}
 
 std::vector<float> ramp(size_t n, float scale) {
   std::vector<float> v(n);
@@ -35,11 +23,12 @@ std::string model_bytes() {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports.push_back({"", 17});
-  m.graph.inputs = {info("x", {1, 4, 5, 5}), info("a", {2, 3}), info("c", {2, 4})};
+  m.graph.inputs = {tensor_info("x", {1, 4, 5, 5}), tensor_info("a", {2, 3}),
+                    tensor_info("c", {2, 4})};
   m.graph.initializers["w"] =
       Tensor::from_vector<float>(ramp(6 * 2 * 3 * 3, 0.5f), Shape{6, 2, 3, 3});
   m.graph.initializers["b"] = Tensor::from_vector<float>(ramp(12, 1.f), Shape{3, 4});
-  ir::Node conv = node("Conv", {"x", "w"}, "y");
+  ir::Node conv = node("Conv", {"x", "w"}, {"y"});
   ir::Attribute group;
   group.name = "group";
   group.type = ir::AttrType::kInt;
@@ -49,14 +38,15 @@ std::string model_bytes() {
   pads.type = ir::AttrType::kInts;
   pads.ints = {1, 1, 1, 1};
   conv.attributes = {group, pads};
-  ir::Node gemm = node("Gemm", {"c", "b"}, "g");
+  ir::Node gemm = node("Gemm", {"c", "b"}, {"g"});
   ir::Attribute trans;
   trans.name = "transB";
   trans.type = ir::AttrType::kInt;
   trans.i = 1;
   gemm.attributes = {trans};
-  m.graph.nodes = {conv, node("MatMul", {"a", "b"}, "m"), gemm};
-  m.graph.outputs = {info("y", {1, 6, 5, 5}), info("m", {2, 4}), info("g", {2, 3})};
+  m.graph.nodes = {conv, node("MatMul", {"a", "b"}, {"m"}), gemm};
+  m.graph.outputs = {tensor_info("y", {1, 6, 5, 5}), tensor_info("m", {2, 4}),
+                     tensor_info("g", {2, 3})};
   return onnx::serialize_model(m);
 }
 

@@ -3,25 +3,13 @@
 #include "core/error.hpp"
 #include "onnx/model_writer.hpp"
 #include "runtime/session.hpp"
+#include "unit/runtime/fake_device.hpp"
 
 using namespace tessera;
+using test_device::node;
+using test_device::tensor_info;
 
 namespace {
-
-ir::ValueInfo info(const std::string& n, std::vector<int64_t> dims) {
-  std::vector<ir::Dim> d;
-  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
-  return ir::ValueInfo{n, ir::TypeInfo::tensor(DataType::kFloat, d), ""};
-}
-
-ir::Node node(const std::string& op, std::vector<std::string> in, std::string out) {
-  ir::Node n;
-  n.name = op + "_" + out;
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = {std::move(out)};
-  return n;
-}
 
 Tensor ramp(Shape shape, float scale) {
   Tensor t(DataType::kFloat, shape);
@@ -37,13 +25,14 @@ std::string model_bytes() {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports.push_back({"", 17});
-  m.graph.inputs = {info("a", {4, 256})};
+  m.graph.inputs = {tensor_info("a", {4, 256})};
   m.graph.initializers["b"] = ramp(Shape{256, 256}, 0.01f);
   m.graph.initializers["c"] = ramp(Shape{256}, 0.5f);
   m.graph.initializers["d"] = ramp(Shape{256, 256}, 0.02f);
-  m.graph.nodes = {node("MatMul", {"a", "b"}, "p"), node("Add", {"p", "c"}, "y"),
-                   node("MatMul", {"a", "d"}, "z"), node("Mul", {"d", "d"}, "e")};
-  m.graph.outputs = {info("y", {4, 256}), info("z", {4, 256}), info("e", {256, 256})};
+  m.graph.nodes = {node("MatMul", {"a", "b"}, {"p"}), node("Add", {"p", "c"}, {"y"}),
+                   node("MatMul", {"a", "d"}, {"z"}), node("Mul", {"d", "d"}, {"e"})};
+  m.graph.outputs = {tensor_info("y", {4, 256}), tensor_info("z", {4, 256}),
+                     tensor_info("e", {256, 256})};
   return onnx::serialize_model(m);
 }
 
@@ -81,18 +70,18 @@ TEST(RuntimeReleasedInitializers, ValuesSubgraphsReadAreKept) {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports.push_back({"", 17});
-  m.graph.inputs = {info("a", {4, 256})};
+  m.graph.inputs = {tensor_info("a", {4, 256})};
   ir::ValueInfo cond{"cond", ir::TypeInfo::tensor(DataType::kBool, std::vector<ir::Dim>{}), ""};
   m.graph.inputs.push_back(cond);
   m.graph.initializers["b"] = ramp(Shape{256, 256}, 0.01f);
   auto branch = [](const std::string& out) {
     auto g = std::make_shared<ir::Graph>();
     g->name = out;
-    g->nodes = {node("Identity", {"b"}, out)};
-    g->outputs = {info(out, {256, 256})};
+    g->nodes = {node("Identity", {"b"}, {out})};
+    g->outputs = {tensor_info(out, {256, 256})};
     return g;
   };
-  ir::Node iff = node("If", {"cond"}, "picked");
+  ir::Node iff = node("If", {"cond"}, {"picked"});
   ir::Attribute then_branch, else_branch;
   then_branch.name = "then_branch";
   then_branch.type = ir::AttrType::kGraph;
@@ -101,8 +90,8 @@ TEST(RuntimeReleasedInitializers, ValuesSubgraphsReadAreKept) {
   else_branch.type = ir::AttrType::kGraph;
   else_branch.g = branch("e");
   iff.attributes = {then_branch, else_branch};
-  m.graph.nodes = {node("MatMul", {"a", "b"}, "y"), iff};
-  m.graph.outputs = {info("y", {4, 256}), info("picked", {256, 256})};
+  m.graph.nodes = {node("MatMul", {"a", "b"}, {"y"}), iff};
+  m.graph.outputs = {tensor_info("y", {4, 256}), tensor_info("picked", {256, 256})};
   const std::string bytes = onnx::serialize_model(m);
   SessionOptions o;
   o.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
