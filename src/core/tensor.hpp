@@ -49,6 +49,7 @@ class Tensor {
   size_t byte_size() const { return data_type_storage_bytes(dtype_, size_t(num_elements_)); }
   const MemoryInfo& memory_info() const;
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  size_t byte_offset() const { return offset_; }
 
   const void* raw_data() const { return ptr(); }
   void* mutable_raw_data() { return ptr(); }

@@ -39,9 +39,7 @@ class KernelInfo {
   size_t num_inputs() const { return node_.inputs.size(); }
   size_t num_outputs() const { return node_.outputs.size(); }
   bool has_input(size_t i) const { return i < node_.inputs.size() && !node_.inputs[i].empty(); }
-  bool has_output(size_t i) const {
-    return i < node_.outputs.size() && !node_.outputs[i].empty();
-  }
+  bool has_output(size_t i) const { return i < node_.outputs.size() && !node_.outputs[i].empty(); }
   // Element type of input/output i (kUndefined when omitted or unknown).
   DataType input_type(size_t i) const;
   DataType output_type(size_t i) const;
@@ -76,8 +74,7 @@ class KernelInfo {
   float attr_float(const std::string& name) const;  // required
   std::string attr_string(const std::string& name, const std::string& def) const;
   std::string attr_string(const std::string& name) const;  // required
-  std::vector<int64_t> attr_ints(const std::string& name,
-                                 std::vector<int64_t> def = {}) const;
+  std::vector<int64_t> attr_ints(const std::string& name, std::vector<int64_t> def = {}) const;
   std::vector<float> attr_floats(const std::string& name, std::vector<float> def = {}) const;
   std::vector<std::string> attr_strings(const std::string& name,
                                         std::vector<std::string> def = {}) const;
@@ -107,17 +104,19 @@ class KernelInfo {
 // Per-run, per-node view of inputs and outputs. Built by the executor.
 class KernelContext {
  public:
-  KernelContext(const ir::Node& node, std::vector<const Value*> inputs,
-                std::vector<Value*> outputs, std::vector<DataType> output_types,
-                std::shared_ptr<Allocator> allocator, ThreadPool* pool,
-                std::function<const Value*(const std::string&)> outer_scope = nullptr)
+  KernelContext(const ir::Node& node, std::vector<const Value*> inputs, std::vector<Value*> outputs,
+                std::vector<DataType> output_types, std::shared_ptr<Allocator> allocator,
+                ThreadPool* pool,
+                std::function<const Value*(const std::string&)> outer_scope = nullptr,
+                std::vector<bool> donatable = {})
       : node_(node),
         inputs_(std::move(inputs)),
         outputs_(std::move(outputs)),
         output_types_(std::move(output_types)),
         allocator_(std::move(allocator)),
         pool_(pool),
-        outer_scope_(std::move(outer_scope)) {}
+        outer_scope_(std::move(outer_scope)),
+        donatable_(std::move(donatable)) {}
 
   const ir::Node& node() const { return node_; }
   size_t num_inputs() const { return inputs_.size(); }
@@ -133,6 +132,14 @@ class KernelContext {
   // Allocates output i with the given shape, using the inferred output type
   // unless `dtype` is given. Returns a dummy tensor when the output is omitted.
   Tensor& output(size_t i, const Shape& shape, DataType dtype = DataType::kUndefined);
+  // Output i written over input `in`'s memory, when the executor lets this
+  // node take that input over (the node is its only reader, reads it once,
+  // and nothing else holds it: not a graph input, output or initializer) and
+  // it is a host tensor of the same element type and byte size in the
+  // allocator's memory; otherwise a fresh output, as output() gives. Only for
+  // kernels that read each element of `in` before writing the same element
+  // of output i, and nothing of `in` after that (an element-wise residual).
+  Tensor& output_reusing(size_t i, size_t in, const Shape& shape);
   // Sets output i to an existing value (sequences, or a zero-copy alias of an input).
   void set_output(size_t i, Value v);
   DataType output_type(size_t i) const {
@@ -157,7 +164,8 @@ class KernelContext {
   std::shared_ptr<Allocator> allocator_;
   ThreadPool* pool_;
   std::function<const Value*(const std::string&)> outer_scope_;
-  Value scratch_;  // target for omitted outputs
+  std::vector<bool> donatable_;  // per input: may become an output's memory
+  Value scratch_;                // target for omitted outputs
 };
 
 class OpKernel {

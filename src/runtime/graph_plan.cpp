@@ -255,6 +255,46 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       }
     }
   }
+  // Inputs a kernel may take over as an output's memory: values made by a
+  // step of this plan, kept by no one, read once by this step as their last
+  // reader, every other reader being an ancestor of this step (so it is done
+  // however the parallel executor schedules the steps).
+  std::vector<std::vector<int>> readers(slot_names_.size()), preds(steps_.size());
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    for (int s : step_reads_[i]) readers[size_t(s)].push_back(int(i));
+    for (int j : successors_[i]) preds[size_t(j)].push_back(int(i));
+  }
+  std::vector<size_t> seen(steps_.size(), 0);  // stamp of the search that reached a step
+  size_t stamp = 0;
+  auto ancestors_cover = [&](int d, const std::vector<int>& others) {
+    ++stamp;
+    std::vector<int> todo = preds[size_t(d)];
+    while (!todo.empty()) {
+      const int j = todo.back();
+      todo.pop_back();
+      if (seen[size_t(j)] == stamp) continue;
+      seen[size_t(j)] = stamp;
+      todo.insert(todo.end(), preds[size_t(j)].begin(), preds[size_t(j)].end());
+    }
+    for (int r : others)
+      if (r != d && seen[size_t(r)] != stamp) return false;
+    return true;
+  };
+  for (size_t d = 0; d < steps_.size(); ++d) {
+    NodeStep& step = steps_[d];
+    if (!step.node) continue;
+    step.donatable.assign(step.inputs.size(), false);
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      const int s = step.inputs[k];
+      if (s < 0 || kept.count(s) || producer[size_t(s)] < 0 || last_reader[size_t(s)] != int(d))
+        continue;
+      if (std::count(step.inputs.begin(), step.inputs.end(), s) != 1 ||
+          std::count(step.implicit_inputs.begin(), step.implicit_inputs.end(), s) != 0)
+        continue;
+      step.donatable[k] =
+          readers[size_t(s)].size() == 1 || ancestors_cover(int(d), readers[size_t(s)]);
+    }
+  }
   lap("memory planning");
 }
 
@@ -614,7 +654,7 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
         out_types[k] = inferred[k].elem_type;
   }
   ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types), step.allocator,
-                        state.pool, lookup);
+                        state.pool, lookup, step.donatable);
   int64_t start = state.observer ? now_ns() : 0;
   try {
     step.kernel->compute(ctx);

@@ -111,6 +111,7 @@ class GraphPlan : public ep::SubgraphRunner {
     std::vector<DataType> output_types;
     std::vector<int> implicit_inputs;  // slots read by the node's subgraphs
     std::vector<int> release;          // slots whose last reader is this node
+    std::vector<bool> donatable;       // per input: the kernel may write an output over it
     std::shared_ptr<Allocator> allocator;
   };
 

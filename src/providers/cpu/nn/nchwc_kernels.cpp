@@ -144,7 +144,11 @@ class NchwcConvKernel : public ep::OpKernel {
                       " channel blocks (output ", y_shape.to_string(), ")");
       if (Z->shape() != y_shape) return broadcast_residual(ctx, s, X, bias, *Z, y_shape);
     }
-    Tensor& Y = ctx.output(0, y_shape);
+    // conv2d reads each residual element just before it writes the same
+    // output element, so the output may take the residual's memory: the
+    // residual's lines are then read and written back, not read beside a
+    // second stream of new lines.
+    Tensor& Y = Z ? ctx.output_reusing(0, 3, y_shape) : ctx.output(0, y_shape);
     if (Y.num_elements() == 0) return;
     nchwc::conv2d(s, packed_, X.data<float>(), bias, Z ? Z->data<float>() : nullptr, act_,
                   Y.mutable_data<float>(), pool);
