@@ -65,17 +65,19 @@ struct TapRange {
 };
 
 // Dense: T pixels from ow0 of row oh, output blocks ob0 .. ob0+OB-1, taps kh in [kh0, kh1).
-// SW: the column stride when it is known at compile time (1 or 2, blocked
-// input), else 0. A constant stride puts every pixel's input at a constant
-// offset from one pointer; a run-time one costs a register per pixel, more
-// than the 16 general registers hold at T = 14.
-template <int OB, int T, int CI, int SW>
+// SW: the column stride when it is known at compile time, else 0. A constant
+// stride puts every pixel's input at a constant offset from one pointer; a
+// run-time one costs a register per pixel, more than the 16 general
+// registers hold at T = 14. PLAIN: the input is plain NCHW (one float per
+// pixel per channel, CI channels), as in a network's first convolution.
+template <int OB, int T, int CI, int SW, bool PLAIN = false>
 TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_t oh, int64_t ow0,
                                const TapRange& r) {
   const Conv2dShape& s = *a.s;
   const Strides& xs = a.xs;
   const int64_t ci = CI > 0 ? CI : a.in_per_group;
-  const int64_t px = SW > 0 ? SW * 16 : s.sw * xs.pixel;  // between neighbouring output pixels
+  // Between neighbouring output pixels.
+  const int64_t px = SW > 0 ? (PLAIN ? SW : SW * 16) : s.sw * xs.pixel;
   __m512 acc[OB][T];
 #pragma GCC unroll 2
   for (int b = 0; b < OB; ++b)
@@ -141,9 +143,9 @@ TESSERA_AVX512 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int
 
 using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);
 
-template <int OB, int CI, int SW, int... Ts>
+template <int OB, int CI, int SW, bool PLAIN, int... Ts>
 constexpr auto dense_table(std::integer_sequence<int, Ts...>) {
-  return std::array<TileFn, sizeof...(Ts)>{&dense_tile<OB, Ts + 1, CI, SW>...};
+  return std::array<TileFn, sizeof...(Ts)>{&dense_tile<OB, Ts + 1, CI, SW, PLAIN>...};
 }
 template <int SW, int... Ts>
 constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
@@ -152,17 +154,21 @@ constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
 
 using Seq = std::make_integer_sequence<int, kMaxT>;
 using Table = std::array<TileFn, kMaxT>;
-// Variants by input: 0 plain, 1 blocked (any stride), 2 blocked stride 1, 3 blocked stride 2.
+// Variants by input: 0 plain, 1 blocked (any stride), 2 blocked stride 1, 3
+// blocked stride 2, 4 plain RGB stride 2 (the stem of most image networks:
+// its three-channel loop unrolls fully and its pixel stride is a constant).
 int variant(const Conv2dShape& s) {
-  if (!s.input_blocked) return 0;
+  if (!s.input_blocked) return s.C == 3 && s.sw == 2 ? 4 : 0;
   return s.sw == 1 ? 2 : s.sw == 2 ? 3 : 1;
 }
 // [OB - 1][variant][T - 1]
-constexpr std::array<std::array<Table, 4>, 2> kDense = {{
-    {{dense_table<1, 0, 0>(Seq{}), dense_table<1, 16, 0>(Seq{}), dense_table<1, 16, 1>(Seq{}),
-      dense_table<1, 16, 2>(Seq{})}},
-    {{dense_table<2, 0, 0>(Seq{}), dense_table<2, 16, 0>(Seq{}), dense_table<2, 16, 1>(Seq{}),
-      dense_table<2, 16, 2>(Seq{})}},
+constexpr std::array<std::array<Table, 5>, 2> kDense = {{
+    {{dense_table<1, 0, 0, false>(Seq{}), dense_table<1, 16, 0, false>(Seq{}),
+      dense_table<1, 16, 1, false>(Seq{}), dense_table<1, 16, 2, false>(Seq{}),
+      dense_table<1, 3, 2, true>(Seq{})}},
+    {{dense_table<2, 0, 0, false>(Seq{}), dense_table<2, 16, 0, false>(Seq{}),
+      dense_table<2, 16, 1, false>(Seq{}), dense_table<2, 16, 2, false>(Seq{}),
+      dense_table<2, 3, 2, true>(Seq{})}},
 }};
 // [variant][T - 1] (depthwise input is always blocked)
 constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwise_table<0>(Seq{}),
@@ -176,27 +182,35 @@ TESSERA_AVX512 void pool_row_avx512(const Pool2dShape& s, bool is_max, const flo
   const int64_t ih0 = oh * s.sh - s.ph;
   int64_t kh0 = 0, kh1 = 0;
   tap_range(ih0, s.KH, s.dh, s.H, &kh0, &kh1);
+  // Columns whose every tap is inside the row skip the clipping.
+  const int64_t lo = std::min(s.OW, (s.pw + s.sw - 1) / s.sw);
+  const int64_t last = s.W - 1 - (s.KW - 1) * s.dw + s.pw;  // largest interior start * sw
+  const int64_t hi = std::clamp(last < 0 ? int64_t(0) : last / s.sw + 1, lo, s.OW);
   const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
   for (int64_t ow = 0; ow < s.OW; ++ow) {
     const int64_t iw0 = ow * s.sw - s.pw;
-    int64_t kw0 = 0, kw1 = 0;
-    tap_range(iw0, s.KW, s.dw, s.W, &kw0, &kw1);
+    int64_t kw0 = 0, kw1 = s.KW;
+    if (ow < lo || ow >= hi) tap_range(iw0, s.KW, s.dw, s.W, &kw0, &kw1);
     __m512 acc = is_max ? lowest : _mm512_setzero_ps();
+    __mmask16 nan = 0;
     for (int64_t kh = kh0; kh < kh1; ++kh) {
       const float* xr = x + ((ih0 + kh * s.dh) * s.W + iw0) * 16;
-      for (int64_t kw = kw0; kw < kw1; ++kw) {
-        const __m512 v = _mm512_loadu_ps(xr + kw * s.dw * 16);
-        if (is_max)  // v wins when larger or NaN, and a NaN once taken stays
-          acc = _mm512_mask_mov_ps(
-              acc, _mm512_cmp_ps_mask(v, acc, _CMP_GT_OQ) | _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q),
-              v);
-        else
-          acc = _mm512_add_ps(acc, v);
-      }
+      if (is_max)  // MAXPS yields its second operand when either is NaN, so a NaN
+                   // tap enters acc but a later tap would replace it: NaN lanes are
+                   // also collected in `nan` and win at the end
+        for (int64_t kw = kw0; kw < kw1; ++kw) {
+          const __m512 v = _mm512_loadu_ps(xr + kw * s.dw * 16);
+          acc = _mm512_maskz_max_ps(0xffff, acc, v);  // (GCC 12 warns on the unmasked form)
+          nan = _kor_mask16(nan, _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q));
+        }
+      else
+        for (int64_t kw = kw0; kw < kw1; ++kw)
+          acc = _mm512_add_ps(acc, _mm512_loadu_ps(xr + kw * s.dw * 16));
     }
     const int64_t count = (kh1 - kh0) * (kw1 - kw0);
     float* yp = y + (oh * s.OW + ow) * 16;
     if (is_max) {  // a window wholly in the padding has no element: keep padding lanes zero
+      acc = _mm512_mask_mov_ps(acc, nan, _mm512_set1_ps(__builtin_nanf("")));
       _mm512_storeu_ps(yp, count ? acc : _mm512_setzero_ps());
       continue;
     }
