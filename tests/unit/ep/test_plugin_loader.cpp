@@ -85,7 +85,19 @@ TEST(PluginLoader, PluginBuiltAgainstAnotherAbiVersionIsRefused) {
   auto msg = error_of([] { ep::load_provider_library(TESSERA_WRONG_ABI_PLUGIN); },
                       ErrorCode::kInvalidArgument);
   EXPECT_NE(msg.find("ABI version 999"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("implements version 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("implements version 2"), std::string::npos) << msg;
+}
+
+// Version 2 added streams to the provider table: a plugin built against
+// version 1 has a shorter table, and must be refused with the same message.
+TEST(PluginLoader, PluginBuiltBeforeStreamsIsRefused) {
+  auto msg = error_of([] { ep::load_provider_library(TESSERA_ABI_V1_PLUGIN); },
+                      ErrorCode::kInvalidArgument);
+  EXPECT_NE(
+      msg.find("was built against plugin ABI version 1 but this runtime implements version 2"),
+      std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find(TESSERA_ABI_V1_PLUGIN), std::string::npos) << msg;
 }
 
 // A copy of the sandbox plugin cut short: its segments end past the end of the
