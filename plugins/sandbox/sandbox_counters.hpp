@@ -8,6 +8,7 @@ namespace sandbox {
 
 struct Counters {
   std::atomic<uint64_t> live_providers{0};  // created and not yet released
+  std::atomic<uint64_t> live_arenas{0};     // device memories (one while any provider lives)
   std::atomic<uint64_t> live_streams{0};    // created and not yet released
   std::atomic<uint64_t> stream_copies{0};   // copies made by stream worker threads
 };

@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -20,18 +21,33 @@
 #include "tessera/tessera_ep_api.h"
 
 namespace {
-// One memory per device, as on real hardware: every provider instance (a
-// session's, the environment's) sees the same device memory, so a tensor
-// allocated by one can be fed to another's kernels. Never destroyed, so
-// tensors released at process exit still find it.
-sandbox::Arena& device_arena() {
-  static auto* arena = new sandbox::Arena;
-  return *arena;
+// One memory per device, as on real hardware: every live provider instance (a
+// session's, the environment's) shares the same arena, so a tensor allocated
+// by one can be fed to another's kernels. The providers own it together and
+// it goes, quarantine and all, with the last of them; the runtime releases a
+// provider only after every tensor allocated through it, and unloads the
+// library after that. (A static arena that outlived them was leaked each time
+// the runtime unloaded the library, at exit at the latest.)
+std::shared_ptr<sandbox::Arena> device_arena() {
+  static std::mutex mu;
+  static std::weak_ptr<sandbox::Arena> shared;
+  std::lock_guard<std::mutex> lock(mu);
+  std::shared_ptr<sandbox::Arena> arena = shared.lock();
+  if (!arena) {
+    arena.reset(new sandbox::Arena, [](sandbox::Arena* a) {
+      delete a;
+      sandbox::counters().live_arenas--;
+    });
+    sandbox::counters().live_arenas++;
+    shared = arena;
+  }
+  return arena;
 }
 }  // namespace
 
 struct TsrEpProvider {
-  sandbox::Arena& arena = device_arena();
+  std::shared_ptr<sandbox::Arena> device = device_arena();
+  sandbox::Arena& arena = *device;
   bool fuse = true;
   std::chrono::milliseconds stream_delay{0};
 };
@@ -315,13 +331,15 @@ extern "C" __attribute__((visibility("default"))) uint32_t tessera_ep_abi_versio
 
 // A test hook, not part of the plugin ABI: the tests dlsym it to see what the
 // sandbox did. Names: "live_providers" and "live_streams" (created, not yet
-// released), "stream_copies" (copies made by stream worker threads since the
-// library was loaded). UINT64_MAX for any other name.
+// released), "live_arenas" (device memories alive: 1 while any provider is),
+// "stream_copies" (copies made by stream worker threads since the library
+// was loaded). UINT64_MAX for any other name.
 extern "C" __attribute__((visibility("default"))) uint64_t tessera_sandbox_counter(
     const char* name) {
   const sandbox::Counters& c = sandbox::counters();
   std::string n = name ? name : "";
   if (n == "live_providers") return c.live_providers;
+  if (n == "live_arenas") return c.live_arenas;
   if (n == "live_streams") return c.live_streams;
   if (n == "stream_copies") return c.stream_copies;
   return UINT64_MAX;

@@ -1,5 +1,5 @@
 // The sandbox plugin's test hook (plugins/sandbox/sandbox_ep.cpp): counters
-// by name ("live_providers", "live_streams", "stream_copies").
+// by name ("live_providers", "live_arenas", "live_streams", "stream_copies").
 // Holds its own reference to the library, so the counters stay readable while
 // the runtime loads and unloads it.
 #pragma once
