@@ -26,8 +26,9 @@
 extern "C" {
 #endif
 
-/* Bumped on every incompatible change to the structs or functions below. */
-#define TESSERA_EP_ABI_VERSION 1u
+/* Bumped on every incompatible change to the structs or functions below.
+ * 2: streams (create_stream, copy_async, stream_synchronize, release_stream). */
+#define TESSERA_EP_ABI_VERSION 2u
 
 typedef const char* TsrEpError; /* NULL: success; else a message owned by the plugin */
 
@@ -65,12 +66,13 @@ typedef struct TsrEpTensor {
 
 /* Opaque handles. The runtime owns graphs, capabilities and compute contexts
  * (valid only during the call they are passed to); the plugin owns providers
- * and compiled groups. */
+ * and compiled groups, and the streams it hands out (until release_stream). */
 typedef struct TsrEpGraph TsrEpGraph;
 typedef struct TsrEpCapability TsrEpCapability;
 typedef struct TsrEpComputeContext TsrEpComputeContext;
 typedef struct TsrEpProvider TsrEpProvider;
 typedef struct TsrEpCompiled TsrEpCompiled;
+typedef struct TsrEpStream TsrEpStream; /* a provider's ordered work queue (plugin-owned) */
 
 /* Functions the runtime gives the plugin: a read-only view of the graph being
  * partitioned, the capability answer, and output allocation during compute.
@@ -150,13 +152,59 @@ typedef struct TsrEpProviderApi {
   void* (*alloc)(TsrEpProvider* p, size_t bytes);
   void (*free)(TsrEpProvider* p, void* data);
   /* Data transfer: whether it can copy src -> dst, and a batch of copies
-   * (synchronous when there is no stream). */
+   * made at once (complete on return, or at synchronize() for a provider
+   * that has it). Streams (below) queue copies asynchronously instead. */
   int (*can_copy)(const TsrEpProvider* p, const TsrEpMemory* src, const TsrEpMemory* dst);
   TsrEpError (*copy)(const TsrEpProvider* p, const TsrEpCopy* copies, size_t count);
-  /* Streams: NULL for a synchronous provider. Otherwise waits until all work
-   * queued by compute() and copy() is done; the runtime calls it before host
-   * code reads anything the provider wrote. */
+  /* NULL for a provider whose compute() and copy() are complete on return.
+   * Otherwise waits until all work queued by compute() and copy() is done;
+   * the runtime calls it before host code reads anything the provider wrote. */
   TsrEpError (*synchronize)(const TsrEpProvider* p);
+
+  /* Streams: ordered queues of asynchronous copies, created by the provider
+   * and used by the runtime's copy_tensors(src, dst, stream). Optional: a
+   * provider without streams leaves all four NULL (the runtime then copies
+   * with copy() and gives callers a null stream); one with streams sets all
+   * four (a table with some set and some NULL is refused at load time).
+   *
+   * Ownership and lifetime: a stream belongs to the provider that created
+   * it and is owned by the runtime until it passes it to release_stream().
+   * The runtime releases every stream before releasing its provider, and
+   * passes a stream only to its own provider's copy_async().
+   *
+   * Threads: the runtime never calls two functions on the same stream at
+   * once; different streams may be used from different threads at the same
+   * time, and alongside the provider's other functions.
+   *
+   * Errors: every error of an asynchronous copy surfaces at the next
+   * stream_synchronize() on that stream (never dropped); what a failed
+   * stream does with the work queued after the failure is the plugin's
+   * choice (the sandbox skips it), but stream_synchronize() must report the
+   * first failure, and the stream must be usable again after reporting it. */
+
+  /* Creates a stream on *out. An error here is raised to the caller of
+   * create_stream(). */
+  TsrEpError (*create_stream)(TsrEpProvider* p, TsrEpStream** out);
+  /* Queues `count` copies on `s` after the work already queued there, and
+   * returns without waiting for them. The array itself need not outlive the
+   * call (copy what you need), but the memory each copy reads and writes
+   * stays valid and unchanged until stream_synchronize() or release_stream()
+   * returns. Returns an error only for what it can tell at once (e.g. a
+   * stream of another provider); then nothing of this batch was queued.
+   * Failures found while copying are kept for stream_synchronize(). */
+  TsrEpError (*copy_async)(TsrEpProvider* p, TsrEpStream* s, const TsrEpCopy* copies, size_t count);
+  /* Blocks until everything queued on `s` so far has finished. Returns NULL
+   * when all of it succeeded, else the first failure since the previous
+   * stream_synchronize() (a message saying which copy failed and why, owned
+   * by the plugin as for every error). Either way the stream is idle and
+   * usable afterwards. */
+  TsrEpError (*stream_synchronize)(TsrEpStream* s);
+  /* Finishes the work still queued on `s` (it runs, it is not dropped),
+   * then frees the stream: nothing of its work runs after this returns.
+   * Returns the first failure not yet reported by stream_synchronize(), or
+   * NULL; the runtime logs it, since a destructor cannot raise it. `s` is
+   * invalid afterwards whatever it returns. */
+  TsrEpError (*release_stream)(TsrEpStream* s);
 } TsrEpProviderApi;
 
 /* The factory: who the plugin is, what it sees, and how to create providers. */

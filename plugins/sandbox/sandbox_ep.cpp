@@ -3,32 +3,59 @@
 // Its device is host memory kept apart (sandbox_arena.hpp) and presented as a
 // GPU of its own vendor, so the runtime must copy at every border; its kernels
 // refuse any pointer that is not the device's own.
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "sandbox_arena.hpp"
+#include "sandbox_counters.hpp"
 #include "sandbox_ops.hpp"
+#include "sandbox_stream.hpp"
 #include "tessera/tessera_ep_api.h"
 
 namespace {
-// One memory per device, as on real hardware: every provider instance (a
-// session's, the environment's) sees the same device memory, so a tensor
-// allocated by one can be fed to another's kernels. Never destroyed, so
-// tensors released at process exit still find it.
-sandbox::Arena& device_arena() {
-  static auto* arena = new sandbox::Arena;
-  return *arena;
+// One memory per device, as on real hardware: every live provider instance (a
+// session's, the environment's) shares the same arena, so a tensor allocated
+// by one can be fed to another's kernels. The providers own it together and
+// it goes, quarantine and all, with the last of them; the runtime releases a
+// provider only after every tensor allocated through it, and unloads the
+// library after that. (A static arena that outlived them was leaked each time
+// the runtime unloaded the library, at exit at the latest.)
+std::shared_ptr<sandbox::Arena> device_arena() {
+  static std::mutex mu;
+  static std::weak_ptr<sandbox::Arena> shared;
+  std::lock_guard<std::mutex> lock(mu);
+  std::shared_ptr<sandbox::Arena> arena = shared.lock();
+  if (!arena) {
+    arena.reset(new sandbox::Arena, [](sandbox::Arena* a) {
+      delete a;
+      sandbox::counters().live_arenas--;
+    });
+    sandbox::counters().live_arenas++;
+    shared = arena;
+  }
+  return arena;
 }
 }  // namespace
 
 struct TsrEpProvider {
-  sandbox::Arena& arena = device_arena();
+  std::shared_ptr<sandbox::Arena> device = device_arena();
+  sandbox::Arena& arena = *device;
   bool fuse = true;
+  std::chrono::milliseconds stream_delay{0};
+};
+
+// A stream and the provider that created it (copy_async refuses any other).
+struct TsrEpStream {
+  TsrEpProvider* provider;
+  sandbox::Stream queue;
 };
 
 struct TsrEpCompiled {
@@ -39,7 +66,7 @@ struct TsrEpCompiled {
 
 namespace {
 
-constexpr uint32_t kVendor = 0x5A0B;  // the sandbox's own vendor id
+using sandbox::kVendor;
 const char* kName = "SandboxExecutionProvider";
 const TsrEpHostApi* g_host = nullptr;
 
@@ -48,10 +75,6 @@ TsrEpError error(const std::string& message) {
   thread_local std::string text;
   text = message;
   return text.c_str();
-}
-
-bool is_sandbox(const TsrEpMemory& m) {
-  return m.device_type == TSR_EP_DEVICE_GPU && m.vendor_id == kVendor && m.device_id == 0;
 }
 
 void memory(const TsrEpProvider*, TsrEpMemory* out) { *out = {TSR_EP_DEVICE_GPU, kVendor, 0, 0}; }
@@ -195,20 +218,49 @@ void* alloc(TsrEpProvider* p, size_t bytes) { return p->arena.alloc(bytes); }
 void free_block(TsrEpProvider* p, void* data) { p->arena.free(data); }
 
 int can_copy(const TsrEpProvider*, const TsrEpMemory* src, const TsrEpMemory* dst) {
-  bool s = is_sandbox(*src), d = is_sandbox(*dst);
+  bool s = sandbox::is_device(*src), d = sandbox::is_device(*dst);
   return (s || d) && (s || src->host_accessible) && (d || dst->host_accessible);
 }
 
 TsrEpError copy(const TsrEpProvider* p, const TsrEpCopy* copies, size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    const TsrEpCopy& c = copies[i];
-    if (is_sandbox(c.src_memory) && !p->arena.owns(c.src, c.bytes))
-      return error("copy: the source is not sandbox device memory");
-    if (is_sandbox(c.dst_memory) && !p->arena.owns(c.dst, c.bytes))
-      return error("copy: the destination is not sandbox device memory");
-    std::memcpy(c.dst, c.src, c.bytes);
+    std::string failure = sandbox::copy_checked(p->arena, copies[i]);
+    if (!failure.empty()) return error("copy " + std::to_string(i) + ": " + failure);
   }
   return nullptr;
+}
+
+// Streams: each has a worker thread of its own (sandbox_stream.hpp).
+TsrEpError create_stream(TsrEpProvider* p, TsrEpStream** out) {
+  try {
+    *out = new TsrEpStream{p, sandbox::Stream(p->arena, p->stream_delay)};
+    sandbox::counters().live_streams++;
+    return nullptr;
+  } catch (const std::exception& e) {
+    return error(std::string("create_stream: ") + e.what());
+  }
+}
+
+TsrEpError copy_async(TsrEpProvider* p, TsrEpStream* s, const TsrEpCopy* copies, size_t count) {
+  if (s->provider != p) return error("copy_async: the stream belongs to another provider");
+  try {
+    s->queue.enqueue(copies, count);
+    return nullptr;
+  } catch (const std::exception& e) {
+    return error(std::string("copy_async: ") + e.what());
+  }
+}
+
+TsrEpError stream_synchronize(TsrEpStream* s) {
+  std::string failure = s->queue.synchronize();
+  return failure.empty() ? nullptr : error(failure);
+}
+
+TsrEpError release_stream(TsrEpStream* s) {
+  std::string failure = s->queue.finish();
+  delete s;
+  sandbox::counters().live_streams--;
+  return failure.empty() ? nullptr : error(failure);
 }
 
 int is_available(const char**) { return 1; }
@@ -225,20 +277,46 @@ TsrEpError create_provider(const char* const* keys, const char* const* values, s
   auto p = std::make_unique<TsrEpProvider>();
   for (size_t i = 0; i < count; ++i) {
     std::string key = keys[i], value = values[i];
-    if (key != "fuse")
-      return error("unknown option '" + key + "'; valid options are: fuse (0 or 1)");
-    if (value != "0" && value != "1")
-      return error("option 'fuse' must be 0 or 1, got '" + value + "'");
-    p->fuse = value == "1";
+    if (key == "fuse") {
+      if (value != "0" && value != "1")
+        return error("option 'fuse' must be 0 or 1, got '" + value + "'");
+      p->fuse = value == "1";
+    } else if (key == "stream_delay_ms") {
+      char* end = nullptr;
+      long ms = std::strtol(value.c_str(), &end, 10);
+      if (value.empty() || *end || ms < 0 || ms > 10000)
+        return error("option 'stream_delay_ms' must be an integer from 0 to 10000, got '" + value +
+                     "'");
+      p->stream_delay = std::chrono::milliseconds(ms);
+    } else {
+      return error("unknown option '" + key +
+                   "'; valid options are: fuse (0 or 1), stream_delay_ms (0 to 10000)");
+    }
   }
   *out = p.release();
+  sandbox::counters().live_providers++;
   return nullptr;
 }
 
-void release_provider(TsrEpProvider* p) { delete p; }
+void release_provider(TsrEpProvider* p) {
+  delete p;
+  sandbox::counters().live_providers--;
+}
 
-const TsrEpProviderApi kProviderApi = {memory, get_capability, compile,  compute, release_compiled,
-                                       alloc,  free_block,     can_copy, copy,    nullptr};
+const TsrEpProviderApi kProviderApi = {.memory = memory,
+                                       .get_capability = get_capability,
+                                       .compile = compile,
+                                       .compute = compute,
+                                       .release_compiled = release_compiled,
+                                       .alloc = alloc,
+                                       .free = free_block,
+                                       .can_copy = can_copy,
+                                       .copy = copy,
+                                       .synchronize = nullptr,  // compute and copy finish on return
+                                       .create_stream = create_stream,
+                                       .copy_async = copy_async,
+                                       .stream_synchronize = stream_synchronize,
+                                       .release_stream = release_stream};
 
 const TsrEpFactoryApi kFactoryApi = {
     TESSERA_EP_ABI_VERSION, kName,   "Tessera sandbox", "1.0",
@@ -249,6 +327,22 @@ const TsrEpFactoryApi kFactoryApi = {
 
 extern "C" __attribute__((visibility("default"))) uint32_t tessera_ep_abi_version(void) {
   return TESSERA_EP_ABI_VERSION;
+}
+
+// A test hook, not part of the plugin ABI: the tests dlsym it to see what the
+// sandbox did. Names: "live_providers" and "live_streams" (created, not yet
+// released), "live_arenas" (device memories alive: 1 while any provider is),
+// "stream_copies" (copies made by stream worker threads since the library
+// was loaded). UINT64_MAX for any other name.
+extern "C" __attribute__((visibility("default"))) uint64_t tessera_sandbox_counter(
+    const char* name) {
+  const sandbox::Counters& c = sandbox::counters();
+  std::string n = name ? name : "";
+  if (n == "live_providers") return c.live_providers;
+  if (n == "live_arenas") return c.live_arenas;
+  if (n == "live_streams") return c.live_streams;
+  if (n == "stream_copies") return c.stream_copies;
+  return UINT64_MAX;
 }
 
 extern "C" __attribute__((visibility("default"))) const TsrEpFactoryApi* tessera_ep_factory(

@@ -83,6 +83,40 @@ class PluginAllocator : public Allocator {
   MemoryInfo info_;
 };
 
+// One of the plugin's streams. Holds the provider (and so the library) until
+// the stream is released; calls on one stream are serialised here, as the
+// ABI promises the plugin.
+class PluginStream : public Stream {
+ public:
+  PluginStream(std::shared_ptr<Handle> h, TsrEpStream* s) : h_(std::move(h)), s_(s) {}
+  ~PluginStream() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Drains the queue; an error nobody synchronised for is logged, not lost.
+    if (TsrEpError e = h_->api()->release_stream(s_))
+      log(Severity::kWarning, "plugin", h_->lib->api->name, " (", h_->lib->path,
+          "): a stream released with work that failed and was never synchronised: ", e);
+  }
+  void synchronize() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (TsrEpError e = h_->api()->stream_synchronize(s_))
+      plugin_failed(*h_->lib, "stream synchronize", e);
+  }
+  void copy_async(const Handle& owner, const std::vector<TsrEpCopy>& copies) {
+    if (&owner != h_.get())
+      fail(ErrorCode::kInvalidArgument, owner.lib->api->name, " (", owner.lib->path,
+           "): copy_tensors was given a stream of another provider instance; a plugin's copies "
+           "can only be queued on a stream that same provider created");
+    std::lock_guard<std::mutex> lock(mu_);
+    if (TsrEpError e = h_->api()->copy_async(h_->provider, s_, copies.data(), copies.size()))
+      plugin_failed(*h_->lib, "copy_async", e);
+  }
+
+ private:
+  std::shared_ptr<Handle> h_;
+  TsrEpStream* s_;
+  std::mutex mu_;
+};
+
 class PluginTransfer : public DataTransfer {
  public:
   explicit PluginTransfer(std::shared_ptr<Handle> h) : h_(std::move(h)) {}
@@ -90,8 +124,19 @@ class PluginTransfer : public DataTransfer {
     TsrEpMemory s = to_c(src), d = to_c(dst);
     return h_->api()->can_copy && h_->api()->can_copy(h_->provider, &s, &d);
   }
+  // With a stream of this provider the copies are queued on it (complete at
+  // its synchronize()); with none they are complete on return. A stream of
+  // any other provider is refused.
   void copy_tensors(const std::vector<const Tensor*>& src, const std::vector<Tensor*>& dst,
-                    Stream*) const override {
+                    Stream* stream) const override {
+    PluginStream* own = nullptr;
+    if (stream) {
+      own = dynamic_cast<PluginStream*>(stream);
+      if (!own)
+        fail(ErrorCode::kInvalidArgument, h_->lib->api->name, " (", h_->lib->path,
+             "): copy_tensors was given a stream that another provider created; pass a stream "
+             "of the provider that copies (create_stream of the device memory), or none");
+    }
     check(src.size() == dst.size(), "copy_tensors: ", src.size(), " sources but ", dst.size(),
           " destinations");
     std::vector<TsrEpCopy> copies;
@@ -105,6 +150,10 @@ class PluginTransfer : public DataTransfer {
                         to_c(dst[i]->memory_info()), src[i]->byte_size()});
     }
     if (copies.empty()) return;
+    if (own) {
+      own->copy_async(*h_, copies);
+      return;
+    }
     if (TsrEpError e = h_->api()->copy(h_->provider, copies.data(), copies.size()))
       plugin_failed(*h_->lib, "copy", e);
     synchronize(*h_);
@@ -174,6 +223,14 @@ class PluginProvider : public ExecutionProvider, public FusedCompiler {
   std::shared_ptr<Allocator> allocator() const override { return alloc_; }
   const KernelRegistry& kernel_registry() const override { return registry_; }
   const DataTransfer* data_transfer() const override { return transfer_.get(); }
+  std::unique_ptr<Stream> create_stream() const override {
+    if (!h_->api()->create_stream) return nullptr;  // a synchronous plugin
+    TsrEpStream* s = nullptr;
+    if (TsrEpError e = h_->api()->create_stream(h_->provider, &s))
+      plugin_failed(*h_->lib, "create_stream", e);
+    if (!s) plugin_failed(*h_->lib, "create_stream", "returned no stream");
+    return std::make_unique<PluginStream>(h_, s);
+  }
 
   Capability get_capability(const GraphView& view) const override {
     TsrEpGraph g{&view};
@@ -328,6 +385,12 @@ std::shared_ptr<ProviderFactory> load_provider_library(const std::string& path) 
     fail(ErrorCode::kInvalidArgument, "provider library '", path, "' (", a->name,
          ") leaves a required provider function null (memory, get_capability, compile, compute, "
          "alloc, free, can_copy and copy are required)");
+  int stream_fns =
+      !!p->create_stream + !!p->copy_async + !!p->stream_synchronize + !!p->release_stream;
+  if (stream_fns != 0 && stream_fns != 4)
+    fail(ErrorCode::kInvalidArgument, "provider library '", path, "' (", a->name,
+         ") sets only some of its stream functions (create_stream, copy_async, "
+         "stream_synchronize, release_stream): set all four, or none for a synchronous provider");
   log(Severity::kInfo, "plugin", "loaded ", a->name, " ", a->version ? a->version : "", " from ",
       path);
   return std::make_shared<PluginFactory>(std::move(lib));

@@ -23,13 +23,22 @@ void ProviderRegistry::add(std::shared_ptr<ProviderFactory> factory) {
   for (auto& f : factories_)
     if (f->name() == factory->name()) {
       f = std::move(factory);
+      removed(f->name());
       return;
     }
   factories_.push_back(std::move(factory));
 }
 
 void ProviderRegistry::remove(const std::string& name) {
-  std::erase_if(factories_, [&](const auto& f) { return f->name() == name; });
+  if (std::erase_if(factories_, [&](const auto& f) { return f->name() == name; })) removed(name);
+}
+
+void ProviderRegistry::on_factory_removed(std::function<void(const std::string&)> listener) {
+  listeners_.push_back(std::move(listener));
+}
+
+void ProviderRegistry::removed(const std::string& name) const {
+  for (const auto& l : listeners_) l(name);
 }
 
 const ProviderFactory* ProviderRegistry::find(const std::string& name) const {

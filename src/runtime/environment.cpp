@@ -10,6 +10,21 @@ Environment& Environment::global() {
   return env;
 }
 
+Environment::Environment() {
+  // The registry is created first, so it outlives the environment.
+  ep::ProviderRegistry::instance().on_factory_removed(
+      [this](const std::string& name) { forget_provider(name); });
+}
+
+void Environment::forget_provider(const std::string& name) {
+  std::shared_ptr<ep::ExecutionProvider> gone;  // released after the lock
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = instances_.find(name); it != instances_.end()) {
+    gone = std::move(it->second);
+    instances_.erase(it);
+  }
+}
+
 void Environment::register_provider(ProviderSpec spec) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& p : providers_)

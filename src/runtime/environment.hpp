@@ -55,8 +55,10 @@ class Environment {
   MemoryInfo device_memory(DeviceType type, int32_t device_id) const;
 
   // A provider instance (default options) whose memory is `memory`'s space,
-  // or null. Kept for the process, for copies, streams and allocations made
-  // outside any session.
+  // or null. Kept for copies, streams and allocations made outside any
+  // session, until its factory leaves the registry (a plugin library is
+  // unregistered): then the environment lets it go, so the library can
+  // unload once nothing else uses it.
   std::shared_ptr<ep::ExecutionProvider> provider_for(const MemoryInfo& memory) const;
   // Every provider instance the environment has made, one per available factory.
   std::vector<std::shared_ptr<ep::ExecutionProvider>> provider_instances() const;
@@ -68,6 +70,8 @@ class Environment {
   ep::PrepackCache& prepacked_weights() { return prepacked_; }
 
  private:
+  Environment();  // global() is the only one: the registry calls back into it
+  void forget_provider(const std::string& name);
   mutable std::mutex mu_;
   std::vector<ProviderSpec> providers_;
   std::vector<std::shared_ptr<Allocator>> allocators_;

@@ -176,7 +176,7 @@ if [ -f "$SANDBOX" ]; then
   expect_rc 0 "doctor loads the sandbox plugin" -- "$TESSERA" doctor --provider-library "$SANDBOX"
   expect_out '^  SandboxExecutionProvider: available' "doctor lists the plugin's provider"
   expect_out 'device: GPU vendor 0x5a0b' "doctor lists the plugin's device"
-  expect_out 'plugin ABI version 1 \(this runtime: 1\)' "doctor shows found and required ABI versions"
+  expect_out 'plugin ABI version 2 \(this runtime: 2\)' "doctor shows found and required ABI versions"
   expect_rc 0 "partition with the sandbox plugin" -- "$TESSERA" partition models/demo_cnn/model.onnx --provider-library "$SANDBOX"
   expect_out 'SandboxExecutionProvider\(GPU:0\) -> Cpu\(CPU:0\)' "copies out of the sandbox's memory are listed"
 else

@@ -10,7 +10,10 @@
 
 #include "ep/plugin_provider.hpp"
 #include "ep/provider_abilities.hpp"
+#include "runtime/copy_tensors.hpp"
+#include "runtime/environment.hpp"
 #include "tessera/tessera.hpp"
+#include "unit/ep/sandbox_counters.hpp"
 #include "unit/optimizer/optimizer_test_util.hpp"
 
 using namespace tessera;
@@ -85,7 +88,19 @@ TEST(PluginLoader, PluginBuiltAgainstAnotherAbiVersionIsRefused) {
   auto msg = error_of([] { ep::load_provider_library(TESSERA_WRONG_ABI_PLUGIN); },
                       ErrorCode::kInvalidArgument);
   EXPECT_NE(msg.find("ABI version 999"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("implements version 1"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("implements version 2"), std::string::npos) << msg;
+}
+
+// Version 2 added streams to the provider table: a plugin built against
+// version 1 has a shorter table, and must be refused with the same message.
+TEST(PluginLoader, PluginBuiltBeforeStreamsIsRefused) {
+  auto msg = error_of([] { ep::load_provider_library(TESSERA_ABI_V1_PLUGIN); },
+                      ErrorCode::kInvalidArgument);
+  EXPECT_NE(
+      msg.find("was built against plugin ABI version 1 but this runtime implements version 2"),
+      std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find(TESSERA_ABI_V1_PLUGIN), std::string::npos) << msg;
 }
 
 // A copy of the sandbox plugin cut short: its segments end past the end of the
@@ -220,4 +235,36 @@ TEST(PluginLoader, SandboxConvRefusesKernelShapeThatDisagreesWithWeights) {
   unregister_execution_provider_library("sandbox_conv");
   EXPECT_NE(msg.find("kernel_shape [5,5]"), std::string::npos) << msg;
   EXPECT_NE(msg.find("conv_5x5_on_3x3"), std::string::npos) << msg;
+}
+
+// Every run through the sandbox under LeakSanitizer reported its device
+// memory leaked: the plugin kept it in a static the runtime's dlclose then
+// unmapped, so it was never freed. The providers now own it together, and the
+// environment drops its provider of an unregistered library. Everything of
+// the sandbox goes with its last user: session, environment copy, tensor.
+TEST(PluginLoader, SandboxProvidersAndDeviceMemoryGoWithTheirLastUser) {
+  SandboxCounters counters(TESSERA_SANDBOX_PLUGIN);  // keeps the library loaded to read them
+  ASSERT_TRUE(counters.ok());
+  ASSERT_EQ(counters("live_providers"), 0u) << "an earlier test left a sandbox provider alive";
+  ASSERT_EQ(counters("live_arenas"), 0u);
+  register_execution_provider_library("sandbox_lifetime", TESSERA_SANDBOX_PLUGIN);
+  {
+    Tensor x = random_floats(Shape{1, 2, 6, 6}, 7);
+    auto s = Session::create_from_model(small_cnn(), {}, {{kSandbox, {}}});
+    s->run({{"x", Value(x)}});
+    MemoryInfo device;
+    for (const auto& e : Environment::global().ep_devices())
+      if (e.provider == kSandbox) device = e.memory;
+    Tensor on_device = copy_to(x, device);  // through the environment's sandbox instance
+    expect_close(Value(copy_to(on_device, cpu_memory_info())), Value(x));
+    EXPECT_EQ(counters("live_providers"), 2u);  // the session's and the environment's
+    EXPECT_EQ(counters("live_arenas"), 1u);     // one device memory, shared
+    s.reset();
+    unregister_execution_provider_library("sandbox_lifetime");
+    // The tensor still holds the environment's provider, and so the memory.
+    EXPECT_EQ(counters("live_providers"), 1u);
+    EXPECT_EQ(counters("live_arenas"), 1u);
+  }
+  EXPECT_EQ(counters("live_providers"), 0u);
+  EXPECT_EQ(counters("live_arenas"), 0u);
 }
