@@ -273,7 +273,12 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   // convolution (C x taps FMAs per input value), so it always does; a
   // depthwise one is itself about one pass over memory, so it copies only on
   // small planes, where border pixels are a large share of each row.
-  if (kAvx512 && s.input_blocked) {
+#if defined(__x86_64__)
+  const bool dw3x3 = kAvx512 && depthwise3x3_supported(s);
+#else
+  const bool dw3x3 = false;
+#endif
+  if (kAvx512 && s.input_blocked && !dw3x3) {
     int64_t lo = 0, hi = 0, rlo = 0, rhi = 0;
     interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
     interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &rlo, &rhi);
@@ -301,6 +306,19 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   const double pixel_cost =
       double(s.KH * s.KW) * 2.0 * 16.0 * double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
 #if defined(__x86_64__)
+  if (dw3x3) {
+    // Work items: (image, block, band of up to 16 rows), so two threads share
+    // even a plane with few blocks.
+    const int64_t band = 16, bands = (s.OH + band - 1) / band;
+    for_range(pool, s.N * mb * bands, pixel_cost * double(std::min(band, s.OH) * s.OW),
+              [&](int64_t b, int64_t e) {
+                for (int64_t r = b; r < e; ++r) {
+                  const int64_t n = r / (mb * bands), ob = (r / bands) % mb, k = r % bands;
+                  depthwise3x3_rows(a, n, ob, k * band, std::min(s.OH, (k + 1) * band));
+                }
+              });
+    return;
+  }
   if (kAvx512) {
     // Work items: (image, output-block group, row, chunk of the row); long
     // rows are cut so two threads can share a layer with few blocks.

@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <utility>
+#include <vector>
 
 namespace tessera::linalg::nchwc {
 
@@ -175,7 +177,102 @@ constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwi
                                               depthwise_table<1>(Seq{}),
                                               depthwise_table<2>(Seq{})}};
 
+// ---- depthwise 3x3 ----
+
+// T output pixels of one row from three zero-bordered input rows: each input
+// column is loaded once and meets the (up to three) filter taps whose output
+// pixel it feeds, so a stride-1 tile loads T + 2 vectors per row, not 3T.
+// The nine filter taps and the bias of one block, kept in registers across a
+// plane (a struct: vector types by value in a function-pointer table would
+// lose their alignment attribute).
+struct DwTaps {
+  __m512 w[9];
+  __m512 bias;
+  __mmask16 valid;
+};
+
+template <int T>
+TESSERA_AVX512 void dw3x3_tile(const ConvArgs& a, const float* const rows[3], const DwTaps& k,
+                               int64_t o) {
+  const __m512* w = k.w;
+  __m512 acc[T];
+#pragma GCC unroll 16
+  for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+    const float* row = rows[kh];
+#pragma GCC unroll 40
+    for (int j = 0; j < T + 2; ++j) {
+      const __m512 xv = _mm512_loadu_ps(row + j * 16);
+#pragma GCC unroll 3
+      for (int kw = 0; kw < 3; ++kw) {
+        const int t = j - kw;  // the pixel this column feeds through tap kw
+        if (t >= 0 && t < T) acc[t] = _mm512_fmadd_ps(xv, w[kh * 3 + kw], acc[t]);
+      }
+    }
+  }
+#pragma GCC unroll 16
+  for (int t = 0; t < T; ++t) store_block(a, acc[t], k.bias, k.valid, o + t * 16);
+}
+
+constexpr int kDwT = 8;  // pixels per depthwise tile: 8 accumulators + 9 taps in registers
+
+using DwTileFn = void (*)(const ConvArgs&, const float* const[3], const DwTaps&, int64_t);
+template <int... Ts>
+constexpr auto dw_table(std::integer_sequence<int, Ts...>) {
+  return std::array<DwTileFn, sizeof...(Ts)>{&dw3x3_tile<Ts + 1>...};
+}
+constexpr std::array<DwTileFn, kDwT> kDw3x3 = dw_table(std::make_integer_sequence<int, kDwT>{});
+
 }  // namespace
+
+bool depthwise3x3_supported(const Conv2dShape& s) {
+  // Stride 2 reads twice the columns per pixel and measured no faster than
+  // the general kernel, which keeps it.
+  return s.depthwise() && s.input_blocked && s.KH == 3 && s.KW == 3 && s.dh == 1 && s.dw == 1 &&
+         s.sh == 1 && s.sw == 1;
+}
+
+// Rows [oh0, oh1) of block ob of image n. The input rows and columns they
+// read are first copied, with zeros for the padding, into a per-thread
+// buffer that stays in cache: no tap is ever clipped, and the copy is one
+// pass over data the taps read nine times.
+TESSERA_AVX512 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0,
+                                      int64_t oh1) {
+  const Conv2dShape& s = *a.s;
+  const int64_t sw = s.sw;
+  const int64_t ih0 = oh0 * sw - s.ph, rows = (oh1 - 1 - oh0) * sw + 3;
+  const int64_t cols = (s.OW - 1) * sw + 3;  // from iw = -pw
+  static thread_local std::vector<float> buf;
+  if (buf.size() < size_t(rows * cols * 16)) buf.resize(size_t(rows * cols * 16));
+  const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
+  const int64_t left = std::min(s.pw, cols), iw_end = std::min(s.W, cols - s.pw);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* d = buf.data() + r * cols * 16;
+    const int64_t ih = ih0 + r;
+    if (ih < 0 || ih >= s.H || iw_end <= 0) {
+      std::memset(d, 0, size_t(cols * 16) * sizeof(float));
+      continue;
+    }
+    std::memset(d, 0, size_t(left * 16) * sizeof(float));
+    std::memcpy(d + left * 16, x + ih * s.W * 16, size_t(iw_end * 16) * sizeof(float));
+    const int64_t done = left + iw_end;
+    if (done < cols) std::memset(d + done * 16, 0, size_t((cols - done) * 16) * sizeof(float));
+  }
+  DwTaps taps;
+  for (int k = 0; k < 9; ++k) taps.w[k] = _mm512_loadu_ps(a.w + (ob * 9 + k) * 16);
+  taps.valid = valid_lanes(a, ob);
+  taps.bias = bias_vec(a, ob, taps.valid);
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const float* r0 = buf.data() + (oh - oh0) * sw * cols * 16;
+    const float* const rp[3] = {r0, r0 + cols * 16, r0 + 2 * cols * 16};
+    for (int64_t ow = 0; ow < s.OW; ow += kDwT) {
+      const int64_t t = std::min<int64_t>(kDwT, s.OW - ow);
+      const float* const tr[3] = {rp[0] + ow * sw * 16, rp[1] + ow * sw * 16, rp[2] + ow * sw * 16};
+      kDw3x3[size_t(t - 1)](a, tr, taps, a.out_index(n, ob, oh, ow));
+    }
+  }
+}
 
 TESSERA_AVX512 void pool_row_avx512(const Pool2dShape& s, bool is_max, const float* x, float* y,
                                     int64_t oh) {

@@ -90,6 +90,12 @@ void pool_row_avx512(const Pool2dShape& s, bool is_max, const float* x, float* y
 // The widest register tile of the AVX-512 kernel, in pixels.
 inline constexpr int64_t kTileWidth = 14;
 
+// The register-tiled depthwise 3x3 (stride 1, any pads) of
+// depthwise3x3_rows handles `s` (AVX-512 only).
+bool depthwise3x3_supported(const Conv2dShape& s);
+// Output rows [oh0, oh1) of block ob of image n. Defined in nchwc_avx512.cpp.
+void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
+
 // Pixels [ow0, ow1) of one output row of output-block group `og` (see
 // conv_out_block_groups). Defined in nchwc_avx512.cpp (x86-64 only).
 void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,

@@ -117,6 +117,11 @@ const ConvCase kCases[] = {
     {1, 16, 9, 20, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, true, true},    // depthwise 5x5
     {1, 16, 10, 10, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, true, true},   // depthwise dilated
     {1, 32, 5, 40, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},    // wide: border pixels
+    {1, 16, 37, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},    // depthwise: 3 row bands
+    {1, 32, 20, 21, 32, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, true, true},   // depthwise s2, no pad
+    {1, 16, 9, 11, 16, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, true, true},    // depthwise s2, pad begin
+    {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},     // depthwise, one pixel
+    {1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false},  // RGB stem 3x3 s2
 };
 
 const ActivationSpec kActs[] = {{Activation::kNone, 0, 0},
