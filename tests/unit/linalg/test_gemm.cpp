@@ -237,6 +237,21 @@ TEST(LinalgGemm, PackedBMatchesNaive) {
       }
 }
 
+// Panels of a prepacked operand start on a cache line, so the kernel's vector
+// loads of a B row never straddle two lines.
+TEST(LinalgGemm, PackedPanelsAreCacheLineAligned) {
+  std::vector<float> X(size_t(700 * 300), 1.f);
+  for (const auto& kern : kernels()) {
+    PackedB pb(kern, false, 700, 300, X.data(), 300);
+    PackedA pa(kern, false, 300, 700, X.data(), 700);
+    for (int64_t pc = 0; pc < 700; pc += 512) {
+      for (int64_t j = 0; j < 300; j += kern.nr)
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(pb.panel(pc, j)) % 64, 0u) << kern.name;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(pa.panel(pc, 0)) % 64, 0u) << kern.name;
+    }
+  }
+}
+
 TEST(LinalgGemm, PackedBRejectsUnpacked) {
   PackedB empty;
   std::vector<float> A(4), C(4);
