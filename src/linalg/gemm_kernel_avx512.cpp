@@ -13,39 +13,65 @@ namespace tessera::linalg::detail {
 #if defined(__x86_64__)
 namespace {
 
+// How many k steps before the end of the k loop the kernel starts C's lines
+// on their way: about 600 cycles of FMAs, several L3 latencies, yet late
+// enough that the kc x NR panel of B streaming through L1 does not evict them.
+constexpr int64_t kCAhead = 48;
+
 template <int MR, int NV>
-__attribute__((target("avx512f,fma"))) void kernel(int64_t kc, const float* a, const float* b,
-                                                   int64_t ldb, float* c, int64_t ldc, int64_t m,
-                                                   int64_t n, bool accumulate,
-                                                   const TileEpilogue* te) {
+__attribute__((target("avx512f,fma,prfchw"))) void kernel(int64_t kc, const float* a,
+                                                          const float* b, int64_t ldb, float* c,
+                                                          int64_t ldc, int64_t m, int64_t n,
+                                                          bool accumulate, const TileEpilogue* te) {
   constexpr int NR = 16 * NV;
   __m512 acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i)
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_setzero_ps();
-      // C is touched only after the k loop; start its lines on the way now.
-#pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) {
-    if (accumulate && i < m) {
-      _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + NR - 1), _MM_HINT_T0);
-    }
-  }
+  const int64_t last_col = (n < NR ? n : NR) - 1;
+  int64_t k = 0;
 #pragma GCC unroll 2
-  for (int64_t k = 0; k < kc; ++k) {
-    _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), _MM_HINT_T0);
-    __m512 bv[NV];
+  for (int part = 0; part < 2; ++part) {
+    const int64_t end = part == 1 ? kc : kc > kCAhead ? kc - kCAhead : 0;
+#pragma GCC unroll 2
+    for (; k < end; ++k) {
+      _mm_prefetch(reinterpret_cast<const char*>(b + 8 * ldb), _MM_HINT_T0);
+      __m512 bv[NV];
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
+      for (int v = 0; v < NV; ++v) bv[v] = _mm512_loadu_ps(b + 16 * v);
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      const __m512 av = _mm512_set1_ps(a[i]);
+      for (int i = 0; i < MR; ++i) {
+        const __m512 av = _mm512_set1_ps(a[i]);
 #pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
+        for (int v = 0; v < NV; ++v) acc[i][v] = _mm512_fmadd_ps(av, bv[v], acc[i][v]);
+      }
+      a += MR;
+      b += ldb;
     }
-    a += MR;
-    b += ldb;
+    if (part == 0) {
+      // Every line of the tile's rows (read when accumulating, written
+      // either way), with write intent, and of the residual the epilogue
+      // adds. A row that does not start on a line spans one line more,
+      // hence its last column too.
+      const float* res = te ? te->residual : nullptr;
+#pragma GCC unroll 16
+      for (int i = 0; i < MR; ++i) {
+        if (i >= m) break;
+        const float* row = c + i * ldc;
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v)
+          if (16 * v <= last_col) __builtin_prefetch(row + 16 * v, 1, 3);
+        __builtin_prefetch(row + last_col, 1, 3);
+        if (res) {
+          const float* r = res + i * te->ldr;
+#pragma GCC unroll 4
+          for (int v = 0; v < NV; ++v)
+            if (16 * v <= last_col) __builtin_prefetch(r + 16 * v, 0, 3);
+          __builtin_prefetch(r + last_col, 0, 3);
+        }
+      }
+    }
   }
   if (accumulate) {  // C's earlier K slices (or beta * C) first, as the scalar order has it
 #pragma GCC unroll 16

@@ -63,6 +63,8 @@ void check_case(const detail::SgemmKernelInfo& kern, const Case& c, ThreadPool* 
           << " tb=" << c.tb << " at " << i << "," << j;
 }
 
+// The last two span several MC-row blocks (the last one ragged) and two K
+// slices, the second 18 deep.
 const std::vector<Case> kCases = {
     {1, 1, 1, false, false, 1.f, 0.f},     {17, 33, 65, false, false, 1.f, 0.f},
     {17, 33, 65, true, false, 0.5f, 1.f},  {17, 33, 65, false, true, 2.f, -0.5f},
@@ -70,6 +72,7 @@ const std::vector<Case> kCases = {
     {130, 70, 600, false, true, 1.f, 1.f}, {5, 200, 3, true, false, -1.f, 0.f},
     {100, 1, 40, false, false, 1.f, 2.f},  {1, 100, 40, false, true, 1.f, 0.f},
     {1, 37, 70, true, true, 0.5f, 0.5f},   {1, 300, 1283, false, true, 1.f, 0.f},
+    {300, 7, 530, false, false, 1.f, 2.f}, {280, 131, 530, true, true, 2.f, 0.f},
 };
 
 TEST(LinalgGemm, EveryKernelMatchesNaive) {
