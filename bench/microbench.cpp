@@ -5,9 +5,9 @@
 // peak, the percentage of it:
 //   build/tessera_microbench --peak_gflops=225 [--benchmark_filter=...]
 // (measure the peak with ../shared/bench/peak_fma.c, or read BM_FmaPeak's
-// GFLOPS_cpu from the same run). One-thread rows also report GFLOPS_cpu and
-// pct_peak_cpu: the rate by the calling thread's CPU time, which other
-// tenants of a shared machine do not inflate. See docs/performance.md.
+// GFLOPS_cpu from the same run). Rows also report GFLOPS_cpu and
+// pct_peak_cpu: the rate by CPU time (see report()), which other tenants of a
+// shared machine do not inflate as they do wall time. See docs/performance.md.
 #include <benchmark/benchmark.h>
 #include <time.h>
 
@@ -41,32 +41,37 @@ std::vector<float> random_vector(size_t n, uint32_t seed) {
   return v;
 }
 
-double thread_cpu_seconds() {
+double cpu_seconds(clockid_t clock) {
   timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  clock_gettime(clock, &t);
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
-// Started before a benchmark's timed loop: the calling thread's CPU time.
+// Started before a benchmark's timed loop: the calling thread's and the
+// process's CPU time.
 struct CpuTimer {
-  double start = thread_cpu_seconds();
-  double seconds() const { return thread_cpu_seconds() - start; }
+  double thread0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+  double process0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+  double thread() const { return cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - thread0; }
+  double process() const { return cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - process0; }
 };
 
-// GFLOPS (and pct_peak) by wall time; a one-thread row also gets GFLOPS_cpu
-// (and pct_peak_cpu) by the CPU time of the calling thread, which runs all of
-// a one-thread product.
+// GFLOPS (and pct_peak) by wall time, and GFLOPS_cpu (and pct_peak_cpu) by
+// CPU time: for a one-thread row the calling thread's, which runs all of a
+// one-thread product; for a row on T threads, T times the flops per second of
+// the process's CPU time (the rate had each thread had a core throughout;
+// a pool worker's bounded spin after each region counts as busy).
 void report(benchmark::State& state, double flops_per_iter, int threads, const CpuTimer& cpu) {
-  const double cpu_s = cpu.seconds();
+  const double cpu_s = threads == 1 ? cpu.thread() : cpu.process() / threads;
   const double flops = flops_per_iter * double(state.iterations());
   state.counters["GFLOPS"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
   if (g_peak_gflops > 0)
     state.counters["pct_peak"] = benchmark::Counter(flops / 1e9 / (g_peak_gflops * threads) * 100.0,
                                                     benchmark::Counter::kIsRate);
-  if (threads == 1 && cpu_s > 0) {
+  if (cpu_s > 0) {
     state.counters["GFLOPS_cpu"] = flops / 1e9 / cpu_s;
     if (g_peak_gflops > 0)
-      state.counters["pct_peak_cpu"] = flops / 1e9 / cpu_s / g_peak_gflops * 100;
+      state.counters["pct_peak_cpu"] = flops / 1e9 / cpu_s / (g_peak_gflops * threads) * 100;
   }
 }
 
