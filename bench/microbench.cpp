@@ -1,10 +1,15 @@
-// Kernel micro-benchmarks (Google Benchmark): SGEMM 1024^3 and the batch-1
-// convolution shapes of ResNet-50 and MobileNetV2, through the same linalg
-// entry points the Conv kernel uses. Each reports GFLOP/s and, when given the
-// machine's measured single-core FP32 peak, the percentage of it:
-//   build/tessera_microbench --peak_gflops=116 [--benchmark_filter=...]
-// (measure the peak with ../shared/bench/peak_fma.c). See docs/performance.md.
+// Kernel micro-benchmarks (Google Benchmark): SGEMM 1024^3, BERT-base's
+// MatMul shapes and the batch-1 convolution shapes of ResNet-50 and
+// MobileNetV2, through the same linalg entry points the kernels use. Each
+// reports GFLOP/s and, when given the machine's measured single-core FP32
+// peak, the percentage of it:
+//   build/tessera_microbench --peak_gflops=225 [--benchmark_filter=...]
+// (measure the peak with ../shared/bench/peak_fma.c, or read BM_FmaPeak's
+// GFLOPS_cpu from the same run). Rows also report GFLOPS_cpu and
+// pct_peak_cpu: the rate by CPU time (see report()), which other tenants of a
+// shared machine do not inflate as they do wall time. See docs/performance.md.
 #include <benchmark/benchmark.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
@@ -14,6 +19,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "core/thread_pool.hpp"
 #include "linalg/depthwise.hpp"
@@ -33,12 +41,38 @@ std::vector<float> random_vector(size_t n, uint32_t seed) {
   return v;
 }
 
-void report(benchmark::State& state, double flops_per_iter, int threads) {
+double cpu_seconds(clockid_t clock) {
+  timespec t;
+  clock_gettime(clock, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// Started before a benchmark's timed loop: the calling thread's and the
+// process's CPU time.
+struct CpuTimer {
+  double thread0 = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+  double process0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+  double thread() const { return cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - thread0; }
+  double process() const { return cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - process0; }
+};
+
+// GFLOPS (and pct_peak) by wall time, and GFLOPS_cpu (and pct_peak_cpu) by
+// CPU time: for a one-thread row the calling thread's, which runs all of a
+// one-thread product; for a row on T threads, T times the flops per second of
+// the process's CPU time (the rate had each thread had a core throughout;
+// a pool worker's bounded spin after each region counts as busy).
+void report(benchmark::State& state, double flops_per_iter, int threads, const CpuTimer& cpu) {
+  const double cpu_s = threads == 1 ? cpu.thread() : cpu.process() / threads;
   const double flops = flops_per_iter * double(state.iterations());
   state.counters["GFLOPS"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
   if (g_peak_gflops > 0)
     state.counters["pct_peak"] = benchmark::Counter(flops / 1e9 / (g_peak_gflops * threads) * 100.0,
                                                     benchmark::Counter::kIsRate);
+  if (cpu_s > 0) {
+    state.counters["GFLOPS_cpu"] = flops / 1e9 / cpu_s;
+    if (g_peak_gflops > 0)
+      state.counters["pct_peak_cpu"] = flops / 1e9 / cpu_s / (g_peak_gflops * threads) * 100;
+  }
 }
 
 tessera::ThreadPool* pool_for(int threads) {
@@ -47,17 +81,23 @@ tessera::ThreadPool* pool_for(int threads) {
 }
 
 // C[M,N] = A[M,K] B[K,N]; range(3): 0 packs per call, 1 uses a prepacked A,
-// 2 a prepacked B (a MatMul's constant weights).
+// 2 a prepacked B (a MatMul's constant weights), 3 packs per call a B stored
+// transposed ([N,K], attention's Q K^T).
 void BM_Sgemm(benchmark::State& state) {
   const int64_t M = state.range(0), N = state.range(1), K = state.range(2);
-  const bool packed = state.range(3) == 1, packed_b = state.range(3) == 2;
+  const bool packed = state.range(3) == 1, packed_b = state.range(3) == 2,
+             trans_b = state.range(3) == 3;
   const int threads = int(state.range(4));
   auto A = random_vector(size_t(M * K), 1), B = random_vector(size_t(K * N), 2);
   std::vector<float> C(size_t(M * N));
   tessera::linalg::PackedA pa(false, M, K, A.data(), K);
   tessera::linalg::PackedB pb(false, K, N, B.data(), N);
+  const CpuTimer cpu;
   for (auto _ : state) {
-    if (packed_b)
+    if (trans_b)
+      tessera::linalg::sgemm(false, true, M, N, K, 1.f, A.data(), K, B.data(), K, 0.f, C.data(), N,
+                             pool_for(threads));
+    else if (packed_b)
       tessera::linalg::sgemm_packed_b(false, M, 1.f, A.data(), K, pb, 0.f, C.data(), N,
                                       pool_for(threads));
     else if (packed)
@@ -67,7 +107,7 @@ void BM_Sgemm(benchmark::State& state) {
                              pool_for(threads));
     benchmark::DoNotOptimize(C.data());
   }
-  report(state, 2.0 * double(M * N * K), threads);
+  report(state, 2.0 * double(M * N * K), threads, cpu);
   state.SetLabel(tessera::linalg::sgemm_kernel_name());
 }
 
@@ -88,6 +128,7 @@ void BM_Conv(benchmark::State& state) {
   tessera::linalg::Epilogue ep;
   ep.row_bias = b.data();
   ep.act.kind = tessera::linalg::Activation::kRelu;
+  const CpuTimer cpu;
   for (auto _ : state) {
     const float* bm = x.data();
     if (!pointwise) {
@@ -98,7 +139,7 @@ void BM_Conv(benchmark::State& state) {
                                   pool_for(threads), &ep);
     benchmark::DoNotOptimize(y.data());
   }
-  report(state, 2.0 * double(M * OH * OH * C * k * k), threads);
+  report(state, 2.0 * double(M * OH * OH * C * k * k), threads, cpu);
 }
 
 // The same convolution in the channel-blocked layout (linalg/nchwc): the
@@ -120,12 +161,13 @@ void BM_ConvBlocked(benchmark::State& state) {
   std::vector<float> y(size_t(nc::blocks(cs.M) * 16 * cs.OH * cs.OW));
   const nc::PackedFilter pf(w.data(), cs);
   const tessera::linalg::ActivationSpec relu{tessera::linalg::Activation::kRelu, 0.f, 0.f};
+  const CpuTimer cpu;
   for (auto _ : state) {
     nc::conv2d(cs, pf, x.data(), b.data(), nullptr, relu, y.data(), pool_for(threads));
     benchmark::DoNotOptimize(y.data());
   }
   report(state, 2.0 * double(cs.M * cs.OH * cs.OW * (depthwise ? 1 : cs.C) * cs.KH * cs.KW),
-         threads);
+         threads, cpu);
   state.SetLabel(nc::kernel_name());
 }
 
@@ -138,6 +180,7 @@ void BM_Depthwise(benchmark::State& state) {
   std::vector<float> y(size_t(C * OH * OH));
   const tessera::linalg::DepthwiseGeometry g{H, H, OH, OH, 3, 3, s, s, 1, 1, 1, 1};
   const tessera::linalg::ActivationSpec relu6{tessera::linalg::Activation::kClip, 0.f, 6.f};
+  const CpuTimer cpu;
   for (auto _ : state) {
     pool_for(threads)->parallel_for(C, double(OH * OH * 18), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c)
@@ -146,8 +189,42 @@ void BM_Depthwise(benchmark::State& state) {
     });
     benchmark::DoNotOptimize(y.data());
   }
-  report(state, 2.0 * double(C * OH * OH * 9), threads);
+  report(state, 2.0 * double(C * OH * OH * 9), threads, cpu);
 }
+
+#if defined(__x86_64__)
+// 16 independent chains of 512-bit FMAs (latency 4 x 2 pipes needs >= 8 in
+// flight): the core's FP32 peak at its clock of the moment, measured in the
+// same run as the kernels (a shared machine's clock moves with its load).
+// `state` carries the chains from call to call (16 x 16 floats).
+__attribute__((target("avx512f,fma"), noinline)) void fma_chains(int64_t iters, float* state) {
+  const __m512 a = _mm512_set1_ps(0.9999999f), b = _mm512_set1_ps(1e-7f);
+  __m512 c[16];
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) c[i] = _mm512_loadu_ps(state + 16 * i);
+  for (int64_t it = 0; it < iters; ++it)
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) c[i] = _mm512_fmadd_ps(c[i], a, b);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) _mm512_storeu_ps(state + 16 * i, c[i]);
+}
+
+void BM_FmaPeak(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("fma")) {
+    state.SkipWithError("needs AVX-512F and FMA");
+    return;
+  }
+  constexpr int64_t kIters = 1 << 16;
+  std::vector<float> chains(16 * 16, 0.5f);
+  const CpuTimer cpu;
+  for (auto _ : state) {
+    fma_chains(kIters, chains.data());
+    benchmark::DoNotOptimize(chains.data());
+  }
+  report(state, double(kIters) * 16 * 16 * 2, 1, cpu);
+}
+BENCHMARK(BM_FmaPeak)->Unit(benchmark::kMicrosecond)->UseRealTime();
+#endif
 
 // Fork/join cost of one parallel region, back to back as kernels run in a
 // model: range(1) items of range(2) microseconds of busy work each. With a
@@ -174,18 +251,23 @@ void BM_ParallelForRegion(benchmark::State& state) {
 
 }  // namespace
 
-// Args: M, N, K, packed, threads.
+// Args: M, N, K, packed (0 per call, 1 A prepacked, 2 B prepacked, 3 B transposed), threads.
 BENCHMARK(BM_Sgemm)
     ->Args({1024, 1024, 1024, 0, 1})
     ->Args({1024, 1024, 1024, 1, 1})
     ->Args({1024, 1024, 1024, 1, 2})
     ->Args({1024, 1024, 1024, 2, 1})
-    // BERT-base seq 128: the attention projections and the FFN, B per call vs prepacked.
+    ->Args({1024, 1024, 1024, 0, 2})
+    // BERT-base seq 128: the attention projections (one and fused QKV) and the
+    // FFN, B per call vs prepacked; one head's Q K^T and P V.
     ->Args({128, 768, 768, 0, 1})
     ->Args({128, 768, 768, 2, 1})
+    ->Args({128, 2304, 768, 2, 1})
     ->Args({128, 3072, 768, 0, 1})
     ->Args({128, 3072, 768, 2, 1})
     ->Args({128, 768, 3072, 2, 1})
+    ->Args({128, 128, 64, 3, 1})
+    ->Args({128, 64, 128, 0, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).

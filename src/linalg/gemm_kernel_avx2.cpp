@@ -65,7 +65,7 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
 bool sgemm_kernel_avx2(SgemmKernelInfo* out) {
   __builtin_cpu_init();
   if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
-  *out = {"avx2_f32_6x16", kMR, kNR, kernel_6x16};
+  *out = {"avx2_f32_6x16", kMR, kNR, kernel_6x16, nullptr, nullptr};
   return true;
 }
 

@@ -29,10 +29,24 @@ using SgemmMicroKernel = void (*)(int64_t kc, const float* a, const float* b, in
 // For kernels without an in-register version: applies `te` to the stored tile.
 void apply_tile_epilogue(const TileEpilogue& te, float* c, int64_t ldc, int64_t m, int64_t n);
 
+// Optional packers matched to a kernel's MR and NR (null: the portable loops
+// in gemm.cpp). pack_a writes one MR-tall panel (kc x MR, k-major) of alpha *
+// op(A) rows [0, rows) from `a`, the address of that block's first element
+// (op(A)[i][k] is a[i * lda + k], or a[k * lda + i] when `trans`), and zeros
+// for rows [rows, MR). pack_b writes one NR-wide panel (kc x NR) of op(B)
+// columns [0, cols) from `b` (op(B)[k][j] is b[k * ldb + j], or b[j * ldb + k]
+// when `trans`), and zeros for columns [cols, NR).
+using SgemmPackA = void (*)(bool trans, const float* a, int64_t lda, int64_t rows, int64_t kc,
+                            float alpha, float* dst);
+using SgemmPackB = void (*)(bool trans, const float* b, int64_t ldb, int64_t cols, int64_t kc,
+                            float* dst);
+
 struct SgemmKernelInfo {
   const char* name;
   int mr, nr;
   SgemmMicroKernel fn;
+  SgemmPackA pack_a;
+  SgemmPackB pack_b;
 };
 
 // Each returns false when this build or CPU cannot run it.

@@ -63,6 +63,8 @@ void check_case(const detail::SgemmKernelInfo& kern, const Case& c, ThreadPool* 
           << " tb=" << c.tb << " at " << i << "," << j;
 }
 
+// The last two span several MC-row blocks (the last one ragged) and two K
+// slices, the second 18 deep.
 const std::vector<Case> kCases = {
     {1, 1, 1, false, false, 1.f, 0.f},     {17, 33, 65, false, false, 1.f, 0.f},
     {17, 33, 65, true, false, 0.5f, 1.f},  {17, 33, 65, false, true, 2.f, -0.5f},
@@ -70,6 +72,7 @@ const std::vector<Case> kCases = {
     {130, 70, 600, false, true, 1.f, 1.f}, {5, 200, 3, true, false, -1.f, 0.f},
     {100, 1, 40, false, false, 1.f, 2.f},  {1, 100, 40, false, true, 1.f, 0.f},
     {1, 37, 70, true, true, 0.5f, 0.5f},   {1, 300, 1283, false, true, 1.f, 0.f},
+    {300, 7, 530, false, false, 1.f, 2.f}, {280, 131, 530, true, true, 2.f, 0.f},
 };
 
 TEST(LinalgGemm, EveryKernelMatchesNaive) {
@@ -237,6 +240,21 @@ TEST(LinalgGemm, PackedBMatchesNaive) {
       }
 }
 
+// Panels of a prepacked operand start on a cache line, so the kernel's vector
+// loads of a B row never straddle two lines.
+TEST(LinalgGemm, PackedPanelsAreCacheLineAligned) {
+  std::vector<float> X(size_t(700 * 300), 1.f);
+  for (const auto& kern : kernels()) {
+    PackedB pb(kern, false, 700, 300, X.data(), 300);
+    PackedA pa(kern, false, 300, 700, X.data(), 700);
+    for (int64_t pc = 0; pc < 700; pc += 512) {
+      for (int64_t j = 0; j < 300; j += kern.nr)
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(pb.panel(pc, j)) % 64, 0u) << kern.name;
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(pa.panel(pc, 0)) % 64, 0u) << kern.name;
+    }
+  }
+}
+
 TEST(LinalgGemm, PackedBRejectsUnpacked) {
   PackedB empty;
   std::vector<float> A(4), C(4);
@@ -253,6 +271,55 @@ TEST(LinalgGemm, EpilogueWithZeroK) {
 }
 
 TEST(LinalgGemm, KernelNameIsReported) { EXPECT_NE(std::string(sgemm_kernel_name()), ""); }
+
+// A kernel's own packers write exactly the panel layout of the contract
+// (gemm_microkernel.hpp): every ragged row and column count, k tails around
+// the 16-wide vector steps, both transpositions, alpha folded into A, and the
+// zero padding (the destination starts as NaN so a skipped slot shows).
+TEST(LinalgGemm, KernelPackersWriteThePanelLayout) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (const auto& kern : kernels()) {
+    const int64_t mr = kern.mr, nr = kern.nr;
+    for (int64_t kc : {1, 5, 15, 16, 17, 33, 48, 70}) {
+      for (bool trans : {false, true}) {
+        if (kern.pack_a) {
+          const int64_t ld = (trans ? mr : kc) + 3;
+          std::vector<float> src(size_t((trans ? kc : mr) * ld));
+          for (auto& v : src) v = u(rng);
+          for (int64_t rows = 1; rows <= mr; ++rows) {
+            std::vector<float> dst(size_t(kc * mr), std::nanf(""));
+            kern.pack_a(trans, src.data(), ld, rows, kc, -0.5f, dst.data());
+            for (int64_t k = 0; k < kc; ++k)
+              for (int64_t i = 0; i < mr; ++i) {
+                const float want =
+                    i < rows ? -0.5f * src[size_t(trans ? k * ld + i : i * ld + k)] : 0.f;
+                ASSERT_EQ(dst[size_t(k * mr + i)], want)
+                    << kern.name << " pack_a trans=" << trans << " rows=" << rows << " kc=" << kc
+                    << " at k=" << k << " i=" << i;
+              }
+          }
+        }
+        if (kern.pack_b) {
+          const int64_t ld = (trans ? kc : nr) + 5;
+          std::vector<float> src(size_t((trans ? nr : kc) * ld));
+          for (auto& v : src) v = u(rng);
+          for (int64_t cols = 1; cols <= nr; ++cols) {
+            std::vector<float> dst(size_t(kc * nr), std::nanf(""));
+            kern.pack_b(trans, src.data(), ld, cols, kc, dst.data());
+            for (int64_t k = 0; k < kc; ++k)
+              for (int64_t j = 0; j < nr; ++j) {
+                const float want = j < cols ? src[size_t(trans ? j * ld + k : k * ld + j)] : 0.f;
+                ASSERT_EQ(dst[size_t(k * nr + j)], want)
+                    << kern.name << " pack_b trans=" << trans << " cols=" << cols << " kc=" << kc
+                    << " at k=" << k << " j=" << j;
+              }
+          }
+        }
+      }
+    }
+  }
+}
 
 TEST(LinalgGemm, DoubleMatchesNaive) {
   ThreadPool pool(3);
