@@ -1,7 +1,8 @@
 // The float GEMM driver (Goto/BLIS loop order): for each NC-wide column
-// block and KC-deep slice, B is packed into NR-wide panels that stay in L1
-// while MC-tall blocks of A, packed into MR-tall panels, stream from L2
-// through the micro-kernel. alpha is folded into the A packing; beta is
+// block and KC-deep slice, B is packed into NR-wide panels; for each MC-tall
+// block of A, packed into MR-tall panels that stay in L2, each B panel (512 x
+// 64 floats, 128 KB: in L2, not L1) is reused across all of the block's A
+// panels by the micro-kernel. alpha is folded into the A packing; beta is
 // applied to C once before accumulation (or not at all: with beta == 0 the
 // first K slice stores). A may come prepacked (PackedA); for products with
 // few rows a non-transposed B is read in place instead of packed.
