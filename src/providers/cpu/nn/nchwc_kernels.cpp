@@ -26,6 +26,24 @@ void check_blocked(const ep::KernelContext& ctx, const Tensor& t, const char* wh
     ctx.fail_node(what, " must be blocked [N, C/16, H, W, 16], got ", t.shape().to_string());
 }
 
+// The geometry a convolution and a pooling share (Conv2dShape and
+// Pool2dShape name these fields alike): batch and input plane from the blocked
+// input dims, output plane, strides, leading pads and dilations from `g`.
+template <typename Shape2d>
+void set_geometry(Shape2d& s, const std::vector<int64_t>& xd, const Window& g) {
+  s.N = xd[0];
+  s.H = xd[2];
+  s.W = xd[3];
+  s.OH = g.out[0];
+  s.OW = g.out[1];
+  s.sh = g.strides[0];
+  s.sw = g.strides[1];
+  s.ph = g.pads_begin[0];
+  s.pw = g.pads_begin[1];
+  s.dh = g.dilations[0];
+  s.dw = g.dilations[1];
+}
+
 // ---- reorders ----
 
 class ReorderToKernel : public ep::OpKernel {
@@ -124,17 +142,7 @@ class NchwcConvKernel : public ep::OpKernel {
     const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, kernel_);
     const Shape y_shape{xd[0], nchwc::blocks(M_), g.out[0], g.out[1], kBlock};
     nchwc::Conv2dShape s = base_shape();
-    s.N = xd[0];
-    s.H = xd[2];
-    s.W = xd[3];
-    s.OH = g.out[0];
-    s.OW = g.out[1];
-    s.sh = g.strides[0];
-    s.sw = g.strides[1];
-    s.ph = g.pads_begin[0];
-    s.pw = g.pads_begin[1];
-    s.dh = g.dilations[0];
-    s.dw = g.dilations[1];
+    set_geometry(s, xd, g);
     const float* bias = B ? B->data<float>() : nullptr;
     ThreadPool* pool = &ctx.thread_pool();
     if (Z) {
@@ -228,22 +236,12 @@ class NchwcPoolKernel : public ep::OpKernel {
     Tensor& Y = ctx.output(0, Shape{xd[0], xd[1], g.out[0], g.out[1], kBlock});
     if (Y.num_elements() == 0) return;
     nchwc::Pool2dShape s;
-    s.N = xd[0];
+    set_geometry(s, xd, g);
     s.C = xd[1] * kBlock;  // the pools need only whole blocks
-    s.H = xd[2];
-    s.W = xd[3];
-    s.OH = g.out[0];
-    s.OW = g.out[1];
     s.KH = g.kernel[0];
     s.KW = g.kernel[1];
-    s.sh = g.strides[0];
-    s.sw = g.strides[1];
-    s.ph = g.pads_begin[0];
-    s.pw = g.pads_begin[1];
     s.pe_h = g.pads_end[0];
     s.pe_w = g.pads_end[1];
-    s.dh = g.dilations[0];
-    s.dw = g.dilations[1];
     s.count_include_pad = count_include_pad_;
     if (is_max_)
       nchwc::max_pool2d(s, X.data<float>(), Y.mutable_data<float>(), &ctx.thread_pool());
