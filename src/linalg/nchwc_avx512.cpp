@@ -240,9 +240,8 @@ bool depthwise3x3_supported(const Conv2dShape& s) {
 TESSERA_AVX512 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0,
                                       int64_t oh1) {
   const Conv2dShape& s = *a.s;
-  const int64_t sw = s.sw;
-  const int64_t ih0 = oh0 * sw - s.ph, rows = (oh1 - 1 - oh0) * sw + 3;
-  const int64_t cols = (s.OW - 1) * sw + 3;  // from iw = -pw
+  const int64_t ih0 = oh0 - s.ph, rows = oh1 - oh0 + 2;  // stride 1
+  const int64_t cols = s.OW + 2;                         // from iw = -pw
   static thread_local std::vector<float> buf;
   if (buf.size() < size_t(rows * cols * 16)) buf.resize(size_t(rows * cols * 16));
   const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
@@ -264,11 +263,11 @@ TESSERA_AVX512 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, 
   taps.valid = valid_lanes(a, ob);
   taps.bias = bias_vec(a, ob, taps.valid);
   for (int64_t oh = oh0; oh < oh1; ++oh) {
-    const float* r0 = buf.data() + (oh - oh0) * sw * cols * 16;
+    const float* r0 = buf.data() + (oh - oh0) * cols * 16;
     const float* const rp[3] = {r0, r0 + cols * 16, r0 + 2 * cols * 16};
     for (int64_t ow = 0; ow < s.OW; ow += kDwT) {
       const int64_t t = std::min<int64_t>(kDwT, s.OW - ow);
-      const float* const tr[3] = {rp[0] + ow * sw * 16, rp[1] + ow * sw * 16, rp[2] + ow * sw * 16};
+      const float* const tr[3] = {rp[0] + ow * 16, rp[1] + ow * 16, rp[2] + ow * 16};
       kDw3x3[size_t(t - 1)](a, tr, taps, a.out_index(n, ob, oh, ow));
     }
   }
