@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "linalg/cpu_isa.hpp"
+
 namespace tessera::linalg {
 
 namespace {
@@ -162,8 +164,7 @@ using PlaneFn = void (*)(const float*, const float*, float, const float*, const 
 
 PlaneFn pick() {
 #if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) return plane_avx512;
+  if (cpu_isa() >= Isa::kAvx512) return plane_avx512;
 #endif
   return plane_generic;
 }

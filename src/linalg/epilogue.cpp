@@ -4,6 +4,8 @@
 // one is picked at start-up when the CPU has it.
 #include "linalg/epilogue.hpp"
 
+#include "linalg/cpu_isa.hpp"
+
 namespace tessera::linalg {
 
 namespace {
@@ -77,13 +79,7 @@ __attribute__((target("avx512f"))) void activation_avx512(const ActivationSpec& 
                                                           int64_t n) {
   activate(a, x, n);
 }
-bool has_avx512() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return bool(__builtin_cpu_supports("avx512f"));
-  }();
-  return yes;
-}
+bool has_avx512() { return cpu_isa() >= Isa::kAvx512; }
 #else
 bool has_avx512() { return false; }
 #endif

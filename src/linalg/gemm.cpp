@@ -313,6 +313,37 @@ void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t 
   }
 }
 
+// M == 1 with a prepacked B: each NR-wide panel is one pass of a row vector
+// over kc x NR values (the register tile would compute MR - 1 rows of
+// padding). Columns [j0, j1) start on a panel.
+void gemv_packed_b(const Operands& o, int64_t K, float beta, int64_t j0, int64_t j1) {
+  const PackedB& B = *o.packed_b;
+  const int64_t nr = B.kernel().nr;
+  check(nr <= 128, "sgemm: panel width ", nr, " exceeds the row-vector product's buffer");
+  const float* a = o.A;
+  static thread_local std::vector<float> strided;  // op(A) as a contiguous row when A is transposed
+  if (o.ta) {
+    strided.resize(size_t(K));
+    for (int64_t k = 0; k < K; ++k) strided[size_t(k)] = o.A[k * o.lda];
+    a = strided.data();
+  }
+  float* c = o.C + j0;
+  scale_c(1, j1 - j0, beta, c, j1 - j0);
+  for (int64_t j = j0; j < j1; j += nr) {
+    float acc[128] = {};
+    for (int64_t pc = 0; pc < K; pc += kKC) {
+      const int64_t kc = std::min(kKC, K - pc);
+      const float* b = B.panel(pc, j);
+      if (nr == 64 && detail::panel_gemv64_avx512(kc, a + pc, b, acc)) continue;
+      for (int64_t k = 0; k < kc; ++k)
+        for (int64_t l = 0; l < nr; ++l) acc[l] += a[pc + k] * b[k * nr + l];
+    }
+    const int64_t n = std::min(nr, j1 - j);
+    for (int64_t l = 0; l < n; ++l) o.C[j + l] += o.alpha * acc[l];
+    if (o.ep) apply_epilogue(*o.ep, 0, 1, j, n, o.C, o.ldc);
+  }
+}
+
 // Splits C over threads in MR x NR-aligned blocks and runs gemm_block on each.
 void run_sgemm(const SgemmKernelInfo& kern, Operands o, int64_t M, int64_t N, int64_t K, float beta,
                ThreadPool* pool) {
@@ -332,6 +363,17 @@ void run_sgemm(const SgemmKernelInfo& kern, Operands o, int64_t M, int64_t N, in
       pool->parallel_for(chunks, 2.0 * 256 * double(K), cols);
     else
       cols(0, chunks);
+    return;
+  }
+  if (M == 1 && o.packed_b && !no_product) {
+    const int64_t nr = kern.nr, panels = (N + nr - 1) / nr;
+    auto cols = [&](int64_t b, int64_t e) {
+      gemv_packed_b(o, K, beta, b * nr, std::min(N, e * nr));
+    };
+    if (pool && threads > 1 && flops >= 2.0e6)
+      pool->parallel_for(panels, 2.0 * double(nr) * double(K), cols);
+    else
+      cols(0, panels);
     return;
   }
   if (flops < 2.0e6) threads = 1;

@@ -1,6 +1,7 @@
 // AVX2+FMA float micro-kernel: a 6x16 tile of C in 12 ymm registers.
 // Partial tiles go through a small stack buffer (AVX2 has no cheap masked
 // float stores of arbitrary width).
+#include "linalg/cpu_isa.hpp"
 #include "linalg/gemm_microkernel.hpp"
 
 #if defined(__x86_64__)
@@ -63,8 +64,7 @@ __attribute__((target("avx2,fma"))) void kernel_6x16(int64_t kc, const float* a,
 }  // namespace
 
 bool sgemm_kernel_avx2(SgemmKernelInfo* out) {
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+  if (cpu_isa() < Isa::kAvx2) return false;
   *out = {"avx2_f32_6x16", kMR, kNR, kernel_6x16, nullptr, nullptr};
   return true;
 }

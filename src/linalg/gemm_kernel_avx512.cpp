@@ -2,6 +2,7 @@
 // registers; each k step loads NV B vectors and broadcasts MR A values.
 // Compiled for avx512f via the target attribute so the rest of the build
 // stays generic.
+#include "linalg/cpu_isa.hpp"
 #include "linalg/gemm_microkernel.hpp"
 
 #if defined(__x86_64__)
@@ -312,9 +313,44 @@ __attribute__((target("avx512f"))) void pack_b_64(bool trans, const float* b, in
 
 }  // namespace
 
+// Four accumulators per k step would chain each FMA on the previous one's
+// 4-cycle latency; two k steps in flight (eight chains) keep both FMA ports
+// busy while B streams through.
+__attribute__((target("avx512f,fma"))) void panel_gemv64(int64_t kc, const float* a, const float* b,
+                                                         float* acc) {
+  __m512 s0[4], s1[4];
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) {
+    s0[v] = _mm512_loadu_ps(acc + 16 * v);
+    s1[v] = _mm512_setzero_ps();
+  }
+  int64_t k = 0;
+  for (; k + 1 < kc; k += 2) {
+    const __m512 a0 = _mm512_set1_ps(a[k]), a1 = _mm512_set1_ps(a[k + 1]);
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) {
+      s0[v] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(b + k * 64 + 16 * v), s0[v]);
+      s1[v] = _mm512_fmadd_ps(a1, _mm512_loadu_ps(b + (k + 1) * 64 + 16 * v), s1[v]);
+    }
+  }
+  if (k < kc) {
+    const __m512 a0 = _mm512_set1_ps(a[k]);
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v)
+      s0[v] = _mm512_fmadd_ps(a0, _mm512_loadu_ps(b + k * 64 + 16 * v), s0[v]);
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < 4; ++v) _mm512_storeu_ps(acc + 16 * v, _mm512_add_ps(s0[v], s1[v]));
+}
+
+bool panel_gemv64_avx512(int64_t kc, const float* a, const float* b, float* acc) {
+  if (cpu_isa() < Isa::kAvx512) return false;
+  panel_gemv64(kc, a, b, acc);
+  return true;
+}
+
 bool sgemm_kernel_avx512(SgemmKernelInfo* out) {
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("fma")) return false;
+  if (cpu_isa() < Isa::kAvx512) return false;
   // 6x64 needs only 6 broadcasts per 24 FMAs; it measured fastest on Zen 4.
   // On Zen 5 it runs at the FMA peak with its A and B panels streaming from
   // L2, and 14x32, 12x32 and 8x48 (B panel kept in L1) were no faster.
@@ -323,6 +359,7 @@ bool sgemm_kernel_avx512(SgemmKernelInfo* out) {
 }
 
 #else
+bool panel_gemv64_avx512(int64_t, const float*, const float*, float*) { return false; }
 bool sgemm_kernel_avx512(SgemmKernelInfo*) { return false; }
 #endif
 

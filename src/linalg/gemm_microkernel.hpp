@@ -49,6 +49,12 @@ struct SgemmKernelInfo {
   SgemmPackB pack_b;
 };
 
+// acc[0, 64) += sum over k < kc of a[k] * b[k * 64 + j]: one row of op(A)
+// times one packed 64-wide B panel (a product with M == 1, where the 6x64
+// tile would spend five of its six rows on padding). False when this build
+// or CPU has no AVX-512; the caller then loops itself.
+bool panel_gemv64_avx512(int64_t kc, const float* a, const float* b, float* acc);
+
 // Each returns false when this build or CPU cannot run it.
 bool sgemm_kernel_avx512(SgemmKernelInfo* out);
 bool sgemm_kernel_avx2(SgemmKernelInfo* out);

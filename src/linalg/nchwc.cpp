@@ -1,8 +1,9 @@
 // Filter packing, layout reorders and pooling for the blocked layout, and the
 // portable convolution. Loops over the 16 lanes of a block are written plainly
-// so the compiler turns each into one vector operation; the pool and reorder
-// bodies are compiled twice (generic and AVX-512, the epilogue.cpp scheme).
-// The register-tiled AVX-512 convolution is in nchwc_avx512.cpp.
+// so the compiler turns each into one vector operation; the global average
+// pool body is compiled three times (generic, AVX2, AVX-512: the epilogue.cpp
+// scheme). The register-tiled convolutions and pooling rows are in
+// nchwc_avx512.cpp and nchwc_avx2.cpp.
 #include "linalg/nchwc.hpp"
 
 #include <algorithm>
@@ -16,18 +17,8 @@ namespace tessera::linalg::nchwc {
 
 namespace {
 
-bool cpu_has_avx512() {
-#if defined(__x86_64__)
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") != 0;
-#else
-  return false;
-#endif
-}
-
-const bool kHasAvx512 = cpu_has_avx512();
-// Tests switch the AVX-512 kernels off to check the portable ones on the same CPU.
-bool kAvx512 = kHasAvx512;
+// The kernels in use; tests narrow it to check the others on the same CPU.
+Isa g_isa = cpu_isa();
 
 // The valid range [lo, hi) of output positions whose every tap lands inside
 // an input of `in` elements (stride s, leading pad p, dilation d, k taps).
@@ -102,12 +93,7 @@ void conv_pixel_generic(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, in
       // valid pads (pad < kernel), but keep the padded-lanes-zero invariant.
       for (int l = 0; l < 16; ++l) yp[l] = count ? acc[l] : 0.f;
     } else {
-      int64_t div = count;
-      if (s.count_include_pad) {  // the window clipped to the padded input, as in AveragePool
-        const int64_t h_end = std::min(ih0 + (s.KH - 1) * s.dh + 1, s.H + s.pe_h);
-        const int64_t w_end = std::min(iw0 + (s.KW - 1) * s.dw + 1, s.W + s.pe_w);
-        div = ((h_end - ih0 + s.dh - 1) / s.dh) * ((w_end - iw0 + s.dw - 1) / s.dw);
-      }
+      const int64_t div = pool_divisor(s, ih0, iw0, count);
       const float inv = div > 0 ? 1.f / float(div) : 0.f;
       for (int l = 0; l < 16; ++l) yp[l] = acc[l] * inv;
     }
@@ -132,6 +118,9 @@ void gap_generic(int64_t HW, const float* x, float* y) { gap_body(HW, x, y); }
 __attribute__((target("avx512f"))) void gap_avx512(int64_t HW, const float* x, float* y) {
   gap_body(HW, x, y);
 }
+__attribute__((target("avx2,fma"))) void gap_avx2(int64_t HW, const float* x, float* y) {
+  gap_body(HW, x, y);
+}
 #endif
 
 void pool2d(const Pool2dShape& s, bool is_max, const float* x, float* y, ThreadPool* pool) {
@@ -142,8 +131,12 @@ void pool2d(const Pool2dShape& s, bool is_max, const float* x, float* y, ThreadP
       const float* xp = x + p * s.H * s.W * 16;
       float* yp = y + p * s.OH * s.OW * 16;
 #if defined(__x86_64__)
-      if (kAvx512) {
+      if (g_isa == Isa::kAvx512) {
         pool_row_avx512(s, is_max, xp, yp, oh);
+        continue;
+      }
+      if (g_isa == Isa::kAvx2) {
+        pool_row_avx2(s, is_max, xp, yp, oh);
         continue;
       }
 #endif
@@ -206,15 +199,21 @@ const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
 
 }  // namespace
 
-bool fast_path_available() { return kAvx512; }
+bool fast_path_available() { return g_isa != Isa::kPortable; }
 
 bool set_fast_path_enabled(bool on) {
-  const bool was = kAvx512;
-  kAvx512 = on && kHasAvx512;
+  const bool was = fast_path_available();
+  g_isa = on ? cpu_isa() : Isa::kPortable;
   return was;
 }
 
-const char* kernel_name() { return kAvx512 ? "avx512" : "portable"; }
+Isa set_kernel_isa(Isa want) {
+  const Isa was = g_isa;
+  g_isa = std::min(want, cpu_isa());
+  return was;
+}
+
+const char* kernel_name() { return isa_name(g_isa); }
 
 // ---- filters ----
 
@@ -274,11 +273,11 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   // depthwise one is itself about one pass over memory, so it copies only on
   // small planes, where border pixels are a large share of each row.
 #if defined(__x86_64__)
-  const bool dw3x3 = kAvx512 && depthwise3x3_supported(s);
+  const bool dw3x3 = g_isa == Isa::kAvx512 && depthwise3x3_supported(s);
 #else
   const bool dw3x3 = false;
 #endif
-  if (kAvx512 && s.input_blocked && !dw3x3) {
+  if (g_isa != Isa::kPortable && s.input_blocked && !dw3x3) {
     int64_t lo = 0, hi = 0, rlo = 0, rhi = 0;
     interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
     interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &rlo, &rhi);
@@ -319,11 +318,13 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
               });
     return;
   }
-  if (kAvx512) {
+  if (g_isa != Isa::kPortable) {
+    const Isa isa = g_isa;
     // Work items: (image, output-block group, row, chunk of the row); long
     // rows are cut so two threads can share a layer with few blocks.
-    const int64_t groups = conv_out_block_groups(s);
-    const int64_t chunk = s.OW > 8 * kTileWidth ? 4 * kTileWidth : s.OW;
+    const int64_t groups = conv_out_block_groups(s, isa);
+    const int64_t width = conv_tile_width(s, isa);
+    const int64_t chunk = s.OW > 8 * kTileWidth ? 4 * kTileWidth / width * width : s.OW;
     const int64_t chunks = (s.OW + chunk - 1) / chunk;
     const int64_t rows = s.OH * chunks;  // (row, chunk) pairs per group
     // Which operand a thread keeps in cache between neighbouring items. With
@@ -342,7 +343,11 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
                   const int64_t og = group_inner ? i % groups : i / rows;
                   const int64_t rc = group_inner ? i / groups : i % rows;
                   const int64_t oh = rc / chunks, ow0 = (rc % chunks) * chunk;
-                  conv_row_avx512(a, n, og, oh, ow0, std::min(s.OW, ow0 + chunk));
+                  const int64_t ow1 = std::min(s.OW, ow0 + chunk);
+                  if (isa == Isa::kAvx512)
+                    conv_row_avx512(a, n, og, oh, ow0, ow1);
+                  else
+                    conv_row_avx2(a, n, og, oh, ow0, ow1);
                 }
               });
     return;
@@ -402,8 +407,12 @@ void global_avg_pool(int64_t N, int64_t C, int64_t HW, const float* x, float* y,
   for_range(pool, planes, double(HW * 16), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
 #if defined(__x86_64__)
-      if (kAvx512) {
+      if (g_isa == Isa::kAvx512) {
         gap_avx512(HW, x + p * HW * 16, y + p * 16);
+        continue;
+      }
+      if (g_isa == Isa::kAvx2) {
+        gap_avx2(HW, x + p * HW * 16, y + p * 16);
         continue;
       }
 #endif

@@ -2,7 +2,7 @@
 //
 // A blocked tensor holds a logical [N, C, H, W] float tensor as
 // [N, ceil(C/16), H, W, 16]: sixteen consecutive channels of one pixel are
-// one 64-byte line, which is one AVX-512 register. A convolution then
+// one 64-byte line, which is one AVX-512 register (or two AVX2 ones). A convolution then
 // computes 16 output channels of a pixel with one FMA per (input channel,
 // tap), with no im2col copy and no GEMM packing of the activations; the
 // optimizer keeps whole chains of convolutions and pools in this layout and
@@ -12,14 +12,15 @@
 // hold zeros. Every function here that writes a blocked tensor keeps it, so
 // a later convolution may read whole blocks without masking.
 //
-// The AVX-512 kernels are picked at run time; every function also has a
-// portable path (same results up to float summation order), so callers need
+// The AVX-512 or AVX2 kernels are picked at run time (cpu_isa()); every
+// function also has a portable path (same results up to float summation order), so callers need
 // no CPU test of their own.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "core/thread_pool.hpp"
+#include "linalg/cpu_isa.hpp"
 #include "linalg/epilogue.hpp"
 
 namespace tessera::linalg::nchwc {
@@ -28,13 +29,17 @@ inline constexpr int64_t kBlock = 16;
 
 inline int64_t blocks(int64_t channels) { return (channels + kBlock - 1) / kBlock; }
 
-// True when the AVX-512 kernels run on this CPU (the layout pays off only
-// then; the optimizer asks before choosing it).
+// True when vector kernels (AVX-512, or AVX2 with FMA) run on this CPU (the
+// layout pays off only then; the optimizer asks before choosing it).
 bool fast_path_available();
-// For tests: turns the AVX-512 kernels off (or back on, where the CPU has
-// them) for the whole process; returns the previous setting. Not thread-safe.
+// For tests: turns the vector kernels off (or back on, to cpu_isa()) for the
+// whole process; returns the previous setting. Not thread-safe.
 bool set_fast_path_enabled(bool on);
-// "avx512" or "portable", for reports.
+// For tests: runs the kernels of `want`, or of cpu_isa() where that is
+// narrower (so AVX-512 machines test the AVX2 kernels too); returns the
+// previous set. Not thread-safe.
+Isa set_kernel_isa(Isa want);
+// "avx512", "avx2" or "portable", for reports.
 const char* kernel_name();
 
 // The geometry of one 2-D convolution. Pads are the leading (top, left) ones;

@@ -1,6 +1,6 @@
 // The register-tiled AVX-512 blocked convolution. One call computes one
-// output row of one or two output blocks: the row is cut into tiles of up to
-// kMaxT pixels whose accumulators (OB blocks x T pixels, at most 28 zmm) stay
+// output row of one, two or four output blocks: the row is cut into tiles of
+// up to 14 (or 6) pixels whose accumulators (OB blocks x T pixels, at most 28 zmm) stay
 // in registers across every input channel and tap. Dense: each step loads OB
 // filter vectors (16 output channels for one input channel and tap) and
 // broadcasts one input value per pixel. Depthwise: each step loads one filter
@@ -60,12 +60,6 @@ TESSERA_AVX512 inline __m512 bias_vec(const ConvArgs& a, int64_t ob, __mmask16 v
   return a.bias ? _mm512_maskz_loadu_ps(valid, a.bias + ob * 16) : _mm512_setzero_ps();
 }
 
-// The taps [kh0, kh1) x [kw0, kw1) that land inside the input for every
-// pixel of a tile.
-struct TapRange {
-  int64_t kh0, kh1, kw0, kw1;
-};
-
 // Dense: T pixels from ow0 of row oh, output blocks ob0 .. ob0+OB-1, taps kh in [kh0, kh1).
 // SW: the column stride when it is known at compile time, else 0. A constant
 // stride puts every pixel's input at a constant offset from one pointer; a
@@ -81,7 +75,7 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
   // Between neighbouring output pixels.
   const int64_t px = SW > 0 ? (PLAIN ? SW : SW * 16) : s.sw * xs.pixel;
   __m512 acc[OB][T];
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int b = 0; b < OB; ++b)
 #pragma GCC unroll 14
     for (int t = 0; t < T; ++t) acc[b][t] = _mm512_setzero_ps();
@@ -91,23 +85,25 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
       const float* xr = ximg + ib * xs.group + (oh * s.sh - s.ph + kh * s.dh) * xs.row;
       for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
         const float* xp = xr + kw * s.dw * xs.pixel;
-        const float* w0 = a.filter_tap(ob0, ib, kh, kw);
-        const float* w1 = OB > 1 ? a.filter_tap(ob0 + 1, ib, kh, kw) : w0;
+        const float* wp[OB];
+#pragma GCC unroll 4
+        for (int b = 0; b < OB; ++b) wp[b] = a.filter_tap(ob0 + b, ib, kh, kw);
 #pragma GCC unroll 4
         for (int64_t c = 0; c < ci; ++c) {
-          const __m512 wv0 = _mm512_loadu_ps(w0 + c * 16);
-          const __m512 wv1 = OB > 1 ? _mm512_loadu_ps(w1 + c * 16) : wv0;
+          __m512 wv[OB];
+#pragma GCC unroll 4
+          for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp[b] + c * 16);
           const float* xc = xp + c * xs.channel;
 #pragma GCC unroll 14
           for (int t = 0; t < T; ++t) {
             const __m512 xv = _mm512_set1_ps(xc[t * px]);
-            acc[0][t] = _mm512_fmadd_ps(wv0, xv, acc[0][t]);
-            if constexpr (OB > 1) acc[1][t] = _mm512_fmadd_ps(wv1, xv, acc[1][t]);
+#pragma GCC unroll 4
+            for (int b = 0; b < OB; ++b) acc[b][t] = _mm512_fmadd_ps(wv[b], xv, acc[b][t]);
           }
         }
       }
     }
-#pragma GCC unroll 2
+#pragma GCC unroll 4
   for (int b = 0; b < OB; ++b) {
     const __mmask16 valid = valid_lanes(a, ob0 + b);
     const __m512 bias = bias_vec(a, ob0 + b, valid);
@@ -145,9 +141,12 @@ TESSERA_AVX512 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int
 
 using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);
 
+// Tiles of 1 .. sizeof...(Ts) pixels; wider entries of the table stay null.
 template <int OB, int CI, int SW, bool PLAIN, int... Ts>
 constexpr auto dense_table(std::integer_sequence<int, Ts...>) {
-  return std::array<TileFn, sizeof...(Ts)>{&dense_tile<OB, Ts + 1, CI, SW, PLAIN>...};
+  std::array<TileFn, kMaxT> t{};
+  ((t[size_t(Ts)] = &dense_tile<OB, Ts + 1, CI, SW, PLAIN>), ...);
+  return t;
 }
 template <int SW, int... Ts>
 constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
@@ -155,22 +154,22 @@ constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
 }
 
 using Seq = std::make_integer_sequence<int, kMaxT>;
+using Seq4 = std::make_integer_sequence<int, int(kTileWidth4)>;
 using Table = std::array<TileFn, kMaxT>;
-// Variants by input: 0 plain, 1 blocked (any stride), 2 blocked stride 1, 3
-// blocked stride 2, 4 plain RGB stride 2 (the stem of most image networks:
-// its three-channel loop unrolls fully and its pixel stride is a constant).
-int variant(const Conv2dShape& s) {
-  if (!s.input_blocked) return s.C == 3 && s.sw == 2 ? 4 : 0;
-  return s.sw == 1 ? 2 : s.sw == 2 ? 3 : 1;
-}
-// [OB - 1][variant][T - 1]
-constexpr std::array<std::array<Table, 5>, 2> kDense = {{
+// [OB - 1][variant][T - 1]. Three and four blocks serve only blocked 1x1
+// convolutions of stride 1 or 2 (conv_out_blocks_per_group), so only
+// variants 2 and 3 are filled; a group of three is the remainder of fours.
+constexpr std::array<std::array<Table, 5>, 4> kDense = {{
     {{dense_table<1, 0, 0, false>(Seq{}), dense_table<1, 16, 0, false>(Seq{}),
       dense_table<1, 16, 1, false>(Seq{}), dense_table<1, 16, 2, false>(Seq{}),
       dense_table<1, 3, 2, true>(Seq{})}},
     {{dense_table<2, 0, 0, false>(Seq{}), dense_table<2, 16, 0, false>(Seq{}),
       dense_table<2, 16, 1, false>(Seq{}), dense_table<2, 16, 2, false>(Seq{}),
       dense_table<2, 3, 2, true>(Seq{})}},
+    {{Table{}, Table{}, dense_table<3, 16, 1, false>(Seq4{}), dense_table<3, 16, 2, false>(Seq4{}),
+      Table{}}},
+    {{Table{}, Table{}, dense_table<4, 16, 1, false>(Seq4{}), dense_table<4, 16, 2, false>(Seq4{}),
+      Table{}}},
 }};
 // [variant][T - 1] (depthwise input is always blocked)
 constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwise_table<0>(Seq{}),
@@ -278,10 +277,8 @@ TESSERA_AVX512 void pool_row_avx512(const Pool2dShape& s, bool is_max, const flo
   const int64_t ih0 = oh * s.sh - s.ph;
   int64_t kh0 = 0, kh1 = 0;
   tap_range(ih0, s.KH, s.dh, s.H, &kh0, &kh1);
-  // Columns whose every tap is inside the row skip the clipping.
-  const int64_t lo = std::min(s.OW, (s.pw + s.sw - 1) / s.sw);
-  const int64_t last = s.W - 1 - (s.KW - 1) * s.dw + s.pw;  // largest interior start * sw
-  const int64_t hi = std::clamp(last < 0 ? int64_t(0) : last / s.sw + 1, lo, s.OW);
+  int64_t lo = 0, hi = 0;  // columns whose every tap is inside the row skip the clipping
+  pool_interior_columns(s, &lo, &hi);
   const __m512 lowest = _mm512_set1_ps(-__builtin_inff());
   for (int64_t ow = 0; ow < s.OW; ++ow) {
     const int64_t iw0 = ow * s.sw - s.pw;
@@ -310,12 +307,7 @@ TESSERA_AVX512 void pool_row_avx512(const Pool2dShape& s, bool is_max, const flo
       _mm512_storeu_ps(yp, count ? acc : _mm512_setzero_ps());
       continue;
     }
-    int64_t div = count;
-    if (s.count_include_pad) {  // the window clipped to the padded input, as in AveragePool
-      const int64_t h_end = std::min(ih0 + (s.KH - 1) * s.dh + 1, s.H + s.pe_h);
-      const int64_t w_end = std::min(iw0 + (s.KW - 1) * s.dw + 1, s.W + s.pe_w);
-      div = ((h_end - ih0 + s.dh - 1) / s.dh) * ((w_end - iw0 + s.dw - 1) / s.dw);
-    }
+    const int64_t div = pool_divisor(s, ih0, iw0, count);
     _mm512_storeu_ps(yp, _mm512_mul_ps(acc, _mm512_set1_ps(div > 0 ? 1.f / float(div) : 0.f)));
   }
 }
@@ -325,27 +317,15 @@ void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64
   const Conv2dShape& s = *a.s;
   const int64_t mb = blocks(s.M);
   const bool dw = s.depthwise();
-  const int64_t ob0 = dw ? og : og * 2;
-  const int ob = dw ? 1 : int(std::min<int64_t>(2, mb - ob0));
-  const size_t v = size_t(variant(s));
+  const int64_t per_group = conv_out_blocks_per_group(s, Isa::kAvx512);
+  const int64_t width = conv_tile_width(s, Isa::kAvx512);
+  const int64_t ob0 = og * per_group;
+  const int ob = int(std::min(per_group, mb - ob0));
+  const size_t v = size_t(tile_variant(s));
   const Table& table = dw ? kDepthwise[v] : kDense[size_t(ob - 1)][v];
-  // All pixels of a row share their rows of taps; interior pixels all their columns.
-  TapRange r{0, s.KH, 0, s.KW};
-  tap_range(oh * s.sh - s.ph, s.KH, s.dh, s.H, &r.kh0, &r.kh1);
-  // Border pixels one at a time, with the columns of taps inside the input.
-  auto border = [&](int64_t ow) {
-    TapRange rb = r;
-    tap_range(ow * s.sw - s.pw, s.KW, s.dw, s.W, &rb.kw0, &rb.kw1);
-    table[0](a, n, ob0, oh, ow, rb);
-  };
-  const int64_t lo = std::clamp(a.ow_lo, ow0, ow1), hi = std::clamp(a.ow_hi, lo, ow1);
-  for (int64_t ow = ow0; ow < lo; ++ow) border(ow);
-  for (int64_t ow = lo; ow < hi;) {
-    const int64_t t = std::min<int64_t>(kMaxT, hi - ow);
+  conv_row_tiles(a, oh, ow0, ow1, width, [&](int64_t t, int64_t ow, const TapRange& r) {
     table[size_t(t - 1)](a, n, ob0, oh, ow, r);
-    ow += t;
-  }
-  for (int64_t ow = hi; ow < ow1; ++ow) border(ow);
+  });
 }
 
 }  // namespace tessera::linalg::nchwc

@@ -1,5 +1,6 @@
-// Internal to nchwc.cpp and nchwc_avx512.cpp: the resolved arguments of one
-// blocked convolution, and the per-pixel epilogue both kernels share.
+// Internal to nchwc.cpp, nchwc_avx512.cpp and nchwc_avx2.cpp: the resolved
+// arguments of one blocked convolution, and the geometry and epilogue the
+// kernels share.
 #pragma once
 #include <cstdint>
 
@@ -45,10 +46,81 @@ inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* 
   *t1 = b;
 }
 
-// Output blocks are computed two at a time by the dense AVX-512 kernel (one
-// input broadcast feeds two FMAs), one at a time for depthwise.
-inline int64_t conv_out_block_groups(const Conv2dShape& s) {
-  return s.depthwise() ? blocks(s.M) : (blocks(s.M) + 1) / 2;
+// Output blocks per call of the AVX-512 kernel. Depthwise: one. Dense: two
+// (one input broadcast feeds two FMAs, 14 pixels per tile). A blocked 1x1
+// convolution has a single tap per input channel, so its inner loop is all
+// loads and FMAs: four blocks x 6 pixels need 10 loads per 24 FMAs, against
+// 16 per 28 for two blocks x 14, and keep more of the load ports free.
+// The AVX2 kernel holds one block (two 8-lane halves) x 6 pixels in 12 of
+// its 16 registers.
+inline int64_t conv_out_blocks_per_group(const Conv2dShape& s, Isa k) {
+  if (s.depthwise() || k != Isa::kAvx512) return 1;
+  const bool pointwise = s.input_blocked && s.KH == 1 && s.KW == 1 && (s.sw == 1 || s.sw == 2);
+  return pointwise && blocks(s.M) >= 4 ? 4 : 2;
+}
+inline int64_t conv_out_block_groups(const Conv2dShape& s, Isa k) {
+  const int64_t g = conv_out_blocks_per_group(s, k);
+  return (blocks(s.M) + g - 1) / g;
+}
+
+// Which tile table serves an input: 0 plain, 1 blocked (any stride), 2
+// blocked stride 1, 3 blocked stride 2, 4 plain RGB stride 2 (the stem of
+// most image networks: its three-channel loop unrolls fully and its pixel
+// stride is a constant).
+inline int tile_variant(const Conv2dShape& s) {
+  if (!s.input_blocked) return s.C == 3 && s.sw == 2 ? 4 : 0;
+  return s.sw == 1 ? 2 : s.sw == 2 ? 3 : 1;
+}
+
+// The taps [kh0, kh1) x [kw0, kw1) that land inside the input for every
+// pixel of a register tile.
+struct TapRange {
+  int64_t kh0, kh1, kw0, kw1;
+};
+
+// Pixels [ow0, ow1) of output row oh, as calls tile(t, ow, taps) of t <=
+// width pixels from ow. Interior pixels (every tap inside the input) go in
+// full tiles; border pixels one at a time, with their columns of taps
+// clipped. All pixels of a row share its rows of taps.
+template <typename Tile>
+inline void conv_row_tiles(const ConvArgs& a, int64_t oh, int64_t ow0, int64_t ow1, int64_t width,
+                           Tile&& tile) {
+  const Conv2dShape& s = *a.s;
+  TapRange r{0, s.KH, 0, s.KW};
+  tap_range(oh * s.sh - s.ph, s.KH, s.dh, s.H, &r.kh0, &r.kh1);
+  auto border = [&](int64_t ow) {
+    TapRange rb = r;
+    tap_range(ow * s.sw - s.pw, s.KW, s.dw, s.W, &rb.kw0, &rb.kw1);
+    tile(int64_t(1), ow, rb);
+  };
+  const int64_t lo = a.ow_lo < ow0 ? ow0 : a.ow_lo > ow1 ? ow1 : a.ow_lo;
+  const int64_t hi = a.ow_hi < lo ? lo : a.ow_hi > ow1 ? ow1 : a.ow_hi;
+  for (int64_t ow = ow0; ow < lo; ++ow) border(ow);
+  for (int64_t ow = lo; ow < hi;) {
+    const int64_t t = width < hi - ow ? width : hi - ow;
+    tile(t, ow, r);
+    ow += t;
+  }
+  for (int64_t ow = hi; ow < ow1; ++ow) border(ow);
+}
+
+// Output columns [lo, hi) of a pooling row whose every tap is inside the row.
+inline void pool_interior_columns(const Pool2dShape& s, int64_t* lo, int64_t* hi) {
+  *lo = s.OW < (s.pw + s.sw - 1) / s.sw ? s.OW : (s.pw + s.sw - 1) / s.sw;
+  const int64_t last = s.W - 1 - (s.KW - 1) * s.dw + s.pw;  // largest interior start * sw
+  const int64_t h = last < 0 ? 0 : last / s.sw + 1;
+  *hi = h < *lo ? *lo : h > s.OW ? s.OW : h;
+}
+
+// The divisor of an average window starting at (ih0, iw0) with `count` taps
+// inside the input: with count_include_pad, the window clipped to the padded
+// input, as in AveragePool.
+inline int64_t pool_divisor(const Pool2dShape& s, int64_t ih0, int64_t iw0, int64_t count) {
+  if (!s.count_include_pad) return count;
+  const int64_t h_last = ih0 + (s.KH - 1) * s.dh + 1, w_last = iw0 + (s.KW - 1) * s.dw + 1;
+  const int64_t h_end = h_last < s.H + s.pe_h ? h_last : s.H + s.pe_h;
+  const int64_t w_end = w_last < s.W + s.pe_w ? w_last : s.W + s.pe_w;
+  return ((h_end - ih0 + s.dh - 1) / s.dh) * ((w_end - iw0 + s.dw - 1) / s.dw);
 }
 
 // acc (16 lanes of output block ob at (oh, ow)) + bias, + residual, then the
@@ -87,8 +159,15 @@ inline int64_t conv_out_block_groups(const Conv2dShape& s) {
 // Defined in nchwc_avx512.cpp (x86-64 only).
 void pool_row_avx512(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh);
 
-// The widest register tile of the AVX-512 kernel, in pixels.
+// The widest register tile of the AVX-512 kernel, in pixels: 14 for one or
+// two output blocks (28 accumulators), 6 for four.
 inline constexpr int64_t kTileWidth = 14;
+inline constexpr int64_t kTileWidth4 = 6;
+inline constexpr int64_t kTileWidthAvx2 = 6;
+inline int64_t conv_tile_width(const Conv2dShape& s, Isa k) {
+  if (k == Isa::kAvx2) return kTileWidthAvx2;
+  return conv_out_blocks_per_group(s, k) == 4 ? kTileWidth4 : kTileWidth;
+}
 
 // The register-tiled depthwise 3x3 (stride 1, any pads) of
 // depthwise3x3_rows handles `s` (AVX-512 only).
@@ -97,8 +176,12 @@ bool depthwise3x3_supported(const Conv2dShape& s);
 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
 
 // Pixels [ow0, ow1) of one output row of output-block group `og` (see
-// conv_out_block_groups). Defined in nchwc_avx512.cpp (x86-64 only).
+// conv_out_block_groups). Defined in nchwc_avx512.cpp and nchwc_avx2.cpp
+// (x86-64 only).
 void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,
                      int64_t ow1);
+void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0, int64_t ow1);
+// The AVX2 blocked pooling row (see pool_row_avx512). Defined in nchwc_avx2.cpp.
+void pool_row_avx2(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh);
 
 }  // namespace tessera::linalg::nchwc

@@ -4,6 +4,8 @@
 #include <limits>
 #include <vector>
 
+#include "linalg/cpu_isa.hpp"
+
 namespace tessera::linalg {
 
 namespace {
@@ -62,8 +64,7 @@ using MaxFn = void (*)(const float*, const DepthwiseGeometry&, float*);
 
 MaxFn pick() {
 #if defined(__x86_64__)
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return max_avx512;
+  if (cpu_isa() >= Isa::kAvx512) return max_avx512;
 #endif
   return max_generic;
 }

@@ -2,6 +2,7 @@
 // maskstore with a lane mask built from the remaining count.
 #include <cstdint>
 
+#include "linalg/cpu_isa.hpp"
 #include "linalg/vec_math.hpp"
 
 #if defined(__x86_64__)
@@ -79,8 +80,7 @@ void binary_scalar(BinaryOp op, const float* a, float s, bool first, float* out,
 namespace tessera::linalg::detail {
 
 bool vec_kernels_avx2(VecKernels* out) {
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) return false;
+  if (cpu_isa() < Isa::kAvx2) return false;
   *out = {"avx2_f32",
           vec_impl::exp_loop<Avx2>,
           vec_impl::erf_loop<Avx2>,

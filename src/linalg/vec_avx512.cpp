@@ -3,6 +3,7 @@
 // everything from the standard library is included before it.
 #include <cstdint>
 
+#include "linalg/cpu_isa.hpp"
 #include "linalg/vec_math.hpp"
 
 #if defined(__x86_64__)
@@ -76,8 +77,7 @@ void binary_scalar(BinaryOp op, const float* a, float s, bool first, float* out,
 namespace tessera::linalg::detail {
 
 bool vec_kernels_avx512(VecKernels* out) {
-  __builtin_cpu_init();
-  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("fma")) return false;
+  if (cpu_isa() < Isa::kAvx512) return false;
   *out = {"avx512_f32",
           vec_impl::exp_loop<Avx512>,
           vec_impl::erf_loop<Avx512>,

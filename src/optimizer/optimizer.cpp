@@ -54,7 +54,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
     // Last: it converts the FusedConvs made above (residual and activation
-    // included). The blocked kernels pay off only where AVX-512 runs them.
+    // included). The blocked kernels pay off only where vector kernels
+    // (AVX-512, or AVX2 with FMA) run them.
     if (options.nchwc_layout && linalg::nchwc::fast_path_available())
       run("choose_conv_layout", [&] { return choose_conv_layout(model, g); });
   }

@@ -52,7 +52,8 @@ size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
 // their activations in place instead of through im2col + GEMM; reorders only
 // where a plain reader, a graph output or a subgraph needs a value, under its
 // original name. Returns how many nodes it converted. Worth it only where the
-// AVX-512 kernels run: optimize() asks linalg::nchwc::fast_path_available().
+// vector (AVX-512 or AVX2) kernels run: optimize() asks
+// linalg::nchwc::fast_path_available().
 size_t choose_conv_layout(ir::Model& model, ir::Graph& graph);
 
 }  // namespace tessera::optimizer

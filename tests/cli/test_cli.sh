@@ -163,6 +163,14 @@ SANDBOX="$(dirname "$TESSERA")/libtessera_sandbox_ep.so"
 expect_rc 0 "doctor" -- "$TESSERA" doctor
 expect_out '^  CPUExecutionProvider: available' "doctor lists the CPU provider"
 expect_out 'built in: needs no library' "doctor says what the CPU provider needs"
+expect_out 'vector kernels: (avx512|avx2|portable)$' "doctor names the CPU kernels' instruction set"
+expect_out 'SGEMM kernel: [a-z0-9_]+' "doctor names the SGEMM kernel"
+expect_rc 0 "doctor with TESSERA_CPU_ISA=portable" -- env TESSERA_CPU_ISA=portable "$TESSERA" doctor
+expect_out 'vector kernels: portable' "TESSERA_CPU_ISA caps the CPU kernels"
+expect_out 'SGEMM kernel: generic' "TESSERA_CPU_ISA caps the SGEMM kernel too"
+expect_rc 0 "doctor with a bad TESSERA_CPU_ISA" -- env TESSERA_CPU_ISA=avx9 "$TESSERA" doctor
+expect_out 'ignoring TESSERA_CPU_ISA="avx9" \(expected avx512, avx2 or portable\)' \
+  "a bad TESSERA_CPU_ISA is named and ignored"
 if "$TESSERA" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
   expect_out 'library: libdnnl, loaded from /' "doctor shows where libdnnl was loaded from"
   expect_out 'oneDNN version found: [0-9]+\.[0-9]+' "doctor shows the oneDNN version found"

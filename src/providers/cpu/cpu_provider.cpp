@@ -1,6 +1,8 @@
 #include "providers/cpu/cpu_provider.hpp"
 
 #include "ep/provider_abilities.hpp"
+#include "linalg/cpu_isa.hpp"
+#include "linalg/gemm.hpp"
 #include "providers/cpu/kernel_families.hpp"
 
 namespace tessera::cpu {
@@ -32,7 +34,13 @@ class CpuProviderFactory : public ep::ProviderFactory, public ep::FactoryDiagnos
     return std::make_shared<CpuProvider>(o);
   }
   std::vector<std::string> diagnostics() const override {
-    return {"built in: needs no library (always available, the fallback for every node)"};
+    using linalg::Isa;
+    const Isa cpu = linalg::cpu_isa_supported(), used = linalg::cpu_isa();
+    std::string isa = std::string("vector kernels: ") + linalg::isa_name(used);
+    if (used != cpu)
+      isa += std::string(" (the CPU has ") + linalg::isa_name(cpu) + "; TESSERA_CPU_ISA caps it)";
+    return {"built in: needs no library (always available, the fallback for every node)", isa,
+            std::string("SGEMM kernel: ") + linalg::sgemm_kernel_name()};
   }
   std::vector<HardwareDevice> devices() const override { return {HardwareDevice{}}; }
 };

@@ -196,12 +196,23 @@ TEST(LinalgGemm, PackedBMatchesNaive) {
     int ep;  // 0 none, 1 row bias + Relu, 2 residual + Clip, 3 LeakyRelu
   };
   const PbCase cases[] = {
-      {1, 1, 1, false, false, 1.f, 0.f, 0},      {7, 13, 5, false, true, 1.f, 0.f, 1},
-      {1, 200, 70, false, false, 1.f, 0.f, 0},   {1, 37, 70, true, true, 0.5f, 0.5f, 0},
-      {64, 49, 515, false, false, 1.f, 0.f, 2},  {17, 33, 65, true, false, 0.5f, 1.f, 0},
-      {17, 33, 65, false, true, 2.f, -0.5f, 3},  {130, 70, 1030, true, true, 1.f, 0.25f, 1},
+      {1, 1, 1, false, false, 1.f, 0.f, 0},
+      {7, 13, 5, false, true, 1.f, 0.f, 1},
+      {1, 200, 70, false, false, 1.f, 0.f, 0},
+      {1, 37, 70, true, true, 0.5f, 0.5f, 0},
+      {64, 49, 515, false, false, 1.f, 0.f, 2},
+      {17, 33, 65, true, false, 0.5f, 1.f, 0},
+      {17, 33, 65, false, true, 2.f, -0.5f, 3},
+      {130, 70, 1030, true, true, 1.f, 0.25f, 1},
       {384, 129, 96, false, false, 1.f, 0.f, 0},  // [3,128,96] x [96,129] stacked
-      {6, 64, 512, false, false, 1.f, 1.f, 2},   {40, 300, 600, false, true, 1.f, 0.f, 0},
+      {6, 64, 512, false, false, 1.f, 1.f, 2},
+      {40, 300, 600, false, true, 1.f, 0.f, 0},
+      // M == 1 runs the row-vector product over the panels: a classifier
+      // (K across slices, ragged last panel, split over threads), transposed
+      // A, every epilogue.
+      {1, 1000, 1280, false, true, 1.f, 0.f, 1},
+      {1, 130, 1030, true, false, 0.5f, 1.f, 2},
+      {1, 70, 515, false, false, 2.f, -0.5f, 3},
   };
   int seed = 100;
   for (const auto& kern : kernels())

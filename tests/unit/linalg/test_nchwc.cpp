@@ -17,6 +17,27 @@ struct ConvCase {
   bool depthwise, blocked_input;
 };
 
+// Every kernel set this CPU can run, widest first: each test body below runs
+// on all of them, so an AVX-512 machine checks the AVX2 kernels too.
+std::vector<Isa> kernel_isas() {
+  std::vector<Isa> out;
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kPortable})
+    if (isa <= cpu_isa()) out.push_back(isa);
+  return out;
+}
+
+// Runs the blocked kernels of one set while in scope.
+class UseIsa {
+ public:
+  explicit UseIsa(Isa isa) : was_(set_kernel_isa(isa)) {}
+  ~UseIsa() { set_kernel_isa(was_); }
+  UseIsa(const UseIsa&) = delete;
+  UseIsa& operator=(const UseIsa&) = delete;
+
+ private:
+  Isa was_;
+};
+
 float act_ref(const ActivationSpec& a, float v) {
   switch (a.kind) {
     case Activation::kRelu:
@@ -122,6 +143,12 @@ const ConvCase kCases[] = {
     {1, 16, 9, 11, 16, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, true, true},    // depthwise s2, pad begin
     {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},     // depthwise, one pixel
     {1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false},  // RGB stem 3x3 s2
+    // Blocked 1x1 with four or more output blocks runs four blocks x 6 pixels:
+    {1, 32, 16, 16, 112, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},  // 4+3 blocks, chunked row
+    {2, 48, 7, 7, 80, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},     // 4+1 blocks, batch 2
+    {1, 20, 9, 11, 100, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},   // channels not /16
+    {1, 64, 13, 13, 96, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, false, true},   // stride 2, 4+2 blocks
+    {1, 16, 6, 7, 64, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, false, true},     // padded: border pixels
 };
 
 const ActivationSpec kActs[] = {{Activation::kNone, 0, 0},
@@ -131,9 +158,24 @@ const ActivationSpec kActs[] = {{Activation::kNone, 0, 0},
 
 TEST(LinalgNchwc, ConvMatchesDefinition) {
   ThreadPool two(2);
-  for (const ConvCase& c : kCases)
-    for (size_t ai = 0; ai < 4; ++ai)
-      check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr);
+  for (Isa isa : kernel_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    const UseIsa use(isa);
+    for (const ConvCase& c : kCases)
+      for (size_t ai = 0; ai < 4; ++ai)
+        check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr);
+  }
+}
+
+TEST(LinalgNchwc, KernelNameFollowsTheSetInUse) {
+  for (Isa isa : kernel_isas()) {
+    const UseIsa use(isa);
+    EXPECT_STREQ(kernel_name(), isa_name(isa));
+    EXPECT_EQ(fast_path_available(), isa != Isa::kPortable);
+  }
+  // Asking for more than the CPU has gives what it has.
+  const UseIsa use(Isa::kAvx512);
+  EXPECT_STREQ(kernel_name(), isa_name(cpu_isa()));
 }
 
 TEST(LinalgNchwc, PortableConvMatchesDefinition) {
@@ -151,9 +193,13 @@ TEST(LinalgNchwc, NaNPassesThroughRelu) {
   const PackedFilter pf(w.data(), s);
   std::vector<float> x(16, 0.f), y(16, 1.f);
   x[0] = std::numeric_limits<float>::quiet_NaN();
-  conv2d(s, pf, x.data(), nullptr, nullptr, {Activation::kRelu, 0, 0}, y.data(), nullptr);
-  EXPECT_TRUE(std::isnan(y[0]));
-  EXPECT_TRUE(std::isnan(y[1]));  // 0 * NaN is NaN, as in the definition
+  for (Isa isa : kernel_isas()) {
+    const UseIsa use(isa);
+    std::fill(y.begin(), y.end(), 1.f);
+    conv2d(s, pf, x.data(), nullptr, nullptr, {Activation::kRelu, 0, 0}, y.data(), nullptr);
+    EXPECT_TRUE(std::isnan(y[0])) << isa_name(isa);
+    EXPECT_TRUE(std::isnan(y[1])) << isa_name(isa);  // 0 * NaN is NaN, as in the definition
+  }
 }
 
 TEST(LinalgNchwc, FilterChecksShapes) {
@@ -183,7 +229,7 @@ TEST(LinalgNchwc, ReorderRoundTripsAndZeroesPadding) {
 }
 
 // Pools against the definition on a blocked tensor, pads and strides included.
-TEST(LinalgNchwc, PoolsMatchDefinition) {
+void check_pools() {
   ThreadPool two(2);
   for (const bool is_max : {true, false})
     for (const bool include_pad : {false, true}) {
@@ -244,6 +290,14 @@ TEST(LinalgNchwc, PoolsMatchDefinition) {
   }
 }
 
+TEST(LinalgNchwc, PoolsMatchDefinition) {
+  for (Isa isa : kernel_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    const UseIsa use(isa);
+    check_pools();
+  }
+}
+
 }  // namespace
 }  // namespace tessera::linalg::nchwc
 
@@ -251,22 +305,24 @@ namespace tessera::linalg::nchwc {
 namespace {
 
 // A NaN anywhere in a max-pool window wins, whether it comes first or last
-// (MaxPool propagates NaN), on the AVX-512 and the portable paths.
+// (MaxPool propagates NaN), in both halves of a block, on every kernel set.
 TEST(LinalgNchwc, MaxPoolPropagatesNaN) {
-  for (const bool fast : {true, false}) {
-    const bool was = set_fast_path_enabled(fast);
+  for (Isa isa : kernel_isas()) {
+    const UseIsa use(isa);
     Pool2dShape s;
     s.C = 16, s.H = 1, s.W = 3, s.OH = 1, s.OW = 1, s.KH = 1, s.KW = 3;
     std::vector<float> x(3 * 16, 1.f), y(16, 0.f);
-    x[0 * 16 + 0] = std::numeric_limits<float>::quiet_NaN();  // lane 0: NaN first
-    x[2 * 16 + 1] = std::numeric_limits<float>::quiet_NaN();  // lane 1: NaN last
-    x[1 * 16 + 2] = 5.f;                                      // lane 2: plain max
+    x[0 * 16 + 0] = std::numeric_limits<float>::quiet_NaN();   // lane 0: NaN first
+    x[2 * 16 + 1] = std::numeric_limits<float>::quiet_NaN();   // lane 1: NaN last
+    x[1 * 16 + 2] = 5.f;                                       // lane 2: plain max
+    x[2 * 16 + 12] = std::numeric_limits<float>::quiet_NaN();  // lane 12: upper half
     max_pool2d(s, x.data(), y.data(), nullptr);
-    EXPECT_TRUE(std::isnan(y[0])) << "fast " << fast;
-    EXPECT_TRUE(std::isnan(y[1])) << "fast " << fast;
-    EXPECT_EQ(y[2], 5.f);
-    EXPECT_EQ(y[3], 1.f);
-    set_fast_path_enabled(was);
+    EXPECT_TRUE(std::isnan(y[0])) << isa_name(isa);
+    EXPECT_TRUE(std::isnan(y[1])) << isa_name(isa);
+    EXPECT_EQ(y[2], 5.f) << isa_name(isa);
+    EXPECT_EQ(y[3], 1.f) << isa_name(isa);
+    EXPECT_TRUE(std::isnan(y[12])) << isa_name(isa);
+    EXPECT_EQ(y[13], 1.f) << isa_name(isa);
   }
 }
 

@@ -92,15 +92,17 @@ void expect_padded_zero(const Tensor& b, int64_t channels) {
   }
 }
 
-// Runs a test body on the AVX-512 kernels (where the CPU has them) and on the
-// portable ones.
+// Runs a test body on every blocked kernel set this CPU has (AVX-512, AVX2,
+// portable).
 template <typename Fn>
-void both_paths(Fn&& fn) {
-  for (bool fast : {true, false}) {
-    SCOPED_TRACE(fast ? "fast path" : "portable path");
-    const bool was = linalg::nchwc::set_fast_path_enabled(fast);
+void each_kernel_set(Fn&& fn) {
+  using linalg::Isa;
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kPortable}) {
+    if (isa > linalg::cpu_isa()) continue;
+    SCOPED_TRACE(linalg::isa_name(isa));
+    const Isa was = linalg::nchwc::set_kernel_isa(isa);
     fn();
-    linalg::nchwc::set_fast_path_enabled(was);
+    linalg::nchwc::set_kernel_isa(was);
   }
 }
 
@@ -130,7 +132,7 @@ void check_conv(const ConvCase& c) {
   nattrs.push_back(attr_int("input_layout", c.plain_input ? 0 : 1));
   std::vector<Value> in = {c.plain_input ? x : to_blocked(x), w, c.bias ? Value(b) : Value()};
   if (c.residual) in.push_back(to_blocked(z));
-  both_paths([&] {
+  each_kernel_set([&] {
     const Tensor got = run_const("NchwcConv", in, nattrs, {false, true, false, false}).tensor();
     ASSERT_EQ(got.shape(),
               Shape({want.shape()[0], (M + 15) / 16, want.shape()[2], want.shape()[3], 16}));
@@ -237,7 +239,7 @@ TEST(NchwcKernels, ConvBroadcastResidual) {
   const Tensor z = rand_t(Shape{1, 20, 1, 1}, 3);
   const auto act = clip(0.25f, 6.f);
   const Tensor want = run_node("FusedConv", {x, w, Value(), z}, act, 1, 1, kDom)[0].tensor();
-  both_paths([&] {
+  each_kernel_set([&] {
     const Tensor got =
         run_const("NchwcConv", {to_blocked(x), w, Value(), to_blocked(z)}, act, {false, true})
             .tensor();
@@ -309,7 +311,7 @@ void check_pool(const std::string& op, Shape x_shape, std::vector<ir::Attribute>
   const Tensor x = rand_t(x_shape, 5);
   const int64_t C = x_shape[1];
   const Tensor want = run_node(op, {x}, attrs, 19)[0].tensor();
-  both_paths([&] {
+  each_kernel_set([&] {
     const Tensor got = run_node("Nchwc" + op, {to_blocked(x)}, attrs, 1, 1, kDom)[0].tensor();
     expect_padded_zero(got, C);
     expect_close(want, from_blocked(got, C));
@@ -346,7 +348,7 @@ TEST(NchwcKernels, AveragePool) {
 TEST(NchwcKernels, GlobalAveragePool) {
   const Tensor x = rand_t(Shape{2, 40, 7, 6}, 5);
   const Tensor want = run_node("GlobalAveragePool", {x}, {}, 19)[0].tensor();
-  both_paths([&] {
+  each_kernel_set([&] {
     const Tensor got =
         run_node("NchwcGlobalAveragePool", {to_blocked(x)}, {}, 1, 1, kDom)[0].tensor();
     ASSERT_EQ(got.shape(), Shape({2, 3, 1, 1, 16}));

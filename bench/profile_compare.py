@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Per-node profile of one model in Tessera and in ONNX Runtime, side by side.
+
+    /usr/bin/python3 bench/profile_compare.py MODEL_DIR [--threads N] [--runs R]
+        [--kit /tmp/bench] [--top 25]
+
+MODEL_DIR holds model.onnx and test_data_set_0/ (the benchmark kit's layout).
+Both runtimes run the model R times with profiling on; the first run is
+dropped and node times are averaged over the rest. Prints the time per run
+by operator type (Tessera's fused and blocked ops keep their own names, so
+compare totals and the biggest nodes), then each runtime's slowest nodes.
+ONNX Runtime runs through bench/ort_profile.js with onnxruntime-node from
+the kit folder (see bench/run_compare.sh); it is never loaded into Tessera.
+"""
+import argparse
+import collections
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def node_times(path, runs, strip_suffix):
+    """{node: (op, mean µs per run)} over runs 2..R of a Chrome-trace profile."""
+    with open(path) as f:
+        events = json.load(f)
+    per = collections.defaultdict(list)
+    ops = {}
+    for e in events:
+        if e.get("cat") != "Node" or "dur" not in e:
+            continue
+        name = e["name"]
+        if strip_suffix:
+            if not name.endswith("_kernel_time"):
+                continue
+            name = name[: -len("_kernel_time")]
+        per[name].append(float(e["dur"]))
+        ops[name] = e.get("args", {}).get("op_name", "?")
+    out = {}
+    for name, durs in per.items():
+        kept = durs[1:] if len(durs) >= runs and runs > 1 else durs
+        out[name] = (ops[name], sum(kept) / len(kept))
+    return out
+
+
+def tessera_profile(model, threads, runs, prefix):
+    sys.path.insert(0, os.path.join(HERE, "..", "build", "python"))
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    import tessera
+
+    so = tessera.SessionOptions()
+    so.enable_profiling = True
+    so.profile_file_prefix = prefix
+    so.intra_op_num_threads = threads
+    sess = tessera.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    data = os.path.join(os.path.dirname(model), "test_data_set_0")
+    feeds = {}
+    for k, inp in enumerate(sess.get_inputs()):
+        t = onnx.TensorProto()
+        with open(os.path.join(data, f"input_{k}.pb"), "rb") as f:
+            t.ParseFromString(f.read())
+        feeds[inp.name] = np.ascontiguousarray(numpy_helper.to_array(t))
+    for _ in range(runs):
+        sess.run(None, feeds)
+    return sess.end_profiling()
+
+
+def ort_profile(model, threads, runs, prefix, kit):
+    env = dict(os.environ, NODE_PATH=os.path.join(kit, "node_modules"))
+    subprocess.run(["node", os.path.join(HERE, "ort_profile.js"), model, str(threads), str(runs),
+                    prefix], check=True, env=env)
+    files = sorted(glob.glob(prefix + "*.json"), key=os.path.getmtime)
+    if not files:
+        sys.exit(f"ONNX Runtime wrote no profile matching {prefix}*.json")
+    return files[-1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("model_dir")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--kit", default="/tmp/bench", help="benchmark kit folder with node_modules")
+    ap.add_argument("--top", type=int, default=25)
+    a = ap.parse_args()
+    model = os.path.join(a.model_dir, "model.onnx")
+    tmp = tempfile.mkdtemp(prefix="tessera_prof_")
+    ours = node_times(tessera_profile(model, a.threads, a.runs, os.path.join(tmp, "tessera")),
+                      a.runs, False)
+    theirs = node_times(ort_profile(model, a.threads, a.runs, os.path.join(tmp, "ort"), a.kit),
+                        a.runs, True)
+
+    def by_op(times):
+        agg = collections.Counter()
+        for op, us in times.values():
+            agg[op] += us
+        return agg
+
+    mine, yours = by_op(ours), by_op(theirs)
+    total_t, total_o = sum(mine.values()), sum(yours.values())
+    print(f"{a.model_dir}, {a.threads} thread(s), mean of runs 2..{a.runs}, ms per run")
+    print(f"node total: tessera {total_t / 1e3:.3f}  onnxruntime {total_o / 1e3:.3f}  "
+          f"ratio {total_t / max(total_o, 1e-9):.2f}\n")
+    print(f"{'op type':28} {'tessera':>9} {'ort':>9}")
+    for op in sorted(set(mine) | set(yours), key=lambda o: -max(mine[o], yours[o])):
+        print(f"{op:28} {mine[op] / 1e3:9.3f} {yours[op] / 1e3:9.3f}")
+    for title, times in (("tessera", ours), ("onnxruntime", theirs)):
+        print(f"\nslowest {a.top} nodes, {title}:")
+        for name, (op, us) in sorted(times.items(), key=lambda kv: -kv[1][1])[: a.top]:
+            print(f"  {us / 1e3:8.3f} ms  {op:22} {name}")
+
+
+if __name__ == "__main__":
+    main()

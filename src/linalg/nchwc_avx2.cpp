@@ -1,0 +1,245 @@
+// The register-tiled AVX2 blocked convolution and pooling, for CPUs without
+// AVX-512. A 16-channel block is two 8-lane halves. One call computes one
+// output row of one output block, cut into tiles of up to 6 pixels whose 12
+// accumulators (2 halves x 6 pixels) stay in registers across every input
+// channel and tap, leaving 4 of the 16 ymm registers for the two filter
+// halves and the input. Dense: each step loads the two filter halves (16
+// output channels for one input channel and tap) and broadcasts one input
+// value per pixel: 2 + T loads per 2T FMAs. Depthwise: each step loads the
+// two filter halves and two input halves per pixel.
+#include "linalg/nchwc_kernel.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace tessera::linalg::nchwc {
+
+namespace {
+
+constexpr int kMaxT = int(kTileWidthAvx2);
+
+#define TESSERA_AVX2 __attribute__((target("avx2,fma")))
+
+// Lanes l < valid set (all ones), the rest clear.
+TESSERA_AVX2 inline __m256i lanes_below(int64_t valid) {
+  const int v = valid < 0 ? 0 : valid > 8 ? 8 : int(valid);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(v), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// What every pixel of one output block shares in its epilogue: the bias
+// halves and the mask of real (not padded) channels.
+struct BlockEnd {
+  __m256 bias[2];
+  __m256 valid[2];
+};
+
+TESSERA_AVX2 inline BlockEnd block_end(const ConvArgs& a, int64_t ob) {
+  const int64_t left = a.s->M - ob * 16;
+  BlockEnd e;
+  for (int h = 0; h < 2; ++h) {
+    const __m256i m = lanes_below(left - 8 * h);
+    e.valid[h] = _mm256_castsi256_ps(m);
+    // A masked load reads no lane past the last channel of the bias.
+    e.bias[h] = a.bias ? _mm256_maskload_ps(a.bias + ob * 16 + 8 * h, m) : _mm256_setzero_ps();
+  }
+  return e;
+}
+
+// v + bias, + residual, activation, padded lanes zeroed; then stored at
+// element o + 8h of the output.
+TESSERA_AVX2 inline void store_half(const ConvArgs& a, __m256 v, const BlockEnd& e, int h,
+                                    int64_t o) {
+  o += 8 * h;
+  v = _mm256_add_ps(v, e.bias[h]);
+  if (a.residual) v = _mm256_add_ps(v, _mm256_loadu_ps(a.residual + o));
+  const __m256 zero = _mm256_setzero_ps();
+  switch (a.act.kind) {
+    case Activation::kNone:
+      break;
+    case Activation::kRelu:  // a compare, so NaN passes through as in Relu
+      v = _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+      break;
+    case Activation::kClip: {
+      const __m256 lo = _mm256_set1_ps(a.act.p0), hi = _mm256_set1_ps(a.act.p1);
+      v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
+      v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
+      break;
+    }
+    case Activation::kLeakyRelu:
+      v = _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(a.act.p0)),
+                           _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+      break;
+  }
+  _mm256_storeu_ps(a.y + o, _mm256_and_ps(v, e.valid[h]));
+}
+
+// Dense: T pixels from ow0 of row oh, output block ob, taps in r. CI, SW and
+// PLAIN as in the AVX-512 dense_tile: a compile-time channel count and
+// column stride, and a plain (not blocked) input.
+template <int T, int CI, int SW, bool PLAIN = false>
+TESSERA_AVX2 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow0,
+                             const TapRange& r) {
+  const Conv2dShape& s = *a.s;
+  const Strides& xs = a.xs;
+  const int64_t ci = CI > 0 ? CI : a.in_per_group;
+  const int64_t px = SW > 0 ? (PLAIN ? SW : SW * 16) : s.sw * xs.pixel;
+  __m256 lo[T], hi[T];
+#pragma GCC unroll 6
+  for (int t = 0; t < T; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
+  const float* ximg = a.x + n * xs.image + (ow0 * s.sw - s.pw) * xs.pixel;
+  for (int64_t ib = 0; ib < a.in_groups; ++ib)
+    for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
+      const float* xr = ximg + ib * xs.group + (oh * s.sh - s.ph + kh * s.dh) * xs.row;
+      for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+        const float* xp = xr + kw * s.dw * xs.pixel;
+        const float* wp = a.filter_tap(ob, ib, kh, kw);
+#pragma GCC unroll 4
+        for (int64_t c = 0; c < ci; ++c) {
+          const __m256 w0 = _mm256_loadu_ps(wp + c * 16), w1 = _mm256_loadu_ps(wp + c * 16 + 8);
+          const float* xc = xp + c * xs.channel;
+#pragma GCC unroll 6
+          for (int t = 0; t < T; ++t) {
+            const __m256 xv = _mm256_broadcast_ss(xc + t * px);
+            lo[t] = _mm256_fmadd_ps(w0, xv, lo[t]);
+            hi[t] = _mm256_fmadd_ps(w1, xv, hi[t]);
+          }
+        }
+      }
+    }
+  const BlockEnd e = block_end(a, ob);
+#pragma GCC unroll 6
+  for (int t = 0; t < T; ++t) {
+    const int64_t o = a.out_index(n, ob, oh, ow0 + t);
+    store_half(a, lo[t], e, 0, o);
+    store_half(a, hi[t], e, 1, o);
+  }
+}
+
+// Depthwise: T pixels from ow0 of row oh, block ob, taps in r.
+template <int T, int SW>
+TESSERA_AVX2 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow0,
+                                 const TapRange& r) {
+  const Conv2dShape& s = *a.s;
+  const float* x = a.x + ((n * blocks(s.C) + ob) * s.H * s.W) * 16;
+  const float* w = a.w + ob * s.KH * s.KW * 16;
+  const int64_t px = (SW > 0 ? SW : s.sw) * 16;
+  __m256 lo[T], hi[T];
+#pragma GCC unroll 6
+  for (int t = 0; t < T; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
+  for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
+    const float* xr = x + ((oh * s.sh - s.ph + kh * s.dh) * s.W + ow0 * s.sw - s.pw) * 16;
+    for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+      const float* wp = w + (kh * s.KW + kw) * 16;
+      const __m256 w0 = _mm256_loadu_ps(wp), w1 = _mm256_loadu_ps(wp + 8);
+      const float* xp = xr + kw * s.dw * 16;
+#pragma GCC unroll 6
+      for (int t = 0; t < T; ++t) {
+        lo[t] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + t * px), w0, lo[t]);
+        hi[t] = _mm256_fmadd_ps(_mm256_loadu_ps(xp + t * px + 8), w1, hi[t]);
+      }
+    }
+  }
+  const BlockEnd e = block_end(a, ob);
+#pragma GCC unroll 6
+  for (int t = 0; t < T; ++t) {
+    const int64_t o = a.out_index(n, ob, oh, ow0 + t);
+    store_half(a, lo[t], e, 0, o);
+    store_half(a, hi[t], e, 1, o);
+  }
+}
+
+using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);
+using Table = std::array<TileFn, kMaxT>;
+
+template <int CI, int SW, bool PLAIN, int... Ts>
+constexpr Table dense_table(std::integer_sequence<int, Ts...>) {
+  return Table{&dense_tile<Ts + 1, CI, SW, PLAIN>...};
+}
+template <int SW, int... Ts>
+constexpr Table depthwise_table(std::integer_sequence<int, Ts...>) {
+  return Table{&depthwise_tile<Ts + 1, SW>...};
+}
+
+using Seq = std::make_integer_sequence<int, kMaxT>;
+// [variant][T - 1], variants as tile_variant numbers them.
+constexpr std::array<Table, 5> kDense = {{
+    dense_table<0, 0, false>(Seq{}),
+    dense_table<16, 0, false>(Seq{}),
+    dense_table<16, 1, false>(Seq{}),
+    dense_table<16, 2, false>(Seq{}),
+    dense_table<3, 2, true>(Seq{}),
+}};
+// Depthwise input is always blocked: variants 0 and 1 take the stride at run time.
+constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwise_table<0>(Seq{}),
+                                              depthwise_table<1>(Seq{}),
+                                              depthwise_table<2>(Seq{})}};
+
+}  // namespace
+
+void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0, int64_t ow1) {
+  const Conv2dShape& s = *a.s;
+  const size_t v = size_t(tile_variant(s));
+  const Table& table = s.depthwise() ? kDepthwise[v] : kDense[v];
+  // One output block per group (conv_out_blocks_per_group), so og is the block.
+  conv_row_tiles(a, oh, ow0, ow1, kTileWidthAvx2, [&](int64_t t, int64_t ow, const TapRange& r) {
+    table[size_t(t - 1)](a, n, og, oh, ow, r);
+  });
+}
+
+TESSERA_AVX2 void pool_row_avx2(const Pool2dShape& s, bool is_max, const float* x, float* y,
+                                int64_t oh) {
+  const int64_t ih0 = oh * s.sh - s.ph;
+  int64_t kh0 = 0, kh1 = 0;
+  tap_range(ih0, s.KH, s.dh, s.H, &kh0, &kh1);
+  int64_t lo = 0, hi = 0;  // columns whose every tap is inside the row skip the clipping
+  pool_interior_columns(s, &lo, &hi);
+  const __m256 lowest = _mm256_set1_ps(-__builtin_inff());
+  for (int64_t ow = 0; ow < s.OW; ++ow) {
+    const int64_t iw0 = ow * s.sw - s.pw;
+    int64_t kw0 = 0, kw1 = s.KW;
+    if (ow < lo || ow >= hi) tap_range(iw0, s.KW, s.dw, s.W, &kw0, &kw1);
+    __m256 acc0 = is_max ? lowest : _mm256_setzero_ps(), acc1 = acc0;
+    // MAXPS yields its second operand when either is NaN, so a NaN tap
+    // enters acc but a later tap would replace it: NaN lanes are also
+    // collected here and win at the end.
+    __m256 nan0 = _mm256_setzero_ps(), nan1 = nan0;
+    for (int64_t kh = kh0; kh < kh1; ++kh) {
+      const float* xr = x + ((ih0 + kh * s.dh) * s.W + iw0) * 16;
+      for (int64_t kw = kw0; kw < kw1; ++kw) {
+        const float* p = xr + kw * s.dw * 16;
+        const __m256 v0 = _mm256_loadu_ps(p), v1 = _mm256_loadu_ps(p + 8);
+        if (is_max) {
+          acc0 = _mm256_max_ps(acc0, v0);
+          acc1 = _mm256_max_ps(acc1, v1);
+          nan0 = _mm256_or_ps(nan0, _mm256_cmp_ps(v0, v0, _CMP_UNORD_Q));
+          nan1 = _mm256_or_ps(nan1, _mm256_cmp_ps(v1, v1, _CMP_UNORD_Q));
+        } else {
+          acc0 = _mm256_add_ps(acc0, v0);
+          acc1 = _mm256_add_ps(acc1, v1);
+        }
+      }
+    }
+    const int64_t count = (kh1 - kh0) * (kw1 - kw0);
+    float* yp = y + (oh * s.OW + ow) * 16;
+    if (is_max) {  // a window wholly in the padding has no element: keep padding lanes zero
+      const __m256 qnan = _mm256_set1_ps(__builtin_nanf(""));
+      acc0 = count ? _mm256_blendv_ps(acc0, qnan, nan0) : _mm256_setzero_ps();
+      acc1 = count ? _mm256_blendv_ps(acc1, qnan, nan1) : _mm256_setzero_ps();
+    } else {
+      const int64_t div = pool_divisor(s, ih0, iw0, count);
+      const __m256 inv = _mm256_set1_ps(div > 0 ? 1.f / float(div) : 0.f);
+      acc0 = _mm256_mul_ps(acc0, inv);
+      acc1 = _mm256_mul_ps(acc1, inv);
+    }
+    _mm256_storeu_ps(yp, acc0);
+    _mm256_storeu_ps(yp + 8, acc1);
+  }
+}
+
+}  // namespace tessera::linalg::nchwc
+
+#endif
