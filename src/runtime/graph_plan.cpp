@@ -187,6 +187,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   for (const auto& step : steps_)
     if (!step.node) copy_source[step.outputs[0]] = step.inputs[0];
   input_read_on_host_.assign(input_slots_.size(), false);
+  input_of_slot_.assign(slot_names_.size(), -1);
+  for (size_t i = 0; i < input_slots_.size(); ++i) input_of_slot_[size_t(input_slots_[i])] = int(i);
   first_consumer_.assign(input_slots_.size(), -1);
   for (size_t i = 0; i < input_slots_.size(); ++i) {
     const int in = input_slots_[i];
@@ -498,6 +500,16 @@ void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame) const 
   if (!src.is_tensor())
     fail(ErrorCode::kNotImplemented, where_, ": cannot move a ", src.kind_name(), " value '",
          slot_names_[size_t(step.inputs[0])], "' between memory spaces");
+  // A graph input bound in this copy's destination memory and brought to the
+  // host for a host kernel: the bound tensor is the copy, already made.
+  const size_t src_slot = size_t(step.inputs[0]);
+  if (const int i = src_slot < input_of_slot_.size() ? input_of_slot_[src_slot] : -1; i >= 0) {
+    const Value& bound = frame[slot_names_.size() + size_t(i)];
+    if (bound.is_tensor() && bound.tensor().memory_info().same_space(step.dst)) {
+      frame[size_t(step.outputs[0])] = bound;
+      return;
+    }
+  }
   const Tensor& s = src.tensor();
   const MemoryInfo& from = s.memory_info();
   if (from.same_space(step.dst) || (from.host_accessible() && step.dst.host_accessible())) {
@@ -576,7 +588,10 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     ~Restore() { GraphPlan::current_state = s; }
   } restore{saved};
 
-  std::vector<Value> frame(slot_names_.size());
+  // Past the plan's slots: the device tensor of each graph input that was also
+  // brought to the host, so copy steps into that device reuse it (run_copy).
+  const size_t bound_base = slot_names_.size();
+  std::vector<Value> frame(bound_base + input_slots_.size());
   for (const auto& [slot, tensor] : initializer_slots_) frame[size_t(slot)] = Value(*tensor);
   check(inputs.size() <= input_slots_.size(), where_, ": ", inputs.size(),
         " inputs given, the graph has ", input_slots_.size());
@@ -584,7 +599,10 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     if (inputs[i].is_none() && input_infos_[i]->type.kind != ir::TypeInfo::Kind::kOptional)
       continue;  // not fed: keep the initializer, if any
     check_input(input_names_[i], input_infos_[i]->type, inputs[i]);
-    frame[size_t(input_slots_[i])] = input_to_host(i, std::move(inputs[i]));
+    Value host = input_to_host(i, inputs[i]);
+    if (host.is_tensor() && host.tensor().raw_data() != inputs[i].tensor().raw_data())
+      frame[bound_base + i] = std::move(inputs[i]);
+    frame[size_t(input_slots_[i])] = std::move(host);
   }
   if (state.preset_outputs)
     for (size_t i = 0; i < raw_output_slots_.size() && i < state.preset_outputs->size(); ++i)

@@ -155,6 +155,7 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<int> input_slots_, output_slots_;
   std::vector<int> raw_output_slots_;     // output slots before the copy to host memory
   std::vector<bool> input_read_on_host_;  // graph input i is read directly by a host kernel
+  std::vector<int> input_of_slot_;        // slot -> graph input position (-1: not an input)
   std::vector<bool> output_from_kernel_;  // graph output i is written by a node of this graph
   std::vector<int> first_consumer_;
   ConstantPlacer placer_;

@@ -186,7 +186,15 @@ if [ -f "$SANDBOX" ]; then
   expect_out 'device: GPU vendor 0x5a0b' "doctor lists the plugin's device"
   expect_out 'plugin ABI version 2 \(this runtime: 2\)' "doctor shows found and required ABI versions"
   expect_rc 0 "partition with the sandbox plugin" -- "$TESSERA" partition models/demo_cnn/model.onnx --provider-library "$SANDBOX"
-  expect_out 'SandboxExecutionProvider\(GPU:0\) -> Cpu\(CPU:0\)' "copies out of the sandbox's memory are listed"
+  expect_out 'SandboxExecutionProvider\(GPU:0,vendor 0x5a0b\) -> Cpu\(CPU:0\)' "copies out of the sandbox's memory are listed"
+  expect_rc 0 "partition of the transformer with the sandbox plugin" -- "$TESSERA" partition models/demo_transformer/model.onnx --provider-library "$SANDBOX"
+  expect_out 'SandboxExecutionProvider' "the transformer's nodes go to the sandbox"
+  expect_out 'CPUExecutionProvider' "and the rest to the CPU provider"
+  # The provider author's acceptance kit: the shipped models' reference
+  # outputs through the plugin (the conformance suite runs the same way in
+  # scripts/test.sh when it is present).
+  expect_rc 0 "test the shipped models through the sandbox plugin" -- "$TESSERA" test models/demo_cnn models/demo_transformer --provider-library "$SANDBOX"
+  expect_out '^2 passed, 0 failed' "every shipped model passes through the plugin"
 else
   bad "the sandbox plugin was not built at $SANDBOX"
 fi

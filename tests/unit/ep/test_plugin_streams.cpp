@@ -181,3 +181,29 @@ TEST_F(PluginStreams, StreamDelayOptionIsValidated) {
             std::string::npos)
       << msg;
 }
+
+TEST_F(PluginStreams, BetweenTwoDevicesNoProviderJoinsTheCopyGoesThroughHostMemory) {
+  // The fake device's provider and the sandbox each copy only to and from
+  // host memory: copy_tensors stages the tensor there.
+  test_device::register_fake_device();
+  test_device::fake_transfers().reset();
+  Tensor on_fake =
+      copy_to(Tensor::from_vector<float>({1, -2, 3}, Shape{3}), test_device::fake_device_memory());
+  Tensor on_sandbox = allocate_tensor(DataType::kFloat, Shape{3}, memory_);
+  copy_tensors({&on_fake}, {&on_sandbox});
+  EXPECT_EQ(test_device::fake_transfers().d2h.load(), 1);
+  EXPECT_EQ(floats(on_sandbox), (std::vector<float>{1, -2, 3}));
+  Tensor back = allocate_tensor(DataType::kFloat, Shape{3}, test_device::fake_device_memory());
+  copy_tensors({&on_sandbox}, {&back});
+  EXPECT_EQ(test_device::fake_transfers().h2d.load(), 2);  // the first copy_to, then this one
+  EXPECT_EQ(floats(back), (std::vector<float>{1, -2, 3}));
+  // Memory no registered provider can copy out of is named, with the tensor's position.
+  std::vector<float> host{5, 6};
+  MemoryInfo npu = make_memory_info("Npu", DeviceType::kNPU, 0, 2);
+  Tensor stray = impostor(host, npu);
+  Tensor dst(DataType::kFloat, Shape{2});
+  Tensor ok_src = Tensor::from_vector<float>({1, 2}, Shape{2}), ok_dst(DataType::kFloat, Shape{2});
+  auto m = error_of([&] { copy_tensors({&ok_src, &stray}, {&ok_dst, &dst}); }, ErrorCode::kEPFail);
+  EXPECT_NE(m.find("no registered provider can copy tensor 1 from Npu(NPU:2)"), std::string::npos)
+      << m;
+}

@@ -96,17 +96,39 @@ TEST(RuntimeIoBinding, DeviceInputReadByCpuNodeIsBroughtToTheHost) {
   ir::Model m = relu_add_model();
   m.graph.nodes[1].inputs = {"r", "x"};
   m.graph.initializers.clear();
+  // The parallel executor runs copy steps through the same path.
+  SessionOptions parallel;
+  parallel.execution_mode = ExecutionMode::kParallel;
+  parallel.inter_op_num_threads = 2;
+  register_fake_device();
+  auto p = Session::create_from_model(m, parallel, {{kFakeDevice, {}}});
+  IoBinding pb(*p);
+  pb.bind_input("x", on_device({-3, 4}));
+  fake_transfers().reset();
+  p->run_with_binding(pb);
+  EXPECT_EQ(fake_transfers().d2h.load(), 2);
+  EXPECT_EQ(fake_transfers().h2d.load(), 0);
+  EXPECT_EQ(floats(pb.outputs()[0].tensor()), (std::vector<float>{-3, 8}));
+
   auto s = device_session(std::move(m));
   IoBinding b(*s);
   b.bind_input("x", on_device({-1, 1}));
   fake_transfers().reset();
   s->run_with_binding(b);
-  // x to the host once for Add (and from there to the device for Relu); r back for Add.
+  // x to the host once for Add, r back for Add; Relu reads the bound x itself
+  // (no round trip back to the device).
   EXPECT_EQ(fake_transfers().d2h.load(), 2);
-  EXPECT_EQ(fake_transfers().h2d.load(), 1);
+  EXPECT_EQ(fake_transfers().h2d.load(), 0);
   ASSERT_EQ(b.output_names(), (std::vector<std::string>{"y"}));
   EXPECT_TRUE(b.outputs()[0].tensor().memory_info().host_accessible());
   EXPECT_EQ(floats(b.outputs()[0].tensor()), (std::vector<float>{-1, 2}));
+  // The same input fed from host memory still goes to the device once.
+  IoBinding h(*s);
+  h.bind_input("x", Tensor::from_vector<float>({-1, 1}, Shape{2}));
+  fake_transfers().reset();
+  s->run_with_binding(h);
+  EXPECT_EQ(fake_transfers().h2d.load(), 1);
+  EXPECT_EQ(floats(h.outputs()[0].tensor()), (std::vector<float>{-1, 2}));
   b.clear_outputs();
   EXPECT_TRUE(b.outputs().empty());
   b.clear_inputs();
