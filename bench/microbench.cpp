@@ -308,10 +308,20 @@ BENCHMARK(BM_ConvBlocked)
     ->Args({576, 14, 576, 3, 1, 1, 1})
     ->Args({960, 7, 960, 3, 1, 1, 1})
     ->Args({144, 56, 144, 3, 1, 2, 1})
-    ->Args({3, 224, 32, 3, 2, 1, 0})    // MobileNetV2 stem
-    ->Args({32, 112, 16, 1, 1, 1, 0})   // MobileNetV2 block 1 project
-    ->Args({16, 112, 96, 1, 1, 1, 0})   // MobileNetV2 block 2 expand
-    ->Args({96, 112, 96, 3, 2, 1, 1})   // MobileNetV2 block 2 depthwise, stride 2
+    ->Args({3, 224, 32, 3, 2, 1, 0})   // MobileNetV2 stem
+    ->Args({32, 112, 16, 1, 1, 1, 0})  // MobileNetV2 block 1 project
+    ->Args({16, 112, 96, 1, 1, 1, 0})  // MobileNetV2 block 2 expand
+    ->Args({96, 112, 96, 3, 2, 1, 1})  // MobileNetV2 block 2 depthwise, stride 2
+    // Two threads on the layers that scaled worst in the per-node profile:
+    ->Args({960, 7, 320, 1, 1, 1, 0})  // MobileNetV2 block 17 project
+    ->Args({960, 7, 320, 1, 1, 2, 0})
+    ->Args({576, 14, 96, 1, 1, 1, 0})  // MobileNetV2 block 13 project
+    ->Args({576, 14, 96, 1, 1, 2, 0})
+    ->Args({320, 7, 1280, 1, 1, 1, 0})  // MobileNetV2 last 1x1
+    ->Args({320, 7, 1280, 1, 1, 2, 0})
+    ->Args({1024, 14, 256, 1, 1, 2, 0})
+    ->Args({512, 7, 2048, 1, 1, 2, 0})
+    ->Args({3, 224, 32, 3, 2, 2, 0})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: threads, items, microseconds per item.

@@ -323,7 +323,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     // Work items: (image, output-block group, row, chunk of the row); long
     // rows are cut so two threads can share a layer with few blocks.
     const int64_t groups = conv_out_block_groups(s, isa);
-    const int64_t width = conv_tile_width(s, isa);
+    const int64_t width = conv_tile_width(isa);
     const int64_t chunk = s.OW > 8 * kTileWidth ? 4 * kTileWidth / width * width : s.OW;
     const int64_t chunks = (s.OW + chunk - 1) / chunk;
     const int64_t rows = s.OH * chunks;  // (row, chunk) pairs per group

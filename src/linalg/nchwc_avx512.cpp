@@ -1,6 +1,6 @@
 // The register-tiled AVX-512 blocked convolution. One call computes one
-// output row of one, two or four output blocks: the row is cut into tiles of
-// up to 14 (or 6) pixels whose accumulators (OB blocks x T pixels, at most 28 zmm) stay
+// output row of one or two output blocks: the row is cut into tiles of up to
+// 14 pixels whose accumulators (OB blocks x T pixels, at most 28 zmm) stay
 // in registers across every input channel and tap. Dense: each step loads OB
 // filter vectors (16 output channels for one input channel and tap) and
 // broadcasts one input value per pixel. Depthwise: each step loads one filter
@@ -154,22 +154,15 @@ constexpr auto depthwise_table(std::integer_sequence<int, Ts...>) {
 }
 
 using Seq = std::make_integer_sequence<int, kMaxT>;
-using Seq4 = std::make_integer_sequence<int, int(kTileWidth4)>;
 using Table = std::array<TileFn, kMaxT>;
-// [OB - 1][variant][T - 1]. Three and four blocks serve only blocked 1x1
-// convolutions of stride 1 or 2 (conv_out_blocks_per_group), so only
-// variants 2 and 3 are filled; a group of three is the remainder of fours.
-constexpr std::array<std::array<Table, 5>, 4> kDense = {{
+// [OB - 1][variant][T - 1]
+constexpr std::array<std::array<Table, 5>, 2> kDense = {{
     {{dense_table<1, 0, 0, false>(Seq{}), dense_table<1, 16, 0, false>(Seq{}),
       dense_table<1, 16, 1, false>(Seq{}), dense_table<1, 16, 2, false>(Seq{}),
       dense_table<1, 3, 2, true>(Seq{})}},
     {{dense_table<2, 0, 0, false>(Seq{}), dense_table<2, 16, 0, false>(Seq{}),
       dense_table<2, 16, 1, false>(Seq{}), dense_table<2, 16, 2, false>(Seq{}),
       dense_table<2, 3, 2, true>(Seq{})}},
-    {{Table{}, Table{}, dense_table<3, 16, 1, false>(Seq4{}), dense_table<3, 16, 2, false>(Seq4{}),
-      Table{}}},
-    {{Table{}, Table{}, dense_table<4, 16, 1, false>(Seq4{}), dense_table<4, 16, 2, false>(Seq4{}),
-      Table{}}},
 }};
 // [variant][T - 1] (depthwise input is always blocked)
 constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwise_table<0>(Seq{}),
@@ -318,7 +311,7 @@ void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64
   const int64_t mb = blocks(s.M);
   const bool dw = s.depthwise();
   const int64_t per_group = conv_out_blocks_per_group(s, Isa::kAvx512);
-  const int64_t width = conv_tile_width(s, Isa::kAvx512);
+  const int64_t width = conv_tile_width(Isa::kAvx512);
   const int64_t ob0 = og * per_group;
   const int ob = int(std::min(per_group, mb - ob0));
   const size_t v = size_t(tile_variant(s));

@@ -47,16 +47,14 @@ inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* 
 }
 
 // Output blocks per call of the AVX-512 kernel. Depthwise: one. Dense: two
-// (one input broadcast feeds two FMAs, 14 pixels per tile). A blocked 1x1
-// convolution has a single tap per input channel, so its inner loop is all
-// loads and FMAs: four blocks x 6 pixels need 10 loads per 24 FMAs, against
-// 16 per 28 for two blocks x 14, and keep more of the load ports free.
+// (one input broadcast feeds two FMAs, 14 pixels per tile). A four blocks x
+// 6 pixels tile for blocked 1x1 convolutions (fewer loads per FMA) was
+// measured on eight back-to-back 1024<->256 1x1 layers: no faster on one
+// thread and 15-20% slower on two, so it is not used.
 // The AVX2 kernel holds one block (two 8-lane halves) x 6 pixels in 12 of
 // its 16 registers.
 inline int64_t conv_out_blocks_per_group(const Conv2dShape& s, Isa k) {
-  if (s.depthwise() || k != Isa::kAvx512) return 1;
-  const bool pointwise = s.input_blocked && s.KH == 1 && s.KW == 1 && (s.sw == 1 || s.sw == 2);
-  return pointwise && blocks(s.M) >= 4 ? 4 : 2;
+  return s.depthwise() || k != Isa::kAvx512 ? 1 : 2;
 }
 inline int64_t conv_out_block_groups(const Conv2dShape& s, Isa k) {
   const int64_t g = conv_out_blocks_per_group(s, k);
@@ -159,15 +157,11 @@ inline int64_t pool_divisor(const Pool2dShape& s, int64_t ih0, int64_t iw0, int6
 // Defined in nchwc_avx512.cpp (x86-64 only).
 void pool_row_avx512(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh);
 
-// The widest register tile of the AVX-512 kernel, in pixels: 14 for one or
-// two output blocks (28 accumulators), 6 for four.
+// The widest register tile, in pixels: 14 for the AVX-512 kernel's one or
+// two output blocks (28 accumulators), 6 for the AVX2 kernel.
 inline constexpr int64_t kTileWidth = 14;
-inline constexpr int64_t kTileWidth4 = 6;
 inline constexpr int64_t kTileWidthAvx2 = 6;
-inline int64_t conv_tile_width(const Conv2dShape& s, Isa k) {
-  if (k == Isa::kAvx2) return kTileWidthAvx2;
-  return conv_out_blocks_per_group(s, k) == 4 ? kTileWidth4 : kTileWidth;
-}
+inline int64_t conv_tile_width(Isa k) { return k == Isa::kAvx2 ? kTileWidthAvx2 : kTileWidth; }
 
 // The register-tiled depthwise 3x3 (stride 1, any pads) of
 // depthwise3x3_rows handles `s` (AVX-512 only).

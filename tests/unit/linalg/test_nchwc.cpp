@@ -143,7 +143,7 @@ const ConvCase kCases[] = {
     {1, 16, 9, 11, 16, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, true, true},    // depthwise s2, pad begin
     {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},     // depthwise, one pixel
     {1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false},  // RGB stem 3x3 s2
-    // Blocked 1x1 with four or more output blocks runs four blocks x 6 pixels:
+    // Blocked 1x1 with several output-block groups (a ragged last group):
     {1, 32, 16, 16, 112, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},  // 4+3 blocks, chunked row
     {2, 48, 7, 7, 80, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},     // 4+1 blocks, batch 2
     {1, 20, 9, 11, 100, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},   // channels not /16
