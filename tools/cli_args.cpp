@@ -88,16 +88,17 @@ std::vector<ProviderSpec> parse_providers(const std::string& text) {
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty()) throw UsageError(str_cat("--providers: empty provider name in '", text, "'"));
     ProviderSpec spec;
     size_t colon = item.find(':');
     spec.name = item.substr(0, colon);
     while (colon != std::string::npos) {
       size_t next = item.find(':', colon + 1);
-      auto kv = split_assignment(item.substr(colon + 1, next == std::string::npos ? std::string::npos
-                                                                                    : next - colon - 1),
-                                 "--providers option");
+      auto kv = split_assignment(
+          item.substr(colon + 1, next == std::string::npos ? std::string::npos : next - colon - 1),
+          "--providers option");
       spec.options[kv.first] = kv.second;
       colon = next;
     }
@@ -120,17 +121,27 @@ void add_provider_libraries(const Args& args, std::vector<ProviderSpec>& provide
 }
 
 GraphOptimizationLevel parse_opt_level(const std::string& text) {
-  if (text == "disable" || text == "disabled" || text == "none") return GraphOptimizationLevel::kDisableAll;
+  if (text == "disable" || text == "disabled" || text == "none")
+    return GraphOptimizationLevel::kDisableAll;
   if (text == "basic") return GraphOptimizationLevel::kBasic;
   if (text == "extended") return GraphOptimizationLevel::kExtended;
   if (text == "all") return GraphOptimizationLevel::kAll;
-  throw UsageError(str_cat("--opt-level must be disable, basic, extended or all, got '", text, "'"));
+  throw UsageError(
+      str_cat("--opt-level must be disable, basic, extended or all, got '", text, "'"));
 }
 
 SessionOptions session_options_from(const Args& args) {
   SessionOptions o;
   o.intra_op_num_threads = args.get_int("--threads", 0, 0);
   if (auto lvl = args.get("--opt-level")) o.graph_optimization_level = parse_opt_level(*lvl);
+  // Session config entries, as SessionOptions::config_entries (the session
+  // validates the keys it knows when it is created).
+  for (const std::string& kv : args.all("--config")) {
+    const size_t eq = kv.find('=');
+    if (eq == 0 || eq == std::string::npos)
+      throw UsageError(str_cat("--config takes KEY=VALUE, got '", kv, "'"));
+    o.config_entries[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
   return o;
 }
 

@@ -69,9 +69,10 @@ std::string json_string(const std::string& s) {
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& argv) {
-  Args args("bench", argv,
-            {"--providers", "--threads", "--opt-level", "--warmup", "--iters", "--seed"},
-            {"--help", "--json", "--random"});
+  Args args(
+      "bench", argv,
+      {"--providers", "--threads", "--opt-level", "--warmup", "--iters", "--seed", "--config"},
+      {"--help", "--json", "--random"});
   if (args.has("--help")) {
     print_usage(std::cout);
     return 0;
@@ -95,7 +96,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
   if (!args.has("--random")) saved = saved_inputs(model_path, ins.size());
   const char* source = saved.empty() ? "random" : "test_data_set_0";
   for (size_t i = 0; i < ins.size(); ++i)
-    feeds.emplace_back(ins[i].name, saved.empty() ? random_value(ins[i].type, {}, rng) : Value(saved[i]));
+    feeds.emplace_back(ins[i].name,
+                       saved.empty() ? random_value(ins[i].type, {}, rng) : Value(saved[i]));
 
   auto t2 = Clock::now();
   session->run(feeds);
@@ -117,14 +119,16 @@ int cmd_bench(const std::vector<std::string>& argv) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(3);
   if (args.has("--json")) {
-    os << "{\"runtime\":\"tessera\",\"model\":" << json_string(model_path) << ",\"threads\":" << threads
-       << ",\"load_ms\":" << load_ms << ",\"first_run_ms\":" << first_ms << ",\"median_ms\":" << median
-       << ",\"p90_ms\":" << p90 << ",\"min_ms\":" << min << ",\"mean_ms\":" << mean
-       << ",\"iters\":" << iters << ",\"warmup\":" << warmup << ",\"peak_rss_mb\":" << peak_rss_mb()
+    os << "{\"runtime\":\"tessera\",\"model\":" << json_string(model_path)
+       << ",\"threads\":" << threads << ",\"load_ms\":" << load_ms
+       << ",\"first_run_ms\":" << first_ms << ",\"median_ms\":" << median << ",\"p90_ms\":" << p90
+       << ",\"min_ms\":" << min << ",\"mean_ms\":" << mean << ",\"iters\":" << iters
+       << ",\"warmup\":" << warmup << ",\"peak_rss_mb\":" << peak_rss_mb()
        << ",\"input_source\":" << json_string(source) << "}\n";
   } else {
     os << "model       " << model_path << " (inputs: " << source << ")\n"
-       << "threads     " << (threads == 0 ? std::string("default") : std::to_string(threads)) << "\n"
+       << "threads     " << (threads == 0 ? std::string("default") : std::to_string(threads))
+       << "\n"
        << "load        " << load_ms << " ms\n"
        << "first run   " << first_ms << " ms\n"
        << "median      " << median << " ms  (p90 " << p90 << ", min " << min << ", mean " << mean

@@ -15,8 +15,7 @@ namespace {
 
 void print_io(const char* title, const std::vector<ir::ValueInfo>& values) {
   std::cout << title << " (" << values.size() << "):\n";
-  for (const auto& v : values)
-    std::cout << "  " << v.name << ": " << declared_type(v.type) << "\n";
+  for (const auto& v : values) std::cout << "  " << v.name << ": " << declared_type(v.type) << "\n";
 }
 
 void print_model(const ir::Model& m) {
@@ -86,7 +85,8 @@ void print_assignments(const Session& session) {
 }  // namespace
 
 int cmd_inspect(const std::vector<std::string>& argv) {
-  Args args("inspect", argv, {"--providers", "--opt-level", "--threads"}, {"--help", "--timings"});
+  Args args("inspect", argv, {"--providers", "--opt-level", "--threads", "--config"},
+            {"--help", "--timings"});
   if (args.has("--help")) {
     print_usage(std::cout);
     return 0;

@@ -24,14 +24,18 @@ ep::PlacementRule parse_rule(const std::string& text) {
   auto colon = text.find(':');
   auto eq = text.rfind('=');
   if (colon == std::string::npos || eq == std::string::npos || eq < colon)
-    throw UsageError(str_cat("--place expects KIND:VALUE=PROVIDER (KIND is name, op or pattern), got '",
-                             text, "'"));
+    throw UsageError(str_cat(
+        "--place expects KIND:VALUE=PROVIDER (KIND is name, op or pattern), got '", text, "'"));
   ep::PlacementRule r;
   std::string kind = text.substr(0, colon);
-  if (kind == "name") r.match = ep::PlacementRule::Match::kName;
-  else if (kind == "op") r.match = ep::PlacementRule::Match::kOpType;
-  else if (kind == "pattern") r.match = ep::PlacementRule::Match::kNamePattern;
-  else throw UsageError(str_cat("--place: unknown kind '", kind, "' (name, op or pattern)"));
+  if (kind == "name")
+    r.match = ep::PlacementRule::Match::kName;
+  else if (kind == "op")
+    r.match = ep::PlacementRule::Match::kOpType;
+  else if (kind == "pattern")
+    r.match = ep::PlacementRule::Match::kNamePattern;
+  else
+    throw UsageError(str_cat("--place: unknown kind '", kind, "' (name, op or pattern)"));
   r.value = text.substr(colon + 1, eq - colon - 1);
   r.provider = text.substr(eq + 1);
   if (!r.provider.empty() && r.provider[0] == '!') {
@@ -46,7 +50,8 @@ ep::PlacementRule parse_rule(const std::string& text) {
 
 int cmd_partition(const std::vector<std::string>& argv) {
   Args args("partition", argv,
-            {"--providers", "--json", "--dot", "--svg", "--place", "--opt-level", "--provider-library"},
+            {"--providers", "--json", "--dot", "--svg", "--place", "--opt-level",
+             "--provider-library", "--config"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -71,7 +76,8 @@ int cmd_partition(const std::vector<std::string>& argv) {
     write_file(dot, report.to_dot());
     std::string cmd = str_cat("dot -Tsvg '", dot, "' -o '", *svg, "'");
     if (std::system(cmd.c_str()) != 0)
-      fail(ErrorCode::kFail, "could not render ", *svg, " (is Graphviz's `dot` installed? apt-get install graphviz)");
+      fail(ErrorCode::kFail, "could not render ", *svg,
+           " (is Graphviz's `dot` installed? apt-get install graphviz)");
     std::cout << "wrote " << *svg << "\n";
   } else if (!dot.empty()) {
     write_file(dot, report.to_dot());

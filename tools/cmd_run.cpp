@@ -31,7 +31,8 @@ std::map<std::string, int64_t> parse_dims(const Args& args) {
       }
     } catch (const std::exception&) {
     }
-    throw UsageError(str_cat("--dim ", name, ": size must be a non-negative integer, got '", value, "'"));
+    throw UsageError(
+        str_cat("--dim ", name, ": size must be a non-negative integer, got '", value, "'"));
   }
   return dims;
 }
@@ -47,7 +48,8 @@ std::string file_stem(const std::string& name) {
 
 void write_output(const fs::path& dir, const std::string& name, const Value& v) {
   if (v.is_sequence()) {  // one file per element: NAME_0.npy, NAME_1.npy, ...
-    for (size_t i = 0; i < v.seq().size(); ++i) write_output(dir, str_cat(name, "_", i), v.seq()[i]);
+    for (size_t i = 0; i < v.seq().size(); ++i)
+      write_output(dir, str_cat(name, "_", i), v.seq()[i]);
     return;
   }
   if (!v.is_tensor()) {
@@ -77,8 +79,8 @@ void write_output(const fs::path& dir, const std::string& name, const Value& v) 
 
 int cmd_run(const std::vector<std::string>& argv) {
   Args args("run", argv,
-            {"--input", "--output-dir", "--providers", "--threads", "--opt-level", "--dim", "--seed",
-             "--provider-library"},
+            {"--input", "--output-dir", "--providers", "--threads", "--opt-level", "--dim",
+             "--seed", "--provider-library", "--config"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -96,7 +98,8 @@ int cmd_run(const std::vector<std::string>& argv) {
   std::map<std::string, std::string> input_files;
   for (const auto& in : args.all("--input")) {
     auto [name, file] = split_assignment(in, "--input");
-    if (!input_files.emplace(name, file).second) throw UsageError(str_cat("--input ", name, " given twice"));
+    if (!input_files.emplace(name, file).second)
+      throw UsageError(str_cat("--input ", name, " given twice"));
   }
 
   auto t0 = std::chrono::steady_clock::now();
@@ -121,8 +124,10 @@ int cmd_run(const std::vector<std::string>& argv) {
     if (it != input_files.end()) {
       Tensor t = read_npy(it->second);
       check(!in.type.is_tensor() || t.dtype() == in.type.elem_type, "--input ", in.name, ": '",
-            it->second, "' holds ", data_type_name(t.dtype()), " but the input is ", in.type.to_string());
-      std::cout << "  input  " << in.name << ": " << t.description() << " from " << it->second << "\n";
+            it->second, "' holds ", data_type_name(t.dtype()), " but the input is ",
+            in.type.to_string());
+      std::cout << "  input  " << in.name << ": " << t.description() << " from " << it->second
+                << "\n";
       feeds.emplace_back(in.name, Value(t));
     } else if (required) {
       Value v = random_value(in.type, dims, rng);

@@ -21,7 +21,8 @@ bool ratchet_holds(const std::vector<CaseResult>& results,
     bool failed = r.status != CaseResult::Status::kPass;
     bool listed = expected.count(r.name) > 0;
     if (failed && !listed) {
-      std::cout << "UNEXPECTED FAILURE " << r.name << " (not in " << file << "): " << r.message << "\n";
+      std::cout << "UNEXPECTED FAILURE " << r.name << " (not in " << file << "): " << r.message
+                << "\n";
       ok = false;
     } else if (!failed && listed) {
       std::cout << "NEWLY PASSING " << r.name << " (listed in " << file
@@ -49,7 +50,7 @@ std::string console_text(const std::string& message) {
 int cmd_test(const std::vector<std::string>& argv) {
   Args args("test", argv,
             {"--json", "--expected-failures", "--filter", "--providers", "--threads", "--timeout",
-             "--rtol", "--atol", "--opt-level", "--provider-library"},
+             "--rtol", "--atol", "--opt-level", "--provider-library", "--config"},
             {"--verbose", "--help"});
   if (args.has("--help")) {
     print_usage(std::cout);

@@ -55,7 +55,9 @@ void print_usage(std::ostream& os) {
         "\n"
         "Providers are given by name in priority order (e.g. CPUExecutionProvider, or\n"
         "'cpu'); options follow the name: NAME:key=value:key2=value2. run, test and\n"
-        "partition also take --provider-library PATH: a provider plugin, put first.\n";
+        "partition also take --provider-library PATH: a provider plugin, put first.\n"
+        "run, test, inspect, partition and bench take --config KEY=VALUE (repeatable):\n"
+        "a session config entry, e.g. --config session.intra_op.allow_spinning=0.\n";
 }
 
 }  // namespace tessera::cli

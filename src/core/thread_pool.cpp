@@ -34,7 +34,7 @@ thread_local const ThreadPool* tls_region_pool = nullptr;
 
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads) {
+ThreadPool::ThreadPool(int num_threads, bool spin) : spin_(spin) {
   if (num_threads <= 0) num_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   num_threads_ = num_threads;
   for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
@@ -50,12 +50,15 @@ ThreadPool::~ThreadPool() {
 bool ThreadPool::wait_for_job(uint32_t seen) {
   auto changed = [&] { return epoch_of(work_.load(std::memory_order_acquire)) != seen; };
   // Spin first: the next kernel of a run usually starts within microseconds.
+  // With a run open, keep spinning until it closes.
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
-  for (int i = 0;; ++i) {
+  for (int i = 0; spin_; ++i) {
     if (stop_.load(std::memory_order_relaxed)) return false;
     if (changed()) return true;
     if ((i & 31) == 31) {
-      if (std::chrono::steady_clock::now() >= until) break;
+      if (open_runs_.load(std::memory_order_relaxed) == 0 &&
+          std::chrono::steady_clock::now() >= until)
+        break;
       // Give the core away if another thread wants it: with more threads
       // than free cores, a spinning worker would delay the caller itself.
       std::this_thread::yield();
@@ -67,9 +70,26 @@ bool ThreadPool::wait_for_job(uint32_t seen) {
   // (both sequentially consistent), so a wake-up is never lost.
   std::unique_lock<std::mutex> lock(sleep_mu_);
   sleepers_.fetch_add(1);
-  sleep_cv_.wait(lock, [&] { return stop_.load() || changed(); });
+  // A worker sleeps until a region is published or a run opens (then it
+  // polls again, for the length of the run).
+  const int runs = open_runs_.load();
+  sleep_cv_.wait(lock,
+                 [&] { return stop_.load() || changed() || (spin_ && open_runs_.load() > runs); });
   sleepers_.fetch_sub(1);
   return !stop_.load();
+}
+
+ThreadPool::RunScope::RunScope(ThreadPool* pool) : pool_(pool && pool->spin_ ? pool : nullptr) {
+  if (!pool_ || pool_->workers_.empty()) return;
+  pool_->open_runs_.fetch_add(1);  // seq_cst: read by sleepers under sleep_mu_
+  if (pool_->sleepers_.load() > 0) {
+    { std::lock_guard<std::mutex> lock(pool_->sleep_mu_); }
+    pool_->sleep_cv_.notify_all();
+  }
+}
+
+ThreadPool::RunScope::~RunScope() {
+  if (pool_ && !pool_->workers_.empty()) pool_->open_runs_.fetch_sub(1);
 }
 
 void ThreadPool::worker_loop() {

@@ -8,6 +8,14 @@
 // chunks. So after each region a worker spins on the job word for a bounded
 // time (kSpinMicros) before it blocks; back-to-back kernels in a model run find
 // it awake, and an idle pool burns no CPU once the budget is spent.
+//
+// Inside a model run, gaps between parallel regions (a small serial kernel,
+// the executor's bookkeeping, a run of cheap nodes) often outlast that
+// budget, and each late join costs a region most of its second thread. So a
+// session holds a RunScope for the length of each run: while one is open the
+// workers poll without a time limit (yielding the core to any thread that
+// wants it), and opening it wakes sleeping workers, so their wake-up overlaps
+// the run's first serial steps instead of its first region.
 #pragma once
 #include <atomic>
 #include <condition_variable>
@@ -25,12 +33,29 @@ class ThreadPool {
   // How long an idle worker polls for the next region before it sleeps.
   static constexpr int kSpinMicros = 50;
 
-  explicit ThreadPool(int num_threads);  // <= 0: one per core
+  // spin false: workers never poll; they sleep as soon as a region ends and
+  // RunScope keeps nothing awake (the session option
+  // "session.intra_op.allow_spinning" = "0", for machines shared with other
+  // busy processes).
+  explicit ThreadPool(int num_threads, bool spin = true);  // <= 0: one per core
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return num_threads_; }
+
+  // Keeps the workers polling while it lives (see the header comment).
+  // Scopes nest and may overlap across threads.
+  class RunScope {
+   public:
+    explicit RunScope(ThreadPool* pool);
+    ~RunScope();
+    RunScope(const RunScope&) = delete;
+    RunScope& operator=(const RunScope&) = delete;
+
+   private:
+    ThreadPool* pool_;
+  };
   // Calls fn(begin, end) over disjoint ranges covering [0, n). `cost_per_item`
   // is a rough count of operations per item, to avoid splitting tiny loops.
   // An exception thrown by fn (on any thread) is rethrown here after every
@@ -71,6 +96,8 @@ class ThreadPool {
   std::mutex sleep_mu_;
   std::condition_variable sleep_cv_;
   std::atomic<int> sleepers_{0};
+  std::atomic<int> open_runs_{0};  // RunScopes alive
+  bool spin_ = true;
   std::atomic<bool> stop_{false};
 };
 

@@ -53,8 +53,8 @@ double now_ms() {
 bool parse_bool_option(const std::string& provider, const std::string& key, const std::string& v) {
   if (v == "1" || v == "true" || v == "True") return true;
   if (v == "0" || v == "false" || v == "False") return false;
-  fail(ErrorCode::kInvalidArgument, provider, ": option '", key, "' must be 0/1 or true/false, got '",
-       v, "'");
+  fail(ErrorCode::kInvalidArgument, provider, ": option '", key,
+       "' must be 0/1 or true/false, got '", v, "'");
 }
 
 runtime::Providers create_providers(const std::vector<ProviderSpec>& specs,
@@ -229,8 +229,7 @@ std::unique_ptr<Session> Session::create_from_bytes(const void* data, size_t siz
   return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
-std::unique_ptr<Session> Session::create_from_model(ir::Model model,
-                                                    const SessionOptions& options,
+std::unique_ptr<Session> Session::create_from_model(ir::Model model, const SessionOptions& options,
                                                     const std::vector<ProviderSpec>& providers) {
   return create_timed(std::move(model), options, providers, {}, now_ms());
 }
@@ -299,10 +298,20 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   if (share)
     for (auto& [name, t] : model.graph.initializers)
       if (!options.initializers.count(name)) t = env.shared_initializers().share_host(name, t);
+  // Workers poll for work through each run unless the user turns it off (a
+  // machine shared with other busy processes); see ThreadPool::RunScope.
+  bool spin = true;
+  if (auto it = options.config_entries.find("session.intra_op.allow_spinning");
+      it != options.config_entries.end()) {
+    check_code(it->second == "0" || it->second == "1", ErrorCode::kInvalidArgument,
+               "session option 'session.intra_op.allow_spinning' must be \"0\" or \"1\", got \"",
+               it->second, "\"");
+    spin = it->second == "1";
+  }
   timer.time("thread pools", [&] {
-    impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads);
+    impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads, spin);
     if (options.execution_mode == ExecutionMode::kParallel)
-      impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads);
+      impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads, spin);
   });
   impl->model = std::move(model);
   const bool env_allocators = !config_is(options, "session.use_env_allocators", "0");
@@ -340,17 +349,17 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       t = Tensor::metadata_only(t.dtype(), t.shape());
       impl->released.push_back(name);
     };
-  impl->plan = std::make_unique<runtime::GraphPlan>(impl->model, impl->model.graph, impl->providers,
-                                                    std::unordered_map<std::string, ir::TypeInfo>{},
-                                                    where, alloc_for, options.placement, placer,
-                                                    share ? &env.prepacked_weights() : nullptr,
-                                                    release);
+  impl->plan = std::make_unique<runtime::GraphPlan>(
+      impl->model, impl->model.graph, impl->providers,
+      std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, options.placement, placer,
+      share ? &env.prepacked_weights() : nullptr, release);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const auto& in = g.inputs[i];
     impl->input_index[in.name] = i;
-    (g.initializers.count(in.name) ? impl->overridable : impl->inputs).push_back({in.name, in.type});
+    (g.initializers.count(in.name) ? impl->overridable : impl->inputs)
+        .push_back({in.name, in.type});
   }
   for (const auto& out : g.outputs) {
     ir::TypeInfo t = out.type;
@@ -403,8 +412,8 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     if (it == s.input_index.end()) {
       std::string list;
       for (const auto& in : s.inputs) list += str_cat(list.empty() ? "" : ", ", in.name);
-      fail(ErrorCode::kInvalidArgument, "'", name, "' is not an input of the model; inputs are: ",
-           list);
+      fail(ErrorCode::kInvalidArgument, "'", name,
+           "' is not an input of the model; inputs are: ", list);
     }
     check(!fed[it->second], "input '", name, "' is fed twice");
     fed[it->second] = true;
@@ -448,13 +457,15 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   log(Severity::kVerbose, tag, "run started");
   std::vector<Value> all;
   try {
+    const ThreadPool::RunScope intra(state.pool), inter(state.inter_pool);
     all = s.plan->execute(std::move(inputs), nullptr, state);
   } catch (const Error& e) {
     log(Severity::kVerbose, tag, "run failed: ", e.what());
     throw;
   }
   log(Severity::kVerbose, tag, "run finished");
-  if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage")) release_arena_memory();
+  if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage"))
+    release_arena_memory();
   std::vector<Value> result;
   if (s.profiler.enabled()) {
     // Allocator statistics after each run, as counter tracks in the trace.

@@ -40,6 +40,11 @@ expect_rc 2 "flag without its value" -- "$TESSERA" test models --json
 expect_rc 2 "run without a model" -- "$TESSERA" run
 expect_rc 2 "bad --opt-level" -- "$TESSERA" run m.onnx --opt-level turbo
 expect_rc 2 "test on a missing folder" -- "$TESSERA" test "$WORK/nope"
+expect_rc 2 "--config without '='" -- "$TESSERA" run models/demo_cnn/model.onnx --config spin
+expect_out "--config takes KEY=VALUE, got 'spin'" "a malformed --config is named"
+expect_rc 1 "--config with a bad value" -- "$TESSERA" run models/demo_cnn/model.onnx --config session.intra_op.allow_spinning=maybe
+expect_out "'session.intra_op.allow_spinning' must be \"0\" or \"1\", got \"maybe\"" "the session names the bad config value"
+expect_rc 0 "--config reaches the session" -- "$TESSERA" bench models/demo_cnn/model.onnx --iters 2 --warmup 0 --threads 2 --config session.intra_op.allow_spinning=0
 expect_rc 1 "run on a missing model" -- "$TESSERA" run "$WORK/nope.onnx"
 expect_out "nope.onnx" "missing model is named"
 

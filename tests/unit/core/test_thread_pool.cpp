@@ -133,5 +133,38 @@ TEST(ThreadPool, IdleWorkersStopSpinning) {
   EXPECT_LT(cpu_s, 0.1) << "idle workers burned " << cpu_s << " s of CPU in 0.2 s";
 }
 
+// CPU seconds the process uses over `ms` of wall time.
+double cpu_over(int ms) {
+  const std::clock_t c0 = std::clock();
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return double(std::clock() - c0) / CLOCKS_PER_SEC;
+}
+
+TEST(ThreadPool, AnOpenRunKeepsWorkersPollingAndWakesSleepers) {
+  ThreadPool pool(2);
+  expect_each_once(pool, 64);
+  EXPECT_LT(cpu_over(100), 0.05);  // the worker went to sleep after its budget
+  {
+    // No region is published: only the scope can wake the sleeping worker,
+    // which then polls for as long as the run lasts.
+    const ThreadPool::RunScope run(&pool);
+    const double polling = cpu_over(200);
+    EXPECT_GT(polling, 0.05) << "the worker slept through an open run";
+    expect_each_once(pool, 64);
+  }
+  EXPECT_LT(cpu_over(10), 0.5);  // let the last spin budget run out
+  EXPECT_LT(cpu_over(200), 0.1) << "the worker kept polling after the run closed";
+}
+
+TEST(ThreadPool, WithoutSpinningWorkersSleepAtOnce) {
+  ThreadPool pool(2, /*spin=*/false);
+  const ThreadPool::RunScope run(&pool);  // ignored: the pool does not spin
+  for (int r = 0; r < 20; ++r) expect_each_once(pool, 64);
+  EXPECT_LT(cpu_over(200), 0.05);
+  ThreadPool one(1);  // no workers: a scope is a no-op
+  const ThreadPool::RunScope none(&one), null(nullptr);
+  expect_each_once(one, 8);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -281,6 +281,31 @@ TEST(RuntimeSession, SteadyStateRunsReuseArenaMemory) {
   EXPECT_EQ(values(out[0]), (std::vector<float>{2, 0, 6, 5, 3, 9}));
 }
 
+TEST(RuntimeSession, AllowSpinningOptionIsValidatedAndEitherValueRuns) {
+  auto x = Tensor::from_vector<float>({1, -2, 3, -4, 5, -6}, Shape{2, 3});
+  for (const char* v : {"0", "1"}) {
+    SessionOptions o;
+    o.intra_op_num_threads = 2;
+    o.config_entries["session.intra_op.allow_spinning"] = v;
+    auto s = Session::create_from_model(add_relu_model(), o);
+    EXPECT_EQ(values(s->run({{"x", x}})[0]),
+              values(Session::create_from_model(add_relu_model())->run({{"x", x}})[0]))
+        << v;
+  }
+  SessionOptions bad;
+  bad.config_entries["session.intra_op.allow_spinning"] = "yes";
+  try {
+    Session::create_from_model(add_relu_model(), bad);
+    ADD_FAILURE() << "a bad allow_spinning value was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("'session.intra_op.allow_spinning' must be \"0\" or "
+                                         "\"1\", got \"yes\""),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(RuntimeSession, ParallelModeRunsIndependentBranchesCorrectly) {
   // Eight independent Relu/Neg/Add chains joined by Sum: the parallel executor
   // must respect dependencies and release values only after their last reader.
