@@ -233,4 +233,15 @@ std::shared_ptr<ep::ProviderFactory> make_cuda_provider_factory() {
   return std::make_shared<CudaProviderFactory>();
 }
 
+std::shared_ptr<ep::ExecutionProvider> make_cuda_provider_unchecked(
+    const ep::ProviderOptions& options) {
+  return std::make_shared<CudaProvider>(options, parse_cuda_options(options, 0));
+}
+
+uintptr_t cuda_stream_handle(const ep::Stream* stream) {
+  const auto* s = dynamic_cast<const CudaStream*>(stream);
+  check(s != nullptr, kName, ": cuda_stream_handle: not a CUDA stream");
+  return reinterpret_cast<uintptr_t>(s->get());
+}
+
 }  // namespace tessera::cuda

@@ -35,6 +35,17 @@ MemoryInfo cuda_pinned_memory_info(int device);
 // Environment::register_allocator to allocate_tensor() in pinned memory.
 std::shared_ptr<Allocator> cuda_pinned_allocator(int device);
 
+// The raw cudaStream_t of a stream from create_stream() on CUDA memory, e.g.
+// to pass as another session's user_compute_stream; kInvalidArgument for
+// any other stream.
+uintptr_t cuda_stream_handle(const ep::Stream* stream);
+
+// The provider without the factory's device check, for tests of what it
+// claims: get_capability() and its memory description need no GPU (running
+// its kernels does). Options are validated as by the factory.
+std::shared_ptr<ep::ExecutionProvider> make_cuda_provider_unchecked(
+    const ep::ProviderOptions& options);
+
 // Copies made by the provider's data transfers in this process (test hook).
 struct CudaTransferCounts {
   std::atomic<int> h2d{0}, d2h{0}, d2d{0};
