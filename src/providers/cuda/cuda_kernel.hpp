@@ -68,5 +68,6 @@ std::string no_check(const ep::ClaimQuery&);
 void register_cuda_elementwise(CudaOpTable& t);
 void register_cuda_norm(CudaOpTable& t);
 void register_cuda_matmul(CudaOpTable& t);
+void register_cuda_conv(CudaOpTable& t);
 
 }  // namespace tessera::cuda

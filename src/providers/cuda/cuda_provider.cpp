@@ -27,6 +27,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_elementwise(t);
   register_cuda_norm(t);
   register_cuda_matmul(t);
+  register_cuda_conv(t);
 }
 
 class CudaProvider : public ep::ExecutionProvider {

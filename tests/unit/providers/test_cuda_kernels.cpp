@@ -9,6 +9,7 @@ using namespace tessera;
 using namespace tessera::test::cuda_test;
 using tessera::test::attr_float;
 using tessera::test::attr_int;
+using tessera::test::attr_ints;
 using tessera::test::attr_string;
 
 namespace {
@@ -140,6 +141,36 @@ TEST(CudaKernels, Gemm) {
     check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{4, 1}}}, t, {}, 1, 10);
     check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{}}}, t, {attr_float("beta", -1.0f)}, 1, 10);
     check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{1, 6}}}, t, {attr_float("beta", 0.0f)}, 1, 10);
+  }
+}
+
+TEST(CudaKernels, Conv) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes) {
+    // 2-D with bias, pads and strides; grouped; dilated; depthwise; 1-D; 3-D; SAME_UPPER.
+    check_op("Conv", 11, {{{2, 4, 9, 9}}, {{8, 4, 3, 3}, true}, {{8}, true}}, t,
+             {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 2})}, 1, 10);
+    check_op("Conv", 11, {{{1, 4, 7, 7}}, {{6, 2, 3, 3}, true}}, t, {attr_int("group", 2)}, 1, 10);
+    check_op("Conv", 11, {{{1, 3, 9, 9}}, {{4, 3, 3, 3}, true}}, t,
+             {attr_ints("dilations", {2, 2}), attr_ints("pads", {2, 2, 2, 2})}, 1, 10);
+    check_op("Conv", 11, {{{1, 8, 6, 6}}, {{8, 1, 3, 3}, true}, {{8}, true}}, t,
+             {attr_int("group", 8), attr_ints("pads", {1, 1, 1, 1})}, 1, 10);
+    check_op("Conv", 11, {{{2, 3, 11}}, {{5, 3, 3}, true}}, t, {attr_ints("pads", {1, 1})}, 1, 10);
+    check_op("Conv", 11, {{{1, 2, 4, 5, 6}}, {{3, 2, 3, 3, 3}, true}}, t, {}, 1, 10);
+    check_op("Conv", 11, {{{1, 2, 7, 7}}, {{3, 2, 3, 3}, true}}, t,
+             {attr_string("auto_pad", "SAME_UPPER")}, 1, 10);
+  }
+  for (const char* search : {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"}) {
+    OneNode m("Conv", 11, {attr_ints("pads", {1, 1, 1, 1})});
+    m.input("x", make_tensor(DataType::kFloat, {1, 3, 8, 8}, random_values(192, 1)))
+        .input("w", make_tensor(DataType::kFloat, {4, 3, 3, 3}, random_values(108, 2)), true)
+        .output("y");
+    auto cuda =
+        Session::create_from_model(m.model, {}, {{kCuda, {{"cudnn_conv_algo_search", search}}}});
+    auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+    EXPECT_EQ(assigned_provider(*cuda), kCuda);
+    expect_close(cuda->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {1e-4, 1e-4},
+                 search);
   }
 }
 

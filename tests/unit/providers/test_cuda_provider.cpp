@@ -15,6 +15,7 @@ using namespace tessera;
 using namespace tessera::test::cuda_test;
 using tessera::test::attr_float;
 using tessera::test::attr_int;
+using tessera::test::attr_ints;
 using tessera::test::attr_string;
 
 namespace {
@@ -219,6 +220,15 @@ TEST(CudaProvider, ClaimsWhatItsKernelsSupport) {
   OneNode ln("LayerNormalization", 17, {attr_int("axis", -1)});
   ln.input("x", floats({2, 8})).input("s", floats({8}), true).output("y");
   EXPECT_EQ(claim(ln), "");
+  OneNode conv("Conv", 11, {attr_ints("pads", {1, 1, 1, 1}), attr_int("group", 2)});
+  conv.input("x", floats({1, 4, 5, 5})).input("w", floats({6, 2, 3, 3}), true).output("y");
+  EXPECT_EQ(claim(conv), "");
+  OneNode same("Conv", 11, {attr_string("auto_pad", "SAME_UPPER")});
+  same.input("x", floats({1, 2, 5, 5})).input("w", floats({2, 2, 3, 3}), true).output("y");
+  EXPECT_EQ(claim(same), "");
+  OneNode conv1d("Conv", 11);
+  conv1d.input("x", floats({1, 2, 9})).input("w", floats({3, 2, 3}), true).output("y");
+  EXPECT_EQ(claim(conv1d), "");
 }
 
 TEST(CudaProvider, DeclinesWithAReason) {
@@ -248,6 +258,16 @@ TEST(CudaProvider, DeclinesWithAReason) {
   OneNode ln("LayerNormalization", 17, {attr_int("stash_type", 10)});
   ln.input("x", floats({2, 8})).input("s", floats({8}), true).output("y");
   expect_has(claim(ln), "stash_type 10");
+  OneNode asym("Conv", 11, {attr_ints("pads", {0, 1, 1, 1})});
+  asym.input("x", floats({1, 2, 5, 5})).input("w", floats({2, 2, 3, 3}), true).output("y");
+  expect_has(claim(asym), "pads differ at the two ends of spatial axis 0");
+  OneNode uneven("Conv", 11, {attr_string("auto_pad", "SAME_UPPER")});
+  uneven.input("x", floats({1, 2, 6, 6})).input("w", floats({2, 2, 2, 2}), true).output("y");
+  expect_has(claim(uneven), "pads spatial axis 0 unevenly");
+  OneNode conv4d("Conv", 11);
+  conv4d.input("x", floats({1, 1, 2, 2, 2, 2})).input("w", floats({1, 1, 1, 1, 1, 1}), true);
+  conv4d.output("y");
+  expect_has(claim(conv4d), "W has rank 6");
   OneNode wide("Mul", 17);
   wide.input("a", floats({1, 1, 1, 1, 1, 1, 1, 1, 2})).input("b", floats({2})).output("y");
   expect_has(claim(wide), "rank 9");
