@@ -90,7 +90,7 @@ class CudaConv : public CudaKernel {
     if (group_ < 1) info.fail_node("group ", group_, " must be at least 1");
   }
 
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(1);
     const Tensor* b = ctx.input(2);
@@ -103,19 +103,17 @@ class CudaConv : public CudaKernel {
     if (b && (b->rank() != 1 || b->shape()[0] != w.shape()[0]))
       ctx.fail_node("B ", b->description(), " must have the ", w.shape()[0], " output channels");
     auto handle = env().lease_cudnn();
+    scratch.keep(handle);
     check_cudnn(cudnnSetStream(handle.get(), stream), "cudnnSetStream");
     std::shared_ptr<const Descriptors> d = descriptors(ctx, handle.get(), x, w, stream);
     Tensor& y = ctx.output(0, d->out);
     if (y.num_elements() == 0) return;
-    Tensor workspace;
-    if (d->workspace)
-      workspace = Tensor(DataType::kUInt8, Shape{int64_t(d->workspace)}, ctx.allocator());
+    void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
-    check_cudnn(
-        cudnnConvolutionForward(handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(), d->conv,
-                                d->algo, d->workspace ? workspace.mutable_raw_data() : nullptr,
-                                d->workspace, &zero, d->y, y.mutable_raw_data()),
-        "cudnnConvolutionForward");
+    check_cudnn(cudnnConvolutionForward(handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(),
+                                        d->conv, d->algo, workspace, d->workspace, &zero, d->y,
+                                        y.mutable_raw_data()),
+                "cudnnConvolutionForward");
     if (b)
       check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->y,
                                  y.mutable_raw_data()),

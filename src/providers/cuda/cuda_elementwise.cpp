@@ -13,7 +13,7 @@ namespace {
 class CudaBinary : public CudaKernel {
  public:
   CudaBinary(const EnvPtr& env, BinaryOp op) : CudaKernel(env), op_(op) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     const Shape out = ops::broadcast_shapes({a.shape(), b.shape()});
@@ -37,7 +37,7 @@ class CudaUnary : public CudaKernel {
  public:
   CudaUnary(const EnvPtr& env, UnaryOp op, float alpha = 0, float beta = 0)
       : CudaKernel(env), op_(op), alpha_(alpha), beta_(beta) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
     Tensor& y = ctx.output(0, x.shape());
     check_cuda(launch_unary(op_, elem_type(x.dtype()), x.raw_data(), y.mutable_raw_data(),

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "providers/cuda/cublaslt_api.hpp"
@@ -14,8 +15,8 @@
 
 namespace tessera::cuda {
 
-// Handles created on demand and kept for reuse; lease() hands one out for the
-// duration of a kernel call.
+// Handles created on demand and kept for reuse; lease() hands one out for a
+// kernel call (kept until the call's queued work has finished).
 template <typename H>
 class HandlePool {
  public:
@@ -24,28 +25,20 @@ class HandlePool {
   ~HandlePool() {
     for (H h : free_) destroy_(h);
   }
-  class Lease {
-   public:
-    Lease(HandlePool& pool, H h) : pool_(pool), h_(h) {}
-    ~Lease() { pool_.give_back(h_); }
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    H get() const { return h_; }
-
-   private:
-    HandlePool& pool_;
-    H h_;
-  };
+  // A handle for one kernel call; it goes back to the pool when the last
+  // copy of the lease is released.
+  using Lease = std::shared_ptr<std::remove_pointer_t<H>>;
   Lease lease() {
+    H h = nullptr;
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!free_.empty()) {
-        H h = free_.back();
+        h = free_.back();
         free_.pop_back();
-        return Lease(*this, h);
       }
     }
-    return Lease(*this, make_());
+    if (!h) h = make_();
+    return Lease(h, [this](H x) { give_back(x); });
   }
 
  private:

@@ -7,10 +7,24 @@ namespace tessera::cuda {
 const std::vector<DataType> kCudaFloats = {DataType::kFloat, DataType::kFloat16,
                                            DataType::kBFloat16};
 
+void* Scratch::bytes(size_t n) {
+  if (n == 0) return nullptr;
+  held_.emplace_back(DataType::kUInt8, Shape{int64_t(n)}, allocator_);
+  return held_.back().mutable_raw_data();
+}
+
 void CudaKernel::compute(ep::KernelContext& ctx) const {
   env_->set_device();
   cudaStream_t stream = env_->compute_stream();
-  run(ctx, stream);
+  Scratch scratch(ctx.allocator());
+  try {
+    run(ctx, stream, scratch);
+  } catch (...) {
+    // Work queued before the failure still reads and writes buffers the
+    // runtime is about to free: let it finish first.
+    cudaStreamSynchronize(stream);
+    throw;
+  }
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the node's kernels)");
 }
 

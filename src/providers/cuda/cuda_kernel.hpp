@@ -18,14 +18,32 @@
 
 namespace tessera::cuda {
 
+// What a kernel's queued work uses besides its inputs and outputs (cuBLASLt
+// and cuDNN workspaces, library handles): held until the stream has finished
+// with it, so the arena or a handle pool cannot hand it to another thread's
+// run while it is still in use.
+class Scratch {
+ public:
+  explicit Scratch(std::shared_ptr<Allocator> allocator) : allocator_(std::move(allocator)) {}
+  void* bytes(size_t n);
+  // Keeps `p` (a leased library handle) until the queued work is done.
+  void keep(std::shared_ptr<const void> p) { kept_.push_back(std::move(p)); }
+
+ private:
+  std::shared_ptr<Allocator> allocator_;
+  std::vector<Tensor> held_;
+  std::vector<std::shared_ptr<const void>> kept_;
+};
+
 class CudaKernel : public ep::OpKernel {
  public:
   explicit CudaKernel(EnvPtr env) : env_(std::move(env)) {}
   void compute(ep::KernelContext& ctx) const final;
 
  protected:
-  // Enqueues the node's work on `stream`.
-  virtual void run(ep::KernelContext& ctx, cudaStream_t stream) const = 0;
+  // Enqueues the node's work on `stream`; temporary device memory comes from
+  // `scratch`.
+  virtual void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const = 0;
   const CudaEnv& env() const { return *env_; }
 
  private:

@@ -50,9 +50,11 @@ int64_t alignment(const void* p, int64_t stride_bytes) {
 
 class LtGemm {
  public:
-  void run(const CudaEnv& env, const Gemm& g, ep::KernelContext& ctx, cudaStream_t stream) const {
+  void run(const CudaEnv& env, const Gemm& g, const ep::KernelContext& ctx, cudaStream_t stream,
+           Scratch& scratch) const {
     const CublasLtApi& lt = cublaslt();
     auto handle = env.lease_cublaslt();
+    scratch.keep(handle);
     const size_t es = data_type_storage_bytes(g.type, 1);
     const cudaDataType_t dt = cuda_type(g.type);
     cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
@@ -129,15 +131,11 @@ class LtGemm {
                       "x", g.n, ", batch ", g.batch, ", ", data_type_name(g.type), ")");
       remember(key, best);
     }
-    Tensor workspace;
-    if (best.workspaceSize > 0)
-      workspace = Tensor(DataType::kUInt8, Shape{int64_t(best.workspaceSize)}, ctx.allocator());
+    void* workspace = scratch.bytes(best.workspaceSize);
     const float alpha = g.alpha, beta = g.c ? g.beta : 0.0f;
-    check_cublas(
-        lt.matmul(handle.get(), desc, &alpha, g.b, l.a, g.a, l.b, &beta, g.c ? g.c : g.d, l.d, g.d,
-                  l.d, &best.algo, best.workspaceSize ? workspace.mutable_raw_data() : nullptr,
-                  best.workspaceSize, stream),
-        "cublasLtMatmul");
+    check_cublas(lt.matmul(handle.get(), desc, &alpha, g.b, l.a, g.a, l.b, &beta, g.c ? g.c : g.d,
+                           l.d, g.d, l.d, &best.algo, workspace, best.workspaceSize, stream),
+                 "cublasLtMatmul");
   }
 
  private:
@@ -205,7 +203,7 @@ class LtGemm {
 class CudaMatMul : public CudaKernel {
  public:
   CudaMatMul(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     const MatMulPlan p = plan_matmul(a.shape(), b.shape());
@@ -229,14 +227,14 @@ class CudaMatMul : public CudaKernel {
       g.batch = p.batch;
       g.stride_a = p.stride_a;
       g.stride_b = p.stride_b;
-      gemm_.run(env(), g, ctx, stream);
+      gemm_.run(env(), g, ctx, stream, scratch);
       return;
     }
     for (size_t i = 0; i < p.offsets_a.size(); ++i) {
       g.a = static_cast<const char*>(a.raw_data()) + size_t(p.offsets_a[i]) * es;
       g.b = static_cast<const char*>(b.raw_data()) + size_t(p.offsets_b[i]) * es;
       g.d = static_cast<char*>(y.mutable_raw_data()) + i * size_t(p.m * p.n) * es;
-      gemm_.run(env(), g, ctx, stream);
+      gemm_.run(env(), g, ctx, stream, scratch);
     }
   }
 
@@ -252,7 +250,7 @@ class CudaGemm : public CudaKernel {
         trans_b_(info.attr_int("transB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.0f)),
         beta_(info.attr_float("beta", 1.0f)) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     const Tensor* c = ctx.input(2);
@@ -273,7 +271,8 @@ class CudaGemm : public CudaKernel {
     Tensor& y = ctx.output(0, out);
     if (y.num_elements() == 0) return;
     const bool use_c = c && beta_ != 0.0f && c->num_elements() > 0;
-    const bool one_row = use_c && c->num_elements() == g.n && c->shape().dims().back() == g.n;
+    const bool one_row =
+        use_c && c->rank() > 0 && c->num_elements() == g.n && c->shape().dims().back() == g.n;
     if (use_c && !(one_row && beta_ == 1.0f && g.k > 0)) {
       // C broadcast into Y, then Y = alpha * A B + beta * Y.
       const BroadcastPlan plan = plan_broadcast(c->shape(), c->shape(), out);
@@ -297,7 +296,7 @@ class CudaGemm : public CudaKernel {
     g.b = b.raw_data();
     g.d = y.mutable_raw_data();
     g.alpha = alpha_;
-    gemm_.run(env(), g, ctx, stream);
+    gemm_.run(env(), g, ctx, stream, scratch);
   }
 
  private:

@@ -26,7 +26,7 @@ class CudaSoftmax : public CudaKernel {
         log_(log),
         flatten_(info.opset() < 13),
         axis_(info.attr_int("axis", info.opset() < 13 ? 1 : -1)) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
     if (x.rank() == 0) ctx.fail_node("the input is a scalar; Softmax needs at least one dim");
     const size_t axis = normalized_axis(ctx, axis_, x.rank());
@@ -71,7 +71,7 @@ class CudaLayerNorm : public CudaKernel {
       info.fail_node("stash_type ", info.attr_int("stash_type", 1),
                      " is not supported (the CUDA kernel computes statistics in float)");
   }
-  void run(ep::KernelContext& ctx, cudaStream_t stream) const override {
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& scale = ctx.required_input(1);
     const Tensor* bias = ctx.input(2);
