@@ -118,31 +118,52 @@ DeviceInfo device_info(int device) {
   return {p.name, p.major * 10 + p.minor, p.totalGlobalMem};
 }
 
-// The devices this build can run on, or why none.
-std::vector<int> usable_devices(std::string* why_not) {
-  const CudaProbe& probe = cuda_probe();
-  std::vector<int> out;
-  if (probe.device_count == 0) {
-    if (why_not) *why_not = probe.why_not;
+struct Usable {
+  std::vector<int> devices;
+  std::vector<std::string> names;  // per device id
+  std::string why_not;             // when `devices` is empty
+};
+
+// The devices this build can run on, or why none; asked once per process
+// (is_available() is called on every copy_tensors()).
+const Usable& usable() {
+  static const Usable u = [] {
+    Usable out;
+    const CudaProbe& probe = cuda_probe();
+    if (probe.device_count == 0) {
+      out.why_not = probe.why_not;
+      return out;
+    }
+    const int oldest = oldest_built_architecture();
+    for (int d = 0; d < probe.device_count; ++d) {
+      DeviceInfo info;
+      try {
+        info = device_info(d);
+      } catch (const Error& e) {
+        out.why_not += str_cat(out.why_not.empty() ? "" : "; ", e.what());
+        out.names.push_back("");
+        continue;
+      }
+      out.names.push_back(info.name);
+      if (oldest && info.capability < oldest)
+        out.why_not += str_cat(out.why_not.empty() ? "" : "; ", "device ", d, " (", info.name,
+                               ", sm_", info.capability,
+                               ") is older than the oldest GPU architecture this build has code "
+                               "for (sm_",
+                               TESSERA_CUDA_ARCHITECTURES,
+                               "); rebuild with -DCMAKE_CUDA_ARCHITECTURES=<yours>");
+      else
+        out.devices.push_back(d);
+    }
     return out;
-  }
-  const int oldest = oldest_built_architecture();
-  std::string too_old;
-  for (int d = 0; d < probe.device_count; ++d) {
-    DeviceInfo info = device_info(d);
-    if (oldest && info.capability < oldest)
-      too_old += str_cat(too_old.empty() ? "" : "; ", "device ", d, " (", info.name, ", sm_",
-                         info.capability, ")");
-    else
-      out.push_back(d);
-  }
-  if (out.empty() && why_not)
-    *why_not =
-        str_cat(too_old,
-                " is older than the oldest GPU architecture this build has code "
-                "for (sm_",
-                TESSERA_CUDA_ARCHITECTURES, "); rebuild with -DCMAKE_CUDA_ARCHITECTURES=<yours>");
-  return out;
+  }();
+  return u;
+}
+
+std::vector<int> usable_devices(std::string* why_not) {
+  const Usable& u = usable();
+  if (u.devices.empty() && why_not) *why_not = u.why_not;
+  return u.devices;
 }
 
 std::string library_of(const void* symbol) {
@@ -179,8 +200,8 @@ class CudaProviderFactory : public ep::ProviderFactory,
   }
   std::vector<HardwareDevice> devices() const override {
     std::vector<HardwareDevice> out;
-    for (int d : usable_devices(nullptr))
-      out.push_back({DeviceType::kGPU, kNvidiaVendorId, d, device_info(d).name});
+    for (int d : usable().devices)
+      out.push_back({DeviceType::kGPU, kNvidiaVendorId, d, usable().names[size_t(d)]});
     return out;
   }
   const ep::KernelRegistry& kernel_catalog() const override { return catalog_.registry; }
