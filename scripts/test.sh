@@ -28,11 +28,22 @@ else
 fi
 
 echo "== generated docs"
-if "$BUILD_DIR/tessera" ops --markdown | diff -q - docs/operators.md >/dev/null; then
-  echo "docs/operators.md matches the kernel registries"
+# Each operator table names its providers, so it reads the same on every
+# machine: docs/operators.md the CPU and oneDNN providers, docs/operators_cuda.md
+# the CUDA provider (listed without a GPU), checked when the build has it.
+check_ops_doc() {
+  if "$BUILD_DIR/tessera" ops --markdown --providers "$2" | diff -q - "$1" >/dev/null; then
+    echo "$1 matches the kernel registries"
+  else
+    echo "$1 is stale: regenerate it with: $BUILD_DIR/tessera ops --markdown --providers $2 > $1"
+    status=1
+  fi
+}
+check_ops_doc docs/operators.md CPUExecutionProvider,DnnlExecutionProvider
+if "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
+  check_ops_doc docs/operators_cuda.md CUDAExecutionProvider
 else
-  echo "docs/operators.md is stale: regenerate it with: $BUILD_DIR/tessera ops --markdown > docs/operators.md"
-  status=1
+  echo "the CUDA provider is not built; docs/operators_cuda.md not checked"
 fi
 
 echo "== malformed models"
@@ -68,6 +79,27 @@ if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*DnnlExecutionProvider'
     tail -n 2 "$BUILD_DIR/conformance_dnnl.log"
     [ $rc -eq 0 ] || { echo "conformance ratchet with oneDNN failed (full log: $BUILD_DIR/conformance_dnnl.log)"; status=1; }
   fi
+fi
+
+# The same with the CUDA provider first, where this machine has a GPU for it
+# (scripts/gpu_check.sh runs this and the CUDA unit tests on a GPU machine).
+if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*CUDAExecutionProvider'; then
+  echo "== shipped models with CUDAExecutionProvider,CPUExecutionProvider"
+  for m in models/*/; do
+    "$BUILD_DIR/tessera" test "$m" --providers CUDAExecutionProvider,CPUExecutionProvider || status=1
+  done
+  echo "== ONNX conformance suite with CUDAExecutionProvider,CPUExecutionProvider"
+  if [ -d "$CONF" ]; then
+    "$BUILD_DIR/tessera" test "$CONF" --providers CUDAExecutionProvider,CPUExecutionProvider \
+      --expected-failures tests/conformance/expected_failures.txt \
+      --json "$BUILD_DIR/conformance_cuda.json" > "$BUILD_DIR/conformance_cuda.log" 2>&1
+    rc=$?
+    grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance_cuda.log" | head -50
+    tail -n 2 "$BUILD_DIR/conformance_cuda.log"
+    [ $rc -eq 0 ] || { echo "conformance ratchet with CUDA failed (full log: $BUILD_DIR/conformance_cuda.log)"; status=1; }
+  fi
+elif "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
+  echo "== CUDAExecutionProvider is built but cannot run here (no GPU); its GPU tests were skipped"
 fi
 
 # The same again through the sandbox plugin (plugins/sandbox): a device with

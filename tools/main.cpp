@@ -43,7 +43,9 @@ void print_usage(std::ostream& os) {
         "  doctor [--provider-library PATH ...]\n"
         "      Every provider (and each plugin named) with its status, the libraries it\n"
         "      looked for, the paths tried, and the versions found and required.\n"
-        "  ops [--markdown]  the operator x provider support matrix (docs/operators.md)\n"
+        "  ops [--markdown] [--providers A,B]  the operator x provider support matrix\n"
+        "      (docs/operators.md, docs/operators_cuda.md); columns: the providers that run\n"
+        "      here, or those named (a built provider whose device is absent included)\n"
         "  bench MODEL [--threads N] [--warmup W] [--iters I] [--providers A,B]\n"
         "              [--opt-level LEVEL] [--json] [--random] [--seed N]\n"
         "      Times session creation, the first run and I timed runs (after W warm-up\n"
@@ -80,6 +82,11 @@ int main(int argc, char** argv) {
       for (const auto& n : tessera::ep::ProviderRegistry::instance().available_names())
         list += (list.empty() ? "" : ", ") + n;
       std::cout << "providers: " << list << "\n";
+      // Built in, whether or not this machine can run them (e.g. CUDA without a GPU).
+      list.clear();
+      for (const auto& n : tessera::ep::ProviderRegistry::instance().names())
+        list += (list.empty() ? "" : ", ") + n;
+      std::cout << "built: " << list << "\n";
       return 0;
     }
     if (command == "help" || command == "--help" || command == "-h") {

@@ -48,7 +48,7 @@ def normalize(providers, provider_options=None):
         if any(not isinstance(p, str) for p in providers):
             raise ValueError("with provider_options, providers must be names only")
         providers = list(zip(providers, provider_options))
-    registered = set(_C.get_registered_providers())
+    available = set(_C.get_available_providers())
     specs = []
     for entry in providers:
         if isinstance(entry, str):
@@ -58,7 +58,11 @@ def normalize(providers, provider_options=None):
         else:
             raise ValueError(
                 "each provider must be a name or a (name, options dict) tuple, got %r" % (entry,))
-        if name not in registered and name.lower() in _KNOWN_LOWER:
+        # Not built, or built for hardware this machine lacks (CUDA without a
+        # GPU): onnxruntime warns and goes on without it. error_on_failure=1
+        # asks for the runtime's error instead.
+        wants_error = _option_string(options.get("error_on_failure", "0")) in ("1", "true", "True")
+        if name not in available and name.lower() in _KNOWN_LOWER and not wants_error:
             warnings.warn(
                 "Specified provider '%s' is not in available provider names. "
                 "Available providers: '%s'" % (name, ", ".join(_C.get_available_providers())),

@@ -31,6 +31,8 @@ class ArenaAllocator : public Allocator {
   // Returns every cached (free) block to the device allocator.
   void shrink();
   const ArenaConfig& config() const { return config_; }
+  // The allocator the arena takes its blocks from.
+  const std::shared_ptr<Allocator>& device() const { return device_; }
 
  private:
   size_t size_class(size_t bytes) const;

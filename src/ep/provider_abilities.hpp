@@ -36,4 +36,13 @@ class FactoryDiagnostics {
   virtual std::vector<std::string> diagnostics() const = 0;
 };
 
+// A factory that can list its kernels without creating a provider, so
+// `tessera ops` documents a provider built for a device this machine lacks
+// (the CUDA provider on a build machine without a GPU).
+class KernelCatalog {
+ public:
+  virtual ~KernelCatalog() = default;
+  virtual const KernelRegistry& kernel_catalog() const = 0;
+};
+
 }  // namespace tessera::ep

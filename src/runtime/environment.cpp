@@ -103,7 +103,10 @@ std::shared_ptr<Allocator> Environment::create_and_register_allocator(const Memo
   auto p = provider_for(memory);
   check_code(p != nullptr, ErrorCode::kEPFail, "create_and_register_allocator: no provider serves ",
              memory.to_string());
-  auto arena = std::make_shared<ArenaAllocator>(p->allocator(), config);
+  // Over the provider's device allocator, not over an arena it may bring.
+  std::shared_ptr<Allocator> device = p->allocator();
+  if (auto* own = dynamic_cast<ArenaAllocator*>(device.get())) device = own->device();
+  auto arena = std::make_shared<ArenaAllocator>(device, config);
   register_allocator(arena);
   return arena;
 }

@@ -320,7 +320,11 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
         env_allocators ? env.shared_allocator(p->memory_info()) : nullptr;
     if (!a) {
       a = p->allocator();
-      if (options.enable_cpu_mem_arena) a = std::make_shared<ArenaAllocator>(a, options.arena);
+      // A provider that brings its own arena (the CUDA provider's, with its
+      // gpu_mem_limit) keeps it; caching blocks in a second arena on top
+      // would hide them from that limit.
+      if (options.enable_cpu_mem_arena && !dynamic_cast<ArenaAllocator*>(a.get()))
+        a = std::make_shared<ArenaAllocator>(a, options.arena);
     }
     impl->allocators.emplace_back(p->name(), a);
   }

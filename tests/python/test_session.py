@@ -113,11 +113,22 @@ def test_providers_forms(add_mul_model):
 
 
 def test_unavailable_onnxruntime_provider_falls_back_with_a_warning(add_mul_model):
-    with pytest.warns(RuntimeWarning, match="CUDAExecutionProvider"):
+    # An onnxruntime provider this machine cannot run: not built, or (CUDA)
+    # built for a GPU that is not there.
+    name = next(n for n in ("CUDAExecutionProvider", "ROCMExecutionProvider")
+                if n not in ort.get_available_providers())
+    with pytest.warns(RuntimeWarning, match=name):
         s = ort.InferenceSession(add_mul_model,
-                                 providers=[("CUDAExecutionProvider", {"device_id": 0}),
-                                            "CPUExecutionProvider"])
+                                 providers=[(name, {"device_id": 0}), "CPUExecutionProvider"])
     assert s.get_providers() == ["CPUExecutionProvider"]
+
+
+def test_unavailable_provider_with_error_on_failure_raises(add_mul_model):
+    name = next(n for n in ("CUDAExecutionProvider", "ROCMExecutionProvider")
+                if n not in ort.get_available_providers())
+    with pytest.raises(Exception, match=name):
+        ort.InferenceSession(add_mul_model,
+                             providers=[(name, {"error_on_failure": 1}), "CPUExecutionProvider"])
 
 
 def test_set_providers_recreates(session):

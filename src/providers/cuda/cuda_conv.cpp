@@ -1,0 +1,342 @@
+// Conv (1-D to 3-D) through cuDNN's convolution API: groups, strides,
+// dilations, symmetric pads, auto_pad, bias. The algorithm is chosen once per
+// input shape (cudnn_conv_algo_search: EXHAUSTIVE runs the candidates,
+// HEURISTIC asks cuDNN's heuristics, DEFAULT takes implicit precomputed GEMM)
+// and kept with the shape's descriptors. A node whose input has symbolic dims
+// uses HEURISTIC even under EXHAUSTIVE, so a new shape never stalls a run on
+// a search. cuDNN 9 marks this API deprecated (its graph API replaces it); it
+// is still shipped and supported.
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_kernel.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+cudnnDataType_t cudnn_type(DataType t) {
+  switch (t) {
+    case DataType::kFloat16:
+      return CUDNN_DATA_HALF;
+    case DataType::kBFloat16:
+      return CUDNN_DATA_BFLOAT16;
+    default:
+      return CUDNN_DATA_FLOAT;
+  }
+}
+
+// Pads, strides and dilations resolved for one input shape.
+struct Window {
+  std::vector<int64_t> pad_begin, pad_end, strides, dilations, kernel, out;
+};
+
+struct Descriptors {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  size_t workspace = 0;
+  Shape out;
+  Descriptors() = default;
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  ~Descriptors() {
+    if (x) cudnnDestroyTensorDescriptor(x);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (bias) cudnnDestroyTensorDescriptor(bias);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+// Packed (row-major) strides of dims, as cuDNN wants them.
+std::vector<int> packed_strides(const std::vector<int>& dims) {
+  std::vector<int> s(dims.size(), 1);
+  for (size_t i = dims.size() - 1; i-- > 0;) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+void set_tensor(cudnnTensorDescriptor_t d, cudnnDataType_t t, const std::vector<int>& dims) {
+  const std::vector<int> strides = packed_strides(dims);
+  check_cudnn(cudnnSetTensorNdDescriptor(d, t, int(dims.size()), dims.data(), strides.data()),
+              "cudnnSetTensorNdDescriptor");
+}
+
+int to_int(const ep::KernelContext& ctx, int64_t v) {
+  if (v < 0 || v > int64_t(INT32_MAX))
+    ctx.fail_node("a size of ", v, " does not fit cuDNN's 32-bit descriptors");
+  return int(v);
+}
+
+class CudaConv : public CudaKernel {
+ public:
+  CudaConv(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env),
+        auto_pad_(info.attr_string("auto_pad", "NOTSET")),
+        group_(info.attr_int("group", 1)),
+        kernel_shape_(info.attr_ints("kernel_shape")),
+        pads_(info.attr_ints("pads")),
+        strides_(info.attr_ints("strides")),
+        dilations_(info.attr_ints("dilations")) {
+    search_ = env->options().cudnn_conv_algo_search;
+    const ir::TypeInfo& x = info.input_type_info(0);
+    bool symbolic = !x.shape;
+    if (x.shape)
+      for (const auto& d : *x.shape) symbolic |= !d.value;
+    if (symbolic && search_ == ConvAlgoSearch::kExhaustive) search_ = ConvAlgoSearch::kHeuristic;
+    if (group_ < 1) info.fail_node("group ", group_, " must be at least 1");
+  }
+
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Tensor& w = ctx.required_input(1);
+    const Tensor* b = ctx.input(2);
+    if (x.rank() < 3 || x.rank() > 5 || w.rank() != x.rank())
+      ctx.fail_node("X ", x.description(), " and W ", w.description(),
+                    " must both have rank 3, 4 or 5");
+    if (x.shape()[1] != w.shape()[1] * group_ || w.shape()[0] % group_ != 0)
+      ctx.fail_node("channels do not match: X ", x.description(), ", W ", w.description(),
+                    ", group ", group_);
+    if (b && (b->rank() != 1 || b->shape()[0] != w.shape()[0]))
+      ctx.fail_node("B ", b->description(), " must have the ", w.shape()[0], " output channels");
+    auto handle = env().lease_cudnn();
+    scratch.keep(handle);
+    check_cudnn(cudnnSetStream(handle.get(), stream), "cudnnSetStream");
+    std::shared_ptr<const Descriptors> d = descriptors(ctx, handle.get(), x, w, stream);
+    Tensor& y = ctx.output(0, d->out);
+    if (y.num_elements() == 0) return;
+    void* workspace = scratch.bytes(d->workspace);
+    const float one = 1.0f, zero = 0.0f;
+    check_cudnn(cudnnConvolutionForward(handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(),
+                                        d->conv, d->algo, workspace, d->workspace, &zero, d->y,
+                                        y.mutable_raw_data()),
+                "cudnnConvolutionForward");
+    if (b)
+      check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->y,
+                                 y.mutable_raw_data()),
+                  "cudnnAddTensor (Conv's bias)");
+  }
+
+ private:
+  Window window(const ep::KernelContext& ctx, const Shape& x, const Shape& w) const {
+    const size_t n = x.rank() - 2;
+    Window win;
+    win.kernel.assign(w.dims().begin() + 2, w.dims().end());
+    if (!kernel_shape_.empty() && kernel_shape_ != win.kernel)
+      ctx.fail_node("kernel_shape does not match W ", w.to_string());
+    win.strides = strides_.empty() ? std::vector<int64_t>(n, 1) : strides_;
+    win.dilations = dilations_.empty() ? std::vector<int64_t>(n, 1) : dilations_;
+    if (win.strides.size() != n || win.dilations.size() != n)
+      ctx.fail_node("strides and dilations need ", n, " values");
+    win.pad_begin.assign(n, 0);
+    win.pad_end.assign(n, 0);
+    if (auto_pad_ == "NOTSET" && !pads_.empty()) {
+      if (pads_.size() != 2 * n) ctx.fail_node("pads needs ", 2 * n, " values");
+      for (size_t i = 0; i < n; ++i) {
+        win.pad_begin[i] = pads_[i];
+        win.pad_end[i] = pads_[n + i];
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t in = x[2 + i], span = win.dilations[i] * (win.kernel[i] - 1) + 1;
+      if (win.strides[i] < 1 || win.dilations[i] < 1)
+        ctx.fail_node("strides and dilations must be positive");
+      if (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER") {
+        const int64_t out = (in + win.strides[i] - 1) / win.strides[i];
+        const int64_t total = std::max<int64_t>(0, (out - 1) * win.strides[i] + span - in);
+        const int64_t small = total / 2;
+        win.pad_begin[i] = auto_pad_ == "SAME_UPPER" ? small : total - small;
+        win.pad_end[i] = total - win.pad_begin[i];
+      }
+      if (win.pad_begin[i] != win.pad_end[i])
+        ctx.fail_node("pads ", win.pad_begin[i], " and ", win.pad_end[i], " on spatial axis ", i,
+                      " differ; cuDNN pads both sides alike");
+      const int64_t padded = in + win.pad_begin[i] + win.pad_end[i];
+      win.out.push_back(padded < span ? 0 : (padded - span) / win.strides[i] + 1);
+    }
+    return win;
+  }
+
+  std::shared_ptr<const Descriptors> descriptors(const ep::KernelContext& ctx, cudnnHandle_t h,
+                                                 const Tensor& x, const Tensor& w,
+                                                 cudaStream_t stream) const {
+    const std::vector<int64_t> key = [&] {
+      std::vector<int64_t> k = x.shape().dims();
+      k.insert(k.end(), w.shape().dims().begin(), w.shape().dims().end());
+      return k;
+    }();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    }
+    auto d = std::make_shared<Descriptors>();
+    const Window win = window(ctx, x.shape(), w.shape());
+    const cudnnDataType_t t = cudnn_type(x.dtype());
+    // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
+    const bool one_d = x.rank() == 3;
+    auto dims = [&](const Shape& s) {
+      std::vector<int> v;
+      for (size_t i = 0; i < s.rank(); ++i) {
+        if (one_d && i == 2) v.push_back(1);
+        v.push_back(to_int(ctx, s[i]));
+      }
+      return v;
+    };
+    std::vector<int> pad, stride, dilation;
+    if (one_d) {
+      pad.push_back(0);
+      stride.push_back(1);
+      dilation.push_back(1);
+    }
+    for (size_t i = 0; i < win.kernel.size(); ++i) {
+      pad.push_back(to_int(ctx, win.pad_begin[i]));
+      stride.push_back(to_int(ctx, win.strides[i]));
+      dilation.push_back(to_int(ctx, win.dilations[i]));
+    }
+    std::vector<int64_t> out = {x.shape()[0], w.shape()[0]};
+    out.insert(out.end(), win.out.begin(), win.out.end());
+    d->out = Shape(out);
+    check_cudnn(cudnnCreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
+    check_cudnn(cudnnCreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
+    check_cudnn(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor");
+    check_cudnn(cudnnCreateFilterDescriptor(&d->w), "cudnnCreateFilterDescriptor");
+    check_cudnn(cudnnCreateConvolutionDescriptor(&d->conv), "cudnnCreateConvolutionDescriptor");
+    set_tensor(d->x, t, dims(x.shape()));
+    const std::vector<int> yd = dims(d->out);
+    set_tensor(d->y, t, yd);
+    std::vector<int> bd(yd.size(), 1);
+    bd[1] = yd[1];
+    set_tensor(d->bias, t, bd);
+    const std::vector<int> wd = dims(w.shape());
+    check_cudnn(cudnnSetFilterNdDescriptor(d->w, t, CUDNN_TENSOR_NCHW, int(wd.size()), wd.data()),
+                "cudnnSetFilterNdDescriptor");
+    check_cudnn(
+        cudnnSetConvolutionNdDescriptor(d->conv, int(pad.size()), pad.data(), stride.data(),
+                                        dilation.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "cudnnSetConvolutionNdDescriptor");
+    check_cudnn(cudnnSetConvolutionGroupCount(d->conv, int(group_)),
+                "cudnnSetConvolutionGroupCount");
+    check_cudnn(cudnnSetConvolutionMathType(d->conv, math_type(x.dtype())),
+                "cudnnSetConvolutionMathType");
+    if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, x, w, stream);
+    std::lock_guard<std::mutex> lock(mu_);
+    return cache_.emplace(key, std::move(d)).first->second;
+  }
+
+  cudnnMathType_t math_type(DataType t) const {
+    if (t != DataType::kFloat) return CUDNN_TENSOR_OP_MATH;
+    if (env().options().prefer_fp16) return CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
+    return env().options().use_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;  // FMA: strict f32
+  }
+
+  // The workspace an algorithm may use: 32 MiB, or with
+  // cudnn_conv_use_max_workspace up to half the free device memory (1 GiB at most).
+  size_t workspace_limit() const {
+    constexpr size_t kSmall = 32u << 20, kLarge = 1u << 30;
+    if (!env().options().cudnn_conv_use_max_workspace) return kSmall;
+    size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return kSmall;
+    size_t limit = std::min(free_bytes / 2, kLarge);
+    if (env().options().gpu_mem_limit) limit = std::min(limit, env().options().gpu_mem_limit / 4);
+    return std::max(limit, kSmall);
+  }
+
+  void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
+                        const Tensor& x, const Tensor& w, cudaStream_t stream) const {
+    const size_t limit = workspace_limit();
+    constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+    cudnnConvolutionFwdAlgoPerf_t perf[kCount];
+    int returned = 0;
+    if (search_ == ConvAlgoSearch::kExhaustive) {
+      // Runs every candidate on scratch memory of the real sizes.
+      Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
+      Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
+      check_cudnn(
+          cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x.raw_data(), d.w, w.raw_data(), d.conv,
+                                                 d.y, scratch_y.mutable_raw_data(), kCount,
+                                                 &returned, perf, ws.mutable_raw_data(), limit),
+          "cudnnFindConvolutionForwardAlgorithmEx");
+      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
+    } else if (search_ == ConvAlgoSearch::kHeuristic) {
+      check_cudnn(
+          cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kCount, &returned, perf),
+          "cudnnGetConvolutionForwardAlgorithm_v7");
+    } else {
+      perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+      perf[0].status = CUDNN_STATUS_SUCCESS;
+      perf[0].memory = 0;
+      returned = 1;
+    }
+    for (int i = 0; i < returned; ++i) {
+      if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+      size_t need = 0;
+      if (cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, perf[i].algo, &need) !=
+              CUDNN_STATUS_SUCCESS ||
+          need > limit)
+        continue;
+      d.algo = perf[i].algo;
+      d.workspace = need;
+      return;
+    }
+    ctx.fail_node("cuDNN found no convolution algorithm for X ", x.description(), " and W ",
+                  w.description(), " within a workspace of ", limit, " bytes");
+  }
+
+  std::string auto_pad_;
+  int64_t group_;
+  std::vector<int64_t> kernel_shape_, pads_, strides_, dilations_;
+  ConvAlgoSearch search_;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Descriptors>> cache_;
+};
+
+std::string check_conv(const ep::ClaimQuery& q) {
+  auto rank = q.rank(1);
+  const auto kernel = q.attr_ints("kernel_shape");
+  const size_t r = rank ? *rank : kernel.size() + 2;
+  if (!rank && kernel.empty()) return "W's rank is not known and kernel_shape is not given";
+  if (r < 3 || r > 5) return str_cat("W has rank ", r, "; the CUDA kernel takes 1-D to 3-D");
+  const std::string auto_pad = q.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const auto pads = q.attr_ints("pads");
+    const size_t n = pads.size() / 2;
+    for (size_t i = 0; i < n; ++i)
+      if (pads[i] != pads[n + i])
+        return str_cat("pads differ at the two ends of spatial axis ", i,
+                       " (cuDNN pads both sides alike)");
+      else if (pads[i] < 0)
+        return "negative pads";
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // Symmetric only when the total padding is even: known from static shapes.
+    auto x = q.dims(0), w = q.dims(1);
+    if (!x || !w) return str_cat("auto_pad ", auto_pad, " with shapes not known before the run");
+    const auto strides = q.attr_ints("strides"), dilations = q.attr_ints("dilations");
+    for (size_t i = 2; i < x->size() && i < w->size(); ++i) {
+      if (!(*x)[i] || !(*w)[i])
+        return str_cat("auto_pad ", auto_pad, " with shapes not known before the run");
+      const int64_t in = *(*x)[i], k = *(*w)[i];
+      const int64_t s = strides.size() > i - 2 ? strides[i - 2] : 1;
+      const int64_t d = dilations.size() > i - 2 ? dilations[i - 2] : 1;
+      if (s < 1) return "strides must be positive";
+      const int64_t out = (in + s - 1) / s;
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 - in);
+      if (total % 2 != 0)
+        return str_cat("auto_pad ", auto_pad, " pads spatial axis ", i - 2,
+                       " unevenly (cuDNN pads both sides alike)");
+    }
+  } else if (auto_pad != "VALID") {
+    return str_cat("auto_pad '", auto_pad, "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
+  }
+  return "";
+}
+
+}  // namespace
+
+void register_cuda_conv(CudaOpTable& t) {
+  t.add<CudaConv>({"", "Conv", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, kCudaFloats}}}, check_conv);
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,127 @@
+// Element-wise kernels: Add/Sub/Mul/Div with numpy broadcasting and the
+// activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip.
+#include <limits>
+
+#include "ops/broadcast.hpp"
+#include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_kernel.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+class CudaBinary : public CudaKernel {
+ public:
+  CudaBinary(const EnvPtr& env, BinaryOp op) : CudaKernel(env), op_(op) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& a = ctx.required_input(0);
+    const Tensor& b = ctx.required_input(1);
+    const Shape out = ops::broadcast_shapes({a.shape(), b.shape()});
+    const BroadcastPlan plan = plan_broadcast(a.shape(), b.shape(), out);
+    Tensor& y = ctx.output(0, out);
+    check_cuda(launch_binary(op_, elem_type(a.dtype()), a.raw_data(), b.raw_data(),
+                             y.mutable_raw_data(), y.num_elements(), plan, stream),
+               "launch of the element-wise kernel");
+  }
+
+ private:
+  BinaryOp op_;
+};
+
+template <BinaryOp Op>
+std::unique_ptr<ep::OpKernel> make_binary(const ep::KernelInfo&, const EnvPtr& env) {
+  return std::make_unique<CudaBinary>(env, Op);
+}
+
+class CudaUnary : public CudaKernel {
+ public:
+  CudaUnary(const EnvPtr& env, UnaryOp op, float alpha = 0, float beta = 0)
+      : CudaKernel(env), op_(op), alpha_(alpha), beta_(beta) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    Tensor& y = ctx.output(0, x.shape());
+    check_cuda(launch_unary(op_, elem_type(x.dtype()), x.raw_data(), y.mutable_raw_data(),
+                            x.num_elements(), alpha_, beta_, stream),
+               "launch of the activation kernel");
+  }
+
+ private:
+  UnaryOp op_;
+  float alpha_, beta_;
+};
+
+template <UnaryOp Op>
+std::unique_ptr<ep::OpKernel> make_unary(const ep::KernelInfo&, const EnvPtr& env) {
+  return std::make_unique<CudaUnary>(env, Op);
+}
+
+std::unique_ptr<ep::OpKernel> make_leaky_relu(const ep::KernelInfo& info, const EnvPtr& env) {
+  return std::make_unique<CudaUnary>(env, UnaryOp::kLeakyRelu, info.attr_float("alpha", 0.01f));
+}
+
+std::unique_ptr<ep::OpKernel> make_gelu(const ep::KernelInfo& info, const EnvPtr& env) {
+  const std::string approx = info.attr_string("approximate", "none");
+  if (approx != "none" && approx != "tanh")
+    info.fail_node("approximate='", approx, "' is not one of none, tanh");
+  return std::make_unique<CudaUnary>(env, approx == "tanh" ? UnaryOp::kGeluTanh : UnaryOp::kGelu);
+}
+
+std::unique_ptr<ep::OpKernel> make_clip(const ep::KernelInfo& info, const EnvPtr& env) {
+  float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
+  if (info.opset() < 11) {
+    lo = info.attr_float("min", lo);
+    hi = info.attr_float("max", hi);
+  } else {
+    if (info.has_input(1)) lo = constant_scalar(info, 1);
+    if (info.has_input(2)) hi = constant_scalar(info, 2);
+  }
+  return std::make_unique<CudaUnary>(env, UnaryOp::kClip, lo, hi);
+}
+
+std::string check_binary_rank(const ep::ClaimQuery& q) {
+  for (size_t i = 0; i < 2; ++i)
+    if (auto r = q.rank(i); r && *r > size_t(kMaxBroadcastRank))
+      return str_cat("input ", i, " has rank ", *r, "; the CUDA kernel takes at most ",
+                     kMaxBroadcastRank);
+  return "";
+}
+
+std::string check_gelu(const ep::ClaimQuery& q) {
+  const std::string a = q.attr_string("approximate", "none");
+  return a == "none" || a == "tanh" ? "" : str_cat("approximate='", a, "' is not none or tanh");
+}
+
+std::string check_clip(const ep::ClaimQuery& q) {
+  if (q.opset() < 11) return "";
+  for (size_t i = 1; i <= 2; ++i)
+    if (q.has_input(i) && !q.constant(i))
+      return str_cat("input ", i, " (", i == 1 ? "min" : "max",
+                     ") is not a constant; the CUDA kernel reads the bounds once, at creation");
+  return "";
+}
+
+ep::KernelDef def(const char* op, int64_t since) {
+  return {"", op, since, ep::kOpsetMax, {{"T", {0}, kCudaFloats}}};
+}
+
+}  // namespace
+
+void register_cuda_elementwise(CudaOpTable& t) {
+  // Opset 7 on: numpy broadcasting (older Add/Sub/... had a `broadcast` attribute).
+  const auto binary = [](const char* op) {
+    return ep::KernelDef{"", op, 7, ep::kOpsetMax, {{"T", {0, 1}, kCudaFloats}}};
+  };
+  t.add(binary("Add"), make_binary<BinaryOp::kAdd>, check_binary_rank);
+  t.add(binary("Sub"), make_binary<BinaryOp::kSub>, check_binary_rank);
+  t.add(binary("Mul"), make_binary<BinaryOp::kMul>, check_binary_rank);
+  t.add(binary("Div"), make_binary<BinaryOp::kDiv>, check_binary_rank);
+  t.add(def("Relu", 6), make_unary<UnaryOp::kRelu>, no_check);
+  t.add(def("Sigmoid", 6), make_unary<UnaryOp::kSigmoid>, no_check);
+  t.add(def("Tanh", 6), make_unary<UnaryOp::kTanh>, no_check);
+  t.add(def("Erf", 9), make_unary<UnaryOp::kErf>, no_check);
+  t.add(def("LeakyRelu", 6), make_leaky_relu, no_check);
+  t.add(def("Gelu", 20), make_gelu, check_gelu);
+  t.add(def("Clip", 6), make_clip, check_clip);
+}
+
+}  // namespace tessera::cuda

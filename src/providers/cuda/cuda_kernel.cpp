@@ -1,0 +1,69 @@
+#include "providers/cuda/cuda_kernel.hpp"
+
+#include "providers/cuda/cuda_call.hpp"
+
+namespace tessera::cuda {
+
+const std::vector<DataType> kCudaFloats = {DataType::kFloat, DataType::kFloat16,
+                                           DataType::kBFloat16};
+
+void* Scratch::bytes(size_t n) {
+  if (n == 0) return nullptr;
+  held_.emplace_back(DataType::kUInt8, Shape{int64_t(n)}, allocator_);
+  return held_.back().mutable_raw_data();
+}
+
+void CudaKernel::compute(ep::KernelContext& ctx) const {
+  env_->set_device();
+  cudaStream_t stream = env_->compute_stream();
+  Scratch scratch(ctx.allocator());
+  try {
+    run(ctx, stream, scratch);
+  } catch (...) {
+    // Work queued before the failure still reads and writes buffers the
+    // runtime is about to free: let it finish first.
+    cudaStreamSynchronize(stream);
+    throw;
+  }
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the node's kernels)");
+}
+
+void CudaOpTable::add(ep::KernelDef def, CudaKernelFactory factory, ClaimCheck check) {
+  checks[def.op_type] = std::move(check);
+  registry.add(std::move(def), [f = std::move(factory), e = env](const ep::KernelInfo& info) {
+    return f(info, e);
+  });
+}
+
+ElemType elem_type(DataType t) {
+  switch (t) {
+    case DataType::kFloat:
+      return ElemType::kF32;
+    case DataType::kFloat16:
+      return ElemType::kF16;
+    case DataType::kBFloat16:
+      return ElemType::kBF16;
+    default:
+      fail(ErrorCode::kNotImplemented, "the CUDA kernels take float, float16 and bfloat16, not ",
+           data_type_name(t));
+  }
+}
+
+float constant_scalar(const ep::KernelInfo& info, size_t input) {
+  const Tensor* t = info.constant_input(input);
+  if (!t) info.fail_node("input ", input, " must be a constant for the CUDA kernel");
+  if (t->num_elements() != 1)
+    info.fail_node("input ", input, " must be a scalar, got ", t->description());
+  Tensor host = *t;
+  if (!t->memory_info().host_accessible()) {
+    host = Tensor(t->dtype(), t->shape());
+    check_cuda(
+        cudaMemcpy(host.mutable_raw_data(), t->raw_data(), t->byte_size(), cudaMemcpyDefault),
+        "cudaMemcpy (reading a constant input to the host)");
+  }
+  return float(host.element_as_double(0));
+}
+
+std::string no_check(const ep::ClaimQuery&) { return ""; }
+
+}  // namespace tessera::cuda

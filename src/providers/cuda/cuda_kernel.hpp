@@ -1,0 +1,91 @@
+// The CUDA provider's kernels and their op table. Each kernel enqueues its
+// work on the env's compute stream and the base class waits for it before
+// compute() returns: the executor runs nodes synchronously today (no stream
+// in the KernelContext yet), and the values a kernel wrote may be read by the
+// next node on another thread (parallel execution mode) or freed into the
+// arena right after. See docs/cuda.md, "Streams".
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "ep/claim_query.hpp"
+#include "ep/kernel_registry.hpp"
+#include "providers/cuda/cuda_env.hpp"
+#include "providers/cuda/cuda_launch.hpp"
+
+namespace tessera::cuda {
+
+// What a kernel's queued work uses besides its inputs and outputs (cuBLASLt
+// and cuDNN workspaces, library handles): held until the stream has finished
+// with it, so the arena or a handle pool cannot hand it to another thread's
+// run while it is still in use.
+class Scratch {
+ public:
+  explicit Scratch(std::shared_ptr<Allocator> allocator) : allocator_(std::move(allocator)) {}
+  void* bytes(size_t n);
+  // Keeps `p` (a leased library handle) until the queued work is done.
+  void keep(std::shared_ptr<const void> p) { kept_.push_back(std::move(p)); }
+
+ private:
+  std::shared_ptr<Allocator> allocator_;
+  std::vector<Tensor> held_;
+  std::vector<std::shared_ptr<const void>> kept_;
+};
+
+class CudaKernel : public ep::OpKernel {
+ public:
+  explicit CudaKernel(EnvPtr env) : env_(std::move(env)) {}
+  void compute(ep::KernelContext& ctx) const final;
+
+ protected:
+  // Enqueues the node's work on `stream`; temporary device memory comes from
+  // `scratch`.
+  virtual void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const = 0;
+  const CudaEnv& env() const { return *env_; }
+
+ private:
+  EnvPtr env_;
+};
+
+// Returns "" when the node is supported, else why not (shown to the user).
+using ClaimCheck = std::function<std::string(const ep::ClaimQuery&)>;
+using CudaKernelFactory =
+    std::function<std::unique_ptr<ep::OpKernel>(const ep::KernelInfo&, const EnvPtr&)>;
+
+struct CudaOpTable {
+  EnvPtr env;  // null for a table only listed (tessera ops), never run
+  ep::KernelRegistry registry;
+  std::map<std::string, ClaimCheck> checks;  // by op type
+
+  void add(ep::KernelDef def, CudaKernelFactory factory, ClaimCheck check);
+  template <typename K>
+  void add(ep::KernelDef def, ClaimCheck check) {
+    add(
+        std::move(def),
+        [](const ep::KernelInfo& info, const EnvPtr& env) {
+          return std::make_unique<K>(info, env);
+        },
+        std::move(check));
+  }
+};
+
+// float, float16, bfloat16: what every kernel here serves.
+extern const std::vector<DataType> kCudaFloats;
+// The element type of a launcher; throws for any other type.
+ElemType elem_type(DataType t);
+// A constant scalar input read to the host at kernel creation (it lives in
+// device memory by then), as float.
+float constant_scalar(const ep::KernelInfo& info, size_t input);
+// A claim check that accepts everything the type constraints allow.
+std::string no_check(const ep::ClaimQuery&);
+
+// Families (one file each).
+void register_cuda_elementwise(CudaOpTable& t);
+void register_cuda_norm(CudaOpTable& t);
+void register_cuda_matmul(CudaOpTable& t);
+void register_cuda_conv(CudaOpTable& t);
+
+}  // namespace tessera::cuda

@@ -1,0 +1,269 @@
+// CUDAExecutionProvider: device memory in an arena, copies on streams, and
+// kernels from cuda_kernel.hpp's op table. A node is claimed only when its
+// kernel supports the node's types, attributes and ranks; the rest falls back
+// to the next provider with the reason in the partition report.
+#include "providers/cuda/cuda_provider.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "core/arena_allocator.hpp"
+#include "core/device.hpp"
+#include "ep/provider_abilities.hpp"
+#include "providers/cuda/cuda_allocator.hpp"
+#include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/cuda_transfer.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+const std::string kName = "CUDAExecutionProvider";
+
+void register_all(CudaOpTable& t) {
+  register_cuda_elementwise(t);
+  register_cuda_norm(t);
+  register_cuda_matmul(t);
+  register_cuda_conv(t);
+}
+
+class CudaProvider : public ep::ExecutionProvider {
+ public:
+  CudaProvider(const ep::ProviderOptions& options, const CudaOptions& parsed)
+      : info_(cuda_memory_info(parsed.device_id)) {
+    options_ = options;
+    auto env = std::make_shared<const CudaEnv>(parsed, parsed.device_id);
+    table_.env = env;
+    register_all(table_);
+    transfer_ = std::make_unique<CudaDataTransfer>(env);
+    ArenaConfig arena;
+    arena.extend = parsed.arena_extend_strategy;
+    arena.memory_limit = parsed.gpu_mem_limit;
+    allocator_ = std::make_shared<ArenaAllocator>(
+        std::make_shared<CudaDeviceAllocator>(parsed.device_id), arena);
+  }
+  const std::string& name() const override { return kName; }
+  const MemoryInfo& memory_info() const override { return info_; }
+  // The arena with this provider's gpu_mem_limit; sessions use it as it is.
+  std::shared_ptr<Allocator> allocator() const override { return allocator_; }
+  const ep::KernelRegistry& kernel_registry() const override { return table_.registry; }
+  const ep::DataTransfer* data_transfer() const override { return transfer_.get(); }
+  std::unique_ptr<ep::Stream> create_stream() const override {
+    return std::make_unique<CudaStream>(table_.env->device());
+  }
+
+  ep::Capability get_capability(const ep::GraphView& view) const override {
+    ep::Capability cap;
+    for (size_t idx : view.candidates) {
+      std::string why = claim_check(view, idx);
+      if (why.empty())
+        cap.groups.push_back({{idx}, false});
+      else
+        cap.declined.push_back({idx, why});
+    }
+    return cap;
+  }
+
+ private:
+  // "" when a kernel here runs the node, else why not.
+  std::string claim_check(const ep::GraphView& view, size_t idx) const {
+    const ir::Node& node = view.graph->nodes[idx];
+    auto m = ep::lookup_kernel(table_.registry, view, node);
+    if (!m.entry) return m.reason.empty() ? "no CUDA kernel for this node" : m.reason;
+    // An unknown static type could turn out to be anything at run time.
+    auto types = view.input_types(node);
+    if (types.empty() ||
+        std::find(kCudaFloats.begin(), kCudaFloats.end(), types[0]) == kCudaFloats.end())
+      return "input 0's static type is not known to be float, float16 or bfloat16";
+    return table_.checks.at(node.op_type)(ep::ClaimQuery(view, node));
+  }
+
+  MemoryInfo info_;
+  CudaOpTable table_;
+  std::unique_ptr<CudaDataTransfer> transfer_;
+  std::shared_ptr<Allocator> allocator_;
+};
+
+// The oldest compute capability this build has code for (from
+// CMAKE_CUDA_ARCHITECTURES, e.g. "90" or "80,90"); 0 when it cannot tell.
+int oldest_built_architecture() {
+  const std::string archs = TESSERA_CUDA_ARCHITECTURES;
+  int oldest = 0;
+  for (size_t i = 0; i < archs.size();) {
+    if (!std::isdigit(static_cast<unsigned char>(archs[i]))) {
+      ++i;
+      continue;
+    }
+    int v = 0;
+    while (i < archs.size() && std::isdigit(static_cast<unsigned char>(archs[i])))
+      v = v * 10 + (archs[i++] - '0');
+    oldest = oldest == 0 ? v : std::min(oldest, v);
+  }
+  return oldest;
+}
+
+struct DeviceInfo {
+  std::string name;
+  int capability = 0;  // major * 10 + minor
+  size_t memory = 0;
+};
+
+DeviceInfo device_info(int device) {
+  cudaDeviceProp p{};
+  check_cuda(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties",
+             str_cat(kName, " device ", device));
+  return {p.name, p.major * 10 + p.minor, p.totalGlobalMem};
+}
+
+struct Usable {
+  std::vector<int> devices;
+  std::vector<std::string> names;  // per device id
+  std::string why_not;             // when `devices` is empty
+};
+
+// The devices this build can run on, or why none; asked once per process
+// (is_available() is called on every copy_tensors()).
+const Usable& usable() {
+  static const Usable u = [] {
+    Usable out;
+    const CudaProbe& probe = cuda_probe();
+    if (probe.device_count == 0) {
+      out.why_not = probe.why_not;
+      return out;
+    }
+    const int oldest = oldest_built_architecture();
+    for (int d = 0; d < probe.device_count; ++d) {
+      DeviceInfo info;
+      try {
+        info = device_info(d);
+      } catch (const Error& e) {
+        out.why_not += str_cat(out.why_not.empty() ? "" : "; ", e.what());
+        out.names.push_back("");
+        continue;
+      }
+      out.names.push_back(info.name);
+      if (oldest && info.capability < oldest)
+        out.why_not += str_cat(out.why_not.empty() ? "" : "; ", "device ", d, " (", info.name,
+                               ", sm_", info.capability,
+                               ") is older than the oldest GPU architecture this build has code "
+                               "for (sm_",
+                               TESSERA_CUDA_ARCHITECTURES,
+                               "); rebuild with -DCMAKE_CUDA_ARCHITECTURES=<yours>");
+      else
+        out.devices.push_back(d);
+    }
+    return out;
+  }();
+  return u;
+}
+
+std::vector<int> usable_devices(std::string* why_not) {
+  const Usable& u = usable();
+  if (u.devices.empty() && why_not) *why_not = u.why_not;
+  return u.devices;
+}
+
+std::string library_of(const void* symbol) {
+  Dl_info where{};
+  return dladdr(symbol, &where) && where.dli_fname ? where.dli_fname : "(unknown path)";
+}
+
+std::string version_string(int v, int major_div, int minor_div) {
+  return str_cat(v / major_div, ".", (v % major_div) / minor_div);
+}
+
+class CudaProviderFactory : public ep::ProviderFactory,
+                            public ep::FactoryDiagnostics,
+                            public ep::KernelCatalog {
+ public:
+  CudaProviderFactory() { register_all(catalog_); }
+  const std::string& name() const override { return kName; }
+  bool is_available(std::string* why_not) const override {
+    std::string why;
+    const bool ok = !usable_devices(&why).empty();
+    if (!ok && why_not) *why_not = why;
+    return ok;
+  }
+  std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
+    // Options first: a bad one is the caller's to fix on any machine.
+    const CudaOptions parsed = parse_cuda_options(o, cuda_probe().device_count);
+    std::string why;
+    const std::vector<int> usable = usable_devices(&why);
+    if (usable.empty()) fail(ErrorCode::kEPFail, kName, " is not available: ", why);
+    if (std::find(usable.begin(), usable.end(), parsed.device_id) == usable.end())
+      fail(ErrorCode::kInvalidArgument, kName, ": device_id ", parsed.device_id,
+           " is a GPU older than this build's architectures (sm_", TESSERA_CUDA_ARCHITECTURES, ")");
+    return std::make_shared<CudaProvider>(o, parsed);
+  }
+  std::vector<HardwareDevice> devices() const override {
+    std::vector<HardwareDevice> out;
+    for (int d : usable().devices)
+      out.push_back({DeviceType::kGPU, kNvidiaVendorId, d, usable().names[size_t(d)]});
+    return out;
+  }
+  const ep::KernelRegistry& kernel_catalog() const override { return catalog_.registry; }
+
+  std::vector<std::string> diagnostics() const override {
+    const CudaProbe& p = cuda_probe();
+    std::vector<std::string> lines;
+    lines.push_back(str_cat("CUDA runtime ", version_string(p.runtime_version, 1000, 10),
+                            ", loaded from ",
+                            library_of(reinterpret_cast<const void*>(&cudaGetDeviceCount))));
+    lines.push_back(p.driver_version ? str_cat("CUDA driver: supports CUDA ",
+                                               version_string(p.driver_version, 1000, 10))
+                                     : std::string("CUDA driver: none found (no libcuda.so.1)"));
+    const size_t v = cudnnGetVersion();
+    lines.push_back(str_cat(
+        "cuDNN ", v / 10000, ".", (v % 10000) / 100, ".", v % 100, ", loaded from ",
+        library_of(reinterpret_cast<const void*>(&cudnnGetVersion)), " (built with ", CUDNN_MAJOR,
+        ".", CUDNN_MINOR, ".", CUDNN_PATCHLEVEL, "; ", CUDNN_MAJOR, ".x required)"));
+    try {
+      const CublasLtApi& lt = cublaslt();
+      lines.push_back(str_cat("cuBLASLt ", lt.version / 10000, ".", (lt.version % 10000) / 100, ".",
+                              lt.version % 100, ", loaded from ", lt.path,
+                              " (opened at run time; tried ", TESSERA_CUBLASLT_SONAME, ", then ",
+                              TESSERA_CUBLASLT_PATH, ")"));
+    } catch (const Error& e) {
+      lines.push_back(str_cat("cuBLASLt: ", e.what()));
+    }
+    lines.push_back(
+        str_cat("kernels built for GPU architectures: sm_", TESSERA_CUDA_ARCHITECTURES));
+    lines.push_back(str_cat("devices: ", p.device_count));
+    for (int d = 0; d < p.device_count; ++d) {
+      try {
+        DeviceInfo info = device_info(d);
+        lines.push_back(str_cat("device ", d, ": ", info.name, ", compute capability ",
+                                info.capability / 10, ".", info.capability % 10, ", ",
+                                info.memory >> 20, " MiB"));
+      } catch (const Error& e) {
+        lines.push_back(str_cat("device ", d, ": ", e.what()));
+      }
+    }
+    return lines;
+  }
+
+ private:
+  CudaOpTable catalog_;  // no env: listed by `tessera ops`, never run
+};
+
+}  // namespace
+
+std::shared_ptr<ep::ProviderFactory> make_cuda_provider_factory() {
+  return std::make_shared<CudaProviderFactory>();
+}
+
+std::shared_ptr<ep::ExecutionProvider> make_cuda_provider_unchecked(
+    const ep::ProviderOptions& options) {
+  return std::make_shared<CudaProvider>(options, parse_cuda_options(options, 0));
+}
+
+uintptr_t cuda_stream_handle(const ep::Stream* stream) {
+  const auto* s = dynamic_cast<const CudaStream*>(stream);
+  check(s != nullptr, kName, ": cuda_stream_handle: not a CUDA stream");
+  return reinterpret_cast<uintptr_t>(s->get());
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,179 @@
+// Element-wise kernels: binary arithmetic with numpy broadcasting, unary
+// activations, and the broadcast copy. Arithmetic is done in float for every
+// element type.
+#include "providers/cuda/cuda_launch.hpp"
+#include "providers/cuda/device_math.cuh"
+
+namespace tessera::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+// Offsets of output element i in both inputs under the plan.
+__device__ __forceinline__ void offsets(const BroadcastPlan& p, int64_t i, int64_t& a, int64_t& b) {
+  if (p.rank == 1) {
+    a = i * p.strides[0][0];
+    b = i * p.strides[1][0];
+    return;
+  }
+  a = b = 0;
+  for (int d = p.rank - 1; d >= 0; --d) {
+    const int64_t c = i % p.dims[d];
+    i /= p.dims[d];
+    a += c * p.strides[0][d];
+    b += c * p.strides[1][d];
+  }
+}
+
+template <BinaryOp Op>
+__device__ __forceinline__ float apply(float a, float b) {
+  if constexpr (Op == BinaryOp::kAdd) return a + b;
+  if constexpr (Op == BinaryOp::kSub) return a - b;
+  if constexpr (Op == BinaryOp::kMul) return a * b;
+  return a / b;
+}
+
+template <BinaryOp Op, typename T>
+__global__ void binary_kernel(const T* a, const T* b, T* y, int64_t n, BroadcastPlan plan) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t ia, ib;
+    offsets(plan, i, ia, ib);
+    y[i] = from_float<T>(apply<Op>(to_float(a[ia]), to_float(b[ib])));
+  }
+}
+
+template <UnaryOp Op>
+__device__ __forceinline__ float apply(float x, float alpha, float beta) {
+  // NaN passes through every activation (comparisons with NaN are false).
+  if constexpr (Op == UnaryOp::kRelu) return x < 0.0f ? 0.0f : x;
+  if constexpr (Op == UnaryOp::kSigmoid) return 1.0f / (1.0f + expf(-x));
+  if constexpr (Op == UnaryOp::kTanh) return tanhf(x);
+  if constexpr (Op == UnaryOp::kErf) return erff(x);
+  if constexpr (Op == UnaryOp::kGelu) return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f));
+  if constexpr (Op == UnaryOp::kGeluTanh)
+    return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
+  if constexpr (Op == UnaryOp::kLeakyRelu) return x < 0.0f ? alpha * x : x;
+  return x < alpha ? alpha : (x > beta ? beta : x);  // kClip
+}
+
+template <UnaryOp Op, typename T>
+__global__ void unary_kernel(const T* x, T* y, int64_t n, float alpha, float beta) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    y[i] = from_float<T>(apply<Op>(to_float(x[i]), alpha, beta));
+}
+
+template <typename T>
+__global__ void broadcast_copy_kernel(const T* x, T* y, int64_t n, BroadcastPlan plan) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    int64_t ix, unused;
+    offsets(plan, i, ix, unused);
+    y[i] = x[ix];
+  }
+}
+
+template <BinaryOp Op, typename T>
+void binary_as(const void* a, const void* b, void* y, int64_t n, const BroadcastPlan& plan,
+               cudaStream_t s) {
+  binary_kernel<Op, T><<<grid_for(n, kThreads), kThreads, 0, s>>>(
+      static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(y), n, plan);
+}
+
+template <typename T>
+void binary_typed(BinaryOp op, const void* a, const void* b, void* y, int64_t n,
+                  const BroadcastPlan& plan, cudaStream_t s) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return binary_as<BinaryOp::kAdd, T>(a, b, y, n, plan, s);
+    case BinaryOp::kSub:
+      return binary_as<BinaryOp::kSub, T>(a, b, y, n, plan, s);
+    case BinaryOp::kMul:
+      return binary_as<BinaryOp::kMul, T>(a, b, y, n, plan, s);
+    case BinaryOp::kDiv:
+      return binary_as<BinaryOp::kDiv, T>(a, b, y, n, plan, s);
+  }
+}
+
+template <UnaryOp Op, typename T>
+void unary_as(const void* x, void* y, int64_t n, float alpha, float beta, cudaStream_t s) {
+  unary_kernel<Op, T><<<grid_for(n, kThreads), kThreads, 0, s>>>(
+      static_cast<const T*>(x), static_cast<T*>(y), n, alpha, beta);
+}
+
+template <typename T>
+void unary_typed(UnaryOp op, const void* x, void* y, int64_t n, float alpha, float beta,
+                 cudaStream_t s) {
+  switch (op) {
+    case UnaryOp::kRelu:
+      return unary_as<UnaryOp::kRelu, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kSigmoid:
+      return unary_as<UnaryOp::kSigmoid, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kTanh:
+      return unary_as<UnaryOp::kTanh, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kErf:
+      return unary_as<UnaryOp::kErf, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kGelu:
+      return unary_as<UnaryOp::kGelu, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kGeluTanh:
+      return unary_as<UnaryOp::kGeluTanh, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kLeakyRelu:
+      return unary_as<UnaryOp::kLeakyRelu, T>(x, y, n, alpha, beta, s);
+    case UnaryOp::kClip:
+      return unary_as<UnaryOp::kClip, T>(x, y, n, alpha, beta, s);
+  }
+}
+
+}  // namespace
+
+cudaError_t launch_binary(BinaryOp op, ElemType t, const void* a, const void* b, void* y, int64_t n,
+                          const BroadcastPlan& plan, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::kF32:
+      binary_typed<float>(op, a, b, y, n, plan, stream);
+      break;
+    case ElemType::kF16:
+      binary_typed<__half>(op, a, b, y, n, plan, stream);
+      break;
+    case ElemType::kBF16:
+      binary_typed<__nv_bfloat16>(op, a, b, y, n, plan, stream);
+      break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_unary(UnaryOp op, ElemType t, const void* x, void* y, int64_t n, float alpha,
+                         float beta, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::kF32:
+      unary_typed<float>(op, x, y, n, alpha, beta, stream);
+      break;
+    case ElemType::kF16:
+      unary_typed<__half>(op, x, y, n, alpha, beta, stream);
+      break;
+    case ElemType::kBF16:
+      unary_typed<__nv_bfloat16>(op, x, y, n, alpha, beta, stream);
+      break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_broadcast_copy(int elem_bytes, const void* x, void* y, int64_t n,
+                                  const BroadcastPlan& plan, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  if (elem_bytes == 4)
+    broadcast_copy_kernel<uint32_t><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
+        static_cast<const uint32_t*>(x), static_cast<uint32_t*>(y), n, plan);
+  else if (elem_bytes == 2)
+    broadcast_copy_kernel<uint16_t><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
+        static_cast<const uint16_t*>(x), static_cast<uint16_t*>(y), n, plan);
+  else
+    return cudaErrorInvalidValue;
+  return cudaGetLastError();
+}
+
+}  // namespace tessera::cuda

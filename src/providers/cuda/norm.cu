@@ -1,0 +1,111 @@
+// Row kernels: Softmax/LogSoftmax and LayerNormalization over rows of
+// contiguous elements, one block per row, statistics in float.
+#include "providers/cuda/cuda_launch.hpp"
+#include "providers/cuda/device_math.cuh"
+
+namespace tessera::cuda {
+
+namespace {
+
+constexpr int kThreads = 256;
+
+unsigned row_grid(int64_t rows) { return unsigned(rows < 65535 ? rows : 65535); }
+
+template <typename T>
+__global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, bool log) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * cols;
+    T* yr = y + r * cols;
+    float m = -INFINITY;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, to_float(xr[j]));
+    m = block_reduce(m, MaxOp());
+    float s = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) s += expf(to_float(xr[j]) - m);
+    s = block_reduce(s, SumOp());
+    const float log_s = logf(s), inv_s = 1.0f / s;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const float v = to_float(xr[j]) - m;
+      yr[j] = from_float<T>(log ? v - log_s : expf(v) * inv_s);
+    }
+  }
+}
+
+template <typename T>
+__global__ void layer_norm_rows(const T* x, const T* scale, const T* bias, T* y, float* mean_out,
+                                float* inv_std_out, int64_t rows, int64_t cols, float eps) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * cols;
+    T* yr = y + r * cols;
+    float s = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) s += to_float(xr[j]);
+    const float mean = block_reduce(s, SumOp()) / float(cols);
+    float q = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const float d = to_float(xr[j]) - mean;
+      q += d * d;
+    }
+    const float inv_std = rsqrtf(block_reduce(q, SumOp()) / float(cols) + eps);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      float v = (to_float(xr[j]) - mean) * inv_std * to_float(scale[j]);
+      if (bias) v += to_float(bias[j]);
+      yr[j] = from_float<T>(v);
+    }
+    if (threadIdx.x == 0) {
+      if (mean_out) mean_out[r] = mean;
+      if (inv_std_out) inv_std_out[r] = inv_std;
+    }
+  }
+}
+
+template <typename T>
+void softmax_as(const void* x, void* y, int64_t rows, int64_t cols, bool log, cudaStream_t s) {
+  softmax_rows<T><<<row_grid(rows), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y),
+                                                      rows, cols, log);
+}
+
+template <typename T>
+void layer_norm_as(const void* x, const void* scale, const void* bias, void* y, float* mean,
+                   float* inv_std, int64_t rows, int64_t cols, float eps, cudaStream_t s) {
+  layer_norm_rows<T><<<row_grid(rows), kThreads, 0, s>>>(
+      static_cast<const T*>(x), static_cast<const T*>(scale), static_cast<const T*>(bias),
+      static_cast<T*>(y), mean, inv_std, rows, cols, eps);
+}
+
+}  // namespace
+
+cudaError_t launch_softmax(ElemType t, const void* x, void* y, int64_t rows, int64_t cols, bool log,
+                           cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::kF32:
+      softmax_as<float>(x, y, rows, cols, log, stream);
+      break;
+    case ElemType::kF16:
+      softmax_as<__half>(x, y, rows, cols, log, stream);
+      break;
+    case ElemType::kBF16:
+      softmax_as<__nv_bfloat16>(x, y, rows, cols, log, stream);
+      break;
+  }
+  return cudaGetLastError();
+}
+
+cudaError_t launch_layer_norm(ElemType t, const void* x, const void* scale, const void* bias,
+                              void* y, float* mean, float* inv_std, int64_t rows, int64_t cols,
+                              float epsilon, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  switch (t) {
+    case ElemType::kF32:
+      layer_norm_as<float>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
+      break;
+    case ElemType::kF16:
+      layer_norm_as<__half>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
+      break;
+    case ElemType::kBF16:
+      layer_norm_as<__nv_bfloat16>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
+      break;
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace tessera::cuda

@@ -1,0 +1,217 @@
+// The CUDA provider's kernels against the CPU provider, node by node, in
+// float32, float16 and bfloat16 (the CPU reference runs in float32 on the
+// same rounded values). Needs a CUDA device: without one every test here is
+// skipped and says why.
+#include "unit/kernel_test_util.hpp"
+#include "unit/providers/test_cuda_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test::cuda_test;
+using tessera::test::attr_float;
+using tessera::test::attr_int;
+using tessera::test::attr_ints;
+using tessera::test::attr_string;
+
+namespace {
+
+const std::vector<DataType> kTypes = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16};
+
+std::string type_name(DataType t) { return std::string(data_type_name(t)); }
+
+// One input: its dims, and whether it is an initializer.
+struct In {
+  std::vector<int64_t> dims;
+  bool constant = false;
+  float lo = -1, hi = 1;
+};
+
+// Builds the node twice (inputs in `t`, and the same values in float32),
+// runs both and compares.
+void check_op(const std::string& op, int64_t opset, const std::vector<In>& inputs, DataType t,
+              std::vector<ir::Attribute> attrs = {}, size_t outputs = 1, double tol_scale = 1) {
+  OneNode m(op, opset, attrs), ref(op, opset, attrs);
+  uint32_t seed = 7;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const In& in = inputs[i];
+    const std::string name = "in" + std::to_string(i);
+    if (in.dims.size() == 1 && in.dims[0] < 0) {  // omitted optional input
+      m.omitted();
+      ref.omitted();
+      continue;
+    }
+    Tensor v = make_tensor(t, in.dims, random_values(count(in.dims), seed++, in.lo, in.hi));
+    m.input(name, v, in.constant);
+    ref.input(name, as_float(v), in.constant);
+  }
+  for (size_t o = 0; o < outputs; ++o) {
+    m.output("out" + std::to_string(o));
+    ref.output("out" + std::to_string(o));
+  }
+  expect_cuda_matches_cpu(m, ref, t, op + " " + type_name(t), tol_scale);
+}
+
+}  // namespace
+
+TEST(CudaKernels, BinaryWithBroadcasting) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{2, 3, 4}, {2, 3, 4}}, {{2, 3, 4}, {4}},      {{2, 3, 4, 5}, {3, 1, 1}},
+      {{3, 1}, {1, 4}},       {{2, 3}, {}},          {{1}, {5, 1, 7}},
+      {{0, 3}, {3}},          {{1000003}, {1000003}}};
+  for (const char* op : {"Add", "Sub", "Mul", "Div"})
+    for (DataType t : kTypes)
+      for (const auto& [a, b] : shapes) {
+        // Div's divisor stays away from 0.
+        const float lo = std::string(op) == "Div" ? 0.5f : -1.0f;
+        check_op(op, 14, {{a}, {b, false, lo, 2.0f}}, t);
+      }
+}
+
+TEST(CudaKernels, Activations) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes) {
+    for (const char* op : {"Relu", "Sigmoid", "Tanh", "Erf"})
+      check_op(op, 13, {{{3, 257}, false, -4, 4}}, t);
+    check_op("LeakyRelu", 16, {{{64}, false, -3, 3}}, t, {attr_float("alpha", 0.2f)});
+    check_op("Gelu", 20, {{{64}, false, -4, 4}}, t);
+    check_op("Gelu", 20, {{{64}, false, -4, 4}}, t, {attr_string("approximate", "tanh")});
+    check_op("Clip", 6, {{{64}, false, -3, 3}}, t, {attr_float("min", -1), attr_float("max", 2)});
+  }
+  // Clip 11+: bounds as constant inputs, either one omitted.
+  for (DataType t : kTypes) {
+    OneNode m("Clip", 13), ref("Clip", 13);
+    Tensor x = make_tensor(t, {50}, random_values(50, 3, -2, 2));
+    m.input("x", x).omitted().input("hi", make_tensor(t, {}, {0.5f}), true).output("y");
+    ref.input("x", as_float(x))
+        .omitted()
+        .input("hi", Tensor::scalar<float>(0.5f), true)
+        .output("y");
+    expect_cuda_matches_cpu(m, ref, t, "Clip(max only) " + type_name(t));
+  }
+}
+
+TEST(CudaKernels, SoftmaxAndLogSoftmax) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes)
+    for (const char* op : {"Softmax", "LogSoftmax"}) {
+      check_op(op, 13, {{{4, 7}, false, -5, 5}}, t);
+      check_op(op, 13, {{{2, 3, 1000}, false, -5, 5}}, t, {attr_int("axis", 2)});
+      check_op(op, 11, {{{2, 3, 5}, false, -5, 5}}, t, {attr_int("axis", 1)});  // flattened
+      check_op(op, 13, {{{3, 1}, false}}, t);
+    }
+}
+
+TEST(CudaKernels, LayerNormalization) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes) {
+    check_op("LayerNormalization", 17, {{{4, 64}}, {{64}, true}, {{64}, true}}, t);
+    // Two normalized dims, no bias, with the Mean and InvStdDev outputs.
+    check_op("LayerNormalization", 17, {{{3, 4, 5}}, {{4, 5}, true}}, t, {attr_int("axis", 1)}, 3);
+    check_op("LayerNormalization", 17, {{{2, 3000}}, {{3000}}, {{3000}}}, t,
+             {attr_float("epsilon", 1e-3f)});
+  }
+}
+
+TEST(CudaKernels, MatMul) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
+      {{2, 3}, {3, 4}},
+      {{64, 96}, {96, 33}},
+      {{5, 2, 3}, {3, 4}},
+      {{2, 3}, {7, 3, 4}},
+      {{2, 5, 2, 3}, {2, 5, 3, 4}},
+      {{2, 1, 2, 3}, {1, 3, 3, 4}},
+      {{3}, {3, 4}},
+      {{2, 3}, {3}},
+      {{3}, {3}},
+      {{2, 0}, {0, 3}},
+      {{1, 7}, {7, 1}}};
+  for (DataType t : kTypes)
+    for (const auto& [a, b] : shapes) check_op("MatMul", 13, {{a}, {b, true}}, t, {}, 1, 10);
+}
+
+TEST(CudaKernels, Gemm) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes) {
+    check_op("Gemm", 13, {{{4, 5}}, {{5, 6}, true}}, t, {}, 1, 10);
+    check_op("Gemm", 13, {{{5, 4}}, {{6, 5}, true}, {{6}, true}}, t,
+             {attr_int("transA", 1), attr_int("transB", 1)}, 1, 10);  // bias epilogue
+    check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{4, 6}}}, t,
+             {attr_float("alpha", 0.5f), attr_float("beta", 2.0f)}, 1, 10);
+    check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{4, 1}}}, t, {}, 1, 10);
+    check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{}}}, t, {attr_float("beta", -1.0f)}, 1, 10);
+    check_op("Gemm", 13, {{{4, 5}}, {{5, 6}}, {{1, 6}}}, t, {attr_float("beta", 0.0f)}, 1, 10);
+  }
+}
+
+TEST(CudaKernels, Conv) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes) {
+    // 2-D with bias, pads and strides; grouped; dilated; depthwise; 1-D; 3-D; SAME_UPPER.
+    check_op("Conv", 11, {{{2, 4, 9, 9}}, {{8, 4, 3, 3}, true}, {{8}, true}}, t,
+             {attr_ints("pads", {1, 1, 1, 1}), attr_ints("strides", {2, 2})}, 1, 10);
+    check_op("Conv", 11, {{{1, 4, 7, 7}}, {{6, 2, 3, 3}, true}}, t, {attr_int("group", 2)}, 1, 10);
+    check_op("Conv", 11, {{{1, 3, 9, 9}}, {{4, 3, 3, 3}, true}}, t,
+             {attr_ints("dilations", {2, 2}), attr_ints("pads", {2, 2, 2, 2})}, 1, 10);
+    check_op("Conv", 11, {{{1, 8, 6, 6}}, {{8, 1, 3, 3}, true}, {{8}, true}}, t,
+             {attr_int("group", 8), attr_ints("pads", {1, 1, 1, 1})}, 1, 10);
+    check_op("Conv", 11, {{{2, 3, 11}}, {{5, 3, 3}, true}}, t, {attr_ints("pads", {1, 1})}, 1, 10);
+    check_op("Conv", 11, {{{1, 2, 4, 5, 6}}, {{3, 2, 3, 3, 3}, true}}, t, {}, 1, 10);
+    check_op("Conv", 11, {{{1, 2, 7, 7}}, {{3, 2, 3, 3}, true}}, t,
+             {attr_string("auto_pad", "SAME_UPPER")}, 1, 10);
+  }
+  for (const char* search : {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"}) {
+    OneNode m("Conv", 11, {attr_ints("pads", {1, 1, 1, 1})});
+    m.input("x", make_tensor(DataType::kFloat, {1, 3, 8, 8}, random_values(192, 1)))
+        .input("w", make_tensor(DataType::kFloat, {4, 3, 3, 3}, random_values(108, 2)), true)
+        .output("y");
+    auto cuda =
+        Session::create_from_model(m.model, {}, {{kCuda, {{"cudnn_conv_algo_search", search}}}});
+    auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+    EXPECT_EQ(assigned_provider(*cuda), kCuda);
+    expect_close(cuda->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {1e-4, 1e-4},
+                 search);
+  }
+}
+
+TEST(CudaKernels, TF32AndFp16MathStayClose) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (const char* option : {"use_tf32", "prefer_fp16"}) {
+    OneNode m("MatMul", 13);
+    m.input("a", make_tensor(DataType::kFloat, {32, 64}, random_values(32 * 64, 1)))
+        .input("b", make_tensor(DataType::kFloat, {64, 16}, random_values(64 * 16, 2)))
+        .output("y");
+    auto cuda = Session::create_from_model(m.model, {}, {{kCuda, {{option, "1"}}}});
+    auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+    EXPECT_EQ(assigned_provider(*cuda), kCuda);
+    expect_close(cuda->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {2e-2, 2e-2},
+                 option);
+  }
+}
+
+TEST(CudaKernels, RunTimeErrorsNameTheNode) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // Softmax's axis is checked again at run time when the rank was unknown.
+  OneNode m("Softmax", 13, {attr_int("axis", 0)});
+  m.input("x", make_tensor(DataType::kFloat, {2, 3}, random_values(6, 1))).output("y");
+  m.model.graph.inputs[0].type.shape.reset();  // rank unknown: claimed, checked at run time
+  auto s = Session::create_from_model(m.model, {}, {{kCuda, {{"error_on_failure", "1"}}}});
+  ASSERT_EQ(assigned_provider(*s), kCpu);  // axis 0 may not be the last: declined
+  // Gemm's inner dims are checked at run time.
+  OneNode g("Gemm", 13);
+  g.input("a", make_tensor(DataType::kFloat, {2, 3}, random_values(6, 1)))
+      .input("b", make_tensor(DataType::kFloat, {4, 5}, random_values(20, 2)))
+      .output("y");
+  g.model.graph.inputs[0].type.shape.reset();
+  g.model.graph.inputs[1].type.shape.reset();
+  auto gs = Session::create_from_model(g.model, {}, {{kCuda, {{"error_on_failure", "1"}}}});
+  ASSERT_EQ(assigned_provider(*gs), kCuda);
+  try {
+    gs->run(g.feeds);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Gemm_node"), std::string::npos) << what;
+    EXPECT_NE(what.find("inner dims differ"), std::string::npos) << what;
+  }
+}

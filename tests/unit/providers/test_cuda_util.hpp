@@ -1,0 +1,165 @@
+// Helpers for the CUDA provider tests: the skip reason when no GPU is
+// present, one-node models in any float type, and a comparison of the CUDA
+// provider's results with the CPU provider's, computed in float32 on the same
+// (rounded) input values.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "core/float16.hpp"
+#include "providers/cuda/cuda_provider.hpp"
+#include "runtime/session.hpp"
+
+namespace tessera::test::cuda_test {
+
+inline const std::string kCuda = "CUDAExecutionProvider";
+inline const std::string kCpu = "CPUExecutionProvider";
+
+// "" when this machine has a CUDA device, else the reason for GTEST_SKIP().
+inline std::string no_device() {
+  const auto& p = cuda::cuda_probe();
+  return p.device_count > 0 ? std::string() : p.why_not;
+}
+
+inline ir::ValueInfo tensor_info(const std::string& name, std::vector<int64_t> dims,
+                                 DataType t = DataType::kFloat) {
+  std::vector<ir::Dim> d;
+  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
+  return {name, ir::TypeInfo::tensor(t, d), ""};
+}
+
+// A tensor of `t` holding `values` (rounded to t).
+inline Tensor make_tensor(DataType t, std::vector<int64_t> dims, const std::vector<float>& values) {
+  Tensor out(t, Shape(dims));
+  EXPECT_EQ(out.num_elements(), int64_t(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (t == DataType::kFloat)
+      out.mutable_data<float>()[i] = values[i];
+    else if (t == DataType::kFloat16)
+      out.mutable_data<Float16>()[i] = Float16(values[i]);
+    else if (t == DataType::kBFloat16)
+      out.mutable_data<BFloat16>()[i] = BFloat16(values[i]);
+    else
+      ADD_FAILURE() << "make_tensor: unsupported type";
+  }
+  return out;
+}
+
+inline std::vector<float> random_values(int64_t n, uint32_t seed, float lo = -1, float hi = 1) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = u(gen);
+  return v;
+}
+
+inline int64_t count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// The same values as float32.
+inline Tensor as_float(const Tensor& t) {
+  Tensor out(DataType::kFloat, t.shape());
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    out.mutable_data<float>()[i] = float(t.element_as_double(i));
+  return out;
+}
+
+// A model with one node whose inputs are graph inputs or (constant = true)
+// initializers, in the element type given per input.
+struct OneNode {
+  ir::Model model;
+  std::vector<std::pair<std::string, Value>> feeds;
+
+  OneNode(const std::string& op, int64_t opset, std::vector<ir::Attribute> attrs = {}) {
+    model.ir_version = 9;
+    model.opset_imports.push_back({"", opset});
+    model.graph.name = op;
+    ir::Node n;
+    n.name = op + "_node";
+    n.op_type = op;
+    n.attributes = std::move(attrs);
+    model.graph.nodes.push_back(n);
+  }
+  OneNode& input(const std::string& name, const Tensor& t, bool constant = false) {
+    model.graph.nodes[0].inputs.push_back(name);
+    if (constant) {
+      model.graph.initializers[name] = t;
+    } else {
+      model.graph.inputs.push_back(tensor_info(name, t.shape().dims(), t.dtype()));
+      feeds.emplace_back(name, Value(t));
+    }
+    return *this;
+  }
+  OneNode& omitted() {
+    model.graph.nodes[0].inputs.push_back("");
+    return *this;
+  }
+  OneNode& output(const std::string& name) {
+    model.graph.nodes[0].outputs.push_back(name);
+    ir::ValueInfo vi;
+    vi.name = name;
+    model.graph.outputs.push_back(vi);
+    return *this;
+  }
+};
+
+struct Tolerance {
+  double rtol, atol;
+};
+inline Tolerance tolerance_for(DataType t) {
+  if (t == DataType::kFloat16) return {1e-2, 1e-2};
+  if (t == DataType::kBFloat16) return {4e-2, 4e-2};
+  return {1e-4, 1e-5};
+}
+
+inline void expect_close(const Tensor& got, const Tensor& want, Tolerance tol,
+                         const std::string& what) {
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  size_t bad = 0;
+  for (int64_t i = 0; i < got.num_elements(); ++i) {
+    const double g = got.element_as_double(i), w = want.element_as_double(i);
+    if (std::isnan(g) && std::isnan(w)) continue;
+    if (!(std::fabs(g - w) <= tol.atol + tol.rtol * std::fabs(w)) && bad++ < 5)
+      ADD_FAILURE() << what << ": element " << i << ": got " << g << ", want " << w;
+  }
+  EXPECT_EQ(bad, 0u) << what << ": elements out of tolerance";
+}
+
+// The node's provider in a session of [CUDA, CPU], with the decline reasons.
+inline std::string assigned_provider(const Session& s, std::string* reasons = nullptr) {
+  auto a = s.node_assignments();
+  EXPECT_EQ(a.size(), 1u);
+  if (a.empty()) return "";
+  if (reasons)
+    for (const auto& [p, r] : a[0].declined) *reasons += p + ": " + r + "; ";
+  return a[0].provider;
+}
+
+// Runs `m` (inputs in their own types) with [CUDA, CPU], and `reference`
+// (the same node on float32 copies of those inputs) with [CPU]; checks the
+// node ran on CUDA and that every output agrees within the tolerance of `t`.
+inline void expect_cuda_matches_cpu(const OneNode& m, const OneNode& reference, DataType t,
+                                    const std::string& what, double tol_scale = 1.0) {
+  auto cuda = Session::create_from_model(m.model, {}, {{kCuda, {{"error_on_failure", "1"}}}});
+  std::string reasons;
+  ASSERT_EQ(assigned_provider(*cuda, &reasons), kCuda) << what << ": " << reasons;
+  auto cpu = Session::create_from_model(reference.model, {}, {{kCpu, {}}});
+  auto got = cuda->run(m.feeds);
+  auto want = cpu->run(reference.feeds);
+  ASSERT_EQ(got.size(), want.size());
+  Tolerance tol = tolerance_for(t);
+  tol.rtol *= tol_scale;
+  tol.atol *= tol_scale;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_TRUE(got[i].tensor().memory_info().host_accessible()) << what;
+    expect_close(as_float(got[i].tensor()), want[i].tensor(), tol,
+                 what + ", output " + std::to_string(i));
+  }
+}
+
+}  // namespace tessera::test::cuda_test
