@@ -28,13 +28,6 @@ void CudaKernel::compute(ep::KernelContext& ctx) const {
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the node's kernels)");
 }
 
-void CudaOpTable::add(ep::KernelDef def, CudaKernelFactory factory, ClaimCheck check) {
-  checks[def.op_type] = std::move(check);
-  registry.add(std::move(def), [f = std::move(factory), e = env](const ep::KernelInfo& info) {
-    return f(info, e);
-  });
-}
-
 ElemType elem_type(DataType t) {
   switch (t) {
     case DataType::kFloat:

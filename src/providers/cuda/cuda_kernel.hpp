@@ -7,12 +7,13 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
-#include <functional>
-#include <map>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "ep/claim_query.hpp"
 #include "ep/kernel_registry.hpp"
+#include "ep/op_table.hpp"
 #include "providers/cuda/cuda_env.hpp"
 #include "providers/cuda/cuda_launch.hpp"
 
@@ -50,27 +51,9 @@ class CudaKernel : public ep::OpKernel {
   EnvPtr env_;
 };
 
-// Returns "" when the node is supported, else why not (shown to the user).
-using ClaimCheck = std::function<std::string(const ep::ClaimQuery&)>;
-using CudaKernelFactory =
-    std::function<std::unique_ptr<ep::OpKernel>(const ep::KernelInfo&, const EnvPtr&)>;
-
-struct CudaOpTable {
-  EnvPtr env;  // null for a table only listed (tessera ops), never run
-  ep::KernelRegistry registry;
-  std::map<std::string, ClaimCheck> checks;  // by op type
-
-  void add(ep::KernelDef def, CudaKernelFactory factory, ClaimCheck check);
-  template <typename K>
-  void add(ep::KernelDef def, ClaimCheck check) {
-    add(
-        std::move(def),
-        [](const ep::KernelInfo& info, const EnvPtr& env) {
-          return std::make_unique<K>(info, env);
-        },
-        std::move(check));
-  }
-};
+// The op table (src/ep/op_table.hpp). A table with a null env is only listed
+// (tessera ops), never run.
+using CudaOpTable = ep::OpTable<CudaEnv>;
 
 // float, float16, bfloat16: what every kernel here serves.
 extern const std::vector<DataType> kCudaFloats;

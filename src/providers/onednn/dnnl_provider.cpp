@@ -181,13 +181,6 @@ class DnnlProviderFactory : public ep::ProviderFactory, public ep::FactoryDiagno
 
 }  // namespace
 
-void DnnlOpTable::add(ep::KernelDef def, DnnlKernelFactory factory, ClaimCheck check) {
-  checks[def.op_type] = std::move(check);
-  registry.add(std::move(def), [f = std::move(factory), e = env](const ep::KernelInfo& info) {
-    return f(info, e);
-  });
-}
-
 std::shared_ptr<ep::ProviderFactory> make_dnnl_provider_factory() {
   return std::make_shared<DnnlProviderFactory>();
 }
