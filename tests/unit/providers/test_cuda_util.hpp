@@ -11,8 +11,12 @@
 #include "core/float16.hpp"
 #include "providers/cuda/cuda_provider.hpp"
 #include "runtime/session.hpp"
+#include "unit/providers/one_node_model.hpp"
 
 namespace tessera::test::cuda_test {
+
+using test::OneNode;
+using test::tensor_info;
 
 inline const std::string kCuda = "CUDAExecutionProvider";
 inline const std::string kCpu = "CPUExecutionProvider";
@@ -21,13 +25,6 @@ inline const std::string kCpu = "CPUExecutionProvider";
 inline std::string no_device() {
   const auto& p = cuda::cuda_probe();
   return p.device_count > 0 ? std::string() : p.why_not;
-}
-
-inline ir::ValueInfo tensor_info(const std::string& name, std::vector<int64_t> dims,
-                                 DataType t = DataType::kFloat) {
-  std::vector<ir::Dim> d;
-  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
-  return {name, ir::TypeInfo::tensor(t, d), ""};
 }
 
 // A tensor of `t` holding `values` (rounded to t).
@@ -68,45 +65,6 @@ inline Tensor as_float(const Tensor& t) {
     out.mutable_data<float>()[i] = float(t.element_as_double(i));
   return out;
 }
-
-// A model with one node whose inputs are graph inputs or (constant = true)
-// initializers, in the element type given per input.
-struct OneNode {
-  ir::Model model;
-  std::vector<std::pair<std::string, Value>> feeds;
-
-  OneNode(const std::string& op, int64_t opset, std::vector<ir::Attribute> attrs = {}) {
-    model.ir_version = 9;
-    model.opset_imports.push_back({"", opset});
-    model.graph.name = op;
-    ir::Node n;
-    n.name = op + "_node";
-    n.op_type = op;
-    n.attributes = std::move(attrs);
-    model.graph.nodes.push_back(n);
-  }
-  OneNode& input(const std::string& name, const Tensor& t, bool constant = false) {
-    model.graph.nodes[0].inputs.push_back(name);
-    if (constant) {
-      model.graph.initializers[name] = t;
-    } else {
-      model.graph.inputs.push_back(tensor_info(name, t.shape().dims(), t.dtype()));
-      feeds.emplace_back(name, Value(t));
-    }
-    return *this;
-  }
-  OneNode& omitted() {
-    model.graph.nodes[0].inputs.push_back("");
-    return *this;
-  }
-  OneNode& output(const std::string& name) {
-    model.graph.nodes[0].outputs.push_back(name);
-    ir::ValueInfo vi;
-    vi.name = name;
-    model.graph.outputs.push_back(vi);
-    return *this;
-  }
-};
 
 struct Tolerance {
   double rtol, atol;

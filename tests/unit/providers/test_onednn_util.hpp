@@ -7,18 +7,15 @@
 #include <random>
 
 #include "runtime/session.hpp"
+#include "unit/providers/one_node_model.hpp"
 
 namespace tessera::test::dnnl {
 
+using test::OneNode;
+using test::tensor_info;
+
 inline const std::string kDnnl = "DnnlExecutionProvider";
 inline const std::string kCpu = "CPUExecutionProvider";
-
-inline ir::ValueInfo tensor_info(const std::string& name, std::vector<int64_t> dims,
-                                 DataType t = DataType::kFloat) {
-  std::vector<ir::Dim> d;
-  for (int64_t v : dims) d.push_back(ir::Dim{v, ""});
-  return {name, ir::TypeInfo::tensor(t, d), ""};
-}
 
 inline Tensor random_tensor(std::vector<int64_t> dims, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -28,45 +25,6 @@ inline Tensor random_tensor(std::vector<int64_t> dims, uint32_t seed) {
   for (int64_t i = 0; i < t.num_elements(); ++i) p[i] = u(gen);
   return t;
 }
-
-// A model with one node. Inputs listed in `constants` become initializers
-// (not graph inputs), so the provider sees them as constant.
-struct OneNode {
-  ir::Model model;
-  std::vector<std::pair<std::string, Value>> feeds;
-
-  OneNode(const std::string& op, int64_t opset, std::vector<ir::Attribute> attrs = {}) {
-    model.ir_version = 8;
-    model.opset_imports.push_back({"", opset});
-    model.graph.name = op;
-    ir::Node n;
-    n.name = op + "_node";
-    n.op_type = op;
-    n.attributes = std::move(attrs);
-    model.graph.nodes.push_back(n);
-  }
-  OneNode& input(const std::string& name, const Tensor& t, bool constant = false) {
-    model.graph.nodes[0].inputs.push_back(name);
-    if (constant) {
-      model.graph.initializers[name] = t;
-    } else {
-      model.graph.inputs.push_back(tensor_info(name, t.shape().dims()));
-      feeds.emplace_back(name, Value(t));
-    }
-    return *this;
-  }
-  OneNode& omitted() {
-    model.graph.nodes[0].inputs.push_back("");
-    return *this;
-  }
-  OneNode& output(const std::string& name) {
-    model.graph.nodes[0].outputs.push_back(name);
-    ir::ValueInfo vi;
-    vi.name = name;
-    model.graph.outputs.push_back(vi);
-    return *this;
-  }
-};
 
 inline std::unique_ptr<Session> session_with(const ir::Model& m,
                                              std::vector<ProviderSpec> providers) {
