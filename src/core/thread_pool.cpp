@@ -49,34 +49,36 @@ ThreadPool::~ThreadPool() {
 
 bool ThreadPool::wait_for_job(uint32_t seen) {
   auto changed = [&] { return epoch_of(work_.load(std::memory_order_acquire)) != seen; };
-  // Spin first: the next kernel of a run usually starts within microseconds.
-  // With a run open, keep spinning until it closes.
-  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
-  for (int i = 0; spin_; ++i) {
-    if (stop_.load(std::memory_order_relaxed)) return false;
-    if (changed()) return true;
-    if ((i & 31) == 31) {
-      if (open_runs_.load(std::memory_order_relaxed) == 0 &&
-          std::chrono::steady_clock::now() >= until)
-        break;
-      // Give the core away if another thread wants it: with more threads
-      // than free cores, a spinning worker would delay the caller itself.
-      std::this_thread::yield();
+  auto run_open = [&] { return spin_ && open_runs_.load() > 0; };
+  for (;;) {
+    // Spin first: the next kernel of a run usually starts within
+    // microseconds. With a run open, keep spinning until it closes.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+    for (int i = 0; spin_; ++i) {
+      if (stop_.load(std::memory_order_relaxed)) return false;
+      if (changed()) return true;
+      if ((i & 31) == 31) {
+        if (open_runs_.load(std::memory_order_relaxed) == 0 &&
+            std::chrono::steady_clock::now() >= until)
+          break;
+        // Give the core away if another thread wants it: with more threads
+        // than free cores, a spinning worker would delay the caller itself.
+        std::this_thread::yield();
+      }
+      cpu_relax();
     }
-    cpu_relax();
+    // Then sleep until a region is published or a run opens. sleepers_ is
+    // raised before the epoch and the open runs are read again under the
+    // lock, and parallel_for and RunScope publish theirs before they read
+    // sleepers_ (all sequentially consistent), so a wake-up is never lost.
+    std::unique_lock<std::mutex> lock(sleep_mu_);
+    sleepers_.fetch_add(1);
+    sleep_cv_.wait(lock, [&] { return stop_.load() || changed() || run_open(); });
+    sleepers_.fetch_sub(1);
+    if (stop_.load()) return false;
+    if (changed()) return true;
+    // A run opened: poll for its length.
   }
-  // Then sleep. sleepers_ is raised before the epoch is read again under the
-  // lock, and parallel_for publishes the epoch before it reads sleepers_
-  // (both sequentially consistent), so a wake-up is never lost.
-  std::unique_lock<std::mutex> lock(sleep_mu_);
-  sleepers_.fetch_add(1);
-  // A worker sleeps until a region is published or a run opens (then it
-  // polls again, for the length of the run).
-  const int runs = open_runs_.load();
-  sleep_cv_.wait(lock,
-                 [&] { return stop_.load() || changed() || (spin_ && open_runs_.load() > runs); });
-  sleepers_.fetch_sub(1);
-  return !stop_.load();
 }
 
 ThreadPool::RunScope::RunScope(ThreadPool* pool) : pool_(pool && pool->spin_ ? pool : nullptr) {

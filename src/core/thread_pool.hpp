@@ -68,6 +68,8 @@ class ThreadPool {
   // Chunks run by worker threads (not by callers) since creation: lets tests
   // and benchmarks see whether the workers take part.
   int64_t chunks_run_by_workers() const { return worker_chunks_.load(std::memory_order_relaxed); }
+  // Workers blocked (not polling) right now: lets tests see the spin policy.
+  int sleeping_workers() const { return sleepers_.load(); }
 
  private:
   void worker_loop();

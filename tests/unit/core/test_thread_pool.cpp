@@ -133,34 +133,40 @@ TEST(ThreadPool, IdleWorkersStopSpinning) {
   EXPECT_LT(cpu_s, 0.1) << "idle workers burned " << cpu_s << " s of CPU in 0.2 s";
 }
 
-// CPU seconds the process uses over `ms` of wall time.
-double cpu_over(int ms) {
-  const std::clock_t c0 = std::clock();
-  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-  return double(std::clock() - c0) / CLOCKS_PER_SEC;
+// Waits up to two seconds (a loaded machine may not schedule the worker at
+// once) for the pool's count of sleeping workers to reach `n`.
+bool sleepers_reach(const ThreadPool& pool, int n) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (pool.sleeping_workers() != n && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  return pool.sleeping_workers() == n;
 }
 
 TEST(ThreadPool, AnOpenRunKeepsWorkersPollingAndWakesSleepers) {
   ThreadPool pool(2);
   expect_each_once(pool, 64);
-  EXPECT_LT(cpu_over(100), 0.05);  // the worker went to sleep after its budget
+  ASSERT_TRUE(sleepers_reach(pool, 1)) << "the worker never slept after its budget";
   {
     // No region is published: only the scope can wake the sleeping worker,
-    // which then polls for as long as the run lasts.
+    // which then polls, and cannot fall asleep, for as long as the run lasts.
     const ThreadPool::RunScope run(&pool);
-    const double polling = cpu_over(200);
-    EXPECT_GT(polling, 0.05) << "the worker slept through an open run";
+    EXPECT_TRUE(sleepers_reach(pool, 0)) << "opening a run did not wake the worker";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // 400x the spin budget
+    EXPECT_EQ(pool.sleeping_workers(), 0) << "the worker slept during an open run";
     expect_each_once(pool, 64);
+    EXPECT_EQ(pool.sleeping_workers(), 0);
   }
-  EXPECT_LT(cpu_over(10), 0.5);  // let the last spin budget run out
-  EXPECT_LT(cpu_over(200), 0.1) << "the worker kept polling after the run closed";
+  EXPECT_TRUE(sleepers_reach(pool, 1)) << "the worker kept polling after the run closed";
 }
 
 TEST(ThreadPool, WithoutSpinningWorkersSleepAtOnce) {
   ThreadPool pool(2, /*spin=*/false);
+  expect_each_once(pool, 64);
+  ASSERT_TRUE(sleepers_reach(pool, 1));
   const ThreadPool::RunScope run(&pool);  // ignored: the pool does not spin
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  EXPECT_EQ(pool.sleeping_workers(), 1);
   for (int r = 0; r < 20; ++r) expect_each_once(pool, 64);
-  EXPECT_LT(cpu_over(200), 0.05);
   ThreadPool one(1);  // no workers: a scope is a no-op
   const ThreadPool::RunScope none(&one), null(nullptr);
   expect_each_once(one, 8);
