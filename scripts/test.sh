@@ -62,65 +62,49 @@ else
   echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR); skipped"
 fi
 
-# The same suite with the oneDNN provider first: its nodes must give the same
-# results, so the same expected-failures list applies. Only when it is built.
-if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
-  echo "== shipped models with DnnlExecutionProvider,CPUExecutionProvider"
+# The shipped models and the conformance suite again with other providers
+# first: their nodes must give the same results, so the same expected-failures
+# list applies. run_with LABEL TAG ARGS...: TAG names the log and JSON files,
+# ARGS go to every `tessera test`.
+run_with() {
+  local label="$1" tag="$2"
+  shift 2
+  echo "== shipped models with $label"
   for m in models/*/; do
-    "$BUILD_DIR/tessera" test "$m" --providers DnnlExecutionProvider,CPUExecutionProvider || status=1
+    "$BUILD_DIR/tessera" test "$m" "$@" || status=1
   done
-  echo "== ONNX conformance suite with DnnlExecutionProvider,CPUExecutionProvider"
-  if [ -d "$CONF" ]; then
-    "$BUILD_DIR/tessera" test "$CONF" --providers DnnlExecutionProvider,CPUExecutionProvider \
-      --expected-failures tests/conformance/expected_failures.txt \
-      --json "$BUILD_DIR/conformance_dnnl.json" > "$BUILD_DIR/conformance_dnnl.log" 2>&1
-    rc=$?
-    grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance_dnnl.log" | head -50
-    tail -n 2 "$BUILD_DIR/conformance_dnnl.log"
-    [ $rc -eq 0 ] || { echo "conformance ratchet with oneDNN failed (full log: $BUILD_DIR/conformance_dnnl.log)"; status=1; }
-  fi
+  echo "== ONNX conformance suite with $label"
+  [ -d "$CONF" ] || return 0
+  local log="$BUILD_DIR/conformance_$tag.log"
+  "$BUILD_DIR/tessera" test "$CONF" "$@" --expected-failures tests/conformance/expected_failures.txt \
+    --json "$BUILD_DIR/conformance_$tag.json" > "$log" 2>&1
+  local rc=$?
+  grep -E '^(UNEXPECTED|NEWLY)' "$log" | head -50
+  tail -n 2 "$log"
+  [ $rc -eq 0 ] || { echo "conformance ratchet with $label failed (full log: $log)"; status=1; }
+}
+
+# oneDNN: only when it is built.
+if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
+  run_with "DnnlExecutionProvider,CPUExecutionProvider" dnnl \
+    --providers DnnlExecutionProvider,CPUExecutionProvider
 fi
 
-# The same with the CUDA provider first, where this machine has a GPU for it
-# (scripts/gpu_check.sh runs this and the CUDA unit tests on a GPU machine).
+# CUDA: where this machine has a GPU for it (scripts/gpu_check.sh runs this
+# and the CUDA unit tests on a GPU machine).
 if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*CUDAExecutionProvider'; then
-  echo "== shipped models with CUDAExecutionProvider,CPUExecutionProvider"
-  for m in models/*/; do
-    "$BUILD_DIR/tessera" test "$m" --providers CUDAExecutionProvider,CPUExecutionProvider || status=1
-  done
-  echo "== ONNX conformance suite with CUDAExecutionProvider,CPUExecutionProvider"
-  if [ -d "$CONF" ]; then
-    "$BUILD_DIR/tessera" test "$CONF" --providers CUDAExecutionProvider,CPUExecutionProvider \
-      --expected-failures tests/conformance/expected_failures.txt \
-      --json "$BUILD_DIR/conformance_cuda.json" > "$BUILD_DIR/conformance_cuda.log" 2>&1
-    rc=$?
-    grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance_cuda.log" | head -50
-    tail -n 2 "$BUILD_DIR/conformance_cuda.log"
-    [ $rc -eq 0 ] || { echo "conformance ratchet with CUDA failed (full log: $BUILD_DIR/conformance_cuda.log)"; status=1; }
-  fi
+  run_with "CUDAExecutionProvider,CPUExecutionProvider" cuda \
+    --providers CUDAExecutionProvider,CPUExecutionProvider
 elif "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
   echo "== CUDAExecutionProvider is built but cannot run here (no GPU); its GPU tests were skipped"
 fi
 
-# The same again through the sandbox plugin (plugins/sandbox): a device with
-# memory of its own whose kernels refuse foreign pointers, so every copy the
-# runtime must insert between it and the CPU is exercised end to end.
+# The sandbox plugin (plugins/sandbox): a device with memory of its own whose
+# kernels refuse foreign pointers, so every copy the runtime must insert
+# between it and the CPU is exercised end to end.
 SANDBOX="$BUILD_DIR/libtessera_sandbox_ep.so"
 if [ -f "$SANDBOX" ]; then
-  echo "== shipped models with the sandbox plugin, CPUExecutionProvider"
-  for m in models/*/; do
-    "$BUILD_DIR/tessera" test "$m" --provider-library "$SANDBOX" || status=1
-  done
-  echo "== ONNX conformance suite with the sandbox plugin, CPUExecutionProvider"
-  if [ -d "$CONF" ]; then
-    "$BUILD_DIR/tessera" test "$CONF" --provider-library "$SANDBOX" \
-      --expected-failures tests/conformance/expected_failures.txt \
-      --json "$BUILD_DIR/conformance_sandbox.json" > "$BUILD_DIR/conformance_sandbox.log" 2>&1
-    rc=$?
-    grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance_sandbox.log" | head -50
-    tail -n 2 "$BUILD_DIR/conformance_sandbox.log"
-    [ $rc -eq 0 ] || { echo "conformance ratchet with the sandbox failed (full log: $BUILD_DIR/conformance_sandbox.log)"; status=1; }
-  fi
+  run_with "the sandbox plugin, CPUExecutionProvider" sandbox --provider-library "$SANDBOX"
 else
   echo "the sandbox plugin was not built ($SANDBOX); skipped"
 fi
