@@ -16,9 +16,12 @@ namespace tessera::cli {
 
 const char* status_name(CaseResult::Status s) {
   switch (s) {
-    case CaseResult::Status::kPass: return "PASS";
-    case CaseResult::Status::kFail: return "FAIL";
-    case CaseResult::Status::kError: return "ERROR";
+    case CaseResult::Status::kPass:
+      return "PASS";
+    case CaseResult::Status::kFail:
+      return "FAIL";
+    case CaseResult::Status::kError:
+      return "ERROR";
   }
   return "?";
 }
@@ -34,7 +37,8 @@ std::string case_name_of(const fs::path& dir) {
   fs::path p = dir.lexically_normal();
   if (p.filename().empty()) p = p.parent_path();  // "models/demo_cnn/"
   std::string name = p.filename().string();
-  return name.empty() || name == "." ? fs::absolute(p).lexically_normal().filename().string() : name;
+  return name.empty() || name == "." ? fs::absolute(p).lexically_normal().filename().string()
+                                     : name;
 }
 
 // Files `<prefix>K.pb` in a folder, as paths indexed by K; K must run 0..n-1.
@@ -50,8 +54,8 @@ std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& pre
   }
   std::vector<fs::path> out;
   for (const auto& [k, p] : found) {
-    check(k == int(out.size()), dir.string(), ": ", prefix, out.size(), ".pb is missing but ", prefix,
-          k, ".pb exists");
+    check(k == int(out.size()), dir.string(), ": ", prefix, out.size(), ".pb is missing but ",
+          prefix, k, ".pb exists");
     out.push_back(p);
   }
   return out;
@@ -104,15 +108,18 @@ class Deadline {
 
 std::string one_line(std::string s) {
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\n') s.replace(i, 1, " | ");
-    else if (s[i] == '\r' || s[i] == '\t') s[i] = ' ';
+    if (s[i] == '\n')
+      s.replace(i, 1, " | ");
+    else if (s[i] == '\r' || s[i] == '\t')
+      s[i] = ' ';
   }
   while (!s.empty() && (s.back() == ' ' || s.back() == '|')) s.pop_back();
   return s;
 }
 
 // Runs every data set; returns "" when all match, else the first mismatch.
-std::string run_data_sets(const TestCase& tc, const RunnerOptions& options, const RunOptions& run_options) {
+std::string run_data_sets(const TestCase& tc, const RunnerOptions& options,
+                          const RunOptions& run_options) {
   auto session = Session::create((fs::path(tc.dir) / "model.onnx").string(), options.session,
                                  options.providers);
   std::vector<IoInfo> feedable = session->inputs();
@@ -130,7 +137,8 @@ std::string run_data_sets(const TestCase& tc, const RunnerOptions& options, cons
           " expected outputs but the model has only ", outputs.size(), " outputs");
     std::vector<std::pair<std::string, Value>> feeds;
     for (size_t k = 0; k < input_files.size(); ++k)
-      feeds.emplace_back(feedable[k].name, onnx::load_value(input_files[k].string(), feedable[k].type));
+      feeds.emplace_back(feedable[k].name,
+                         onnx::load_value(input_files[k].string(), feedable[k].type));
     std::vector<Value> expected;
     for (size_t k = 0; k < output_files.size(); ++k)
       expected.push_back(onnx::load_value(output_files[k].string(), outputs[k].type));
@@ -162,7 +170,8 @@ std::vector<TestCase> discover_cases(const std::vector<std::string>& paths) {
       if (entry.is_directory() && fs::exists(entry.path() / "model.onnx"))
         found.push_back({entry.path().filename().string(), entry.path().string()});
     check(!found.empty(), "'", p, "' has no model.onnx and no subfolder with one");
-    std::sort(found.begin(), found.end(), [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
+    std::sort(found.begin(), found.end(),
+              [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
     out.insert(out.end(), found.begin(), found.end());
   }
   return out;
@@ -198,10 +207,10 @@ CaseResult run_case(const TestCase& tc, const RunnerOptions& options) {
   return r;
 }
 
-std::map<std::string, std::string> read_expected_failures(const std::string& path) {
+std::map<std::string, ExpectedFailure> read_expected_failures(const std::string& path) {
   std::ifstream in(path);
   check_code(bool(in), ErrorCode::kNoSuchFile, "cannot open expected-failures file '", path, "'");
-  std::map<std::string, std::string> out;
+  std::map<std::string, ExpectedFailure> out;
   std::string line;
   while (std::getline(in, line)) {
     std::string reason;
@@ -213,8 +222,14 @@ std::map<std::string, std::string> read_expected_failures(const std::string& pat
     if (first == std::string::npos) continue;
     auto last = line.find_last_not_of(" \t\r");
     std::string name = line.substr(first, last - first + 1);
+    ExpectedFailure e;
+    if (name.size() > 1 && name.back() == '?') {
+      e.may_pass = true;
+      name = name.substr(0, name.find_last_not_of(" \t", name.size() - 2) + 1);
+    }
     auto rs = reason.find_first_not_of(" \t");
-    out[name] = rs == std::string::npos ? "" : reason.substr(rs);
+    e.reason = rs == std::string::npos ? "" : reason.substr(rs);
+    out[name] = e;
   }
   return out;
 }
@@ -224,11 +239,21 @@ std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];

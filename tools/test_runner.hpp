@@ -42,8 +42,16 @@ std::vector<TestCase> discover_cases(const std::vector<std::string>& paths);
 // Runs one case; never throws (errors become kError results).
 CaseResult run_case(const TestCase& test_case, const RunnerOptions& options);
 
-// `case_name  # reason` lines; blank and '#' lines ignored. Maps name -> reason.
-std::map<std::string, std::string> read_expected_failures(const std::string& path);
+// One listed case: why it fails, and whether it may also pass (a case that
+// draws random numbers can match its reference by chance).
+struct ExpectedFailure {
+  std::string reason;
+  bool may_pass = false;
+};
+
+// `case_name  # reason` lines, or `case_name ?  # reason` for a case that may
+// pass or fail; blank and '#' lines ignored.
+std::map<std::string, ExpectedFailure> read_expected_failures(const std::string& path);
 
 // [{"name":..., "status":..., "message":..., "seconds":...}, ...]
 void write_json_report(const std::string& path, const std::vector<CaseResult>& results);
