@@ -188,9 +188,14 @@ ir::Model with_host_initializers(const ir::Model& model, const runtime::Provider
   return out;
 }
 
-bool config_is(const SessionOptions& o, const std::string& key, const std::string& value) {
+// A "0"/"1" session config flag; `absent` when it is not set. Any other
+// value is an error naming the key, not a silent default.
+bool config_flag(const SessionOptions& o, const std::string& key, bool absent) {
   auto it = o.config_entries.find(key);
-  return it != o.config_entries.end() && it->second == value;
+  if (it == o.config_entries.end()) return absent;
+  check_code(it->second == "0" || it->second == "1", ErrorCode::kInvalidArgument,
+             "session option '", key, "' must be \"0\" or \"1\", got \"", it->second, "\"");
+  return it->second == "1";
 }
 
 void apply_free_dimension_overrides(ir::Graph& g, const SessionOptions& o) {
@@ -278,7 +283,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   HiddenInitializers on_devices(model.graph);
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = cpu_only;
-  opt.nchwc_layout = !config_is(options, "session.disable_nchwc", "1");
+  opt.nchwc_layout = !config_flag(options, "session.disable_nchwc", false);
   optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);
   on_devices.restore(model.graph);
   // After the passes, so a fusion cannot rebuild an op that has no kernel.
@@ -294,27 +299,22 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   // One host copy of each initializer across the environment's sessions
   // (handed-in ones are the caller's memory and are used as they are).
   Environment& env = Environment::global();
-  const bool share = !config_is(options, "session.share_initializers", "0");
+  const bool share = config_flag(options, "session.share_initializers", true);
   if (share)
     for (auto& [name, t] : model.graph.initializers)
       if (!options.initializers.count(name)) t = env.shared_initializers().share_host(name, t);
   // Workers poll for work through each run unless the user turns it off (a
   // machine shared with other busy processes); see ThreadPool::RunScope.
-  bool spin = true;
-  if (auto it = options.config_entries.find("session.intra_op.allow_spinning");
-      it != options.config_entries.end()) {
-    check_code(it->second == "0" || it->second == "1", ErrorCode::kInvalidArgument,
-               "session option 'session.intra_op.allow_spinning' must be \"0\" or \"1\", got \"",
-               it->second, "\"");
-    spin = it->second == "1";
-  }
+  // Workers poll for work through each run unless the user turns it off (a
+  // machine shared with other busy processes); see ThreadPool::RunScope.
+  const bool spin = config_flag(options, "session.intra_op.allow_spinning", true);
   timer.time("thread pools", [&] {
     impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads, spin);
     if (options.execution_mode == ExecutionMode::kParallel)
       impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads, spin);
   });
   impl->model = std::move(model);
-  const bool env_allocators = !config_is(options, "session.use_env_allocators", "0");
+  const bool env_allocators = config_flag(options, "session.use_env_allocators", true);
   for (const auto& p : impl->providers) {
     std::shared_ptr<Allocator> a =
         env_allocators ? env.shared_allocator(p->memory_info()) : nullptr;
@@ -346,7 +346,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   // the memory back (when no other session shares it) and leaves the type and
   // shape the kernels still check. Not while an optimized model is to be saved.
   runtime::InitializerReleaser release;
-  if (!config_is(options, "session.keep_packed_initializers", "1") &&
+  if (!config_flag(options, "session.keep_packed_initializers", false) &&
       options.optimized_model_filepath.empty())
     release = [impl = impl.get()](const std::string& name) {
       Tensor& t = impl->model.graph.initializers.at(name);

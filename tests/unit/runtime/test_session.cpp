@@ -306,6 +306,24 @@ TEST(RuntimeSession, AllowSpinningOptionIsValidatedAndEitherValueRuns) {
   }
 }
 
+TEST(RuntimeSession, EverySessionFlagRejectsValuesOtherThanZeroOrOne) {
+  for (const char* key :
+       {"session.disable_nchwc", "session.share_initializers", "session.use_env_allocators",
+        "session.keep_packed_initializers", "session.intra_op.allow_spinning"}) {
+    SessionOptions o;
+    o.config_entries[key] = "true";
+    try {
+      Session::create_from_model(add_relu_model(), o);
+      ADD_FAILURE() << key << "=true was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + key + "' must be \"0\" or \"1\""),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 TEST(RuntimeSession, ParallelModeRunsIndependentBranchesCorrectly) {
   // Eight independent Relu/Neg/Add chains joined by Sum: the parallel executor
   // must respect dependencies and release values only after their last reader.
