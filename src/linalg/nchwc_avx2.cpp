@@ -77,6 +77,20 @@ TESSERA_AVX2 inline void store_half(const ConvArgs& a, __m256 v, const BlockEnd&
   _mm256_storeu_ps(a.y + o, _mm256_and_ps(v, e.valid[h]));
 }
 
+// The epilogue of a tile: T pixels of output block ob from ow0, as two
+// 8-lane halves each.
+template <int T>
+TESSERA_AVX2 inline void store_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh,
+                                    int64_t ow0, const __m256 (&lo)[T], const __m256 (&hi)[T]) {
+  const BlockEnd e = block_end(a, ob);
+#pragma GCC unroll 6
+  for (int t = 0; t < T; ++t) {
+    const int64_t o = a.out_index(n, ob, oh, ow0 + t);
+    store_half(a, lo[t], e, 0, o);
+    store_half(a, hi[t], e, 1, o);
+  }
+}
+
 // Dense: T pixels from ow0 of row oh, output block ob, taps in r. CI, SW and
 // PLAIN as in the AVX-512 dense_tile: a compile-time channel count and
 // column stride, and a plain (not blocked) input.
@@ -110,13 +124,7 @@ TESSERA_AVX2 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t o
         }
       }
     }
-  const BlockEnd e = block_end(a, ob);
-#pragma GCC unroll 6
-  for (int t = 0; t < T; ++t) {
-    const int64_t o = a.out_index(n, ob, oh, ow0 + t);
-    store_half(a, lo[t], e, 0, o);
-    store_half(a, hi[t], e, 1, o);
-  }
+  store_tile<T>(a, n, ob, oh, ow0, lo, hi);
 }
 
 // Depthwise: T pixels from ow0 of row oh, block ob, taps in r.
@@ -143,13 +151,7 @@ TESSERA_AVX2 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int64
       }
     }
   }
-  const BlockEnd e = block_end(a, ob);
-#pragma GCC unroll 6
-  for (int t = 0; t < T; ++t) {
-    const int64_t o = a.out_index(n, ob, oh, ow0 + t);
-    store_half(a, lo[t], e, 0, o);
-    store_half(a, hi[t], e, 1, o);
-  }
+  store_tile<T>(a, n, ob, oh, ow0, lo, hi);
 }
 
 using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);

@@ -2,15 +2,10 @@
 // float32, float16 and bfloat16 (the CPU reference runs in float32 on the
 // same rounded values). Needs a CUDA device: without one every test here is
 // skipped and says why.
-#include "unit/kernel_test_util.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
 using namespace tessera;
 using namespace tessera::test::cuda_test;
-using tessera::test::attr_float;
-using tessera::test::attr_int;
-using tessera::test::attr_ints;
-using tessera::test::attr_string;
 
 namespace {
 

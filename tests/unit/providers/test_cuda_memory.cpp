@@ -11,6 +11,7 @@
 #include "runtime/environment.hpp"
 #include "runtime/io_binding.hpp"
 #include "unit/providers/test_cuda_util.hpp"
+#include "unit/runtime/fake_device.hpp"
 
 using namespace tessera;
 using namespace tessera::test::cuda_test;
@@ -19,14 +20,7 @@ namespace {
 
 MemoryInfo gpu() { return cuda::cuda_memory_info(0); }
 
-ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
-  ir::Node n;
-  n.name = op + "_" + out[0];
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
-}
+using test_device::node;
 
 // y = Relu(Sigmoid(x)) on float[n]; both nodes run on CUDA.
 ir::Model chain_model(int64_t n) {

@@ -8,15 +8,10 @@
 #include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
 #include "ops/graph_types.hpp"
-#include "unit/kernel_test_util.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
 using namespace tessera;
 using namespace tessera::test::cuda_test;
-using tessera::test::attr_float;
-using tessera::test::attr_int;
-using tessera::test::attr_ints;
-using tessera::test::attr_string;
 
 namespace {
 

@@ -11,10 +11,15 @@
 #include "core/float16.hpp"
 #include "providers/cuda/cuda_provider.hpp"
 #include "runtime/session.hpp"
+#include "unit/kernel_test_util.hpp"
 #include "unit/providers/one_node_model.hpp"
 
 namespace tessera::test::cuda_test {
 
+using test::attr_float;
+using test::attr_int;
+using test::attr_ints;
+using test::attr_string;
 using test::OneNode;
 using test::tensor_info;
 
