@@ -159,11 +159,15 @@ void BM_ConvBlocked(benchmark::State& state) {
        w = random_vector(size_t(cs.M * (depthwise ? 1 : cs.C) * cs.KH * cs.KW), 2),
        b = random_vector(size_t(cs.M), 3);
   std::vector<float> y(size_t(nc::blocks(cs.M) * 16 * cs.OH * cs.OW));
+  // Arg 7 (optional, 1): add a residual, as ResNet's expanding 1x1 layers do.
+  std::vector<float> res;
+  if (state.range(7)) res = random_vector(y.size(), 4);
   const nc::PackedFilter pf(w.data(), cs);
   const tessera::linalg::ActivationSpec relu{tessera::linalg::Activation::kRelu, 0.f, 0.f};
   const CpuTimer cpu;
   for (auto _ : state) {
-    nc::conv2d(cs, pf, x.data(), b.data(), nullptr, relu, y.data(), pool_for(threads));
+    nc::conv2d(cs, pf, x.data(), b.data(), res.empty() ? nullptr : res.data(), relu, y.data(),
+               pool_for(threads));
     benchmark::DoNotOptimize(y.data());
   }
   report(state, 2.0 * double(cs.M * cs.OH * cs.OW * (depthwise ? 1 : cs.C) * cs.KH * cs.KW),
@@ -289,39 +293,46 @@ BENCHMARK(BM_Conv)
     ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads, depthwise (the BM_Conv / BM_Depthwise layers).
 BENCHMARK(BM_ConvBlocked)
-    ->Args({3, 224, 64, 7, 2, 1, 0})
-    ->Args({64, 56, 64, 3, 1, 1, 0})
-    ->Args({64, 56, 256, 1, 1, 1, 0})
-    ->Args({256, 56, 64, 1, 1, 1, 0})
-    ->Args({128, 28, 128, 3, 1, 1, 0})
-    ->Args({256, 14, 256, 3, 1, 1, 0})
-    ->Args({1024, 14, 256, 1, 1, 1, 0})
-    ->Args({512, 7, 512, 3, 1, 1, 0})
-    ->Args({512, 7, 2048, 1, 1, 1, 0})
-    ->Args({64, 56, 64, 3, 1, 2, 0})
-    ->Args({24, 56, 144, 1, 1, 1, 0})
-    ->Args({144, 56, 24, 1, 1, 1, 0})
-    ->Args({960, 7, 160, 1, 1, 1, 0})
-    ->Args({32, 112, 32, 3, 1, 1, 1})
-    ->Args({144, 56, 144, 3, 2, 1, 1})
-    ->Args({192, 28, 192, 3, 1, 1, 1})
-    ->Args({576, 14, 576, 3, 1, 1, 1})
-    ->Args({960, 7, 960, 3, 1, 1, 1})
-    ->Args({144, 56, 144, 3, 1, 2, 1})
-    ->Args({3, 224, 32, 3, 2, 1, 0})   // MobileNetV2 stem
-    ->Args({32, 112, 16, 1, 1, 1, 0})  // MobileNetV2 block 1 project
-    ->Args({16, 112, 96, 1, 1, 1, 0})  // MobileNetV2 block 2 expand
-    ->Args({96, 112, 96, 3, 2, 1, 1})  // MobileNetV2 block 2 depthwise, stride 2
+    ->Args({3, 224, 64, 7, 2, 1, 0, 0})
+    ->Args({64, 56, 64, 3, 1, 1, 0, 0})
+    ->Args({64, 56, 256, 1, 1, 1, 0, 0})
+    ->Args({256, 56, 64, 1, 1, 1, 0, 0})
+    ->Args({128, 28, 128, 3, 1, 1, 0, 0})
+    ->Args({256, 14, 256, 3, 1, 1, 0, 0})
+    ->Args({1024, 14, 256, 1, 1, 1, 0, 0})
+    ->Args({512, 7, 512, 3, 1, 1, 0, 0})
+    ->Args({512, 7, 2048, 1, 1, 1, 0, 0})
+    ->Args({64, 56, 64, 3, 1, 2, 0, 0})
+    ->Args({24, 56, 144, 1, 1, 1, 0, 0})
+    ->Args({144, 56, 24, 1, 1, 1, 0, 0})
+    ->Args({960, 7, 160, 1, 1, 1, 0, 0})
+    ->Args({32, 112, 32, 3, 1, 1, 1, 0})
+    ->Args({144, 56, 144, 3, 2, 1, 1, 0})
+    ->Args({192, 28, 192, 3, 1, 1, 1, 0})
+    ->Args({576, 14, 576, 3, 1, 1, 1, 0})
+    ->Args({960, 7, 960, 3, 1, 1, 1, 0})
+    ->Args({144, 56, 144, 3, 1, 2, 1, 0})
+    ->Args({3, 224, 32, 3, 2, 1, 0, 0})    // MobileNetV2 stem
+    ->Args({32, 112, 16, 1, 1, 1, 0, 0})   // MobileNetV2 block 1 project
+    ->Args({16, 112, 96, 1, 1, 1, 0, 0})   // MobileNetV2 block 2 expand
+    ->Args({96, 112, 96, 3, 2, 1, 1, 0})   // MobileNetV2 block 2 depthwise, stride 2
+    ->Args({192, 28, 192, 3, 2, 1, 1, 0})  // MobileNetV2 block 7 depthwise, stride 2
+    ->Args({576, 14, 576, 3, 2, 1, 1, 0})  // MobileNetV2 block 14 depthwise, stride 2
     // Two threads on the layers that scaled worst in the per-node profile:
-    ->Args({960, 7, 320, 1, 1, 1, 0})  // MobileNetV2 block 17 project
-    ->Args({960, 7, 320, 1, 1, 2, 0})
-    ->Args({576, 14, 96, 1, 1, 1, 0})  // MobileNetV2 block 13 project
-    ->Args({576, 14, 96, 1, 1, 2, 0})
-    ->Args({320, 7, 1280, 1, 1, 1, 0})  // MobileNetV2 last 1x1
-    ->Args({320, 7, 1280, 1, 1, 2, 0})
-    ->Args({1024, 14, 256, 1, 1, 2, 0})
-    ->Args({512, 7, 2048, 1, 1, 2, 0})
-    ->Args({3, 224, 32, 3, 2, 2, 0})
+    ->Args({960, 7, 320, 1, 1, 1, 0, 0})  // MobileNetV2 block 17 project
+    ->Args({960, 7, 320, 1, 1, 2, 0, 0})
+    ->Args({576, 14, 96, 1, 1, 1, 0, 0})  // MobileNetV2 block 13 project
+    ->Args({576, 14, 96, 1, 1, 2, 0, 0})
+    ->Args({320, 7, 1280, 1, 1, 1, 0, 0})  // MobileNetV2 last 1x1
+    ->Args({320, 7, 1280, 1, 1, 2, 0, 0})
+    ->Args({1024, 14, 256, 1, 1, 2, 0, 0})
+    ->Args({512, 7, 2048, 1, 1, 2, 0, 0})
+    ->Args({3, 224, 32, 3, 2, 2, 0, 0})
+    // ResNet-50's expanding 1x1 layers, with their residual:
+    ->Args({64, 56, 256, 1, 1, 1, 0, 1})
+    ->Args({128, 28, 512, 1, 1, 1, 0, 1})
+    ->Args({256, 14, 1024, 1, 1, 1, 0, 1})
+    ->Args({512, 7, 2048, 1, 1, 1, 0, 1})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: threads, items, microseconds per item.

@@ -25,11 +25,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def node_times(path, runs, strip_suffix):
-    """{node: (op, mean µs per run)} over runs 2..R of a Chrome-trace profile."""
+    """{node: (op, mean µs per run)} over runs 2..R of a Chrome-trace profile,
+    in the order of each node's first start."""
     with open(path) as f:
         events = json.load(f)
     per = collections.defaultdict(list)
     ops = {}
+    first = {}
     for e in events:
         if e.get("cat") != "Node" or "dur" not in e:
             continue
@@ -40,8 +42,10 @@ def node_times(path, runs, strip_suffix):
             name = name[: -len("_kernel_time")]
         per[name].append(float(e["dur"]))
         ops[name] = e.get("args", {}).get("op_name", "?")
+        first[name] = min(first.get(name, float("inf")), float(e.get("ts", 0)))
     out = {}
-    for name, durs in per.items():
+    for name in sorted(per, key=lambda n: first[n]):
+        durs = per[name]
         kept = durs[1:] if len(durs) >= runs and runs > 1 else durs
         out[name] = (ops[name], sum(kept) / len(kept))
     return out
@@ -88,6 +92,9 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--kit", default="/tmp/bench", help="benchmark kit folder with node_modules")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--pair", action="store_true",
+                    help="also list the convolutions of both in execution order, side by side "
+                         "(their names differ: ORT names fused nodes by output)")
     a = ap.parse_args()
     model = os.path.join(a.model_dir, "model.onnx")
     tmp = tempfile.mkdtemp(prefix="tessera_prof_")
@@ -114,6 +121,13 @@ def main():
         print(f"\nslowest {a.top} nodes, {title}:")
         for name, (op, us) in sorted(times.items(), key=lambda kv: -kv[1][1])[: a.top]:
             print(f"  {us / 1e3:8.3f} ms  {op:22} {name}")
+    if a.pair:
+        conv = lambda t: [(n, us) for n, (op, us) in t.items() if "Conv" in op]
+        mine_c, yours_c = conv(ours), conv(theirs)
+        print(f"\nconvolutions in execution order ({len(mine_c)} tessera, {len(yours_c)} ort):")
+        print(f"  {'tessera ms':>10} {'ort ms':>8} {'ratio':>6}  tessera node")
+        for (n, t_us), (_, o_us) in zip(mine_c, yours_c):
+            print(f"  {t_us / 1e3:10.3f} {o_us / 1e3:8.3f} {t_us / max(o_us, 1e-9):6.2f}  {n}")
 
 
 if __name__ == "__main__":

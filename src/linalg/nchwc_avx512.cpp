@@ -25,30 +25,37 @@ constexpr int kMaxT = int(kTileWidth);
 
 #define TESSERA_AVX512 __attribute__((target("avx512f,fma")))
 
-// v + bias, + residual, activation, padded lanes zeroed; then stored.
-TESSERA_AVX512 inline void store_block(const ConvArgs& a, __m512 v, __m512 bias, __mmask16 valid,
-                                       int64_t o) {
-  v = _mm512_add_ps(v, bias);
-  if (a.residual) v = _mm512_add_ps(v, _mm512_loadu_ps(a.residual + o));
+TESSERA_AVX512 inline __m512 activate(const ActivationSpec& act, __m512 v) {
   const __m512 zero = _mm512_setzero_ps();
-  switch (a.act.kind) {
+  switch (act.kind) {
     case Activation::kNone:
-      break;
-    case Activation::kRelu:  // a compare, so NaN passes through as in Relu
-      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), zero);
-      break;
+      return v;
+    case Activation::kRelu:  // zero > v ? zero : v, so NaN passes through as in Relu
+      return _mm512_mask_max_ps(v, __mmask16(0xffff), zero, v);
     case Activation::kClip: {
-      const __m512 lo = _mm512_set1_ps(a.act.p0), hi = _mm512_set1_ps(a.act.p1);
+      const __m512 lo = _mm512_set1_ps(act.p0), hi = _mm512_set1_ps(act.p1);
       v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, lo, _CMP_LT_OQ), lo);
-      v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), hi);
-      break;
+      return _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(v, hi, _CMP_GT_OQ), hi);
     }
     case Activation::kLeakyRelu:
-      v = _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v,
-                             _mm512_set1_ps(a.act.p0));
-      break;
+      return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, zero, _CMP_LT_OQ), v,
+                                _mm512_set1_ps(act.p0));
   }
-  _mm512_storeu_ps(a.y + o, _mm512_maskz_mov_ps(valid, v));
+  return v;
+}
+
+// v (with its bias) + residual, activation, padded lanes zeroed; then stored.
+TESSERA_AVX512 inline void finish(const ConvArgs& a, __m512 v, __mmask16 valid, int64_t o) {
+  if (a.residual) v = _mm512_add_ps(v, _mm512_loadu_ps(a.residual + o));
+  v = activate(a.act, v);
+  if (valid != __mmask16(0xffff)) v = _mm512_maskz_mov_ps(valid, v);
+  _mm512_storeu_ps(a.y + o, v);
+}
+
+// v + bias, then finish().
+TESSERA_AVX512 inline void store_block(const ConvArgs& a, __m512 v, __m512 bias, __mmask16 valid,
+                                       int64_t o) {
+  finish(a, _mm512_add_ps(v, bias), valid, o);
 }
 
 TESSERA_AVX512 inline __mmask16 valid_lanes(const ConvArgs& a, int64_t ob) {
@@ -75,10 +82,18 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
   // Between neighbouring output pixels.
   const int64_t px = SW > 0 ? (PLAIN ? SW : SW * 16) : s.sw * xs.pixel;
   __m512 acc[OB][T];
+  // The accumulators start at the bias: the epilogue then has one add less
+  // per vector (the short input-channel loops of expanding 1x1 layers make
+  // the epilogue a visible share of a tile).
+  __mmask16 valid[OB];
+  __m512 bias[OB];
 #pragma GCC unroll 4
-  for (int b = 0; b < OB; ++b)
+  for (int b = 0; b < OB; ++b) {
+    valid[b] = valid_lanes(a, ob0 + b);
+    bias[b] = bias_vec(a, ob0 + b, valid[b]);
 #pragma GCC unroll 14
-    for (int t = 0; t < T; ++t) acc[b][t] = _mm512_setzero_ps();
+    for (int t = 0; t < T; ++t) acc[b][t] = bias[b];
+  }
   const float* ximg = a.x + n * xs.image + (ow0 * s.sw - s.pw) * xs.pixel;
   for (int64_t ib = 0; ib < a.in_groups; ++ib)
     for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
@@ -105,11 +120,9 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
     }
 #pragma GCC unroll 4
   for (int b = 0; b < OB; ++b) {
-    const __mmask16 valid = valid_lanes(a, ob0 + b);
-    const __m512 bias = bias_vec(a, ob0 + b, valid);
+    const int64_t o = a.out_index(n, ob0 + b, oh, ow0);
 #pragma GCC unroll 14
-    for (int t = 0; t < T; ++t)
-      store_block(a, acc[b][t], bias, valid, a.out_index(n, ob0 + b, oh, ow0 + t));
+    for (int t = 0; t < T; ++t) finish(a, acc[b][t], valid[b], o + t * 16);
   }
 }
 
