@@ -128,6 +128,7 @@ const ConvCase kCases[] = {
     {2, 16, 7, 7, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},    // 1x1, batch 2
     {1, 20, 8, 10, 20, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, false, true},   // channels not /16, s2
     {1, 3, 23, 23, 20, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, false, false},  // plain-input stem
+    {1, 3, 23, 23, 32, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, false, false},  // ... zero-bordered copy
     {1, 16, 11, 12, 16, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, false, true},  // dilation 2
     {1, 32, 6, 40, 17, 1, 5, 1, 1, 0, 2, 0, 1, 1, 1, false, true},   // 1x5, asymmetric pad
     {1, 8, 1, 1, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},      // all border
