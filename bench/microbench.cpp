@@ -329,6 +329,7 @@ BENCHMARK(BM_ConvBlocked)
     ->Args({512, 7, 2048, 1, 1, 2, 0, 0})
     ->Args({3, 224, 32, 3, 2, 2, 0, 0})
     // ResNet-50's expanding 1x1 layers, with their residual:
+    ->Args({64, 28, 256, 1, 1, 1, 0, 0})  // ... layer1's on a quarter of its plane (output fits L2)
     ->Args({64, 56, 256, 1, 1, 1, 0, 1})
     ->Args({128, 28, 512, 1, 1, 1, 0, 1})
     ->Args({256, 14, 1024, 1, 1, 1, 0, 1})
