@@ -175,6 +175,45 @@ void BM_ConvBlocked(benchmark::State& state) {
   state.SetLabel(nc::kernel_name());
 }
 
+// A blocked 1x1 or 3x3 convolution whose filters come from memory, as in a
+// model whose weights (ResNet-50: 100 MB) do not stay in cache between
+// layers: each iteration uses the next of enough filter copies to overflow
+// the last-level cache. Args: C, H, M, K, threads.
+void BM_ConvBlockedColdFilter(benchmark::State& state) {
+  namespace nc = tessera::linalg::nchwc;
+  nc::Conv2dShape cs;
+  cs.C = state.range(0), cs.H = cs.W = state.range(1), cs.M = state.range(2);
+  cs.KH = cs.KW = state.range(3);
+  cs.ph = cs.pw = cs.KH / 2;
+  cs.OH = cs.OW = cs.H;
+  const int threads = int(state.range(4));
+  auto x = random_vector(size_t(nc::blocks(cs.C) * 16 * cs.H * cs.W), 1),
+       w = random_vector(size_t(cs.M * cs.C * cs.KH * cs.KW), 2),
+       b = random_vector(size_t(cs.M), 3);
+  std::vector<float> y(size_t(nc::blocks(cs.M) * 16 * cs.OH * cs.OW));
+  const size_t filter_bytes = w.size() * sizeof(float);
+  const size_t copies = std::max<size_t>(2, (256u << 20) / filter_bytes);
+  std::vector<nc::PackedFilter> filters;
+  for (size_t i = 0; i < copies; ++i) filters.emplace_back(w.data(), cs);
+  const tessera::linalg::ActivationSpec relu{tessera::linalg::Activation::kRelu, 0.f, 0.f};
+  const CpuTimer cpu;
+  size_t i = 0;
+  for (auto _ : state) {
+    nc::conv2d(cs, filters[i++ % copies], x.data(), b.data(), nullptr, relu, y.data(),
+               pool_for(threads));
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(cs.M * cs.OH * cs.OW * cs.C * cs.KH * cs.KW), threads, cpu);
+}
+BENCHMARK(BM_ConvBlockedColdFilter)
+    ->Args({512, 7, 2048, 1, 1})   // ResNet-50 layer4 conv3 (4 MiB of filters)
+    ->Args({512, 7, 512, 3, 1})    // layer4 conv2 (9 MiB)
+    ->Args({1024, 14, 256, 1, 1})  // layer3 conv1 (1 MiB)
+    ->Args({512, 7, 2048, 1, 2})
+    ->Args({512, 7, 512, 3, 2})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
 // A 3x3 depthwise convolution (pad 1) over C channels.
 void BM_Depthwise(benchmark::State& state) {
   const int64_t C = state.range(0), H = state.range(1), s = state.range(2);

@@ -102,10 +102,12 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
 #pragma GCC unroll 14
     for (int t = 0; t < T; ++t) acc[b][t] = _mm512_setzero_ps();
   const float* ximg = a.x + n * xs.image + (ow0 * s.sw - s.pw) * xs.pixel;
+  PrefetchStream* const pf = a.prefetch;
   for (int64_t ib = 0; ib < a.in_groups; ++ib)
     for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
       const float* xr = ximg + ib * xs.group + (oh * s.sh - s.ph + kh * s.dh) * xs.row;
       for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+        if (pf) pf->step();
         const float* xp = xr + kw * s.dw * xs.pixel;
         const float* wp[OB];
 #pragma GCC unroll 4
