@@ -292,6 +292,15 @@ void BM_ParallelForRegion(benchmark::State& state) {
   state.counters["worker_share"] = double(by_workers.load()) / double(std::max<int64_t>(1, items));
 }
 
+// The same inside a model run (a RunScope open, as a session holds one), where
+// the workers poll between regions: what each kernel's parallel region costs
+// beyond its work. Args as BM_ParallelForRegion.
+void BM_ParallelForRegionInRun(benchmark::State& state) {
+  tessera::ThreadPool* pool = pool_for(int(state.range(0)));
+  const tessera::ThreadPool::RunScope run(pool);
+  BM_ParallelForRegion(state);
+}
+
 }  // namespace
 
 // Args: M, N, K, packed (0 per call, 1 A prepacked, 2 B prepacked, 3 B transposed), threads.
@@ -377,6 +386,12 @@ BENCHMARK(BM_ConvBlocked)
     ->UseRealTime();
 // Args: threads, items, microseconds per item.
 BENCHMARK(BM_ParallelForRegion)
+    ->Args({2, 2, 0})
+    ->Args({2, 2, 5})
+    ->Args({2, 64, 0})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+BENCHMARK(BM_ParallelForRegionInRun)
     ->Args({2, 2, 0})
     ->Args({2, 2, 5})
     ->Args({2, 64, 0})
