@@ -49,45 +49,55 @@ TESSERA_AVX2 inline BlockEnd block_end(const ConvArgs& a, int64_t ob) {
   return e;
 }
 
-// v + bias, + residual, activation, padded lanes zeroed; then stored at
-// element o + 8h of the output.
-TESSERA_AVX2 inline void store_half(const ConvArgs& a, __m256 v, const BlockEnd& e, int h,
-                                    int64_t o) {
-  o += 8 * h;
-  v = _mm256_add_ps(v, e.bias[h]);
-  if (a.residual) v = _mm256_add_ps(v, _mm256_loadu_ps(a.residual + o));
+template <Activation K>
+TESSERA_AVX2 inline __m256 activate(__m256 v, __m256 p0, __m256 p1) {
   const __m256 zero = _mm256_setzero_ps();
-  switch (a.act.kind) {
-    case Activation::kNone:
-      break;
-    case Activation::kRelu:  // a compare, so NaN passes through as in Relu
-      v = _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
-      break;
-    case Activation::kClip: {
-      const __m256 lo = _mm256_set1_ps(a.act.p0), hi = _mm256_set1_ps(a.act.p1);
-      v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
-      v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(v, hi, _CMP_GT_OQ));
-      break;
-    }
-    case Activation::kLeakyRelu:
-      v = _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(a.act.p0)),
-                           _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
-      break;
+  if constexpr (K == Activation::kRelu)  // a compare, so NaN passes through as in Relu
+    return _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+  if constexpr (K == Activation::kClip) {
+    v = _mm256_blendv_ps(v, p0, _mm256_cmp_ps(v, p0, _CMP_LT_OQ));
+    return _mm256_blendv_ps(v, p1, _mm256_cmp_ps(v, p1, _CMP_GT_OQ));
   }
-  _mm256_storeu_ps(a.y + o, _mm256_and_ps(v, e.valid[h]));
+  if constexpr (K == Activation::kLeakyRelu)
+    return _mm256_blendv_ps(v, _mm256_mul_ps(v, p0), _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+  return v;
+}
+
+template <int T, Activation K>
+TESSERA_AVX2 inline void store_tile_as(const __m256 (&lo)[T], const __m256 (&hi)[T],
+                                       const BlockEnd& e, const float* res, float* y, __m256 p0,
+                                       __m256 p1) {
+#pragma GCC unroll 6
+  for (int t = 0; t < T; ++t)
+    for (int h = 0; h < 2; ++h) {
+      __m256 v = _mm256_add_ps(h ? hi[t] : lo[t], e.bias[h]);
+      if (res) v = _mm256_add_ps(v, _mm256_loadu_ps(res + t * 16 + 8 * h));
+      _mm256_storeu_ps(y + t * 16 + 8 * h, _mm256_and_ps(activate<K>(v, p0, p1), e.valid[h]));
+    }
 }
 
 // The epilogue of a tile: T pixels of output block ob from ow0, as two
-// 8-lane halves each.
+// 8-lane halves each: + bias, + residual, activation, padded lanes zeroed.
+// The activation and the residual are resolved once per tile (vector stores
+// may alias anything, so tests of a's fields in the loop were reloaded and
+// taken after every store; see the AVX-512 store_row).
 template <int T>
 TESSERA_AVX2 inline void store_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh,
                                     int64_t ow0, const __m256 (&lo)[T], const __m256 (&hi)[T]) {
   const BlockEnd e = block_end(a, ob);
-#pragma GCC unroll 6
-  for (int t = 0; t < T; ++t) {
-    const int64_t o = a.out_index(n, ob, oh, ow0 + t);
-    store_half(a, lo[t], e, 0, o);
-    store_half(a, hi[t], e, 1, o);
+  const int64_t o = a.out_index(n, ob, oh, ow0);
+  float* const y = a.y + o;
+  const float* const res = a.residual ? a.residual + o : nullptr;
+  const __m256 p0 = _mm256_set1_ps(a.act.p0), p1 = _mm256_set1_ps(a.act.p1);
+  switch (a.act.kind) {
+    case Activation::kNone:
+      return store_tile_as<T, Activation::kNone>(lo, hi, e, res, y, p0, p1);
+    case Activation::kRelu:
+      return store_tile_as<T, Activation::kRelu>(lo, hi, e, res, y, p0, p1);
+    case Activation::kClip:
+      return store_tile_as<T, Activation::kClip>(lo, hi, e, res, y, p0, p1);
+    case Activation::kLeakyRelu:
+      return store_tile_as<T, Activation::kLeakyRelu>(lo, hi, e, res, y, p0, p1);
   }
 }
 
