@@ -24,6 +24,7 @@ TESSERA_BUILD_DIR="$BUILD_DIR" bash scripts/build.sh -DTESSERA_WITH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" || exit 1
 mkdir -p "$OUT"
 T="$BUILD_DIR/tessera"
+source scripts/conformance_lib.sh
 
 echo "== doctor"
 "$T" doctor > "$OUT/doctor.txt" 2>&1
@@ -59,12 +60,7 @@ done
 
 echo "== ONNX conformance suite with $CUDA"
 if [ -d "$CONF" ]; then
-  "$T" test "$CONF" --providers "$CUDA" --expected-failures tests/conformance/expected_failures.txt \
-    --json "$OUT/conformance_cuda.json" > "$OUT/conformance_cuda.log" 2>&1
-  rc=$?
-  grep -E '^(UNEXPECTED|NEWLY)' "$OUT/conformance_cuda.log" | head -50
-  tail -n 2 "$OUT/conformance_cuda.log"
-  [ $rc -eq 0 ] || { echo "conformance with CUDA failed (full log: $OUT/conformance_cuda.log)"; status=1; }
+  ratchet "$CUDA" "$OUT/conformance_cuda" --providers "$CUDA"
 else
   echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR)"
   status=1

@@ -10,11 +10,6 @@ status=0
 echo "== unit tests"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j2) || status=1
 
-echo "== shipped models"
-for m in models/*/; do
-  "$BUILD_DIR/tessera" test "$m" || status=1
-done
-
 if [ -f tests/cli/test_cli.sh ]; then
   echo "== command line"
   bash tests/cli/test_cli.sh "$BUILD_DIR/tessera" || status=1
@@ -49,51 +44,25 @@ fi
 echo "== malformed models"
 /usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera" | tail -n 30 || status=1
 
+T="$BUILD_DIR/tessera"
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
-echo "== ONNX conformance suite"
-if [ -d "$CONF" ]; then
-  "$BUILD_DIR/tessera" test "$CONF" --expected-failures tests/conformance/expected_failures.txt \
-    --json "$BUILD_DIR/conformance.json" > "$BUILD_DIR/conformance.log" 2>&1
-  rc=$?
-  grep -E '^(UNEXPECTED|NEWLY)' "$BUILD_DIR/conformance.log" | head -50
-  tail -n 2 "$BUILD_DIR/conformance.log"
-  [ $rc -eq 0 ] || { echo "conformance ratchet failed (full log: $BUILD_DIR/conformance.log)"; status=1; }
-else
-  echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR); skipped"
-fi
+source scripts/conformance_lib.sh
 
-# The shipped models and the conformance suite again with other providers
-# first: their nodes must give the same results, so the same expected-failures
-# list applies. run_with LABEL TAG ARGS...: TAG names the log and JSON files,
-# ARGS go to every `tessera test`.
-run_with() {
-  local label="$1" tag="$2"
-  shift 2
-  echo "== shipped models with $label"
-  for m in models/*/; do
-    "$BUILD_DIR/tessera" test "$m" "$@" || status=1
-  done
-  echo "== ONNX conformance suite with $label"
-  [ -d "$CONF" ] || return 0
-  local log="$BUILD_DIR/conformance_$tag.log"
-  "$BUILD_DIR/tessera" test "$CONF" "$@" --expected-failures tests/conformance/expected_failures.txt \
-    --json "$BUILD_DIR/conformance_$tag.json" > "$log" 2>&1
-  local rc=$?
-  grep -E '^(UNEXPECTED|NEWLY)' "$log" | head -50
-  tail -n 2 "$log"
-  [ $rc -eq 0 ] || { echo "conformance ratchet with $label failed (full log: $log)"; status=1; }
-}
+# The shipped models and the conformance suite on the CPU provider, then again
+# with other providers first: their nodes must give the same results, so the
+# same expected-failures list applies.
+run_with "the CPU provider" "$BUILD_DIR/conformance"
 
 # oneDNN: only when it is built.
 if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
-  run_with "DnnlExecutionProvider,CPUExecutionProvider" dnnl \
+  run_with "DnnlExecutionProvider,CPUExecutionProvider" "$BUILD_DIR/conformance_dnnl" \
     --providers DnnlExecutionProvider,CPUExecutionProvider
 fi
 
 # CUDA: where this machine has a GPU for it (scripts/gpu_check.sh runs this
 # and the CUDA unit tests on a GPU machine).
 if "$BUILD_DIR/tessera" --version | grep -q '^providers:.*CUDAExecutionProvider'; then
-  run_with "CUDAExecutionProvider,CPUExecutionProvider" cuda \
+  run_with "CUDAExecutionProvider,CPUExecutionProvider" "$BUILD_DIR/conformance_cuda" \
     --providers CUDAExecutionProvider,CPUExecutionProvider
 elif "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
   echo "== CUDAExecutionProvider is built but cannot run here (no GPU); its GPU tests were skipped"
@@ -104,7 +73,8 @@ fi
 # between it and the CPU is exercised end to end.
 SANDBOX="$BUILD_DIR/libtessera_sandbox_ep.so"
 if [ -f "$SANDBOX" ]; then
-  run_with "the sandbox plugin, CPUExecutionProvider" sandbox --provider-library "$SANDBOX"
+  run_with "the sandbox plugin, CPUExecutionProvider" "$BUILD_DIR/conformance_sandbox" \
+    --provider-library "$SANDBOX"
 else
   echo "the sandbox plugin was not built ($SANDBOX); skipped"
 fi

@@ -24,6 +24,14 @@ class Allocator {
   virtual void free(void* p) = 0;
   virtual const MemoryInfo& info() const = 0;
   virtual AllocatorStats stats() const { return {}; }
+  // The allocator this one takes its memory from when it caches blocks (an
+  // arena over a device allocator), else null: a session does not stack a
+  // second arena on such an allocator, and an environment's shared arena is
+  // built over what it caches from.
+  virtual std::shared_ptr<Allocator> backing() const { return nullptr; }
+  // Gives cached, unused memory back to the backing allocator; a no-op for
+  // an allocator that caches none.
+  virtual void release_cached() {}
 };
 
 // Plain aligned host allocator; counts what it hands out.

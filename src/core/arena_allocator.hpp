@@ -30,9 +30,11 @@ class ArenaAllocator : public Allocator {
   AllocatorStats stats() const override;
   // Returns every cached (free) block to the device allocator.
   void shrink();
+  void release_cached() override { shrink(); }
   const ArenaConfig& config() const { return config_; }
   // The allocator the arena takes its blocks from.
   const std::shared_ptr<Allocator>& device() const { return device_; }
+  std::shared_ptr<Allocator> backing() const override { return device_; }
 
  private:
   size_t size_class(size_t bytes) const;
@@ -42,7 +44,7 @@ class ArenaAllocator : public Allocator {
   MemoryInfo info_;
   mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;  // size class -> cached blocks
-  std::unordered_map<void*, size_t> live_;      // block -> size class
+  std::unordered_map<void*, size_t> live_;     // block -> size class
   size_t in_use_ = 0, cached_ = 0, peak_ = 0, num_allocs_ = 0;
 };
 

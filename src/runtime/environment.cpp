@@ -105,7 +105,7 @@ std::shared_ptr<Allocator> Environment::create_and_register_allocator(const Memo
              memory.to_string());
   // Over the provider's device allocator, not over an arena it may bring.
   std::shared_ptr<Allocator> device = p->allocator();
-  if (auto* own = dynamic_cast<ArenaAllocator*>(device.get())) device = own->device();
+  if (auto under = device->backing()) device = std::move(under);
   auto arena = std::make_shared<ArenaAllocator>(device, config);
   register_allocator(arena);
   return arena;

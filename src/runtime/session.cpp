@@ -323,7 +323,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       // A provider that brings its own arena (the CUDA provider's, with its
       // gpu_mem_limit) keeps it; caching blocks in a second arena on top
       // would hide them from that limit.
-      if (options.enable_cpu_mem_arena && !dynamic_cast<ArenaAllocator*>(a.get()))
+      if (options.enable_cpu_mem_arena && !a->backing())
         a = std::make_shared<ArenaAllocator>(a, options.arena);
     }
     impl->allocators.emplace_back(p->name(), a);
@@ -553,8 +553,7 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
 }
 
 void Session::release_arena_memory() const {
-  for (const auto& [name, a] : impl_->allocators)
-    if (auto* arena = dynamic_cast<ArenaAllocator*>(a.get())) arena->shrink();
+  for (const auto& [name, a] : impl_->allocators) a->release_cached();
 }
 
 std::vector<InputLocation> Session::input_locations() const {
