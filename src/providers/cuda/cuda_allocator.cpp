@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "core/logging.hpp"
 #include "providers/cuda/cuda_call.hpp"
@@ -24,10 +25,13 @@ void report_free(cudaError_t e, const char* call, int device) {
 
 }  // namespace
 
-CudaDeviceAllocator::CudaDeviceAllocator(int device)
-    : device_(device), info_(cuda_memory_info(device)) {
+CudaAllocatorBase::CudaAllocatorBase(int device, MemoryInfo info)
+    : device_(device), info_(std::move(info)) {
   info_.allocator_type = AllocatorType::kDevice;
 }
+
+CudaDeviceAllocator::CudaDeviceAllocator(int device)
+    : CudaAllocatorBase(device, cuda_memory_info(device)) {}
 
 void* CudaDeviceAllocator::alloc(size_t bytes) {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice", device_name(device_));
@@ -52,9 +56,7 @@ void CudaDeviceAllocator::free(void* p) {
 }
 
 CudaPinnedAllocator::CudaPinnedAllocator(int device)
-    : device_(device), info_(cuda_pinned_memory_info(device)) {
-  info_.allocator_type = AllocatorType::kDevice;
-}
+    : CudaAllocatorBase(device, cuda_pinned_memory_info(device)) {}
 
 void* CudaPinnedAllocator::alloc(size_t bytes) {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice", device_name(device_));

@@ -7,28 +7,30 @@
 
 namespace tessera::cuda {
 
-class CudaDeviceAllocator : public Allocator {
+// What both allocators keep: the device, and the memory they hand out
+// (described as device-allocated, so the session wraps neither in a CPU arena).
+class CudaAllocatorBase : public Allocator {
  public:
-  explicit CudaDeviceAllocator(int device);
-  void* alloc(size_t bytes) override;
-  void free(void* p) override;
   const MemoryInfo& info() const override { return info_; }
 
- private:
+ protected:
+  CudaAllocatorBase(int device, MemoryInfo info);
   int device_;
   MemoryInfo info_;
 };
 
-class CudaPinnedAllocator : public Allocator {
+class CudaDeviceAllocator : public CudaAllocatorBase {
+ public:
+  explicit CudaDeviceAllocator(int device);
+  void* alloc(size_t bytes) override;
+  void free(void* p) override;
+};
+
+class CudaPinnedAllocator : public CudaAllocatorBase {
  public:
   explicit CudaPinnedAllocator(int device);
   void* alloc(size_t bytes) override;
   void free(void* p) override;
-  const MemoryInfo& info() const override { return info_; }
-
- private:
-  int device_;
-  MemoryInfo info_;
 };
 
 }  // namespace tessera::cuda
