@@ -371,6 +371,7 @@ BENCHMARK(BM_ConvBlocked)
     // Two threads on the layers that scaled worst in the per-node profile:
     ->Args({960, 7, 320, 1, 1, 1, 0, 0})  // MobileNetV2 block 17 project
     ->Args({960, 7, 320, 1, 1, 2, 0, 0})
+    ->Args({960, 7, 160, 1, 1, 2, 0, 0})  // MobileNetV2 block 14 project: 5 groups of 2 blocks
     ->Args({576, 14, 96, 1, 1, 1, 0, 0})  // MobileNetV2 block 13 project
     ->Args({576, 14, 96, 1, 1, 2, 0, 0})
     ->Args({320, 7, 1280, 1, 1, 1, 0, 0})  // MobileNetV2 last 1x1

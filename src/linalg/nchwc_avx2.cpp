@@ -192,13 +192,15 @@ constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwi
 
 }  // namespace
 
-void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0, int64_t ow1) {
+void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
+                   int64_t ow1) {
   const Conv2dShape& s = *a.s;
   const size_t v = size_t(tile_variant(s));
   const Table& table = s.depthwise() ? kDepthwise[v] : kDense[v];
-  // One output block per group (conv_out_blocks_per_group), so og is the block.
+  // One output block per group (conv_out_blocks_per_group), so nb is 1.
+  (void)nb;
   conv_row_tiles(a, oh, ow0, ow1, kTileWidthAvx2, [&](int64_t t, int64_t ow, const TapRange& r) {
-    table[size_t(t - 1)](a, n, og, oh, ow, r);
+    table[size_t(t - 1)](a, n, ob0, oh, ow, r);
   });
 }
 

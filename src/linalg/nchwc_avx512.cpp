@@ -324,17 +324,12 @@ TESSERA_AVX512 void pool_row_avx512(const Pool2dShape& s, bool is_max, const flo
   }
 }
 
-void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,
+void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
                      int64_t ow1) {
   const Conv2dShape& s = *a.s;
-  const int64_t mb = blocks(s.M);
-  const bool dw = s.depthwise();
-  const int64_t per_group = conv_out_blocks_per_group(s, Isa::kAvx512);
   const int64_t width = conv_tile_width(Isa::kAvx512);
-  const int64_t ob0 = og * per_group;
-  const int ob = int(std::min(per_group, mb - ob0));
   const size_t v = size_t(tile_variant(s));
-  const Table& table = dw ? kDepthwise[v] : kDense[size_t(ob - 1)][v];
+  const Table& table = s.depthwise() ? kDepthwise[v] : kDense[size_t(nb - 1)][v];
   conv_row_tiles(a, oh, ow0, ow1, width, [&](int64_t t, int64_t ow, const TapRange& r) {
     table[size_t(t - 1)](a, n, ob0, oh, ow, r);
   });

@@ -186,12 +186,13 @@ bool depthwise3x3_supported(const Conv2dShape& s);
 // Output rows [oh0, oh1) of block ob of image n. Defined in nchwc_avx512.cpp.
 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
 
-// Pixels [ow0, ow1) of one output row of output-block group `og` (see
-// conv_out_block_groups). Defined in nchwc_avx512.cpp and nchwc_avx2.cpp
-// (x86-64 only).
-void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0,
+// Pixels [ow0, ow1) of one output row of output blocks [ob0, ob0 + nb), nb at
+// most conv_out_blocks_per_group. Defined in nchwc_avx512.cpp and
+// nchwc_avx2.cpp (x86-64 only).
+void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
                      int64_t ow1);
-void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t og, int64_t oh, int64_t ow0, int64_t ow1);
+void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
+                   int64_t ow1);
 // The AVX2 blocked pooling row (see pool_row_avx512). Defined in nchwc_avx2.cpp.
 void pool_row_avx2(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh);
 

@@ -150,7 +150,8 @@ const ConvCase kCases[] = {
     {1, 20, 9, 11, 100, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},   // channels not /16
     {1, 64, 13, 13, 96, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, false, true},   // stride 2, 4+2 blocks
     {1, 16, 6, 7, 64, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, false, true},     // padded: border pixels
-    // Filters outweigh the input: two threads split the 5 output groups 2 + 3.
+    // Filters outweigh the input: two threads take 5 of the 10 output blocks
+    // each, the second from an odd block (pairs 5-6, 7-8, then 9 alone).
     {1, 64, 5, 5, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},
 };
 
