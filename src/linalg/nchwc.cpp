@@ -383,7 +383,8 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
       const int64_t steps = std::max<int64_t>(1, (t1 - t0) * a.in_groups * s.KH * s.KW);
       for (int64_t ob = b0; ob < b1; ob += per_group) {
         ahead = PrefetchStream{};
-        if (const int64_t next = ob + per_group; next < b1) {
+        // (Only dense tiles read the stream; depthwise filters are small.)
+        if (const int64_t next = ob + per_group; !s.depthwise() && next < b1) {
           const int64_t nb = std::min(per_group, b1 - next);
           const int64_t bytes = nb * a.in_groups * s.KH * s.KW * a.in_per_group * 16 * 4;
           ahead.next = reinterpret_cast<const char*>(a.filter_tap(next, 0, 0, 0));
