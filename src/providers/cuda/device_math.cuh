@@ -1,10 +1,30 @@
 // Device helpers shared by the .cu files: element loads/stores through float
-// and block-wide reductions.
+// and block-wide reductions, and the host-side switch on the element type.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include "providers/cuda/cuda_launch.hpp"
+
 namespace tessera::cuda {
+
+// Calls f(T()) with the element type `t` names, then returns the launches'
+// cudaGetLastError(): the one type switch of every launcher.
+template <typename F>
+cudaError_t with_elem_type(ElemType t, F&& f) {
+  switch (t) {
+    case ElemType::kF32:
+      f(float());
+      break;
+    case ElemType::kF16:
+      f(__half());
+      break;
+    case ElemType::kBF16:
+      f(__nv_bfloat16());
+      break;
+  }
+  return cudaGetLastError();
+}
 
 __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }

@@ -131,35 +131,15 @@ void unary_typed(UnaryOp op, const void* x, void* y, int64_t n, float alpha, flo
 cudaError_t launch_binary(BinaryOp op, ElemType t, const void* a, const void* b, void* y, int64_t n,
                           const BroadcastPlan& plan, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::kF32:
-      binary_typed<float>(op, a, b, y, n, plan, stream);
-      break;
-    case ElemType::kF16:
-      binary_typed<__half>(op, a, b, y, n, plan, stream);
-      break;
-    case ElemType::kBF16:
-      binary_typed<__nv_bfloat16>(op, a, b, y, n, plan, stream);
-      break;
-  }
-  return cudaGetLastError();
+  return with_elem_type(t,
+                        [&](auto v) { binary_typed<decltype(v)>(op, a, b, y, n, plan, stream); });
 }
 
 cudaError_t launch_unary(UnaryOp op, ElemType t, const void* x, void* y, int64_t n, float alpha,
                          float beta, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::kF32:
-      unary_typed<float>(op, x, y, n, alpha, beta, stream);
-      break;
-    case ElemType::kF16:
-      unary_typed<__half>(op, x, y, n, alpha, beta, stream);
-      break;
-    case ElemType::kBF16:
-      unary_typed<__nv_bfloat16>(op, x, y, n, alpha, beta, stream);
-      break;
-  }
-  return cudaGetLastError();
+  return with_elem_type(
+      t, [&](auto v) { unary_typed<decltype(v)>(op, x, y, n, alpha, beta, stream); });
 }
 
 cudaError_t launch_broadcast_copy(int elem_bytes, const void* x, void* y, int64_t n,

@@ -76,36 +76,16 @@ void layer_norm_as(const void* x, const void* scale, const void* bias, void* y, 
 cudaError_t launch_softmax(ElemType t, const void* x, void* y, int64_t rows, int64_t cols, bool log,
                            cudaStream_t stream) {
   if (rows == 0 || cols == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::kF32:
-      softmax_as<float>(x, y, rows, cols, log, stream);
-      break;
-    case ElemType::kF16:
-      softmax_as<__half>(x, y, rows, cols, log, stream);
-      break;
-    case ElemType::kBF16:
-      softmax_as<__nv_bfloat16>(x, y, rows, cols, log, stream);
-      break;
-  }
-  return cudaGetLastError();
+  return with_elem_type(t, [&](auto v) { softmax_as<decltype(v)>(x, y, rows, cols, log, stream); });
 }
 
 cudaError_t launch_layer_norm(ElemType t, const void* x, const void* scale, const void* bias,
                               void* y, float* mean, float* inv_std, int64_t rows, int64_t cols,
                               float epsilon, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return cudaSuccess;
-  switch (t) {
-    case ElemType::kF32:
-      layer_norm_as<float>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
-      break;
-    case ElemType::kF16:
-      layer_norm_as<__half>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
-      break;
-    case ElemType::kBF16:
-      layer_norm_as<__nv_bfloat16>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
-      break;
-  }
-  return cudaGetLastError();
+  return with_elem_type(t, [&](auto v) {
+    layer_norm_as<decltype(v)>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
+  });
 }
 
 }  // namespace tessera::cuda
