@@ -28,6 +28,7 @@
 #include "linalg/gemm.hpp"
 #include "linalg/im2col.hpp"
 #include "linalg/nchwc.hpp"
+#include "linalg/winograd.hpp"
 
 namespace {
 
@@ -213,6 +214,52 @@ BENCHMARK(BM_ConvBlockedColdFilter)
     ->Args({64, 56, 64, 3, 1})     // layer1 conv2 (144 KiB)
     ->Args({512, 7, 2048, 1, 2})
     ->Args({512, 7, 512, 3, 2})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+
+// A 3x3, pad-1 blocked convolution as Winograd F(tile x tile, 3x3) products
+// (linalg/winograd.hpp), bias + Relu fused; GFLOP/s are the direct
+// convolution's FLOPs per second, comparable with BM_ConvBlocked's. Args: C,
+// H, M, threads, 1 for filters cold (each iteration the next of enough
+// copies to overflow the last-level cache, as BM_ConvBlockedColdFilter), tile.
+void BM_ConvWinograd(benchmark::State& state) {
+  namespace nc = tessera::linalg::nchwc;
+  nc::Conv2dShape cs;
+  cs.C = state.range(0), cs.H = cs.W = state.range(1), cs.M = state.range(2);
+  cs.KH = cs.KW = 3, cs.ph = cs.pw = 1, cs.OH = cs.OW = cs.H;
+  const int threads = int(state.range(3));
+  auto x = random_vector(size_t(nc::blocks(cs.C) * 16 * cs.H * cs.W), 1),
+       w = random_vector(size_t(cs.M * cs.C * 9), 2), b = random_vector(size_t(cs.M), 3);
+  std::vector<float> y(size_t(nc::blocks(cs.M) * 16 * cs.OH * cs.OW));
+  const int64_t tile = state.range(5), side = tile + 2;
+  const size_t filter_bytes = size_t(side * side * nc::blocks(cs.M) * nc::blocks(cs.C) * 256 * 4);
+  const size_t copies = state.range(4) ? std::max<size_t>(2, (256u << 20) / filter_bytes) : 1;
+  std::vector<nc::WinogradFilter> filters;
+  for (size_t i = 0; i < copies; ++i) filters.emplace_back(w.data(), cs.M, cs.C, tile);
+  const tessera::linalg::ActivationSpec relu{tessera::linalg::Activation::kRelu, 0.f, 0.f};
+  const CpuTimer cpu;
+  size_t i = 0;
+  for (auto _ : state) {
+    nc::winograd_conv2d(cs, filters[i++ % copies], x.data(), b.data(), nullptr, relu, y.data(),
+                        pool_for(threads));
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(cs.M * cs.OH * cs.OW * cs.C * 9), threads, cpu);
+  state.SetLabel(nc::kernel_name());
+}
+BENCHMARK(BM_ConvWinograd)
+    ->Args({64, 56, 64, 1, 1, 4})  // ResNet-50 layer1 conv2
+    ->Args({128, 28, 128, 1, 1, 4})
+    ->Args({256, 14, 256, 1, 1, 2})
+    ->Args({256, 14, 256, 1, 1, 4})
+    ->Args({512, 7, 512, 1, 1, 2})
+    ->Args({64, 56, 64, 2, 1, 4})
+    ->Args({128, 28, 128, 2, 1, 4})
+    ->Args({256, 14, 256, 2, 1, 2})
+    ->Args({256, 14, 256, 2, 1, 4})
+    ->Args({512, 7, 512, 2, 1, 2})
+    ->Args({64, 56, 64, 1, 0, 4})  // filters hot
+    ->Args({256, 14, 256, 1, 0, 2})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

@@ -150,15 +150,6 @@ void pool2d(const Pool2dShape& s, bool is_max, const float* x, float* y, ThreadP
     rows(0, planes * s.OH);
 }
 
-// Runs fn(b, e) over [0, n), split across the pool when the work is worth it.
-template <typename Fn>
-void for_range(ThreadPool* pool, int64_t n, double cost, Fn&& fn) {
-  if (pool)
-    pool->parallel_for(n, cost, fn);
-  else
-    fn(int64_t(0), n);
-}
-
 // Filters up to this size are read from L2 by every chunk of pixels (half
 // the 1 MiB L2 of current x86 server cores; the input chunk and output need
 // the rest).
@@ -218,6 +209,18 @@ Isa set_kernel_isa(Isa want) {
 }
 
 const char* kernel_name() { return isa_name(g_isa); }
+
+Isa conv_kernel_isa() { return g_isa; }
+
+void conv_row(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
+              int64_t ow1) {
+#if defined(__x86_64__)
+  if (g_isa == Isa::kAvx512) return conv_row_avx512(a, n, ob0, nb, oh, ow0, ow1);
+  if (g_isa == Isa::kAvx2) return conv_row_avx2(a, n, ob0, nb, oh, ow0, ow1);
+#endif
+  for (int64_t ob = ob0; ob < ob0 + nb; ++ob)
+    for (int64_t ow = ow0; ow < ow1; ++ow) conv_pixel_generic(a, n, ob, oh, ow);
+}
 
 // ---- filters ----
 
@@ -354,11 +357,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     auto part = [&](int64_t b0, int64_t b1, int64_t t0, int64_t t1) {
       auto row = [&](const ConvArgs& args, int64_t n, int64_t ob, int64_t oh, int64_t ow0,
                      int64_t ow1) {
-        const int64_t nb = std::min(per_group, b1 - ob);
-        if (isa == Isa::kAvx512)
-          conv_row_avx512(args, n, ob, nb, oh, ow0, ow1);
-        else
-          conv_row_avx2(args, n, ob, nb, oh, ow0, ow1);
+        conv_row(args, n, ob, std::min(per_group, b1 - ob), oh, ow0, ow1);
       };
       auto chunks = [&](auto&& f) {
         for (int64_t t = t0; t < t1;) {

@@ -188,11 +188,26 @@ void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, in
 
 // Pixels [ow0, ow1) of one output row of output blocks [ob0, ob0 + nb), nb at
 // most conv_out_blocks_per_group. Defined in nchwc_avx512.cpp and
-// nchwc_avx2.cpp (x86-64 only).
+// nchwc_avx2.cpp (x86-64 only); conv_row (nchwc.cpp) calls the one of
+// conv_kernel_isa(), or the portable per-pixel kernel.
 void conv_row_avx512(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
                      int64_t ow1);
 void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
                    int64_t ow1);
+// The kernels in use: cpu_isa(), or narrower after set_kernel_isa.
+Isa conv_kernel_isa();
+void conv_row(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
+              int64_t ow1);
+
+// Runs fn(b, e) over [0, n), split across the pool when the work is worth it.
+template <typename Fn>
+void for_range(ThreadPool* pool, int64_t n, double cost, Fn&& fn) {
+  if (pool)
+    pool->parallel_for(n, cost, fn);
+  else
+    fn(int64_t(0), n);
+}
+
 // The AVX2 blocked pooling row (see pool_row_avx512). Defined in nchwc_avx2.cpp.
 void pool_row_avx2(const Pool2dShape& s, bool is_max, const float* x, float* y, int64_t oh);
 

@@ -23,10 +23,12 @@
 //     producer recreates it under its original name.
 // The blocked values' types come from type inference of com.tessera ops (the
 // first input's element type, shape unknown), so nothing trusts a 4-D shape.
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "linalg/nchwc.hpp"
+#include "linalg/winograd.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -72,9 +74,15 @@ ir::Attribute int_attr(const char* name, int64_t value) {
   return a;
 }
 
+// True when every value of ints attribute `name` of `n` is 1 (or it is absent).
+bool ones_or_absent(const ir::Node& n, const char* name) {
+  const ir::Attribute* a = n.attr(name);
+  return !a || std::all_of(a->ints.begin(), a->ints.end(), [](int64_t v) { return v == 1; });
+}
+
 }  // namespace
 
-size_t choose_conv_layout(ir::Model& model, ir::Graph& g) {
+size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
   GraphView v(g);
   const size_t n = g.nodes.size();
   std::unordered_map<std::string, Blocked> blocked;        // original value -> blocked copy
@@ -149,6 +157,17 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g) {
       else
         out.inputs[0] = to_blocked(x, i);
       out.attributes.push_back(int_attr("input_layout", layout));
+      // 3x3 stride-1 layers run as Winograd products where the channels
+      // suit (linalg/winograd.hpp): ResNet-50's layer1-3.
+      const int64_t tile = linalg::nchwc::winograd_tile(C, M);
+      if (winograd && tile && layout == 1 && group == 1 && wd[2] == 3 && wd[3] == 3 &&
+          ones_or_absent(node, "strides") && ones_or_absent(node, "dilations")) {
+        ir::Attribute a;
+        a.name = "algorithm";
+        a.type = ir::AttrType::kString;
+        a.s = tile == 4 ? "winograd_4x4" : "winograd_2x2";
+        out.attributes.push_back(a);
+      }
       if (!z.empty()) out.inputs[3] = blocked.count(z) ? blocked[z].name : to_blocked(z, i);
       block_output(out, M);
       ++converted;

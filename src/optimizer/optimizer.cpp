@@ -57,7 +57,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     // included). The blocked kernels pay off only where vector kernels
     // (AVX-512, or AVX2 with FMA) run them.
     if (options.nchwc_layout && linalg::nchwc::fast_path_available())
-      run("choose_conv_layout", [&] { return choose_conv_layout(model, g); });
+      run("choose_conv_layout",
+          [&] { return choose_conv_layout(model, g, options.conv_winograd); });
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }

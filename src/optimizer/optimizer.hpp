@@ -16,6 +16,10 @@ struct OptimizeOptions {
   // Allows choose_conv_layout (level all, with cpu_internal_fusions, where the
   // AVX-512 blocked kernels run). Off for "session.disable_nchwc" = "1".
   bool nchwc_layout = true;
+  // Lets choose_conv_layout run 3x3 stride-1 layers as Winograd products
+  // (a few ulps from a direct convolution). Off for
+  // "session.disable_winograd" = "1".
+  bool conv_winograd = true;
 };
 
 // Runs the passes of `level` and below, in order, on the top-level graph.

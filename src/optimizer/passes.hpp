@@ -53,7 +53,8 @@ size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
 // where a plain reader, a graph output or a subgraph needs a value, under its
 // original name. Returns how many nodes it converted. Worth it only where the
 // vector (AVX-512 or AVX2) kernels run: optimize() asks
-// linalg::nchwc::fast_path_available().
-size_t choose_conv_layout(ir::Model& model, ir::Graph& graph);
+// linalg::nchwc::fast_path_available(). With `winograd`, the 3x3 stride-1
+// ones with wide channels get algorithm "winograd" (linalg/winograd.hpp).
+size_t choose_conv_layout(ir::Model& model, ir::Graph& graph, bool winograd = true);
 
 }  // namespace tessera::optimizer

@@ -284,6 +284,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = cpu_only;
   opt.nchwc_layout = !config_flag(options, "session.disable_nchwc", false);
+  opt.conv_winograd = !config_flag(options, "session.disable_winograd", false);
   optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);
   on_devices.restore(model.graph);
   // After the passes, so a fusion cannot rebuild an op that has no kernel.

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "linalg/nchwc.hpp"
+#include "linalg/winograd.hpp"
 
 namespace tessera::linalg::nchwc {
 namespace {
@@ -52,10 +53,11 @@ float act_ref(const ActivationSpec& a, float v) {
   return v;
 }
 
-// Runs one case through to_blocked -> conv2d -> from_blocked and compares with
-// the definition computed in double; also checks the padded lanes are zero.
+// Runs one case through to_blocked -> conv2d (or winograd_conv2d with that
+// tile) -> from_blocked and compares with the definition computed in double;
+// also checks the padded lanes are zero.
 void check_conv(const ConvCase& c, const ActivationSpec& act, bool with_bias, bool with_residual,
-                ThreadPool* pool) {
+                ThreadPool* pool, int64_t winograd_tile = 0) {
   Conv2dShape s;
   s.N = c.N, s.C = c.C, s.H = c.H, s.W = c.W, s.M = c.M, s.KH = c.KH, s.KW = c.KW;
   s.sh = c.sh, s.sw = c.sw, s.ph = c.ph, s.pw = c.pw, s.dh = c.dh, s.dw = c.dw;
@@ -103,11 +105,18 @@ void check_conv(const ConvCase& c, const ActivationSpec& act, bool with_bias, bo
   }
   std::vector<float> rb(size_t(c.N * blocks(c.M) * ohw * 16));
   to_blocked(r.data(), c.N, c.M, ohw, rb.data(), pool);
-  const PackedFilter pf(w.data(), s);
-  ASSERT_TRUE(pf.matches(s));
   std::vector<float> yb(rb.size(), std::numeric_limits<float>::quiet_NaN());
-  conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
-         yb.data(), pool);
+  if (winograd_tile) {
+    ASSERT_TRUE(winograd_supported(s));
+    const WinogradFilter wf(w.data(), c.M, c.C, winograd_tile);
+    winograd_conv2d(s, wf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr,
+                    act, yb.data(), pool);
+  } else {
+    const PackedFilter pf(w.data(), s);
+    ASSERT_TRUE(pf.matches(s));
+    conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
+           yb.data(), pool);
+  }
   for (int64_t n = 0; n < c.N; ++n)
     for (int64_t blk = 0; blk < blocks(c.M); ++blk)
       for (int64_t p = 0; p < ohw; ++p)
@@ -116,10 +125,13 @@ void check_conv(const ConvCase& c, const ActivationSpec& act, bool with_bias, bo
               << "padded lane " << l << " of block " << blk;
   std::vector<float> y(want.size(), -9.f);
   from_blocked(yb.data(), c.N, c.M, ohw, y.data(), pool);
+  // Winograd's transforms round more (their constants reach 8 and 1/24):
+  // a bound in units of the terms' scale, sqrt(C * 9) for these inputs.
+  const float tol = winograd_tile ? 2e-5f * std::sqrt(float(c.C * 9)) : 2e-4f;
   for (size_t i = 0; i < y.size(); ++i)
-    ASSERT_NEAR(y[i], want[i], 2e-4f * (1 + std::abs(want[i])))
+    ASSERT_NEAR(y[i], want[i], tol * (1 + std::abs(want[i])))
         << "at " << i << " C" << c.C << " M" << c.M << " " << c.H << "x" << c.W << " k" << c.KH
-        << "x" << c.KW << " s" << c.sh << " act " << int(act.kind);
+        << "x" << c.KW << " s" << c.sh << " act " << int(act.kind) << " winograd " << winograd_tile;
 }
 
 const ConvCase kCases[] = {
@@ -169,6 +181,57 @@ TEST(LinalgNchwc, ConvMatchesDefinition) {
       for (size_t ai = 0; ai < 4; ++ai)
         check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr);
   }
+}
+
+// 3x3 stride-1 dense cases for the Winograd products: tiles cut by the
+// plane's edge, pads 0 to 2, channels not /16, batches of tiles, and both
+// ways of splitting between two threads (by tiles, or by output blocks when
+// the transformed filters outweigh the transformed input).
+const ConvCase kWinogradCases[] = {
+    // N  C   H   W   M  KH KW sh sw ph pw peh pew dh dw  dw?    blocked
+    {1, 32, 9, 33, 48, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},   // partial tiles, 3 blocks
+    {2, 40, 14, 14, 36, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},  // channels not /16, N 2
+    {1, 64, 5, 5, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},   // by output blocks
+    {1, 32, 8, 8, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, false, true},    // no pads
+    {1, 32, 7, 9, 32, 3, 3, 1, 1, 2, 2, 2, 2, 1, 1, false, true},    // pads 2
+    {1, 16, 6, 7, 16, 3, 3, 1, 1, 0, 1, 2, 1, 1, 1, false, true},    // asymmetric pads
+    {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},    // one pixel
+    {1, 32, 60, 44, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},  // several batches
+};
+
+TEST(LinalgNchwc, WinogradMatchesDefinition) {
+  ThreadPool two(2);
+  for (Isa isa : kernel_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    const UseIsa use(isa);
+    for (int64_t tile : {4, 2})
+      for (const ConvCase& c : kWinogradCases)
+        for (size_t ai = 0; ai < 4; ++ai)
+          check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr, tile);
+  }
+}
+
+TEST(LinalgNchwc, WinogradChecksItsInputs) {
+  Conv2dShape s;
+  s.C = 32, s.M = 32, s.H = s.W = s.OH = s.OW = 8, s.KH = s.KW = 3, s.ph = s.pw = 1;
+  std::vector<float> w(32 * 32 * 9, 0.5f), x(2 * 8 * 8 * 16, 1.f), y(x.size());
+  EXPECT_THROW(WinogradFilter(w.data(), 32, 32, 3), Error);  // tile 2 or 4
+  const WinogradFilter wf(w.data(), 32, 32, 4);
+  Conv2dShape other = s;
+  other.M = 48;  // the filter was made for 32 outputs
+  EXPECT_THROW(winograd_conv2d(other, wf, x.data(), nullptr, nullptr, {}, y.data(), nullptr),
+               Error);
+  other = s;
+  other.sh = other.sw = 2;
+  EXPECT_FALSE(winograd_supported(other));
+  EXPECT_THROW(winograd_conv2d(other, wf, x.data(), nullptr, nullptr, {}, y.data(), nullptr),
+               Error);
+  EXPECT_TRUE(winograd_supported(s));
+  // The choice of tile follows the channel counts.
+  EXPECT_EQ(winograd_tile(16, 64), 0);
+  EXPECT_EQ(winograd_tile(64, 64), 4);
+  EXPECT_EQ(winograd_tile(256, 256), 2);
+  EXPECT_EQ(winograd_tile(512, 512), 0);
 }
 
 TEST(LinalgNchwc, KernelNameFollowsTheSetInUse) {

@@ -246,3 +246,93 @@ TEST(ConvLayout, ResidualOfUnknownShapeStaysPlain) {
   EXPECT_EQ(count_ops(out, "FusedConv"), 1u);
   expect_same_as(m, out);
 }
+
+// 3x3 stride-1 layers with wide channels get a Winograd algorithm (tile by
+// channel count, linalg::nchwc::winograd_tile); strided, dilated and narrow
+// ones stay direct; the outputs match the unoptimized graph; and the session
+// option turns it off.
+ir::Model winograd_block() {
+  ir::Model m = float_model(13, {{"x", Shape{1, 32, 9, 11}}}, {"y"});
+  auto& in = m.graph.initializers;
+  in["w1"] = random_floats(Shape{48, 32, 3, 3}, 1, -0.1f, 0.1f);      // tile 4
+  in["w2"] = random_floats(Shape{160, 48, 3, 3}, 2, -0.1f, 0.1f);     // tile 4
+  in["w3"] = random_floats(Shape{160, 160, 3, 3}, 3, -0.05f, 0.05f);  // tile 2
+  in["w4"] = random_floats(Shape{40, 160, 3, 3}, 4, -0.05f, 0.05f);   // strided: direct
+  in["w5"] = random_floats(Shape{16, 40, 3, 3}, 5, -0.1f, 0.1f);      // 16 outputs: direct
+  for (const char* b : {"b1", "b2", "b3", "b4", "b5"}) in[b] = random_floats(Shape{4}, 6);
+  in["b1"] = random_floats(Shape{48}, 7);
+  in["b2"] = random_floats(Shape{160}, 8);
+  in["b3"] = random_floats(Shape{160}, 9);
+  in["b4"] = random_floats(Shape{40}, 10);
+  in["b5"] = random_floats(Shape{16}, 11);
+  const auto pad1 = attr_ints("pads", {1, 1, 1, 1});
+  auto& n = m.graph.nodes;
+  n.push_back(conv("x", "w1", "b1", "c1", {pad1}));
+  n.push_back(op("Relu", {"c1"}, {"r1"}));
+  n.push_back(conv("r1", "w2", "b2", "c2", {attr_ints("pads", {0, 0, 0, 0})}));
+  n.push_back(conv("c2", "w3", "b3", "c3", {pad1, attr_ints("strides", {1, 1})}));
+  n.push_back(op("Add", {"c3", "c2"}, {"a3"}));
+  n.push_back(conv("a3", "w4", "b4", "c4", {pad1, attr_ints("strides", {2, 2})}));
+  n.push_back(conv("c4", "w5", "b5", "y", {pad1}));
+  return m;
+}
+
+// The algorithm of each NchwcConv, in graph order.
+std::vector<std::string> algorithms(const ir::Model& m) {
+  std::vector<std::string> out;
+  for (const auto& n : m.graph.nodes)
+    if (n.op_type == "NchwcConv")
+      out.push_back(n.attr("algorithm") ? n.attr("algorithm")->s : std::string("direct"));
+  return out;
+}
+
+TEST(ConvLayout, WinogradForWide3x3Layers) {
+  const ir::Model m = winograd_block();
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(algorithms(out), (std::vector<std::string>{"winograd_4x4", "winograd_4x4",
+                                                       "winograd_2x2", "direct", "direct"}));
+  expect_same_as(m, out);
+
+  // Opted out, every layer is direct.
+  ir::Model off = m;
+  optimizer::OptimizeOptions o;
+  o.nchwc_layout = false;
+  optimizer::optimize(off, GraphOptimizationLevel::kAll, o);
+  optimizer::choose_conv_layout(off, off.graph, false);
+  EXPECT_EQ(algorithms(off), std::vector<std::string>(5, "direct"));
+
+  SessionOptions so;
+  so.config_entries[std::string("session.disable_winograd")] = std::string(1, '1');
+  auto s = Session::create_from_model(m, so);
+  EXPECT_EQ(algorithms(s->model()),
+            std::vector<std::string>(linalg::nchwc::fast_path_available() ? 5 : 0, "direct"));
+}
+
+TEST(ConvLayout, WinogradAttributeIsChecked) {
+  // An optimized model carries the algorithm; a wrong one names the node.
+  ir::Model m = float_model(13, {{"x", Shape{1, 2, 5, 5, 16}}}, {"y"});
+  m.opset_imports.push_back({"com.tessera", 1});
+  m.graph.initializers["w"] = random_floats(Shape{32, 32, 3, 3}, 1);
+  ir::Attribute a;
+  a.name = "algorithm";
+  a.type = ir::AttrType::kString;
+  for (const char* bad : {"fft", "winograd_4x4"}) {
+    a.s = bad;
+    ir::Node c = op("NchwcConv", {"x", "w"}, {"y"},
+                    {a, attr_ints("strides", {2, 2}), attr_ints("pads", {1, 1, 1, 1})});
+    c.domain = "com.tessera";
+    c.name = "the_conv";
+    m.graph.nodes = {c};
+    SessionOptions so;
+    so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+    try {
+      Session::create_from_model(m, so);
+      ADD_FAILURE() << "algorithm " << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the_conv"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("algorithm"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "linalg/nchwc.hpp"
+#include "linalg/winograd.hpp"
 #include "ops/broadcast.hpp"
 #include "providers/cpu/fused/fused_activation.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
@@ -113,6 +114,24 @@ class NchwcConvKernel : public ep::OpKernel {
                      w->shape().to_string());
     kernel_ = {wd[2], wd[3]};
     nchwc::Conv2dShape s = base_shape();
+    const std::string algorithm = info.attr_string("algorithm", "direct");
+    const int64_t tile = algorithm == "winograd_4x4" ? 4 : algorithm == "winograd_2x2" ? 2 : 0;
+    if (algorithm != "direct" && !tile)
+      info.fail_node("algorithm must be \"direct\", \"winograd_4x4\" or \"winograd_2x2\", got \"",
+                     algorithm, "\"");
+    if (tile) {
+      auto all_one = [](const std::vector<int64_t>& v) {
+        return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+      };
+      s.sh = s.sw = s.dh = s.dw = 1;  // checked here; the window resolves them per run
+      if (!nchwc::winograd_supported(s) || !all_one(attrs_.strides) || !all_one(attrs_.dilations))
+        info.fail_node("algorithm \"", algorithm, "\" needs a dense 3x3 filter with strides and ",
+                       "dilations 1 and a blocked input; got W ", w->shape().to_string(),
+                       ", group ", group_, ", strides ", dims_str(attrs_.strides), ", dilations ",
+                       dims_str(attrs_.dilations), ", input_layout ", layout);
+      winograd_ = nchwc::WinogradFilter(w->data<float>(), M_, C_, tile);
+      return;
+    }
     try {
       packed_ = nchwc::PackedFilter(w->data<float>(), s);
     } catch (const Error& e) {
@@ -158,8 +177,8 @@ class NchwcConvKernel : public ep::OpKernel {
     // second stream of new lines.
     Tensor& Y = Z ? ctx.output_reusing(0, 3, y_shape) : ctx.output(0, y_shape);
     if (Y.num_elements() == 0) return;
-    nchwc::conv2d(s, packed_, X.data<float>(), bias, Z ? Z->data<float>() : nullptr, act_,
-                  Y.mutable_data<float>(), pool);
+    convolve(s, X.data<float>(), bias, Z ? Z->data<float>() : nullptr, act_,
+             Y.mutable_data<float>(), pool);
   }
 
  private:
@@ -172,6 +191,15 @@ class NchwcConvKernel : public ep::OpKernel {
     s.group = group_;
     s.input_blocked = input_blocked_;
     return s;
+  }
+
+  void convolve(const nchwc::Conv2dShape& s, const float* x, const float* bias,
+                const float* residual, const linalg::ActivationSpec& act, float* y,
+                ThreadPool* pool) const {
+    if (!winograd_.empty())
+      nchwc::winograd_conv2d(s, winograd_, x, bias, residual, act, y, pool);
+    else
+      nchwc::conv2d(s, packed_, x, bias, residual, act, y, pool);
   }
 
   // A residual that broadcasts to the output without matching it (e.g. a
@@ -191,7 +219,7 @@ class NchwcConvKernel : public ep::OpKernel {
     Tensor& Y = ctx.output(0, y_shape);
     if (Y.num_elements() == 0) return;
     float* y = Y.mutable_data<float>();
-    nchwc::conv2d(s, packed_, X.data<float>(), bias, nullptr, {}, y, &ctx.thread_pool());
+    convolve(s, X.data<float>(), bias, nullptr, {}, y, &ctx.thread_pool());
     const float* z = Z.data<float>();
     ops::BroadcastIndexer bi({y_shape, Z.shape()}, y_shape);
     const int64_t valid_last = M_ - (nchwc::blocks(M_) - 1) * kBlock;  // lanes of the last block
@@ -215,6 +243,7 @@ class NchwcConvKernel : public ep::OpKernel {
   std::vector<int64_t> kernel_;
   linalg::ActivationSpec act_;
   nchwc::PackedFilter packed_;
+  nchwc::WinogradFilter winograd_;  // set instead of packed_ for a Winograd algorithm
 };
 
 // ---- pools ----

@@ -1,0 +1,411 @@
+// The Winograd F(4x4, 3x3) convolution (see winograd.hpp). The input and
+// output transforms are written once on 16-lane GCC vectors and compiled for
+// AVX-512, AVX2 and the portable baseline (the epilogue.cpp scheme); the 36
+// matrix products of a batch of tiles run on the blocked 1x1 kernel.
+#include "linalg/winograd.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/error.hpp"
+#include "linalg/nchwc_kernel.hpp"
+
+// The 16-lane vector helpers are always inlined into the per-ISA entry
+// points, so no vector crosses a call; GCC's note that a 64-byte vector
+// argument's ABI depends on AVX-512 concerns calls only.
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace tessera::linalg::nchwc {
+
+namespace {
+
+// Input pixels per tile side for R output pixels (a 3-tap filter), and the
+// points of the tile's transform.
+constexpr int64_t in_side(int64_t r) { return r + 2; }
+constexpr int64_t points(int64_t r) { return in_side(r) * in_side(r); }
+
+typedef float v16 __attribute__((vector_size(64)));
+typedef int32_t v16i __attribute__((vector_size(64)));
+
+[[gnu::always_inline]] inline v16 load(const float* p) {
+  v16 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
+
+// r = B^T d for one column or row d of an input tile. F(4, 3) takes the
+// interpolation points 0, 1, -1, 2, -2 and infinity; F(2, 3) 0, 1, -1 and
+// infinity.
+template <int64_t R>
+[[gnu::always_inline]] inline void input_1d(const v16* d, v16* r) {
+  if constexpr (R == 4) {
+    r[0] = 4.f * d[0] - 5.f * d[2] + d[4];
+    r[1] = d[3] + d[4] - 4.f * (d[1] + d[2]);
+    r[2] = d[4] - d[3] + 4.f * (d[1] - d[2]);
+    r[3] = d[4] - d[2] + 2.f * (d[3] - d[1]);
+    r[4] = d[4] - d[2] + 2.f * (d[1] - d[3]);
+    r[5] = 4.f * d[1] - 5.f * d[3] + d[5];
+  } else {
+    r[0] = d[0] - d[2];
+    r[1] = d[1] + d[2];
+    r[2] = d[2] - d[1];
+    r[3] = d[1] - d[3];
+  }
+}
+
+// o = A^T m: one column or row of the products back to R outputs.
+template <int64_t R>
+[[gnu::always_inline]] inline void output_1d(const v16* m, v16* o) {
+  if constexpr (R == 4) {
+    const v16 a = m[1] + m[2], b = m[1] - m[2], c = m[3] + m[4], e = m[3] - m[4];
+    o[0] = m[0] + a + c;
+    o[1] = b + 2.f * e;
+    o[2] = a + 4.f * c;
+    o[3] = b + 8.f * e + m[5];
+  } else {
+    o[0] = m[0] + m[1] + m[2];
+    o[1] = m[1] - m[2] - m[3];
+  }
+}
+
+// The input and output planes' geometry, in tiles.
+struct Geometry {
+  int64_t CB, MB, H, W, OH, OW, ph, pw;
+  int64_t TH, TW;  // tile rows and columns of one image
+};
+
+// Tiles [t0, t1) (in (image, tile row, tile column) order) of every input
+// block: tile t's block cb goes to v + cb * vgs + (t - t0) * 16, its points
+// vps apart. Pixels outside the input count as zero.
+template <int64_t R>
+[[gnu::always_inline]] inline void input_tiles_as(const Geometry& g, const float* x, int64_t t0,
+                                                  int64_t t1, float* v, int64_t vgs, int64_t vps) {
+  constexpr int64_t kIn = in_side(R);
+  for (int64_t cb = 0; cb < g.CB; ++cb)
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
+      const float* xp = x + (n * g.CB + cb) * g.H * g.W * 16;
+      const int64_t ih0 = th * R - g.ph, iw0 = tw * R - g.pw;
+      const bool inside = ih0 >= 0 && iw0 >= 0 && ih0 + kIn <= g.H && iw0 + kIn <= g.W;
+      v16 tmp[kIn * kIn];
+      for (int64_t j = 0; j < kIn; ++j) {
+        v16 d[kIn], r[kIn];
+        const int64_t iw = iw0 + j;
+        for (int64_t i = 0; i < kIn; ++i) {
+          const int64_t ih = ih0 + i;
+          const bool in = inside || (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W);
+          d[i] = in ? load(xp + (ih * g.W + iw) * 16) : v16{};
+        }
+        input_1d<R>(d, r);
+        for (int64_t i = 0; i < kIn; ++i) tmp[i * kIn + j] = r[i];
+      }
+      float* vp = v + cb * vgs + (t - t0) * 16;
+      for (int64_t i = 0; i < kIn; ++i) {
+        v16 r[kIn];
+        input_1d<R>(tmp + i * kIn, r);
+        for (int64_t j = 0; j < kIn; ++j) store(vp + (i * kIn + j) * vps, r[j]);
+      }
+    }
+}
+
+[[gnu::always_inline]] inline void input_tiles_body(int64_t r, const Geometry& g, const float* x,
+                                                    int64_t t0, int64_t t1, float* v, int64_t vgs,
+                                                    int64_t vps) {
+  if (r == 4) return input_tiles_as<4>(g, x, t0, t1, v, vgs, vps);
+  input_tiles_as<2>(g, x, t0, t1, v, vgs, vps);
+}
+
+// What follows the output transform for one output block.
+struct Epilogue {
+  v16 bias;   // zero where absent and in padded lanes
+  v16i keep;  // all ones in the lanes of real channels
+  float p0, p1;
+};
+
+template <Activation K>
+[[gnu::always_inline]] inline v16 activate(v16 x, v16 p0, v16 p1) {
+  const v16 zero{};
+  if constexpr (K == Activation::kRelu) return x < zero ? zero : x;  // NaN passes, as in Relu
+  if constexpr (K == Activation::kClip) {
+    x = x < p0 ? p0 : x;
+    return x > p1 ? p1 : x;
+  }
+  if constexpr (K == Activation::kLeakyRelu) return x < zero ? x * p0 : x;
+  return x;
+}
+
+// Output block ob of tiles [t0, t1): point k of tile t at m + k * ms + (t -
+// t0) * 16. Writes the pixels inside the output plane (y and residual are
+// the whole blocked tensors; y may be the residual).
+template <int64_t R, Activation K>
+[[gnu::always_inline]] inline void output_tiles_as(const Geometry& g, const float* m, int64_t ms,
+                                                   int64_t t0, int64_t t1, int64_t ob,
+                                                   const Epilogue& e, const float* residual,
+                                                   float* y) {
+  constexpr int64_t kIn = in_side(R);
+  const v16 p0 = v16{} + e.p0, p1 = v16{} + e.p1;
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
+    const float* mt = m + (t - t0) * 16;
+    v16 rows[R * kIn];
+    for (int64_t j = 0; j < kIn; ++j) {
+      v16 col[kIn], o[R];
+      for (int64_t i = 0; i < kIn; ++i) col[i] = load(mt + (i * kIn + j) * ms);
+      output_1d<R>(col, o);
+      for (int64_t r = 0; r < R; ++r) rows[r * kIn + j] = o[r];
+    }
+    const int64_t oh0 = th * R, ow0 = tw * R;
+    const int64_t nr = std::min(R, g.OH - oh0), nc = std::min(R, g.OW - ow0);
+    const int64_t plane = (n * g.MB + ob) * g.OH * g.OW * 16;
+    for (int64_t r = 0; r < nr; ++r) {
+      v16 o[R];
+      output_1d<R>(rows + r * kIn, o);
+      for (int64_t c = 0; c < nc; ++c) {
+        const int64_t at = plane + ((oh0 + r) * g.OW + ow0 + c) * 16;
+        v16 val = o[c] + e.bias;
+        if (residual) val += load(residual + at);
+        store(y + at, (v16)((v16i)activate<K>(val, p0, p1) & e.keep));
+      }
+    }
+  }
+}
+
+template <int64_t R>
+[[gnu::always_inline]] inline void output_tiles_in(const Geometry& g, const float* m, int64_t ms,
+                                                   int64_t t0, int64_t t1, int64_t ob,
+                                                   Activation kind, const Epilogue& e,
+                                                   const float* residual, float* y) {
+  switch (kind) {
+    case Activation::kNone:
+      return output_tiles_as<R, Activation::kNone>(g, m, ms, t0, t1, ob, e, residual, y);
+    case Activation::kRelu:
+      return output_tiles_as<R, Activation::kRelu>(g, m, ms, t0, t1, ob, e, residual, y);
+    case Activation::kClip:
+      return output_tiles_as<R, Activation::kClip>(g, m, ms, t0, t1, ob, e, residual, y);
+    case Activation::kLeakyRelu:
+      return output_tiles_as<R, Activation::kLeakyRelu>(g, m, ms, t0, t1, ob, e, residual, y);
+  }
+}
+
+[[gnu::always_inline]] inline void output_tiles_body(int64_t r, const Geometry& g, const float* m,
+                                                     int64_t ms, int64_t t0, int64_t t1, int64_t ob,
+                                                     Activation kind, const Epilogue& e,
+                                                     const float* residual, float* y) {
+  if (r == 4) return output_tiles_in<4>(g, m, ms, t0, t1, ob, kind, e, residual, y);
+  output_tiles_in<2>(g, m, ms, t0, t1, ob, kind, e, residual, y);
+}
+
+// Each body compiled three times; input_tiles / output_tiles pick by the
+// kernels in use (conv_kernel_isa).
+#define TESSERA_WINOGRAD_ENTRIES(suffix, attrs)                                              \
+  attrs void input_tiles_##suffix(int64_t r, const Geometry& g, const float* x, int64_t t0,  \
+                                  int64_t t1, float* v, int64_t vgs, int64_t vps) {          \
+    input_tiles_body(r, g, x, t0, t1, v, vgs, vps);                                          \
+  }                                                                                          \
+  attrs void output_tiles_##suffix(int64_t r, const Geometry& g, const float* m, int64_t ms, \
+                                   int64_t t0, int64_t t1, int64_t ob, Activation kind,      \
+                                   const Epilogue& e, const float* residual, float* y) {     \
+    output_tiles_body(r, g, m, ms, t0, t1, ob, kind, e, residual, y);                        \
+  }
+
+TESSERA_WINOGRAD_ENTRIES(generic, )
+#if defined(__x86_64__)
+TESSERA_WINOGRAD_ENTRIES(avx512, __attribute__((target("avx512f,fma"))))
+TESSERA_WINOGRAD_ENTRIES(avx2, __attribute__((target("avx2,fma"))))
+#endif
+#undef TESSERA_WINOGRAD_ENTRIES
+
+void input_tiles(int64_t r, const Geometry& g, const float* x, int64_t t0, int64_t t1, float* v,
+                 int64_t vgs, int64_t vps) {
+#if defined(__x86_64__)
+  const Isa isa = conv_kernel_isa();
+  if (isa == Isa::kAvx512) return input_tiles_avx512(r, g, x, t0, t1, v, vgs, vps);
+  if (isa == Isa::kAvx2) return input_tiles_avx2(r, g, x, t0, t1, v, vgs, vps);
+#endif
+  input_tiles_generic(r, g, x, t0, t1, v, vgs, vps);
+}
+
+void output_tiles(int64_t r, const Geometry& g, const float* m, int64_t ms, int64_t t0, int64_t t1,
+                  int64_t ob, Activation kind, const Epilogue& e, const float* residual, float* y) {
+#if defined(__x86_64__)
+  const Isa isa = conv_kernel_isa();
+  if (isa == Isa::kAvx512)
+    return output_tiles_avx512(r, g, m, ms, t0, t1, ob, kind, e, residual, y);
+  if (isa == Isa::kAvx2) return output_tiles_avx2(r, g, m, ms, t0, t1, ob, kind, e, residual, y);
+#endif
+  output_tiles_generic(r, g, m, ms, t0, t1, ob, kind, e, residual, y);
+}
+
+// Tiles per batch: as many as keep buffers of `bytes_per_tile` within L2
+// beside the filters streaming through, split evenly: the filters are read
+// once per batch, and a small last batch would read them for a few tiles.
+int64_t batch_tiles(int64_t tiles, int64_t bytes_per_tile) {
+  constexpr int64_t kBudget = 640 * 1024;
+  const int64_t most = std::max<int64_t>(1, kBudget / bytes_per_tile);
+  const int64_t batches = std::max<int64_t>(1, (tiles + most - 1) / most);
+  return (tiles + batches - 1) / batches;
+}
+
+// A buffer of at least `n` floats that the calling thread keeps for its
+// next convolution (each role its own, as one thread holds all three).
+float* scratch(std::vector<float>& buf, int64_t n) {
+  if (buf.size() < size_t(n)) buf.resize(size_t(n));
+  return buf.data();
+}
+
+}  // namespace
+
+bool winograd_supported(const Conv2dShape& s) {
+  return s.group == 1 && s.input_blocked && s.KH == 3 && s.KW == 3 && s.sh == 1 && s.sw == 1 &&
+         s.dh == 1 && s.dw == 1;
+}
+
+int64_t winograd_tile(int64_t C, int64_t M) {
+  if (C < 32 || M < 32) return 0;
+  // The transformed filters are read once per batch of tiles: F(4, 3)'s
+  // (36 points) where they are small enough to stay cached, F(2, 3)'s (16)
+  // up to 256 x 256 channels, whose planes (14 x 14 in ResNet-50) hold too
+  // few 4x4 tiles to pay for 36 points of filters from memory.
+  if (C * M <= 128 * 128) return 4;
+  if (C * M <= 256 * 256) return 2;
+  return 0;
+}
+
+WinogradFilter::WinogradFilter(const float* w, int64_t M, int64_t C, int64_t tile)
+    : M_(M), C_(C), tile_(tile) {
+  check(M > 0 && C > 0, "winograd conv: empty filter (M ", M, ", C ", C, ")");
+  check(tile == 2 || tile == 4, "winograd conv: tile must be 2 or 4, got ", tile);
+  // G, the filter transform of each tile's interpolation points (input_1d).
+  static constexpr double kG4[6][3] = {{1 / 4., 0, 0},
+                                       {-1 / 6., -1 / 6., -1 / 6.},
+                                       {-1 / 6., 1 / 6., -1 / 6.},
+                                       {1 / 24., 1 / 12., 1 / 6.},
+                                       {1 / 24., -1 / 12., 1 / 6.},
+                                       {0, 0, 1}};
+  static constexpr double kG2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
+  const auto G = tile == 4 ? kG4 : kG2;
+  const int64_t side = in_side(tile), MB = blocks(M), CB = blocks(C);
+  point_size_ = MB * CB * 16 * 16;
+  data_.assign(size_t(points(tile) * point_size_), 0.f);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t c = 0; c < C; ++c) {
+      const float* g = w + (m * C + c) * 9;
+      double gg[6][3];  // G g
+      for (int64_t i = 0; i < side; ++i)
+        for (int64_t j = 0; j < 3; ++j)
+          gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+      const int64_t at = ((m / 16 * CB + c / 16) * 16 + c % 16) * 16 + m % 16;
+      for (int64_t i = 0; i < side; ++i)
+        for (int64_t j = 0; j < side; ++j)
+          data_[size_t((i * side + j) * point_size_ + at)] =
+              float(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
+    }
+}
+
+void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float* x,
+                     const float* bias, const float* residual, const ActivationSpec& act, float* y,
+                     ThreadPool* pool) {
+  check(winograd_supported(s), "winograd conv: not a dense 3x3 stride-1 blocked convolution");
+  check(w.M() == s.M && w.C() == s.C, "winograd conv: filter made for M ", w.M(), ", C ", w.C(),
+        ", convolution has M ", s.M, ", C ", s.C);
+  const int64_t R = w.tile(), kPoints = points(R);
+  Geometry g{blocks(s.C),        blocks(s.M),       s.H, s.W, s.OH, s.OW, s.ph, s.pw,
+             (s.OH + R - 1) / R, (s.OW + R - 1) / R};
+  const int64_t T = s.N * g.TH * g.TW, CB = g.CB, MB = g.MB;
+  // The products: a 1x1 blocked convolution per point over a row of tiles.
+  Conv2dShape product;
+  product.C = s.C;
+  product.M = s.M;
+  product.H = product.OH = 1;
+  const int64_t per_group = conv_out_blocks_per_group(product, conv_kernel_isa());
+
+  // Products and output transform of tiles [t0, t0 + nt), output blocks
+  // [b0, b1). Their transformed inputs are at v (block stride vgs, point
+  // stride vps, tile t0 first); m is room for [points][MB][nt][16].
+  auto finish = [&](const float* v, int64_t vgs, int64_t vps, int64_t t0, int64_t nt, int64_t b0,
+                    int64_t b1, float* m) {
+    Conv2dShape sb = product;
+    sb.W = sb.OW = nt;
+    ConvArgs a;
+    a.s = &sb;
+    a.in_groups = CB;
+    a.in_per_group = 16;
+    a.xs = {0, vgs, 0, 16, 1};
+    a.oh_lo = 0, a.oh_hi = 1, a.ow_lo = 0, a.ow_hi = nt;
+    // Register tiles of equal width (16 tiles: 8 + 8, not 14 + 2), each
+    // group's filters reused from L1 by every chunk; the next point's
+    // filters are fetched while this point's products run.
+    const int64_t chunks = (nt + kTileWidth - 1) / kTileWidth;
+    PrefetchStream ahead;
+    a.prefetch = &ahead;
+    const int64_t groups = (b1 - b0 + per_group - 1) / per_group;
+    const int64_t bytes = (b1 - b0) * CB * 256 * 4;
+    for (int64_t k = 0; k < kPoints; ++k) {
+      a.w = w.point(k);
+      a.x = v + k * vps;
+      a.y = m + k * MB * nt * 16;
+      ahead = PrefetchStream{};
+      if (k + 1 < kPoints) {
+        ahead.next = reinterpret_cast<const char*>(w.point(k + 1) + b0 * CB * 256);
+        ahead.end = ahead.next + bytes;
+        ahead.per_step = (bytes / 64 + chunks * groups * CB - 1) / (chunks * groups * CB);
+      }
+      for (int64_t ob = b0; ob < b1; ob += per_group)
+        for (int64_t c = 0; c < chunks; ++c)
+          conv_row(a, 0, ob, std::min(per_group, b1 - ob), 0, nt * c / chunks,
+                   nt * (c + 1) / chunks);
+    }
+    for (int64_t ob = b0; ob < b1; ++ob) {
+      Epilogue e;
+      for (int l = 0; l < 16; ++l) {
+        const int64_t c = ob * 16 + l;
+        e.bias[l] = bias && c < s.M ? bias[c] : 0.f;
+        e.keep[l] = c < s.M ? -1 : 0;
+      }
+      e.p0 = act.p0, e.p1 = act.p1;
+      output_tiles(R, g, m + ob * nt * 16, MB * nt * 16, t0, t0 + nt, ob, act.kind, e, residual, y);
+    }
+  };
+
+  static thread_local std::vector<float> v_buf, m_buf, shared_buf;
+  const int64_t parts = pool ? pool->num_threads() : 1;
+  const double cost = 2.0 * double(kPoints) * double(T) * double(s.C) * double(s.M);
+  // As in conv2d: each thread takes a range of tiles (and reads every
+  // filter) unless the filters outweigh the transformed input; then each
+  // takes a range of output blocks of every tile.
+  const double filter_bytes = double(kPoints * CB * MB * 256) * 4.0;
+  const double input_bytes = double(kPoints * CB * T * 16) * 4.0;
+  if (filter_bytes <= input_bytes || MB < parts) {
+    for_range(pool, parts, cost / double(parts), [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        const int64_t t1 = T * (p + 1) / parts;
+        const int64_t batch = batch_tiles(t1 - T * p / parts, (CB + MB) * kPoints * 16 * 4);
+        float* v = scratch(v_buf, kPoints * CB * batch * 16);
+        float* m = scratch(m_buf, kPoints * MB * batch * 16);
+        for (int64_t t0 = T * p / parts; t0 < t1; t0 += batch) {
+          const int64_t nt = std::min(batch, t1 - t0);
+          input_tiles(R, g, x, t0, t0 + nt, v, nt * 16, CB * nt * 16);
+          finish(v, nt * 16, CB * nt * 16, t0, nt, 0, MB, m);
+        }
+      }
+    });
+    return;
+  }
+  // Every thread reads all transformed tiles: transform them once, shared.
+  float* v = scratch(shared_buf, kPoints * CB * T * 16);
+  for_range(pool, T, double(CB * kPoints * 16 * 12), [&](int64_t b, int64_t e) {
+    input_tiles(R, g, x, b, e, v + b * 16, T * 16, CB * T * 16);
+  });
+  const int64_t batch = batch_tiles(T, MB * kPoints * 16 * 4);
+  for_range(pool, parts, cost / double(parts), [&](int64_t b, int64_t e) {
+    float* m = scratch(m_buf, kPoints * MB * batch * 16);
+    for (int64_t p = b; p < e; ++p)
+      for (int64_t t0 = 0; t0 < T; t0 += batch) {
+        const int64_t nt = std::min(batch, T - t0);
+        finish(v + t0 * 16, T * 16, CB * T * 16, t0, nt, MB * p / parts, MB * (p + 1) / parts, m);
+      }
+  });
+}
+
+}  // namespace tessera::linalg::nchwc
