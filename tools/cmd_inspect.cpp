@@ -65,11 +65,20 @@ void print_assignments(const Session& session) {
   std::map<std::string, int> per_provider;
   for (const auto& a : assignments) per_provider[a.provider]++;
   for (const auto& [p, count] : per_provider) std::cout << "  " << p << ": " << count << " nodes\n";
+  // The algorithm the optimizer chose for a node (a convolution's
+  // "winograd_4x4"), shown beside its op.
+  std::map<std::string, std::string> algorithm;
+  for (const auto& n : session.model().graph.nodes)
+    if (const ir::Attribute* at = n.attr("algorithm");
+        at && at->type == ir::AttrType::kString && !n.name.empty())
+      algorithm[n.name] = at->s;
   std::cout << "node assignments (run order):\n";
   for (const auto& a : assignments) {
+    auto it = algorithm.find(a.node_name);
     std::cout << "  " << (a.node_name.empty() ? "(unnamed)" : a.node_name) << " ["
               << (ir::is_onnx_domain(a.domain) ? "" : str_cat(a.domain, ".")) << a.op_type
-              << "] -> " << a.provider << "\n";
+              << (it == algorithm.end() ? "" : str_cat(", ", it->second)) << "] -> " << a.provider
+              << "\n";
     if (!a.expanded_from.empty()) std::cout << "      from " << a.expanded_from << "\n";
     for (const auto& [provider, reason] : a.declined)
       std::cout << "      declined by " << provider << ": " << reason << "\n";

@@ -288,19 +288,22 @@ WinogradFilter::WinogradFilter(const float* w, int64_t M, int64_t C, int64_t til
   const int64_t side = in_side(tile), MB = blocks(M), CB = blocks(C);
   point_size_ = MB * CB * 16 * 16;
   data_.assign(size_t(points(tile) * point_size_), 0.f);
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t c = 0; c < C; ++c) {
-      const float* g = w + (m * C + c) * 9;
-      double gg[6][3];  // G g
-      for (int64_t i = 0; i < side; ++i)
-        for (int64_t j = 0; j < 3; ++j)
-          gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-      const int64_t at = ((m / 16 * CB + c / 16) * 16 + c % 16) * 16 + m % 16;
-      for (int64_t i = 0; i < side; ++i)
-        for (int64_t j = 0; j < side; ++j)
-          data_[size_t((i * side + j) * point_size_ + at)] =
-              float(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
-    }
+  // In the order of the packed points (output channel innermost): each
+  // point's writes stream.
+  for (int64_t mb = 0; mb < MB; ++mb)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t m = mb * 16; m < std::min(M, mb * 16 + 16); ++m) {
+        const float* g = w + (m * C + c) * 9;
+        double gg[6][3];  // G g
+        for (int64_t i = 0; i < side; ++i)
+          for (int64_t j = 0; j < 3; ++j)
+            gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
+        const int64_t at = ((m / 16 * CB + c / 16) * 16 + c % 16) * 16 + m % 16;
+        for (int64_t i = 0; i < side; ++i)
+          for (int64_t j = 0; j < side; ++j)
+            data_[size_t((i * side + j) * point_size_ + at)] =
+                float(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
+      }
 }
 
 void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float* x,

@@ -14,9 +14,10 @@
 //
 // The price is rounding: the transforms' constants (up to 8 in A, 1/24 in G)
 // make the result differ from a direct convolution by a few float ulps of the
-// sum's magnitude. (ResNet-50's logits, after thirteen such layers, move by
-// about 1e-5 relative.) The optimizer uses it only at level all and a session
-// can turn it off (see docs/performance.md).
+// terms' magnitude. ResNet-50's logits (up to 2 in size) after its thirteen
+// such layers move by at most 6e-5 (torch's own differ from the direct
+// kernels' by 4e-5). The optimizer uses it only at level all, and a session
+// can turn it off (docs/performance.md).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -167,6 +167,23 @@ expect_out '^  purpose: cli test' "metadata_props"
 expect_out '^  If: 1' "node counts by op type"
 expect_out '\[If\] -> CPUExecutionProvider' "node assignment"
 expect_rc 1 "inspect a broken model" -- "$TESSERA" inspect "$CASES/error_bad_model/model.onnx"
+# A wide 3x3 convolution: inspect names the algorithm the optimizer chose
+# (where the blocked kernels run at all: AVX-512 or AVX2).
+$PY - "$WORK/wide_conv.onnx" <<'PYEOF'
+import sys, numpy as np
+from onnx import helper, numpy_helper, TensorProto
+w = numpy_helper.from_array(np.full((32, 32, 3, 3), 0.01, np.float32), "w")
+node = helper.make_node("Conv", ["x", "w"], ["y"], name="wide_conv", pads=[1, 1, 1, 1])
+g = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 32, 8, 8])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 32, 8, 8])], [w])
+open(sys.argv[1], "wb").write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+PYEOF
+expect_rc 0 "inspect a wide 3x3 conv" -- "$TESSERA" inspect "$WORK/wide_conv.onnx"
+if grep -q NchwcConv "$WORK/out"; then
+  expect_out 'wide_conv \[com.tessera.NchwcConv, winograd_4x4\]' "inspect shows the Winograd algorithm"
+  expect_rc 0 "inspect with Winograd off" -- "$TESSERA" inspect "$WORK/wide_conv.onnx" --config session.disable_winograd=1
+  if grep -q winograd "$WORK/out"; then bad "session.disable_winograd=1 still shows winograd"; else ok "session.disable_winograd=1 keeps the direct algorithm"; fi
+fi
 
 echo "-- provider plugins and tessera doctor"
 SANDBOX="$(dirname "$TESSERA")/libtessera_sandbox_ep.so"
