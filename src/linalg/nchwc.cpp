@@ -20,18 +20,6 @@ namespace {
 // The kernels in use; tests narrow it to check the others on the same CPU.
 Isa g_isa = cpu_isa();
 
-// The valid range [lo, hi) of output positions whose every tap lands inside
-// an input of `in` elements (stride s, leading pad p, dilation d, k taps).
-void interior(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t* lo,
-              int64_t* hi) {
-  int64_t a = 0;
-  while (a < out && a * s - p < 0) ++a;
-  int64_t b = out;
-  while (b > a && (b - 1) * s - p + (k - 1) * d >= in) --b;
-  *lo = a;
-  *hi = std::max(a, b);
-}
-
 // One output pixel's block over the taps inside the input: the portable kernel.
 void conv_pixel_generic(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow) {
   const Conv2dShape& s = *a.s;

@@ -53,6 +53,18 @@ struct ConvArgs {
   }
 };
 
+// The valid range [lo, hi) of output positions whose every tap lands inside
+// an input of `in` elements (stride s, leading pad p, dilation d, k taps).
+inline void interior(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
+                     int64_t* lo, int64_t* hi) {
+  int64_t a = 0;
+  while (a < out && a * s - p < 0) ++a;
+  int64_t b = out;
+  while (b > a && (b - 1) * s - p + (k - 1) * d >= in) --b;
+  *lo = a;
+  *hi = b > a ? b : a;
+}
+
 // [t0, t1): the taps of a window starting at input position `start` (step
 // `d`, k taps) that land inside [0, in).
 inline void tap_range(int64_t start, int64_t k, int64_t d, int64_t in, int64_t* t0, int64_t* t1) {

@@ -19,8 +19,8 @@ constexpr size_t kMaxFoldedBytes = size_t(64) << 20;
 
 bool never_fold(const ir::Node& n) {
   static const std::set<std::string> kRandom = {
-      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike", "Multinomial",
-      "Bernoulli", "Dropout"};
+      "RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+      "Multinomial",  "Bernoulli",     "Dropout"};
   if (!ir::is_onnx_domain(n.domain) || kRandom.count(n.op_type)) return true;
   for (const auto& a : n.attributes)
     if (a.g || !a.graphs.empty()) return true;  // control flow: leave to the runtime
@@ -60,11 +60,13 @@ std::optional<std::vector<Tensor>> evaluate(const ir::Model& model, const ir::No
     in_values.reserve(inputs.size());
     for (const Tensor* t : inputs) in_values.push_back(t ? Value(*t) : Value());
     std::vector<const Value*> in_ptrs;
-    for (size_t i = 0; i < inputs.size(); ++i) in_ptrs.push_back(inputs[i] ? &in_values[i] : nullptr);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      in_ptrs.push_back(inputs[i] ? &in_values[i] : nullptr);
     std::vector<Value*> out_ptrs;
     for (size_t k = 0; k < n.outputs.size(); ++k)
       out_ptrs.push_back(n.outputs[k].empty() ? nullptr : &out_values[k]);
-    ep::KernelContext ctx(n, in_ptrs, out_ptrs, out_dtypes, default_cpu_allocator(), &folding_pool());
+    ep::KernelContext ctx(n, in_ptrs, out_ptrs, out_dtypes, default_cpu_allocator(),
+                          &folding_pool());
     kernel->compute(ctx);
     std::vector<Tensor> out;
     for (size_t k = 0; k < n.outputs.size(); ++k) {
@@ -142,7 +144,8 @@ size_t fold_shapes(ir::Graph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& n = graph.nodes[i];
     if (!ir::is_onnx_domain(n.domain) || (n.op_type != "Shape" && n.op_type != "Size")) continue;
-    if (n.inputs.size() != 1 || n.outputs.size() != 1 || graph_outputs.count(n.outputs[0])) continue;
+    if (n.inputs.size() != 1 || n.outputs.size() != 1 || graph_outputs.count(n.outputs[0]))
+      continue;
     auto dims = static_shape(n.inputs[0]);
     if (!dims) continue;
     if (n.op_type == "Size") {

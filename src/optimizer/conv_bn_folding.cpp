@@ -29,15 +29,16 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
     const Tensor* w = v.constant(conv.inputs[1]);
     if (!w || w->dtype() != DataType::kFloat || w->rank() < 3) continue;
     const int64_t m = w->shape()[0];
-    const Tensor* b = conv.inputs.size() > 2 && !conv.inputs[2].empty() ? v.constant(conv.inputs[2])
-                                                                         : nullptr;
+    const Tensor* b =
+        conv.inputs.size() > 2 && !conv.inputs[2].empty() ? v.constant(conv.inputs[2]) : nullptr;
     if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !is_float_vector(b, m)) continue;
     int j = sole_consumer(v, g, conv.outputs[0], "BatchNormalization");
     if (j < 0) continue;
     const ir::Node& bn = g.nodes[size_t(j)];
     // Inference form only: one output, no training mode, spatial statistics.
-    if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0] || attr_int(bn, "training_mode", 0) != 0 ||
-        attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
+    if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0] ||
+        attr_int(bn, "training_mode", 0) != 0 || attr_int(bn, "spatial", 1) != 1 ||
+        attr_int(bn, "is_test", 1) != 1)
       continue;
     bool extra_outputs = false;
     for (size_t k = 1; k < bn.outputs.size(); ++k) extra_outputs |= !bn.outputs[k].empty();
@@ -59,7 +60,8 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
     float* nwd = nw.mutable_data<float>();
     float* nbd = nb.mutable_data<float>();
     for (int64_t c = 0; c < m; ++c) {
-      const double s = double(gamma->data<float>()[c]) / std::sqrt(double(var->data<float>()[c]) + eps);
+      const double s =
+          double(gamma->data<float>()[c]) / std::sqrt(double(var->data<float>()[c]) + eps);
       for (int64_t k = 0; k < per; ++k) nwd[c * per + k] = float(double(wd[c * per + k]) * s);
       const double bias = b ? double(b->data<float>()[c]) : 0.0;
       nbd[c] = float((bias - double(mean->data<float>()[c])) * s + double(beta->data<float>()[c]));

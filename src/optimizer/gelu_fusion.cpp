@@ -47,7 +47,8 @@ size_t fuse_gelu(ir::Model& model, ir::Graph& g) {
     } else if (scale.op_type == "Mul") {
       for (int k = 0; k < 2 && x.empty(); ++k) {
         const Tensor* c = v.constant(scale.inputs[size_t(k)]);
-        if (is_float_tensor(c) && near(scalar_value(c), 1.0 / kSqrt2)) x = scale.inputs[size_t(1 - k)];
+        if (is_float_tensor(c) && near(scalar_value(c), 1.0 / kSqrt2))
+          x = scale.inputs[size_t(1 - k)];
       }
     }
     if (x.empty()) continue;

@@ -95,7 +95,7 @@ size_t eliminate_dead_nodes(ir::Graph& graph) {
   for (const auto& in : graph.inputs) inputs.insert(in.name);
   for (auto it = graph.initializers.begin(); it != graph.initializers.end();)
     it = (!used.count(it->first) && !inputs.count(it->first)) ? graph.initializers.erase(it)
-                                                                : std::next(it);
+                                                              : std::next(it);
   return removed;
 }
 

@@ -26,8 +26,8 @@ std::optional<size_t> known_rank(const GraphView& v, const ir::Graph& g, const s
     if (a == 2u && b == 2u) return 2;
     return std::nullopt;
   }
-  static const std::set<std::string> kSameShape = {"Relu", "Sigmoid", "Tanh", "Gelu", "Erf",
-                                                   "LeakyRelu", "Clip", "Softmax", "Identity"};
+  static const std::set<std::string> kSameShape = {
+      "Relu", "Sigmoid", "Tanh", "Gelu", "Erf", "LeakyRelu", "Clip", "Softmax", "Identity"};
   if (kSameShape.count(n.op_type)) return known_rank(v, g, n.inputs[0], depth + 1);
   return std::nullopt;
 }

@@ -56,9 +56,11 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     // Last: it converts the FusedConvs made above (residual and activation
     // included). The blocked kernels pay off only where vector kernels
     // (AVX-512, or AVX2 with FMA) run them.
-    if (options.nchwc_layout && linalg::nchwc::fast_path_available())
+    if (options.nchwc_layout && linalg::nchwc::fast_path_available()) {
       run("choose_conv_layout",
           [&] { return choose_conv_layout(model, g, options.conv_winograd); });
+      run("fuse_expand_depthwise", [&] { return fuse_expand_depthwise(model, g); });
+    }
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }

@@ -56,5 +56,8 @@ size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
 // linalg::nchwc::fast_path_available(). With `winograd`, the 3x3 stride-1
 // ones with wide channels get algorithm "winograd" (linalg/winograd.hpp).
 size_t choose_conv_layout(ir::Model& model, ir::Graph& graph, bool winograd = true);
+// A blocked 1x1 NchwcConv read only by a depthwise 3x3 NchwcConv ->
+// com.tessera NchwcExpandDepthwise (run after choose_conv_layout).
+size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& graph);
 
 }  // namespace tessera::optimizer

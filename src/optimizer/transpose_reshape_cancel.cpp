@@ -25,7 +25,8 @@ size_t cancel_transposes(ir::Graph& g) {
     GraphView v(g);
     for (int i = 0; i < int(g.nodes.size()); ++i) {
       const ir::Node& first = g.nodes[size_t(i)];
-      if (!ir::is_onnx_domain(first.domain) || first.op_type != "Transpose" || first.outputs.size() != 1)
+      if (!ir::is_onnx_domain(first.domain) || first.op_type != "Transpose" ||
+          first.outputs.size() != 1)
         continue;
       int j = sole_consumer(v, g, first.outputs[0], "Transpose");
       if (j < 0) continue;
@@ -72,7 +73,8 @@ size_t merge_reshapes(ir::Graph& g) {
     GraphView v(g);
     for (int i = 0; i < int(g.nodes.size()); ++i) {
       const ir::Node& first = g.nodes[size_t(i)];
-      if (!ir::is_onnx_domain(first.domain) || first.op_type != "Reshape" || first.inputs.size() < 2)
+      if (!ir::is_onnx_domain(first.domain) || first.op_type != "Reshape" ||
+          first.inputs.size() < 2)
         continue;
       int j = sole_consumer(v, g, first.outputs[0], "Reshape");
       if (j < 0) continue;

@@ -8,6 +8,7 @@
 
 #include "core/error.hpp"
 #include "linalg/nchwc.hpp"
+#include "linalg/nchwc_fused.hpp"
 #include "linalg/winograd.hpp"
 
 namespace tessera::linalg::nchwc {
@@ -232,6 +233,73 @@ TEST(LinalgNchwc, WinogradChecksItsInputs) {
   EXPECT_EQ(winograd_tile(64, 64), 4);
   EXPECT_EQ(winograd_tile(256, 256), 2);
   EXPECT_EQ(winograd_tile(512, 512), 0);
+}
+
+// expand_depthwise gives what its two convolutions give one after the other:
+// strides 1 and 2, pads 0 to 2, channels not /16, batch 2, one band or
+// several (112 columns: 36 rows per band), parts by rows (few blocks) and by
+// output blocks.
+TEST(LinalgNchwc, ExpandDepthwiseMatchesTwoConvs) {
+  struct Case {
+    int64_t N, C, E, H, W, s, pt, pl, pb, pr;
+  };
+  const Case cases[] = {
+      {1, 16, 96, 40, 112, 2, 1, 1, 1, 1},  // MobileNetV2's features.2, fewer rows
+      {1, 24, 144, 23, 21, 1, 1, 1, 1, 1},  // stride 1, odd plane
+      {2, 20, 40, 9, 7, 2, 0, 1, 2, 0},     // asymmetric pads, batch 2, channels not /16
+      {1, 32, 32, 90, 112, 1, 2, 2, 2, 2},  // two blocks: split by rows; several bands
+      {1, 16, 16, 5, 6, 1, 1, 1, 1, 1},     // one block
+  };
+  ThreadPool two(2);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  auto rnd = [&](int64_t n) {
+    std::vector<float> v(static_cast<size_t>(n));
+    for (auto& x : v) x = u(rng);
+    return v;
+  };
+  for (Isa isa : kernel_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    const UseIsa use(isa);
+    for (const Case& c : cases) {
+      Conv2dShape e, d;
+      e.N = d.N = c.N, e.C = c.C, e.M = c.E, e.H = e.OH = d.H = c.H, e.W = e.OW = d.W = c.W;
+      d.C = d.M = d.group = c.E, d.KH = d.KW = 3, d.sh = d.sw = c.s, d.ph = c.pt, d.pw = c.pl;
+      d.OH = (c.H + c.pt + c.pb - 3) / c.s + 1, d.OW = (c.W + c.pl + c.pr - 3) / c.s + 1;
+      ASSERT_TRUE(expand_depthwise_supported(e, d));
+      const auto we = rnd(c.E * c.C), wd = rnd(c.E * 9), be = rnd(c.E), bd = rnd(c.E);
+      const PackedFilter pe(we.data(), e), pd(wd.data(), d);
+      std::vector<float> x(size_t(c.N * blocks(c.C) * c.H * c.W * 16));
+      const auto xp = rnd(c.N * c.C * c.H * c.W);
+      to_blocked(xp.data(), c.N, c.C, c.H * c.W, x.data(), nullptr);
+      const ActivationSpec relu6{Activation::kClip, 0.f, 6.f}, none{};
+      std::vector<float> mid(size_t(c.N * blocks(c.E) * c.H * c.W * 16));
+      std::vector<float> want(size_t(c.N * blocks(c.E) * d.OH * d.OW * 16));
+      conv2d(e, pe, x.data(), be.data(), nullptr, relu6, mid.data(), nullptr);
+      conv2d(d, pd, mid.data(), bd.data(), nullptr, none, want.data(), nullptr);
+      for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
+        std::vector<float> got(want.size(), std::numeric_limits<float>::quiet_NaN());
+        expand_depthwise(e, pe, be.data(), relu6, d, pd, bd.data(), none, x.data(), got.data(),
+                         pool);
+        for (size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(got[i], want[i], 1e-5f * (1 + std::abs(want[i])))
+              << "at " << i << " C" << c.C << " E" << c.E << " " << c.H << "x" << c.W << " s" << c.s
+              << (pool ? " two threads" : " one thread");
+      }
+    }
+  }
+  // A shape it does not compute is an error, not a wrong answer.
+  Conv2dShape e, d;
+  e.C = 16, e.M = 32, e.H = e.W = e.OH = e.OW = 4;
+  d = e;
+  d.C = d.M = d.group = 32, d.KH = d.KW = 5;  // 5x5
+  EXPECT_FALSE(expand_depthwise_supported(e, d));
+  const std::vector<float> w(32 * 16, 1.f), w2(32 * 25, 1.f), x(4 * 4 * 16, 1.f);
+  std::vector<float> y(2 * 4 * 4 * 16);
+  EXPECT_THROW(
+      expand_depthwise(e, PackedFilter(w.data(), e), nullptr, {}, d, PackedFilter(w2.data(), d),
+                       nullptr, {}, x.data(), y.data(), nullptr),
+      Error);
 }
 
 TEST(LinalgNchwc, KernelNameFollowsTheSetInUse) {

@@ -205,7 +205,8 @@ TEST(ConvLayout, SessionAtLevelAll) {
     const ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
     expect_well_formed(m, out);
     if (linalg::nchwc::fast_path_available())
-      EXPECT_GE(count_domain_ops(out, "NchwcConv"), 4u);
+      EXPECT_GE(count_domain_ops(out, "NchwcConv") + count_domain_ops(out, "NchwcExpandDepthwise"),
+                4u);
     else
       EXPECT_EQ(count_nchwc_ops(out), 0u);  // the layout pays off only with AVX-512
   }
@@ -334,5 +335,35 @@ TEST(ConvLayout, WinogradAttributeIsChecked) {
       EXPECT_NE(std::string(e.what()).find("the_conv"), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("algorithm"), std::string::npos) << e.what();
     }
+  }
+}
+
+// A 1x1 expansion read only by a depthwise 3x3 becomes one
+// NchwcExpandDepthwise (named after both); an expansion that is also a
+// graph output, or has a second reader, stays apart.
+TEST(ConvLayout, ExpandDepthwiseFusion) {
+  if (!linalg::nchwc::fast_path_available()) GTEST_SKIP() << "no blocked kernels on this CPU";
+  const ir::Model out = expect_same_outputs(mobilenet_block(), GraphOptimizationLevel::kAll, 1e-4f);
+  EXPECT_EQ(count_domain_ops(out, "NchwcExpandDepthwise"), 1u);
+  for (const auto& n : out.graph.nodes)
+    if (n.op_type == "NchwcExpandDepthwise") {
+      EXPECT_NE(n.name.find('+'), std::string::npos) << n.name;
+      ASSERT_NE(n.attr("dw_activation"), nullptr);
+      EXPECT_EQ(n.attr("dw_activation")->s, "Clip");
+    }
+
+  for (int variant = 0; variant < 2; ++variant) {
+    ir::Model m = float_model(
+        13, {{"x", Shape{1, 16, 10, 10}}},
+        variant == 0 ? std::vector<std::string>{"e", "y"} : std::vector<std::string>{"y", "z"});
+    m.graph.initializers["we"] = random_floats(Shape{32, 16, 1, 1}, 1);
+    m.graph.initializers["wd"] = random_floats(Shape{32, 1, 3, 3}, 2);
+    m.graph.nodes.push_back(op("Conv", {"x", "we"}, {"e"}));
+    m.graph.nodes.push_back(
+        op("Conv", {"e", "wd"}, {"y"}, {attr_i("group", 32), attr_ints("pads", {1, 1, 1, 1})}));
+    if (variant == 1) m.graph.nodes.push_back(op("Relu", {"e"}, {"z"}));
+    const ir::Model o = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
+    EXPECT_EQ(count_domain_ops(o, "NchwcExpandDepthwise"), 0u) << "variant " << variant;
+    EXPECT_EQ(count_domain_ops(o, "NchwcConv"), 2u) << "variant " << variant;
   }
 }

@@ -2,21 +2,24 @@
 
 namespace tessera::cpu {
 
-linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info) {
-  const std::string act = info.attr_string("activation", "");
-  const std::vector<float> params = info.attr_floats("activation_params");
+linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info,
+                                              const std::string& prefix) {
+  const std::string act = info.attr_string(prefix + "activation", "");
+  const std::vector<float> params = info.attr_floats(prefix + "activation_params");
   linalg::ActivationSpec spec;
   if (act.empty()) return spec;
   if (act == "Relu") {
     spec.kind = linalg::Activation::kRelu;
   } else if (act == "Clip") {
-    if (params.size() != 2) info.fail_node("activation Clip needs activation_params [min, max]");
+    if (params.size() != 2)
+      info.fail_node(prefix, "activation Clip needs ", prefix, "activation_params [min, max]");
     spec = {linalg::Activation::kClip, params[0], params[1]};
   } else if (act == "LeakyRelu") {
-    if (params.size() != 1) info.fail_node("activation LeakyRelu needs activation_params [alpha]");
+    if (params.size() != 1)
+      info.fail_node(prefix, "activation LeakyRelu needs ", prefix, "activation_params [alpha]");
     spec = {linalg::Activation::kLeakyRelu, params[0], 0.f};
   } else {
-    info.fail_node("unsupported activation '", act, "' (Relu, Clip or LeakyRelu)");
+    info.fail_node("unsupported ", prefix, "activation '", act, "' (Relu, Clip or LeakyRelu)");
   }
   return spec;
 }

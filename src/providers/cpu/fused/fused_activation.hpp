@@ -7,8 +7,10 @@
 namespace tessera::cpu {
 
 // "" (none), "Relu", "Clip" [min, max] or "LeakyRelu" [alpha]; anything else
-// is an error naming the node.
-linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info);
+// is an error naming the node. `prefix` names a second stage's pair (e.g.
+// "dw_" for dw_activation / dw_activation_params).
+linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info,
+                                              const std::string& prefix = "");
 
 // The activation on one value, for the scalar paths (double, broadcast
 // residuals); written as compares so a NaN passes through, as in the ops.

@@ -316,6 +316,7 @@ void register_nchwc_kernels(ep::KernelRegistry& r) {
         [](const ep::KernelInfo& info) { return std::make_unique<NchwcPoolKernel>(info, false); });
   r.add<NchwcGlobalAveragePoolKernel>(
       {dom, "NchwcGlobalAveragePool", 1, ep::kOpsetMax, {{"T", {0}, f}}});
+  register_nchwc_expand_depthwise_kernel(r);
 }
 
 }  // namespace tessera::cpu::nn
