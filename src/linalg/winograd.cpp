@@ -247,9 +247,17 @@ int64_t batch_tiles(int64_t tiles, int64_t bytes_per_tile) {
   return (tiles + batches - 1) / batches;
 }
 
-// A buffer of at least `n` floats that the calling thread keeps for its
-// next convolution (each role its own, as one thread holds all three).
-float* scratch(std::vector<float>& buf, int64_t n) {
+// The roles of a thread's scratch buffers.
+enum Scratch { kTransformedInput, kProducts, kSharedInput, kScratchRoles };
+
+// A buffer of at least `n` floats for `role` that the calling thread keeps
+// for its next convolution. (Declared here, not in the caller, so a pool
+// worker that asks passes through the declaration: a block-scope
+// thread_local named from a lambda on another thread is never constructed
+// there, and its memory was never freed.)
+float* scratch(Scratch role, int64_t n) {
+  static thread_local std::vector<float> bufs[kScratchRoles];
+  std::vector<float>& buf = bufs[role];
   if (buf.size() < size_t(n)) buf.resize(size_t(n));
   return buf.data();
 }
@@ -371,7 +379,6 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
     }
   };
 
-  static thread_local std::vector<float> v_buf, m_buf, shared_buf;
   const int64_t parts = pool ? pool->num_threads() : 1;
   const double cost = 2.0 * double(kPoints) * double(T) * double(s.C) * double(s.M);
   // As in conv2d: each thread takes a range of tiles (and reads every
@@ -384,8 +391,8 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
       for (int64_t p = b; p < e; ++p) {
         const int64_t t1 = T * (p + 1) / parts;
         const int64_t batch = batch_tiles(t1 - T * p / parts, (CB + MB) * kPoints * 16 * 4);
-        float* v = scratch(v_buf, kPoints * CB * batch * 16);
-        float* m = scratch(m_buf, kPoints * MB * batch * 16);
+        float* v = scratch(kTransformedInput, kPoints * CB * batch * 16);
+        float* m = scratch(kProducts, kPoints * MB * batch * 16);
         for (int64_t t0 = T * p / parts; t0 < t1; t0 += batch) {
           const int64_t nt = std::min(batch, t1 - t0);
           input_tiles(R, g, x, t0, t0 + nt, v, nt * 16, CB * nt * 16);
@@ -396,13 +403,13 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
     return;
   }
   // Every thread reads all transformed tiles: transform them once, shared.
-  float* v = scratch(shared_buf, kPoints * CB * T * 16);
+  float* v = scratch(kSharedInput, kPoints * CB * T * 16);
   for_range(pool, T, double(CB * kPoints * 16 * 12), [&](int64_t b, int64_t e) {
     input_tiles(R, g, x, b, e, v + b * 16, T * 16, CB * T * 16);
   });
   const int64_t batch = batch_tiles(T, MB * kPoints * 16 * 4);
   for_range(pool, parts, cost / double(parts), [&](int64_t b, int64_t e) {
-    float* m = scratch(m_buf, kPoints * MB * batch * 16);
+    float* m = scratch(kProducts, kPoints * MB * batch * 16);
     for (int64_t p = b; p < e; ++p)
       for (int64_t t0 = 0; t0 < T; t0 += batch) {
         const int64_t nt = std::min(batch, T - t0);
