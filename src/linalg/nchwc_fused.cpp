@@ -24,7 +24,11 @@ bool expand_depthwise_supported(const Conv2dShape& e, const Conv2dShape& d) {
   return e.group == 1 && e.input_blocked && e.KH == 1 && e.KW == 1 && e.sh == 1 && e.sw == 1 &&
          e.ph == 0 && e.pw == 0 && e.OH == e.H && e.OW == e.W && d.depthwise() && d.input_blocked &&
          d.C == e.M && d.M == e.M && d.N == e.N && d.H == e.OH && d.W == e.OW && d.KH == 3 &&
-         d.KW == 3 && d.dh == 1 && d.dw == 1;
+         d.KW == 3 && d.dh == 1 && d.dw == 1 && d.sh >= 1 && d.sw >= 1 &&
+         // pads up to 2 (leading, and trailing as implied by the output
+         // size): every output row's window then holds an input row.
+         d.ph <= 2 && d.pw <= 2 && (d.OH - 1) * d.sh - d.ph + 3 <= d.H + 2 &&
+         (d.OW - 1) * d.sw - d.pw + 3 <= d.W + 2;
 }
 
 void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float* be,
@@ -53,7 +57,6 @@ void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float*
       // The input rows the band's windows read, clipped to the image.
       const int64_t ih_lo = std::max<int64_t>(0, b0 * s - d.ph);
       const int64_t ih_hi = std::min(H, (b1 - 1) * s - d.ph + 3);
-      if (ih_hi <= ih_lo) continue;  // (a band wholly in the padding: not for pads < 3)
       const int64_t nrows = ih_hi - ih_lo;
       if (buf_storage.size() < size_t(per_group * nrows * W * 16))
         buf_storage.resize(size_t(per_group * nrows * W * 16));

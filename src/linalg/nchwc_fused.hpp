@@ -15,8 +15,8 @@
 namespace tessera::linalg::nchwc {
 
 // True when expand_depthwise computes `e` then `d`: e a dense 1x1, stride 1,
-// unpadded, blocked-input convolution; d a depthwise 3x3, dilation 1, of e's
-// output (d.C == e.M, same image).
+// unpadded, blocked-input convolution; d a depthwise 3x3, dilation 1, pads
+// at most 2, of e's output (d.C == e.M, same image).
 bool expand_depthwise_supported(const Conv2dShape& e, const Conv2dShape& d);
 
 // y (blocked [N, blocks(d.M), d.OH, d.OW, 16]) =

@@ -66,6 +66,9 @@ size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& g) {
     const Tensor* wd = v.constant(d.inputs[1]);
     if (!wd || wd->dtype() != DataType::kFloat || wd->shape() != Shape{E, 1, 3, 3}) continue;
     if (!all_or_absent(d, "dilations", 1) || !explicit_pads(d)) continue;
+    if (const ir::Attribute* p = d.attr("pads");
+        p && std::any_of(p->ints.begin(), p->ints.end(), [](int64_t x) { return x > 2; }))
+      continue;  // (the fused kernel takes pads up to 2)
     ir::Node f;
     f.name = e.name + "+" + d.name;
     f.op_type = "NchwcExpandDepthwise";

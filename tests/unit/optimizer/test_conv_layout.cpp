@@ -367,3 +367,36 @@ TEST(ConvLayout, ExpandDepthwiseFusion) {
     EXPECT_EQ(count_domain_ops(o, "NchwcConv"), 2u) << "variant " << variant;
   }
 }
+
+TEST(ConvLayout, ExpandDepthwiseChecksItsInputs) {
+  // A hand-written NchwcExpandDepthwise with a wrong filter, or pads the
+  // band computation does not take, is an error naming the node.
+  struct Bad {
+    Shape w2;
+    std::vector<int64_t> pads;
+    const char* says;
+  };
+  const Bad cases[] = {{Shape{32, 1, 5, 5}, {1, 1, 1, 1}, "W2 must be a depthwise 3x3"},
+                       {Shape{32, 1, 3, 3}, {3, 3, 3, 3}, "must be at most 2"}};
+  for (const Bad& b : cases) {
+    ir::Model m = float_model(13, {{"x", Shape{1, 1, 6, 6, 16}}}, {"y"});
+    m.opset_imports.push_back({"com.tessera", 1});
+    m.graph.initializers["w1"] = random_floats(Shape{32, 16, 1, 1}, 1);
+    m.graph.initializers["w2"] = random_floats(b.w2, 2);
+    ir::Node n =
+        op("NchwcExpandDepthwise", {"x", "w1", "", "w2", ""}, {"y"}, {attr_ints("pads", b.pads)});
+    n.domain = "com.tessera";
+    n.name = "the_block";
+    m.graph.nodes = {n};
+    SessionOptions so;
+    so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+    try {
+      auto s = Session::create_from_model(m, so);
+      s->run({{"x", Value(random_floats(Shape{1, 1, 6, 6, 16}, 3))}});
+      ADD_FAILURE() << b.says << ": accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the_block"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(b.says), std::string::npos) << e.what();
+    }
+  }
+}

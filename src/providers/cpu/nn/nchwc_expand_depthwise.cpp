@@ -58,6 +58,11 @@ class ExpandDepthwiseKernel : public ep::OpKernel {
       ctx.fail_node("blocked X must be [N, ", nchwc::blocks(C_), ", H, W, 16] for ", C_,
                     " input channels, got ", X.shape().to_string());
     const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, {3, 3});
+    // With pads up to 2 every output row's window holds an input row, which
+    // the band-by-band computation relies on.
+    for (size_t k = 0; k < 2; ++k)
+      if (g.pads_begin[k] > 2 || g.pads_end[k] > 2)
+        ctx.fail_node("pads ", dims_str(attrs_.pads), " must be at most 2 (a 3x3 window)");
     nchwc::Conv2dShape e = expand_shape(), d = depthwise_shape();
     e.N = d.N = xd[0];
     e.H = e.OH = d.H = xd[2];
