@@ -240,9 +240,8 @@ void output_tiles(int64_t r, const Geometry& g, const float* m, int64_t ms, int6
 // Tiles per batch: as many as keep buffers of `bytes_per_tile` within L2
 // beside the filters streaming through, split evenly: the filters are read
 // once per batch, and a small last batch would read them for a few tiles.
-int64_t batch_tiles(int64_t tiles, int64_t bytes_per_tile) {
-  constexpr int64_t kBudget = 640 * 1024;
-  const int64_t most = std::max<int64_t>(1, kBudget / bytes_per_tile);
+int64_t batch_tiles(int64_t tiles, int64_t bytes_per_tile, int64_t budget = 640 * 1024) {
+  const int64_t most = std::max<int64_t>(1, budget / bytes_per_tile);
   const int64_t batches = std::max<int64_t>(1, (tiles + most - 1) / most);
   return (tiles + batches - 1) / batches;
 }
@@ -407,14 +406,20 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
   for_range(pool, T, double(CB * kPoints * 16 * 12), [&](int64_t b, int64_t e) {
     input_tiles(R, g, x, b, e, v + b * 16, T * 16, CB * T * 16);
   });
-  const int64_t batch = batch_tiles(T, MB * kPoints * 16 * 4);
   for_range(pool, parts, cost / double(parts), [&](int64_t b, int64_t e) {
-    float* m = scratch(kProducts, kPoints * MB * batch * 16);
-    for (int64_t p = b; p < e; ++p)
+    for (int64_t p = b; p < e; ++p) {
+      const int64_t b0 = MB * p / parts, b1 = MB * (p + 1) / parts;
+      // Up to 1 MiB of products (only this part's blocks are touched): each
+      // batch reads all of this part's filters again, from memory. One
+      // batch for ResNet-50's 256 x 256 layers at one thread (49 tiles)
+      // made them 5% faster than two batches within 640 KiB.
+      const int64_t batch = batch_tiles(T, (b1 - b0) * kPoints * 16 * 4, 1024 * 1024);
+      float* m = scratch(kProducts, kPoints * MB * batch * 16);
       for (int64_t t0 = 0; t0 < T; t0 += batch) {
         const int64_t nt = std::min(batch, T - t0);
-        finish(v + t0 * 16, T * 16, CB * T * 16, t0, nt, MB * p / parts, MB * (p + 1) / parts, m);
+        finish(v + t0 * 16, T * 16, CB * T * 16, t0, nt, b0, b1, m);
       }
+    }
   });
 }
 
