@@ -373,16 +373,15 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
       ConvArgs own = a;
       PrefetchStream ahead;
       own.prefetch = &ahead;
-      const int64_t steps = std::max<int64_t>(1, (t1 - t0) * a.in_groups * s.KH * s.KW);
+      const int64_t steps = (t1 - t0) * a.in_groups * s.KH * s.KW;
       for (int64_t ob = b0; ob < b1; ob += per_group) {
         ahead = PrefetchStream{};
         // (Only dense tiles read the stream; depthwise filters are small.)
         if (const int64_t next = ob + per_group; !s.depthwise() && next < b1) {
           const int64_t nb = std::min(per_group, b1 - next);
-          const int64_t bytes = nb * a.in_groups * s.KH * s.KW * a.in_per_group * 16 * 4;
-          ahead.next = reinterpret_cast<const char*>(a.filter_tap(next, 0, 0, 0));
-          ahead.end = ahead.next + bytes;
-          ahead.per_step = (bytes / 64 + steps - 1) / steps;
+          ahead =
+              PrefetchStream::over(a.filter_tap(next, 0, 0, 0),
+                                   nb * a.in_groups * s.KH * s.KW * a.in_per_group * 16 * 4, steps);
         }
         chunks([&](int64_t n, int64_t oh, int64_t ow0, int64_t ow1) {
           row(own, n, ob, oh, ow0, ow1);

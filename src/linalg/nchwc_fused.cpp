@@ -66,28 +66,21 @@ void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float*
         const int64_t channels = std::min(e.M - ob * 16, nb * 16);
         // Expansion of the band's rows, as one long row of pixels.
         Conv2dShape se = e;
-        se.N = 1, se.M = channels, se.H = se.OH = 1, se.W = se.OW = nrows * W;
-        ConvArgs a;
-        a.s = &se;
+        se.M = channels;
+        ConvArgs a = pointwise_row_args(se, nrows * W, H * W * 16);
         a.w = we.data() + ob * CB * 16 * 16;
         a.x = x + (n * CB * H + ih_lo) * W * 16;
         a.bias = be ? be + ob * 16 : nullptr;
         a.act = act_e;
         a.y = buf;
-        a.in_groups = CB;
-        a.in_per_group = 16;
-        a.xs = {0, H * W * 16, 0, 16, 1};
-        a.oh_lo = 0, a.oh_hi = 1, a.ow_lo = 0, a.ow_hi = se.OW;
         // Fetch the next pair's filters while these tiles run (they come
         // from memory when the model's weights outgrow the caches; cf.
         // PrefetchStream in conv2d).
         PrefetchStream ahead;
         if (const int64_t next = ob + per_group; next < k1) {
-          const int64_t bytes = std::min(per_group, k1 - next) * CB * 16 * 16 * 4;
-          const int64_t steps = std::max<int64_t>(1, (se.OW + kTileWidth - 1) / kTileWidth * CB);
-          ahead.next = reinterpret_cast<const char*>(we.data() + next * CB * 16 * 16);
-          ahead.end = ahead.next + bytes;
-          ahead.per_step = (bytes / 64 + steps - 1) / steps;
+          ahead = PrefetchStream::over(we.data() + next * CB * 16 * 16,
+                                       std::min(per_group, k1 - next) * CB * 16 * 16 * 4,
+                                       (se.OW + kTileWidth - 1) / kTileWidth * CB);
           a.prefetch = &ahead;
         }
         conv_row(a, 0, 0, nb, 0, 0, se.OW);

@@ -27,6 +27,15 @@ struct PrefetchStream {
   [[gnu::always_inline]] void step() {
     for (int64_t i = 0; i < per_step && next < end; ++i, next += 64) __builtin_prefetch(next, 0, 2);
   }
+  // The lines of [p, p + bytes), spread evenly over `steps` calls of step().
+  static PrefetchStream over(const void* p, int64_t bytes, int64_t steps) {
+    PrefetchStream s;
+    s.next = static_cast<const char*>(p);
+    s.end = s.next + bytes;
+    steps = steps > 1 ? steps : 1;
+    s.per_step = (bytes / 64 + steps - 1) / steps;
+    return s;
+  }
 };
 
 struct ConvArgs {
@@ -52,6 +61,23 @@ struct ConvArgs {
     return (((n * blocks(s->M) + ob) * s->OH + oh) * s->OW + ow) * 16;
   }
 };
+
+// The arguments of a blocked 1x1 product over one row of `pixels` pixels: `s`
+// (C and M as the caller set them) gets that geometry and must outlive the
+// result; the input's channel blocks are `block_stride` floats apart, its
+// pixels 16. The caller sets w, x, y and the epilogue. Winograd's point
+// products and the fused expansion run on the dense kernels through this.
+inline ConvArgs pointwise_row_args(Conv2dShape& s, int64_t pixels, int64_t block_stride) {
+  s.N = 1, s.H = s.OH = 1, s.W = s.OW = pixels, s.KH = s.KW = 1;
+  s.sh = s.sw = 1, s.ph = s.pw = 0, s.dh = s.dw = 1, s.group = 1, s.input_blocked = true;
+  ConvArgs a;
+  a.s = &s;
+  a.in_groups = blocks(s.C);
+  a.in_per_group = 16;
+  a.xs = {0, block_stride, 0, 16, 1};
+  a.oh_lo = 0, a.oh_hi = 1, a.ow_lo = 0, a.ow_hi = pixels;
+  return a;
+}
 
 // The valid range [lo, hi) of output positions whose every tap lands inside
 // an input of `in` elements (stride s, leading pad p, dilation d, k taps).

@@ -327,7 +327,6 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
   Conv2dShape product;
   product.C = s.C;
   product.M = s.M;
-  product.H = product.OH = 1;
   const int64_t per_group = conv_out_blocks_per_group(product, conv_kernel_isa());
 
   // Products and output transform of tiles [t0, t0 + nt), output blocks
@@ -336,13 +335,7 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
   auto finish = [&](const float* v, int64_t vgs, int64_t vps, int64_t t0, int64_t nt, int64_t b0,
                     int64_t b1, float* m) {
     Conv2dShape sb = product;
-    sb.W = sb.OW = nt;
-    ConvArgs a;
-    a.s = &sb;
-    a.in_groups = CB;
-    a.in_per_group = 16;
-    a.xs = {0, vgs, 0, 16, 1};
-    a.oh_lo = 0, a.oh_hi = 1, a.ow_lo = 0, a.ow_hi = nt;
+    ConvArgs a = pointwise_row_args(sb, nt, vgs);
     // Register tiles of equal width (16 tiles: 8 + 8, not 14 + 2), each
     // group's filters reused from L1 by every chunk; the next point's
     // filters are fetched while this point's products run.
@@ -350,17 +343,13 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
     PrefetchStream ahead;
     a.prefetch = &ahead;
     const int64_t groups = (b1 - b0 + per_group - 1) / per_group;
-    const int64_t bytes = (b1 - b0) * CB * 256 * 4;
     for (int64_t k = 0; k < kPoints; ++k) {
       a.w = w.point(k);
       a.x = v + k * vps;
       a.y = m + k * MB * nt * 16;
-      ahead = PrefetchStream{};
-      if (k + 1 < kPoints) {
-        ahead.next = reinterpret_cast<const char*>(w.point(k + 1) + b0 * CB * 256);
-        ahead.end = ahead.next + bytes;
-        ahead.per_step = (bytes / 64 + chunks * groups * CB - 1) / (chunks * groups * CB);
-      }
+      ahead = k + 1 < kPoints ? PrefetchStream::over(w.point(k + 1) + b0 * CB * 256,
+                                                     (b1 - b0) * CB * 256 * 4, chunks * groups * CB)
+                              : PrefetchStream{};
       for (int64_t ob = b0; ob < b1; ob += per_group)
         for (int64_t c = 0; c < chunks; ++c)
           conv_row(a, 0, ob, std::min(per_group, b1 - ob), 0, nt * c / chunks,
