@@ -311,6 +311,26 @@ TEST(ConvLayout, WinogradForWide3x3Layers) {
             std::vector<std::string>(linalg::nchwc::fast_path_available() ? 5 : 0, "direct"));
 }
 
+namespace {
+
+// A session of `m` as written (no optimization), run once on a random x of
+// `x_shape`, fails with a message naming `node` and containing `says`.
+void expect_rejected(const ir::Model& m, const Shape& x_shape, const std::string& node,
+                     const std::string& says) {
+  SessionOptions so;
+  so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  try {
+    auto s = Session::create_from_model(m, so);
+    s->run({{"x", Value(random_floats(x_shape, 3))}});
+    ADD_FAILURE() << says << ": accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(node), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+
 TEST(ConvLayout, WinogradAttributeIsChecked) {
   // An optimized model carries the algorithm; a wrong one names the node.
   ir::Model m = float_model(13, {{"x", Shape{1, 2, 5, 5, 16}}}, {"y"});
@@ -326,15 +346,7 @@ TEST(ConvLayout, WinogradAttributeIsChecked) {
     c.domain = "com.tessera";
     c.name = "the_conv";
     m.graph.nodes = {c};
-    SessionOptions so;
-    so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
-    try {
-      Session::create_from_model(m, so);
-      ADD_FAILURE() << "algorithm " << bad << " was accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("the_conv"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("algorithm"), std::string::npos) << e.what();
-    }
+    expect_rejected(m, Shape{1, 2, 5, 5, 16}, "the_conv", "algorithm");
   }
 }
 
@@ -388,15 +400,6 @@ TEST(ConvLayout, ExpandDepthwiseChecksItsInputs) {
     n.domain = "com.tessera";
     n.name = "the_block";
     m.graph.nodes = {n};
-    SessionOptions so;
-    so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
-    try {
-      auto s = Session::create_from_model(m, so);
-      s->run({{"x", Value(random_floats(Shape{1, 1, 6, 6, 16}, 3))}});
-      ADD_FAILURE() << b.says << ": accepted";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("the_block"), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(b.says), std::string::npos) << e.what();
-    }
+    expect_rejected(m, Shape{1, 1, 6, 6, 16}, "the_block", b.says);
   }
 }
