@@ -23,7 +23,6 @@
 //     producer recreates it under its original name.
 // The blocked values' types come from type inference of com.tessera ops (the
 // first input's element type, shape unknown), so nothing trusts a 4-D shape.
-#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,12 +71,6 @@ ir::Attribute int_attr(const char* name, int64_t value) {
   a.type = ir::AttrType::kInt;
   a.i = value;
   return a;
-}
-
-// True when every value of ints attribute `name` of `n` is 1 (or it is absent).
-bool ones_or_absent(const ir::Node& n, const char* name) {
-  const ir::Attribute* a = n.attr(name);
-  return !a || std::all_of(a->ints.begin(), a->ints.end(), [](int64_t v) { return v == 1; });
 }
 
 }  // namespace
@@ -161,7 +154,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       // suit (linalg/winograd.hpp): ResNet-50's layer1-3.
       const int64_t tile = linalg::nchwc::winograd_tile(C, M);
       if (winograd && tile && layout == 1 && group == 1 && wd[2] == 3 && wd[3] == 3 &&
-          ones_or_absent(node, "strides") && ones_or_absent(node, "dilations")) {
+          ints_all_or_absent(node, "strides", 1) && ints_all_or_absent(node, "dilations", 1)) {
         ir::Attribute a;
         a.name = "algorithm";
         a.type = ir::AttrType::kString;

@@ -19,12 +19,6 @@ bool is_nchwc_conv(const ir::Node& n) {
          !n.attr("algorithm");
 }
 
-// True when ints attribute `name` is absent or every value is `v`.
-bool all_or_absent(const ir::Node& n, const char* name, int64_t v) {
-  const ir::Attribute* a = n.attr(name);
-  return !a || std::all_of(a->ints.begin(), a->ints.end(), [v](int64_t x) { return x == v; });
-}
-
 bool explicit_pads(const ir::Node& n) {
   const ir::Attribute* a = n.attr("auto_pad");
   return !a || a->s.empty() || a->s == "NOTSET";
@@ -52,8 +46,8 @@ size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& g) {
     if (!we || we->dtype() != DataType::kFloat || we->rank() != 4 || we->shape()[2] != 1 ||
         we->shape()[3] != 1)
       continue;
-    if (!all_or_absent(e, "strides", 1) || !all_or_absent(e, "pads", 0) ||
-        !all_or_absent(e, "dilations", 1) || !explicit_pads(e))
+    if (!ints_all_or_absent(e, "strides", 1) || !ints_all_or_absent(e, "pads", 0) ||
+        !ints_all_or_absent(e, "dilations", 1) || !explicit_pads(e))
       continue;
     const std::vector<int>& readers = v.consumers(e.outputs[0]);
     if (readers.size() != 1 || !v.only_consumer(e.outputs[0], readers[0])) continue;
@@ -65,7 +59,7 @@ size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& g) {
       continue;
     const Tensor* wd = v.constant(d.inputs[1]);
     if (!wd || wd->dtype() != DataType::kFloat || wd->shape() != Shape{E, 1, 3, 3}) continue;
-    if (!all_or_absent(d, "dilations", 1) || !explicit_pads(d)) continue;
+    if (!ints_all_or_absent(d, "dilations", 1) || !explicit_pads(d)) continue;
     if (const ir::Attribute* p = d.attr("pads");
         p && std::any_of(p->ints.begin(), p->ints.end(), [](int64_t x) { return x > 2; }))
       continue;  // (the fused kernel takes pads up to 2)

@@ -1,5 +1,6 @@
 #include "optimizer/graph_view.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "ir/graph_algorithms.hpp"
@@ -61,6 +62,11 @@ std::optional<double> scalar_value(const Tensor* t) {
 
 bool near(std::optional<double> v, double want) {
   return v && std::abs(*v - want) <= 1e-5 * std::abs(want);
+}
+
+bool ints_all_or_absent(const ir::Node& n, const char* name, int64_t v) {
+  const ir::Attribute* a = n.attr(name);
+  return !a || std::all_of(a->ints.begin(), a->ints.end(), [v](int64_t x) { return x == v; });
 }
 
 int64_t attr_int(const ir::Node& n, const char* name, int64_t def) {

@@ -48,6 +48,9 @@ std::optional<double> scalar_value(const Tensor* t);
 bool near(std::optional<double> v, double want);
 // The integer attribute's value, or `def` when absent.
 int64_t attr_int(const ir::Node& n, const char* name, int64_t def);
+// True when the ints attribute is absent or every value of it is `v` (a
+// conv's strides or dilations all 1, its pads all 0).
+bool ints_all_or_absent(const ir::Node& n, const char* name, int64_t v);
 // A fresh value name based on `base` not yet used in the graph.
 std::string fresh_name(const ir::Graph& g, const std::string& base);
 // Adds the com.tessera opset import if the model lacks it.
