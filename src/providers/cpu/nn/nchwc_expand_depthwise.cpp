@@ -40,6 +40,11 @@ class ExpandDepthwiseKernel : public ep::OpKernel {
       info.fail_node("kernel_shape ", dims_str(attrs_.kernel), " must be [3, 3]");
     if (!attrs_.dilations.empty() && attrs_.dilations != std::vector<int64_t>{1, 1})
       info.fail_node("dilations ", dims_str(attrs_.dilations), " must be [1, 1]");
+    // With pads up to 2 every output row's window holds an input row, which
+    // the band-by-band computation relies on. (auto_pad is NOTSET: these are
+    // the pads of every run.)
+    if (std::any_of(attrs_.pads.begin(), attrs_.pads.end(), [](int64_t p) { return p > 2; }))
+      info.fail_node("pads ", dims_str(attrs_.pads), " must be at most 2 (a 3x3 window)");
     try {
       w1_ = nchwc::PackedFilter(w1->data<float>(), expand_shape());
       w2_ = nchwc::PackedFilter(w2->data<float>(), depthwise_shape());
@@ -58,18 +63,11 @@ class ExpandDepthwiseKernel : public ep::OpKernel {
       ctx.fail_node("blocked X must be [N, ", nchwc::blocks(C_), ", H, W, 16] for ", C_,
                     " input channels, got ", X.shape().to_string());
     const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, {3, 3});
-    // With pads up to 2 every output row's window holds an input row, which
-    // the band-by-band computation relies on.
-    for (size_t k = 0; k < 2; ++k)
-      if (g.pads_begin[k] > 2 || g.pads_end[k] > 2)
-        ctx.fail_node("pads ", dims_str(attrs_.pads), " must be at most 2 (a 3x3 window)");
     nchwc::Conv2dShape e = expand_shape(), d = depthwise_shape();
-    e.N = d.N = xd[0];
-    e.H = e.OH = d.H = xd[2];
-    e.W = e.OW = d.W = xd[3];
-    d.OH = g.out[0], d.OW = g.out[1];
-    d.sh = g.strides[0], d.sw = g.strides[1];
-    d.ph = g.pads_begin[0], d.pw = g.pads_begin[1];
+    set_geometry(d, xd, g);
+    e.N = d.N;
+    e.H = e.OH = d.H;
+    e.W = e.OW = d.W;
     const float* bias[2] = {nullptr, nullptr};
     for (size_t k = 0; k < 2; ++k)
       if (const Tensor* B = ctx.input(2 + 2 * k)) {

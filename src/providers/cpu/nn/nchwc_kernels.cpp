@@ -27,24 +27,6 @@ void check_blocked(const ep::KernelContext& ctx, const Tensor& t, const char* wh
     ctx.fail_node(what, " must be blocked [N, C/16, H, W, 16], got ", t.shape().to_string());
 }
 
-// The geometry a convolution and a pooling share (Conv2dShape and
-// Pool2dShape name these fields alike): batch and input plane from the blocked
-// input dims, output plane, strides, leading pads and dilations from `g`.
-template <typename Shape2d>
-void set_geometry(Shape2d& s, const std::vector<int64_t>& xd, const Window& g) {
-  s.N = xd[0];
-  s.H = xd[2];
-  s.W = xd[3];
-  s.OH = g.out[0];
-  s.OW = g.out[1];
-  s.sh = g.strides[0];
-  s.sw = g.strides[1];
-  s.ph = g.pads_begin[0];
-  s.pw = g.pads_begin[1];
-  s.dh = g.dilations[0];
-  s.dw = g.dilations[1];
-}
-
 // ---- reorders ----
 
 class ReorderToKernel : public ep::OpKernel {
