@@ -25,21 +25,26 @@ struct TypeConstraint {
 struct KernelDef {
   std::string domain;  // "" for ai.onnx
   std::string op_type;
-  int64_t since = 1;           // first opset version served
-  int64_t until = kOpsetMax;   // last opset version served (inclusive)
+  int64_t since = 1;          // first opset version served
+  int64_t until = kOpsetMax;  // last opset version served (inclusive)
   std::vector<TypeConstraint> constraints;
+  // Inputs the kernel reads on the host although the provider's memory is a
+  // device's (Reshape's shape, Slice's starts...): the runtime places them in
+  // host memory, copying them there when they were made on the device, so
+  // the kernel never has to copy and wait for them itself.
+  std::vector<int> host_inputs = {};
 };
 
 using KernelFactory = std::function<std::unique_ptr<OpKernel>(const KernelInfo&)>;
 
 // Type lists used across families.
 namespace types {
-extern const std::vector<DataType> kFloats;       // float, double, float16, bfloat16
-extern const std::vector<DataType> kSignedInts;   // int8..int64
-extern const std::vector<DataType> kUnsignedInts; // uint8..uint64
-extern const std::vector<DataType> kInts;         // all 8..64-bit integers
-extern const std::vector<DataType> kNumeric;      // kFloats + kInts
-extern const std::vector<DataType> kAll;          // every tensor element type
+extern const std::vector<DataType> kFloats;        // float, double, float16, bfloat16
+extern const std::vector<DataType> kSignedInts;    // int8..int64
+extern const std::vector<DataType> kUnsignedInts;  // uint8..uint64
+extern const std::vector<DataType> kInts;          // all 8..64-bit integers
+extern const std::vector<DataType> kNumeric;       // kFloats + kInts
+extern const std::vector<DataType> kAll;           // every tensor element type
 std::vector<DataType> join(std::initializer_list<std::vector<DataType>> lists);
 }  // namespace types
 

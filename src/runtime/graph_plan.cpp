@@ -306,10 +306,16 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
 void GraphPlan::wire_values(NodeStep& step, const ir::Node& node,
                             std::vector<ir::TypeInfo>& in_types,
                             std::vector<ir::TypeInfo>& out_types,
-                            std::vector<const Tensor*>& constants) {
+                            std::vector<const Tensor*>& constants,
+                            const std::vector<int>& host_inputs) {
   const MemoryInfo& mem = providers_[size_t(step.provider)]->memory_info();
-  for (const auto& in : node.inputs) {
-    int slot = in.empty() ? -1 : place(slots_.at(in), mem, step.allocator);
+  for (size_t k = 0; k < node.inputs.size(); ++k) {
+    const std::string& in = node.inputs[k];
+    const bool on_host =
+        std::find(host_inputs.begin(), host_inputs.end(), int(k)) != host_inputs.end();
+    int slot = in.empty() ? -1
+               : on_host  ? place(slots_.at(in), cpu_memory_info(), default_cpu_allocator())
+                          : place(slots_.at(in), mem, step.allocator);
     step.inputs.push_back(slot);
     auto t = in.empty() ? types_.end() : types_.find(in);
     in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
@@ -335,9 +341,13 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
   step.provider = partition_.node_provider[i];
   const auto& provider = providers_[size_t(step.provider)];
   step.allocator = alloc_for_(*provider);
+  auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
+  if (!match.entry)
+    fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ", node.describe(),
+         " but has no kernel for it: ", match.reason);
   std::vector<ir::TypeInfo> in_types, out_types;
   std::vector<const Tensor*> constants;
-  wire_values(step, node, in_types, out_types, constants);
+  wire_values(step, node, in_types, out_types, constants, match.entry->def.host_inputs);
   // Subgraphs see every value visible at this point of this graph.
   std::unordered_map<std::string, const GraphPlan*> subs;
   for (const auto& a : node.attributes) {
@@ -365,10 +375,6 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
         return it == subs.end() ? nullptr : it->second;
       });
   step.info->set_prepack_cache(prepack_);
-  auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
-  if (!match.entry)
-    fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ", node.describe(),
-         " but has no kernel for it: ", match.reason);
   try {
     step.kernel = match.entry->factory(*step.info);
   } catch (const Error& e) {
@@ -435,7 +441,7 @@ void GraphPlan::add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kerne
   step.allocator = alloc_for_(*provider);
   std::vector<ir::TypeInfo> in_types, out_types;
   std::vector<const Tensor*> constants;
-  wire_values(step, node, in_types, out_types, constants);
+  wire_values(step, node, in_types, out_types, constants, {});
   step.info = std::make_unique<ep::KernelInfo>(node, 1, std::move(in_types), std::move(out_types),
                                                std::move(constants));
   step.kernel = std::move(kernel);

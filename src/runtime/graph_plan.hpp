@@ -123,7 +123,8 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<std::unique_ptr<ep::OpKernel>> compile_fused_groups(const ep::GraphView& view);
   void add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel);
   void wire_values(NodeStep& step, const ir::Node& node, std::vector<ir::TypeInfo>& in_types,
-                   std::vector<ir::TypeInfo>& out_types, std::vector<const Tensor*>& constants);
+                   std::vector<ir::TypeInfo>& out_types, std::vector<const Tensor*>& constants,
+                   const std::vector<int>& host_inputs);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
   // A host copy of a graph input fed in device memory, for host kernels that read it.

@@ -70,5 +70,8 @@ void register_cuda_elementwise(CudaOpTable& t);
 void register_cuda_norm(CudaOpTable& t);
 void register_cuda_matmul(CudaOpTable& t);
 void register_cuda_conv(CudaOpTable& t);
+void register_cuda_shape_ops(CudaOpTable& t);
+void register_cuda_cnn_ops(CudaOpTable& t);
+void register_cuda_reduce(CudaOpTable& t);
 
 }  // namespace tessera::cuda

@@ -28,6 +28,9 @@ void register_all(CudaOpTable& t) {
   register_cuda_norm(t);
   register_cuda_matmul(t);
   register_cuda_conv(t);
+  register_cuda_shape_ops(t);
+  register_cuda_cnn_ops(t);
+  register_cuda_reduce(t);
 }
 
 class CudaProvider : public ep::ExecutionProvider {
@@ -73,11 +76,18 @@ class CudaProvider : public ep::ExecutionProvider {
     const ir::Node& node = view.graph->nodes[idx];
     auto m = ep::lookup_kernel(table_.registry, view, node);
     if (!m.entry) return m.reason.empty() ? "no CUDA kernel for this node" : m.reason;
-    // An unknown static type could turn out to be anything at run time.
+    // The registry lets an unknown type through (it cannot tell it from an
+    // omitted input), but an unknown static type could turn out to be anything
+    // at run time: every input a type constraint covers must be known.
     auto types = view.input_types(node);
-    if (types.empty() ||
-        std::find(kCudaFloats.begin(), kCudaFloats.end(), types[0]) == kCudaFloats.end())
-      return "input 0's static type is not known to be float, float16 or bfloat16";
+    for (const auto& c : m.entry->def.constraints)
+      for (int idx : c.inputs) {
+        const size_t last = c.variadic && idx == c.inputs.back() ? types.size() : size_t(idx) + 1;
+        for (size_t k = size_t(idx); k < last && k < types.size(); ++k)
+          if (!node.inputs[k].empty() && types[k] == DataType::kUndefined)
+            return str_cat("input ", k, "'s static type is not known (constraint ", c.name,
+                           " needs it)");
+      }
     return table_.checks.at(node.op_type)(ep::ClaimQuery(view, node));
   }
 

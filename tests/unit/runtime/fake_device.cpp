@@ -103,10 +103,33 @@ class DeviceRelu : public ep::OpKernel {
   }
 };
 
+// Reads its shape (input 1) on the host, as its KernelDef's host_inputs ask.
+class DeviceReshape : public ep::OpKernel {
+ public:
+  explicit DeviceReshape(const ep::KernelInfo&) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Tensor& shape = ctx.required_input(1);
+    if (!fake_device_owns(x.raw_data())) ctx.fail_node("input 0 is not in device memory");
+    if (!shape.memory_info().host_accessible() || fake_device_owns(shape.raw_data()))
+      ctx.fail_node("the shape is not in host memory");
+    std::vector<int64_t> dims(shape.data<int64_t>(), shape.data<int64_t>() + shape.num_elements());
+    Tensor& y = ctx.output(0, Shape(dims));
+    if (y.num_elements() != x.num_elements()) ctx.fail_node("element counts differ");
+    std::copy_n(x.data<float>(), x.num_elements(), y.mutable_data<float>());
+  }
+};
+
 class FakeDeviceProvider : public ep::ExecutionProvider {
  public:
   FakeDeviceProvider() {
     registry_.add<DeviceRelu>({"", "Relu", 1, ep::kOpsetMax, {{"T", {0}, {DataType::kFloat}}}});
+    registry_.add<DeviceReshape>({"",
+                                  "Reshape",
+                                  14,
+                                  ep::kOpsetMax,
+                                  {{"T", {0}, {DataType::kFloat}}},
+                                  /*host_inputs=*/{1}});
   }
   const std::string& name() const override { return name_; }
   const MemoryInfo& memory_info() const override { return info_; }
