@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "providers/cuda/algo_cache.hpp"
 #include "providers/cuda/cublaslt_api.hpp"
 #include "providers/cuda/cuda_options.hpp"
 
@@ -67,6 +68,8 @@ class CudaEnv {
   cudaStream_t copy_stream() const;
   HandlePool<cublasLtHandle_t>::Lease lease_cublaslt() const { return lt_->lease(); }
   HandlePool<cudnnHandle_t>::Lease lease_cudnn() const { return cudnn_->lease(); }
+  // Tuned algorithms: the cudnn_conv_algo_cache file's, or this env's own.
+  AlgoCache& algo_cache() const { return *algo_cache_; }
   // "CUDAExecutionProvider device 0", for errors outside a node.
   std::string where() const;
 
@@ -75,6 +78,7 @@ class CudaEnv {
   int device_;
   std::unique_ptr<HandlePool<cublasLtHandle_t>> lt_;
   std::unique_ptr<HandlePool<cudnnHandle_t>> cudnn_;
+  std::shared_ptr<AlgoCache> algo_cache_;
 };
 
 using EnvPtr = std::shared_ptr<const CudaEnv>;

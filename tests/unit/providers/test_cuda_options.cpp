@@ -79,7 +79,7 @@ TEST(CudaOptions, UnknownKeyListsEveryKeyWithItsValues) {
   for (const auto& key : cuda_option_keys()) expect_has(e, key);
   expect_has(e, "kNextPowerOfTwo, kSameAsRequested");
   expect_has(e, "EXHAUSTIVE, HEURISTIC, DEFAULT");
-  EXPECT_EQ(cuda_option_keys().size(), 10u);
+  EXPECT_EQ(cuda_option_keys().size(), 11u);
 }
 
 TEST(CudaOptions, DeviceIdOutOfRangeNamesTheDevicesFound) {
@@ -127,6 +127,15 @@ TEST(CudaOptions, UserComputeStreamIsANonZeroAddress) {
     expect_has(e, std::string("'user_compute_stream' has bad value '") + bad + "'");
     expect_has(e, "cudaStream_t");
   }
+}
+
+TEST(CudaOptions, AlgoCacheIsAPath) {
+  std::string e = option_error({{"cudnn_conv_algo_cache", ""}});
+  expect_has(e, "'cudnn_conv_algo_cache' has bad value ''");
+  expect_has(e, "a file path");
+  EXPECT_EQ(parse_cuda_options({{"cudnn_conv_algo_cache", "/tmp/x.cache"}}, 1).cudnn_conv_algo_cache,
+            "/tmp/x.cache");
+  EXPECT_EQ(parse_cuda_options({}, 1).cudnn_conv_algo_cache, "");
 }
 
 TEST(CudaOptions, CudaGraphsAreRefusedUntilImplemented) {
