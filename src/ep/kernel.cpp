@@ -81,8 +81,7 @@ std::vector<int64_t> KernelInfo::attr_ints(const std::string& name,
   const auto* a = find(name, ir::AttrType::kInts);
   return a ? a->ints : def;
 }
-std::vector<float> KernelInfo::attr_floats(const std::string& name,
-                                           std::vector<float> def) const {
+std::vector<float> KernelInfo::attr_floats(const std::string& name, std::vector<float> def) const {
   const auto* a = find(name, ir::AttrType::kFloats);
   return a ? a->floats : def;
 }
@@ -95,8 +94,7 @@ const Tensor* KernelInfo::attr_tensor(const std::string& name) const {
   const ir::Attribute* a = node_.attr(name);
   if (!a) return nullptr;
   if (a->type != ir::AttrType::kTensor && a->type != ir::AttrType::kSparseTensor)
-    fail_node("attribute '", name, "' has type ", ir::attr_type_name(a->type),
-              ", expected tensor");
+    fail_node("attribute '", name, "' has type ", ir::attr_type_name(a->type), ", expected tensor");
   return &a->t;
 }
 const ir::Graph* KernelInfo::attr_graph(const std::string& name) const {
@@ -126,8 +124,11 @@ Tensor& KernelContext::output(size_t i, const Shape& shape, DataType dtype) {
   if (dtype == DataType::kUndefined) dtype = output_type(i);
   if (dtype == DataType::kUndefined)
     fail_node("output ", i, " has no known type; the kernel must pass one");
+  const bool host = host_outputs_ && i < host_outputs_->size() && (*host_outputs_)[i];
+  const std::shared_ptr<Allocator> cpu = host ? default_cpu_allocator() : nullptr;
+  const std::shared_ptr<Allocator>& alloc = host ? cpu : allocator_;
   if (!has_output(i)) {
-    scratch_ = Value(Tensor(dtype, shape, allocator_));
+    scratch_ = Value(Tensor(dtype, shape, alloc));
     return scratch_.tensor();
   }
   // An output bound to a preallocated tensor (IO binding) arrives already in
@@ -136,13 +137,19 @@ Tensor& KernelContext::output(size_t i, const Shape& shape, DataType dtype) {
   if (outputs_[i]->is_tensor()) {
     const Tensor& t = outputs_[i]->tensor();
     const MemoryInfo& m = t.memory_info();
-    const MemoryInfo& a = allocator_->info();
+    const MemoryInfo& a = alloc->info();
     if (t.dtype() == dtype && t.shape() == shape &&
         (m.same_space(a) || (m.host_accessible() && a.host_accessible())))
       return outputs_[i]->tensor();
   }
-  *outputs_[i] = Value(Tensor(dtype, shape, allocator_));
+  *outputs_[i] = Value(Tensor(dtype, shape, alloc));
   return outputs_[i]->tensor();
+}
+
+const std::string* KernelContext::run_config(const std::string& key) const {
+  if (!run_config_) return nullptr;
+  auto it = run_config_->find(key);
+  return it == run_config_->end() ? nullptr : &it->second;
 }
 
 Tensor& KernelContext::output_reusing(size_t i, size_t in, const Shape& shape) {

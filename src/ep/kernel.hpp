@@ -4,6 +4,7 @@
 // KernelContext, so one session serves many threads.
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -142,6 +143,13 @@ class KernelContext {
   Tensor& output_reusing(size_t i, size_t in, const Shape& shape);
   // Sets output i to an existing value (sequences, or a zero-copy alias of an input).
   void set_output(size_t i, Value v);
+  // Outputs the kernel's def lists as host outputs (KernelDef::host_outputs):
+  // output() allocates them in host memory. Set by the runtime.
+  void set_host_outputs(const std::vector<bool>* host) { host_outputs_ = host; }
+  // The run's configuration entries (RunOptions::config_entries), or null.
+  void set_run_config(const std::map<std::string, std::string>* config) { run_config_ = config; }
+  // The value of run configuration entry `key`, or null when it is not set.
+  const std::string* run_config(const std::string& key) const;
   DataType output_type(size_t i) const {
     return i < output_types_.size() ? output_types_[i] : DataType::kUndefined;
   }
@@ -165,7 +173,9 @@ class KernelContext {
   ThreadPool* pool_;
   std::function<const Value*(const std::string&)> outer_scope_;
   std::vector<bool> donatable_;  // per input: may become an output's memory
-  Value scratch_;                // target for omitted outputs
+  const std::vector<bool>* host_outputs_ = nullptr;
+  const std::map<std::string, std::string>* run_config_ = nullptr;
+  Value scratch_;  // target for omitted outputs
 };
 
 class OpKernel {

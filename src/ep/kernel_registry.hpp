@@ -33,6 +33,9 @@ struct KernelDef {
   // host memory, copying them there when they were made on the device, so
   // the kernel never has to copy and wait for them itself.
   std::vector<int> host_inputs = {};
+  // Outputs the kernel writes in host memory (Shape's dims): KernelContext::
+  // output() allocates them there, and the runtime treats them as host values.
+  std::vector<int> host_outputs = {};
 };
 
 using KernelFactory = std::function<std::unique_ptr<OpKernel>(const KernelInfo&)>;

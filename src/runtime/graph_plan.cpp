@@ -307,7 +307,8 @@ void GraphPlan::wire_values(NodeStep& step, const ir::Node& node,
                             std::vector<ir::TypeInfo>& in_types,
                             std::vector<ir::TypeInfo>& out_types,
                             std::vector<const Tensor*>& constants,
-                            const std::vector<int>& host_inputs) {
+                            const std::vector<int>& host_inputs,
+                            const std::vector<int>& host_outputs) {
   const MemoryInfo& mem = providers_[size_t(step.provider)]->memory_info();
   for (size_t k = 0; k < node.inputs.size(); ++k) {
     const std::string& in = node.inputs[k];
@@ -321,10 +322,17 @@ void GraphPlan::wire_values(NodeStep& step, const ir::Node& node,
     in_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
     constants.push_back(slot < 0 ? nullptr : slot_constant_[size_t(slot)]);
   }
-  for (const auto& o : node.outputs) {
+  for (size_t k = 0; k < node.outputs.size(); ++k) {
+    const std::string& o = node.outputs[k];
     int slot = o.empty() ? -1 : slots_.at(o);
     step.outputs.push_back(slot);
-    if (slot >= 0) slot_memory_[size_t(slot)] = mem;
+    const bool on_host =
+        std::find(host_outputs.begin(), host_outputs.end(), int(k)) != host_outputs.end();
+    if (on_host) {
+      step.host_outputs.resize(node.outputs.size(), false);
+      step.host_outputs[k] = true;
+    }
+    if (slot >= 0) slot_memory_[size_t(slot)] = on_host ? cpu_memory_info() : mem;
     auto t = o.empty() ? types_.end() : types_.find(o);
     out_types.push_back(t == types_.end() ? ir::TypeInfo() : t->second);
     DataType dt = DataType::kUndefined;
@@ -347,7 +355,8 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
          " but has no kernel for it: ", match.reason);
   std::vector<ir::TypeInfo> in_types, out_types;
   std::vector<const Tensor*> constants;
-  wire_values(step, node, in_types, out_types, constants, match.entry->def.host_inputs);
+  wire_values(step, node, in_types, out_types, constants, match.entry->def.host_inputs,
+              match.entry->def.host_outputs);
   // Subgraphs see every value visible at this point of this graph.
   std::unordered_map<std::string, const GraphPlan*> subs;
   for (const auto& a : node.attributes) {
@@ -441,7 +450,7 @@ void GraphPlan::add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kerne
   step.allocator = alloc_for_(*provider);
   std::vector<ir::TypeInfo> in_types, out_types;
   std::vector<const Tensor*> constants;
-  wire_values(step, node, in_types, out_types, constants, {});
+  wire_values(step, node, in_types, out_types, constants, {}, {});
   step.info = std::make_unique<ep::KernelInfo>(node, 1, std::move(in_types), std::move(out_types),
                                                std::move(constants));
   step.kernel = std::move(kernel);
@@ -679,6 +688,8 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
   }
   ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types), step.allocator,
                         state.pool, lookup, step.donatable);
+  if (!step.host_outputs.empty()) ctx.set_host_outputs(&step.host_outputs);
+  ctx.set_run_config(state.run_config);
   int64_t start = state.observer ? now_ns() : 0;
   try {
     step.kernel->compute(ctx);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -54,6 +55,8 @@ struct RunState {
   // Tensors the nodes producing graph outputs write into when they fit (by
   // output position; none: allocate). IO binding's preallocated outputs.
   const std::vector<Value>* preset_outputs = nullptr;
+  // RunOptions::config_entries, which kernels may read (e.g. a caller's stream).
+  const std::map<std::string, std::string>* run_config = nullptr;
 };
 
 class GraphPlan : public ep::SubgraphRunner {
@@ -112,6 +115,7 @@ class GraphPlan : public ep::SubgraphRunner {
     std::vector<int> implicit_inputs;  // slots read by the node's subgraphs
     std::vector<int> release;          // slots whose last reader is this node
     std::vector<bool> donatable;       // per input: the kernel may write an output over it
+    std::vector<bool> host_outputs;    // per output: written in host memory (empty: none)
     std::shared_ptr<Allocator> allocator;
   };
 
@@ -124,7 +128,7 @@ class GraphPlan : public ep::SubgraphRunner {
   void add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel);
   void wire_values(NodeStep& step, const ir::Node& node, std::vector<ir::TypeInfo>& in_types,
                    std::vector<ir::TypeInfo>& out_types, std::vector<const Tensor*>& constants,
-                   const std::vector<int>& host_inputs);
+                   const std::vector<int>& host_inputs, const std::vector<int>& host_outputs);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
   // A host copy of a graph input fed in device memory, for host kernels that read it.

@@ -450,6 +450,7 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
   state.host_outputs = host_outputs;
+  state.run_config = &run_options.config_entries;
   std::vector<Value> preset;
   if (preallocated) {
     check(preallocated->size() == picks.size(), "run: ", preallocated->size(),

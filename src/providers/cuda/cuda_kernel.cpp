@@ -1,6 +1,7 @@
 #include "providers/cuda/cuda_kernel.hpp"
 
 #include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_provider.hpp"
 
 namespace tessera::cuda {
 
@@ -13,9 +14,17 @@ void* Scratch::bytes(size_t n) {
   return held_.back().mutable_raw_data();
 }
 
+std::atomic<uintptr_t>& last_kernel_stream() {
+  static std::atomic<uintptr_t> s{0};
+  return s;
+}
+
 void CudaKernel::compute(ep::KernelContext& ctx) const {
   env_->set_device();
-  cudaStream_t stream = env_->compute_stream();
+  const std::string* run_stream = ctx.run_config(kRunStreamKey);
+  cudaStream_t stream = run_stream ? reinterpret_cast<cudaStream_t>(parse_run_stream(*run_stream))
+                                   : env_->compute_stream();
+  last_kernel_stream() = reinterpret_cast<uintptr_t>(stream);
   Scratch scratch(ctx.allocator());
   try {
     run(ctx, stream, scratch);

@@ -1,5 +1,6 @@
 // The CUDA provider's kernels and their op table. Each kernel enqueues its
-// work on the env's compute stream and the base class waits for it before
+// work on the compute stream (the run's "cuda.compute_stream" entry, else the
+// env's) and the base class waits for it before
 // compute() returns: the executor runs nodes synchronously today (no stream
 // in the KernelContext yet), and the values a kernel wrote may be read by the
 // next node on another thread (parallel execution mode) or freed into the
@@ -71,6 +72,7 @@ void register_cuda_norm(CudaOpTable& t);
 void register_cuda_matmul(CudaOpTable& t);
 void register_cuda_conv(CudaOpTable& t);
 void register_cuda_shape_ops(CudaOpTable& t);
+void register_cuda_views(CudaOpTable& t);
 void register_cuda_cnn_ops(CudaOpTable& t);
 void register_cuda_reduce(CudaOpTable& t);
 

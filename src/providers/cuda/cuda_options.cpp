@@ -28,6 +28,7 @@ const std::vector<Key>& keys() {
       {"enable_cuda_graph", "0 (CUDA graphs are not implemented yet)"},
       {"use_tf32", "0, 1"},
       {"prefer_fp16", "0, 1"},
+      {"cudnn_conv_algo_cache", "a file path (created when missing), not empty"},
   };
   return k;
 }
@@ -53,6 +54,14 @@ bool parse_unsigned(const std::string& v, uint64_t& out, int base = 10) {
   return ec == std::errc() && end == v.data() + v.size();
 }
 
+// A cudaStream_t's address: decimal or 0x-hex, not 0.
+bool parse_address(const std::string& v, uint64_t& out) {
+  const bool ok = v.size() > 2 && (v.starts_with("0x") || v.starts_with("0X"))
+                      ? parse_unsigned(v.substr(2), out, 16)
+                      : parse_unsigned(v, out);
+  return ok && out != 0;
+}
+
 bool parse_bool(const std::string& key, const std::string& v) {
   if (v == "1" || v == "true" || v == "True") return true;
   if (v == "0" || v == "false" || v == "False") return false;
@@ -68,6 +77,15 @@ const std::vector<std::string>& cuda_option_keys() {
     return n;
   }();
   return names;
+}
+
+uintptr_t parse_run_stream(const std::string& value) {
+  uint64_t address = 0;
+  if (!parse_address(value, address))
+    fail(ErrorCode::kInvalidArgument, "run configuration entry '", kRunStreamKey,
+         "' has bad value '", value, "'; allowed: the address of a cudaStream_t, decimal or ",
+         "0x-hex, not 0");
+  return uintptr_t(address);
 }
 
 CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_count) {
@@ -121,10 +139,7 @@ CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_co
     o.do_copy_in_default_stream = parse_bool("do_copy_in_default_stream", *v);
   if (const auto* v = get("user_compute_stream")) {
     uint64_t address = 0;
-    bool ok = v->size() > 2 && (v->starts_with("0x") || v->starts_with("0X"))
-                  ? parse_unsigned(v->substr(2), address, 16)
-                  : parse_unsigned(*v, address);
-    if (!ok || address == 0) bad_value("user_compute_stream", *v);
+    if (!parse_address(*v, address)) bad_value("user_compute_stream", *v);
     o.user_compute_stream = uintptr_t(address);
   }
   if (const auto* v = get("enable_cuda_graph")) {
@@ -134,6 +149,10 @@ CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_co
   }
   if (const auto* v = get("use_tf32")) o.use_tf32 = parse_bool("use_tf32", *v);
   if (const auto* v = get("prefer_fp16")) o.prefer_fp16 = parse_bool("prefer_fp16", *v);
+  if (const auto* v = get("cudnn_conv_algo_cache")) {
+    if (v->empty() || v->find('\0') != std::string::npos) bad_value("cudnn_conv_algo_cache", *v);
+    o.cudnn_conv_algo_cache = *v;  // opened (and checked) when the provider is made
+  }
   return o;
 }
 

@@ -25,7 +25,19 @@ struct CudaOptions {
   bool enable_cuda_graph = false;
   bool use_tf32 = false;
   bool prefer_fp16 = false;
+  // A file keeping tuned cuDNN algorithms across sessions and processes
+  // (algo_cache.hpp); empty: tuned choices live only as long as the kernel.
+  std::string cudnn_conv_algo_cache;
 };
+
+// The RunOptions configuration entry that gives one run its own stream: the
+// address of a cudaStream_t (decimal or 0x-hex) on which that run's CUDA
+// kernels are enqueued, instead of the provider's user_compute_stream or the
+// calling thread's default stream.
+inline constexpr const char* kRunStreamKey = "cuda.compute_stream";
+// That entry's value as an address; kInvalidArgument naming the entry when
+// it is not one.
+uintptr_t parse_run_stream(const std::string& value);
 
 // Every key, in the order the errors list them.
 const std::vector<std::string>& cuda_option_keys();

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 #include "core/arena_allocator.hpp"
 #include "core/device.hpp"
@@ -29,6 +30,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_matmul(t);
   register_cuda_conv(t);
   register_cuda_shape_ops(t);
+  register_cuda_views(t);
   register_cuda_cnn_ops(t);
   register_cuda_reduce(t);
 }
@@ -60,8 +62,9 @@ class CudaProvider : public ep::ExecutionProvider {
 
   ep::Capability get_capability(const ep::GraphView& view) const override {
     ep::Capability cap;
+    const std::vector<bool> on_host = host_shape_nodes(view);
     for (size_t idx : view.candidates) {
-      std::string why = claim_check(view, idx);
+      std::string why = on_host[idx] ? kHostShapeReason : claim_check(view, idx);
       if (why.empty())
         cap.groups.push_back({{idx}, false});
       else
@@ -71,6 +74,54 @@ class CudaProvider : public ep::ExecutionProvider {
   }
 
  private:
+  static constexpr const char* kHostShapeReason =
+      "computes a shape from host integers (Shape/Size outputs, constants): left to the CPU, "
+      "which saves a copy to the device and back for each such node";
+
+  // Shape computations stay on the host. Shape and Size write their dims in
+  // host memory; a node that reads only such values or integer constants and
+  // writes only integers (Gather, Concat, Unsqueeze... of dims) is left to the
+  // CPU provider, whose result Reshape or Expand then reads where it is.
+  // Here each would cost a copy in, a kernel and its synchronisation.
+  static std::vector<bool> host_shape_nodes(const ep::GraphView& view) {
+    const auto& nodes = view.graph->nodes;
+    std::vector<bool> mark(nodes.size(), false);
+    std::unordered_set<std::string> host_ints;
+    auto is_int = [&](const std::string& v) {
+      const ir::TypeInfo* t = view.type_of(v);
+      return t && t->is_tensor() &&
+             (t->elem_type == DataType::kInt64 || t->elem_type == DataType::kInt32);
+    };
+    for (const auto& [name, t] : view.graph->initializers)
+      if (t.dtype() == DataType::kInt64 || t.dtype() == DataType::kInt32) host_ints.insert(name);
+    for (const auto& in : view.graph->inputs) host_ints.erase(in.name);  // overridable
+    std::vector<bool> candidate(nodes.size(), false);
+    for (size_t idx : view.candidates) candidate[idx] = true;
+    // Node order need not be topological here: repeat until nothing changes.
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (size_t idx = 0; idx < nodes.size(); ++idx) {
+        const ir::Node& n = nodes[idx];
+        if (mark[idx] || !candidate[idx] || n.inputs.empty()) continue;
+        bool host = n.op_type == "Shape" || n.op_type == "Size";
+        if (!host) {
+          host = true;
+          for (const auto& in : n.inputs) host &= in.empty() || host_ints.count(in) > 0;
+          for (const auto& out : n.outputs) host &= out.empty() || is_int(out);
+        }
+        if (!host) continue;
+        for (const auto& out : n.outputs)
+          if (!out.empty()) changed |= host_ints.insert(out).second;
+        // Shape and Size themselves run here (their outputs are host values).
+        if (n.op_type != "Shape" && n.op_type != "Size") {
+          mark[idx] = true;
+          changed = true;
+        }
+      }
+    }
+    return mark;
+  }
+
   // "" when a kernel here runs the node, else why not.
   std::string claim_check(const ep::GraphView& view, size_t idx) const {
     const ir::Node& node = view.graph->nodes[idx];

@@ -53,5 +53,8 @@ struct CudaTransferCounts {
   int total() const { return h2d + d2h + d2d; }
 };
 CudaTransferCounts& cuda_transfer_counts();
+// The stream (a cudaStream_t's address) the last CUDA kernel of this process
+// was enqueued on (test hook).
+std::atomic<uintptr_t>& last_kernel_stream();
 
 }  // namespace tessera::cuda

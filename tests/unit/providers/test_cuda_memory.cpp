@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/arena_allocator.hpp"
+#include "providers/cuda/cuda_options.hpp"
 #include "runtime/copy_tensors.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/io_binding.hpp"
@@ -153,6 +154,29 @@ TEST(CudaMemory, ACallersStreamRunsTheKernels) {
       Session::create_from_model(chain_model(2), {}, {{kCuda, {{"user_compute_stream", handle}}}});
   auto y = s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}});
   EXPECT_NEAR(y[0].tensor().data<float>()[0], sigmoid(-1), 1e-6);
+}
+
+TEST(CudaMemory, ARunsOwnStreamRunsItsKernels) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  auto stream = create_stream(gpu());
+  const uintptr_t handle = cuda::cuda_stream_handle(stream.get());
+  auto s = Session::create_from_model(chain_model(2), {}, {{kCuda, {}}});
+  RunOptions ro;
+  ro.config_entries[cuda::kRunStreamKey] = std::to_string(handle);
+  auto y = s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}}, {}, ro);
+  EXPECT_NEAR(y[0].tensor().data<float>()[0], sigmoid(-1), 1e-6);
+  EXPECT_EQ(cuda::last_kernel_stream().load(), handle);
+  // Without the entry, the calling thread's own stream.
+  s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}});
+  EXPECT_NE(cuda::last_kernel_stream().load(), handle);
+  // A bad value fails the run, naming the entry.
+  ro.config_entries[cuda::kRunStreamKey] = "not-a-stream";
+  try {
+    s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}}, {}, ro);
+    ADD_FAILURE() << "a bad stream entry was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cuda.compute_stream"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CudaMemory, ConcurrentRunsGetTheirOwnResults) {

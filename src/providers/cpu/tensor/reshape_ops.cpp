@@ -1,9 +1,11 @@
 // Kernels that only change a tensor's shape (or read it): the output shares
 // the input's buffer, so they cost nothing but the new Shape.
 #include <algorithm>
+#include <type_traits>
 
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
+#include "providers/cpu/tensor/view_kernels.hpp"
 
 namespace tessera::cpu {
 
@@ -22,8 +24,8 @@ Shape reshape_target(const KernelContext& ctx, const Shape& in, const std::vecto
   int64_t infer_at = -1, known = 1;
   bool has_zero = false;
   auto bad = [&](const char* why) {
-    ctx.fail_node("cannot reshape input of shape ", in.to_string(), " to ",
-                  Shape(spec).to_string(), ": ", why);
+    ctx.fail_node("cannot reshape input of shape ", in.to_string(), " to ", Shape(spec).to_string(),
+                  ": ", why);
   };
   for (size_t i = 0; i < spec.size(); ++i) {
     int64_t d = spec[i];
@@ -84,8 +86,7 @@ class FlattenKernel : public OpKernel {
     int64_t r = int64_t(x.rank());
     int64_t axis = axis_ < 0 ? axis_ + r : axis_;
     if (axis < 0 || axis > r)
-      ctx.fail_node("axis ", axis_, " is out of range for input of shape ",
-                    x.shape().to_string());
+      ctx.fail_node("axis ", axis_, " is out of range for input of shape ", x.shape().to_string());
     Shape out{x.shape().size_to(size_t(axis)), x.shape().size_from(size_t(axis))};
     ctx.set_output(0, Value(x.reshaped(out)));
   }
@@ -153,8 +154,8 @@ class UnsqueezeKernel : public OpKernel {
     std::vector<bool> inserted(size_t(out_rank), false);
     for (int64_t a : axes) {
       if (a < -out_rank || a >= out_rank)
-        ctx.fail_node("axis ", a, " is out of range for output rank ", out_rank,
-                      " (input shape ", x.shape().to_string(), ")");
+        ctx.fail_node("axis ", a, " is out of range for output rank ", out_rank, " (input shape ",
+                      x.shape().to_string(), ")");
       int64_t k = a < 0 ? a + out_rank : a;
       if (inserted[size_t(k)]) ctx.fail_node("axis ", a, " is repeated");
       inserted[size_t(k)] = true;
@@ -215,17 +216,34 @@ class SizeKernel : public OpKernel {
 
 }  // namespace
 
-void register_reshape_kernels(ep::KernelRegistry& r) {
+std::vector<ep::KernelRegistry::Entry> view_kernels(bool device) {
   TypeConstraint all{"T", {0}, types::kAll};
   TypeConstraint i64{"T1", {1}, {DataType::kInt64}};
-  r.add<ReshapeKernel>({"", "Reshape", 1, 4, {all}});
-  r.add<ReshapeKernel>({"", "Reshape", 5, ep::kOpsetMax, {all, i64}});
-  r.add<FlattenKernel>({"", "Flatten", 1, ep::kOpsetMax, {all}});
-  r.add<SqueezeKernel>({"", "Squeeze", 1, ep::kOpsetMax, {all, i64}});
-  r.add<UnsqueezeKernel>({"", "Unsqueeze", 1, ep::kOpsetMax, {all, i64}});
-  r.add<IdentityKernel>({"", "Identity", 1, ep::kOpsetMax, {all}});
-  r.add<ShapeKernel>({"", "Shape", 1, ep::kOpsetMax, {all}});
-  r.add<SizeKernel>({"", "Size", 1, ep::kOpsetMax, {all}});
+  // On a device, the shapes and axes these read and the dims Shape and Size
+  // write are host values (KernelDef::host_inputs / host_outputs).
+  const std::vector<int> in1 = device ? std::vector<int>{1} : std::vector<int>{};
+  const std::vector<int> out0 = device ? std::vector<int>{0} : std::vector<int>{};
+  auto make = [](auto tag) -> ep::KernelFactory {
+    using K = typename decltype(tag)::type;
+    return [](const KernelInfo& info) { return std::make_unique<K>(info); };
+  };
+  return {
+      {{"", "Reshape", 1, 4, {all}}, make(std::type_identity<ReshapeKernel>())},
+      {{"", "Reshape", 5, ep::kOpsetMax, {all, i64}, in1},
+       make(std::type_identity<ReshapeKernel>())},
+      {{"", "Flatten", 1, ep::kOpsetMax, {all}}, make(std::type_identity<FlattenKernel>())},
+      {{"", "Squeeze", 1, ep::kOpsetMax, {all, i64}, in1},
+       make(std::type_identity<SqueezeKernel>())},
+      {{"", "Unsqueeze", 1, ep::kOpsetMax, {all, i64}, in1},
+       make(std::type_identity<UnsqueezeKernel>())},
+      {{"", "Identity", 1, ep::kOpsetMax, {all}}, make(std::type_identity<IdentityKernel>())},
+      {{"", "Shape", 1, ep::kOpsetMax, {all}, {}, out0}, make(std::type_identity<ShapeKernel>())},
+      {{"", "Size", 1, ep::kOpsetMax, {all}, {}, out0}, make(std::type_identity<SizeKernel>())},
+  };
+}
+
+void register_reshape_kernels(ep::KernelRegistry& r) {
+  for (auto& e : view_kernels(false)) r.add(std::move(e.def), std::move(e.factory));
 }
 
 }  // namespace tessera::cpu

@@ -1,0 +1,109 @@
+// Where the CUDA provider leaves nodes to the CPU although it has kernels for
+// them: shape computations on host integers. Needs no GPU (get_capability
+// runs without one).
+#include <gtest/gtest.h>
+
+#include "ops/graph_types.hpp"
+#include "providers/cuda/cuda_options.hpp"
+#include "unit/providers/test_cuda_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test::cuda_test;
+
+namespace {
+
+ir::Node make_node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
+                   std::vector<ir::Attribute> attrs = {}) {
+  ir::Node n;
+  n.name = op + "_" + out[0];
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  n.attributes = std::move(attrs);
+  return n;
+}
+
+// provider name per node ("" claimed, else the reason it declined).
+std::vector<std::string> claims(const ir::Model& m) {
+  auto provider = cuda::make_cuda_provider_unchecked({});
+  ops::ValueTypes types;
+  for (const auto& in : m.graph.inputs) types[in.name] = in.type;
+  for (const auto& [name, t] : m.graph.initializers) {
+    std::vector<ir::Dim> dims;
+    for (int64_t d : t.shape().dims()) dims.push_back(ir::Dim{d, ""});
+    types[name] = ir::TypeInfo::tensor(t.dtype(), dims);
+  }
+  ops::infer_graph_types(m, m.graph, types);
+  ep::GraphView view;
+  view.model = &m;
+  view.graph = &m.graph;
+  view.value_types = &types;
+  for (size_t i = 0; i < m.graph.nodes.size(); ++i) view.candidates.push_back(i);
+  ep::Capability cap = provider->get_capability(view);
+  std::vector<std::string> out(m.graph.nodes.size(), "?");
+  for (const auto& g : cap.groups)
+    for (size_t i : g.nodes) out[i] = "";
+  for (const auto& d : cap.declined) out[d.node] = d.reason;
+  return out;
+}
+
+bool host_shape(const std::string& reason) {
+  return reason.find("computes a shape from host integers") != std::string::npos;
+}
+
+}  // namespace
+
+TEST(CudaPlacement, ShapeComputationsStayOnTheHost) {
+  // y = Relu(Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1]))), and a
+  // Gather of float data by constant indices, which is not a shape computation.
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(tensor_info("x", {2, 3, 4}));
+  m.graph.initializers["zero"] = Tensor::scalar<int64_t>(0);
+  m.graph.initializers["axes"] = Tensor::from_vector<int64_t>({0}, Shape{1});
+  m.graph.initializers["minus1"] = Tensor::from_vector<int64_t>({-1}, Shape{1});
+  m.graph.initializers["idx"] = Tensor::from_vector<int64_t>({1, 0}, Shape{2});
+  m.graph.nodes = {make_node("Shape", {"x"}, {"s"}),
+                   make_node("Gather", {"s", "zero"}, {"b"}),
+                   make_node("Unsqueeze", {"b", "axes"}, {"b1"}),
+                   make_node("Concat", {"b1", "minus1"}, {"shp"}, {attr_int("axis", 0)}),
+                   make_node("Reshape", {"x", "shp"}, {"y"}),
+                   make_node("Relu", {"y"}, {"z"}),
+                   make_node("Gather", {"x", "idx"}, {"g"})};
+  m.graph.outputs.push_back(tensor_info("z", {2, 12}));
+  m.graph.outputs.push_back(tensor_info("g", {2, 3, 4}));
+  const auto c = claims(m);
+  EXPECT_EQ(c[0], "") << "Shape writes its dims on the host, reading no device memory";
+  for (size_t i : {1, 2, 3}) EXPECT_TRUE(host_shape(c[i])) << i << ": " << c[i];
+  EXPECT_EQ(c[4], "") << "Reshape reads its shape on the host";
+  EXPECT_EQ(c[5], "");
+  EXPECT_FALSE(host_shape(c[6])) << c[6];
+}
+
+TEST(CudaPlacement, IntegerGraphInputsAreNotHostShapes) {
+  // An int64 graph input (token ids, a mask) may be large and is fed where
+  // the user puts it: its computations are claimed as usual.
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(tensor_info("ids", {1, 128}, DataType::kInt64));
+  m.graph.initializers["axes"] = Tensor::from_vector<int64_t>({1}, Shape{1});
+  m.graph.nodes = {make_node("Unsqueeze", {"ids", "axes"}, {"u"})};
+  m.graph.outputs.push_back(tensor_info("u", {1, 1, 128}, DataType::kInt64));
+  EXPECT_EQ(claims(m)[0], "");
+}
+
+TEST(CudaPlacement, RunStreamEntryIsValidated) {
+  EXPECT_EQ(cuda::parse_run_stream("0x10"), uintptr_t(16));
+  EXPECT_EQ(cuda::parse_run_stream("4096"), uintptr_t(4096));
+  for (const char* bad : {"", "0", "0x", "-5", "12abc", "0xzz", " 7"}) {
+    try {
+      cuda::parse_run_stream(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      EXPECT_NE(std::string(e.what()).find("cuda.compute_stream"), std::string::npos) << e.what();
+    }
+  }
+}
