@@ -66,14 +66,14 @@ void AlgoCache::load() {
     // A new file: create it with its header, which also proves it writable.
     const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
-      fail(ErrorCode::kInvalidArgument, kWho, ": cannot create '", path_, "': ",
-           std::strerror(errno));
+      fail(ErrorCode::kInvalidArgument, kWho, ": cannot create '", path_,
+           "': ", std::strerror(errno));
     const std::string header = std::string(kAlgoCacheHeader) + "\n";
     const bool ok = ::write(fd, header.data(), header.size()) == ssize_t(header.size());
     ::close(fd);
     if (!ok)
-      fail(ErrorCode::kInvalidArgument, kWho, ": cannot write '", path_, "': ",
-           std::strerror(errno));
+      fail(ErrorCode::kInvalidArgument, kWho, ": cannot write '", path_,
+           "': ", std::strerror(errno));
     return;
   }
   std::string line;
@@ -82,8 +82,7 @@ void AlgoCache::load() {
          "' is not a Tessera algorithm cache (its first line is not '", kAlgoCacheHeader,
          "'); name a new file or one this option wrote");
   if (::access(path_.c_str(), W_OK) != 0)
-    fail(ErrorCode::kInvalidArgument, kWho, ": cannot write '", path_, "': ",
-         std::strerror(errno));
+    fail(ErrorCode::kInvalidArgument, kWho, ": cannot write '", path_, "': ", std::strerror(errno));
   for (int64_t number = 2; std::getline(in, line); ++number) {
     if (line.empty()) continue;
     std::string key;
@@ -135,8 +134,8 @@ void AlgoCache::append(const std::string& line) const {
   const int err = errno;
   if (fd >= 0) ::close(fd);
   if (!ok)
-    log(Severity::kWarning, "cuda", kWho, ": cannot append to '", path_, "': ",
-        std::strerror(err), "; the tuned algorithm is used but not kept");
+    log(Severity::kWarning, "cuda", kWho, ": cannot append to '", path_, "': ", std::strerror(err),
+        "; the tuned algorithm is used but not kept");
 }
 
 }  // namespace tessera::cuda

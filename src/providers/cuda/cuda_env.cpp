@@ -5,7 +5,9 @@
 namespace tessera::cuda {
 
 CudaEnv::CudaEnv(CudaOptions options, int device)
-    : options_(options), device_(device), algo_cache_(AlgoCache::open(options_.cudnn_conv_algo_cache)) {
+    : options_(options),
+      device_(device),
+      algo_cache_(AlgoCache::open(options_.cudnn_conv_algo_cache)) {
   lt_ = std::make_unique<HandlePool<cublasLtHandle_t>>(
       [this] {
         set_device();

@@ -133,8 +133,9 @@ TEST(CudaOptions, AlgoCacheIsAPath) {
   std::string e = option_error({{"cudnn_conv_algo_cache", ""}});
   expect_has(e, "'cudnn_conv_algo_cache' has bad value ''");
   expect_has(e, "a file path");
-  EXPECT_EQ(parse_cuda_options({{"cudnn_conv_algo_cache", "/tmp/x.cache"}}, 1).cudnn_conv_algo_cache,
-            "/tmp/x.cache");
+  EXPECT_EQ(
+      parse_cuda_options({{"cudnn_conv_algo_cache", "/tmp/x.cache"}}, 1).cudnn_conv_algo_cache,
+      "/tmp/x.cache");
   EXPECT_EQ(parse_cuda_options({}, 1).cudnn_conv_algo_cache, "");
 }
 
