@@ -17,8 +17,9 @@ namespace {
 
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
-// The shared memory a block may use without opting in to more.
-constexpr size_t kSharedBytes = 48 * 1024;
+// Dynamic shared memory for the q row and scores: a block may use 48 KiB
+// without opting in to more, and block_reduce's static arrays need some of it.
+constexpr size_t kSharedBytes = 47 * 1024;
 // Blocks of the scratch path: each needs kv_len floats of scratch.
 constexpr int64_t kScratchBlocks = 1024;
 
