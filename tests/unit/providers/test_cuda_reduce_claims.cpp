@@ -4,6 +4,7 @@
 
 #include "ep/provider_registry.hpp"
 #include "ops/graph_types.hpp"
+#include "providers/cuda/attention_plan.hpp"
 #include "providers/cuda/reduce_plan.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
@@ -261,4 +262,63 @@ TEST(CudaReducePlan, RefusesMoreRunsThanItHolds) {
   EXPECT_TRUE(cuda::plan_reduce(dims, reduced, s));
   EXPECT_EQ(s.kept_runs, 8);
   EXPECT_EQ(s.red_runs, 8);
+}
+
+TEST(CudaAttentionPlan, FourDimensionalHeadsAndABroadcastMask) {
+  cuda::AttentionShape s;
+  const std::vector<int64_t> mask = {3, 5};
+  ASSERT_EQ(cuda::plan_attention({2, 4, 3, 8}, {2, 2, 5, 8}, {2, 2, 5, 6}, &mask, 0, 0, s), "");
+  EXPECT_EQ(s.batch, 2);
+  EXPECT_EQ(s.q_heads, 4);
+  EXPECT_EQ(s.kv_heads, 2);
+  EXPECT_EQ(s.q_len, 3);
+  EXPECT_EQ(s.kv_len, 5);
+  EXPECT_EQ(s.head_size, 8);
+  EXPECT_EQ(s.v_head_size, 6);
+  EXPECT_EQ(v(s.q_strides, 3), std::vector<int64_t>({96, 24, 8}));
+  EXPECT_EQ(v(s.k_strides, 3), std::vector<int64_t>({80, 40, 8}));
+  EXPECT_EQ(v(s.v_strides, 3), std::vector<int64_t>({60, 30, 6}));
+  EXPECT_EQ(v(s.y_strides, 3), std::vector<int64_t>({72, 18, 6}));
+  EXPECT_EQ(v(s.mask_strides, 4), std::vector<int64_t>({0, 0, 5, 1}));
+  EXPECT_EQ(s.mask_keys, INT64_MAX);
+}
+
+TEST(CudaAttentionPlan, ThreeDimensionalInputsAndShortMasks) {
+  cuda::AttentionShape s;
+  // Q [B=2, S=3, 4 heads * 8], K [2, 5, 2 heads * 8], V [2, 5, 2 heads * 6].
+  const std::vector<int64_t> mask = {2, 1, 3, 4};  // 4 of 5 keys
+  ASSERT_EQ(cuda::plan_attention({2, 3, 32}, {2, 5, 16}, {2, 5, 12}, &mask, 4, 2, s), "");
+  EXPECT_EQ(s.head_size, 8);
+  EXPECT_EQ(s.v_head_size, 6);
+  EXPECT_EQ(v(s.q_strides, 3), std::vector<int64_t>({96, 8, 32}));
+  EXPECT_EQ(v(s.k_strides, 3), std::vector<int64_t>({80, 8, 16}));
+  EXPECT_EQ(v(s.v_strides, 3), std::vector<int64_t>({60, 6, 12}));
+  EXPECT_EQ(v(s.y_strides, 3), std::vector<int64_t>({72, 6, 24}));  // Y [2, 3, 4 * 6]
+  EXPECT_EQ(v(s.mask_strides, 4), std::vector<int64_t>({12, 0, 4, 1}));
+  EXPECT_EQ(s.mask_keys, 4);
+  // A mask of one key column broadcasts over the keys.
+  const std::vector<int64_t> col = {3, 1};
+  ASSERT_EQ(cuda::plan_attention({2, 3, 32}, {2, 5, 16}, {2, 5, 12}, &col, 4, 2, s), "");
+  EXPECT_EQ(v(s.mask_strides, 4), std::vector<int64_t>({0, 0, 1, 0}));
+  EXPECT_EQ(s.mask_keys, INT64_MAX);
+}
+
+TEST(CudaAttentionPlan, SaysWhyShapesDoNotFit) {
+  cuda::AttentionShape s;
+  expect_has(cuda::plan_attention({2, 3, 32}, {2, 2, 5, 8}, {2, 2, 5, 8}, nullptr, 4, 2, s),
+             "must all be 3-D or all 4-D");
+  expect_has(cuda::plan_attention({2, 3, 32}, {2, 5, 16}, {2, 5, 16}, nullptr, 0, 2, s),
+             "need q_num_heads (0)");
+  expect_has(cuda::plan_attention({1, 3, 3, 8}, {1, 2, 5, 8}, {1, 2, 5, 8}, nullptr, 0, 0, s),
+             "query heads a multiple");
+  expect_has(cuda::plan_attention({1, 2, 3, 8}, {1, 2, 5, 4}, {1, 2, 5, 8}, nullptr, 0, 0, s),
+             "one head size");
+  expect_has(cuda::plan_attention({1, 2, 3, 8}, {1, 2, 5, 8}, {1, 2, 4, 8}, nullptr, 0, 0, s),
+             "V must have K's head count and sequence length");
+  const std::vector<int64_t> wide = {3, 6};
+  expect_has(cuda::plan_attention({1, 2, 3, 8}, {1, 2, 5, 8}, {1, 2, 5, 8}, &wide, 0, 0, s),
+             "attn_mask [3,6] does not broadcast to [1,2,3,5]");
+  const std::vector<int64_t> rank5 = {1, 1, 1, 3, 5};
+  expect_has(cuda::plan_attention({1, 2, 3, 8}, {1, 2, 5, 8}, {1, 2, 5, 8}, &rank5, 0, 0, s),
+             "must have rank 1 to 4");
 }
