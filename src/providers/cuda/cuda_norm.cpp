@@ -1,6 +1,8 @@
-// Softmax, LogSoftmax and LayerNormalization: row kernels over the last dims.
+// Softmax, LogSoftmax, LayerNormalization and RMSNormalization: row kernels
+// over the last dims.
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/reduce_launch.hpp"
 
 namespace tessera::cuda {
 
@@ -111,6 +113,81 @@ std::string check_layer_norm(const ep::ClaimQuery& q) {
   return "";
 }
 
+// Elements of Scale when it covers trailing dims of X's normalized dims
+// [axis, rank) exactly (leading 1s aside), so element j of a row takes
+// Scale[j % n]; 0 when it does not.
+int64_t trailing_scale_elements(const Shape& x, size_t axis, const Shape& scale) {
+  size_t r = scale.rank();
+  while (r > 0 && scale[scale.rank() - r] == 1) --r;  // leading 1s
+  if (r > x.rank() - axis) return 0;
+  int64_t n = 1;
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t d = scale[scale.rank() - 1 - i];
+    if (d != x[x.rank() - 1 - i]) return 0;
+    n *= d;
+  }
+  return n;
+}
+
+class CudaRmsNorm : public CudaKernel {
+ public:
+  CudaRmsNorm(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env),
+        axis_(info.attr_int("axis", -1)),
+        epsilon_(info.attr_float("epsilon", 1e-5f)) {
+    if (info.attr_int("stash_type", 1) != 1)
+      info.fail_node("stash_type ", info.attr_int("stash_type", 1),
+                     " is not supported (the CUDA kernel computes statistics in float)");
+  }
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Tensor& scale = ctx.required_input(1);
+    if (x.rank() == 0) ctx.fail_node("the input is a scalar");
+    const size_t axis = normalized_axis(ctx, axis_, x.rank());
+    auto [rows, cols] = rows_cols(x.shape(), axis);
+    if (scale.dtype() != x.dtype())
+      ctx.fail_node("Scale ", scale.description(), " must have X's element type (",
+                    data_type_name(x.dtype()), ") for the CUDA kernel");
+    const int64_t scale_n = trailing_scale_elements(x.shape(), axis, scale.shape());
+    if (scale_n == 0 && cols > 0)
+      ctx.fail_node("Scale ", scale.description(), " must match trailing dims of the normalized ",
+                    "dims of ", x.description(), " (the CUDA kernel broadcasts it only so)");
+    Tensor& y = ctx.output(0, x.shape());
+    check_cuda(launch_rms_norm(elem_type(x.dtype()), x.raw_data(), scale.raw_data(), scale_n,
+                               y.mutable_raw_data(), rows, cols, epsilon_, stream),
+               "launch of the RMS normalization kernel");
+  }
+
+ private:
+  int64_t axis_;
+  float epsilon_;
+};
+
+std::string check_rms_norm(const ep::ClaimQuery& q) {
+  if (int64_t st = q.attr_int("stash_type", 1); st != 1)
+    return str_cat("stash_type ", st, " is not supported (statistics are computed in float)");
+  auto rank = q.rank(0);
+  if (!rank) return "";
+  if (*rank == 0) return "the input is a scalar";
+  const int64_t r = int64_t(*rank), axis = q.attr_int("axis", -1);
+  if (axis < -r || axis >= r) return str_cat("axis ", axis, " is out of range for rank ", r);
+  // Scale against X's trailing dims, where both are known.
+  auto xd = q.dims(0), sd = q.dims(1);
+  if (!xd || !sd) return "";
+  const size_t norm_dims = size_t(axis < 0 ? -axis : r - axis);
+  size_t n = sd->size();
+  while (n > 0 && (*sd)[sd->size() - n] == int64_t(1)) --n;
+  if (n > norm_dims) return str_cat("Scale has more dims than the ", norm_dims, " normalized dims");
+  for (size_t i = 0; i < n; ++i) {
+    const auto& s = (*sd)[sd->size() - 1 - i];
+    const auto& x = (*xd)[xd->size() - 1 - i];
+    if (s && x && *s != *x)
+      return str_cat("Scale dim ", *s, " does not equal X's dim ", *x,
+                     "; the CUDA kernel broadcasts Scale only over leading dims of a row");
+  }
+  return "";
+}
+
 }  // namespace
 
 void register_cuda_norm(CudaOpTable& t) {
@@ -126,6 +203,12 @@ void register_cuda_norm(CudaOpTable& t) {
   t.add<CudaLayerNorm>(
       {"", "LayerNormalization", 17, ep::kOpsetMax, {{"T", {0, 1, 2}, kCudaFloats}}},
       check_layer_norm);
+  t.add<CudaRmsNorm>({"",
+                      "RMSNormalization",
+                      23,
+                      ep::kOpsetMax,
+                      {{"T", {0}, kCudaFloats}, {"V", {1}, kCudaFloats}}},
+                     check_rms_norm);
 }
 
 }  // namespace tessera::cuda

@@ -1,7 +1,8 @@
-// Row kernels: Softmax/LogSoftmax and LayerNormalization over rows of
-// contiguous elements, one block per row, statistics in float.
+// Row kernels: Softmax/LogSoftmax, LayerNormalization and RMSNormalization
+// over rows of contiguous elements, one block per row, statistics in float.
 #include "providers/cuda/cuda_launch.hpp"
 #include "providers/cuda/device_math.cuh"
+#include "providers/cuda/reduce_launch.hpp"
 
 namespace tessera::cuda {
 
@@ -58,6 +59,24 @@ __global__ void layer_norm_rows(const T* x, const T* scale, const T* bias, T* y,
 }
 
 template <typename T>
+__global__ void rms_norm_rows(const T* x, const T* scale, int64_t scale_n, T* y, int64_t rows,
+                              int64_t cols, float eps) {
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const T* xr = x + r * cols;
+    T* yr = y + r * cols;
+    float q = 0.0f;
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+      const float v = to_float(xr[j]);
+      q += v * v;
+    }
+    const float inv_rms = rsqrtf(block_reduce(q, SumOp()) / float(cols) + eps);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
+      yr[j] = from_float<T>(to_float(xr[j]) * inv_rms *
+                            to_float(scale[scale_n == cols ? j : j % scale_n]));
+  }
+}
+
+template <typename T>
 void softmax_as(const void* x, void* y, int64_t rows, int64_t cols, bool log, cudaStream_t s) {
   softmax_rows<T><<<row_grid(rows), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y),
                                                       rows, cols, log);
@@ -69,6 +88,14 @@ void layer_norm_as(const void* x, const void* scale, const void* bias, void* y, 
   layer_norm_rows<T><<<row_grid(rows), kThreads, 0, s>>>(
       static_cast<const T*>(x), static_cast<const T*>(scale), static_cast<const T*>(bias),
       static_cast<T*>(y), mean, inv_std, rows, cols, eps);
+}
+
+template <typename T>
+void rms_norm_as(const void* x, const void* scale, int64_t scale_n, void* y, int64_t rows,
+                 int64_t cols, float eps, cudaStream_t s) {
+  rms_norm_rows<T><<<row_grid(rows), kThreads, 0, s>>>(static_cast<const T*>(x),
+                                                       static_cast<const T*>(scale), scale_n,
+                                                       static_cast<T*>(y), rows, cols, eps);
 }
 
 }  // namespace
@@ -85,6 +112,14 @@ cudaError_t launch_layer_norm(ElemType t, const void* x, const void* scale, cons
   if (rows == 0 || cols == 0) return cudaSuccess;
   return with_elem_type(t, [&](auto v) {
     layer_norm_as<decltype(v)>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
+  });
+}
+
+cudaError_t launch_rms_norm(ElemType t, const void* x, const void* scale, int64_t scale_n, void* y,
+                            int64_t rows, int64_t cols, float epsilon, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  return with_elem_type(t, [&](auto v) {
+    rms_norm_as<decltype(v)>(x, scale, scale_n, y, rows, cols, epsilon, stream);
   });
 }
 

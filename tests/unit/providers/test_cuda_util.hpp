@@ -87,6 +87,7 @@ inline void expect_close(const Tensor& got, const Tensor& want, Tolerance tol,
   for (int64_t i = 0; i < got.num_elements(); ++i) {
     const double g = got.element_as_double(i), w = want.element_as_double(i);
     if (std::isnan(g) && std::isnan(w)) continue;
+    if (g == w) continue;  // also equal infinities, whose difference is NaN
     if (!(std::fabs(g - w) <= tol.atol + tol.rtol * std::fabs(w)) && bad++ < 5)
       ADD_FAILURE() << what << ": element " << i << ": got " << g << ", want " << w;
   }
