@@ -60,8 +60,25 @@ std::string check_batch_norm(const ep::ClaimQuery& q) {
   for (size_t i = 1; i < q.node().outputs.size(); ++i)
     if (q.has_output(i))
       return str_cat("output ", i, " is used; only inference (one output) is supported");
-  if (auto rank = q.rank(0); rank && *rank < 2)
-    return str_cat("X has rank ", *rank, "; it must be [N, C, ...]");
+  auto x = q.dims(0);
+  if (x && x->size() < 2) return str_cat("X has rank ", x->size(), "; it must be [N, C, ...]");
+  if (!x || !(*x)[1]) return "";
+  // Statistics per channel only (not the per-element form of old opsets'
+  // spatial=0, which the CPU provider also accepts in later ones).
+  static const char* const kNames[4] = {"scale", "B", "input_mean", "input_var"};
+  for (size_t i = 1; i <= 4; ++i) {
+    auto p = q.dims(i);
+    if (!p) continue;
+    int64_t n = 1;
+    bool known = true;
+    for (const auto& d : *p) {
+      known &= d.has_value();
+      if (d) n *= *d;
+    }
+    if (known && n != *(*x)[1])
+      return str_cat(kNames[i - 1], " has ", n, " elements, not the ", *(*x)[1],
+                     " channels of X (per-channel statistics only)");
+  }
   return "";
 }
 

@@ -284,10 +284,15 @@ class CudaConvTranspose : public CudaKernel {
                                                               &returned, perf),
                   "cudnnGetConvolutionBackwardDataAlgorithm_v7");
     } else {
-      perf[0].algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-      perf[0].status = CUDNN_STATUS_SUCCESS;
-      perf[0].memory = 0;
-      returned = 1;
+      // ALGO_1, deterministic; ALGO_0 (atomics) where cuDNN has no ALGO_1
+      // for the configuration (its workspace query then fails).
+      for (cudnnConvolutionBwdDataAlgo_t a :
+           {CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0}) {
+        perf[returned].algo = a;
+        perf[returned].status = CUDNN_STATUS_SUCCESS;
+        perf[returned].memory = 0;
+        ++returned;
+      }
     }
     for (int i = 0; i < returned; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
@@ -332,6 +337,8 @@ std::string check_conv_transpose(const ep::ClaimQuery& q) {
       if (e < 1) return "strides and dilations must be positive";
   for (int64_t p : pads)
     if (p < 0) return "negative pads";
+  if (auto_pad == "NOTSET" && !pads.empty() && pads.size() != 2 * n)
+    return str_cat("pads has ", pads.size(), " values, not ", 2 * n);
   if (!q.attr_ints("output_shape").empty()) return "";  // sizes checked at run time
   // The kernel's extent per axis, when W's dims or kernel_shape say it.
   std::vector<std::optional<int64_t>> kernel(n);

@@ -143,6 +143,12 @@ TEST(CudaCnnClaims, DeclinesBatchNormalizationWithAReason) {
   training.output("running_mean");
   expect_has(claim(training), "output 1 is used");
   expect_has(claim(batch_norm(15, {3}, {})), "X has rank 1");
+  OneNode per_element("BatchNormalization", 9);
+  per_element.input("x", floats({2, 3, 4}));
+  for (const char* name : {"scale", "b", "mean", "var"})
+    per_element.input(name, floats({3, 4}), true);
+  per_element.output("y");
+  expect_has(claim(per_element), "scale has 12 elements, not the 3 channels of X");
   expect_has(claim(batch_norm(15, {2, 3}, {}, DataType::kFloat, DataType::kDouble)), "double");
 }
 
@@ -178,6 +184,8 @@ TEST(CudaCnnClaims, DeclinesConvTransposeWithAReason) {
       claim(conv_transpose({1, 2, 5, 5}, {2, 2, 1, 1},
                            {attr_string("auto_pad", "SAME_UPPER"), attr_ints("strides", {3, 3})})),
       "negative begin pad");
+  expect_has(claim(conv_transpose({1, 2, 5, 5}, {2, 2, 3, 3}, {attr_ints("pads", {1, 1})})),
+             "pads has 2 values, not 4");
   expect_has(claim(conv_transpose({1, 2, 5, 5}, {2, 2, 3, 3}, {attr_string("auto_pad", "FULL")})),
              "auto_pad 'FULL'");
 }
