@@ -12,21 +12,11 @@
 
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/cudnn_util.hpp"
 
 namespace tessera::cuda {
 
 namespace {
-
-cudnnDataType_t cudnn_type(DataType t) {
-  switch (t) {
-    case DataType::kFloat16:
-      return CUDNN_DATA_HALF;
-    case DataType::kBFloat16:
-      return CUDNN_DATA_BFLOAT16;
-    default:
-      return CUDNN_DATA_FLOAT;
-  }
-}
 
 // Pads, strides and dilations resolved for one input shape.
 struct Window {
@@ -51,25 +41,6 @@ struct Descriptors {
     if (conv) cudnnDestroyConvolutionDescriptor(conv);
   }
 };
-
-// Packed (row-major) strides of dims, as cuDNN wants them.
-std::vector<int> packed_strides(const std::vector<int>& dims) {
-  std::vector<int> s(dims.size(), 1);
-  for (size_t i = dims.size() - 1; i-- > 0;) s[i] = s[i + 1] * dims[i + 1];
-  return s;
-}
-
-void set_tensor(cudnnTensorDescriptor_t d, cudnnDataType_t t, const std::vector<int>& dims) {
-  const std::vector<int> strides = packed_strides(dims);
-  check_cudnn(cudnnSetTensorNdDescriptor(d, t, int(dims.size()), dims.data(), strides.data()),
-              "cudnnSetTensorNdDescriptor");
-}
-
-int to_int(const ep::KernelContext& ctx, int64_t v) {
-  if (v < 0 || v > int64_t(INT32_MAX))
-    ctx.fail_node("a size of ", v, " does not fit cuDNN's 32-bit descriptors");
-  return int(v);
-}
 
 class CudaConv : public CudaKernel {
  public:
@@ -177,14 +148,7 @@ class CudaConv : public CudaKernel {
     const cudnnDataType_t t = cudnn_type(x.dtype());
     // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
     const bool one_d = x.rank() == 3;
-    auto dims = [&](const Shape& s) {
-      std::vector<int> v;
-      for (size_t i = 0; i < s.rank(); ++i) {
-        if (one_d && i == 2) v.push_back(1);
-        v.push_back(to_int(ctx, s[i]));
-      }
-      return v;
-    };
+    auto dims = [&](const Shape& s) { return cudnn_dims(ctx, s, one_d); };
     std::vector<int> pad, stride, dilation;
     if (one_d) {
       pad.push_back(0);
@@ -219,34 +183,16 @@ class CudaConv : public CudaKernel {
         "cudnnSetConvolutionNdDescriptor");
     check_cudnn(cudnnSetConvolutionGroupCount(d->conv, int(group_)),
                 "cudnnSetConvolutionGroupCount");
-    check_cudnn(cudnnSetConvolutionMathType(d->conv, math_type(x.dtype())),
+    check_cudnn(cudnnSetConvolutionMathType(d->conv, conv_math_type(env(), x.dtype())),
                 "cudnnSetConvolutionMathType");
     if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, x, w, stream);
     std::lock_guard<std::mutex> lock(mu_);
     return cache_.emplace(key, std::move(d)).first->second;
   }
 
-  cudnnMathType_t math_type(DataType t) const {
-    if (t != DataType::kFloat) return CUDNN_TENSOR_OP_MATH;
-    if (env().options().prefer_fp16) return CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION;
-    return env().options().use_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;  // FMA: strict f32
-  }
-
-  // The workspace an algorithm may use: 32 MiB, or with
-  // cudnn_conv_use_max_workspace up to half the free device memory (1 GiB at most).
-  size_t workspace_limit() const {
-    constexpr size_t kSmall = 32u << 20, kLarge = 1u << 30;
-    if (!env().options().cudnn_conv_use_max_workspace) return kSmall;
-    size_t free_bytes = 0, total = 0;
-    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return kSmall;
-    size_t limit = std::min(free_bytes / 2, kLarge);
-    if (env().options().gpu_mem_limit) limit = std::min(limit, env().options().gpu_mem_limit / 4);
-    return std::max(limit, kSmall);
-  }
-
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
                         const Tensor& x, const Tensor& w, cudaStream_t stream) const {
-    const size_t limit = workspace_limit();
+    const size_t limit = conv_workspace_limit(env());
     constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
     cudnnConvolutionFwdAlgoPerf_t perf[kCount];
     int returned = 0;
