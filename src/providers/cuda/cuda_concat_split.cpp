@@ -150,6 +150,7 @@ class CudaSplit : public CudaKernel {
 std::string check_concat(const ep::ClaimQuery& q) {
   const auto rank = q.rank(0);
   if (rank && *rank == 0) return "the inputs are scalars";
+  if (!q.node().attr("axis")) return "the axis attribute is missing";
   return check_axis_range(q.attr_int("axis", 0), rank);
 }
 

@@ -39,8 +39,8 @@ class CudaGather : public CudaKernel {
                "cudaMemcpyAsync (reading Gather's index error flag)");
     check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the Gather kernel)");
     if (found.flag != 0)
-      ctx.fail_node("index ", found.index, " is out of range for axis ", axis_, " of data ",
-                    data.description(), " (valid: ", -axis_dim, " to ", axis_dim - 1, ")");
+      ctx.fail_node("index ", found.index, " is out of range [", -axis_dim, ", ", axis_dim - 1,
+                    "] for axis ", axis_, " of data shape ", data.shape().to_string());
   }
 
  private:

@@ -190,14 +190,15 @@ std::string check_unsqueeze(const ep::ClaimQuery& q) {
 
 void register_cuda_reshape_ops(CudaOpTable& t) {
   const ep::TypeConstraint any{"T", {0}, kCudaAnyFixed};
-  const ep::TypeConstraint i64{"tensor(int64)", {1}, {DataType::kInt64}};
+  const ep::TypeConstraint shape{"shape", {1}, {DataType::kInt64}};
+  const ep::TypeConstraint axes{"axes", {1}, {DataType::kInt64}};
   // Reshape 5+: the shape is input 1 (before 5 it was an attribute).
-  t.add<CudaReshape>({"", "Reshape", 5, ep::kOpsetMax, {any, i64}, {1}}, no_check);
+  t.add<CudaReshape>({"", "Reshape", 5, ep::kOpsetMax, {any, shape}, {1}}, no_check);
   t.add<CudaFlatten>({"", "Flatten", 1, ep::kOpsetMax, {any}}, check_flatten);
   t.add<CudaSqueeze>({"", "Squeeze", 1, 12, {any}}, no_check);
-  t.add<CudaSqueeze>({"", "Squeeze", 13, ep::kOpsetMax, {any, i64}, {1}}, no_check);
+  t.add<CudaSqueeze>({"", "Squeeze", 13, ep::kOpsetMax, {any, axes}, {1}}, no_check);
   t.add<CudaUnsqueeze>({"", "Unsqueeze", 1, 12, {any}}, check_unsqueeze);
-  t.add<CudaUnsqueeze>({"", "Unsqueeze", 13, ep::kOpsetMax, {any, i64}, {1}}, check_unsqueeze);
+  t.add<CudaUnsqueeze>({"", "Unsqueeze", 13, ep::kOpsetMax, {any, axes}, {1}}, check_unsqueeze);
   t.add<CudaIdentity>({"", "Identity", 1, ep::kOpsetMax, {any}}, check_identity);
 }
 

@@ -206,6 +206,9 @@ TEST(CudaShapeOpsClaims, DeclinesWithAReason) {
   OneNode split_axis("Split", 13, {attr_int("axis", -3)});
   split_axis.input("x", floats({2, 4})).output("a").output("b");
   expect_has(claim(split_axis), "axis -3 is out of range for rank 2");
+  OneNode no_axis("Concat", 13);
+  no_axis.input("a", floats({2})).input("b", floats({2})).output("y");
+  expect_has(claim(no_axis), "the axis attribute is missing");
   OneNode gather0("Gather", 13);
   gather0.input("x", floats({})).input("i", i64({0})).output("y");
   expect_has(claim(gather0), "the data is a scalar");
