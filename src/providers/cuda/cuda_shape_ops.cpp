@@ -8,10 +8,12 @@ namespace tessera::cuda {
 
 namespace {
 
+// Walks the DataType values themselves, not ep::types::kAll: that is another
+// file's global, which may not be initialised yet when these are.
 std::vector<DataType> types_where(bool (*keep)(DataType)) {
   std::vector<DataType> v;
-  for (DataType t : ep::types::kAll)
-    if (keep(t)) v.push_back(t);
+  for (int32_t i = 1; i <= kMaxDataType; ++i)
+    if (is_valid_data_type(i) && keep(DataType(i))) v.push_back(DataType(i));
   return v;
 }
 
