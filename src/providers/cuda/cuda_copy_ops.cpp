@@ -101,17 +101,23 @@ class CudaSlice : public CudaKernel {
       // Clamped as the spec says: to [0, dim] going forwards, to [0, dim - 1]
       // (start) and [-1, dim - 1] (end) going backwards.
       int64_t count;
-      if (st > 0) {
+      if (dim == 0) {  // nothing to take (and [0, dim - 1] below would be empty)
+        s = 0;
+        count = 0;
+      } else if (st > 0) {
         s = std::clamp<int64_t>(s, 0, dim);
         e = std::clamp<int64_t>(e, 0, dim);
         count = e > s ? (e - s - 1) / st + 1 : 0;
       } else {
         s = std::clamp<int64_t>(s, 0, dim - 1);
         e = std::clamp<int64_t>(e, -1, dim - 1);
-        count = s > e ? (s - e - 1) / (-st) + 1 : 0;
+        // -st overflows for INT64_MIN; any step of dim or more takes one element.
+        count = s > e ? (s - e - 1) / (st < -dim ? dim : -st) + 1 : 0;
       }
       begin[k] = s;
-      step[k] = st;
+      // With at most one element the step never moves (and in_stride * step
+      // could overflow for huge steps).
+      step[k] = count > 1 ? st : 1;
       dims[k] = count;
     }
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());

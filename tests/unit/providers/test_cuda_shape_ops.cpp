@@ -314,6 +314,7 @@ TEST(CudaShapeOps, Slice) {
       {{3, 4, 5}, {5}, {10}, {2}, {}},  // clamped to empty
       {{2, 3, 4, 5, 6}, {1, 2}, {5, 4}, {-1, -2}, {2, 1}},
       {{0, 4}, {1}, {3}, {1}, {}},
+      {{7, 3}, {5, 1}, {kMin, 3}, {0, 1}, {-1000000000000, 1000000000000}},  // one element each
       {{5, 5}, {0, 0}, {5, 5}, {}, {}},  // everything: one plain copy
   };
   for (DataType t : kSizeTypes)
