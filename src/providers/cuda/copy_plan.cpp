@@ -88,4 +88,36 @@ CopyPlan plan_copy(const std::vector<int64_t>& out_dims, const std::vector<CopyO
   return p;
 }
 
+TilePlan plan_tiles(const CopyPlan& p) {
+  TilePlan t;
+  const int last = p.rank - 1;
+  if (p.rank < 2 || p.base[0] != 0 || p.strides[0][last] <= 1) return t;
+  int rows = -1;
+  for (int d = 0; d < last; ++d) {
+    if (p.strides[0][d] <= 0) return t;
+    if (p.strides[0][d] == 1) rows = d;
+  }
+  if (rows < 0) return t;
+  int64_t out_stride = 1;  // the output is dense
+  std::vector<int64_t> out_strides(size_t(p.rank));
+  for (int d = last; d >= 0; --d) {
+    out_strides[size_t(d)] = out_stride;
+    out_stride *= p.dims[d];
+  }
+  for (int d = 0; d < last; ++d) {
+    if (d == rows) continue;
+    t.batch_dims[t.batch_rank] = p.dims[d];
+    t.batch_in[t.batch_rank] = p.strides[0][d];
+    t.batch_out[t.batch_rank] = out_strides[size_t(d)];
+    t.batch *= p.dims[d];
+    ++t.batch_rank;
+  }
+  t.rows = p.dims[rows];
+  t.cols = p.dims[last];
+  t.in_col_stride = p.strides[0][last];
+  t.out_row_stride = out_strides[size_t(rows)];
+  t.small = p.small;
+  return t;
+}
+
 }  // namespace tessera::cuda

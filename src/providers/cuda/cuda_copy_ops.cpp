@@ -1,6 +1,7 @@
 // Transpose, Slice, Expand and Where: each output element read from strided
 // positions of its inputs (copy_plan.hpp), one kernel per node; a plan that
-// merges into one contiguous run is a plain device-to-device copy.
+// merges into one contiguous run is a plain device-to-device copy, and a
+// transpose that moves the innermost dim goes through shared-memory tiles.
 #include "ops/broadcast.hpp"
 #include "providers/cuda/copy_plan.hpp"
 #include "providers/cuda/cuda_call.hpp"
@@ -53,7 +54,14 @@ class CudaTranspose : public CudaKernel {
       strides[k] = in_strides[size_t(p)];
     }
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());
-    strided_copy(x, y, plan_copy(dims, {{strides, 0, x.num_elements()}}), stream);
+    const CopyPlan plan = plan_copy(dims, {{strides, 0, x.num_elements()}});
+    if (const TilePlan tiles = plan_tiles(plan); tiles.rows > 0 && y.num_elements() > 0) {
+      check_cuda(launch_tiled_transpose(elem_bytes(x.dtype()), x.raw_data(), y.mutable_raw_data(),
+                                        tiles, stream),
+                 "launch of the tiled transpose kernel");
+      return;
+    }
+    strided_copy(x, y, plan, stream);
   }
 
  private:

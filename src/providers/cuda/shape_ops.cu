@@ -1,5 +1,5 @@
-// Byte-moving kernels: the strided copy (Transpose, Slice, Expand), Where and
-// Gather. Elements are moved as unsigned integers of their size, so one
+// Byte-moving kernels: the strided copy (Transpose, Slice, Expand), the
+// tiled transpose, Where and Gather. Elements are moved as unsigned integers of their size, so one
 // instantiation per size serves every element type. Index math is 32-bit
 // when the plan says every offset fits (the common case), 64-bit otherwise.
 #include "providers/cuda/device_math.cuh"
@@ -33,6 +33,45 @@ __global__ void strided_copy_kernel(const T* __restrict__ x, T* __restrict__ y, 
     I off[1];
     offsets<1>(p, i, off);
     y[i] = x[off[0]];
+  }
+}
+
+constexpr int kTile = 32, kTileRows = 8;  // a 32 x 32 tile, 32 x 8 threads
+
+// Each block moves 32 x 32 tiles of [rows, cols] slices: it reads a tile with
+// consecutive threads along rows (contiguous in the input), keeps it in
+// shared memory, and writes it with consecutive threads along cols
+// (contiguous in the output). Every loop bound depends only on the block and
+// the plan, so all threads of a block reach each __syncthreads().
+template <typename T, typename I>
+__global__ void tiled_transpose_kernel(const T* __restrict__ x, T* __restrict__ y, TilePlan p) {
+  __shared__ T tile[kTile][kTile + 1];  // +1: no bank conflicts down a column
+  const I rows = I(p.rows), cols = I(p.cols);
+  const I tiles_r = (rows + kTile - 1) / kTile, tiles_c = (cols + kTile - 1) / kTile;
+  for (I b = I(blockIdx.z); b < I(p.batch); b += I(gridDim.z)) {
+    I in_b = 0, out_b = 0, rest = b;
+    for (int d = p.batch_rank - 1; d >= 0; --d) {
+      const I n = I(p.batch_dims[d]);
+      const I c = rest % n;
+      rest /= n;
+      in_b += c * I(p.batch_in[d]);
+      out_b += c * I(p.batch_out[d]);
+    }
+    for (I tr = I(blockIdx.y); tr < tiles_r; tr += I(gridDim.y))
+      for (I tc = I(blockIdx.x); tc < tiles_c; tc += I(gridDim.x)) {
+        const I r0 = tr * kTile, c0 = tc * kTile;
+        // tile[k][t] = element (row r0 + t, col c0 + k).
+        for (int k = threadIdx.y; k < kTile; k += kTileRows) {
+          const I r = r0 + I(threadIdx.x), c = c0 + k;
+          if (r < rows && c < cols) tile[k][threadIdx.x] = x[in_b + r + c * I(p.in_col_stride)];
+        }
+        __syncthreads();
+        for (int k = threadIdx.y; k < kTile; k += kTileRows) {
+          const I r = r0 + k, c = c0 + I(threadIdx.x);
+          if (r < rows && c < cols) y[out_b + r * I(p.out_row_stride) + c] = tile[threadIdx.x][k];
+        }
+        __syncthreads();  // the tile is refilled next
+      }
   }
 }
 
@@ -107,6 +146,24 @@ cudaError_t launch_strided_copy(int elem_bytes, const void* x, void* y, int64_t 
     else
       strided_copy_kernel<T, int64_t>
           <<<grid_for(n, kThreads), kThreads, 0, stream>>>(xs, ys, n, plan);
+  });
+}
+
+cudaError_t launch_tiled_transpose(int elem_bytes, const void* x, void* y, const TilePlan& plan,
+                                   cudaStream_t stream) {
+  if (plan.rows == 0 || plan.cols == 0 || plan.batch == 0) return cudaSuccess;
+  const auto capped = [](int64_t n) { return unsigned(n < 65535 ? n : 65535); };
+  const dim3 grid(capped((plan.cols + kTile - 1) / kTile), capped((plan.rows + kTile - 1) / kTile),
+                  capped(plan.batch));
+  const dim3 block(kTile, kTileRows);
+  return with_elem_bytes(elem_bytes, [&](auto v) {
+    using T = decltype(v);
+    const auto* xs = static_cast<const T*>(x);
+    auto* ys = static_cast<T*>(y);
+    if (plan.small)
+      tiled_transpose_kernel<T, int32_t><<<grid, block, 0, stream>>>(xs, ys, plan);
+    else
+      tiled_transpose_kernel<T, int64_t><<<grid, block, 0, stream>>>(xs, ys, plan);
   });
 }
 

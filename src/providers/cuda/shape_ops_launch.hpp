@@ -17,6 +17,10 @@ namespace tessera::cuda {
 cudaError_t launch_strided_copy(int elem_bytes, const void* x, void* y, int64_t n,
                                 const CopyPlan& plan, cudaStream_t stream);
 
+// The strided copy of a transpose, in tiles (plan_tiles, a plan with rows).
+cudaError_t launch_tiled_transpose(int elem_bytes, const void* x, void* y, const TilePlan& plan,
+                                   cudaStream_t stream);
+
 // Where: y[i] = cond[off0(i)] ? x[off1(i)] : other[off2(i)]; cond holds bools
 // (one byte each, nonzero is true).
 cudaError_t launch_where(int elem_bytes, const uint8_t* cond, const void* x, const void* other,

@@ -224,6 +224,17 @@ TEST(CudaShapeOps, Transpose) {
       expect_same_as_cpu(m, "Transpose " + Shape(dims).to_string() + " perm " +
                                 Shape(perm).to_string() + " " + name_of(t));
     }
+  // Tiled transposes past the grid's 65535 blocks in y (row tiles) and z
+  // (batches), and with partial tiles.
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> tiled = {
+      {{3, 100, 70}, {0, 2, 1}}, {{2100000, 2}, {1, 0}}, {{70000, 2, 3}, {0, 2, 1}}};
+  for (DataType t : kSizeTypes)
+    for (const auto& [dims, perm] : tiled) {
+      OneNode m("Transpose", 13, {attr_ints("perm", perm)});
+      m.input("x", any_tensor(t, dims, 24)).output("y");
+      expect_same_as_cpu(m, "Transpose " + Shape(dims).to_string() + " perm " +
+                                Shape(perm).to_string() + " " + name_of(t));
+    }
   for (DataType t : kSizeTypes) {
     OneNode rev("Transpose", 13);  // no perm: the dims reversed
     rev.input("x", any_tensor(t, {2, 3, 4}, 22)).output("y");

@@ -393,3 +393,83 @@ TEST(CudaShapeOpsPlans, EdgeShapes) {
   EXPECT_FALSE(cuda::plan_copy({1 << 30}, {{{1}, 0, 1 << 30}}).small);
   EXPECT_FALSE(cuda::plan_copy({4}, {{{1}, 0, int64_t(1) << 31}}).small);
 }
+
+namespace {
+
+// The output of the tiled transpose kernel (shape_ops.cu), every block and
+// thread run in turn with the kernel's index arithmetic (one block in each
+// grid dim, so the loops over tiles and batches do all the work).
+std::vector<int64_t> run_tiles(const cuda::TilePlan& p, const std::vector<int64_t>& x, int64_t n) {
+  constexpr int64_t kTile = 32, kTileRows = 8;
+  std::vector<int64_t> y(size_t(n), -1), tile(kTile * (kTile + 1));
+  const int64_t tiles_r = (p.rows + kTile - 1) / kTile, tiles_c = (p.cols + kTile - 1) / kTile;
+  for (int64_t b = 0; b < p.batch; ++b) {
+    int64_t in_b = 0, out_b = 0, rest = b;
+    for (int d = p.batch_rank - 1; d >= 0; --d) {
+      const int64_t c = rest % p.batch_dims[d];
+      rest /= p.batch_dims[d];
+      in_b += c * p.batch_in[d];
+      out_b += c * p.batch_out[d];
+    }
+    for (int64_t tr = 0; tr < tiles_r; ++tr)
+      for (int64_t tc = 0; tc < tiles_c; ++tc) {
+        const int64_t r0 = tr * kTile, c0 = tc * kTile;
+        for (int64_t ty = 0; ty < kTileRows; ++ty)
+          for (int64_t tx = 0; tx < kTile; ++tx)
+            for (int64_t k = ty; k < kTile; k += kTileRows) {
+              const int64_t r = r0 + tx, c = c0 + k;
+              if (r < p.rows && c < p.cols)
+                tile[size_t(k * (kTile + 1) + tx)] = x[size_t(in_b + r + c * p.in_col_stride)];
+            }
+        for (int64_t ty = 0; ty < kTileRows; ++ty)
+          for (int64_t tx = 0; tx < kTile; ++tx)
+            for (int64_t k = ty; k < kTile; k += kTileRows) {
+              const int64_t r = r0 + k, c = c0 + tx;
+              if (r < p.rows && c < p.cols)
+                y[size_t(out_b + r * p.out_row_stride + c)] = tile[size_t(tx * (kTile + 1) + k)];
+            }
+      }
+  }
+  return y;
+}
+
+// Transposes iota(dims) by `perm` directly, and through plan_copy + plan_tiles
+// + run_tiles; returns whether the tiled form applied.
+bool check_tiled_transpose(const std::vector<int64_t>& in, const std::vector<int64_t>& perm) {
+  const auto st = cuda::dense_strides(in);
+  std::vector<int64_t> dims, strides;
+  for (int64_t p : perm) {
+    dims.push_back(in[size_t(p)]);
+    strides.push_back(st[size_t(p)]);
+  }
+  const int64_t n = cuda::element_count(in);
+  std::vector<int64_t> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) x[size_t(i)] = i;
+  const cuda::CopyPlan plan = cuda::plan_copy(dims, {{strides, 0, n}});
+  const cuda::TilePlan tiles = cuda::plan_tiles(plan);
+  if (tiles.rows == 0) return false;
+  EXPECT_EQ(tiles.batch * tiles.rows * tiles.cols, n);
+  EXPECT_EQ(run_tiles(tiles, x, n), direct_offsets(dims, strides, 0))
+      << Shape(in).to_string() << " perm " << Shape(perm).to_string();
+  return true;
+}
+
+}  // namespace
+
+TEST(CudaShapeOpsPlans, TiledTransposeCoversEveryElementOnce) {
+  EXPECT_TRUE(check_tiled_transpose({3, 5}, {1, 0}));
+  EXPECT_TRUE(check_tiled_transpose({70, 45}, {1, 0}));  // partial tiles both ways
+  EXPECT_TRUE(check_tiled_transpose({2, 33, 65}, {0, 2, 1}));
+  EXPECT_TRUE(check_tiled_transpose({2, 3, 4, 5}, {0, 2, 3, 1}));  // NCHW -> NHWC
+  EXPECT_TRUE(check_tiled_transpose({2, 4, 5, 3}, {0, 3, 1, 2}));  // NHWC -> NCHW
+  EXPECT_TRUE(check_tiled_transpose({3, 4, 5, 6}, {3, 1, 0, 2}));  // rows apart from cols
+  EXPECT_TRUE(check_tiled_transpose({2, 3, 4, 5, 6}, {4, 3, 2, 1, 0}));
+  // Innermost dim kept (attention's [B,S,H,D] -> [B,H,S,D]): the strided copy.
+  EXPECT_FALSE(check_tiled_transpose({2, 3, 4, 5}, {0, 2, 1, 3}));
+  EXPECT_FALSE(check_tiled_transpose({4, 5}, {0, 1}));
+  // A transpose that merges away (a dim of 1 moved) is a plain copy too.
+  EXPECT_FALSE(check_tiled_transpose({1, 7}, {1, 0}));
+  // Slice-like plans (negative strides or a base) are never tiled.
+  EXPECT_EQ(cuda::plan_tiles(cuda::plan_copy({3, 4}, {{{1, -3}, 9, 12}})).rows, 0);
+  EXPECT_EQ(cuda::plan_tiles(cuda::plan_copy({3, 4}, {{{1, 3}, 1, 16}})).rows, 0);
+}
