@@ -1,0 +1,91 @@
+// Cast between the types CUDA converts exactly as the CPU provider does
+// (cast.cu); a cast to the same type is a device-to-device copy.
+#include <optional>
+
+#include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_shape_ops.hpp"
+#include "providers/cuda/shape_ops_launch.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+const std::vector<DataType> kCastTypes = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16,
+                                          DataType::kInt32, DataType::kInt64,   DataType::kBool,
+                                          DataType::kInt8,  DataType::kUInt8};
+
+std::optional<CastType> cast_type(DataType t) {
+  switch (t) {
+    case DataType::kFloat:
+      return CastType::kF32;
+    case DataType::kFloat16:
+      return CastType::kF16;
+    case DataType::kBFloat16:
+      return CastType::kBF16;
+    case DataType::kInt32:
+      return CastType::kI32;
+    case DataType::kInt64:
+      return CastType::kI64;
+    case DataType::kBool:
+      return CastType::kBool;
+    case DataType::kInt8:
+      return CastType::kI8;
+    case DataType::kUInt8:
+      return CastType::kU8;
+    default:
+      return std::nullopt;
+  }
+}
+
+constexpr const char* kCastTypeList =
+    "float, float16, bfloat16, int32, int64, bool, int8 and uint8";
+
+class CudaCast : public CudaKernel {
+ public:
+  CudaCast(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env), to_(DataType(info.attr_int("to"))) {
+    if (!cast_type(to_))
+      info.fail_node("to=", int64_t(to_), " is not one of the CUDA kernel's types (", kCastTypeList,
+                     ")");
+  }
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    const auto from = cast_type(x.dtype());
+    if (!from)
+      ctx.fail_node("input ", x.description(), " is not one of the CUDA kernel's types (",
+                    kCastTypeList, ")");
+    Tensor& y = ctx.output(0, x.shape(), to_);
+    if (x.num_elements() == 0) return;
+    if (x.dtype() == to_) {
+      check_cuda(cudaMemcpyAsync(y.mutable_raw_data(), x.raw_data(), x.byte_size(),
+                                 cudaMemcpyDeviceToDevice, stream),
+                 "cudaMemcpyAsync (Cast to the same type)");
+      return;
+    }
+    check_cuda(launch_cast(*from, *cast_type(to_), x.raw_data(), y.mutable_raw_data(),
+                           x.num_elements(), stream),
+               "launch of the Cast kernel");
+  }
+
+ private:
+  DataType to_;
+};
+
+std::string check_cast(const ep::ClaimQuery& q) {
+  const int64_t to = q.attr_int("to", 0);
+  if (to < 1 || to > kMaxDataType || !is_valid_data_type(int32_t(to)))
+    return str_cat("to=", to, " is not a data type");
+  if (!cast_type(DataType(to)))
+    return str_cat("Cast to ", data_type_name(DataType(to)), ": the CUDA kernel casts between ",
+                   kCastTypeList, " only");
+  return "";
+}
+
+}  // namespace
+
+void register_cuda_cast(CudaOpTable& t) {
+  // Opset 6 on: `to` is an int (a string before).
+  t.add<CudaCast>({"", "Cast", 6, ep::kOpsetMax, {{"T1", {0}, kCastTypes}}}, check_cast);
+}
+
+}  // namespace tessera::cuda

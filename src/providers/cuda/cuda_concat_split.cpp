@@ -1,0 +1,175 @@
+// Concat and Split: with the tensors seen as [outer, axis * inner], each
+// input of Concat (output of Split) is one block of columns of the larger
+// tensor, so each is one 2-D copy (cudaMemcpy2DAsync), or one plain copy
+// when outer is 1.
+#include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_shape_ops.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+// The cudaMemcpy2D pitch limit (cudaDevAttrMaxPitch is 2^31 - 1 on the GPUs
+// built for); wider rows are copied one by one.
+constexpr size_t kMaxPitch = 2147483647;
+
+// Copies `rows` rows of `width` bytes from src (rows `spitch` apart) to dst
+// (rows `dpitch` apart).
+void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t rows,
+               cudaStream_t stream) {
+  if (width == 0 || rows == 0) return;
+  if (rows == 1 || (width == dpitch && width == spitch)) {
+    check_cuda(cudaMemcpyAsync(dst, src, width * rows, cudaMemcpyDeviceToDevice, stream),
+               "cudaMemcpyAsync (Concat/Split)");
+    return;
+  }
+  if (dpitch <= kMaxPitch && spitch <= kMaxPitch) {
+    check_cuda(
+        cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDeviceToDevice, stream),
+        "cudaMemcpy2DAsync (Concat/Split)");
+    return;
+  }
+  for (size_t r = 0; r < rows; ++r)
+    check_cuda(cudaMemcpyAsync(static_cast<char*>(dst) + r * dpitch,
+                               static_cast<const char*>(src) + r * spitch, width,
+                               cudaMemcpyDeviceToDevice, stream),
+               "cudaMemcpyAsync (Concat/Split, one row)");
+}
+
+std::string shapes_list(const std::vector<const Tensor*>& ts) {
+  std::string s;
+  for (const Tensor* t : ts) s += str_cat(s.empty() ? "" : ", ", t->shape().to_string());
+  return s;
+}
+
+class CudaConcat : public CudaKernel {
+ public:
+  CudaConcat(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env), axis_(info.attr_int("axis")) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    std::vector<const Tensor*> ins;
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
+    if (ins.empty()) ctx.fail_node("needs at least one input");
+    const Shape& s0 = ins[0]->shape();
+    const int64_t r = int64_t(s0.rank());
+    if (r == 0) ctx.fail_node("cannot concatenate scalars");
+    if (axis_ < -r || axis_ >= r)
+      ctx.fail_node("axis ", axis_, " is out of range for inputs of shapes ", shapes_list(ins));
+    const size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
+    std::vector<int64_t> dims = s0.dims();
+    dims[axis] = 0;
+    for (const Tensor* t : ins) {
+      bool ok = t->rank() == s0.rank() && t->dtype() == ins[0]->dtype();
+      for (size_t k = 0; ok && k < s0.rank(); ++k) ok = k == axis || t->shape()[k] == s0[k];
+      if (!ok)
+        ctx.fail_node("inputs of shapes ", shapes_list(ins),
+                      " differ outside the concatenation axis ", axis_);
+      dims[axis] += t->shape()[axis];
+    }
+    Tensor& y = ctx.output(0, Shape(dims), ins[0]->dtype());
+    if (y.num_elements() == 0) return;
+    const size_t bytes = size_t(elem_bytes(y.dtype()));
+    const size_t outer = size_t(s0.size_to(axis)), inner = size_t(s0.size_from(axis + 1));
+    const size_t out_row = size_t(dims[axis]) * inner * bytes;
+    size_t offset = 0;  // bytes into each output row
+    for (const Tensor* t : ins) {
+      const size_t row = size_t(t->shape()[axis]) * inner * bytes;
+      copy_rows(static_cast<char*>(y.mutable_raw_data()) + offset, out_row, t->raw_data(), row, row,
+                outer, stream);
+      offset += row;
+    }
+  }
+
+ private:
+  int64_t axis_;
+};
+
+class CudaSplit : public CudaKernel {
+ public:
+  CudaSplit(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env),
+        opset_(info.opset()),
+        axis_(info.attr_int("axis", 0)),
+        split_attr_(info.attr_ints("split")) {
+    const int64_t num_outputs = info.attr_int("num_outputs", 0);
+    if (opset_ >= 18 && info.has_attr("num_outputs") && num_outputs != int64_t(info.num_outputs()))
+      info.fail_node("num_outputs is ", num_outputs, " but the node has ", info.num_outputs(),
+                     " outputs");
+  }
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    const size_t axis = normalized_axis(ctx, axis_, x.shape());
+    const int64_t dim = x.shape()[axis];
+    const int64_t n = int64_t(ctx.num_outputs());
+    std::vector<int64_t> split = split_attr_;
+    if (opset_ >= 13 && ctx.input(1)) split = host_ints(ctx, 1, "split");
+    if (split.empty()) {
+      // 18 on: chunks of ceil(dim / n), the last one smaller; before, equal parts.
+      int64_t chunk;
+      if (opset_ >= 18) {
+        chunk = (dim + n - 1) / n;
+      } else {
+        if (dim % n != 0)
+          ctx.fail_node("cannot split axis ", axis_, " of shape ", x.shape().to_string(), " into ",
+                        n, " equal parts");
+        chunk = dim / n;
+      }
+      for (int64_t i = 0; i < n; ++i)
+        split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+    }
+    int64_t total = 0;
+    for (int64_t s : split) {
+      if (s < 0) ctx.fail_node("split sizes must not be negative, got ", Shape(split).to_string());
+      total += s;
+    }
+    if (int64_t(split.size()) != n || total != dim)
+      ctx.fail_node("split ", Shape(split).to_string(), " does not divide axis ", axis_,
+                    " of shape ", x.shape().to_string(), " into ", n, " outputs");
+    const size_t bytes = size_t(elem_bytes(x.dtype()));
+    const size_t outer = size_t(x.shape().size_to(axis)),
+                 inner = size_t(x.shape().size_from(axis + 1));
+    const size_t in_row = size_t(dim) * inner * bytes;
+    size_t offset = 0;  // bytes into each input row
+    for (size_t i = 0; i < size_t(n); ++i) {
+      std::vector<int64_t> dims = x.shape().dims();
+      dims[axis] = split[i];
+      Tensor& y = ctx.output(i, Shape(dims), x.dtype());
+      const size_t row = size_t(split[i]) * inner * bytes;
+      if (ctx.has_output(i))
+        copy_rows(y.mutable_raw_data(), row, static_cast<const char*>(x.raw_data()) + offset,
+                  in_row, row, outer, stream);
+      offset += row;
+    }
+  }
+
+ private:
+  int64_t opset_, axis_;
+  std::vector<int64_t> split_attr_;
+};
+
+std::string check_concat(const ep::ClaimQuery& q) {
+  const auto rank = q.rank(0);
+  if (rank && *rank == 0) return "the inputs are scalars";
+  if (!q.node().attr("axis")) return "the axis attribute is missing";
+  return check_axis_range(q.attr_int("axis", 0), rank);
+}
+
+std::string check_split(const ep::ClaimQuery& q) {
+  return check_axis_range(q.attr_int("axis", 0), q.rank(0));
+}
+
+}  // namespace
+
+void register_cuda_concat_split(CudaOpTable& t) {
+  // Concat 4+ (the axis is required from 4 on); every input in T.
+  t.add<CudaConcat>({"", "Concat", 4, ep::kOpsetMax, {{"T", {0}, kCudaMovable, true}}},
+                    check_concat);
+  // Split 2-12: sizes in the `split` attribute; 13+: in input 1 (host), or
+  // num_outputs (18+), or equal parts.
+  const ep::TypeConstraint any{"T", {0}, kCudaMovable};
+  t.add<CudaSplit>({"", "Split", 2, 12, {any}}, check_split);
+  t.add<CudaSplit>({"", "Split", 13, ep::kOpsetMax, {any, {"split", {1}, {DataType::kInt64}}}, {1}},
+                   check_split);
+}
+
+}  // namespace tessera::cuda

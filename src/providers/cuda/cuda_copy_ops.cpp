@@ -1,0 +1,243 @@
+// Transpose, Slice, Expand and Where: each output element read from strided
+// positions of its inputs (copy_plan.hpp), one kernel per node; a plan that
+// merges into one contiguous run is a plain device-to-device copy, and a
+// transpose that moves the innermost dim goes through shared-memory tiles.
+#include "ops/broadcast.hpp"
+#include "providers/cuda/copy_plan.hpp"
+#include "providers/cuda/cuda_call.hpp"
+#include "providers/cuda/cuda_shape_ops.hpp"
+#include "providers/cuda/shape_ops_launch.hpp"
+
+namespace tessera::cuda {
+
+namespace {
+
+// y = x walked by operand 0 of `plan` (n elements of `bytes` bytes).
+void strided_copy(const Tensor& x, Tensor& y, const CopyPlan& plan, cudaStream_t stream) {
+  const int bytes = elem_bytes(x.dtype());
+  const int64_t n = y.num_elements();
+  if (n == 0) return;
+  if (plan.rank == 1 && plan.strides[0][0] == 1) {
+    const char* src = static_cast<const char*>(x.raw_data()) + plan.base[0] * bytes;
+    check_cuda(cudaMemcpyAsync(y.mutable_raw_data(), src, size_t(n) * size_t(bytes),
+                               cudaMemcpyDeviceToDevice, stream),
+               "cudaMemcpyAsync (a contiguous copy)");
+    return;
+  }
+  check_cuda(launch_strided_copy(bytes, x.raw_data(), y.mutable_raw_data(), n, plan, stream),
+             "launch of the strided copy kernel");
+}
+
+class CudaTranspose : public CudaKernel {
+ public:
+  CudaTranspose(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env), has_perm_(info.has_attr("perm")), perm_(info.attr_ints("perm")) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    const size_t r = x.rank();
+    std::vector<int64_t> perm = perm_;
+    if (!has_perm_)
+      for (size_t k = 0; k < r; ++k) perm.push_back(int64_t(r - 1 - k));
+    if (perm.size() != r)
+      ctx.fail_node("perm has ", perm.size(), " entries for input of shape ",
+                    x.shape().to_string());
+    const std::vector<int64_t> in_strides = dense_strides(x.shape().dims());
+    std::vector<bool> seen(r, false);
+    std::vector<int64_t> dims(r), strides(r);
+    for (size_t k = 0; k < r; ++k) {
+      const int64_t p = perm[k] < 0 ? perm[k] + int64_t(r) : perm[k];
+      if (p < 0 || p >= int64_t(r) || seen[size_t(p)])
+        ctx.fail_node("perm ", Shape(perm).to_string(), " is not a permutation of the axes of ",
+                      x.shape().to_string());
+      seen[size_t(p)] = true;
+      dims[k] = x.shape()[size_t(p)];
+      strides[k] = in_strides[size_t(p)];
+    }
+    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    const CopyPlan plan = plan_copy(dims, {{strides, 0, x.num_elements()}});
+    if (const TilePlan tiles = plan_tiles(plan); tiles.rows > 0 && y.num_elements() > 0) {
+      check_cuda(launch_tiled_transpose(elem_bytes(x.dtype()), x.raw_data(), y.mutable_raw_data(),
+                                        tiles, stream),
+                 "launch of the tiled transpose kernel");
+      return;
+    }
+    strided_copy(x, y, plan, stream);
+  }
+
+ private:
+  bool has_perm_;
+  std::vector<int64_t> perm_;
+};
+
+class CudaSlice : public CudaKernel {
+ public:
+  CudaSlice(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env),
+        from_attr_(info.opset() < 10),
+        starts_(info.attr_ints("starts")),
+        ends_(info.attr_ints("ends")),
+        axes_(info.attr_ints("axes")) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
+    if (!from_attr_) {
+      starts = host_ints(ctx, 1, "starts");
+      ends = host_ints(ctx, 2, "ends");
+      axes = ctx.input(3) ? host_ints(ctx, 3, "axes") : std::vector<int64_t>{};
+      if (ctx.input(4)) steps = host_ints(ctx, 4, "steps");
+    }
+    const size_t n = starts.size();
+    if (axes.empty())
+      for (size_t i = 0; i < n; ++i) axes.push_back(int64_t(i));
+    if (steps.empty()) steps.assign(n, 1);
+    if (ends.size() != n || axes.size() != n || steps.size() != n)
+      ctx.fail_node("starts, ends, axes and steps have different lengths (", n, ", ", ends.size(),
+                    ", ", axes.size(), ", ", steps.size(), ")");
+    const Shape& in = x.shape();
+    const size_t r = in.rank();
+    std::vector<int64_t> begin(r, 0), step(r, 1), dims = in.dims();
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = normalized_axis(ctx, axes[i], in);
+      if (seen[k]) ctx.fail_node("axis ", axes[i], " is repeated");
+      seen[k] = true;
+      const int64_t dim = in[k], st = steps[i];
+      if (st == 0) ctx.fail_node("step for axis ", axes[i], " is 0");
+      int64_t s = starts[i], e = ends[i];
+      if (s < 0) s += dim;
+      if (e < 0) e += dim;
+      // Clamped as the spec says: to [0, dim] going forwards, to [0, dim - 1]
+      // (start) and [-1, dim - 1] (end) going backwards.
+      int64_t count;
+      if (dim == 0) {  // nothing to take (and [0, dim - 1] below would be empty)
+        s = 0;
+        count = 0;
+      } else if (st > 0) {
+        s = std::clamp<int64_t>(s, 0, dim);
+        e = std::clamp<int64_t>(e, 0, dim);
+        count = e > s ? (e - s - 1) / st + 1 : 0;
+      } else {
+        s = std::clamp<int64_t>(s, 0, dim - 1);
+        e = std::clamp<int64_t>(e, -1, dim - 1);
+        // -st overflows for INT64_MIN; any step of dim or more takes one element.
+        count = s > e ? (s - e - 1) / (st < -dim ? dim : -st) + 1 : 0;
+      }
+      begin[k] = s;
+      // With at most one element the step never moves (and in_stride * step
+      // could overflow for huge steps).
+      step[k] = count > 1 ? st : 1;
+      dims[k] = count;
+    }
+    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    if (y.num_elements() == 0) return;
+    const std::vector<int64_t> in_strides = dense_strides(in.dims());
+    CopyOperand src{std::vector<int64_t>(r), 0, x.num_elements()};
+    for (size_t k = 0; k < r; ++k) {
+      src.strides[k] = in_strides[k] * step[k];
+      src.base += begin[k] * in_strides[k];
+    }
+    strided_copy(x, y, plan_copy(dims, {src}), stream);
+  }
+
+ private:
+  bool from_attr_;
+  std::vector<int64_t> starts_, ends_, axes_;
+};
+
+class CudaExpand : public CudaKernel {
+ public:
+  CudaExpand(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    const Shape target(host_ints(ctx, 1, "shape"));
+    for (int64_t d : target.dims())
+      if (d < 0) ctx.fail_node("shape ", target.to_string(), " has a negative dimension");
+    Shape out;
+    try {
+      out = ops::broadcast_shapes({x.shape(), target});
+    } catch (const Error& e) {
+      ctx.fail_node("cannot expand input of shape ", x.shape().to_string(), " to ",
+                    target.to_string(), ": ", e.what());
+    }
+    Tensor& y = ctx.output(0, out, x.dtype());
+    strided_copy(x, y,
+                 plan_copy(out.dims(), {{broadcast_strides(x.shape().dims(), out.dims()), 0,
+                                         x.num_elements()}}),
+                 stream);
+  }
+};
+
+class CudaWhere : public CudaKernel {
+ public:
+  CudaWhere(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& c = ctx.required_input(0);
+    const Tensor& x = ctx.required_input(1);
+    const Tensor& o = ctx.required_input(2);
+    if (x.dtype() != o.dtype())
+      ctx.fail_node("X is ", x.description(), " but Y is ", o.description(),
+                    "; they must have one type");
+    const Shape out = ops::broadcast_shapes({c.shape(), x.shape(), o.shape()});
+    Tensor& y = ctx.output(0, out, x.dtype());
+    if (y.num_elements() == 0) return;
+    const auto operand = [&](const Tensor& t) {
+      return CopyOperand{broadcast_strides(t.shape().dims(), out.dims()), 0, t.num_elements()};
+    };
+    const CopyPlan plan = plan_copy(out.dims(), {operand(c), operand(x), operand(o)});
+    check_cuda(
+        launch_where(elem_bytes(x.dtype()), static_cast<const uint8_t*>(c.raw_data()), x.raw_data(),
+                     o.raw_data(), y.mutable_raw_data(), y.num_elements(), plan, stream),
+        "launch of the Where kernel");
+  }
+};
+
+std::string check_transpose(const ep::ClaimQuery& q) {
+  if (auto why = check_copy_rank(q, 0); !why.empty()) return why;
+  const auto rank = q.rank(0);
+  const std::vector<int64_t> perm = q.attr_ints("perm");
+  if (!rank || perm.empty()) return "";
+  const int64_t r = int64_t(*rank);
+  std::vector<bool> seen(*rank, false);
+  bool ok = int64_t(perm.size()) == r;
+  for (size_t k = 0; ok && k < perm.size(); ++k) {
+    const int64_t p = perm[k] < 0 ? perm[k] + r : perm[k];
+    ok = p >= 0 && p < r && !seen[size_t(p)];
+    if (ok) seen[size_t(p)] = true;
+  }
+  return ok ? ""
+            : str_cat("perm ", Shape(perm).to_string(), " is not a permutation of ", r, " axes");
+}
+
+std::string check_slice(const ep::ClaimQuery& q) { return check_copy_rank(q, 0); }
+
+std::string check_expand(const ep::ClaimQuery& q) {
+  if (auto why = check_copy_rank(q, 0); !why.empty()) return why;
+  if (auto d = q.dims(1); d && d->size() == 1 && (*d)[0] && *(*d)[0] > kMaxCopyRank)
+    return str_cat("the shape has ", *(*d)[0], " dims; the CUDA kernel takes at most ",
+                   kMaxCopyRank);
+  return "";
+}
+
+std::string check_where(const ep::ClaimQuery& q) {
+  for (size_t i = 0; i < 3; ++i)
+    if (auto why = check_copy_rank(q, i); !why.empty()) return why;
+  return "";
+}
+
+}  // namespace
+
+void register_cuda_copy_ops(CudaOpTable& t) {
+  const ep::TypeConstraint any{"T", {0}, kCudaMovable};
+  const ep::TypeConstraint ind{"Tind", {1, 2, 3, 4}, kCudaIndexTypes};
+  t.add<CudaTranspose>({"", "Transpose", 1, ep::kOpsetMax, {any}}, check_transpose);
+  t.add<CudaSlice>({"", "Slice", 1, 9, {any}}, check_slice);
+  t.add<CudaSlice>({"", "Slice", 10, ep::kOpsetMax, {any, ind}, {1, 2, 3, 4}}, check_slice);
+  t.add<CudaExpand>(
+      {"", "Expand", 8, ep::kOpsetMax, {any, {"shape", {1}, {DataType::kInt64}}}, {1}},
+      check_expand);
+  t.add<CudaWhere>(
+      {"", "Where", 9, ep::kOpsetMax, {{"B", {0}, {DataType::kBool}}, {"T", {1, 2}, kCudaMovable}}},
+      check_where);
+}
+
+}  // namespace tessera::cuda
