@@ -7,6 +7,7 @@
 // a search. cuDNN 9 marks this API deprecated (its graph API replaces it); it
 // is still shipped and supported.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -185,18 +186,42 @@ class CudaConv : public CudaKernel {
                 "cudnnSetConvolutionGroupCount");
     check_cudnn(cudnnSetConvolutionMathType(d->conv, conv_math_type(env(), x.dtype())),
                 "cudnnSetConvolutionMathType");
-    if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, x, w, stream);
+    if (d->out.num_elements() > 0) {
+      const std::string key = conv_algo_key(
+          env(), {"fwd", x.dtype(), conv_math_type(env(), x.dtype()), dims(x.shape()), wd, yd, pad,
+                  stride, dilation, group_, conv_workspace_limit(env())});
+      choose_algorithm(ctx, h, *d, x, w, stream, key);
+    }
     std::lock_guard<std::mutex> lock(mu_);
     return cache_.emplace(key, std::move(d)).first->second;
   }
 
+  // `key`: the search's entry in the env's AlgoCache (EXHAUSTIVE only: the
+  // other searches cost next to nothing).
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
-                        const Tensor& x, const Tensor& w, cudaStream_t stream) const {
+                        const Tensor& x, const Tensor& w, cudaStream_t stream,
+                        const std::string& key) const {
     const size_t limit = conv_workspace_limit(env());
     constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
     cudnnConvolutionFwdAlgoPerf_t perf[kCount];
     int returned = 0;
-    if (search_ == ConvAlgoSearch::kExhaustive) {
+    const bool exhaustive = search_ == ConvAlgoSearch::kExhaustive;
+    if (exhaustive) {
+      if (auto hit = env().algo_cache().find(key)) {
+        size_t need = 0;
+        const auto algo = cudnnConvolutionFwdAlgo_t(hit->algo);
+        if (cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, &need) ==
+                CUDNN_STATUS_SUCCESS &&
+            need <= limit) {
+          d.algo = algo;
+          d.workspace = need;
+          env().algo_cache().count_reuse();
+          return;
+        }
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (exhaustive) {
       // Runs every candidate on scratch memory of the real sizes.
       Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
       Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
@@ -225,6 +250,11 @@ class CudaConv : public CudaKernel {
         continue;
       d.algo = perf[i].algo;
       d.workspace = need;
+      if (exhaustive)
+        record_tuned_algo(
+            env(), ctx, key, int(d.algo), need,
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
       return;
     }
     ctx.fail_node("cuDNN found no convolution algorithm for X ", x.description(), " and W ",

@@ -14,6 +14,7 @@
 //     fails at run time, and is declined when the attributes show it.
 // The algorithm follows cudnn_conv_algo_search like Conv's, per input shape.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -258,18 +259,40 @@ class CudaConvTranspose : public CudaKernel {
                 "cudnnSetConvolutionGroupCount");
     check_cudnn(cudnnSetConvolutionMathType(d->conv, conv_math_type(env(), x.dtype())),
                 "cudnnSetConvolutionMathType");
-    choose_algorithm(ctx, h, *d, x, w, stream);
+    const std::string search_key = conv_algo_key(
+        env(), {"bwd_data", x.dtype(), conv_math_type(env(), x.dtype()),
+                cudnn_dims(ctx, x.shape(), one_d), wd, cudnn_dims(ctx, d->buffer, one_d), pad,
+                stride, dilation, group_, conv_workspace_limit(env())});
+    choose_algorithm(ctx, h, *d, x, w, stream, search_key);
     std::lock_guard<std::mutex> lock(mu_);
     return cache_.emplace(key, std::move(d)).first->second;
   }
 
+  // `key`: the search's entry in the env's AlgoCache (EXHAUSTIVE only).
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
-                        const Tensor& x, const Tensor& w, cudaStream_t stream) const {
+                        const Tensor& x, const Tensor& w, cudaStream_t stream,
+                        const std::string& key) const {
     const size_t limit = conv_workspace_limit(env());
     constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
     cudnnConvolutionBwdDataAlgoPerf_t perf[kCount];
     int returned = 0;
-    if (search_ == ConvAlgoSearch::kExhaustive) {
+    const bool exhaustive = search_ == ConvAlgoSearch::kExhaustive;
+    if (exhaustive) {
+      if (auto hit = env().algo_cache().find(key)) {
+        size_t need = 0;
+        const auto algo = cudnnConvolutionBwdDataAlgo_t(hit->algo);
+        if (cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.x, d.conv, d.dx, algo, &need) ==
+                CUDNN_STATUS_SUCCESS &&
+            need <= limit) {
+          d.algo = algo;
+          d.workspace = need;
+          env().algo_cache().count_reuse();
+          return;
+        }
+      }
+    }
+    const auto start = std::chrono::steady_clock::now();
+    if (exhaustive) {
       // Runs every candidate on scratch memory of the real sizes.
       Tensor scratch_dx(x.dtype(), d.buffer, ctx.allocator());
       Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
@@ -303,6 +326,11 @@ class CudaConvTranspose : public CudaKernel {
         continue;
       d.algo = perf[i].algo;
       d.workspace = need;
+      if (exhaustive)
+        record_tuned_algo(
+            env(), ctx, key, int(d.algo), need,
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
       return;
     }
     ctx.fail_node("cuDNN found no backward-data algorithm for X ", x.description(), " and W ",

@@ -39,6 +39,20 @@ cudaStream_t CudaEnv::copy_stream() const {
   return options_.do_copy_in_default_stream ? cudaStreamLegacy : compute_stream();
 }
 
+const std::string& CudaEnv::device_signature() const {
+  std::call_once(signature_once_, [this] {
+    cudaDeviceProp p{};
+    check_cuda(cudaGetDeviceProperties(&p, device_), "cudaGetDeviceProperties", where());
+    int runtime = 0;
+    cudaRuntimeGetVersion(&runtime);
+    signature_ =
+        str_cat(p.name, " sm_", p.major, p.minor, " cudnn ", cudnnGetVersion(), " cuda ", runtime);
+    for (char& c : signature_)
+      if (c == '\t' || c == '\n' || c == '|') c = ' ';  // the cache's separators
+  });
+  return signature_;
+}
+
 std::string CudaEnv::where() const { return str_cat("CUDAExecutionProvider device ", device_); }
 
 }  // namespace tessera::cuda

@@ -70,6 +70,10 @@ class CudaEnv {
   HandlePool<cudnnHandle_t>::Lease lease_cudnn() const { return cudnn_->lease(); }
   // Tuned algorithms: the cudnn_conv_algo_cache file's, or this env's own.
   AlgoCache& algo_cache() const { return *algo_cache_; }
+  // What a tuned algorithm depends on besides the problem: the device's name
+  // and compute capability, the cuDNN and CUDA runtime versions. Asked of
+  // the device once.
+  const std::string& device_signature() const;
   // "CUDAExecutionProvider device 0", for errors outside a node.
   std::string where() const;
 
@@ -79,6 +83,8 @@ class CudaEnv {
   std::unique_ptr<HandlePool<cublasLtHandle_t>> lt_;
   std::unique_ptr<HandlePool<cudnnHandle_t>> cudnn_;
   std::shared_ptr<AlgoCache> algo_cache_;
+  mutable std::once_flag signature_once_;
+  mutable std::string signature_;
 };
 
 using EnvPtr = std::shared_ptr<const CudaEnv>;

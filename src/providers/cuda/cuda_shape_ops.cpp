@@ -65,7 +65,6 @@ std::string check_copy_rank(const ep::ClaimQuery& q, size_t i) {
 }
 
 void register_cuda_shape_ops(CudaOpTable& t) {
-  register_cuda_reshape_ops(t);
   register_cuda_copy_ops(t);
   register_cuda_concat_split(t);
   register_cuda_gather(t);

@@ -12,7 +12,7 @@ namespace tessera::cuda {
 // Every element type of 1, 2, 4 or 8 bytes (not strings, not the packed
 // 4/2-bit types, not complex128): what the byte-moving kernels serve.
 extern const std::vector<DataType> kCudaMovable;
-// Every type but string: the reshaping ops only relabel the buffer.
+// Every type but string: the views (cuda_views.cpp) only relabel the buffer.
 extern const std::vector<DataType> kCudaAnyFixed;
 // int32 and int64 (indices, Slice's starts...).
 extern const std::vector<DataType> kCudaIndexTypes;
@@ -31,8 +31,7 @@ std::string check_axis_range(int64_t axis, std::optional<size_t> rank);
 // kMaxCopyRank, else why not.
 std::string check_copy_rank(const ep::ClaimQuery& q, size_t i);
 
-void register_cuda_reshape_ops(CudaOpTable& t);  // Reshape, Flatten, Squeeze, Unsqueeze, Identity
-void register_cuda_copy_ops(CudaOpTable& t);     // Transpose, Slice, Expand, Where
+void register_cuda_copy_ops(CudaOpTable& t);  // Transpose, Slice, Expand, Where
 void register_cuda_concat_split(CudaOpTable& t);
 void register_cuda_gather(CudaOpTable& t);
 void register_cuda_cast(CudaOpTable& t);

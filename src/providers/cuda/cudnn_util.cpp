@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/logging.hpp"
 #include "providers/cuda/cuda_call.hpp"
 
 namespace tessera::cuda {
@@ -59,6 +60,32 @@ size_t conv_workspace_limit(const CudaEnv& env) {
   size_t limit = std::min(free_bytes / 2, kLarge);
   if (env.options().gpu_mem_limit) limit = std::min(limit, env.options().gpu_mem_limit / 4);
   return std::max(limit, kSmall);
+}
+
+namespace {
+
+std::string join(const std::vector<int>& v) {
+  std::string out;
+  for (int x : v) out += str_cat(out.empty() ? "" : "x", x);
+  return out;
+}
+
+}  // namespace
+
+std::string conv_algo_key(const CudaEnv& env, const ConvSearchKey& k) {
+  return str_cat(env.device_signature(), "|", k.direction, "|", data_type_name(k.type), "|math ",
+                 int(k.math), "|x ", join(k.x), "|w ", join(k.w), "|y ", join(k.y), "|pad ",
+                 join(k.pad), "|stride ", join(k.stride), "|dilation ", join(k.dilation), "|group ",
+                 k.group, "|workspace ", k.workspace_limit);
+}
+
+void record_tuned_algo(const CudaEnv& env, const ep::KernelContext& ctx, const std::string& key,
+                       int algo, size_t workspace, double ms) {
+  AlgoCache& cache = env.algo_cache();
+  cache.put(key, {algo, workspace, ms});
+  log(Severity::kInfo, "cuda", ctx.node().describe(), ": tuned in ", ms, " ms: algorithm ", algo,
+      ", workspace ", workspace, " bytes",
+      cache.path().empty() ? std::string() : str_cat(" (kept in ", cache.path(), ")"));
 }
 
 }  // namespace tessera::cuda

@@ -5,6 +5,7 @@
 #include <cudnn.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/tensor.hpp"
@@ -37,5 +38,22 @@ cudnnMathType_t conv_math_type(const CudaEnv& env, DataType t);
 // cudnn_conv_use_max_workspace up to half the free device memory (1 GiB at
 // most, a quarter of gpu_mem_limit when set).
 size_t conv_workspace_limit(const CudaEnv& env);
+
+// The exhaustive search's choice for one convolution, through the env's
+// AlgoCache (option cudnn_conv_algo_cache): the key names the device, the
+// library versions and everything the choice depends on; `direction` is the
+// cuDNN routine ("fwd", "bwd_data").
+struct ConvSearchKey {
+  const char* direction;
+  DataType type;
+  cudnnMathType_t math;
+  std::vector<int> x, w, y, pad, stride, dilation;  // y: what the routine writes
+  int64_t group;
+  size_t workspace_limit;
+};
+std::string conv_algo_key(const CudaEnv& env, const ConvSearchKey& k);
+// Records a search's result and logs what it cost (Info: "tuned ... in N ms").
+void record_tuned_algo(const CudaEnv& env, const ep::KernelContext& ctx, const std::string& key,
+                       int algo, size_t workspace, double ms);
 
 }  // namespace tessera::cuda

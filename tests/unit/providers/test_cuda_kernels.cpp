@@ -2,6 +2,9 @@
 // float32, float16 and bfloat16 (the CPU reference runs in float32 on the
 // same rounded values). Needs a CUDA device: without one every test here is
 // skipped and says why.
+#include <filesystem>
+
+#include "providers/cuda/algo_cache.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
 using namespace tessera;
@@ -167,6 +170,36 @@ TEST(CudaKernels, Conv) {
     expect_close(cuda->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {1e-4, 1e-4},
                  search);
   }
+}
+
+TEST(CudaKernels, ConvSearchResultsAreKeptInTheCacheFile) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const auto path = std::filesystem::temp_directory_path() / "tessera_conv_algo_cache.txt";
+  std::filesystem::remove(path);
+  OneNode m("Conv", 11, {attr_ints("pads", {1, 1, 1, 1})});
+  m.input("x", make_tensor(DataType::kFloat, {1, 8, 16, 16}, random_values(2048, 1)))
+      .input("w", make_tensor(DataType::kFloat, {8, 8, 3, 3}, random_values(576, 2)), true)
+      .output("y");
+  const std::vector<ProviderSpec> spec = {
+      {kCuda,
+       {{"cudnn_conv_algo_search", "EXHAUSTIVE"}, {"cudnn_conv_algo_cache", path.string()}}}};
+  auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+  const Tensor want = cpu->run(m.feeds)[0].tensor();
+  {
+    auto s = Session::create_from_model(m.model, {}, spec);
+    expect_close(s->run(m.feeds)[0].tensor(), want, {1e-4, 1e-4}, "tuning run");
+    auto stats = cuda::AlgoCache::open(path.string())->stats();  // the session's own cache
+    EXPECT_EQ(stats.tuned, 1);
+    EXPECT_GT(stats.tune_ms, 0.0);
+  }
+  // A later session (the first one's cache is gone) reads the choice back.
+  auto s = Session::create_from_model(m.model, {}, spec);
+  expect_close(s->run(m.feeds)[0].tensor(), want, {1e-4, 1e-4}, "cached run");
+  auto stats = cuda::AlgoCache::open(path.string())->stats();
+  EXPECT_EQ(stats.from_file, 1);
+  EXPECT_EQ(stats.tuned, 0);
+  EXPECT_EQ(stats.reused, 1);
+  std::filesystem::remove(path);
 }
 
 TEST(CudaKernels, TF32AndFp16MathStayClose) {

@@ -254,10 +254,18 @@ TEST(CudaShapeOpsClaims, DeclinesWithAReason) {
   OneNode gather_idx("Gather", 13);
   gather_idx.input("x", floats({3})).input("i", zeros(DataType::kInt16, {1})).output("y");
   expect_has(claim(gather_idx), "int16");
-  // Reshape before opset 5 took its shape as an attribute: not served.
+  // Reshape before opset 5 took its shape as an attribute: served too (the
+  // CPU provider's view kernel reads either).
   OneNode reshape4("Reshape", 4, {attr_ints("shape", {6})});
   reshape4.input("x", floats({2, 3})).output("y");
-  EXPECT_FALSE(claim(reshape4).empty());
+  EXPECT_EQ(claim(reshape4), "");
+  // Strings never go to the device.
+  OneNode strings("Reshape", 14);
+  Tensor s(DataType::kString, Shape{2});
+  strings.input("x", s)
+      .input("shape", Tensor::from_vector<int64_t>({2}, Shape{1}), true)
+      .output("y");
+  expect_has(claim(strings), "string");
 }
 
 TEST(CudaShapeOpsClaims, IdentityDeclinesWhatMayNotBeATensor) {
