@@ -121,6 +121,10 @@ void register_cuda_elementwise(CudaOpTable& t) {
   t.add(def("Erf", 9), make_unary<UnaryOp::kErf>, no_check);
   t.add(def("LeakyRelu", 6), make_leaky_relu, no_check);
   t.add(def("Gelu", 20), make_gelu, check_gelu);
+  // What the optimizer fuses Erf-based GELU into below opset 20: Gelu-20 in
+  // Tessera's domain.
+  t.add({"com.tessera", "Gelu", 1, ep::kOpsetMax, {{"T", {0}, kCudaFloats}}}, make_gelu,
+        check_gelu);
   t.add(def("Clip", 6), make_clip, check_clip);
 }
 

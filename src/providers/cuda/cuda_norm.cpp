@@ -203,6 +203,11 @@ void register_cuda_norm(CudaOpTable& t) {
   t.add<CudaLayerNorm>(
       {"", "LayerNormalization", 17, ep::kOpsetMax, {{"T", {0, 1, 2}, kCudaFloats}}},
       check_layer_norm);
+  // What the optimizer fuses into for models below opset 17: the same op
+  // (opset-17 semantics) in Tessera's domain.
+  t.add<CudaLayerNorm>(
+      {"com.tessera", "LayerNormalization", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, kCudaFloats}}},
+      check_layer_norm);
   t.add<CudaRmsNorm>({"",
                       "RMSNormalization",
                       23,

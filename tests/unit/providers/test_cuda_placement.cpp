@@ -3,7 +3,12 @@
 // runs without one).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+
+#include "onnx/model_reader.hpp"
 #include "ops/graph_types.hpp"
+#include "optimizer/optimizer.hpp"
 #include "providers/cuda/cuda_options.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
@@ -44,6 +49,31 @@ std::vector<std::string> claims(const ir::Model& m) {
   for (const auto& g : cap.groups)
     for (size_t i : g.nodes) out[i] = "";
   for (const auto& d : cap.declined) out[d.node] = d.reason;
+  return out;
+}
+
+// The checkout holding models/: searched upward from the test binary and
+// from the working directory.
+std::filesystem::path source_root() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::path start : {fs::read_symlink("/proc/self/exe", ec).parent_path(), fs::current_path()})
+    for (fs::path p = start; !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::exists(p / "models" / "demo_cnn")) return p;
+  return fs::current_path();
+}
+
+// Every node of the model, optimized as a session with CUDA in its provider
+// list optimizes it (no CPU-only fusions), that CUDA declines, with why.
+std::string declined_nodes(const std::filesystem::path& file) {
+  ir::Model m = onnx::load_model(file.string());
+  optimizer::OptimizeOptions opt;
+  opt.cpu_internal_fusions = false;
+  optimizer::optimize(m, SessionOptions().graph_optimization_level, opt);
+  const auto c = claims(m);
+  std::string out;
+  for (size_t i = 0; i < c.size(); ++i)
+    if (!c[i].empty()) out += str_cat("\n  ", m.graph.nodes[i].describe(), ": ", c[i]);
   return out;
 }
 
@@ -105,5 +135,24 @@ TEST(CudaPlacement, RunStreamEntryIsValidated) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
       EXPECT_NE(std::string(e.what()).find("cuda.compute_stream"), std::string::npos) << e.what();
     }
+  }
+}
+
+// The shipped models, and the benchmark models when TESSERA_BENCH_MODELS
+// names their folder, run wholly on the GPU: no node falls back to the CPU
+// (which would cost copies at each border).
+TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
+  const auto root = source_root();
+  std::vector<std::filesystem::path> models = {root / "models/demo_cnn/model.onnx",
+                                               root / "models/demo_transformer/model.onnx"};
+  if (const char* dir = std::getenv("TESSERA_BENCH_MODELS"))
+    for (const char* name : {"resnet50", "mobilenet_v2", "bert_base"})
+      models.push_back(std::filesystem::path(dir) / name / "model.onnx");
+  for (const auto& file : models) {
+    if (!std::filesystem::exists(file)) {
+      ADD_FAILURE_AT(__FILE__, __LINE__) << file << " is missing";
+      continue;
+    }
+    EXPECT_EQ(declined_nodes(file), "") << file;
   }
 }

@@ -41,6 +41,22 @@ TEST(EdgeCases, ZeroSizedDimsFlowThroughElementwiseAndShapeOps) {
   EXPECT_EQ(r.shape(), Shape({3, 0, 5}));
 }
 
+TEST(EdgeCases, SliceOfAnEmptyAxisAndExtremeSteps) {
+  // Backwards over an empty axis: nothing (the clamp range [0, dim - 1] is
+  // empty there, which must not be handed to std::clamp).
+  Value empty = tv<float>({}, Shape{0, 2});
+  auto r = run1("Slice", {empty, axes({-1}), axes({-10}), axes({0}), axes({-1})}, {}, 13);
+  EXPECT_EQ(r.shape(), Shape({0, 2}));
+  // Steps at the int64 extremes take the first element of the range.
+  Value x = tv<float>(iota(5), Shape{5});
+  r = run1("Slice", {x, axes({1}), axes({kI64Max}), axes({0}), axes({kI64Max})}, {}, 13);
+  EXPECT_EQ(vec<float>(r), (std::vector<float>{1}));
+  r = run1("Slice", {x, axes({3}), axes({kI64Min}), axes({0}), axes({kI64Min})}, {}, 13);
+  EXPECT_EQ(vec<float>(r), (std::vector<float>{3}));
+  r = run1("Slice", {x, axes({-1}), axes({kI64Min}), axes({0}), axes({-2})}, {}, 13);
+  EXPECT_EQ(vec<float>(r), (std::vector<float>{4, 2, 0}));
+}
+
 TEST(EdgeCases, MatMulWithZeroInnerDimIsZeros) {
   auto r = run1("MatMul", {tv<float>({}, Shape{2, 0}), tv<float>({}, Shape{0, 3})});
   EXPECT_EQ(r.shape(), Shape({2, 3}));

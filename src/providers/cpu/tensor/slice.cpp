@@ -41,7 +41,8 @@ class SliceKernel : public OpKernel {
                     ", ", axes.size(), ", ", steps.size(), ")");
     const Shape& in = x.shape();
     int64_t r = int64_t(in.rank());
-    std::vector<int64_t> begin(static_cast<size_t>(r), 0), step(static_cast<size_t>(r), 1), dims = in.dims();
+    std::vector<int64_t> begin(static_cast<size_t>(r), 0), step(static_cast<size_t>(r), 1),
+        dims = in.dims();
     std::vector<bool> seen(static_cast<size_t>(r), false);
     for (size_t i = 0; i < n; ++i) {
       int64_t a = axes[i];
@@ -55,15 +56,20 @@ class SliceKernel : public OpKernel {
       int64_t s = starts[i], e = ends[i];
       if (s < 0) s += dim;
       if (e < 0) e += dim;
-      int64_t count;
-      if (st > 0) {
+      // The step's magnitude as unsigned: -INT64_MIN does not fit int64, and
+      // (e - s + st - 1) would overflow for steps near INT64_MAX.
+      const uint64_t mag = st > 0 ? uint64_t(st) : uint64_t(0) - uint64_t(st);
+      int64_t count = 0;
+      if (dim == 0) {
+        s = 0;  // nothing to take, either way (and [0, dim - 1] would be empty)
+      } else if (st > 0) {
         s = std::clamp<int64_t>(s, 0, dim);
         e = std::clamp<int64_t>(e, 0, dim);
-        count = e > s ? (e - s + st - 1) / st : 0;
+        count = e > s ? int64_t(1 + uint64_t(e - s - 1) / mag) : 0;
       } else {
         s = std::clamp<int64_t>(s, 0, dim - 1);
         e = std::clamp<int64_t>(e, -1, dim - 1);
-        count = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+        count = s > e ? int64_t(1 + uint64_t(s - e - 1) / mag) : 0;
       }
       begin[k] = s;
       step[k] = st;
