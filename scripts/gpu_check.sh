@@ -9,8 +9,10 @@
 # It builds with the CUDA provider, then runs: the CUDA unit tests (none may
 # be skipped here), the whole unit suite, the shipped models and the ONNX
 # conformance suite with [CUDA, CPU] at the CPU's expected-failures list, the
-# partition of each shipped model (which nodes CUDA took), and a benchmark
-# of each shipped model with and without CUDA. Exit 0 only when all passed.
+# partition of each shipped model (which nodes CUDA took), a benchmark of
+# each shipped model with and without CUDA, and bench/gpu_compare.py
+# (ResNet-50 and BERT-base against PyTorch on the same GPU, with an accuracy
+# check against the CPU provider). Exit 0 only when all passed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
@@ -74,6 +76,11 @@ for m in models/*/; do
     tail -n 1 "$OUT/bench.jsonl"
   done
 done
+
+echo "== ResNet-50 and BERT-base against PyTorch eager/torch.compile (and ORT CUDA), batch 1 and 32,"
+echo "   float32 and float16, with Tessera CUDA's outputs checked against its CPU provider's"
+python3 bench/gpu_compare.py --tessera "$T" --out "$OUT/compare" > "$OUT/compare.log" 2>&1 || status=1
+tail -n 12 "$OUT/compare.log"
 
 echo "== results in $OUT"
 [ $status -eq 0 ] && echo "gpu_check: all passed" || echo "gpu_check: FAILED"

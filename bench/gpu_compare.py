@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Tessera's CUDA provider against PyTorch on the same GPU (issue #7's acceptance table).
+
+For ResNet-50 and a BERT-base encoder (seq 128), at each batch size and element type asked
+for, this script
+  1. builds the model in PyTorch (random weights, fixed seed) and exports it to ONNX
+     (opset 17) with fixed shapes;
+  2. times PyTorch eager and torch.compile (when this torch has it) with the inputs already
+     on the device, by CUDA events (wall clock on the CPU);
+  3. times `tessera bench` with [CUDA, CPU] (inputs fed from host memory, outputs returned
+     to it: the copies are included) and, when the installed onnxruntime has
+     CUDAExecutionProvider, ONNX Runtime's CUDA provider;
+  4. checks accuracy: the outputs of `tessera run` with [CUDA, CPU] against [CPU] on the same
+     inputs (float32: rtol 1e-3 / atol 1e-4; float16: 1e-2 relative to the largest value).
+
+It writes OUT/<model>_b<batch>_<dtype>/{model.onnx,inputs/,cpu/,cuda/}, one JSON line per
+measurement to OUT/results.jsonl and a Markdown table (latencies in ms and Tessera/eager
+ratios) to OUT/table.md. Exit status 1 when an accuracy check fails.
+
+Run it on the GPU machine (its python3 has torch, torchvision and onnx), with the CLI built
+with CUDA (bash scripts/gpu_check.sh builds build-gpu/):
+
+  python3 bench/gpu_compare.py --tessera build-gpu/tessera --out build-gpu/gpu_check/compare
+
+--device cpu runs the same steps with torch on the CPU and Tessera's CPU provider alone: a
+smoke test of this script on a machine without a GPU (its accuracy pair is [CPU] against
+itself; no ONNX Runtime timing).
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+from onnx import numpy_helper
+
+SEED = 1234
+SEQ = 128
+CUDA_PROVIDERS = "CUDAExecutionProvider,CPUExecutionProvider"
+
+
+class Encoder(nn.Module):
+    """A BERT-base encoder: embeddings, 12 post-norm layers, erf GELU."""
+
+    def __init__(self, vocab=30522, hidden=768, layers=12, heads=12, ffn=3072, seq=SEQ):
+        super().__init__()
+        self.heads = heads
+        self.word = nn.Embedding(vocab, hidden)
+        self.pos = nn.Embedding(seq, hidden)
+        self.norm = nn.LayerNorm(hidden, eps=1e-12)
+        self.layers = nn.ModuleList()
+        for _ in range(layers):
+            self.layers.append(nn.ModuleDict({
+                "qkv": nn.Linear(hidden, 3 * hidden), "out": nn.Linear(hidden, hidden),
+                "norm1": nn.LayerNorm(hidden, eps=1e-12), "fc1": nn.Linear(hidden, ffn),
+                "fc2": nn.Linear(ffn, hidden), "norm2": nn.LayerNorm(hidden, eps=1e-12)}))
+
+    def forward(self, ids):
+        b, s = ids.shape
+        pos = torch.arange(s, device=ids.device).unsqueeze(0)
+        x = self.norm(self.word(ids) + self.pos(pos))
+        hd = x.shape[-1] // self.heads
+        for layer in self.layers:
+            q, k, v = layer["qkv"](x).split(x.shape[-1], dim=-1)
+            q, k, v = (t.reshape(b, s, self.heads, hd).transpose(1, 2) for t in (q, k, v))
+            att = torch.softmax(q @ k.transpose(-1, -2) / math.sqrt(hd), dim=-1)
+            ctx = (att @ v).transpose(1, 2).reshape(b, s, -1)
+            x = layer["norm1"](x + layer["out"](ctx))
+            x = layer["norm2"](x + layer["fc2"](nn.functional.gelu(layer["fc1"](x))))
+        return x
+
+
+def build(name, batch, dtype, device):
+    torch.manual_seed(SEED)
+    if name == "resnet50":
+        import torchvision
+        model = torchvision.models.resnet50(weights=None)
+        feeds = {"input": torch.randn(batch, 3, 224, 224)}
+    elif name == "bert_base":
+        model = Encoder()
+        feeds = {"input_ids": torch.randint(0, 30522, (batch, SEQ), dtype=torch.int64)}
+    else:
+        raise SystemExit(f"unknown model '{name}' (resnet50, bert_base)")
+    model = model.eval().to(device)
+    tdtype = {"float32": torch.float32, "float16": torch.float16}[dtype]
+    model = model.to(tdtype)
+    feeds = {k: (v.to(tdtype) if v.is_floating_point() else v).to(device) for k, v in feeds.items()}
+    return model, feeds
+
+
+def export(model, feeds, path):
+    args = tuple(feeds.values())
+    kwargs = dict(input_names=list(feeds), output_names=["output"], opset_version=17)
+    try:  # torch 2.x: the TorchScript exporter (dynamo=False) gives the familiar graph
+        torch.onnx.export(model, args, path, dynamo=False, **kwargs)
+    except TypeError:  # torch 1.x has no dynamo argument
+        torch.onnx.export(model, args, path, **kwargs)
+
+
+def sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def time_torch(fn, feeds, device, warmup, iters):
+    """Median milliseconds of fn(**feeds)."""
+    times = []
+    with torch.inference_mode():
+        for i in range(warmup + iters):
+            sync(device)
+            if device == "cuda":
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                fn(*feeds.values())
+                end.record()
+                end.synchronize()
+                ms = start.elapsed_time(end)
+            else:
+                t0 = time.perf_counter()
+                fn(*feeds.values())
+                ms = (time.perf_counter() - t0) * 1e3
+            if i >= warmup:
+                times.append(ms)
+    return float(np.median(times))
+
+
+def tessera(cli, *args):
+    r = subprocess.run([cli, *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"tessera {' '.join(args)} failed ({r.returncode}):\n{r.stderr[-4000:]}")
+    return r.stdout
+
+
+def tessera_bench(cli, model, providers, warmup, iters):
+    out = tessera(cli, "bench", model, "--providers", providers, "--warmup", str(warmup),
+                  "--iters", str(iters), "--json")
+    return json.loads(out.strip().splitlines()[-1])["median_ms"]
+
+
+def tessera_outputs(cli, model, inputs, providers, outdir):
+    args = ["run", model, "--providers", providers, "--output-dir", outdir]
+    for name, path in inputs.items():
+        args += ["--input", f"{name}={path}"]
+    tessera(cli, *args)
+    return np.load(os.path.join(outdir, "output.npy")).astype(np.float64)
+
+
+def ort_cuda_ms(model, feeds, warmup, iters):
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None, "onnxruntime is not installed"
+    if "CUDAExecutionProvider" not in ort.get_available_providers():
+        return None, "this onnxruntime has no CUDAExecutionProvider"
+    s = ort.InferenceSession(model, providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+    host = {k: v.cpu().numpy() for k, v in feeds.items()}
+    times = []
+    for i in range(warmup + iters):
+        t0 = time.perf_counter()
+        s.run(None, host)
+        if i >= warmup:
+            times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times)), ""
+
+
+def accuracy(cuda_out, cpu_out, dtype):
+    """(ok, measure) of the CUDA outputs against the CPU provider's."""
+    diff = np.abs(cuda_out - cpu_out)
+    if dtype == "float16":
+        rel = float(diff.max() / max(np.abs(cpu_out).max(), 1e-30))
+        return rel <= 1e-2, f"max abs diff / max abs cpu = {rel:.2e} (limit 1e-2)"
+    bad = diff > 1e-4 + 1e-3 * np.abs(cpu_out)
+    return not bad.any(), f"max abs diff = {diff.max():.2e}, {int(bad.sum())} beyond rtol 1e-3, atol 1e-4"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tessera", default="build-gpu/tessera")
+    ap.add_argument("--out", default="build-gpu/gpu_check/compare")
+    ap.add_argument("--models", default="resnet50,bert_base")
+    ap.add_argument("--batches", default="1,32")
+    ap.add_argument("--dtypes", default="float32,float16")
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--iters", type=int, default=50)
+    ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    a = ap.parse_args()
+    if a.device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("torch sees no CUDA device (use --device cpu for a smoke test)")
+    cli = os.path.abspath(a.tessera)
+    os.makedirs(a.out, exist_ok=True)
+    rows, failed = [], False
+    results = open(os.path.join(a.out, "results.jsonl"), "w")
+    for name in a.models.split(","):
+        for dtype in a.dtypes.split(","):
+            for batch in (int(b) for b in a.batches.split(",")):
+                tag = f"{name}_b{batch}_{dtype}"
+                case = os.path.join(a.out, tag)
+                os.makedirs(os.path.join(case, "inputs"), exist_ok=True)
+                model, feeds = build(name, batch, dtype, a.device)
+                onnx_path = os.path.join(case, "model.onnx")
+                export(model, feeds, onnx_path)
+                # The inputs as .npy (for `tessera run`) and as test_data_set_0 (what
+                # `tessera bench` feeds; random token ids could fall outside the vocabulary).
+                inputs = {}
+                os.makedirs(os.path.join(case, "test_data_set_0"), exist_ok=True)
+                for i, (k, v) in enumerate(feeds.items()):
+                    inputs[k] = os.path.join(case, "inputs", f"{k}.npy")
+                    np.save(inputs[k], v.cpu().numpy())
+                    tensor = numpy_helper.from_array(v.cpu().numpy(), k)
+                    with open(os.path.join(case, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
+                        f.write(tensor.SerializeToString())
+                row = {"model": name, "batch": batch, "dtype": dtype, "device": a.device}
+                row["torch_eager_ms"] = time_torch(model, feeds, a.device, a.warmup, a.iters)
+                if hasattr(torch, "compile"):
+                    compiled = torch.compile(model)
+                    row["torch_compile_ms"] = time_torch(compiled, feeds, a.device, a.warmup, a.iters)
+                providers = CUDA_PROVIDERS if a.device == "cuda" else "CPUExecutionProvider"
+                row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
+                if a.device == "cuda":
+                    row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
+                # On the CPU (the smoke test) the pair is [CPU] against itself: it only
+                # exercises this path.
+                cuda_out = tessera_outputs(cli, onnx_path, inputs, providers, os.path.join(case, "cuda"))
+                cpu_out = tessera_outputs(cli, onnx_path, inputs, "CPUExecutionProvider",
+                                          os.path.join(case, "cpu"))
+                ok, row["accuracy"] = accuracy(cuda_out, cpu_out, dtype)
+                row["accuracy_ok"] = ok
+                failed |= not ok
+                row["tessera_over_eager"] = row["tessera_ms"] / row["torch_eager_ms"]
+                print(json.dumps(row), flush=True)
+                results.write(json.dumps(row) + "\n")
+                rows.append(row)
+    results.close()
+    with open(os.path.join(a.out, "table.md"), "w") as t:
+        t.write(f"| model | batch | type | torch eager ms | torch.compile ms | Tessera ms | "
+                f"ORT CUDA ms | Tessera/eager | accuracy vs CPU |\n|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            fmt = lambda v: "—" if v is None else f"{v:.3f}"
+            t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | {fmt(r['torch_eager_ms'])} | "
+                    f"{fmt(r.get('torch_compile_ms'))} | {fmt(r['tessera_ms'])} | "
+                    f"{fmt(r.get('ort_cuda_ms'))} | {r['tessera_over_eager']:.2f} | "
+                    f"{r.get('accuracy', '—')} |\n")
+    print(open(os.path.join(a.out, "table.md")).read())
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
