@@ -15,6 +15,7 @@
 #include "ep/claim_query.hpp"
 #include "ep/kernel_registry.hpp"
 #include "ep/op_table.hpp"
+#include "ep/provider_abilities.hpp"
 #include "providers/cuda/cuda_env.hpp"
 #include "providers/cuda/cuda_launch.hpp"
 
@@ -65,6 +66,11 @@ ElemType elem_type(DataType t);
 float constant_scalar(const ep::KernelInfo& info, size_t input);
 // A claim check that accepts everything the type constraints allow.
 std::string no_check(const ep::ClaimQuery&);
+
+// A fused MatMul + bias Add (+ Relu) group (matmul_epilogue.hpp) as one
+// cuBLASLt call with the bias (and Relu) in its epilogue.
+std::unique_ptr<ep::OpKernel> make_matmul_epilogue(const EnvPtr& env, const ep::GraphView& view,
+                                                   const ep::FusedGroup& group);
 
 // Families (one file each).
 void register_cuda_elementwise(CudaOpTable& t);

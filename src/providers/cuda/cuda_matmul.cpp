@@ -3,11 +3,13 @@
 // which reads the row-major buffers as they are. Gemm's C becomes the bias
 // epilogue when it is one row (beta = 1), otherwise it is broadcast into the
 // output and accumulated (beta * C).
+#include <algorithm>
 #include <map>
 #include <mutex>
 
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/matmul_epilogue.hpp"
 #include "providers/cuda/matmul_plan.hpp"
 
 namespace tessera::cuda {
@@ -25,6 +27,7 @@ struct Gemm {
   void* d = nullptr;
   const void* c = nullptr;
   const void* bias = nullptr;
+  bool relu = false;  // max(0, .) after the bias, in the epilogue
   float alpha = 1, beta = 0;
   int64_t batch = 1, stride_a = 0, stride_b = 0;  // elements
 };
@@ -71,9 +74,12 @@ class LtGemm {
     const cublasOperation_t op_b = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     set_desc(lt, desc, CUBLASLT_MATMUL_DESC_TRANSA, op_a);
     set_desc(lt, desc, CUBLASLT_MATMUL_DESC_TRANSB, op_b);
-    if (g.bias) {
-      set_desc(lt, desc, CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_BIAS);
-      set_desc(lt, desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, g.bias);
+    if (g.bias || g.relu) {
+      const cublasLtEpilogue_t epilogue =
+          g.bias ? (g.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+                 : CUBLASLT_EPILOGUE_RELU;
+      set_desc(lt, desc, CUBLASLT_MATMUL_DESC_EPILOGUE, epilogue);
+      if (g.bias) set_desc(lt, desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, g.bias);
     }
     // Stored shapes, column-major: our B [k,n] is n x k (ld n), or [n,k] -> k x n.
     Layouts l(lt);
@@ -98,6 +104,7 @@ class LtGemm {
                                       g.stride_b,
                                       g.c != nullptr,
                                       g.bias ? alignment(g.bias, 0) : 0,
+                                      g.relu,
                                       align_a,
                                       align_b,
                                       align_c,
@@ -305,6 +312,45 @@ class CudaGemm : public CudaKernel {
   LtGemm gemm_;
 };
 
+// A MatMul + bias Add (+ Relu) group (matmul_epilogue.hpp): B is a 2-D
+// constant, so the product is one GEMM with A's batch folded into M, and the
+// bias (and Relu) run in cuBLASLt's epilogue.
+class CudaMatMulEpilogue : public CudaKernel {
+ public:
+  CudaMatMulEpilogue(const EnvPtr& env, size_t a, size_t b, size_t bias, bool relu)
+      : CudaKernel(env), a_(a), b_(b), bias_(bias), relu_(relu) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
+    const Tensor& a = ctx.required_input(a_);
+    const Tensor& b = ctx.required_input(b_);
+    const Tensor& bias = ctx.required_input(bias_);
+    const MatMulPlan p = plan_matmul(a.shape(), b.shape());
+    if (b.rank() != 2 || p.batch != 1 || !p.offsets_a.empty() || p.k == 0)
+      ctx.fail_node("internal: the fused MatMul needs a 2-D B with K > 0, got A ", a.description(),
+                    " and B ", b.description());
+    if (bias.num_elements() != p.n || bias.dtype() != a.dtype() || b.dtype() != a.dtype())
+      ctx.fail_node("the bias ", bias.description(), " must be ", p.n, " values of A's type (",
+                    data_type_name(a.dtype()), "), and B ", b.description(), " of that type too");
+    Tensor& y = ctx.output(0, p.out);
+    if (y.num_elements() == 0) return;
+    Gemm g;
+    g.type = a.dtype();
+    g.m = p.m;
+    g.n = p.n;
+    g.k = p.k;
+    g.a = a.raw_data();
+    g.b = b.raw_data();
+    g.d = y.mutable_raw_data();
+    g.bias = bias.raw_data();
+    g.relu = relu_;
+    gemm_.run(env(), g, ctx, stream, scratch);
+  }
+
+ private:
+  size_t a_, b_, bias_;
+  bool relu_;
+  LtGemm gemm_;
+};
+
 std::string check_gemm(const ep::ClaimQuery& q) {
   for (size_t i = 0; i < 2; ++i)
     if (auto r = q.rank(i); r && *r != 2) return str_cat("input ", i, " has rank ", *r, ", not 2");
@@ -312,6 +358,20 @@ std::string check_gemm(const ep::ClaimQuery& q) {
 }
 
 }  // namespace
+
+std::unique_ptr<ep::OpKernel> make_matmul_epilogue(const EnvPtr& env, const ep::GraphView& view,
+                                                   const ep::FusedGroup& group) {
+  const MatMulEpilogue e = epilogue_of_group(view, group.nodes);
+  auto index = [&](const std::string& name) {
+    const auto& ins = group.node.inputs;
+    auto it = std::find(ins.begin(), ins.end(), name);
+    if (it == ins.end())
+      fail(ErrorCode::kInvalidArgument, "CUDAExecutionProvider: internal: fused group ",
+           group.node.name, " does not read '", name, "'");
+    return size_t(it - ins.begin());
+  };
+  return std::make_unique<CudaMatMulEpilogue>(env, index(e.a), index(e.b), index(e.bias), e.relu);
+}
 
 void register_cuda_matmul(CudaOpTable& t) {
   t.add<CudaMatMul>({"", "MatMul", 1, ep::kOpsetMax, {{"T", {0, 1}, kCudaFloats}}}, no_check);

@@ -17,6 +17,7 @@
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
 #include "providers/cuda/cuda_transfer.hpp"
+#include "providers/cuda/matmul_epilogue.hpp"
 
 namespace tessera::cuda {
 
@@ -35,7 +36,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_reduce(t);
 }
 
-class CudaProvider : public ep::ExecutionProvider {
+class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
  public:
   CudaProvider(const ep::ProviderOptions& options, const CudaOptions& parsed)
       : info_(cuda_memory_info(parsed.device_id)) {
@@ -63,14 +64,30 @@ class CudaProvider : public ep::ExecutionProvider {
   ep::Capability get_capability(const ep::GraphView& view) const override {
     ep::Capability cap;
     const std::vector<bool> on_host = host_shape_nodes(view);
+    std::vector<bool> claimed(view.graph->nodes.size(), false);
     for (size_t idx : view.candidates) {
       std::string why = on_host[idx] ? kHostShapeReason : claim_check(view, idx);
       if (why.empty())
-        cap.groups.push_back({{idx}, false});
+        claimed[idx] = true;
       else
         cap.declined.push_back({idx, why});
     }
+    // MatMul + bias (+ Relu) run as one step; every other node alone.
+    std::vector<bool> grouped(claimed.size(), false);
+    for (const auto& e : find_matmul_epilogues(view, claimed)) {
+      cap.groups.push_back({e.nodes, true});
+      for (size_t n : e.nodes) grouped[n] = true;
+    }
+    for (size_t idx : view.candidates)
+      if (claimed[idx] && !grouped[idx]) cap.groups.push_back({{idx}, false});
     return cap;
+  }
+
+  std::vector<std::unique_ptr<ep::OpKernel>> compile(
+      const ep::GraphView& view, const std::vector<ep::FusedGroup>& groups) const override {
+    std::vector<std::unique_ptr<ep::OpKernel>> out;
+    for (const auto& g : groups) out.push_back(make_matmul_epilogue(table_.env, view, g));
+    return out;
   }
 
  private:

@@ -202,6 +202,41 @@ TEST(CudaKernels, ConvSearchResultsAreKeptInTheCacheFile) {
   std::filesystem::remove(path);
 }
 
+TEST(CudaKernels, MatMulBiasReluRunsAsOneFusedStep) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : kTypes)
+    for (bool relu : {false, true}) {
+      ir::Model m;
+      m.ir_version = 8;
+      m.opset_imports.push_back({"", 17});
+      m.graph.inputs.push_back(tensor_info("a", {2, 7, 32}, t));
+      m.graph.initializers["w"] = make_tensor(t, {32, 24}, random_values(32 * 24, 5));
+      m.graph.initializers["bias"] = make_tensor(t, {24}, random_values(24, 6));
+      auto node = [](const char* op, std::vector<std::string> in, std::string out) {
+        ir::Node n;
+        n.name = std::string(op) + "_" + out;
+        n.op_type = op;
+        n.inputs = std::move(in);
+        n.outputs = {out};
+        return n;
+      };
+      m.graph.nodes.push_back(node("MatMul", {"a", "w"}, "p"));
+      m.graph.nodes.push_back(node("Add", {"p", "bias"}, relu ? "s" : "y"));
+      if (relu) m.graph.nodes.push_back(node("Relu", {"s"}, "y"));
+      m.graph.outputs.push_back(tensor_info("y", {2, 7, 24}, t));
+      const Tensor a = make_tensor(t, {2, 7, 32}, random_values(2 * 7 * 32, 7));
+      auto cuda = Session::create_from_model(m, {}, {{kCuda, {}}});
+      auto cpu = Session::create_from_model(m, {}, {{kCpu, {}}});
+      for (const auto& n : cuda->node_assignments()) {
+        EXPECT_EQ(n.provider, kCuda) << n.node_name;
+        EXPECT_FALSE(n.fused_group.empty()) << n.node_name << " is not in the fused step";
+      }
+      expect_close(as_float(cuda->run({{"a", a}})[0].tensor()),
+                   as_float(cpu->run({{"a", a}})[0].tensor()), tolerance_for(t),
+                   type_name(t) + (relu ? " with Relu" : ""));
+    }
+}
+
 TEST(CudaKernels, TF32AndFp16MathStayClose) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   for (const char* option : {"use_tf32", "prefer_fp16"}) {

@@ -77,6 +77,33 @@ std::string declined_nodes(const std::filesystem::path& file) {
   return out;
 }
 
+ep::Capability capability(const ir::Model& m) {
+  auto provider = cuda::make_cuda_provider_unchecked({});
+  ops::ValueTypes types;
+  for (const auto& in : m.graph.inputs) types[in.name] = in.type;
+  ops::infer_graph_types(m, m.graph, types);
+  ep::GraphView view;
+  view.model = &m;
+  view.graph = &m.graph;
+  view.value_types = &types;
+  for (size_t i = 0; i < m.graph.nodes.size(); ++i) view.candidates.push_back(i);
+  return provider->get_capability(view);
+}
+
+// y = Relu(MatMul(a, w) + bias), a [2, 3, 4], w [4, 5], bias [5].
+ir::Model matmul_bias_relu() {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.inputs.push_back(tensor_info("a", {2, 3, 4}));
+  m.graph.initializers["w"] = Tensor(DataType::kFloat, Shape{4, 5});
+  m.graph.initializers["bias"] = Tensor(DataType::kFloat, Shape{5});
+  m.graph.nodes = {make_node("MatMul", {"a", "w"}, {"p"}), make_node("Add", {"p", "bias"}, {"s"}),
+                   make_node("Relu", {"s"}, {"y"})};
+  m.graph.outputs.push_back(tensor_info("y", {2, 3, 5}));
+  return m;
+}
+
 bool host_shape(const std::string& reason) {
   return reason.find("computes a shape from host integers") != std::string::npos;
 }
@@ -155,4 +182,45 @@ TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
     }
     EXPECT_EQ(declined_nodes(file), "") << file;
   }
+}
+
+TEST(CudaPlacement, MatMulBiasReluIsOneFusedGroup) {
+  ep::Capability cap = capability(matmul_bias_relu());
+  ASSERT_EQ(cap.groups.size(), 1u);
+  EXPECT_TRUE(cap.groups[0].fused);
+  EXPECT_EQ(cap.groups[0].nodes, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_TRUE(cap.declined.empty());
+  // Without the Relu: MatMul + Add.
+  ir::Model m = matmul_bias_relu();
+  m.graph.nodes.pop_back();
+  m.graph.outputs[0].name = "s";
+  cap = capability(m);
+  ASSERT_EQ(cap.groups.size(), 1u);
+  EXPECT_EQ(cap.groups[0].nodes, (std::vector<size_t>{0, 1}));
+}
+
+TEST(CudaPlacement, MatMulIsNotFusedWhenAnythingElseNeedsItsParts) {
+  auto singles = [](const ir::Model& m) {
+    ep::Capability cap = capability(m);
+    for (const auto& g : cap.groups)
+      if (g.fused) return false;
+    return cap.groups.size() == m.graph.nodes.size();
+  };
+  // The product is also a graph output.
+  ir::Model m = matmul_bias_relu();
+  m.graph.outputs.push_back(tensor_info("p", {2, 3, 5}));
+  EXPECT_TRUE(singles(m));
+  // The bias is fed by the user (an input, not a constant).
+  m = matmul_bias_relu();
+  m.graph.inputs.push_back(tensor_info("bias", {5}));
+  EXPECT_TRUE(singles(m));
+  // B is not a constant.
+  m = matmul_bias_relu();
+  m.graph.initializers.erase("w");
+  m.graph.inputs.push_back(tensor_info("w", {4, 5}));
+  EXPECT_TRUE(singles(m));
+  // The bias is not one value per column.
+  m = matmul_bias_relu();
+  m.graph.initializers["bias"] = Tensor(DataType::kFloat, Shape{3, 5});
+  EXPECT_TRUE(singles(m));
 }
