@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "ep/node_groups.hpp"
+#include "ep/provider_abilities.hpp"
 #include "onnx/model_reader.hpp"
 #include "ops/graph_types.hpp"
 #include "optimizer/optimizer.hpp"
@@ -223,4 +225,35 @@ TEST(CudaPlacement, MatMulIsNotFusedWhenAnythingElseNeedsItsParts) {
   m = matmul_bias_relu();
   m.graph.initializers["bias"] = Tensor(DataType::kFloat, Shape{3, 5});
   EXPECT_TRUE(singles(m));
+}
+
+TEST(CudaPlacement, FusedGroupsCompileWithoutADevice) {
+  const ir::Model m = matmul_bias_relu();
+  auto provider = cuda::make_cuda_provider_unchecked({});
+  const auto* compiler = dynamic_cast<const ep::FusedCompiler*>(provider.get());
+  ASSERT_NE(compiler, nullptr);
+  ops::ValueTypes types;
+  for (const auto& in : m.graph.inputs) types[in.name] = in.type;
+  ops::infer_graph_types(m, m.graph, types);
+  ep::GraphView view;
+  view.model = &m;
+  view.graph = &m.graph;
+  view.value_types = &types;
+  ep::FusedGroup g;
+  g.nodes = {2, 0, 1};  // any order
+  auto boundary = ep::group_boundary(m.graph, g.nodes);
+  g.node.name = "CUDAExecutionProvider_fused_0";
+  g.node.inputs = boundary.inputs;
+  g.node.outputs = boundary.outputs;
+  auto kernels = compiler->compile(view, {g});
+  ASSERT_EQ(kernels.size(), 1u);
+  EXPECT_NE(kernels[0], nullptr);
+  // A group that is not a MatMul + bias (+ Relu) is an error naming it.
+  g.nodes = {1, 2};
+  try {
+    compiler->compile(view, {g});
+    ADD_FAILURE() << "compiled a group that is not an epilogue";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("is not a MatMul + bias"), std::string::npos) << e.what();
+  }
 }
