@@ -100,6 +100,9 @@ def export(model, feeds, path):
         torch.onnx.export(model, args, path, dynamo=False, **kwargs)
     except TypeError:  # torch 1.x has no dynamo argument
         torch.onnx.export(model, args, path, **kwargs)
+    except Exception as e:  # a torch whose TorchScript exporter is gone or fails here
+        print(f"TorchScript export failed ({e}); trying the dynamo exporter", file=sys.stderr)
+        torch.onnx.export(model, args, path, dynamo=True, external_data=False, **kwargs)
 
 
 def sync(device):
