@@ -61,6 +61,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
           [&] { return choose_conv_layout(model, g, options.conv_winograd); });
       run("fuse_expand_depthwise", [&] { return fuse_expand_depthwise(model, g); });
     }
+  } else if (options.attention_fusion) {
+    run("fuse_attention", [&] { return fuse_attention(model, g); });
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }

@@ -13,6 +13,12 @@ struct OptimizeOptions {
   // session that has other providers turns it off so their get_capability
   // still sees the standard ops.
   bool cpu_internal_fusions = true;
+  // Allows fuse_attention (com.tessera MultiHeadAttention) without
+  // cpu_internal_fusions: a session sets it when every provider it has
+  // besides the CPU runs that op (the CUDA provider), so they see the fused
+  // op rather than the dozen nodes it replaces. The CPU provider runs it
+  // wherever they decline it.
+  bool attention_fusion = false;
   // Allows choose_conv_layout (level all, with cpu_internal_fusions, where the
   // AVX-512 blocked kernels run). Off for "session.disable_nchwc" = "1".
   bool nchwc_layout = true;

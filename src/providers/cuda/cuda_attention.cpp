@@ -18,6 +18,22 @@ namespace {
 // The q row lives in shared memory beside the scores (attention.cu).
 constexpr int64_t kMaxHeadSize = 4096;
 
+MaskKind mask_kind(const ep::KernelContext& ctx, const Tensor& m) {
+  switch (m.dtype()) {
+    case DataType::kBool:
+      return MaskKind::kBool;
+    case DataType::kFloat:
+      return MaskKind::kF32;
+    case DataType::kFloat16:
+      return MaskKind::kF16;
+    case DataType::kBFloat16:
+      return MaskKind::kBF16;
+    default:
+      ctx.fail_node("attn_mask ", m.description(),
+                    " must be bool, float, float16 or bfloat16 for the CUDA kernel");
+  }
+}
+
 class CudaAttention : public CudaKernel {
  public:
   CudaAttention(const ep::KernelInfo& info, const EnvPtr& env)
@@ -73,22 +89,6 @@ class CudaAttention : public CudaKernel {
   }
 
  private:
-  static MaskKind mask_kind(const ep::KernelContext& ctx, const Tensor& m) {
-    switch (m.dtype()) {
-      case DataType::kBool:
-        return MaskKind::kBool;
-      case DataType::kFloat:
-        return MaskKind::kF32;
-      case DataType::kFloat16:
-        return MaskKind::kF16;
-      case DataType::kBFloat16:
-        return MaskKind::kBF16;
-      default:
-        ctx.fail_node("attn_mask ", m.description(),
-                      " must be bool, float, float16 or bfloat16 for the CUDA kernel");
-    }
-  }
-
   bool causal_;
   int64_t q_heads_, kv_heads_;
   bool has_scale_;
@@ -121,6 +121,97 @@ std::string check_attention(const ep::ClaimQuery& q) {
   return "";
 }
 
+// com.tessera MultiHeadAttention, the optimizer's fusion of the attention
+// block torch exports (src/optimizer/attention_fusion.cpp), on the same
+// kernel: Q, K and V hold [B, S, H * D] whatever their shape (B is what is
+// left after S * H * D), the optional mask is added to the scores
+// (right-aligned to [B, H, S, S]), and Y is [B, S, H * D] under the
+// output_shape attribute. The GPT form (a bool keep mask with masked_value,
+// input 4) is declined.
+class CudaMultiHeadAttention : public CudaKernel {
+ public:
+  CudaMultiHeadAttention(const ep::KernelInfo& info, const EnvPtr& env)
+      : CudaKernel(env),
+        heads_(info.attr_int("num_heads", 0)),
+        head_size_(info.attr_int("head_size", 0)),
+        seq_(info.attr_int("seq_len", 0)),
+        scale_(info.attr_float("scale", 1.0f)),
+        out_shape_(info.attr_ints("output_shape")) {
+    if (heads_ <= 0 || head_size_ <= 0 || seq_ <= 0)
+      info.fail_node("num_heads, head_size and seq_len must be positive");
+  }
+
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
+    if (ctx.input(4)) ctx.fail_node("the keep mask (input 4) is not supported by the CUDA kernel");
+    const Tensor& q = ctx.required_input(0);
+    const Tensor& k = ctx.required_input(1);
+    const Tensor& v = ctx.required_input(2);
+    const Tensor* mask = ctx.input(3);
+    const int64_t row = seq_ * heads_ * head_size_;
+    for (const Tensor* t : {&q, &k, &v})
+      if (t->dtype() != q.dtype() || t->num_elements() != q.num_elements() ||
+          q.num_elements() % row != 0)
+        ctx.fail_node("Q, K and V must each hold B x ", seq_, " x ", heads_, " x ", head_size_,
+                      " elements of one type, got ", q.description(), ", ", k.description(), ", ",
+                      v.description());
+    if (mask && mask->dtype() == DataType::kBool)
+      ctx.fail_node("the mask ", mask->description(), " must be additive (a float type)");
+    const std::vector<int64_t> dims = {q.num_elements() / row, seq_, heads_ * head_size_};
+    AttentionShape s;
+    if (std::string why = plan_attention(dims, dims, dims, mask ? &mask->shape().dims() : nullptr,
+                                         heads_, heads_, s);
+        !why.empty())
+      ctx.fail_node(why);
+    if (s.head_size > kMaxHeadSize)
+      ctx.fail_node("head size ", s.head_size, " is above the CUDA kernel's ", kMaxHeadSize);
+    s.scale = scale_;
+    if (mask) s.mask_kind = mask_kind(ctx, *mask);
+    Tensor& y = ctx.output(0, output_shape(ctx, q.num_elements()));
+    void* sc = scratch.bytes(attention_scratch_bytes(s));
+    check_cuda(
+        launch_attention(elem_type(q.dtype()), q.raw_data(), k.raw_data(), v.raw_data(),
+                         mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, sc, stream),
+        "launch of the attention kernel");
+  }
+
+ private:
+  // output_shape with its -1 resolved against `total` elements, as Reshape does.
+  Shape output_shape(const ep::KernelContext& ctx, int64_t total) const {
+    std::vector<int64_t> dims = out_shape_;
+    int64_t known = 1, at = -1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == -1 && at < 0)
+        at = int64_t(i);
+      else if (dims[i] > 0)
+        known *= dims[i];
+      else
+        ctx.fail_node("output_shape ", Shape(out_shape_).to_string(), " is not positive sizes ",
+                      "with at most one -1");
+    }
+    if (at >= 0 && known > 0 && total % known == 0) dims[size_t(at)] = total / known;
+    if (Shape(dims).num_elements() != total || (at >= 0 && dims[size_t(at)] < 0))
+      ctx.fail_node("the attention output (", total, " elements) cannot be reshaped to ",
+                    Shape(out_shape_).to_string());
+    return Shape(dims);
+  }
+
+  int64_t heads_, head_size_, seq_;
+  float scale_;
+  std::vector<int64_t> out_shape_;
+};
+
+std::string check_multi_head_attention(const ep::ClaimQuery& q) {
+  if (q.has_input(4) || q.node().attr("masked_value"))
+    return "the GPT form (a bool keep mask with masked_value) is not supported by the CUDA kernel";
+  if (q.attr_int("head_size", 0) > kMaxHeadSize)
+    return str_cat("head size ", q.attr_int("head_size", 0), " is above the CUDA kernel's ",
+                   kMaxHeadSize);
+  if (q.has_input(3))
+    if (auto r = q.rank(3); r && (*r == 0 || *r > 4))
+      return str_cat("the mask has rank ", *r, ", not 1 to 4");
+  return "";
+}
+
 }  // namespace
 
 void register_cuda_attention(CudaOpTable& t) {
@@ -132,6 +223,9 @@ void register_cuda_attention(CudaOpTable& t) {
                         ep::kOpsetMax,
                         {{"T1", {0, 1}, kCudaFloats}, {"T2", {2}, kCudaFloats}, {"U", {3}, masks}}},
                        check_attention);
+  t.add<CudaMultiHeadAttention>(
+      {"com.tessera", "MultiHeadAttention", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, kCudaFloats}}},
+      check_multi_head_attention);
 }
 
 }  // namespace tessera::cuda

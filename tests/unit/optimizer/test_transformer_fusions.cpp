@@ -157,6 +157,20 @@ TEST(OptimizerAttentionFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 1u);
 }
 
+// When every other provider runs the fused op (CUDA), it is made for them
+// too, and only it: the other CPU-only fusions stay off.
+TEST(OptimizerAttentionFusion, MadeForProvidersThatRunIt) {
+  AttnSpec spec;
+  spec.mask = true;
+  ir::Model m = attention_model(spec);
+  optimizer::OptimizeOptions o;
+  o.cpu_internal_fusions = false;
+  o.attention_fusion = true;
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
+  EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 1u);
+  EXPECT_EQ(count_ops(m, "Softmax"), 0u);
+}
+
 namespace {
 
 // y = LayerNorm(x + (h @ w + b)) and z = Gelu(h @ w2 + b2), spelled as torch

@@ -67,15 +67,20 @@ std::filesystem::path source_root() {
 
 // Every node of the model, optimized as a session with CUDA in its provider
 // list optimizes it (no CPU-only fusions), that CUDA declines, with why.
-std::string declined_nodes(const std::filesystem::path& file) {
+std::string declined_nodes(const std::filesystem::path& file, int* fused_attention = nullptr) {
   ir::Model m = onnx::load_model(file.string());
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = false;
+  opt.attention_fusion = true;  // CUDA runs com.tessera MultiHeadAttention
   optimizer::optimize(m, SessionOptions().graph_optimization_level, opt);
   const auto c = claims(m);
   std::string out;
   for (size_t i = 0; i < c.size(); ++i)
     if (!c[i].empty()) out += str_cat("\n  ", m.graph.nodes[i].describe(), ": ", c[i]);
+  if (fused_attention) {
+    *fused_attention = 0;
+    for (const auto& n : m.graph.nodes) *fused_attention += n.op_type == "MultiHeadAttention";
+  }
   return out;
 }
 
@@ -182,7 +187,13 @@ TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
       ADD_FAILURE_AT(__FILE__, __LINE__) << file << " is missing";
       continue;
     }
-    EXPECT_EQ(declined_nodes(file), "") << file;
+    int attention = 0;
+    EXPECT_EQ(declined_nodes(file, &attention), "") << file;
+    // BERT's 12 attention blocks become the fused op CUDA runs. (The demo
+    // transformer's single-head attention has no head split to fuse.)
+    if (file.parent_path().filename() == "bert_base") {
+      EXPECT_EQ(attention, 12) << file;
+    }
   }
 }
 
@@ -256,4 +267,25 @@ TEST(CudaPlacement, FusedGroupsCompileWithoutADevice) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("is not a MatMul + bias"), std::string::npos) << e.what();
   }
+}
+
+TEST(CudaPlacement, FusedAttentionIsClaimedButNotItsGptForm) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.opset_imports.push_back({"com.tessera", 1});
+  for (const char* n : {"q", "k", "v"}) m.graph.inputs.push_back(tensor_info(n, {1, 4, 8}));
+  m.graph.inputs.push_back(tensor_info("mask", {1, 1, 1, 4}));
+  ir::Node n = make_node(
+      "MultiHeadAttention", {"q", "k", "v", "mask"}, {"y"},
+      {attr_int("num_heads", 2), attr_int("head_size", 4), attr_int("seq_len", 4),
+       attr_int("batch", 1), attr_float("scale", 0.5f), attr_ints("output_shape", {1, 4, 8})});
+  n.domain = "com.tessera";
+  m.graph.nodes = {n};
+  m.graph.outputs.push_back(tensor_info("y", {1, 4, 8}));
+  EXPECT_EQ(claims(m)[0], "");
+  m.graph.nodes[0].attributes.push_back(attr_float("masked_value", -1e4f));
+  m.graph.inputs.push_back(tensor_info("keep", {1, 1, 4, 4}, DataType::kBool));
+  m.graph.nodes[0].inputs.push_back("keep");
+  EXPECT_NE(claims(m)[0].find("GPT form"), std::string::npos) << claims(m)[0];
 }
