@@ -237,6 +237,43 @@ TEST(CudaKernels, MatMulBiasReluRunsAsOneFusedStep) {
     }
 }
 
+TEST(CudaKernels, FusedMultiHeadAttentionMatchesTheCpu) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // The optimizer's com.tessera MultiHeadAttention: Q, K, V [B, S, H * D],
+  // an additive mask [B, 1, 1, S], Y under output_shape.
+  const int64_t b = 2, s = 5, h = 3, d = 4;
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.opset_imports.push_back({"com.tessera", 1});
+  for (const char* n : {"q", "k", "v"}) m.graph.inputs.push_back(tensor_info(n, {b, s, h * d}));
+  m.graph.inputs.push_back(tensor_info("mask", {b, 1, 1, s}));
+  ir::Node n;
+  n.name = "attention";
+  n.domain = "com.tessera";
+  n.op_type = "MultiHeadAttention";
+  n.inputs = {"q", "k", "v", "mask"};
+  n.outputs = {"y"};
+  n.attributes = {attr_int("num_heads", h),  attr_int("head_size", d),
+                  attr_int("seq_len", s),    attr_int("batch", b),
+                  attr_float("scale", 0.5f), attr_ints("output_shape", {b * s, h * d})};
+  m.graph.nodes = {n};
+  m.graph.outputs.push_back(tensor_info("y", {b * s, h * d}));
+  std::vector<std::pair<std::string, Value>> feeds;
+  uint32_t seed = 11;
+  for (const char* name : {"q", "k", "v"})
+    feeds.push_back(
+        {name, make_tensor(DataType::kFloat, {b, s, h * d}, random_values(b * s * h * d, seed++))});
+  std::vector<float> mask(size_t(b * s), 0.0f);
+  mask[3] = -1e4f;  // batch 0 ignores key 3
+  feeds.push_back({"mask", make_tensor(DataType::kFloat, {b, 1, 1, s}, mask)});
+  auto cuda = Session::create_from_model(m, {}, {{kCuda, {}}});
+  auto cpu = Session::create_from_model(m, {}, {{kCpu, {}}});
+  EXPECT_EQ(assigned_provider(*cuda), kCuda);
+  expect_close(cuda->run(feeds)[0].tensor(), cpu->run(feeds)[0].tensor(), {1e-4, 1e-5},
+               "MultiHeadAttention");
+}
+
 TEST(CudaKernels, TF32AndFp16MathStayClose) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   for (const char* option : {"use_tf32", "prefer_fp16"}) {
