@@ -50,12 +50,21 @@ std::vector<Value> run_node(const std::string& op_type, std::vector<Value> input
   for (size_t i = 0; i < num_outputs; ++i) {
     out_ptrs.push_back(&outputs[i]);
     out_dtypes.push_back(out_types[i].kind == ir::TypeInfo::Kind::kTensor ? out_types[i].elem_type
-                                                                         : DataType::kUndefined);
+                                                                          : DataType::kUndefined);
   }
   ThreadPool pool(2);
   ep::KernelContext ctx(node, in_ptrs, out_ptrs, out_dtypes, default_cpu_allocator(), &pool);
   kernel->compute(ctx);
   return outputs;
+}
+
+std::filesystem::path source_root() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (fs::path start : {fs::read_symlink("/proc/self/exe", ec).parent_path(), fs::current_path()})
+    for (fs::path p = start; !p.empty() && p != p.root_path(); p = p.parent_path())
+      if (fs::exists(p / "models" / "demo_cnn")) return p;
+  return fs::current_path();
 }
 
 }  // namespace tessera::test

@@ -1,6 +1,7 @@
 // Runs one node through the CPU provider's kernel registry, without a
 // session: for kernel unit tests.
 #pragma once
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -60,5 +61,21 @@ inline ir::Attribute attr_tensor(const std::string& name, Tensor t) {
 std::vector<Value> run_node(const std::string& op_type, std::vector<Value> inputs,
                             std::vector<ir::Attribute> attributes = {}, int64_t opset = 21,
                             size_t num_outputs = 1, const std::string& domain = "");
+
+// A node named "<op>_<first output>" in the default domain.
+inline ir::Node make_node(const std::string& op, std::vector<std::string> in,
+                          std::vector<std::string> out, std::vector<ir::Attribute> attrs = {}) {
+  ir::Node n;
+  n.name = op + "_" + out[0];
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.outputs = std::move(out);
+  n.attributes = std::move(attrs);
+  return n;
+}
+
+// The checkout holding models/: searched upward from the test binary
+// (normally <root>/build/) and from the working directory.
+std::filesystem::path source_root();
 
 }  // namespace tessera::test

@@ -212,17 +212,9 @@ TEST(CudaKernels, MatMulBiasReluRunsAsOneFusedStep) {
       m.graph.inputs.push_back(tensor_info("a", {2, 7, 32}, t));
       m.graph.initializers["w"] = make_tensor(t, {32, 24}, random_values(32 * 24, 5));
       m.graph.initializers["bias"] = make_tensor(t, {24}, random_values(24, 6));
-      auto node = [](const char* op, std::vector<std::string> in, std::string out) {
-        ir::Node n;
-        n.name = std::string(op) + "_" + out;
-        n.op_type = op;
-        n.inputs = std::move(in);
-        n.outputs = {out};
-        return n;
-      };
-      m.graph.nodes.push_back(node("MatMul", {"a", "w"}, "p"));
-      m.graph.nodes.push_back(node("Add", {"p", "bias"}, relu ? "s" : "y"));
-      if (relu) m.graph.nodes.push_back(node("Relu", {"s"}, "y"));
+      m.graph.nodes.push_back(test::make_node("MatMul", {"a", "w"}, {"p"}));
+      m.graph.nodes.push_back(test::make_node("Add", {"p", "bias"}, {relu ? "s" : "y"}));
+      if (relu) m.graph.nodes.push_back(test::make_node("Relu", {"s"}, {"y"}));
       m.graph.outputs.push_back(tensor_info("y", {2, 7, 24}, t));
       const Tensor a = make_tensor(t, {2, 7, 32}, random_values(2 * 7 * 32, 7));
       auto cuda = Session::create_from_model(m, {}, {{kCuda, {}}});

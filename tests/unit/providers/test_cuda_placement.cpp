@@ -9,7 +9,6 @@
 #include "ep/node_groups.hpp"
 #include "ep/provider_abilities.hpp"
 #include "onnx/model_reader.hpp"
-#include "ops/graph_types.hpp"
 #include "optimizer/optimizer.hpp"
 #include "providers/cuda/cuda_options.hpp"
 #include "unit/providers/test_cuda_util.hpp"
@@ -19,52 +18,6 @@ using namespace tessera::test::cuda_test;
 
 namespace {
 
-ir::Node make_node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-                   std::vector<ir::Attribute> attrs = {}) {
-  ir::Node n;
-  n.name = op + "_" + out[0];
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  n.attributes = std::move(attrs);
-  return n;
-}
-
-// provider name per node ("" claimed, else the reason it declined).
-std::vector<std::string> claims(const ir::Model& m) {
-  auto provider = cuda::make_cuda_provider_unchecked({});
-  ops::ValueTypes types;
-  for (const auto& in : m.graph.inputs) types[in.name] = in.type;
-  for (const auto& [name, t] : m.graph.initializers) {
-    std::vector<ir::Dim> dims;
-    for (int64_t d : t.shape().dims()) dims.push_back(ir::Dim{d, ""});
-    types[name] = ir::TypeInfo::tensor(t.dtype(), dims);
-  }
-  ops::infer_graph_types(m, m.graph, types);
-  ep::GraphView view;
-  view.model = &m;
-  view.graph = &m.graph;
-  view.value_types = &types;
-  for (size_t i = 0; i < m.graph.nodes.size(); ++i) view.candidates.push_back(i);
-  ep::Capability cap = provider->get_capability(view);
-  std::vector<std::string> out(m.graph.nodes.size(), "?");
-  for (const auto& g : cap.groups)
-    for (size_t i : g.nodes) out[i] = "";
-  for (const auto& d : cap.declined) out[d.node] = d.reason;
-  return out;
-}
-
-// The checkout holding models/: searched upward from the test binary and
-// from the working directory.
-std::filesystem::path source_root() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  for (fs::path start : {fs::read_symlink("/proc/self/exe", ec).parent_path(), fs::current_path()})
-    for (fs::path p = start; !p.empty() && p != p.root_path(); p = p.parent_path())
-      if (fs::exists(p / "models" / "demo_cnn")) return p;
-  return fs::current_path();
-}
-
 // Every node of the model, optimized as a session with CUDA in its provider
 // list optimizes it (no CPU-only fusions), that CUDA declines, with why.
 std::string declined_nodes(const std::filesystem::path& file, int* fused_attention = nullptr) {
@@ -73,7 +26,7 @@ std::string declined_nodes(const std::filesystem::path& file, int* fused_attenti
   opt.cpu_internal_fusions = false;
   opt.attention_fusion = true;  // CUDA runs com.tessera MultiHeadAttention
   optimizer::optimize(m, SessionOptions().graph_optimization_level, opt);
-  const auto c = claims(m);
+  const auto c = cuda_claims(m);
   std::string out;
   for (size_t i = 0; i < c.size(); ++i)
     if (!c[i].empty()) out += str_cat("\n  ", m.graph.nodes[i].describe(), ": ", c[i]);
@@ -84,19 +37,6 @@ std::string declined_nodes(const std::filesystem::path& file, int* fused_attenti
   return out;
 }
 
-ep::Capability capability(const ir::Model& m) {
-  auto provider = cuda::make_cuda_provider_unchecked({});
-  ops::ValueTypes types;
-  for (const auto& in : m.graph.inputs) types[in.name] = in.type;
-  ops::infer_graph_types(m, m.graph, types);
-  ep::GraphView view;
-  view.model = &m;
-  view.graph = &m.graph;
-  view.value_types = &types;
-  for (size_t i = 0; i < m.graph.nodes.size(); ++i) view.candidates.push_back(i);
-  return provider->get_capability(view);
-}
-
 // y = Relu(MatMul(a, w) + bias), a [2, 3, 4], w [4, 5], bias [5].
 ir::Model matmul_bias_relu() {
   ir::Model m;
@@ -105,8 +45,9 @@ ir::Model matmul_bias_relu() {
   m.graph.inputs.push_back(tensor_info("a", {2, 3, 4}));
   m.graph.initializers["w"] = Tensor(DataType::kFloat, Shape{4, 5});
   m.graph.initializers["bias"] = Tensor(DataType::kFloat, Shape{5});
-  m.graph.nodes = {make_node("MatMul", {"a", "w"}, {"p"}), make_node("Add", {"p", "bias"}, {"s"}),
-                   make_node("Relu", {"s"}, {"y"})};
+  m.graph.nodes = {test::make_node("MatMul", {"a", "w"}, {"p"}),
+                   test::make_node("Add", {"p", "bias"}, {"s"}),
+                   test::make_node("Relu", {"s"}, {"y"})};
   m.graph.outputs.push_back(tensor_info("y", {2, 3, 5}));
   return m;
 }
@@ -128,16 +69,16 @@ TEST(CudaPlacement, ShapeComputationsStayOnTheHost) {
   m.graph.initializers["axes"] = Tensor::from_vector<int64_t>({0}, Shape{1});
   m.graph.initializers["minus1"] = Tensor::from_vector<int64_t>({-1}, Shape{1});
   m.graph.initializers["idx"] = Tensor::from_vector<int64_t>({1, 0}, Shape{2});
-  m.graph.nodes = {make_node("Shape", {"x"}, {"s"}),
-                   make_node("Gather", {"s", "zero"}, {"b"}),
-                   make_node("Unsqueeze", {"b", "axes"}, {"b1"}),
-                   make_node("Concat", {"b1", "minus1"}, {"shp"}, {attr_int("axis", 0)}),
-                   make_node("Reshape", {"x", "shp"}, {"y"}),
-                   make_node("Relu", {"y"}, {"z"}),
-                   make_node("Gather", {"x", "idx"}, {"g"})};
+  m.graph.nodes = {test::make_node("Shape", {"x"}, {"s"}),
+                   test::make_node("Gather", {"s", "zero"}, {"b"}),
+                   test::make_node("Unsqueeze", {"b", "axes"}, {"b1"}),
+                   test::make_node("Concat", {"b1", "minus1"}, {"shp"}, {attr_int("axis", 0)}),
+                   test::make_node("Reshape", {"x", "shp"}, {"y"}),
+                   test::make_node("Relu", {"y"}, {"z"}),
+                   test::make_node("Gather", {"x", "idx"}, {"g"})};
   m.graph.outputs.push_back(tensor_info("z", {2, 12}));
   m.graph.outputs.push_back(tensor_info("g", {2, 3, 4}));
-  const auto c = claims(m);
+  const auto c = cuda_claims(m);
   EXPECT_EQ(c[0], "") << "Shape writes its dims on the host, reading no device memory";
   for (size_t i : {1, 2, 3}) EXPECT_TRUE(host_shape(c[i])) << i << ": " << c[i];
   EXPECT_EQ(c[4], "") << "Reshape reads its shape on the host";
@@ -153,9 +94,9 @@ TEST(CudaPlacement, IntegerGraphInputsAreNotHostShapes) {
   m.opset_imports.push_back({"", 17});
   m.graph.inputs.push_back(tensor_info("ids", {1, 128}, DataType::kInt64));
   m.graph.initializers["axes"] = Tensor::from_vector<int64_t>({1}, Shape{1});
-  m.graph.nodes = {make_node("Unsqueeze", {"ids", "axes"}, {"u"})};
+  m.graph.nodes = {test::make_node("Unsqueeze", {"ids", "axes"}, {"u"})};
   m.graph.outputs.push_back(tensor_info("u", {1, 1, 128}, DataType::kInt64));
-  EXPECT_EQ(claims(m)[0], "");
+  EXPECT_EQ(cuda_claims(m)[0], "");
 }
 
 TEST(CudaPlacement, RunStreamEntryIsValidated) {
@@ -176,7 +117,7 @@ TEST(CudaPlacement, RunStreamEntryIsValidated) {
 // names their folder, run wholly on the GPU: no node falls back to the CPU
 // (which would cost copies at each border).
 TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
-  const auto root = source_root();
+  const auto root = test::source_root();
   std::vector<std::filesystem::path> models = {root / "models/demo_cnn/model.onnx",
                                                root / "models/demo_transformer/model.onnx"};
   if (const char* dir = std::getenv("TESSERA_BENCH_MODELS"))
@@ -198,7 +139,7 @@ TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
 }
 
 TEST(CudaPlacement, MatMulBiasReluIsOneFusedGroup) {
-  ep::Capability cap = capability(matmul_bias_relu());
+  ep::Capability cap = cuda_capability(matmul_bias_relu());
   ASSERT_EQ(cap.groups.size(), 1u);
   EXPECT_TRUE(cap.groups[0].fused);
   EXPECT_EQ(cap.groups[0].nodes, (std::vector<size_t>{0, 1, 2}));
@@ -207,14 +148,14 @@ TEST(CudaPlacement, MatMulBiasReluIsOneFusedGroup) {
   ir::Model m = matmul_bias_relu();
   m.graph.nodes.pop_back();
   m.graph.outputs[0].name = "s";
-  cap = capability(m);
+  cap = cuda_capability(m);
   ASSERT_EQ(cap.groups.size(), 1u);
   EXPECT_EQ(cap.groups[0].nodes, (std::vector<size_t>{0, 1}));
 }
 
 TEST(CudaPlacement, MatMulIsNotFusedWhenAnythingElseNeedsItsParts) {
   auto singles = [](const ir::Model& m) {
-    ep::Capability cap = capability(m);
+    ep::Capability cap = cuda_capability(m);
     for (const auto& g : cap.groups)
       if (g.fused) return false;
     return cap.groups.size() == m.graph.nodes.size();
@@ -243,13 +184,8 @@ TEST(CudaPlacement, FusedGroupsCompileWithoutADevice) {
   auto provider = cuda::make_cuda_provider_unchecked({});
   const auto* compiler = dynamic_cast<const ep::FusedCompiler*>(provider.get());
   ASSERT_NE(compiler, nullptr);
-  ops::ValueTypes types;
-  for (const auto& in : m.graph.inputs) types[in.name] = in.type;
-  ops::infer_graph_types(m, m.graph, types);
-  ep::GraphView view;
-  view.model = &m;
-  view.graph = &m.graph;
-  view.value_types = &types;
+  const TypedGraph typed(m);
+  const ep::GraphView& view = typed.view;
   ep::FusedGroup g;
   g.nodes = {2, 0, 1};  // any order
   auto boundary = ep::group_boundary(m.graph, g.nodes);
@@ -276,16 +212,16 @@ TEST(CudaPlacement, FusedAttentionIsClaimedButNotItsGptForm) {
   m.opset_imports.push_back({"com.tessera", 1});
   for (const char* n : {"q", "k", "v"}) m.graph.inputs.push_back(tensor_info(n, {1, 4, 8}));
   m.graph.inputs.push_back(tensor_info("mask", {1, 1, 1, 4}));
-  ir::Node n = make_node(
+  ir::Node n = test::make_node(
       "MultiHeadAttention", {"q", "k", "v", "mask"}, {"y"},
       {attr_int("num_heads", 2), attr_int("head_size", 4), attr_int("seq_len", 4),
        attr_int("batch", 1), attr_float("scale", 0.5f), attr_ints("output_shape", {1, 4, 8})});
   n.domain = "com.tessera";
   m.graph.nodes = {n};
   m.graph.outputs.push_back(tensor_info("y", {1, 4, 8}));
-  EXPECT_EQ(claims(m)[0], "");
+  EXPECT_EQ(cuda_claims(m)[0], "");
   m.graph.nodes[0].attributes.push_back(attr_float("masked_value", -1e4f));
   m.graph.inputs.push_back(tensor_info("keep", {1, 1, 4, 4}, DataType::kBool));
   m.graph.nodes[0].inputs.push_back("keep");
-  EXPECT_NE(claims(m)[0].find("GPT form"), std::string::npos) << claims(m)[0];
+  EXPECT_NE(cuda_claims(m)[0].find("GPT form"), std::string::npos) << cuda_claims(m)[0];
 }

@@ -21,39 +21,8 @@ const ep::ProviderFactory& factory() {
   return *f;
 }
 
-void expect_has(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
-}
-
 Tensor floats(std::vector<int64_t> dims) {
   return make_tensor(DataType::kFloat, dims, random_values(count(dims), 1));
-}
-
-// What the provider answers for a one-node model: "" when it claims the node,
-// else its reason.
-std::string claim(const OneNode& m) {
-  auto provider = cuda::make_cuda_provider_unchecked({});
-  ops::ValueTypes types;
-  for (const auto& in : m.model.graph.inputs) types[in.name] = in.type;
-  for (const auto& [name, t] : m.model.graph.initializers) {
-    std::vector<ir::Dim> dims;
-    for (int64_t d : t.shape().dims()) dims.push_back(ir::Dim{d, ""});
-    types[name] = ir::TypeInfo::tensor(t.dtype(), dims);
-  }
-  ops::infer_graph_types(m.model, m.model.graph, types);
-  ep::GraphView view;
-  view.model = &m.model;
-  view.graph = &m.model.graph;
-  view.value_types = &types;
-  view.candidates = {0};
-  ep::Capability cap = provider->get_capability(view);
-  if (!cap.groups.empty()) {
-    EXPECT_EQ(cap.groups.size(), 1u);
-    EXPECT_FALSE(cap.groups[0].fused);
-    return "";
-  }
-  EXPECT_EQ(cap.declined.size(), 1u);
-  return cap.declined.empty() ? "?" : cap.declined[0].reason;
 }
 
 }  // namespace

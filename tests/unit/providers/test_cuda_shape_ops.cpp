@@ -116,10 +116,6 @@ std::string cuda_error(const OneNode& m) {
   return "";
 }
 
-void expect_has(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
-}
-
 }  // namespace
 
 TEST(CudaShapeOps, ReshapeFamilyRelabelsTheBuffer) {
@@ -565,16 +561,6 @@ TEST(CudaShapeOps, AChainStaysOnTheDevice) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   // Transpose -> Reshape (a view) -> Slice -> Concat with the view -> Cast ->
   // Gather, all on CUDA; the result matches the CPU provider's.
-  const auto node = [](const std::string& op, std::vector<std::string> in,
-                       std::vector<std::string> out, std::vector<ir::Attribute> attrs = {}) {
-    ir::Node n;
-    n.name = op + "_" + out[0];
-    n.op_type = op;
-    n.inputs = std::move(in);
-    n.outputs = std::move(out);
-    n.attributes = std::move(attrs);
-    return n;
-  };
   ir::Model m;
   m.ir_version = 9;
   m.opset_imports.push_back({"", 17});
@@ -584,12 +570,13 @@ TEST(CudaShapeOps, AChainStaysOnTheDevice) {
   m.graph.initializers["ends"] = i64s({3});
   m.graph.initializers["axes"] = i64s({0});
   m.graph.initializers["idx"] = i64s({3, -1, 0});
-  m.graph.nodes = {node("Transpose", {"x"}, {"t"}, {attr_ints("perm", {2, 0, 1})}),
-                   node("Reshape", {"t", "shape"}, {"r"}),
-                   node("Slice", {"r", "starts", "ends", "axes"}, {"s"}),
-                   node("Concat", {"s", "r"}, {"c"}, {attr_int("axis", 0)}),
-                   node("Cast", {"c"}, {"h"}, {attr_int("to", int64_t(DataType::kFloat16))}),
-                   node("Gather", {"h", "idx"}, {"y"}, {attr_int("axis", 1)})};
+  m.graph.nodes = {
+      test::make_node("Transpose", {"x"}, {"t"}, {attr_ints("perm", {2, 0, 1})}),
+      test::make_node("Reshape", {"t", "shape"}, {"r"}),
+      test::make_node("Slice", {"r", "starts", "ends", "axes"}, {"s"}),
+      test::make_node("Concat", {"s", "r"}, {"c"}, {attr_int("axis", 0)}),
+      test::make_node("Cast", {"c"}, {"h"}, {attr_int("to", int64_t(DataType::kFloat16))}),
+      test::make_node("Gather", {"h", "idx"}, {"y"}, {attr_int("axis", 1)})};
   ir::ValueInfo y;
   y.name = "y";
   m.graph.outputs.push_back(y);

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/float16.hpp"
+#include "ops/graph_types.hpp"
 #include "providers/cuda/cuda_provider.hpp"
 #include "runtime/session.hpp"
 #include "unit/kernel_test_util.hpp"
@@ -124,6 +125,62 @@ inline void expect_cuda_matches_cpu(const OneNode& m, const OneNode& reference, 
     expect_close(as_float(got[i].tensor()), want[i].tensor(), tol,
                  what + ", output " + std::to_string(i));
   }
+}
+
+inline void expect_has(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
+}
+
+// A model's nodes as a provider sees them in a session: every candidate,
+// with static types inferred (initializers typed by their tensors).
+struct TypedGraph {
+  explicit TypedGraph(const ir::Model& model) {
+    for (const auto& in : model.graph.inputs) types[in.name] = in.type;
+    for (const auto& [name, t] : model.graph.initializers) {
+      std::vector<ir::Dim> dims;
+      for (int64_t d : t.shape().dims()) dims.push_back(ir::Dim{d, ""});
+      types[name] = ir::TypeInfo::tensor(t.dtype(), dims);
+    }
+    ops::infer_graph_types(model, model.graph, types);
+    view.model = &model;
+    view.graph = &model.graph;
+    view.value_types = &types;
+    for (size_t i = 0; i < model.graph.nodes.size(); ++i) view.candidates.push_back(i);
+  }
+  TypedGraph(const TypedGraph&) = delete;  // view points into types
+  TypedGraph& operator=(const TypedGraph&) = delete;
+  ops::ValueTypes types;
+  ep::GraphView view;
+};
+
+// What the provider (made without the device check: get_capability needs no
+// GPU) answers for every node of `model`.
+inline ep::Capability cuda_capability(const ir::Model& model) {
+  const TypedGraph g(model);
+  return cuda::make_cuda_provider_unchecked({})->get_capability(g.view);
+}
+
+// Per node of `model`: "" when the provider claims it, else its reason.
+inline std::vector<std::string> cuda_claims(const ir::Model& model) {
+  const ep::Capability cap = cuda_capability(model);
+  std::vector<std::string> out(model.graph.nodes.size(), "?");
+  for (const auto& g : cap.groups)
+    for (size_t i : g.nodes) out[i] = "";
+  for (const auto& d : cap.declined) out[d.node] = d.reason;
+  return out;
+}
+
+// What the provider answers for a one-node model: "" when it claims the node
+// (alone, not fused), else its reason.
+inline std::string claim(const OneNode& m) {
+  const ep::Capability cap = cuda_capability(m.model);
+  if (!cap.groups.empty()) {
+    EXPECT_EQ(cap.groups.size(), 1u);
+    EXPECT_FALSE(cap.groups[0].fused);
+    return "";
+  }
+  EXPECT_EQ(cap.declined.size(), 1u);
+  return cap.declined.empty() ? "?" : cap.declined[0].reason;
 }
 
 }  // namespace tessera::test::cuda_test

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "onnx/model_reader.hpp"
+#include "unit/kernel_test_util.hpp"
 #include "unit/providers/test_onednn_util.hpp"
 
 using namespace tessera;
@@ -12,15 +13,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The checkout holding models/: searched upward from the test binary (normally
-// <root>/build/) and from the working directory.
-fs::path source_root() {
-  std::error_code ec;
-  for (fs::path start : {fs::read_symlink("/proc/self/exe", ec).parent_path(), fs::current_path()})
-    for (fs::path p = start; !p.empty() && p != p.root_path(); p = p.parent_path())
-      if (fs::exists(p / "models" / "demo_cnn")) return p;
-  return fs::current_path();
-}
+using test::source_root;
 
 void check_model(const fs::path& dir, double tol) {
   const fs::path model = dir / "model.onnx";
@@ -57,7 +50,9 @@ void check_model(const fs::path& dir, double tol) {
 }  // namespace
 
 TEST(OnednnModels, DemoCnn) { check_model(source_root() / "models" / "demo_cnn", 1e-4); }
-TEST(OnednnModels, DemoTransformer) { check_model(source_root() / "models" / "demo_transformer", 1e-4); }
+TEST(OnednnModels, DemoTransformer) {
+  check_model(source_root() / "models" / "demo_transformer", 1e-4);
+}
 TEST(OnednnModels, BenchResnet50) { check_model("/tmp/bench/models/public/resnet50", 1e-3); }
 TEST(OnednnModels, BenchMobilenetV2) { check_model("/tmp/bench/models/public/mobilenet_v2", 1e-3); }
 TEST(OnednnModels, BenchBertBase) { check_model("/tmp/bench/models/public/bert_base", 1e-3); }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "ep/provider_registry.hpp"
+#include "unit/kernel_test_util.hpp"
 
 namespace tessera::test_device {
 
@@ -180,12 +181,7 @@ void register_fake_device() {
 }
 
 ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out) {
-  ir::Node n;
-  n.name = op + "_" + out[0];
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  return n;
+  return test::make_node(op, std::move(in), std::move(out));
 }
 
 namespace {
