@@ -7,7 +7,6 @@
 // a search. cuDNN 9 marks this API deprecated (its graph API replaces it); it
 // is still shipped and supported.
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -24,23 +23,8 @@ struct Window {
   std::vector<int64_t> pad_begin, pad_end, strides, dilations, kernel, out;
 };
 
-struct Descriptors {
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-  size_t workspace = 0;
+struct Descriptors : ConvDescriptors {
   Shape out;
-  Descriptors() = default;
-  Descriptors(const Descriptors&) = delete;
-  Descriptors& operator=(const Descriptors&) = delete;
-  ~Descriptors() {
-    if (x) cudnnDestroyTensorDescriptor(x);
-    if (y) cudnnDestroyTensorDescriptor(y);
-    if (bias) cudnnDestroyTensorDescriptor(bias);
-    if (w) cudnnDestroyFilterDescriptor(w);
-    if (conv) cudnnDestroyConvolutionDescriptor(conv);
-  }
 };
 
 class CudaConv : public CudaKernel {
@@ -53,12 +37,7 @@ class CudaConv : public CudaKernel {
         pads_(info.attr_ints("pads")),
         strides_(info.attr_ints("strides")),
         dilations_(info.attr_ints("dilations")) {
-    search_ = env->options().cudnn_conv_algo_search;
-    const ir::TypeInfo& x = info.input_type_info(0);
-    bool symbolic = !x.shape;
-    if (x.shape)
-      for (const auto& d : *x.shape) symbolic |= !d.value;
-    if (symbolic && search_ == ConvAlgoSearch::kExhaustive) search_ = ConvAlgoSearch::kHeuristic;
+    search_ = conv_search_for(*env, info);
     if (group_ < 1) info.fail_node("group ", group_, " must be at least 1");
   }
 
@@ -83,8 +62,8 @@ class CudaConv : public CudaKernel {
     void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
     check_cudnn(cudnnConvolutionForward(handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(),
-                                        d->conv, d->algo, workspace, d->workspace, &zero, d->y,
-                                        y.mutable_raw_data()),
+                                        d->conv, cudnnConvolutionFwdAlgo_t(d->algo), workspace,
+                                        d->workspace, &zero, d->y, y.mutable_raw_data()),
                 "cudnnConvolutionForward");
     if (b)
       check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->y,
@@ -146,119 +125,62 @@ class CudaConv : public CudaKernel {
     }
     auto d = std::make_shared<Descriptors>();
     const Window win = window(ctx, x.shape(), w.shape());
-    const cudnnDataType_t t = cudnn_type(x.dtype());
-    // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
-    const bool one_d = x.rank() == 3;
-    auto dims = [&](const Shape& s) { return cudnn_dims(ctx, s, one_d); };
-    std::vector<int> pad, stride, dilation;
-    if (one_d) {
-      pad.push_back(0);
-      stride.push_back(1);
-      dilation.push_back(1);
-    }
-    for (size_t i = 0; i < win.kernel.size(); ++i) {
-      pad.push_back(to_int(ctx, win.pad_begin[i]));
-      stride.push_back(to_int(ctx, win.strides[i]));
-      dilation.push_back(to_int(ctx, win.dilations[i]));
-    }
     std::vector<int64_t> out = {x.shape()[0], w.shape()[0]};
     out.insert(out.end(), win.out.begin(), win.out.end());
     d->out = Shape(out);
-    check_cudnn(cudnnCreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateFilterDescriptor(&d->w), "cudnnCreateFilterDescriptor");
-    check_cudnn(cudnnCreateConvolutionDescriptor(&d->conv), "cudnnCreateConvolutionDescriptor");
-    set_tensor(d->x, t, dims(x.shape()));
-    const std::vector<int> yd = dims(d->out);
-    set_tensor(d->y, t, yd);
-    std::vector<int> bd(yd.size(), 1);
-    bd[1] = yd[1];
-    set_tensor(d->bias, t, bd);
-    const std::vector<int> wd = dims(w.shape());
-    check_cudnn(cudnnSetFilterNdDescriptor(d->w, t, CUDNN_TENSOR_NCHW, int(wd.size()), wd.data()),
-                "cudnnSetFilterNdDescriptor");
-    check_cudnn(
-        cudnnSetConvolutionNdDescriptor(d->conv, int(pad.size()), pad.data(), stride.data(),
-                                        dilation.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        "cudnnSetConvolutionNdDescriptor");
-    check_cudnn(cudnnSetConvolutionGroupCount(d->conv, int(group_)),
-                "cudnnSetConvolutionGroupCount");
-    check_cudnn(cudnnSetConvolutionMathType(d->conv, conv_math_type(env(), x.dtype())),
-                "cudnnSetConvolutionMathType");
-    if (d->out.num_elements() > 0) {
-      const std::string key = conv_algo_key(
-          env(), {"fwd", x.dtype(), conv_math_type(env(), x.dtype()), dims(x.shape()), wd, yd, pad,
-                  stride, dilation, group_, conv_workspace_limit(env())});
-      choose_algorithm(ctx, h, *d, x, w, stream, key);
-    }
+    // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
+    const bool one_d = x.rank() == 3;
+    ConvProblem p;
+    p.type = x.dtype();
+    p.x = cudnn_dims(ctx, x.shape(), one_d);
+    p.w = cudnn_dims(ctx, w.shape(), one_d);
+    p.y = cudnn_dims(ctx, d->out, one_d);
+    p.group = group_;
+    set_conv_window(ctx, one_d, win.pad_begin, win.strides, win.dilations, p);
+    set_conv_descriptors(env(), *d, p);
+    if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, p, x, w, stream);
     std::lock_guard<std::mutex> lock(mu_);
     return cache_.emplace(key, std::move(d)).first->second;
   }
 
-  // `key`: the search's entry in the env's AlgoCache (EXHAUSTIVE only: the
-  // other searches cost next to nothing).
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
-                        const Tensor& x, const Tensor& w, cudaStream_t stream,
-                        const std::string& key) const {
-    const size_t limit = conv_workspace_limit(env());
-    constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-    cudnnConvolutionFwdAlgoPerf_t perf[kCount];
-    int returned = 0;
-    const bool exhaustive = search_ == ConvAlgoSearch::kExhaustive;
-    if (exhaustive) {
-      if (auto hit = env().algo_cache().find(key)) {
-        size_t need = 0;
-        const auto algo = cudnnConvolutionFwdAlgo_t(hit->algo);
-        if (cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, &need) ==
-                CUDNN_STATUS_SUCCESS &&
-            need <= limit) {
-          d.algo = algo;
-          d.workspace = need;
-          env().algo_cache().count_reuse();
-          return;
-        }
+                        const ConvProblem& p, const Tensor& x, const Tensor& w,
+                        cudaStream_t stream) const {
+    // The candidates of the search, best first.
+    auto candidates = [&](size_t limit) {
+      constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+      cudnnConvolutionFwdAlgoPerf_t perf[kCount];
+      int returned = 0;
+      if (search_ == ConvAlgoSearch::kExhaustive) {
+        // Runs every candidate on scratch memory of the real sizes.
+        Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
+        Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
+        check_cudnn(
+            cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x.raw_data(), d.w, w.raw_data(), d.conv,
+                                                   d.y, scratch_y.mutable_raw_data(), kCount,
+                                                   &returned, perf, ws.mutable_raw_data(), limit),
+            "cudnnFindConvolutionForwardAlgorithmEx");
+        check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
+      } else if (search_ == ConvAlgoSearch::kHeuristic) {
+        check_cudnn(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kCount,
+                                                           &returned, perf),
+                    "cudnnGetConvolutionForwardAlgorithm_v7");
+      } else {
+        return std::vector<int>{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM};
       }
-    }
-    const auto start = std::chrono::steady_clock::now();
-    if (exhaustive) {
-      // Runs every candidate on scratch memory of the real sizes.
-      Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
-      Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
-      check_cudnn(
-          cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x.raw_data(), d.w, w.raw_data(), d.conv,
-                                                 d.y, scratch_y.mutable_raw_data(), kCount,
-                                                 &returned, perf, ws.mutable_raw_data(), limit),
-          "cudnnFindConvolutionForwardAlgorithmEx");
-      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
-    } else if (search_ == ConvAlgoSearch::kHeuristic) {
-      check_cudnn(
-          cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kCount, &returned, perf),
-          "cudnnGetConvolutionForwardAlgorithm_v7");
-    } else {
-      perf[0].algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-      perf[0].status = CUDNN_STATUS_SUCCESS;
-      perf[0].memory = 0;
-      returned = 1;
-    }
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-      size_t need = 0;
-      if (cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, perf[i].algo, &need) !=
-              CUDNN_STATUS_SUCCESS ||
-          need > limit)
-        continue;
-      d.algo = perf[i].algo;
-      d.workspace = need;
-      if (exhaustive)
-        record_tuned_algo(
-            env(), ctx, key, int(d.algo), need,
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
-      return;
-    }
-    ctx.fail_node("cuDNN found no convolution algorithm for X ", x.description(), " and W ",
-                  w.description(), " within a workspace of ", limit, " bytes");
+      std::vector<int> out;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS) out.push_back(int(perf[i].algo));
+      return out;
+    };
+    auto workspace_of = [&](int algo, size_t* need) {
+      return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y,
+                                                     cudnnConvolutionFwdAlgo_t(algo),
+                                                     need) == CUDNN_STATUS_SUCCESS;
+    };
+    choose_conv_algorithm(
+        env(), ctx, search_, "fwd", p, d, candidates, workspace_of,
+        str_cat("convolution algorithm for X ", x.description(), " and W ", w.description()));
   }
 
   std::string auto_pad_;

@@ -14,7 +14,6 @@
 //     fails at run time, and is declined when the attributes show it.
 // The algorithm follows cudnn_conv_algo_search like Conv's, per input shape.
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -36,24 +35,15 @@ struct Geometry {
   bool cropped = false;  // buffer != out
 };
 
-struct Descriptors {
-  cudnnTensorDescriptor_t x = nullptr, dx = nullptr, y = nullptr, bias = nullptr;
-  cudnnFilterDescriptor_t w = nullptr;
-  cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnConvolutionBwdDataAlgo_t algo = CUDNN_CONVOLUTION_BWD_DATA_ALGO_1;
-  size_t workspace = 0;
+// The problem's Y is cuDNN's dx (the buffer); `out_y` describes the node's Y,
+// which the bias is added to (smaller than dx when cropped).
+struct Descriptors : ConvDescriptors {
+  cudnnTensorDescriptor_t out_y = nullptr;
   Geometry geo;
   Shape out, buffer;  // Y's shape, and dx's
-  Descriptors() = default;
-  Descriptors(const Descriptors&) = delete;
-  Descriptors& operator=(const Descriptors&) = delete;
+  Descriptors() { check_cudnn(cudnnCreateTensorDescriptor(&out_y), "cudnnCreateTensorDescriptor"); }
   ~Descriptors() {
-    if (x) cudnnDestroyTensorDescriptor(x);
-    if (dx) cudnnDestroyTensorDescriptor(dx);
-    if (y) cudnnDestroyTensorDescriptor(y);
-    if (bias) cudnnDestroyTensorDescriptor(bias);
-    if (w) cudnnDestroyFilterDescriptor(w);
-    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (out_y) cudnnDestroyTensorDescriptor(out_y);
   }
 };
 
@@ -70,12 +60,7 @@ class CudaConvTranspose : public CudaKernel {
         output_padding_(info.attr_ints("output_padding")),
         output_shape_(info.attr_ints("output_shape")) {
     if (auto_pad_.empty()) auto_pad_ = "NOTSET";
-    search_ = env->options().cudnn_conv_algo_search;
-    const ir::TypeInfo& x = info.input_type_info(0);
-    bool symbolic = !x.shape;
-    if (x.shape)
-      for (const auto& d : *x.shape) symbolic |= !d.value;
-    if (symbolic && search_ == ConvAlgoSearch::kExhaustive) search_ = ConvAlgoSearch::kHeuristic;
+    search_ = conv_search_for(*env, info);
     if (group_ < 1) info.fail_node("group ", group_, " must be at least 1");
   }
 
@@ -109,7 +94,8 @@ class CudaConvTranspose : public CudaKernel {
     const float one = 1.0f, zero = 0.0f;
     check_cudnn(
         cudnnConvolutionBackwardData(handle.get(), &one, d->w, w.raw_data(), d->x, x.raw_data(),
-                                     d->conv, d->algo, workspace, d->workspace, &zero, d->dx, dx),
+                                     d->conv, cudnnConvolutionBwdDataAlgo_t(d->algo), workspace,
+                                     d->workspace, &zero, d->y, dx),
         "cudnnConvolutionBackwardData (ConvTranspose)");
     if (d->geo.cropped) {
       const size_t r = d->geo.out.size();
@@ -123,7 +109,7 @@ class CudaConvTranspose : public CudaKernel {
                  "launch of ConvTranspose's crop kernel");
     }
     if (b)
-      check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->y,
+      check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->out_y,
                                  y.mutable_raw_data()),
                   "cudnnAddTensor (ConvTranspose's bias)");
   }
@@ -221,120 +207,63 @@ class CudaConvTranspose : public CudaKernel {
       std::lock_guard<std::mutex> lock(mu_);
       return cache_.emplace(key, std::move(d)).first->second;
     }
-    const cudnnDataType_t t = cudnn_type(x.dtype());
     // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
     const bool one_d = x.rank() == 3;
-    std::vector<int> pad, stride, dilation;
-    if (one_d) {
-      pad.push_back(0);
-      stride.push_back(1);
-      dilation.push_back(1);
-    }
-    for (size_t i = 0; i < g.pad.size(); ++i) {
-      pad.push_back(to_int(ctx, g.pad[i]));
-      stride.push_back(to_int(ctx, g.strides[i]));
-      dilation.push_back(to_int(ctx, g.dilations[i]));
-    }
-    check_cudnn(cudnnCreateTensorDescriptor(&d->x), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&d->dx), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&d->y), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateTensorDescriptor(&d->bias), "cudnnCreateTensorDescriptor");
-    check_cudnn(cudnnCreateFilterDescriptor(&d->w), "cudnnCreateFilterDescriptor");
-    check_cudnn(cudnnCreateConvolutionDescriptor(&d->conv), "cudnnCreateConvolutionDescriptor");
-    set_tensor(d->x, t, cudnn_dims(ctx, x.shape(), one_d));
-    set_tensor(d->dx, t, cudnn_dims(ctx, d->buffer, one_d));
-    const std::vector<int> yd = cudnn_dims(ctx, d->out, one_d);
-    set_tensor(d->y, t, yd);
-    std::vector<int> bd(yd.size(), 1);
-    bd[1] = yd[1];
-    set_tensor(d->bias, t, bd);
-    const std::vector<int> wd = cudnn_dims(ctx, w.shape(), one_d);
-    check_cudnn(cudnnSetFilterNdDescriptor(d->w, t, CUDNN_TENSOR_NCHW, int(wd.size()), wd.data()),
-                "cudnnSetFilterNdDescriptor");
-    check_cudnn(
-        cudnnSetConvolutionNdDescriptor(d->conv, int(pad.size()), pad.data(), stride.data(),
-                                        dilation.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-        "cudnnSetConvolutionNdDescriptor");
-    check_cudnn(cudnnSetConvolutionGroupCount(d->conv, int(group_)),
-                "cudnnSetConvolutionGroupCount");
-    check_cudnn(cudnnSetConvolutionMathType(d->conv, conv_math_type(env(), x.dtype())),
-                "cudnnSetConvolutionMathType");
-    const std::string search_key = conv_algo_key(
-        env(), {"bwd_data", x.dtype(), conv_math_type(env(), x.dtype()),
-                cudnn_dims(ctx, x.shape(), one_d), wd, cudnn_dims(ctx, d->buffer, one_d), pad,
-                stride, dilation, group_, conv_workspace_limit(env())});
-    choose_algorithm(ctx, h, *d, x, w, stream, search_key);
+    ConvProblem p;
+    p.type = x.dtype();
+    p.x = cudnn_dims(ctx, x.shape(), one_d);
+    p.w = cudnn_dims(ctx, w.shape(), one_d);
+    p.y = cudnn_dims(ctx, d->buffer, one_d);  // cuDNN's dx
+    p.group = group_;
+    set_conv_window(ctx, one_d, g.pad, g.strides, g.dilations, p);
+    set_conv_descriptors(env(), *d, p);
+    set_tensor(d->out_y, cudnn_type(x.dtype()), cudnn_dims(ctx, d->out, one_d));
+    choose_algorithm(ctx, h, *d, p, x, w, stream);
     std::lock_guard<std::mutex> lock(mu_);
     return cache_.emplace(key, std::move(d)).first->second;
   }
 
-  // `key`: the search's entry in the env's AlgoCache (EXHAUSTIVE only).
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
-                        const Tensor& x, const Tensor& w, cudaStream_t stream,
-                        const std::string& key) const {
-    const size_t limit = conv_workspace_limit(env());
-    constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-    cudnnConvolutionBwdDataAlgoPerf_t perf[kCount];
-    int returned = 0;
-    const bool exhaustive = search_ == ConvAlgoSearch::kExhaustive;
-    if (exhaustive) {
-      if (auto hit = env().algo_cache().find(key)) {
-        size_t need = 0;
-        const auto algo = cudnnConvolutionBwdDataAlgo_t(hit->algo);
-        if (cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.x, d.conv, d.dx, algo, &need) ==
-                CUDNN_STATUS_SUCCESS &&
-            need <= limit) {
-          d.algo = algo;
-          d.workspace = need;
-          env().algo_cache().count_reuse();
-          return;
-        }
+                        const ConvProblem& p, const Tensor& x, const Tensor& w,
+                        cudaStream_t stream) const {
+    // The candidates of the search, best first.
+    auto candidates = [&](size_t limit) {
+      constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+      cudnnConvolutionBwdDataAlgoPerf_t perf[kCount];
+      int returned = 0;
+      if (search_ == ConvAlgoSearch::kExhaustive) {
+        // Runs every candidate on scratch memory of the real sizes.
+        Tensor scratch_dx(x.dtype(), d.buffer, ctx.allocator());
+        Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
+        check_cudnn(
+            cudnnFindConvolutionBackwardDataAlgorithmEx(
+                h, d.w, w.raw_data(), d.x, x.raw_data(), d.conv, d.y, scratch_dx.mutable_raw_data(),
+                kCount, &returned, perf, ws.mutable_raw_data(), limit),
+            "cudnnFindConvolutionBackwardDataAlgorithmEx");
+        check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
+      } else if (search_ == ConvAlgoSearch::kHeuristic) {
+        check_cudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.x, d.conv, d.y, kCount,
+                                                                &returned, perf),
+                    "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+      } else {
+        // ALGO_1, deterministic; ALGO_0 (atomics) where cuDNN has no ALGO_1
+        // for the configuration (its workspace query then fails).
+        return std::vector<int>{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_0};
       }
-    }
-    const auto start = std::chrono::steady_clock::now();
-    if (exhaustive) {
-      // Runs every candidate on scratch memory of the real sizes.
-      Tensor scratch_dx(x.dtype(), d.buffer, ctx.allocator());
-      Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
-      check_cudnn(
-          cudnnFindConvolutionBackwardDataAlgorithmEx(
-              h, d.w, w.raw_data(), d.x, x.raw_data(), d.conv, d.dx, scratch_dx.mutable_raw_data(),
-              kCount, &returned, perf, ws.mutable_raw_data(), limit),
-          "cudnnFindConvolutionBackwardDataAlgorithmEx");
-      check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
-    } else if (search_ == ConvAlgoSearch::kHeuristic) {
-      check_cudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.x, d.conv, d.dx, kCount,
-                                                              &returned, perf),
-                  "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-    } else {
-      // ALGO_1, deterministic; ALGO_0 (atomics) where cuDNN has no ALGO_1
-      // for the configuration (its workspace query then fails).
-      for (cudnnConvolutionBwdDataAlgo_t a :
-           {CUDNN_CONVOLUTION_BWD_DATA_ALGO_1, CUDNN_CONVOLUTION_BWD_DATA_ALGO_0}) {
-        perf[returned].algo = a;
-        perf[returned].status = CUDNN_STATUS_SUCCESS;
-        perf[returned].memory = 0;
-        ++returned;
-      }
-    }
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-      size_t need = 0;
-      if (cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.x, d.conv, d.dx, perf[i].algo,
-                                                       &need) != CUDNN_STATUS_SUCCESS ||
-          need > limit)
-        continue;
-      d.algo = perf[i].algo;
-      d.workspace = need;
-      if (exhaustive)
-        record_tuned_algo(
-            env(), ctx, key, int(d.algo), need,
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count());
-      return;
-    }
-    ctx.fail_node("cuDNN found no backward-data algorithm for X ", x.description(), " and W ",
-                  w.description(), " within a workspace of ", limit, " bytes");
+      std::vector<int> out;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS) out.push_back(int(perf[i].algo));
+      return out;
+    };
+    auto workspace_of = [&](int algo, size_t* need) {
+      return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.x, d.conv, d.y,
+                                                          cudnnConvolutionBwdDataAlgo_t(algo),
+                                                          need) == CUDNN_STATUS_SUCCESS;
+    };
+    choose_conv_algorithm(
+        env(), ctx, search_, "bwd_data", p, d, candidates, workspace_of,
+        str_cat("backward-data algorithm for X ", x.description(), " and W ", w.description()));
   }
 
   std::string auto_pad_;

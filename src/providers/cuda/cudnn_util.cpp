@@ -1,6 +1,7 @@
 #include "providers/cuda/cudnn_util.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 
 #include "core/logging.hpp"
@@ -62,6 +63,67 @@ size_t conv_workspace_limit(const CudaEnv& env) {
   return std::max(limit, kSmall);
 }
 
+ConvDescriptors::ConvDescriptors() {
+  check_cudnn(cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnCreateTensorDescriptor(&y), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnCreateTensorDescriptor(&bias), "cudnnCreateTensorDescriptor");
+  check_cudnn(cudnnCreateFilterDescriptor(&w), "cudnnCreateFilterDescriptor");
+  check_cudnn(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+}
+
+ConvDescriptors::~ConvDescriptors() {
+  if (x) cudnnDestroyTensorDescriptor(x);
+  if (y) cudnnDestroyTensorDescriptor(y);
+  if (bias) cudnnDestroyTensorDescriptor(bias);
+  if (w) cudnnDestroyFilterDescriptor(w);
+  if (conv) cudnnDestroyConvolutionDescriptor(conv);
+}
+
+void set_conv_window(const ep::KernelContext& ctx, bool one_d, const std::vector<int64_t>& pad,
+                     const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                     ConvProblem& p) {
+  p.pad.clear();
+  p.stride.clear();
+  p.dilation.clear();
+  if (one_d) {
+    p.pad.push_back(0);
+    p.stride.push_back(1);
+    p.dilation.push_back(1);
+  }
+  for (size_t i = 0; i < pad.size(); ++i) {
+    p.pad.push_back(to_int(ctx, pad[i]));
+    p.stride.push_back(to_int(ctx, strides[i]));
+    p.dilation.push_back(to_int(ctx, dilations[i]));
+  }
+}
+
+void set_conv_descriptors(const CudaEnv& env, ConvDescriptors& d, const ConvProblem& p) {
+  const cudnnDataType_t t = cudnn_type(p.type);
+  set_tensor(d.x, t, p.x);
+  set_tensor(d.y, t, p.y);
+  std::vector<int> bias(p.y.size(), 1);
+  bias[1] = p.y[1];
+  set_tensor(d.bias, t, bias);
+  check_cudnn(cudnnSetFilterNdDescriptor(d.w, t, CUDNN_TENSOR_NCHW, int(p.w.size()), p.w.data()),
+              "cudnnSetFilterNdDescriptor");
+  check_cudnn(
+      cudnnSetConvolutionNdDescriptor(d.conv, int(p.pad.size()), p.pad.data(), p.stride.data(),
+                                      p.dilation.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+      "cudnnSetConvolutionNdDescriptor");
+  check_cudnn(cudnnSetConvolutionGroupCount(d.conv, int(p.group)), "cudnnSetConvolutionGroupCount");
+  check_cudnn(cudnnSetConvolutionMathType(d.conv, conv_math_type(env, p.type)),
+              "cudnnSetConvolutionMathType");
+}
+
+ConvAlgoSearch conv_search_for(const CudaEnv& env, const ep::KernelInfo& info) {
+  const ConvAlgoSearch search = env.options().cudnn_conv_algo_search;
+  const ir::TypeInfo& x = info.input_type_info(0);
+  bool symbolic = !x.shape;
+  if (x.shape)
+    for (const auto& d : *x.shape) symbolic |= !d.value;
+  return symbolic && search == ConvAlgoSearch::kExhaustive ? ConvAlgoSearch::kHeuristic : search;
+}
+
 namespace {
 
 std::string join(const std::vector<int>& v) {
@@ -70,22 +132,52 @@ std::string join(const std::vector<int>& v) {
   return out;
 }
 
-}  // namespace
-
-std::string conv_algo_key(const CudaEnv& env, const ConvSearchKey& k) {
-  return str_cat(env.device_signature(), "|", k.direction, "|", data_type_name(k.type), "|math ",
-                 int(k.math), "|x ", join(k.x), "|w ", join(k.w), "|y ", join(k.y), "|pad ",
-                 join(k.pad), "|stride ", join(k.stride), "|dilation ", join(k.dilation), "|group ",
-                 k.group, "|workspace ", k.workspace_limit);
+// Everything the choice depends on besides the problem's values.
+std::string conv_algo_key(const CudaEnv& env, const char* direction, const ConvProblem& p,
+                          size_t workspace_limit) {
+  return str_cat(env.device_signature(), "|", direction, "|", data_type_name(p.type), "|math ",
+                 int(conv_math_type(env, p.type)), "|x ", join(p.x), "|w ", join(p.w), "|y ",
+                 join(p.y), "|pad ", join(p.pad), "|stride ", join(p.stride), "|dilation ",
+                 join(p.dilation), "|group ", p.group, "|workspace ", workspace_limit);
 }
 
-void record_tuned_algo(const CudaEnv& env, const ep::KernelContext& ctx, const std::string& key,
-                       int algo, size_t workspace, double ms) {
+}  // namespace
+
+void choose_conv_algorithm(const CudaEnv& env, const ep::KernelContext& ctx, ConvAlgoSearch search,
+                           const char* direction, const ConvProblem& p, ConvDescriptors& d,
+                           const std::function<std::vector<int>(size_t limit)>& candidates,
+                           const std::function<bool(int algo, size_t* need)>& workspace_of,
+                           const std::string& what) {
+  const size_t limit = conv_workspace_limit(env);
+  const bool exhaustive = search == ConvAlgoSearch::kExhaustive;
   AlgoCache& cache = env.algo_cache();
-  cache.put(key, {algo, workspace, ms});
-  log(Severity::kInfo, "cuda", ctx.node().describe(), ": tuned in ", ms, " ms: algorithm ", algo,
-      ", workspace ", workspace, " bytes",
-      cache.path().empty() ? std::string() : str_cat(" (kept in ", cache.path(), ")"));
+  // Only the exhaustive search is worth keeping: the others cost next to nothing.
+  const std::string key = exhaustive ? conv_algo_key(env, direction, p, limit) : "";
+  size_t need = 0;
+  if (exhaustive)
+    if (auto hit = cache.find(key); hit && workspace_of(hit->algo, &need) && need <= limit) {
+      d.algo = hit->algo;
+      d.workspace = need;
+      cache.count_reuse();
+      return;
+    }
+  const auto start = std::chrono::steady_clock::now();
+  for (int algo : candidates(limit)) {
+    if (!workspace_of(algo, &need) || need > limit) continue;
+    d.algo = algo;
+    d.workspace = need;
+    if (exhaustive) {
+      const double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
+      cache.put(key, {algo, need, ms});
+      log(Severity::kInfo, "cuda", ctx.node().describe(), ": tuned in ", ms, " ms: algorithm ",
+          algo, ", workspace ", need, " bytes",
+          cache.path().empty() ? std::string() : str_cat(" (kept in ", cache.path(), ")"));
+    }
+    return;
+  }
+  ctx.fail_node("cuDNN found no ", what, " within a workspace of ", limit, " bytes");
 }
 
 }  // namespace tessera::cuda

@@ -5,6 +5,7 @@
 #include <cudnn.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,21 +40,58 @@ cudnnMathType_t conv_math_type(const CudaEnv& env, DataType t);
 // most, a quarter of gpu_mem_limit when set).
 size_t conv_workspace_limit(const CudaEnv& env);
 
-// The exhaustive search's choice for one convolution, through the env's
-// AlgoCache (option cudnn_conv_algo_cache): the key names the device, the
-// library versions and everything the choice depends on; `direction` is the
-// cuDNN routine ("fwd", "bwd_data").
-struct ConvSearchKey {
-  const char* direction;
-  DataType type;
-  cudnnMathType_t math;
-  std::vector<int> x, w, y, pad, stride, dilation;  // y: what the routine writes
-  int64_t group;
-  size_t workspace_limit;
+// The cuDNN objects of one convolution problem (Conv's forward,
+// ConvTranspose's backward-data): the X, Y and bias tensors, the filter and
+// the convolution, created together and destroyed together; and the chosen
+// algorithm with the workspace it needs.
+struct ConvDescriptors {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  int algo = 0;
+  size_t workspace = 0;
+  ConvDescriptors();
+  ~ConvDescriptors();
+  ConvDescriptors(const ConvDescriptors&) = delete;
+  ConvDescriptors& operator=(const ConvDescriptors&) = delete;
 };
-std::string conv_algo_key(const CudaEnv& env, const ConvSearchKey& k);
-// Records a search's result and logs what it cost (Info: "tuned ... in N ms").
-void record_tuned_algo(const CudaEnv& env, const ep::KernelContext& ctx, const std::string& key,
-                       int algo, size_t workspace, double ms);
+
+// One convolution as cuDNN takes it (1-D as 2-D with a height of 1): dims of
+// X, the filter and Y (what the routine writes: Conv's Y, ConvTranspose's dx),
+// and the window.
+struct ConvProblem {
+  DataType type = DataType::kFloat;
+  std::vector<int> x, w, y, pad, stride, dilation;
+  int64_t group = 1;
+};
+
+// Sets p's window from per-axis values, with the extra leading axis of a
+// 1-D problem.
+void set_conv_window(const ep::KernelContext& ctx, bool one_d, const std::vector<int64_t>& pad,
+                     const std::vector<int64_t>& strides, const std::vector<int64_t>& dilations,
+                     ConvProblem& p);
+
+// Sets d's tensors (packed; the bias [1, C, 1...] over Y's channels), filter
+// (NCHW) and convolution (cross-correlation, float accumulation, groups, the
+// env's math type) for `p`.
+void set_conv_descriptors(const CudaEnv& env, ConvDescriptors& d, const ConvProblem& p);
+
+// A node's cudnn_conv_algo_search: HEURISTIC in place of EXHAUSTIVE when
+// input 0 has symbolic dims, so a new shape never stalls a run on a search.
+ConvAlgoSearch conv_search_for(const CudaEnv& env, const ep::KernelInfo& info);
+
+// Chooses d.algo and d.workspace for `p`. Under EXHAUSTIVE, the env's
+// AlgoCache (option cudnn_conv_algo_cache) answers first when it holds the
+// problem and the algorithm's workspace still fits. Otherwise `search`
+// returns the candidates (best first; the search itself per the setting),
+// and the first that `workspace_of` accepts within the workspace limit is
+// taken; an exhaustive search is recorded in the cache and its time logged
+// (Info). `direction` names the cuDNN routine ("fwd", "bwd_data"); `what`
+// names the problem in the failure when nothing fits.
+void choose_conv_algorithm(const CudaEnv& env, const ep::KernelContext& ctx, ConvAlgoSearch search,
+                           const char* direction, const ConvProblem& p, ConvDescriptors& d,
+                           const std::function<std::vector<int>(size_t limit)>& candidates,
+                           const std::function<bool(int algo, size_t* need)>& workspace_of,
+                           const std::string& what);
 
 }  // namespace tessera::cuda
