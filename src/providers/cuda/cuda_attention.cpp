@@ -34,6 +34,32 @@ MaskKind mask_kind(const ep::KernelContext& ctx, const Tensor& m) {
   }
 }
 
+// The geometry of Q, K and V of these dims (and the mask's); fails the node
+// when they do not fit together or the head is too large for the kernel.
+AttentionShape plan(const ep::KernelContext& ctx, const std::vector<int64_t>& q,
+                    const std::vector<int64_t>& k, const std::vector<int64_t>& v,
+                    const Tensor* mask, int64_t q_heads, int64_t kv_heads) {
+  AttentionShape s;
+  if (std::string why =
+          plan_attention(q, k, v, mask ? &mask->shape().dims() : nullptr, q_heads, kv_heads, s);
+      !why.empty())
+    ctx.fail_node(why);
+  if (s.head_size > kMaxHeadSize)
+    ctx.fail_node("head size ", s.head_size, " is above the CUDA kernel's ", kMaxHeadSize);
+  if (mask) s.mask_kind = mask_kind(ctx, *mask);
+  return s;
+}
+
+// Enqueues the fused kernel, with the scratch it needs for long key rows.
+void launch(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+            const AttentionShape& s, Tensor& y, Scratch& scratch, cudaStream_t stream) {
+  void* sc = scratch.bytes(attention_scratch_bytes(s));
+  check_cuda(
+      launch_attention(elem_type(q.dtype()), q.raw_data(), k.raw_data(), v.raw_data(),
+                       mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, sc, stream),
+      "launch of the attention kernel");
+}
+
 class CudaAttention : public CudaKernel {
  public:
   CudaAttention(const ep::KernelInfo& info, const EnvPtr& env)
@@ -63,29 +89,16 @@ class CudaAttention : public CudaKernel {
     if (k.dtype() != q.dtype() || v.dtype() != q.dtype())
       ctx.fail_node("Q, K and V must have one element type for the CUDA kernel, got ",
                     q.description(), ", ", k.description(), ", ", v.description());
-    AttentionShape s;
-    if (std::string why =
-            plan_attention(q.shape().dims(), k.shape().dims(), v.shape().dims(),
-                           mask ? &mask->shape().dims() : nullptr, q_heads_, kv_heads_, s);
-        !why.empty())
-      ctx.fail_node(why);
-    if (s.head_size > kMaxHeadSize)
-      ctx.fail_node("head size ", s.head_size, " is above the CUDA kernel's ", kMaxHeadSize);
+    AttentionShape s =
+        plan(ctx, q.shape().dims(), k.shape().dims(), v.shape().dims(), mask, q_heads_, kv_heads_);
     s.scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(s.head_size)));
     s.softcap = softcap_;
     s.causal = causal_;
     s.left_window = left_;
     s.right_window = right_;
-    if (mask) s.mask_kind = mask_kind(ctx, *mask);
-    const size_t rank = q.rank();
-
-    Tensor& y = ctx.output(0, rank == 4 ? Shape{s.batch, s.q_heads, s.q_len, s.v_head_size}
-                                        : Shape{s.batch, s.q_len, s.q_heads * s.v_head_size});
-    void* sc = scratch.bytes(attention_scratch_bytes(s));
-    check_cuda(
-        launch_attention(elem_type(q.dtype()), q.raw_data(), k.raw_data(), v.raw_data(),
-                         mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, sc, stream),
-        "launch of the attention kernel");
+    Tensor& y = ctx.output(0, q.rank() == 4 ? Shape{s.batch, s.q_heads, s.q_len, s.v_head_size}
+                                            : Shape{s.batch, s.q_len, s.q_heads * s.v_head_size});
+    launch(q, k, v, mask, s, y, scratch, stream);
   }
 
  private:
@@ -157,21 +170,10 @@ class CudaMultiHeadAttention : public CudaKernel {
     if (mask && mask->dtype() == DataType::kBool)
       ctx.fail_node("the mask ", mask->description(), " must be additive (a float type)");
     const std::vector<int64_t> dims = {q.num_elements() / row, seq_, heads_ * head_size_};
-    AttentionShape s;
-    if (std::string why = plan_attention(dims, dims, dims, mask ? &mask->shape().dims() : nullptr,
-                                         heads_, heads_, s);
-        !why.empty())
-      ctx.fail_node(why);
-    if (s.head_size > kMaxHeadSize)
-      ctx.fail_node("head size ", s.head_size, " is above the CUDA kernel's ", kMaxHeadSize);
+    AttentionShape s = plan(ctx, dims, dims, dims, mask, heads_, heads_);
     s.scale = scale_;
-    if (mask) s.mask_kind = mask_kind(ctx, *mask);
     Tensor& y = ctx.output(0, output_shape(ctx, q.num_elements()));
-    void* sc = scratch.bytes(attention_scratch_bytes(s));
-    check_cuda(
-        launch_attention(elem_type(q.dtype()), q.raw_data(), k.raw_data(), v.raw_data(),
-                         mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, sc, stream),
-        "launch of the attention kernel");
+    launch(q, k, v, mask, s, y, scratch, stream);
   }
 
  private:

@@ -63,9 +63,11 @@ std::string check_softmax(const ep::ClaimQuery& q) {
   return "";
 }
 
-class CudaLayerNorm : public CudaKernel {
- public:
-  CudaLayerNorm(const ep::KernelInfo& info, const EnvPtr& env)
+// LayerNormalization and RMSNormalization: an axis, an epsilon, and
+// statistics in float (stash_type 1).
+class CudaRowNorm : public CudaKernel {
+ protected:
+  CudaRowNorm(const ep::KernelInfo& info, const EnvPtr& env)
       : CudaKernel(env),
         axis_(info.attr_int("axis", -1)),
         epsilon_(info.attr_float("epsilon", 1e-5f)) {
@@ -73,6 +75,13 @@ class CudaLayerNorm : public CudaKernel {
       info.fail_node("stash_type ", info.attr_int("stash_type", 1),
                      " is not supported (the CUDA kernel computes statistics in float)");
   }
+  int64_t axis_;
+  float epsilon_;
+};
+
+class CudaLayerNorm : public CudaRowNorm {
+ public:
+  CudaLayerNorm(const ep::KernelInfo& info, const EnvPtr& env) : CudaRowNorm(info, env) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& scale = ctx.required_input(1);
@@ -99,10 +108,6 @@ class CudaLayerNorm : public CudaKernel {
                                  inv_std, rows, cols, epsilon_, stream),
                "launch of the layer normalization kernel");
   }
-
- private:
-  int64_t axis_;
-  float epsilon_;
 };
 
 std::string check_layer_norm(const ep::ClaimQuery& q) {
@@ -129,16 +134,9 @@ int64_t trailing_scale_elements(const Shape& x, size_t axis, const Shape& scale)
   return n;
 }
 
-class CudaRmsNorm : public CudaKernel {
+class CudaRmsNorm : public CudaRowNorm {
  public:
-  CudaRmsNorm(const ep::KernelInfo& info, const EnvPtr& env)
-      : CudaKernel(env),
-        axis_(info.attr_int("axis", -1)),
-        epsilon_(info.attr_float("epsilon", 1e-5f)) {
-    if (info.attr_int("stash_type", 1) != 1)
-      info.fail_node("stash_type ", info.attr_int("stash_type", 1),
-                     " is not supported (the CUDA kernel computes statistics in float)");
-  }
+  CudaRmsNorm(const ep::KernelInfo& info, const EnvPtr& env) : CudaRowNorm(info, env) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& scale = ctx.required_input(1);
@@ -157,10 +155,6 @@ class CudaRmsNorm : public CudaKernel {
                                y.mutable_raw_data(), rows, cols, epsilon_, stream),
                "launch of the RMS normalization kernel");
   }
-
- private:
-  int64_t axis_;
-  float epsilon_;
 };
 
 std::string check_rms_norm(const ep::ClaimQuery& q) {
