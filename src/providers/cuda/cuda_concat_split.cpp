@@ -2,6 +2,7 @@
 // input of Concat (output of Split) is one block of columns of the larger
 // tensor, so each is one 2-D copy (cudaMemcpy2DAsync), or one plain copy
 // when outer is 1.
+#include "ops/shape_rules.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_shape_ops.hpp"
 
@@ -103,28 +104,7 @@ class CudaSplit : public CudaKernel {
     const int64_t n = int64_t(ctx.num_outputs());
     std::vector<int64_t> split = split_attr_;
     if (opset_ >= 13 && ctx.input(1)) split = host_ints(ctx, 1, "split");
-    if (split.empty()) {
-      // 18 on: chunks of ceil(dim / n), the last one smaller; before, equal parts.
-      int64_t chunk;
-      if (opset_ >= 18) {
-        chunk = (dim + n - 1) / n;
-      } else {
-        if (dim % n != 0)
-          ctx.fail_node("cannot split axis ", axis_, " of shape ", x.shape().to_string(), " into ",
-                        n, " equal parts");
-        chunk = dim / n;
-      }
-      for (int64_t i = 0; i < n; ++i)
-        split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
-    }
-    int64_t total = 0;
-    for (int64_t s : split) {
-      if (s < 0) ctx.fail_node("split sizes must not be negative, got ", Shape(split).to_string());
-      total += s;
-    }
-    if (int64_t(split.size()) != n || total != dim)
-      ctx.fail_node("split ", Shape(split).to_string(), " does not divide axis ", axis_,
-                    " of shape ", x.shape().to_string(), " into ", n, " outputs");
+    split = ops::split_sizes(x.shape(), axis, axis_, n, std::move(split), opset_);
     const size_t bytes = size_t(elem_bytes(x.dtype()));
     const size_t outer = size_t(x.shape().size_to(axis)),
                  inner = size_t(x.shape().size_from(axis + 1));

@@ -3,6 +3,7 @@
 // merges into one contiguous run is a plain device-to-device copy, and a
 // transpose that moves the innermost dim goes through shared-memory tiles.
 #include "ops/broadcast.hpp"
+#include "ops/shape_rules.hpp"
 #include "providers/cuda/copy_plan.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_shape_ops.hpp"
@@ -86,48 +87,10 @@ class CudaSlice : public CudaKernel {
       axes = ctx.input(3) ? host_ints(ctx, 3, "axes") : std::vector<int64_t>{};
       if (ctx.input(4)) steps = host_ints(ctx, 4, "steps");
     }
-    const size_t n = starts.size();
-    if (axes.empty())
-      for (size_t i = 0; i < n; ++i) axes.push_back(int64_t(i));
-    if (steps.empty()) steps.assign(n, 1);
-    if (ends.size() != n || axes.size() != n || steps.size() != n)
-      ctx.fail_node("starts, ends, axes and steps have different lengths (", n, ", ", ends.size(),
-                    ", ", axes.size(), ", ", steps.size(), ")");
     const Shape& in = x.shape();
     const size_t r = in.rank();
-    std::vector<int64_t> begin(r, 0), step(r, 1), dims = in.dims();
-    std::vector<bool> seen(r, false);
-    for (size_t i = 0; i < n; ++i) {
-      const size_t k = normalized_axis(ctx, axes[i], in);
-      if (seen[k]) ctx.fail_node("axis ", axes[i], " is repeated");
-      seen[k] = true;
-      const int64_t dim = in[k], st = steps[i];
-      if (st == 0) ctx.fail_node("step for axis ", axes[i], " is 0");
-      int64_t s = starts[i], e = ends[i];
-      if (s < 0) s += dim;
-      if (e < 0) e += dim;
-      // Clamped as the spec says: to [0, dim] going forwards, to [0, dim - 1]
-      // (start) and [-1, dim - 1] (end) going backwards.
-      int64_t count;
-      if (dim == 0) {  // nothing to take (and [0, dim - 1] below would be empty)
-        s = 0;
-        count = 0;
-      } else if (st > 0) {
-        s = std::clamp<int64_t>(s, 0, dim);
-        e = std::clamp<int64_t>(e, 0, dim);
-        count = e > s ? (e - s - 1) / st + 1 : 0;
-      } else {
-        s = std::clamp<int64_t>(s, 0, dim - 1);
-        e = std::clamp<int64_t>(e, -1, dim - 1);
-        // -st overflows for INT64_MIN; any step of dim or more takes one element.
-        count = s > e ? (s - e - 1) / (st < -dim ? dim : -st) + 1 : 0;
-      }
-      begin[k] = s;
-      // With at most one element the step never moves (and in_stride * step
-      // could overflow for huge steps).
-      step[k] = count > 1 ? st : 1;
-      dims[k] = count;
-    }
+    const ops::SliceWindow w = ops::slice_window(in, starts, ends, axes, steps);
+    const std::vector<int64_t>&begin = w.begin, &step = w.step, &dims = w.dims;
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     if (y.num_elements() == 0) return;
     const std::vector<int64_t> in_strides = dense_strides(in.dims());
@@ -149,16 +112,7 @@ class CudaExpand : public CudaKernel {
   CudaExpand(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
-    const Shape target(host_ints(ctx, 1, "shape"));
-    for (int64_t d : target.dims())
-      if (d < 0) ctx.fail_node("shape ", target.to_string(), " has a negative dimension");
-    Shape out;
-    try {
-      out = ops::broadcast_shapes({x.shape(), target});
-    } catch (const Error& e) {
-      ctx.fail_node("cannot expand input of shape ", x.shape().to_string(), " to ",
-                    target.to_string(), ": ", e.what());
-    }
+    const Shape out = ops::expand_shape(x.shape(), Shape(host_ints(ctx, 1, "shape")));
     Tensor& y = ctx.output(0, out, x.dtype());
     strided_copy(x, y,
                  plan_copy(out.dims(), {{broadcast_strides(x.shape().dims(), out.dims()), 0,

@@ -1,4 +1,5 @@
 // Concat and Split: block copies along one axis (outer x [dim x inner]).
+#include "ops/shape_rules.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -36,8 +37,7 @@ class ConcatKernel : public OpKernel {
     dims[axis] = 0;
     for (const Tensor* t : ins) {
       bool ok = t->rank() == s0.rank() && t->dtype() == ins[0]->dtype();
-      for (size_t k = 0; ok && k < s0.rank(); ++k)
-        ok = k == axis || t->shape()[k] == s0[k];
+      for (size_t k = 0; ok && k < s0.rank(); ++k) ok = k == axis || t->shape()[k] == s0[k];
       if (!ok)
         ctx.fail_node("inputs of shapes ", shapes_list(ins),
                       " differ outside the concatenation axis ", axis_);
@@ -81,27 +81,7 @@ class SplitKernel : public OpKernel {
     std::vector<int64_t> split = split_attr_;
     bool from_input = opset_ >= 13 || (opset_ == 1 && split.empty());
     if (from_input && ctx.input(1)) split = read_ints(*ctx.input(1));
-    if (split.empty()) {
-      int64_t chunk;
-      if (opset_ >= 18) {
-        chunk = (dim + n - 1) / n;
-      } else {
-        if (dim % n != 0)
-          ctx.fail_node("cannot split axis ", axis_, " of shape ", x.shape().to_string(),
-                        " into ", n, " equal parts");
-        chunk = dim / n;
-      }
-      for (int64_t i = 0; i < n; ++i)
-        split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
-    }
-    int64_t total = 0;
-    for (int64_t s : split) {
-      if (s < 0) ctx.fail_node("split sizes must not be negative, got ", Shape(split).to_string());
-      total += s;
-    }
-    if (int64_t(split.size()) != n || total != dim)
-      ctx.fail_node("split ", Shape(split).to_string(), " does not divide axis ", axis_,
-                    " of shape ", x.shape().to_string(), " into ", n, " outputs");
+    split = ops::split_sizes(x.shape(), axis, axis_, n, std::move(split), opset_);
     int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
     int64_t offset = 0;
     for (int64_t i = 0; i < n; ++i) {

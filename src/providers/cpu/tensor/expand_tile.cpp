@@ -1,6 +1,7 @@
 // Expand and Tile: both are an axis-map copy whose per-axis table repeats
 // input offsets (0 for a broadcast axis, i mod dim for a tiled one).
 #include "ops/broadcast.hpp"
+#include "ops/shape_rules.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -19,16 +20,7 @@ class ExpandKernel : public OpKernel {
   explicit ExpandKernel(const KernelInfo&) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    Shape target(read_ints(ctx.required_input(1)));
-    for (int64_t d : target.dims())
-      if (d < 0) ctx.fail_node("shape ", target.to_string(), " has a negative dimension");
-    Shape out;
-    try {
-      out = ops::broadcast_shapes({x.shape(), target});
-    } catch (const Error& e) {
-      ctx.fail_node("cannot expand input of shape ", x.shape().to_string(), " to ",
-                    target.to_string(), ": ", e.what());
-    }
+    const Shape out = ops::expand_shape(x.shape(), Shape(read_ints(ctx.required_input(1))));
     Tensor& y = ctx.output(0, out, x.dtype());
     size_t R = out.rank(), r = x.rank();
     std::vector<int64_t> st = strides_of(x.shape());
@@ -54,8 +46,7 @@ class TileKernel : public OpKernel {
     if (v1_) {  // Tile-1: a scalar count and the axis it applies to
       auto tiles = read_ints(ctx.required_input(1));
       auto axis = read_ints(ctx.required_input(2));
-      if (tiles.size() != 1 || axis.size() != 1)
-        ctx.fail_node("tiles and axis must be scalars");
+      if (tiles.size() != 1 || axis.size() != 1) ctx.fail_node("tiles and axis must be scalars");
       int64_t a = axis[0] < 0 ? axis[0] + int64_t(r) : axis[0];
       if (a < 0 || a >= int64_t(r))
         ctx.fail_node("axis ", axis[0], " is out of range for input of shape ",

@@ -1,0 +1,102 @@
+#include "ops/shape_rules.hpp"
+
+#include <algorithm>
+
+#include "core/error.hpp"
+#include "ops/broadcast.hpp"
+
+namespace tessera::ops {
+
+std::vector<int64_t> split_sizes(const Shape& x, size_t axis, int64_t axis_attr, int64_t outputs,
+                                 std::vector<int64_t> split, int64_t opset) {
+  const int64_t dim = x[axis], n = outputs;
+  if (split.empty()) {
+    int64_t chunk;
+    if (opset >= 18) {
+      chunk = (dim + n - 1) / n;
+    } else {
+      if (dim % n != 0)
+        fail(ErrorCode::kInvalidArgument, "cannot split axis ", axis_attr, " of shape ",
+             x.to_string(), " into ", n, " equal parts");
+      chunk = dim / n;
+    }
+    for (int64_t i = 0; i < n; ++i)
+      split.push_back(std::max<int64_t>(0, std::min(chunk, dim - i * chunk)));
+  }
+  int64_t total = 0;
+  for (int64_t s : split) {
+    if (s < 0)
+      fail(ErrorCode::kInvalidArgument, "split sizes must not be negative, got ",
+           Shape(split).to_string());
+    total += s;
+  }
+  if (int64_t(split.size()) != n || total != dim)
+    fail(ErrorCode::kInvalidArgument, "split ", Shape(split).to_string(), " does not divide axis ",
+         axis_attr, " of shape ", x.to_string(), " into ", n, " outputs");
+  return split;
+}
+
+SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
+                         const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                         std::vector<int64_t> steps) {
+  const size_t n = starts.size();
+  if (axes.empty())
+    for (size_t i = 0; i < n; ++i) axes.push_back(int64_t(i));
+  if (steps.empty()) steps.assign(n, 1);
+  if (ends.size() != n || axes.size() != n || steps.size() != n)
+    fail(ErrorCode::kInvalidArgument, "starts, ends, axes and steps have different lengths (", n,
+         ", ", ends.size(), ", ", axes.size(), ", ", steps.size(), ")");
+  const int64_t r = int64_t(in.rank());
+  SliceWindow w;
+  w.begin.assign(size_t(r), 0);
+  w.step.assign(size_t(r), 1);
+  w.dims = in.dims();
+  std::vector<bool> seen(size_t(r), false);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t a = axes[i];
+    if (a < -r || a >= r)
+      fail(ErrorCode::kInvalidArgument, "axis ", a, " is out of range for input of shape ",
+           in.to_string());
+    const size_t k = size_t(a < 0 ? a + r : a);
+    if (seen[k]) fail(ErrorCode::kInvalidArgument, "axis ", a, " is repeated");
+    seen[k] = true;
+    const int64_t dim = in[k], st = steps[i];
+    if (st == 0) fail(ErrorCode::kInvalidArgument, "step for axis ", a, " is 0");
+    int64_t s = starts[i], e = ends[i];
+    if (s < 0) s += dim;
+    if (e < 0) e += dim;
+    // The step's magnitude as unsigned: -INT64_MIN does not fit int64, and
+    // (e - s + st - 1) would overflow for steps near INT64_MAX.
+    const uint64_t mag = st > 0 ? uint64_t(st) : uint64_t(0) - uint64_t(st);
+    int64_t count = 0;
+    if (dim == 0) {
+      s = 0;              // nothing to take, either way (and [0, dim - 1] would be empty)
+    } else if (st > 0) {  // clamped to [0, dim]
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      count = e > s ? int64_t(1 + uint64_t(e - s - 1) / mag) : 0;
+    } else {  // start clamped to [0, dim - 1], end to [-1, dim - 1]
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      count = s > e ? int64_t(1 + uint64_t(s - e - 1) / mag) : 0;
+    }
+    w.begin[k] = s;
+    w.step[k] = count > 1 ? st : 1;
+    w.dims[k] = count;
+  }
+  return w;
+}
+
+Shape expand_shape(const Shape& x, const Shape& target) {
+  for (int64_t d : target.dims())
+    if (d < 0)
+      fail(ErrorCode::kInvalidArgument, "shape ", target.to_string(), " has a negative dimension");
+  try {
+    return broadcast_shapes({x, target});
+  } catch (const Error& e) {
+    fail(ErrorCode::kInvalidArgument, "cannot expand input of shape ", x.to_string(), " to ",
+         target.to_string(), ": ", e.what());
+  }
+}
+
+}  // namespace tessera::ops

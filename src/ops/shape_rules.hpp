@@ -1,0 +1,33 @@
+// The output geometry of Split, Slice and Expand as the spec defines it,
+// from the node's attributes and the values of its shape inputs: one place
+// for every provider's kernels (the CPU's and CUDA's). Errors are
+// kInvalidArgument naming the offending values; the executor adds the node.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/shape.hpp"
+
+namespace tessera::ops {
+
+// The sizes of Split's `outputs` parts along `axis` (already made
+// non-negative; `axis_attr` is the attribute as written, for messages) of
+// `x`: `split` when given, else equal parts (opset 18 on: ceil(dim / n), the
+// last part smaller).
+std::vector<int64_t> split_sizes(const Shape& x, size_t axis, int64_t axis_attr, int64_t outputs,
+                                 std::vector<int64_t> split, int64_t opset);
+
+// Slice per input axis: the first element taken, the step between elements
+// (1 where at most one is taken, so a huge step never enters index math),
+// and how many are taken. `axes` empty means 0, 1, ...; `steps` empty, all 1.
+struct SliceWindow {
+  std::vector<int64_t> begin, step, dims;
+};
+SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
+                         const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                         std::vector<int64_t> steps);
+
+// Expand's output: `x` broadcast with `target` (no negative dims).
+Shape expand_shape(const Shape& x, const Shape& target);
+
+}  // namespace tessera::ops
