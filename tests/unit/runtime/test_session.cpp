@@ -6,21 +6,11 @@
 
 #include "core/logging.hpp"
 #include "runtime/session.hpp"
+#include "unit/kernel_test_util.hpp"
 
 using namespace tessera;
 
 namespace {
-
-ir::Node node(const std::string& op, std::vector<std::string> in, std::vector<std::string> out,
-              std::vector<ir::Attribute> attrs = {}) {
-  ir::Node n;
-  n.name = op + "_" + out[0];
-  n.op_type = op;
-  n.inputs = std::move(in);
-  n.outputs = std::move(out);
-  n.attributes = std::move(attrs);
-  return n;
-}
 
 ir::ValueInfo tensor_info(const std::string& name, DataType t, std::vector<ir::Dim> dims) {
   return {name, ir::TypeInfo::tensor(t, dims), ""};
@@ -38,8 +28,8 @@ ir::Model add_relu_model() {
   m.graph.inputs.push_back(tensor_info("x", DataType::kFloat, {sym("N"), dim(3)}));
   m.graph.inputs.push_back(tensor_info("b", DataType::kFloat, {dim(3)}));
   m.graph.initializers["b"] = Tensor::from_vector<float>({1, -2, 3}, Shape{3});
-  m.graph.nodes.push_back(node("Add", {"x", "b"}, {"s"}));
-  m.graph.nodes.push_back(node("Relu", {"s"}, {"y"}));
+  m.graph.nodes.push_back(test::make_node("Add", {"x", "b"}, {"s"}));
+  m.graph.nodes.push_back(test::make_node("Relu", {"s"}, {"y"}));
   m.graph.outputs.push_back(tensor_info("y", DataType::kFloat, {sym("N"), dim(3)}));
   return m;
 }
@@ -207,7 +197,7 @@ TEST(RuntimeSession, IfBranchReadsOuterScope) {
   m.graph.inputs.push_back(tensor_info("x", DataType::kFloat, {dim(2)}));
   auto branch = [](const std::string& op) {
     auto g = std::make_shared<ir::Graph>();
-    g->nodes.push_back(node(op, {"x"}, {"r"}));
+    g->nodes.push_back(test::make_node(op, {"x"}, {"r"}));
     g->outputs.push_back(tensor_info("r", DataType::kFloat, {dim(2)}));
     return g;
   };
@@ -218,7 +208,7 @@ TEST(RuntimeSession, IfBranchReadsOuterScope) {
   e = t;
   e.name = "else_branch";
   e.g = branch("Neg");
-  m.graph.nodes.push_back(node("If", {"c"}, {"y"}, {t, e}));
+  m.graph.nodes.push_back(test::make_node("If", {"c"}, {"y"}, {t, e}));
   m.graph.outputs.push_back(tensor_info("y", DataType::kFloat, {dim(2)}));
   auto s = Session::create_from_model(m);
   auto x = Tensor::from_vector<float>({-1, 2}, Shape{2});
@@ -240,9 +230,9 @@ TEST(RuntimeSession, LoopCarriesAndScans) {
   body->inputs.push_back(tensor_info("i", DataType::kInt64, {}));
   body->inputs.push_back(tensor_info("cin", DataType::kBool, {}));
   body->inputs.push_back(tensor_info("acc", DataType::kFloat, {dim(2)}));
-  body->nodes.push_back(node("Identity", {"cin"}, {"cout"}));
-  body->nodes.push_back(node("Add", {"acc", "x"}, {"acc_next"}));
-  body->nodes.push_back(node("Identity", {"acc_next"}, {"scan"}));
+  body->nodes.push_back(test::make_node("Identity", {"cin"}, {"cout"}));
+  body->nodes.push_back(test::make_node("Add", {"acc", "x"}, {"acc_next"}));
+  body->nodes.push_back(test::make_node("Identity", {"acc_next"}, {"scan"}));
   body->outputs.push_back(tensor_info("cout", DataType::kBool, {}));
   body->outputs.push_back(tensor_info("acc_next", DataType::kFloat, {dim(2)}));
   body->outputs.push_back(tensor_info("scan", DataType::kFloat, {dim(2)}));
@@ -250,7 +240,7 @@ TEST(RuntimeSession, LoopCarriesAndScans) {
   b.name = "body";
   b.type = ir::AttrType::kGraph;
   b.g = body;
-  m.graph.nodes.push_back(node("Loop", {"M", "cond0", "acc0"}, {"final", "all"}, {b}));
+  m.graph.nodes.push_back(test::make_node("Loop", {"M", "cond0", "acc0"}, {"final", "all"}, {b}));
   m.graph.outputs.push_back(tensor_info("final", DataType::kFloat, {dim(2)}));
   m.graph.outputs.push_back(tensor_info("all", DataType::kFloat, {sym("T"), dim(2)}));
   auto s = Session::create_from_model(m);
@@ -334,12 +324,12 @@ TEST(RuntimeSession, ParallelModeRunsIndependentBranchesCorrectly) {
   for (int b = 0; b < 8; ++b) {
     std::string k = std::to_string(b);
     m.graph.initializers["c" + k] = Tensor::from_vector<float>({float(b), 1, -1, 2}, Shape{4});
-    m.graph.nodes.push_back(node("Add", {"x", "c" + k}, {"a" + k}));
-    m.graph.nodes.push_back(node("Relu", {"a" + k}, {"r" + k}));
-    m.graph.nodes.push_back(node("Mul", {"r" + k, "x"}, {"m" + k}));
+    m.graph.nodes.push_back(test::make_node("Add", {"x", "c" + k}, {"a" + k}));
+    m.graph.nodes.push_back(test::make_node("Relu", {"a" + k}, {"r" + k}));
+    m.graph.nodes.push_back(test::make_node("Mul", {"r" + k, "x"}, {"m" + k}));
     ends.push_back("m" + k);
   }
-  m.graph.nodes.push_back(node("Sum", ends, {"y"}));
+  m.graph.nodes.push_back(test::make_node("Sum", ends, {"y"}));
   m.graph.outputs.push_back(tensor_info("y", DataType::kFloat, {sym("N")}));
   SessionOptions seq_opts, par_opts;
   par_opts.execution_mode = ExecutionMode::kParallel;
