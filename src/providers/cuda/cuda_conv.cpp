@@ -114,33 +114,25 @@ class CudaConv : public CudaKernel {
   std::shared_ptr<const Descriptors> descriptors(const ep::KernelContext& ctx, cudnnHandle_t h,
                                                  const Tensor& x, const Tensor& w,
                                                  cudaStream_t stream) const {
-    const std::vector<int64_t> key = [&] {
-      std::vector<int64_t> k = x.shape().dims();
-      k.insert(k.end(), w.shape().dims().begin(), w.shape().dims().end());
-      return k;
-    }();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    }
-    auto d = std::make_shared<Descriptors>();
-    const Window win = window(ctx, x.shape(), w.shape());
-    std::vector<int64_t> out = {x.shape()[0], w.shape()[0]};
-    out.insert(out.end(), win.out.begin(), win.out.end());
-    d->out = Shape(out);
-    // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
-    const bool one_d = x.rank() == 3;
-    ConvProblem p;
-    p.type = x.dtype();
-    p.x = cudnn_dims(ctx, x.shape(), one_d);
-    p.w = cudnn_dims(ctx, w.shape(), one_d);
-    p.y = cudnn_dims(ctx, d->out, one_d);
-    p.group = group_;
-    set_conv_window(ctx, one_d, win.pad_begin, win.strides, win.dilations, p);
-    set_conv_descriptors(env(), *d, p);
-    if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, p, x, w, stream);
-    std::lock_guard<std::mutex> lock(mu_);
-    return cache_.emplace(key, std::move(d)).first->second;
+    return shapes_.get(x.shape(), w.shape(), [&] {
+      auto d = std::make_shared<Descriptors>();
+      const Window win = window(ctx, x.shape(), w.shape());
+      std::vector<int64_t> out = {x.shape()[0], w.shape()[0]};
+      out.insert(out.end(), win.out.begin(), win.out.end());
+      d->out = Shape(out);
+      // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
+      const bool one_d = x.rank() == 3;
+      ConvProblem p;
+      p.type = x.dtype();
+      p.x = cudnn_dims(ctx, x.shape(), one_d);
+      p.w = cudnn_dims(ctx, w.shape(), one_d);
+      p.y = cudnn_dims(ctx, d->out, one_d);
+      p.group = group_;
+      set_conv_window(ctx, one_d, win.pad_begin, win.strides, win.dilations, p);
+      set_conv_descriptors(env(), *d, p);
+      if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, p, x, w, stream);
+      return d;
+    });
   }
 
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
@@ -187,8 +179,7 @@ class CudaConv : public CudaKernel {
   int64_t group_;
   std::vector<int64_t> kernel_shape_, pads_, strides_, dilations_;
   ConvAlgoSearch search_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Descriptors>> cache_;
+  ConvShapeCache<Descriptors> shapes_;
 };
 
 std::string check_conv(const ep::ClaimQuery& q) {

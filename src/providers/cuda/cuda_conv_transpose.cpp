@@ -185,42 +185,33 @@ class CudaConvTranspose : public CudaKernel {
   std::shared_ptr<const Descriptors> descriptors(const ep::KernelContext& ctx, cudnnHandle_t h,
                                                  const Tensor& x, const Tensor& w,
                                                  cudaStream_t stream) const {
-    const std::vector<int64_t> key = [&] {
-      std::vector<int64_t> k = x.shape().dims();
-      k.insert(k.end(), w.shape().dims().begin(), w.shape().dims().end());
-      return k;
-    }();
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
-    }
-    auto d = std::make_shared<Descriptors>();
-    d->geo = geometry(ctx, x.shape(), w.shape());
-    const Geometry& g = d->geo;
-    std::vector<int64_t> out = {x.shape()[0], w.shape()[1] * group_}, buffer = out;
-    out.insert(out.end(), g.out.begin(), g.out.end());
-    buffer.insert(buffer.end(), g.buffer.begin(), g.buffer.end());
-    d->out = Shape(out);
-    d->buffer = Shape(buffer);
-    if (d->out.num_elements() == 0 || x.shape().num_elements() == 0) {
-      // Nothing for cuDNN to compute (run() returns or fails before using it).
-      std::lock_guard<std::mutex> lock(mu_);
-      return cache_.emplace(key, std::move(d)).first->second;
-    }
-    // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
-    const bool one_d = x.rank() == 3;
-    ConvProblem p;
-    p.type = x.dtype();
-    p.x = cudnn_dims(ctx, x.shape(), one_d);
-    p.w = cudnn_dims(ctx, w.shape(), one_d);
-    p.y = cudnn_dims(ctx, d->buffer, one_d);  // cuDNN's dx
-    p.group = group_;
-    set_conv_window(ctx, one_d, g.pad, g.strides, g.dilations, p);
-    set_conv_descriptors(env(), *d, p);
-    set_tensor(d->out_y, cudnn_type(x.dtype()), cudnn_dims(ctx, d->out, one_d));
-    choose_algorithm(ctx, h, *d, p, x, w, stream);
-    std::lock_guard<std::mutex> lock(mu_);
-    return cache_.emplace(key, std::move(d)).first->second;
+    return shapes_.get(x.shape(), w.shape(), [&] {
+      auto d = std::make_shared<Descriptors>();
+      d->geo = geometry(ctx, x.shape(), w.shape());
+      const Geometry& g = d->geo;
+      std::vector<int64_t> out = {x.shape()[0], w.shape()[1] * group_}, buffer = out;
+      out.insert(out.end(), g.out.begin(), g.out.end());
+      buffer.insert(buffer.end(), g.buffer.begin(), g.buffer.end());
+      d->out = Shape(out);
+      d->buffer = Shape(buffer);
+      if (d->out.num_elements() == 0 || x.shape().num_elements() == 0) {
+        // Nothing for cuDNN to compute (run() returns or fails before using it).
+        return d;
+      }
+      // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
+      const bool one_d = x.rank() == 3;
+      ConvProblem p;
+      p.type = x.dtype();
+      p.x = cudnn_dims(ctx, x.shape(), one_d);
+      p.w = cudnn_dims(ctx, w.shape(), one_d);
+      p.y = cudnn_dims(ctx, d->buffer, one_d);  // cuDNN's dx
+      p.group = group_;
+      set_conv_window(ctx, one_d, g.pad, g.strides, g.dilations, p);
+      set_conv_descriptors(env(), *d, p);
+      set_tensor(d->out_y, cudnn_type(x.dtype()), cudnn_dims(ctx, d->out, one_d));
+      choose_algorithm(ctx, h, *d, p, x, w, stream);
+      return d;
+    });
   }
 
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
@@ -270,8 +261,7 @@ class CudaConvTranspose : public CudaKernel {
   int64_t group_;
   std::vector<int64_t> kernel_shape_, pads_, strides_, dilations_, output_padding_, output_shape_;
   ConvAlgoSearch search_;
-  mutable std::mutex mu_;
-  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Descriptors>> cache_;
+  ConvShapeCache<Descriptors> shapes_;
 };
 
 std::string check_conv_transpose(const ep::ClaimQuery& q) {

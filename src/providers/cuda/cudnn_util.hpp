@@ -6,6 +6,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -93,5 +96,29 @@ void choose_conv_algorithm(const CudaEnv& env, const ep::KernelContext& ctx, Con
                            const std::function<std::vector<int>(size_t limit)>& candidates,
                            const std::function<bool(int algo, size_t* need)>& workspace_of,
                            const std::string& what);
+
+// A convolution kernel's descriptors per (X dims, W dims): made once by
+// `make` on the first run with those shapes and shared by every later one
+// (concurrent first runs may both make them; the first stored wins).
+template <typename D>
+class ConvShapeCache {
+ public:
+  std::shared_ptr<const D> get(const Shape& x, const Shape& w,
+                               const std::function<std::shared_ptr<D>()>& make) const {
+    std::vector<int64_t> key = x.dims();
+    key.insert(key.end(), w.dims().begin(), w.dims().end());
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    }
+    std::shared_ptr<const D> d = make();
+    std::lock_guard<std::mutex> lock(mu_);
+    return cache_.emplace(std::move(key), std::move(d)).first->second;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const D>> cache_;
+};
 
 }  // namespace tessera::cuda
