@@ -64,6 +64,18 @@ class ExecutionProvider {
   // A new stream for asynchronous copies and work on this provider's device;
   // null when the provider is synchronous (then copies complete on return).
   virtual std::unique_ptr<Stream> create_stream() const { return nullptr; }
+  // The stream this provider's kernels queue one run's work on, or null (the
+  // default) when they finish their work before compute() returns. Asked
+  // once per run, with the run's configuration entries (null: none). With a
+  // stream, the executor hands it to the kernels (KernelContext::stream()),
+  // queues copies into and out of the provider's memory on it, and
+  // synchronizes it before the run returns; memory the run frees stays the
+  // run's until then (runtime/run_streams.hpp), so kernels need not wait.
+  virtual std::unique_ptr<Stream> run_stream(
+      const std::map<std::string, std::string>* run_config) const {
+    (void)run_config;
+    return nullptr;
+  }
   const ProviderOptions& options() const { return options_; }
 
  protected:

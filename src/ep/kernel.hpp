@@ -12,6 +12,7 @@
 
 #include "core/thread_pool.hpp"
 #include "core/value.hpp"
+#include "ep/data_transfer.hpp"
 #include "ep/prepack_cache.hpp"
 #include "ir/graph.hpp"
 
@@ -150,6 +151,10 @@ class KernelContext {
   void set_run_config(const std::map<std::string, std::string>* config) { run_config_ = config; }
   // The value of run configuration entry `key`, or null when it is not set.
   const std::string* run_config(const std::string& key) const;
+  // The provider's stream for this run (ExecutionProvider::run_stream), or
+  // null: the kernel then finishes its work before compute() returns.
+  void set_stream(Stream* stream) { stream_ = stream; }
+  Stream* stream() const { return stream_; }
   DataType output_type(size_t i) const {
     return i < output_types_.size() ? output_types_[i] : DataType::kUndefined;
   }
@@ -175,6 +180,7 @@ class KernelContext {
   std::vector<bool> donatable_;  // per input: may become an output's memory
   const std::vector<bool>* host_outputs_ = nullptr;
   const std::map<std::string, std::string>* run_config_ = nullptr;
+  Stream* stream_ = nullptr;
   Value scratch_;  // target for omitted outputs
 };
 

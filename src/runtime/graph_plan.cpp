@@ -509,7 +509,8 @@ int GraphPlan::place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allo
   return copy;
 }
 
-void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame) const {
+void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame,
+                         const RunState& state) const {
   const Value& src = frame[size_t(step.inputs[0])];
   if (src.is_none()) return;
   if (!src.is_tensor())
@@ -538,8 +539,28 @@ void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame) const 
     fail(ErrorCode::kEPFail, where_, ": value '", slot_names_[size_t(step.inputs[0])],
          "' must move from ", from.to_string(), " to ", step.dst.to_string(),
          " but no provider of the session can copy between them");
-  Tensor d(s.dtype(), s.shape(), step.allocator);
-  transfer->copy_tensors({&s}, {&d}, nullptr);
+  if (!state.streams) {
+    Tensor d(s.dtype(), s.shape(), step.allocator);
+    transfer->copy_tensors({&s}, {&d}, nullptr);
+    frame[size_t(step.outputs[0])] = Value(std::move(d));
+    return;
+  }
+  // With streams the copy is ordered after the work that wrote the source
+  // (queued on its stream, or waited for when it goes to another) and before
+  // the work that reads the destination; a host destination is read by a
+  // host kernel next, so its copy is waited for.
+  ep::Stream* from_stream = state.streams->stream_for_memory(from);
+  ep::Stream* to_stream = state.streams->stream_for_memory(step.dst);
+  Tensor d(s.dtype(), s.shape(), state.streams->allocator(step.allocator));
+  if (from_stream && to_stream != from_stream) {
+    if (to_stream) from_stream->synchronize();
+    transfer->copy_tensors({&s}, {&d}, to_stream ? to_stream : from_stream);
+    if (!to_stream) from_stream->synchronize();
+  } else {
+    transfer->copy_tensors({&s}, {&d}, to_stream);
+  }
+  // The source must outlive the queued copy (the executor may free it now).
+  if (to_stream) state.streams->hold(src);
   frame[size_t(step.outputs[0])] = Value(std::move(d));
 }
 
@@ -653,7 +674,7 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
                          const RunState& state) const {
   if (!step.node) {
     if (step.output_only && !state.host_outputs) return;
-    run_copy(step, frame);
+    run_copy(step, frame, state);
     return;
   }
   if (state.terminate && state.terminate->load(std::memory_order_relaxed))
@@ -686,8 +707,12 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
       if (out_types[k] == DataType::kUndefined && inferred[k].is_tensor())
         out_types[k] = inferred[k].elem_type;
   }
-  ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types), step.allocator,
+  const ep::ExecutionProvider* provider = providers_[size_t(step.provider)].get();
+  ep::Stream* stream = state.streams ? state.streams->stream_of(provider) : nullptr;
+  ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types),
+                        stream ? state.streams->allocator(step.allocator) : step.allocator,
                         state.pool, lookup, step.donatable);
+  ctx.set_stream(stream);
   if (!step.host_outputs.empty()) ctx.set_host_outputs(&step.host_outputs);
   ctx.set_run_config(state.run_config);
   int64_t start = state.observer ? now_ns() : 0;

@@ -20,6 +20,7 @@
 #include "ep/kernel.hpp"
 #include "ep/partitioner.hpp"
 #include "ir/graph.hpp"
+#include "runtime/run_streams.hpp"
 
 namespace tessera::runtime {
 
@@ -57,6 +58,9 @@ struct RunState {
   const std::vector<Value>* preset_outputs = nullptr;
   // RunOptions::config_entries, which kernels may read (e.g. a caller's stream).
   const std::map<std::string, std::string>* run_config = nullptr;
+  // The run's streams of asynchronous providers and their run-scoped
+  // allocators (null: every provider is synchronous).
+  RunStreams* streams = nullptr;
 };
 
 class GraphPlan : public ep::SubgraphRunner {
@@ -130,7 +134,7 @@ class GraphPlan : public ep::SubgraphRunner {
                    std::vector<ir::TypeInfo>& out_types, std::vector<const Tensor*>& constants,
                    const std::vector<int>& host_inputs, const std::vector<int>& host_outputs);
   const ep::DataTransfer* find_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
-  void run_copy(const NodeStep& step, std::vector<Value>& frame) const;
+  void run_copy(const NodeStep& step, std::vector<Value>& frame, const RunState& state) const;
   // A host copy of a graph input fed in device memory, for host kernels that read it.
   Value input_to_host(size_t i, Value v) const;
   // Runs one step (kernel or copy) with its inputs from `frame`.

@@ -476,8 +476,13 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   log(Severity::kVerbose, tag, "run started");
   std::vector<Value> all;
   try {
+    // Outlives the plan's frame: a failed run's values go back to the run
+    // first, then its streams are waited for and its memory released.
+    runtime::RunStreams streams(s.providers, s.allocators, &run_options.config_entries);
+    if (!streams.empty()) state.streams = &streams;
     const ThreadPool::RunScope intra(state.pool), inter(state.inter_pool);
     all = s.plan->execute(std::move(inputs), nullptr, state);
+    streams.finish();
   } catch (const Error& e) {
     log(Severity::kVerbose, tag, "run failed: ", e.what());
     throw;

@@ -2,6 +2,7 @@
 
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_provider.hpp"
+#include "providers/cuda/cuda_transfer.hpp"
 
 namespace tessera::cuda {
 
@@ -14,6 +15,13 @@ void* Scratch::bytes(size_t n) {
   return held_.back().mutable_raw_data();
 }
 
+void Scratch::keep(std::shared_ptr<const void> p) {
+  if (run_stream_)
+    run_stream_->keep(std::move(p));
+  else
+    kept_.push_back(std::move(p));
+}
+
 std::atomic<uintptr_t>& last_kernel_stream() {
   static std::atomic<uintptr_t> s{0};
   return s;
@@ -21,16 +29,24 @@ std::atomic<uintptr_t>& last_kernel_stream() {
 
 void CudaKernel::compute(ep::KernelContext& ctx) const {
   env_->set_device();
-  const std::string* run_stream = ctx.run_config(kRunStreamKey);
-  cudaStream_t stream = run_stream ? reinterpret_cast<cudaStream_t>(parse_run_stream(*run_stream))
-                                   : env_->compute_stream();
+  if (auto* run_stream = dynamic_cast<CudaStream*>(ctx.stream())) {
+    // The executor's run stream: queue and return. The run allocator keeps
+    // memory freed now (scratch included) for this stream until the run's
+    // end, and the stream holds the leased handles until its work is done.
+    last_kernel_stream() = reinterpret_cast<uintptr_t>(run_stream->get());
+    Scratch scratch(ctx.allocator(), run_stream);
+    run(ctx, run_stream->get(), scratch);
+    return;
+  }
+  // Called outside a run with streams (a test, say): finish before returning.
+  cudaStream_t stream = env_->compute_stream();
   last_kernel_stream() = reinterpret_cast<uintptr_t>(stream);
   Scratch scratch(ctx.allocator());
   try {
     run(ctx, stream, scratch);
   } catch (...) {
     // Work queued before the failure still reads and writes buffers the
-    // runtime is about to free: let it finish first.
+    // caller is about to free: let it finish first.
     cudaStreamSynchronize(stream);
     throw;
   }

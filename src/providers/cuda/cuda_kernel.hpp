@@ -1,10 +1,10 @@
 // The CUDA provider's kernels and their op table. Each kernel enqueues its
-// work on the compute stream (the run's "cuda.compute_stream" entry, else the
-// env's) and the base class waits for it before
-// compute() returns: the executor runs nodes synchronously today (no stream
-// in the KernelContext yet), and the values a kernel wrote may be read by the
-// next node on another thread (parallel execution mode) or freed into the
-// arena right after. See docs/cuda.md, "Streams".
+// work on the run's stream (KernelContext::stream(), which the provider's
+// run_stream() made) and returns without waiting: the stream orders the
+// nodes, the executor orders copies on it and waits at the run's end, and
+// the run's allocator keeps freed memory from other runs until then. Called
+// without a run stream, a kernel waits for its work. See docs/cuda.md,
+// "Streams".
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -21,19 +21,26 @@
 
 namespace tessera::cuda {
 
+class CudaStream;
+
 // What a kernel's queued work uses besides its inputs and outputs (cuBLASLt
 // and cuDNN workspaces, library handles): held until the stream has finished
 // with it, so the arena or a handle pool cannot hand it to another thread's
 // run while it is still in use.
 class Scratch {
  public:
-  explicit Scratch(std::shared_ptr<Allocator> allocator) : allocator_(std::move(allocator)) {}
+  // On a run's stream, `allocator` is the run's (memory freed to it stays
+  // the run's until its stream has passed it) and kept handles go to the
+  // stream; without one, the kernel waits for its work before returning.
+  explicit Scratch(std::shared_ptr<Allocator> allocator, CudaStream* run_stream = nullptr)
+      : allocator_(std::move(allocator)), run_stream_(run_stream) {}
   void* bytes(size_t n);
   // Keeps `p` (a leased library handle) until the queued work is done.
-  void keep(std::shared_ptr<const void> p) { kept_.push_back(std::move(p)); }
+  void keep(std::shared_ptr<const void> p);
 
  private:
   std::shared_ptr<Allocator> allocator_;
+  CudaStream* run_stream_;
   std::vector<Tensor> held_;
   std::vector<std::shared_ptr<const void>> kept_;
 };

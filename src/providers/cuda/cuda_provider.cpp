@@ -45,6 +45,7 @@ class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
     table_.env = env;
     register_all(table_);
     transfer_ = std::make_unique<CudaDataTransfer>(env);
+    streams_ = std::make_shared<StreamPool>(parsed.device_id);
     ArenaConfig arena;
     arena.extend = parsed.arena_extend_strategy;
     arena.memory_limit = parsed.gpu_mem_limit;
@@ -59,6 +60,20 @@ class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
   const ep::DataTransfer* data_transfer() const override { return transfer_.get(); }
   std::unique_ptr<ep::Stream> create_stream() const override {
     return std::make_unique<CudaStream>(table_.env->device());
+  }
+  // A run's kernels and copies queue on: the run's "cuda.compute_stream"
+  // entry, else the user_compute_stream option, else a pooled stream of its
+  // own, so concurrent runs do not wait for each other.
+  std::unique_ptr<ep::Stream> run_stream(
+      const std::map<std::string, std::string>* run_config) const override {
+    const int device = table_.env->device();
+    if (run_config)
+      if (auto it = run_config->find(kRunStreamKey); it != run_config->end())
+        return std::make_unique<CudaStream>(
+            device, reinterpret_cast<cudaStream_t>(parse_run_stream(it->second)), nullptr);
+    if (uintptr_t user = table_.env->options().user_compute_stream)
+      return std::make_unique<CudaStream>(device, reinterpret_cast<cudaStream_t>(user), nullptr);
+    return streams_->lease();
   }
 
   ep::Capability get_capability(const ep::GraphView& view) const override {
@@ -163,6 +178,7 @@ class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
   CudaOpTable table_;
   std::unique_ptr<CudaDataTransfer> transfer_;
   std::shared_ptr<Allocator> allocator_;
+  std::shared_ptr<StreamPool> streams_;
 };
 
 // The oldest compute capability this build has code for (from

@@ -18,21 +18,62 @@ CudaStream::CudaStream(int device) : device_(device) {
              "cudaStreamCreateWithFlags", where);
 }
 
+CudaStream::CudaStream(int device, cudaStream_t stream, std::function<void(cudaStream_t)> release)
+    : device_(device), stream_(stream), owned_(false), release_(std::move(release)) {}
+
 CudaStream::~CudaStream() {
-  // Queued copies finish first (the runtime's contract for released streams);
+  // Queued work finishes first (the runtime's contract for released streams);
   // a failure nobody synchronised for is logged, not lost.
   cudaSetDevice(device_);
   cudaError_t e = cudaStreamSynchronize(stream_);
   if (e != cudaSuccess && e != cudaErrorCudartUnloading)
     log(Severity::kWarning, "cuda", "CUDAExecutionProvider device ", device_,
-        ": a stream released with a failed copy: cudaStreamSynchronize: ", cuda_status(e));
-  cudaStreamDestroy(stream_);
+        ": a stream released with failed work: cudaStreamSynchronize: ", cuda_status(e));
+  kept_.clear();
+  if (owned_)
+    cudaStreamDestroy(stream_);
+  else if (release_)
+    release_(stream_);
 }
 
 void CudaStream::synchronize() {
   const std::string where = str_cat("CUDAExecutionProvider device ", device_, " stream");
   check_cuda(cudaSetDevice(device_), "cudaSetDevice", where);
   check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", where);
+  std::vector<std::shared_ptr<const void>> done;
+  std::lock_guard<std::mutex> lock(mu_);
+  done.swap(kept_);
+}
+
+void CudaStream::keep(std::shared_ptr<const void> p) {
+  std::lock_guard<std::mutex> lock(mu_);
+  kept_.push_back(std::move(p));
+}
+
+StreamPool::~StreamPool() {
+  for (cudaStream_t s : free_) cudaStreamDestroy(s);
+}
+
+std::unique_ptr<CudaStream> StreamPool::lease() {
+  cudaStream_t s = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!free_.empty()) {
+      s = free_.back();
+      free_.pop_back();
+    }
+  }
+  if (!s) {
+    const std::string where = str_cat("CUDAExecutionProvider device ", device_);
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice", where);
+    check_cuda(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags",
+               where);
+  }
+  // The pool outlives the stream even when its provider is gone first.
+  return std::make_unique<CudaStream>(device_, s, [pool = shared_from_this()](cudaStream_t x) {
+    std::lock_guard<std::mutex> lock(pool->mu_);
+    pool->free_.push_back(x);
+  });
 }
 
 bool CudaDataTransfer::can_copy(const MemoryInfo& src, const MemoryInfo& dst) const {

@@ -6,6 +6,11 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
 #include "ep/data_transfer.hpp"
 #include "providers/cuda/cuda_env.hpp"
 
@@ -15,16 +20,44 @@ class CudaStream : public ep::Stream {
  public:
   // A new non-blocking stream on `device`, destroyed with this object.
   explicit CudaStream(int device);
+  // `stream`, which this object does not own: on destruction, after its
+  // work is done, it is handed to `release` (when given) instead of being
+  // destroyed. A caller's stream, or one from a StreamPool.
+  CudaStream(int device, cudaStream_t stream, std::function<void(cudaStream_t)> release);
   ~CudaStream() override;
   CudaStream(const CudaStream&) = delete;
   CudaStream& operator=(const CudaStream&) = delete;
+  // Waits for the queued work, then drops what keep() held for it.
   void synchronize() override;
   cudaStream_t get() const { return stream_; }
   int device() const { return device_; }
+  // Holds `p` (a library handle lease, say) until the work queued so far is
+  // done: the next synchronize() or the destruction.
+  void keep(std::shared_ptr<const void> p);
 
  private:
   int device_;
   cudaStream_t stream_ = nullptr;
+  bool owned_ = true;
+  std::function<void(cudaStream_t)> release_;
+  std::mutex mu_;  // kernels of one run may queue from several threads
+  std::vector<std::shared_ptr<const void>> kept_;
+};
+
+// Streams made once and lent to one run at a time: creating a stream per run
+// would cost more than a small model's kernels.
+class StreamPool : public std::enable_shared_from_this<StreamPool> {
+ public:
+  explicit StreamPool(int device) : device_(device) {}
+  ~StreamPool();
+  // A pooled stream (a new one when none is free); it comes back when the
+  // CudaStream is destroyed.
+  std::unique_ptr<CudaStream> lease();
+
+ private:
+  int device_;
+  std::mutex mu_;
+  std::vector<cudaStream_t> free_;
 };
 
 class CudaDataTransfer : public ep::DataTransfer {

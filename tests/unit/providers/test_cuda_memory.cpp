@@ -166,9 +166,13 @@ TEST(CudaMemory, ARunsOwnStreamRunsItsKernels) {
   auto y = s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}}, {}, ro);
   EXPECT_NEAR(y[0].tensor().data<float>()[0], sigmoid(-1), 1e-6);
   EXPECT_EQ(cuda::last_kernel_stream().load(), handle);
-  // Without the entry, the calling thread's own stream.
+  // Without the entry, a stream of the provider's pool, the same one again
+  // for the next run of this thread (streams are made once, not per run).
   s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}});
-  EXPECT_NE(cuda::last_kernel_stream().load(), handle);
+  const uintptr_t pooled = cuda::last_kernel_stream().load();
+  EXPECT_NE(pooled, handle);
+  s->run({{"x", Tensor::from_vector<float>({-1, 1}, Shape{2})}});
+  EXPECT_EQ(cuda::last_kernel_stream().load(), pooled);
   // A bad value fails the run, naming the entry.
   ro.config_entries[cuda::kRunStreamKey] = "not-a-stream";
   try {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <mutex>
 #include <set>
@@ -52,18 +53,47 @@ std::shared_ptr<TrackingAllocator>& device_allocator() {
 }
 
 // Work queued on the stream runs at synchronize(), so a test can see that
-// an asynchronous copy has not happened before it.
+// an asynchronous copy or kernel has not happened before it. A failure of
+// queued work surfaces there, as a device error does.
 class FakeStream : public ep::Stream {
  public:
-  void enqueue(std::function<void()> fn) { queue_.push_back(std::move(fn)); }
+  void enqueue(std::function<void()> fn) {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(fn));
+  }
   void synchronize() override {
-    for (auto& fn : queue_) fn();
-    queue_.clear();
+    std::vector<std::function<void()>> work;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      work.swap(queue_);
+    }
+    for (auto& fn : work) fn();
   }
 
  private:
+  std::mutex mu_;
   std::vector<std::function<void()>> queue_;
 };
+
+// Runs a kernel's work now, or queues it on the run's stream (an
+// asynchronous fake device). Queued work captures raw pointers, as device
+// kernels do, so it does not keep the buffers alive: a block freed before
+// the queue runs is seen as such (fake_device_owns).
+void on_stream(const ep::KernelContext& ctx, std::function<void()> fn) {
+  if (auto* s = dynamic_cast<FakeStream*>(ctx.stream())) {
+    ++fake_stream_stats().queued_kernels;
+    s->enqueue(std::move(fn));
+    return;
+  }
+  fn();
+}
+
+// Fails queued work whose input block was given back before it ran.
+void check_live(const void* p, const char* what) {
+  if (!fake_device_owns(p))
+    fail(ErrorCode::kRuntimeException, "fake device: ", what,
+         " was freed before the queued kernel read it");
+}
 
 class FakeTransfer : public ep::DataTransfer {
  public:
@@ -79,7 +109,17 @@ class FakeTransfer : public ep::DataTransfer {
       (sd && dd ? fake_transfers().d2d : sd ? fake_transfers().d2h : fake_transfers().h2d)++;
     }
     if (auto* fs = dynamic_cast<FakeStream*>(stream)) {
-      fs->enqueue([src, dst] { ep::HostDataTransfer().copy_tensors(src, dst, nullptr); });
+      // As a device copy does: the addresses now, the bytes when it runs.
+      for (size_t i = 0; i < src.size(); ++i) {
+        check(src[i]->dtype() != DataType::kString && src[i]->byte_size() == dst[i]->byte_size(),
+              "fake device: bad queued copy ", i);
+        const bool from_device = src[i]->memory_info().same_space(fake_device_memory());
+        fs->enqueue([from = src[i]->raw_data(), to = dst[i]->mutable_raw_data(),
+                     n = src[i]->byte_size(), from_device] {
+          if (from_device) check_live(from, "a copy's source");
+          if (n) std::memcpy(to, from, n);
+        });
+      }
       return;
     }
     ep::HostDataTransfer().copy_tensors(src, dst, nullptr);
@@ -99,8 +139,12 @@ class DeviceRelu : public ep::OpKernel {
     if (!fake_device_owns(x.raw_data())) ctx.fail_node("input is not in device memory");
     relu_input() = x.raw_data();
     Tensor& y = ctx.output(0, x.shape());
-    for (int64_t i = 0; i < x.num_elements(); ++i)
-      y.mutable_data<float>()[i] = std::max(0.0f, x.data<float>()[i]);
+    const float* in = x.data<float>();
+    float* out = y.mutable_data<float>();
+    on_stream(ctx, [in, out, n = x.num_elements()] {
+      check_live(in, "Relu's input");
+      for (int64_t i = 0; i < n; ++i) out[i] = std::max(0.0f, in[i]);
+    });
   }
 };
 
@@ -117,13 +161,18 @@ class DeviceReshape : public ep::OpKernel {
     std::vector<int64_t> dims(shape.data<int64_t>(), shape.data<int64_t>() + shape.num_elements());
     Tensor& y = ctx.output(0, Shape(dims));
     if (y.num_elements() != x.num_elements()) ctx.fail_node("element counts differ");
-    std::copy_n(x.data<float>(), x.num_elements(), y.mutable_data<float>());
+    const float* in = x.data<float>();
+    float* out = y.mutable_data<float>();
+    on_stream(ctx, [in, out, n = x.num_elements()] {
+      check_live(in, "Reshape's input");
+      std::copy_n(in, n, out);
+    });
   }
 };
 
 class FakeDeviceProvider : public ep::ExecutionProvider {
  public:
-  FakeDeviceProvider() {
+  explicit FakeDeviceProvider(bool async) : async_(async) {
     registry_.add<DeviceRelu>({"", "Relu", 1, ep::kOpsetMax, {{"T", {0}, {DataType::kFloat}}}});
     registry_.add<DeviceReshape>({"",
                                   "Reshape",
@@ -140,8 +189,14 @@ class FakeDeviceProvider : public ep::ExecutionProvider {
   std::unique_ptr<ep::Stream> create_stream() const override {
     return std::make_unique<FakeStream>();
   }
+  std::unique_ptr<ep::Stream> run_stream(const std::map<std::string, std::string>*) const override {
+    if (!async_) return nullptr;
+    ++fake_stream_stats().run_streams;
+    return std::make_unique<FakeStream>();
+  }
 
  private:
+  bool async_;
   std::string name_ = kFakeDevice;
   MemoryInfo info_ = fake_device_memory();
   ep::KernelRegistry registry_;
@@ -152,8 +207,9 @@ class FakeFactory : public ep::ProviderFactory {
  public:
   const std::string& name() const override { return name_; }
   bool is_available(std::string*) const override { return true; }
-  std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions&) const override {
-    return std::make_shared<FakeDeviceProvider>();
+  std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
+    ep::check_option_keys(name_, o, {"async"});
+    return std::make_shared<FakeDeviceProvider>(o.count("async") && o.at("async") == "1");
   }
 
  private:
@@ -164,6 +220,11 @@ class FakeFactory : public ep::ProviderFactory {
 
 MemoryInfo fake_device_memory() {
   return make_memory_info("FakeDevice", DeviceType::kGPU, 0xFA4E, 0);
+}
+
+StreamStats& fake_stream_stats() {
+  static StreamStats s;
+  return s;
 }
 
 TransferCounts& fake_transfers() {

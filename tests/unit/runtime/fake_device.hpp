@@ -3,6 +3,7 @@
 // handed out, its Relu kernel refuses pointers that are not its own, and its
 // transfer counts every host->device, device->host and device->device copy.
 // With a stream, copies are queued and done only at synchronize().
+// The option async=1 queues kernels too (see StreamStats).
 #pragma once
 #include <atomic>
 #include <functional>
@@ -24,6 +25,16 @@ struct TransferCounts {
   int total() const { return h2d + d2h + d2d; }
 };
 TransferCounts& fake_transfers();
+
+// The option async=1 makes the provider asynchronous: each run gets a stream
+// (ExecutionProvider::run_stream) on which its kernels queue their work, done
+// only when the stream is synchronized. Queued work fails the sync when a
+// block it reads was freed first.
+struct StreamStats {
+  std::atomic<int> run_streams{0}, queued_kernels{0};
+  void reset() { run_streams = queued_kernels = 0; }
+};
+StreamStats& fake_stream_stats();
 
 // Whether p is a block the fake device allocator handed out and has not freed.
 bool fake_device_owns(const void* p);
