@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace tessera::ep {
 
 const ir::TypeInfo* GraphView::type_of(const std::string& value) const {
@@ -32,6 +31,14 @@ std::vector<DataType> GraphView::input_types(const ir::Node& node) const {
 KernelRegistry::Match lookup_kernel(const KernelRegistry& registry, const GraphView& view,
                                     const ir::Node& node) {
   return registry.lookup(node.domain, node.op_type, view.opset(node), view.input_types(node));
+}
+
+void ExecutionProvider::begin_capture(Stream&) const {
+  fail(ErrorCode::kNotImplemented, name(), " cannot capture runs");
+}
+
+std::unique_ptr<CapturedRun> ExecutionProvider::end_capture(Stream&) const {
+  fail(ErrorCode::kNotImplemented, name(), " cannot capture runs");
 }
 
 Capability ExecutionProvider::get_capability(const GraphView& view) const {

@@ -50,6 +50,16 @@ struct Capability {
   std::vector<Decline> declined;
 };
 
+// The work of one run, recorded on a provider's stream instead of run
+// (CUDA graphs), to be queued again as a whole.
+class CapturedRun {
+ public:
+  virtual ~CapturedRun() = default;
+  // Queues the recorded work on `stream` (a run_stream() of the provider
+  // that captured it). It reads and writes the same memory as when recorded.
+  virtual void replay(Stream& stream) const = 0;
+};
+
 class ExecutionProvider {
  public:
   virtual ~ExecutionProvider() = default;
@@ -76,6 +86,18 @@ class ExecutionProvider {
     (void)run_config;
     return nullptr;
   }
+  // Whether the user asked this provider to capture whole runs and replay
+  // them (the CUDA provider's enable_cuda_graph). The session does so when
+  // its plan allows (runtime/run_capture.hpp); only providers with a
+  // run_stream() can.
+  virtual bool capture_runs() const { return false; }
+  // Starts recording the work queued on `stream` (from run_stream()):
+  // from now until end_capture() it is recorded, not run, and waiting for
+  // the stream is an error.
+  virtual void begin_capture(Stream& stream) const;
+  // Stops recording and returns the recorded work; throws when the capture
+  // failed (the recording is then discarded and the stream usable again).
+  virtual std::unique_ptr<CapturedRun> end_capture(Stream& stream) const;
   const ProviderOptions& options() const { return options_; }
 
  protected:

@@ -564,6 +564,30 @@ void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame,
   frame[size_t(step.outputs[0])] = Value(std::move(d));
 }
 
+std::string GraphPlan::capture_blocker(const ep::ExecutionProvider& provider) const {
+  const MemoryInfo& device = provider.memory_info();
+  for (size_t i = 0; i < input_slots_.size(); ++i)
+    if (input_read_on_host_[i])
+      return str_cat("graph input '", input_names_[i], "' is read by a host kernel");
+  for (const auto& step : steps_) {
+    if (!step.node) {
+      if (step.output_only) continue;  // skipped: outputs stay on the device
+      const int src = step.inputs[0];
+      const bool graph_input = size_t(src) < input_of_slot_.size() && input_of_slot_[src] >= 0;
+      // A graph input fed in the device's memory is used as it is.
+      if (graph_input && step.dst.same_space(device)) continue;
+      return str_cat("value '", slot_names_[size_t(src)], "' is copied to ", step.dst.to_string(),
+                     " during the run");
+    }
+    const auto& p = *providers_[size_t(step.provider)];
+    if (&p == &provider) continue;
+    if (!p.memory_info().host_accessible())
+      return str_cat(step.node->describe(), " runs on ", p.name());
+  }
+  if (!subplans_.empty()) return "the graph has control flow (If, Loop or Scan)";
+  return "";
+}
+
 Value GraphPlan::input_to_host(size_t i, Value v) const {
   if (!v.is_tensor() || !input_read_on_host_[i]) return v;
   const Tensor& t = v.tensor();

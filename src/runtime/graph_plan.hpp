@@ -100,6 +100,12 @@ class GraphPlan : public ep::SubgraphRunner {
   const std::vector<PhaseTiming>& timings() const { return timings_; }
   // The provider (index) of the first node that reads graph input i, or -1.
   int first_consumer(size_t input) const { return first_consumer_[input]; }
+  // Why a run of this plan cannot be captured on `provider`'s stream and
+  // replayed (RunCapture), or "" when it can: every step must either run on
+  // that provider or be a host kernel reading only host values made without
+  // the device (shape arithmetic), and no value may cross memory spaces
+  // mid-run, except graph inputs coming in and graph outputs going out.
+  std::string capture_blocker(const ep::ExecutionProvider& provider) const;
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
   static thread_local const RunState* current_state;
 

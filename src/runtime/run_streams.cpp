@@ -126,7 +126,21 @@ void RunStreams::hold(Value v) {
   held_.push_back(std::move(v));
 }
 
-void RunStreams::finish() { finish_impl(true); }
+std::shared_ptr<RunScopedAllocator> RunStreams::detach_allocator(
+    const ep::ExecutionProvider* provider) {
+  for (auto& e : entries_)
+    if (e.provider == provider) {
+      auto taken = std::move(e.scoped);
+      taken->forget_stream();  // the stream is this run's; the blocks outlive it
+      e.scoped = std::make_shared<RunScopedAllocator>(e.base, e.stream.get());
+      return taken;
+    }
+  return nullptr;
+}
+
+void RunStreams::finish() {
+  if (!finished_) finish_impl(true);
+}
 
 void RunStreams::finish_impl(bool rethrow) {
   finished_ = true;

@@ -40,6 +40,12 @@ class RunScopedAllocator : public Allocator {
   // The run's stream has passed every use of the free blocks: they go back to
   // the base, and so does every block freed from now on.
   void close();
+  // No stream to wait for when the base runs out (the run it was made for
+  // has ended; its blocks live on).
+  void forget_stream() {
+    std::lock_guard<std::mutex> lock(mu_);
+    stream_ = nullptr;
+  }
   // Blocks on the run's free list (for tests).
   size_t free_blocks() const;
 
@@ -80,8 +86,12 @@ class RunStreams {
   // Keeps `v` alive until the run's streams are synchronized (the host source
   // of a copy queued on a stream).
   void hold(Value v);
+  // Takes `provider`'s run-scoped allocator, with every block it holds, out
+  // of the run (a captured run keeps them); the run goes on with a new one.
+  std::shared_ptr<RunScopedAllocator> detach_allocator(const ep::ExecutionProvider* provider);
   // Synchronizes every stream, then gives the runs' free memory back to the
-  // arenas and drops the held values. Throws the first stream's error.
+  // arenas and drops the held values. Throws the first stream's error. Once
+  // only: later calls do nothing.
   void finish();
 
  private:

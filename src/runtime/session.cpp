@@ -18,6 +18,7 @@
 #include "runtime/function_expansion.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
+#include "runtime/run_capture.hpp"
 
 namespace tessera {
 
@@ -32,6 +33,7 @@ struct Session::Impl {
   std::unique_ptr<ThreadPool> pool;        // intra-op
   std::unique_ptr<ThreadPool> inter_pool;  // inter-op, in parallel execution mode
   std::unique_ptr<runtime::GraphPlan> plan;
+  std::unique_ptr<runtime::RunCapture> capture;
   std::vector<IoInfo> inputs, outputs, overridable;
   std::unordered_map<std::string, size_t> input_index;  // name -> position in plan inputs
   std::vector<std::pair<std::string, std::shared_ptr<Allocator>>> allocators;  // per provider
@@ -372,6 +374,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, options.placement, placer,
       share ? &env.prepacked_weights() : nullptr, release);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
+  impl->capture = std::make_unique<runtime::RunCapture>(*impl->plan, impl->allocators);
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const auto& in = g.inputs[i];
@@ -481,7 +484,9 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     runtime::RunStreams streams(s.providers, s.allocators, &run_options.config_entries);
     if (!streams.empty()) state.streams = &streams;
     const ThreadPool::RunScope intra(state.pool), inter(state.inter_pool);
-    all = s.plan->execute(std::move(inputs), nullptr, state);
+    std::optional<std::vector<Value>> replayed;
+    if (s.capture->active()) replayed = s.capture->run(inputs, streams, state);
+    all = replayed ? std::move(*replayed) : s.plan->execute(std::move(inputs), nullptr, state);
     streams.finish();
   } catch (const Error& e) {
     log(Severity::kVerbose, tag, "run failed: ", e.what());
@@ -570,6 +575,11 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
   std::vector<std::pair<std::string, AllocatorStats>> out;
   for (const auto& [name, a] : impl_->allocators) out.emplace_back(name, a->stats());
   return out;
+}
+
+Session::RunCaptureInfo Session::run_capture() const {
+  const runtime::RunCaptureStats st = impl_->capture->stats();
+  return {impl_->capture->status(), st.warmups, st.captures, st.replays, st.failures};
 }
 
 void Session::release_arena_memory() const {

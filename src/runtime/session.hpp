@@ -42,7 +42,7 @@ struct NodeAssignment {
   std::string provider;
   std::vector<std::pair<std::string, std::string>> declined;  // (provider, reason)
   std::string override_rule;  // the placement override that constrained the node, if any
-  std::string fused_group;  // the fused group it is compiled into ("<provider>_fused_<k>"), or ""
+  std::string fused_group;    // the fused group it is compiled into ("<provider>_fused_<k>"), or ""
   // Set when the node comes from a function body that replaced a node no
   // provider had a kernel for: "Celu (node 'c') via body Celu-15".
   std::string expanded_from;
@@ -69,7 +69,7 @@ struct CreationTimings {
 struct PartitionReport {
   struct Copy {
     std::string value, from, to;
-    bool at_creation = false;        // an initializer placed once, not a per-run copy
+    bool at_creation = false;         // an initializer placed once, not a per-run copy
     bool forced_by_override = false;  // a producer or consumer was placed by an override
   };
   std::vector<std::string> requested, in_use;
@@ -80,7 +80,7 @@ struct PartitionReport {
 
   std::string to_text() const;  // per-node table and a summary
   std::string to_json() const;
-  std::string to_dot() const;   // Graphviz, nodes coloured by provider
+  std::string to_dot() const;  // Graphviz, nodes coloured by provider
 };
 
 class Session {
@@ -89,13 +89,13 @@ class Session {
   static std::unique_ptr<Session> create(const std::string& model_path,
                                          const SessionOptions& options = {},
                                          const std::vector<ProviderSpec>& providers = {});
-  static std::unique_ptr<Session> create_from_bytes(const void* data, size_t size,
-                                                    const SessionOptions& options = {},
-                                                    const std::vector<ProviderSpec>& providers = {});
+  static std::unique_ptr<Session> create_from_bytes(
+      const void* data, size_t size, const SessionOptions& options = {},
+      const std::vector<ProviderSpec>& providers = {});
   // From an already built model (tests build models in memory).
-  static std::unique_ptr<Session> create_from_model(ir::Model model,
-                                                    const SessionOptions& options = {},
-                                                    const std::vector<ProviderSpec>& providers = {});
+  static std::unique_ptr<Session> create_from_model(
+      ir::Model model, const SessionOptions& options = {},
+      const std::vector<ProviderSpec>& providers = {});
   ~Session();
 
   // Runs with the given feeds; returns outputs in the order of `output_names`
@@ -115,7 +115,7 @@ class Session {
   // Runs with the inputs and outputs bound in `binding` (see io_binding.hpp).
   void run_with_binding(IoBinding& binding, const RunOptions& run_options = {}) const;
 
-  const std::vector<IoInfo>& inputs() const;   // graph inputs the user must feed
+  const std::vector<IoInfo>& inputs() const;  // graph inputs the user must feed
   const std::vector<IoInfo>& outputs() const;
   const std::vector<IoInfo>& overridable_initializers() const;
   // Initializers whose memory the session gave back at creation, each as
@@ -123,9 +123,9 @@ class Session {
   // only their type and shape remain. Config "session.keep_packed_initializers"
   // = "1" keeps them, as does saving an optimized model.
   const std::vector<std::string>& released_initializers() const;
-  const ir::Model& model() const;              // the optimized model
+  const ir::Model& model() const;  // the optimized model
   const SessionOptions& options() const;
-  std::vector<std::string> providers() const;            // in use, in priority order
+  std::vector<std::string> providers() const;  // in use, in priority order
   std::vector<std::string> requested_providers() const;
   std::vector<NodeAssignment> node_assignments() const;  // top-level graph, in run order
   PartitionReport partition_report() const;
@@ -133,6 +133,14 @@ class Session {
   const CreationTimings& creation_timings() const;
   // Memory statistics of each provider's allocator, by provider name.
   std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
+  // Captured runs (CUDA graphs, docs/cuda.md): `status` is "off" when no
+  // provider asked for them, "on (<provider>)", or "not possible: <why>";
+  // the counts are of runs so far.
+  struct RunCaptureInfo {
+    std::string status;
+    int warmups = 0, captures = 0, replays = 0, failures = 0;
+  };
+  RunCaptureInfo run_capture() const;
   // Gives the cached memory of the session's arenas back to the system.
   void release_arena_memory() const;
   // Per input the user feeds, where its first consumer runs.

@@ -55,24 +55,57 @@ std::shared_ptr<TrackingAllocator>& device_allocator() {
 // Work queued on the stream runs at synchronize(), so a test can see that
 // an asynchronous copy or kernel has not happened before it. A failure of
 // queued work surfaces there, as a device error does.
+// While capturing, queued work is recorded instead (CUDA graphs' model), and
+// waiting for the stream breaks the capture.
 class FakeStream : public ep::Stream {
  public:
   void enqueue(std::function<void()> fn) {
     std::lock_guard<std::mutex> lock(mu_);
-    queue_.push_back(std::move(fn));
+    (capturing_ ? recorded_ : queue_).push_back(std::move(fn));
   }
   void synchronize() override {
     std::vector<std::function<void()>> work;
     {
       std::lock_guard<std::mutex> lock(mu_);
+      if (capturing_) {
+        capture_broken_ = true;
+        fail(ErrorCode::kEPFail, "fake device: synchronize during a capture");
+      }
       work.swap(queue_);
     }
     for (auto& fn : work) fn();
   }
+  void begin_capture() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (capturing_) fail(ErrorCode::kEPFail, "fake device: already capturing");
+    capturing_ = true;
+    capture_broken_ = false;
+    recorded_.clear();
+  }
+  std::vector<std::function<void()>> end_capture() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!capturing_) fail(ErrorCode::kEPFail, "fake device: not capturing");
+    capturing_ = false;
+    if (capture_broken_) fail(ErrorCode::kEPFail, "fake device: the capture was broken");
+    return std::move(recorded_);
+  }
 
  private:
   std::mutex mu_;
-  std::vector<std::function<void()>> queue_;
+  std::vector<std::function<void()>> queue_, recorded_;
+  bool capturing_ = false, capture_broken_ = false;
+};
+
+class FakeCapturedRun : public ep::CapturedRun {
+ public:
+  explicit FakeCapturedRun(std::vector<std::function<void()>> work) : work_(std::move(work)) {}
+  void replay(ep::Stream& stream) const override {
+    ++fake_stream_stats().replays;
+    for (const auto& fn : work_) dynamic_cast<FakeStream&>(stream).enqueue(fn);
+  }
+
+ private:
+  std::vector<std::function<void()>> work_;
 };
 
 // Runs a kernel's work now, or queues it on the run's stream (an
@@ -148,6 +181,24 @@ class DeviceRelu : public ep::OpKernel {
   }
 };
 
+// Waits for its stream before returning, as a kernel that reads a device
+// value back to the host does (a data-dependent check): it breaks captures.
+class DeviceNeg : public ep::OpKernel {
+ public:
+  explicit DeviceNeg(const ep::KernelInfo&) {}
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    Tensor& y = ctx.output(0, x.shape());
+    const float* in = x.data<float>();
+    float* out = y.mutable_data<float>();
+    on_stream(ctx, [in, out, n = x.num_elements()] {
+      check_live(in, "Neg's input");
+      for (int64_t i = 0; i < n; ++i) out[i] = -in[i];
+    });
+    if (ctx.stream()) ctx.stream()->synchronize();
+  }
+};
+
 // Reads its shape (input 1) on the host, as its KernelDef's host_inputs ask.
 class DeviceReshape : public ep::OpKernel {
  public:
@@ -172,8 +223,9 @@ class DeviceReshape : public ep::OpKernel {
 
 class FakeDeviceProvider : public ep::ExecutionProvider {
  public:
-  explicit FakeDeviceProvider(bool async) : async_(async) {
+  FakeDeviceProvider(bool async, bool capture) : async_(async), capture_(capture) {
     registry_.add<DeviceRelu>({"", "Relu", 1, ep::kOpsetMax, {{"T", {0}, {DataType::kFloat}}}});
+    registry_.add<DeviceNeg>({"", "Neg", 1, ep::kOpsetMax, {{"T", {0}, {DataType::kFloat}}}});
     registry_.add<DeviceReshape>({"",
                                   "Reshape",
                                   14,
@@ -194,9 +246,18 @@ class FakeDeviceProvider : public ep::ExecutionProvider {
     ++fake_stream_stats().run_streams;
     return std::make_unique<FakeStream>();
   }
+  bool capture_runs() const override { return capture_; }
+  void begin_capture(ep::Stream& stream) const override {
+    dynamic_cast<FakeStream&>(stream).begin_capture();
+  }
+  std::unique_ptr<ep::CapturedRun> end_capture(ep::Stream& stream) const override {
+    auto work = dynamic_cast<FakeStream&>(stream).end_capture();
+    ++fake_stream_stats().captures;
+    return std::make_unique<FakeCapturedRun>(std::move(work));
+  }
 
  private:
-  bool async_;
+  bool async_, capture_;
   std::string name_ = kFakeDevice;
   MemoryInfo info_ = fake_device_memory();
   ep::KernelRegistry registry_;
@@ -208,8 +269,9 @@ class FakeFactory : public ep::ProviderFactory {
   const std::string& name() const override { return name_; }
   bool is_available(std::string*) const override { return true; }
   std::shared_ptr<ep::ExecutionProvider> create(const ep::ProviderOptions& o) const override {
-    ep::check_option_keys(name_, o, {"async"});
-    return std::make_shared<FakeDeviceProvider>(o.count("async") && o.at("async") == "1");
+    ep::check_option_keys(name_, o, {"async", "capture"});
+    auto flag = [&o](const char* key) { return o.count(key) && o.at(key) == "1"; };
+    return std::make_shared<FakeDeviceProvider>(flag("async") || flag("capture"), flag("capture"));
   }
 
  private:

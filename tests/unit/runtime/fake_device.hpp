@@ -30,9 +30,13 @@ TransferCounts& fake_transfers();
 // (ExecutionProvider::run_stream) on which its kernels queue their work, done
 // only when the stream is synchronized. Queued work fails the sync when a
 // block it reads was freed first.
+// The option capture=1 (which implies async=1) asks for captured runs: the
+// stream records queued work between begin_capture and end_capture, and a
+// replay queues the recording again. Neg waits for its stream, which breaks
+// a capture.
 struct StreamStats {
-  std::atomic<int> run_streams{0}, queued_kernels{0};
-  void reset() { run_streams = queued_kernels = 0; }
+  std::atomic<int> run_streams{0}, queued_kernels{0}, captures{0}, replays{0};
+  void reset() { run_streams = queued_kernels = captures = replays = 0; }
 };
 StreamStats& fake_stream_stats();
 
