@@ -26,7 +26,7 @@ class CudaGather : public CudaKernel {
     Tensor& y = ctx.output(0, Shape(dims), data.dtype());
     if (y.num_elements() == 0) return;
     const int64_t axis_dim = data.shape()[axis];
-    auto* error = static_cast<GatherError*>(scratch.bytes(sizeof(GatherError)));
+    auto* error = static_cast<GatherError*>(scratch.lasting_bytes(sizeof(GatherError)));
     check_cuda(cudaMemsetAsync(error, 0, sizeof(GatherError), stream),
                "cudaMemsetAsync (Gather's index error flag)");
     check_cuda(launch_gather(elem_bytes(data.dtype()), data.raw_data(), indices.raw_data(),
@@ -34,13 +34,18 @@ class CudaGather : public CudaKernel {
                              data.shape().size_to(axis), axis_dim, indices.num_elements(),
                              data.shape().size_from(axis + 1), error, stream),
                "launch of the Gather kernel");
-    GatherError found{};
-    check_cuda(cudaMemcpyAsync(&found, error, sizeof(GatherError), cudaMemcpyDeviceToHost, stream),
-               "cudaMemcpyAsync (reading Gather's index error flag)");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the Gather kernel)");
-    if (found.flag != 0)
-      ctx.fail_node("index ", found.index, " is out of range [", -axis_dim, ", ", axis_dim - 1,
-                    "] for axis ", axis_, " of data shape ", data.shape().to_string());
+    // Read back when the run next waits for its stream, not here: waiting
+    // after each Gather would stall the queue (and break a capture). The
+    // kernel skips bad indices, so nothing is read out of bounds meanwhile.
+    scratch.defer_check([error, axis_dim, axis = axis_, shape = data.shape().to_string(),
+                         node = ctx.node().describe()] {
+      GatherError found{};
+      check_cuda(cudaMemcpy(&found, error, sizeof(GatherError), cudaMemcpyDeviceToHost),
+                 "cudaMemcpy (reading Gather's index error flag)");
+      if (found.flag != 0)
+        fail(ErrorCode::kInvalidArgument, node, ": index ", found.index, " is out of range [",
+             -axis_dim, ", ", axis_dim - 1, "] for axis ", axis, " of data shape ", shape);
+    });
   }
 
  private:

@@ -15,6 +15,25 @@ void* Scratch::bytes(size_t n) {
   return held_.back().mutable_raw_data();
 }
 
+void* Scratch::lasting_bytes(size_t n) {
+  auto t = std::make_shared<Tensor>(DataType::kUInt8, Shape{int64_t(n)}, allocator_);
+  void* p = t->mutable_raw_data();
+  keep(std::move(t));
+  return p;
+}
+
+void Scratch::defer_check(std::function<void()> check) {
+  if (run_stream_)
+    run_stream_->defer_check(std::move(check));
+  else
+    checks_.push_back(std::move(check));
+}
+
+void Scratch::run_checks() {
+  for (const auto& check : checks_) check();
+  checks_.clear();
+}
+
 void Scratch::keep(std::shared_ptr<const void> p) {
   if (run_stream_)
     run_stream_->keep(std::move(p));
@@ -51,6 +70,7 @@ void CudaKernel::compute(ep::KernelContext& ctx) const {
     throw;
   }
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the node's kernels)");
+  scratch.run_checks();
 }
 
 ElemType elem_type(DataType t) {

@@ -8,6 +8,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -35,12 +36,22 @@ class Scratch {
   explicit Scratch(std::shared_ptr<Allocator> allocator, CudaStream* run_stream = nullptr)
       : allocator_(std::move(allocator)), run_stream_(run_stream) {}
   void* bytes(size_t n);
+  // Device memory reserved until the work queued so far is done and its
+  // checks have run (what a deferred check reads back).
+  void* lasting_bytes(size_t n);
   // Keeps `p` (a leased library handle) until the queued work is done.
   void keep(std::shared_ptr<const void> p);
+  // Runs `check` once the queued work is done: at the run stream's next
+  // wait (its error fails the run there), else right after the node.
+  void defer_check(std::function<void()> check);
+  // Runs the deferred checks; for kernels called without a run stream, after
+  // their work is done.
+  void run_checks();
 
  private:
   std::shared_ptr<Allocator> allocator_;
   CudaStream* run_stream_;
+  std::vector<std::function<void()>> checks_;
   std::vector<Tensor> held_;
   std::vector<std::shared_ptr<const void>> kept_;
 };

@@ -25,7 +25,7 @@ const std::vector<Key>& keys() {
       {"cudnn_conv_use_max_workspace", "0, 1"},
       {"do_copy_in_default_stream", "0, 1"},
       {"user_compute_stream", "the address of a cudaStream_t, decimal or 0x-hex, not 0"},
-      {"enable_cuda_graph", "0 (CUDA graphs are not implemented yet)"},
+      {"enable_cuda_graph", "0, 1"},
       {"use_tf32", "0, 1"},
       {"prefer_fp16", "0, 1"},
       {"cudnn_conv_algo_cache", "a file path (created when missing), not empty"},
@@ -144,8 +144,6 @@ CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_co
   }
   if (const auto* v = get("enable_cuda_graph")) {
     o.enable_cuda_graph = parse_bool("enable_cuda_graph", *v);
-    if (o.enable_cuda_graph)
-      bad_value("enable_cuda_graph", *v, "CUDA graph capture is not implemented yet (issue #7)");
   }
   if (const auto* v = get("use_tf32")) o.use_tf32 = parse_bool("use_tf32", *v);
   if (const auto* v = get("prefer_fp16")) o.prefer_fp16 = parse_bool("prefer_fp16", *v);

@@ -36,6 +36,30 @@ void register_all(CudaOpTable& t) {
   register_cuda_reduce(t);
 }
 
+// A CUDA graph of one recorded run, with the checks its kernels deferred
+// (Gather's index flags), which each replay defers again.
+class CudaCapturedRun : public ep::CapturedRun {
+ public:
+  CudaCapturedRun(int device, cudaGraphExec_t exec, std::vector<std::function<void()>> checks)
+      : device_(device), exec_(exec), checks_(std::move(checks)) {}
+  ~CudaCapturedRun() override {
+    cudaSetDevice(device_);
+    cudaGraphExecDestroy(exec_);
+  }
+  void replay(ep::Stream& stream) const override {
+    CudaStream& s = cuda_stream(stream);
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice", where());
+    check_cuda(cudaGraphLaunch(exec_, s.get()), "cudaGraphLaunch", where());
+    for (const auto& c : checks_) s.defer_check(c);
+  }
+
+ private:
+  std::string where() const { return str_cat(kName, " device ", device_, " (CUDA graph)"); }
+  int device_;
+  cudaGraphExec_t exec_;
+  std::vector<std::function<void()>> checks_;
+};
+
 class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
  public:
   CudaProvider(const ep::ProviderOptions& options, const CudaOptions& parsed)
@@ -74,6 +98,33 @@ class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
     if (uintptr_t user = table_.env->options().user_compute_stream)
       return std::make_unique<CudaStream>(device, reinterpret_cast<cudaStream_t>(user), nullptr);
     return streams_->lease();
+  }
+  bool capture_runs() const override { return table_.env->options().enable_cuda_graph; }
+  // Relaxed mode: a kernel may still grow the arena (cudaMalloc) while its
+  // work is being recorded; the recorded run keeps that memory.
+  void begin_capture(ep::Stream& stream) const override {
+    CudaStream& s = cuda_stream(stream);
+    table_.env->set_device();
+    check_cuda(cudaStreamBeginCapture(s.get(), cudaStreamCaptureModeRelaxed),
+               "cudaStreamBeginCapture", table_.env->where());
+    s.record_checks();
+  }
+  std::unique_ptr<ep::CapturedRun> end_capture(ep::Stream& stream) const override {
+    CudaStream& s = cuda_stream(stream);
+    std::vector<std::function<void()>> checks = s.take_recorded_checks();
+    table_.env->set_device();
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(s.get(), &graph);
+    if (ended != cudaSuccess && graph) cudaGraphDestroy(graph);
+    check_cuda(ended,
+               "cudaStreamEndCapture (a kernel of the run did what a CUDA graph cannot hold, "
+               "such as waiting for the stream)",
+               table_.env->where());
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t made = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    check_cuda(made, "cudaGraphInstantiate", table_.env->where());
+    return std::make_unique<CudaCapturedRun>(table_.env->device(), exec, std::move(checks));
   }
 
   ep::Capability get_capability(const ep::GraphView& view) const override {

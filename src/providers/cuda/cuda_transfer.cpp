@@ -29,6 +29,7 @@ CudaStream::~CudaStream() {
   if (e != cudaSuccess && e != cudaErrorCudartUnloading)
     log(Severity::kWarning, "cuda", "CUDAExecutionProvider device ", device_,
         ": a stream released with failed work: cudaStreamSynchronize: ", cuda_status(e));
+  checks_.clear();  // nobody is left to hear what they would find
   kept_.clear();
   if (owned_)
     cudaStreamDestroy(stream_);
@@ -41,13 +42,36 @@ void CudaStream::synchronize() {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice", where);
   check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", where);
   std::vector<std::shared_ptr<const void>> done;
-  std::lock_guard<std::mutex> lock(mu_);
-  done.swap(kept_);
+  std::vector<std::function<void()>> checks;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    checks.swap(checks_);
+    // Held memory (a flag a check reads) goes only after the checks.
+    done.swap(kept_);
+  }
+  for (const auto& check : checks) check();
 }
 
 void CudaStream::keep(std::shared_ptr<const void> p) {
   std::lock_guard<std::mutex> lock(mu_);
   kept_.push_back(std::move(p));
+}
+
+void CudaStream::defer_check(std::function<void()> check) {
+  std::lock_guard<std::mutex> lock(mu_);
+  (recording_checks_ ? recorded_checks_ : checks_).push_back(std::move(check));
+}
+
+void CudaStream::record_checks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  recording_checks_ = true;
+  recorded_checks_.clear();
+}
+
+std::vector<std::function<void()>> CudaStream::take_recorded_checks() {
+  std::lock_guard<std::mutex> lock(mu_);
+  recording_checks_ = false;
+  return std::move(recorded_checks_);
 }
 
 StreamPool::~StreamPool() {
@@ -74,6 +98,13 @@ std::unique_ptr<CudaStream> StreamPool::lease() {
     std::lock_guard<std::mutex> lock(pool->mu_);
     pool->free_.push_back(x);
   });
+}
+
+CudaStream& cuda_stream(ep::Stream& s) {
+  auto* cs = dynamic_cast<CudaStream*>(&s);
+  check(cs != nullptr, "CUDAExecutionProvider: a stream that is not a CUDA stream (made by ",
+        "another provider) was given where a CUDA stream is needed");
+  return *cs;
 }
 
 bool CudaDataTransfer::can_copy(const MemoryInfo& src, const MemoryInfo& dst) const {

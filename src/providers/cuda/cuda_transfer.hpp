@@ -34,6 +34,13 @@ class CudaStream : public ep::Stream {
   // Holds `p` (a library handle lease, say) until the work queued so far is
   // done: the next synchronize() or the destruction.
   void keep(std::shared_ptr<const void> p);
+  // Runs `check` (which reads back what queued work wrote, Gather's index
+  // flag say, and throws what it finds) right after the next synchronize(),
+  // whose error it then is. While checks are being recorded it goes to the
+  // recording instead (a captured run keeps its checks for each replay).
+  void defer_check(std::function<void()> check);
+  void record_checks();
+  std::vector<std::function<void()>> take_recorded_checks();
 
  private:
   int device_;
@@ -42,6 +49,8 @@ class CudaStream : public ep::Stream {
   std::function<void(cudaStream_t)> release_;
   std::mutex mu_;  // kernels of one run may queue from several threads
   std::vector<std::shared_ptr<const void>> kept_;
+  std::vector<std::function<void()>> checks_, recorded_checks_;
+  bool recording_checks_ = false;
 };
 
 // Streams made once and lent to one run at a time: creating a stream per run
@@ -72,6 +81,10 @@ class CudaDataTransfer : public ep::DataTransfer {
  private:
   EnvPtr env_;
 };
+
+// `s` as the CUDA stream it must be; kInvalidArgument when another
+// provider made it.
+CudaStream& cuda_stream(ep::Stream& s);
 
 // Whether `m` is memory of a CUDA device (not pinned host memory).
 bool is_cuda_device_memory(const MemoryInfo& m);

@@ -139,10 +139,10 @@ TEST(CudaOptions, AlgoCacheIsAPath) {
   EXPECT_EQ(parse_cuda_options({}, 1).cudnn_conv_algo_cache, "");
 }
 
-TEST(CudaOptions, CudaGraphsAreRefusedUntilImplemented) {
-  std::string e = option_error({{"enable_cuda_graph", "1"}});
-  expect_has(e, "'enable_cuda_graph' has bad value '1'");
-  expect_has(e, "not implemented yet");
-  e = option_error({{"enable_cuda_graph", "maybe"}});
-  expect_has(e, "bad value 'maybe'");
+TEST(CudaOptions, CudaGraphsAreAFlag) {
+  EXPECT_TRUE(parse_cuda_options({{"enable_cuda_graph", "1"}}, 1).enable_cuda_graph);
+  EXPECT_FALSE(parse_cuda_options({{"enable_cuda_graph", "0"}}, 1).enable_cuda_graph);
+  std::string e = option_error({{"enable_cuda_graph", "maybe"}});
+  expect_has(e, "'enable_cuda_graph' has bad value 'maybe'");
+  expect_has(e, "0, 1");
 }
