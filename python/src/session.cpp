@@ -122,6 +122,16 @@ void bind_session(py::module_& m) {
   c.def("modelmeta", &PySession::modelmeta);
   c.def("end_profiling", &PySession::end_profiling);
   c.def("profiling_start_time_ns", &PySession::profiling_start_ns);
+  c.def("run_capture", [](const PySession& s) {
+    const auto c = s.session().run_capture();
+    py::dict d;
+    d["status"] = c.status;
+    d["warmups"] = c.warmups;
+    d["captures"] = c.captures;
+    d["replays"] = c.replays;
+    d["failures"] = c.failures;
+    return d;
+  });
   c.def("node_assignments", [](const PySession& s) {
     py::list out;
     for (const auto& a : s.session().node_assignments())

@@ -122,6 +122,12 @@ class InferenceSession:
         """(node name, op type, domain, provider, [(declining provider, reason)]) per node."""
         return self._sess.node_assignments()
 
+    def get_run_capture(self):
+        """Captured runs (CUDA graphs, provider option enable_cuda_graph): a dict
+        with 'status' ('off', 'on (<provider>)' or 'not possible: <why>') and
+        the counts 'warmups', 'captures', 'replays' and 'failures'."""
+        return self._sess.run_capture()
+
     # -- profiling --------------------------------------------------------------
 
     def end_profiling(self):

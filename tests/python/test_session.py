@@ -235,6 +235,16 @@ def test_node_assignments_name_the_provider(session):
     assert all(a[3] == "CPUExecutionProvider" for a in assignments)
 
 
+def test_run_capture_is_off_without_a_provider_asking(session):
+    x = np.ones((2, 3), dtype=np.float32)
+    feeds = {i.name: x for i in session.get_inputs()}
+    session.run(None, feeds)
+    session.run(None, feeds)
+    capture = session.get_run_capture()
+    assert capture == {"status": "off", "warmups": 0, "captures": 0, "replays": 0,
+                       "failures": 0}
+
+
 def test_outputs_never_alias_feeds_or_weights(identity, tmp_path):
     from onnx import TensorProto, helper, numpy_helper
 
