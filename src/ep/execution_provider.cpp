@@ -33,14 +33,6 @@ KernelRegistry::Match lookup_kernel(const KernelRegistry& registry, const GraphV
   return registry.lookup(node.domain, node.op_type, view.opset(node), view.input_types(node));
 }
 
-void ExecutionProvider::begin_capture(Stream&) const {
-  fail(ErrorCode::kNotImplemented, name(), " cannot capture runs");
-}
-
-std::unique_ptr<CapturedRun> ExecutionProvider::end_capture(Stream&) const {
-  fail(ErrorCode::kNotImplemented, name(), " cannot capture runs");
-}
-
 Capability ExecutionProvider::get_capability(const GraphView& view) const {
   Capability cap;
   for (size_t idx : view.candidates) {

@@ -50,16 +50,6 @@ struct Capability {
   std::vector<Decline> declined;
 };
 
-// The work of one run, recorded on a provider's stream instead of run
-// (CUDA graphs), to be queued again as a whole.
-class CapturedRun {
- public:
-  virtual ~CapturedRun() = default;
-  // Queues the recorded work on `stream` (a run_stream() of the provider
-  // that captured it). It reads and writes the same memory as when recorded.
-  virtual void replay(Stream& stream) const = 0;
-};
-
 class ExecutionProvider {
  public:
   virtual ~ExecutionProvider() = default;
@@ -74,30 +64,6 @@ class ExecutionProvider {
   // A new stream for asynchronous copies and work on this provider's device;
   // null when the provider is synchronous (then copies complete on return).
   virtual std::unique_ptr<Stream> create_stream() const { return nullptr; }
-  // The stream this provider's kernels queue one run's work on, or null (the
-  // default) when they finish their work before compute() returns. Asked
-  // once per run, with the run's configuration entries (null: none). With a
-  // stream, the executor hands it to the kernels (KernelContext::stream()),
-  // queues copies into and out of the provider's memory on it, and
-  // synchronizes it before the run returns; memory the run frees stays the
-  // run's until then (runtime/run_streams.hpp), so kernels need not wait.
-  virtual std::unique_ptr<Stream> run_stream(
-      const std::map<std::string, std::string>* run_config) const {
-    (void)run_config;
-    return nullptr;
-  }
-  // Whether the user asked this provider to capture whole runs and replay
-  // them (the CUDA provider's enable_cuda_graph). The session does so when
-  // its plan allows (runtime/run_capture.hpp); only providers with a
-  // run_stream() can.
-  virtual bool capture_runs() const { return false; }
-  // Starts recording the work queued on `stream` (from run_stream()):
-  // from now until end_capture() it is recorded, not run, and waiting for
-  // the stream is an error.
-  virtual void begin_capture(Stream& stream) const;
-  // Stops recording and returns the recorded work; throws when the capture
-  // failed (the recording is then discarded and the stream usable again).
-  virtual std::unique_ptr<CapturedRun> end_capture(Stream& stream) const;
   const ProviderOptions& options() const { return options_; }
 
  protected:

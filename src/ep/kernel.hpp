@@ -151,7 +151,7 @@ class KernelContext {
   void set_run_config(const std::map<std::string, std::string>* config) { run_config_ = config; }
   // The value of run configuration entry `key`, or null when it is not set.
   const std::string* run_config(const std::string& key) const;
-  // The provider's stream for this run (ExecutionProvider::run_stream), or
+  // The provider's stream for this run (ep::RunStreamProvider), or
   // null: the kernel then finishes its work before compute() returns.
   void set_stream(Stream* stream) { stream_ = stream; }
   Stream* stream() const { return stream_; }

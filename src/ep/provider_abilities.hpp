@@ -1,6 +1,7 @@
 // Optional abilities of providers and factories. Per DESIGN.md they are asked
 // for explicitly (dynamic_cast), not added to the ExecutionProvider base.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,48 @@ class FusedCompiler {
   virtual ~FusedCompiler() = default;
   virtual std::vector<std::unique_ptr<OpKernel>> compile(
       const GraphView& view, const std::vector<FusedGroup>& groups) const = 0;
+};
+
+// A provider whose kernels queue their work on a device stream and return
+// before it is done. The executor asks run_stream() once per run (with the
+// run's configuration entries; null: none), hands the stream to the
+// provider's kernels (KernelContext::stream()), queues copies into and out
+// of the provider's memory on it, and synchronizes it before the run
+// returns; memory the run frees stays the run's until then
+// (runtime/run_streams.hpp), so kernels need not wait. A null stream means
+// this run is synchronous after all.
+class RunStreamProvider {
+ public:
+  virtual ~RunStreamProvider() = default;
+  virtual std::unique_ptr<Stream> run_stream(
+      const std::map<std::string, std::string>* run_config) const = 0;
+};
+
+// The work of one run, recorded on a provider's stream instead of run
+// (CUDA graphs), to be queued again as a whole.
+class CapturedRun {
+ public:
+  virtual ~CapturedRun() = default;
+  // Queues the recorded work on `stream` (a run_stream() of the provider
+  // that captured it). It reads and writes the same memory as when recorded.
+  virtual void replay(Stream& stream) const = 0;
+};
+
+// A RunStreamProvider that can record whole runs and replay them. When
+// capture_runs() says the user asked for it (the CUDA provider's
+// enable_cuda_graph), the session does so where its plan allows
+// (runtime/run_capture.hpp).
+class RunCapturer {
+ public:
+  virtual ~RunCapturer() = default;
+  virtual bool capture_runs() const = 0;
+  // Starts recording the work queued on `stream` (from run_stream()): from
+  // now until end_capture() it is recorded, not run, and waiting for the
+  // stream is an error.
+  virtual void begin_capture(Stream& stream) const = 0;
+  // Stops recording and returns the recorded work; throws when the capture
+  // failed (the recording is then discarded and the stream usable again).
+  virtual std::unique_ptr<CapturedRun> end_capture(Stream& stream) const = 0;
 };
 
 // A factory that can say what it looked for, for `tessera doctor`: the

@@ -61,8 +61,13 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
           [&] { return choose_conv_layout(model, g, options.conv_winograd); });
       run("fuse_expand_depthwise", [&] { return fuse_expand_depthwise(model, g); });
     }
-  } else if (options.attention_fusion) {
-    run("fuse_attention", [&] { return fuse_attention(model, g); });
+  } else {
+    const auto& shared = options.shared_fusions;
+    if (shared.count("MultiHeadAttention"))
+      run("fuse_attention", [&] { return fuse_attention(model, g); });
+    if (shared.count("SkipLayerNormalization"))
+      run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
+    if (shared.count("BiasGelu")) run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }

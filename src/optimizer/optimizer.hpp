@@ -1,5 +1,7 @@
 // Provider-independent graph passes, grouped by optimization level.
 #pragma once
+#include <set>
+#include <string>
 #include <vector>
 
 #include "core/phase_timing.hpp"
@@ -8,17 +10,22 @@
 
 namespace tessera::optimizer {
 
+// The com.tessera ops of fusions other providers may run too:
+// fuse_attention's, fuse_skip_layer_norm's and fuse_bias_gelu's.
+inline const std::vector<std::string> kSharedFusionOps = {"MultiHeadAttention",
+                                                          "SkipLayerNormalization", "BiasGelu"};
+
 struct OptimizeOptions {
   // Allows fusions into com.tessera ops that only the CPU provider runs; a
   // session that has other providers turns it off so their get_capability
   // still sees the standard ops.
   bool cpu_internal_fusions = true;
-  // Allows fuse_attention (com.tessera MultiHeadAttention) without
-  // cpu_internal_fusions: a session sets it when every provider it has
-  // besides the CPU runs that op (the CUDA provider), so they see the fused
-  // op rather than the dozen nodes it replaces. The CPU provider runs it
-  // wherever they decline it.
-  bool attention_fusion = false;
+  // Fusions made without cpu_internal_fusions, named by the com.tessera op
+  // each makes (one of kSharedFusionOps): a session lists those that every
+  // provider it has besides the CPU runs (the CUDA provider runs all three),
+  // so they see the fused op rather than the nodes it replaces. The CPU
+  // provider runs it wherever they decline it.
+  std::set<std::string> shared_fusions;
   // Allows choose_conv_layout (level all, with cpu_internal_fusions, where the
   // AVX-512 blocked kernels run). Off for "session.disable_nchwc" = "1".
   bool nchwc_layout = true;

@@ -20,7 +20,8 @@ RunCapture::RunCapture(
     : plan_(plan) {
   std::vector<const ep::ExecutionProvider*> asking;
   for (const auto& p : plan.providers())
-    if (p->capture_runs()) asking.push_back(p.get());
+    if (const auto* c = dynamic_cast<const ep::RunCapturer*>(p.get()); c && c->capture_runs())
+      asking.push_back(p.get());
   if (asking.empty()) return;
   if (asking.size() > 1) {
     status_ = str_cat("not possible: both ", asking[0]->name(), " and ", asking[1]->name(),
@@ -29,6 +30,7 @@ RunCapture::RunCapture(
     status_ = str_cat("not possible: ", why);
   } else {
     provider_ = asking[0];
+    capturer_ = dynamic_cast<const ep::RunCapturer*>(provider_);
     allocator_ = provider_->allocator();
     for (const auto& [name, a] : allocators)
       if (name == provider_->name()) allocator_ = a;
@@ -112,15 +114,15 @@ bool RunCapture::capture(Recording& r, const std::vector<Value>& inputs, RunStre
   std::vector<Value> outputs;
   bool recording = false;
   try {
-    provider_->begin_capture(stream);
+    capturer_->begin_capture(stream);
     recording = true;
     outputs = plan_.execute(buffers, nullptr, st);
     recording = false;
-    r.graph = provider_->end_capture(stream);
+    r.graph = capturer_->end_capture(stream);
   } catch (const Error& e) {
     if (recording) {
       try {
-        provider_->end_capture(stream);
+        capturer_->end_capture(stream);
       } catch (const Error&) {
         // The capture was already broken; ending it is all that was needed.
       }

@@ -1,5 +1,5 @@
 // Whole runs captured once and replayed (CUDA graphs, for a provider whose
-// capture_runs() says the user asked for them). Per set of input shapes: the
+// ep::RunCapturer::capture_runs() says the user asked for them). Per set of input shapes: the
 // first run goes the normal way (kernels pick algorithms, arenas grow), the
 // second is recorded on the provider's stream and then replayed, and every
 // later one only copies its inputs into the recording's input buffers,
@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ep/provider_abilities.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/run_streams.hpp"
 
@@ -70,7 +71,8 @@ class RunCapture {
 
   const GraphPlan& plan_;
   const ep::ExecutionProvider* provider_ = nullptr;
-  std::shared_ptr<Allocator> allocator_;  // the session's allocator of the provider's memory
+  const ep::RunCapturer* capturer_ = nullptr;  // provider_, as what records runs
+  std::shared_ptr<Allocator> allocator_;       // the session's allocator of the provider's memory
   std::string status_ = "off";
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Recording>> recordings_;

@@ -2,6 +2,7 @@
 
 #include "core/error.hpp"
 #include "core/logging.hpp"
+#include "ep/provider_abilities.hpp"
 
 namespace tessera::runtime {
 
@@ -89,7 +90,8 @@ RunStreams::RunStreams(
     const std::vector<std::pair<std::string, std::shared_ptr<Allocator>>>& allocators,
     const std::map<std::string, std::string>* run_config) {
   for (const auto& p : providers) {
-    std::unique_ptr<ep::Stream> s = p->run_stream(run_config);
+    const auto* async = dynamic_cast<const ep::RunStreamProvider*>(p.get());
+    std::unique_ptr<ep::Stream> s = async ? async->run_stream(run_config) : nullptr;
     if (!s) continue;
     Entry e{p.get(), p->memory_info(), std::move(s), p->allocator(), nullptr};
     for (const auto& [name, a] : allocators)

@@ -1,6 +1,6 @@
 // The streams of one run. A provider whose kernels queue their work on a
-// device stream and return before it is done (ep::ExecutionProvider::
-// run_stream) gets one stream per run; the executor hands it to the
+// device stream and return before it is done (ep::RunStreamProvider) gets
+// one stream per run; the executor hands it to the
 // provider's kernels, queues copies into and out of its memory on it, and
 // synchronizes it before the run returns.
 //

@@ -19,6 +19,7 @@
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
 #include "runtime/run_capture.hpp"
+#include "runtime/shared_fusions.hpp"
 
 namespace tessera {
 
@@ -46,13 +47,6 @@ struct Session::Impl {
 namespace {
 
 const std::string kCpu = "CPUExecutionProvider";
-
-// Whether `p` registers a kernel for (domain, op), at any opset.
-bool has_kernel(const ep::ExecutionProvider& p, const char* domain, const char* op) {
-  for (const auto& e : p.kernel_registry().entries())
-    if (e.def.domain == domain && e.def.op_type == op) return true;
-  return false;
-}
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(
@@ -293,11 +287,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   HiddenInitializers on_devices(model.graph);
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = cpu_only;
-  // The fused attention op, when every other provider runs it too.
-  opt.attention_fusion =
-      !cpu_only && std::all_of(impl->providers.begin(), impl->providers.end(), [](const auto& p) {
-        return p->name() == kCpu || has_kernel(*p, "com.tessera", "MultiHeadAttention");
-      });
+  opt.shared_fusions = runtime::shared_fusions(impl->providers);
   opt.nchwc_layout = !config_flag(options, "session.disable_nchwc", false);
   opt.conv_winograd = !config_flag(options, "session.disable_winograd", false);
   optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);

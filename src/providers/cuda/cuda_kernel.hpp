@@ -99,5 +99,6 @@ void register_cuda_shape_ops(CudaOpTable& t);
 void register_cuda_views(CudaOpTable& t);
 void register_cuda_cnn_ops(CudaOpTable& t);
 void register_cuda_reduce(CudaOpTable& t);
+void register_cuda_transformer_fusions(CudaOpTable& t);
 
 }  // namespace tessera::cuda

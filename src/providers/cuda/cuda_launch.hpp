@@ -36,5 +36,13 @@ cudaError_t launch_softmax(ElemType t, const void* x, void* y, int64_t rows, int
 cudaError_t launch_layer_norm(ElemType t, const void* x, const void* scale, const void* bias,
                               void* y, float* mean, float* inv_std, int64_t rows, int64_t cols,
                               float epsilon, cudaStream_t stream);
+// The same of x + skip (+ add): skip (optional) laid out as x, add (optional)
+// with `cols` elements; the sum is not written out.
+cudaError_t launch_skip_layer_norm(ElemType t, const void* x, const void* skip, const void* add,
+                                   const void* scale, const void* bias, void* y, int64_t rows,
+                                   int64_t cols, float epsilon, cudaStream_t stream);
+// y = Gelu(x + bias[i % cols]), the exact (erf) form.
+cudaError_t launch_bias_gelu(ElemType t, const void* x, const void* bias, void* y, int64_t n,
+                             int64_t cols, cudaStream_t stream);
 
 }  // namespace tessera::cuda

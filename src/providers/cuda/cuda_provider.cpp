@@ -34,6 +34,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_views(t);
   register_cuda_cnn_ops(t);
   register_cuda_reduce(t);
+  register_cuda_transformer_fusions(t);
 }
 
 // A CUDA graph of one recorded run, with the checks its kernels deferred
@@ -60,7 +61,10 @@ class CudaCapturedRun : public ep::CapturedRun {
   std::vector<std::function<void()>> checks_;
 };
 
-class CudaProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
+class CudaProvider : public ep::ExecutionProvider,
+                     public ep::FusedCompiler,
+                     public ep::RunStreamProvider,
+                     public ep::RunCapturer {
  public:
   CudaProvider(const ep::ProviderOptions& options, const CudaOptions& parsed)
       : info_(cuda_memory_info(parsed.device_id)) {

@@ -65,6 +65,15 @@ __global__ void unary_kernel(const T* x, T* y, int64_t n, float alpha, float bet
     y[i] = from_float<T>(apply<Op>(to_float(x[i]), alpha, beta));
 }
 
+// The bias is the innermost axis's: element i takes bias[i % cols].
+template <typename T>
+__global__ void bias_gelu_kernel(const T* x, const T* bias, T* y, int64_t n, int64_t cols) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x)
+    y[i] = from_float<T>(
+        apply<UnaryOp::kGelu>(to_float(x[i]) + to_float(bias[i % cols]), 0.0f, 0.0f));
+}
+
 template <typename T>
 __global__ void broadcast_copy_kernel(const T* x, T* y, int64_t n, BroadcastPlan plan) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -140,6 +149,16 @@ cudaError_t launch_unary(UnaryOp op, ElemType t, const void* x, void* y, int64_t
   if (n == 0) return cudaSuccess;
   return with_elem_type(
       t, [&](auto v) { unary_typed<decltype(v)>(op, x, y, n, alpha, beta, stream); });
+}
+
+cudaError_t launch_bias_gelu(ElemType t, const void* x, const void* bias, void* y, int64_t n,
+                             int64_t cols, cudaStream_t stream) {
+  if (n == 0 || cols == 0) return cudaSuccess;
+  return with_elem_type(t, [&](auto v) {
+    using T = decltype(v);
+    bias_gelu_kernel<T><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n, cols);
+  });
 }
 
 cudaError_t launch_broadcast_copy(int elem_bytes, const void* x, void* y, int64_t n,

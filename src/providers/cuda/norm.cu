@@ -1,4 +1,5 @@
-// Row kernels: Softmax/LogSoftmax, LayerNormalization and RMSNormalization
+// Row kernels: Softmax/LogSoftmax, LayerNormalization (also with a residual
+// and a bias added first: SkipLayerNormalization) and RMSNormalization
 // over rows of contiguous elements, one block per row, statistics in float.
 #include "providers/cuda/cuda_launch.hpp"
 #include "providers/cuda/device_math.cuh"
@@ -31,23 +32,36 @@ __global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t cols, bool 
   }
 }
 
+// The row's element j: x, plus the residual `skip` (same layout) and the
+// per-column `add` when given (SkipLayerNormalization); recomputed in each
+// pass rather than written out.
 template <typename T>
-__global__ void layer_norm_rows(const T* x, const T* scale, const T* bias, T* y, float* mean_out,
-                                float* inv_std_out, int64_t rows, int64_t cols, float eps) {
+__device__ float row_in(const T* xr, const T* sr, const T* add, int64_t j) {
+  float v = to_float(xr[j]);
+  if (sr) v += to_float(sr[j]);
+  if (add) v += to_float(add[j]);
+  return v;
+}
+
+template <typename T>
+__global__ void layer_norm_rows(const T* x, const T* skip, const T* add, const T* scale,
+                                const T* bias, T* y, float* mean_out, float* inv_std_out,
+                                int64_t rows, int64_t cols, float eps) {
   for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
     const T* xr = x + r * cols;
+    const T* sr = skip ? skip + r * cols : nullptr;
     T* yr = y + r * cols;
     float s = 0.0f;
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) s += to_float(xr[j]);
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) s += row_in(xr, sr, add, j);
     const float mean = block_reduce(s, SumOp()) / float(cols);
     float q = 0.0f;
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-      const float d = to_float(xr[j]) - mean;
+      const float d = row_in(xr, sr, add, j) - mean;
       q += d * d;
     }
     const float inv_std = rsqrtf(block_reduce(q, SumOp()) / float(cols) + eps);
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
-      float v = (to_float(xr[j]) - mean) * inv_std * to_float(scale[j]);
+      float v = (row_in(xr, sr, add, j) - mean) * inv_std * to_float(scale[j]);
       if (bias) v += to_float(bias[j]);
       yr[j] = from_float<T>(v);
     }
@@ -83,11 +97,13 @@ void softmax_as(const void* x, void* y, int64_t rows, int64_t cols, bool log, cu
 }
 
 template <typename T>
-void layer_norm_as(const void* x, const void* scale, const void* bias, void* y, float* mean,
-                   float* inv_std, int64_t rows, int64_t cols, float eps, cudaStream_t s) {
+void layer_norm_as(const void* x, const void* skip, const void* add, const void* scale,
+                   const void* bias, void* y, float* mean, float* inv_std, int64_t rows,
+                   int64_t cols, float eps, cudaStream_t s) {
   layer_norm_rows<T><<<row_grid(rows), kThreads, 0, s>>>(
-      static_cast<const T*>(x), static_cast<const T*>(scale), static_cast<const T*>(bias),
-      static_cast<T*>(y), mean, inv_std, rows, cols, eps);
+      static_cast<const T*>(x), static_cast<const T*>(skip), static_cast<const T*>(add),
+      static_cast<const T*>(scale), static_cast<const T*>(bias), static_cast<T*>(y), mean, inv_std,
+      rows, cols, eps);
 }
 
 template <typename T>
@@ -111,7 +127,18 @@ cudaError_t launch_layer_norm(ElemType t, const void* x, const void* scale, cons
                               float epsilon, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return cudaSuccess;
   return with_elem_type(t, [&](auto v) {
-    layer_norm_as<decltype(v)>(x, scale, bias, y, mean, inv_std, rows, cols, epsilon, stream);
+    layer_norm_as<decltype(v)>(x, nullptr, nullptr, scale, bias, y, mean, inv_std, rows, cols,
+                               epsilon, stream);
+  });
+}
+
+cudaError_t launch_skip_layer_norm(ElemType t, const void* x, const void* skip, const void* add,
+                                   const void* scale, const void* bias, void* y, int64_t rows,
+                                   int64_t cols, float epsilon, cudaStream_t stream) {
+  if (rows == 0 || cols == 0) return cudaSuccess;
+  return with_elem_type(t, [&](auto v) {
+    layer_norm_as<decltype(v)>(x, skip, add, scale, bias, y, nullptr, nullptr, rows, cols, epsilon,
+                               stream);
   });
 }
 

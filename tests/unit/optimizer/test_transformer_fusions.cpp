@@ -165,7 +165,7 @@ TEST(OptimizerAttentionFusion, MadeForProvidersThatRunIt) {
   ir::Model m = attention_model(spec);
   optimizer::OptimizeOptions o;
   o.cpu_internal_fusions = false;
-  o.attention_fusion = true;
+  o.shared_fusions = {"MultiHeadAttention"};
   optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
   EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 1u);
   EXPECT_EQ(count_ops(m, "Softmax"), 0u);

@@ -26,8 +26,14 @@ struct In {
 // Builds the node twice (inputs in `t`, and the same values in float32),
 // runs both and compares.
 void check_op(const std::string& op, int64_t opset, const std::vector<In>& inputs, DataType t,
-              std::vector<ir::Attribute> attrs = {}, size_t outputs = 1, double tol_scale = 1) {
+              std::vector<ir::Attribute> attrs = {}, size_t outputs = 1, double tol_scale = 1,
+              const std::string& domain = "") {
   OneNode m(op, opset, attrs), ref(op, opset, attrs);
+  if (!domain.empty())
+    for (OneNode* n : {&m, &ref}) {
+      n->model.graph.nodes[0].domain = domain;
+      n->model.opset_imports.push_back({domain, 1});
+    }
   uint32_t seed = 7;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const In& in = inputs[i];
@@ -107,6 +113,26 @@ TEST(CudaKernels, LayerNormalization) {
     check_op("LayerNormalization", 17, {{{3, 4, 5}}, {{4, 5}, true}}, t, {attr_int("axis", 1)}, 3);
     check_op("LayerNormalization", 17, {{{2, 3000}}, {{3000}}, {{3000}}}, t,
              {attr_float("epsilon", 1e-3f)});
+  }
+}
+
+// The optimizer's fusions a CUDA session makes (SkipLayerNormalization with
+// and without beta and bias, a skip broadcast over leading dims or summed
+// first, and BiasGelu), against the CPU provider's float kernels.
+TEST(CudaKernels, TransformerFusions) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const std::string tessera = "com.tessera";
+  for (DataType t : kTypes) {
+    check_op("SkipLayerNormalization", 1,
+             {{{2, 3, 64}}, {{2, 3, 64}}, {{64}, true}, {{64}, true}, {{64}, true}}, t, {}, 1, 1,
+             tessera);
+    check_op("SkipLayerNormalization", 1, {{{4, 768}}, {{4, 768}}, {{768}, true}}, t,
+             {attr_float("epsilon", 1e-12f)}, 1, 1, tessera);
+    check_op("SkipLayerNormalization", 1, {{{1, 5, 32}}, {{5, 32}}, {{32}, true}, {{32}, true}}, t,
+             {}, 1, 1, tessera);
+    check_op("SkipLayerNormalization", 1, {{{3, 1, 16}}, {{4, 16}}, {{16}, true}}, t, {}, 1, 1,
+             tessera);
+    check_op("BiasGelu", 1, {{{2, 5, 96}, false, -4, 4}, {{96}, true}}, t, {}, 1, 1, tessera);
   }
 }
 

@@ -5,12 +5,16 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <iostream>
+#include <map>
 
 #include "ep/node_groups.hpp"
 #include "ep/provider_abilities.hpp"
+#include "ep/provider_registry.hpp"
 #include "onnx/model_reader.hpp"
 #include "optimizer/optimizer.hpp"
 #include "providers/cuda/cuda_options.hpp"
+#include "runtime/shared_fusions.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
 using namespace tessera;
@@ -20,20 +24,22 @@ namespace {
 
 // Every node of the model, optimized as a session with CUDA in its provider
 // list optimizes it (no CPU-only fusions), that CUDA declines, with why.
-std::string declined_nodes(const std::filesystem::path& file, int* fused_attention = nullptr) {
+std::string declined_nodes(const std::filesystem::path& file,
+                           std::map<std::string, int>* fused = nullptr) {
   ir::Model m = onnx::load_model(file.string());
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = false;
-  opt.attention_fusion = true;  // CUDA runs com.tessera MultiHeadAttention
+  opt.shared_fusions = runtime::shared_fusions(
+      {cuda::make_cuda_provider_unchecked({}),
+       ep::ProviderRegistry::instance().find("CPUExecutionProvider")->create({})});
   optimizer::optimize(m, SessionOptions().graph_optimization_level, opt);
   const auto c = cuda_claims(m);
   std::string out;
   for (size_t i = 0; i < c.size(); ++i)
     if (!c[i].empty()) out += str_cat("\n  ", m.graph.nodes[i].describe(), ": ", c[i]);
-  if (fused_attention) {
-    *fused_attention = 0;
-    for (const auto& n : m.graph.nodes) *fused_attention += n.op_type == "MultiHeadAttention";
-  }
+  if (fused)
+    for (const auto& n : m.graph.nodes)
+      if (n.domain == "com.tessera") ++(*fused)[n.op_type];
   return out;
 }
 
@@ -128,12 +134,19 @@ TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
       ADD_FAILURE_AT(__FILE__, __LINE__) << file << " is missing";
       continue;
     }
-    int attention = 0;
-    EXPECT_EQ(declined_nodes(file, &attention), "") << file;
-    // BERT's 12 attention blocks become the fused op CUDA runs. (The demo
-    // transformer's single-head attention has no head split to fuse.)
+    std::map<std::string, int> fused;
+    EXPECT_EQ(declined_nodes(file, &fused), "") << file;
+    std::string made;
+    for (const auto& [op, n] : fused) made += str_cat(" ", op, " x", n);
+    std::cout << "[ info ] " << file.parent_path().filename().string() << ":" << made << "\n";
+    // BERT's 12 layers: their attention blocks, residual norms and GELUs
+    // become the fused ops CUDA runs. (The demo transformer's single-head
+    // attention has no head split to fuse.)
     if (file.parent_path().filename() == "bert_base") {
-      EXPECT_EQ(attention, 12) << file;
+      EXPECT_EQ(fused["MultiHeadAttention"], 12) << file;
+      // Two per layer, and the embeddings' sum before their norm.
+      EXPECT_EQ(fused["SkipLayerNormalization"], 25) << file;
+      EXPECT_EQ(fused["BiasGelu"], 12) << file;
     }
   }
 }

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 
+#include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -221,7 +222,9 @@ class DeviceReshape : public ep::OpKernel {
   }
 };
 
-class FakeDeviceProvider : public ep::ExecutionProvider {
+class FakeDeviceProvider : public ep::ExecutionProvider,
+                           public ep::RunStreamProvider,
+                           public ep::RunCapturer {
  public:
   FakeDeviceProvider(bool async, bool capture) : async_(async), capture_(capture) {
     registry_.add<DeviceRelu>({"", "Relu", 1, ep::kOpsetMax, {{"T", {0}, {DataType::kFloat}}}});

@@ -27,7 +27,7 @@ struct TransferCounts {
 TransferCounts& fake_transfers();
 
 // The option async=1 makes the provider asynchronous: each run gets a stream
-// (ExecutionProvider::run_stream) on which its kernels queue their work, done
+// (ep::RunStreamProvider::run_stream) on which its kernels queue their work, done
 // only when the stream is synchronized. Queued work fails the sync when a
 // block it reads was freed first.
 // The option capture=1 (which implies async=1) asks for captured runs: the
