@@ -7,6 +7,48 @@
 
 namespace tessera::ops {
 
+Shape reshape_shape(const Shape& in, const std::vector<int64_t>& spec, bool allowzero,
+                    const char* what, const char* spec_name) {
+  std::vector<int64_t> dims(spec.size());
+  int64_t infer_at = -1, known = 1;
+  bool has_zero = false;
+  auto bad = [&](const char* why) {
+    fail(ErrorCode::kInvalidArgument, "cannot reshape ", what, " of shape ", in.to_string(), " to ",
+         spec_name, *spec_name ? " " : "", Shape(spec).to_string(), ": ", why);
+  };
+  for (size_t i = 0; i < spec.size(); ++i) {
+    int64_t d = spec[i];
+    if (d == -1) {
+      if (infer_at >= 0) bad("more than one -1");
+      infer_at = int64_t(i);
+      continue;
+    }
+    if (d == 0 && !allowzero) {
+      if (i >= in.rank()) bad("0 refers to a dimension the input does not have");
+      d = in[i];
+    } else if (d < 0) {
+      bad("negative dimension");
+    }
+    if (d == 0) has_zero = true;
+    dims[i] = d;
+    known *= d;
+  }
+  const int64_t total = in.num_elements();
+  if (infer_at >= 0) {
+    if (allowzero && has_zero) bad("allowzero with both 0 and -1");
+    if (known == 0) {
+      if (total != 0) bad("the element counts differ");
+      dims[size_t(infer_at)] = 0;
+    } else {
+      if (total % known != 0) bad("the element counts differ");
+      dims[size_t(infer_at)] = total / known;
+    }
+  } else if (known != total) {
+    bad("the element counts differ");
+  }
+  return Shape(dims);
+}
+
 std::vector<int64_t> split_sizes(const Shape& x, size_t axis, int64_t axis_attr, int64_t outputs,
                                  std::vector<int64_t> split, int64_t opset) {
   const int64_t dim = x[axis], n = outputs;

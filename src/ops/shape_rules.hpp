@@ -1,4 +1,4 @@
-// The output geometry of Split, Slice and Expand as the spec defines it,
+// The output geometry of Reshape, Split, Slice and Expand as the spec defines it,
 // from the node's attributes and the values of its shape inputs: one place
 // for every provider's kernels (the CPU's and CUDA's). Errors are
 // kInvalidArgument naming the offending values; the executor adds the node.
@@ -26,6 +26,13 @@ struct SliceWindow {
 SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
                          const std::vector<int64_t>& ends, std::vector<int64_t> axes,
                          std::vector<int64_t> steps);
+
+// Reshape's output for an input of shape `in` and the requested `spec`: a 0
+// copies the input's dim (unless `allowzero`), one -1 takes what is left.
+// Also the fused attention ops' output_shape (which has no 0s). Errors say
+// "cannot reshape <what> of shape <in> to <spec_name> <spec>: <why>".
+Shape reshape_shape(const Shape& in, const std::vector<int64_t>& spec, bool allowzero,
+                    const char* what = "input", const char* spec_name = "");
 
 // Expand's output: `x` broadcast with `target` (no negative dims).
 Shape expand_shape(const Shape& x, const Shape& target);

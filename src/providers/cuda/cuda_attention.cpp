@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "ops/shape_rules.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_reduce.hpp"
 
@@ -172,29 +173,15 @@ class CudaMultiHeadAttention : public CudaKernel {
     const std::vector<int64_t> dims = {q.num_elements() / row, seq_, heads_ * head_size_};
     AttentionShape s = plan(ctx, dims, dims, dims, mask, heads_, heads_);
     s.scale = scale_;
-    Tensor& y = ctx.output(0, output_shape(ctx, q.num_elements()));
+    Tensor& y = ctx.output(0, output_shape(q.num_elements()));
     launch(q, k, v, mask, s, y, scratch, stream);
   }
 
  private:
   // output_shape with its -1 resolved against `total` elements, as Reshape does.
-  Shape output_shape(const ep::KernelContext& ctx, int64_t total) const {
-    std::vector<int64_t> dims = out_shape_;
-    int64_t known = 1, at = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == -1 && at < 0)
-        at = int64_t(i);
-      else if (dims[i] > 0)
-        known *= dims[i];
-      else
-        ctx.fail_node("output_shape ", Shape(out_shape_).to_string(), " is not positive sizes ",
-                      "with at most one -1");
-    }
-    if (at >= 0 && known > 0 && total % known == 0) dims[size_t(at)] = total / known;
-    if (Shape(dims).num_elements() != total || (at >= 0 && dims[size_t(at)] < 0))
-      ctx.fail_node("the attention output (", total, " elements) cannot be reshaped to ",
-                    Shape(out_shape_).to_string());
-    return Shape(dims);
+  Shape output_shape(int64_t total) const {
+    return ops::reshape_shape(Shape{total}, out_shape_, /*allowzero=*/true, "the attention output",
+                              "output_shape");
   }
 
   int64_t heads_, head_size_, seq_;

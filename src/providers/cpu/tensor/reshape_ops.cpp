@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "ops/shape_rules.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 #include "providers/cpu/tensor/view_kernels.hpp"
@@ -17,49 +18,6 @@ using ep::OpKernel;
 using ep::TypeConstraint;
 namespace types = ep::types;
 
-// Shape of Reshape's output: 0 copies the input dim (unless allowzero), -1 is inferred.
-Shape reshape_target(const KernelContext& ctx, const Shape& in, const std::vector<int64_t>& spec,
-                     bool allowzero) {
-  std::vector<int64_t> dims(spec.size());
-  int64_t infer_at = -1, known = 1;
-  bool has_zero = false;
-  auto bad = [&](const char* why) {
-    ctx.fail_node("cannot reshape input of shape ", in.to_string(), " to ", Shape(spec).to_string(),
-                  ": ", why);
-  };
-  for (size_t i = 0; i < spec.size(); ++i) {
-    int64_t d = spec[i];
-    if (d == -1) {
-      if (infer_at >= 0) bad("more than one -1");
-      infer_at = int64_t(i);
-      continue;
-    }
-    if (d == 0 && !allowzero) {
-      if (i >= in.rank()) bad("0 refers to a dimension the input does not have");
-      d = in[i];
-    } else if (d < 0) {
-      bad("negative dimension");
-    }
-    if (d == 0) has_zero = true;
-    dims[i] = d;
-    known *= d;
-  }
-  int64_t total = in.num_elements();
-  if (infer_at >= 0) {
-    if (allowzero && has_zero) bad("allowzero with both 0 and -1");
-    if (known == 0) {
-      if (total != 0) bad("the element counts differ");
-      dims[size_t(infer_at)] = 0;
-    } else {
-      if (total % known != 0) bad("the element counts differ");
-      dims[size_t(infer_at)] = total / known;
-    }
-  } else if (known != total) {
-    bad("the element counts differ");
-  }
-  return Shape(dims);
-}
-
 class ReshapeKernel : public OpKernel {
  public:
   explicit ReshapeKernel(const KernelInfo& info)
@@ -69,7 +27,7 @@ class ReshapeKernel : public OpKernel {
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     std::vector<int64_t> spec = from_attr_ ? shape_attr_ : read_ints(ctx.required_input(1));
-    ctx.set_output(0, Value(x.reshaped(reshape_target(ctx, x.shape(), spec, allowzero_))));
+    ctx.set_output(0, Value(x.reshaped(ops::reshape_shape(x.shape(), spec, allowzero_))));
   }
 
  private:

@@ -18,6 +18,7 @@
 
 #include "linalg/gemm.hpp"
 #include "linalg/vec_math.hpp"
+#include "ops/shape_rules.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -78,7 +79,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
                       t.shape().to_string());
       B = b;
     }
-    const Shape out_shape = output_shape(ctx, B * per_batch);
+    const Shape out_shape = output_shape(B * per_batch);
     const MaskView<float> mask = mask_view<float>(ctx, 3, "mask", DataType::kFloat, B);
     const MaskView<bool> keep = mask_view<bool>(ctx, 4, "keep mask", DataType::kBool, B);
     Tensor& y = ctx.output(0, out_shape, DataType::kFloat);
@@ -123,22 +124,9 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
 
  private:
   // output_shape with its -1 resolved against `total` elements, as Reshape does.
-  Shape output_shape(const ep::KernelContext& ctx, int64_t total) const {
-    std::vector<int64_t> dims = out_shape_;
-    int64_t known = 1, unknown = -1;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      if (dims[i] == -1)
-        unknown = int64_t(i);
-      else
-        known *= dims[i];
-    }
-    if (unknown >= 0 && known > 0 && total % known == 0) dims[size_t(unknown)] = total / known;
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    if (n != total || (unknown >= 0 && known == 0))
-      ctx.fail_node("the attention output (", total,
-                    " elements) cannot be reshaped to output_shape");
-    return Shape(dims);
+  Shape output_shape(int64_t total) const {
+    return ops::reshape_shape(Shape{total}, out_shape_, /*allowzero=*/true, "the attention output",
+                              "output_shape");
   }
 
   // Input `index` (omitted: a null view) as a view broadcast to [B, H, S, S].
