@@ -8,8 +8,9 @@ for, this script
   2. times PyTorch eager and torch.compile (when this torch has it) with the inputs already
      on the device, by CUDA events (wall clock on the CPU);
   3. times `tessera bench` with [CUDA, CPU] (inputs fed from host memory, outputs returned
-     to it: the copies are included) and, when the installed onnxruntime has
-     CUDAExecutionProvider, ONNX Runtime's CUDA provider;
+     to it: the copies are included), the same with enable_cuda_graph=1 (replayed CUDA
+     graphs; the script fails if the timed runs were not replays) and, when the installed
+     onnxruntime has CUDAExecutionProvider, ONNX Runtime's CUDA provider;
   4. checks accuracy: the outputs of `tessera run` with [CUDA, CPU] against [CPU] on the same
      inputs (float32: rtol 1e-3 / atol 1e-4; float16: 1e-2 relative to the largest value).
 
@@ -42,6 +43,7 @@ from onnx import numpy_helper
 SEED = 1234
 SEQ = 128
 CUDA_PROVIDERS = "CUDAExecutionProvider,CPUExecutionProvider"
+CUDA_GRAPH_PROVIDERS = "CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"
 
 
 class Encoder(nn.Module):
@@ -139,10 +141,14 @@ def tessera(cli, *args):
     return r.stdout
 
 
-def tessera_bench(cli, model, providers, warmup, iters):
+def tessera_bench(cli, model, providers, warmup, iters, graph=False):
     out = tessera(cli, "bench", model, "--providers", providers, "--warmup", str(warmup),
                   "--iters", str(iters), "--json")
-    return json.loads(out.strip().splitlines()[-1])["median_ms"]
+    result = json.loads(out.strip().splitlines()[-1])
+    if graph and result.get("replays", 0) < iters:
+        # A row labelled "CUDA graph" must have been replayed, not run node by node.
+        raise RuntimeError(f"{model}: runs were not replayed ({result.get('run_capture')})")
+    return result["median_ms"]
 
 
 def tessera_outputs(cli, model, inputs, providers, outdir):
@@ -225,6 +231,8 @@ def main():
                 providers = CUDA_PROVIDERS if a.device == "cuda" else "CPUExecutionProvider"
                 row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
                 if a.device == "cuda":
+                    row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, CUDA_GRAPH_PROVIDERS,
+                                                            a.warmup, a.iters, graph=True)
                     row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
                 # On the CPU (the smoke test) the pair is [CPU] against itself: it only
                 # exercises this path.
@@ -241,13 +249,14 @@ def main():
     results.close()
     with open(os.path.join(a.out, "table.md"), "w") as t:
         t.write(f"| model | batch | type | torch eager ms | torch.compile ms | Tessera ms | "
-                f"ORT CUDA ms | Tessera/eager | accuracy vs CPU |\n|---|---|---|---|---|---|---|---|---|\n")
+                f"Tessera CUDA graph ms | ORT CUDA ms | Tessera/eager | accuracy vs CPU |\n"
+                f"|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
             fmt = lambda v: "—" if v is None else f"{v:.3f}"
             t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | {fmt(r['torch_eager_ms'])} | "
                     f"{fmt(r.get('torch_compile_ms'))} | {fmt(r['tessera_ms'])} | "
-                    f"{fmt(r.get('ort_cuda_ms'))} | {r['tessera_over_eager']:.2f} | "
-                    f"{r.get('accuracy', '—')} |\n")
+                    f"{fmt(r.get('tessera_graph_ms'))} | {fmt(r.get('ort_cuda_ms'))} | "
+                    f"{r['tessera_over_eager']:.2f} | {r.get('accuracy', '—')} |\n")
     print(open(os.path.join(a.out, "table.md")).read())
     return 1 if failed else 0
 

@@ -115,6 +115,13 @@ int cmd_bench(const std::vector<std::string>& argv) {
   double mean = 0;
   for (double t : times) mean += t / double(times.size());
   const int threads = options.intra_op_num_threads;
+  // Whether runs were replayed (CUDA graphs): a timing says little without it.
+  const Session::RunCaptureInfo capture = session->run_capture();
+  const std::string capture_text =
+      capture.status == "off"
+          ? ""
+          : str_cat(capture.status, "; ", capture.captures, " captured, ", capture.replays,
+                    " replayed, ", capture.failures, " failed");
 
   std::ostringstream os;
   os << std::fixed << std::setprecision(3);
@@ -124,7 +131,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
        << ",\"first_run_ms\":" << first_ms << ",\"median_ms\":" << median << ",\"p90_ms\":" << p90
        << ",\"min_ms\":" << min << ",\"mean_ms\":" << mean << ",\"iters\":" << iters
        << ",\"warmup\":" << warmup << ",\"peak_rss_mb\":" << peak_rss_mb()
-       << ",\"input_source\":" << json_string(source) << "}\n";
+       << ",\"input_source\":" << json_string(source)
+       << ",\"run_capture\":" << json_string(capture.status) << ",\"replays\":" << capture.replays
+       << "}\n";
   } else {
     os << "model       " << model_path << " (inputs: " << source << ")\n"
        << "threads     " << (threads == 0 ? std::string("default") : std::to_string(threads))
@@ -134,6 +143,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
        << "median      " << median << " ms  (p90 " << p90 << ", min " << min << ", mean " << mean
        << "; " << iters << " runs after " << warmup << " warm-up)\n"
        << "peak RSS    " << peak_rss_mb() << " MiB\n";
+    if (!capture_text.empty()) os << "captures    " << capture_text << "\n";
   }
   std::cout << os.str();
   return 0;
