@@ -340,6 +340,40 @@ ir::Model relu_add_model() {
   return m;
 }
 
+ir::Model relu_chain_model(int relus, int64_t n) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  std::vector<ir::Dim> dims = {n < 0 ? ir::Dim{std::nullopt, "n"} : ir::Dim{n, ""}};
+  m.graph.inputs.push_back({"x", ir::TypeInfo::tensor(DataType::kFloat, dims), ""});
+  std::string in = "x";
+  for (int i = 0; i < relus; ++i) {
+    std::string out = i + 1 == relus ? std::string("y") : str_cat("r", i);
+    m.graph.nodes.push_back(node("Relu", {in}, {out}));
+    in = out;
+  }
+  m.graph.outputs.push_back({"y", ir::TypeInfo::tensor(DataType::kFloat, dims), ""});
+  return m;
+}
+
+std::unique_ptr<Session> fake_session(ir::Model m, const std::string& mode,
+                                      const SessionOptions& o) {
+  register_fake_device();
+  return Session::create_from_model(std::move(m), o,
+                                    {{kFakeDevice, {{mode, "1"}}}, {"CPUExecutionProvider", {}}});
+}
+
+std::vector<float> ramp(int64_t n, float offset) {
+  std::vector<float> v;
+  for (int64_t i = 0; i < n; ++i) v.push_back(float(i % 7) - 3 + offset);
+  return v;
+}
+
+std::vector<float> relu(std::vector<float> v) {
+  for (auto& x : v) x = std::max(0.0f, x);
+  return v;
+}
+
 std::string error_of(const std::function<void()>& fn, ErrorCode expected) {
   try {
     fn();

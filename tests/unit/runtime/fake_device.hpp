@@ -7,11 +7,13 @@
 #pragma once
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "ep/execution_provider.hpp"
+#include "runtime/session.hpp"
 
 namespace tessera::test_device {
 
@@ -58,6 +60,17 @@ ir::ValueInfo tensor_info(const std::string& name, std::vector<int64_t> dims,
                           DataType t = DataType::kFloat);
 ir::Model relu_chain_model();
 ir::Model relu_add_model();
+
+// x -> Relu -> ... -> y, `relus` nodes, all on the device, x and y float[n]
+// (n < 0: the symbolic dim "n").
+ir::Model relu_chain_model(int relus, int64_t n);
+// A session of [fake device with option `mode` = 1 ("async" or "capture"), CPU].
+std::unique_ptr<Session> fake_session(ir::Model m, const std::string& mode,
+                                      const SessionOptions& o = {});
+// n test values from offset - 3 up, repeating every 7.
+std::vector<float> ramp(int64_t n, float offset);
+// Relu of each value.
+std::vector<float> relu(std::vector<float> v);
 
 // The message of the Error fn throws; a test failure if it throws none or
 // another code.

@@ -16,37 +16,6 @@ using namespace tessera::test_device;
 
 namespace {
 
-// x -> Relu -> Relu -> Relu -> y on the device; dims of x and y as given
-// (a negative dim is the symbolic "n").
-ir::Model relu_chain3(int64_t n) {
-  ir::Model m;
-  m.ir_version = 8;
-  m.opset_imports.push_back({"", 17});
-  std::vector<ir::Dim> dims = {n < 0 ? ir::Dim{std::nullopt, "n"} : ir::Dim{n, ""}};
-  m.graph.inputs.push_back({"x", ir::TypeInfo::tensor(DataType::kFloat, dims), ""});
-  m.graph.nodes = {node("Relu", {"x"}, {"a"}), node("Relu", {"a"}, {"b"}),
-                   node("Relu", {"b"}, {"y"})};
-  m.graph.outputs.push_back({"y", ir::TypeInfo::tensor(DataType::kFloat, dims), ""});
-  return m;
-}
-
-std::unique_ptr<Session> capture_session(ir::Model m, SessionOptions o = {}) {
-  register_fake_device();
-  return Session::create_from_model(
-      std::move(m), o, {{kFakeDevice, {{"capture", "1"}}}, {"CPUExecutionProvider", {}}});
-}
-
-std::vector<float> values(int64_t n, float offset) {
-  std::vector<float> v;
-  for (int64_t i = 0; i < n; ++i) v.push_back(float(i % 5) - 2 + offset);
-  return v;
-}
-
-std::vector<float> relu(std::vector<float> v) {
-  for (auto& x : v) x = std::max(0.0f, x);
-  return v;
-}
-
 Tensor host(const std::vector<float>& v) {
   return Tensor::from_vector<float>(v, Shape{int64_t(v.size())});
 }
@@ -56,11 +25,11 @@ Tensor host(const std::vector<float>& v) {
 TEST(RuntimeRunCapture, TheSecondRunIsCapturedAndLaterRunsOnlyReplay) {
   SessionOptions o;
   o.enable_cpu_mem_arena = false;  // freed blocks reach the device allocator at once
-  auto s = capture_session(relu_chain3(16), o);
+  auto s = fake_session(relu_chain_model(3, 16), "capture", o);
   EXPECT_EQ(s->run_capture().status, "on (" + std::string(kFakeDevice) + ")");
   fake_stream_stats().reset();
   for (int run = 0; run < 5; ++run) {
-    auto x = values(16, float(run));
+    auto x = ramp(16, float(run));
     auto y = s->run({{"x", host(x)}});
     EXPECT_EQ(floats(y[0].tensor()), relu(x)) << "run " << run;
   }
@@ -76,10 +45,10 @@ TEST(RuntimeRunCapture, TheSecondRunIsCapturedAndLaterRunsOnlyReplay) {
 }
 
 TEST(RuntimeRunCapture, EachSetOfInputShapesHasItsOwnRecording) {
-  auto s = capture_session(relu_chain3(-1));
+  auto s = fake_session(relu_chain_model(3, -1), "capture");
   const std::vector<int64_t> sizes = {4, 4, 8, 8, 4, 8};
   for (size_t run = 0; run < sizes.size(); ++run) {
-    auto x = values(sizes[run], float(run) - 1);
+    auto x = ramp(sizes[run], float(run) - 1);
     auto y = s->run({{"x", host(x)}});
     EXPECT_EQ(floats(y[0].tensor()), relu(x)) << "run " << run;
   }
@@ -90,11 +59,11 @@ TEST(RuntimeRunCapture, EachSetOfInputShapesHasItsOwnRecording) {
 }
 
 TEST(RuntimeRunCapture, ReplaysFillDeviceBoundAndPreallocatedOutputs) {
-  auto s = capture_session(relu_chain3(8));
+  auto s = fake_session(relu_chain_model(3, 8), "capture");
   IoBinding b(*s);
   b.bind_output("y", fake_device_memory());
   for (int run = 0; run < 3; ++run) {
-    auto x = values(8, float(run));
+    auto x = ramp(8, float(run));
     b.bind_input("x", copy_to(host(x), fake_device_memory()));
     s->run_with_binding(b);
     const Tensor& y = b.outputs()[0].tensor();
@@ -103,7 +72,7 @@ TEST(RuntimeRunCapture, ReplaysFillDeviceBoundAndPreallocatedOutputs) {
   }
   Tensor pre = allocate_tensor(DataType::kFloat, Shape{8}, fake_device_memory());
   b.bind_output("y", Value(pre));
-  auto x = values(8, 7);
+  auto x = ramp(8, 7);
   b.bind_input("x", host(x));
   s->run_with_binding(b);
   EXPECT_EQ(b.outputs()[0].tensor().raw_data(), pre.raw_data());
@@ -112,7 +81,7 @@ TEST(RuntimeRunCapture, ReplaysFillDeviceBoundAndPreallocatedOutputs) {
 }
 
 TEST(RuntimeRunCapture, NotPossibleWhenAHostKernelReadsADeviceValue) {
-  auto s = capture_session(relu_add_model());  // Relu on the device, Add on the CPU
+  auto s = fake_session(relu_add_model(), "capture");  // Relu on the device, Add on the CPU
   const std::string status = s->run_capture().status;
   EXPECT_EQ(status.rfind("not possible: value 'r' is copied to", 0), 0u) << status;
   for (int run = 0; run < 3; ++run) {
@@ -129,10 +98,10 @@ TEST(RuntimeRunCapture, ACaptureThatWaitsForTheStreamFallsBackToNormalRuns) {
   m.graph.inputs.push_back(tensor_info("x", {4}));
   m.graph.nodes = {node("Relu", {"x"}, {"a"}), node("Neg", {"a"}, {"y"})};
   m.graph.outputs.push_back(tensor_info("y", {4}));
-  auto s = capture_session(m);
+  auto s = fake_session(m, "capture");
   EXPECT_EQ(s->run_capture().status, "on (" + std::string(kFakeDevice) + ")");
   for (int run = 0; run < 4; ++run) {
-    auto x = values(4, float(run));
+    auto x = ramp(4, float(run));
     auto y = s->run({{"x", host(x)}});
     auto want = relu(x);
     for (auto& v : want) v = -v;
@@ -145,11 +114,11 @@ TEST(RuntimeRunCapture, ACaptureThatWaitsForTheStreamFallsBackToNormalRuns) {
 }
 
 TEST(RuntimeRunCapture, ConcurrentRunsOfOneShapeTakeTurnsOnTheRecording) {
-  auto s = capture_session(relu_chain3(64));
+  auto s = fake_session(relu_chain_model(3, 64), "capture");
   std::atomic<int> wrong{0};
   auto worker = [&](float offset) {
     for (int run = 0; run < 60; ++run) {
-      auto x = values(64, offset + float(run % 3));
+      auto x = ramp(64, offset + float(run % 3));
       auto y = s->run({{"x", host(x)}});
       if (floats(y[0].tensor()) != relu(x)) ++wrong;
     }
@@ -163,9 +132,10 @@ TEST(RuntimeRunCapture, ConcurrentRunsOfOneShapeTakeTurnsOnTheRecording) {
 
 TEST(RuntimeRunCapture, OffWithoutAProviderAskingForIt) {
   register_fake_device();
-  auto s = Session::create_from_model(relu_chain3(4), {}, {{kFakeDevice, {{"async", "1"}}}});
+  auto s =
+      Session::create_from_model(relu_chain_model(3, 4), {}, {{kFakeDevice, {{"async", "1"}}}});
   EXPECT_EQ(s->run_capture().status, "off");
-  s->run({{"x", host(values(4, 0))}});
-  s->run({{"x", host(values(4, 0))}});
+  s->run({{"x", host(ramp(4, 0))}});
+  s->run({{"x", host(ramp(4, 0))}});
   EXPECT_EQ(s->run_capture().captures, 0);
 }

@@ -50,35 +50,6 @@ class CountingStream : public ep::Stream {
   int syncs = 0;
 };
 
-// x -> Relu -> Relu -> Relu -> Relu -> y, all on the device, float[n].
-ir::Model relu_chain4(int64_t n) {
-  ir::Model m;
-  m.ir_version = 8;
-  m.opset_imports.push_back({"", 17});
-  m.graph.inputs.push_back(tensor_info("x", {n}));
-  m.graph.nodes = {node("Relu", {"x"}, {"a"}), node("Relu", {"a"}, {"b"}),
-                   node("Relu", {"b"}, {"c"}), node("Relu", {"c"}, {"y"})};
-  m.graph.outputs.push_back(tensor_info("y", {n}));
-  return m;
-}
-
-std::unique_ptr<Session> async_session(ir::Model m, SessionOptions o = {}) {
-  register_fake_device();
-  return Session::create_from_model(
-      std::move(m), o, {{kFakeDevice, {{"async", "1"}}}, {"CPUExecutionProvider", {}}});
-}
-
-std::vector<float> ramp(int64_t n, float offset) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) v[size_t(i)] = float(i % 7) - 3 + offset;
-  return v;
-}
-
-std::vector<float> relu(std::vector<float> v) {
-  for (auto& x : v) x = std::max(0.0f, x);
-  return v;
-}
-
 }  // namespace
 
 TEST(RunScopedAllocator, BlocksFreedDuringTheRunStayTheRunsUntilClose) {
@@ -133,7 +104,7 @@ TEST(RuntimeRunStreams, KernelsQueueOnTheRunsStreamAndTheRunReturnsWithTheirResu
   // once, so queued work reading it would fail the run.
   SessionOptions o;
   o.enable_cpu_mem_arena = false;
-  auto s = async_session(relu_chain4(64), o);
+  auto s = fake_session(relu_chain_model(4, 64), "async", o);
   fake_stream_stats().reset();
   for (int run = 0; run < 3; ++run) {
     auto x = ramp(64, float(run));
@@ -147,7 +118,7 @@ TEST(RuntimeRunStreams, KernelsQueueOnTheRunsStreamAndTheRunReturnsWithTheirResu
 TEST(RuntimeRunStreams, CopyToTheHostWaitsForTheQueuedKernels) {
   // Relu on the device (queued), Add on the CPU: the CPU reads the Relu's
   // result only after the copy, which must wait for the stream.
-  auto s = async_session(relu_add_model());
+  auto s = fake_session(relu_add_model(), "async");
   fake_stream_stats().reset();
   auto y = s->run({{"x", Tensor::from_vector<float>({-1, 2}, Shape{2})}});
   EXPECT_EQ(floats(y[0].tensor()), (std::vector<float>{10, 22}));
@@ -155,7 +126,7 @@ TEST(RuntimeRunStreams, CopyToTheHostWaitsForTheQueuedKernels) {
 }
 
 TEST(RuntimeRunStreams, DeviceBoundOutputsAreCompleteWhenTheRunReturns) {
-  auto s = async_session(relu_chain4(8));
+  auto s = fake_session(relu_chain_model(4, 8), "async");
   IoBinding b(*s);
   auto x = ramp(8, 1);
   b.bind_input("x", Tensor::from_vector<float>(x, Shape{8}));
@@ -179,7 +150,7 @@ TEST(RuntimeRunStreams, ParallelModeKeepsTheStreamsOrder) {
   o.execution_mode = ExecutionMode::kParallel;
   o.inter_op_num_threads = 2;
   o.enable_cpu_mem_arena = false;
-  auto s = async_session(m, o);
+  auto s = fake_session(m, "async", o);
   for (int run = 0; run < 5; ++run) {
     auto x = ramp(32, float(run) - 2);
     auto y = s->run({{"x", Tensor::from_vector<float>(x, Shape{32})}});
@@ -192,7 +163,7 @@ TEST(RuntimeRunStreams, ParallelModeKeepsTheStreamsOrder) {
 TEST(RuntimeRunStreams, ConcurrentRunsDoNotReuseEachOthersQueuedMemory) {
   // With the arena, a block one run frees mid-run would be handed to the
   // other thread's run at once; each run must get back exactly its own result.
-  auto s = async_session(relu_chain4(256));
+  auto s = fake_session(relu_chain_model(4, 256), "async");
   std::atomic<int> wrong{0};
   auto worker = [&](float offset) {
     for (int run = 0; run < 100; ++run) {
@@ -229,7 +200,7 @@ TEST(RuntimeRunStreams, HostSourcesOfQueuedCopiesOutliveTheirLastReader) {
   m.graph.nodes = {node("Add", {"x", "w"}, {"a"}), node("Relu", {"a"}, {"r"}),
                    node("Mul", {"x", "w"}, {"b"}), node("Add", {"r", "b"}, {"y"})};
   m.graph.outputs.push_back(tensor_info("y", {2}));
-  auto s = async_session(m);
+  auto s = fake_session(m, "async");
   auto y = s->run({{"x", Tensor::from_vector<float>({-30, 2}, Shape{2})}});
   EXPECT_EQ(floats(y[0].tensor()), (std::vector<float>{0 - 300, 22 + 40}));
 }
