@@ -68,9 +68,9 @@ else
   status=1
 fi
 
-echo "== benchmarks: shipped models, CPU vs CUDA (medians; copies in and out included)"
+echo "== benchmarks: shipped models, CPU vs CUDA vs CUDA graphs (medians; copies in and out included)"
 for m in models/*/; do
-  for p in CPUExecutionProvider "$CUDA"; do
+  for p in CPUExecutionProvider "$CUDA" "CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"; do
     "$T" bench "$m/model.onnx" --providers "$p" --warmup 5 --iters 50 --json \
       >> "$OUT/bench.jsonl" 2> "$OUT/bench_err.log" || status=1
     tail -n 1 "$OUT/bench.jsonl"
