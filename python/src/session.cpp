@@ -130,6 +130,7 @@ void bind_session(py::module_& m) {
     d["captures"] = c.captures;
     d["replays"] = c.replays;
     d["failures"] = c.failures;
+    d["uncaptured"] = c.uncaptured;
     return d;
   });
   c.def("node_assignments", [](const PySession& s) {

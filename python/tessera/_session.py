@@ -125,7 +125,8 @@ class InferenceSession:
     def get_run_capture(self):
         """Captured runs (CUDA graphs, provider option enable_cuda_graph): a dict
         with 'status' ('off', 'on (<provider>)' or 'not possible: <why>') and
-        the counts 'warmups', 'captures', 'replays' and 'failures'."""
+        the counts 'warmups', 'captures', 'replays', 'failures' and 'uncaptured'
+        (runs of new shapes past the session option session.max_captured_shapes)."""
         return self._sess.run_capture()
 
     # -- profiling --------------------------------------------------------------

@@ -16,8 +16,9 @@ constexpr int kWarmupRuns = 1;
 
 RunCapture::RunCapture(
     const GraphPlan& plan,
-    const std::vector<std::pair<std::string, std::shared_ptr<Allocator>>>& allocators)
-    : plan_(plan) {
+    const std::vector<std::pair<std::string, std::shared_ptr<Allocator>>>& allocators,
+    int max_shapes)
+    : plan_(plan), max_shapes_(size_t(max_shapes)) {
   std::vector<const ep::ExecutionProvider*> asking;
   for (const auto& p : plan.providers())
     if (const auto* c = dynamic_cast<const ep::RunCapturer*>(p.get()); c && c->capture_runs())
@@ -72,9 +73,15 @@ std::optional<std::vector<Value>> RunCapture::run(const std::vector<Value>& inpu
   Recording* r;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto& slot = recordings_[*key];
-    if (!slot) slot = std::make_unique<Recording>();
-    r = slot.get();
+    auto it = recordings_.find(*key);
+    if (it == recordings_.end()) {
+      if (recordings_.size() >= max_shapes_) {
+        ++stats_.uncaptured;
+        return std::nullopt;
+      }
+      it = recordings_.emplace(*key, std::make_unique<Recording>()).first;
+    }
+    r = it->second.get();
   }
   std::unique_lock<std::mutex> lock(r->mu);
   if (r->failed) return std::nullopt;

@@ -26,18 +26,22 @@
 namespace tessera::runtime {
 
 struct RunCaptureStats {
-  int warmups = 0;   // runs that went the normal way before their shapes' capture
-  int captures = 0;  // recordings made
-  int replays = 0;   // runs answered by a replay
-  int failures = 0;  // sets of input shapes whose capture failed (they run normally)
+  int warmups = 0;     // runs that went the normal way before their shapes' capture
+  int captures = 0;    // recordings made
+  int replays = 0;     // runs answered by a replay
+  int failures = 0;    // sets of input shapes whose capture failed (they run normally)
+  int uncaptured = 0;  // runs of shapes beyond the session's max_captured_shapes
 };
 
 class RunCapture {
  public:
   // Finds the provider that asks for captured runs and checks that the plan
   // allows it; status() says what came of it.
+  // At most `max_shapes` sets of input shapes get a recording (each holds a
+  // whole run's memory); runs of further shapes go uncaptured.
   RunCapture(const GraphPlan& plan,
-             const std::vector<std::pair<std::string, std::shared_ptr<Allocator>>>& allocators);
+             const std::vector<std::pair<std::string, std::shared_ptr<Allocator>>>& allocators,
+             int max_shapes);
   // Whether runs go through here.
   bool active() const { return provider_ != nullptr; }
   // "off" (no provider asked), "on (<provider>)", or why runs cannot be
@@ -47,7 +51,8 @@ class RunCapture {
   // Runs the plan with `inputs` (the plan's inputs by position): a warm-up,
   // a capture and its first replay, or a replay. Null when this run cannot
   // use a recording (an input that is not a tensor, or in another device's
-  // memory, or shapes whose capture failed): the caller runs it normally.
+  // memory, shapes whose capture failed, or new shapes past max_shapes): the
+  // caller runs it normally.
   // Returns all the plan's outputs, as GraphPlan::execute does.
   std::optional<std::vector<Value>> run(const std::vector<Value>& inputs, RunStreams& streams,
                                         const RunState& state);
@@ -74,6 +79,7 @@ class RunCapture {
   const ep::RunCapturer* capturer_ = nullptr;  // provider_, as what records runs
   std::shared_ptr<Allocator> allocator_;       // the session's allocator of the provider's memory
   std::string status_ = "off";
+  size_t max_shapes_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Recording>> recordings_;
   RunCaptureStats stats_;

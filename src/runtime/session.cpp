@@ -202,6 +202,20 @@ bool config_flag(const SessionOptions& o, const std::string& key, bool absent) {
   return it->second == "1";
 }
 
+// A session config entry that is a count from `lo` to `hi`; `absent` when
+// it is not set. Anything else is an error naming the key and the range.
+int config_count(const SessionOptions& o, const std::string& key, int absent, int lo, int hi) {
+  auto it = o.config_entries.find(key);
+  if (it == o.config_entries.end()) return absent;
+  const std::string& v = it->second;
+  const bool digits = !v.empty() && v.size() <= 9 &&
+                      std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+  const int n = digits ? std::stoi(v) : -1;
+  check_code(n >= lo && n <= hi, ErrorCode::kInvalidArgument, "session option '", key,
+             "' must be a whole number from ", lo, " to ", hi, ", got \"", v, "\"");
+  return n;
+}
+
 void apply_free_dimension_overrides(ir::Graph& g, const SessionOptions& o) {
   for (auto& in : g.inputs) {
     if (!in.type.shape) continue;
@@ -364,7 +378,9 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, options.placement, placer,
       share ? &env.prepacked_weights() : nullptr, release);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
-  impl->capture = std::make_unique<runtime::RunCapture>(*impl->plan, impl->allocators);
+  impl->capture = std::make_unique<runtime::RunCapture>(
+      *impl->plan, impl->allocators,
+      config_count(options, "session.max_captured_shapes", 8, 1, 1024));
   const ir::Graph& g = impl->model.graph;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const auto& in = g.inputs[i];
@@ -569,7 +585,8 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
 
 Session::RunCaptureInfo Session::run_capture() const {
   const runtime::RunCaptureStats st = impl_->capture->stats();
-  return {impl_->capture->status(), st.warmups, st.captures, st.replays, st.failures};
+  return {
+      impl_->capture->status(), st.warmups, st.captures, st.replays, st.failures, st.uncaptured};
 }
 
 void Session::release_arena_memory() const {

@@ -242,7 +242,7 @@ def test_run_capture_is_off_without_a_provider_asking(session):
     session.run(None, feeds)
     capture = session.get_run_capture()
     assert capture == {"status": "off", "warmups": 0, "captures": 0, "replays": 0,
-                       "failures": 0}
+                       "failures": 0, "uncaptured": 0}
 
 
 def test_outputs_never_alias_feeds_or_weights(identity, tmp_path):

@@ -139,3 +139,25 @@ TEST(RuntimeRunCapture, OffWithoutAProviderAskingForIt) {
   s->run({{"x", host(ramp(4, 0))}});
   EXPECT_EQ(s->run_capture().captures, 0);
 }
+
+TEST(RuntimeRunCapture, AtMostMaxCapturedShapesGetARecording) {
+  SessionOptions o;
+  o.config_entries["session.max_captured_shapes"] = "1";
+  auto s = fake_session(relu_chain_model(3, -1), "capture", o);
+  for (int64_t n : {4, 4, 4, 8, 8, 8}) {
+    auto x = ramp(n, 1);
+    EXPECT_EQ(floats(s->run({{"x", host(x)}})[0].tensor()), relu(x)) << n;
+  }
+  const auto c = s->run_capture();
+  EXPECT_EQ(c.captures, 1);
+  EXPECT_EQ(c.replays, 2);
+  EXPECT_EQ(c.uncaptured, 3);
+  for (const char* bad : {"0", "-1", "two", "", "99999999999"}) {
+    o.config_entries["session.max_captured_shapes"] = bad;
+    const std::string e = error_of([&] { fake_session(relu_chain_model(3, 4), "capture", o); },
+                                   ErrorCode::kInvalidArgument);
+    EXPECT_NE(e.find("'session.max_captured_shapes' must be a whole number from 1 to 1024"),
+              std::string::npos)
+        << e;
+  }
+}
