@@ -553,14 +553,14 @@ void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame,
   ep::Stream* to_stream = state.streams->stream_for_memory(step.dst);
   Tensor d(s.dtype(), s.shape(), state.streams->allocator(step.allocator));
   if (from_stream && to_stream != from_stream) {
-    if (to_stream) from_stream->synchronize();
+    if (to_stream) state.streams->synchronize(from_stream);
     transfer->copy_tensors({&s}, {&d}, to_stream ? to_stream : from_stream);
-    if (!to_stream) from_stream->synchronize();
+    if (!to_stream) state.streams->synchronize(from_stream);
   } else {
     transfer->copy_tensors({&s}, {&d}, to_stream);
   }
   // The source must outlive the queued copy (the executor may free it now).
-  if (to_stream) state.streams->hold(src);
+  if (to_stream) state.streams->hold(to_stream, src);
   frame[size_t(step.outputs[0])] = Value(std::move(d));
 }
 

@@ -161,7 +161,7 @@ std::vector<Value> RunCapture::replay(Recording& r, const std::vector<Value>& in
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].is_tensor()) continue;
     transfer->copy_tensors({&inputs[i].tensor()}, {&r.inputs[i].tensor()}, &stream);
-    streams.hold(inputs[i]);
+    streams.hold(&stream, inputs[i]);
   }
   r.graph->replay(stream);
   std::vector<Value> out(r.outputs.size());

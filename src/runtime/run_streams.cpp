@@ -93,7 +93,7 @@ RunStreams::RunStreams(
     const auto* async = dynamic_cast<const ep::RunStreamProvider*>(p.get());
     std::unique_ptr<ep::Stream> s = async ? async->run_stream(run_config) : nullptr;
     if (!s) continue;
-    Entry e{p.get(), p->memory_info(), std::move(s), p->allocator(), nullptr};
+    Entry e{p.get(), p->memory_info(), std::move(s), p->allocator(), nullptr, {}};
     for (const auto& [name, a] : allocators)
       if (name == p->name()) e.base = a;
     e.scoped = std::make_shared<RunScopedAllocator>(e.base, e.stream.get());
@@ -123,9 +123,18 @@ std::shared_ptr<Allocator> RunStreams::allocator(const std::shared_ptr<Allocator
   return base;
 }
 
-void RunStreams::hold(Value v) {
+void RunStreams::hold(ep::Stream* stream, Value v) {
   std::lock_guard<std::mutex> lock(mu_);
-  held_.push_back(std::move(v));
+  for (auto& e : entries_)
+    if (e.stream.get() == stream) e.held.push_back(std::move(v));
+}
+
+void RunStreams::synchronize(ep::Stream* stream) {
+  stream->synchronize();
+  std::vector<Value> done;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& e : entries_)
+    if (e.stream.get() == stream) done.swap(e.held);
 }
 
 std::shared_ptr<RunScopedAllocator> RunStreams::detach_allocator(
@@ -162,7 +171,7 @@ void RunStreams::finish_impl(bool rethrow) {
   for (auto& e : entries_) e.scoped->close();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    held_.clear();
+    for (auto& e : entries_) e.held.clear();
   }
   if (first && rethrow) std::rethrow_exception(first);
 }

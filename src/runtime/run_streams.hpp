@@ -83,9 +83,11 @@ class RunStreams {
   // the run-scoped allocator over it when it serves a streamed provider's
   // memory, else `base` itself.
   std::shared_ptr<Allocator> allocator(const std::shared_ptr<Allocator>& base) const;
-  // Keeps `v` alive until the run's streams are synchronized (the host source
-  // of a copy queued on a stream).
-  void hold(Value v);
+  // Keeps `v` alive until `stream` (one of this run's) is next synchronized
+  // through synchronize() or finish(): the host source of a copy queued on it.
+  void hold(ep::Stream* stream, Value v);
+  // Waits for `stream` (one of this run's), then drops what was held for it.
+  void synchronize(ep::Stream* stream);
   // Takes `provider`'s run-scoped allocator, with every block it holds, out
   // of the run (a captured run keeps them); the run goes on with a new one.
   std::shared_ptr<RunScopedAllocator> detach_allocator(const ep::ExecutionProvider* provider);
@@ -101,12 +103,12 @@ class RunStreams {
     std::unique_ptr<ep::Stream> stream;
     std::shared_ptr<Allocator> base;
     std::shared_ptr<RunScopedAllocator> scoped;
+    std::vector<Value> held;  // guarded by mu_
   };
   void finish_impl(bool rethrow);
 
   std::vector<Entry> entries_;
   std::mutex mu_;
-  std::vector<Value> held_;
   bool finished_ = false;
 };
 
