@@ -119,7 +119,12 @@ class CudaProvider : public ep::ExecutionProvider,
     table_.env->set_device();
     cudaGraph_t graph = nullptr;
     const cudaError_t ended = cudaStreamEndCapture(s.get(), &graph);
-    if (ended != cudaSuccess && graph) cudaGraphDestroy(graph);
+    if (ended != cudaSuccess) {
+      if (graph) cudaGraphDestroy(graph);
+      // The call that broke the capture left its error as this thread's
+      // last one; the next launch check must not take it for its own.
+      cudaGetLastError();
+    }
     check_cuda(ended,
                "cudaStreamEndCapture (a kernel of the run did what a CUDA graph cannot hold, "
                "such as waiting for the stream)",
