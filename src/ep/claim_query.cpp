@@ -47,4 +47,9 @@ std::vector<int64_t> ClaimQuery::attr_ints(const char* name) const {
   return a && a->type == ir::AttrType::kInts ? a->ints : std::vector<int64_t>{};
 }
 
+std::vector<float> ClaimQuery::attr_floats(const char* name) const {
+  const auto* a = node_.attr(name);
+  return a && a->type == ir::AttrType::kFloats ? a->floats : std::vector<float>{};
+}
+
 }  // namespace tessera::ep

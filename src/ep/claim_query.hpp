@@ -31,6 +31,7 @@ class ClaimQuery {
   float attr_float(const char* name, float def) const;
   std::string attr_string(const char* name, const std::string& def) const;
   std::vector<int64_t> attr_ints(const char* name) const;
+  std::vector<float> attr_floats(const char* name) const;
 
  private:
   const GraphView& view_;

@@ -61,14 +61,14 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView&
   return std::nullopt;
 }
 
-size_t fuse_activations(ir::Model& model, ir::Graph& g) {
+size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const int64_t opset = model.opset("");
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
     const ir::Node& n = g.nodes[size_t(i)];
-    if (!ir::is_onnx_domain(n.domain) || (n.op_type != "Conv" && n.op_type != "Gemm") ||
+    if (!ir::is_onnx_domain(n.domain) || (n.op_type != "Conv" && (n.op_type != "Gemm" || !gemm)) ||
         (n.op_type == "Gemm" && opset < 7) ||  // Gemm-6 and older: broadcast attribute
         n.outputs.size() != 1)
       continue;

@@ -68,6 +68,10 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     if (shared.count("SkipLayerNormalization"))
       run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     if (shared.count("BiasGelu")) run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
+    if (shared.count("FusedConv")) {
+      run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g); });
+      run("fuse_activations", [&] { return fuse_activations(model, g, /*gemm=*/false); });
+    }
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
 }

@@ -11,9 +11,10 @@
 namespace tessera::optimizer {
 
 // The com.tessera ops of fusions other providers may run too:
-// fuse_attention's, fuse_skip_layer_norm's and fuse_bias_gelu's.
-inline const std::vector<std::string> kSharedFusionOps = {"MultiHeadAttention",
-                                                          "SkipLayerNormalization", "BiasGelu"};
+// fuse_attention's, fuse_skip_layer_norm's, fuse_bias_gelu's, and the
+// FusedConv of fuse_conv_residual and fuse_activations (Conv only).
+inline const std::vector<std::string> kSharedFusionOps = {
+    "MultiHeadAttention", "SkipLayerNormalization", "BiasGelu", "FusedConv"};
 
 struct OptimizeOptions {
   // Allows fusions into com.tessera ops that only the CPU provider runs; a

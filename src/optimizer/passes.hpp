@@ -35,8 +35,9 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
 size_t fold_conv_batchnorm(ir::Graph& graph);
 // Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.
 size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph);
-// Conv / Gemm + Relu, LeakyRelu or constant Clip -> com.tessera FusedConv / FusedGemm.
-size_t fuse_activations(ir::Model& model, ir::Graph& graph);
+// Conv / Gemm + Relu, LeakyRelu or constant Clip -> com.tessera FusedConv /
+// FusedGemm (FusedConv only, without `gemm`).
+size_t fuse_activations(ir::Model& model, ir::Graph& graph, bool gemm = true);
 // torch's multi-head attention block (Reshape/Transpose head splits, scaled
 // Q.K^T, optional additive mask, Softmax, .V, head merge) -> com.tessera
 // MultiHeadAttention.

@@ -27,6 +27,43 @@ struct Descriptors : ConvDescriptors {
   Shape out;
 };
 
+// com.tessera FusedConv's activation (the optimizer's fuse_activations and
+// fuse_conv_residual): what runs after the convolution, its bias and the
+// residual Z.
+struct Activation {
+  bool on = false;
+  UnaryOp op = UnaryOp::kRelu;
+  float alpha = 0, beta = 0;  // LeakyRelu's slope; Clip's bounds
+};
+
+Activation activation_of(const ep::KernelInfo& info) {
+  Activation a;
+  const std::string kind = info.attr_string("activation", "");
+  if (kind.empty()) return a;
+  const std::vector<float> params = info.attr_floats("activation_params");
+  a.on = true;
+  if (kind == "Relu") {
+    a.op = UnaryOp::kRelu;
+  } else if (kind == "LeakyRelu" && params.size() == 1) {
+    a.op = UnaryOp::kLeakyRelu;
+    a.alpha = params[0];
+  } else if (kind == "Clip" && params.size() == 2) {
+    a.op = UnaryOp::kClip;
+    a.alpha = params[0];
+    a.beta = params[1];
+  } else {
+    info.fail_node("activation '", kind, "' with ", params.size(),
+                   " parameters is not one the CUDA kernel runs (Relu, LeakyRelu [alpha], "
+                   "Clip [min, max])");
+  }
+  return a;
+}
+
+// Conv, and com.tessera FusedConv: the same convolution, then + Z (input 3)
+// and the activation. Relu with a bias runs as one cuDNN call
+// (cudnnConvolutionBiasActivationForward: act(conv(x) + z + bias)); the rest,
+// or where cuDNN does not support that call for the chosen algorithm, as the
+// convolution, cudnnAddTensor for the bias and Z, and the activation kernel.
 class CudaConv : public CudaKernel {
  public:
   CudaConv(const ep::KernelInfo& info, const EnvPtr& env)
@@ -36,9 +73,19 @@ class CudaConv : public CudaKernel {
         kernel_shape_(info.attr_ints("kernel_shape")),
         pads_(info.attr_ints("pads")),
         strides_(info.attr_ints("strides")),
-        dilations_(info.attr_ints("dilations")) {
+        dilations_(info.attr_ints("dilations")),
+        fused_(info.node().domain == "com.tessera"),
+        act_(fused_ ? activation_of(info) : Activation()) {
     search_ = conv_search_for(*env, info);
     if (group_ < 1) info.fail_node("group ", group_, " must be at least 1");
+    if (act_.on && act_.op == UnaryOp::kRelu) {
+      cudnnActivationDescriptor_t a = nullptr;
+      check_cudnn(cudnnCreateActivationDescriptor(&a), "cudnnCreateActivationDescriptor");
+      relu_.reset(a, [](cudnnActivationDescriptor_t p) { cudnnDestroyActivationDescriptor(p); });
+      // NaN stays NaN, as ONNX's Relu has it.
+      check_cudnn(cudnnSetActivationDescriptor(a, CUDNN_ACTIVATION_RELU, CUDNN_PROPAGATE_NAN, 0.0),
+                  "cudnnSetActivationDescriptor");
+    }
   }
 
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
@@ -57,10 +104,25 @@ class CudaConv : public CudaKernel {
     scratch.keep(handle);
     check_cudnn(cudnnSetStream(handle.get(), stream), "cudnnSetStream");
     std::shared_ptr<const Descriptors> d = descriptors(ctx, handle.get(), x, w, stream);
+    const Tensor* z = fused_ ? ctx.input(3) : nullptr;
+    if (z && (z->shape() != d->out || z->dtype() != x.dtype()))
+      ctx.fail_node("Z ", z->description(), " must have the output's shape ", d->out.to_string(),
+                    " and X's type");
     Tensor& y = ctx.output(0, d->out);
     if (y.num_elements() == 0) return;
     void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
+    if (relu_ && b) {
+      // y = relu(conv(x) + 1 * z + bias); without Z, z is y itself scaled by 0.
+      const cudnnStatus_t st = cudnnConvolutionBiasActivationForward(
+          handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(), d->conv,
+          cudnnConvolutionFwdAlgo_t(d->algo), workspace, d->workspace, z ? &one : &zero, d->y,
+          z ? z->raw_data() : y.raw_data(), d->bias, b->raw_data(), relu_.get(), d->y,
+          y.mutable_raw_data());
+      if (st == CUDNN_STATUS_SUCCESS) return;
+      if (st != CUDNN_STATUS_NOT_SUPPORTED)
+        check_cudnn(st, "cudnnConvolutionBiasActivationForward");
+    }
     check_cudnn(cudnnConvolutionForward(handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(),
                                         d->conv, cudnnConvolutionFwdAlgo_t(d->algo), workspace,
                                         d->workspace, &zero, d->y, y.mutable_raw_data()),
@@ -69,6 +131,14 @@ class CudaConv : public CudaKernel {
       check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->y,
                                  y.mutable_raw_data()),
                   "cudnnAddTensor (Conv's bias)");
+    if (z)
+      check_cudnn(
+          cudnnAddTensor(handle.get(), &one, d->y, z->raw_data(), &one, d->y, y.mutable_raw_data()),
+          "cudnnAddTensor (FusedConv's Z)");
+    if (act_.on)
+      check_cuda(launch_unary(act_.op, elem_type(y.dtype()), y.raw_data(), y.mutable_raw_data(),
+                              y.num_elements(), act_.alpha, act_.beta, stream),
+                 "launch of FusedConv's activation");
   }
 
  private:
@@ -178,6 +248,9 @@ class CudaConv : public CudaKernel {
   std::string auto_pad_;
   int64_t group_;
   std::vector<int64_t> kernel_shape_, pads_, strides_, dilations_;
+  bool fused_;
+  Activation act_;
+  std::shared_ptr<cudnnActivationStruct> relu_;  // for the one-call path; null without Relu
   ConvAlgoSearch search_;
   ConvShapeCache<Descriptors> shapes_;
 };
@@ -222,10 +295,26 @@ std::string check_conv(const ep::ClaimQuery& q) {
   return "";
 }
 
+// FusedConv: Conv's checks, and an activation the kernel runs.
+std::string check_fused_conv(const ep::ClaimQuery& q) {
+  if (std::string why = check_conv(q); !why.empty()) return why;
+  const std::string kind = q.attr_string("activation", "");
+  const size_t params = q.attr_floats("activation_params").size();
+  if (kind.empty() || (kind == "Relu" && params == 0) || (kind == "LeakyRelu" && params == 1) ||
+      (kind == "Clip" && params == 2))
+    return "";
+  return str_cat("activation '", kind, "' with ", params,
+                 " parameters is not one the CUDA kernel runs (Relu, LeakyRelu, Clip)");
+}
+
 }  // namespace
 
 void register_cuda_conv(CudaOpTable& t) {
   t.add<CudaConv>({"", "Conv", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, kCudaFloats}}}, check_conv);
+  // What the optimizer fuses for a CUDA session: Conv (+ residual Z) (+ activation).
+  t.add<CudaConv>(
+      {"com.tessera", "FusedConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, kCudaFloats}}},
+      check_fused_conv);
 }
 
 }  // namespace tessera::cuda

@@ -190,6 +190,27 @@ TEST(OptimizerActivationFusion, ConvReluConvClipGemmRelu) {
   EXPECT_EQ(out.opset("com.tessera"), 1);
 }
 
+// A session whose other providers run com.tessera FusedConv (CUDA) gets the
+// Conv fusions, but not FusedGemm, which they do not run.
+TEST(OptimizerActivationFusion, SharedFusedConvLeavesGemmAlone) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y"});
+  m.graph.initializers["w1"] = random_floats(Shape{3, 2, 3, 3}, 5);
+  m.graph.initializers["wg"] = random_floats(Shape{27, 4}, 7);
+  m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  m.graph.nodes.push_back(op("Relu", {"c1"}, {"r1"}));
+  m.graph.nodes.push_back(op("Flatten", {"r1"}, {"f"}));
+  m.graph.nodes.push_back(op("Gemm", {"f", "wg"}, {"g"}));
+  m.graph.nodes.push_back(op("Relu", {"g"}, {"y"}));
+  optimizer::OptimizeOptions o;
+  o.cpu_internal_fusions = false;
+  o.shared_fusions = {"FusedConv"};
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
+  EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
+  EXPECT_EQ(count_ops(m, "FusedGemm"), 0u);
+  EXPECT_EQ(count_ops(m, "Gemm"), 1u);
+  EXPECT_EQ(count_ops(m, "Relu"), 1u);  // the Gemm's
+}
+
 TEST(OptimizerActivationFusion, NotFusedWhenConvOutputIsShared) {
   ir::Model m = float_model(17, {{"x", Shape{1, 2, 5, 5}}}, {"y", "c1"});
   m.graph.initializers["w1"] = random_floats(Shape{3, 2, 3, 3}, 5);

@@ -136,6 +136,28 @@ TEST(CudaKernels, TransformerFusions) {
   }
 }
 
+// com.tessera FusedConv, the Conv fusions a CUDA session makes: Relu with a
+// bias (cuDNN's one-call path), with and without the residual Z; Relu without
+// a bias, LeakyRelu and Clip (convolution, then the activation kernel).
+TEST(CudaKernels, FusedConv) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const std::string tessera = "com.tessera";
+  auto act = [](const char* kind, std::vector<float> params) {
+    std::vector<ir::Attribute> a = {attr_string("activation", kind)};
+    if (!params.empty()) a.push_back(attr_floats("activation_params", params));
+    a.push_back(attr_ints("pads", {1, 1, 1, 1}));
+    return a;
+  };
+  for (DataType t : kTypes) {
+    const In x{{2, 8, 9, 9}}, w{{16, 8, 3, 3}, true}, b{{16}, true}, z{{2, 16, 9, 9}};
+    check_op("FusedConv", 1, {x, w, b}, t, act("Relu", {}), 1, 1, tessera);
+    check_op("FusedConv", 1, {x, w, b, z}, t, act("Relu", {}), 1, 1, tessera);
+    check_op("FusedConv", 1, {x, w, {{-1}}, z}, t, act("Relu", {}), 1, 1, tessera);
+    check_op("FusedConv", 1, {x, w, b}, t, act("LeakyRelu", {0.1f}), 1, 1, tessera);
+    check_op("FusedConv", 1, {x, w, b, z}, t, act("Clip", {0.0f, 6.0f}), 1, 1, tessera);
+  }
+}
+
 TEST(CudaKernels, MatMul) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {

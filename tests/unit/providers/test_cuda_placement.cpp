@@ -142,6 +142,15 @@ TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
     // BERT's 12 layers: their attention blocks, residual norms and GELUs
     // become the fused ops CUDA runs. (The demo transformer's single-head
     // attention has no head split to fuse.)
+    // The CNNs' convolutions take their activation and residual Add along
+    // (com.tessera FusedConv), as CUDA runs them.
+    const std::string name = file.parent_path().filename().string();
+    if (name == "resnet50") {
+      EXPECT_EQ(fused["FusedConv"], 49) << file;
+    }
+    if (name == "mobilenet_v2") {
+      EXPECT_EQ(fused["FusedConv"], 45) << file;
+    }
     if (file.parent_path().filename() == "bert_base") {
       EXPECT_EQ(fused["MultiHeadAttention"], 12) << file;
       // Two per layer, and the embeddings' sum before their norm.

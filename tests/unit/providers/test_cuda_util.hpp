@@ -18,6 +18,7 @@
 namespace tessera::test::cuda_test {
 
 using test::attr_float;
+using test::attr_floats;
 using test::attr_int;
 using test::attr_ints;
 using test::attr_string;
