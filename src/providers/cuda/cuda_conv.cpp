@@ -112,7 +112,9 @@ class CudaConv : public CudaKernel {
     if (y.num_elements() == 0) return;
     void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
-    if (relu_ && b) {
+    // float32 only: the type the optimizer makes FusedConv in, and the one
+    // configuration of that call every algorithm has.
+    if (relu_ && b && x.dtype() == DataType::kFloat) {
       // y = relu(conv(x) + 1 * z + bias); without Z, z is y itself scaled by 0.
       const cudnnStatus_t st = cudnnConvolutionBiasActivationForward(
           handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(), d->conv,
