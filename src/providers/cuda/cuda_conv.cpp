@@ -112,8 +112,8 @@ class CudaConv : public CudaKernel {
     if (y.num_elements() == 0) return;
     void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
-    // float32 only: the type the optimizer makes FusedConv in, and the one
-    // configuration of that call every algorithm has.
+    // float32 only: the type the optimizer makes FusedConv in (other types
+    // take the separate steps below, whose half-precision support is Conv's).
     if (relu_ && b && x.dtype() == DataType::kFloat) {
       // y = relu(conv(x) + 1 * z + bias); without Z, z is y itself scaled by 0.
       const cudnnStatus_t st = cudnnConvolutionBiasActivationForward(
