@@ -9,8 +9,10 @@
 # It builds with the CUDA provider, then runs: the CUDA unit tests (none may
 # be skipped here), the whole unit suite, the shipped models and the ONNX
 # conformance suite with [CUDA, CPU] at the CPU's expected-failures list, the
-# partition of each shipped model (which nodes CUDA took), a benchmark of
-# each shipped model with and without CUDA, and bench/gpu_compare.py
+# partition of each shipped model (which nodes CUDA took), the shipped
+# models and the suite again with CUDA graphs (each data set run three times),
+# a benchmark of each shipped model on the CPU, CUDA and CUDA with graphs, and
+# bench/gpu_compare.py
 # (ResNet-50 and BERT-base against PyTorch on the same GPU, with an accuracy
 # check against the CPU provider). Exit 0 only when all passed.
 set -uo pipefail
@@ -66,6 +68,16 @@ if [ -d "$CONF" ]; then
 else
   echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR)"
   status=1
+fi
+
+GRAPH="CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"
+echo "== shipped models and the conformance suite with CUDA graphs (each data set run 3 times:"
+echo "   the second run of a shape is captured, the third replayed; every run is checked)"
+for m in models/*/; do
+  "$T" test "$m" --providers "$GRAPH" --repeat 3 || status=1
+done
+if [ -d "$CONF" ]; then
+  ratchet "$GRAPH" "$OUT/conformance_cuda_graph" --providers "$GRAPH" --repeat 3
 fi
 
 echo "== benchmarks: shipped models, CPU vs CUDA vs CUDA graphs (medians; copies in and out included)"

@@ -55,7 +55,7 @@ std::string console_text(const std::string& message) {
 int cmd_test(const std::vector<std::string>& argv) {
   Args args("test", argv,
             {"--json", "--expected-failures", "--filter", "--providers", "--threads", "--timeout",
-             "--rtol", "--atol", "--opt-level", "--provider-library", "--config"},
+             "--rtol", "--atol", "--opt-level", "--provider-library", "--config", "--repeat"},
             {"--verbose", "--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -70,6 +70,8 @@ int cmd_test(const std::vector<std::string>& argv) {
   // A plugin goes first: every case runs with it, the CPU taking the rest.
   add_provider_libraries(args, options.providers);
   options.timeout_seconds = args.get_double("--timeout", 60);
+  options.repeat = args.get_int("--repeat", 1, 1);
+  if (options.repeat > 100) throw UsageError("--repeat takes 1 to 100 runs");
   options.tolerance.rtol = args.get_double("--rtol", options.tolerance.rtol);
   options.tolerance.atol = args.get_double("--atol", options.tolerance.atol);
   const bool verbose = args.has("--verbose");

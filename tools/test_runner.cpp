@@ -142,13 +142,17 @@ std::string run_data_sets(const TestCase& tc, const RunnerOptions& options,
     std::vector<Value> expected;
     for (size_t k = 0; k < output_files.size(); ++k)
       expected.push_back(onnx::load_value(output_files[k].string(), outputs[k].type));
-    check_code(!run_options.terminate->load(), ErrorCode::kTerminated, "stopped");
-    std::vector<Value> got = session->run(feeds, {}, run_options);
-    check(got.size() == outputs.size(), "run returned ", got.size(), " outputs, the model has ",
-          outputs.size());
-    for (size_t k = 0; k < expected.size(); ++k) {
-      std::string what = str_cat(set_name, " output ", k, " '", outputs[k].name, "'");
-      if (auto why = compare_values(expected[k], got[k], what, options.tolerance)) return *why;
+    for (int run = 1; run <= options.repeat; ++run) {
+      check_code(!run_options.terminate->load(), ErrorCode::kTerminated, "stopped");
+      std::vector<Value> got = session->run(feeds, {}, run_options);
+      check(got.size() == outputs.size(), "run returned ", got.size(), " outputs, the model has ",
+            outputs.size());
+      const std::string of_runs =
+          options.repeat > 1 ? str_cat(" (run ", run, " of ", options.repeat, ")") : "";
+      for (size_t k = 0; k < expected.size(); ++k) {
+        std::string what = str_cat(set_name, of_runs, " output ", k, " '", outputs[k].name, "'");
+        if (auto why = compare_values(expected[k], got[k], what, options.tolerance)) return *why;
+      }
     }
   }
   return "";

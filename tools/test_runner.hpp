@@ -32,6 +32,10 @@ struct RunnerOptions {
   std::vector<ProviderSpec> providers;
   Tolerance tolerance;
   double timeout_seconds = 60;
+  // Runs of each data set, each compared: later runs take other paths in
+  // some providers (CUDA graphs are captured on the second run of a shape
+  // and replayed after).
+  int repeat = 1;
 };
 
 // Each path is a case (has model.onnx) or a folder whose subfolders with

@@ -37,6 +37,12 @@ expect_out "unknown command 'frobnicate'" "unknown command is named"
 expect_rc 2 "unknown flag" -- "$TESSERA" test models --bogus
 expect_out "unknown option '--bogus'" "unknown flag is named"
 expect_rc 2 "flag without its value" -- "$TESSERA" test models --json
+expect_rc 0 "test with --repeat" -- "$TESSERA" test models/demo_cnn --repeat 3
+expect_out '^1 passed, 0 failed' "--repeat runs and passes the case"
+expect_rc 2 "--repeat 0" -- "$TESSERA" test models/demo_cnn --repeat 0
+expect_out "--repeat needs an integer >= 1, got '0'" "--repeat 0 is refused by name"
+expect_rc 2 "--repeat 101" -- "$TESSERA" test models/demo_cnn --repeat 101
+expect_out "--repeat takes 1 to 100 runs" "too many repeats are refused"
 expect_rc 2 "run without a model" -- "$TESSERA" run
 expect_rc 2 "bad --opt-level" -- "$TESSERA" run m.onnx --opt-level turbo
 expect_rc 2 "test on a missing folder" -- "$TESSERA" test "$WORK/nope"
