@@ -65,6 +65,8 @@ void print_assignments(const Session& session) {
   std::map<std::string, int> per_provider;
   for (const auto& a : assignments) per_provider[a.provider]++;
   for (const auto& [p, count] : per_provider) std::cout << "  " << p << ": " << count << " nodes\n";
+  // Whether runs are captured and replayed (CUDA graphs), or why they cannot be.
+  std::cout << "run capture: " << session.run_capture().status << "\n";
   // The algorithm the optimizer chose for a node (a convolution's
   // "winograd_4x4"), shown beside its op.
   std::map<std::string, std::string> algorithm;

@@ -76,7 +76,10 @@ std::optional<std::vector<Value>> RunCapture::run(const std::vector<Value>& inpu
     auto it = recordings_.find(*key);
     if (it == recordings_.end()) {
       if (recordings_.size() >= max_shapes_) {
-        ++stats_.uncaptured;
+        if (stats_.uncaptured++ == 0)
+          log(Severity::kWarning, "session", provider_->name(), ": ", max_shapes_,
+              " sets of input shapes have a recording (session.max_captured_shapes); runs of "
+              "others, such as ", *key, ", go uncaptured");
         return std::nullopt;
       }
       it = recordings_.emplace(*key, std::make_unique<Recording>()).first;

@@ -37,6 +37,8 @@ expect_out "unknown command 'frobnicate'" "unknown command is named"
 expect_rc 2 "unknown flag" -- "$TESSERA" test models --bogus
 expect_out "unknown option '--bogus'" "unknown flag is named"
 expect_rc 2 "flag without its value" -- "$TESSERA" test models --json
+expect_rc 0 "inspect" -- "$TESSERA" inspect models/demo_cnn/model.onnx
+expect_out '^run capture: off$' "inspect says runs are not captured without a provider asking"
 expect_rc 0 "test with --repeat" -- "$TESSERA" test models/demo_cnn --repeat 3
 expect_out '^1 passed, 0 failed' "--repeat runs and passes the case"
 expect_rc 2 "--repeat 0" -- "$TESSERA" test models/demo_cnn --repeat 0
