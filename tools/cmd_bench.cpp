@@ -116,7 +116,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
   for (double t : times) mean += t / double(times.size());
   const int threads = options.intra_op_num_threads;
   // Whether runs were replayed (CUDA graphs): a timing says little without it.
-  const Session::RunCaptureInfo capture = session->run_capture();
+  const RunCaptureInfo capture = session->run_capture();
   const std::string capture_text =
       capture.status == "off"
           ? ""

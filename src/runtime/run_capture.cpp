@@ -25,26 +25,29 @@ RunCapture::RunCapture(
       asking.push_back(p.get());
   if (asking.empty()) return;
   if (asking.size() > 1) {
-    status_ = str_cat("not possible: both ", asking[0]->name(), " and ", asking[1]->name(),
-                      " ask to capture runs");
+    info_.status = str_cat("not possible: both ", asking[0]->name(), " and ", asking[1]->name(),
+                           " ask to capture runs");
+  } else if (!asking[0]->data_transfer()) {
+    info_.status = str_cat("not possible: ", asking[0]->name(),
+                           " has no data transfer to fill a recording's inputs");
   } else if (std::string why = plan.capture_blocker(*asking[0]); !why.empty()) {
-    status_ = str_cat("not possible: ", why);
+    info_.status = str_cat("not possible: ", why);
   } else {
     provider_ = asking[0];
     capturer_ = dynamic_cast<const ep::RunCapturer*>(provider_);
     allocator_ = provider_->allocator();
     for (const auto& [name, a] : allocators)
       if (name == provider_->name()) allocator_ = a;
-    status_ = str_cat("on (", provider_->name(), ")");
+    info_.status = str_cat("on (", provider_->name(), ")");
     return;
   }
   log(Severity::kWarning, "session", asking[0]->name(),
-      ": runs will not be captured and replayed: ", status_.substr(14));
+      ": runs will not be captured and replayed: ", info_.status.substr(14));
 }
 
-RunCaptureStats RunCapture::stats() const {
+RunCaptureInfo RunCapture::info() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  return info_;
 }
 
 std::optional<std::string> RunCapture::key_of(const std::vector<Value>& inputs) const {
@@ -76,10 +79,11 @@ std::optional<std::vector<Value>> RunCapture::run(const std::vector<Value>& inpu
     auto it = recordings_.find(*key);
     if (it == recordings_.end()) {
       if (recordings_.size() >= max_shapes_) {
-        if (stats_.uncaptured++ == 0)
+        if (info_.uncaptured++ == 0)
           log(Severity::kWarning, "session", provider_->name(), ": ", max_shapes_,
               " sets of input shapes have a recording (session.max_captured_shapes); runs of "
-              "others, such as ", *key, ", go uncaptured");
+              "others, such as ",
+              *key, ", go uncaptured");
         return std::nullopt;
       }
       it = recordings_.emplace(*key, std::make_unique<Recording>()).first;
@@ -96,7 +100,7 @@ std::optional<std::vector<Value>> RunCapture::run(const std::vector<Value>& inpu
     lock.lock();
     ++r->warmups;
     std::lock_guard<std::mutex> stats_lock(mu_);
-    ++stats_.warmups;
+    ++info_.warmups;
     return out;
   }
   if (!r->graph && !capture(*r, inputs, streams, state, *key)) return std::nullopt;
@@ -129,19 +133,23 @@ bool RunCapture::capture(Recording& r, const std::vector<Value>& inputs, RunStre
     outputs = plan_.execute(buffers, nullptr, st);
     recording = false;
     r.graph = capturer_->end_capture(stream);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
+    // Whatever broke the run, the stream must leave capture mode before
+    // anything waits for it.
     if (recording) {
       try {
         capturer_->end_capture(stream);
-      } catch (const Error&) {
+      } catch (const std::exception&) {
         // The capture was already broken; ending it is all that was needed.
       }
     }
-    if (e.code() == ErrorCode::kTerminated) throw;
+    if (const auto* err = dynamic_cast<const Error*>(&e);
+        err && err->code() == ErrorCode::kTerminated)
+      throw;
     r.failed = true;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.failures;
+      ++info_.failures;
     }
     log(Severity::kWarning, "session", provider_->name(), ": capturing a run of input shapes ", key,
         " failed; such runs go uncaptured: ", e.what());
@@ -152,7 +160,7 @@ bool RunCapture::capture(Recording& r, const std::vector<Value>& inputs, RunStre
   // Every block the recorded run used, freed or not, is the recording's now.
   r.memory = streams.detach_allocator(provider_);
   std::lock_guard<std::mutex> lock(mu_);
-  ++stats_.captures;
+  ++info_.captures;
   return true;
 }
 
@@ -194,7 +202,7 @@ std::vector<Value> RunCapture::replay(Recording& r, const std::vector<Value>& in
   // Before the next replay may fill the input buffers again.
   streams.finish();
   std::lock_guard<std::mutex> lock(mu_);
-  ++stats_.replays;
+  ++info_.replays;
   return out;
 }
 

@@ -22,16 +22,9 @@
 #include "ep/provider_abilities.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/run_streams.hpp"
+#include "runtime/session_options.hpp"
 
 namespace tessera::runtime {
-
-struct RunCaptureStats {
-  int warmups = 0;     // runs that went the normal way before their shapes' capture
-  int captures = 0;    // recordings made
-  int replays = 0;     // runs answered by a replay
-  int failures = 0;    // sets of input shapes whose capture failed (they run normally)
-  int uncaptured = 0;  // runs of shapes beyond the session's max_captured_shapes
-};
 
 class RunCapture {
  public:
@@ -44,10 +37,8 @@ class RunCapture {
              int max_shapes);
   // Whether runs go through here.
   bool active() const { return provider_ != nullptr; }
-  // "off" (no provider asked), "on (<provider>)", or why runs cannot be
-  // captured ("not possible: ...").
-  const std::string& status() const { return status_; }
-  RunCaptureStats stats() const;
+  // The status ("off", "on (<provider>)", "not possible: ...") and counts.
+  RunCaptureInfo info() const;
   // Runs the plan with `inputs` (the plan's inputs by position): a warm-up,
   // a capture and its first replay, or a replay. Null when this run cannot
   // use a recording (an input that is not a tensor, or in another device's
@@ -78,11 +69,10 @@ class RunCapture {
   const ep::ExecutionProvider* provider_ = nullptr;
   const ep::RunCapturer* capturer_ = nullptr;  // provider_, as what records runs
   std::shared_ptr<Allocator> allocator_;       // the session's allocator of the provider's memory
-  std::string status_ = "off";
   size_t max_shapes_;
   mutable std::mutex mu_;
   std::map<std::string, std::unique_ptr<Recording>> recordings_;
-  RunCaptureStats stats_;
+  RunCaptureInfo info_{"off"};  // guarded by mu_
 };
 
 }  // namespace tessera::runtime

@@ -93,7 +93,7 @@ RunStreams::RunStreams(
     const auto* async = dynamic_cast<const ep::RunStreamProvider*>(p.get());
     std::unique_ptr<ep::Stream> s = async ? async->run_stream(run_config) : nullptr;
     if (!s) continue;
-    Entry e{p.get(), p->memory_info(), std::move(s), p->allocator(), nullptr, {}};
+    Entry e{p.get(), std::move(s), p->allocator(), nullptr, {}};
     for (const auto& [name, a] : allocators)
       if (name == p->name()) e.base = a;
     e.scoped = std::make_shared<RunScopedAllocator>(e.base, e.stream.get());
@@ -113,7 +113,7 @@ ep::Stream* RunStreams::stream_of(const ep::ExecutionProvider* provider) const {
 
 ep::Stream* RunStreams::stream_for_memory(const MemoryInfo& memory) const {
   for (const auto& e : entries_)
-    if (e.memory.same_space(memory)) return e.stream.get();
+    if (e.provider->memory_info().same_space(memory)) return e.stream.get();
   return nullptr;
 }
 

@@ -99,7 +99,6 @@ class RunStreams {
  private:
   struct Entry {
     const ep::ExecutionProvider* provider;
-    MemoryInfo memory;
     std::unique_ptr<ep::Stream> stream;
     std::shared_ptr<Allocator> base;
     std::shared_ptr<RunScopedAllocator> scoped;

@@ -583,11 +583,7 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
   return out;
 }
 
-Session::RunCaptureInfo Session::run_capture() const {
-  const runtime::RunCaptureStats st = impl_->capture->stats();
-  return {
-      impl_->capture->status(), st.warmups, st.captures, st.replays, st.failures, st.uncaptured};
-}
+RunCaptureInfo Session::run_capture() const { return impl_->capture->info(); }
 
 void Session::release_arena_memory() const {
   for (const auto& [name, a] : impl_->allocators) a->release_cached();

@@ -133,15 +133,7 @@ class Session {
   const CreationTimings& creation_timings() const;
   // Memory statistics of each provider's allocator, by provider name.
   std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
-  // Captured runs (CUDA graphs, docs/cuda.md): `status` is "off" when no
-  // provider asked for them, "on (<provider>)", or "not possible: <why>";
-  // the counts are of runs so far.
-  // `uncaptured`: runs of new input shapes once "session.max_captured_shapes"
-  // (default 8) sets of shapes have a recording.
-  struct RunCaptureInfo {
-    std::string status;
-    int warmups = 0, captures = 0, replays = 0, failures = 0, uncaptured = 0;
-  };
+  // Captured runs and why not (RunCaptureInfo).
   RunCaptureInfo run_capture() const;
   // Gives the cached memory of the session's arenas back to the system.
   void release_arena_memory() const;

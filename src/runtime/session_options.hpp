@@ -65,6 +65,16 @@ struct SessionOptions {
                                  const std::vector<Tensor>& tensors);
 };
 
+// Captured runs (CUDA graphs, docs/cuda.md): `status` is "off" when no
+// provider asked for them, "on (<provider>)", or "not possible: <why>"; the
+// counts are of runs so far: warm-ups before a shape's capture, recordings
+// made, runs answered by a replay, shapes whose capture failed, and runs of
+// new shapes once "session.max_captured_shapes" (default 8) have a recording.
+struct RunCaptureInfo {
+  std::string status;
+  int warmups = 0, captures = 0, replays = 0, failures = 0, uncaptured = 0;
+};
+
 struct RunOptions {
   std::string log_tag;
   int log_severity_level = -1;  // -1: the session's
