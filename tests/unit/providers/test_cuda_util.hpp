@@ -128,6 +128,18 @@ inline void expect_cuda_matches_cpu(const OneNode& m, const OneNode& reference, 
   }
 }
 
+// The node of `m` (float32) under each cudnn_conv_algo_search against the CPU.
+inline void expect_each_search_matches_cpu(const OneNode& m) {
+  for (const char* search : {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"}) {
+    auto cuda =
+        Session::create_from_model(m.model, {}, {{kCuda, {{"cudnn_conv_algo_search", search}}}});
+    auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+    EXPECT_EQ(assigned_provider(*cuda), kCuda);
+    expect_close(cuda->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {1e-4, 1e-4},
+                 search);
+  }
+}
+
 inline void expect_has(const std::string& text, const std::string& part) {
   EXPECT_NE(text.find(part), std::string::npos) << "'" << part << "' not in: " << text;
 }
