@@ -4,6 +4,7 @@
 #include <new>
 
 #include "core/error.hpp"
+#include "core/host_heap.hpp"
 
 namespace tessera {
 
@@ -11,10 +12,14 @@ CpuAllocator::CpuAllocator(MemoryInfo info) : info_(std::move(info)) {}
 
 void* CpuAllocator::alloc(size_t bytes) {
   size_t align = info_.alignment < sizeof(void*) ? sizeof(void*) : info_.alignment;
+  if (bytes > SIZE_MAX - 2 * align)
+    fail(ErrorCode::kOutOfMemory, "CPU allocation of ", bytes, " bytes is larger than memory");
   size_t rounded = (bytes + align - 1) / align * align;
   if (rounded == 0) rounded = align;
-  // Header in front of the block records its size for the statistics.
-  void* p = std::aligned_alloc(align, rounded + align);
+  // Header in front of the block records its size for the statistics. Large
+  // blocks come from the process's host heap (core/host_heap.hpp: pages stay
+  // mapped between blocks), which aligns to 64 bytes.
+  void* p = align <= 64 ? host_alloc(rounded + align) : std::aligned_alloc(align, rounded + align);
   if (!p)
     fail(ErrorCode::kOutOfMemory, "CPU allocation of ", bytes, " bytes failed (in use ",
          in_use_.load(), " bytes)");
@@ -31,8 +36,12 @@ void CpuAllocator::free(void* p) {
   if (!p) return;
   size_t align = info_.alignment < sizeof(void*) ? sizeof(void*) : info_.alignment;
   void* base = static_cast<char*>(p) - align;
-  in_use_.fetch_sub(*static_cast<size_t*>(base));
-  std::free(base);
+  const size_t rounded = *static_cast<size_t*>(base);
+  in_use_.fetch_sub(rounded);
+  if (align <= 64)
+    host_free(base, rounded + align);
+  else
+    std::free(base);
 }
 
 AllocatorStats CpuAllocator::stats() const {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "linalg/cpu_isa.hpp"
 
 namespace tessera::linalg {
@@ -16,7 +17,7 @@ struct Padded {
   int64_t Wp;
 };
 [[gnu::always_inline]] inline Padded pad_plane(const float* x, const DepthwiseGeometry& g) {
-  static thread_local std::vector<float> buf;
+  static thread_local HostVector<float> buf;
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
   // kSlack zeros past the end: the flat 3x3 loop reads two past the last row.
@@ -93,7 +94,7 @@ template <int S>
 [[gnu::always_inline]] inline void plane_3x3_flat(const Padded& xp, const float* w, float bias,
                                                   const float* residual, const ActivationSpec& act,
                                                   const DepthwiseGeometry& g, float* y) {
-  static thread_local std::vector<float> full;
+  static thread_local HostVector<float> full;
   const int64_t Wp = xp.Wp, n = g.OH * Wp;
   if (full.size() < size_t(n)) full.resize(size_t(n));
   float* f = full.data();

@@ -321,7 +321,7 @@ void gemv_packed_b(const Operands& o, int64_t K, float beta, int64_t j0, int64_t
   const int64_t nr = B.kernel().nr;
   check(nr <= 128, "sgemm: panel width ", nr, " exceeds the row-vector product's buffer");
   const float* a = o.A;
-  static thread_local std::vector<float> strided;  // op(A) as a contiguous row when A is transposed
+  static thread_local HostVector<float> strided;  // op(A) as a contiguous row when A is transposed
   if (o.ta) {
     strided.resize(size_t(K));
     for (int64_t k = 0; k < K; ++k) strided[size_t(k)] = o.A[k * o.lda];

@@ -13,6 +13,7 @@
 #include <new>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "core/thread_pool.hpp"
 #include "linalg/epilogue.hpp"
 
@@ -21,21 +22,10 @@ namespace tessera::linalg {
 namespace detail {
 struct SgemmKernelInfo;
 
-// Cache-line (64-byte) aligned storage for packed panels: a panel row's
-// vector loads then never straddle two lines (std::vector's memory is only
-// 16-byte aligned; a split load cost the kernel 3-4%).
-template <typename T>
-struct CacheLineAllocator {
-  using value_type = T;
-  static constexpr std::align_val_t kAlign{64};
-  CacheLineAllocator() = default;
-  template <typename U>
-  CacheLineAllocator(const CacheLineAllocator<U>&) noexcept {}
-  T* allocate(size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), kAlign)); }
-  void deallocate(T* p, size_t) noexcept { ::operator delete(p, kAlign); }
-  friend bool operator==(const CacheLineAllocator&, const CacheLineAllocator&) { return true; }
-};
-using PanelStore = std::vector<float, CacheLineAllocator<float>>;
+// Storage for packed panels: 64-byte aligned, so a panel row's vector loads
+// never straddle two lines (std::vector's memory is only 16-byte aligned; a
+// split load cost the kernel 3-4%), and large panels in the host heap.
+using PanelStore = HostVector<float>;
 }  // namespace detail
 
 void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,

@@ -153,7 +153,7 @@ const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
   // A pixel is one block of 16 channels, or one value of a plain plane.
   const int64_t lanes = s.input_blocked ? 16 : 1;
   const int64_t planes = s.N * (s.input_blocked ? blocks(s.C) : s.C);
-  static thread_local std::vector<float> buf;
+  static thread_local HostVector<float> buf;
   if (buf.size() < size_t(planes * Hp * Wp * lanes)) buf.resize(size_t(planes * Hp * Wp * lanes));
   float* out = buf.data();
   const int64_t H = s.H, W = s.W, ph = s.ph, pw = s.pw;

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "core/thread_pool.hpp"
 #include "linalg/cpu_isa.hpp"
 #include "linalg/epilogue.hpp"
@@ -72,7 +73,7 @@ class PackedFilter {
  private:
   int64_t M_ = 0, C_ = 0, KH_ = 0, KW_ = 0, group_ = 1;
   bool input_blocked_ = true;
-  std::vector<float> data_;
+  HostVector<float> data_;  // in the host heap: reuses pages freed while a session is made
 };
 
 // y (blocked [N, blocks(M), OH, OW, 16]) = act(conv(x, w) + bias + residual).

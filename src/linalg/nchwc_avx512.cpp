@@ -6,6 +6,7 @@
 // broadcasts one input value per pixel. Depthwise: each step loads one filter
 // vector and one input vector per pixel. Border pixels, whose taps leave the
 // input, are done by the caller's checked per-pixel function.
+#include "core/host_heap.hpp"
 #include "linalg/nchwc_kernel.hpp"
 
 #if defined(__x86_64__)
@@ -253,7 +254,7 @@ TESSERA_AVX512 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, 
   const Conv2dShape& s = *a.s;
   const int64_t ih0 = oh0 - s.ph, rows = oh1 - oh0 + 2;  // stride 1
   const int64_t cols = s.OW + 2;                         // from iw = -pw
-  static thread_local std::vector<float> buf;
+  static thread_local HostVector<float> buf;
   if (buf.size() < size_t(rows * cols * 16)) buf.resize(size_t(rows * cols * 16));
   const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
   const int64_t left = std::min(s.pw, cols), iw_end = std::min(s.W, cols - s.pw);

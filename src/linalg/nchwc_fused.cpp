@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/host_heap.hpp"
 #include "linalg/nchwc_kernel.hpp"
 
 namespace tessera::linalg::nchwc {
@@ -51,7 +52,7 @@ void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float*
 
   // Output rows [oh0, oh1) of image n for output blocks [k0, k1).
   auto rows = [&](int64_t n, int64_t oh0, int64_t oh1, int64_t k0, int64_t k1) {
-    static thread_local std::vector<float> buf_storage;
+    static thread_local HostVector<float> buf_storage;
     for (int64_t b0 = oh0; b0 < oh1; b0 += band) {
       const int64_t b1 = std::min(oh1, b0 + band);
       // The input rows the band's windows read, clipped to the image.

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "linalg/cpu_isa.hpp"
 
 namespace tessera::linalg {
@@ -13,7 +14,7 @@ namespace {
 [[gnu::always_inline]] inline void max_body(const float* x, const DepthwiseGeometry& g, float* y) {
   constexpr float kLowest = std::numeric_limits<float>::lowest();
   // The plane in a buffer bordered with the lowest float, so taps need no tests.
-  static thread_local std::vector<float> buf;
+  static thread_local HostVector<float> buf;
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
   if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));

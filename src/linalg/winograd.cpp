@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/error.hpp"
+#include "core/host_heap.hpp"
 #include "linalg/nchwc_kernel.hpp"
 
 // The 16-lane vector helpers are always inlined into the per-ISA entry
@@ -255,8 +256,8 @@ enum Scratch { kTransformedInput, kProducts, kSharedInput, kScratchRoles };
 // thread_local named from a lambda on another thread is never constructed
 // there, and its memory was never freed.)
 float* scratch(Scratch role, int64_t n) {
-  static thread_local std::vector<float> bufs[kScratchRoles];
-  std::vector<float>& buf = bufs[role];
+  static thread_local HostVector<float> bufs[kScratchRoles];
+  HostVector<float>& buf = bufs[role];
   if (buf.size() < size_t(n)) buf.resize(size_t(n));
   return buf.data();
 }

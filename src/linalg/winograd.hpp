@@ -54,7 +54,7 @@ class WinogradFilter {
 
  private:
   int64_t M_ = 0, C_ = 0, tile_ = 0, point_size_ = 0;
-  std::vector<float> data_;
+  HostVector<float> data_;  // in the host heap: reuses pages freed while a session is made
 };
 
 // y (blocked [N, blocks(M), OH, OW, 16]) = act(conv(x, w) + bias + residual),

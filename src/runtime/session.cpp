@@ -6,6 +6,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "core/host_heap.hpp"
 #include "core/logging.hpp"
 #include "ep/provider_registry.hpp"
 #include "ir/graph_algorithms.hpp"
@@ -587,6 +588,8 @@ RunCaptureInfo Session::run_capture() const { return impl_->capture->info(); }
 
 void Session::release_arena_memory() const {
   for (const auto& [name, a] : impl_->allocators) a->release_cached();
+  // The blocks just given back may leave whole host-heap regions unused.
+  process_host_heap().trim();
 }
 
 std::vector<InputLocation> Session::input_locations() const {

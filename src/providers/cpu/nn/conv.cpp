@@ -28,7 +28,7 @@ void gemm_nn(int64_t M, int64_t N, int64_t K, const double* A, const double* B, 
 // The im2col matrix of one (image, group), kept per thread and grown on
 // demand, so steady-state runs do not allocate.
 float* col_buffer(size_t n) {
-  static thread_local std::vector<float> buf;
+  static thread_local HostVector<float> buf;
   if (buf.size() < n) buf.resize(n);
   return buf.data();
 }
