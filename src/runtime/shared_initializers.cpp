@@ -6,19 +6,40 @@ namespace tessera::runtime {
 
 namespace {
 
-uint64_t content_hash(const std::string& name, const Tensor& t) {
-  // FNV-1a over name, type, shape and bytes; equal hashes are confirmed by memcmp.
-  uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) h = (h ^ b[i]) * 1099511628211ull;
-  };
-  mix(name.data(), name.size());
-  auto dt = static_cast<int>(t.dtype());
-  mix(&dt, sizeof dt);
-  for (int64_t d : t.shape().dims()) mix(&d, sizeof d);
-  mix(t.raw_data(), t.byte_size());
+constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;  // odd, with well-spread bits
+
+inline uint64_t mix_word(uint64_t h, uint64_t w) {
+  h = (h ^ w) * kMul;
+  return h ^ (h >> 29);
+}
+
+// Hashes bytes as four independent lanes of 8-byte words. Why not FNV-1a,
+// one byte at a time: its chain of dependent multiplies ran at about a byte
+// per 4 cycles, 100 ms of ResNet-50's session creation and 450 of BERT-base's
+// (a hash per initializer, on every session). Quality only spreads the
+// buckets: equal hashes are confirmed by memcmp.
+uint64_t hash_bytes(const void* data, size_t n, uint64_t seed) {
+  const auto* b = static_cast<const unsigned char*>(data);
+  uint64_t lane[4] = {seed, seed ^ 0x243F6A8885A308D3ull, seed ^ 0x13198A2E03707344ull,
+                      seed ^ 0xA4093822299F31D0ull};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    uint64_t w[4];
+    std::memcpy(w, b + i, 32);
+    for (int k = 0; k < 4; ++k) lane[k] = mix_word(lane[k], w[k]);
+  }
+  uint64_t h = mix_word(seed, n);
+  for (uint64_t l : lane) h = mix_word(h, l);
+  for (; i < n; ++i) h = mix_word(h, b[i]);
   return h;
+}
+
+uint64_t content_hash(const std::string& name, const Tensor& t) {
+  // Over name, type, shape and bytes.
+  uint64_t h = hash_bytes(name.data(), name.size(), 0x6A09E667F3BCC908ull);
+  h = mix_word(h, uint64_t(t.dtype()));
+  for (int64_t d : t.shape().dims()) h = mix_word(h, uint64_t(d));
+  return hash_bytes(t.raw_data(), t.byte_size(), h);
 }
 
 }  // namespace
