@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 
@@ -30,13 +32,25 @@ constexpr bool kSanitized = false;
 constexpr bool kSanitized = false;
 #endif
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it (EINVAL)
+#endif
+
+// Best effort: where the kernel refuses, the pages fault in on first write.
+void populate(uintptr_t at, size_t n) {
+  static std::atomic<bool> refused{false};
+  if (refused.load(std::memory_order_relaxed)) return;
+  if (::madvise(reinterpret_cast<void*>(at), n, MADV_POPULATE_WRITE) != 0 && errno == EINVAL)
+    refused.store(true, std::memory_order_relaxed);
+}
+
 }  // namespace
 
 HostHeap::HostHeap(size_t region_bytes)
     : region_bytes_(round_up(std::max(region_bytes, kPage), kPage)) {}
 
 HostHeap::~HostHeap() {
-  for (auto& [base, size] : regions_) ::munmap(reinterpret_cast<void*>(base), size);
+  for (auto& [base, r] : regions_) ::munmap(reinterpret_cast<void*>(base), r.size);
 }
 
 void HostHeap::insert_free(uintptr_t at, size_t size, uintptr_t region) {
@@ -52,7 +66,7 @@ void HostHeap::erase_free(BlockMap::iterator it) {
 void* HostHeap::alloc(size_t bytes) {
   const size_t n = round_up(std::max<size_t>(bytes, 1), kPage);
   if (n < bytes) return nullptr;  // overflow
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   auto fit = free_.lower_bound({n, 0});
   if (fit == free_.end()) {
     const size_t size = std::max(region_bytes_, round_up(n, kRegionStep));
@@ -60,7 +74,7 @@ void* HostHeap::alloc(size_t bytes) {
     void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (base == MAP_FAILED) return nullptr;
     const auto at = reinterpret_cast<uintptr_t>(base);
-    regions_[at] = size;
+    regions_[at] = Region{size, 0};
     mapped_ += size;
     ++maps_;
     insert_free(at, size, at);
@@ -75,6 +89,15 @@ void* HostHeap::alloc(size_t bytes) {
   }
   b.free = false;
   in_use_ += n;
+  // Pages past the region's mark have never been used: populate them now.
+  Region& r = regions_.at(b.region);
+  const uintptr_t lo = std::max(at, b.region + r.populated), hi = at + n;
+  if (hi > lo) {
+    r.populated = hi - b.region;
+    populated_ += hi - lo;
+    lock.unlock();  // the block is the caller's now
+    populate(lo, hi - lo);
+  }
   return reinterpret_cast<void*>(at);
 }
 
@@ -115,11 +138,11 @@ size_t HostHeap::trim_locked(size_t keep) {
   size_t unmapped = 0;
   for (auto r = regions_.begin(); r != regions_.end() && mapped_ - in_use_ > keep;) {
     auto b = blocks_.find(r->first);
-    if (b != blocks_.end() && b->second.free && b->second.size == r->second) {
+    if (b != blocks_.end() && b->second.free && b->second.size == r->second.size) {
       erase_free(b);
-      ::munmap(reinterpret_cast<void*>(r->first), r->second);
-      mapped_ -= r->second;
-      unmapped += r->second;
+      ::munmap(reinterpret_cast<void*>(r->first), r->second.size);
+      mapped_ -= r->second.size;
+      unmapped += r->second.size;
       r = regions_.erase(r);
     } else {
       ++r;
@@ -135,7 +158,7 @@ size_t HostHeap::trim() {
 
 HostHeap::Stats HostHeap::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return Stats{mapped_, in_use_, regions_.size(), maps_};
+  return Stats{mapped_, in_use_, regions_.size(), maps_, populated_};
 }
 
 HostHeap& process_host_heap() {

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstring>
@@ -13,6 +14,15 @@ using namespace tessera;
 namespace {
 constexpr size_t kMiB = size_t(1) << 20;
 uintptr_t addr(void* p) { return reinterpret_cast<uintptr_t>(p); }
+
+// How many of the pages of [p, p + n) are in memory.
+size_t resident_pages(void* p, size_t n) {
+  std::vector<unsigned char> vec(n / HostHeap::kPage);
+  if (::mincore(p, n, vec.data()) != 0) return 0;
+  size_t k = 0;
+  for (unsigned char v : vec) k += v & 1;
+  return k;
+}
 }  // namespace
 
 TEST(CoreHostHeap, ReusesAFreedBlockInsteadOfMappingAgain) {
@@ -106,4 +116,24 @@ TEST(CoreHostHeap, CpuAllocatorTakesLargeBlocksFromTheProcessHeap) {
   void* small = cpu.alloc(100);  // small blocks stay with the C allocator
   EXPECT_EQ(process_host_heap().stats().in_use, before);
   cpu.free(small);
+}
+
+TEST(CoreHostHeap, PopulatesPagesABlockIsTheFirstToUse) {
+  HostHeap heap(16 * kMiB);
+  void* a = heap.alloc(2 * kMiB);
+  const size_t pages = 2 * kMiB / HostHeap::kPage;
+  if (heap.stats().populated == 0) GTEST_SKIP() << "this kernel has no MADV_POPULATE_WRITE";
+  EXPECT_EQ(heap.stats().populated, 2 * kMiB);
+  EXPECT_EQ(resident_pages(a, 2 * kMiB), pages);  // in memory before any write
+  // The rest of the region is not populated ahead of use.
+  EXPECT_EQ(resident_pages(static_cast<char*>(a) + 2 * kMiB, 2 * kMiB), 0u);
+  heap.free(a);
+  // Reusing the same pages populates nothing new; going past them does.
+  void* b = heap.alloc(kMiB);
+  EXPECT_EQ(heap.stats().populated, 2 * kMiB);
+  void* c = heap.alloc(2 * kMiB);
+  EXPECT_EQ(heap.stats().populated, 3 * kMiB);
+  EXPECT_EQ(resident_pages(c, 2 * kMiB), pages);
+  heap.free(b);
+  heap.free(c);
 }
