@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "core/allocator.hpp"
@@ -136,4 +138,33 @@ TEST(CoreHostHeap, PopulatesPagesABlockIsTheFirstToUse) {
   EXPECT_EQ(resident_pages(c, 2 * kMiB), pages);
   heap.free(b);
   heap.free(c);
+}
+
+TEST(CoreHostHeap, ManyThreadsAllocateAndFreeAtOnce) {
+  HostHeap heap(4 * kMiB);
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&heap, &bad, t] {
+      std::vector<std::pair<unsigned char*, size_t>> live;
+      for (int i = 0; i < 200; ++i) {
+        const size_t n = HostHeap::kPage * size_t(1 + (i * 7 + t) % 40);
+        auto* p = static_cast<unsigned char*>(heap.alloc(n));
+        std::memset(p, t + 1, n);
+        live.emplace_back(p, n);
+        if (i % 3 == 2) {  // free an older block after checking no one wrote over it
+          auto [q, m] = live[live.size() / 2];
+          if (q[0] != t + 1 || q[m - 1] != t + 1) ++bad;
+          heap.free(q);
+          live.erase(live.begin() + std::ptrdiff_t(live.size() / 2));
+        }
+      }
+      for (auto [q, m] : live) {
+        if (q[0] != t + 1 || q[m - 1] != t + 1) ++bad;
+        heap.free(q);
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(heap.stats().in_use, 0u);
 }
