@@ -21,6 +21,9 @@ std::string device_name(int device) { return str_cat("CUDAExecutionProvider devi
 void report_free(cudaError_t e, const char* call, int device) {
   if (e == cudaSuccess || e == cudaErrorCudartUnloading) return;
   log(Severity::kWarning, "cuda", device_name(device), ": ", call, " failed: ", cuda_status(e));
+  // Clear it, or the next kernel launch's cudaGetLastError would report it
+  // and fail a node that did nothing wrong.
+  cudaGetLastError();
 }
 
 }  // namespace

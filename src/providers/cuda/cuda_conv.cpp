@@ -110,6 +110,9 @@ class CudaConv : public CudaKernel {
                     " and X's type");
     Tensor& y = ctx.output(0, d->out);
     if (y.num_elements() == 0) return;
+    if (x.num_elements() == 0)
+      ctx.fail_node("X ", x.description(), " is empty but Y ", y.description(),
+                    " is not; the CUDA kernel needs a non-empty X");
     void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
     // float32 only: the type the optimizer makes FusedConv in (other types
@@ -192,6 +195,11 @@ class CudaConv : public CudaKernel {
       std::vector<int64_t> out = {x.shape()[0], w.shape()[0]};
       out.insert(out.end(), win.out.begin(), win.out.end());
       d->out = Shape(out);
+      if (d->out.num_elements() == 0 || x.shape().num_elements() == 0) {
+        // Nothing for cuDNN to compute (run() returns or fails before using
+        // it), and cuDNN's descriptors refuse dims of 0.
+        return d;
+      }
       // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
       const bool one_d = x.rank() == 3;
       ConvProblem p;
@@ -202,7 +210,7 @@ class CudaConv : public CudaKernel {
       p.group = group_;
       set_conv_window(ctx, one_d, win.pad_begin, win.strides, win.dilations, p);
       set_conv_descriptors(env(), *d, p);
-      if (d->out.num_elements() > 0) choose_algorithm(ctx, h, *d, p, x, w, stream);
+      choose_algorithm(ctx, h, *d, p, x, w, stream);
       return d;
     });
   }

@@ -182,11 +182,16 @@ class LtGemm {
                  "cublasLtMatrixLayoutCreate");
     if (batch > 1) {
       const int32_t count = int32_t(batch);
-      check_cublas(lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
-                   "cublasLtMatrixLayoutSetAttribute");
-      check_cublas(
-          lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
-          "cublasLtMatrixLayoutSetAttribute");
+      try {
+        check_cublas(lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+                     "cublasLtMatrixLayoutSetAttribute");
+        check_cublas(
+            lt.layout_set(l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
+            "cublasLtMatrixLayoutSetAttribute");
+      } catch (...) {
+        lt.layout_destroy(l);  // not yet in the caller's Layouts
+        throw;
+      }
     }
     return l;
   }

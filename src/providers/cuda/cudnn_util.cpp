@@ -57,26 +57,40 @@ size_t conv_workspace_limit(const CudaEnv& env) {
   constexpr size_t kSmall = 32u << 20, kLarge = 1u << 30;
   if (!env.options().cudnn_conv_use_max_workspace) return kSmall;
   size_t free_bytes = 0, total = 0;
-  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) return kSmall;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+    cudaGetLastError();  // not left for the next launch's check to report
+    return kSmall;
+  }
   size_t limit = std::min(free_bytes / 2, kLarge);
   if (env.options().gpu_mem_limit) limit = std::min(limit, env.options().gpu_mem_limit / 4);
   return std::max(limit, kSmall);
 }
 
 ConvDescriptors::ConvDescriptors() {
-  check_cudnn(cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateTensorDescriptor(&y), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateTensorDescriptor(&bias), "cudnnCreateTensorDescriptor");
-  check_cudnn(cudnnCreateFilterDescriptor(&w), "cudnnCreateFilterDescriptor");
-  check_cudnn(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+  try {
+    check_cudnn(cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
+    check_cudnn(cudnnCreateTensorDescriptor(&y), "cudnnCreateTensorDescriptor");
+    check_cudnn(cudnnCreateTensorDescriptor(&bias), "cudnnCreateTensorDescriptor");
+    check_cudnn(cudnnCreateFilterDescriptor(&w), "cudnnCreateFilterDescriptor");
+    check_cudnn(cudnnCreateConvolutionDescriptor(&conv), "cudnnCreateConvolutionDescriptor");
+  } catch (...) {
+    // A constructor that throws gets no destructor: free what was made.
+    destroy();
+    throw;
+  }
 }
 
-ConvDescriptors::~ConvDescriptors() {
+ConvDescriptors::~ConvDescriptors() { destroy(); }
+
+void ConvDescriptors::destroy() {
   if (x) cudnnDestroyTensorDescriptor(x);
   if (y) cudnnDestroyTensorDescriptor(y);
   if (bias) cudnnDestroyTensorDescriptor(bias);
   if (w) cudnnDestroyFilterDescriptor(w);
   if (conv) cudnnDestroyConvolutionDescriptor(conv);
+  x = y = bias = nullptr;
+  w = nullptr;
+  conv = nullptr;
 }
 
 void set_conv_window(const ep::KernelContext& ctx, bool one_d, const std::vector<int64_t>& pad,

@@ -57,6 +57,9 @@ struct ConvDescriptors {
   ~ConvDescriptors();
   ConvDescriptors(const ConvDescriptors&) = delete;
   ConvDescriptors& operator=(const ConvDescriptors&) = delete;
+
+ private:
+  void destroy();
 };
 
 // One convolution as cuDNN takes it (1-D as 2-D with a height of 1): dims of

@@ -205,6 +205,9 @@ TEST(CudaKernels, Conv) {
     check_op("Conv", 11, {{{1, 2, 4, 5, 6}}, {{3, 2, 3, 3, 3}, true}}, t, {}, 1, 10);
     check_op("Conv", 11, {{{1, 2, 7, 7}}, {{3, 2, 3, 3}, true}}, t,
              {attr_string("auto_pad", "SAME_UPPER")}, 1, 10);
+    // An empty batch: an empty Y, no cuDNN descriptor of a 0 dim.
+    check_op("Conv", 11, {{{0, 4, 9, 9}}, {{8, 4, 3, 3}, true}, {{8}, true}}, t,
+             {attr_ints("pads", {1, 1, 1, 1})}, 1, 10);
   }
   OneNode m("Conv", 11, {attr_ints("pads", {1, 1, 1, 1})});
   m.input("x", make_tensor(DataType::kFloat, {1, 3, 8, 8}, random_values(192, 1)))
