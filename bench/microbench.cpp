@@ -29,6 +29,7 @@
 #include "linalg/im2col.hpp"
 #include "linalg/nchwc.hpp"
 #include "linalg/winograd.hpp"
+#include "runtime/session.hpp"
 
 namespace {
 
@@ -350,7 +351,54 @@ void BM_ParallelForRegionInRun(benchmark::State& state) {
   BM_ParallelForRegion(state);
 }
 
+// What the executor costs per node: a session over a chain of N nodes of one
+// op on 16 floats, where the kernels' work is a few nanoseconds. Reports
+// time_per_node. Args: N, op (0 Relu, 1 Add with a constant).
+void BM_ChainOfSmallNodes(benchmark::State& state) {
+  const int n = int(state.range(0));
+  const bool add = state.range(1) == 1;
+  tessera::ir::Model model;
+  model.ir_version = 9;
+  model.opset_imports.push_back({"", 17});
+  auto info = [](const std::string& name) {
+    return tessera::ir::ValueInfo{
+        name,
+        tessera::ir::TypeInfo::tensor(tessera::DataType::kFloat,
+                                      std::vector<tessera::ir::Dim>{{1, ""}, {16, ""}}),
+        ""};
+  };
+  model.graph.inputs.push_back(info("x"));
+  tessera::Tensor c(tessera::DataType::kFloat, tessera::Shape{16});
+  for (int i = 0; i < 16; ++i) c.mutable_data<float>()[i] = 0.5f;
+  model.graph.initializers["c"] = c;
+  std::string prev = "x";
+  for (int i = 0; i < n; ++i) {
+    tessera::ir::Node node;
+    node.name = "n" + std::to_string(i);
+    node.op_type = add ? "Add" : "Relu";
+    node.inputs = add ? std::vector<std::string>{prev, "c"} : std::vector<std::string>{prev};
+    prev = i + 1 == n ? "y" : "t" + std::to_string(i);
+    node.outputs = {prev};
+    model.graph.nodes.push_back(node);
+  }
+  model.graph.outputs.push_back(info("y"));
+  tessera::SessionOptions options;
+  options.intra_op_num_threads = 1;
+  // Optimization off: nothing may fold or fuse the chain away.
+  options.graph_optimization_level = tessera::GraphOptimizationLevel::kDisableAll;
+  auto session = tessera::Session::create_from_model(std::move(model), options);
+  tessera::Tensor x(tessera::DataType::kFloat, tessera::Shape{1, 16});
+  for (int i = 0; i < 16; ++i) x.mutable_data<float>()[i] = float(i) - 8.0f;
+  const std::vector<std::pair<std::string, tessera::Value>> feeds = {{"x", tessera::Value(x)}};
+  for (auto _ : state) benchmark::DoNotOptimize(session->run(feeds));
+  // Nodes per second, inverted: seconds per node (printed as e.g. 345n).
+  state.counters["time_per_node"] = benchmark::Counter(
+      double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
 }  // namespace
+
+BENCHMARK(BM_ChainOfSmallNodes)->Args({200, 0})->Args({200, 1})->Unit(benchmark::kMicrosecond);
 
 // Args: M, N, K, packed (0 per call, 1 A prepacked, 2 B prepacked, 3 B transposed), threads.
 BENCHMARK(BM_Sgemm)

@@ -175,7 +175,7 @@ class PReluKernel final : public ep::OpKernel {
     if (so != x.shape())
       ctx.fail_node("slope ", slope.shape().to_string(), " does not broadcast to X ",
                     x.shape().to_string());
-    visit_type(PReluOp::Types{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(PReluOp::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, so, x.dtype());
       const PReluOp& op = op_;
@@ -233,7 +233,7 @@ class PowKernel final : public ep::OpKernel {
     const Tensor& y = ctx.required_input(1);
     Shape sy = legacy_.align_b(ctx, x.shape(), y.shape());
     Shape so = broadcast_or_fail(ctx, {x.shape(), sy});
-    const std::string what = ctx.node().describe();
+    const ir::Node& what = ctx.node();  // described only on error
     using Bases = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
     visit_type(Bases{}, x.dtype(), what, [&](auto tx) {
       using T = typename decltype(tx)::type;

@@ -31,7 +31,7 @@ class BinaryKernel final : public ep::OpKernel {
     check_same_type(ctx, a, b);
     const Shape sb = legacy_.align_b(ctx, a.shape(), b.shape());
     const Shape so = broadcast_or_fail(ctx, {a.shape(), sb});
-    visit_type(typename Op::Types{}, a.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(typename Op::Types{}, a.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using R = typename Op::template Out<T>;
       const T* pb = b.data<T>();

@@ -212,7 +212,7 @@ class CastKernel final : public ep::OpKernel {
     const int64_t n = x.num_elements();
     if (n == 0) return;
     const DataType from = x.dtype();
-    const std::string what = ctx.node().describe();
+    const ir::Node& what = ctx.node();  // described only on error
     if (is_sub_byte_type(to)) std::memset(out.mutable_raw_data(), 0, out.byte_size());
 
     if (from == DataType::kString) {

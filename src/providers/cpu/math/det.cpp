@@ -45,7 +45,7 @@ class DetKernel final : public ep::OpKernel {
     std::vector<int64_t> od(s.dims().begin(), s.dims().end() - 2);
     const Shape os(od);
     const int64_t batch = os.num_elements();
-    visit_type(FloatTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(FloatTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, os, x.dtype());
       const T* in = x.data<T>();

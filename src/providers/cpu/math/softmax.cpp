@@ -58,7 +58,7 @@ class SoftmaxKernel final : public ep::OpKernel {
         return;
       }
     }
-    visit_type(FloatTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(FloatTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, s, x.dtype());
       if (x.num_elements() == 0) return;

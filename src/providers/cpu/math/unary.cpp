@@ -24,7 +24,7 @@ class UnaryKernel final : public ep::OpKernel {
   explicit UnaryKernel(const ep::KernelInfo& info) : op_(info) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    visit_type(typename Op::Types{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(typename Op::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, x.shape(), x.dtype());
       const Op& op = op_;
@@ -223,7 +223,7 @@ class ClipKernel final : public ep::OpKernel {
         ctx.fail_node("min and max must be scalars of the input's type ",
                       data_type_name(x.dtype()), ", got ", b->description());
     }
-    visit_type(NumericTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(NumericTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;
       C lo, hi;
@@ -279,7 +279,7 @@ class FloatPredicateKernel final : public ep::OpKernel {
       for (int64_t i = 0; i < n; ++i) po[i] = pred(double(float8_to_float(dt, raw[i])));
       return;
     }
-    visit_type(FloatTypes{}, dt, ctx.node().describe(), [&](auto tag) {
+    visit_type(FloatTypes{}, dt, ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       unary_map(ctx.thread_pool(), x.data<T>(), po, n, 1.0,
                 [&pred](T v) { return pred(double(load(v))); });

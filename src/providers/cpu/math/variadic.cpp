@@ -45,7 +45,7 @@ class VariadicKernel final : public ep::OpKernel {
     const Shape so = broadcast_or_fail(ctx, shapes);
     using Types = std::conditional_t<kFold == Fold::kSum || kFold == Fold::kMean, FloatTypes,
                                      NumericTypes>;
-    visit_type(Types{}, ins[0]->dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(Types{}, ins[0]->dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;
       Tensor& out = ctx.output(0, so, ins[0]->dtype());
@@ -95,7 +95,7 @@ class WhereKernel final : public ep::OpKernel {
     check_same_type(ctx, x, y);
     const std::vector<Shape> shapes = {c.shape(), x.shape(), y.shape()};
     const Shape so = broadcast_or_fail(ctx, shapes);
-    visit_type(AllTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(AllTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, so, x.dtype());
       T* po = out.mutable_data<T>();

@@ -53,7 +53,7 @@ class ArgKernel final : public ep::OpKernel {
     if (sp.len == 0) ctx.fail_node("cannot take Arg", kMax ? "Max" : "Min",
                                    " over an empty axis of ", x.description());
     const bool last = last_;
-    visit_type(NumericTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(NumericTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;
       const T* in = x.data<T>();
@@ -116,7 +116,7 @@ class CumKernel final : public ep::OpKernel {
     if (x.rank() == 0) ctx.fail_node("input must have rank >= 1, got ", x.description());
     const int64_t axis = checked_axis(ctx, at.element_as_int64(0), x);
     const AxisSplit sp = split_at(x.shape(), axis);
-    visit_type(NumericTypes{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(NumericTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;
       Tensor& out = ctx.output(0, x.shape(), x.dtype());

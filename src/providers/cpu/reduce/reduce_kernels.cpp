@@ -193,7 +193,7 @@ class ReduceKernel final : public ep::OpKernel {
     const ReducePlan plan = make_reduce_plan(x.shape(), reduced, keepdims_);
     using Types = std::conditional_t<kOp == R::kMax || kOp == R::kMin, NumericBoolTypes,
                                      NumericTypes>;
-    visit_type(Types{}, x.dtype(), ctx.node().describe(), [&](auto tag) {
+    visit_type(Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C [[maybe_unused]] = Compute<T>;
       Tensor& out = ctx.output(0, plan.out_shape, x.dtype());
