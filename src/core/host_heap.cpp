@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -172,9 +173,21 @@ bool host_heap_enabled() {
   static const bool enabled = [] {
     if (kSanitized) return false;
     const char* env = std::getenv("TESSERA_HOST_HEAP");
-    return !(env && std::strcmp(env, "0") == 0);
+    if (!env || !*env || std::strcmp(env, "1") == 0) return true;
+    if (std::strcmp(env, "0") == 0) return false;
+    // Not an exception: the first block may be allocated during static
+    // initialisation, where throwing would end the process.
+    std::fprintf(
+        stderr, "tessera: ignoring TESSERA_HOST_HEAP=\"%s\" (expected 0 or 1); the heap stays on\n",
+        env);
+    return true;
   }();
   return enabled;
+}
+
+const char* host_heap_status() {
+  if (kSanitized) return "off (sanitizer build)";
+  return host_heap_enabled() ? "on" : "off (TESSERA_HOST_HEAP=0)";
 }
 
 void* host_alloc(size_t bytes) {

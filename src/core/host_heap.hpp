@@ -98,6 +98,8 @@ void host_free(void* p, size_t bytes) noexcept;
 // The process's heap, for statistics and tests (whether or not it is in use).
 HostHeap& process_host_heap();
 bool host_heap_enabled();
+// "on", or "off (why)": for `tessera doctor`.
+const char* host_heap_status();
 
 // A std allocator over host_alloc: packed weights and kernel scratch buffers
 // that outlive their first use reuse pages the process already faulted in.

@@ -206,6 +206,11 @@ expect_out 'SGEMM kernel: generic' "TESSERA_CPU_ISA caps the SGEMM kernel too"
 expect_rc 0 "doctor with a bad TESSERA_CPU_ISA" -- env TESSERA_CPU_ISA=avx9 "$TESSERA" doctor
 expect_out 'ignoring TESSERA_CPU_ISA="avx9" \(expected avx512, avx2 or portable\)' \
   "a bad TESSERA_CPU_ISA is named and ignored"
+expect_rc 0 "doctor with TESSERA_HOST_HEAP=0" -- env TESSERA_HOST_HEAP=0 "$TESSERA" doctor
+expect_out 'host heap for large blocks: off \(TESSERA_HOST_HEAP=0\)' "TESSERA_HOST_HEAP=0 turns the host heap off"
+expect_rc 0 "doctor with a bad TESSERA_HOST_HEAP" -- env TESSERA_HOST_HEAP=off "$TESSERA" doctor
+expect_out 'ignoring TESSERA_HOST_HEAP="off" \(expected 0 or 1\)' "a bad TESSERA_HOST_HEAP is named and ignored"
+expect_out 'host heap for large blocks: on' "the host heap stays on after a bad TESSERA_HOST_HEAP"
 if "$TESSERA" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
   expect_out 'library: libdnnl, loaded from /' "doctor shows where libdnnl was loaded from"
   expect_out 'oneDNN version found: [0-9]+\.[0-9]+' "doctor shows the oneDNN version found"

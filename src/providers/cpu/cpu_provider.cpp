@@ -1,5 +1,6 @@
 #include "providers/cpu/cpu_provider.hpp"
 
+#include "core/host_heap.hpp"
 #include "ep/provider_abilities.hpp"
 #include "linalg/cpu_isa.hpp"
 #include "linalg/gemm.hpp"
@@ -40,7 +41,8 @@ class CpuProviderFactory : public ep::ProviderFactory, public ep::FactoryDiagnos
     if (used != cpu)
       isa += std::string(" (the CPU has ") + linalg::isa_name(cpu) + "; TESSERA_CPU_ISA caps it)";
     return {"built in: needs no library (always available, the fallback for every node)", isa,
-            std::string("SGEMM kernel: ") + linalg::sgemm_kernel_name()};
+            std::string("SGEMM kernel: ") + linalg::sgemm_kernel_name(),
+            std::string("host heap for large blocks: ") + host_heap_status()};
   }
   std::vector<HardwareDevice> devices() const override { return {HardwareDevice{}}; }
 };
