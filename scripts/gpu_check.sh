@@ -1,99 +1,223 @@
 #!/usr/bin/env bash
 # The CUDA provider's checks that need a GPU (issue #7 stays open until they
-# pass). Run on a machine with an NVIDIA GPU, its driver, CUDA 13 and cuDNN 9
-# (H100/H200: the default CMAKE_CUDA_ARCHITECTURES=90 fits; set
-# CUDA_ARCHS=80 etc. for another GPU):
+# pass). Run on a machine with an NVIDIA GPU and its driver.
 #
-#   bash scripts/gpu_check.sh            # build-gpu/, results in build-gpu/gpu_check/
+#   bash scripts/gpu_check.sh [--prebuilt] [--stages LIST] [--out DIR] [--archive FILE]
 #
-# It builds with the CUDA provider, then runs: the CUDA unit tests (none may
-# be skipped here), the whole unit suite, the shipped models and the ONNX
-# conformance suite with [CUDA, CPU] at the CPU's expected-failures list, the
-# partition of each shipped model (which nodes CUDA took), the shipped
-# models and the suite again with CUDA graphs (each data set run three times),
-# a benchmark of each shipped model on the CPU, CUDA and CUDA with graphs, and
-# bench/gpu_compare.py
-# (ResNet-50 and BERT-base against PyTorch on the same GPU, with an accuracy
-# check against the CPU provider). Exit 0 only when all passed.
+# --prebuilt   use .gpu/pack.tar.xz, made by scripts/gpu_pack.sh on a build
+#              machine (the GPU machine needs only the driver, cuDNN 9 and
+#              cuBLASLt 13, which it is searched for, and python3 with torch
+#              for the compare stage). Without it the script builds into
+#              build-gpu/ here (CUDA 13, cuDNN 9 and the Debian -dev packages
+#              of scripts/install_deps.sh; CUDA_ARCHS=80 etc. for a non-Hopper GPU).
+# --stages     a comma-separated subset of the stages, in this order:
+#   unit         every unit test (ctest, one process each); a skipped CUDA test
+#                is a failure here
+#   models       the shipped models with [CUDA, CPU], and which nodes CUDA took
+#   conformance  the ONNX conformance suite with [CUDA, CPU], ratcheted against
+#                the CPU's expected failures
+#   graphs       the shipped models and the suite with enable_cuda_graph=1, each
+#                data set run three times (the second run of a shape is
+#                captured, the third replayed; every run is checked)
+#   bench        each shipped model on the CPU, CUDA and CUDA with graphs
+#   compare      bench/gpu_compare.py: ResNet-50 and BERT-base against PyTorch
+#                eager / torch.compile (and ORT CUDA), with Tessera CUDA's
+#                outputs checked against its CPU provider's
+#              (default: all). Each stage has a time limit (STAGE_LIMIT_<name>
+#              seconds overrides it) so one hang cannot eat a short lease.
+# --out        where logs and results go (default build-gpu/gpu_check)
+# --no-gpu-ok  run the stages even where CUDA cannot run (to try this script
+#              on a build machine; the unit stage then fails on the skips)
+# --archive    also pack the logs (not the models or tensors) into FILE
+#              (.tar.gz), e.g. under the device tool's $OUT
+#
+# Exit 0 only when every stage run passed; OUT/summary.txt lists each stage
+# with its time and result.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
-OUT="$BUILD_DIR/gpu_check"
+STAGES="unit,models,conformance,graphs,bench,compare"
+PREBUILT=0
+NO_GPU_OK=0
+OUT=""
+ARCHIVE=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --prebuilt) PREBUILT=1 ;;
+    --stages) STAGES="$2"; shift ;;
+    --out) OUT="$2"; shift ;;
+    --archive) ARCHIVE="$2"; shift ;;
+    --no-gpu-ok) NO_GPU_OK=1 ;;
+    *) echo "gpu_check.sh: unknown argument '$1' (see the top of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for s in ${STAGES//,/ }; do
+  case "$s" in unit|models|conformance|graphs|bench|compare) ;;
+    *) echo "gpu_check.sh: unknown stage '$s' in --stages" >&2; exit 2 ;;
+  esac
+done
+OUT=$(realpath -m "${OUT:-$BUILD_DIR/gpu_check}")
 CUDA="CUDAExecutionProvider,CPUExecutionProvider"
+GRAPH="CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"
 status=0
 
-echo "== build with the CUDA provider"
-TESSERA_BUILD_DIR="$BUILD_DIR" bash scripts/build.sh -DTESSERA_WITH_CUDA=ON \
-  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" || exit 1
-mkdir -p "$OUT"
-T="$BUILD_DIR/tessera"
-source scripts/conformance_lib.sh
+# find_gpu_lib NAME: the folder holding the shared library NAME on this machine
+# (the loader's cache, the CUDA toolkit, then Python's nvidia-* packages, which
+# is where a PyTorch image keeps cuDNN).
+find_gpu_lib() {
+  local name="$1" f d
+  f=$(ldconfig -p 2>/dev/null | awk -v n="$name" '$1 == n {print $NF; exit}')
+  [ -n "$f" ] && { dirname "$f"; return; }
+  for d in /usr/local/cuda/lib64 /usr/local/cuda/lib /usr/local/cuda/targets/x86_64-linux/lib; do
+    [ -e "$d/$name" ] && { echo "$d"; return; }
+  done
+  f=$(find /usr/local /opt /usr/lib "$HOME" -name "$name" 2>/dev/null | head -n 1)
+  [ -n "$f" ] && dirname "$f"
+}
 
-echo "== doctor"
+if [ $PREBUILT = 1 ]; then
+  echo "== unpack .gpu/pack.tar.xz"
+  [ -f .gpu/pack.tar.xz ] || { echo "no .gpu/pack.tar.xz (make it with scripts/gpu_pack.sh and carry .gpu)"; exit 1; }
+  rm -rf .gpu/unpacked "$BUILD_DIR"
+  mkdir -p .gpu/unpacked
+  tar -C .gpu/unpacked -xJf .gpu/pack.tar.xz || exit 1
+  mv .gpu/unpacked/build-gpu "$BUILD_DIR"
+  # ctest's files and the plugin tests name the build folder by the full path
+  # it had on the build machine: make that path lead here.
+  built_at=$(cat .gpu/unpacked/build_dir)
+  here=$(realpath "$BUILD_DIR")
+  if [ "$(realpath -m "$built_at")" != "$here" ]; then
+    if [ -e "$(dirname "$built_at")" ]; then
+      echo "the pack was built in $built_at, which exists here as something else; ctest cannot run"
+      exit 1
+    fi
+    mkdir -p "$(dirname "$(dirname "$built_at")")"
+    ln -s "$PWD" "$(dirname "$built_at")"
+  fi
+  [ -d "$CONF" ] || CONF=.gpu/unpacked/onnx-node
+  libs="$PWD/.gpu/unpacked/lib"
+else
+  echo "== build with the CUDA provider"
+  TESSERA_BUILD_DIR="$BUILD_DIR" bash scripts/build.sh -DTESSERA_WITH_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" || exit 1
+  libs=""
+fi
+for name in libcudnn.so.9 libcublasLt.so.13; do
+  d=$(find_gpu_lib "$name")
+  if [ -n "$d" ]; then echo "   $name: $d"; libs="$libs:$d"; else echo "   $name: not found"; fi
+done
+# Only Tessera's own processes get these folders (python3 and torch keep theirs).
+TESSERA_LD_PATH="${libs#:}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+mkdir -p "$OUT"
+T="$OUT/tessera"
+printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$TESSERA_LD_PATH" "$(realpath "$BUILD_DIR")/tessera" > "$T"
+chmod +x "$T"
+source scripts/conformance_lib.sh
+: > "$OUT/summary.txt"
+
+echo "== machine"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /'
 "$T" doctor > "$OUT/doctor.txt" 2>&1
 sed -n '/^  CUDAExecutionProvider/,/^  [A-Za-z]*ExecutionProvider:/p' "$OUT/doctor.txt"
 if ! "$T" --version | grep -q '^providers:.*CUDAExecutionProvider'; then
-  echo "CUDAExecutionProvider cannot run on this machine (the reason is above); nothing checked"
-  exit 1
+  echo "CUDAExecutionProvider cannot run on this machine (doctor's reason is above; $OUT/doctor.txt)"
+  echo "gpu_check: FAILED (no usable GPU)" | tee -a "$OUT/summary.txt"
+  status=1
+  [ $NO_GPU_OK = 1 ] || STAGES=""
 fi
 
-echo "== CUDA unit tests (every one must run here: a skip is a failure)"
-"$BUILD_DIR/tessera_unit_tests" --gtest_filter='Cuda*:RuntimeProviderArena*' \
-  > "$OUT/cuda_unit_tests.log" 2>&1 || status=1
-grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$OUT/cuda_unit_tests.log"
-if grep -q '^\[  SKIPPED \]' "$OUT/cuda_unit_tests.log"; then
-  echo "some CUDA tests were skipped on a machine with a GPU"
-  status=1
-fi
-
-echo "== all unit tests"
-(cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)" > gpu_check/ctest.log 2>&1) || {
-  grep -E 'tests passed|Failed|\*\*\*' "$OUT/ctest.log" | head -40
-  status=1
+stage_unit() {
+  (cd "$BUILD_DIR" && LD_LIBRARY_PATH="$TESSERA_LD_PATH" ctest --output-on-failure -j"$(nproc)" \
+     --timeout 120 > "$OUT/ctest.log" 2>&1)
+  local rc=$?
+  grep -E 'tests passed|\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run' "$OUT/ctest.log" | head -60
+  if grep -E '(Cuda|RuntimeProviderArena)[A-Za-z0-9_/.]* \.+ *\*\*\*Skipped' "$OUT/ctest.log"; then
+    echo "   CUDA tests were skipped on a machine with a GPU (above)"
+    rc=1
+  fi
+  return $rc
 }
-tail -n 1 "$OUT/ctest.log"
 
-echo "== shipped models with $CUDA"
-for m in models/*/; do
-  "$T" test "$m" --providers "$CUDA" || status=1
-  "$T" partition "$m/model.onnx" --providers "$CUDA" > "$OUT/partition_$(basename "$m").txt" 2>&1
-  grep -cE 'CUDAExecutionProvider' "$OUT/partition_$(basename "$m").txt" |
-    sed "s/^/   lines naming CUDAExecutionProvider in the partition of $(basename "$m"): /"
-done
-
-echo "== ONNX conformance suite with $CUDA"
-if [ -d "$CONF" ]; then
-  ratchet "$CUDA" "$OUT/conformance_cuda" --providers "$CUDA"
-else
-  echo "conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR)"
-  status=1
-fi
-
-GRAPH="CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"
-echo "== shipped models and the conformance suite with CUDA graphs (each data set run 3 times:"
-echo "   the second run of a shape is captured, the third replayed; every run is checked)"
-for m in models/*/; do
-  "$T" test "$m" --providers "$GRAPH" --repeat 3 || status=1
-done
-if [ -d "$CONF" ]; then
-  ratchet "$GRAPH" "$OUT/conformance_cuda_graph" --providers "$GRAPH" --repeat 3
-fi
-
-echo "== benchmarks: shipped models, CPU vs CUDA vs CUDA graphs (medians; copies in and out included)"
-for m in models/*/; do
-  for p in CPUExecutionProvider "$CUDA" "CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"; do
-    "$T" bench "$m/model.onnx" --providers "$p" --warmup 5 --iters 50 --json \
-      >> "$OUT/bench.jsonl" 2> "$OUT/bench_err.log" || status=1
-    tail -n 1 "$OUT/bench.jsonl"
+stage_models() {
+  local rc=0 m
+  for m in models/*/; do
+    "$T" test "$m" --providers "$CUDA" || rc=1
+    "$T" partition "$m/model.onnx" --providers "$CUDA" > "$OUT/partition_$(basename "$m").txt" 2>&1
+    grep -cE 'CUDAExecutionProvider' "$OUT/partition_$(basename "$m").txt" |
+      sed "s/^/   lines naming CUDAExecutionProvider in the partition of $(basename "$m"): /"
   done
-done
+  return $rc
+}
 
-echo "== ResNet-50 and BERT-base against PyTorch eager/torch.compile (and ORT CUDA), batch 1 and 32,"
-echo "   float32 and float16, with Tessera CUDA's outputs checked against its CPU provider's"
-python3 bench/gpu_compare.py --tessera "$T" --out "$OUT/compare" > "$OUT/compare.log" 2>&1 || status=1
-tail -n 12 "$OUT/compare.log"
+stage_conformance() {
+  [ -d "$CONF" ] || { echo "   conformance suite not found at $CONF (set TESSERA_CONFORMANCE_DIR)"; return 1; }
+  local status=0
+  ratchet "$CUDA" "$OUT/conformance_cuda" --providers "$CUDA"
+  return $status
+}
+
+stage_graphs() {
+  local status=0 m
+  for m in models/*/; do
+    "$T" test "$m" --providers "$GRAPH" --repeat 3 || status=1
+  done
+  if [ -d "$CONF" ]; then
+    ratchet "$GRAPH" "$OUT/conformance_cuda_graph" --providers "$GRAPH" --repeat 3
+  else
+    echo "   conformance suite not found at $CONF"; status=1
+  fi
+  return $status
+}
+
+stage_bench() {
+  local rc=0 m p
+  echo "   medians; copies in and out included"
+  for m in models/*/; do
+    for p in CPUExecutionProvider "$CUDA" "$GRAPH"; do
+      "$T" bench "$m/model.onnx" --providers "$p" --warmup 5 --iters 50 --json \
+        >> "$OUT/bench.jsonl" 2>> "$OUT/bench_err.log" || rc=1
+      tail -n 1 "$OUT/bench.jsonl"
+    done
+  done
+  return $rc
+}
+
+stage_compare() {
+  # GPU_COMPARE_ARGS: more arguments for it (--no-compile, --batches 1, ...).
+  PYTHONUNBUFFERED=1 python3 bench/gpu_compare.py --tessera "$T" --out "$OUT/compare" \
+    ${GPU_COMPARE_ARGS:-} > "$OUT/compare.log" 2>&1
+  local rc=$?
+  tail -n 14 "$OUT/compare.log"
+  return $rc
+}
+
+export -f ratchet stage_unit stage_models stage_conformance stage_graphs stage_bench stage_compare
+export T OUT CONF CUDA GRAPH BUILD_DIR TESSERA_LD_PATH
+# The first five fit one 10-minute device call (about 540 s with the start);
+# compare gets a call of its own.
+declare -A LIMIT=([unit]=200 [models]=40 [conformance]=120 [graphs]=120 [bench]=60 [compare]=540)
+for s in ${STAGES//,/ }; do
+  var="STAGE_LIMIT_$s"
+  limit="${!var:-${LIMIT[$s]}}"
+  echo "== $s (limit ${limit} s)"
+  start=$(date +%s)
+  # timeout runs the stage in its own process group and ends all of it
+  # (ctest and the tests it started too) when the limit passes.
+  timeout -k 10 "$limit" bash -c "stage_$s"
+  rc=$?
+  took=$(( $(date +%s) - start ))
+  if [ $rc -eq 0 ]; then result=passed; elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then result="TIMED OUT"; else result=FAILED; fi
+  [ $rc -eq 0 ] || status=1
+  printf '%-12s %-10s %4d s\n' "$s" "$result" "$took" | tee -a "$OUT/summary.txt"
+done
 
 echo "== results in $OUT"
+if [ -n "$ARCHIVE" ]; then
+  tar -czf "$ARCHIVE" --exclude='*.onnx' --exclude='*.npy' --exclude='*.pb' \
+    --exclude='test_data_set_*' --exclude=tessera -C "$(dirname "$OUT")" "$(basename "$OUT")" &&
+    echo "   logs packed into $ARCHIVE ($(du -h "$ARCHIVE" | cut -f1))"
+fi
 [ $status -eq 0 ] && echo "gpu_check: all passed" || echo "gpu_check: FAILED"
 exit $status

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Builds the CUDA build here (a machine without a GPU) and packs what the GPU
+# checks need into .gpu/pack.tar.xz, so the GPU machine spends its short lease
+# running them instead of compiling (it also lacks the Debian -dev packages).
+#
+#   bash scripts/gpu_pack.sh          # then, on the GPU machine (device tool),
+#                                     # carry ".gpu" and run
+#   bash scripts/gpu_check.sh --prebuilt [--stages ...] [--out DIR]
+#
+# The pack holds: the CLI, the unit tests and the plugins they load, with
+# ctest's files (build-gpu/); the shared libraries they need that a CUDA
+# machine may lack (lib/: oneDNN, the image codecs, libgomp, libcudart); the
+# ONNX conformance suite (onnx-node/, when ../shared has it: the GPU machine
+# gets only the repository); and build_dir, the folder the build was made in
+# (ctest's files and the plugin tests name absolute paths under it). cuDNN and
+# cuBLASLt are too large to carry: gpu_check.sh finds the GPU machine's own.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
+CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
+PACK=.gpu/pack.tar.xz
+
+echo "== build with the CUDA provider into $BUILD_DIR"
+TESSERA_BUILD_DIR="$BUILD_DIR" bash scripts/build.sh -DTESSERA_WITH_CUDA=ON \
+  -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCHS:-90}" > /dev/null
+if ! "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
+  echo "the build has no CUDA provider (is CUDA 13 with cuDNN 9 at /usr/local/cuda?)" >&2
+  exit 1
+fi
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/build-gpu" "$stage/lib"
+cp "$BUILD_DIR"/tessera "$BUILD_DIR"/tessera_unit_tests "$BUILD_DIR"/*.so \
+   "$BUILD_DIR"/CTestTestfile.cmake "$BUILD_DIR"/tessera_unit_tests*.cmake "$stage/build-gpu/"
+# ctest's files and the plugin tests' paths name the build folder by its full
+# path; gpu_check.sh makes that path lead to the unpacked one.
+realpath "$BUILD_DIR" > "$stage/build_dir"
+
+# Every library the binaries load, except the C and C++ runtimes (a newer
+# system has compatible ones), zlib, and the CUDA libraries the GPU machine
+# must provide (cuDNN: too large to carry, and tied to its driver's CUDA).
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s|libz\.|libcudnn)'
+for bin in "$stage"/build-gpu/tessera "$stage"/build-gpu/tessera_unit_tests "$stage"/build-gpu/*.so; do
+  ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
+done | sort -u | while read -r name path; do
+  [[ "$name" =~ $skip ]] && continue
+  cp -L "$path" "$stage/lib/$name"
+done
+
+if [ -d "$CONF" ]; then
+  cp -r "$CONF" "$stage/onnx-node"
+else
+  echo "note: no conformance suite at $CONF; the pack has none (gpu_check.sh will look for onnx's own)"
+fi
+
+mkdir -p .gpu
+tar -C "$stage" -cf - . | xz -T0 -6 > "$PACK.tmp"
+mv "$PACK.tmp" "$PACK"
+echo "== $PACK: $(du -h "$PACK" | cut -f1) (libraries: $(ls "$stage/lib" | tr '\n' ' '))"
+echo "   the device tool carries at most 64 MiB with the working tree ($(git ls-files -z | du -ch --files0-from=- | tail -n 1 | cut -f1))"
