@@ -117,6 +117,11 @@ chmod +x "$T"
 source scripts/conformance_lib.sh
 : > "$OUT/summary.txt"
 
+if ! "$T" --version > /dev/null 2>&1; then
+  echo "the tessera binary does not start here:"
+  "$T" --version 2>&1 | head -5
+  LD_LIBRARY_PATH="$TESSERA_LD_PATH" ldd "$BUILD_DIR/tessera" | grep -E 'not found|GLIBC' | head -10
+fi
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /'
 "$T" doctor > "$OUT/doctor.txt" 2>&1
