@@ -63,7 +63,8 @@ Activation activation_of(const ep::KernelInfo& info) {
 // and the activation. Relu with a bias runs as one cuDNN call
 // (cudnnConvolutionBiasActivationForward: act(conv(x) + z + bias)); the rest,
 // or where cuDNN does not support that call for the chosen algorithm, as the
-// convolution, cudnnAddTensor for the bias and Z, and the activation kernel.
+// convolution then one kernel that adds the bias and Z and applies the
+// activation.
 class CudaConv : public CudaKernel {
  public:
   CudaConv(const ep::KernelInfo& info, const EnvPtr& env)
@@ -100,8 +101,7 @@ class CudaConv : public CudaKernel {
                     ", group ", group_);
     if (b && (b->rank() != 1 || b->shape()[0] != w.shape()[0]))
       ctx.fail_node("B ", b->description(), " must have the ", w.shape()[0], " output channels");
-    auto handle = env().lease_cudnn();
-    scratch.keep(handle);
+    auto handle = scratch.cudnn(env());
     check_cudnn(cudnnSetStream(handle.get(), stream), "cudnnSetStream");
     std::shared_ptr<const Descriptors> d = descriptors(ctx, handle.get(), x, w, stream);
     const Tensor* z = fused_ ? ctx.input(3) : nullptr;
@@ -132,18 +132,14 @@ class CudaConv : public CudaKernel {
                                         d->conv, cudnnConvolutionFwdAlgo_t(d->algo), workspace,
                                         d->workspace, &zero, d->y, y.mutable_raw_data()),
                 "cudnnConvolutionForward");
-    if (b)
-      check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->y,
-                                 y.mutable_raw_data()),
-                  "cudnnAddTensor (Conv's bias)");
-    if (z)
-      check_cudnn(
-          cudnnAddTensor(handle.get(), &one, d->y, z->raw_data(), &one, d->y, y.mutable_raw_data()),
-          "cudnnAddTensor (FusedConv's Z)");
-    if (act_.on)
-      check_cuda(launch_unary(act_.op, elem_type(y.dtype()), y.raw_data(), y.mutable_raw_data(),
-                              y.num_elements(), act_.alpha, act_.beta, stream),
-                 "launch of FusedConv's activation");
+    if (b || z || act_.on) {
+      const int64_t c = d->out[1];
+      check_cuda(launch_channel_epilogue(elem_type(y.dtype()), y.mutable_raw_data(),
+                                         b ? b->raw_data() : nullptr, z ? z->raw_data() : nullptr,
+                                         y.num_elements(), c, y.num_elements() / (d->out[0] * c),
+                                         act_.on, act_.op, act_.alpha, act_.beta, stream),
+                 "launch of Conv's bias/residual/activation kernel");
+    }
   }
 
  private:

@@ -35,16 +35,11 @@ struct Geometry {
   bool cropped = false;  // buffer != out
 };
 
-// The problem's Y is cuDNN's dx (the buffer); `out_y` describes the node's Y,
-// which the bias is added to (smaller than dx when cropped).
+// The problem's Y is cuDNN's dx (the buffer), larger than the node's Y when
+// cropped; the bias is added to the node's Y.
 struct Descriptors : ConvDescriptors {
-  cudnnTensorDescriptor_t out_y = nullptr;
   Geometry geo;
   Shape out, buffer;  // Y's shape, and dx's
-  Descriptors() { check_cudnn(cudnnCreateTensorDescriptor(&out_y), "cudnnCreateTensorDescriptor"); }
-  ~Descriptors() {
-    if (out_y) cudnnDestroyTensorDescriptor(out_y);
-  }
 };
 
 class CudaConvTranspose : public CudaKernel {
@@ -77,8 +72,7 @@ class CudaConvTranspose : public CudaKernel {
     const int64_t c_out = w.shape()[1] * group_;
     if (b && (b->rank() != 1 || b->shape()[0] != c_out))
       ctx.fail_node("B ", b->description(), " must have the ", c_out, " output channels");
-    auto handle = env().lease_cudnn();
-    scratch.keep(handle);
+    auto handle = scratch.cudnn(env());
     check_cudnn(cudnnSetStream(handle.get(), stream), "cudnnSetStream");
     std::shared_ptr<const Descriptors> d = descriptors(ctx, handle.get(), x, w, stream);
     Tensor& y = ctx.output(0, d->out);
@@ -109,9 +103,11 @@ class CudaConvTranspose : public CudaKernel {
                  "launch of ConvTranspose's crop kernel");
     }
     if (b)
-      check_cudnn(cudnnAddTensor(handle.get(), &one, d->bias, b->raw_data(), &one, d->out_y,
-                                 y.mutable_raw_data()),
-                  "cudnnAddTensor (ConvTranspose's bias)");
+      check_cuda(launch_channel_epilogue(elem_type(y.dtype()), y.mutable_raw_data(), b->raw_data(),
+                                         nullptr, y.num_elements(), d->out[1],
+                                         y.num_elements() / (d->out[0] * d->out[1]), false,
+                                         UnaryOp::kRelu, 0.0f, 0.0f, stream),
+                 "launch of ConvTranspose's bias kernel");
   }
 
  private:
@@ -208,7 +204,6 @@ class CudaConvTranspose : public CudaKernel {
       p.group = group_;
       set_conv_window(ctx, one_d, g.pad, g.strides, g.dilations, p);
       set_conv_descriptors(env(), *d, p);
-      set_tensor(d->out_y, cudnn_type(x.dtype()), cudnn_dims(ctx, d->out, one_d));
       choose_algorithm(ctx, h, *d, p, x, w, stream);
       return d;
     });

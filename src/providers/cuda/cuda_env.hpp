@@ -16,8 +16,9 @@
 
 namespace tessera::cuda {
 
-// Handles created on demand and kept for reuse; lease() hands one out for a
-// kernel call (kept until the call's queued work has finished).
+// Handles created on demand and kept for reuse; lease() hands one out (to a
+// run stream until its next wait, or to one kernel call until its queued
+// work has finished).
 template <typename H>
 class HandlePool {
  public:
@@ -26,8 +27,8 @@ class HandlePool {
   ~HandlePool() {
     for (H h : free_) destroy_(h);
   }
-  // A handle for one kernel call; it goes back to the pool when the last
-  // copy of the lease is released.
+  // A handle; it goes back to the pool when the last copy of the lease is
+  // released.
   using Lease = std::shared_ptr<std::remove_pointer_t<H>>;
   Lease lease() {
     H h = nullptr;
@@ -66,8 +67,10 @@ class CudaEnv {
   cudaStream_t compute_stream() const;
   // Where copies without a stream go (do_copy_in_default_stream).
   cudaStream_t copy_stream() const;
-  HandlePool<cublasLtHandle_t>::Lease lease_cublaslt() const { return lt_->lease(); }
-  HandlePool<cudnnHandle_t>::Lease lease_cudnn() const { return cudnn_->lease(); }
+  // The handle pools; kernels lease through Scratch (cuda_kernel.hpp), which
+  // reuses a handle along one stream.
+  HandlePool<cublasLtHandle_t>& cublaslt_pool() const { return *lt_; }
+  HandlePool<cudnnHandle_t>& cudnn_pool() const { return *cudnn_; }
   // Tuned algorithms: the cudnn_conv_algo_cache file's, or this env's own.
   AlgoCache& algo_cache() const { return *algo_cache_; }
   // What a tuned algorithm depends on besides the problem: the device's name

@@ -34,6 +34,32 @@ void Scratch::run_checks() {
   checks_.clear();
 }
 
+Scratch::~Scratch() {
+  for (auto& [pool, lease] : handles_) run_stream_->return_handle(pool, std::move(lease));
+}
+
+template <typename H>
+typename HandlePool<H>::Lease Scratch::lease_from(HandlePool<H>& pool) {
+  using Handle = std::remove_pointer_t<H>;
+  if (!run_stream_) {
+    typename HandlePool<H>::Lease lease = pool.lease();
+    kept_.push_back(lease);
+    return lease;
+  }
+  std::shared_ptr<Handle> lease = std::static_pointer_cast<Handle>(run_stream_->take_handle(&pool));
+  if (!lease) lease = pool.lease();
+  handles_.emplace_back(&pool, lease);
+  return lease;
+}
+
+HandlePool<cudnnHandle_t>::Lease Scratch::cudnn(const CudaEnv& env) {
+  return lease_from(env.cudnn_pool());
+}
+
+HandlePool<cublasLtHandle_t>::Lease Scratch::cublaslt(const CudaEnv& env) {
+  return lease_from(env.cublaslt_pool());
+}
+
 void Scratch::keep(std::shared_ptr<const void> p) {
   if (run_stream_)
     run_stream_->keep(std::move(p));

@@ -39,7 +39,16 @@ class Scratch {
   // Device memory reserved until the work queued so far is done and its
   // checks have run (what a deferred check reads back).
   void* lasting_bytes(size_t n);
-  // Keeps `p` (a leased library handle) until the queued work is done.
+  ~Scratch();
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  // A cuDNN or cuBLASLt handle for this kernel call: on a run stream, one
+  // the stream already has idle (else a new lease), given back to the stream
+  // when the call ends (CudaStream::take_handle says why that is safe);
+  // without one, a lease kept until the queued work is done.
+  HandlePool<cudnnHandle_t>::Lease cudnn(const CudaEnv& env);
+  HandlePool<cublasLtHandle_t>::Lease cublaslt(const CudaEnv& env);
+  // Keeps `p` until the queued work is done.
   void keep(std::shared_ptr<const void> p);
   // Runs `check` once the queued work is done: at the run stream's next
   // wait (its error fails the run there), else right after the node.
@@ -54,6 +63,9 @@ class Scratch {
   std::vector<std::function<void()>> checks_;
   std::vector<Tensor> held_;
   std::vector<std::shared_ptr<const void>> kept_;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> handles_;  // back to the stream
+  template <typename H>
+  typename HandlePool<H>::Lease lease_from(HandlePool<H>& pool);
 };
 
 class CudaKernel : public ep::OpKernel {

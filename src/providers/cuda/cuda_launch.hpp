@@ -41,6 +41,15 @@ cudaError_t launch_layer_norm(ElemType t, const void* x, const void* scale, cons
 cudaError_t launch_skip_layer_norm(ElemType t, const void* x, const void* skip, const void* add,
                                    const void* scale, const void* bias, void* y, int64_t rows,
                                    int64_t cols, float epsilon, cudaStream_t stream);
+// In place over y [n, c, spatial] (NCHW): y = act(y + bias[channel] + z),
+// where bias (c values of y's type) and z (y's shape and type) may be null
+// and the activation applies only when `act` is set. A convolution's
+// epilogue in one pass (Conv's bias, FusedConv's Z and activation,
+// ConvTranspose's bias), for every element type: cudnnAddTensor is not
+// documented for bfloat16, and would be two more passes.
+cudaError_t launch_channel_epilogue(ElemType t, void* y, const void* bias, const void* z,
+                                    int64_t total, int64_t c, int64_t spatial, bool act, UnaryOp op,
+                                    float alpha, float beta, cudaStream_t stream);
 // y = Gelu(x + bias[i % cols]), the exact (erf) form.
 cudaError_t launch_bias_gelu(ElemType t, const void* x, const void* bias, void* y, int64_t n,
                              int64_t cols, cudaStream_t stream);

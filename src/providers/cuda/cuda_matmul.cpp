@@ -56,8 +56,7 @@ class LtGemm {
   void run(const CudaEnv& env, const Gemm& g, const ep::KernelContext& ctx, cudaStream_t stream,
            Scratch& scratch) const {
     const CublasLtApi& lt = cublaslt();
-    auto handle = env.lease_cublaslt();
-    scratch.keep(handle);
+    auto handle = scratch.cublaslt(env);
     const size_t es = data_type_storage_bytes(g.type, 1);
     const cudaDataType_t dt = cuda_type(g.type);
     cublasComputeType_t compute = CUBLAS_COMPUTE_32F;

@@ -31,6 +31,7 @@ CudaStream::~CudaStream() {
         ": a stream released with failed work: cudaStreamSynchronize: ", cuda_status(e));
   checks_.clear();  // nobody is left to hear what they would find
   kept_.clear();
+  idle_handles_.clear();
   if (owned_)
     cudaStreamDestroy(stream_);
   else if (release_)
@@ -42,12 +43,14 @@ void CudaStream::synchronize() {
   check_cuda(cudaSetDevice(device_), "cudaSetDevice", where);
   check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize", where);
   std::vector<std::shared_ptr<const void>> done;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> handles;
   std::vector<std::function<void()>> checks;
   {
     std::lock_guard<std::mutex> lock(mu_);
     checks.swap(checks_);
     // Held memory (a flag a check reads) goes only after the checks.
     done.swap(kept_);
+    handles.swap(idle_handles_);
   }
   for (const auto& check : checks) check();
 }
@@ -55,6 +58,22 @@ void CudaStream::synchronize() {
 void CudaStream::keep(std::shared_ptr<const void> p) {
   std::lock_guard<std::mutex> lock(mu_);
   kept_.push_back(std::move(p));
+}
+
+std::shared_ptr<void> CudaStream::take_handle(const void* pool) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = idle_handles_.begin(); it != idle_handles_.end(); ++it)
+    if (it->first == pool) {
+      std::shared_ptr<void> lease = std::move(it->second);
+      idle_handles_.erase(it);
+      return lease;
+    }
+  return nullptr;
+}
+
+void CudaStream::return_handle(const void* pool, std::shared_ptr<void> lease) {
+  std::lock_guard<std::mutex> lock(mu_);
+  idle_handles_.emplace_back(pool, std::move(lease));
 }
 
 void CudaStream::defer_check(std::function<void()> check) {

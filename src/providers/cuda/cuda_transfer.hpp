@@ -41,6 +41,16 @@ class CudaStream : public ep::Stream {
   void defer_check(std::function<void()> check);
   void record_checks();
   std::vector<std::function<void()>> take_recorded_checks();
+  // Library handles (cuDNN, cuBLASLt) lent to this stream's kernels. Work
+  // queued on one stream runs in order, so the stream's next kernel may use
+  // a handle as soon as the last call with it has returned, while another
+  // stream may not until that work is done. A run therefore needs one handle
+  // of a kind per thread queueing at the same time, not one per kernel call.
+  // take_handle gives an idle one lent from `pool` (null when there is none);
+  // return_handle makes it idle again; all go back to their pools after the
+  // next synchronize().
+  std::shared_ptr<void> take_handle(const void* pool);
+  void return_handle(const void* pool, std::shared_ptr<void> lease);
 
  private:
   int device_;
@@ -49,6 +59,7 @@ class CudaStream : public ep::Stream {
   std::function<void(cudaStream_t)> release_;
   std::mutex mu_;  // kernels of one run may queue from several threads
   std::vector<std::shared_ptr<const void>> kept_;
+  std::vector<std::pair<const void*, std::shared_ptr<void>>> idle_handles_;
   std::vector<std::function<void()>> checks_, recorded_checks_;
   bool recording_checks_ = false;
 };

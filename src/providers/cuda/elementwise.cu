@@ -70,8 +70,56 @@ template <typename T>
 __global__ void bias_gelu_kernel(const T* x, const T* bias, T* y, int64_t n, int64_t cols) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x)
-    y[i] = from_float<T>(
-        apply<UnaryOp::kGelu>(to_float(x[i]) + to_float(bias[i % cols]), 0.0f, 0.0f));
+    y[i] =
+        from_float<T>(apply<UnaryOp::kGelu>(to_float(x[i]) + to_float(bias[i % cols]), 0.0f, 0.0f));
+}
+
+// kAct false: no activation (Op is then ignored).
+template <bool kAct, UnaryOp Op, typename T>
+__global__ void channel_epilogue_kernel(T* y, const T* bias, const T* z, int64_t n, int64_t c,
+                                        int64_t spatial, float alpha, float beta) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    float v = to_float(y[i]);
+    if (bias) v += to_float(bias[(i / spatial) % c]);
+    if (z) v += to_float(z[i]);
+    if constexpr (kAct) v = apply<Op>(v, alpha, beta);
+    y[i] = from_float<T>(v);
+  }
+}
+
+template <UnaryOp Op, typename T, bool kAct = true>
+void channel_epilogue_as(void* y, const void* bias, const void* z, int64_t n, int64_t c,
+                         int64_t spatial, float alpha, float beta, cudaStream_t s) {
+  channel_epilogue_kernel<kAct, Op, T><<<grid_for(n, kThreads), kThreads, 0, s>>>(
+      static_cast<T*>(y), static_cast<const T*>(bias), static_cast<const T*>(z), n, c, spatial,
+      alpha, beta);
+}
+
+template <typename T>
+void channel_epilogue_typed(bool act, UnaryOp op, void* y, const void* bias, const void* z,
+                            int64_t n, int64_t c, int64_t spatial, float alpha, float beta,
+                            cudaStream_t s) {
+  if (!act)
+    return channel_epilogue_as<UnaryOp::kRelu, T, false>(y, bias, z, n, c, spatial, 0, 0, s);
+  switch (op) {
+    case UnaryOp::kRelu:
+      return channel_epilogue_as<UnaryOp::kRelu, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kSigmoid:
+      return channel_epilogue_as<UnaryOp::kSigmoid, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kTanh:
+      return channel_epilogue_as<UnaryOp::kTanh, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kErf:
+      return channel_epilogue_as<UnaryOp::kErf, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kGelu:
+      return channel_epilogue_as<UnaryOp::kGelu, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kGeluTanh:
+      return channel_epilogue_as<UnaryOp::kGeluTanh, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kLeakyRelu:
+      return channel_epilogue_as<UnaryOp::kLeakyRelu, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+    case UnaryOp::kClip:
+      return channel_epilogue_as<UnaryOp::kClip, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+  }
 }
 
 template <typename T>
@@ -158,6 +206,17 @@ cudaError_t launch_bias_gelu(ElemType t, const void* x, const void* bias, void* 
     using T = decltype(v);
     bias_gelu_kernel<T><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
         static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n, cols);
+  });
+}
+
+cudaError_t launch_channel_epilogue(ElemType t, void* y, const void* bias, const void* z,
+                                    int64_t total, int64_t c, int64_t spatial, bool act, UnaryOp op,
+                                    float alpha, float beta, cudaStream_t stream) {
+  if (total == 0) return cudaSuccess;
+  if (c <= 0 || spatial <= 0) return cudaErrorInvalidValue;
+  return with_elem_type(t, [&](auto v) {
+    channel_epilogue_typed<decltype(v)>(act, op, y, bias, z, total, c, spatial, alpha, beta,
+                                        stream);
   });
 }
 
