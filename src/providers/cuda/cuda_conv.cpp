@@ -215,14 +215,14 @@ class CudaConv : public CudaKernel {
                         const ConvProblem& p, const Tensor& x, const Tensor& w,
                         cudaStream_t stream) const {
     // The candidates of the search, best first.
-    auto candidates = [&](size_t limit) {
+    auto candidates = [&](size_t& limit) {
       constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
       cudnnConvolutionFwdAlgoPerf_t perf[kCount];
       int returned = 0;
       if (search_ == ConvAlgoSearch::kExhaustive) {
         // Runs every candidate on scratch memory of the real sizes.
         Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
-        Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
+        Tensor ws = search_workspace(ctx, limit);
         check_cudnn(
             cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x.raw_data(), d.w, w.raw_data(), d.conv,
                                                    d.y, scratch_y.mutable_raw_data(), kCount,

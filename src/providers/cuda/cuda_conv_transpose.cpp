@@ -213,14 +213,14 @@ class CudaConvTranspose : public CudaKernel {
                         const ConvProblem& p, const Tensor& x, const Tensor& w,
                         cudaStream_t stream) const {
     // The candidates of the search, best first.
-    auto candidates = [&](size_t limit) {
+    auto candidates = [&](size_t& limit) {
       constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
       cudnnConvolutionBwdDataAlgoPerf_t perf[kCount];
       int returned = 0;
       if (search_ == ConvAlgoSearch::kExhaustive) {
         // Runs every candidate on scratch memory of the real sizes.
         Tensor scratch_dx(x.dtype(), d.buffer, ctx.allocator());
-        Tensor ws(DataType::kUInt8, Shape{int64_t(limit)}, ctx.allocator());
+        Tensor ws = search_workspace(ctx, limit);
         check_cudnn(
             cudnnFindConvolutionBackwardDataAlgorithmEx(
                 h, d.w, w.raw_data(), d.x, x.raw_data(), d.conv, d.y, scratch_dx.mutable_raw_data(),

@@ -66,6 +66,20 @@ size_t conv_workspace_limit(const CudaEnv& env) {
   return std::max(limit, kSmall);
 }
 
+Tensor search_workspace(const ep::KernelContext& ctx, size_t& limit) {
+  for (size_t n = limit; n >= 1024; n /= 2) {
+    try {
+      Tensor ws(DataType::kUInt8, Shape{int64_t(n)}, ctx.allocator());
+      limit = n;
+      return ws;
+    } catch (const Error& e) {
+      if (e.code() != ErrorCode::kOutOfMemory) throw;
+    }
+  }
+  limit = 0;
+  return Tensor(DataType::kUInt8, Shape{0}, ctx.allocator());
+}
+
 ConvDescriptors::ConvDescriptors() {
   try {
     check_cudnn(cudnnCreateTensorDescriptor(&x), "cudnnCreateTensorDescriptor");
@@ -146,27 +160,31 @@ std::string join(const std::vector<int>& v) {
   return out;
 }
 
-// Everything the choice depends on besides the problem's values.
-std::string conv_algo_key(const CudaEnv& env, const char* direction, const ConvProblem& p,
-                          size_t workspace_limit) {
+// Everything the choice depends on besides the problem's values. The
+// workspace enters as the option that sets its limit, not as the limit:
+// with cudnn_conv_use_max_workspace that follows free memory, and a key
+// that moved with it would miss saved entries. A hit is still used only when
+// its workspace fits the limit of the moment.
+std::string conv_algo_key(const CudaEnv& env, const char* direction, const ConvProblem& p) {
   return str_cat(env.device_signature(), "|", direction, "|", data_type_name(p.type), "|math ",
                  int(conv_math_type(env, p.type)), "|x ", join(p.x), "|w ", join(p.w), "|y ",
                  join(p.y), "|pad ", join(p.pad), "|stride ", join(p.stride), "|dilation ",
-                 join(p.dilation), "|group ", p.group, "|workspace ", workspace_limit);
+                 join(p.dilation), "|group ", p.group, "|workspace ",
+                 env.options().cudnn_conv_use_max_workspace ? "max" : "small");
 }
 
 }  // namespace
 
 void choose_conv_algorithm(const CudaEnv& env, const ep::KernelContext& ctx, ConvAlgoSearch search,
                            const char* direction, const ConvProblem& p, ConvDescriptors& d,
-                           const std::function<std::vector<int>(size_t limit)>& candidates,
+                           const std::function<std::vector<int>(size_t& limit)>& candidates,
                            const std::function<bool(int algo, size_t* need)>& workspace_of,
                            const std::string& what) {
-  const size_t limit = conv_workspace_limit(env);
+  size_t limit = conv_workspace_limit(env);
   const bool exhaustive = search == ConvAlgoSearch::kExhaustive;
   AlgoCache& cache = env.algo_cache();
   // Only the exhaustive search is worth keeping: the others cost next to nothing.
-  const std::string key = exhaustive ? conv_algo_key(env, direction, p, limit) : "";
+  const std::string key = exhaustive ? conv_algo_key(env, direction, p) : "";
   size_t need = 0;
   if (exhaustive)
     if (auto hit = cache.find(key); hit && workspace_of(hit->algo, &need) && need <= limit) {

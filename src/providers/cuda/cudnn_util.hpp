@@ -43,6 +43,12 @@ cudnnMathType_t conv_math_type(const CudaEnv& env, DataType t);
 // most, a quarter of gpu_mem_limit when set).
 size_t conv_workspace_limit(const CudaEnv& env);
 
+// Device memory for an exhaustive search's workspace: `limit` bytes, or, where
+// the allocator cannot give that much (a small gpu_mem_limit, a full
+// device), the largest of limit/2, limit/4, ... it can, down to none; `limit`
+// becomes the size got, so the search considers only algorithms that fit it.
+Tensor search_workspace(const ep::KernelContext& ctx, size_t& limit);
+
 // The cuDNN objects of one convolution problem (Conv's forward,
 // ConvTranspose's backward-data): the X, Y and bias tensors, the filter and
 // the convolution, created together and destroyed together; and the chosen
@@ -96,7 +102,7 @@ ConvAlgoSearch conv_search_for(const CudaEnv& env, const ep::KernelInfo& info);
 // names the problem in the failure when nothing fits.
 void choose_conv_algorithm(const CudaEnv& env, const ep::KernelContext& ctx, ConvAlgoSearch search,
                            const char* direction, const ConvProblem& p, ConvDescriptors& d,
-                           const std::function<std::vector<int>(size_t limit)>& candidates,
+                           const std::function<std::vector<int>(size_t& limit)>& candidates,
                            const std::function<bool(int algo, size_t* need)>& workspace_of,
                            const std::string& what);
 

@@ -246,6 +246,27 @@ TEST(CudaKernels, ConvSearchResultsAreKeptInTheCacheFile) {
   std::filesystem::remove(path);
 }
 
+// The exhaustive search asks for a workspace of 32 MiB at least; under a
+// gpu_mem_limit of 8 MiB it must search within what it can get, not fail.
+TEST(CudaKernels, ExhaustiveSearchFitsASmallGpuMemLimit) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  OneNode m("Conv", 11, {attr_ints("pads", {1, 1, 1, 1})});
+  m.input("x", make_tensor(DataType::kFloat, {1, 8, 16, 16}, random_values(2048, 3)))
+      .input("w", make_tensor(DataType::kFloat, {8, 8, 3, 3}, random_values(576, 4)), true)
+      .output("y");
+  auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+  for (const char* max_workspace : {"0", "1"}) {
+    auto s = Session::create_from_model(
+        m.model, {},
+        {{kCuda,
+          {{"cudnn_conv_algo_search", "EXHAUSTIVE"},
+           {"cudnn_conv_use_max_workspace", max_workspace},
+           {"gpu_mem_limit", std::to_string(8 << 20)}}}});
+    expect_close(s->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {1e-4, 1e-4},
+                 std::string("cudnn_conv_use_max_workspace=") + max_workspace);
+  }
+}
+
 TEST(CudaKernels, MatMulBiasReluRunsAsOneFusedStep) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   for (DataType t : kTypes)
