@@ -18,6 +18,7 @@
 #include "providers/cuda/cuda_kernel.hpp"
 #include "providers/cuda/cuda_transfer.hpp"
 #include "providers/cuda/matmul_epilogue.hpp"
+#include "providers/cuda/stream_gate.hpp"
 
 namespace tessera::cuda {
 
@@ -95,13 +96,20 @@ class CudaProvider : public ep::ExecutionProvider,
   std::unique_ptr<ep::Stream> run_stream(
       const std::map<std::string, std::string>* run_config) const override {
     const int device = table_.env->device();
+    uintptr_t caller = table_.env->options().user_compute_stream;
     if (run_config)
       if (auto it = run_config->find(kRunStreamKey); it != run_config->end())
-        return std::make_unique<CudaStream>(
-            device, reinterpret_cast<cudaStream_t>(parse_run_stream(it->second)), nullptr);
-    if (uintptr_t user = table_.env->options().user_compute_stream)
-      return std::make_unique<CudaStream>(device, reinterpret_cast<cudaStream_t>(user), nullptr);
-    return streams_->lease();
+        caller = parse_run_stream(it->second);
+    if (!caller) return streams_->lease();
+    // Under CUDA graphs, runs sharing a caller's stream take turns: another
+    // run's work queued while this one captures would be recorded into it.
+    std::function<void(cudaStream_t)> release;
+    if (capture_runs())
+      release = [token = enter_stream_gate(device, caller)](cudaStream_t) mutable {
+        token.reset();
+      };
+    return std::make_unique<CudaStream>(device, reinterpret_cast<cudaStream_t>(caller),
+                                        std::move(release));
   }
   bool capture_runs() const override { return table_.env->options().enable_cuda_graph; }
   // Relaxed mode: a kernel may still grow the arena (cudaMalloc) while its

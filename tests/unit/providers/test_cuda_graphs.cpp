@@ -3,9 +3,12 @@
 // provider on every run, Gather's index check still fails a replayed run,
 // and a model the CPU must help with runs uncaptured. Needs a CUDA device:
 // without one every test here is skipped and says why.
+#include <atomic>
 #include <filesystem>
+#include <thread>
 
 #include "onnx/model_reader.hpp"
+#include "runtime/copy_tensors.hpp"
 #include "unit/kernel_test_util.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 #include "unit/runtime/fake_device.hpp"
@@ -51,6 +54,47 @@ TEST(CudaGraphs, LaterRunsReplayAndMatchTheCpu) {
   EXPECT_EQ(c.captures, 1);
   EXPECT_EQ(c.replays, 4);
   EXPECT_EQ(c.failures, 0);
+}
+
+// Concurrent runs on one caller's stream take turns under CUDA graphs: one
+// run's kernels queued while another captures would land in that capture
+// (and then be missing from their own run, or replayed in the other's).
+TEST(CudaGraphs, ConcurrentRunsOnACallersStreamTakeTurns) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const int64_t n = 4096;
+  auto stream = create_stream(cuda::cuda_memory_info(0));
+  const std::string handle = std::to_string(cuda::cuda_stream_handle(stream.get()));
+  auto s = Session::create_from_model(
+      chain_model(n), {},
+      {{kCuda, {{"enable_cuda_graph", "1"}, {"user_compute_stream", handle}}}, {kCpu, {}}});
+  auto cpu = Session::create_from_model(chain_model(n), {}, {{kCpu, {}}});
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0}, failed{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      for (uint32_t run = 0; run < 10; ++run) {
+        Tensor x = make_tensor(DataType::kFloat, {n}, random_values(n, 100 * t + run, -4, 4));
+        try {
+          const Tensor got = s->run({{"x", x}})[0].tensor();
+          const Tensor want = cpu->run({{"x", x}})[0].tensor();
+          for (int64_t i = 0; i < n; ++i)
+            if (std::fabs(got.data<float>()[i] - want.data<float>()[i]) > 1e-5f) {
+              ++wrong;
+              break;
+            }
+        } catch (const std::exception& e) {
+          ++failed;
+          ADD_FAILURE() << e.what();
+        }
+      }
+    });
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(failed.load(), 0);
+  const auto c = s->run_capture();
+  EXPECT_EQ(c.captures, 1);
+  EXPECT_EQ(c.failures, 0);
+  EXPECT_GT(c.replays, 30);
 }
 
 TEST(CudaGraphs, ShippedModelsReplayAndMatchTheCpu) {
