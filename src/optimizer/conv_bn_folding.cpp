@@ -1,9 +1,14 @@
 // Conv followed by an inference BatchNormalization folds into the Conv:
 //   W' = W * s (per output channel), B' = (B - mean) * s + beta,
 //   s = gamma / sqrt(var + eps).
-// New initializers are made, since W may be shared with other nodes.
+// New initializers are made, since W may be shared with other nodes. W and
+// B keep their element type (float, double, float16, bfloat16): the fold is
+// computed in double and rounded once, so a half-precision model gets its
+// Conv's own rounding and no BatchNormalization pass (the statistics may be
+// of another float type, as opset 15 allows).
 #include <cmath>
 
+#include "core/float16.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -11,8 +16,31 @@ namespace tessera::optimizer {
 
 namespace {
 
+// The float types the fold computes in (not the float8/float4 kinds).
+bool is_foldable_type(DataType t) {
+  return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
+         t == DataType::kBFloat16;
+}
+
 bool is_float_vector(const Tensor* t, int64_t n) {
-  return t && t->dtype() == DataType::kFloat && t->rank() == 1 && t->shape()[0] == n;
+  return t && is_foldable_type(t->dtype()) && t->rank() == 1 && t->shape()[0] == n;
+}
+
+// Element i of a tensor of one of is_foldable_type's types, set from a double.
+void set_element(Tensor& t, int64_t i, double v) {
+  switch (t.dtype()) {
+    case DataType::kDouble:
+      t.mutable_data<double>()[i] = v;
+      break;
+    case DataType::kFloat16:
+      t.mutable_data<Float16>()[i] = Float16(float(v));
+      break;
+    case DataType::kBFloat16:
+      t.mutable_data<BFloat16>()[i] = BFloat16(float(v));
+      break;
+    default:
+      t.mutable_data<float>()[i] = float(v);
+  }
 }
 
 }  // namespace
@@ -27,11 +55,13 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
         conv.outputs.size() != 1)
       continue;
     const Tensor* w = v.constant(conv.inputs[1]);
-    if (!w || w->dtype() != DataType::kFloat || w->rank() < 3) continue;
+    if (!w || !is_foldable_type(w->dtype()) || w->rank() < 3) continue;
     const int64_t m = w->shape()[0];
     const Tensor* b =
         conv.inputs.size() > 2 && !conv.inputs[2].empty() ? v.constant(conv.inputs[2]) : nullptr;
-    if (conv.inputs.size() > 2 && !conv.inputs[2].empty() && !is_float_vector(b, m)) continue;
+    if (conv.inputs.size() > 2 && !conv.inputs[2].empty() &&
+        (!is_float_vector(b, m) || b->dtype() != w->dtype()))
+      continue;
     int j = sole_consumer(v, g, conv.outputs[0], "BatchNormalization");
     if (j < 0) continue;
     const ir::Node& bn = g.nodes[size_t(j)];
@@ -53,18 +83,21 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
     const ir::Attribute* eps_attr = bn.attr("epsilon");
     const double eps = eps_attr ? eps_attr->f : 1e-5;
 
-    Tensor nw(DataType::kFloat, w->shape());
-    Tensor nb(DataType::kFloat, Shape{m});
+    Tensor nw(w->dtype(), w->shape());
+    Tensor nb(w->dtype(), Shape{m});
     const int64_t per = w->num_elements() / std::max<int64_t>(m, 1);
-    const float* wd = w->data<float>();
-    float* nwd = nw.mutable_data<float>();
-    float* nbd = nb.mutable_data<float>();
     for (int64_t c = 0; c < m; ++c) {
-      const double s =
-          double(gamma->data<float>()[c]) / std::sqrt(double(var->data<float>()[c]) + eps);
-      for (int64_t k = 0; k < per; ++k) nwd[c * per + k] = float(double(wd[c * per + k]) * s);
-      const double bias = b ? double(b->data<float>()[c]) : 0.0;
-      nbd[c] = float((bias - double(mean->data<float>()[c])) * s + double(beta->data<float>()[c]));
+      const double s = gamma->element_as_double(c) / std::sqrt(var->element_as_double(c) + eps);
+      if (w->dtype() == DataType::kFloat) {  // the common case, kept tight (large weights)
+        const float* wd = w->data<float>() + c * per;
+        float* nwd = nw.mutable_data<float>() + c * per;
+        for (int64_t k = 0; k < per; ++k) nwd[k] = float(double(wd[k]) * s);
+      } else {
+        for (int64_t k = 0; k < per; ++k)
+          set_element(nw, c * per + k, w->element_as_double(c * per + k) * s);
+      }
+      const double bias = b ? b->element_as_double(c) : 0.0;
+      set_element(nb, c, (bias - mean->element_as_double(c)) * s + beta->element_as_double(c));
     }
     std::string wname = fresh_name(g, conv.inputs[1] + "_bnfold");
     g.initializers[wname] = std::move(nw);

@@ -299,3 +299,39 @@ TEST(OptimizerResidualFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   EXPECT_EQ(count_ops(m, "Add"), 0u);
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }
+
+// Half-precision weights fold too (computed in double, rounded once), with
+// statistics of another float type as opset 15 allows.
+TEST(OptimizerConvBnFolding, FoldsHalfPrecisionWeights) {
+  for (DataType t : {DataType::kFloat16, DataType::kBFloat16}) {
+    ir::Model m = float_model(17, {{"x", Shape{1, 3, 6, 6}}}, {"y"});
+    m.opset_imports[0].version = 22;  // Conv takes bfloat16 from opset 22
+    auto as = [&](const Tensor& f) {
+      Tensor out(t, f.shape());
+      for (int64_t i = 0; i < f.num_elements(); ++i) {
+        if (t == DataType::kFloat16)
+          out.mutable_data<Float16>()[i] = Float16(f.data<float>()[i]);
+        else
+          out.mutable_data<BFloat16>()[i] = BFloat16(f.data<float>()[i]);
+      }
+      return out;
+    };
+    m.graph.initializers["w"] = as(random_floats(Shape{4, 3, 3, 3}, 5));
+    m.graph.initializers["b"] = as(random_floats(Shape{4}, 6));
+    m.graph.initializers["gamma"] = as(random_floats(Shape{4}, 7, 0.5f, 2.f));
+    m.graph.initializers["beta"] = as(random_floats(Shape{4}, 8));
+    m.graph.initializers["mean"] = random_floats(Shape{4}, 9);  // float32 statistics
+    m.graph.initializers["var"] = random_floats(Shape{4}, 10, 0.1f, 2.f);
+    m.graph.nodes.push_back(op("Cast", {"x"}, {"xh"}, {attr_int("to", int64_t(t))}));
+    m.graph.nodes.push_back(op("Conv", {"xh", "w", "b"}, {"c"}, {attr_ints("pads", {1, 1, 1, 1})}));
+    m.graph.nodes.push_back(op("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"yh"},
+                               {attr_f("epsilon", 1e-3f)}));
+    m.graph.nodes.push_back(op("Cast", {"yh"}, {"y"}, {attr_int("to", 1)}));
+    // One rounding of the folded weights instead of the BatchNormalization's
+    // rounding of its output: equal within the type's precision.
+    const float tol = t == DataType::kFloat16 ? 1e-2f : 6e-2f;
+    ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, tol, without_nchwc());
+    EXPECT_EQ(count_ops(out, "BatchNormalization"), 0u) << data_type_name(t);
+    EXPECT_EQ(count_ops(out, "Conv"), 1u) << data_type_name(t);
+  }
+}
