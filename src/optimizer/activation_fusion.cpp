@@ -21,7 +21,12 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir:
   }
   for (size_t k = 1; k < clip.inputs.size() && k < 3; ++k) {
     if (clip.inputs[k].empty()) continue;
-    auto s = scalar_value(v.constant(clip.inputs[k]));
+    // A half-precision model's bounds are half-precision scalars (ReLU6's 0 and 6).
+    const Tensor* t = v.constant(clip.inputs[k]);
+    auto s = scalar_value(t);
+    if (!s && t && t->num_elements() == 1 &&
+        (t->dtype() == DataType::kFloat16 || t->dtype() == DataType::kBFloat16))
+      s = t->element_as_double(0);
     if (!s) return std::nullopt;
     (k == 1 ? lo : hi) = float(*s);
   }
@@ -72,10 +77,14 @@ size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm) {
         (n.op_type == "Gemm" && opset < 7) ||  // Gemm-6 and older: broadcast attribute
         n.outputs.size() != 1)
       continue;
-    // Only float/double weights (the fused kernels' types); the data input
-    // has the same type by the ops' constraints.
+    // Only the fused kernels' types: FusedConv's float, double, float16 and
+    // bfloat16, FusedGemm's float and double. The data input has the
+    // weights' type by the ops' constraints.
     const Tensor* w = v.constant(n.inputs.size() > 1 ? n.inputs[1] : "");
-    if (!w || (w->dtype() != DataType::kFloat && w->dtype() != DataType::kDouble)) continue;
+    if (!w ||
+        !(n.op_type == "Conv" ? is_fused_conv_type(w->dtype())
+                              : w->dtype() == DataType::kFloat || w->dtype() == DataType::kDouble))
+      continue;
     const auto& readers = v.consumers(n.outputs[0]);
     if (readers.size() != 1 || !v.only_consumer(n.outputs[0], readers[0])) continue;
     const int j = readers[0];

@@ -19,9 +19,9 @@ size_t fuse_conv_residual(ir::Model& model, ir::Graph& g) {
     if (dead[size_t(i)] || !ir::is_onnx_domain(conv.domain) || conv.op_type != "Conv" ||
         conv.outputs.size() != 1 || conv.inputs.size() < 2)
       continue;
-    // The fused kernel's types: float/double weights (X and Z follow by the ops' constraints).
+    // The fused kernel's types (X and Z follow the weights' by the ops' constraints).
     const Tensor* w = v.constant(conv.inputs[1]);
-    if (!w || (w->dtype() != DataType::kFloat && w->dtype() != DataType::kDouble)) continue;
+    if (!w || !is_fused_conv_type(w->dtype())) continue;
     const std::string& y = conv.outputs[0];
     const int a = sole_consumer(v, g, y, "Add");
     if (a < 0 || dead[size_t(a)]) continue;

@@ -270,6 +270,67 @@ TEST(OptimizerResidualFusion, ConvAddReluBecomesFusedConvWithResidual) {
   EXPECT_EQ(with_residual, 2u);
 }
 
+// The same model in a half type: float initializers converted, the float
+// inputs cast to it on the way in and the outputs cast back to float.
+ir::Model in_half_type(ir::Model m, DataType t) {
+  for (auto& [name, init] : m.graph.initializers) {
+    if (init.dtype() != DataType::kFloat) continue;
+    Tensor h(t, init.shape());
+    for (int64_t i = 0; i < init.num_elements(); ++i) {
+      if (t == DataType::kFloat16)
+        h.mutable_data<Float16>()[i] = Float16(init.data<float>()[i]);
+      else
+        h.mutable_data<BFloat16>()[i] = BFloat16(init.data<float>()[i]);
+    }
+    init = std::move(h);
+  }
+  auto rename = [&](const std::string& from, const std::string& to, bool inputs) {
+    for (auto& n : m.graph.nodes)
+      for (auto& v : inputs ? n.inputs : n.outputs)
+        if (v == from) v = to;
+  };
+  std::vector<ir::Node> casts_in, casts_out;
+  for (const auto& in : m.graph.inputs) {
+    rename(in.name, in.name + "_h", true);
+    casts_in.push_back(op("Cast", {in.name}, {in.name + "_h"}, {attr_int("to", int64_t(t))}));
+  }
+  for (const auto& out : m.graph.outputs) {
+    rename(out.name, out.name + "_h", false);
+    rename(out.name, out.name + "_h", true);
+    casts_out.push_back(op("Cast", {out.name + "_h"}, {out.name}, {attr_int("to", 1)}));
+  }
+  m.graph.nodes.insert(m.graph.nodes.begin(), casts_in.begin(), casts_in.end());
+  m.graph.nodes.insert(m.graph.nodes.end(), casts_out.begin(), casts_out.end());
+  return m;
+}
+
+// Half-precision Conv + Add + Relu/Clip fuse too: FusedConv computes the half
+// types in float (on the CPU, the fallback, as on CUDA) and rounds once.
+TEST(OptimizerResidualFusion, HalfPrecisionConvsFuse) {
+  ir::Model f = float_model(22, {{"x", Shape{1, 4, 6, 6}}}, {"y", "y2"});
+  f.graph.initializers["w1"] = random_floats(Shape{4, 4, 3, 3}, 11);
+  f.graph.initializers["b1"] = random_floats(Shape{4}, 12);
+  f.graph.initializers["w2"] = random_floats(Shape{4, 4, 3, 3}, 13);
+  f.graph.initializers["lo"] = Tensor::scalar<float>(0.f);
+  f.graph.initializers["hi"] = Tensor::scalar<float>(6.f);
+  const auto pad1 = attr_ints("pads", {1, 1, 1, 1});
+  f.graph.nodes.push_back(op("Conv", {"x", "w1", "b1"}, {"c1"}, {pad1}));
+  f.graph.nodes.push_back(op("Relu", {"c1"}, {"r1"}));
+  f.graph.nodes.push_back(op("Conv", {"r1", "w2"}, {"c2"}, {pad1}));
+  f.graph.nodes.push_back(op("Add", {"x", "c2"}, {"s"}));
+  f.graph.nodes.push_back(op("Relu", {"s"}, {"y"}));
+  f.graph.nodes.push_back(op("Conv", {"y", "w2"}, {"c3"}, {pad1}));
+  f.graph.nodes.push_back(op("Clip", {"c3", "lo", "hi"}, {"y2"}));  // ReLU6, half bounds
+  for (DataType t : {DataType::kFloat16, DataType::kBFloat16}) {
+    const float tol = t == DataType::kFloat16 ? 2e-2f : 1e-1f;
+    ir::Model out =
+        expect_same_outputs(in_half_type(f, t), GraphOptimizationLevel::kAll, tol, without_nchwc());
+    EXPECT_EQ(count_ops(out, "FusedConv"), 3u) << data_type_name(t);
+    EXPECT_EQ(count_ops(out, "Add") + count_ops(out, "Relu") + count_ops(out, "Clip"), 0u)
+        << data_type_name(t);
+  }
+}
+
 TEST(OptimizerResidualFusion, BroadcastAddAndSharedConvOutput) {
   // Add of a per-channel constant [4,1,1] (broadcasting) is fused and still
   // right; a Conv whose output is also a graph output is left alone.

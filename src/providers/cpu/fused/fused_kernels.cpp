@@ -124,8 +124,9 @@ void register_fused_kernels(ep::KernelRegistry& r) {
   const std::vector<DataType> f4 = {D::kFloat16, D::kBFloat16, D::kFloat, D::kDouble};
   const std::string dom = "com.tessera";
   // Conv [+ residual Z] followed by an activation (attributes activation,
-  // activation_params): the Conv kernel applies both on each output tile.
-  r.add({dom, "FusedConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, f2}}}, nn::make_fused_conv);
+  // activation_params): the Conv kernel applies both on each output tile
+  // (half types computed in float, as Conv's are, and rounded once).
+  r.add({dom, "FusedConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, f4}}}, nn::make_fused_conv);
   // Gemm followed by an activation.
   r.add({dom, "FusedGemm", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}},
         delegate_to({"Gemm", 13, true}));
