@@ -21,12 +21,7 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir:
   }
   for (size_t k = 1; k < clip.inputs.size() && k < 3; ++k) {
     if (clip.inputs[k].empty()) continue;
-    // A half-precision model's bounds are half-precision scalars (ReLU6's 0 and 6).
-    const Tensor* t = v.constant(clip.inputs[k]);
-    auto s = scalar_value(t);
-    if (!s && t && t->num_elements() == 1 &&
-        (t->dtype() == DataType::kFloat16 || t->dtype() == DataType::kBFloat16))
-      s = t->element_as_double(0);
+    auto s = scalar_value(v.constant(clip.inputs[k]));  // half types too (a half ReLU6)
     if (!s) return std::nullopt;
     (k == 1 ? lo : hi) = float(*s);
   }

@@ -56,7 +56,7 @@ std::optional<float> scale_of(const GraphView& v, const ir::Node& n, const std::
   if (n.inputs.size() != 2) return std::nullopt;
   auto scalar = [&](const std::string& name) -> std::optional<double> {
     const Tensor* t = v.constant(name);
-    if (!t || t->dtype() != DataType::kFloat) return std::nullopt;
+    if (!t || !is_fusable_float(t->dtype())) return std::nullopt;
     return scalar_value(t);
   };
   if (n.op_type == "Div" && n.inputs[0] == scores && n.inputs[1] != scores) {
@@ -134,7 +134,7 @@ class Matcher {
     const Tensor* keep = v_.constant(wn.inputs[0]);
     const Tensor* fill = v_.constant(wn.inputs[2]);
     if (!keep || keep->dtype() != DataType::kBool || keep->rank() > 4 || !fill ||
-        fill->dtype() != DataType::kFloat || fill->num_elements() != 1)
+        !is_fusable_float(fill->dtype()) || fill->num_elements() != 1)
       return false;
     r.where = w;
     r.keep = wn.inputs[0];

@@ -19,8 +19,9 @@ std::string other_operand(const ir::Node& n, const std::string& value) {
   return "";
 }
 
+// Gelu (native, or com.tessera's) takes every float type.
 bool is_float_tensor(const Tensor* t) {
-  return t && (t->dtype() == DataType::kFloat || t->dtype() == DataType::kDouble);
+  return t && (t->dtype() == DataType::kDouble || is_fusable_float(t->dtype()));
 }
 
 }  // namespace
@@ -42,13 +43,12 @@ size_t fuse_gelu(ir::Model& model, ir::Graph& g) {
     std::string x;
     if (scale.op_type == "Div") {
       const Tensor* c = v.constant(scale.inputs[1]);
-      if (!is_float_tensor(c) || !near(scalar_value(c), kSqrt2)) continue;
+      if (!is_float_tensor(c) || !near(c, kSqrt2)) continue;
       x = scale.inputs[0];
     } else if (scale.op_type == "Mul") {
       for (int k = 0; k < 2 && x.empty(); ++k) {
         const Tensor* c = v.constant(scale.inputs[size_t(k)]);
-        if (is_float_tensor(c) && near(scalar_value(c), 1.0 / kSqrt2))
-          x = scale.inputs[size_t(1 - k)];
+        if (is_float_tensor(c) && near(c, 1.0 / kSqrt2)) x = scale.inputs[size_t(1 - k)];
       }
     }
     if (x.empty()) continue;
@@ -56,7 +56,7 @@ size_t fuse_gelu(ir::Model& model, ir::Graph& g) {
     int a = sole_consumer(v, g, erf.outputs[0], "Add");
     if (a < 0) continue;
     const Tensor* one = v.constant(other_operand(g.nodes[size_t(a)], erf.outputs[0]));
-    if (!is_float_tensor(one) || !near(scalar_value(one), 1.0)) continue;
+    if (!is_float_tensor(one) || !near(one, 1.0)) continue;
     const std::string& sum = g.nodes[size_t(a)].outputs[0];
     int m1 = sole_consumer(v, g, sum, "Mul");
     if (m1 < 0) continue;
@@ -70,7 +70,7 @@ size_t fuse_gelu(ir::Model& model, ir::Graph& g) {
       int m2 = sole_consumer(v, g, prod, "Mul");
       if (m2 < 0) continue;
       const Tensor* half = v.constant(other_operand(g.nodes[size_t(m2)], prod));
-      if (!is_float_tensor(half) || !near(scalar_value(half), 0.5)) continue;
+      if (!is_float_tensor(half) || !near(half, 0.5)) continue;
       pattern.push_back(m2);
       last = m2;
     } else {
@@ -80,7 +80,7 @@ size_t fuse_gelu(ir::Model& model, ir::Graph& g) {
       const ir::Node& hn = g.nodes[size_t(h)];
       if (other_operand(hn, x).empty()) continue;
       const Tensor* half = v.constant(other_operand(hn, x));
-      if (!is_float_tensor(half) || !near(scalar_value(half), 0.5)) continue;
+      if (!is_float_tensor(half) || !near(half, 0.5)) continue;
       pattern.push_back(h);
       last = m1;
     }

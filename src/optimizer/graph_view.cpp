@@ -56,12 +56,28 @@ const Tensor* GraphView::constant(const std::string& value) const {
 
 std::optional<double> scalar_value(const Tensor* t) {
   if (!t || t->num_elements() != 1) return std::nullopt;
-  if (t->dtype() != DataType::kFloat && t->dtype() != DataType::kDouble) return std::nullopt;
+  if (t->dtype() != DataType::kFloat && t->dtype() != DataType::kDouble &&
+      t->dtype() != DataType::kFloat16 && t->dtype() != DataType::kBFloat16)
+    return std::nullopt;
   return t->element_as_double(0);
 }
 
 bool near(std::optional<double> v, double want) {
   return v && std::abs(*v - want) <= 1e-5 * std::abs(want);
+}
+
+bool near(const Tensor* t, double want) {
+  const std::optional<double> v = scalar_value(t);
+  if (!v) return false;
+  // Half an ulp, relative: 2^-11 for float16's 10-bit fraction, 2^-8 for bfloat16's 7.
+  const double tol = t->dtype() == DataType::kFloat16    ? 4.9e-4
+                     : t->dtype() == DataType::kBFloat16 ? 3.9e-3
+                                                         : 1e-5;
+  return std::abs(*v - want) <= tol * std::abs(want);
+}
+
+bool is_fusable_float(DataType t) {
+  return t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16;
 }
 
 bool ints_all_or_absent(const ir::Node& n, const char* name, int64_t v) {

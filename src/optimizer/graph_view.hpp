@@ -42,10 +42,18 @@ class GraphView {
   std::unordered_set<std::string> graph_inputs_;
 };
 
-// A single-element float/double constant's value.
+// A single-element constant's value, for float, double, float16 and
+// bfloat16 (callers check the type their fused op allows).
 std::optional<double> scalar_value(const Tensor* t);
 // True when `v` is within a relative 1e-5 of `want`.
 bool near(std::optional<double> v, double want);
+// True when the scalar constant `t` holds `want` as closely as its type can:
+// within 1e-5 for float and double, within half a unit in the last place
+// for float16 and bfloat16 (a half model's sqrt(2) is 1.4140625).
+bool near(const Tensor* t, double want);
+// The float types the transformer fusions are made in: float, and the half
+// types, whose fused CPU kernels convert through float.
+bool is_fusable_float(DataType t);
 // The integer attribute's value, or `def` when absent.
 int64_t attr_int(const ir::Node& n, const char* name, int64_t def);
 // True when the ints attribute is absent or every value of it is `v` (a

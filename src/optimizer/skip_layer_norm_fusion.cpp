@@ -11,7 +11,7 @@ namespace tessera::optimizer {
 namespace {
 
 bool is_float_vector(const Tensor* t) {
-  return t && t->dtype() == DataType::kFloat && t->rank() == 1 && t->num_elements() > 0;
+  return t && is_fusable_float(t->dtype()) && t->rank() == 1 && t->num_elements() > 0;
 }
 
 // For `value` = Add(bias, MatMul(x, W)) (either operand order) read only by
@@ -33,8 +33,7 @@ std::optional<BiasAdd> bias_add(const GraphView& v, const ir::Graph& g, const st
     int mm = producer_of(v, g, p, "MatMul");
     if (!is_float_vector(bt) || mm < 0 || g.nodes[size_t(mm)].inputs.size() != 2) continue;
     const Tensor* w = v.constant(g.nodes[size_t(mm)].inputs[1]);
-    if (w && w->dtype() == DataType::kFloat && w->rank() == 2 &&
-        w->shape()[1] == bt->num_elements())
+    if (w && w->dtype() == bt->dtype() && w->rank() == 2 && w->shape()[1] == bt->num_elements())
       return BiasAdd{a, p, b};
   }
   return std::nullopt;
@@ -75,7 +74,9 @@ size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
     const std::string beta = norm.inputs.size() > 2 ? norm.inputs[2] : "";
     if (!beta.empty()) {
       const Tensor* bt = v.constant(beta);
-      if (!is_float_vector(bt) || bt->num_elements() != gamma->num_elements()) continue;
+      if (!is_float_vector(bt) || bt->num_elements() != gamma->num_elements() ||
+          bt->dtype() != gamma->dtype())
+        continue;
     }
     int add = producer_of(v, g, norm.inputs[0], "Add");
     if (add < 0 || dead[size_t(add)] || !v.only_consumer(norm.inputs[0], ln) ||
@@ -87,7 +88,8 @@ size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
       const std::string& side = k == 0 ? skip : x;
       auto ba = bias_add(v, g, side, add);
       if (!ba || dead[size_t(ba->node)] ||
-          v.constant(ba->bias)->num_elements() != gamma->num_elements())
+          v.constant(ba->bias)->num_elements() != gamma->num_elements() ||
+          v.constant(ba->bias)->dtype() != gamma->dtype())
         continue;
       bias_node = ba->node;
       bias = ba->bias;

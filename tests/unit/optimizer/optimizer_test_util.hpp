@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/float16.hpp"
 #include "runtime/session.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -17,8 +18,8 @@ namespace tessera::test {
 inline ir::Attribute attr_i(const std::string& name, int64_t v) { return attr_int(name, v); }
 inline ir::Attribute attr_f(const std::string& name, float v) { return attr_float(name, v); }
 
-inline ir::Node op(const std::string& type, std::vector<std::string> in, std::vector<std::string> out,
-                   std::vector<ir::Attribute> attrs = {}) {
+inline ir::Node op(const std::string& type, std::vector<std::string> in,
+                   std::vector<std::string> out, std::vector<ir::Attribute> attrs = {}) {
   ir::Node n;
   n.op_type = type;
   n.inputs = std::move(in);
@@ -38,7 +39,8 @@ inline Tensor random_floats(Shape shape, uint64_t seed, float lo = -1, float hi 
 
 // A model at ai.onnx `opset` with float inputs of the given static shapes and
 // float outputs (shape unknown).
-inline ir::Model float_model(int64_t opset, const std::vector<std::pair<std::string, Shape>>& inputs,
+inline ir::Model float_model(int64_t opset,
+                             const std::vector<std::pair<std::string, Shape>>& inputs,
                              const std::vector<std::string>& outputs) {
   ir::Model m;
   m.ir_version = 8;
@@ -49,7 +51,8 @@ inline ir::Model float_model(int64_t opset, const std::vector<std::pair<std::str
     for (int64_t d : shape.dims()) dims.push_back(ir::Dim{d, ""});
     m.graph.inputs.push_back({name, ir::TypeInfo::tensor(DataType::kFloat, dims), ""});
   }
-  for (const auto& o : outputs) m.graph.outputs.push_back({o, ir::TypeInfo::tensor(DataType::kFloat), ""});
+  for (const auto& o : outputs)
+    m.graph.outputs.push_back({o, ir::TypeInfo::tensor(DataType::kFloat), ""});
   return m;
 }
 
@@ -104,6 +107,40 @@ inline ir::Model expect_same_outputs(const ir::Model& m, GraphOptimizationLevel 
     }
   }
   return b->model();
+}
+
+// The same model in a half type: float initializers converted, the float
+// inputs cast to it on the way in and the outputs cast back to float.
+inline ir::Model in_half_type(ir::Model m, DataType t) {
+  for (auto& [name, init] : m.graph.initializers) {
+    if (init.dtype() != DataType::kFloat) continue;
+    Tensor h(t, init.shape());
+    for (int64_t i = 0; i < init.num_elements(); ++i) {
+      if (t == DataType::kFloat16)
+        h.mutable_data<Float16>()[i] = Float16(init.data<float>()[i]);
+      else
+        h.mutable_data<BFloat16>()[i] = BFloat16(init.data<float>()[i]);
+    }
+    init = std::move(h);
+  }
+  auto rename = [&](const std::string& from, const std::string& to, bool inputs) {
+    for (auto& n : m.graph.nodes)
+      for (auto& v : inputs ? n.inputs : n.outputs)
+        if (v == from) v = to;
+  };
+  std::vector<ir::Node> casts_in, casts_out;
+  for (const auto& in : m.graph.inputs) {
+    rename(in.name, in.name + "_h", true);
+    casts_in.push_back(op("Cast", {in.name}, {in.name + "_h"}, {attr_int("to", int64_t(t))}));
+  }
+  for (const auto& out : m.graph.outputs) {
+    rename(out.name, out.name + "_h", false);
+    rename(out.name, out.name + "_h", true);
+    casts_out.push_back(op("Cast", {out.name + "_h"}, {out.name}, {attr_int("to", 1)}));
+  }
+  m.graph.nodes.insert(m.graph.nodes.begin(), casts_in.begin(), casts_in.end());
+  m.graph.nodes.insert(m.graph.nodes.end(), casts_out.begin(), casts_out.end());
+  return m;
 }
 
 }  // namespace tessera::test

@@ -270,40 +270,6 @@ TEST(OptimizerResidualFusion, ConvAddReluBecomesFusedConvWithResidual) {
   EXPECT_EQ(with_residual, 2u);
 }
 
-// The same model in a half type: float initializers converted, the float
-// inputs cast to it on the way in and the outputs cast back to float.
-ir::Model in_half_type(ir::Model m, DataType t) {
-  for (auto& [name, init] : m.graph.initializers) {
-    if (init.dtype() != DataType::kFloat) continue;
-    Tensor h(t, init.shape());
-    for (int64_t i = 0; i < init.num_elements(); ++i) {
-      if (t == DataType::kFloat16)
-        h.mutable_data<Float16>()[i] = Float16(init.data<float>()[i]);
-      else
-        h.mutable_data<BFloat16>()[i] = BFloat16(init.data<float>()[i]);
-    }
-    init = std::move(h);
-  }
-  auto rename = [&](const std::string& from, const std::string& to, bool inputs) {
-    for (auto& n : m.graph.nodes)
-      for (auto& v : inputs ? n.inputs : n.outputs)
-        if (v == from) v = to;
-  };
-  std::vector<ir::Node> casts_in, casts_out;
-  for (const auto& in : m.graph.inputs) {
-    rename(in.name, in.name + "_h", true);
-    casts_in.push_back(op("Cast", {in.name}, {in.name + "_h"}, {attr_int("to", int64_t(t))}));
-  }
-  for (const auto& out : m.graph.outputs) {
-    rename(out.name, out.name + "_h", false);
-    rename(out.name, out.name + "_h", true);
-    casts_out.push_back(op("Cast", {out.name + "_h"}, {out.name}, {attr_int("to", 1)}));
-  }
-  m.graph.nodes.insert(m.graph.nodes.begin(), casts_in.begin(), casts_in.end());
-  m.graph.nodes.insert(m.graph.nodes.end(), casts_out.begin(), casts_out.end());
-  return m;
-}
-
 // Half-precision Conv + Add + Relu/Clip fuse too: FusedConv computes the half
 // types in float (on the CPU, the fallback, as on CUDA) and rounds once.
 TEST(OptimizerResidualFusion, HalfPrecisionConvsFuse) {

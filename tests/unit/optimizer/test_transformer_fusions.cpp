@@ -287,3 +287,26 @@ TEST(OptimizerSkipLayerNormFusion, FusesTheSpelledOutNormBelowOpset17) {
   EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 1u);
   EXPECT_EQ(out.graph.nodes.size(), 1u);
 }
+
+// The same fusions in float16 and bfloat16 (a half-precision BERT on CUDA
+// gets the float one's fused ops; the CPU provider, the fallback, runs them
+// through float conversions), with the half model's rounded constants
+// (sqrt(2) is 1.4140625 in float16) still recognised.
+TEST(OptimizerTransformerFusions, HalfPrecisionModelsFuseToo) {
+  for (DataType t : {DataType::kFloat16, DataType::kBFloat16}) {
+    const float tol = t == DataType::kFloat16 ? 2e-2f : 1.5e-1f;
+    for (bool causal : {false, true}) {
+      AttnSpec s;
+      s.causal = causal;
+      ir::Model out = expect_same_outputs(in_half_type(attention_model(s), t),
+                                          GraphOptimizationLevel::kAll, tol);
+      EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u) << data_type_name(t);
+      EXPECT_EQ(count_ops(out, "Softmax") + count_ops(out, "Where"), 0u) << data_type_name(t);
+    }
+    ir::Model out = expect_same_outputs(in_half_type(block_model(true, true), t),
+                                        GraphOptimizationLevel::kAll, tol);
+    EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 1u) << data_type_name(t);
+    EXPECT_EQ(count_ops(out, "BiasGelu"), 1u) << data_type_name(t);
+    EXPECT_EQ(count_ops(out, "Add") + count_ops(out, "Erf"), 0u) << data_type_name(t);
+  }
+}

@@ -1,4 +1,5 @@
 // The transformer family's kernel table.
+#include "providers/cpu/half_via_float.hpp"
 #include "providers/cpu/kernel_families.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
@@ -11,34 +12,43 @@ void register_transformer_kernels(ep::KernelRegistry& r) {
   namespace t = ep::types;
   r.add(KernelDef{"", "Einsum", 12, kOpsetMax, {{"T", {0}, t::kNumeric, true}}}, make_einsum);
   std::vector<DT> mask = t::join({t::kInts, t::kFloats, {DT::kBool}});
-  r.add(KernelDef{"", "Attention", 23, kOpsetMax,
+  r.add(KernelDef{"",
+                  "Attention",
+                  23,
+                  kOpsetMax,
                   {{"T1", {0, 1, 4}, t::kFloats},
                    {"T2", {2, 5}, t::kFloats},
                    {"U", {3}, mask},
                    {"I", {6}, {DT::kInt64}}}},
         make_attention);
-  r.add(KernelDef{"", "RotaryEmbedding", 23, kOpsetMax,
+  r.add(KernelDef{"",
+                  "RotaryEmbedding",
+                  23,
+                  kOpsetMax,
                   {{"T", {0, 1, 2}, {DT::kFloat, DT::kFloat16, DT::kBFloat16}},
                    {"M", {3}, {DT::kInt64}}}},
         make_rotary_embedding);
   std::vector<DT> any;
   for (DT d : t::kAll)
     if (!is_sub_byte_type(d)) any.push_back(d);
-  r.add(KernelDef{"", "TensorScatter", 24, kOpsetMax, {{"T", {0, 1}, any}, {"I", {2}, {DT::kInt64}}}},
-        make_tensor_scatter);
-  // Fused ops of the optimizer's transformer passes (CPU-only, float).
+  r.add(
+      KernelDef{"", "TensorScatter", 24, kOpsetMax, {{"T", {0, 1}, any}, {"I", {2}, {DT::kInt64}}}},
+      make_tensor_scatter);
+  // Fused ops of the optimizer's transformer passes. Their kernels are
+  // float; half-precision nodes run them through float conversions (the
+  // fallback for a CUDA session's half-precision fusions).
   const std::string dom = "com.tessera";
+  const std::vector<DT> floats = {DT::kFloat, DT::kFloat16, DT::kBFloat16};
   r.add(KernelDef{dom,
                   "MultiHeadAttention",
                   1,
                   kOpsetMax,
-                  {{"T", {0, 1, 2, 3}, {DT::kFloat}}, {"M", {4}, {DT::kBool}}}},
-        make_fused_multi_head_attention);
-  r.add(
-      KernelDef{
-          dom, "SkipLayerNormalization", 1, kOpsetMax, {{"T", {0, 1, 2, 3, 4}, {DT::kFloat}}}},
-      make_skip_layer_norm);
-  r.add(KernelDef{dom, "BiasGelu", 1, kOpsetMax, {{"T", {0, 1}, {DT::kFloat}}}}, make_bias_gelu);
+                  {{"T", {0, 1, 2, 3}, floats}, {"M", {4}, {DT::kBool}}}},
+        float_or_half_via_float(make_fused_multi_head_attention));
+  r.add(KernelDef{dom, "SkipLayerNormalization", 1, kOpsetMax, {{"T", {0, 1, 2, 3, 4}, floats}}},
+        float_or_half_via_float(make_skip_layer_norm));
+  r.add(KernelDef{dom, "BiasGelu", 1, kOpsetMax, {{"T", {0, 1}, floats}}},
+        float_or_half_via_float(make_bias_gelu));
 }
 
 }  // namespace tessera::cpu
