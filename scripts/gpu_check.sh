@@ -117,6 +117,12 @@ chmod +x "$T"
 source scripts/conformance_lib.sh
 : > "$OUT/summary.txt"
 
+if ! "$T" --version > /dev/null 2>&1 && [ $PREBUILT = 1 ]; then
+  # An older C++ runtime than the build's: take the one the pack carries.
+  echo "   the binary does not start with this machine's C++ runtime; using the pack's"
+  TESSERA_LD_PATH="$PWD/.gpu/unpacked/lib-cxx:$TESSERA_LD_PATH"
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$TESSERA_LD_PATH" "$(realpath "$BUILD_DIR")/tessera" > "$T"
+fi
 if ! "$T" --version > /dev/null 2>&1; then
   echo "the tessera binary does not start here:"
   "$T" --version 2>&1 | head -5

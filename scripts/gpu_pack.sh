@@ -9,7 +9,8 @@
 #
 # The pack holds: the CLI, the unit tests and the plugins they load, with
 # ctest's files (build-gpu/); the shared libraries they need that a CUDA
-# machine may lack (lib/: oneDNN, the image codecs, libgomp, libcudart); the
+# machine may lack (lib/: oneDNN, the image codecs, libgomp, libcudart; lib-cxx/:
+# the C++ runtime, used only where the machine's is older); the
 # ONNX conformance suite (onnx-node/, when ../shared has it: the GPU machine
 # gets only the repository); and build_dir, the folder the build was made in
 # (ctest's files and the plugin tests name absolute paths under it). cuDNN and
@@ -46,6 +47,13 @@ for bin in "$stage"/build-gpu/tessera "$stage"/build-gpu/tessera_unit_tests "$st
 done | sort -u | while read -r name path; do
   [[ "$name" =~ $skip ]] && continue
   cp -L "$path" "$stage/lib/$name"
+done
+
+# The C++ runtime apart: used only where the GPU machine's is older than the
+# build's (GLIBCXX_3.4.30, GCC 12), which gpu_check.sh finds out by trying.
+mkdir -p "$stage/lib-cxx"
+for name in libstdc++.so.6 libgcc_s.so.1; do
+  cp -L "$(ldd "$BUILD_DIR/tessera" | awk -v n="$name" '$1 == n {print $3}')" "$stage/lib-cxx/$name"
 done
 
 if [ -d "$CONF" ]; then
