@@ -1,6 +1,8 @@
 // Element-wise kernels: binary arithmetic with numpy broadcasting, unary
-// activations, and the broadcast copy. Arithmetic is done in float for every
+// activations, a convolution's per-channel epilogue, and the broadcast copy. Arithmetic is done in float for every
 // element type.
+#include <cstdint>
+
 #include "providers/cuda/cuda_launch.hpp"
 #include "providers/cuda/device_math.cuh"
 
@@ -74,12 +76,14 @@ __global__ void bias_gelu_kernel(const T* x, const T* bias, T* y, int64_t n, int
         from_float<T>(apply<UnaryOp::kGelu>(to_float(x[i]) + to_float(bias[i % cols]), 0.0f, 0.0f));
 }
 
-// kAct false: no activation (Op is then ignored).
-template <bool kAct, UnaryOp Op, typename T>
-__global__ void channel_epilogue_kernel(T* y, const T* bias, const T* z, int64_t n, int64_t c,
-                                        int64_t spatial, float alpha, float beta) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
+// kAct false: no activation (Op is then ignored). I is the index type:
+// 32-bit where the sizes allow, since the channel's division costs several
+// times the element's memory traffic in 64 bits.
+template <bool kAct, UnaryOp Op, typename T, typename I>
+__global__ void channel_epilogue_kernel(T* y, const T* bias, const T* z, I n, I c, I spatial,
+                                        float alpha, float beta) {
+  for (I i = I(blockIdx.x) * I(blockDim.x) + I(threadIdx.x); i < n;
+       i += I(gridDim.x) * I(blockDim.x)) {
     float v = to_float(y[i]);
     if (bias) v += to_float(bias[(i / spatial) % c]);
     if (z) v += to_float(z[i]);
@@ -91,9 +95,15 @@ __global__ void channel_epilogue_kernel(T* y, const T* bias, const T* z, int64_t
 template <UnaryOp Op, typename T, bool kAct = true>
 void channel_epilogue_as(void* y, const void* bias, const void* z, int64_t n, int64_t c,
                          int64_t spatial, float alpha, float beta, cudaStream_t s) {
-  channel_epilogue_kernel<kAct, Op, T><<<grid_for(n, kThreads), kThreads, 0, s>>>(
-      static_cast<T*>(y), static_cast<const T*>(bias), static_cast<const T*>(z), n, c, spatial,
-      alpha, beta);
+  // The loop's last step may pass n by one grid stride (at most 2^24).
+  if (n + (int64_t(1) << 24) <= int64_t(UINT32_MAX))
+    channel_epilogue_kernel<kAct, Op, T, uint32_t><<<grid_for(n, kThreads), kThreads, 0, s>>>(
+        static_cast<T*>(y), static_cast<const T*>(bias), static_cast<const T*>(z), uint32_t(n),
+        uint32_t(c), uint32_t(spatial), alpha, beta);
+  else
+    channel_epilogue_kernel<kAct, Op, T, int64_t><<<grid_for(n, kThreads), kThreads, 0, s>>>(
+        static_cast<T*>(y), static_cast<const T*>(bias), static_cast<const T*>(z), n, c, spatial,
+        alpha, beta);
 }
 
 template <typename T>
