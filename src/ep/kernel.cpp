@@ -155,8 +155,8 @@ const std::string* KernelContext::run_config(const std::string& key) const {
 Tensor& KernelContext::output_reusing(size_t i, size_t in, const Shape& shape) {
   const DataType dtype = output_type(i);
   const Value* v = input_value(in);
-  if (has_output(i) && outputs_[i]->is_none() && in < donatable_.size() && donatable_[in] && v &&
-      v->is_tensor()) {
+  if (has_output(i) && outputs_[i]->is_none() && donatable_ && in < donatable_->size() &&
+      (*donatable_)[in] && v && v->is_tensor()) {
     const Tensor& t = v->tensor();
     // The frame's slot must be the buffer's only owner: a view of it held
     // elsewhere (an Identity's or Reshape's output, a user's array) would

@@ -110,7 +110,7 @@ class KernelContext {
                 std::vector<DataType> output_types, std::shared_ptr<Allocator> allocator,
                 ThreadPool* pool,
                 std::function<const Value*(const std::string&)> outer_scope = nullptr,
-                std::vector<bool> donatable = {})
+                const std::vector<bool>* donatable = nullptr)
       : node_(node),
         inputs_(std::move(inputs)),
         outputs_(std::move(outputs)),
@@ -118,7 +118,7 @@ class KernelContext {
         allocator_(std::move(allocator)),
         pool_(pool),
         outer_scope_(std::move(outer_scope)),
-        donatable_(std::move(donatable)) {}
+        donatable_(donatable) {}
 
   const ir::Node& node() const { return node_; }
   size_t num_inputs() const { return inputs_.size(); }
@@ -177,7 +177,9 @@ class KernelContext {
   std::shared_ptr<Allocator> allocator_;
   ThreadPool* pool_;
   std::function<const Value*(const std::string&)> outer_scope_;
-  std::vector<bool> donatable_;  // per input: may become an output's memory
+  // Per input: may become an output's memory. The plan's own vector, which
+  // outlives the context (null: none may).
+  const std::vector<bool>* donatable_;
   const std::vector<bool>* host_outputs_ = nullptr;
   const std::map<std::string, std::string>* run_config_ = nullptr;
   Stream* stream_ = nullptr;

@@ -30,6 +30,13 @@ int64_t now_ns() {
 const char* const kInputsTag = " (inputs: ";
 
 // " (inputs: 'x' float[2,3], 'i' int64[4])" for error messages.
+// The values a kernel was given (for an error message).
+std::vector<const Value*> inputs_of(const ep::KernelContext& ctx) {
+  std::vector<const Value*> v;
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) v.push_back(ctx.input_value(i));
+  return v;
+}
+
 std::string describe_inputs(const ir::Node& node, const std::vector<const Value*>& values) {
   std::string s = kInputsTag;
   for (size_t k = 0; k < values.size(); ++k) {
@@ -733,9 +740,15 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
   }
   const ep::ExecutionProvider* provider = providers_[size_t(step.provider)].get();
   ep::Stream* stream = state.streams ? state.streams->stream_of(provider) : nullptr;
-  ep::KernelContext ctx(*step.node, in_ptrs, out_ptrs, std::move(out_types),
-                        stream ? state.streams->allocator(step.allocator) : step.allocator,
-                        state.pool, lookup, step.donatable);
+  // The pointer vectors move into the context, and the scope lookup goes in
+  // as a reference (a std::function copy of it would allocate): a step of a
+  // small node costs its heap allocations more than its arithmetic.
+  ep::KernelContext ctx(
+      *step.node, std::move(in_ptrs), std::move(out_ptrs), std::move(out_types),
+      stream ? state.streams->allocator(step.allocator) : step.allocator, state.pool,
+      lookup ? ValueLookup([&lookup](const std::string& name) { return lookup(name); })
+             : ValueLookup(),
+      &step.donatable);
   ctx.set_stream(stream);
   if (!step.host_outputs.empty()) ctx.set_host_outputs(&step.host_outputs);
   ctx.set_run_config(state.run_config);
@@ -751,10 +764,10 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
     bool has_inputs = msg.find(kInputsTag) != std::string::npos;
     if (named && has_inputs) throw;
     fail(e.code(), named ? "" : str_cat(where_, ": ", step.node->describe(), ": "), msg,
-         has_inputs ? "" : describe_inputs(*step.node, in_ptrs));
+         has_inputs ? "" : describe_inputs(*step.node, inputs_of(ctx)));
   } catch (const std::exception& e) {
     fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what(),
-         describe_inputs(*step.node, in_ptrs));
+         describe_inputs(*step.node, inputs_of(ctx)));
   }
   if (state.observer)
     (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());

@@ -15,9 +15,11 @@ struct Fixture {
   ir::Node node = op("Relu", {"a"}, {"y"});
   Value in{Tensor(DataType::kFloat, Shape{4})};
   Value out;
+  std::vector<bool> marks;  // the context points at them, as at the plan's
   ep::KernelContext context(std::vector<bool> donatable) {
+    marks = std::move(donatable);
     return ep::KernelContext(node, {&in}, {&out}, {DataType::kFloat}, default_cpu_allocator(),
-                             nullptr, nullptr, std::move(donatable));
+                             nullptr, nullptr, &marks);
   }
 };
 
