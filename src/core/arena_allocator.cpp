@@ -60,7 +60,15 @@ void* ArenaAllocator::alloc(size_t bytes) {
     p = device_->alloc(cls);
     lock.lock();
   }
-  live_[p] = cls;
+  if (!spare_nodes_.empty()) {
+    auto node = std::move(spare_nodes_.back());
+    spare_nodes_.pop_back();
+    node.key() = p;
+    node.mapped() = cls;
+    live_.insert(std::move(node));
+  } else {
+    live_[p] = cls;
+  }
   in_use_ += cls;
   peak_ = std::max(peak_, in_use_);
   ++num_allocs_;
@@ -73,7 +81,10 @@ void ArenaAllocator::free(void* p) {
   auto it = live_.find(p);
   check(it != live_.end(), "arena free of a pointer it did not allocate");
   size_t cls = it->second;
-  live_.erase(it);
+  if (spare_nodes_.size() < 64)
+    spare_nodes_.push_back(live_.extract(it));
+  else
+    live_.erase(it);
   in_use_ -= cls;
   free_[cls].push_back(p);
   cached_ += cls;

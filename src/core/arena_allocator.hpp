@@ -45,6 +45,10 @@ class ArenaAllocator : public Allocator {
   mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;  // size class -> cached blocks
   std::unordered_map<void*, size_t> live_;     // block -> size class
+  // Nodes of live_ kept from freed blocks for the next allocations, so a
+  // steady run allocates no map nodes (a step of a small node would
+  // otherwise pay a malloc and a free for its bookkeeping alone).
+  std::vector<std::unordered_map<void*, size_t>::node_type> spare_nodes_;
   size_t in_use_ = 0, cached_ = 0, peak_ = 0, num_allocs_ = 0;
 };
 
