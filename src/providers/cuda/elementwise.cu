@@ -1,7 +1,8 @@
 // Element-wise kernels: binary arithmetic with numpy broadcasting, unary
-// activations, a convolution's per-channel epilogue, and the broadcast copy. Arithmetic is done in float for every
-// element type.
+// activations, a convolution's per-channel epilogue, and the broadcast copy. Arithmetic is done in
+// float for every element type.
 #include <cstdint>
+#include <type_traits>
 
 #include "providers/cuda/cuda_launch.hpp"
 #include "providers/cuda/device_math.cuh"
@@ -60,6 +61,31 @@ __device__ __forceinline__ float apply(float x, float alpha, float beta) {
   return x < alpha ? alpha : (x > beta ? beta : x);  // kClip
 }
 
+// Calls f(std::integral_constant<UnaryOp, op>()), so the kernels take the
+// op as a template argument (one instantiation each, no switch per element).
+template <typename F>
+void with_unary_op(UnaryOp op, F&& f) {
+  using U = UnaryOp;
+  switch (op) {
+    case U::kRelu:
+      return f(std::integral_constant<U, U::kRelu>());
+    case U::kSigmoid:
+      return f(std::integral_constant<U, U::kSigmoid>());
+    case U::kTanh:
+      return f(std::integral_constant<U, U::kTanh>());
+    case U::kErf:
+      return f(std::integral_constant<U, U::kErf>());
+    case U::kGelu:
+      return f(std::integral_constant<U, U::kGelu>());
+    case U::kGeluTanh:
+      return f(std::integral_constant<U, U::kGeluTanh>());
+    case U::kLeakyRelu:
+      return f(std::integral_constant<U, U::kLeakyRelu>());
+    case U::kClip:
+      return f(std::integral_constant<U, U::kClip>());
+  }
+}
+
 template <UnaryOp Op, typename T>
 __global__ void unary_kernel(const T* x, T* y, int64_t n, float alpha, float beta) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -112,24 +138,9 @@ void channel_epilogue_typed(bool act, UnaryOp op, void* y, const void* bias, con
                             cudaStream_t s) {
   if (!act)
     return channel_epilogue_as<UnaryOp::kRelu, T, false>(y, bias, z, n, c, spatial, 0, 0, s);
-  switch (op) {
-    case UnaryOp::kRelu:
-      return channel_epilogue_as<UnaryOp::kRelu, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kSigmoid:
-      return channel_epilogue_as<UnaryOp::kSigmoid, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kTanh:
-      return channel_epilogue_as<UnaryOp::kTanh, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kErf:
-      return channel_epilogue_as<UnaryOp::kErf, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kGelu:
-      return channel_epilogue_as<UnaryOp::kGelu, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kGeluTanh:
-      return channel_epilogue_as<UnaryOp::kGeluTanh, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kLeakyRelu:
-      return channel_epilogue_as<UnaryOp::kLeakyRelu, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-    case UnaryOp::kClip:
-      return channel_epilogue_as<UnaryOp::kClip, T>(y, bias, z, n, c, spatial, alpha, beta, s);
-  }
+  with_unary_op(op, [&](auto o) {
+    channel_epilogue_as<decltype(o)::value, T>(y, bias, z, n, c, spatial, alpha, beta, s);
+  });
 }
 
 template <typename T>
@@ -173,24 +184,7 @@ void unary_as(const void* x, void* y, int64_t n, float alpha, float beta, cudaSt
 template <typename T>
 void unary_typed(UnaryOp op, const void* x, void* y, int64_t n, float alpha, float beta,
                  cudaStream_t s) {
-  switch (op) {
-    case UnaryOp::kRelu:
-      return unary_as<UnaryOp::kRelu, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kSigmoid:
-      return unary_as<UnaryOp::kSigmoid, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kTanh:
-      return unary_as<UnaryOp::kTanh, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kErf:
-      return unary_as<UnaryOp::kErf, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kGelu:
-      return unary_as<UnaryOp::kGelu, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kGeluTanh:
-      return unary_as<UnaryOp::kGeluTanh, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kLeakyRelu:
-      return unary_as<UnaryOp::kLeakyRelu, T>(x, y, n, alpha, beta, s);
-    case UnaryOp::kClip:
-      return unary_as<UnaryOp::kClip, T>(x, y, n, alpha, beta, s);
-  }
+  with_unary_op(op, [&](auto o) { unary_as<decltype(o)::value, T>(x, y, n, alpha, beta, s); });
 }
 
 }  // namespace

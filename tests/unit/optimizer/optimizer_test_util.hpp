@@ -109,20 +109,23 @@ inline ir::Model expect_same_outputs(const ir::Model& m, GraphOptimizationLevel 
   return b->model();
 }
 
+// A float tensor's values rounded to float16 or bfloat16.
+inline Tensor to_half(const Tensor& f, DataType t) {
+  Tensor h(t, f.shape());
+  for (int64_t i = 0; i < f.num_elements(); ++i) {
+    if (t == DataType::kFloat16)
+      h.mutable_data<Float16>()[i] = Float16(f.data<float>()[i]);
+    else
+      h.mutable_data<BFloat16>()[i] = BFloat16(f.data<float>()[i]);
+  }
+  return h;
+}
+
 // The same model in a half type: float initializers converted, the float
 // inputs cast to it on the way in and the outputs cast back to float.
 inline ir::Model in_half_type(ir::Model m, DataType t) {
-  for (auto& [name, init] : m.graph.initializers) {
-    if (init.dtype() != DataType::kFloat) continue;
-    Tensor h(t, init.shape());
-    for (int64_t i = 0; i < init.num_elements(); ++i) {
-      if (t == DataType::kFloat16)
-        h.mutable_data<Float16>()[i] = Float16(init.data<float>()[i]);
-      else
-        h.mutable_data<BFloat16>()[i] = BFloat16(init.data<float>()[i]);
-    }
-    init = std::move(h);
-  }
+  for (auto& [name, init] : m.graph.initializers)
+    if (init.dtype() == DataType::kFloat) init = to_half(init, t);
   auto rename = [&](const std::string& from, const std::string& to, bool inputs) {
     for (auto& n : m.graph.nodes)
       for (auto& v : inputs ? n.inputs : n.outputs)

@@ -333,16 +333,7 @@ TEST(OptimizerConvBnFolding, FoldsHalfPrecisionWeights) {
   for (DataType t : {DataType::kFloat16, DataType::kBFloat16}) {
     ir::Model m = float_model(17, {{"x", Shape{1, 3, 6, 6}}}, {"y"});
     m.opset_imports[0].version = 22;  // Conv takes bfloat16 from opset 22
-    auto as = [&](const Tensor& f) {
-      Tensor out(t, f.shape());
-      for (int64_t i = 0; i < f.num_elements(); ++i) {
-        if (t == DataType::kFloat16)
-          out.mutable_data<Float16>()[i] = Float16(f.data<float>()[i]);
-        else
-          out.mutable_data<BFloat16>()[i] = BFloat16(f.data<float>()[i]);
-      }
-      return out;
-    };
+    auto as = [&](const Tensor& f) { return to_half(f, t); };
     m.graph.initializers["w"] = as(random_floats(Shape{4, 3, 3, 3}, 5));
     m.graph.initializers["b"] = as(random_floats(Shape{4}, 6));
     m.graph.initializers["gamma"] = as(random_floats(Shape{4}, 7, 0.5f, 2.f));
