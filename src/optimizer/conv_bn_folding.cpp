@@ -17,10 +17,7 @@ namespace tessera::optimizer {
 namespace {
 
 // The float types the fold computes in (not the float8/float4 kinds).
-bool is_foldable_type(DataType t) {
-  return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 ||
-         t == DataType::kBFloat16;
-}
+bool is_foldable_type(DataType t) { return t == DataType::kDouble || is_fusable_float(t); }
 
 bool is_float_vector(const Tensor* t, int64_t n) {
   return t && is_foldable_type(t->dtype()) && t->rank() == 1 && t->shape()[0] == n;

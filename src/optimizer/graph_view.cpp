@@ -56,9 +56,7 @@ const Tensor* GraphView::constant(const std::string& value) const {
 
 std::optional<double> scalar_value(const Tensor* t) {
   if (!t || t->num_elements() != 1) return std::nullopt;
-  if (t->dtype() != DataType::kFloat && t->dtype() != DataType::kDouble &&
-      t->dtype() != DataType::kFloat16 && t->dtype() != DataType::kBFloat16)
-    return std::nullopt;
+  if (t->dtype() != DataType::kDouble && !is_fusable_float(t->dtype())) return std::nullopt;
   return t->element_as_double(0);
 }
 

@@ -29,7 +29,6 @@ int64_t now_ns() {
 // Marks the input list in an error message, so nested plans add it once.
 const char* const kInputsTag = " (inputs: ";
 
-// " (inputs: 'x' float[2,3], 'i' int64[4])" for error messages.
 // The values a kernel was given (for an error message).
 std::vector<const Value*> inputs_of(const ep::KernelContext& ctx) {
   std::vector<const Value*> v;
@@ -37,6 +36,7 @@ std::vector<const Value*> inputs_of(const ep::KernelContext& ctx) {
   return v;
 }
 
+// " (inputs: 'x' float[2,3], 'i' int64[4])" for error messages.
 std::string describe_inputs(const ir::Node& node, const std::vector<const Value*>& values) {
   std::string s = kInputsTag;
   for (size_t k = 0; k < values.size(); ++k) {
