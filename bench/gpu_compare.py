@@ -141,14 +141,25 @@ def tessera(cli, *args):
     return r.stdout
 
 
-def tessera_bench(cli, model, providers, warmup, iters, graph=False):
+def tessera_bench(cli, model, providers, warmup, iters, graph=False, opt_level="all"):
     out = tessera(cli, "bench", model, "--providers", providers, "--warmup", str(warmup),
-                  "--iters", str(iters), "--json")
+                  "--iters", str(iters), "--opt-level", opt_level, "--json")
     result = json.loads(out.strip().splitlines()[-1])
     if graph and result.get("replays", 0) < iters:
         # A row labelled "CUDA graph" must have been replayed, not run node by node.
         raise RuntimeError(f"{model}: runs were not replayed ({result.get('run_capture')})")
     return result["median_ms"]
+
+
+def tessera_profile(cli, model, providers, outdir, runs=6):
+    """Per-operator device times of `runs` runs (session.profile_device_time), summed by
+    bench/profile_summary.py; returns the summary's text."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from profile_summary import summarize
+    out = tessera(cli, "bench", model, "--providers", providers, "--warmup", "0", "--iters",
+                  str(runs - 1), "--profile", os.path.join(outdir, "profile"), "--config",
+                  "session.profile_device_time=1", "--json")
+    return summarize(json.loads(out.strip().splitlines()[-1])["profile"], 12)
 
 
 def tessera_outputs(cli, model, inputs, providers, outdir):
@@ -221,6 +232,19 @@ def measure(a, cli, name, dtype, batch):
         row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, CUDA_GRAPH_PROVIDERS,
                                                 a.warmup, a.iters, graph=True)
         row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
+        if a.profile:
+            # Where the time goes: device time per operator, and the run without the
+            # fusions (opt-level basic), to tell a slow fused kernel from a slow library call.
+            summary = tessera_profile(cli, onnx_path, providers, case)
+            with open(os.path.join(case, "profile.txt"), "w") as f:
+                f.write(summary + "\n")
+            print(f"== {tag}\n" + "\n".join(summary.splitlines()[:16]), flush=True)
+            row["tessera_basic_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup,
+                                                    a.iters, opt_level="basic")
+            if dtype == "float32":  # what TF32 math (use_tf32=1, as PyTorch's convolutions) gives
+                row["tessera_tf32_ms"] = tessera_bench(
+                    cli, onnx_path, CUDA_PROVIDERS.replace(",", ":use_tf32=1,", 1), a.warmup,
+                    a.iters)
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
     # exercises this path.
     cuda_out = tessera_outputs(cli, onnx_path, inputs, providers, os.path.join(case, "cuda"))
@@ -260,6 +284,9 @@ def main():
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--no-compile", dest="compile", action="store_false",
                     help="leave out torch.compile (its compile takes most of this script's time)")
+    ap.add_argument("--profile", action="store_true",
+                    help="per row, also a device-time profile by operator (ROW/profile.txt) "
+                         "and a timing at --opt-level basic (no fusions)")
     a = ap.parse_args()
     if a.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("torch sees no CUDA device (use --device cpu for a smoke test)")

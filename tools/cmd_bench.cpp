@@ -69,10 +69,10 @@ std::string json_string(const std::string& s) {
 }  // namespace
 
 int cmd_bench(const std::vector<std::string>& argv) {
-  Args args(
-      "bench", argv,
-      {"--providers", "--threads", "--opt-level", "--warmup", "--iters", "--seed", "--config"},
-      {"--help", "--json", "--random"});
+  Args args("bench", argv,
+            {"--providers", "--threads", "--opt-level", "--warmup", "--iters", "--seed", "--config",
+             "--profile"},
+            {"--help", "--json", "--random"});
   if (args.has("--help")) {
     print_usage(std::cout);
     return 0;
@@ -80,6 +80,11 @@ int cmd_bench(const std::vector<std::string>& argv) {
   if (args.positional().size() != 1) throw UsageError("tessera bench needs exactly one MODEL");
   const std::string model_path = args.positional()[0];
   SessionOptions options = session_options_from(args);
+  if (auto prefix = args.get("--profile")) {
+    if (prefix->empty()) throw UsageError("--profile needs a file prefix");
+    options.enable_profiling = true;
+    options.profile_file_prefix = *prefix;
+  }
   std::vector<ProviderSpec> providers;
   if (auto p = args.get("--providers")) providers = parse_providers(*p);
   const int warmup = args.get_int("--warmup", 5, 0);
@@ -123,6 +128,8 @@ int cmd_bench(const std::vector<std::string>& argv) {
           : str_cat(capture.status, "; ", capture.captures, " captured, ", capture.replays,
                     " replayed, ", capture.failures, " failed");
 
+  const std::string profile = options.enable_profiling ? session->end_profiling() : "";
+
   std::ostringstream os;
   os << std::fixed << std::setprecision(3);
   if (args.has("--json")) {
@@ -132,8 +139,9 @@ int cmd_bench(const std::vector<std::string>& argv) {
        << ",\"min_ms\":" << min << ",\"mean_ms\":" << mean << ",\"iters\":" << iters
        << ",\"warmup\":" << warmup << ",\"peak_rss_mb\":" << peak_rss_mb()
        << ",\"input_source\":" << json_string(source)
-       << ",\"run_capture\":" << json_string(capture.status) << ",\"replays\":" << capture.replays
-       << "}\n";
+       << ",\"run_capture\":" << json_string(capture.status) << ",\"replays\":" << capture.replays;
+    if (!profile.empty()) os << ",\"profile\":" << json_string(profile);
+    os << "}\n";
   } else {
     os << "model       " << model_path << " (inputs: " << source << ")\n"
        << "threads     " << (threads == 0 ? std::string("default") : std::to_string(threads))
@@ -144,6 +152,7 @@ int cmd_bench(const std::vector<std::string>& argv) {
        << "; " << iters << " runs after " << warmup << " warm-up)\n"
        << "peak RSS    " << peak_rss_mb() << " MiB\n";
     if (!capture_text.empty()) os << "captures    " << capture_text << "\n";
+    if (!profile.empty()) os << "profile     " << profile << "\n";
   }
   std::cout << os.str();
   return 0;

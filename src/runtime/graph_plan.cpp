@@ -769,8 +769,10 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
     fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what(),
          describe_inputs(*step.node, inputs_of(ctx)));
   }
-  if (state.observer)
+  if (state.observer) {
+    if (state.observe_device_time && stream) stream->synchronize();
     (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());
+  }
 }
 
 void GraphPlan::execute_parallel(std::vector<Value>& frame, const ValueLookup& lookup,

@@ -50,6 +50,10 @@ struct RunState {
   ThreadPool* inter_pool = nullptr;  // inter-op: independent nodes at once (parallel mode)
   const std::atomic<bool>* terminate = nullptr;
   const NodeObserver* observer = nullptr;
+  // With an observer: each node waits for its provider's stream before its
+  // end time is taken, so an asynchronous provider's times are device
+  // times, not the time to queue the work (session.profile_device_time).
+  bool observe_device_time = false;
   // false: graph outputs are left in the memory their producer wrote them to
   // (IO binding); true: they are copied to host memory.
   bool host_outputs = true;

@@ -125,6 +125,7 @@ bool RunCapture::capture(Recording& r, const std::vector<Value>& inputs, RunStre
   st.host_outputs = false;  // no copy may be recorded: outputs are copied out of the recording
   st.preset_outputs = nullptr;
   st.streams = &streams;
+  st.observe_device_time = false;  // a stream being recorded cannot be waited for
   std::vector<Value> outputs;
   bool recording = false;
   try {
@@ -175,6 +176,12 @@ std::vector<Value> RunCapture::replay(Recording& r, const std::vector<Value>& in
     streams.hold(&stream, inputs[i]);
   }
   r.graph->replay(stream);
+  {
+    // Counted once launched: a replay whose run then fails (a kernel's
+    // check of its inputs, read at the wait below) was still a replay.
+    std::lock_guard<std::mutex> lock(mu_);
+    ++info_.replays;
+  }
   std::vector<Value> out(r.outputs.size());
   for (size_t j = 0; j < r.outputs.size(); ++j) {
     const Value& v = r.outputs[j];
@@ -201,8 +208,6 @@ std::vector<Value> RunCapture::replay(Recording& r, const std::vector<Value>& in
   }
   // Before the next replay may fill the input buffers again.
   streams.finish();
-  std::lock_guard<std::mutex> lock(mu_);
-  ++info_.replays;
   return out;
 }
 

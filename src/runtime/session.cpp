@@ -41,6 +41,7 @@ struct Session::Impl {
   std::vector<std::pair<std::string, std::shared_ptr<Allocator>>> allocators;  // per provider
   runtime::Profiler profiler;
   runtime::NodeObserver observer;
+  bool observe_device_time = false;  // session.profile_device_time
   std::vector<ExpandedOp> expanded;
   CreationTimings timings;
 };
@@ -402,6 +403,8 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       onnx::save_model(with_host_initializers(impl->model, impl->providers, where),
                        options.optimized_model_filepath);
     });
+  // Read even without profiling, so a bad value is an error either way.
+  impl->observe_device_time = config_flag(options, "session.profile_device_time", false);
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
     auto* prof = &impl->profiler;
@@ -472,6 +475,7 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   state.inter_pool = s.inter_pool.get();
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
+  state.observe_device_time = s.observe_device_time;
   state.host_outputs = host_outputs;
   state.run_config = &run_options.config_entries;
   std::vector<Value> preset;

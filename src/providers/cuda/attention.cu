@@ -1,5 +1,7 @@
-// Fused scaled dot-product attention: one block per (batch, head, query row),
-// grid-stride over rows. The block keeps the query row and the row's scores
+// Fused scaled dot-product attention, the row kernel: one block per (batch,
+// head, query row), for what the tiled kernel (attention_tiled.cu, preferred)
+// does not take: heads over 128 wide, or key rows too long for its shared
+// memory. Grid-stride over rows. The block keeps the query row and the row's scores
 // in shared memory (or, for very long key sequences, in a per-block slice of
 // global scratch), so no [rows, keys] score tensor is written:
 //   1. each warp takes keys j, j + warps, ...: dot(q, k_j) over the head
@@ -8,6 +10,8 @@
 //   3. each thread takes output dims d, d + threads, ...: sum_j p_j v_j[d],
 //      so neighbouring threads read neighbouring elements of a V row.
 // Everything is computed in float.
+#include "providers/cuda/attention_score.cuh"
+#include "providers/cuda/attention_tiled.hpp"
 #include "providers/cuda/device_math.cuh"
 #include "providers/cuda/reduce_launch.hpp"
 
@@ -22,22 +26,6 @@ constexpr int kWarps = kThreads / 32;
 constexpr size_t kSharedBytes = 47 * 1024;
 // Blocks of the scratch path: each needs kv_len floats of scratch.
 constexpr int64_t kScratchBlocks = 1024;
-
-__device__ float mask_value(MaskKind kind, const void* mask, int64_t i) {
-  switch (kind) {
-    case MaskKind::kBool:
-      // One byte per element; true (non-zero) attends.
-      return static_cast<const unsigned char*>(mask)[i] != 0 ? 0.0f : -INFINITY;
-    case MaskKind::kF32:
-      return static_cast<const float*>(mask)[i];
-    case MaskKind::kF16:
-      return __half2float(static_cast<const __half*>(mask)[i]);
-    case MaskKind::kBF16:
-      return __bfloat162float(static_cast<const __nv_bfloat16*>(mask)[i]);
-    default:
-      return 0.0f;
-  }
-}
 
 // `scratch`: null when the scores live in shared memory, else
 // gridDim.x * kv_len floats.
@@ -72,14 +60,7 @@ __global__ void attention_rows(const T* q, const T* k, const T* v, const void* m
       for (int64_t d = lane; d < s.head_size; d += 32) dot += q_row[d] * to_float(kj[d]);
       for (int offset = 16; offset > 0; offset /= 2)
         dot += __shfl_xor_sync(0xffffffffu, dot, offset);
-      float sc = dot * s.scale;
-      if (s.softcap > 0.0f) sc = s.softcap * tanhf(sc / s.softcap);
-      if (s.mask_kind != MaskKind::kNone)
-        sc += j >= s.mask_keys ? -INFINITY
-                               : mask_value(s.mask_kind, mask, mask_row + j * s.mask_strides[3]);
-      if ((s.causal && j > i) || (s.left_window >= 0 && j < i - s.left_window) ||
-          (s.right_window >= 0 && j > i + s.right_window))
-        sc = -INFINITY;
+      const float sc = attention_score(s, mask, mask_row, i, j, dot);
       if (lane == 0) scores[j] = sc;
       local_max = fmaxf(local_max, sc);
     }
@@ -124,7 +105,7 @@ int64_t rows_of(const AttentionShape& s) { return s.batch * s.q_heads * s.q_len;
 }  // namespace
 
 size_t attention_scratch_bytes(const AttentionShape& s) {
-  if (scores_fit(s)) return 0;
+  if (attention_tiled_fits(s) || scores_fit(s)) return 0;
   const int64_t rows = rows_of(s);
   const int64_t blocks = rows < kScratchBlocks ? rows : kScratchBlocks;
   return size_t(blocks) * size_t(s.kv_len) * sizeof(float);
@@ -135,6 +116,7 @@ cudaError_t launch_attention(ElemType t, const void* q, const void* k, const voi
                              cudaStream_t stream) {
   const int64_t rows = rows_of(s);
   if (rows == 0 || s.v_head_size == 0) return cudaSuccess;
+  if (attention_tiled_fits(s)) return launch_attention_tiled(t, q, k, v, mask, y, s, stream);
   const bool in_shared = scores_fit(s);
   const int64_t max_blocks = in_shared ? 65535 : kScratchBlocks;
   const unsigned blocks = unsigned(rows < max_blocks ? rows : max_blocks);

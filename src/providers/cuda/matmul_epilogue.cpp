@@ -38,7 +38,11 @@ MatMulEpilogue match_at(const ep::GraphView& view, size_t m,
   const Tensor* b = session_constant(g, mm.inputs[1]);
   const ir::TypeInfo* a = view.type_of(mm.inputs[0]);
   if (!b || b->rank() != 2 || b->shape()[0] == 0 || b->shape()[1] == 0) return e;
-  if (!a || !a->is_tensor() || !a->shape || a->shape->size() < 2 || a->elem_type != b->dtype())
+  // A's shape may be unknown (the output of a fused op, as the SkipLayerNorm
+  // before a transformer's QKV projection): the kernel takes any rank >= 1
+  // and checks A's type when it runs.
+  if (!a || !a->is_tensor() || (a->shape && a->shape->empty()) ||
+      (a->elem_type != DataType::kUndefined && a->elem_type != b->dtype()))
     return e;
   const int add = sole_reader(readers, mm.outputs[0]);
   if (add < 0 || !claimed[size_t(add)] || !is_op(g.nodes[size_t(add)], "Add")) return e;

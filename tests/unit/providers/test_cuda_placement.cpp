@@ -37,9 +37,13 @@ std::string declined_nodes(const std::filesystem::path& file,
   std::string out;
   for (size_t i = 0; i < c.size(); ++i)
     if (!c[i].empty()) out += str_cat("\n  ", m.graph.nodes[i].describe(), ": ", c[i]);
-  if (fused)
+  if (fused) {
     for (const auto& n : m.graph.nodes)
       if (n.domain == "com.tessera") ++(*fused)[n.op_type];
+    // The provider's own fused steps (MatMul + bias epilogues), by first op.
+    for (const auto& g : cuda_capability(m).groups)
+      if (g.fused) ++(*fused)["group " + m.graph.nodes[g.nodes[0]].op_type];
+  }
   return out;
 }
 
@@ -156,6 +160,9 @@ TEST(CudaPlacement, ModelsRunWhollyOnTheGpu) {
       // Two per layer, and the embeddings' sum before their norm.
       EXPECT_EQ(fused["SkipLayerNormalization"], 25) << file;
       EXPECT_EQ(fused["BiasGelu"], 12) << file;
+      // Each layer's projections of Q, K and V take their bias in the GEMM
+      // (one QKV projection or three), though they read a fused op's output.
+      EXPECT_GE(fused["group MatMul"], 12) << file;
     }
   }
 }
@@ -173,6 +180,12 @@ TEST(CudaPlacement, MatMulBiasReluIsOneFusedGroup) {
   cap = cuda_capability(m);
   ASSERT_EQ(cap.groups.size(), 1u);
   EXPECT_EQ(cap.groups[0].nodes, (std::vector<size_t>{0, 1}));
+  // A of unknown shape (BERT's QKV projection reads a fused op's output).
+  m = matmul_bias_relu();
+  m.graph.inputs[0].type.shape.reset();
+  cap = cuda_capability(m);
+  ASSERT_EQ(cap.groups.size(), 1u);
+  EXPECT_TRUE(cap.groups[0].fused);
 }
 
 TEST(CudaPlacement, MatMulIsNotFusedWhenAnythingElseNeedsItsParts) {

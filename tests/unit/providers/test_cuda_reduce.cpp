@@ -330,6 +330,30 @@ TEST(CudaReduce, AttentionMasks) {
   }
 }
 
+TEST(CudaReduce, AttentionTiles) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // The tiled kernel: 32 queries and 64 keys a tile, head sizes up to 128.
+  // Partial last tiles of both, several key tiles, a V head of its own.
+  for (DataType t : kTypes) {
+    check("Attention", 23,
+          {floats({2, 3, 77, 64}), floats({2, 3, 130, 64}), floats({2, 3, 130, 96})}, t, {},
+          "partial tiles, V head 96");
+    check("Attention", 23,
+          {floats({1, 2, 70, 128}), floats({1, 2, 70, 128}), floats({1, 2, 70, 128}),
+           floats({70, 70}, -2, 0)},
+          t, {attr_int("is_causal", 1)}, "head 128, causal, float mask");
+    check("Attention", 23, {floats({2, 40, 128}), floats({2, 100, 64}), floats({2, 100, 64})}, t,
+          {attr_int("q_num_heads", 4), attr_int("kv_num_heads", 2)}, "3-D GQA, 100 keys");
+    check("Attention", 25, {floats({1, 2, 33, 24}), floats({1, 2, 65, 24}), floats({1, 2, 65, 24})},
+          t, {attr_int("left_window_size", 5), attr_int("right_window_size", 40)},
+          "windows across tiles");
+    // Scores of 32 rows x 600 keys: past 48 KiB of shared memory (the kernel opts in).
+    check("Attention", 23,
+          {floats({1, 1, 40, 64}), floats({1, 1, 600, 64}), floats({1, 1, 600, 64})}, t, {},
+          "600 keys", 2);
+  }
+}
+
 TEST(CudaReduce, AttentionWindowsLongSequencesAndEmpty) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   for (DataType t : kTypes) {

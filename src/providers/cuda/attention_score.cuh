@@ -1,0 +1,44 @@
+// One attention score from its dot product, shared by the row kernel
+// (attention.cu) and the tiled one (attention_tiled.cu), so both apply the
+// scale, softcap, mask and causal/window rules the same way.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "providers/cuda/attention_plan.hpp"
+
+namespace tessera::cuda {
+
+__device__ inline float mask_value(MaskKind kind, const void* mask, int64_t i) {
+  switch (kind) {
+    case MaskKind::kBool:
+      // One byte per element; true (non-zero) attends.
+      return static_cast<const unsigned char*>(mask)[i] != 0 ? 0.0f : -INFINITY;
+    case MaskKind::kF32:
+      return static_cast<const float*>(mask)[i];
+    case MaskKind::kF16:
+      return __half2float(static_cast<const __half*>(mask)[i]);
+    case MaskKind::kBF16:
+      return __bfloat162float(static_cast<const __nv_bfloat16*>(mask)[i]);
+    default:
+      return 0.0f;
+  }
+}
+
+// The score of query i (0-based in its sequence) and key j: dot * scale,
+// softcapped, plus the mask (read at mask_row + j * the key stride), and
+// -inf where causality or the window excludes the key.
+__device__ inline float attention_score(const AttentionShape& s, const void* mask, int64_t mask_row,
+                                        int64_t i, int64_t j, float dot) {
+  float sc = dot * s.scale;
+  if (s.softcap > 0.0f) sc = s.softcap * tanhf(sc / s.softcap);
+  if (s.mask_kind != MaskKind::kNone)
+    sc += j >= s.mask_keys ? -INFINITY
+                           : mask_value(s.mask_kind, mask, mask_row + j * s.mask_strides[3]);
+  if ((s.causal && j > i) || (s.left_window >= 0 && j < i - s.left_window) ||
+      (s.right_window >= 0 && j > i + s.right_window))
+    sc = -INFINITY;
+  return sc;
+}
+
+}  // namespace tessera::cuda
