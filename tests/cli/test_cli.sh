@@ -53,6 +53,16 @@ expect_out "--config takes KEY=VALUE, got 'spin'" "a malformed --config is named
 expect_rc 1 "--config with a bad value" -- "$TESSERA" run models/demo_cnn/model.onnx --config session.intra_op.allow_spinning=maybe
 expect_out "'session.intra_op.allow_spinning' must be \"0\" or \"1\", got \"maybe\"" "the session names the bad config value"
 expect_rc 0 "--config reaches the session" -- "$TESSERA" bench models/demo_cnn/model.onnx --iters 2 --warmup 0 --threads 2 --config session.intra_op.allow_spinning=0
+expect_rc 0 "bench --profile" -- "$TESSERA" bench models/demo_cnn/model.onnx --iters 2 --warmup 0 --json --profile "$WORK/prof" --config session.profile_device_time=1
+expect_out '"profile":"[^"]*/prof_[0-9]+\.json"' "bench --profile names the trace it wrote"
+PROFILE=$(ls "$WORK"/prof_*.json 2>/dev/null | head -1)
+expect_rc 0 "profile_summary.py on that trace" -- $PY bench/profile_summary.py "$PROFILE" --top 3
+expect_out '^[A-Za-z]*Conv +CPUExecutionProvider +[0-9]+ +[0-9.]+ ' "the summary sums the trace's convolutions by provider"
+expect_out '3 runs; ms per run over runs 2\.\.3' "the summary counts the runs and drops the first"
+expect_rc 1 "a bad session.profile_device_time" -- "$TESSERA" bench models/demo_cnn/model.onnx --iters 1 --config session.profile_device_time=yes
+expect_out "'session.profile_device_time' must be \"0\" or \"1\"" "the bad value is named"
+expect_rc 2 "--profile without a prefix" -- "$TESSERA" bench models/demo_cnn/model.onnx --profile ""
+expect_out "--profile needs a file prefix" "an empty prefix is refused"
 expect_rc 1 "run on a missing model" -- "$TESSERA" run "$WORK/nope.onnx"
 expect_out "nope.onnx" "missing model is named"
 

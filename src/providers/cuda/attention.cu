@@ -1,7 +1,8 @@
 // Fused scaled dot-product attention, the row kernel: one block per (batch,
-// head, query row), for what the tiled kernel (attention_tiled.cu, preferred)
-// does not take: heads over 128 wide, or key rows too long for its shared
-// memory. Grid-stride over rows. The block keeps the query row and the row's scores
+// head, query row), for what the tensor-core and tiled kernels
+// (attention_mma.cu, attention_tiled.cu, preferred in that order) do not
+// take: heads over 128 wide, or key rows too long for their shared memory.
+// Grid-stride over rows. The block keeps the query row and the row's scores
 // in shared memory (or, for very long key sequences, in a per-block slice of
 // global scratch), so no [rows, keys] score tensor is written:
 //   1. each warp takes keys j, j + warps, ...: dot(q, k_j) over the head
@@ -10,6 +11,7 @@
 //   3. each thread takes output dims d, d + threads, ...: sum_j p_j v_j[d],
 //      so neighbouring threads read neighbouring elements of a V row.
 // Everything is computed in float.
+#include "providers/cuda/attention_mma.hpp"
 #include "providers/cuda/attention_score.cuh"
 #include "providers/cuda/attention_tiled.hpp"
 #include "providers/cuda/device_math.cuh"
@@ -116,6 +118,7 @@ cudaError_t launch_attention(ElemType t, const void* q, const void* k, const voi
                              cudaStream_t stream) {
   const int64_t rows = rows_of(s);
   if (rows == 0 || s.v_head_size == 0) return cudaSuccess;
+  if (attention_mma_fits(t, s)) return launch_attention_mma(t, q, k, v, mask, y, s, stream);
   if (attention_tiled_fits(s)) return launch_attention_tiled(t, q, k, v, mask, y, s, stream);
   const bool in_shared = scores_fit(s);
   const int64_t max_blocks = in_shared ? 65535 : kScratchBlocks;

@@ -347,6 +347,12 @@ TEST(CudaReduce, AttentionTiles) {
     check("Attention", 25, {floats({1, 2, 33, 24}), floats({1, 2, 65, 24}), floats({1, 2, 65, 24})},
           t, {attr_int("left_window_size", 5), attr_int("right_window_size", 40)},
           "windows across tiles");
+    // Float16 and bfloat16 with heads of multiples of 16 take the tensor-core
+    // kernel (64 queries a block): several query tiles, grouped heads, a mask.
+    check("Attention", 23,
+          {floats({2, 4, 130, 64}), floats({2, 2, 200, 64}), floats({2, 2, 200, 64}),
+           floats({2, 1, 130, 200}, -2, 0)},
+          t, {attr_float("scale", 0.3f)}, "GQA, 3 query tiles, 200 keys, mask");
     // Scores of 32 rows x 600 keys: past 48 KiB of shared memory (the kernel opts in).
     check("Attention", 23,
           {floats({1, 1, 40, 64}), floats({1, 1, 600, 64}), floats({1, 1, 600, 64})}, t, {},

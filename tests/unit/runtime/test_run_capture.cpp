@@ -5,6 +5,9 @@
 // replays, and copies the outputs out.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "runtime/copy_tensors.hpp"
@@ -159,5 +162,33 @@ TEST(RuntimeRunCapture, AtMostMaxCapturedShapesGetARecording) {
     EXPECT_NE(e.find("'session.max_captured_shapes' must be a whole number from 1 to 1024"),
               std::string::npos)
         << e;
+  }
+}
+
+TEST(RuntimeRunCapture, DeviceTimeProfilingWaitsPerNodeButNotWhileCapturing) {
+  // session.profile_device_time makes each profiled node wait for its
+  // stream; a stream being recorded cannot be waited for, so the capturing
+  // run must not (the fake stream fails a capture that waits).
+  SessionOptions o;
+  o.enable_profiling = true;
+  o.profile_file_prefix = (std::filesystem::temp_directory_path() / "tessera_devtime").string();
+  o.config_entries["session.profile_device_time"] = "1";
+  for (const char* mode : {"async", "capture"}) {
+    SCOPED_TRACE(mode);
+    auto s = fake_session(relu_chain_model(3, 16), mode, o);
+    for (int run = 0; run < 4; ++run) {
+      auto x = ramp(16, float(run));
+      EXPECT_EQ(floats(s->run({{"x", host(x)}})[0].tensor()), relu(x)) << "run " << run;
+    }
+    if (std::string(mode) == "capture") {
+      EXPECT_EQ(s->run_capture().captures, 1);
+      EXPECT_EQ(s->run_capture().failures, 0);
+      EXPECT_EQ(s->run_capture().replays, 3);
+    }
+    const std::string path = s->end_profiling();
+    std::ifstream f(path);
+    const std::string trace((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    EXPECT_NE(trace.find(std::string("\"provider\":\"") + kFakeDevice), std::string::npos) << path;
+    std::filesystem::remove(path);
   }
 }

@@ -1,0 +1,21 @@
+// The tensor-core attention kernel (attention_mma.cu), which launch_attention
+// prefers for float16 and bfloat16 where it fits.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include "providers/cuda/attention_plan.hpp"
+#include "providers/cuda/cuda_launch.hpp"
+
+namespace tessera::cuda {
+
+// Whether the tensor-core kernel takes `s` in element type t on the current
+// device: float16 or bfloat16, head sizes multiples of 16 up to 128, and
+// the block's scores over every key fitting in its shared memory.
+bool attention_mma_fits(ElemType t, const AttentionShape& s);
+
+// As launch_attention (reduce_launch.hpp), for what attention_mma_fits.
+cudaError_t launch_attention_mma(ElemType t, const void* q, const void* k, const void* v,
+                                 const void* mask, void* y, const AttentionShape& s,
+                                 cudaStream_t stream);
+
+}  // namespace tessera::cuda
