@@ -118,8 +118,10 @@ cudaError_t launch_attention(ElemType t, const void* q, const void* k, const voi
                              cudaStream_t stream) {
   const int64_t rows = rows_of(s);
   if (rows == 0 || s.v_head_size == 0) return cudaSuccess;
-  if (attention_mma_fits(t, s)) return launch_attention_mma(t, q, k, v, mask, y, s, stream);
-  if (attention_tiled_fits(s)) return launch_attention_tiled(t, q, k, v, mask, y, s, stream);
+  const bool tiled = attention_tiled_fits(s);
+  if (attention_mma_fits(t, s) && (!tiled || attention_mma_fills_device(s)))
+    return launch_attention_mma(t, q, k, v, mask, y, s, stream);
+  if (tiled) return launch_attention_tiled(t, q, k, v, mask, y, s, stream);
   const bool in_shared = scores_fit(s);
   const int64_t max_blocks = in_shared ? 65535 : kScratchBlocks;
   const unsigned blocks = unsigned(rows < max_blocks ? rows : max_blocks);

@@ -194,6 +194,16 @@ bool attention_mma_fits(ElemType t, const AttentionShape& s) {
   return Layout(s).total <= shared_limit();
 }
 
+bool attention_mma_fills_device(const AttentionShape& s) {
+  int dev = 0, sms = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+    cudaGetLastError();
+    return true;
+  }
+  return s.batch * s.q_heads * ((s.q_len + kRows - 1) / kRows) >= sms;
+}
+
 cudaError_t launch_attention_mma(ElemType t, const void* q, const void* k, const void* v,
                                  const void* mask, void* y, const AttentionShape& s,
                                  cudaStream_t stream) {

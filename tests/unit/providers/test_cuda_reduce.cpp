@@ -348,11 +348,17 @@ TEST(CudaReduce, AttentionTiles) {
           t, {attr_int("left_window_size", 5), attr_int("right_window_size", 40)},
           "windows across tiles");
     // Float16 and bfloat16 with heads of multiples of 16 take the tensor-core
-    // kernel (64 queries a block): several query tiles, grouped heads, a mask.
+    // kernel (64 queries a block) when its grid fills the GPU (8 x 8 x 3 = 192
+    // blocks; an H100 or H200 has 132 multiprocessors), else the tiled one:
+    // several query tiles, grouped heads, a mask, in both.
     check("Attention", 23,
-          {floats({2, 4, 130, 64}), floats({2, 2, 200, 64}), floats({2, 2, 200, 64}),
-           floats({2, 1, 130, 200}, -2, 0)},
-          t, {attr_float("scale", 0.3f)}, "GQA, 3 query tiles, 200 keys, mask");
+          {floats({8, 8, 130, 64}), floats({8, 4, 200, 64}), floats({8, 4, 200, 64}),
+           floats({8, 1, 130, 200}, -2, 0)},
+          t, {attr_float("scale", 0.3f)}, "GQA, 192 blocks of 64 queries, 200 keys, mask");
+    check("Attention", 23,
+          {floats({1, 4, 130, 64}), floats({1, 2, 200, 64}), floats({1, 2, 200, 64}),
+           floats({1, 1, 130, 200}, -2, 0)},
+          t, {attr_float("scale", 0.3f)}, "GQA, 12 blocks of 64 queries, 200 keys, mask");
     // Scores of 32 rows x 600 keys: past 48 KiB of shared memory (the kernel opts in).
     check("Attention", 23,
           {floats({1, 1, 40, 64}), floats({1, 1, 600, 64}), floats({1, 1, 600, 64})}, t, {},
