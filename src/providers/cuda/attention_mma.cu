@@ -68,14 +68,10 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const T zero = from_float<T>(0.0f);
 
-  const int64_t i0 = (blockIdx.x % tiles) * kRows;
-  const int64_t bh = blockIdx.x / tiles;
-  const int64_t h = bh % s.q_heads, b = bh / s.q_heads;
-  const int64_t kh = h / (s.q_heads / s.kv_heads);
-  const T* qp = q + b * s.q_strides[0] + h * s.q_strides[1];
-  const T* kp = k + b * s.k_strides[0] + kh * s.k_strides[1];
-  const T* vp = v + b * s.v_strides[0] + kh * s.v_strides[1];
-  T* yp = y + b * s.y_strides[0] + h * s.y_strides[1];
+  const HeadTile<T> tile_of(q, k, v, y, s, tiles, kRows);
+  const int64_t i0 = tile_of.i0, b = tile_of.b, h = tile_of.h;
+  const T *qp = tile_of.q, *kp = tile_of.k, *vp = tile_of.v;
+  T* yp = tile_of.y;
 
   for (int64_t e = threadIdx.x; e < kRows * D; e += kThreads) {
     const int64_t r = e / D, d = e % D;
@@ -176,14 +172,6 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-size_t shared_limit() {
-  int dev = 0, bytes = 48 * 1024;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess)
-    cudaGetLastError();  // keep the 48 KiB every device gives; clear the error
-  return size_t(bytes);
-}
-
 }  // namespace
 
 bool attention_mma_fits(ElemType t, const AttentionShape& s) {
@@ -191,7 +179,7 @@ bool attention_mma_fits(ElemType t, const AttentionShape& s) {
   if (s.head_size < 16 || s.head_size > kMaxHead || s.head_size % 16 != 0) return false;
   if (s.v_head_size < 16 || s.v_head_size > kMaxHead || s.v_head_size % 16 != 0) return false;
   if (s.kv_len < 1 || s.kv_len > (int64_t(1) << 20)) return false;
-  return Layout(s).total <= shared_limit();
+  return Layout(s).total <= block_shared_limit();
 }
 
 bool attention_mma_fills_device(const AttentionShape& s) {

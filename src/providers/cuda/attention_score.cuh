@@ -1,9 +1,11 @@
-// One attention score from its dot product, shared by the row kernel
+// Device helpers of the attention kernels. One attention score from its
+// dot product, shared by the row kernel
 // (attention.cu) and the tiled one (attention_tiled.cu), so both apply the
 // scale, softcap, mask and causal/window rules the same way.
 #pragma once
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
 
 #include "providers/cuda/attention_plan.hpp"
 
@@ -39,6 +41,41 @@ __device__ inline float attention_score(const AttentionShape& s, const void* mas
       (s.right_window >= 0 && j > i + s.right_window))
     sc = -INFINITY;
   return sc;
+}
+
+// What a block of `rows` consecutive queries of one (batch, head) works on,
+// for the tiled kernels (one block per tile of each batch and head, tiles
+// tiles a head): its first query, batch and head, and the bases of its Q,
+// K, V (its group's K/V head) and Y heads.
+template <typename T>
+struct HeadTile {
+  int64_t i0, b, h;
+  const T *q, *k, *v;
+  T* y;
+  __device__ HeadTile(const T* q_, const T* k_, const T* v_, T* y_, const AttentionShape& s,
+                      int64_t tiles, int64_t rows) {
+    i0 = (blockIdx.x % tiles) * rows;
+    const int64_t bh = blockIdx.x / tiles;
+    h = bh % s.q_heads;
+    b = bh / s.q_heads;
+    const int64_t kh = h / (s.q_heads / s.kv_heads);
+    q = q_ + b * s.q_strides[0] + h * s.q_strides[1];
+    k = k_ + b * s.k_strides[0] + kh * s.k_strides[1];
+    v = v_ + b * s.v_strides[0] + kh * s.v_strides[1];
+    y = y_ + b * s.y_strides[0] + h * s.y_strides[1];
+  }
+};
+
+// The current device's limit on a block's shared memory, opted in to (48
+// KiB, which every device gives, when it cannot be read).
+inline size_t block_shared_limit() {
+  int dev = 0, bytes = 48 * 1024;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+    bytes = 48 * 1024;
+    cudaGetLastError();  // clear the error
+  }
+  return size_t(bytes);
 }
 
 }  // namespace tessera::cuda
