@@ -104,24 +104,38 @@ bool scores_fit(const AttentionShape& s) {
 
 int64_t rows_of(const AttentionShape& s) { return s.batch * s.q_heads * s.q_len; }
 
+// The kernel that runs (AttentionKernel's rules).
+AttentionKernel choose_kernel(ElemType t, const AttentionShape& s, AttentionKernel pick) {
+  using K = AttentionKernel;
+  const bool tiled = pick != K::kRows && attention_tiled_fits(s);
+  if (pick != K::kTiled && pick != K::kRows && attention_mma_fits(t, s) &&
+      (pick == K::kTensorCores || !tiled || attention_mma_fills_device(s)))
+    return K::kTensorCores;
+  return tiled ? K::kTiled : K::kRows;
+}
+
 }  // namespace
 
-size_t attention_scratch_bytes(const AttentionShape& s) {
-  if (attention_tiled_fits(s) || scores_fit(s)) return 0;
+size_t attention_scratch_bytes(ElemType t, const AttentionShape& s, AttentionKernel pick) {
+  if (scores_fit(s) || choose_kernel(t, s, pick) != AttentionKernel::kRows) return 0;
   const int64_t rows = rows_of(s);
   const int64_t blocks = rows < kScratchBlocks ? rows : kScratchBlocks;
   return size_t(blocks) * size_t(s.kv_len) * sizeof(float);
 }
 
 cudaError_t launch_attention(ElemType t, const void* q, const void* k, const void* v,
-                             const void* mask, void* y, const AttentionShape& s, void* scratch,
-                             cudaStream_t stream) {
+                             const void* mask, void* y, const AttentionShape& s,
+                             AttentionKernel pick, void* scratch, cudaStream_t stream) {
   const int64_t rows = rows_of(s);
   if (rows == 0 || s.v_head_size == 0) return cudaSuccess;
-  const bool tiled = attention_tiled_fits(s);
-  if (attention_mma_fits(t, s) && (!tiled || attention_mma_fills_device(s)))
-    return launch_attention_mma(t, q, k, v, mask, y, s, stream);
-  if (tiled) return launch_attention_tiled(t, q, k, v, mask, y, s, stream);
+  switch (choose_kernel(t, s, pick)) {
+    case AttentionKernel::kTensorCores:
+      return launch_attention_mma(t, q, k, v, mask, y, s, stream);
+    case AttentionKernel::kTiled:
+      return launch_attention_tiled(t, q, k, v, mask, y, s, stream);
+    default:
+      break;
+  }
   const bool in_shared = scores_fit(s);
   const int64_t max_blocks = in_shared ? 65535 : kScratchBlocks;
   const unsigned blocks = unsigned(rows < max_blocks ? rows : max_blocks);

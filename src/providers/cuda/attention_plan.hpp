@@ -7,6 +7,13 @@
 
 namespace tessera::cuda {
 
+// Which fused attention kernel runs (the provider option attention_kernel).
+// kAuto: the tensor-core kernel for float16/bfloat16 where it fits and its
+// grid fills the GPU, else the tiled kernel where it fits, else the row
+// kernel. A kernel named runs wherever it fits; elsewhere the next in that
+// order does.
+enum class AttentionKernel : int { kAuto, kTensorCores, kTiled, kRows };
+
 // How the attention mask's elements are stored.
 enum class MaskKind : int { kNone, kBool, kF32, kF16, kBF16 };
 

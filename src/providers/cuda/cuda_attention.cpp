@@ -53,12 +53,14 @@ AttentionShape plan(const ep::KernelContext& ctx, const std::vector<int64_t>& q,
 
 // Enqueues the fused kernel, with the scratch it needs for long key rows.
 void launch(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
-            const AttentionShape& s, Tensor& y, Scratch& scratch, cudaStream_t stream) {
-  void* sc = scratch.bytes(attention_scratch_bytes(s));
-  check_cuda(
-      launch_attention(elem_type(q.dtype()), q.raw_data(), k.raw_data(), v.raw_data(),
-                       mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, sc, stream),
-      "launch of the attention kernel");
+            const AttentionShape& s, Tensor& y, AttentionKernel pick, Scratch& scratch,
+            cudaStream_t stream) {
+  const ElemType t = elem_type(q.dtype());
+  void* sc = scratch.bytes(attention_scratch_bytes(t, s, pick));
+  check_cuda(launch_attention(t, q.raw_data(), k.raw_data(), v.raw_data(),
+                              mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, pick, sc,
+                              stream),
+             "launch of the attention kernel");
 }
 
 class CudaAttention : public CudaKernel {
@@ -99,7 +101,7 @@ class CudaAttention : public CudaKernel {
     s.right_window = right_;
     Tensor& y = ctx.output(0, q.rank() == 4 ? Shape{s.batch, s.q_heads, s.q_len, s.v_head_size}
                                             : Shape{s.batch, s.q_len, s.q_heads * s.v_head_size});
-    launch(q, k, v, mask, s, y, scratch, stream);
+    launch(q, k, v, mask, s, y, env().options().attention_kernel, scratch, stream);
   }
 
  private:
@@ -174,7 +176,7 @@ class CudaMultiHeadAttention : public CudaKernel {
     AttentionShape s = plan(ctx, dims, dims, dims, mask, heads_, heads_);
     s.scale = scale_;
     Tensor& y = ctx.output(0, output_shape(q.num_elements()));
-    launch(q, k, v, mask, s, y, scratch, stream);
+    launch(q, k, v, mask, s, y, env().options().attention_kernel, scratch, stream);
   }
 
  private:

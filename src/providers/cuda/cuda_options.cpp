@@ -29,6 +29,7 @@ const std::vector<Key>& keys() {
       {"use_tf32", "0, 1"},
       {"prefer_fp16", "0, 1"},
       {"cudnn_conv_algo_cache", "a file path (created when missing), not empty"},
+      {"attention_kernel", "auto, tensor_cores, tiled, rows"},
   };
   return k;
 }
@@ -150,6 +151,18 @@ CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_co
   if (const auto* v = get("cudnn_conv_algo_cache")) {
     if (v->empty() || v->find('\0') != std::string::npos) bad_value("cudnn_conv_algo_cache", *v);
     o.cudnn_conv_algo_cache = *v;  // opened (and checked) when the provider is made
+  }
+  if (const auto* v = get("attention_kernel")) {
+    if (*v == "auto")
+      o.attention_kernel = AttentionKernel::kAuto;
+    else if (*v == "tensor_cores")
+      o.attention_kernel = AttentionKernel::kTensorCores;
+    else if (*v == "tiled")
+      o.attention_kernel = AttentionKernel::kTiled;
+    else if (*v == "rows")
+      o.attention_kernel = AttentionKernel::kRows;
+    else
+      bad_value("attention_kernel", *v);
   }
   return o;
 }

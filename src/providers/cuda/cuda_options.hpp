@@ -9,6 +9,7 @@
 
 #include "core/arena_allocator.hpp"
 #include "ep/execution_provider.hpp"
+#include "providers/cuda/attention_plan.hpp"
 
 namespace tessera::cuda {
 
@@ -28,6 +29,7 @@ struct CudaOptions {
   // A file keeping tuned cuDNN algorithms across sessions and processes
   // (algo_cache.hpp); empty: tuned choices live only as long as the kernel.
   std::string cudnn_conv_algo_cache;
+  AttentionKernel attention_kernel = AttentionKernel::kAuto;
 };
 
 // The RunOptions configuration entry that gives one run its own stream: the

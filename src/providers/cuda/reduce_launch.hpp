@@ -42,15 +42,16 @@ cudaError_t launch_arg_reduce(bool max, bool select_last, ElemType t, const void
 cudaError_t launch_rms_norm(ElemType t, const void* x, const void* scale, int64_t scale_n, void* y,
                             int64_t rows, int64_t cols, float epsilon, cudaStream_t stream);
 
-// Bytes of device scratch launch_attention needs (0 when the scores fit in
-// shared memory).
-size_t attention_scratch_bytes(const AttentionShape& s);
+// Bytes of device scratch launch_attention needs for these arguments (0
+// unless the row kernel runs and the scores do not fit in shared memory).
+size_t attention_scratch_bytes(ElemType t, const AttentionShape& s, AttentionKernel pick);
 
 // Y = softmax(Q K^T * scale + mask) V per (batch, head, query row), K and V
 // shared by q_heads / kv_heads query heads; rows whose keys are all masked
-// give zeros. Q, K, V and Y have element type t; the mask, mask_kind.
+// give zeros. Q, K, V and Y have element type t; the mask, mask_kind. `pick`
+// chooses the kernel (AttentionKernel); `scratch` has attention_scratch_bytes.
 cudaError_t launch_attention(ElemType t, const void* q, const void* k, const void* v,
-                             const void* mask, void* y, const AttentionShape& s, void* scratch,
-                             cudaStream_t stream);
+                             const void* mask, void* y, const AttentionShape& s,
+                             AttentionKernel pick, void* scratch, cudaStream_t stream);
 
 }  // namespace tessera::cuda

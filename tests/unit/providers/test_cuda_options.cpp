@@ -79,7 +79,7 @@ TEST(CudaOptions, UnknownKeyListsEveryKeyWithItsValues) {
   for (const auto& key : cuda_option_keys()) expect_has(e, key);
   expect_has(e, "kNextPowerOfTwo, kSameAsRequested");
   expect_has(e, "EXHAUSTIVE, HEURISTIC, DEFAULT");
-  EXPECT_EQ(cuda_option_keys().size(), 11u);
+  EXPECT_EQ(cuda_option_keys().size(), 12u);
 }
 
 TEST(CudaOptions, DeviceIdOutOfRangeNamesTheDevicesFound) {
@@ -119,6 +119,20 @@ TEST(CudaOptions, EnumsAndBooleansNameWhatIsAllowed) {
     expect_has(e, std::string("'") + key + "' has bad value 'yes'");
     expect_has(e, "allowed: 0, 1");
   }
+}
+
+TEST(CudaOptions, AttentionKernelNamesOneOfTheFusedKernels) {
+  EXPECT_EQ(parse_cuda_options({}, 1).attention_kernel, AttentionKernel::kAuto);
+  const std::pair<const char*, AttentionKernel> cases[] = {
+      {"auto", AttentionKernel::kAuto},
+      {"tensor_cores", AttentionKernel::kTensorCores},
+      {"tiled", AttentionKernel::kTiled},
+      {"rows", AttentionKernel::kRows}};
+  for (const auto& [name, kernel] : cases)
+    EXPECT_EQ(parse_cuda_options({{"attention_kernel", name}}, 1).attention_kernel, kernel) << name;
+  const std::string e = option_error({{"attention_kernel", "flash"}});
+  expect_has(e, "'attention_kernel' has bad value 'flash'");
+  expect_has(e, "allowed: auto, tensor_cores, tiled, rows");
 }
 
 TEST(CudaOptions, UserComputeStreamIsANonZeroAddress) {

@@ -2,6 +2,7 @@
 // the CPU provider, in float32, float16 and bfloat16 (the CPU reference runs
 // in float32 on the same rounded values). Needs a CUDA device: without one
 // every test here is skipped and says why.
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -52,6 +53,10 @@ Tensor bool_tensor(std::vector<int64_t> dims, const std::vector<int>& v) {
 // Builds the node twice (float inputs in `t`, and the same values in
 // float32), runs the first with [CUDA, CPU] and the second on the CPU, and
 // compares every output.
+// The CUDA provider options check() runs with (the attention tests set
+// attention_kernel through ForEachAttentionKernel).
+ep::ProviderOptions g_cuda_options;
+
 void check(const std::string& op, int64_t opset, const std::vector<Arg>& args, DataType t,
            std::vector<ir::Attribute> attrs = {}, const std::string& what = "",
            double tol_scale = 1, size_t outputs = 1) {
@@ -78,7 +83,22 @@ void check(const std::string& op, int64_t opset, const std::vector<Arg>& args, D
     m.output("out" + std::to_string(o));
     ref.output("out" + std::to_string(o));
   }
-  expect_cuda_matches_cpu(m, ref, t, op + " " + type_name(t) + " " + what, tol_scale);
+  const auto kernel = g_cuda_options.find("attention_kernel");
+  expect_cuda_matches_cpu(
+      m, ref, t,
+      op + " " + type_name(t) + " " + what +
+          (kernel == g_cuda_options.end() ? "" : " (attention_kernel " + kernel->second + ")"),
+      tol_scale, g_cuda_options);
+}
+
+// Runs body once per value of the attention_kernel option: each attention
+// case on each kernel that takes it (a kernel named runs where it fits).
+void for_each_attention_kernel(const std::function<void()>& body) {
+  for (const char* k : {"auto", "tensor_cores", "tiled", "rows"}) {
+    g_cuda_options["attention_kernel"] = k;
+    body();
+  }
+  g_cuda_options.clear();
 }
 
 const char* kReduceOps[] = {"ReduceSum",       "ReduceMean",     "ReduceMax", "ReduceMin",
@@ -265,127 +285,139 @@ TEST(CudaReduce, RmsNormalizationBroadcastsScaleOverLeadingNormalizedDims) {
 
 TEST(CudaReduce, Attention4D) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
-  for (DataType t : kTypes) {
-    check("Attention", 23, {floats({2, 4, 3, 8}), floats({2, 4, 5, 8}), floats({2, 4, 5, 8})}, t,
-          {}, "MHA");
-    // Grouped-query heads, a V head size of its own.
-    check("Attention", 23, {floats({1, 4, 3, 8}), floats({1, 2, 5, 8}), floats({1, 2, 5, 6})}, t,
-          {}, "GQA");
-    check("Attention", 23, {floats({1, 6, 4, 8}), floats({1, 1, 4, 8}), floats({1, 1, 4, 8})}, t,
-          {attr_int("is_causal", 1)}, "MQA causal");
-    check("Attention", 23, {floats({1, 2, 3, 8}), floats({1, 2, 7, 8}), floats({1, 2, 7, 8})}, t,
-          {attr_int("is_causal", 1), attr_float("scale", 0.7f)}, "causal, fewer queries");
-    check("Attention", 23,
-          {floats({1, 2, 3, 8}, -4, 4), floats({1, 2, 5, 8}, -4, 4), floats({1, 2, 5, 8})}, t,
-          {attr_float("softcap", 2.0f)}, "softcap");
-    // Head sizes above the block's 128 threads.
-    check("Attention", 23, {floats({1, 1, 2, 130}), floats({1, 1, 3, 130}), floats({1, 1, 3, 200})},
-          t, {}, "wide heads");
-  }
+  for_each_attention_kernel([&] {
+    for (DataType t : kTypes) {
+      check("Attention", 23, {floats({2, 4, 3, 8}), floats({2, 4, 5, 8}), floats({2, 4, 5, 8})}, t,
+            {}, "MHA");
+      // Grouped-query heads, a V head size of its own.
+      check("Attention", 23, {floats({1, 4, 3, 8}), floats({1, 2, 5, 8}), floats({1, 2, 5, 6})}, t,
+            {}, "GQA");
+      check("Attention", 23, {floats({1, 6, 4, 8}), floats({1, 1, 4, 8}), floats({1, 1, 4, 8})}, t,
+            {attr_int("is_causal", 1)}, "MQA causal");
+      check("Attention", 23, {floats({1, 2, 3, 8}), floats({1, 2, 7, 8}), floats({1, 2, 7, 8})}, t,
+            {attr_int("is_causal", 1), attr_float("scale", 0.7f)}, "causal, fewer queries");
+      check("Attention", 23,
+            {floats({1, 2, 3, 8}, -4, 4), floats({1, 2, 5, 8}, -4, 4), floats({1, 2, 5, 8})}, t,
+            {attr_float("softcap", 2.0f)}, "softcap");
+      // Head sizes above the block's 128 threads.
+      check("Attention", 23,
+            {floats({1, 1, 2, 130}), floats({1, 1, 3, 130}), floats({1, 1, 3, 200})}, t, {},
+            "wide heads");
+    }
+  });
 }
 
 TEST(CudaReduce, Attention3D) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
-  for (DataType t : kTypes) {
-    check("Attention", 23, {floats({2, 3, 32}), floats({2, 5, 16}), floats({2, 5, 12})}, t,
-          {attr_int("q_num_heads", 4), attr_int("kv_num_heads", 2)}, "3-D GQA");
-    check("Attention", 23, {floats({1, 4, 16}), floats({1, 4, 16}), floats({1, 4, 16})}, t,
-          {attr_int("q_num_heads", 2), attr_int("kv_num_heads", 2), attr_int("is_causal", 1)},
-          "3-D causal");
-  }
+  for_each_attention_kernel([&] {
+    for (DataType t : kTypes) {
+      check("Attention", 23, {floats({2, 3, 32}), floats({2, 5, 16}), floats({2, 5, 12})}, t,
+            {attr_int("q_num_heads", 4), attr_int("kv_num_heads", 2)}, "3-D GQA");
+      check("Attention", 23, {floats({1, 4, 16}), floats({1, 4, 16}), floats({1, 4, 16})}, t,
+            {attr_int("q_num_heads", 2), attr_int("kv_num_heads", 2), attr_int("is_causal", 1)},
+            "3-D causal");
+    }
+  });
 }
 
 TEST(CudaReduce, AttentionMasks) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
-  const std::vector<Arg> qkv = {floats({2, 2, 3, 8}), floats({2, 2, 5, 8}), floats({2, 2, 5, 8})};
-  // Row 1 of the bool mask attends to nothing: that row's output is zeros.
-  Tensor b35 = bool_tensor({3, 5}, {1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1});
-  Tensor b5 = bool_tensor({5}, {0, 1, 1, 0, 1});
-  for (DataType t : kTypes) {
-    const auto with = [&](Arg mask) {
+  for_each_attention_kernel([&] {
+    const std::vector<Arg> qkv = {floats({2, 2, 3, 8}), floats({2, 2, 5, 8}), floats({2, 2, 5, 8})};
+    // Row 1 of the bool mask attends to nothing: that row's output is zeros.
+    Tensor b35 = bool_tensor({3, 5}, {1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1});
+    Tensor b5 = bool_tensor({5}, {0, 1, 1, 0, 1});
+    for (DataType t : kTypes) {
+      const auto with = [&](Arg mask) {
+        std::vector<Arg> a = qkv;
+        a.push_back(std::move(mask));
+        return a;
+      };
+      check("Attention", 23, with(fixed(b35)), t, {}, "bool [3, 5]");
+      check("Attention", 23, with(fixed(b5, true)), t, {attr_int("is_causal", 1)},
+            "constant bool [5], causal");
+      check("Attention", 23, with(floats({2, 1, 3, 5}, -2, 0)), t, {}, "float [2, 1, 3, 5]");
+      check("Attention", 23, with(floats({2, 2, 3, 5}, -2, 0)), t, {}, "float, every dim");
+      check("Attention", 23, with(floats({1, 5}, -2, 0)), t, {}, "float [1, 5]");
+      // A last dim shorter than the keys: keys 3 and 4 are masked out.
+      check("Attention", 23, with(floats({3, 3}, -1, 0)), t, {}, "float [3, 3], short");
+      check("Attention", 23, with(values({5}, {0, -kInf, 0, -kInf, 0})), t, {}, "float -inf");
+      check("Attention", 23, with(values({5}, {-kInf, -kInf, -kInf, -kInf, -kInf})), t, {},
+            "every key -inf");
+      // An omitted mask followed by nothing else.
+      check("Attention", 23, with(none()), t, {}, "omitted mask");
+    }
+    // A float mask of another float type than Q.
+    for (DataType t : kTypes) {
+      Tensor m32 = make_tensor(DataType::kFloat, {3, 5}, random_values(15, 5, -2, 0));
       std::vector<Arg> a = qkv;
-      a.push_back(std::move(mask));
-      return a;
-    };
-    check("Attention", 23, with(fixed(b35)), t, {}, "bool [3, 5]");
-    check("Attention", 23, with(fixed(b5, true)), t, {attr_int("is_causal", 1)},
-          "constant bool [5], causal");
-    check("Attention", 23, with(floats({2, 1, 3, 5}, -2, 0)), t, {}, "float [2, 1, 3, 5]");
-    check("Attention", 23, with(floats({2, 2, 3, 5}, -2, 0)), t, {}, "float, every dim");
-    check("Attention", 23, with(floats({1, 5}, -2, 0)), t, {}, "float [1, 5]");
-    // A last dim shorter than the keys: keys 3 and 4 are masked out.
-    check("Attention", 23, with(floats({3, 3}, -1, 0)), t, {}, "float [3, 3], short");
-    check("Attention", 23, with(values({5}, {0, -kInf, 0, -kInf, 0})), t, {}, "float -inf");
-    check("Attention", 23, with(values({5}, {-kInf, -kInf, -kInf, -kInf, -kInf})), t, {},
-          "every key -inf");
-    // An omitted mask followed by nothing else.
-    check("Attention", 23, with(none()), t, {}, "omitted mask");
-  }
-  // A float mask of another float type than Q.
-  for (DataType t : kTypes) {
-    Tensor m32 = make_tensor(DataType::kFloat, {3, 5}, random_values(15, 5, -2, 0));
-    std::vector<Arg> a = qkv;
-    a.push_back(fixed(m32));
-    check("Attention", 23, a, t, {}, "float32 mask");
-  }
+      a.push_back(fixed(m32));
+      check("Attention", 23, a, t, {}, "float32 mask");
+    }
+  });
 }
 
 TEST(CudaReduce, AttentionTiles) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
-  // The tiled kernel: 32 queries and 64 keys a tile, head sizes up to 128.
-  // Partial last tiles of both, several key tiles, a V head of its own.
-  for (DataType t : kTypes) {
-    check("Attention", 23,
-          {floats({2, 3, 77, 64}), floats({2, 3, 130, 64}), floats({2, 3, 130, 96})}, t, {},
-          "partial tiles, V head 96");
-    check("Attention", 23,
-          {floats({1, 2, 70, 128}), floats({1, 2, 70, 128}), floats({1, 2, 70, 128}),
-           floats({70, 70}, -2, 0)},
-          t, {attr_int("is_causal", 1)}, "head 128, causal, float mask");
-    check("Attention", 23, {floats({2, 40, 128}), floats({2, 100, 64}), floats({2, 100, 64})}, t,
-          {attr_int("q_num_heads", 4), attr_int("kv_num_heads", 2)}, "3-D GQA, 100 keys");
-    check("Attention", 25, {floats({1, 2, 33, 24}), floats({1, 2, 65, 24}), floats({1, 2, 65, 24})},
-          t, {attr_int("left_window_size", 5), attr_int("right_window_size", 40)},
-          "windows across tiles");
-    // Float16 and bfloat16 with heads of multiples of 16 take the tensor-core
-    // kernel (64 queries a block) when its grid fills the GPU (8 x 8 x 3 = 192
-    // blocks; an H100 or H200 has 132 multiprocessors), else the tiled one:
-    // several query tiles, grouped heads, a mask, in both.
-    check("Attention", 23,
-          {floats({8, 8, 130, 64}), floats({8, 4, 200, 64}), floats({8, 4, 200, 64}),
-           floats({8, 1, 130, 200}, -2, 0)},
-          t, {attr_float("scale", 0.3f)}, "GQA, 192 blocks of 64 queries, 200 keys, mask");
-    check("Attention", 23,
-          {floats({1, 4, 130, 64}), floats({1, 2, 200, 64}), floats({1, 2, 200, 64}),
-           floats({1, 1, 130, 200}, -2, 0)},
-          t, {attr_float("scale", 0.3f)}, "GQA, 12 blocks of 64 queries, 200 keys, mask");
-    // Scores of 32 rows x 600 keys: past 48 KiB of shared memory (the kernel opts in).
-    check("Attention", 23,
-          {floats({1, 1, 40, 64}), floats({1, 1, 600, 64}), floats({1, 1, 600, 64})}, t, {},
-          "600 keys", 2);
-  }
+  for_each_attention_kernel([&] {
+    // The tiled kernel: 32 queries and 64 keys a tile, head sizes up to 128.
+    // Partial last tiles of both, several key tiles, a V head of its own.
+    for (DataType t : kTypes) {
+      check("Attention", 23,
+            {floats({2, 3, 77, 64}), floats({2, 3, 130, 64}), floats({2, 3, 130, 96})}, t, {},
+            "partial tiles, V head 96");
+      check("Attention", 23,
+            {floats({1, 2, 70, 128}), floats({1, 2, 70, 128}), floats({1, 2, 70, 128}),
+             floats({70, 70}, -2, 0)},
+            t, {attr_int("is_causal", 1)}, "head 128, causal, float mask");
+      check("Attention", 23, {floats({2, 40, 128}), floats({2, 100, 64}), floats({2, 100, 64})}, t,
+            {attr_int("q_num_heads", 4), attr_int("kv_num_heads", 2)}, "3-D GQA, 100 keys");
+      check("Attention", 25,
+            {floats({1, 2, 33, 24}), floats({1, 2, 65, 24}), floats({1, 2, 65, 24})}, t,
+            {attr_int("left_window_size", 5), attr_int("right_window_size", 40)},
+            "windows across tiles");
+      // Float16 and bfloat16 with heads of multiples of 16 take the tensor-core
+      // kernel (64 queries a block) when its grid fills the GPU (8 x 8 x 3 = 192
+      // blocks; an H100 or H200 has 132 multiprocessors), else the tiled one:
+      // several query tiles, grouped heads, a mask, in both.
+      check("Attention", 23,
+            {floats({8, 8, 130, 64}), floats({8, 4, 200, 64}), floats({8, 4, 200, 64}),
+             floats({8, 1, 130, 200}, -2, 0)},
+            t, {attr_float("scale", 0.3f)}, "GQA, 192 blocks of 64 queries, 200 keys, mask");
+      check("Attention", 23,
+            {floats({1, 4, 130, 64}), floats({1, 2, 200, 64}), floats({1, 2, 200, 64}),
+             floats({1, 1, 130, 200}, -2, 0)},
+            t, {attr_float("scale", 0.3f)}, "GQA, 12 blocks of 64 queries, 200 keys, mask");
+      // Scores of 32 rows x 600 keys: past 48 KiB of shared memory (the kernel opts in).
+      check("Attention", 23,
+            {floats({1, 1, 40, 64}), floats({1, 1, 600, 64}), floats({1, 1, 600, 64})}, t, {},
+            "600 keys", 2);
+    }
+  });
 }
 
 TEST(CudaReduce, AttentionWindowsLongSequencesAndEmpty) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
-  for (DataType t : kTypes) {
-    check("Attention", 25, {floats({1, 2, 6, 8}), floats({1, 2, 6, 8}), floats({1, 2, 6, 8})}, t,
-          {attr_int("is_causal", 1), attr_int("left_window_size", 2)}, "left window");
-    check("Attention", 25, {floats({1, 2, 6, 8}), floats({1, 2, 6, 8}), floats({1, 2, 6, 8})}, t,
-          {attr_int("left_window_size", 1), attr_int("right_window_size", 1)}, "both windows");
-    // 20000 keys: the scores do not fit in shared memory (global scratch).
-    check("Attention", 23,
-          {floats({1, 2, 3, 16}), floats({1, 2, 20000, 16}), floats({1, 2, 20000, 16})}, t, {},
-          "long keys", 2);
-    check("Attention", 23,
-          {floats({1, 1, 2, 16}), floats({1, 1, 20000, 16}), floats({1, 1, 20000, 16})}, t,
-          {attr_int("is_causal", 1)}, "long keys, causal");
-    check("Attention", 23, {floats({1, 2, 0, 8}), floats({1, 2, 5, 8}), floats({1, 2, 5, 8})}, t,
-          {}, "no queries");
-    check("Attention", 23, {floats({1, 2, 3, 8}), floats({1, 2, 0, 8}), floats({1, 2, 0, 8})}, t,
-          {}, "no keys");
-    // Many rows: more than the grid's 65535 blocks.
-    check("Attention", 23, {floats({2, 8, 4500, 4}), floats({2, 8, 3, 4}), floats({2, 8, 3, 4})}, t,
-          {}, "many rows");
-  }
+  for_each_attention_kernel([&] {
+    for (DataType t : kTypes) {
+      check("Attention", 25, {floats({1, 2, 6, 8}), floats({1, 2, 6, 8}), floats({1, 2, 6, 8})}, t,
+            {attr_int("is_causal", 1), attr_int("left_window_size", 2)}, "left window");
+      check("Attention", 25, {floats({1, 2, 6, 8}), floats({1, 2, 6, 8}), floats({1, 2, 6, 8})}, t,
+            {attr_int("left_window_size", 1), attr_int("right_window_size", 1)}, "both windows");
+      // 20000 keys: the scores do not fit in shared memory (global scratch).
+      check("Attention", 23,
+            {floats({1, 2, 3, 16}), floats({1, 2, 20000, 16}), floats({1, 2, 20000, 16})}, t, {},
+            "long keys", 2);
+      check("Attention", 23,
+            {floats({1, 1, 2, 16}), floats({1, 1, 20000, 16}), floats({1, 1, 20000, 16})}, t,
+            {attr_int("is_causal", 1)}, "long keys, causal");
+      check("Attention", 23, {floats({1, 2, 0, 8}), floats({1, 2, 5, 8}), floats({1, 2, 5, 8})}, t,
+            {}, "no queries");
+      check("Attention", 23, {floats({1, 2, 3, 8}), floats({1, 2, 0, 8}), floats({1, 2, 0, 8})}, t,
+            {}, "no keys");
+      // Many rows: more than the grid's 65535 blocks.
+      check("Attention", 23, {floats({2, 8, 4500, 4}), floats({2, 8, 3, 4}), floats({2, 8, 3, 4})},
+            t, {}, "many rows");
+    }
+  });
 }

@@ -109,9 +109,12 @@ inline std::string assigned_provider(const Session& s, std::string* reasons = nu
 // Runs `m` (inputs in their own types) with [CUDA, CPU], and `reference`
 // (the same node on float32 copies of those inputs) with [CPU]; checks the
 // node ran on CUDA and that every output agrees within the tolerance of `t`.
+// `options`: more CUDA provider options (error_on_failure=1 is always set).
 inline void expect_cuda_matches_cpu(const OneNode& m, const OneNode& reference, DataType t,
-                                    const std::string& what, double tol_scale = 1.0) {
-  auto cuda = Session::create_from_model(m.model, {}, {{kCuda, {{"error_on_failure", "1"}}}});
+                                    const std::string& what, double tol_scale = 1.0,
+                                    ep::ProviderOptions options = {}) {
+  options["error_on_failure"] = "1";
+  auto cuda = Session::create_from_model(m.model, {}, {{kCuda, options}});
   std::string reasons;
   ASSERT_EQ(assigned_provider(*cuda, &reasons), kCuda) << what << ": " << reasons;
   auto cpu = Session::create_from_model(reference.model, {}, {{kCpu, {}}});
