@@ -42,8 +42,12 @@ from onnx import numpy_helper
 
 SEED = 1234
 SEQ = 128
-CUDA_PROVIDERS = "CUDAExecutionProvider,CPUExecutionProvider"
-CUDA_GRAPH_PROVIDERS = "CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"
+
+
+def cuda_providers(extra="", graph=False):
+    """Tessera's --providers for [CUDA, CPU]: `extra` CUDA options (K=V:K=V), CUDA graphs."""
+    opts = [o for o in (extra, "enable_cuda_graph=1" if graph else "") if o]
+    return ":".join(["CUDAExecutionProvider"] + opts) + ",CPUExecutionProvider"
 
 
 class Encoder(nn.Module):
@@ -226,10 +230,10 @@ def measure(a, cli, name, dtype, batch):
         sync(a.device)
         row["torch_compile_first_call_s"] = time.perf_counter() - t0
         row["torch_compile_ms"] = time_torch(compiled, feeds, a.device, a.warmup, a.iters)
-    providers = CUDA_PROVIDERS if a.device == "cuda" else "CPUExecutionProvider"
+    providers = cuda_providers(a.cuda_options) if a.device == "cuda" else "CPUExecutionProvider"
     row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
     if a.device == "cuda":
-        row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, CUDA_GRAPH_PROVIDERS,
+        row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, cuda_providers(a.cuda_options, True),
                                                 a.warmup, a.iters, graph=True)
         row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
         if a.profile:
@@ -242,9 +246,9 @@ def measure(a, cli, name, dtype, batch):
             row["tessera_basic_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup,
                                                     a.iters, opt_level="basic")
             if dtype == "float32":  # what TF32 math (use_tf32=1, as PyTorch's convolutions) gives
-                row["tessera_tf32_ms"] = tessera_bench(
-                    cli, onnx_path, CUDA_PROVIDERS.replace(",", ":use_tf32=1,", 1), a.warmup,
-                    a.iters)
+                tf32 = ":".join(filter(None, [a.cuda_options, "use_tf32=1"]))
+                row["tessera_tf32_ms"] = tessera_bench(cli, onnx_path, cuda_providers(tf32),
+                                                       a.warmup, a.iters)
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
     # exercises this path.
     cuda_out = tessera_outputs(cli, onnx_path, inputs, providers, os.path.join(case, "cuda"))
@@ -284,6 +288,9 @@ def main():
     ap.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     ap.add_argument("--no-compile", dest="compile", action="store_false",
                     help="leave out torch.compile (its compile takes most of this script's time)")
+    ap.add_argument("--cuda-options", default="",
+                    help="more CUDA provider options for every Tessera run, K=V:K=V "
+                         "(e.g. attention_kernel=tiled), to compare variants")
     ap.add_argument("--profile", action="store_true",
                     help="per row, also a device-time profile by operator (ROW/profile.txt) "
                          "and a timing at --opt-level basic (no fusions)")
