@@ -155,14 +155,16 @@ def tessera_bench(cli, model, providers, warmup, iters, graph=False, opt_level="
     return result["median_ms"]
 
 
-def tessera_profile(cli, model, providers, outdir, runs=6):
-    """Per-operator device times of `runs` runs (session.profile_device_time), summed by
-    bench/profile_summary.py; returns the summary's text."""
+def tessera_profile(cli, model, providers, outdir, device_time, runs=6):
+    """Per-operator times of `runs` runs, summed by bench/profile_summary.py: device times
+    (session.profile_device_time: each node waits for its stream) or host times (the time
+    to queue each node's work); returns the summary's text."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from profile_summary import summarize
+    prefix = os.path.join(outdir, "profile" if device_time else "profile_host")
     out = tessera(cli, "bench", model, "--providers", providers, "--warmup", "0", "--iters",
-                  str(runs - 1), "--profile", os.path.join(outdir, "profile"), "--config",
-                  "session.profile_device_time=1", "--json")
+                  str(runs - 1), "--profile", prefix, "--config",
+                  f"session.profile_device_time={int(device_time)}", "--json")
     return summarize(json.loads(out.strip().splitlines()[-1])["profile"], 12)
 
 
@@ -239,10 +241,13 @@ def measure(a, cli, name, dtype, batch):
         if a.profile:
             # Where the time goes: device time per operator, and the run without the
             # fusions (opt-level basic), to tell a slow fused kernel from a slow library call.
-            summary = tessera_profile(cli, onnx_path, providers, case)
+            summary = tessera_profile(cli, onnx_path, providers, case, True)
             with open(os.path.join(case, "profile.txt"), "w") as f:
                 f.write(summary + "\n")
             print(f"== {tag}\n" + "\n".join(summary.splitlines()[:16]), flush=True)
+            # The host's share: where a run node by node is bound by queueing (batch 1).
+            with open(os.path.join(case, "profile_host.txt"), "w") as f:
+                f.write(tessera_profile(cli, onnx_path, providers, case, False) + "\n")
             row["tessera_basic_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup,
                                                     a.iters, opt_level="basic")
             if dtype == "float32":  # what TF32 math (use_tf32=1, as PyTorch's convolutions) gives
@@ -292,8 +297,9 @@ def main():
                     help="more CUDA provider options for every Tessera run, K=V:K=V "
                          "(e.g. attention_kernel=tiled), to compare variants")
     ap.add_argument("--profile", action="store_true",
-                    help="per row, also a device-time profile by operator (ROW/profile.txt) "
-                         "and a timing at --opt-level basic (no fusions)")
+                    help="per row, also profiles by operator of device time (ROW/profile.txt) "
+                         "and host time (ROW/profile_host.txt), and a timing at --opt-level "
+                         "basic (no fusions)")
     a = ap.parse_args()
     if a.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("torch sees no CUDA device (use --device cpu for a smoke test)")
