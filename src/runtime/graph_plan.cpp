@@ -413,6 +413,9 @@ std::vector<std::unique_ptr<ep::OpKernel>> GraphPlan::compile_fused_groups(
       fg.node.name = str_cat(providers_[p]->name(), "_fused_", g);
       fg.node.domain = "tessera.fused";
       fg.node.op_type = providers_[p]->name();
+      for (size_t n : fg.nodes)
+        fg.node.doc_string +=
+            str_cat(fg.node.doc_string.empty() ? "" : "+", graph_.nodes[n].op_type);
       fg.node.inputs = std::move(boundary.inputs);
       fg.node.outputs = std::move(boundary.outputs);
       groups.push_back(std::move(fg));

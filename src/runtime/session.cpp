@@ -410,7 +410,9 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     auto* prof = &impl->profiler;
     impl->observer = [prof](const ir::Node& node, const std::string& provider, int64_t s,
                             int64_t e) {
-      prof->record({node.name, "Node", provider, node.op_type, s, e,
+      // A provider's fused group is named by the ops it runs, not the provider.
+      const bool group = node.domain == "tessera.fused" && !node.doc_string.empty();
+      prof->record({node.name, "Node", provider, group ? node.doc_string : node.op_type, s, e,
                     std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
     };
   }

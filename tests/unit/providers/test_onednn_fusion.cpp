@@ -1,5 +1,8 @@
 // The oneDNN provider's Conv post-op fusion: which chains become one fused
 // group, which must stay split, and that fused outputs match the CPU provider.
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -109,6 +112,22 @@ TEST(OnednnFusion, ConvReluIsOneFusedGroup) {
   EXPECT_FALSE(p.group["conv"].empty());
   EXPECT_EQ(p.group["conv"], p.group["relu"]);
   EXPECT_EQ(p.groups().size(), 1u);
+}
+
+TEST(OnednnFusion, ProfilesNameAFusedGroupByItsOps) {
+  GraphModel g;
+  g.input("x", random_tensor({1, 3, 8, 8}, 1)).conv("conv", "x", "c", 3, 8, 2);
+  g.node("relu", "Relu", {"c"}, "y").output("y");
+  SessionOptions o;
+  o.enable_profiling = true;
+  o.profile_file_prefix = (std::filesystem::temp_directory_path() / "tessera_fused").string();
+  auto s = Session::create_from_model(g.model, o, {{kDnnl, {}}, {kCpu, {}}});
+  s->run(g.feeds);
+  const std::string path = s->end_profiling();
+  std::ifstream f(path);
+  const std::string trace((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  EXPECT_NE(trace.find("\"op_name\":\"Conv+Relu\""), std::string::npos) << trace;
 }
 
 TEST(OnednnFusion, ResNetBlockFusesConvAddRelu) {
