@@ -10,7 +10,10 @@
 // must agree on a constant [b, S, H, D] with b -1 or positive; the scale must
 // be a float scalar constant; the final Reshape's shape a constant without 0s.
 // The Where is GPT's causal mask: `keep` a constant bool tensor, `fill` a
-// constant float scalar.
+// constant float scalar. When Q, K and V are the three equal parts of one
+// Split of a packed projection along its last axis, and the Split may go
+// (packed_qkv), the node reads that tensor instead: MultiHeadAttention(QKV,
+// "", ""[, mask]) with packed_qkv = 1, and no copy is made of Q, K or V.
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -176,14 +179,60 @@ std::optional<std::vector<int64_t>> merge_shape(const Tensor* t) {
   return dims;
 }
 
+// The last-axis dim of `value` when its shape says it.
+std::optional<int64_t> last_dim(const ir::Graph& g, const std::string& value) {
+  const ir::ValueInfo* vi = g.find_value_info(value);
+  if (!vi || !vi->type.is_tensor() || !vi->type.shape || vi->type.shape->empty())
+    return std::nullopt;
+  return vi->type.shape->back().value;
+}
+
+// The Split whose outputs 0, 1 and 2 are Q, K and V, each H*D wide, along
+// the last axis of one [.., S, 3*H*D] tensor (a packed QKV projection, as
+// torch's split/chunk of one Linear exports it), each read only by its
+// head-split Reshape; -1 when there is none.
+int packed_split(const GraphView& v, const ir::Graph& g, const HeadSplit& q, const HeadSplit& k,
+                 const HeadSplit& val) {
+  const int p = v.producer(q.input);
+  if (p < 0) return -1;
+  const ir::Node& n = g.nodes[size_t(p)];
+  if (!ir::is_onnx_domain(n.domain) || n.op_type != "Split" || n.inputs.empty() ||
+      n.outputs != std::vector<std::string>{q.input, k.input, val.input} ||
+      !v.only_consumer(q.input, q.reshape) || !v.only_consumer(k.input, k.reshape) ||
+      !v.only_consumer(val.input, val.reshape))
+    return -1;
+  const int64_t hd = q.shape[2] * q.shape[3];
+  const std::optional<int64_t> width = last_dim(g, n.inputs[0]);
+  const int64_t axis = attr_int(n, "axis", 0);
+  // The last axis: -1, or its index when the input's rank is known.
+  const ir::ValueInfo* vi = g.find_value_info(n.inputs[0]);
+  const bool last = axis == -1 || (vi && vi->type.shape && axis >= 0 &&
+                                   size_t(axis) + 1 == vi->type.shape->size());
+  if (!last) return -1;
+  // Three parts of H*D: sizes given (input 1 from opset 13, the `split`
+  // attribute before), or an equal split of a known 3*H*D.
+  std::vector<int64_t> sizes;
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const Tensor* t = v.constant(n.inputs[1]);
+    if (!t || t->dtype() != DataType::kInt64) return -1;
+    sizes = t->to_int64_vector();
+  } else if (const ir::Attribute* a = n.attr("split")) {
+    sizes = a->ints;
+  } else if (width && *width == 3 * hd) {
+    sizes = {hd, hd, hd};
+  }
+  return sizes == std::vector<int64_t>{hd, hd, hd} ? p : -1;
+}
+
 ir::Node attention_node(const std::string& name, const HeadSplit& q, const HeadSplit& k,
                         const HeadSplit& v, const Scores& s, std::vector<int64_t> out_shape,
-                        std::vector<std::string> outputs) {
+                        std::vector<std::string> outputs, const std::string& packed) {
   ir::Node n;
   n.name = name + "_attention";
   n.op_type = "MultiHeadAttention";
   n.domain = kTesseraDomain;
-  n.inputs = {q.input, k.input, v.input};
+  n.inputs = packed.empty() ? std::vector<std::string>{q.input, k.input, v.input}
+                            : std::vector<std::string>{packed, "", ""};
   if (!s.mask.empty() || s.where >= 0) n.inputs.push_back(s.mask);
   if (s.where >= 0) n.inputs.push_back(s.keep);
   n.outputs = std::move(outputs);
@@ -195,12 +244,15 @@ ir::Node attention_node(const std::string& name, const HeadSplit& q, const HeadS
                   int_attr("seq_len", q.shape[1]),   int_attr("batch", q.shape[0]),
                   float_attr("scale", s.scale),      shape_attr};
   if (s.where >= 0) n.attributes.push_back(float_attr("masked_value", s.fill));
+  if (!packed.empty()) n.attributes.push_back(int_attr("packed_qkv", 1));
+  // Trailing omitted inputs are left out.
+  while (!n.inputs.empty() && n.inputs.back().empty()) n.inputs.pop_back();
   return n;
 }
 
 }  // namespace
 
-size_t fuse_attention(ir::Model& model, ir::Graph& g) {
+size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   Matcher match(v, g, dead);
@@ -247,11 +299,14 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g) {
                               tr};
     if (s->add >= 0) chain.push_back(s->add);
     if (s->where >= 0) chain.push_back(s->where);
+    const int split = packed_qkv ? packed_split(v, g, *q, *k, *val) : -1;
+    if (split >= 0) chain.push_back(split);
     bool taken = false;
     for (int c : chain) taken |= dead[size_t(c)];
     if (taken) continue;
     ir::Node mha = attention_node(softmax.name, *q, *k, *val, *s, std::move(*out_shape),
-                                  g.nodes[size_t(rs)].outputs);
+                                  g.nodes[size_t(rs)].outputs,
+                                  split >= 0 ? g.nodes[size_t(split)].inputs[0] : "");
     for (int c : chain) dead[size_t(c)] = true;
     g.nodes[size_t(rs)] = std::move(mha);  // the last node: every input exists by then
     ++fused;

@@ -50,7 +50,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     // First: it also takes the activation after the Add.
     run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g); });
     run("fuse_activations", [&] { return fuse_activations(model, g); });
-    run("fuse_attention", [&] { return fuse_attention(model, g); });
+    run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/true); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
     // Last: it converts the FusedConvs made above (residual and activation
@@ -64,7 +64,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   } else {
     const auto& shared = options.shared_fusions;
     if (shared.count("MultiHeadAttention"))
-      run("fuse_attention", [&] { return fuse_attention(model, g); });
+      run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/false); });
     if (shared.count("SkipLayerNormalization"))
       run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     if (shared.count("BiasGelu")) run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });

@@ -40,8 +40,10 @@ size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph);
 size_t fuse_activations(ir::Model& model, ir::Graph& graph, bool gemm = true);
 // torch's multi-head attention block (Reshape/Transpose head splits, scaled
 // Q.K^T, optional additive mask, Softmax, .V, head merge) -> com.tessera
-// MultiHeadAttention.
-size_t fuse_attention(ir::Model& model, ir::Graph& graph);
+// MultiHeadAttention. With `packed_qkv`, Q, K and V that are the three parts
+// of one Split of a packed projection are read from that tensor in place
+// (attribute packed_qkv = 1; only the CPU provider runs that form).
+size_t fuse_attention(ir::Model& model, ir::Graph& graph, bool packed_qkv);
 // Add (+ a MatMul's bias Add) + LayerNormalization over the last axis ->
 // com.tessera SkipLayerNormalization.
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);

@@ -18,6 +18,11 @@ struct AttnSpec {
   bool pin_scores = false;        // the Softmax output is also a graph output
   bool scale_from_input = false;  // the divisor is a graph input, not a constant
   bool causal = false;            // GPT's Where(lower-triangular keep, scores, finfo.min)
+  // Q, K and V from one Split of a [B, S, 3*H*D] input "qkv": 0 no, 1 sizes as
+  // input 1, 2 an equal split without sizes (its width known), 3 the opset
+  // 11 `split` attribute.
+  int packed = 0;
+  int64_t split_axis = -1;
 };
 
 // The attention block as torch exports it, from Q, K, V [B, S, H*D] inputs.
@@ -25,6 +30,7 @@ ir::Model attention_model(const AttnSpec& s) {
   const int64_t HD = s.H * s.D;
   std::vector<std::pair<std::string, Shape>> ins = {
       {"q", Shape{s.B, s.S, HD}}, {"k", Shape{s.B, s.S, HD}}, {"v", Shape{s.B, s.S, HD}}};
+  if (s.packed) ins = {{"qkv", Shape{s.B, s.S, 3 * HD}}};
   if (s.mask) ins.push_back({"mask", Shape{s.B, 1, 1, s.S}});
   if (s.scale_from_input) ins.push_back({"c", Shape{}});
   std::vector<std::string> outs = {"y"};
@@ -36,6 +42,17 @@ ir::Model attention_model(const AttnSpec& s) {
   if (!s.scale_from_input)
     g.initializers["c"] =
         Tensor::scalar<float>(s.mul_scale ? 1.0f / std::sqrt(float(s.D)) : std::sqrt(float(s.D)));
+  if (s.packed) {
+    std::vector<std::string> split_in = {"qkv"};
+    std::vector<ir::Attribute> split_attrs = {attr_i("axis", s.split_axis)};
+    if (s.packed == 1) {
+      g.initializers["sizes"] = Tensor::from_vector<int64_t>({HD, HD, HD}, Shape{3});
+      split_in.push_back("sizes");
+    } else if (s.packed == 3) {
+      split_attrs.push_back(attr_ints("split", {HD, HD, HD}));
+    }
+    g.nodes.push_back(op("Split", split_in, {"q", "k", "v"}, split_attrs));
+  }
   for (const char* x : {"q", "k", "v"})
     g.nodes.push_back(op("Reshape", {x, "shape4"}, {std::string(x) + "4"}));
   g.nodes.push_back(op("Transpose", {"q4"}, {"qt"}, {attr_ints("perm", {0, 2, 1, 3})}));
@@ -84,6 +101,69 @@ TEST(OptimizerAttentionFusion, FusesTorchPattern) {
       EXPECT_EQ(out.graph.nodes.size(), 1u);
       EXPECT_EQ(out.opset("com.tessera"), 1);
     }
+}
+
+TEST(OptimizerAttentionFusion, PackedQkvIsReadInPlace) {
+  // A packed projection split three ways: the fused node reads it, no Split.
+  for (int packed : {1, 2, 3})
+    for (bool causal : {false, true}) {
+      SCOPED_TRACE("packed " + std::to_string(packed) + " causal " + std::to_string(causal));
+      AttnSpec s;
+      s.packed = packed;
+      s.causal = causal;
+      s.opset = packed == 3 ? 11 : 17;
+      s.softmax_axis = 3;                   // before opset 13 the axis must be given
+      s.split_axis = packed == 2 ? 2 : -1;  // an index works where the rank is known
+      ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+      ASSERT_EQ(out.graph.nodes.size(), 1u);
+      const ir::Node& n = out.graph.nodes[0];
+      EXPECT_EQ(n.op_type, "MultiHeadAttention");
+      ASSERT_NE(n.attr("packed_qkv"), nullptr);
+      EXPECT_EQ(n.inputs[0], "qkv");
+      EXPECT_TRUE(n.inputs[1].empty() && n.inputs[2].empty());
+    }
+}
+
+TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
+  // Unequal parts, another axis, a part read elsewhere, or a session with
+  // another provider: the attention is fused, reading the Split's outputs.
+  auto check = [](ir::Model m, bool cpu_only, const char* what) {
+    SCOPED_TRACE(what);
+    ir::Model out = m;
+    optimizer::OptimizeOptions o;
+    o.cpu_internal_fusions = cpu_only;
+    if (!cpu_only) o.shared_fusions = {"MultiHeadAttention"};
+    optimizer::optimize(out, GraphOptimizationLevel::kAll, o);
+    EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u);
+    EXPECT_EQ(count_ops(out, "Split"), 1u);
+    for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
+    if (cpu_only) expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+  };
+  AttnSpec s;
+  s.packed = 1;
+  check(attention_model(s), false, "a session with another provider");
+  ir::Model unequal = attention_model(s);
+  unequal.graph.initializers["sizes"] =
+      Tensor::from_vector<int64_t>({s.H * s.D, s.H * s.D - 1, s.H * s.D + 1}, Shape{3});
+  // (the parts no longer reshape to the heads: only the pattern is checked)
+  {
+    ir::Model out = unequal;
+    optimizer::optimize(out, GraphOptimizationLevel::kAll, true);
+    for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
+  }
+  ir::Model pinned = attention_model(s);
+  pinned.graph.outputs.push_back({"k", ir::TypeInfo::tensor(DataType::kFloat), ""});
+  check(pinned, true, "K is also a graph output");
+  AttnSpec other_axis = s;
+  other_axis.S = 2 * s.S;  // qkv [B, 2S, 3HD]: split on axis 1 is not the packed form
+  other_axis.split_axis = 1;
+  ir::Model axis1 = attention_model(other_axis);
+  axis1.graph.inputs[0].type.shape.reset();  // rank unknown: axis 1 may not be the last
+  {
+    ir::Model out = axis1;
+    optimizer::optimize(out, GraphOptimizationLevel::kAll, true);
+    for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
+  }
 }
 
 TEST(OptimizerAttentionFusion, FusesCausalWhere) {

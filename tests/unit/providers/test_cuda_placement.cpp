@@ -255,6 +255,11 @@ TEST(CudaPlacement, FusedAttentionIsClaimedButNotItsGptForm) {
   m.graph.nodes = {n};
   m.graph.outputs.push_back(tensor_info("y", {1, 4, 8}));
   EXPECT_EQ(cuda_claims(m)[0], "");
+  // The packed form (the CPU provider's) is declined, naming it.
+  ir::Model packed = m;
+  packed.graph.nodes[0].inputs = {"q", "", "", "mask"};
+  packed.graph.nodes[0].attributes.push_back(attr_int("packed_qkv", 1));
+  EXPECT_NE(cuda_claims(packed)[0].find("packed_qkv"), std::string::npos) << cuda_claims(packed)[0];
   m.graph.nodes[0].attributes.push_back(attr_float("masked_value", -1e4f));
   m.graph.inputs.push_back(tensor_info("keep", {1, 1, 4, 4}, DataType::kBool));
   m.graph.nodes[0].inputs.push_back("keep");

@@ -12,6 +12,9 @@
 // "whatever is left", as the Reshape it replaces), scale, output_shape (the
 // final Reshape's shape: positive sizes and at most one -1), masked_value
 // (what a false `keep` element puts in the scores: GPT-style causal masks).
+// packed_qkv = 1: input 0 holds Q, K and V side by side, [.., S*3*H*D] as B
+// x S x (Q | K | V, H*D each), inputs 1 and 2 are omitted, and the heads
+// are read from it in place (row stride 3*H*D).
 // Inputs: Q, K, V, optional additive float mask, optional bool keep mask,
 // both broadcast to the scores [B, H, S, S].
 #include <vector>
@@ -45,6 +48,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
         batch_(info.attr_int("batch", -1)),
         scale_(info.attr_float("scale")),
         masked_value_(info.attr_float("masked_value", 0.0f)),
+        packed_(info.attr_int("packed_qkv", 0) != 0),
         out_shape_(info.attr_ints("output_shape")) {
     if (heads_ <= 0 || head_size_ <= 0 || seq_ <= 0 || batch_ == 0 || batch_ < -1)
       info.fail_node(
@@ -61,19 +65,27 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
   }
 
   void compute(ep::KernelContext& ctx) const override {
-    const Tensor* qkv[3] = {&ctx.required_input(0), &ctx.required_input(1), &ctx.required_input(2)};
+    if (packed_ && (ctx.input(1) || ctx.input(2)))
+      ctx.fail_node(
+          "with packed_qkv, inputs 1 and 2 (K, V) must be omitted: input 0 holds all three");
+    const int parts = packed_ ? 1 : 3;
+    const Tensor* qkv[3] = {&ctx.required_input(0), nullptr, nullptr};
+    for (int i = 1; i < parts; ++i) qkv[i] = &ctx.required_input(size_t(i));
     const int64_t per_batch = seq_ * heads_ * head_size_;
-    const char* names[3] = {"Q", "K", "V"};
+    // Elements per batch in each input, and between rows of a head there.
+    const int64_t in_per_batch = packed_ ? 3 * per_batch : per_batch;
+    const int64_t ld_in = (packed_ ? 3 : 1) * heads_ * head_size_;
+    const char* names[3] = {packed_ ? "QKV" : "Q", "K", "V"};
     int64_t B = -1;
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < parts; ++i) {
       const Tensor& t = *qkv[i];
       if (t.dtype() != DataType::kFloat)
         ctx.fail_node(names[i], " must be float, got ", t.description());
       const int64_t n = t.num_elements();
-      const int64_t b = batch_ > 0 ? batch_ : (n % per_batch == 0 ? n / per_batch : -1);
-      if (b < 0 || n != b * per_batch || (batch_ < 0 && n == 0))
+      const int64_t b = batch_ > 0 ? batch_ : (n % in_per_batch == 0 ? n / in_per_batch : -1);
+      if (b < 0 || n != b * in_per_batch || (batch_ < 0 && n == 0))
         ctx.fail_node(names[i], " ", t.shape().to_string(), " cannot be reshaped to [", batch_,
-                      ", ", seq_, ", ", heads_, ", ", head_size_, "]");
+                      ", ", seq_, ", ", packed_ ? "3 x " : "", heads_, ", ", head_size_, "]");
       if (B >= 0 && b != B)
         ctx.fail_node("Q, K and V have different batch sizes: ", qkv[0]->shape().to_string(), ", ",
                       t.shape().to_string());
@@ -84,11 +96,12 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
     const MaskView<bool> keep = mask_view<bool>(ctx, 4, "keep mask", DataType::kBool, B);
     Tensor& y = ctx.output(0, out_shape, DataType::kFloat);
     if (B == 0) return;
+    const int64_t HD = heads_ * head_size_;
     const float* q = qkv[0]->data<float>();
-    const float* k = qkv[1]->data<float>();
-    const float* v = qkv[2]->data<float>();
+    const float* k = packed_ ? q + HD : qkv[1]->data<float>();
+    const float* v = packed_ ? q + 2 * HD : qkv[2]->data<float>();
     float* out = y.mutable_data<float>();
-    const int64_t S = seq_, D = head_size_, ld = heads_ * head_size_;
+    const int64_t S = seq_, D = head_size_, ld = HD;
     const double cost = double(S * S * (4 * D + 20));
     ctx.thread_pool().parallel_for(B * heads_, cost, [&](int64_t t0, int64_t t1) {
       // One score buffer per thread, kept between runs: steady state allocates nothing.
@@ -96,9 +109,10 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
       if (scores.size() < size_t(S * S)) scores.resize(size_t(S * S));
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t b = t / heads_, h = t % heads_;
-        const int64_t off = b * per_batch + h * D;  // row 0 of this head in [B, S, H, D]
+        const int64_t off = b * per_batch + h * D;    // row 0 of this head in [B, S, H, D]
+        const int64_t in = b * in_per_batch + h * D;  // and in Q, K, V (rows ld_in apart)
         float* sc = scores.data();
-        linalg::sgemm(false, true, S, S, D, scale_, q + off, ld, k + off, ld, 0.0f, sc, S);
+        linalg::sgemm(false, true, S, S, D, scale_, q + in, ld_in, k + in, ld_in, 0.0f, sc, S);
         for (int64_t i = 0; i < S; ++i) {
           float* row = sc + i * S;
           if (keep.data) {
@@ -117,7 +131,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
           }
           linalg::vec_softmax_row(row, row, S);
         }
-        linalg::sgemm(false, false, S, D, S, 1.0f, sc, S, v + off, ld, 0.0f, out + off, ld);
+        linalg::sgemm(false, false, S, D, S, 1.0f, sc, S, v + in, ld_in, 0.0f, out + off, ld);
       }
     });
   }
@@ -158,6 +172,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
 
   int64_t heads_, head_size_, seq_, batch_;
   float scale_, masked_value_;
+  bool packed_;
   std::vector<int64_t> out_shape_;
 };
 
