@@ -81,6 +81,38 @@ TEST(FusedMultiHeadAttention, MatchesFormulaWithMask) {
       }
 }
 
+TEST(FusedMultiHeadAttention, PackedQkvMatchesSeparateInputs) {
+  const int64_t B = 2, S = 5, H = 3, D = 4, HD = H * D;
+  Tensor qkv = rand_tensor(Shape{B, S, 3 * HD}, 7);
+  Tensor part[3] = {Tensor(DataType::kFloat, Shape{B, S, HD}),
+                    Tensor(DataType::kFloat, Shape{B, S, HD}),
+                    Tensor(DataType::kFloat, Shape{B, S, HD})};
+  for (int64_t r = 0; r < B * S; ++r)
+    for (int p = 0; p < 3; ++p)
+      for (int64_t c = 0; c < HD; ++c)
+        part[p].mutable_data<float>()[r * HD + c] = qkv.data<float>()[r * 3 * HD + p * HD + c];
+  Tensor mask = rand_tensor(Shape{B, 1, 1, S}, 8);
+  auto attrs = mha_attrs(H, D, S, 0.5f, {-1, S, HD});
+  auto want = run_fused("MultiHeadAttention",
+                        {Value(part[0]), Value(part[1]), Value(part[2]), Value(mask)}, attrs);
+  attrs.push_back(attr_int("packed_qkv", 1));
+  auto got = run_fused("MultiHeadAttention", {Value(qkv), Value(), Value(), Value(mask)}, attrs);
+  ASSERT_EQ(got[0].tensor().shape(), want[0].tensor().shape());
+  for (int64_t i = 0; i < want[0].tensor().num_elements(); ++i)
+    EXPECT_NEAR(got[0].tensor().data<float>()[i], want[0].tensor().data<float>()[i], 1e-5) << i;
+  // K and V given too, or a QKV that is not 3 x H x D wide: errors naming it.
+  expect_error(
+      [&] {
+        run_fused("MultiHeadAttention", {Value(qkv), Value(qkv), Value(qkv)}, attrs);
+      },
+      "inputs 1 and 2");
+  expect_error(
+      [&] {
+        run_fused("MultiHeadAttention", {Value(rand_tensor(Shape{B, S, 2 * HD}, 9))}, attrs);
+      },
+      "QKV");
+}
+
 TEST(FusedMultiHeadAttention, ErrorsNameTheProblem) {
   const int64_t S = 4, H = 2, D = 3, HD = H * D;
   Tensor q = rand_tensor(Shape{1, S, HD}, 1);
