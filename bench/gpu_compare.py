@@ -251,7 +251,7 @@ def measure(a, cli, name, dtype, batch):
             row["tessera_basic_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup,
                                                     a.iters, opt_level="basic")
             if dtype == "float32":  # what TF32 math (use_tf32=1, as PyTorch's convolutions) gives
-                tf32 = ":".join(filter(None, [a.cuda_options, "use_tf32=1"]))
+                tf32 = ":".join(filter(None, [a.cuda_options, "use_tf32=1"]))  # (its accuracy below)
                 row["tessera_tf32_ms"] = tessera_bench(cli, onnx_path, cuda_providers(tf32),
                                                        a.warmup, a.iters)
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
@@ -260,6 +260,13 @@ def measure(a, cli, name, dtype, batch):
     cpu_out = tessera_outputs(cli, onnx_path, inputs, "CPUExecutionProvider",
                               os.path.join(case, "cpu"))
     row["accuracy_ok"], row["accuracy"] = accuracy(cuda_out, cpu_out, dtype)
+    if "tessera_tf32_ms" in row:
+        # Would TF32 (ONNX Runtime's default) pass the float32 check? Reported, not required.
+        tf32_out = tessera_outputs(cli, onnx_path, inputs,
+                                   cuda_providers(":".join(filter(None, [a.cuda_options,
+                                                                         "use_tf32=1"]))),
+                                   os.path.join(case, "cuda_tf32"))
+        row["tf32_accuracy_ok"], row["tf32_accuracy"] = accuracy(tf32_out, cpu_out, dtype)
     row["tessera_over_eager"] = row["tessera_ms"] / row["torch_eager_ms"]
     return row
 
