@@ -44,9 +44,11 @@ SEED = 1234
 SEQ = 128
 
 
-def cuda_providers(extra="", graph=False):
-    """Tessera's --providers for [CUDA, CPU]: `extra` CUDA options (K=V:K=V), CUDA graphs."""
-    opts = [o for o in (extra, "enable_cuda_graph=1" if graph else "") if o]
+def cuda_providers(extra="", graph=False, tf32=False):
+    """Tessera's --providers for [CUDA, CPU]: `extra` CUDA options (K=V:K=V), CUDA graphs,
+    TF32 math."""
+    opts = [o for o in (extra, "enable_cuda_graph=1" if graph else "",
+                        "use_tf32=1" if tf32 else "") if o]
     return ":".join(["CUDAExecutionProvider"] + opts) + ",CPUExecutionProvider"
 
 
@@ -251,9 +253,8 @@ def measure(a, cli, name, dtype, batch):
             row["tessera_basic_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup,
                                                     a.iters, opt_level="basic")
             if dtype == "float32":  # what TF32 math (use_tf32=1, as PyTorch's convolutions) gives
-                tf32 = ":".join(filter(None, [a.cuda_options, "use_tf32=1"]))  # (its accuracy below)
-                row["tessera_tf32_ms"] = tessera_bench(cli, onnx_path, cuda_providers(tf32),
-                                                       a.warmup, a.iters)
+                row["tessera_tf32_ms"] = tessera_bench(
+                    cli, onnx_path, cuda_providers(a.cuda_options, tf32=True), a.warmup, a.iters)
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
     # exercises this path.
     cuda_out = tessera_outputs(cli, onnx_path, inputs, providers, os.path.join(case, "cuda"))
@@ -263,8 +264,7 @@ def measure(a, cli, name, dtype, batch):
     if "tessera_tf32_ms" in row:
         # Would TF32 (ONNX Runtime's default) pass the float32 check? Reported, not required.
         tf32_out = tessera_outputs(cli, onnx_path, inputs,
-                                   cuda_providers(":".join(filter(None, [a.cuda_options,
-                                                                         "use_tf32=1"]))),
+                                   cuda_providers(a.cuda_options, tf32=True),
                                    os.path.join(case, "cuda_tf32"))
         row["tf32_accuracy_ok"], row["tf32_accuracy"] = accuracy(tf32_out, cpu_out, dtype)
     row["tessera_over_eager"] = row["tessera_ms"] / row["torch_eager_ms"]
