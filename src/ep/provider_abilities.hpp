@@ -14,9 +14,12 @@ namespace tessera::ep {
 // topological order) and a synthesized node standing for the whole group. The
 // node's inputs and outputs are the values crossing the group's boundary, so
 // the compiled kernel runs with an ordinary KernelContext over it.
+// The domain of a fused group's node.
+inline constexpr const char* kFusedGroupDomain = "tessera.fused";
+
 struct FusedGroup {
   std::vector<size_t> nodes;
-  // domain "tessera.fused", op_type: the provider's name; doc_string: the
+  // domain kFusedGroupDomain, op_type: the provider's name; doc_string: the
   // group's op types joined by '+' ("Conv+Relu"), which profiles show.
   ir::Node node;
 };

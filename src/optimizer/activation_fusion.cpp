@@ -77,7 +77,7 @@ size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm) {
     // weights' type by the ops' constraints.
     const Tensor* w = v.constant(n.inputs.size() > 1 ? n.inputs[1] : "");
     if (!w ||
-        !(n.op_type == "Conv" ? is_fused_conv_type(w->dtype())
+        !(n.op_type == "Conv" ? is_float_or_double(w->dtype())  // the CPU computes halves in float
                               : w->dtype() == DataType::kFloat || w->dtype() == DataType::kDouble))
       continue;
     const auto& readers = v.consumers(n.outputs[0]);

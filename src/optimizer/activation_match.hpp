@@ -15,9 +15,4 @@ namespace tessera::optimizer {
 std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView& v,
                                                                 const ir::Node& act, int64_t opset);
 
-// The weight types com.tessera FusedConv is made for: those every provider
-// that runs it takes (the CPU provider's kernel, the fallback, computes the
-// half types in float).
-inline bool is_fused_conv_type(DataType t) { return t == DataType::kDouble || is_fusable_float(t); }
-
 }  // namespace tessera::optimizer

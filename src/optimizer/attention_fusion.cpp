@@ -179,14 +179,6 @@ std::optional<std::vector<int64_t>> merge_shape(const Tensor* t) {
   return dims;
 }
 
-// The last-axis dim of `value` when its shape says it.
-std::optional<int64_t> last_dim(const ir::Graph& g, const std::string& value) {
-  const ir::ValueInfo* vi = g.find_value_info(value);
-  if (!vi || !vi->type.is_tensor() || !vi->type.shape || vi->type.shape->empty())
-    return std::nullopt;
-  return vi->type.shape->back().value;
-}
-
 // The Split whose outputs 0, 1 and 2 are Q, K and V, each H*D wide, along
 // the last axis of one [.., S, 3*H*D] tensor (a packed QKV projection, as
 // torch's split/chunk of one Linear exports it), each read only by its
@@ -202,13 +194,14 @@ int packed_split(const GraphView& v, const ir::Graph& g, const HeadSplit& q, con
       !v.only_consumer(val.input, val.reshape))
     return -1;
   const int64_t hd = q.shape[2] * q.shape[3];
-  const std::optional<int64_t> width = last_dim(g, n.inputs[0]);
-  const int64_t axis = attr_int(n, "axis", 0);
-  // The last axis: -1, or its index when the input's rank is known.
+  // The input's dims, when its declared shape gives them.
   const ir::ValueInfo* vi = g.find_value_info(n.inputs[0]);
-  const bool last = axis == -1 || (vi && vi->type.shape && axis >= 0 &&
-                                   size_t(axis) + 1 == vi->type.shape->size());
-  if (!last) return -1;
+  const auto* dims = vi && vi->type.is_tensor() && vi->type.shape ? &*vi->type.shape : nullptr;
+  // The last axis: -1, or its index when the input's rank is known.
+  const int64_t axis = attr_int(n, "axis", 0);
+  if (axis != -1 && !(dims && axis >= 0 && size_t(axis) + 1 == dims->size())) return -1;
+  // The last dim when known, else -1.
+  const int64_t width = dims && !dims->empty() ? dims->back().value.value_or(-1) : -1;
   // Three parts of H*D: sizes given (input 1 from opset 13, the `split`
   // attribute before), or an equal split of a known 3*H*D.
   std::vector<int64_t> sizes;
@@ -218,7 +211,7 @@ int packed_split(const GraphView& v, const ir::Graph& g, const HeadSplit& q, con
     sizes = t->to_int64_vector();
   } else if (const ir::Attribute* a = n.attr("split")) {
     sizes = a->ints;
-  } else if (width && *width == 3 * hd) {
+  } else if (width == 3 * hd) {
     sizes = {hd, hd, hd};
   }
   return sizes == std::vector<int64_t>{hd, hd, hd} ? p : -1;

@@ -16,14 +16,11 @@ namespace tessera::optimizer {
 
 namespace {
 
-// The float types the fold computes in (not the float8/float4 kinds).
-bool is_foldable_type(DataType t) { return t == DataType::kDouble || is_fusable_float(t); }
-
 bool is_float_vector(const Tensor* t, int64_t n) {
-  return t && is_foldable_type(t->dtype()) && t->rank() == 1 && t->shape()[0] == n;
+  return t && is_float_or_double(t->dtype()) && t->rank() == 1 && t->shape()[0] == n;
 }
 
-// Element i of a tensor of one of is_foldable_type's types, set from a double.
+// Element i of a tensor of one of is_float_or_double's types, set from a double.
 void set_element(Tensor& t, int64_t i, double v) {
   switch (t.dtype()) {
     case DataType::kDouble:
@@ -52,7 +49,7 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
         conv.outputs.size() != 1)
       continue;
     const Tensor* w = v.constant(conv.inputs[1]);
-    if (!w || !is_foldable_type(w->dtype()) || w->rank() < 3) continue;
+    if (!w || !is_float_or_double(w->dtype()) || w->rank() < 3) continue;
     const int64_t m = w->shape()[0];
     const Tensor* b =
         conv.inputs.size() > 2 && !conv.inputs[2].empty() ? v.constant(conv.inputs[2]) : nullptr;

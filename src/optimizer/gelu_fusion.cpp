@@ -20,9 +20,7 @@ std::string other_operand(const ir::Node& n, const std::string& value) {
 }
 
 // Gelu (native, or com.tessera's) takes every float type.
-bool is_float_tensor(const Tensor* t) {
-  return t && (t->dtype() == DataType::kDouble || is_fusable_float(t->dtype()));
-}
+bool is_float_tensor(const Tensor* t) { return t && is_float_or_double(t->dtype()); }
 
 }  // namespace
 

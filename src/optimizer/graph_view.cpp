@@ -56,7 +56,7 @@ const Tensor* GraphView::constant(const std::string& value) const {
 
 std::optional<double> scalar_value(const Tensor* t) {
   if (!t || t->num_elements() != 1) return std::nullopt;
-  if (t->dtype() != DataType::kDouble && !is_fusable_float(t->dtype())) return std::nullopt;
+  if (!is_float_or_double(t->dtype())) return std::nullopt;
   return t->element_as_double(0);
 }
 
@@ -77,6 +77,8 @@ bool near(const Tensor* t, double want) {
 bool is_fusable_float(DataType t) {
   return t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16;
 }
+
+bool is_float_or_double(DataType t) { return t == DataType::kDouble || is_fusable_float(t); }
 
 bool ints_all_or_absent(const ir::Node& n, const char* name, int64_t v) {
   const ir::Attribute* a = n.attr(name);

@@ -54,6 +54,9 @@ bool near(const Tensor* t, double want);
 // The float types the transformer fusions are made in: float, and the half
 // types, whose fused CPU kernels convert through float.
 bool is_fusable_float(DataType t);
+// Those and double: the types of Conv folds and fusions, Gelu's constants
+// and scalar_value (not the float8/float4 kinds).
+bool is_float_or_double(DataType t);
 // The integer attribute's value, or `def` when absent.
 int64_t attr_int(const ir::Node& n, const char* name, int64_t def);
 // True when the ints attribute is absent or every value of it is `v` (a

@@ -21,7 +21,7 @@ size_t fuse_conv_residual(ir::Model& model, ir::Graph& g) {
       continue;
     // The fused kernel's types (X and Z follow the weights' by the ops' constraints).
     const Tensor* w = v.constant(conv.inputs[1]);
-    if (!w || !is_fused_conv_type(w->dtype())) continue;
+    if (!w || !is_float_or_double(w->dtype())) continue;
     const std::string& y = conv.outputs[0];
     const int a = sole_consumer(v, g, y, "Add");
     if (a < 0 || dead[size_t(a)]) continue;

@@ -411,7 +411,7 @@ std::vector<std::unique_ptr<ep::OpKernel>> GraphPlan::compile_fused_groups(
       fg.nodes = partition_.groups[g].nodes;
       auto boundary = ep::group_boundary(graph_, fg.nodes);
       fg.node.name = str_cat(providers_[p]->name(), "_fused_", g);
-      fg.node.domain = "tessera.fused";
+      fg.node.domain = ep::kFusedGroupDomain;
       fg.node.op_type = providers_[p]->name();
       for (size_t n : fg.nodes)
         fg.node.doc_string +=

@@ -8,6 +8,7 @@
 
 #include "core/host_heap.hpp"
 #include "core/logging.hpp"
+#include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
 #include "ir/graph_algorithms.hpp"
 #include "onnx/function_inliner.hpp"
@@ -411,7 +412,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     impl->observer = [prof](const ir::Node& node, const std::string& provider, int64_t s,
                             int64_t e) {
       // A provider's fused group is named by the ops it runs, not the provider.
-      const bool group = node.domain == "tessera.fused" && !node.doc_string.empty();
+      const bool group = node.domain == ep::kFusedGroupDomain && !node.doc_string.empty();
       prof->record({node.name, "Node", provider, group ? node.doc_string : node.op_type, s, e,
                     std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
     };

@@ -71,10 +71,10 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
     const int parts = packed_ ? 1 : 3;
     const Tensor* qkv[3] = {&ctx.required_input(0), nullptr, nullptr};
     for (int i = 1; i < parts; ++i) qkv[i] = &ctx.required_input(size_t(i));
-    const int64_t per_batch = seq_ * heads_ * head_size_;
+    const int64_t HD = heads_ * head_size_, per_batch = seq_ * HD;
     // Elements per batch in each input, and between rows of a head there.
     const int64_t in_per_batch = packed_ ? 3 * per_batch : per_batch;
-    const int64_t ld_in = (packed_ ? 3 : 1) * heads_ * head_size_;
+    const int64_t ld_in = packed_ ? 3 * HD : HD;
     const char* names[3] = {packed_ ? "QKV" : "Q", "K", "V"};
     int64_t B = -1;
     for (int i = 0; i < parts; ++i) {
@@ -96,7 +96,6 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
     const MaskView<bool> keep = mask_view<bool>(ctx, 4, "keep mask", DataType::kBool, B);
     Tensor& y = ctx.output(0, out_shape, DataType::kFloat);
     if (B == 0) return;
-    const int64_t HD = heads_ * head_size_;
     const float* q = qkv[0]->data<float>();
     const float* k = packed_ ? q + HD : qkv[1]->data<float>();
     const float* v = packed_ ? q + 2 * HD : qkv[2]->data<float>();
