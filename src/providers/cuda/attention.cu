@@ -104,8 +104,9 @@ bool scores_fit(const AttentionShape& s) {
 
 int64_t rows_of(const AttentionShape& s) { return s.batch * s.q_heads * s.q_len; }
 
-// The kernel that runs (AttentionKernel's rules).
-AttentionKernel choose_kernel(ElemType t, const AttentionShape& s, AttentionKernel pick) {
+}  // namespace
+
+AttentionKernel choose_attention_kernel(ElemType t, const AttentionShape& s, AttentionKernel pick) {
   using K = AttentionKernel;
   const bool tiled = pick != K::kRows && attention_tiled_fits(s);
   if (pick != K::kTiled && pick != K::kRows && attention_mma_fits(t, s) &&
@@ -114,10 +115,10 @@ AttentionKernel choose_kernel(ElemType t, const AttentionShape& s, AttentionKern
   return tiled ? K::kTiled : K::kRows;
 }
 
-}  // namespace
-
-size_t attention_scratch_bytes(ElemType t, const AttentionShape& s, AttentionKernel pick) {
-  if (scores_fit(s) || choose_kernel(t, s, pick) != AttentionKernel::kRows) return 0;
+size_t attention_scratch_bytes(const AttentionShape& s, AttentionKernel chosen) {
+  // (kAuto, not a choice, runs the row kernel, which takes every shape.)
+  if (scores_fit(s) || chosen == AttentionKernel::kTensorCores || chosen == AttentionKernel::kTiled)
+    return 0;
   const int64_t rows = rows_of(s);
   const int64_t blocks = rows < kScratchBlocks ? rows : kScratchBlocks;
   return size_t(blocks) * size_t(s.kv_len) * sizeof(float);
@@ -125,10 +126,10 @@ size_t attention_scratch_bytes(ElemType t, const AttentionShape& s, AttentionKer
 
 cudaError_t launch_attention(ElemType t, const void* q, const void* k, const void* v,
                              const void* mask, void* y, const AttentionShape& s,
-                             AttentionKernel pick, void* scratch, cudaStream_t stream) {
+                             AttentionKernel chosen, void* scratch, cudaStream_t stream) {
   const int64_t rows = rows_of(s);
   if (rows == 0 || s.v_head_size == 0) return cudaSuccess;
-  switch (choose_kernel(t, s, pick)) {
+  switch (chosen) {
     case AttentionKernel::kTensorCores:
       return launch_attention_mma(t, q, k, v, mask, y, s, stream);
     case AttentionKernel::kTiled:

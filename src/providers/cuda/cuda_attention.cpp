@@ -56,10 +56,11 @@ void launch(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mas
             const AttentionShape& s, Tensor& y, AttentionKernel pick, Scratch& scratch,
             cudaStream_t stream) {
   const ElemType t = elem_type(q.dtype());
-  void* sc = scratch.bytes(attention_scratch_bytes(t, s, pick));
+  const AttentionKernel chosen = choose_attention_kernel(t, s, pick);
+  void* sc = scratch.bytes(attention_scratch_bytes(s, chosen));
   check_cuda(launch_attention(t, q.raw_data(), k.raw_data(), v.raw_data(),
-                              mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, pick, sc,
-                              stream),
+                              mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, chosen,
+                              sc, stream),
              "launch of the attention kernel");
 }
 

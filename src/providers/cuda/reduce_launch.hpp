@@ -42,16 +42,22 @@ cudaError_t launch_arg_reduce(bool max, bool select_last, ElemType t, const void
 cudaError_t launch_rms_norm(ElemType t, const void* x, const void* scale, int64_t scale_n, void* y,
                             int64_t rows, int64_t cols, float epsilon, cudaStream_t stream);
 
-// Bytes of device scratch launch_attention needs for these arguments (0
-// unless the row kernel runs and the scores do not fit in shared memory).
-size_t attention_scratch_bytes(ElemType t, const AttentionShape& s, AttentionKernel pick);
+// The kernel that runs attention of element type t and shape s under the
+// option `pick` (AttentionKernel's rules; asks the device what fits):
+// resolved once per call, for the two functions below.
+AttentionKernel choose_attention_kernel(ElemType t, const AttentionShape& s, AttentionKernel pick);
+
+// Bytes of device scratch the `chosen` kernel needs (0 unless it is the row
+// kernel and the scores do not fit in shared memory).
+size_t attention_scratch_bytes(const AttentionShape& s, AttentionKernel chosen);
 
 // Y = softmax(Q K^T * scale + mask) V per (batch, head, query row), K and V
 // shared by q_heads / kv_heads query heads; rows whose keys are all masked
-// give zeros. Q, K, V and Y have element type t; the mask, mask_kind. `pick`
-// chooses the kernel (AttentionKernel); `scratch` has attention_scratch_bytes.
+// give zeros. Q, K, V and Y have element type t; the mask, mask_kind. Runs
+// the kernel choose_attention_kernel gave; `scratch` has
+// attention_scratch_bytes for it.
 cudaError_t launch_attention(ElemType t, const void* q, const void* k, const void* v,
                              const void* mask, void* y, const AttentionShape& s,
-                             AttentionKernel pick, void* scratch, cudaStream_t stream);
+                             AttentionKernel chosen, void* scratch, cudaStream_t stream);
 
 }  // namespace tessera::cuda
