@@ -264,6 +264,12 @@ if [ -f "$SANDBOX" ]; then
   # scripts/test.sh when it is present).
   expect_rc 0 "test the shipped models through the sandbox plugin" -- "$TESSERA" test models/demo_cnn models/demo_transformer --provider-library "$SANDBOX"
   expect_out '^2 passed, 0 failed' "every shipped model passes through the plugin"
+  # bench --device-io: the inputs go once to the sandbox's memory (its nodes
+  # read them there) and the outputs stay where they are made.
+  expect_rc 0 "bench --device-io through the sandbox plugin" -- "$TESSERA" bench models/demo_transformer/model.onnx --provider-library "$SANDBOX" --iters 3 --warmup 0 --device-io --json
+  expect_out '"io":"device"' "bench reports device IO"
+  expect_rc 0 "bench with host IO through the sandbox plugin" -- "$TESSERA" bench models/demo_cnn/model.onnx --provider-library "$SANDBOX" --iters 3 --warmup 0 --json
+  expect_out '"io":"host"' "bench reports host IO by default"
 else
   bad "the sandbox plugin was not built at $SANDBOX"
 fi
