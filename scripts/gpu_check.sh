@@ -25,7 +25,10 @@
 #                outputs checked against its CPU provider's
 #              (default: all). Each stage has a time limit (STAGE_LIMIT_<name>
 #              seconds overrides it) so one hang cannot eat a short lease.
-# --out        where logs and results go (default build-gpu/gpu_check)
+# --variant N  with --prebuilt: the build in .gpu/N.tar.xz (scripts/gpu_pack.sh
+#              --variant N, a branch to try) instead of the main pack's, with
+#              the main pack's libraries and suite; it runs in build-gpu-N
+# --out        where logs and results go (default BUILD/gpu_check)
 # --no-gpu-ok  run the stages even where CUDA cannot run (to try this script
 #              on a build machine; the unit stage then fails on the skips)
 # --archive    also pack the logs (not the models or tensors) into FILE
@@ -39,12 +42,14 @@ BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 STAGES="unit,models,conformance,graphs,bench,compare"
 PREBUILT=0
+VARIANT=""
 NO_GPU_OK=0
 OUT=""
 ARCHIVE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --prebuilt) PREBUILT=1 ;;
+    --variant) VARIANT="$2"; shift ;;
     --stages) STAGES="$2"; shift ;;
     --out) OUT="$2"; shift ;;
     --archive) ARCHIVE="$2"; shift ;;
@@ -58,6 +63,11 @@ for s in ${STAGES//,/ }; do
     *) echo "gpu_check.sh: unknown stage '$s' in --stages" >&2; exit 2 ;;
   esac
 done
+if [ -n "$VARIANT" ]; then
+  [ $PREBUILT = 1 ] || { echo "gpu_check.sh: --variant needs --prebuilt" >&2; exit 2; }
+  [[ "$VARIANT" =~ ^[a-z0-9][a-z0-9-]*$ ]] || { echo "gpu_check.sh: bad --variant name '$VARIANT'" >&2; exit 2; }
+  BUILD_DIR="build-gpu-$VARIANT"
+fi
 OUT=$(realpath -m "${OUT:-$BUILD_DIR/gpu_check}")
 CUDA="CUDAExecutionProvider,CPUExecutionProvider"
 GRAPH="CUDAExecutionProvider:enable_cuda_graph=1,CPUExecutionProvider"
@@ -83,6 +93,12 @@ if [ $PREBUILT = 1 ]; then
   rm -rf .gpu/unpacked "$BUILD_DIR"
   mkdir -p .gpu/unpacked
   tar -C .gpu/unpacked -xJf .gpu/pack.tar.xz || exit 1
+  if [ -n "$VARIANT" ]; then
+    [ -f ".gpu/$VARIANT.tar.xz" ] || { echo "no .gpu/$VARIANT.tar.xz (scripts/gpu_pack.sh --variant $VARIANT)"; exit 1; }
+    rm -rf .gpu/unpacked/build-gpu .gpu/unpacked/build_dir
+    tar -C .gpu/unpacked -xJf ".gpu/$VARIANT.tar.xz" || exit 1
+    echo "   variant $VARIANT: the build of $(cat .gpu/unpacked/source)"
+  fi
   mv .gpu/unpacked/build-gpu "$BUILD_DIR"
   # ctest's files and the plugin tests name the build folder by the full path
   # it had on the build machine: make that path lead here.

@@ -15,11 +15,39 @@
 # gets only the repository); and build_dir, the folder the build was made in
 # (ctest's files and the plugin tests name absolute paths under it). cuDNN and
 # cuBLASLt are too large to carry: gpu_check.sh finds the GPU machine's own.
+#
+# A variant (an unverified branch to try beside main in the same lease):
+#
+#   git checkout BRANCH && bash scripts/gpu_pack.sh --variant NAME && git checkout main
+#   bash scripts/gpu_pack.sh
+#
+# builds the checked-out tree into build-gpu-NAME and packs only its binaries
+# into .gpu/NAME.tar.xz (the libraries and the suite come from the main pack);
+# gpu_check.sh --prebuilt --variant NAME runs its stages with that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
+VARIANT=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --variant)
+      VARIANT="${2:-}"
+      [[ "$VARIANT" =~ ^[a-z0-9][a-z0-9-]*$ ]] || {
+        echo "gpu_pack.sh: --variant needs a name of lower-case letters, digits and dashes" >&2
+        exit 2
+      }
+      shift ;;
+    *) echo "gpu_pack.sh: unknown argument '$1' (see the top of $0)" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ -n "$VARIANT" ]; then
+  BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu-$VARIANT}"
+  PACK=".gpu/$VARIANT.tar.xz"
+else
+  BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
+  PACK=.gpu/pack.tar.xz
+fi
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
-PACK=.gpu/pack.tar.xz
 
 echo "== build with the CUDA provider into $BUILD_DIR"
 TESSERA_BUILD_DIR="$BUILD_DIR" bash scripts/build.sh -DTESSERA_WITH_CUDA=ON \
@@ -37,6 +65,15 @@ cp "$BUILD_DIR"/tessera "$BUILD_DIR"/tessera_unit_tests "$BUILD_DIR"/*.so \
 # ctest's files and the plugin tests' paths name the build folder by its full
 # path; gpu_check.sh makes that path lead to the unpacked one.
 realpath "$BUILD_DIR" > "$stage/build_dir"
+git describe --always --dirty > "$stage/source" 2>/dev/null || echo unknown > "$stage/source"
+
+if [ -n "$VARIANT" ]; then
+  mkdir -p .gpu
+  tar -C "$stage" -cf - build-gpu build_dir source | xz -T0 -6 > "$PACK.tmp"
+  mv "$PACK.tmp" "$PACK"
+  echo "== $PACK: $(du -h "$PACK" | cut -f1), the build of $(cat "$stage/source") (needs .gpu/pack.tar.xz beside it)"
+  exit 0
+fi
 
 # Every library the binaries load, except the C and C++ runtimes (a newer
 # system has compatible ones), zlib, and the CUDA libraries the GPU machine
