@@ -251,17 +251,21 @@ def measure(a, cli, name, dtype, batch):
         sync(a.device)
         row["torch_compile_first_call_s"] = time.perf_counter() - t0
         row["torch_compile_ms"] = time_torch(compiled, feeds, a.device, a.warmup, a.iters)
-    providers = cuda_providers(a.cuda_options) if a.device == "cuda" else "CPUExecutionProvider"
+    # Every session of the row shares one file of tuned convolution algorithms, so only the
+    # first searches (session creation is not what the table times).
+    opts = ":".join(o for o in (a.cuda_options,
+                                f"cudnn_conv_algo_cache={os.path.join(case, 'conv_algos.txt')}") if o)
+    providers = cuda_providers(opts) if a.device == "cuda" else "CPUExecutionProvider"
     row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
     if a.device == "cuda":
-        row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, cuda_providers(a.cuda_options, True),
+        row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, cuda_providers(opts, True),
                                                 a.warmup, a.iters, graph=True)
     # Like for like with the torch timings: tensors already on the device.
     row["tessera_device_io_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters,
                                                 device_io=True)
     if a.device == "cuda":
         row["tessera_graph_device_io_ms"] = tessera_bench(
-            cli, onnx_path, cuda_providers(a.cuda_options, True), a.warmup, a.iters, graph=True,
+            cli, onnx_path, cuda_providers(opts, True), a.warmup, a.iters, graph=True,
             device_io=True)
         row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
         if a.profile:
@@ -278,13 +282,13 @@ def measure(a, cli, name, dtype, batch):
                                                     a.iters, opt_level="basic")
             if dtype == "float32":
                 row["tessera_tf32_ms"] = tessera_bench(
-                    cli, onnx_path, cuda_providers(a.cuda_options, tf32=True), a.warmup, a.iters)
+                    cli, onnx_path, cuda_providers(opts, tf32=True), a.warmup, a.iters)
     if a.device == "cuda" and dtype == "float32":
         # TF32 math (use_tf32=1): what PyTorch's convolutions use by default
         # (torch.backends.cudnn.allow_tf32), and ONNX Runtime's default; its
         # accuracy against the float32 check is reported below, not required.
         row["tessera_tf32_graph_device_io_ms"] = tessera_bench(
-            cli, onnx_path, cuda_providers(a.cuda_options, True, tf32=True), a.warmup, a.iters,
+            cli, onnx_path, cuda_providers(opts, True, tf32=True), a.warmup, a.iters,
             graph=True, device_io=True)
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
     # exercises this path.
@@ -295,7 +299,7 @@ def measure(a, cli, name, dtype, batch):
     if "tessera_tf32_graph_device_io_ms" in row:
         # Would TF32 (ONNX Runtime's default) pass the float32 check? Reported, not required.
         tf32_out = tessera_outputs(cli, onnx_path, inputs,
-                                   cuda_providers(a.cuda_options, tf32=True),
+                                   cuda_providers(opts, tf32=True),
                                    os.path.join(case, "cuda_tf32"))
         row["tf32_accuracy_ok"], row["tf32_accuracy"] = accuracy(tf32_out, cpu_out, dtype)
     row["tessera_over_eager"] = row["tessera_ms"] / row["torch_eager_ms"]
