@@ -25,6 +25,10 @@ with CUDA (bash scripts/gpu_check.sh builds build-gpu/):
 
   python3 bench/gpu_compare.py --tessera build-gpu/tessera --out build-gpu/gpu_check/compare
 
+torch.compile's compiles take minutes: `--only torch` times PyTorch alone (a call of its own
+on a short GPU lease), `--only tessera --no-compile` Tessera alone with the accuracy check, and
+`--merge A/results.jsonl,B/results.jsonl --out DIR` puts the two into one table.
+
 --device cpu runs the same steps with torch on the CPU and Tessera's CPU provider alone: a
 smoke test of this script on a machine without a GPU (its accuracy pair is [CPU] against
 itself; no ONNX Runtime timing).
@@ -213,25 +217,9 @@ def accuracy(cuda_out, cpu_out, dtype):
     return not bad.any(), f"max abs diff = {diff.max():.2e}, {int(bad.sum())} beyond rtol 1e-3, atol 1e-4"
 
 
-def measure(a, cli, name, dtype, batch):
-    """One row of the table: the timings and the accuracy check of one model/type/batch."""
-    tag = f"{name}_b{batch}_{dtype}"
-    case = os.path.join(a.out, tag)
-    os.makedirs(os.path.join(case, "inputs"), exist_ok=True)
-    model, feeds = build(name, batch, dtype, a.device)
-    onnx_path = os.path.join(case, "model.onnx")
-    export(model, feeds, onnx_path)
-    # The inputs as .npy (for `tessera run`) and as test_data_set_0 (what
-    # `tessera bench` feeds; random token ids could fall outside the vocabulary).
-    inputs = {}
-    os.makedirs(os.path.join(case, "test_data_set_0"), exist_ok=True)
-    for i, (k, v) in enumerate(feeds.items()):
-        inputs[k] = os.path.join(case, "inputs", f"{k}.npy")
-        np.save(inputs[k], v.cpu().numpy())
-        tensor = numpy_helper.from_array(v.cpu().numpy(), k)
-        with open(os.path.join(case, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
-            f.write(tensor.SerializeToString())
-    row = {"model": name, "batch": batch, "dtype": dtype, "device": a.device}
+def measure_torch(a, model, feeds, dtype, row):
+    """PyTorch's timings of one row: eager, eager in strict float32 (float32 rows),
+    torch.compile (unless --no-compile; a failure to compile is recorded, not raised)."""
     row["torch_eager_ms"] = time_torch(model, feeds, a.device, a.warmup, a.iters)
     if a.device == "cuda" and dtype == "float32":
         # PyTorch's defaults run convolutions in TF32 (cudnn.allow_tf32) and
@@ -244,13 +232,42 @@ def measure(a, cli, name, dtype, batch):
         finally:
             torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
     if hasattr(torch, "compile") and a.compile:
-        compiled = torch.compile(model)
-        t0 = time.perf_counter()
-        with torch.inference_mode():  # the first call compiles; its time is reported apart
-            compiled(*feeds.values())
-        sync(a.device)
-        row["torch_compile_first_call_s"] = time.perf_counter() - t0
-        row["torch_compile_ms"] = time_torch(compiled, feeds, a.device, a.warmup, a.iters)
+        try:
+            compiled = torch.compile(model)
+            t0 = time.perf_counter()
+            with torch.inference_mode():  # the first call compiles; its time is reported apart
+                compiled(*feeds.values())
+            sync(a.device)
+            row["torch_compile_first_call_s"] = time.perf_counter() - t0
+            row["torch_compile_ms"] = time_torch(compiled, feeds, a.device, a.warmup, a.iters)
+        except Exception as e:  # the row's other columns still count
+            row["torch_compile_error"] = f"{type(e).__name__}: {e}"[-2000:]
+
+
+def measure(a, cli, name, dtype, batch):
+    """One row of the table: the timings and the accuracy check of one model/type/batch
+    (--only torch: PyTorch's timings alone; --only tessera: Tessera's and the check)."""
+    tag = f"{name}_b{batch}_{dtype}"
+    case = os.path.join(a.out, tag)
+    os.makedirs(os.path.join(case, "inputs"), exist_ok=True)
+    model, feeds = build(name, batch, dtype, a.device)
+    row = {"model": name, "batch": batch, "dtype": dtype, "device": a.device}
+    if a.only != "tessera":
+        measure_torch(a, model, feeds, dtype, row)
+    if a.only == "torch":
+        return finish_row(row)
+    onnx_path = os.path.join(case, "model.onnx")
+    export(model, feeds, onnx_path)
+    # The inputs as .npy (for `tessera run`) and as test_data_set_0 (what
+    # `tessera bench` feeds; random token ids could fall outside the vocabulary).
+    inputs = {}
+    os.makedirs(os.path.join(case, "test_data_set_0"), exist_ok=True)
+    for i, (k, v) in enumerate(feeds.items()):
+        inputs[k] = os.path.join(case, "inputs", f"{k}.npy")
+        np.save(inputs[k], v.cpu().numpy())
+        tensor = numpy_helper.from_array(v.cpu().numpy(), k)
+        with open(os.path.join(case, "test_data_set_0", f"input_{i}.pb"), "wb") as f:
+            f.write(tensor.SerializeToString())
     # Every session of the row shares one file of tuned convolution algorithms, so only the
     # first searches (session creation is not what the table times).
     opts = ":".join(o for o in (a.cuda_options,
@@ -302,23 +319,61 @@ def measure(a, cli, name, dtype, batch):
                                    cuda_providers(opts, tf32=True),
                                    os.path.join(case, "cuda_tf32"))
         row["tf32_accuracy_ok"], row["tf32_accuracy"] = accuracy(tf32_out, cpu_out, dtype)
-    row["tessera_over_eager"] = row["tessera_ms"] / row["torch_eager_ms"]
+    return finish_row(row)
+
+
+def finish_row(row):
+    """The ratios of a row, from whichever timings it has."""
+    eager = row.get("torch_eager_ms")
+    best = [v for v in (row.get("tessera_device_io_ms"), row.get("tessera_graph_device_io_ms"))
+            if v is not None]
+    if eager and "tessera_ms" in row:
+        row["tessera_over_eager"] = row["tessera_ms"] / eager
     # The target's measure: Tessera's best like-for-like figure (device IO, with or
     # without CUDA graphs, default math) over eager's.
-    best = min(v for v in (row.get("tessera_device_io_ms"), row.get("tessera_graph_device_io_ms"))
-               if v is not None)
-    row["best_device_io_over_eager"] = best / row["torch_eager_ms"]
+    if eager and best:
+        row["best_device_io_over_eager"] = min(best) / eager
     # float32, math for math: Tessera's default (strict) against eager made strict, and
     # Tessera with TF32 against eager's defaults (TF32 convolutions).
-    if "torch_eager_strict_ms" in row:
-        row["best_device_io_over_eager_strict"] = best / row["torch_eager_strict_ms"]
-    if "tessera_tf32_graph_device_io_ms" in row:
-        row["tf32_over_eager"] = row["tessera_tf32_graph_device_io_ms"] / row["torch_eager_ms"]
+    if row.get("torch_eager_strict_ms") and best:
+        row["best_device_io_over_eager_strict"] = min(best) / row["torch_eager_strict_ms"]
+    if eager and "tessera_tf32_graph_device_io_ms" in row:
+        row["tf32_over_eager"] = row["tessera_tf32_graph_device_io_ms"] / eager
     return row
 
 
+def merge_rows(paths):
+    """Rows of several results.jsonl files (e.g. an --only torch run with torch.compile and
+    an --only tessera run), merged by model, batch and type: each field from the first file
+    whose row has it, rows that failed left out where another file's did not."""
+    runs, order = {}, []
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                r = json.loads(line)
+                key = (r["model"], r["batch"], r["dtype"])
+                if key not in runs:
+                    runs[key] = []
+                    order.append(key)
+                runs[key].append(r)
+    rows = []
+    for key in order:
+        good = [r for r in runs[key] if "error" not in r]
+        if not good:
+            rows.append(runs[key][0])
+            continue
+        m = {}
+        for r in good:
+            for k, v in r.items():
+                m.setdefault(k, v)
+        rows.append(finish_row(m))
+    return rows
+
+
 def accuracy_text(r):
-    text = r.get("accuracy", "—")
+    text = r.get("accuracy", "not checked")
+    if "torch_compile_error" in r:
+        text += f"; torch.compile failed: {r['torch_compile_error'].splitlines()[-1][:120]}"
     if "tf32_accuracy" in r:
         text += f"; TF32: {r['tf32_accuracy']}"
     return text
@@ -337,12 +392,14 @@ def write_table(out, rows):
                 t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | failed: "
                         f"{r['error'].splitlines()[-1][:200]} ||||||||||| |\n")
                 continue
-            t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | {fmt(r['torch_eager_ms'])} | "
-                    f"{fmt(r.get('torch_eager_strict_ms'))} | {fmt(r.get('torch_compile_ms'))} | {fmt(r['tessera_ms'])} | "
+            ratio = r.get("best_device_io_over_eager")
+            t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | {fmt(r.get('torch_eager_ms'))} | "
+                    f"{fmt(r.get('torch_eager_strict_ms'))} | {fmt(r.get('torch_compile_ms'))} | "
+                    f"{fmt(r.get('tessera_ms'))} | "
                     f"{fmt(r.get('tessera_graph_ms'))} | {fmt(r.get('tessera_device_io_ms'))} | "
                     f"{fmt(r.get('tessera_graph_device_io_ms'))} | "
                     f"{fmt(r.get('tessera_tf32_graph_device_io_ms'))} | {fmt(r.get('ort_cuda_ms'))} | "
-                    f"{r['best_device_io_over_eager']:.2f} | {accuracy_text(r)} |\n")
+                    f"{'—' if ratio is None else f'{ratio:.2f}'} | {accuracy_text(r)} |\n")
 
 
 def main():
@@ -360,11 +417,28 @@ def main():
     ap.add_argument("--cuda-options", default="",
                     help="more CUDA provider options for every Tessera run, K=V:K=V "
                          "(e.g. attention_kernel=tiled), to compare variants")
+    ap.add_argument("--only", choices=["all", "torch", "tessera"], default="all",
+                    help="time PyTorch alone (no export, no Tessera: with torch.compile, the slow "
+                         "part, in a call of its own) or Tessera alone (with its accuracy check); "
+                         "--merge puts such runs together")
+    ap.add_argument("--merge", default="",
+                    help="comma-separated results.jsonl files to merge into OUT/table.md and "
+                         "OUT/results.jsonl instead of measuring (a field from the first file "
+                         "that has it)")
     ap.add_argument("--profile", action="store_true",
                     help="per row, also profiles by operator of device time (ROW/profile.txt) "
                          "and host time (ROW/profile_host.txt), and a timing at --opt-level "
                          "basic (no fusions)")
     a = ap.parse_args()
+    if a.merge:
+        rows = merge_rows(a.merge.split(","))
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "results.jsonl"), "w") as f:
+            for r in rows:
+                f.write(json.dumps(r) + "\n")
+        write_table(a.out, rows)
+        print(open(os.path.join(a.out, "table.md")).read())
+        return 0
     if a.device == "cuda" and not torch.cuda.is_available():
         raise SystemExit("torch sees no CUDA device (use --device cpu for a smoke test)")
     cli = os.path.abspath(a.tessera)
@@ -382,7 +456,7 @@ def main():
                 except Exception as e:
                     row = {"model": name, "batch": batch, "dtype": dtype, "device": a.device,
                            "error": f"{type(e).__name__}: {e}"[-3000:], "accuracy_ok": False}
-                failed |= not row["accuracy_ok"]
+                failed |= not row.get("accuracy_ok", "error" not in row)
                 print(json.dumps(row), flush=True)
                 results.write(json.dumps(row) + "\n")
                 results.flush()
