@@ -49,7 +49,9 @@ ARCHIVE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --prebuilt) PREBUILT=1 ;;
-    --variant) VARIANT="$2"; shift ;;
+    --variant)
+      [ -n "${2:-}" ] || { echo "gpu_check.sh: --variant needs a name" >&2; exit 2; }
+      VARIANT="$2"; shift ;;
     --stages) STAGES="$2"; shift ;;
     --out) OUT="$2"; shift ;;
     --archive) ARCHIVE="$2"; shift ;;
