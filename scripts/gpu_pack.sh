@@ -18,17 +18,24 @@
 #
 # A variant (an unverified branch to try beside main in the same lease):
 #
-#   git checkout BRANCH && bash scripts/gpu_pack.sh --variant NAME && git checkout main
+#   bash scripts/gpu_pack.sh --variant NAME [--ref BRANCH]
 #   bash scripts/gpu_pack.sh
 #
-# builds the checked-out tree into build-gpu-NAME and packs only its binaries
-# into .gpu/NAME.tar.xz (the libraries and the suite come from the main pack);
+# builds the checked-out tree (with --ref, BRANCH in a worktree beside this
+# checkout, ../tessera-variant-NAME, so this tree is never switched under a
+# running build) into build-gpu-NAME and packs only its binaries into
+# .gpu/NAME.tar.xz (the libraries and the suite come from the main pack);
 # gpu_check.sh --prebuilt --variant NAME runs its stages with that build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VARIANT=""
+REF=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --ref)
+      REF="${2:-}"
+      [ -n "$REF" ] || { echo "gpu_pack.sh: --ref needs a branch or commit" >&2; exit 2; }
+      shift ;;
     --variant)
       VARIANT="${2:-}"
       [[ "$VARIANT" =~ ^[a-z0-9][a-z0-9-]*$ ]] || {
@@ -40,6 +47,21 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ -n "$REF" ]; then
+  [ -n "$VARIANT" ] || { echo "gpu_pack.sh: --ref goes with --variant" >&2; exit 2; }
+  wt="$(realpath -m "../tessera-variant-$VARIANT")"
+  if [ -d "$wt" ]; then
+    git -C "$wt" checkout -q --detach "$REF"
+  else
+    git worktree add -q --detach "$wt" "$REF"
+  fi
+  echo "== $REF in $wt"
+  bash "$wt/scripts/gpu_pack.sh" --variant "$VARIANT"
+  mkdir -p .gpu
+  cp "$wt/.gpu/$VARIANT.tar.xz" ".gpu/$VARIANT.tar.xz"
+  echo "== copied to .gpu/$VARIANT.tar.xz"
+  exit 0
+fi
 if [ -n "$VARIANT" ]; then
   BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu-$VARIANT}"
   PACK=".gpu/$VARIANT.tar.xz"
