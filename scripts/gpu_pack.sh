@@ -122,6 +122,9 @@ else
 fi
 
 mkdir -p .gpu
+# A local trial of gpu_check.sh --prebuilt leaves the unpacked pack here,
+# which would push the carried .gpu past the device tool's 64 MiB.
+rm -rf .gpu/unpacked
 tar -C "$stage" -cf - . | xz -T0 -6 > "$PACK.tmp"
 mv "$PACK.tmp" "$PACK"
 echo "== $PACK: $(du -h "$PACK" | cut -f1) (libraries: $(ls "$stage/lib" | tr '\n' ' '))"
