@@ -63,6 +63,15 @@ bool parse_address(const std::string& v, uint64_t& out) {
   return ok && out != 0;
 }
 
+// The enum value `v` names among `names` (each spelling with its value).
+template <typename E>
+E parse_enum(const std::string& key, const std::string& v,
+             std::initializer_list<std::pair<const char*, E>> names) {
+  for (const auto& [name, value] : names)
+    if (v == name) return value;
+  bad_value(key, v);
+}
+
 bool parse_bool(const std::string& key, const std::string& v) {
   if (v == "1" || v == "true" || v == "True") return true;
   if (v == "0" || v == "false" || v == "False") return false;
@@ -116,24 +125,18 @@ CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_co
     if (!parse_unsigned(*v, bytes) || bytes == 0) bad_value("gpu_mem_limit", *v);
     o.gpu_mem_limit = size_t(bytes);
   }
-  if (const auto* v = get("arena_extend_strategy")) {
-    if (*v == "kNextPowerOfTwo" || *v == "0")
-      o.arena_extend_strategy = ArenaExtendStrategy::kNextPowerOfTwo;
-    else if (*v == "kSameAsRequested" || *v == "1")
-      o.arena_extend_strategy = ArenaExtendStrategy::kSameAsRequested;
-    else
-      bad_value("arena_extend_strategy", *v);
-  }
-  if (const auto* v = get("cudnn_conv_algo_search")) {
-    if (*v == "EXHAUSTIVE")
-      o.cudnn_conv_algo_search = ConvAlgoSearch::kExhaustive;
-    else if (*v == "HEURISTIC")
-      o.cudnn_conv_algo_search = ConvAlgoSearch::kHeuristic;
-    else if (*v == "DEFAULT")
-      o.cudnn_conv_algo_search = ConvAlgoSearch::kDefault;
-    else
-      bad_value("cudnn_conv_algo_search", *v);
-  }
+  using A = ArenaExtendStrategy;
+  if (const auto* v = get("arena_extend_strategy"))
+    o.arena_extend_strategy = parse_enum<A>("arena_extend_strategy", *v,
+                                            {{"kNextPowerOfTwo", A::kNextPowerOfTwo},
+                                             {"0", A::kNextPowerOfTwo},
+                                             {"kSameAsRequested", A::kSameAsRequested},
+                                             {"1", A::kSameAsRequested}});
+  using S = ConvAlgoSearch;
+  if (const auto* v = get("cudnn_conv_algo_search"))
+    o.cudnn_conv_algo_search = parse_enum<S>(
+        "cudnn_conv_algo_search", *v,
+        {{"EXHAUSTIVE", S::kExhaustive}, {"HEURISTIC", S::kHeuristic}, {"DEFAULT", S::kDefault}});
   if (const auto* v = get("cudnn_conv_use_max_workspace"))
     o.cudnn_conv_use_max_workspace = parse_bool("cudnn_conv_use_max_workspace", *v);
   if (const auto* v = get("do_copy_in_default_stream"))
@@ -152,18 +155,13 @@ CudaOptions parse_cuda_options(const ep::ProviderOptions& options, int device_co
     if (v->empty() || v->find('\0') != std::string::npos) bad_value("cudnn_conv_algo_cache", *v);
     o.cudnn_conv_algo_cache = *v;  // opened (and checked) when the provider is made
   }
-  if (const auto* v = get("attention_kernel")) {
-    if (*v == "auto")
-      o.attention_kernel = AttentionKernel::kAuto;
-    else if (*v == "tensor_cores")
-      o.attention_kernel = AttentionKernel::kTensorCores;
-    else if (*v == "tiled")
-      o.attention_kernel = AttentionKernel::kTiled;
-    else if (*v == "rows")
-      o.attention_kernel = AttentionKernel::kRows;
-    else
-      bad_value("attention_kernel", *v);
-  }
+  using K = AttentionKernel;
+  if (const auto* v = get("attention_kernel"))
+    o.attention_kernel = parse_enum<K>("attention_kernel", *v,
+                                       {{"auto", K::kAuto},
+                                        {"tensor_cores", K::kTensorCores},
+                                        {"tiled", K::kTiled},
+                                        {"rows", K::kRows}});
   return o;
 }
 
