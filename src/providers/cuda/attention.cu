@@ -11,6 +11,9 @@
 //   3. each thread takes output dims d, d + threads, ...: sum_j p_j v_j[d],
 //      so neighbouring threads read neighbouring elements of a V row.
 // Everything is computed in float.
+#include <map>
+#include <mutex>
+
 #include "providers/cuda/attention_mma.hpp"
 #include "providers/cuda/attention_score.cuh"
 #include "providers/cuda/attention_tiled.hpp"
@@ -105,6 +108,30 @@ bool scores_fit(const AttentionShape& s) {
 int64_t rows_of(const AttentionShape& s) { return s.batch * s.q_heads * s.q_len; }
 
 }  // namespace
+
+const DeviceLimits& device_limits() {
+  static std::mutex mu;
+  static std::map<int, DeviceLimits> known;  // by device id; nodes never move
+  int dev = -1;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    cudaGetLastError();  // not left for the next launch's check to report
+    static const DeviceLimits unknown;
+    return unknown;
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(dev); it != known.end()) return it->second;
+  DeviceLimits l;
+  int bytes = 0, sms = 0;
+  if (cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) == cudaSuccess)
+    l.block_shared = size_t(bytes);
+  else
+    cudaGetLastError();
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) == cudaSuccess)
+    l.multiprocessors = sms;
+  else
+    cudaGetLastError();
+  return known.emplace(dev, l).first->second;
+}
 
 AttentionKernel choose_attention_kernel(ElemType t, const AttentionShape& s, AttentionKernel pick) {
   using K = AttentionKernel;

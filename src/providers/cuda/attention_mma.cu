@@ -68,10 +68,7 @@ __global__ void __launch_bounds__(kThreads)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const T zero = from_float<T>(0.0f);
 
-  const HeadTile<T> tile_of(q, k, v, y, s, tiles, kRows);
-  const int64_t i0 = tile_of.i0, b = tile_of.b, h = tile_of.h;
-  const T *qp = tile_of.q, *kp = tile_of.k, *vp = tile_of.v;
-  T* yp = tile_of.y;
+  const auto [i0, b, h, qp, kp, vp, yp] = HeadTile<T>(q, k, v, y, s, tiles, kRows);
 
   for (int64_t e = threadIdx.x; e < kRows * D; e += kThreads) {
     const int64_t r = e / D, d = e % D;
@@ -179,16 +176,11 @@ bool attention_mma_fits(ElemType t, const AttentionShape& s) {
   if (s.head_size < 16 || s.head_size > kMaxHead || s.head_size % 16 != 0) return false;
   if (s.v_head_size < 16 || s.v_head_size > kMaxHead || s.v_head_size % 16 != 0) return false;
   if (s.kv_len < 1 || s.kv_len > (int64_t(1) << 20)) return false;
-  return Layout(s).total <= block_shared_limit();
+  return Layout(s).total <= device_limits().block_shared;
 }
 
 bool attention_mma_fills_device(const AttentionShape& s) {
-  int dev = 0, sms = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
-    cudaGetLastError();
-    return true;
-  }
+  const int sms = device_limits().multiprocessors;  // 0 when unknown: take the kernel
   return s.batch * s.q_heads * ((s.q_len + kRows - 1) / kRows) >= sms;
 }
 

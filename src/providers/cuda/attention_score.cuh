@@ -66,16 +66,14 @@ struct HeadTile {
   }
 };
 
-// The current device's limit on a block's shared memory, opted in to (48
-// KiB, which every device gives, when it cannot be read).
-inline size_t block_shared_limit() {
-  int dev = 0, bytes = 48 * 1024;
-  if (cudaGetDevice(&dev) != cudaSuccess ||
-      cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
-    bytes = 48 * 1024;
-    cudaGetLastError();  // clear the error
-  }
-  return size_t(bytes);
-}
+// What the attention kernels' choice asks of the current device: a block's
+// shared memory, opted in to, and the multiprocessor count. Read once per
+// device (the choice is made per node and run) and kept; 48 KiB (what every
+// device gives) and 0 (unknown) when they cannot be read.
+struct DeviceLimits {
+  size_t block_shared = 48 * 1024;
+  int multiprocessors = 0;
+};
+const DeviceLimits& device_limits();  // attention.cu
 
 }  // namespace tessera::cuda

@@ -49,10 +49,7 @@ __global__ void __launch_bounds__(kThreads)
   float* inv = sc + kRows * L;                                                       // [kRows]
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
 
-  const HeadTile<T> tile_of(q, k, v, y, s, tiles, kRows);
-  const int64_t i0 = tile_of.i0, b = tile_of.b, h = tile_of.h;
-  const T *qp = tile_of.q, *kp = tile_of.k, *vp = tile_of.v;
-  T* yp = tile_of.y;
+  const auto [i0, b, h, qp, kp, vp, yp] = HeadTile<T>(q, k, v, y, s, tiles, kRows);
 
   for (int64_t e = threadIdx.x; e < kRows * D; e += kThreads) {
     const int64_t r = e / D, d = e % D;
@@ -153,7 +150,7 @@ __global__ void __launch_bounds__(kThreads)
 bool attention_tiled_fits(const AttentionShape& s) {
   return s.head_size >= 1 && s.head_size <= kMaxHead && s.v_head_size >= 1 &&
          s.v_head_size <= kMaxHead && s.kv_len >= 1 && s.kv_len <= (int64_t(1) << 20) &&
-         shared_floats(s) * sizeof(float) <= block_shared_limit();
+         shared_floats(s) * sizeof(float) <= device_limits().block_shared;
 }
 
 cudaError_t launch_attention_tiled(ElemType t, const void* q, const void* k, const void* v,
