@@ -187,26 +187,12 @@ bool attention_mma_fills_device(const AttentionShape& s) {
 cudaError_t launch_attention_mma(ElemType t, const void* q, const void* k, const void* v,
                                  const void* mask, void* y, const AttentionShape& s,
                                  cudaStream_t stream) {
-  const int64_t tiles = (s.q_len + kRows - 1) / kRows;
-  const int64_t blocks = s.batch * s.q_heads * tiles;
-  if (blocks == 0) return cudaSuccess;
-  if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidConfiguration;
   const size_t shared = Layout(s).total;
-  auto launch = [&](auto e) {
-    using T = decltype(e);
-    if (shared > 48 * 1024 &&
-        cudaFuncSetAttribute(attention_mma_tiles<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(shared)) != cudaSuccess)
-      return;
-    attention_mma_tiles<T><<<unsigned(blocks), kThreads, shared, stream>>>(
-        static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), mask,
-        static_cast<T*>(y), s, tiles);
-  };
   if (t == ElemType::kF16)
-    launch(__half());
-  else
-    launch(__nv_bfloat16());
-  return cudaGetLastError();
+    return launch_head_tiles(attention_mma_tiles<__half>, kRows, kThreads, shared, q, k, v, mask, y,
+                             s, stream);
+  return launch_head_tiles(attention_mma_tiles<__nv_bfloat16>, kRows, kThreads, shared, q, k, v,
+                           mask, y, s, stream);
 }
 
 }  // namespace tessera::cuda

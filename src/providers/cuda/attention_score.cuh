@@ -66,6 +66,31 @@ struct HeadTile {
   }
 };
 
+// Launches a tiled attention kernel, kernel(q, k, v, mask, y, s, tiles), with
+// a block of `threads` per `rows` consecutive queries of each (batch, head)
+// and `shared` bytes of dynamic shared memory (opted in to above the 48 KiB
+// every kernel gets; the attribute is per kernel and device).
+template <typename T>
+cudaError_t launch_head_tiles(void (*kernel)(const T*, const T*, const T*, const void*, T*,
+                                             AttentionShape, int64_t),
+                              int64_t rows, int threads, size_t shared, const void* q,
+                              const void* k, const void* v, const void* mask, void* y,
+                              const AttentionShape& s, cudaStream_t stream) {
+  const int64_t tiles = (s.q_len + rows - 1) / rows;
+  const int64_t blocks = s.batch * s.q_heads * tiles;
+  if (blocks == 0) return cudaSuccess;
+  if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidConfiguration;
+  if (shared > 48 * 1024) {
+    const cudaError_t e =
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared));
+    if (e != cudaSuccess) return e;
+  }
+  kernel<<<unsigned(blocks), threads, shared, stream>>>(
+      static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), mask,
+      static_cast<T*>(y), s, tiles);
+  return cudaGetLastError();
+}
+
 // What the attention kernels' choice asks of the current device: a block's
 // shared memory, opted in to, and the multiprocessor count. Read once per
 // device (the choice is made per node and run) and kept; 48 KiB (what every

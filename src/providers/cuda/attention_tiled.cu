@@ -156,22 +156,13 @@ bool attention_tiled_fits(const AttentionShape& s) {
 cudaError_t launch_attention_tiled(ElemType t, const void* q, const void* k, const void* v,
                                    const void* mask, void* y, const AttentionShape& s,
                                    cudaStream_t stream) {
-  const int64_t tiles = (s.q_len + kRows - 1) / kRows;
-  const int64_t blocks = s.batch * s.q_heads * tiles;
-  if (blocks == 0) return cudaSuccess;
-  if (blocks > int64_t(INT32_MAX)) return cudaErrorInvalidConfiguration;
   const size_t shared = shared_floats(s) * sizeof(float);
-  return with_elem_type(t, [&](auto e) {
-    using T = decltype(e);
-    // Above 48 KiB a kernel must opt in; the attribute is per kernel and device.
-    if (shared > 48 * 1024 &&
-        cudaFuncSetAttribute(attention_tiles<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(shared)) != cudaSuccess)
-      return;  // with_elem_type returns the error
-    attention_tiles<T><<<unsigned(blocks), kThreads, shared, stream>>>(
-        static_cast<const T*>(q), static_cast<const T*>(k), static_cast<const T*>(v), mask,
-        static_cast<T*>(y), s, tiles);
+  cudaError_t err = cudaSuccess;
+  with_elem_type(t, [&](auto e) {
+    err = launch_head_tiles(attention_tiles<decltype(e)>, kRows, kThreads, shared, q, k, v, mask, y,
+                            s, stream);
   });
+  return err;
 }
 
 }  // namespace tessera::cuda
