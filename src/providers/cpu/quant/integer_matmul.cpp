@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linalg/quantize.hpp"
 #include "providers/cpu/quant/element_io.hpp"
+#include "providers/cpu/quant/igemm_matmul.hpp"
 #include "providers/cpu/quant/matmul_shape.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
@@ -75,22 +77,31 @@ std::vector<double> integer_products(const MatMulPlan& p, const std::vector<doub
 
 class MatMulIntegerKernel : public ep::OpKernel {
  public:
-  explicit MatMulIntegerKernel(const ep::KernelInfo&) {}
+  explicit MatMulIntegerKernel(const ep::KernelInfo& info)
+      : packed_b_(pack_constant_int8_b(info, 1)) {}
+  // A packed B is all a run reads of input 1.
+  bool reads_constant_data(size_t i) const override { return i != 1 || !packed_b_; }
+
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     MatMulPlan p = plan_matmul(ctx, a.shape(), b.shape());
+    // int8/uint8 with scalar or 1-D zero points: the packed integer GEMM.
+    if (igemm_matmul(ctx, p, a, b, ctx.input(2), ctx.input(3), packed_b_.get())) return;
     Shape a2 = a.rank() == 1 ? Shape{1, a.shape()[0]} : a.shape();
     Shape b2 = b.rank() == 1 ? Shape{b.shape()[0], 1} : b.shape();
     QuantParam azp(ctx, "a_zero_point", ctx.input(2), a2, true);
     QuantParam bzp(ctx, "b_zero_point", ctx.input(3), b2, false);
-    auto acc = integer_products(p, read_as<double>(a), read_as<double>(b), azp, bzp,
-                                ctx.thread_pool());
+    auto acc =
+        integer_products(p, read_as<double>(a), read_as<double>(b), azp, bzp, ctx.thread_pool());
     Tensor& y = ctx.output(0, p.out, DataType::kInt32);
     int32_t* yd = y.mutable_data<int32_t>();
     // Accumulation wraps in 32 bits, as the spec allows.
     for (size_t i = 0; i < acc.size(); ++i) yd[i] = int32_t(uint32_t(int64_t(acc[i])));
   }
+
+ private:
+  std::shared_ptr<const linalg::PackedBInt8> packed_b_;
 };
 
 class QLinearMatMulKernel : public ep::OpKernel {
@@ -110,8 +121,8 @@ class QLinearMatMulKernel : public ep::OpKernel {
     QuantParam ys(ctx, "y_scale", &ctx.required_input(6), p.out.rank() >= 1 ? p.out : Shape{1},
                   false);
     QuantParam yzp(ctx, "y_zero_point", &yzp_t, p.out.rank() >= 1 ? p.out : Shape{1}, false);
-    auto acc = integer_products(p, read_as<double>(a), read_as<double>(b), azp, bzp,
-                                ctx.thread_pool());
+    auto acc =
+        integer_products(p, read_as<double>(a), read_as<double>(b), azp, bzp, ctx.thread_pool());
     const DataType out_t = yzp_t.dtype();
     const bool to_float = is_float_type(out_t);
     double lo = 0, hi = 0;
@@ -147,19 +158,16 @@ class DynamicQuantizeLinearKernel : public ep::OpKernel {
     const float* xd = x.data<float>();
     const int64_t n = x.num_elements();
     float mn = 0.f, mx = 0.f;  // the range always includes zero
-    for (int64_t i = 0; i < n; ++i) {
-      mn = std::min(mn, xd[i]);
-      mx = std::max(mx, xd[i]);
-    }
+    linalg::min_max_with_zero(xd, n, &mn, &mx);
     const float scale = (mx - mn) / 255.f;
     float zpf = 0.f;
     if (scale != 0.f) zpf = std::clamp(round_half_even(0.f - mn / scale), 0.f, 255.f);
     Tensor& y = ctx.output(0, x.shape(), DataType::kUInt8);
     uint8_t* yd = y.mutable_data<uint8_t>();
-    for (int64_t i = 0; i < n; ++i) {
-      float v = scale != 0.f ? round_half_even(xd[i] / scale) + zpf : zpf;
-      yd[i] = uint8_t(std::clamp(v, 0.f, 255.f));
-    }
+    if (scale != 0.f)
+      linalg::quantize_u8(xd, n, scale, zpf, yd);
+    else
+      std::fill(yd, yd + n, uint8_t(zpf));
     ctx.output(1, Shape{}, DataType::kFloat).mutable_data<float>()[0] = scale;
     ctx.output(2, Shape{}, DataType::kUInt8).mutable_data<uint8_t>()[0] = uint8_t(zpf);
   }

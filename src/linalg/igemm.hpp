@@ -1,0 +1,70 @@
+// 8-bit integer matrix multiply on the CPU, row-major, exact in wrapping
+// 32-bit arithmetic (what MatMulInteger's int32 output holds):
+//   C[m][n] = sum_k (A[m][k] - za[m]) * (B[k][n] - zb[n])
+// A and B hold int8 or uint8 values, each with its zero points (one for all
+// rows/columns or one per row of A / column of B).
+//
+// The product runs as uint8 x int8 (what AVX-512 VNNI's vpdpbusd multiplies,
+// four pairs summed per 32-bit lane): int8 A is offset by +128 into uint8,
+// uint8 B by -128 into int8, and the offsets fold into the zero points, so
+//   C = A'B' - zb'[n] * rowsum(A')[m] - za'[m] * colsum(B')[n] + K za'[m] zb'[n]
+// with every term computed once per row or column. B is packed once (for a
+// constant weight, at kernel creation) into panels of 64 columns and groups
+// of 4 k values; a register tile of up to 6 rows x 64 columns accumulates
+// over all of K. Machines without VNNI run the same layout through a
+// portable loop.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+
+namespace tessera::linalg {
+
+// Which inner loop runs the packed product.
+enum class IgemmPath { kPortable, kVnni512 };
+
+// The fastest path this CPU supports (VNNI needs AVX-512 F, BW and VNNI, and
+// cpu_isa() at avx512: TESSERA_CPU_ISA caps this too).
+IgemmPath igemm_best_path();
+
+// B (K x N, row stride ldb, int8 or uint8) as the kernels read it.
+class PackedBInt8 {
+ public:
+  static constexpr int64_t kPanel = 64;  // columns a panel
+
+  PackedBInt8() = default;
+  PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed);
+  int64_t depth() const { return K_; }
+  int64_t cols() const { return N_; }
+  bool b_signed() const { return signed_; }
+  // Panel p: groups of 4 k values, each kPanel columns x 4 bytes (column j's
+  // four at j * 4); K is padded with zeros to a multiple of 4.
+  const int8_t* panel(int64_t p) const { return data_.data() + p * groups() * kPanel * 4; }
+  int64_t groups() const { return (K_ + 3) / 4; }
+  int64_t panels() const { return (N_ + kPanel - 1) / kPanel; }
+  // sum over k of B'[k][n] (B' = B, or B - 128 for uint8 B).
+  const int32_t* col_sums() const { return sums_.data(); }
+
+ private:
+  int64_t K_ = 0, N_ = 0;
+  bool signed_ = true;
+  std::vector<int8_t> data_;
+  std::vector<int32_t> sums_;
+};
+
+// Zero points: `values` holds `count` of them, count 1 (every row/column) or
+// one per row of A (za) or column of B (zb). count 0: all zero.
+struct ZeroPoints {
+  const int32_t* values = nullptr;
+  int64_t count = 0;
+  int32_t at(int64_t i) const { return count == 0 ? 0 : values[count == 1 ? 0 : i]; }
+};
+
+// C (M x b.cols(), row stride ldc) = the product above of A (M x b.depth(),
+// row stride lda, int8 if a_signed else uint8) and b. `pool` may be null.
+void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+           const PackedBInt8& b, ZeroPoints zb, int32_t* c, int64_t ldc, ThreadPool* pool,
+           IgemmPath path = igemm_best_path());
+
+}  // namespace tessera::linalg

@@ -1,0 +1,78 @@
+#include "providers/cpu/quant/igemm_matmul.hpp"
+
+#include <vector>
+
+#include "providers/cpu/quant/element_io.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
+
+// The zero points of `t` as int32: none, one, or `len` of them (a 1-D
+// vector). False for any other shape.
+bool zero_points(const Tensor* t, int64_t len, std::vector<int32_t>& out) {
+  out.clear();
+  if (!t) return true;
+  if (t->num_elements() != 1 && !(t->rank() == 1 && t->shape()[0] == len)) return false;
+  for (double v : read_as<double>(*t)) out.push_back(int32_t(v));
+  return true;
+}
+
+linalg::ZeroPoints view(const std::vector<int32_t>& z) { return {z.data(), int64_t(z.size())}; }
+
+}  // namespace
+
+std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::KernelInfo& info,
+                                                                size_t i) {
+  const Tensor* b = info.num_inputs() > i ? info.constant_input(i) : nullptr;
+  if (!b || b->rank() != 2 || !is_8bit(b->dtype())) return nullptr;
+  return info.prepacked<linalg::PackedBInt8>(i, "cpu.igemm.packed_b", {}, [&] {
+    return linalg::PackedBInt8(b->shape()[0], b->shape()[1], b->raw_data(), b->shape()[1],
+                               b->dtype() == DataType::kInt8);
+  });
+}
+
+bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, const Tensor& b,
+                  const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed) {
+  if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) return false;
+  std::vector<int32_t> za, zb;
+  if (!zero_points(azp, p.M, za) || !zero_points(bzp, p.N, zb)) return false;
+  const bool a_signed = a.dtype() == DataType::kInt8, b_signed = b.dtype() == DataType::kInt8;
+  const auto* a8 = static_cast<const uint8_t*>(a.raw_data());
+  int32_t* y = ctx.output(0, p.out, DataType::kInt32).mutable_data<int32_t>();
+  auto packed_for = [&](int64_t b_offset, linalg::PackedBInt8& local) {
+    if (packed && packed->depth() == p.K && packed->cols() == p.N &&
+        packed->b_signed() == b_signed && b_offset == 0)
+      return packed;
+    // (A constant B's data may be gone once packed: read only here.)
+    local = linalg::PackedBInt8(p.K, p.N, static_cast<const uint8_t*>(b.raw_data()) + b_offset, p.N,
+                                b_signed);
+    return static_cast<const linalg::PackedBInt8*>(&local);
+  };
+  ThreadPool* pool = &ctx.thread_pool();
+  // One B under a dense run of A's matrices: their rows are one tall A.
+  bool fold = true;
+  for (int64_t i = 0; i < p.batch; ++i)
+    fold = fold && p.b_offset[size_t(i)] == p.b_offset[0] && p.a_offset[size_t(i)] == i * p.M * p.K;
+  if (fold) {
+    std::vector<int32_t> za_rows;
+    if (za.size() > 1)  // per row of each matrix, repeated down the tall A
+      for (int64_t i = 0; i < p.batch; ++i) za_rows.insert(za_rows.end(), za.begin(), za.end());
+    linalg::PackedBInt8 local;
+    const linalg::PackedBInt8* pb = packed_for(p.b_offset[0], local);
+    linalg::igemm(p.batch * p.M, a8, p.K, a_signed, view(za.size() > 1 ? za_rows : za), *pb,
+                  view(zb), y, p.N, pool);
+    return true;
+  }
+  for (int64_t i = 0; i < p.batch; ++i) {
+    linalg::PackedBInt8 local;
+    const linalg::PackedBInt8* pb = packed_for(p.b_offset[size_t(i)], local);
+    linalg::igemm(p.M, a8 + p.a_offset[size_t(i)], p.K, a_signed, view(za), *pb, view(zb),
+                  y + i * p.M * p.N, p.N, pool);
+  }
+  return true;
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,114 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.hpp"
+#include "linalg/igemm.hpp"
+
+namespace tessera::linalg {
+namespace {
+
+std::vector<IgemmPath> paths() {
+  std::vector<IgemmPath> p = {IgemmPath::kPortable};
+  if (igemm_best_path() == IgemmPath::kVnni512) p.push_back(IgemmPath::kVnni512);
+  return p;
+}
+
+// The definition, in 64 bits, then reduced to 32 as the product wraps.
+std::vector<int32_t> reference(int64_t M, int64_t N, int64_t K, const std::vector<uint8_t>& a,
+                               bool as, const std::vector<uint8_t>& b, bool bs,
+                               const std::vector<int32_t>& za, const std::vector<int32_t>& zb) {
+  auto value = [](uint8_t v, bool s) { return s ? int64_t(int8_t(v)) : int64_t(v); };
+  auto zp = [](const std::vector<int32_t>& z, int64_t i) {
+    return z.empty() ? 0 : z[z.size() == 1 ? 0 : size_t(i)];
+  };
+  std::vector<int32_t> c(size_t(M * N));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t n = 0; n < N; ++n) {
+      int64_t s = 0;
+      for (int64_t k = 0; k < K; ++k)
+        s += (value(a[size_t(m * K + k)], as) - zp(za, m)) *
+             (value(b[size_t(k * N + n)], bs) - zp(zb, n));
+      c[size_t(m * N + n)] = int32_t(uint32_t(uint64_t(s)));
+    }
+  return c;
+}
+
+struct Case {
+  int64_t M, N, K;
+};
+
+TEST(Igemm, MatchesTheDefinitionForEverySignednessAndZeroPointForm) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> byte(0, 255);
+  ThreadPool pool(2);
+  // Tails of every kind: rows past a tile of 6, columns past a panel of 64,
+  // K not a multiple of 4, and K = 0.
+  const Case cases[] = {{1, 1, 1},  {6, 64, 4},     {7, 65, 5},  {13, 130, 67},
+                        {2, 63, 3}, {12, 128, 256}, {5, 200, 0}, {30, 70, 33}};
+  for (IgemmPath path : paths())
+    for (const Case& cs : cases)
+      for (int signs = 0; signs < 4; ++signs)
+        for (int zform = 0; zform < 3; ++zform) {
+          const bool as = signs & 1, bs = signs & 2;
+          std::vector<uint8_t> a(size_t(cs.M * cs.K)), b(size_t(cs.K * cs.N));
+          for (auto& v : a) v = uint8_t(byte(rng));
+          for (auto& v : b) v = uint8_t(byte(rng));
+          std::vector<int32_t> za, zb;
+          if (zform == 1) {
+            za = {as ? -3 : 131};
+            zb = {bs ? 5 : 120};
+          } else if (zform == 2) {
+            for (int64_t m = 0; m < cs.M; ++m) za.push_back(byte(rng) - (as ? 128 : 0));
+            for (int64_t n = 0; n < cs.N; ++n) zb.push_back(byte(rng) - (bs ? 128 : 0));
+          }
+          const PackedBInt8 packed(cs.K, cs.N, b.data(), cs.N, bs);
+          std::vector<int32_t> c(size_t(cs.M * cs.N), -1);
+          igemm(cs.M, a.data(), cs.K, as, {za.data(), int64_t(za.size())}, packed,
+                {zb.data(), int64_t(zb.size())}, c.data(), cs.N, &pool, path);
+          const auto want = reference(cs.M, cs.N, cs.K, a, as, b, bs, za, zb);
+          ASSERT_EQ(c, want) << "path " << int(path) << " M " << cs.M << " N " << cs.N << " K "
+                             << cs.K << " a " << (as ? "int8" : "uint8") << " b "
+                             << (bs ? "int8" : "uint8") << " zero points form " << zform;
+        }
+}
+
+TEST(Igemm, ExtremeValuesOverALongDepthStayExact) {
+  // 255 x -128 in every product, 4000 deep: 1.3e8, inside int32 without
+  // saturating (vpdpbusd adds its four products exactly).
+  const int64_t M = 3, N = 80, K = 4000;
+  std::vector<uint8_t> a(size_t(M * K), 255), b(size_t(K * N), 0x80);
+  const PackedBInt8 packed(K, N, b.data(), N, true);
+  for (IgemmPath path : paths()) {
+    std::vector<int32_t> c(size_t(M * N));
+    igemm(M, a.data(), K, false, {}, packed, {}, c.data(), N, nullptr, path);
+    for (int32_t v : c) ASSERT_EQ(v, -255 * 128 * K) << int(path);
+  }
+}
+
+TEST(Igemm, WritesIntoAStridedOutputAndReadsAStridedA) {
+  const int64_t M = 4, N = 70, K = 9, lda = 16, ldc = 100;
+  std::vector<uint8_t> a(size_t(M * lda), 1), b(size_t(K * N));
+  for (size_t i = 0; i < b.size(); ++i) b[i] = uint8_t(i % 7);
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) a[size_t(m * lda + k)] = uint8_t(m + k);
+  const PackedBInt8 packed(K, N, b.data(), N, false);
+  std::vector<uint8_t> dense(size_t(M * K));
+  for (int64_t m = 0; m < M; ++m)
+    for (int64_t k = 0; k < K; ++k) dense[size_t(m * K + k)] = a[size_t(m * lda + k)];
+  const auto want = reference(M, N, K, dense, false, b, false, {}, {});
+  for (IgemmPath path : paths()) {
+    std::vector<int32_t> c(size_t(M * ldc), 12345);
+    igemm(M, a.data(), lda, false, {}, packed, {}, c.data(), ldc, nullptr, path);
+    for (int64_t m = 0; m < M; ++m) {
+      for (int64_t n = 0; n < N; ++n)
+        ASSERT_EQ(c[size_t(m * ldc + n)], want[size_t(m * N + n)]) << m << "," << n;
+      for (int64_t n = N; n < ldc; ++n) ASSERT_EQ(c[size_t(m * ldc + n)], 12345) << "past N";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::linalg

@@ -1,0 +1,59 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "linalg/quantize.hpp"
+
+namespace tessera::linalg {
+namespace {
+
+TEST(Quantize, RangeHoldsZeroAndIgnoresNaN) {
+  // Lengths around the 16-lane vectors, with the extremes in the tails too.
+  for (int64_t n : {0, 1, 15, 16, 17, 33, 100}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = float(i % 7) + 1.0f;  // all positive
+    float lo = -1, hi = -1;
+    min_max_with_zero(x.data(), n, &lo, &hi);
+    EXPECT_EQ(lo, 0.f) << n;
+    EXPECT_EQ(hi, n == 0 ? 0.f : n < 7 ? float(n) : 7.f) << n;
+    if (n < 2) continue;
+    x[size_t(n - 1)] = -9.5f;  // in the tail
+    x[0] = std::numeric_limits<float>::quiet_NaN();
+    min_max_with_zero(x.data(), n, &lo, &hi);
+    EXPECT_EQ(lo, -9.5f) << n;
+    EXPECT_FALSE(std::isnan(hi)) << n;
+  }
+}
+
+TEST(Quantize, RoundsHalfToEvenAndSaturates) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-3.f, 3.f);
+  std::vector<float> x(203);
+  for (auto& v : x) v = u(rng);
+  // Exact halves (x / scale = k + 0.5) must go to the even neighbour.
+  const float scale = 0.5f, zp = 100.f;
+  for (int i = 0; i < 40; ++i) x[size_t(i * 5)] = (float(i - 20) + 0.5f) * scale;
+  x[3] = 1e9f;                                     // saturates at 255
+  x[4] = -1e9f;                                    // at 0
+  x[5] = std::numeric_limits<float>::quiet_NaN();  // 0
+  std::vector<uint8_t> y(x.size());
+  quantize_u8(x.data(), int64_t(x.size()), scale, zp, y.data());
+  for (size_t i = 0; i < x.size(); ++i) {
+    uint8_t want = 0;
+    if (!std::isnan(x[i])) {
+      const float v = std::nearbyint(x[i] / scale) + zp;
+      want = uint8_t(std::fmin(std::fmax(v, 0.f), 255.f));
+    }
+    ASSERT_EQ(y[i], want) << "element " << i << " = " << x[i];
+  }
+  EXPECT_EQ(y[0], uint8_t(80));  // -19.5 -> -20 (even), + 100
+  EXPECT_EQ(y[3], 255);
+  EXPECT_EQ(y[4], 0);
+  EXPECT_EQ(y[5], 0);
+}
+
+}  // namespace
+}  // namespace tessera::linalg
