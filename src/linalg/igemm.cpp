@@ -53,9 +53,14 @@ PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool 
   }
 }
 
-void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
-           const PackedBInt8& b, ZeroPoints zb, int32_t* c, int64_t ldc, ThreadPool* pool,
-           IgemmPath path) {
+namespace {
+
+// The driver of igemm and igemm_to_float: store(m, n0, width, values) gets
+// each finished run of a row's exact int32 results.
+template <typename Store>
+void igemm_rows(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+                const PackedBInt8& b, ZeroPoints zb, ThreadPool* pool, IgemmPath path,
+                const Store& store) {
   const int64_t K = b.depth(), N = b.cols();
   if (M <= 0 || N <= 0) return;
   const int64_t K4 = b.groups() * 4;
@@ -105,12 +110,12 @@ void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
       // in wrapping 32-bit arithmetic.
       for (int r = 0; r < rows; ++r) {
         const uint32_t rt = row_term[size_t(m0 + r)], zam = za_p[size_t(m0 + r)];
-        int32_t* cr = c + (m0 + r) * ldc + n0;
-        const int32_t* rr = raw + r * W;
+        int32_t* rr = raw + r * W;
         const uint32_t* zbr = zb_p.data() + n0;
         const int32_t* cs = col_sums + n0;
         for (int64_t j = 0; j < width; ++j)
-          cr[j] = int32_t(uint32_t(rr[j]) - zbr[j] * rt - zam * uint32_t(cs[j]));
+          rr[j] = int32_t(uint32_t(rr[j]) - zbr[j] * rt - zam * uint32_t(cs[j]));
+        store(m0 + r, n0, width, rr);
       }
     }
   };
@@ -119,6 +124,36 @@ void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
     pool->parallel_for(tasks, double(R * W * std::max<int64_t>(K, 1)), run);
   else
     run(0, tasks);
+}
+
+}  // namespace
+
+void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+           const PackedBInt8& b, ZeroPoints zb, int32_t* c, int64_t ldc, ThreadPool* pool,
+           IgemmPath path) {
+  igemm_rows(M, a, lda, a_signed, za, b, zb, pool, path,
+             [&](int64_t m, int64_t n0, int64_t width, const int32_t* v) {
+               std::memcpy(c + m * ldc + n0, v, size_t(width) * sizeof(int32_t));
+             });
+}
+
+void igemm_to_float(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+                    const PackedBInt8& b, ZeroPoints zb, const IgemmToFloat& out, float* y,
+                    int64_t ldy, ThreadPool* pool, IgemmPath path) {
+  igemm_rows(M, a, lda, a_signed, za, b, zb, pool, path,
+             [&](int64_t m, int64_t n0, int64_t width, const int32_t* v) {
+               float* yr = y + m * ldy + n0;
+               const float* bias = out.bias ? out.bias + n0 : nullptr;
+               if (out.scale_count == 1) {
+                 const float s = out.scale[0];
+                 for (int64_t j = 0; j < width; ++j) yr[j] = float(v[j]) * s;
+               } else {
+                 const float* s = out.scale + n0;
+                 for (int64_t j = 0; j < width; ++j) yr[j] = float(v[j]) * s[j];
+               }
+               if (bias)
+                 for (int64_t j = 0; j < width; ++j) yr[j] += bias[j];
+             });
 }
 
 }  // namespace tessera::linalg

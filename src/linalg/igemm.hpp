@@ -67,4 +67,18 @@ void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
            const PackedBInt8& b, ZeroPoints zb, int32_t* c, int64_t ldc, ThreadPool* pool,
            IgemmPath path = igemm_best_path());
 
+// The product dequantized on its way out, as MatMulInteger -> Cast(float) ->
+// Mul(scale) (-> Add(bias)) computes it:
+//   Y[m][n] = float(C[m][n]) * scale[n or 0] (+ bias[n])
+// scale holds scale_count values (1, or one per column); bias is null or
+// one per column.
+struct IgemmToFloat {
+  const float* scale = nullptr;
+  int64_t scale_count = 1;
+  const float* bias = nullptr;
+};
+void igemm_to_float(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+                    const PackedBInt8& b, ZeroPoints zb, const IgemmToFloat& out, float* y,
+                    int64_t ldy, ThreadPool* pool, IgemmPath path = igemm_best_path());
+
 }  // namespace tessera::linalg

@@ -66,10 +66,10 @@ TypeInfo constant_type(const ir::Node& n) {
 }
 
 const std::set<std::string> kBoolOut = {
-    "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not", "And", "Or", "Xor",
-    "IsNaN", "IsInf", "RegexFullMatch", "OptionalHasElement"};
-const std::set<std::string> kInt64Out = {"Shape", "Size", "ArgMax", "ArgMin", "NonZero",
-                                         "NonMaxSuppression", "SequenceLength"};
+    "Equal", "Less",  "Greater", "LessOrEqual",    "GreaterOrEqual",    "Not", "And", "Or",
+    "Xor",   "IsNaN", "IsInf",   "RegexFullMatch", "OptionalHasElement"};
+const std::set<std::string> kInt64Out = {
+    "Shape", "Size", "ArgMax", "ArgMin", "NonZero", "NonMaxSuppression", "SequenceLength"};
 const std::set<std::string> kStringOut = {"StringNormalizer", "StringConcat"};
 
 std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
@@ -91,8 +91,7 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     const ir::Attribute* a = n.attr("value");
     return all(tensor_of(a && a->t.defined() ? a->t.dtype() : DataType::kFloat));
   }
-  if (op == "EyeLike" || op == "RandomNormalLike" || op == "RandomUniformLike" ||
-      op == "Bernoulli")
+  if (op == "EyeLike" || op == "RandomNormalLike" || op == "RandomUniformLike" || op == "Bernoulli")
     return all(tensor_of(attr_dtype(n, "dtype", elem(inputs, 0))));
   if (op == "RandomNormal" || op == "RandomUniform")
     return all(tensor_of(attr_dtype(n, "dtype", DataType::kFloat)));
@@ -107,8 +106,8 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     return all(tensor_of(t));
   }
   if (op == "DequantizeLinear") {
-    DataType t = opset >= 23 ? attr_dtype(n, "output_dtype", DataType::kUndefined)
-                             : DataType::kUndefined;
+    DataType t =
+        opset >= 23 ? attr_dtype(n, "output_dtype", DataType::kUndefined) : DataType::kUndefined;
     return all(tensor_of(t != DataType::kUndefined ? t : elem(inputs, 1)));
   }
   if (op == "DynamicQuantizeLinear") {
@@ -143,7 +142,8 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
   if (op == "LayerNormalization") {
     // Mean and InvStdDev have the stash type (float by default).
     out[0] = in(inputs, 0);
-    for (size_t i = 1; i < nout; ++i) out[i] = tensor_of(attr_dtype(n, "stash_type", DataType::kFloat));
+    for (size_t i = 1; i < nout; ++i)
+      out[i] = tensor_of(attr_dtype(n, "stash_type", DataType::kFloat));
     return out;
   }
   if (op == "BitCast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));
@@ -219,7 +219,8 @@ std::vector<TypeInfo> infer_training(const ir::Node& n, const std::vector<TypeIn
 
 // ai.onnx.ml: most outputs are fixed types; the rest follow an attribute
 // (labels, values_*, cast_to) or the input.
-std::vector<TypeInfo> infer_ml(const ir::Node& n, int64_t opset, const std::vector<TypeInfo>& inputs) {
+std::vector<TypeInfo> infer_ml(const ir::Node& n, int64_t opset,
+                               const std::vector<TypeInfo>& inputs) {
   const std::string& op = n.op_type;
   std::vector<TypeInfo> out(n.outputs.size());
   auto all = [&](TypeInfo t) {
@@ -228,11 +229,10 @@ std::vector<TypeInfo> infer_ml(const ir::Node& n, int64_t opset, const std::vect
   };
   auto has = [&](const char* a) { return n.attr(a) != nullptr; };
   static const std::set<std::string> kFloatOut = {
-      "FeatureVectorizer", "Normalizer", "Scaler", "OneHotEncoder", "LinearRegressor",
-      "SVMRegressor", "TreeEnsembleRegressor"};
+      "FeatureVectorizer", "Normalizer",           "Scaler", "OneHotEncoder", "LinearRegressor",
+      "SVMRegressor",      "TreeEnsembleRegressor"};
   if (kFloatOut.count(op)) return all(tensor_of(DataType::kFloat));
-  if (op == "ArrayFeatureExtractor" || op == "Binarizer" || op == "Imputer" ||
-      op == "TreeEnsemble")
+  if (op == "ArrayFeatureExtractor" || op == "Binarizer" || op == "Imputer" || op == "TreeEnsemble")
     return all(in(inputs, 0));
   if (op == "CastMap") {
     const ir::Attribute* a = n.attr("cast_to");
@@ -257,7 +257,9 @@ std::vector<TypeInfo> infer_ml(const ir::Node& n, int64_t opset, const std::vect
   }
   if (op == "DictVectorizer") {
     TypeInfo m = in(inputs, 0);
-    if (m.kind == Kind::kMap && m.inner) return all(tensor_of(m.inner->kind == Kind::kTensor ? m.inner->elem_type : DataType::kUndefined));
+    if (m.kind == Kind::kMap && m.inner)
+      return all(
+          tensor_of(m.inner->kind == Kind::kTensor ? m.inner->elem_type : DataType::kUndefined));
     return out;
   }
   if (op == "LinearClassifier" || op == "SVMClassifier" || op == "TreeEnsembleClassifier") {
@@ -286,7 +288,10 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   // ai.onnx.preview.FlexAttention: Y has the type of Q.
   if (node.domain == "ai.onnx.preview" && node.op_type == "FlexAttention" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
-  // Tessera's internal fused ops (optimizer-made) keep their first input's type.
+  // MatMulIntegerToFloat (optimizer-made) gives its scale's (input 4) type.
+  if (node.domain == "com.tessera" && node.op_type == "MatMulIntegerToFloat" && inputs.size() > 4)
+    return {ir::TypeInfo::tensor(inputs[4].elem_type)};
+  // Tessera's other internal fused ops (optimizer-made) keep their first input's type.
   if (node.domain == "com.tessera" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
   return std::vector<ir::TypeInfo>(node.outputs.size());

@@ -53,6 +53,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/true); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
+    run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(model, g); });
     // Last: it converts the FusedConvs made above (residual and activation
     // included). The blocked kernels pay off only where vector kernels
     // (AVX-512, or AVX2 with FMA) run them.

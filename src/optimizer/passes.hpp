@@ -49,6 +49,9 @@ size_t fuse_attention(ir::Model& model, ir::Graph& graph, bool packed_qkv);
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);
 // MatMul's bias Add + exact Gelu -> com.tessera BiasGelu.
 size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
+// MatMulInteger -> Cast(float) -> Mul(scale) (-> Add(bias)), a dynamically
+// quantized MatMul, -> com.tessera MatMulIntegerToFloat.
+size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& graph);
 // Runs chains of 2-D Conv / FusedConv (constant float filter, group 1 or
 // depthwise), pools, Adds and Relus in the channel-blocked layout of
 // linalg/nchwc.hpp (com.tessera NchwcConv, Nchwc*Pool), so convolutions read

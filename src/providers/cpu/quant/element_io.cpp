@@ -28,19 +28,45 @@ D clamp_to_int(T value) {
 
 void integer_range(DataType t, double* lo, double* hi) {
   switch (t) {
-    case DataType::kUInt8: *lo = 0, *hi = 255; return;
-    case DataType::kInt8: *lo = -128, *hi = 127; return;
-    case DataType::kUInt16: *lo = 0, *hi = 65535; return;
-    case DataType::kInt16: *lo = -32768, *hi = 32767; return;
-    case DataType::kInt32: *lo = -2147483648.0, *hi = 2147483647.0; return;
-    case DataType::kUInt32: *lo = 0, *hi = 4294967295.0; return;
-    case DataType::kUInt4: *lo = 0, *hi = 15; return;
-    case DataType::kInt4: *lo = -8, *hi = 7; return;
-    case DataType::kUInt2: *lo = 0, *hi = 3; return;
-    case DataType::kInt2: *lo = -2, *hi = 1; return;
-    case DataType::kInt64: *lo = -9.2233720368547758e18, *hi = 9.2233720368547758e18; return;
-    case DataType::kUInt64: *lo = 0, *hi = 1.8446744073709552e19; return;
-    default: *lo = -INFINITY, *hi = INFINITY; return;
+    case DataType::kUInt8:
+      *lo = 0, *hi = 255;
+      return;
+    case DataType::kInt8:
+      *lo = -128, *hi = 127;
+      return;
+    case DataType::kUInt16:
+      *lo = 0, *hi = 65535;
+      return;
+    case DataType::kInt16:
+      *lo = -32768, *hi = 32767;
+      return;
+    case DataType::kInt32:
+      *lo = -2147483648.0, *hi = 2147483647.0;
+      return;
+    case DataType::kUInt32:
+      *lo = 0, *hi = 4294967295.0;
+      return;
+    case DataType::kUInt4:
+      *lo = 0, *hi = 15;
+      return;
+    case DataType::kInt4:
+      *lo = -8, *hi = 7;
+      return;
+    case DataType::kUInt2:
+      *lo = 0, *hi = 3;
+      return;
+    case DataType::kInt2:
+      *lo = -2, *hi = 1;
+      return;
+    case DataType::kInt64:
+      *lo = -9.2233720368547758e18, *hi = 9.2233720368547758e18;
+      return;
+    case DataType::kUInt64:
+      *lo = 0, *hi = 1.8446744073709552e19;
+      return;
+    default:
+      *lo = -INFINITY, *hi = INFINITY;
+      return;
   }
 }
 

@@ -35,13 +35,25 @@ std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::Kernel
 }
 
 bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, const Tensor& b,
-                  const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed) {
+                  const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed,
+                  const linalg::IgemmToFloat* to_float) {
   if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) return false;
   std::vector<int32_t> za, zb;
   if (!zero_points(azp, p.M, za) || !zero_points(bzp, p.N, zb)) return false;
   const bool a_signed = a.dtype() == DataType::kInt8, b_signed = b.dtype() == DataType::kInt8;
   const auto* a8 = static_cast<const uint8_t*>(a.raw_data());
-  int32_t* y = ctx.output(0, p.out, DataType::kInt32).mutable_data<int32_t>();
+  Tensor& y = ctx.output(0, p.out, to_float ? DataType::kFloat : DataType::kInt32);
+  ThreadPool* pool = &ctx.thread_pool();
+  // rows x N of the product into the output from element `offset` on.
+  auto product = [&](int64_t rows, const uint8_t* a_rows, linalg::ZeroPoints a_zero,
+                     const linalg::PackedBInt8& pb, int64_t offset) {
+    if (to_float)
+      linalg::igemm_to_float(rows, a_rows, p.K, a_signed, a_zero, pb, view(zb), *to_float,
+                             y.mutable_data<float>() + offset, p.N, pool);
+    else
+      linalg::igemm(rows, a_rows, p.K, a_signed, a_zero, pb, view(zb),
+                    y.mutable_data<int32_t>() + offset, p.N, pool);
+  };
   auto packed_for = [&](int64_t b_offset, linalg::PackedBInt8& local) {
     if (packed && packed->depth() == p.K && packed->cols() == p.N &&
         packed->b_signed() == b_signed && b_offset == 0)
@@ -51,7 +63,6 @@ bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, 
                                 b_signed);
     return static_cast<const linalg::PackedBInt8*>(&local);
   };
-  ThreadPool* pool = &ctx.thread_pool();
   // One B under a dense run of A's matrices: their rows are one tall A.
   bool fold = true;
   for (int64_t i = 0; i < p.batch; ++i)
@@ -62,15 +73,13 @@ bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, 
       for (int64_t i = 0; i < p.batch; ++i) za_rows.insert(za_rows.end(), za.begin(), za.end());
     linalg::PackedBInt8 local;
     const linalg::PackedBInt8* pb = packed_for(p.b_offset[0], local);
-    linalg::igemm(p.batch * p.M, a8, p.K, a_signed, view(za.size() > 1 ? za_rows : za), *pb,
-                  view(zb), y, p.N, pool);
+    product(p.batch * p.M, a8, view(za.size() > 1 ? za_rows : za), *pb, 0);
     return true;
   }
   for (int64_t i = 0; i < p.batch; ++i) {
     linalg::PackedBInt8 local;
     const linalg::PackedBInt8* pb = packed_for(p.b_offset[size_t(i)], local);
-    linalg::igemm(p.M, a8 + p.a_offset[size_t(i)], p.K, a_signed, view(za), *pb, view(zb),
-                  y + i * p.M * p.N, p.N, pool);
+    product(p.M, a8 + p.a_offset[size_t(i)], view(za), *pb, i * p.M * p.N);
   }
   return true;
 }

@@ -99,7 +99,8 @@ std::vector<double> conv_accumulate(const ConvGeometry& g, const std::vector<dou
       double wz = wzp.size() == 1 ? wzp[0] : wzp[size_t(m)];
       double* out = acc.data() + nm * out_size;
       for (int64_t o = 0; o < out_size; ++o) {
-        for (int64_t r = o, d = int64_t(sd) - 1; d >= 0; --d) oi[size_t(d)] = r % g.out[size_t(d)], r /= g.out[size_t(d)];
+        for (int64_t r = o, d = int64_t(sd) - 1; d >= 0; --d)
+          oi[size_t(d)] = r % g.out[size_t(d)], r /= g.out[size_t(d)];
         double sum = 0;
         for (int64_t kk = 0; kk < k_size; ++kk) {
           int64_t off = 0;
@@ -153,8 +154,8 @@ class ConvIntegerKernel : public ep::OpKernel {
     ConvGeometry g = plan_conv(ctx, attrs_, x.shape(), w.shape());
     double xzp = scalar_or_zero(ctx, "x_zero_point", ctx.input(2));
     auto wzp = per_channel(ctx, "w_zero_point", ctx.input(3), g.M);
-    auto acc = conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp,
-                               ctx.thread_pool());
+    auto acc =
+        conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp, ctx.thread_pool());
     Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
     int32_t* yd = y.mutable_data<int32_t>();
     for (size_t i = 0; i < acc.size(); ++i) yd[i] = int32_t(uint32_t(int64_t(acc[i])));
@@ -184,8 +185,8 @@ class QLinearConvKernel : public ep::OpKernel {
         ctx.fail_node("B must be 1-D of length ", g.M, ", got ", bt->shape().to_string());
       bias = read_as<double>(*bt);
     }
-    auto acc = conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp,
-                               ctx.thread_pool());
+    auto acc =
+        conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp, ctx.thread_pool());
     double lo, hi;
     integer_range(yzp_t.dtype(), &lo, &hi);
     const int64_t per_m = g.out_shape.size_from(2);

@@ -6,8 +6,7 @@ namespace tessera::cpu {
 
 MatMulPlan plan_matmul(const ep::KernelContext& ctx, const Shape& a, const Shape& b) {
   if (a.rank() == 0 || b.rank() == 0)
-    ctx.fail_node("matmul inputs must have rank >= 1, got ", a.to_string(), " and ",
-                  b.to_string());
+    ctx.fail_node("matmul inputs must have rank >= 1, got ", a.to_string(), " and ", b.to_string());
   std::vector<int64_t> ad = a.dims(), bd = b.dims();
   const bool a1 = ad.size() == 1, b1 = bd.size() == 1;
   if (a1) ad.insert(ad.begin(), 1);

@@ -11,6 +11,7 @@ std::unique_ptr<ep::OpKernel> make_dequantize_linear(const ep::KernelInfo& info)
 std::unique_ptr<ep::OpKernel> make_dynamic_quantize_linear(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul_integer(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_qlinear_matmul(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_matmul_integer_to_float(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_conv_integer(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_qlinear_conv(const ep::KernelInfo& info);
 

@@ -35,43 +35,67 @@ void register_quant_kernels(ep::KernelRegistry& r) {
   };
   for (Range v : {Range{10, 12}, Range{13, 18}, Range{19, 20}, Range{21, 22}, Range{23, 23},
                   Range{24, 24}, Range{25, kOpsetMax}}) {
-    std::vector<DT> x = v.since >= 19 ? join({kHalfFloats, {DT::kInt32}})
-                                      : std::vector<DT>{DT::kFloat, DT::kInt32};
-    std::vector<DT> scale = v.since >= 23 ? join({kHalfFloats, {DT::kInt32}})
+    std::vector<DT> x =
+        v.since >= 19 ? join({kHalfFloats, {DT::kInt32}}) : std::vector<DT>{DT::kFloat, DT::kInt32};
+    std::vector<DT> scale = v.since >= 23   ? join({kHalfFloats, {DT::kInt32}})
                             : v.since >= 19 ? kHalfFloats
                                             : std::vector<DT>{DT::kFloat};
     if (v.since >= 24) scale.push_back(DT::kFloat8E8M0);
-    r.add(KernelDef{"", "QuantizeLinear", v.since, v.until,
+    r.add(KernelDef{"",
+                    "QuantizeLinear",
+                    v.since,
+                    v.until,
                     {{"T1", {0}, x}, {"T2", {1}, scale}, {"T3", {2}, quant_types(v.since)}}},
           make_quantize_linear);
     std::vector<DT> qx = join({quant_types(v.since), {DT::kInt32}});
     std::vector<DT> dscale = v.since >= 19 ? kHalfFloats : std::vector<DT>{DT::kFloat};
     if (v.since >= 24) dscale.push_back(DT::kFloat8E8M0);
-    r.add(KernelDef{"", "DequantizeLinear", v.since, v.until,
-                    {{"T1", {0, 2}, qx}, {"T2", {1}, dscale}}},
-          make_dequantize_linear);
+    r.add(
+        KernelDef{
+            "", "DequantizeLinear", v.since, v.until, {{"T1", {0, 2}, qx}, {"T2", {1}, dscale}}},
+        make_dequantize_linear);
   }
   r.add(KernelDef{"", "DynamicQuantizeLinear", 11, kOpsetMax, {{"T1", {0}, {DT::kFloat}}}},
         make_dynamic_quantize_linear);
-  r.add(KernelDef{"", "MatMulInteger", 10, kOpsetMax,
-                  {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}}},
+  r.add(KernelDef{"", "MatMulInteger", 10, kOpsetMax, {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}}},
         make_matmul_integer);
+  // The optimizer's fusion of a dynamically quantized MatMul (MatMulInteger,
+  // Cast, Mul, Add).
+  r.add(KernelDef{"com.tessera",
+                  "MatMulIntegerToFloat",
+                  1,
+                  kOpsetMax,
+                  {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}, {"T", {4, 5}, {DT::kFloat}}}},
+        make_matmul_integer_to_float);
   r.add(KernelDef{"", "ConvInteger", 10, kOpsetMax, {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}}},
         make_conv_integer);
-  r.add(KernelDef{"", "QLinearConv", 10, kOpsetMax,
+  r.add(KernelDef{"",
+                  "QLinearConv",
+                  10,
+                  kOpsetMax,
                   {{"T1", {0, 2}, k8},
                    {"T2", {3, 5}, k8},
                    {"T3", {7}, k8},
                    {"T4", {8}, {DT::kInt32}},
                    {"S", {1, 4, 6}, {DT::kFloat}}}},
         make_qlinear_conv);
-  r.add(KernelDef{"", "QLinearMatMul", 10, 20,
-                  {{"T1", {0, 2}, k8}, {"T2", {3, 5}, k8}, {"T3", {7}, k8},
+  r.add(KernelDef{"",
+                  "QLinearMatMul",
+                  10,
+                  20,
+                  {{"T1", {0, 2}, k8},
+                   {"T2", {3, 5}, k8},
+                   {"T3", {7}, k8},
                    {"S", {1, 4, 6}, {DT::kFloat}}}},
         make_qlinear_matmul);
   std::vector<DT> q21 = join({k8, kF8});
-  r.add(KernelDef{"", "QLinearMatMul", 21, kOpsetMax,
-                  {{"T1", {0, 2}, q21}, {"T2", {3, 5}, q21}, {"T3", {7}, q21},
+  r.add(KernelDef{"",
+                  "QLinearMatMul",
+                  21,
+                  kOpsetMax,
+                  {{"T1", {0, 2}, q21},
+                   {"T2", {3, 5}, q21},
+                   {"T3", {7}, q21},
                    {"TS", {1, 4, 6}, kHalfFloats}}},
         make_qlinear_matmul);
 }

@@ -23,8 +23,8 @@ ScaleLayout::ScaleLayout(const ep::KernelContext& ctx, const Shape& x, const Sha
   inner_ = x.size_from(size_t(axis) + 1);
   if (block_size <= 0) {
     if (scale.rank() != 1 || scale[0] != dim_)
-      ctx.fail_node("per-axis scale must be 1-D of length ", dim_, " (x ", x.to_string(),
-                    ", axis ", axis, "), got ", scale.to_string());
+      ctx.fail_node("per-axis scale must be 1-D of length ", dim_, " (x ", x.to_string(), ", axis ",
+                    axis, "), got ", scale.to_string());
     kind_ = kAxis;
     return;
   }
