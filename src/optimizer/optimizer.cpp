@@ -30,6 +30,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     size_t changed = run("fold_shapes", [&] { return fold_shapes(g); });
     changed += run("fold_constants", [&] { return fold_constants(model, g); });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
+    changed += run("eliminate_common_subexpressions",
+                   [&] { return eliminate_common_subexpressions(g); });
     if (!changed) break;
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });

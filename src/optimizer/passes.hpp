@@ -17,6 +17,11 @@ size_t eliminate_dead_nodes(ir::Graph& graph);
 size_t fold_constants(ir::Model& model, ir::Graph& graph);
 // Shape / Size of a value whose shape is fully static -> an initializer.
 size_t fold_shapes(ir::Graph& graph);
+// Drops a node that repeats an earlier one (same ONNX op, inputs and
+// attributes; not random ops, nor nodes with tensor or graph attributes),
+// its readers reading the earlier node's outputs. Graph outputs and values
+// subgraphs read are kept.
+size_t eliminate_common_subexpressions(ir::Graph& graph);
 
 // ---- extended ----
 // Transpose(Transpose(x)) -> one Transpose, or nothing when they cancel.

@@ -31,8 +31,8 @@ ir::Model quantized_linear(std::vector<int64_t> scale_dims, bool with_bias) {
   g.nodes.push_back(op("MatMulInteger", {"xq", "w", "xzp", "wzp"}, {"acc"}));
   g.nodes.push_back(op("Cast", {"acc"}, {"accf"}, {attr_i("to", 1)}));
   g.nodes.push_back(op("Mul", {"xs", "ws"}, {"s"}));
-  g.nodes.push_back(op("Mul", {"accf", "s"}, with_bias ? std::vector<std::string>{"p"}
-                                                       : std::vector<std::string>{"y"}));
+  g.nodes.push_back(op("Mul", {"accf", "s"},
+                       with_bias ? std::vector<std::string>{"p"} : std::vector<std::string>{"y"}));
   if (with_bias) g.nodes.push_back(op("Add", {"bias", "p"}, {"y"}));
   return m;
 }
@@ -53,8 +53,8 @@ TEST(OptimizerMatMulIntegerFusion, FusesTheDynamicQuantizedLinear) {
 
 TEST(OptimizerMatMulIntegerFusion, NotFusedWhereTheShapeOrAReaderWouldChange) {
   // A [1, 40] scale broadcasts the product up a rank: left alone.
-  ir::Model out = expect_same_outputs(quantized_linear({1, 40}, true),
-                                      GraphOptimizationLevel::kAll, 0);
+  ir::Model out =
+      expect_same_outputs(quantized_linear({1, 40}, true), GraphOptimizationLevel::kAll, 0);
   EXPECT_EQ(count_ops(out, "MatMulIntegerToFloat"), 0u);
   EXPECT_EQ(count_ops(out, "MatMulInteger"), 1u);
   // The int32 product is also an output: it must stay.
