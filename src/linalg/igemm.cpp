@@ -137,6 +137,12 @@ void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
              });
 }
 
+void igemm_each(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+                const PackedBInt8& b, ZeroPoints zb, const IgemmStore& store, ThreadPool* pool,
+                IgemmPath path) {
+  igemm_rows(M, a, lda, a_signed, za, b, zb, pool, path, store);
+}
+
 void igemm_to_float(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
                     const PackedBInt8& b, ZeroPoints zb, const IgemmToFloat& out, float* y,
                     int64_t ldy, ThreadPool* pool, IgemmPath path) {

@@ -15,6 +15,7 @@
 // portable loop.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "core/thread_pool.hpp"
@@ -66,6 +67,15 @@ struct ZeroPoints {
 void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
            const PackedBInt8& b, ZeroPoints zb, int32_t* c, int64_t ldc, ThreadPool* pool,
            IgemmPath path = igemm_best_path());
+
+// The product handed out as it is finished: store(m, n0, width, values)
+// gets row m's exact results for columns [n0, n0 + width), from any thread
+// of `pool` (each (m, column run) once). For outputs of other layouts (a
+// convolution's channel planes) or types (requantized 8-bit).
+using IgemmStore = std::function<void(int64_t m, int64_t n0, int64_t width, const int32_t* values)>;
+void igemm_each(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+                const PackedBInt8& b, ZeroPoints zb, const IgemmStore& store, ThreadPool* pool,
+                IgemmPath path = igemm_best_path());
 
 // The product dequantized on its way out, as MatMulInteger -> Cast(float) ->
 // Mul(scale) (-> Add(bias)) computes it:

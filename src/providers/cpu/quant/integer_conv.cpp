@@ -1,8 +1,11 @@
-// ConvInteger (opset 10) and QLinearConv (opset 10): a direct N-D
+// ConvInteger (opset 10) and QLinearConv (opset 10): 2-D convolutions of
+// 8-bit tensors as packed integer GEMMs (im2row x filters, linalg::igemm);
+// the rest (other ranks, depthwise-like groups) as a direct N-D
 // convolution over zero-point-adjusted integers, accumulated exactly.
 #include <algorithm>
 #include <cmath>
 
+#include "linalg/igemm.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
@@ -145,15 +148,126 @@ std::vector<double> per_channel(const ep::KernelContext& ctx, const char* what, 
   return read_as<double>(*t);
 }
 
+// ---- The packed path: 2-D convolutions as im2row x W^T on linalg::igemm ----
+// Per image and group, A holds one row per output position (its receptive
+// field, channel-major: c, ky, kx; outside the image the zero point, which
+// contributes nothing), B is the group's filters transposed ([K, out
+// channels], packed once for constant filters), and each finished run of a
+// row's results goes to its output channels' planes.
+
+bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
+
+// Output channels a group needs for the packed path (depthwise layers would
+// fill a 64-column panel with one column).
+constexpr int64_t kPackedMinChannels = 4;
+
+// The filters of each group as igemm's packed B: W^T, K = cg * kh * kw rows
+// by mg columns.
+std::vector<linalg::PackedBInt8> pack_conv_filters(const Tensor& w, int64_t group) {
+  const int64_t M = w.shape()[0], mg = M / group, K = w.num_elements() / M;
+  const auto* src = static_cast<const uint8_t*>(w.raw_data());
+  std::vector<linalg::PackedBInt8> out;
+  std::vector<uint8_t> wt(size_t(K * mg));
+  for (int64_t g = 0; g < group; ++g) {
+    for (int64_t m = 0; m < mg; ++m)
+      for (int64_t k = 0; k < K; ++k) wt[size_t(k * mg + m)] = src[(g * mg + m) * K + k];
+    out.emplace_back(K, mg, wt.data(), mg, w.dtype() == DataType::kInt8);
+  }
+  return out;
+}
+
+std::shared_ptr<const std::vector<linalg::PackedBInt8>> pack_constant_filters(
+    const ep::KernelInfo& info, size_t i, int64_t group) {
+  const Tensor* w = info.num_inputs() > i ? info.constant_input(i) : nullptr;
+  // (Only what the packed path runs: the reference loop needs the filters' data.)
+  if (!w || w->rank() != 4 || !is_8bit(w->dtype()) || w->shape()[0] % group != 0 ||
+      w->shape()[0] / group < kPackedMinChannels)
+    return nullptr;
+  return info.prepacked<std::vector<linalg::PackedBInt8>>(
+      i, "cpu.igemm.conv_filters", {group}, [&] { return pack_conv_filters(*w, group); });
+}
+
+// Whether the packed path takes this convolution: 2-D, 8-bit, a scalar x
+// zero point, and groups of at least kPackedMinChannels output channels.
+bool packed_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* xzp) {
+  return g.in.size() == 2 && is_8bit(x.dtype()) && is_8bit(w.dtype()) &&
+         (!xzp || xzp->num_elements() == 1) && g.mg >= kPackedMinChannels;
+}
+
+// Runs the convolution on the packed path; store(n, channel, position,
+// value) gets every exact int32 result once.
+template <typename Store>
+void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                 const Tensor* xzp_t, const std::vector<double>& wzp,
+                 const std::vector<linalg::PackedBInt8>* packed, int64_t group,
+                 const Store& store) {
+  const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
+  const int64_t oh = g.out[0], ow = g.out[1], rows = oh * ow, K = g.cg * kh * kw;
+  const uint8_t pad = xzp_t ? static_cast<const uint8_t*>(xzp_t->raw_data())[0] : 0;
+  const int32_t xzp = xzp_t ? int32_t(xzp_t->element_as_double(0)) : 0;
+  std::vector<int32_t> zb;
+  for (double v : wzp) zb.push_back(int32_t(v));
+  std::vector<linalg::PackedBInt8> local;
+  if (!packed) {
+    local = pack_conv_filters(w, group);
+    packed = &local;
+  }
+  const auto* xd = static_cast<const uint8_t*>(x.raw_data());
+  std::vector<uint8_t> a(size_t(rows * K));
+  ThreadPool& pool = ctx.thread_pool();
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t grp = 0; grp < group; ++grp) {
+      const uint8_t* plane0 = xd + (n * g.C + grp * g.cg) * ih * iw;
+      pool.parallel_for(oh, double(ow * K), [&](int64_t y0, int64_t y1) {
+        for (int64_t oy = y0; oy < y1; ++oy)
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            uint8_t* row = a.data() + (oy * ow + ox) * K;
+            for (int64_t c = 0; c < g.cg; ++c) {
+              const uint8_t* plane = plane0 + c * ih * iw;
+              for (int64_t ky = 0; ky < kh; ++ky) {
+                const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
+                for (int64_t kx = 0; kx < kw; ++kx) {
+                  const int64_t ix = ox * g.stride[1] - g.pad_begin[1] + kx * g.dil[1];
+                  *row++ = iy >= 0 && iy < ih && ix >= 0 && ix < iw ? plane[iy * iw + ix] : pad;
+                }
+              }
+            }
+          }
+      });
+      // Per-channel zero points of this group's columns.
+      const int32_t* zb_group = zb.size() > 1 ? zb.data() + grp * g.mg : zb.data();
+      linalg::igemm_each(
+          rows, a.data(), K, x.dtype() == DataType::kInt8, {&xzp, 1}, (*packed)[size_t(grp)],
+          {zb_group, zb.empty()      ? 0
+                     : zb.size() > 1 ? g.mg
+                                     : 1},
+          [&](int64_t o, int64_t c0, int64_t width, const int32_t* v) {
+            for (int64_t j = 0; j < width; ++j) store(n, grp * g.mg + c0 + j, o, v[j]);
+          },
+          &pool);
+    }
+}
+
 class ConvIntegerKernel : public ep::OpKernel {
  public:
-  explicit ConvIntegerKernel(const ep::KernelInfo& info) : attrs_(info) {}
+  explicit ConvIntegerKernel(const ep::KernelInfo& info)
+      : attrs_(info), packed_(pack_constant_filters(info, 1, attrs_.group)) {}
+  bool reads_constant_data(size_t i) const override { return i != 1 || !packed_; }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(1);
     ConvGeometry g = plan_conv(ctx, attrs_, x.shape(), w.shape());
     double xzp = scalar_or_zero(ctx, "x_zero_point", ctx.input(2));
     auto wzp = per_channel(ctx, "w_zero_point", ctx.input(3), g.M);
+    if (packed_conv_fits(g, x, w, ctx.input(2))) {
+      Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
+      int32_t* yd = y.mutable_data<int32_t>();
+      const int64_t plane = g.out[0] * g.out[1];
+      packed_conv(
+          ctx, g, x, w, ctx.input(2), wzp, packed_.get(), attrs_.group,
+          [&](int64_t n, int64_t c, int64_t o, int32_t v) { yd[(n * g.M + c) * plane + o] = v; });
+      return;
+    }
     auto acc =
         conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp, ctx.thread_pool());
     Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
@@ -163,11 +277,14 @@ class ConvIntegerKernel : public ep::OpKernel {
 
  private:
   ConvAttrs attrs_;
+  std::shared_ptr<const std::vector<linalg::PackedBInt8>> packed_;
 };
 
 class QLinearConvKernel : public ep::OpKernel {
  public:
-  explicit QLinearConvKernel(const ep::KernelInfo& info) : attrs_(info) {}
+  explicit QLinearConvKernel(const ep::KernelInfo& info)
+      : attrs_(info), packed_(pack_constant_filters(info, 3, attrs_.group)) {}
+  bool reads_constant_data(size_t i) const override { return i != 3 || !packed_; }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(3);
@@ -185,10 +302,29 @@ class QLinearConvKernel : public ep::OpKernel {
         ctx.fail_node("B must be 1-D of length ", g.M, ", got ", bt->shape().to_string());
       bias = read_as<double>(*bt);
     }
-    auto acc =
-        conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp, ctx.thread_pool());
     double lo, hi;
     integer_range(yzp_t.dtype(), &lo, &hi);
+    if (packed_conv_fits(g, x, w, ctx.input(2)) && is_8bit(yzp_t.dtype())) {
+      // The reference loop's arithmetic below, value by value: the same bytes.
+      std::vector<float> mult(size_t(g.M));
+      for (int64_t m = 0; m < g.M; ++m)
+        mult[size_t(m)] = float(xs) * float(ws.size() == 1 ? ws[0] : ws[size_t(m)]);
+      Tensor& y = ctx.output(0, g.out_shape, yzp_t.dtype());
+      auto* yd = static_cast<uint8_t*>(y.mutable_raw_data());
+      const int64_t plane = g.out[0] * g.out[1];
+      const float fys = float(ys);
+      packed_conv(ctx, g, x, w, ctx.input(2), wzp, packed_.get(), attrs_.group,
+                  [&](int64_t n, int64_t c, int64_t o, int32_t v) {
+                    const double a = double(v) + (bias.empty() ? 0.0 : bias[size_t(c)]);
+                    const float real = float(a) * mult[size_t(c)];
+                    const double r = double(round_half_even(real / fys)) + yzp;
+                    // Stored as the type's byte (int8 two's complement).
+                    yd[(n * g.M + c) * plane + o] = uint8_t(int32_t(std::clamp(r, lo, hi)));
+                  });
+      return;
+    }
+    auto acc =
+        conv_accumulate(g, read_as<double>(x), read_as<double>(w), xzp, wzp, ctx.thread_pool());
     const int64_t per_m = g.out_shape.size_from(2);
     std::vector<float> q(acc.size());
     for (size_t i = 0; i < acc.size(); ++i) {
@@ -204,6 +340,7 @@ class QLinearConvKernel : public ep::OpKernel {
 
  private:
   ConvAttrs attrs_;
+  std::shared_ptr<const std::vector<linalg::PackedBInt8>> packed_;
 };
 
 }  // namespace

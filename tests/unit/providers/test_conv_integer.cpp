@@ -1,0 +1,152 @@
+// ConvInteger and QLinearConv on the packed path (2-D, groups of 4 or more
+// output channels: im2row x filters on linalg::igemm) against the
+// definition: strides, pads, dilations, groups, per-channel zero points and
+// scales, both 8-bit types, and constant filters packed at session creation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "unit/kernel_test_util.hpp"
+#include "unit/providers/one_node_model.hpp"
+
+namespace tessera {
+namespace {
+
+using test::attr_int;
+using test::attr_ints;
+using test::run_node;
+
+Tensor random_bytes(DataType t, const Shape& s, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  Tensor x(t, s);
+  auto* p = static_cast<uint8_t*>(x.mutable_raw_data());
+  for (int64_t i = 0; i < x.num_elements(); ++i) p[i] = uint8_t(byte(rng));
+  return x;
+}
+
+struct Geometry {
+  int64_t N, C, H, W, M, kh, kw, group, stride, pad, dil;
+  int64_t oh() const { return (H + 2 * pad - (kh - 1) * dil - 1) / stride + 1; }
+  int64_t ow() const { return (W + 2 * pad - (kw - 1) * dil - 1) / stride + 1; }
+  std::vector<ir::Attribute> attrs() const {
+    return {attr_int("group", group), attr_ints("strides", {stride, stride}),
+            attr_ints("pads", {pad, pad, pad, pad}), attr_ints("dilations", {dil, dil})};
+  }
+};
+
+// The exact sums sum (x - xzp) (w - wzp[m]) over the window (outside: none).
+std::vector<int64_t> reference(const Geometry& g, const Tensor& x, const Tensor& w, int64_t xzp,
+                               const Tensor* wzp) {
+  const int64_t cg = g.C / g.group, mg = g.M / g.group;
+  std::vector<int64_t> out;
+  for (int64_t n = 0; n < g.N; ++n)
+    for (int64_t m = 0; m < g.M; ++m) {
+      const int64_t wz =
+          wzp ? int64_t(wzp->element_as_double(wzp->num_elements() == 1 ? 0 : m)) : 0;
+      for (int64_t oy = 0; oy < g.oh(); ++oy)
+        for (int64_t ox = 0; ox < g.ow(); ++ox) {
+          int64_t s = 0;
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t ky = 0; ky < g.kh; ++ky)
+              for (int64_t kx = 0; kx < g.kw; ++kx) {
+                const int64_t iy = oy * g.stride - g.pad + ky * g.dil;
+                const int64_t ix = ox * g.stride - g.pad + kx * g.dil;
+                if (iy < 0 || iy >= g.H || ix < 0 || ix >= g.W) continue;
+                const int64_t ci = (m / mg) * cg + c;
+                const int64_t xv =
+                    int64_t(x.element_as_double(((n * g.C + ci) * g.H + iy) * g.W + ix));
+                const int64_t wv =
+                    int64_t(w.element_as_double(((m * cg + c) * g.kh + ky) * g.kw + kx));
+                s += (xv - xzp) * (wv - wz);
+              }
+          out.push_back(s);
+        }
+    }
+  return out;
+}
+
+const Geometry kCases[] = {
+    {1, 3, 9, 11, 8, 3, 3, 1, 1, 1, 1},   // 3x3, pad 1
+    {2, 8, 7, 7, 12, 3, 3, 2, 2, 1, 1},   // 2 groups of 6, stride 2
+    {1, 5, 10, 8, 70, 1, 1, 1, 1, 0, 1},  // 1x1, more than a 64-column panel
+    {1, 4, 12, 12, 4, 3, 2, 1, 1, 2, 2},  // dilation 2, a 3x2 window
+};
+
+TEST(ConvIntegerPacked, MatchesTheDefinition) {
+  uint32_t seed = 1;
+  for (const Geometry& g : kCases)
+    for (DataType tx : {DataType::kUInt8, DataType::kInt8})
+      for (DataType tw : {DataType::kUInt8, DataType::kInt8}) {
+        const Tensor x = random_bytes(tx, Shape{g.N, g.C, g.H, g.W}, seed++);
+        const Tensor w = random_bytes(tw, Shape{g.M, g.C / g.group, g.kh, g.kw}, seed++);
+        const Tensor xzp = random_bytes(tx, Shape{}, seed++);
+        const Tensor wzp = random_bytes(tw, Shape{g.M}, seed++);
+        auto out = run_node("ConvInteger", {x, w, xzp, wzp}, g.attrs(), 10);
+        const Tensor& y = out[0].tensor();
+        ASSERT_EQ(y.shape(), (Shape{g.N, g.M, g.oh(), g.ow()}));
+        const auto want = reference(g, x, w, int64_t(xzp.element_as_double(0)), &wzp);
+        for (size_t i = 0; i < want.size(); ++i)
+          ASSERT_EQ(y.data<int32_t>()[i], int32_t(want[i]))
+              << "element " << i << " of case C " << g.C << " M " << g.M << " group " << g.group;
+      }
+}
+
+TEST(ConvIntegerPacked, QLinearConvRequantizesAsTheSpecSays) {
+  uint32_t seed = 50;
+  for (const Geometry& g : kCases)
+    for (DataType t : {DataType::kUInt8, DataType::kInt8}) {
+      const Tensor x = random_bytes(t, Shape{g.N, g.C, g.H, g.W}, seed++);
+      const Tensor w = random_bytes(DataType::kInt8, Shape{g.M, g.C / g.group, g.kh, g.kw}, seed++);
+      const Tensor xzp = random_bytes(t, Shape{}, seed++);
+      Tensor ws(DataType::kFloat, Shape{g.M});
+      Tensor bias(DataType::kInt32, Shape{g.M});
+      for (int64_t m = 0; m < g.M; ++m) {
+        ws.mutable_data<float>()[m] = 0.001f * float(m + 1);
+        bias.mutable_data<int32_t>()[m] = int32_t(m * 37 - 100);
+      }
+      const float xs = 0.02f, ys = 0.7f;
+      const Tensor yzp =
+          t == DataType::kUInt8 ? Tensor::scalar<uint8_t>(120) : Tensor::scalar<int8_t>(-7);
+      auto out = run_node("QLinearConv",
+                          {x, Tensor::scalar<float>(xs), xzp, w, ws, Tensor::scalar<int8_t>(0),
+                           Tensor::scalar<float>(ys), yzp, bias},
+                          g.attrs(), 10);
+      const Tensor& y = out[0].tensor();
+      ASSERT_EQ(y.dtype(), t);
+      const auto acc = reference(g, x, w, int64_t(xzp.element_as_double(0)), nullptr);
+      const double lo = t == DataType::kUInt8 ? 0 : -128, hi = t == DataType::kUInt8 ? 255 : 127;
+      const int64_t plane = g.oh() * g.ow();
+      for (size_t i = 0; i < acc.size(); ++i) {
+        const int64_t m = (int64_t(i) / plane) % g.M;
+        const float real =
+            float(double(acc[i]) + bias.data<int32_t>()[m]) * (xs * ws.data<float>()[m]);
+        const double r = double(std::nearbyint(real / ys)) + yzp.element_as_double(0);
+        ASSERT_EQ(y.element_as_double(int64_t(i)), std::clamp(r, lo, hi))
+            << "element " << i << " of case C " << g.C << " M " << g.M;
+      }
+    }
+}
+
+TEST(ConvIntegerPacked, ConstantFiltersArePackedOnce) {
+  const Geometry g = kCases[1];
+  const Tensor x = random_bytes(DataType::kUInt8, Shape{g.N, g.C, g.H, g.W}, 90);
+  const Tensor w = random_bytes(DataType::kInt8, Shape{g.M, g.C / g.group, g.kh, g.kw}, 91);
+  const Tensor xzp = Tensor::scalar<uint8_t>(128);
+  test::OneNode m("ConvInteger", 10, g.attrs());
+  m.input("x", x).input("w", w, true).input("xzp", xzp).output("y");
+  auto s = Session::create_from_model(m.model, {}, {});
+  const auto want = reference(g, x, w, 128, nullptr);
+  for (int run = 0; run < 2; ++run) {
+    const Tensor y = s->run(m.feeds)[0].tensor();
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_EQ(y.data<int32_t>()[i], int32_t(want[i])) << "run " << run << " element " << i;
+  }
+}
+
+}  // namespace
+}  // namespace tessera
