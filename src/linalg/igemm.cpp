@@ -34,20 +34,29 @@ IgemmPath igemm_best_path() {
 PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed)
     : K_(K), N_(N), signed_(b_signed) {
   const auto* src = static_cast<const uint8_t*>(b);
-  // int8 B is taken as it is; uint8 B as B - 128 (flipping the top bit).
-  const uint8_t flip = b_signed ? 0 : 0x80;
+  // int8 B is taken as it is; uint8 B as B - 128 (flipping the top bit of
+  // each byte: here of four at once).
+  const uint32_t flip = b_signed ? 0u : 0x80808080u;
   data_.assign(size_t(panels() * groups() * kPanel * 4), 0);
   sums_.assign(size_t(N), 0);
+  const std::vector<uint8_t> zeros(size_t(kPanel), b_signed ? 0 : 0x80);  // rows past K: B' = 0
   for (int64_t p = 0; p < panels(); ++p) {
-    int8_t* dst = data_.data() + p * groups() * kPanel * 4;
     const int64_t n0 = p * kPanel, width = std::min(kPanel, N - n0);
-    for (int64_t k = 0; k < K; ++k) {
-      const uint8_t* row = src + k * ldb + n0;
-      int8_t* group = dst + (k / 4) * kPanel * 4 + k % 4;
+    int32_t* sums = sums_.data() + n0;
+    for (int64_t g = 0; g < groups(); ++g) {
+      // Four rows of B make one group: column j's four bytes are one word.
+      const uint8_t* r[4];
+      for (int i = 0; i < 4; ++i) {
+        const int64_t k = 4 * g + i;
+        r[i] = k < K ? src + k * ldb + n0 : zeros.data();
+      }
+      auto* dst = reinterpret_cast<uint32_t*>(data_.data() + (p * groups() + g) * kPanel * 4);
       for (int64_t j = 0; j < width; ++j) {
-        const auto v = int8_t(uint8_t(row[j] ^ flip));
-        group[j * 4] = v;
-        sums_[size_t(n0 + j)] += v;
+        const uint32_t word = (uint32_t(r[0][j]) | uint32_t(r[1][j]) << 8 |
+                               uint32_t(r[2][j]) << 16 | uint32_t(r[3][j]) << 24) ^
+                              flip;
+        std::memcpy(dst + j, &word, 4);
+        sums[j] += int8_t(word) + int8_t(word >> 8) + int8_t(word >> 16) + int8_t(word >> 24);
       }
     }
   }
@@ -69,7 +78,7 @@ void igemm_rows(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints
   // zeros to whole groups; uint8 A of whole groups is read in place.
   const uint8_t flip = a_signed ? 0x80 : 0;
   const bool in_place = flip == 0 && K == K4;
-  std::vector<uint8_t> packed(in_place ? 0 : size_t(M * K4), 0);
+  HostVector<uint8_t> packed(in_place ? 0 : size_t(M * K4), 0);
   std::vector<uint32_t> row_term(static_cast<size_t>(M));  // rowsum(A')[m] - K * za'[m]
   std::vector<uint32_t> za_p(static_cast<size_t>(M));      // za'[m] = za[m] + 128 for int8 A
   const uint32_t oa = a_signed ? 128u : 0u;

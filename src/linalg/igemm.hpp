@@ -18,6 +18,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "core/thread_pool.hpp"
 
 namespace tessera::linalg {
@@ -50,7 +51,9 @@ class PackedBInt8 {
  private:
   int64_t K_ = 0, N_ = 0;
   bool signed_ = true;
-  std::vector<int8_t> data_;
+  // In the host heap: a convolution packs its image per call, and pages
+  // already faulted in cost nothing to reuse (core/host_heap.hpp).
+  HostVector<int8_t> data_;
   std::vector<int32_t> sums_;
 };
 

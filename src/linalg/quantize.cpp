@@ -23,14 +23,31 @@ void min_max_portable(const float* x, int64_t n, float* lo, float* hi) {
   *hi = mx;
 }
 
-uint8_t quantize_one(float x, float scale, float zp) {
+// round_half_even(x / scale) + zp clamped to [lo, hi]; NaN -> 0.
+int32_t quantize_one(float x, float scale, float zp, float lo, float hi) {
   const float v = __builtin_nearbyintf(x / scale) + zp;  // nearest, ties to even
-  if (!(v > 0.f)) return 0;                              // NaN too
-  return v >= 255.f ? 255 : uint8_t(v);
+  if (std::isnan(v)) return 0;
+  return int32_t(v < lo ? lo : v > hi ? hi : v);
 }
 
-void quantize_portable(const float* x, int64_t n, float scale, float zp, uint8_t* y) {
-  for (int64_t i = 0; i < n; ++i) y[i] = quantize_one(x[i], scale, zp);
+template <typename Out>
+void quantize_portable(const float* x, int64_t n, float scale, float zp, float lo, float hi,
+                       Out* y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = Out(quantize_one(x[i], scale, zp, lo, hi));
+}
+
+void requantize_portable(const int32_t* acc, int64_t n, int64_t bias, float mult, float ys,
+                         int32_t yzp, int32_t lo, int32_t hi, uint8_t* y) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float real = float(int64_t(acc[i]) + bias) * mult;
+    const float v = __builtin_nearbyintf(real / ys) + float(yzp);
+    // (A NaN cannot arise from finite scales; it would clamp to lo.)
+    const int32_t q = std::isnan(v) ? lo
+                                    : int32_t(v < float(lo)   ? float(lo)
+                                              : v > float(hi) ? float(hi)
+                                                              : v);
+    y[i] = uint8_t(q);
+  }
 }
 
 #if defined(__x86_64__)
@@ -64,24 +81,54 @@ __attribute__((target("avx512f"))) void min_max_avx512(const float* x, int64_t n
   *hi = th > h ? th : h;
 }
 
+template <typename Out>
 __attribute__((target("avx512f"))) void quantize_avx512(const float* x, int64_t n, float scale,
-                                                        float zp, uint8_t* y) {
+                                                        float zp, float lo, float hi, Out* y) {
   const __m512 s = _mm512_set1_ps(scale);
-  // x / scale is clamped to +-512 first (max(NaN, -512) is -512, so NaN
-  // ends at 0), rounded to the nearest integer, ties to even (the default
-  // rounding mode, as nearbyint uses), and saturated in integers.
+  // x / scale is clamped to +-512 first, rounded to the nearest integer,
+  // ties to even (the default rounding mode, as nearbyint uses), and
+  // saturated in integers; NaN lanes are set to 0 at the end.
   const __m512 far_lo = _mm512_set1_ps(-512.f), far_hi = _mm512_set1_ps(512.f);
-  const __m512i z = _mm512_set1_epi32(int(zp)), zero = _mm512_setzero_si512(),
-                top = _mm512_set1_epi32(255);
+  const __m512i z = _mm512_set1_epi32(int(zp)), bottom = _mm512_set1_epi32(int(lo)),
+                top = _mm512_set1_epi32(int(hi)), zero = _mm512_setzero_si512();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m512 v = _mm512_div_ps(_mm512_loadu_ps(x + i), s);
+    const __mmask16 nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
     v = _mm512_min_ps(_mm512_max_ps(v, far_lo), far_hi);
     __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(v), z);
-    q = _mm512_min_epi32(_mm512_max_epi32(q, zero), top);
+    q = _mm512_mask_mov_epi32(_mm512_min_epi32(_mm512_max_epi32(q, bottom), top), nan, zero);
+    // The low byte of each lane: the value for uint8, two's complement for int8.
     _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(q));
   }
-  quantize_portable(x + i, n - i, scale, zp, y + i);
+  quantize_portable(x + i, n - i, scale, zp, lo, hi, y + i);
+}
+__attribute__((target("avx512f"))) void requantize_avx512(const int32_t* acc, int64_t n,
+                                                          int64_t bias, float mult, float ys,
+                                                          int32_t yzp, int32_t lo, int32_t hi,
+                                                          uint8_t* y) {
+  // acc + bias in double is exact (|sum| < 2^53), and rounding it to float
+  // is rounding the exact sum, as float(int64) does.
+  const __m512d b = _mm512_set1_pd(double(bias));
+  const __m512 m = _mm512_set1_ps(mult), s = _mm512_set1_ps(ys);
+  const __m512 far_lo = _mm512_set1_ps(-1e9f), far_hi = _mm512_set1_ps(1e9f);
+  const __m512i z = _mm512_set1_epi32(yzp), bottom = _mm512_set1_epi32(lo),
+                top = _mm512_set1_epi32(hi);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
+    const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i + 8));
+    const __m256 f0 = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtepi32_pd(a0), b));
+    const __m256 f1 = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtepi32_pd(a1), b));
+    __m512 real = _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(f0)), _mm256_castps_pd(f1), 1));
+    real = _mm512_div_ps(_mm512_mul_ps(real, m), s);
+    real = _mm512_min_ps(_mm512_max_ps(real, far_lo), far_hi);  // int32-safe
+    __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(real), z);
+    q = _mm512_min_epi32(_mm512_max_epi32(q, bottom), top);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(q));
+  }
+  requantize_portable(acc + i, n - i, bias, mult, ys, yzp, lo, hi, y + i);
 }
 #pragma GCC diagnostic pop
 #endif
@@ -105,9 +152,25 @@ void min_max_with_zero(const float* x, int64_t n, float* lo, float* hi) {
 
 void quantize_u8(const float* x, int64_t n, float scale, float zero_point, uint8_t* y) {
 #if defined(__x86_64__)
-  if (use_avx512()) return quantize_avx512(x, n, scale, zero_point, y);
+  if (use_avx512()) return quantize_avx512(x, n, scale, zero_point, 0.f, 255.f, y);
 #endif
-  quantize_portable(x, n, scale, zero_point, y);
+  quantize_portable(x, n, scale, zero_point, 0.f, 255.f, y);
+}
+
+void requantize(const int32_t* acc, int64_t n, int64_t bias, float multiplier, float y_scale,
+                int32_t y_zero_point, int32_t lo, int32_t hi, uint8_t* y) {
+#if defined(__x86_64__)
+  if (use_avx512())
+    return requantize_avx512(acc, n, bias, multiplier, y_scale, y_zero_point, lo, hi, y);
+#endif
+  requantize_portable(acc, n, bias, multiplier, y_scale, y_zero_point, lo, hi, y);
+}
+
+void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_t* y) {
+#if defined(__x86_64__)
+  if (use_avx512()) return quantize_avx512(x, n, scale, zero_point, -128.f, 127.f, y);
+#endif
+  quantize_portable(x, n, scale, zero_point, -128.f, 127.f, y);
 }
 
 }  // namespace tessera::linalg

@@ -14,5 +14,15 @@ void min_max_with_zero(const float* x, int64_t n, float* lo, float* hi);
 // y[i] = clamp(round_half_even(x[i] / scale) + zero_point, 0, 255), NaN -> 0
 // (scale > 0, zero_point an integer in [0, 255]).
 void quantize_u8(const float* x, int64_t n, float scale, float zero_point, uint8_t* y);
+// The same into int8 (clamped to [-128, 127], NaN -> 0; zero_point an
+// integer in that range): QuantizeLinear's per-tensor form.
+void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_t* y);
+
+// QLinearConv / QLinearMatMul's requantization of exact int32 sums, in
+// their arithmetic: real = float(acc[i] + bias) * multiplier;
+// y = clamp(round_half_even(real / y_scale) + y_zero_point, lo, hi), stored
+// as a byte (lo..hi within 0..255, or -128..127 as two's complement).
+void requantize(const int32_t* acc, int64_t n, int64_t bias, float multiplier, float y_scale,
+                int32_t y_zero_point, int32_t lo, int32_t hi, uint8_t* y);
 
 }  // namespace tessera::linalg

@@ -1,11 +1,14 @@
 // ConvInteger (opset 10) and QLinearConv (opset 10): 2-D convolutions of
-// 8-bit tensors as packed integer GEMMs (im2row x filters, linalg::igemm);
+// 8-bit tensors as packed integer GEMMs (filters x im2col, linalg::igemm);
 // the rest (other ranks, depthwise-like groups) as a direct N-D
 // convolution over zero-point-adjusted integers, accumulated exactly.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
+#include "core/host_heap.hpp"
 #include "linalg/igemm.hpp"
+#include "linalg/quantize.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
@@ -148,44 +151,18 @@ std::vector<double> per_channel(const ep::KernelContext& ctx, const char* what, 
   return read_as<double>(*t);
 }
 
-// ---- The packed path: 2-D convolutions as im2row x W^T on linalg::igemm ----
-// Per image and group, A holds one row per output position (its receptive
-// field, channel-major: c, ky, kx; outside the image the zero point, which
-// contributes nothing), B is the group's filters transposed ([K, out
-// channels], packed once for constant filters), and each finished run of a
-// row's results goes to its output channels' planes.
+// ---- The packed path: 2-D convolutions as filters x im2col on linalg::igemm ----
+// Per image and group, A is the group's filters (out channels x K, K = cg *
+// kh * kw, as stored), B the image's im2col matrix (K x output positions,
+// channel-major rows c, ky, kx; outside the image the zero point, which
+// contributes nothing), packed per call, and each finished run of an output
+// channel's positions lands in its plane, contiguous.
 
 bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
 
-// Output channels a group needs for the packed path (depthwise layers would
-// fill a 64-column panel with one column).
+// Output channels a group needs for the packed path (below it, depthwise-like
+// layers, the direct loop runs).
 constexpr int64_t kPackedMinChannels = 4;
-
-// The filters of each group as igemm's packed B: W^T, K = cg * kh * kw rows
-// by mg columns.
-std::vector<linalg::PackedBInt8> pack_conv_filters(const Tensor& w, int64_t group) {
-  const int64_t M = w.shape()[0], mg = M / group, K = w.num_elements() / M;
-  const auto* src = static_cast<const uint8_t*>(w.raw_data());
-  std::vector<linalg::PackedBInt8> out;
-  std::vector<uint8_t> wt(size_t(K * mg));
-  for (int64_t g = 0; g < group; ++g) {
-    for (int64_t m = 0; m < mg; ++m)
-      for (int64_t k = 0; k < K; ++k) wt[size_t(k * mg + m)] = src[(g * mg + m) * K + k];
-    out.emplace_back(K, mg, wt.data(), mg, w.dtype() == DataType::kInt8);
-  }
-  return out;
-}
-
-std::shared_ptr<const std::vector<linalg::PackedBInt8>> pack_constant_filters(
-    const ep::KernelInfo& info, size_t i, int64_t group) {
-  const Tensor* w = info.num_inputs() > i ? info.constant_input(i) : nullptr;
-  // (Only what the packed path runs: the reference loop needs the filters' data.)
-  if (!w || w->rank() != 4 || !is_8bit(w->dtype()) || w->shape()[0] % group != 0 ||
-      w->shape()[0] / group < kPackedMinChannels)
-    return nullptr;
-  return info.prepacked<std::vector<linalg::PackedBInt8>>(
-      i, "cpu.igemm.conv_filters", {group}, [&] { return pack_conv_filters(*w, group); });
-}
 
 // Whether the packed path takes this convolution: 2-D, 8-bit, a scalar x
 // zero point, and groups of at least kPackedMinChannels output channels.
@@ -194,55 +171,64 @@ bool packed_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w, c
          (!xzp || xzp->num_elements() == 1) && g.mg >= kPackedMinChannels;
 }
 
-// Runs the convolution on the packed path; store(n, channel, position,
-// value) gets every exact int32 result once.
+// Runs the convolution on the packed path; store(n, channel, p0, width,
+// values) gets each finished run of an output channel's exact int32 sums
+// (positions p0 .. p0 + width of its plane) once.
 template <typename Store>
 void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                 const Tensor* xzp_t, const std::vector<double>& wzp,
-                 const std::vector<linalg::PackedBInt8>* packed, int64_t group,
+                 const Tensor* xzp_t, const std::vector<double>& wzp, int64_t group,
                  const Store& store) {
   const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
-  const int64_t oh = g.out[0], ow = g.out[1], rows = oh * ow, K = g.cg * kh * kw;
+  const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, K = g.cg * kh * kw;
   const uint8_t pad = xzp_t ? static_cast<const uint8_t*>(xzp_t->raw_data())[0] : 0;
   const int32_t xzp = xzp_t ? int32_t(xzp_t->element_as_double(0)) : 0;
-  std::vector<int32_t> zb;
-  for (double v : wzp) zb.push_back(int32_t(v));
-  std::vector<linalg::PackedBInt8> local;
-  if (!packed) {
-    local = pack_conv_filters(w, group);
-    packed = &local;
-  }
+  std::vector<int32_t> za;
+  for (double v : wzp) za.push_back(int32_t(v));
   const auto* xd = static_cast<const uint8_t*>(x.raw_data());
-  std::vector<uint8_t> a(size_t(rows * K));
+  const auto* wd = static_cast<const uint8_t*>(w.raw_data());
+  const bool x_signed = x.dtype() == DataType::kInt8, w_signed = w.dtype() == DataType::kInt8;
+  HostVector<uint8_t> cols(size_t(K * P));  // faulted-in pages, reused call to call
   ThreadPool& pool = ctx.thread_pool();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t grp = 0; grp < group; ++grp) {
       const uint8_t* plane0 = xd + (n * g.C + grp * g.cg) * ih * iw;
-      pool.parallel_for(oh, double(ow * K), [&](int64_t y0, int64_t y1) {
-        for (int64_t oy = y0; oy < y1; ++oy)
-          for (int64_t ox = 0; ox < ow; ++ox) {
-            uint8_t* row = a.data() + (oy * ow + ox) * K;
-            for (int64_t c = 0; c < g.cg; ++c) {
-              const uint8_t* plane = plane0 + c * ih * iw;
-              for (int64_t ky = 0; ky < kh; ++ky) {
-                const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
-                for (int64_t kx = 0; kx < kw; ++kx) {
-                  const int64_t ix = ox * g.stride[1] - g.pad_begin[1] + kx * g.dil[1];
-                  *row++ = iy >= 0 && iy < ih && ix >= 0 && ix < iw ? plane[iy * iw + ix] : pad;
-                }
-              }
+      pool.parallel_for(K, double(P), [&](int64_t k0, int64_t k1) {
+        for (int64_t k = k0; k < k1; ++k) {
+          const int64_t c = k / (kh * kw), ky = k / kw % kh, kx = k % kw;
+          const uint8_t* plane = plane0 + c * ih * iw;
+          uint8_t* row = cols.data() + k * P;
+          for (int64_t oy = 0; oy < oh; ++oy) {
+            const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
+            uint8_t* out = row + oy * ow;
+            if (iy < 0 || iy >= ih) {
+              std::fill(out, out + ow, pad);
+              continue;
             }
+            // Output columns whose input column ix = ox * s + off is inside
+            // the image: [lo, hi); the zero point outside.
+            const int64_t s = g.stride[1], off = kx * g.dil[1] - g.pad_begin[1];
+            const int64_t lo = std::min(ow, off >= 0 ? 0 : (-off + s - 1) / s);
+            const int64_t hi =
+                std::max(lo, std::min(ow, iw - off <= 0 ? 0 : (iw - off + s - 1) / s));
+            const uint8_t* line = plane + iy * iw;
+            std::fill(out, out + lo, pad);
+            if (s == 1 && hi > lo)
+              std::memcpy(out + lo, line + lo + off, size_t(hi - lo));
+            else
+              for (int64_t ox = lo; ox < hi; ++ox) out[ox] = line[ox * s + off];
+            std::fill(out + hi, out + ow, pad);
           }
+        }
       });
-      // Per-channel zero points of this group's columns.
-      const int32_t* zb_group = zb.size() > 1 ? zb.data() + grp * g.mg : zb.data();
+      const linalg::PackedBInt8 b(K, P, cols.data(), P, x_signed);
+      // Per-channel zero points of this group's rows.
+      const int32_t* za_group = za.size() > 1 ? za.data() + grp * g.mg : za.data();
+      const int64_t c0 = grp * g.mg;
       linalg::igemm_each(
-          rows, a.data(), K, x.dtype() == DataType::kInt8, {&xzp, 1}, (*packed)[size_t(grp)],
-          {zb_group, zb.empty()      ? 0
-                     : zb.size() > 1 ? g.mg
-                                     : 1},
-          [&](int64_t o, int64_t c0, int64_t width, const int32_t* v) {
-            for (int64_t j = 0; j < width; ++j) store(n, grp * g.mg + c0 + j, o, v[j]);
+          g.mg, wd + c0 * K, K, w_signed, {za_group, za.size() > 1 ? g.mg : int64_t(za.size())}, b,
+          {&xzp, 1},
+          [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
+            store(n, c0 + m, p0, width, v);
           },
           &pool);
     }
@@ -250,9 +236,7 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
 
 class ConvIntegerKernel : public ep::OpKernel {
  public:
-  explicit ConvIntegerKernel(const ep::KernelInfo& info)
-      : attrs_(info), packed_(pack_constant_filters(info, 1, attrs_.group)) {}
-  bool reads_constant_data(size_t i) const override { return i != 1 || !packed_; }
+  explicit ConvIntegerKernel(const ep::KernelInfo& info) : attrs_(info) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(1);
@@ -263,9 +247,10 @@ class ConvIntegerKernel : public ep::OpKernel {
       Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
       int32_t* yd = y.mutable_data<int32_t>();
       const int64_t plane = g.out[0] * g.out[1];
-      packed_conv(
-          ctx, g, x, w, ctx.input(2), wzp, packed_.get(), attrs_.group,
-          [&](int64_t n, int64_t c, int64_t o, int32_t v) { yd[(n * g.M + c) * plane + o] = v; });
+      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group,
+                  [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
+                    std::copy(v, v + width, yd + (n * g.M + c) * plane + p0);
+                  });
       return;
     }
     auto acc =
@@ -277,14 +262,11 @@ class ConvIntegerKernel : public ep::OpKernel {
 
  private:
   ConvAttrs attrs_;
-  std::shared_ptr<const std::vector<linalg::PackedBInt8>> packed_;
 };
 
 class QLinearConvKernel : public ep::OpKernel {
  public:
-  explicit QLinearConvKernel(const ep::KernelInfo& info)
-      : attrs_(info), packed_(pack_constant_filters(info, 3, attrs_.group)) {}
-  bool reads_constant_data(size_t i) const override { return i != 3 || !packed_; }
+  explicit QLinearConvKernel(const ep::KernelInfo& info) : attrs_(info) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(3);
@@ -313,13 +295,12 @@ class QLinearConvKernel : public ep::OpKernel {
       auto* yd = static_cast<uint8_t*>(y.mutable_raw_data());
       const int64_t plane = g.out[0] * g.out[1];
       const float fys = float(ys);
-      packed_conv(ctx, g, x, w, ctx.input(2), wzp, packed_.get(), attrs_.group,
-                  [&](int64_t n, int64_t c, int64_t o, int32_t v) {
-                    const double a = double(v) + (bias.empty() ? 0.0 : bias[size_t(c)]);
-                    const float real = float(a) * mult[size_t(c)];
-                    const double r = double(round_half_even(real / fys)) + yzp;
-                    // Stored as the type's byte (int8 two's complement).
-                    yd[(n * g.M + c) * plane + o] = uint8_t(int32_t(std::clamp(r, lo, hi)));
+      const int32_t zy = int32_t(yzp), qlo = int32_t(lo), qhi = int32_t(hi);
+      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group,
+                  [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
+                    linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]),
+                                       mult[size_t(c)], fys, zy, qlo, qhi,
+                                       yd + (n * g.M + c) * plane + p0);
                   });
       return;
     }
@@ -340,7 +321,6 @@ class QLinearConvKernel : public ep::OpKernel {
 
  private:
   ConvAttrs attrs_;
-  std::shared_ptr<const std::vector<linalg::PackedBInt8>> packed_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "core/float8.hpp"
+#include "linalg/quantize.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 #include "providers/cpu/quant/scale_layout.hpp"
@@ -46,6 +47,18 @@ class QuantizeLinearKernel : public ep::OpKernel {
                     scale.shape().to_string());
     ScaleLayout layout(ctx, x.shape(), scale.shape(), axis_, block_size_);
     DataType prec = precision_ != DataType::kUndefined ? precision_ : scale.dtype();
+    // Per tensor, float to 8 bits: the vector loop, same values.
+    if (x.dtype() == DataType::kFloat && prec == DataType::kFloat && scale.num_elements() == 1 &&
+        (out_t == DataType::kUInt8 || out_t == DataType::kInt8)) {
+      const float s = scale.data<float>()[0];
+      const float z = zp ? float(zp->element_as_double(0)) : 0.f;
+      Tensor& y = ctx.output(0, x.shape(), out_t);
+      if (out_t == DataType::kUInt8)
+        linalg::quantize_u8(x.data<float>(), x.num_elements(), s, z, y.mutable_data<uint8_t>());
+      else
+        linalg::quantize_s8(x.data<float>(), x.num_elements(), s, z, y.mutable_data<int8_t>());
+      return;
+    }
     auto xs = read_as<float>(x);
     auto ss = read_as<float>(scale);
     std::vector<float> zs = zp ? read_as<float>(*zp) : std::vector<float>(ss.size(), 0.f);
@@ -99,6 +112,24 @@ class DequantizeLinearKernel : public ep::OpKernel {
     if (out_t == DataType::kUndefined || out_t == DataType::kFloat8E8M0) out_t = scale.dtype();
     if (out_t == DataType::kFloat8E8M0) out_t = DataType::kFloat;
     ScaleLayout layout(ctx, x.shape(), scale.shape(), axis_, block_size_);
+    // Per tensor, 8 bits to float: one pass, same values.
+    if ((x.dtype() == DataType::kUInt8 || x.dtype() == DataType::kInt8) &&
+        scale.dtype() == DataType::kFloat && out_t == DataType::kFloat &&
+        scale.num_elements() == 1) {
+      const float s = scale.data<float>()[0];
+      const float z = zp ? float(zp->element_as_double(0)) : 0.f;
+      Tensor& y = ctx.output(0, x.shape(), out_t);
+      float* yd = y.mutable_data<float>();
+      const int64_t n = x.num_elements();
+      if (x.dtype() == DataType::kUInt8) {
+        const uint8_t* xd = x.data<uint8_t>();
+        for (int64_t i = 0; i < n; ++i) yd[i] = (float(xd[i]) - z) * s;
+      } else {
+        const int8_t* xd = x.data<int8_t>();
+        for (int64_t i = 0; i < n; ++i) yd[i] = (float(xd[i]) - z) * s;
+      }
+      return;
+    }
     auto ss = read_as<float>(scale);
     std::vector<float> zs = zp ? read_as<float>(*zp) : std::vector<float>(ss.size(), 0.f);
     Tensor& y = ctx.output(0, x.shape(), out_t);
