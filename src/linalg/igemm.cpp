@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "linalg/igemm_kernel.hpp"
 
@@ -25,6 +26,17 @@ void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows
   }
 }
 
+void igemm_pack_words_portable(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                               int32_t* sums) {
+  for (int64_t j = 0; j < width; ++j) {
+    const uint32_t word = (uint32_t(r[0][j]) | uint32_t(r[1][j]) << 8 | uint32_t(r[2][j]) << 16 |
+                           uint32_t(r[3][j]) << 24) ^
+                          flip;
+    std::memcpy(dst + 4 * j, &word, 4);
+    sums[j] += int8_t(word) + int8_t(word >> 8) + int8_t(word >> 16) + int8_t(word >> 24);
+  }
+}
+
 }  // namespace detail
 
 IgemmPath igemm_best_path() {
@@ -32,33 +44,70 @@ IgemmPath igemm_best_path() {
 }
 
 PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed)
+    : PackedBInt8(
+          K, N, b_signed,
+          [&](int64_t k, uint8_t* dst) {
+            std::memcpy(dst, static_cast<const uint8_t*>(b) + k * ldb, size_t(N));
+          },
+          nullptr) {}
+
+PackedBInt8::PackedBInt8(int64_t K, int64_t N, bool b_signed, const RowSource& row,
+                         ThreadPool* pool)
     : K_(K), N_(N), signed_(b_signed) {
-  const auto* src = static_cast<const uint8_t*>(b);
   // int8 B is taken as it is; uint8 B as B - 128 (flipping the top bit of
   // each byte: here of four at once).
   const uint32_t flip = b_signed ? 0u : 0x80808080u;
   data_.assign(size_t(panels() * groups() * kPanel * 4), 0);
   sums_.assign(size_t(N), 0);
-  const std::vector<uint8_t> zeros(size_t(kPanel), b_signed ? 0 : 0x80);  // rows past K: B' = 0
-  for (int64_t p = 0; p < panels(); ++p) {
-    const int64_t n0 = p * kPanel, width = std::min(kPanel, N - n0);
-    int32_t* sums = sums_.data() + n0;
-    for (int64_t g = 0; g < groups(); ++g) {
-      // Four rows of B make one group: column j's four bytes are one word.
-      const uint8_t* r[4];
+  std::mutex sums_mu;
+  const detail::IgemmPackWords pack_words = detail::igemm_vbmi_available()
+                                                ? detail::igemm_pack_words_vbmi
+                                                : detail::igemm_pack_words_portable;
+  // Each task packs whole groups into every panel, and adds its column sums
+  // to the total at its end.
+  auto pack = [&](int64_t g0, int64_t g1) {
+    std::vector<uint8_t> rows(size_t(4 * N));
+    std::vector<int32_t> sums(size_t(N), 0);
+    for (int64_t g = g0; g < g1; ++g) {
       for (int i = 0; i < 4; ++i) {
-        const int64_t k = 4 * g + i;
-        r[i] = k < K ? src + k * ldb + n0 : zeros.data();
+        uint8_t* r = rows.data() + i * N;
+        if (4 * g + i < K)
+          row(4 * g + i, r);
+        else
+          std::memset(r, b_signed ? 0 : 0x80, size_t(N));  // rows past K: B' = 0
       }
-      auto* dst = reinterpret_cast<uint32_t*>(data_.data() + (p * groups() + g) * kPanel * 4);
-      for (int64_t j = 0; j < width; ++j) {
-        const uint32_t word = (uint32_t(r[0][j]) | uint32_t(r[1][j]) << 8 |
-                               uint32_t(r[2][j]) << 16 | uint32_t(r[3][j]) << 24) ^
-                              flip;
-        std::memcpy(dst + j, &word, 4);
-        sums[j] += int8_t(word) + int8_t(word >> 8) + int8_t(word >> 16) + int8_t(word >> 24);
+      for (int64_t p = 0; p < panels(); ++p) {
+        const int64_t n0 = p * kPanel, width = std::min(kPanel, N - n0);
+        const uint8_t* const r[4] = {rows.data() + n0, rows.data() + N + n0,
+                                     rows.data() + 2 * N + n0, rows.data() + 3 * N + n0};
+        pack_words(r, width, flip, data_.data() + (p * groups() + g) * kPanel * 4,
+                   sums.data() + n0);
       }
     }
+    std::lock_guard<std::mutex> lock(sums_mu);
+    for (int64_t j = 0; j < N; ++j) sums_[size_t(j)] += sums[size_t(j)];
+  };
+  if (pool)
+    pool->parallel_for(groups(), double(4 * N), pack);
+  else
+    pack(0, groups());
+}
+
+PreparedAInt8::PreparedAInt8(int64_t M, int64_t K, const void* a, int64_t lda, bool a_signed)
+    : M_(M), K_(K), signed_(a_signed) {
+  const auto* a8 = static_cast<const uint8_t*>(a);
+  const uint8_t flip = a_signed ? 0x80 : 0;
+  data_.assign(size_t(M * ld()), 0);
+  sums_.assign(size_t(M), 0);
+  for (int64_t m = 0; m < M; ++m) {
+    const uint8_t* src = a8 + m * lda;
+    uint8_t* dst = data_.data() + m * ld();
+    uint32_t sum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      dst[k] = src[k] ^ flip;
+      sum += dst[k];
+    }
+    sums_[size_t(m)] = sum;
   }
 }
 
@@ -66,36 +115,29 @@ namespace {
 
 // The driver of igemm and igemm_to_float: store(m, n0, width, values) gets
 // each finished run of a row's exact int32 results.
+// A' as the driver reads it: rows `ld` apart from `rows`, and their sums.
+struct ARows {
+  int64_t M;
+  const uint8_t* rows;
+  int64_t ld;
+  const uint32_t* sums;
+  bool a_signed;
+};
+
 template <typename Store>
-void igemm_rows(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
-                const PackedBInt8& b, ZeroPoints zb, ThreadPool* pool, IgemmPath path,
-                const Store& store) {
-  const int64_t K = b.depth(), N = b.cols();
+void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
+                    ThreadPool* pool, IgemmPath path, const Store& store) {
+  const int64_t M = a.M, K = b.depth(), N = b.cols();
   if (M <= 0 || N <= 0) return;
-  const int64_t K4 = b.groups() * 4;
-  const auto* a8 = static_cast<const uint8_t*>(a);
-  // A' (uint8: int8 A plus 128, flipping the top bit), rows padded with
-  // zeros to whole groups; uint8 A of whole groups is read in place.
-  const uint8_t flip = a_signed ? 0x80 : 0;
-  const bool in_place = flip == 0 && K == K4;
-  HostVector<uint8_t> packed(in_place ? 0 : size_t(M * K4), 0);
+  const uint8_t* ap = a.rows;
+  const int64_t ap_ld = a.ld;
   std::vector<uint32_t> row_term(static_cast<size_t>(M));  // rowsum(A')[m] - K * za'[m]
   std::vector<uint32_t> za_p(static_cast<size_t>(M));      // za'[m] = za[m] + 128 for int8 A
-  const uint32_t oa = a_signed ? 128u : 0u;
+  const uint32_t oa = a.a_signed ? 128u : 0u;
   for (int64_t m = 0; m < M; ++m) {
-    const uint8_t* src = a8 + m * lda;
-    uint8_t* dst = in_place ? nullptr : packed.data() + m * K4;
-    uint32_t sum = 0;
-    for (int64_t k = 0; k < K; ++k) {
-      const uint8_t v = src[k] ^ flip;
-      if (dst) dst[k] = v;
-      sum += v;
-    }
     za_p[size_t(m)] = uint32_t(za.at(m)) + oa;
-    row_term[size_t(m)] = sum - uint32_t(K) * za_p[size_t(m)];
+    row_term[size_t(m)] = a.sums[m] - uint32_t(K) * za_p[size_t(m)];
   }
-  const uint8_t* ap = in_place ? a8 : packed.data();
-  const int64_t ap_ld = in_place ? lda : K4;
   // zb'[n] = zb[n] - 128 for uint8 B.
   const uint32_t ob = b.b_signed() ? 0u : 128u;
   std::vector<uint32_t> zb_p(static_cast<size_t>(N));
@@ -135,6 +177,30 @@ void igemm_rows(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints
     run(0, tasks);
 }
 
+// The driver on a raw A: uint8 A of whole groups is read in place, other A
+// is prepared (flipped, padded) for this call.
+template <typename Store>
+void igemm_rows(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
+                const PackedBInt8& b, ZeroPoints zb, ThreadPool* pool, IgemmPath path,
+                const Store& store) {
+  const int64_t K = b.depth();
+  if (M <= 0 || b.cols() <= 0) return;
+  if (!a_signed && K % 4 == 0) {
+    const auto* a8 = static_cast<const uint8_t*>(a);
+    std::vector<uint32_t> sums(static_cast<size_t>(M));
+    for (int64_t m = 0; m < M; ++m) {
+      uint32_t sum = 0;
+      for (int64_t k = 0; k < K; ++k) sum += a8[m * lda + k];
+      sums[size_t(m)] = sum;
+    }
+    igemm_prepared({M, a8, lda, sums.data(), false}, za, b, zb, pool, path, store);
+    return;
+  }
+  const PreparedAInt8 prepared(M, K, a, lda, a_signed);
+  igemm_prepared({M, prepared.row(0), prepared.ld(), prepared.row_sums(), a_signed}, za, b, zb,
+                 pool, path, store);
+}
+
 }  // namespace
 
 void igemm(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
@@ -150,6 +216,13 @@ void igemm_each(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints
                 const PackedBInt8& b, ZeroPoints zb, const IgemmStore& store, ThreadPool* pool,
                 IgemmPath path) {
   igemm_rows(M, a, lda, a_signed, za, b, zb, pool, path, store);
+}
+
+void igemm_each(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
+                const IgemmStore& store, ThreadPool* pool, IgemmPath path) {
+  if (a.rows() <= 0) return;
+  igemm_prepared({a.rows(), a.row(0), a.ld(), a.row_sums(), a.a_signed()}, za, b, zb, pool, path,
+                 store);
 }
 
 void igemm_to_float(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,

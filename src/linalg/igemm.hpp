@@ -37,6 +37,11 @@ class PackedBInt8 {
 
   PackedBInt8() = default;
   PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed);
+  // B made row by row: row(k, dst) writes row k's N bytes (a convolution's
+  // im2col rows, straight from the image), four rows at a time into a small
+  // buffer, so the full matrix is never stored. `pool` may be null.
+  using RowSource = std::function<void(int64_t k, uint8_t* dst)>;
+  PackedBInt8(int64_t K, int64_t N, bool b_signed, const RowSource& row, ThreadPool* pool);
   int64_t depth() const { return K_; }
   int64_t cols() const { return N_; }
   bool b_signed() const { return signed_; }
@@ -55,6 +60,27 @@ class PackedBInt8 {
   // already faulted in cost nothing to reuse (core/host_heap.hpp).
   HostVector<int8_t> data_;
   std::vector<int32_t> sums_;
+};
+
+// A as the kernels read it: A' (uint8; int8 A plus 128, flipping the top
+// bit), rows padded with zeros to whole groups of 4, and each row's sum. For
+// a constant left operand (a convolution's filters), made once.
+class PreparedAInt8 {
+ public:
+  PreparedAInt8() = default;
+  PreparedAInt8(int64_t M, int64_t K, const void* a, int64_t lda, bool a_signed);
+  int64_t rows() const { return M_; }
+  int64_t depth() const { return K_; }
+  bool a_signed() const { return signed_; }
+  const uint8_t* row(int64_t m) const { return data_.data() + m * ld(); }
+  int64_t ld() const { return (K_ + 3) / 4 * 4; }
+  const uint32_t* row_sums() const { return sums_.data(); }
+
+ private:
+  int64_t M_ = 0, K_ = 0;
+  bool signed_ = false;
+  HostVector<uint8_t> data_;
+  std::vector<uint32_t> sums_;
 };
 
 // Zero points: `values` holds `count` of them, count 1 (every row/column) or
@@ -79,6 +105,10 @@ using IgemmStore = std::function<void(int64_t m, int64_t n0, int64_t width, cons
 void igemm_each(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,
                 const PackedBInt8& b, ZeroPoints zb, const IgemmStore& store, ThreadPool* pool,
                 IgemmPath path = igemm_best_path());
+
+// igemm_each with a prepared A (its depth must be b's).
+void igemm_each(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
+                const IgemmStore& store, ThreadPool* pool, IgemmPath path = igemm_best_path());
 
 // The product dequantized on its way out, as MatMulInteger -> Cast(float) ->
 // Mul(scale) (-> Add(bias)) computes it:

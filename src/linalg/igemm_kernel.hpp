@@ -21,4 +21,17 @@ void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
 // Whether this build has the VNNI tile and the CPU runs it.
 bool igemm_vnni512_available();
 
+// Packs one group of four B rows (r[0..3], `width` <= 64 columns each) into
+// a panel's group: column j's four bytes as one word at dst + 4 j, each
+// XORed with `flip` (0x80808080 for uint8 B), and adds each word's four
+// signed bytes to sums[j].
+using IgemmPackWords = void (*)(const uint8_t* const r[4], int64_t width, uint32_t flip,
+                                int8_t* dst, int32_t* sums);
+void igemm_pack_words_portable(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                               int32_t* sums);
+// AVX-512 VBMI (byte interleaves) + VNNI (the sums); where the CPU has both.
+void igemm_pack_words_vbmi(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                           int32_t* sums);
+bool igemm_vbmi_available();
+
 }  // namespace tessera::linalg::detail

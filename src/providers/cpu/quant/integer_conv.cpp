@@ -174,69 +174,99 @@ bool packed_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w, c
 // Runs the convolution on the packed path; store(n, channel, p0, width,
 // values) gets each finished run of an output channel's exact int32 sums
 // (positions p0 .. p0 + width of its plane) once.
+// The filters of each group as igemm's prepared A (out channels x K).
+using PreparedFilters = std::vector<linalg::PreparedAInt8>;
+
+PreparedFilters prepare_filters(const Tensor& w, int64_t group) {
+  const int64_t M = w.shape()[0], mg = M / group, K = w.num_elements() / M;
+  const auto* wd = static_cast<const uint8_t*>(w.raw_data());
+  PreparedFilters out;
+  for (int64_t g = 0; g < group; ++g)
+    out.emplace_back(mg, K, wd + g * mg * K, K, w.dtype() == DataType::kInt8);
+  return out;
+}
+
+// Made at kernel creation for constant filters the packed path will take
+// (only then: the direct loop needs the filters' data).
+std::shared_ptr<const PreparedFilters> prepare_constant_filters(const ep::KernelInfo& info,
+                                                                size_t i, int64_t group) {
+  const Tensor* w = info.num_inputs() > i ? info.constant_input(i) : nullptr;
+  if (!w || w->rank() != 4 || !is_8bit(w->dtype()) || w->shape()[0] % group != 0 ||
+      w->shape()[0] / group < kPackedMinChannels)
+    return nullptr;
+  return info.prepacked<PreparedFilters>(i, "cpu.igemm.conv_filters", {group},
+                                         [&] { return prepare_filters(*w, group); });
+}
+
+// Runs the convolution on the packed path; store(n, channel, p0, width,
+// values) gets each finished run of an output channel's exact int32 sums
+// (positions p0 .. p0 + width of its plane) once. `filters`: prepared at
+// creation, or null.
 template <typename Store>
 void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
                  const Tensor* xzp_t, const std::vector<double>& wzp, int64_t group,
-                 const Store& store) {
+                 const PreparedFilters* filters, const Store& store) {
   const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
   const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, K = g.cg * kh * kw;
   const uint8_t pad = xzp_t ? static_cast<const uint8_t*>(xzp_t->raw_data())[0] : 0;
   const int32_t xzp = xzp_t ? int32_t(xzp_t->element_as_double(0)) : 0;
   std::vector<int32_t> za;
   for (double v : wzp) za.push_back(int32_t(v));
+  PreparedFilters local;
+  if (!filters) {
+    local = prepare_filters(w, group);
+    filters = &local;
+  }
   const auto* xd = static_cast<const uint8_t*>(x.raw_data());
-  const auto* wd = static_cast<const uint8_t*>(w.raw_data());
-  const bool x_signed = x.dtype() == DataType::kInt8, w_signed = w.dtype() == DataType::kInt8;
-  HostVector<uint8_t> cols(size_t(K * P));  // faulted-in pages, reused call to call
+  const bool x_signed = x.dtype() == DataType::kInt8;
   ThreadPool& pool = ctx.thread_pool();
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t grp = 0; grp < group; ++grp) {
       const uint8_t* plane0 = xd + (n * g.C + grp * g.cg) * ih * iw;
-      pool.parallel_for(K, double(P), [&](int64_t k0, int64_t k1) {
-        for (int64_t k = k0; k < k1; ++k) {
-          const int64_t c = k / (kh * kw), ky = k / kw % kh, kx = k % kw;
-          const uint8_t* plane = plane0 + c * ih * iw;
-          uint8_t* row = cols.data() + k * P;
-          for (int64_t oy = 0; oy < oh; ++oy) {
-            const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
-            uint8_t* out = row + oy * ow;
-            if (iy < 0 || iy >= ih) {
-              std::fill(out, out + ow, pad);
-              continue;
-            }
-            // Output columns whose input column ix = ox * s + off is inside
-            // the image: [lo, hi); the zero point outside.
-            const int64_t s = g.stride[1], off = kx * g.dil[1] - g.pad_begin[1];
-            const int64_t lo = std::min(ow, off >= 0 ? 0 : (-off + s - 1) / s);
-            const int64_t hi =
-                std::max(lo, std::min(ow, iw - off <= 0 ? 0 : (iw - off + s - 1) / s));
-            const uint8_t* line = plane + iy * iw;
-            std::fill(out, out + lo, pad);
-            if (s == 1 && hi > lo)
-              std::memcpy(out + lo, line + lo + off, size_t(hi - lo));
-            else
-              for (int64_t ox = lo; ox < hi; ++ox) out[ox] = line[ox * s + off];
-            std::fill(out + hi, out + ow, pad);
+      // Row k of the im2col matrix (c, ky, kx): the image's pixels under
+      // that filter tap at every output position.
+      auto im2col_row = [&](int64_t k, uint8_t* row) {
+        const int64_t c = k / (kh * kw), ky = k / kw % kh, kx = k % kw;
+        const uint8_t* plane = plane0 + c * ih * iw;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
+          uint8_t* out = row + oy * ow;
+          if (iy < 0 || iy >= ih) {
+            std::fill(out, out + ow, pad);
+            continue;
           }
+          // Output columns whose input column ix = ox * s + off is inside
+          // the image: [lo, hi); the zero point outside.
+          const int64_t s = g.stride[1], off = kx * g.dil[1] - g.pad_begin[1];
+          const int64_t lo = std::min(ow, off >= 0 ? 0 : (-off + s - 1) / s);
+          const int64_t hi = std::max(lo, std::min(ow, iw - off <= 0 ? 0 : (iw - off + s - 1) / s));
+          const uint8_t* line = plane + iy * iw;
+          std::fill(out, out + lo, pad);
+          if (s == 1 && hi > lo)
+            std::memcpy(out + lo, line + lo + off, size_t(hi - lo));
+          else
+            for (int64_t ox = lo; ox < hi; ++ox) out[ox] = line[ox * s + off];
+          std::fill(out + hi, out + ow, pad);
         }
-      });
-      const linalg::PackedBInt8 b(K, P, cols.data(), P, x_signed);
+      };
+      const linalg::PackedBInt8 b(K, P, x_signed, im2col_row, &pool);
       // Per-channel zero points of this group's rows.
       const int32_t* za_group = za.size() > 1 ? za.data() + grp * g.mg : za.data();
       const int64_t c0 = grp * g.mg;
-      linalg::igemm_each(
-          g.mg, wd + c0 * K, K, w_signed, {za_group, za.size() > 1 ? g.mg : int64_t(za.size())}, b,
-          {&xzp, 1},
-          [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
-            store(n, c0 + m, p0, width, v);
-          },
-          &pool);
+      linalg::igemm_each((*filters)[size_t(grp)],
+                         {za_group, za.size() > 1 ? g.mg : int64_t(za.size())}, b, {&xzp, 1},
+                         [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
+                           store(n, c0 + m, p0, width, v);
+                         },
+                         &pool);
     }
 }
 
 class ConvIntegerKernel : public ep::OpKernel {
  public:
-  explicit ConvIntegerKernel(const ep::KernelInfo& info) : attrs_(info) {}
+  explicit ConvIntegerKernel(const ep::KernelInfo& info)
+      : attrs_(info), filters_(prepare_constant_filters(info, 1, attrs_.group)) {}
+  bool reads_constant_data(size_t i) const override { return i != 1 || !filters_; }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(1);
@@ -247,7 +277,7 @@ class ConvIntegerKernel : public ep::OpKernel {
       Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
       int32_t* yd = y.mutable_data<int32_t>();
       const int64_t plane = g.out[0] * g.out[1];
-      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group,
+      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
                     std::copy(v, v + width, yd + (n * g.M + c) * plane + p0);
                   });
@@ -262,11 +292,14 @@ class ConvIntegerKernel : public ep::OpKernel {
 
  private:
   ConvAttrs attrs_;
+  std::shared_ptr<const PreparedFilters> filters_;
 };
 
 class QLinearConvKernel : public ep::OpKernel {
  public:
-  explicit QLinearConvKernel(const ep::KernelInfo& info) : attrs_(info) {}
+  explicit QLinearConvKernel(const ep::KernelInfo& info)
+      : attrs_(info), filters_(prepare_constant_filters(info, 3, attrs_.group)) {}
+  bool reads_constant_data(size_t i) const override { return i != 3 || !filters_; }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(3);
@@ -296,7 +329,7 @@ class QLinearConvKernel : public ep::OpKernel {
       const int64_t plane = g.out[0] * g.out[1];
       const float fys = float(ys);
       const int32_t zy = int32_t(yzp), qlo = int32_t(lo), qhi = int32_t(hi);
-      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group,
+      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
                     linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]),
                                        mult[size_t(c)], fys, zy, qlo, qhi,
@@ -321,6 +354,7 @@ class QLinearConvKernel : public ep::OpKernel {
 
  private:
   ConvAttrs attrs_;
+  std::shared_ptr<const PreparedFilters> filters_;
 };
 
 }  // namespace
