@@ -11,7 +11,7 @@ namespace tessera::linalg {
 namespace detail {
 
 void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows,
-                         const int8_t* panel, int32_t* out) {
+                         const int8_t* panel, const IgemmTerms& t, int32_t* out) {
   for (int r = 0; r < rows; ++r) {
     int32_t acc[64] = {};
     const uint8_t* ar = a + r * lda;
@@ -22,7 +22,9 @@ void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows
         acc[j] += int32_t(a4[0]) * bg[4 * j] + int32_t(a4[1]) * bg[4 * j + 1] +
                   int32_t(a4[2]) * bg[4 * j + 2] + int32_t(a4[3]) * bg[4 * j + 3];
     }
-    std::memcpy(out + r * 64, acc, sizeof(acc));
+    for (int j = 0; j < 64; ++j)
+      out[r * 64 + j] =
+          int32_t(uint32_t(acc[j]) - t.zb[j] * t.row_term[r] - t.za[r] * uint32_t(t.col_sums[j]));
   }
 }
 
@@ -58,7 +60,7 @@ PackedBInt8::PackedBInt8(int64_t K, int64_t N, bool b_signed, const RowSource& r
   // each byte: here of four at once).
   const uint32_t flip = b_signed ? 0u : 0x80808080u;
   data_.assign(size_t(panels() * groups() * kPanel * 4), 0);
-  sums_.assign(size_t(N), 0);
+  sums_.assign(size_t(panels() * kPanel), 0);  // zeros past N: whole panels for the tiles
   std::mutex sums_mu;
   const detail::IgemmPackWords pack_words = detail::igemm_vbmi_available()
                                                 ? detail::igemm_pack_words_vbmi
@@ -140,7 +142,7 @@ void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoi
   }
   // zb'[n] = zb[n] - 128 for uint8 B.
   const uint32_t ob = b.b_signed() ? 0u : 128u;
-  std::vector<uint32_t> zb_p(static_cast<size_t>(N));
+  std::vector<uint32_t> zb_p(static_cast<size_t>(b.panels() * PackedBInt8::kPanel), 0);
   for (int64_t n = 0; n < N; ++n) zb_p[size_t(n)] = uint32_t(zb.at(n)) - ob;
   const int32_t* col_sums = b.col_sums();
 
@@ -156,18 +158,12 @@ void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoi
       const int64_t p = t / row_blocks, m0 = (t % row_blocks) * R, n0 = p * W;
       const int rows = int(std::min(R, M - m0));
       const int64_t width = std::min(W, N - n0);
-      tile(b.groups(), ap + m0 * ap_ld, ap_ld, rows, b.panel(p), raw);
       // C = A'B' - zb'[n] * (rowsum(A')[m] - K za'[m]) - za'[m] colsum(B')[n],
-      // in wrapping 32-bit arithmetic.
-      for (int r = 0; r < rows; ++r) {
-        const uint32_t rt = row_term[size_t(m0 + r)], zam = za_p[size_t(m0 + r)];
-        int32_t* rr = raw + r * W;
-        const uint32_t* zbr = zb_p.data() + n0;
-        const int32_t* cs = col_sums + n0;
-        for (int64_t j = 0; j < width; ++j)
-          rr[j] = int32_t(uint32_t(rr[j]) - zbr[j] * rt - zam * uint32_t(cs[j]));
-        store(m0 + r, n0, width, rr);
-      }
+      // in wrapping 32-bit arithmetic, in the tile.
+      const detail::IgemmTerms terms{row_term.data() + m0, za_p.data() + m0, zb_p.data() + n0,
+                                     col_sums + n0};
+      tile(b.groups(), ap + m0 * ap_ld, ap_ld, rows, b.panel(p), terms, raw);
+      for (int r = 0; r < rows; ++r) store(m0 + r, n0, width, raw + r * W);
     }
   };
   const int64_t tasks = b.panels() * row_blocks;

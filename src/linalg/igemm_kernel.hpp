@@ -7,17 +7,29 @@ namespace tessera::linalg::detail {
 
 constexpr int kIgemmRows = 6;  // rows of A a tile
 
+// The zero-point terms of one tile (igemm.hpp's formula): per row r,
+// row_term[r] = rowsum(A')[r] - K za'[r] and za[r] = za'[r]; per column j
+// (all 64, zeros past the matrix), zb[j] = zb'[j] and col_sums[j] =
+// colsum(B')[j].
+struct IgemmTerms {
+  const uint32_t* row_term;
+  const uint32_t* za;
+  const uint32_t* zb;
+  const int32_t* col_sums;
+};
+
 // out[r * 64 + j] = sum over g < groups, i < 4 of a[r * lda + 4g + i] *
-// panel[(g * 64 + j) * 4 + i], for r < rows (1 to kIgemmRows) and j < 64.
-// a's rows hold groups * 4 bytes (uint8); the panel is PackedBInt8's (int8).
+// panel[(g * 64 + j) * 4 + i] - zb[j] row_term[r] - za[r] col_sums[j]
+// (wrapping), for r < rows (1 to kIgemmRows) and j < 64. a's rows hold
+// groups * 4 bytes (uint8); the panel is PackedBInt8's (int8).
 using IgemmTile = void (*)(int64_t groups, const uint8_t* a, int64_t lda, int rows,
-                           const int8_t* panel, int32_t* out);
+                           const int8_t* panel, const IgemmTerms& t, int32_t* out);
 
 void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows,
-                         const int8_t* panel, int32_t* out);
+                         const int8_t* panel, const IgemmTerms& t, int32_t* out);
 // AVX-512 VNNI (vpdpbusd); only where the CPU has it.
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
-                        const int8_t* panel, int32_t* out);
+                        const int8_t* panel, const IgemmTerms& t, int32_t* out);
 // Whether this build has the VNNI tile and the CPU runs it.
 bool igemm_vnni512_available();
 

@@ -18,9 +18,30 @@ namespace tessera::linalg::detail {
 #if defined(__x86_64__)
 namespace {
 
+// out -= zb[j] row_term[r] + za[r] col_sums[j], in wrapping 32-bit
+// arithmetic (vpmulld keeps the low 32 bits).
+template <int MR>
+__attribute__((target("avx512f"), noinline)) void fix_tile(const IgemmTerms& t, int32_t* out) {
+  __m512i zb[4], cs[4];
+  for (int v = 0; v < 4; ++v) {
+    zb[v] = _mm512_loadu_si512(t.zb + v * 16);
+    cs[v] = _mm512_loadu_si512(t.col_sums + v * 16);
+  }
+  for (int r = 0; r < MR; ++r) {
+    const __m512i rt = _mm512_set1_epi32(int(t.row_term[r])), za = _mm512_set1_epi32(int(t.za[r]));
+    for (int v = 0; v < 4; ++v) {
+      int32_t* o = out + r * 64 + v * 16;
+      const __m512i fix =
+          _mm512_add_epi32(_mm512_mullo_epi32(zb[v], rt), _mm512_mullo_epi32(za, cs[v]));
+      _mm512_storeu_si512(o, _mm512_sub_epi32(_mm512_loadu_si512(o), fix));
+    }
+  }
+}
+
 template <int MR>
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups, const uint8_t* a,
                                                                  int64_t lda, const int8_t* b,
+                                                                 const IgemmTerms& t,
                                                                  int32_t* out) {
   __m512i acc[MR][4];
 #pragma GCC unroll 6
@@ -48,25 +69,28 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups,
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
     for (int v = 0; v < 4; ++v) _mm512_storeu_si512(out + r * 64 + v * 16, acc[r][v]);
+  // The zero-point terms, over the stored tile (from L1): done in the loop
+  // above, they pushed the 24 accumulators out of registers.
+  fix_tile<MR>(t, out);
 }
 
 }  // namespace
 
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
-                        const int8_t* panel, int32_t* out) {
+                        const int8_t* panel, const IgemmTerms& t, int32_t* out) {
   switch (rows) {
     case 1:
-      return tile<1>(groups, a, lda, panel, out);
+      return tile<1>(groups, a, lda, panel, t, out);
     case 2:
-      return tile<2>(groups, a, lda, panel, out);
+      return tile<2>(groups, a, lda, panel, t, out);
     case 3:
-      return tile<3>(groups, a, lda, panel, out);
+      return tile<3>(groups, a, lda, panel, t, out);
     case 4:
-      return tile<4>(groups, a, lda, panel, out);
+      return tile<4>(groups, a, lda, panel, t, out);
     case 5:
-      return tile<5>(groups, a, lda, panel, out);
+      return tile<5>(groups, a, lda, panel, t, out);
     default:
-      return tile<6>(groups, a, lda, panel, out);
+      return tile<6>(groups, a, lda, panel, t, out);
   }
 }
 
@@ -138,8 +162,8 @@ void igemm_pack_words_vbmi(const uint8_t* const r[4], int64_t width, uint32_t fl
 bool igemm_vbmi_available() { return false; }
 
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
-                        const int8_t* panel, int32_t* out) {
-  igemm_tile_portable(groups, a, lda, rows, panel, out);
+                        const int8_t* panel, const IgemmTerms& t, int32_t* out) {
+  igemm_tile_portable(groups, a, lda, rows, panel, t, out);
 }
 // Interleaves four rows of 64 bytes into 64 words: bytes of rows 0/1 and
 // 2/3 pairwise (vpermt2b), then the pairs (vpermt2w).

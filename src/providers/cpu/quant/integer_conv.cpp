@@ -220,45 +220,50 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
   const auto* xd = static_cast<const uint8_t*>(x.raw_data());
   const bool x_signed = x.dtype() == DataType::kInt8;
   ThreadPool& pool = ctx.thread_pool();
+  HostVector<uint8_t> padded;
+  const bool pointwise = kh == 1 && kw == 1 && g.stride[0] == 1 && g.stride[1] == 1 &&
+                         g.pad_begin[0] == 0 && g.pad_begin[1] == 0 && oh == ih && ow == iw;
   for (int64_t n = 0; n < g.N; ++n)
     for (int64_t grp = 0; grp < group; ++grp) {
       const uint8_t* plane0 = xd + (n * g.C + grp * g.cg) * ih * iw;
-      // Row k of the im2col matrix (c, ky, kx): the image's pixels under
-      // that filter tap at every output position.
+      const int64_t c0 = grp * g.mg;
+      // Per-channel zero points of this group's rows.
+      const int32_t* za_group = za.size() > 1 ? za.data() + grp * g.mg : za.data();
+      const linalg::ZeroPoints za_view{za_group, za.size() > 1 ? g.mg : int64_t(za.size())};
+      auto to_store = [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
+        store(n, c0 + m, p0, width, v);
+      };
+      if (pointwise) {  // 1x1, stride 1, no padding: the image is the im2col matrix
+        const linalg::PackedBInt8 b(K, P, plane0, P, x_signed);
+        linalg::igemm_each((*filters)[size_t(grp)], za_view, b, {&xzp, 1}, to_store, &pool);
+        continue;
+      }
+      // The group's channels with their padding made real (the zero point):
+      // each im2col row is then plain strided copies, no bounds to test.
+      const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+      const int64_t PH = std::max(ih + top, (oh - 1) * g.stride[0] + (kh - 1) * g.dil[0] + 1);
+      const int64_t PW = std::max(iw + left, (ow - 1) * g.stride[1] + (kw - 1) * g.dil[1] + 1);
+      padded.assign(size_t(g.cg * PH * PW), pad);
+      for (int64_t c = 0; c < g.cg; ++c)
+        for (int64_t y = 0; y < ih; ++y)
+          std::memcpy(padded.data() + (c * PH + y + top) * PW + left, plane0 + (c * ih + y) * iw,
+                      size_t(iw));
+      // Row k of the im2col matrix (c, ky, kx): the pixels under that filter
+      // tap at every output position.
       auto im2col_row = [&](int64_t k, uint8_t* row) {
         const int64_t c = k / (kh * kw), ky = k / kw % kh, kx = k % kw;
-        const uint8_t* plane = plane0 + c * ih * iw;
-        for (int64_t oy = 0; oy < oh; ++oy) {
-          const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
-          uint8_t* out = row + oy * ow;
-          if (iy < 0 || iy >= ih) {
-            std::fill(out, out + ow, pad);
-            continue;
-          }
-          // Output columns whose input column ix = ox * s + off is inside
-          // the image: [lo, hi); the zero point outside.
-          const int64_t s = g.stride[1], off = kx * g.dil[1] - g.pad_begin[1];
-          const int64_t lo = std::min(ow, off >= 0 ? 0 : (-off + s - 1) / s);
-          const int64_t hi = std::max(lo, std::min(ow, iw - off <= 0 ? 0 : (iw - off + s - 1) / s));
-          const uint8_t* line = plane + iy * iw;
-          std::fill(out, out + lo, pad);
-          if (s == 1 && hi > lo)
-            std::memcpy(out + lo, line + lo + off, size_t(hi - lo));
+        const uint8_t* base = padded.data() + (c * PH + ky * g.dil[0]) * PW + kx * g.dil[1];
+        const int64_t sy = g.stride[0] * PW, sx = g.stride[1];
+        for (int64_t oy = 0; oy < oh; ++oy, row += ow) {
+          const uint8_t* src = base + oy * sy;
+          if (sx == 1)
+            std::memcpy(row, src, size_t(ow));
           else
-            for (int64_t ox = lo; ox < hi; ++ox) out[ox] = line[ox * s + off];
-          std::fill(out + hi, out + ow, pad);
+            for (int64_t ox = 0; ox < ow; ++ox) row[ox] = src[ox * sx];
         }
       };
       const linalg::PackedBInt8 b(K, P, x_signed, im2col_row, &pool);
-      // Per-channel zero points of this group's rows.
-      const int32_t* za_group = za.size() > 1 ? za.data() + grp * g.mg : za.data();
-      const int64_t c0 = grp * g.mg;
-      linalg::igemm_each((*filters)[size_t(grp)],
-                         {za_group, za.size() > 1 ? g.mg : int64_t(za.size())}, b, {&xzp, 1},
-                         [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
-                           store(n, c0 + m, p0, width, v);
-                         },
-                         &pool);
+      linalg::igemm_each((*filters)[size_t(grp)], za_view, b, {&xzp, 1}, to_store, &pool);
     }
 }
 
