@@ -1,7 +1,8 @@
 // ConvInteger and QLinearConv on the packed path (2-D, groups of 4 or more
-// output channels: im2row x filters on linalg::igemm) against the
-// definition: strides, pads, dilations, groups, per-channel zero points and
-// scales, both 8-bit types, and constant filters packed at session creation.
+// output channels: filters x im2col on linalg::igemm) and the direct integer
+// loop (depthwise, narrow groups) against the definition: strides, pads, dilations, groups,
+// per-channel zero points and scales, both 8-bit types, and constant filters packed at session
+// creation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -75,6 +76,10 @@ const Geometry kCases[] = {
     {2, 8, 7, 7, 12, 3, 3, 2, 2, 1, 1},   // 2 groups of 6, stride 2
     {1, 5, 10, 8, 70, 1, 1, 1, 1, 0, 1},  // 1x1, more than a 64-column panel
     {1, 4, 12, 12, 4, 3, 2, 1, 1, 2, 2},  // dilation 2, a 3x2 window
+    // The direct loop: depthwise (stride 1 and 2) and groups of 2 channels.
+    {2, 8, 9, 10, 8, 3, 3, 8, 1, 1, 1},
+    {1, 6, 11, 11, 6, 3, 3, 6, 2, 1, 1},
+    {1, 4, 8, 8, 4, 3, 3, 2, 1, 2, 2},
 };
 
 TEST(ConvIntegerPacked, MatchesTheDefinition) {

@@ -1,7 +1,7 @@
 // ConvInteger (opset 10) and QLinearConv (opset 10): 2-D convolutions of
-// 8-bit tensors as packed integer GEMMs (filters x im2col, linalg::igemm);
-// the rest (other ranks, depthwise-like groups) as a direct N-D
-// convolution over zero-point-adjusted integers, accumulated exactly.
+// 8-bit tensors as packed integer GEMMs (filters x im2col, linalg::igemm)
+// where each group has 4+ output channels, as a direct integer loop
+// elsewhere (depthwise layers); other ranks as the exact N-D reference loop.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -267,6 +267,65 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
     }
 }
 
+// ---- The direct path: other 2-D 8-bit convolutions (depthwise and narrow
+// groups), in integers: per output channel, each filter tap adds its weight
+// times the shifted input rows into the channel's int32 plane (wrapping, as
+// the packed path's sums do). (x - zero point) and (w - zero point) are made
+// int16 once per call.
+bool direct_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w) {
+  return g.in.size() == 2 && is_8bit(x.dtype()) && is_8bit(w.dtype());
+}
+
+template <typename Store>
+void direct_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
+                 double xzp, const std::vector<double>& wzp, const Store& store) {
+  const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
+  const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, taps = kh * kw;
+  auto widen = [](const Tensor& t, auto zero_of) {
+    HostVector<int16_t> out(size_t(t.num_elements()));
+    const auto* p = static_cast<const uint8_t*>(t.raw_data());
+    const bool is_signed = t.dtype() == DataType::kInt8;
+    for (int64_t i = 0; i < t.num_elements(); ++i)
+      out[size_t(i)] = int16_t((is_signed ? int32_t(int8_t(p[i])) : int32_t(p[i])) - zero_of(i));
+    return out;
+  };
+  const int32_t xz = int32_t(xzp);
+  const HostVector<int16_t> xs = widen(x, [&](int64_t) { return xz; });
+  const int64_t per_filter = g.cg * taps;
+  const HostVector<int16_t> ws = widen(w, [&](int64_t i) {
+    return int32_t(wzp.size() == 1 ? wzp[0] : wzp[size_t(i / per_filter)]);
+  });
+  ctx.thread_pool().parallel_for(g.N * g.M, double(P * per_filter), [&](int64_t b, int64_t e) {
+    std::vector<uint32_t> acc(static_cast<size_t>(P));
+    for (int64_t nm = b; nm < e; ++nm) {
+      const int64_t n = nm / g.M, m = nm % g.M, grp = m / g.mg;
+      std::fill(acc.begin(), acc.end(), 0u);
+      for (int64_t c = 0; c < g.cg; ++c) {
+        const int16_t* plane = xs.data() + (n * g.C + grp * g.cg + c) * ih * iw;
+        for (int64_t ky = 0; ky < kh; ++ky)
+          for (int64_t kx = 0; kx < kw; ++kx) {
+            const int32_t wv = ws[size_t((m * g.cg + c) * taps + ky * kw + kx)];
+            if (wv == 0) continue;
+            // Output columns whose input column ox * s + off is inside: [lo, hi).
+            const int64_t s = g.stride[1], off = kx * g.dil[1] - g.pad_begin[1];
+            const int64_t lo = std::min(ow, off >= 0 ? 0 : (-off + s - 1) / s);
+            const int64_t hi =
+                std::max(lo, std::min(ow, iw - off <= 0 ? 0 : (iw - off + s - 1) / s));
+            for (int64_t oy = 0; oy < oh; ++oy) {
+              const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
+              if (iy < 0 || iy >= ih) continue;  // padding adds nothing
+              const int16_t* line = plane + iy * iw;
+              uint32_t* out = acc.data() + oy * ow;
+              for (int64_t ox = lo; ox < hi; ++ox)
+                out[ox] += uint32_t(int32_t(line[ox * s + off]) * wv);
+            }
+          }
+      }
+      store(n, m, 0, P, reinterpret_cast<const int32_t*>(acc.data()));
+    }
+  });
+}
+
 class ConvIntegerKernel : public ep::OpKernel {
  public:
   explicit ConvIntegerKernel(const ep::KernelInfo& info)
@@ -283,6 +342,16 @@ class ConvIntegerKernel : public ep::OpKernel {
       int32_t* yd = y.mutable_data<int32_t>();
       const int64_t plane = g.out[0] * g.out[1];
       packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
+                  [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
+                    std::copy(v, v + width, yd + (n * g.M + c) * plane + p0);
+                  });
+      return;
+    }
+    if (direct_conv_fits(g, x, w)) {
+      Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
+      int32_t* yd = y.mutable_data<int32_t>();
+      const int64_t plane = g.out[0] * g.out[1];
+      direct_conv(ctx, g, x, w, xzp, wzp,
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
                     std::copy(v, v + width, yd + (n * g.M + c) * plane + p0);
                   });
@@ -324,7 +393,8 @@ class QLinearConvKernel : public ep::OpKernel {
     }
     double lo, hi;
     integer_range(yzp_t.dtype(), &lo, &hi);
-    if (packed_conv_fits(g, x, w, ctx.input(2)) && is_8bit(yzp_t.dtype())) {
+    const bool packed = packed_conv_fits(g, x, w, ctx.input(2));
+    if ((packed || direct_conv_fits(g, x, w)) && is_8bit(yzp_t.dtype())) {
       // The reference loop's arithmetic below, value by value: the same bytes.
       std::vector<float> mult(size_t(g.M));
       for (int64_t m = 0; m < g.M; ++m)
@@ -334,12 +404,14 @@ class QLinearConvKernel : public ep::OpKernel {
       const int64_t plane = g.out[0] * g.out[1];
       const float fys = float(ys);
       const int32_t zy = int32_t(yzp), qlo = int32_t(lo), qhi = int32_t(hi);
-      packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
-                  [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
-                    linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]),
-                                       mult[size_t(c)], fys, zy, qlo, qhi,
-                                       yd + (n * g.M + c) * plane + p0);
-                  });
+      auto store = [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
+        linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]), mult[size_t(c)],
+                           fys, zy, qlo, qhi, yd + (n * g.M + c) * plane + p0);
+      };
+      if (packed)
+        packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(), store);
+      else
+        direct_conv(ctx, g, x, w, xzp, wzp, store);
       return;
     }
     auto acc =
