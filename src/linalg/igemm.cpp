@@ -13,18 +13,18 @@ namespace detail {
 void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                          const int8_t* panel, const IgemmTerms& t, int32_t* out) {
   for (int r = 0; r < rows; ++r) {
-    int32_t acc[64] = {};
+    uint32_t acc[64] = {};  // wrapping, as vpdpbusd's lanes do
     const uint8_t* ar = a + r * lda;
     for (int64_t g = 0; g < groups; ++g) {
       const uint8_t* a4 = ar + 4 * g;
       const int8_t* bg = panel + g * 256;
       for (int j = 0; j < 64; ++j)
-        acc[j] += int32_t(a4[0]) * bg[4 * j] + int32_t(a4[1]) * bg[4 * j + 1] +
-                  int32_t(a4[2]) * bg[4 * j + 2] + int32_t(a4[3]) * bg[4 * j + 3];
+        acc[j] += uint32_t(int32_t(a4[0]) * bg[4 * j] + int32_t(a4[1]) * bg[4 * j + 1] +
+                           int32_t(a4[2]) * bg[4 * j + 2] + int32_t(a4[3]) * bg[4 * j + 3]);
     }
     for (int j = 0; j < 64; ++j)
       out[r * 64 + j] =
-          int32_t(uint32_t(acc[j]) - t.zb[j] * t.row_term[r] - t.za[r] * uint32_t(t.col_sums[j]));
+          int32_t(acc[j] - t.zb[j] * t.row_term[r] - t.za[r] * uint32_t(t.col_sums[j]));
   }
 }
 

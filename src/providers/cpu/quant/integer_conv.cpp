@@ -171,9 +171,6 @@ bool packed_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w, c
          (!xzp || xzp->num_elements() == 1) && g.mg >= kPackedMinChannels;
 }
 
-// Runs the convolution on the packed path; store(n, channel, p0, width,
-// values) gets each finished run of an output channel's exact int32 sums
-// (positions p0 .. p0 + width of its plane) once.
 // The filters of each group as igemm's prepared A (out channels x K).
 using PreparedFilters = std::vector<linalg::PreparedAInt8>;
 
