@@ -25,4 +25,8 @@ void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_
 void requantize(const int32_t* acc, int64_t n, int64_t bias, float multiplier, float y_scale,
                 int32_t y_zero_point, int32_t lo, int32_t hi, uint8_t* y);
 
+// acc[i] += src[i * stride] * w for i < n, in wrapping 32-bit arithmetic:
+// one filter tap of a direct integer convolution over an output row.
+void accumulate_tap_s16(const int16_t* src, int64_t stride, int64_t n, int32_t w, uint32_t* acc);
+
 }  // namespace tessera::linalg

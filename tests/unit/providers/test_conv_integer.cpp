@@ -32,10 +32,12 @@ Tensor random_bytes(DataType t, const Shape& s, uint32_t seed) {
 
 struct Geometry {
   int64_t N, C, H, W, M, kh, kw, group, stride, pad, dil;
+  int64_t stride_w = 0;  // 0: `stride` both ways
+  int64_t sw() const { return stride_w ? stride_w : stride; }
   int64_t oh() const { return (H + 2 * pad - (kh - 1) * dil - 1) / stride + 1; }
-  int64_t ow() const { return (W + 2 * pad - (kw - 1) * dil - 1) / stride + 1; }
+  int64_t ow() const { return (W + 2 * pad - (kw - 1) * dil - 1) / sw() + 1; }
   std::vector<ir::Attribute> attrs() const {
-    return {attr_int("group", group), attr_ints("strides", {stride, stride}),
+    return {attr_int("group", group), attr_ints("strides", {stride, sw()}),
             attr_ints("pads", {pad, pad, pad, pad}), attr_ints("dilations", {dil, dil})};
   }
 };
@@ -56,7 +58,7 @@ std::vector<int64_t> reference(const Geometry& g, const Tensor& x, const Tensor&
             for (int64_t ky = 0; ky < g.kh; ++ky)
               for (int64_t kx = 0; kx < g.kw; ++kx) {
                 const int64_t iy = oy * g.stride - g.pad + ky * g.dil;
-                const int64_t ix = ox * g.stride - g.pad + kx * g.dil;
+                const int64_t ix = ox * g.sw() - g.pad + kx * g.dil;
                 if (iy < 0 || iy >= g.H || ix < 0 || ix >= g.W) continue;
                 const int64_t ci = (m / mg) * cg + c;
                 const int64_t xv =
@@ -80,6 +82,8 @@ const Geometry kCases[] = {
     {2, 8, 9, 10, 8, 3, 3, 8, 1, 1, 1},
     {1, 6, 11, 11, 6, 3, 3, 6, 2, 1, 1},
     {1, 4, 8, 8, 4, 3, 3, 2, 1, 2, 2},
+    {1, 4, 9, 12, 4, 3, 3, 4, 1, 1, 1, 2},  // strides 1 x 2: a row at a time
+    {1, 8, 9, 12, 8, 3, 3, 1, 2, 1, 1, 1},  // the packed path, strides 2 x 1
 };
 
 TEST(ConvIntegerPacked, MatchesTheDefinition) {

@@ -266,9 +266,8 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
 
 // ---- The direct path: other 2-D 8-bit convolutions (depthwise and narrow
 // groups), in integers: per output channel, each filter tap adds its weight
-// times the shifted input rows into the channel's int32 plane (wrapping, as
-// the packed path's sums do). (x - zero point) and (w - zero point) are made
-// int16 once per call.
+// times the shifted rows of its (padded, int16) input channel into the
+// channel's int32 plane (wrapping, as the packed path's sums do).
 bool direct_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w) {
   return g.in.size() == 2 && is_8bit(x.dtype()) && is_8bit(w.dtype());
 }
@@ -278,47 +277,68 @@ void direct_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
                  double xzp, const std::vector<double>& wzp, const Store& store) {
   const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
   const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, taps = kh * kw;
-  auto widen = [](const Tensor& t, auto zero_of) {
-    HostVector<int16_t> out(size_t(t.num_elements()));
-    const auto* p = static_cast<const uint8_t*>(t.raw_data());
-    const bool is_signed = t.dtype() == DataType::kInt8;
-    for (int64_t i = 0; i < t.num_elements(); ++i)
-      out[size_t(i)] = int16_t((is_signed ? int32_t(int8_t(p[i])) : int32_t(p[i])) - zero_of(i));
-    return out;
-  };
-  const int32_t xz = int32_t(xzp);
-  const HostVector<int16_t> xs = widen(x, [&](int64_t) { return xz; });
   const int64_t per_filter = g.cg * taps;
-  const HostVector<int16_t> ws = widen(w, [&](int64_t i) {
-    return int32_t(wzp.size() == 1 ? wzp[0] : wzp[size_t(i / per_filter)]);
-  });
+  // (w - its zero point) as int16, once per call.
+  HostVector<int16_t> ws(size_t(w.num_elements()));
+  {
+    const auto* p = static_cast<const uint8_t*>(w.raw_data());
+    const bool is_signed = w.dtype() == DataType::kInt8;
+    for (int64_t i = 0; i < w.num_elements(); ++i) {
+      const int32_t z = int32_t(wzp.size() == 1 ? wzp[0] : wzp[size_t(i / per_filter)]);
+      ws[size_t(i)] = int16_t((is_signed ? int32_t(int8_t(p[i])) : int32_t(p[i])) - z);
+    }
+  }
+  // Each input channel as (x - zero point) in int16 with its padding made
+  // real as zeros (it adds nothing), so the tap loops need no bounds.
+  const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
+  const int64_t PH = std::max(ih + top, (oh - 1) * g.stride[0] + (kh - 1) * g.dil[0] + 1);
+  const int64_t PW = std::max(iw + left, (ow - 1) * g.stride[1] + (kw - 1) * g.dil[1] + 1);
+  const auto* xd = static_cast<const uint8_t*>(x.raw_data());
+  const bool x_signed = x.dtype() == DataType::kInt8;
+  const int32_t xz = int32_t(xzp);
+  // With one stride both ways, the output is accumulated at the padded
+  // plane's width (columns past ow are never stored): output element i then
+  // reads input element s * i past the tap's corner, so each tap is one long
+  // vector loop over the whole plane, not one per output row.
+  const int64_t s = g.stride[0];
+  const bool flat = g.stride[1] == s;
+  const int64_t acc_w = flat ? PW : ow;
+  // Rows past PH that a flat tap's last (unused) columns may read.
+  const int64_t plane_rows = PH + (flat ? s + 1 : 0);
   ctx.thread_pool().parallel_for(g.N * g.M, double(P * per_filter), [&](int64_t b, int64_t e) {
-    std::vector<uint32_t> acc(static_cast<size_t>(P));
+    std::vector<uint32_t> acc(static_cast<size_t>(oh * acc_w));
+    std::vector<int16_t> plane(static_cast<size_t>(plane_rows * PW));
     for (int64_t nm = b; nm < e; ++nm) {
       const int64_t n = nm / g.M, m = nm % g.M, grp = m / g.mg;
       std::fill(acc.begin(), acc.end(), 0u);
       for (int64_t c = 0; c < g.cg; ++c) {
-        const int16_t* plane = xs.data() + (n * g.C + grp * g.cg + c) * ih * iw;
+        const uint8_t* src = xd + (n * g.C + grp * g.cg + c) * ih * iw;
+        std::fill(plane.begin(), plane.end(), int16_t(0));
+        for (int64_t y = 0; y < ih; ++y) {
+          int16_t* row = plane.data() + (y + top) * PW + left;
+          const uint8_t* in = src + y * iw;
+          if (x_signed)
+            for (int64_t i = 0; i < iw; ++i) row[i] = int16_t(int32_t(int8_t(in[i])) - xz);
+          else
+            for (int64_t i = 0; i < iw; ++i) row[i] = int16_t(int32_t(in[i]) - xz);
+        }
+        const int16_t* wc = ws.data() + (m * g.cg + c) * taps;
         for (int64_t ky = 0; ky < kh; ++ky)
           for (int64_t kx = 0; kx < kw; ++kx) {
-            const int32_t wv = ws[size_t((m * g.cg + c) * taps + ky * kw + kx)];
+            const int32_t wv = wc[ky * kw + kx];
             if (wv == 0) continue;
-            // Output columns whose input column ox * s + off is inside: [lo, hi).
-            const int64_t s = g.stride[1], off = kx * g.dil[1] - g.pad_begin[1];
-            const int64_t lo = std::min(ow, off >= 0 ? 0 : (-off + s - 1) / s);
-            const int64_t hi =
-                std::max(lo, std::min(ow, iw - off <= 0 ? 0 : (iw - off + s - 1) / s));
-            for (int64_t oy = 0; oy < oh; ++oy) {
-              const int64_t iy = oy * g.stride[0] - g.pad_begin[0] + ky * g.dil[0];
-              if (iy < 0 || iy >= ih) continue;  // padding adds nothing
-              const int16_t* line = plane + iy * iw;
-              uint32_t* out = acc.data() + oy * ow;
-              for (int64_t ox = lo; ox < hi; ++ox)
-                out[ox] += uint32_t(int32_t(line[ox * s + off]) * wv);
+            const int16_t* base = plane.data() + ky * g.dil[0] * PW + kx * g.dil[1];
+            if (flat) {
+              linalg::accumulate_tap_s16(base, s, oh * PW, wv, acc.data());
+              continue;
             }
+            for (int64_t oy = 0; oy < oh; ++oy)
+              linalg::accumulate_tap_s16(base + oy * g.stride[0] * PW, g.stride[1], ow, wv,
+                                         acc.data() + oy * ow);
           }
       }
-      store(n, m, 0, P, reinterpret_cast<const int32_t*>(acc.data()));
+      const auto* out = reinterpret_cast<const int32_t*>(acc.data());
+      for (int64_t oy = 0; oy < oh; ++oy) store(n, m, oy * ow, ow, out + oy * acc_w);
     }
   });
 }
