@@ -26,12 +26,15 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   // Folding a Shape can make its consumers constant and vice versa: repeat
   // while something changes (bounded, each round only removes nodes).
   run("eliminate_identities", [&] { return eliminate_identities(g); });
+  // Before folding, which would dequantize the weights into float ones.
+  if (level == GraphOptimizationLevel::kAll && cpu_internal_fusions)
+    run("fuse_qdq_conv", [&] { return fuse_qdq_conv(g); });
   for (int round = 0; round < 8; ++round) {
     size_t changed = run("fold_shapes", [&] { return fold_shapes(g); });
     changed += run("fold_constants", [&] { return fold_constants(model, g); });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
-    changed += run("eliminate_common_subexpressions",
-                   [&] { return eliminate_common_subexpressions(g); });
+    changed +=
+        run("eliminate_common_subexpressions", [&] { return eliminate_common_subexpressions(g); });
     if (!changed) break;
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
