@@ -1,5 +1,6 @@
 #include "linalg/quantize.hpp"
 
+#include <climits>
 #include <cmath>
 
 #include "linalg/cpu_isa.hpp"
@@ -53,6 +54,14 @@ void requantize_portable(const int32_t* acc, int64_t n, int64_t bias, float mult
 void accumulate_tap_portable(const int16_t* src, int64_t stride, int64_t n, int32_t w,
                              uint32_t* acc) {
   for (int64_t i = 0; i < n; ++i) acc[i] += uint32_t(int32_t(src[i * stride]) * w);
+}
+
+void dequantize_portable(const uint8_t* x, bool is_signed, int64_t n, float scale, float zp,
+                         float* y) {
+  if (is_signed)
+    for (int64_t i = 0; i < n; ++i) y[i] = (float(int8_t(x[i])) - zp) * scale;
+  else
+    for (int64_t i = 0; i < n; ++i) y[i] = (float(x[i]) - zp) * scale;
 }
 
 #if defined(__x86_64__)
@@ -113,20 +122,35 @@ __attribute__((target("avx512f"))) void requantize_avx512(const int32_t* acc, in
                                                           int32_t yzp, int32_t lo, int32_t hi,
                                                           uint8_t* y) {
   // acc + bias in double is exact (|sum| < 2^53), and rounding it to float
-  // is rounding the exact sum, as float(int64) does.
+  // is rounding the exact sum, as float(int64) does; so is int32's when the
+  // sum fits it.
   const __m512d b = _mm512_set1_pd(double(bias));
   const __m512 m = _mm512_set1_ps(mult), s = _mm512_set1_ps(ys);
   const __m512 far_lo = _mm512_set1_ps(-1e9f), far_hi = _mm512_set1_ps(1e9f);
   const __m512i z = _mm512_set1_epi32(yzp), bottom = _mm512_set1_epi32(lo),
                 top = _mm512_set1_epi32(hi);
   int64_t i = 0;
+  const bool bias_fits = bias >= INT32_MIN && bias <= INT32_MAX;
+  const __m512i bi = _mm512_set1_epi32(int32_t(bias_fits ? bias : 0)),
+                zero = _mm512_setzero_si512();
   for (; i + 16 <= n; i += 16) {
-    const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
-    const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i + 8));
-    const __m256 f0 = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtepi32_pd(a0), b));
-    const __m256 f1 = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtepi32_pd(a1), b));
-    __m512 real = _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(f0)), _mm256_castps_pd(f1), 1));
+    const __m512i a = _mm512_loadu_si512(acc + i);
+    // acc + bias in int32, converted to float (rounded once, as from the
+    // exact sum) unless a lane overflowed: then in double, as below.
+    const __m512i sum = _mm512_add_epi32(a, bi);
+    const __mmask16 overflow = _mm512_cmplt_epi32_mask(
+        _mm512_and_si512(_mm512_xor_si512(a, sum), _mm512_xor_si512(bi, sum)), zero);
+    __m512 real;
+    if (bias_fits && overflow == 0) {
+      real = _mm512_cvtepi32_ps(sum);
+    } else {
+      const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
+      const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i + 8));
+      const __m256 f0 = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtepi32_pd(a0), b));
+      const __m256 f1 = _mm512_cvtpd_ps(_mm512_add_pd(_mm512_cvtepi32_pd(a1), b));
+      real = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(f0)),
+                                                 _mm256_castps_pd(f1), 1));
+    }
     real = _mm512_div_ps(_mm512_mul_ps(real, m), s);
     real = _mm512_min_ps(_mm512_max_ps(real, far_lo), far_hi);  // int32-safe
     __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(real), z);
@@ -135,6 +159,19 @@ __attribute__((target("avx512f"))) void requantize_avx512(const int32_t* acc, in
   }
   requantize_portable(acc + i, n - i, bias, mult, ys, yzp, lo, hi, y + i);
 }
+__attribute__((target("avx512f"))) void dequantize_avx512(const uint8_t* x, bool is_signed,
+                                                          int64_t n, float scale, float zp,
+                                                          float* y) {
+  const __m512 s = _mm512_set1_ps(scale), z = _mm512_set1_ps(zp);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m128i bytes = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i));
+    const __m512i wide = is_signed ? _mm512_cvtepi8_epi32(bytes) : _mm512_cvtepu8_epi32(bytes);
+    _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_sub_ps(_mm512_cvtepi32_ps(wide), z), s));
+  }
+  dequantize_portable(x + i, is_signed, n - i, scale, zp, y + i);
+}
+
 // Stride 1: 16 int16 widened per step. Stride 2: 32 int16 loaded, the even
 // ones (each 32-bit lane's low half) sign-extended in place.
 __attribute__((target("avx512f,avx512bw"))) void accumulate_tap_avx512(const int16_t* src,
@@ -200,6 +237,14 @@ void accumulate_tap_s16(const int16_t* src, int64_t stride, int64_t n, int32_t w
   if (use_avx512()) return accumulate_tap_avx512(src, stride, n, w, acc);
 #endif
   accumulate_tap_portable(src, stride, n, w, acc);
+}
+
+void dequantize_8bit(const uint8_t* x, bool is_signed, int64_t n, float scale, float zero_point,
+                     float* y) {
+#if defined(__x86_64__)
+  if (use_avx512()) return dequantize_avx512(x, is_signed, n, scale, zero_point, y);
+#endif
+  dequantize_portable(x, is_signed, n, scale, zero_point, y);
 }
 
 void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_t* y) {

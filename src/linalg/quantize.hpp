@@ -14,6 +14,11 @@ void min_max_with_zero(const float* x, int64_t n, float* lo, float* hi);
 // y[i] = clamp(round_half_even(x[i] / scale) + zero_point, 0, 255), NaN -> 0
 // (scale > 0, zero_point an integer in [0, 255]).
 void quantize_u8(const float* x, int64_t n, float scale, float zero_point, uint8_t* y);
+// y[i] = (x[i] - zero_point) * scale for uint8 (or, is_signed, int8) x:
+// DequantizeLinear's per-tensor form.
+void dequantize_8bit(const uint8_t* x, bool is_signed, int64_t n, float scale, float zero_point,
+                     float* y);
+
 // The same into int8 (clamped to [-128, 127], NaN -> 0; zero_point an
 // integer in that range): QuantizeLinear's per-tensor form.
 void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_t* y);

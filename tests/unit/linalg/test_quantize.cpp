@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -53,6 +54,43 @@ TEST(Quantize, RoundsHalfToEvenAndSaturates) {
   EXPECT_EQ(y[3], 255);
   EXPECT_EQ(y[4], 0);
   EXPECT_EQ(y[5], 0);
+}
+
+TEST(Quantize, RequantizeMatchesItsFormulaIncludingInt32Overflow) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX);
+  std::vector<int32_t> acc(100);
+  for (auto& v : acc) v = any(rng) / 4096;
+  // Sums past int32 with the bias: the exact path must take them.
+  acc[3] = INT32_MAX - 5;
+  acc[20] = INT32_MAX;
+  acc[41] = INT32_MIN + 2;
+  for (int64_t bias : {int64_t(0), int64_t(1000), int64_t(-77777), int64_t(INT32_MAX) + 10})
+    for (auto [lo, hi] : {std::pair{0, 255}, std::pair{-128, 127}}) {
+      const float mult = 0.0003f, ys = 0.9f;
+      const int32_t yzp = lo == 0 ? 100 : -3;
+      std::vector<uint8_t> y(acc.size());
+      requantize(acc.data(), int64_t(acc.size()), bias, mult, ys, yzp, lo, hi, y.data());
+      for (size_t i = 0; i < acc.size(); ++i) {
+        const float real = float(int64_t(acc[i]) + bias) * mult;
+        const float v = std::nearbyint(real / ys) + float(yzp);
+        const int32_t want = int32_t(std::fmin(std::fmax(v, float(lo)), float(hi)));
+        ASSERT_EQ(y[i], uint8_t(want)) << "element " << i << " bias " << bias;
+      }
+    }
+}
+
+TEST(Quantize, DequantizeBothSignednesses) {
+  std::vector<uint8_t> x(37);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 7);
+  for (bool is_signed : {false, true}) {
+    std::vector<float> y(x.size());
+    dequantize_8bit(x.data(), is_signed, int64_t(x.size()), 0.25f, 3.f, y.data());
+    for (size_t i = 0; i < x.size(); ++i) {
+      const float v = is_signed ? float(int8_t(x[i])) : float(x[i]);
+      ASSERT_EQ(y[i], (v - 3.f) * 0.25f) << i;
+    }
+  }
 }
 
 }  // namespace

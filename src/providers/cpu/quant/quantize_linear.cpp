@@ -119,15 +119,9 @@ class DequantizeLinearKernel : public ep::OpKernel {
       const float s = scale.data<float>()[0];
       const float z = zp ? float(zp->element_as_double(0)) : 0.f;
       Tensor& y = ctx.output(0, x.shape(), out_t);
-      float* yd = y.mutable_data<float>();
-      const int64_t n = x.num_elements();
-      if (x.dtype() == DataType::kUInt8) {
-        const uint8_t* xd = x.data<uint8_t>();
-        for (int64_t i = 0; i < n; ++i) yd[i] = (float(xd[i]) - z) * s;
-      } else {
-        const int8_t* xd = x.data<int8_t>();
-        for (int64_t i = 0; i < n; ++i) yd[i] = (float(xd[i]) - z) * s;
-      }
+      linalg::dequantize_8bit(static_cast<const uint8_t*>(x.raw_data()),
+                              x.dtype() == DataType::kInt8, x.num_elements(), s, z,
+                              y.mutable_data<float>());
       return;
     }
     auto ss = read_as<float>(scale);
