@@ -33,6 +33,8 @@ def calibrate(model, in_dir):
     for n in model.graph.node:
         if n.op_type == "Conv":
             names += [n.input[0], n.output[0]]
+        if n.op_type == "Relu":
+            names += [n.output[0]]
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     have = {o.name for o in probe.graph.output}
@@ -61,6 +63,18 @@ def uint8_params(v):
 def quantize(model, ranges, qdq=False):
     g = model.graph
     inits = {i.name: i for i in g.initializer}
+    # A Conv read only by a Relu quantizes its output over the Relu's range, as
+    # ONNX Runtime's quantizer does once it has fused the two: the Relu's
+    # DequantizeLinear -> Relu -> QuantizeLinear then has one scale.
+    readers = {}
+    for n in g.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    def output_range(conv):
+        r = readers.get(conv.output[0], [])
+        if len(r) == 1 and r[0].op_type == "Relu" and r[0].output[0] in ranges:
+            return ranges[r[0].output[0]]
+        return ranges[conv.output[0]]
     nodes, added = [], []
     for n in g.node:
         w = inits.get(n.input[1]) if n.op_type == "Conv" else None
@@ -72,7 +86,7 @@ def quantize(model, ranges, qdq=False):
         ws = np.maximum(np.abs(wf).reshape(wf.shape[0], -1).max(axis=1), 1e-12) / 127.0
         wq = np.clip(np.round(wf / ws[:, None, None, None]), -127, 127).astype(np.int8)
         xs, xzp = uint8_params(ranges[n.input[0]])
-        ys, yzp = uint8_params(ranges[n.output[0]])
+        ys, yzp = uint8_params(output_range(n))
         b = numpy_helper.to_array(inits[n.input[2]]) if len(n.input) > 2 else np.zeros(wf.shape[0])
         bq = np.round(b / (xs * ws)).astype(np.int32)
         for name, arr in [("xs", xs), ("xzp", xzp), ("wq", wq), ("ws", ws.astype(np.float32)),

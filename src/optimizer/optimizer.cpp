@@ -59,6 +59,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
     run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(model, g); });
+    run("fuse_quantize_pairs", [&] { return fuse_quantize_pairs(model, g); });
     // Last: it converts the FusedConvs made above (residual and activation
     // included). The blocked kernels pay off only where vector kernels
     // (AVX-512, or AVX2 with FMA) run them.
