@@ -240,11 +240,15 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
       const int64_t top = g.pad_begin[0], left = g.pad_begin[1];
       const int64_t PH = std::max(ih + top, (oh - 1) * g.stride[0] + (kh - 1) * g.dil[0] + 1);
       const int64_t PW = std::max(iw + left, (ow - 1) * g.stride[1] + (kw - 1) * g.dil[1] + 1);
-      padded.assign(size_t(g.cg * PH * PW), pad);
-      for (int64_t c = 0; c < g.cg; ++c)
-        for (int64_t y = 0; y < ih; ++y)
-          std::memcpy(padded.data() + (c * PH + y + top) * PW + left, plane0 + (c * ih + y) * iw,
-                      size_t(iw));
+      padded.resize(size_t(g.cg * PH * PW));
+      pool.parallel_for(g.cg, double(PH * PW), [&](int64_t c0, int64_t c1) {
+        for (int64_t c = c0; c < c1; ++c) {
+          uint8_t* dst = padded.data() + c * PH * PW;
+          std::memset(dst, pad, size_t(PH * PW));
+          for (int64_t y = 0; y < ih; ++y)
+            std::memcpy(dst + (y + top) * PW + left, plane0 + (c * ih + y) * iw, size_t(iw));
+        }
+      });
       // Row k of the im2col matrix (c, ky, kx): the pixels under that filter
       // tap at every output position.
       auto im2col_row = [&](int64_t k, uint8_t* row) {

@@ -53,10 +53,14 @@ class QuantizeLinearKernel : public ep::OpKernel {
       const float s = scale.data<float>()[0];
       const float z = zp ? float(zp->element_as_double(0)) : 0.f;
       Tensor& y = ctx.output(0, x.shape(), out_t);
-      if (out_t == DataType::kUInt8)
-        linalg::quantize_u8(x.data<float>(), x.num_elements(), s, z, y.mutable_data<uint8_t>());
-      else
-        linalg::quantize_s8(x.data<float>(), x.num_elements(), s, z, y.mutable_data<int8_t>());
+      const float* xd = x.data<float>();
+      // In chunks across the session's threads (one pass, a few ops an element).
+      ctx.thread_pool().parallel_for(x.num_elements(), 4.0, [&](int64_t b, int64_t e) {
+        if (out_t == DataType::kUInt8)
+          linalg::quantize_u8(xd + b, e - b, s, z, y.mutable_data<uint8_t>() + b);
+        else
+          linalg::quantize_s8(xd + b, e - b, s, z, y.mutable_data<int8_t>() + b);
+      });
       return;
     }
     auto xs = read_as<float>(x);
@@ -119,9 +123,11 @@ class DequantizeLinearKernel : public ep::OpKernel {
       const float s = scale.data<float>()[0];
       const float z = zp ? float(zp->element_as_double(0)) : 0.f;
       Tensor& y = ctx.output(0, x.shape(), out_t);
-      linalg::dequantize_8bit(static_cast<const uint8_t*>(x.raw_data()),
-                              x.dtype() == DataType::kInt8, x.num_elements(), s, z,
-                              y.mutable_data<float>());
+      const auto* xd = static_cast<const uint8_t*>(x.raw_data());
+      float* yd = y.mutable_data<float>();
+      ctx.thread_pool().parallel_for(x.num_elements(), 2.0, [&](int64_t b, int64_t e) {
+        linalg::dequantize_8bit(xd + b, x.dtype() == DataType::kInt8, e - b, s, z, yd + b);
+      });
       return;
     }
     auto ss = read_as<float>(scale);
