@@ -165,58 +165,6 @@ void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                         const int8_t* panel, const IgemmTerms& t, int32_t* out) {
   igemm_tile_portable(groups, a, lda, rows, panel, t, out);
 }
-// Interleaves four rows of 64 bytes into 64 words: bytes of rows 0/1 and
-// 2/3 pairwise (vpermt2b), then the pairs (vpermt2w).
-__attribute__((target("avx512f,avx512bw,avx512vnni,avx512vbmi"))) void igemm_pack_words_vbmi(
-    const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst, int32_t* sums) {
-  // Byte picks (0-63 from the first row, 64-127 from the second) and word
-  // picks (0-31, 32-63), made once.
-  struct Picks {
-    alignas(64) uint8_t lo8[64], hi8[64];
-    alignas(64) uint16_t lo16[32], hi16[32];
-    Picks() {
-      for (int i = 0; i < 64; ++i) {
-        lo8[i] = uint8_t((i % 2) * 64 + i / 2);
-        hi8[i] = uint8_t((i % 2) * 64 + 32 + i / 2);
-      }
-      for (int i = 0; i < 32; ++i) {
-        lo16[i] = uint16_t((i % 2) * 32 + i / 2);
-        hi16[i] = uint16_t((i % 2) * 32 + 16 + i / 2);
-      }
-    }
-  };
-  static const Picks picks;
-  const __mmask64 in = width >= 64 ? ~__mmask64(0) : (__mmask64(1) << width) - 1;
-  const __m512i r0 = _mm512_maskz_loadu_epi8(in, r[0]), r1 = _mm512_maskz_loadu_epi8(in, r[1]);
-  const __m512i r2 = _mm512_maskz_loadu_epi8(in, r[2]), r3 = _mm512_maskz_loadu_epi8(in, r[3]);
-  const __m512i b_lo = _mm512_load_si512(picks.lo8), b_hi = _mm512_load_si512(picks.hi8);
-  const __m512i w_lo = _mm512_load_si512(picks.lo16), w_hi = _mm512_load_si512(picks.hi16);
-  const __m512i a01_lo = _mm512_permutex2var_epi8(r0, b_lo, r1);
-  const __m512i a01_hi = _mm512_permutex2var_epi8(r0, b_hi, r1);
-  const __m512i a23_lo = _mm512_permutex2var_epi8(r2, b_lo, r3);
-  const __m512i a23_hi = _mm512_permutex2var_epi8(r2, b_hi, r3);
-  const __m512i f = _mm512_set1_epi32(int(flip)), ones = _mm512_set1_epi8(1);
-  const __m512i words[4] = {_mm512_xor_si512(_mm512_permutex2var_epi16(a01_lo, w_lo, a23_lo), f),
-                            _mm512_xor_si512(_mm512_permutex2var_epi16(a01_lo, w_hi, a23_lo), f),
-                            _mm512_xor_si512(_mm512_permutex2var_epi16(a01_hi, w_lo, a23_hi), f),
-                            _mm512_xor_si512(_mm512_permutex2var_epi16(a01_hi, w_hi, a23_hi), f)};
-  for (int v = 0; v < 4; ++v) {
-    _mm512_storeu_si512(dst + 64 * v, words[v]);
-    const int64_t left = width - 16 * v;
-    if (left <= 0) break;
-    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
-    // vpdpbusd of ones (uint8) and the words (int8): each word's byte sum.
-    const __m512i s = _mm512_maskz_loadu_epi32(m, sums + 16 * v);
-    _mm512_mask_storeu_epi32(sums + 16 * v, m, _mm512_dpbusd_epi32(s, ones, words[v]));
-  }
-}
-
-bool igemm_vbmi_available() {
-  __builtin_cpu_init();
-  static const bool cpu = __builtin_cpu_supports("avx512vbmi");
-  return cpu && igemm_vnni512_available();
-}
-
 bool igemm_vnni512_available() { return false; }
 
 #endif

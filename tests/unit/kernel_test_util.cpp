@@ -1,5 +1,7 @@
 #include "kernel_test_util.hpp"
 
+#include <random>
+
 #include "ops/type_inference.hpp"
 
 namespace tessera::test {
@@ -65,6 +67,15 @@ std::filesystem::path source_root() {
     for (fs::path p = start; !p.empty() && p != p.root_path(); p = p.parent_path())
       if (fs::exists(p / "models" / "demo_cnn")) return p;
   return fs::current_path();
+}
+
+Tensor random_bytes(DataType t, const Shape& s, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  Tensor x(t, s);
+  auto* p = static_cast<uint8_t*>(x.mutable_raw_data());
+  for (int64_t i = 0; i < x.num_elements(); ++i) p[i] = uint8_t(byte(rng));
+  return x;
 }
 
 }  // namespace tessera::test

@@ -62,6 +62,10 @@ std::vector<Value> run_node(const std::string& op_type, std::vector<Value> input
                             std::vector<ir::Attribute> attributes = {}, int64_t opset = 21,
                             size_t num_outputs = 1, const std::string& domain = "");
 
+// A tensor of 8-bit type t (int8 or uint8) and shape s, every byte uniform
+// over 0..255 from `seed`.
+Tensor random_bytes(DataType t, const Shape& s, uint32_t seed);
+
 // A node named "<op>_<first output>" in the default domain.
 inline ir::Node make_node(const std::string& op, std::vector<std::string> in,
                           std::vector<std::string> out, std::vector<ir::Attribute> attrs = {}) {

@@ -19,16 +19,8 @@ namespace {
 
 using test::attr_int;
 using test::attr_ints;
+using test::random_bytes;
 using test::run_node;
-
-Tensor random_bytes(DataType t, const Shape& s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> byte(0, 255);
-  Tensor x(t, s);
-  auto* p = static_cast<uint8_t*>(x.mutable_raw_data());
-  for (int64_t i = 0; i < x.num_elements(); ++i) p[i] = uint8_t(byte(rng));
-  return x;
-}
 
 struct Geometry {
   int64_t N, C, H, W, M, kh, kw, group, stride, pad, dil;

@@ -14,16 +14,8 @@
 namespace tessera {
 namespace {
 
+using test::random_bytes;
 using test::run_node;
-
-Tensor random_8bit(DataType t, const Shape& s, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_int_distribution<int> byte(0, 255);
-  Tensor x(t, s);
-  auto* p = static_cast<uint8_t*>(x.mutable_raw_data());
-  for (int64_t i = 0; i < x.num_elements(); ++i) p[i] = uint8_t(byte(rng));
-  return x;
-}
 
 // The definition over numpy's matmul broadcasting of 3-D A and 2-D or 3-D B
 // (batch of B 1 or A's), zero points a scalar or 1-D (per row / column),
@@ -62,12 +54,12 @@ TEST(MatMulInteger, EverySignednessZeroPointFormAndBatchLayout) {
   for (DataType ta : {DataType::kUInt8, DataType::kInt8})
     for (DataType tb : {DataType::kUInt8, DataType::kInt8})
       for (bool b_batched : {false, true}) {
-        const Tensor a = random_8bit(ta, Shape{2, 7, 9}, seed++);
-        const Tensor b = random_8bit(tb, b_batched ? Shape{2, 9, 70} : Shape{9, 70}, seed++);
-        const Tensor za_row = random_8bit(ta, Shape{7}, seed++);
-        const Tensor zb_col = random_8bit(tb, Shape{70}, seed++);
-        const Tensor za_one = random_8bit(ta, Shape{}, seed++);
-        const Tensor zb_one = random_8bit(tb, Shape{}, seed++);
+        const Tensor a = random_bytes(ta, Shape{2, 7, 9}, seed++);
+        const Tensor b = random_bytes(tb, b_batched ? Shape{2, 9, 70} : Shape{9, 70}, seed++);
+        const Tensor za_row = random_bytes(ta, Shape{7}, seed++);
+        const Tensor zb_col = random_bytes(tb, Shape{70}, seed++);
+        const Tensor za_one = random_bytes(ta, Shape{}, seed++);
+        const Tensor zb_one = random_bytes(tb, Shape{}, seed++);
         const std::string what = std::string(data_type_name(ta)) + " x " +
                                  std::string(data_type_name(tb)) +
                                  (b_batched ? ", batched B" : ", one B");
@@ -82,8 +74,8 @@ TEST(MatMulInteger, EverySignednessZeroPointFormAndBatchLayout) {
 }
 
 TEST(MatMulInteger, ConstantWeightsPackedOnceGiveTheSameProduct) {
-  const Tensor a = random_8bit(DataType::kUInt8, Shape{3, 5, 130}, 7);
-  const Tensor b = random_8bit(DataType::kInt8, Shape{130, 100}, 8);
+  const Tensor a = random_bytes(DataType::kUInt8, Shape{3, 5, 130}, 7);
+  const Tensor b = random_bytes(DataType::kInt8, Shape{130, 100}, 8);
   const Tensor za = Tensor::scalar<uint8_t>(131), zb = Tensor::scalar<int8_t>(-3);
   test::OneNode m("MatMulInteger", 10);
   m.input("a", a).input("b", b, true).input("za", za).input("zb", zb, true).output("y");
@@ -95,9 +87,9 @@ TEST(MatMulInteger, ConstantWeightsPackedOnceGiveTheSameProduct) {
 
 TEST(MatMulInteger, NdZeroPointsTakeTheReferenceLoop) {
   // a_zero_point shaped like A with K reduced to 1: outside the packed GEMM.
-  const Tensor a = random_8bit(DataType::kUInt8, Shape{1, 4, 6}, 9);
-  const Tensor b = random_8bit(DataType::kUInt8, Shape{6, 3}, 10);
-  const Tensor za_nd = random_8bit(DataType::kUInt8, Shape{1, 4, 1}, 11);
+  const Tensor a = random_bytes(DataType::kUInt8, Shape{1, 4, 6}, 9);
+  const Tensor b = random_bytes(DataType::kUInt8, Shape{6, 3}, 10);
+  const Tensor za_nd = random_bytes(DataType::kUInt8, Shape{1, 4, 1}, 11);
   Tensor za_1d(DataType::kUInt8, Shape{4});
   for (int64_t i = 0; i < 4; ++i)
     static_cast<uint8_t*>(za_1d.mutable_raw_data())[i] =
