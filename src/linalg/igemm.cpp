@@ -42,7 +42,8 @@ void igemm_pack_words_portable(const uint8_t* const r[4], int64_t width, uint32_
 }  // namespace detail
 
 IgemmPath igemm_best_path() {
-  return detail::igemm_vnni512_available() ? IgemmPath::kVnni512 : IgemmPath::kPortable;
+  if (detail::igemm_vnni512_available()) return IgemmPath::kVnni512;
+  return detail::igemm_avx2_available() ? IgemmPath::kAvx2 : IgemmPath::kPortable;
 }
 
 PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed)
@@ -146,8 +147,9 @@ void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoi
   for (int64_t n = 0; n < N; ++n) zb_p[size_t(n)] = uint32_t(zb.at(n)) - ob;
   const int32_t* col_sums = b.col_sums();
 
-  const detail::IgemmTile tile =
-      path == IgemmPath::kVnni512 ? detail::igemm_tile_vnni512 : detail::igemm_tile_portable;
+  const detail::IgemmTile tile = path == IgemmPath::kVnni512 ? detail::igemm_tile_vnni512
+                                 : path == IgemmPath::kAvx2  ? detail::igemm_tile_avx2
+                                                             : detail::igemm_tile_portable;
   constexpr int64_t R = detail::kIgemmRows, W = PackedBInt8::kPanel;
   const int64_t row_blocks = (M + R - 1) / R;
   // Consecutive tasks walk the row blocks of one panel, so a thread's panel

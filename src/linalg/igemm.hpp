@@ -11,8 +11,8 @@
 // with every term computed once per row or column. B is packed once (for a
 // constant weight, at kernel creation) into panels of 64 columns and groups
 // of 4 k values; a register tile of up to 6 rows x 64 columns accumulates
-// over all of K. Machines without VNNI run the same layout through a
-// portable loop.
+// over all of K. Machines without VNNI run the same layout through an AVX2
+// tile (int16 operands, exact) or a portable loop.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -24,10 +24,11 @@
 namespace tessera::linalg {
 
 // Which inner loop runs the packed product.
-enum class IgemmPath { kPortable, kVnni512 };
+enum class IgemmPath { kPortable, kAvx2, kVnni512 };
 
 // The fastest path this CPU supports (VNNI needs AVX-512 F, BW and VNNI, and
-// cpu_isa() at avx512: TESSERA_CPU_ISA caps this too).
+// cpu_isa() at avx512; AVX2 cpu_isa() at avx2 or above: TESSERA_CPU_ISA caps
+// this too).
 IgemmPath igemm_best_path();
 
 // B (K x N, row stride ldb, int8 or uint8) as the kernels read it.

@@ -27,6 +27,10 @@ using IgemmTile = void (*)(int64_t groups, const uint8_t* a, int64_t lda, int ro
 
 void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                          const int8_t* panel, const IgemmTerms& t, int32_t* out);
+// AVX2 (int16 operands, vpmaddwd; igemm_kernel_avx2.cpp); where the CPU has it.
+void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows, const int8_t* panel,
+                     const IgemmTerms& t, int32_t* out);
+bool igemm_avx2_available();
 // AVX-512 VNNI (vpdpbusd); only where the CPU has it.
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                         const int8_t* panel, const IgemmTerms& t, int32_t* out);

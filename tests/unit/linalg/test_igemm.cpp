@@ -14,6 +14,7 @@ namespace {
 
 std::vector<IgemmPath> paths() {
   std::vector<IgemmPath> p = {IgemmPath::kPortable};
+  if (detail::igemm_avx2_available()) p.push_back(IgemmPath::kAvx2);
   if (igemm_best_path() == IgemmPath::kVnni512) p.push_back(IgemmPath::kVnni512);
   return p;
 }
