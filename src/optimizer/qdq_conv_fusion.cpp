@@ -14,14 +14,13 @@
 // the weights' DequantizeLinear into float weights.
 #include <cmath>
 
+#include "core/quant_types.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
 
 namespace {
-
-bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
 
 // The DequantizeLinear producing `value` (ai.onnx, opset < 21 semantics:
 // no block_size), or null.
@@ -56,14 +55,15 @@ size_t fuse_qdq_conv(ir::Graph& g) {
     if (!dx || dx->inputs.size() < 3) continue;
     const Tensor *xs = input_constant(v, *dx, 1), *xzp = input_constant(v, *dx, 2);
     if (!is_scalar(xs) || !is_scalar(xzp) || xs->dtype() != DataType::kFloat ||
-        !is_8bit(xzp->dtype()))
+        !is_8bit_integer_type(xzp->dtype()))
       continue;
     // The weights: constant 8-bit, per tensor or per output channel (axis 0).
     const ir::Node* dw = dequantize_of(v, g, conv.inputs[1]);
     if (!dw) continue;
     const Tensor *wq = input_constant(v, *dw, 0), *ws = input_constant(v, *dw, 1),
                  *wzp = input_constant(v, *dw, 2);
-    if (!wq || !is_8bit(wq->dtype()) || wq->rank() < 3 || !ws || ws->dtype() != DataType::kFloat)
+    if (!wq || !is_8bit_integer_type(wq->dtype()) || wq->rank() < 3 || !ws ||
+        ws->dtype() != DataType::kFloat)
       continue;
     const int64_t M = wq->shape()[0];
     const bool per_channel = !is_scalar(ws);
@@ -97,7 +97,8 @@ size_t fuse_qdq_conv(ir::Graph& g) {
     const ir::Node& quant = g.nodes[size_t(q)];
     const Tensor *ys = input_constant(v, quant, 1), *yzp = input_constant(v, quant, 2);
     if (quant.outputs.size() != 1 || !is_scalar(ys) || ys->dtype() != DataType::kFloat ||
-        !is_scalar(yzp) || !is_8bit(yzp->dtype()) || attr_int(quant, "saturate", 1) != 1)
+        !is_scalar(yzp) || !is_8bit_integer_type(yzp->dtype()) ||
+        attr_int(quant, "saturate", 1) != 1)
       continue;
     ir::Node f;
     f.name = conv.name + "_qlinear";

@@ -12,14 +12,13 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/quant_types.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
 
 namespace {
-
-bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
 
 // A constant positive float scalar scale and an 8-bit scalar zero point
 // (inputs 1 and 2 of a QuantizeLinear or DequantizeLinear).
@@ -29,7 +28,8 @@ bool simple_params(const GraphView& v, const ir::Node& n, const Tensor** s, cons
   *s = v.constant(n.inputs[1]);
   *z = v.constant(n.inputs[2]);
   return *s && *z && (*s)->dtype() == DataType::kFloat && (*s)->num_elements() == 1 &&
-         (*s)->data<float>()[0] > 0.f && is_8bit((*z)->dtype()) && (*z)->num_elements() == 1;
+         (*s)->data<float>()[0] > 0.f && is_8bit_integer_type((*z)->dtype()) &&
+         (*z)->num_elements() == 1;
 }
 
 bool same_params(const Tensor* s1, const Tensor* z1, const Tensor* s2, const Tensor* z2) {

@@ -2,13 +2,12 @@
 
 #include <vector>
 
+#include "core/quant_types.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 
 namespace tessera::cpu {
 
 namespace {
-
-bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
 
 // The zero points of `t` as int32: none, one, or `len` of them (a 1-D
 // vector). False for any other shape.
@@ -27,7 +26,7 @@ linalg::ZeroPoints view(const std::vector<int32_t>& z) { return {z.data(), int64
 std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::KernelInfo& info,
                                                                 size_t i) {
   const Tensor* b = info.num_inputs() > i ? info.constant_input(i) : nullptr;
-  if (!b || b->rank() != 2 || !is_8bit(b->dtype())) return nullptr;
+  if (!b || b->rank() != 2 || !is_8bit_integer_type(b->dtype())) return nullptr;
   return info.prepacked<linalg::PackedBInt8>(i, "cpu.igemm.packed_b", {}, [&] {
     return linalg::PackedBInt8(b->shape()[0], b->shape()[1], b->raw_data(), b->shape()[1],
                                b->dtype() == DataType::kInt8);
@@ -37,7 +36,7 @@ std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::Kernel
 bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, const Tensor& b,
                   const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed,
                   const linalg::IgemmToFloat* to_float) {
-  if (!is_8bit(a.dtype()) || !is_8bit(b.dtype())) return false;
+  if (!is_8bit_integer_type(a.dtype()) || !is_8bit_integer_type(b.dtype())) return false;
   std::vector<int32_t> za, zb;
   if (!zero_points(azp, p.M, za) || !zero_points(bzp, p.N, zb)) return false;
   const bool a_signed = a.dtype() == DataType::kInt8, b_signed = b.dtype() == DataType::kInt8;

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/host_heap.hpp"
+#include "core/quant_types.hpp"
 #include "linalg/igemm.hpp"
 #include "linalg/quantize.hpp"
 #include "providers/cpu/quant/element_io.hpp"
@@ -158,8 +159,6 @@ std::vector<double> per_channel(const ep::KernelContext& ctx, const char* what, 
 // contributes nothing), packed per call, and each finished run of an output
 // channel's positions lands in its plane, contiguous.
 
-bool is_8bit(DataType t) { return t == DataType::kUInt8 || t == DataType::kInt8; }
-
 // Output channels a group needs for the packed path (below it, depthwise-like
 // layers, the direct loop runs).
 constexpr int64_t kPackedMinChannels = 4;
@@ -167,7 +166,7 @@ constexpr int64_t kPackedMinChannels = 4;
 // Whether the packed path takes this convolution: 2-D, 8-bit, a scalar x
 // zero point, and groups of at least kPackedMinChannels output channels.
 bool packed_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* xzp) {
-  return g.in.size() == 2 && is_8bit(x.dtype()) && is_8bit(w.dtype()) &&
+  return g.in.size() == 2 && is_8bit_integer_type(x.dtype()) && is_8bit_integer_type(w.dtype()) &&
          (!xzp || xzp->num_elements() == 1) && g.mg >= kPackedMinChannels;
 }
 
@@ -188,7 +187,7 @@ PreparedFilters prepare_filters(const Tensor& w, int64_t group) {
 std::shared_ptr<const PreparedFilters> prepare_constant_filters(const ep::KernelInfo& info,
                                                                 size_t i, int64_t group) {
   const Tensor* w = info.num_inputs() > i ? info.constant_input(i) : nullptr;
-  if (!w || w->rank() != 4 || !is_8bit(w->dtype()) || w->shape()[0] % group != 0 ||
+  if (!w || w->rank() != 4 || !is_8bit_integer_type(w->dtype()) || w->shape()[0] % group != 0 ||
       w->shape()[0] / group < kPackedMinChannels)
     return nullptr;
   return info.prepacked<PreparedFilters>(i, "cpu.igemm.conv_filters", {group},
@@ -273,7 +272,7 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
 // times the shifted rows of its (padded, int16) input channel into the
 // channel's int32 plane (wrapping, as the packed path's sums do).
 bool direct_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w) {
-  return g.in.size() == 2 && is_8bit(x.dtype()) && is_8bit(w.dtype());
+  return g.in.size() == 2 && is_8bit_integer_type(x.dtype()) && is_8bit_integer_type(w.dtype());
 }
 
 template <typename Store>
@@ -415,7 +414,7 @@ class QLinearConvKernel : public ep::OpKernel {
     double lo, hi;
     integer_range(yzp_t.dtype(), &lo, &hi);
     const bool packed = packed_conv_fits(g, x, w, ctx.input(2));
-    if ((packed || direct_conv_fits(g, x, w)) && is_8bit(yzp_t.dtype())) {
+    if ((packed || direct_conv_fits(g, x, w)) && is_8bit_integer_type(yzp_t.dtype())) {
       // The reference loop's arithmetic below, value by value: the same bytes.
       std::vector<float> mult(size_t(g.M));
       for (int64_t m = 0; m < g.M; ++m)
