@@ -82,17 +82,17 @@ __attribute__((target("avx512f"))) void min_max_avx512(const float* x, int64_t n
     mn = _mm512_min_ps(v, mn);
     mx = _mm512_max_ps(v, mx);
   }
-  // The lanes, then the tail, through the portable loop (GCC 12's reduce
+  // The lanes and the tail, through the portable loop (GCC 12's reduce
   // intrinsics trip -Wuninitialized).
   alignas(64) float lanes[32];
   _mm512_store_ps(lanes, mn);
   _mm512_store_ps(lanes + 16, mx);
-  float l = 0.f, h = 0.f, tl = 0.f, th = 0.f;
-  min_max_portable(lanes, 16, &l, &th);
-  min_max_portable(lanes + 16, 16, &tl, &h);
-  min_max_portable(x + i, n - i, &tl, &th);
-  *lo = tl < l ? tl : l;
-  *hi = th > h ? th : h;
+  float lane_lo = 0.f, lane_hi = 0.f, tail_lo = 0.f, tail_hi = 0.f, unused = 0.f;
+  min_max_portable(lanes, 16, &lane_lo, &unused);       // the minima
+  min_max_portable(lanes + 16, 16, &unused, &lane_hi);  // the maxima
+  min_max_portable(x + i, n - i, &tail_lo, &tail_hi);
+  *lo = tail_lo < lane_lo ? tail_lo : lane_lo;
+  *hi = tail_hi > lane_hi ? tail_hi : lane_hi;
 }
 
 template <typename Out>

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "core/float8.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -38,7 +41,8 @@ TEST(QuantKernels, QuantizeLinearBlockedInt4) {
   auto s = Tensor::from_vector<float>({1, 2, 10, 20}, Shape{2, 2});
   auto z = Tensor(DataType::kInt4, Shape{2, 2});
   for (int i = 0; i < 4; ++i) set_packed_int(DataType::kInt4, z.mutable_raw_data(), i, 0);
-  auto out = run_node("QuantizeLinear", {x, s, z}, {attr_int("axis", 1), attr_int("block_size", 2)}, 21);
+  auto out =
+      run_node("QuantizeLinear", {x, s, z}, {attr_int("axis", 1), attr_int("block_size", 2)}, 21);
   EXPECT_EQ(out[0].tensor().dtype(), DataType::kInt4);
   EXPECT_EQ(values<int>(out[0]), (std::vector<double>{1, 2, 2, 2, 1, 2, 2, 2}));
 }
@@ -92,11 +96,22 @@ TEST(QuantKernels, DynamicQuantizeLinear) {
   EXPECT_EQ(values<uint8_t>(out[0]), (std::vector<double>{6, 6, 5, 255, 0}));
 }
 
+TEST(QuantKernels, DynamicQuantizeLinearOfAnInfiniteInputStaysDefined) {
+  // max = inf: the scale is inf and -min / scale NaN; the zero point must come
+  // out 0, not a NaN converted to uint8 (UBSan reports that).
+  const float inf = std::numeric_limits<float>::infinity();
+  auto x = Tensor::from_vector<float>({-1.f, 2.f, inf, 0.5f}, Shape{4});
+  auto out = run_node("DynamicQuantizeLinear", {x}, {}, 11, 3);
+  EXPECT_TRUE(std::isinf(out[1].tensor().data<float>()[0]));
+  EXPECT_EQ(out[2].tensor().data<uint8_t>()[0], 0);
+  EXPECT_EQ(out[0].tensor().data<uint8_t>()[2], 0);  // inf / inf is NaN: 0
+}
+
 TEST(QuantKernels, MatMulIntegerWithZeroPoints) {
   auto a = Tensor::from_vector<uint8_t>({11, 7, 3, 10, 6, 2, 9, 5, 1, 8, 4, 0}, Shape{4, 3});
   auto b = Tensor::from_vector<uint8_t>({1, 4, 2, 5, 3, 6}, Shape{3, 2});
-  auto out = run_node("MatMulInteger", {a, b, Tensor::scalar<uint8_t>(12), Tensor::scalar<uint8_t>(0)},
-                      {}, 10);
+  auto out = run_node("MatMulInteger",
+                      {a, b, Tensor::scalar<uint8_t>(12), Tensor::scalar<uint8_t>(0)}, {}, 10);
   EXPECT_EQ(out[0].tensor().dtype(), DataType::kInt32);
   EXPECT_EQ(values<int32_t>(out[0]),
             (std::vector<double>{-38, -83, -44, -98, -50, -113, -56, -128}));
@@ -126,11 +141,11 @@ TEST(QuantKernels, ConvIntegerAndQLinearConv) {
   auto out = run_node("ConvInteger", {x, w, Tensor::scalar<uint8_t>(1)}, {}, 10);
   EXPECT_EQ(out[0].tensor().shape(), (Shape{1, 1, 2, 2}));
   EXPECT_EQ(values<int32_t>(out[0]), (std::vector<double>{12, 16, 24, 28}));
-  out = run_node("QLinearConv",
-                 {x, Tensor::scalar<float>(1.f), Tensor::scalar<uint8_t>(1), w,
-                  Tensor::scalar<float>(1.f), Tensor::scalar<uint8_t>(0), Tensor::scalar<float>(2.f),
-                  Tensor::scalar<uint8_t>(0)},
-                 {test::attr_ints("pads", {0, 0, 0, 0})}, 10);
+  out = run_node(
+      "QLinearConv",
+      {x, Tensor::scalar<float>(1.f), Tensor::scalar<uint8_t>(1), w, Tensor::scalar<float>(1.f),
+       Tensor::scalar<uint8_t>(0), Tensor::scalar<float>(2.f), Tensor::scalar<uint8_t>(0)},
+      {test::attr_ints("pads", {0, 0, 0, 0})}, 10);
   EXPECT_EQ(values<uint8_t>(out[0]), (std::vector<double>{6, 8, 12, 14}));
 }
 

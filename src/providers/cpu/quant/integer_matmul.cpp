@@ -162,6 +162,9 @@ class DynamicQuantizeLinearKernel : public ep::OpKernel {
     const float scale = (mx - mn) / 255.f;
     float zpf = 0.f;
     if (scale != 0.f) zpf = std::clamp(round_half_even(0.f - mn / scale), 0.f, 255.f);
+    // An infinite input makes the scale infinite and -min / scale NaN, which
+    // clamp passes through; 0 keeps the conversion to uint8 defined.
+    if (std::isnan(zpf)) zpf = 0.f;
     Tensor& y = ctx.output(0, x.shape(), DataType::kUInt8);
     uint8_t* yd = y.mutable_data<uint8_t>();
     if (scale != 0.f)
