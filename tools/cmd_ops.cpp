@@ -12,6 +12,8 @@
 #include "commands.hpp"
 #include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
+#include "ops/contrib_bodies.hpp"
+#include "ops/function_bodies.hpp"
 #include "tessera/tessera.hpp"
 
 namespace tessera::cli {
@@ -115,6 +117,25 @@ int cmd_ops(const std::vector<std::string>& argv) {
            << type_list(*d) << " |\n";
     }
   }
+  // Ops no provider needs a kernel for: a session replaces such a node by its
+  // body (the spec's, or for com.microsoft ops, src/ops/contrib_bodies.cpp).
+  os << "\n## Ops that run as function bodies\n\n"
+        "A node of these ops that no chosen provider has a kernel for is replaced by its "
+        "body of standard ops (com.microsoft ones before the graph optimizer, so its fusions "
+        "apply); `tessera inspect` lists the nodes it replaced.\n\n"
+        "| domain | op | opsets | when |\n|---|---|---|---|\n";
+  for (const auto* bodies : {&ops::function_bodies(), &ops::contrib_bodies()})
+    for (const auto& b : *bodies) {
+      ep::KernelDef d;
+      d.since = b.since;
+      d.until = b.until;  // open-ended bodies use kOpsetMax's value
+      std::string when = b.when_attr.empty() ? "always"
+                                             : str_cat(b.when_attr, " = ",
+                                                       b.when_value.empty() ? "\"\"" : b.when_value,
+                                                       b.when_default ? " (or omitted)" : "");
+      os << "| " << (b.domain.empty() ? "ai.onnx" : b.domain) << " | " << b.op_type << " | "
+         << range(d) << " | " << when << " |\n";
+    }
   os << "\n" << table.size() << " operators.\n";
   return 0;
 }

@@ -92,6 +92,7 @@ class Inliner {
         continue;
       }
       Expansion e{n.name, n.op_type, {}};
+      merge_opsets(*f);
       for (auto& b : expand(n, *f, g)) {
         e.body_nodes.push_back(b.name);
         g.nodes.push_back(std::move(b));
@@ -123,8 +124,8 @@ class Inliner {
         if (open == f) {
           std::string chain;
           for (const ir::Function* s : stack_) chain += s->name + " -> ";
-          fail(ErrorCode::kInvalidGraph, "function '", f->name, "' is recursive (", chain,
-               f->name, "); called from ", n.describe());
+          fail(ErrorCode::kInvalidGraph, "function '", f->name, "' is recursive (", chain, f->name,
+               "); called from ", n.describe());
         }
       }
       merge_opsets(*f);
@@ -161,14 +162,15 @@ class Inliner {
   std::vector<ir::Node> expand(const ir::Node& call, const ir::Function& f, ir::Graph& g) {
     if (call.inputs.size() > f.inputs.size() || call.outputs.size() > f.outputs.size())
       fail(ErrorCode::kInvalidGraph, call.describe(), " passes ", call.inputs.size(),
-           " inputs and ", call.outputs.size(), " outputs to function '", f.name,
-           "', which takes ", f.inputs.size(), " inputs and ", f.outputs.size(), " outputs");
+           " inputs and ", call.outputs.size(), " outputs to function '", f.name, "', which takes ",
+           f.inputs.size(), " inputs and ", f.outputs.size(), " outputs");
     std::string prefix = fresh_prefix(call, f);
     std::map<std::string, std::string> rename;
     for (size_t i = 0; i < f.inputs.size(); ++i)
       rename[f.inputs[i]] = i < call.inputs.size() ? call.inputs[i] : "";
     for (size_t i = 0; i < f.outputs.size(); ++i)
-      if (i < call.outputs.size() && !call.outputs[i].empty()) rename[f.outputs[i]] = call.outputs[i];
+      if (i < call.outputs.size() && !call.outputs[i].empty())
+        rename[f.outputs[i]] = call.outputs[i];
 
     auto map_name = [&](const std::string& s) -> std::string {
       if (s.empty()) return s;
@@ -249,10 +251,15 @@ class Inliner {
   // a variadic op it simply drops out: Max(x, <omitted>) is Max(x). This is
   // how bodies with optional inputs (Clip's bounds, LayerNormalization's
   // bias) stay a single straight-line body.
+  // What is left is written in the plainest form: one input is Identity, and
+  // Sum of two is Add, the form the optimizer's fusions look for (a body's
+  // residual or bias sum then fuses like the model's own Add would).
   static void drop_omitted_variadic_inputs(ir::Node& n) {
     static const std::set<std::string> kVariadic = {"Max", "Min", "Sum", "Mean"};
     if (!ir::is_onnx_domain(n.domain) || !kVariadic.count(n.op_type)) return;
     std::erase(n.inputs, std::string());
+    if (n.inputs.size() == 1) n.op_type = "Identity";
+    if (n.inputs.size() == 2 && n.op_type == "Sum") n.op_type = "Add";
   }
 
   template <typename Fn>

@@ -11,15 +11,7 @@ namespace {
 
 constexpr int64_t kOpen = std::numeric_limits<int32_t>::max();
 
-struct Row {
-  const char* domain;
-  const char* op;
-  int64_t since, until;
-  const char* when_attr;  // "" for an unconditional body
-  const char* when_value;
-  bool when_default;
-  const char* text;
-};
+using Row = FunctionRow;
 
 // Constants are float attributes cast to the input's type with CastLike, as
 // the spec's bodies do, so one body serves every float type. Optional inputs
@@ -352,9 +344,11 @@ ReduceLogSumExp <keepdims: int = 1, noop_with_empty_axes: int = 0> (data, axes) 
 })"},
 };
 
-std::vector<FunctionBody> parse_table() {
+}  // namespace
+
+std::vector<FunctionBody> parse_function_rows(std::span<const FunctionRow> rows) {
   std::vector<FunctionBody> out;
-  for (const Row& r : kRows) {
+  for (const Row& r : rows) {
     FunctionBody b;
     b.domain = r.domain;
     b.op_type = r.op;
@@ -376,8 +370,6 @@ std::vector<FunctionBody> parse_table() {
   return out;
 }
 
-}  // namespace
-
 std::string FunctionBody::describe() const {
   std::string s = str_cat(domain.empty() ? "" : domain + ".", op_type, "-", since);
   if (!when_attr.empty()) s += str_cat(" (", when_attr, "=", when_value, ")");
@@ -385,23 +377,31 @@ std::string FunctionBody::describe() const {
 }
 
 const std::vector<FunctionBody>& function_bodies() {
-  static const std::vector<FunctionBody> bodies = parse_table();
+  static const std::vector<FunctionBody> bodies = parse_function_rows(kRows);
   return bodies;
 }
 
-const FunctionBody* find_function_body(const ir::Node& node, int64_t opset) {
-  for (const auto& b : function_bodies()) {
+const FunctionBody* find_body_in(const std::vector<FunctionBody>& bodies, const ir::Node& node,
+                                 int64_t opset) {
+  for (const auto& b : bodies) {
     if (b.op_type != node.op_type || opset < b.since || opset > b.until) continue;
     if (!(b.domain == node.domain ||
           (ir::is_onnx_domain(b.domain) && ir::is_onnx_domain(node.domain))))
       continue;
     if (!b.when_attr.empty()) {
+      // A string attribute compares as it is, an int one as its decimal text.
       const ir::Attribute* a = node.attr(b.when_attr);
-      if (a ? a->s != b.when_value : !b.when_default) continue;
+      if (a ? (a->type == ir::AttrType::kInt ? std::to_string(a->i) : a->s) != b.when_value
+            : !b.when_default)
+        continue;
     }
     return &b;
   }
   return nullptr;
+}
+
+const FunctionBody* find_function_body(const ir::Node& node, int64_t opset) {
+  return find_body_in(function_bodies(), node, opset);
 }
 
 }  // namespace tessera::ops

@@ -9,6 +9,7 @@
 // body nodes run at the model's opset, so a body may only use ops whose
 // meaning is the same across its whole range.
 #pragma once
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,26 @@ struct FunctionBody {
 
   std::string describe() const;  // "Gelu-20 (approximate=tanh)"
 };
+
+// A table row: the body as function text (ops/function_text.hpp).
+struct FunctionRow {
+  const char* domain;
+  const char* op;
+  int64_t since, until;
+  const char* when_attr;  // "" for an unconditional body
+  const char* when_value;
+  bool when_default;
+  const char* text;
+};
+
+// Parses a table; throws kInvalidGraph naming the row whose text is wrong.
+std::vector<FunctionBody> parse_function_rows(std::span<const FunctionRow> rows);
+
+// The first body in `bodies` for `node` at `opset` (domain, op, opset range
+// and the when_attr condition: a string attribute's value, or an int
+// attribute's decimal text), or null.
+const FunctionBody* find_body_in(const std::vector<FunctionBody>& bodies, const ir::Node& node,
+                                 int64_t opset);
 
 // Every body in the table (parsed once, on first use).
 const std::vector<FunctionBody>& function_bodies();

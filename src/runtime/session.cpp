@@ -14,6 +14,7 @@
 #include "onnx/function_inliner.hpp"
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
+#include "ops/contrib_bodies.hpp"
 #include "optimizer/optimizer.hpp"
 #include "runtime/device_selection.hpp"
 #include "runtime/environment.hpp"
@@ -301,6 +302,17 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   bool cpu_only = true;
   for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
   apply_user_initializers(model, options, impl->providers, where);
+  // ONNX Runtime's com.microsoft ops become their bodies before the
+  // optimizer, so its fusions treat them as they treat the model's own ops.
+  auto lowered = timer.time("expand com.microsoft ops", [&] {
+    try {
+      return runtime::expand_ops_without_kernels(model, impl->providers, ops::find_contrib_body);
+    } catch (const Error& e) {
+      fail(e.code(), where, ": ", e.what());
+    }
+  });
+  for (auto& e : lowered)
+    impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
   HiddenInitializers on_devices(model.graph);
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = cpu_only;

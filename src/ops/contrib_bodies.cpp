@@ -1,0 +1,255 @@
+#include "ops/contrib_bodies.hpp"
+
+#include <limits>
+
+namespace tessera::ops {
+
+namespace {
+
+constexpr int64_t kOpen = std::numeric_limits<int32_t>::max();
+constexpr const char* kMs = kMicrosoftDomain;
+
+// The bodies follow ONNX Runtime's operator documentation
+// (docs/ContribOperators.md of its repository): inputs, outputs and
+// attribute defaults as listed there. Optional inputs the caller omits are
+// empty names: Sum and the trailing optional inputs of the standard ops take
+// them as absent (a Sum left with two inputs is written as Add).
+const FunctionRow kRows[] = {
+    // --- activations and element-wise fusions (transformer optimizer) ---
+    {kMs, "Gelu", 1, kOpen, "", "", false, R"(
+Gelu (X) => (Y) {
+  Y = com.tessera.Gelu (X)
+})"},
+    // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) of X + bias.
+    {kMs, "FastGelu", 1, kOpen, "", "", false, R"(
+FastGelu (X, bias) => (Y) {
+  Xb = Sum (X, bias)
+  Y = com.tessera.Gelu <approximate = "tanh"> (Xb)
+})"},
+    {kMs, "BiasGelu", 1, kOpen, "", "", false, R"(
+BiasGelu (A, B) => (C) {
+  AB = Add (A, B)
+  C = com.tessera.Gelu (AB)
+})"},
+    // x * sigmoid(alpha * x)
+    {kMs, "QuickGelu", 1, kOpen, "", "", false, R"(
+QuickGelu <alpha: float = 1.702> (X) => (Y) {
+  alpha_f = Constant <value_float = @alpha> ()
+  alpha_t = CastLike (alpha_f, X)
+  AX = Mul (X, alpha_t)
+  S = Sigmoid (AX)
+  Y = Mul (X, S)
+})"},
+    {kMs, "BiasAdd", 1, kOpen, "", "", false, R"(
+BiasAdd (X, bias, skip) => (Y) {
+  Xb = Add (X, bias)
+  Y = Add (Xb, skip)
+})"},
+    // LayerNormalization(input + skip + bias) over the last axis; the sum is
+    // output 3. The bias joins the input first: that is the MatMul + bias
+    // the optimizer folds back into its SkipLayerNormalization.
+    {kMs, "SkipLayerNormalization", 1, kOpen, "", "", false, R"(
+SkipLayerNormalization <epsilon: float = 1e-12>
+     (input, skip, gamma, beta, bias) => (output, mean, inv_std_var, input_skip_bias_sum) {
+  Xb = Sum (input, bias)
+  input_skip_bias_sum = Add (Xb, skip)
+  output, mean, inv_std_var = com.tessera.LayerNormalization <axis = -1, epsilon = @epsilon>
+      (input_skip_bias_sum, gamma, beta)
+})"},
+    // --- fusions ONNX Runtime saves in optimized models ---
+    // Conv (+ Z) followed by the activation named by `activation`, one body
+    // per activation; activation_params carries LeakyRelu's alpha, Clip's
+    // min and max, HardSigmoid's alpha and beta.
+    {kMs, "FusedConv", 1, kOpen, "activation", "", true, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  Y = Sum (C, Z)
+})"},
+    {kMs, "FusedConv", 1, kOpen, "activation", "Relu", false, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+  Y = Relu (CZ)
+})"},
+    {kMs, "FusedConv", 1, kOpen, "activation", "Sigmoid", false, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+  Y = Sigmoid (CZ)
+})"},
+    {kMs, "FusedConv", 1, kOpen, "activation", "Tanh", false, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+  Y = Tanh (CZ)
+})"},
+    {kMs, "FusedConv", 1, kOpen, "activation", "LeakyRelu", false, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+  params = Constant <value_floats = @activation_params> ()
+  i0 = Constant <value_int = 0> ()
+  alpha_f = Gather (params, i0)
+  alpha = CastLike (alpha_f, X)
+  Y = PRelu (CZ, alpha)
+})"},
+    {kMs, "FusedConv", 1, kOpen, "activation", "Clip", false, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+  params = Constant <value_floats = @activation_params> ()
+  i0 = Constant <value_int = 0> ()
+  i1 = Constant <value_int = 1> ()
+  lo_f = Gather (params, i0)
+  hi_f = Gather (params, i1)
+  lo = CastLike (lo_f, X)
+  hi = CastLike (hi_f, X)
+  Y = Clip (CZ, lo, hi)
+})"},
+    {kMs, "FusedConv", 1, kOpen, "activation", "HardSigmoid", false, R"(
+FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+  params = Constant <value_floats = @activation_params> ()
+  i0 = Constant <value_int = 0> ()
+  i1 = Constant <value_int = 1> ()
+  alpha_f = Gather (params, i0)
+  beta_f = Gather (params, i1)
+  alpha = CastLike (alpha_f, X)
+  beta = CastLike (beta_f, X)
+  zero_f = Constant <value_float = 0.0> ()
+  one_f = Constant <value_float = 1.0> ()
+  zero = CastLike (zero_f, X)
+  one = CastLike (one_f, X)
+  AX = Mul (CZ, alpha)
+  AXB = Add (AX, beta)
+  Y = Clip (AXB, zero, one)
+})"},
+    // Gemm followed by the activation named by `activation`.
+    {kMs, "FusedGemm", 1, kOpen, "activation", "", true, R"(
+FusedGemm (A, B, C) => (Y) {
+  Y = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
+})"},
+    {kMs, "FusedGemm", 1, kOpen, "activation", "Relu", false, R"(
+FusedGemm (A, B, C) => (Y) {
+  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
+  Y = Relu (G)
+})"},
+    {kMs, "FusedGemm", 1, kOpen, "activation", "Sigmoid", false, R"(
+FusedGemm (A, B, C) => (Y) {
+  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
+  Y = Sigmoid (G)
+})"},
+    {kMs, "FusedGemm", 1, kOpen, "activation", "Tanh", false, R"(
+FusedGemm (A, B, C) => (Y) {
+  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
+  Y = Tanh (G)
+})"},
+    {kMs, "FusedGemm", 1, kOpen, "activation", "LeakyRelu", false, R"(
+FusedGemm <activation_alpha: float = 0.01> (A, B, C) => (Y) {
+  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
+  Y = LeakyRelu <alpha = @activation_alpha> (G)
+})"},
+    // --- 8-bit quantization (ONNX Runtime's quantizer, QOperator form) ---
+    // Dequantize, the float op, quantize: the optimizer's Q/DQ passes and the
+    // per-tensor fast paths take it from there.
+    {kMs, "QLinearAdd", 1, kOpen, "", "", false, R"(
+QLinearAdd (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point) => (C) {
+  a = DequantizeLinear (A, A_scale, A_zero_point)
+  b = DequantizeLinear (B, B_scale, B_zero_point)
+  c = Add (a, b)
+  C = QuantizeLinear (c, C_scale, C_zero_point)
+})"},
+    {kMs, "QLinearMul", 1, kOpen, "", "", false, R"(
+QLinearMul (A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point) => (C) {
+  a = DequantizeLinear (A, A_scale, A_zero_point)
+  b = DequantizeLinear (B, B_scale, B_zero_point)
+  c = Mul (a, b)
+  C = QuantizeLinear (c, C_scale, C_zero_point)
+})"},
+    {kMs, "QLinearSigmoid", 1, kOpen, "", "", false, R"(
+QLinearSigmoid (X, X_scale, X_zero_point, Y_scale, Y_zero_point) => (Y) {
+  x = DequantizeLinear (X, X_scale, X_zero_point)
+  y = Sigmoid (x)
+  Y = QuantizeLinear (y, Y_scale, Y_zero_point)
+})"},
+    {kMs, "QLinearLeakyRelu", 1, kOpen, "", "", false, R"(
+QLinearLeakyRelu <alpha: float = 0.01> (X, X_scale, X_zero_point, Y_scale, Y_zero_point) => (Y) {
+  x = DequantizeLinear (X, X_scale, X_zero_point)
+  y = LeakyRelu <alpha = @alpha> (x)
+  Y = QuantizeLinear (y, Y_scale, Y_zero_point)
+})"},
+    // channels_last = 1 (NHWC) has no body: such a node is reported as
+    // having no kernel.
+    {kMs, "QLinearGlobalAveragePool", 1, kOpen, "channels_last", "0", true, R"(
+QLinearGlobalAveragePool (X, x_scale, x_zero_point, y_scale, y_zero_point) => (Y) {
+  x = DequantizeLinear (X, x_scale, x_zero_point)
+  y = GlobalAveragePool (x)
+  Y = QuantizeLinear (y, y_scale, y_zero_point)
+})"},
+    {kMs, "QLinearAveragePool", 1, kOpen, "channels_last", "0", true, R"(
+QLinearAveragePool (X, x_scale, x_zero_point, y_scale, y_zero_point) => (Y) {
+  x = DequantizeLinear (X, x_scale, x_zero_point)
+  y = AveragePool <auto_pad = @auto_pad, ceil_mode = @ceil_mode,
+                   count_include_pad = @count_include_pad, kernel_shape = @kernel_shape,
+                   pads = @pads, strides = @strides> (x)
+  Y = QuantizeLinear (y, y_scale, y_zero_point)
+})"},
+    // The float product of a dynamically quantized A and an 8-bit B: the
+    // integer MatMul, Cast and scale that fuse into MatMulIntegerToFloat.
+    {kMs, "DynamicQuantizeMatMul", 1, kOpen, "", "", false, R"(
+DynamicQuantizeMatMul (A, B, b_scale, b_zero_point, bias) => (Y) {
+  a_q, a_scale, a_zero_point = DynamicQuantizeLinear (A)
+  prod = MatMulInteger (a_q, B, a_zero_point, b_zero_point)
+  prod_f = Cast <to = 1> (prod)
+  scale = Mul (a_scale, b_scale)
+  scaled = Mul (prod_f, scale)
+  Y = Sum (scaled, bias)
+})"},
+    {kMs, "MatMulIntegerToFloat", 1, kOpen, "", "", false, R"(
+MatMulIntegerToFloat (A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias) => (Y) {
+  prod = MatMulInteger (A, B, a_zero_point, b_zero_point)
+  prod_f = Cast <to = 1> (prod)
+  scale = Mul (a_scale, b_scale)
+  scaled = Mul (prod_f, scale)
+  Y = Sum (scaled, bias)
+})"},
+    // The standard ops (axis from opset 13), kept in ONNX Runtime's domain by
+    // its quantizer for 16-bit types (which need the model at opset 21).
+    {kMs, "QuantizeLinear", 1, kOpen, "", "", false, R"(
+QuantizeLinear <axis: int = 1> (x, y_scale, y_zero_point) => (y) {
+  y = QuantizeLinear <axis = @axis> (x, y_scale, y_zero_point)
+})"},
+    {kMs, "DequantizeLinear", 1, kOpen, "", "", false, R"(
+DequantizeLinear <axis: int = 1> (x, x_scale, x_zero_point) => (y) {
+  y = DequantizeLinear <axis = @axis> (x, x_scale, x_zero_point)
+})"},
+};
+
+std::vector<FunctionBody> parse_contrib() {
+  std::vector<FunctionBody> bodies = parse_function_rows(kRows);
+  // Bodies call com.tessera ops: their import joins the model's with them.
+  for (auto& b : bodies) b.function.opset_imports.push_back({"com.tessera", 1});
+  return bodies;
+}
+
+}  // namespace
+
+const std::vector<FunctionBody>& contrib_bodies() {
+  static const std::vector<FunctionBody> bodies = parse_contrib();
+  return bodies;
+}
+
+const FunctionBody* find_contrib_body(const ir::Node& node, int64_t opset) {
+  if (node.domain != kMicrosoftDomain) return nullptr;
+  return find_body_in(contrib_bodies(), node, opset);
+}
+
+}  // namespace tessera::ops

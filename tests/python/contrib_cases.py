@@ -1,0 +1,310 @@
+"""Test cases for ONNX Runtime's com.microsoft operators: one small model per
+case (onnx.helper), its inputs, and the outputs computed here in numpy from
+the operators' documented definitions.
+
+test_contrib_ops.py runs them in Tessera. Run as a script, this module writes
+them in the ONNX backend-test layout, so the same references can be checked
+against ONNX Runtime itself (bench/contrib_vs_ort.sh) and with `tessera test`:
+
+    python3 tests/python/contrib_cases.py OUT_DIR
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+MS = "com.microsoft"
+RNG = np.random.default_rng(20261126)
+
+
+def model_of(node, inputs, outputs, initializers=(), opset=17):
+    """inputs/outputs: lists of (name, numpy array) giving the graph's values."""
+    vi = lambda n, a: helper.make_tensor_value_info(
+        n, onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[a.dtype], list(a.shape))
+    nodes = node if isinstance(node, list) else [node]
+    graph = helper.make_graph(nodes, "case", [vi(n, a) for n, a in inputs],
+                              [vi(n, a) for n, a in outputs],
+                              initializer=[numpy_helper.from_array(a, n) for n, a in initializers])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
+                                                   helper.make_opsetid(MS, 1)])
+
+
+class Case:
+    def __init__(self, name, node, inputs, outputs, initializers=(), opset=17, atol=1e-5,
+                 rtol=1e-5, exact=False):
+        self.name = name
+        self.model = model_of(node, inputs, outputs, initializers, opset)
+        self.inputs = dict(inputs)
+        self.outputs = outputs  # [(name, expected)]
+        self.atol, self.rtol, self.exact = atol, rtol, exact
+
+
+# --- numpy references -------------------------------------------------------
+
+_erf = np.vectorize(math.erf)
+
+
+def gelu(x):
+    return (0.5 * x * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))).astype(x.dtype)
+
+
+def gelu_tanh(x):
+    x64 = x.astype(np.float64)
+    return (0.5 * x64 * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x64 + 0.044715 * x64**3)))
+            ).astype(x.dtype)
+
+
+def sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def layer_norm(x, gamma, beta, eps):
+    x64 = x.astype(np.float64)
+    mean = x64.mean(-1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(-1, keepdims=True)
+    y = (x64 - mean) / np.sqrt(var + eps) * gamma + (0 if beta is None else beta)
+    return y.astype(np.float32)
+
+
+def quantize(x, scale, zp, dtype=np.uint8):
+    """QuantizeLinear in float32, as the spec computes it (rint rounds halves to even)."""
+    info = np.iinfo(dtype)
+    q = np.rint(x.astype(np.float32) / np.asarray(scale, np.float32)) + np.asarray(zp, np.float32)
+    return np.clip(q, info.min, info.max).astype(dtype)
+
+
+def dequantize(q, scale, zp):
+    """DequantizeLinear in float32."""
+    return (q.astype(np.int32) - np.asarray(zp, np.int32)).astype(np.float32) * np.float32(scale)
+
+
+def conv2d(x, w, b, pads, strides):
+    n, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (xp.shape[2] - kh) // strides[0] + 1
+    ow = (xp.shape[3] - kw) // strides[1] + 1
+    y = np.zeros((n, m, oh, ow))
+    for i in range(kh):
+        for j in range(kw):
+            patch = xp[:, :, i:i + strides[0] * oh:strides[0], j:j + strides[1] * ow:strides[1]]
+            y += np.einsum("nchw,mc->nmhw", patch, w[:, :, i, j].astype(np.float64))
+    if b is not None:
+        y += b.reshape(1, -1, 1, 1)
+    return y.astype(np.float32)
+
+
+def rand(*shape, lo=-2.0, hi=2.0):
+    return RNG.uniform(lo, hi, shape).astype(np.float32)
+
+
+def rand_u8(*shape):
+    return RNG.integers(0, 256, shape, dtype=np.uint8)
+
+
+def rand_s8(*shape):
+    return RNG.integers(-128, 128, shape, dtype=np.int8)
+
+
+def f32(v):
+    return np.array(v, dtype=np.float32)
+
+
+# --- cases ------------------------------------------------------------------
+
+def activation_cases():
+    x = rand(2, 3, 8)
+    bias = rand(8)
+    yield Case("gelu", helper.make_node("Gelu", ["x"], ["y"], domain=MS), [("x", x)],
+               [("y", gelu(x))])
+    yield Case("fast_gelu_bias", helper.make_node("FastGelu", ["x", "bias"], ["y"], domain=MS),
+               [("x", x), ("bias", bias)], [("y", gelu_tanh(x + bias))])
+    yield Case("fast_gelu", helper.make_node("FastGelu", ["x"], ["y"], domain=MS), [("x", x)],
+               [("y", gelu_tanh(x))])
+    yield Case("bias_gelu", helper.make_node("BiasGelu", ["x", "bias"], ["y"], domain=MS),
+               [("x", x), ("bias", bias)], [("y", gelu(x + bias))])
+    yield Case("quick_gelu", helper.make_node("QuickGelu", ["x"], ["y"], domain=MS, alpha=1.5),
+               [("x", x)], [("y", x * sigmoid(1.5 * x))])
+    # The default alpha (1.702) is ONNX Runtime's.
+    yield Case("quick_gelu_default", helper.make_node("QuickGelu", ["x"], ["y"], domain=MS),
+               [("x", x)], [("y", x * sigmoid(np.float32(1.702) * x))])
+    skip = rand(2, 3, 8)
+    yield Case("bias_add", helper.make_node("BiasAdd", ["x", "bias", "skip"], ["y"], domain=MS),
+               [("x", x), ("bias", bias), ("skip", skip)], [("y", x + bias + skip)])
+
+
+def skip_layer_norm_cases():
+    x, skip = rand(2, 3, 16), rand(2, 3, 16)
+    gamma, beta, bias = rand(16), rand(16), rand(16)
+    node = helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma", "beta", "bias"],
+                            ["y", "", "", "sum"], domain=MS, epsilon=1e-5)
+    yield Case("skip_layer_norm", node,
+               [("x", x), ("skip", skip), ("gamma", gamma), ("beta", beta), ("bias", bias)],
+               [("y", layer_norm(x + skip + bias, gamma, beta, 1e-5)), ("sum", x + bias + skip)],
+               atol=1e-4)
+    # No beta or bias, skip broadcast over the batch, epsilon by default (1e-12).
+    skip2 = rand(3, 16)
+    node = helper.make_node("SkipLayerNormalization", ["x", "skip", "gamma"], ["y"], domain=MS)
+    yield Case("skip_layer_norm_minimal", node, [("x", x), ("skip", skip2), ("gamma", gamma)],
+               [("y", layer_norm(x + skip2, gamma, None, 1e-12))], atol=1e-4)
+    # The bias after a MatMul, with constant weights: the pattern the optimizer
+    # folds into its own SkipLayerNormalization.
+    w = rand(16, 16, lo=-0.3, hi=0.3)
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["xw"]),
+             helper.make_node("SkipLayerNormalization", ["xw", "skip", "gamma", "beta", "bias"],
+                              ["y"], domain=MS, epsilon=1e-6)]
+    xw = (x.astype(np.float64) @ w).astype(np.float32)
+    yield Case("skip_layer_norm_after_matmul", nodes, [("x", x), ("skip", skip)],
+               [("y", layer_norm(xw + skip + bias, gamma, beta, 1e-6))],
+               initializers=[("w", w), ("gamma", gamma), ("beta", beta), ("bias", bias)],
+               atol=1e-4)
+
+
+def fused_cases():
+    x = rand(1, 4, 6, 6)
+    w = rand(5, 4, 3, 3, lo=-0.5, hi=0.5)
+    b = rand(5)
+    z = rand(1, 5, 6, 6)
+    conv = conv2d(x, w, b, [1, 1, 1, 1], [1, 1])
+    acts = {
+        "Relu": ([], lambda v: np.maximum(v, 0)),
+        "LeakyRelu": ([0.2], lambda v: np.where(v < 0, 0.2 * v, v)),
+        "Clip": ([-0.5, 1.5], lambda v: np.clip(v, -0.5, 1.5)),
+        "Sigmoid": ([], sigmoid),
+        "Tanh": ([], np.tanh),
+        "HardSigmoid": ([0.25, 0.5], lambda v: np.clip(0.25 * v + 0.5, 0, 1)),
+    }
+    for act, (params, fn) in acts.items():
+        kw = dict(activation=act, kernel_shape=[3, 3], pads=[1, 1, 1, 1], strides=[1, 1])
+        if params:
+            kw["activation_params"] = params
+        node = helper.make_node("FusedConv", ["x", "w", "b"], ["y"], domain=MS, **kw)
+        yield Case(f"fused_conv_{act.lower()}", node, [("x", x)], [("y", fn(conv))],
+                   initializers=[("w", w), ("b", b)], atol=1e-4)
+    node = helper.make_node("FusedConv", ["x", "w", "b", "z"], ["y"], domain=MS, activation="Relu",
+                            kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    yield Case("fused_conv_sum_relu", node, [("x", x), ("z", z)], [("y", np.maximum(conv + z, 0))],
+               initializers=[("w", w), ("b", b)], atol=1e-4)
+    node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain=MS, strides=[2, 2])
+    yield Case("fused_conv_plain", node, [("x", x)],
+               [("y", conv2d(x, w, None, [0, 0, 0, 0], [2, 2]))], initializers=[("w", w)],
+               atol=1e-4)
+    a, bm, c = rand(3, 5), rand(4, 5), rand(4)
+    gemm = (a.astype(np.float64) @ bm.T.astype(np.float64) * 0.5 + c).astype(np.float32)
+    for act, fn, extra in [("Relu", lambda v: np.maximum(v, 0), {}),
+                           ("LeakyRelu", lambda v: np.where(v < 0, 0.3 * v, v),
+                            {"activation_alpha": 0.3}),
+                           ("Tanh", np.tanh, {})]:
+        node = helper.make_node("FusedGemm", ["a", "b", "c"], ["y"], domain=MS, activation=act,
+                                alpha=0.5, transB=1, **extra)
+        yield Case(f"fused_gemm_{act.lower()}", node, [("a", a), ("b", bm), ("c", c)],
+                   [("y", fn(gemm))], atol=1e-5)
+
+
+def quantized_cases():
+    a, b = rand_u8(2, 3, 4), rand_u8(2, 3, 4)
+    sa, za, sb, zb, sc, zc = f32(0.02), np.uint8(120), f32(0.03), np.uint8(130), f32(0.04), np.uint8(128)
+    params = [("a_scale", sa), ("a_zp", np.array(za)), ("b_scale", sb), ("b_zp", np.array(zb)),
+              ("c_scale", sc), ("c_zp", np.array(zc))]
+    names = ["a", "a_scale", "a_zp", "b", "b_scale", "b_zp", "c_scale", "c_zp"]
+    da, db = dequantize(a, sa, za), dequantize(b, sb, zb)
+    for op, fn in [("QLinearAdd", np.add), ("QLinearMul", np.multiply)]:
+        yield Case(op.lower(), helper.make_node(op, names, ["c"], domain=MS),
+                   [("a", a), ("b", b)], [("c", quantize(fn(da, db), sc, zc))],
+                   initializers=params, exact=True)
+    # int8, with B broadcast along the rows.
+    a8, b8 = rand_s8(3, 4), rand_s8(4)
+    p8 = [("a_scale", sa), ("a_zp", np.array(np.int8(-3))), ("b_scale", sb),
+          ("b_zp", np.array(np.int8(5))), ("c_scale", sc), ("c_zp", np.array(np.int8(2)))]
+    expect = quantize(dequantize(a8, sa, -3) + dequantize(b8, sb, 5), sc, 2, np.int8)
+    yield Case("qlinearadd_int8_broadcast", helper.make_node("QLinearAdd", names, ["c"], domain=MS),
+               [("a", a8), ("b", b8)], [("c", expect)], initializers=p8, exact=True)
+    x = rand_u8(1, 3, 5, 5)
+    sx, zx, sy, zy = f32(0.05), np.uint8(100), f32(0.01), np.uint8(3)
+    pq = [("x_scale", sx), ("x_zp", np.array(zx)), ("y_scale", sy), ("y_zp", np.array(zy))]
+    qn = ["x", "x_scale", "x_zp", "y_scale", "y_zp"]
+    dx = dequantize(x, sx, zx)
+    yield Case("qlinear_sigmoid", helper.make_node("QLinearSigmoid", qn, ["y"], domain=MS),
+               [("x", x)], [("y", quantize(sigmoid(dx), sy, zy))], initializers=pq, exact=True)
+    yield Case("qlinear_leaky_relu",
+               helper.make_node("QLinearLeakyRelu", qn, ["y"], domain=MS, alpha=0.1),
+               [("x", x)], [("y", quantize(np.where(dx < 0, 0.1 * dx, dx), 0.05, 100))],
+               initializers=[("x_scale", sx), ("x_zp", np.array(zx)), ("y_scale", f32(0.05)),
+                             ("y_zp", np.array(np.uint8(100)))], exact=True)
+    yield Case("qlinear_global_average_pool",
+               helper.make_node("QLinearGlobalAveragePool", qn, ["y"], domain=MS),
+               [("x", x)], [("y", quantize(dx.mean((2, 3), keepdims=True), sy, zy))],
+               initializers=pq, exact=True)
+    pool = np.zeros((1, 3, 2, 2), np.float32)
+    for i in range(2):
+        for j in range(2):
+            pool[:, :, i, j] = dx[:, :, 2 * i:2 * i + 3, 2 * j:2 * j + 3].mean((2, 3))
+    yield Case("qlinear_average_pool",
+               helper.make_node("QLinearAveragePool", qn, ["y"], domain=MS, kernel_shape=[3, 3],
+                                strides=[2, 2]),
+               [("x", x)], [("y", quantize(pool, sy, zy))], initializers=pq, exact=True)
+    # A float A quantized at run time against a constant int8 B with
+    # per-column scales and a bias (ONNX Runtime's dynamic quantization).
+    af = rand(2, 5, 16)
+    bq = rand_s8(16, 8)
+    bs = RNG.uniform(0.01, 0.02, 8).astype(np.float32)
+    bias = rand(8)
+    lo, hi = min(0.0, float(af.min())), max(0.0, float(af.max()))
+    a_scale = np.float32((hi - lo) / 255.0)
+    a_zp = np.uint8(np.clip(np.rint(-lo / a_scale), 0, 255))
+    aq = quantize(af, a_scale, a_zp)
+    prod = (aq.astype(np.int64) - a_zp) @ bq.astype(np.int64)
+    y = (prod.astype(np.float32) * (a_scale * bs) + bias).astype(np.float32)
+    yield Case("dynamic_quantize_matmul",
+               helper.make_node("DynamicQuantizeMatMul", ["a", "b", "b_scale", "", "bias"], ["y"],
+                                domain=MS),
+               [("a", af)], [("y", y)], initializers=[("b", bq), ("b_scale", bs), ("bias", bias)],
+               atol=1e-4)
+    a_u8, b_u8 = rand_u8(4, 16), rand_u8(16, 8)
+    prod = (a_u8.astype(np.int64) - 7) @ (b_u8.astype(np.int64) - 9)
+    y = (prod.astype(np.float32) * np.float32(0.02 * 0.01)).astype(np.float32)
+    yield Case("matmul_integer_to_float",
+               helper.make_node("MatMulIntegerToFloat",
+                                ["a", "b", "a_scale", "b_scale", "a_zp", "b_zp"], ["y"], domain=MS),
+               [("a", a_u8)], [("y", y)],
+               initializers=[("b", b_u8), ("a_scale", f32(0.02)), ("b_scale", f32(0.01)),
+                             ("a_zp", np.array(np.uint8(7))), ("b_zp", np.array(np.uint8(9)))],
+               atol=1e-4)
+    xf = rand(2, 3, 4)
+    ys, yz = RNG.uniform(0.01, 0.03, 3).astype(np.float32), np.array([1, 2, 3], np.int8)
+    q = quantize(xf, ys.reshape(1, 3, 1), yz.reshape(1, 3, 1), np.int8)
+    yield Case("quantize_linear_per_channel",
+               helper.make_node("QuantizeLinear", ["x", "s", "z"], ["y"], domain=MS, axis=1),
+               [("x", xf)], [("y", q)], initializers=[("s", ys), ("z", yz)], exact=True)
+    yield Case("dequantize_linear",
+               helper.make_node("DequantizeLinear", ["q", "s", "z"], ["y"], domain=MS),
+               [("q", a)], [("y", dequantize(a, sa, za))],
+               initializers=[("s", sa), ("z", np.array(za))])
+
+
+def all_cases():
+    for gen in (activation_cases, skip_layer_norm_cases, fused_cases, quantized_cases):
+        yield from gen()
+
+
+def write(out_dir):
+    for c in all_cases():
+        d = os.path.join(out_dir, c.name)
+        os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+        onnx.save(c.model, os.path.join(d, "model.onnx"))
+        for i, (name, a) in enumerate(c.inputs.items()):
+            onnx.save_tensor(numpy_helper.from_array(a, name),
+                             os.path.join(d, "test_data_set_0", f"input_{i}.pb"))
+        for i, (name, a) in enumerate(c.outputs):
+            onnx.save_tensor(numpy_helper.from_array(a, name),
+                             os.path.join(d, "test_data_set_0", f"output_{i}.pb"))
+        print(d)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    write(sys.argv[1])
