@@ -291,6 +291,23 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   // MatMulIntegerToFloat (optimizer-made) gives its scale's (input 4) type.
   if (node.domain == "com.tessera" && node.op_type == "MatMulIntegerToFloat" && inputs.size() > 4)
     return {ir::TypeInfo::tensor(inputs[4].elem_type)};
+  // ONNX Runtime's EmbedLayerNormalization: the embeddings' type, the int32
+  // mask index, the embeddings' type.
+  if (node.domain == "com.microsoft" && node.op_type == "EmbedLayerNormalization" &&
+      inputs.size() > 2)
+    return {inputs[2], ir::TypeInfo::tensor(DataType::kInt32), inputs[2]};
+  // Its ops whose output type is not their first input's (the ones run as
+  // bodies are typed here too, for the ops after them until they expand).
+  if (node.domain == "com.microsoft" && node.op_type == "MatMulIntegerToFloat" && inputs.size() > 2)
+    return {ir::TypeInfo::tensor(inputs[2].elem_type)};
+  if (node.domain == "com.microsoft" && node.op_type == "DequantizeLinear" && inputs.size() > 1)
+    return {ir::TypeInfo::tensor(inputs[1].elem_type)};
+  if (node.domain == "com.microsoft" && node.op_type == "QuantizeLinear")
+    return {ir::TypeInfo::tensor(inputs.size() > 2 && !node.inputs[2].empty() ? inputs[2].elem_type
+                                                                              : DataType::kUInt8)};
+  // The others (Attention, FusedMatMul, QLinearAdd, ...): the first input's.
+  if (node.domain == "com.microsoft" && !inputs.empty())
+    return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
   // Tessera's other internal fused ops (optimizer-made) keep their first input's type.
   if (node.domain == "com.tessera" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);

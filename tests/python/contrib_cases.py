@@ -285,8 +285,126 @@ def quantized_cases():
                initializers=[("s", sa), ("z", np.array(za))])
 
 
+def ms_attention(x, w, bias, heads, sizes=None, mask=None, causal=False, attn_bias=None,
+                 scale=None, filter_value=-10000.0):
+    """com.microsoft Attention in float64; masks add filter_value to masked scores."""
+    B, S, _ = x.shape
+    qkv = x.astype(np.float64) @ w.astype(np.float64) + (0 if bias is None else bias)
+    hq, hv = (sizes[0], sizes[2]) if sizes else (w.shape[1] // 3, w.shape[1] // 3)
+    split = lambda a, d: a.reshape(B, S, heads, d).transpose(0, 2, 1, 3)
+    q, k = split(qkv[..., :hq], hq // heads), split(qkv[..., hq:2 * hq], hq // heads)
+    v = split(qkv[..., 2 * hq:], hv // heads)
+    scores = q @ k.transpose(0, 1, 3, 2) * (scale or 1.0 / math.sqrt(hq // heads))
+    keep = np.ones((B, 1, S, S), bool)
+    if mask is not None:
+        if mask.shape == (B,):
+            keep &= (np.arange(S) < mask[:, None])[:, None, None, :]
+        elif mask.shape == (2 * B,):
+            j = np.arange(S)[None, :]
+            keep &= ((j < mask[:B, None]) & (j >= mask[B:, None]))[:, None, None, :]
+        elif mask.ndim == 2:
+            keep &= (mask != 0)[:, None, None, :]
+        else:
+            keep &= (mask != 0)[:, None, :, :]
+    scores = scores + np.where(keep, 0.0, filter_value)
+    if causal:
+        scores = scores + np.where(np.tri(S, S, dtype=bool), 0.0, filter_value)
+    if attn_bias is not None:
+        scores = scores + attn_bias
+    p = np.exp(scores - scores.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    return (p @ v).transpose(0, 2, 1, 3).reshape(B, S, hv).astype(np.float32)
+
+
+def attention_cases():
+    B, S, H, N = 2, 5, 16, 2
+    x = rand(B, S, H, lo=-1, hi=1)
+    w = rand(H, 3 * H, lo=-0.5, hi=0.5)
+    bias = rand(3 * H, lo=-0.5, hi=0.5)
+    init = [("w", w), ("bias", bias)]
+    node = lambda inputs, **kw: helper.make_node("Attention", inputs, ["y"], domain=MS,
+                                                 num_heads=N, **kw)
+    raw = np.array([[1, 1, 1, 1, 1], [1, 1, 1, 0, 0]], np.int32)
+    yield Case("attention_raw_mask", node(["x", "w", "bias", "mask"]), [("x", x), ("mask", raw)],
+               [("y", ms_attention(x, w, bias, N, mask=raw))], initializers=init, atol=1e-5)
+    lengths = np.array([5, 3], np.int32)
+    yield Case("attention_lengths", node(["x", "w", "bias", "mask"]),
+               [("x", x), ("mask", lengths)], [("y", ms_attention(x, w, bias, N, mask=lengths))],
+               initializers=init, atol=1e-5)
+    raw3 = RNG.integers(0, 2, (B, S, S)).astype(np.int32)
+    raw3[:, :, 0] = 1
+    yield Case("attention_3d_mask", node(["x", "w", "bias", "mask"]), [("x", x), ("mask", raw3)],
+               [("y", ms_attention(x, w, bias, N, mask=raw3))], initializers=init, atol=1e-5)
+    ab = rand(1, N, S, S)
+    yield Case("attention_causal_bias_scale",
+               node(["x", "w", "bias", "", "", "ab"], unidirectional=1, scale=0.3),
+               [("x", x), ("ab", ab)],
+               [("y", ms_attention(x, w, bias, N, causal=True, attn_bias=ab, scale=0.3))],
+               initializers=init, atol=1e-5)
+    # V narrower than Q and K, left and right padding as end / start.
+    w2, b2 = rand(H, 2 * H + 8, lo=-0.5, hi=0.5), rand(2 * H + 8, lo=-0.5, hi=0.5)
+    end_start = np.array([5, 4, 0, 1], np.int32)
+    yield Case("attention_qkv_sizes_end_start",
+               node(["x", "w", "bias", "mask"], qkv_hidden_sizes=[H, H, 8]),
+               [("x", x), ("mask", end_start)],
+               [("y", ms_attention(x, w2, b2, N, sizes=[H, H, 8], mask=end_start))],
+               initializers=[("w", w2), ("bias", b2)], atol=1e-5)
+    # Without the optional bias (ONNX Runtime 1.30's CPU kernel crashes on this one).
+    yield Case("attention_no_bias", node(["x", "w"]), [("x", x)],
+               [("y", ms_attention(x, w, None, N))], initializers=[("w", w)], atol=1e-5)
+
+
+def embed_layer_norm_cases():
+    B, S, H, V = 2, 6, 8, 30
+    ids = RNG.integers(0, V, (B, S)).astype(np.int32)
+    seg = RNG.integers(0, 2, (B, S)).astype(np.int32)
+    word, pos, segt = rand(V, H), rand(S + 2, H), rand(2, H)
+    gamma, beta = rand(H), rand(H)
+    mask = np.array([[1, 1, 1, 1, 1, 1], [1, 1, 0, 1, 0, 0]], np.int32)
+    total = word[ids] + pos[np.arange(S)][None] + segt[seg]
+    node = helper.make_node("EmbedLayerNormalization",
+                            ["ids", "seg", "word", "pos", "segt", "gamma", "beta", "mask"],
+                            ["y", "mask_index", "sum"], domain=MS, epsilon=1e-5)
+    yield Case("embed_layer_norm", node, [("ids", ids), ("seg", seg), ("mask", mask)],
+               [("y", layer_norm(total, gamma, beta, 1e-5)),
+                ("mask_index", np.array([6, 3], np.int32)), ("sum", total.astype(np.float32))],
+               initializers=[("word", word), ("pos", pos), ("segt", segt), ("gamma", gamma),
+                             ("beta", beta)], atol=1e-5)
+    pids = np.array([[2, 3, 4, 5, 6, 7]], np.int32)
+    total = word[ids] + pos[pids[0]][None]
+    node = helper.make_node("EmbedLayerNormalization",
+                            ["ids", "", "word", "pos", "", "gamma", "beta", "", "pids"],
+                            ["y", "mask_index"], domain=MS)
+    yield Case("embed_layer_norm_position_ids", node, [("ids", ids), ("pids", pids)],
+               [("y", layer_norm(total, gamma, beta, 1e-12)),
+                ("mask_index", np.zeros(B, np.int32))],
+               initializers=[("word", word), ("pos", pos), ("gamma", gamma), ("beta", beta)],
+               atol=1e-5)
+
+
+def fused_matmul_cases():
+    # ONNX Runtime writes FusedMatMul for attention's scaled Q K^T.
+    q, k = rand(2, 3, 5, 4), rand(2, 3, 5, 4)
+    want = (q.astype(np.float64) @ k.transpose(0, 1, 3, 2) * 0.125).astype(np.float32)
+    yield Case("fused_matmul_trans_b",
+               helper.make_node("FusedMatMul", ["q", "k"], ["y"], domain=MS, alpha=0.125,
+                                transB=1), [("q", q), ("k", k)], [("y", want)])
+    a, b = rand(4, 3), rand(2, 4, 5)  # A transposed, broadcast over B's batch
+    want = (a.T.astype(np.float64) @ b * 2.0).astype(np.float32)
+    yield Case("fused_matmul_trans_a_broadcast",
+               helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain=MS, alpha=2.0,
+                                transA=1), [("a", a), ("b", b)], [("y", want)])
+    w = rand(6, 3)  # a constant B, both transposed
+    a2 = rand(2, 3, 4)
+    want = (a2.transpose(0, 2, 1).astype(np.float64) @ w.T).astype(np.float32)
+    yield Case("transpose_matmul_both",
+               helper.make_node("TransposeMatMul", ["a", "w"], ["y"], domain=MS, transA=1,
+                                transB=1), [("a", a2)], [("y", want)], initializers=[("w", w)])
+
+
 def all_cases():
-    for gen in (activation_cases, skip_layer_norm_cases, fused_cases, quantized_cases):
+    for gen in (activation_cases, skip_layer_norm_cases, fused_cases, quantized_cases,
+                attention_cases, embed_layer_norm_cases, fused_matmul_cases):
         yield from gen()
 
 

@@ -40,3 +40,58 @@ def test_unsupported_form_names_the_node():
                                    [("s", np.array(f)), ("z", np.array(np.uint8(0)))])
     with pytest.raises(Exception, match="gap_nhwc"):
         tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def _session(node, inputs, outputs, initializers=()):
+    model = contrib_cases.model_of(node, inputs, outputs, initializers)
+    return tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def test_embedding_id_out_of_range_names_the_id():
+    from onnx import helper
+    ids = np.array([[1, 2, 40]], np.int32)
+    word, pos = np.ones((30, 4), np.float32), np.ones((3, 4), np.float32)
+    g = np.ones(4, np.float32)
+    node = helper.make_node("EmbedLayerNormalization",
+                            ["ids", "", "word", "pos", "", "g", "g"], ["y"], domain="com.microsoft",
+                            name="embed")
+    sess = _session(node, [("ids", ids)], [("y", np.zeros((1, 3, 4), np.float32))],
+                    [("word", word), ("pos", pos), ("g", g)])
+    with pytest.raises(Exception, match=r"embed.*input_ids \[0, 2\] = 40 is outside"):
+        sess.run(None, {"ids": ids})
+
+
+def test_attention_rejects_a_key_value_cache_and_bad_masks():
+    from onnx import helper
+    x = np.zeros((1, 2, 4), np.float32)
+    w, past = np.zeros((4, 12), np.float32), np.zeros((2, 1, 2, 0, 2), np.float32)
+    y = np.zeros((1, 2, 4), np.float32)
+    node = helper.make_node("Attention", ["x", "w", "", "", "past"], ["y"],
+                            domain="com.microsoft", num_heads=2, name="att")
+    with pytest.raises(Exception, match="att.*past / present"):
+        _session(node, [("x", x), ("past", past)], [("y", y)], [("w", w)])
+    node = helper.make_node("Attention", ["x", "w", "", "m"], ["y"], domain="com.microsoft",
+                            num_heads=2, name="att")
+    m = np.ones((1, 3), np.int32)
+    sess = _session(node, [("x", x), ("m", m)], [("y", y)], [("w", w)])
+    with pytest.raises(Exception, match=r"att.*mask_index .* none of the supported forms"):
+        sess.run(None, {"x": x, "m": m})
+
+
+def test_attention_in_float16():
+    case = next(c for c in CASES if c.name == "attention_raw_mask")
+    inputs = {"x": case.inputs["x"].astype(np.float16), "mask": case.inputs["mask"]}
+    from onnx import ModelProto, TensorProto, numpy_helper
+    model = ModelProto()
+    model.CopyFrom(case.model)  # the shared case stays float
+    for v in list(model.graph.input) + list(model.graph.output):
+        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for i, t in enumerate(model.graph.initializer):
+        model.graph.initializer[i].CopyFrom(
+            numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
+    sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (y,) = sess.run(None, inputs)
+    assert y.dtype == np.float16
+    want = case.outputs[0][1]
+    np.testing.assert_allclose(y.astype(np.float32), want, atol=1e-2 * np.abs(want).max())

@@ -26,8 +26,8 @@ void gemm_any(bool ta, bool tb, int64_t M, int64_t N, int64_t K, double alpha, c
 }
 // Integers: wrap-around arithmetic, as the spec's integer Gemm/MatMul imply.
 template <typename T>
-void gemm_int(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
-              int64_t lda, const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
+void gemm_int(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t lda,
+              const T* B, int64_t ldb, T beta, T* C, int64_t ldc) {
   for (int64_t i = 0; i < M; ++i) {
     T* c = C + i * ldc;
     for (int64_t j = 0; j < N; ++j) c[j] = beta == T(0) ? T(0) : T(c[j] * beta);
@@ -41,14 +41,30 @@ void gemm_int(bool ta, bool tb, int64_t M, int64_t N, int64_t K, T alpha, const 
 template <typename Fn>
 void dispatch_int(DataType t, Fn&& fn) {
   switch (t) {
-    case DataType::kInt32: fn.template operator()<int32_t>(); break;
-    case DataType::kInt64: fn.template operator()<int64_t>(); break;
-    case DataType::kUInt32: fn.template operator()<uint32_t>(); break;
-    case DataType::kUInt64: fn.template operator()<uint64_t>(); break;
-    case DataType::kInt8: fn.template operator()<int8_t>(); break;
-    case DataType::kUInt8: fn.template operator()<uint8_t>(); break;
-    case DataType::kInt16: fn.template operator()<int16_t>(); break;
-    case DataType::kUInt16: fn.template operator()<uint16_t>(); break;
+    case DataType::kInt32:
+      fn.template operator()<int32_t>();
+      break;
+    case DataType::kInt64:
+      fn.template operator()<int64_t>();
+      break;
+    case DataType::kUInt32:
+      fn.template operator()<uint32_t>();
+      break;
+    case DataType::kUInt64:
+      fn.template operator()<uint64_t>();
+      break;
+    case DataType::kInt8:
+      fn.template operator()<int8_t>();
+      break;
+    case DataType::kUInt8:
+      fn.template operator()<uint8_t>();
+      break;
+    case DataType::kInt16:
+      fn.template operator()<int16_t>();
+      break;
+    case DataType::kUInt16:
+      fn.template operator()<uint16_t>();
+      break;
     default:
       fail(ErrorCode::kInvalidArgument, "unsupported element type ", data_type_name(t));
   }
@@ -109,8 +125,8 @@ class GemmKernel : public ep::OpKernel {
     const int64_t KB = tb_ ? B.shape()[1] : B.shape()[0];
     const int64_t N = tb_ ? B.shape()[0] : B.shape()[1];
     if (K != KB)
-      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(), (ta_ ? " (transposed)" : ""),
-                    " gives K=", K, " but B ", B.shape().to_string(),
+      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(),
+                    (ta_ ? " (transposed)" : ""), " gives K=", K, " but B ", B.shape().to_string(),
                     (tb_ ? " (transposed)" : ""), " gives K=", KB);
     // C broadcasts one way to [M, N].
     int64_t c_rows = 0, c_cols = 0;  // strides into C (0 = broadcast)
@@ -137,8 +153,7 @@ class GemmKernel : public ep::OpKernel {
         if (C && beta_ != 0.f) {
           const T* c = to_compute<T>(*C, sc);
           for (int64_t i = 0; i < M; ++i)
-            for (int64_t j = 0; j < N; ++j)
-              yp[i * N + j] = T(beta_) * c[i * c_rows + j * c_cols];
+            for (int64_t j = 0; j < N; ++j) yp[i * N + j] = T(beta_) * c[i * c_rows + j * c_cols];
           beta = T(1);
         }
         bool done = false;
@@ -165,8 +180,8 @@ class GemmKernel : public ep::OpKernel {
           for (int64_t j = 0; j < N; ++j) yp[i * N + j] = T(T(beta_) * c[i * c_rows + j * c_cols]);
         beta = T(1);
       }
-      gemm_int<T>(ta_, tb_, M, N, K, T(alpha_), A.data<T>(), ta_ ? M : K, B.data<T>(),
-                  tb_ ? K : N, beta, yp, N);
+      gemm_int<T>(ta_, tb_, M, N, K, T(alpha_), A.data<T>(), ta_ ? M : K, B.data<T>(), tb_ ? K : N,
+                  beta, yp, N);
     });
   }
 
@@ -176,9 +191,20 @@ class GemmKernel : public ep::OpKernel {
   std::shared_ptr<const linalg::PackedB> packed_b_;
 };
 
+// MatMul, and ONNX Runtime's com.microsoft FusedMatMul / TransposeMatMul:
+// alpha * op(A) op(B), op transposing the last two axes where transA /
+// transB say so (the batch-axis transposes, transBatchA / transBatchB, are
+// not supported and rejected at creation).
 class MatMulKernel : public ep::OpKernel {
  public:
-  explicit MatMulKernel(const ep::KernelInfo& info) : packed_b_(pack_constant_b(info, false)) {}
+  explicit MatMulKernel(const ep::KernelInfo& info)
+      : ta_(info.attr_int("transA", 0) != 0),
+        tb_(info.attr_int("transB", 0) != 0),
+        alpha_(info.attr_float("alpha", 1.0f)),
+        packed_b_(ta_ || tb_ || alpha_ != 1.0f ? nullptr : pack_constant_b(info, false)) {
+    if (info.attr_int("transBatchA", 0) != 0 || info.attr_int("transBatchB", 0) != 0)
+      info.fail_node("transBatchA / transBatchB are not supported");
+  }
 
   bool reads_constant_data(size_t i) const override { return i != 1 || !packed_b_; }
 
@@ -192,8 +218,11 @@ class MatMulKernel : public ep::OpKernel {
     const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
     if (a_vec) ad.insert(ad.begin(), 1);
     if (b_vec) bd.push_back(1);
-    const int64_t M = ad[ad.size() - 2], K = ad.back();
-    const int64_t KB = bd[bd.size() - 2], N = bd.back();
+    // A 1-D operand is a row (A) or a column (B) and is never transposed.
+    const bool ta = ta_ && !a_vec, tb = tb_ && !b_vec;
+    const int64_t M = ad[ad.size() - (ta ? 1 : 2)], K = ad[ad.size() - (ta ? 2 : 1)];
+    const int64_t KB = bd[bd.size() - (tb ? 1 : 2)], N = bd[bd.size() - (tb ? 2 : 1)];
+    const int64_t lda = ta ? M : K, ldb = tb ? K : N;
     if (K != KB)
       ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(), " and B ",
                     B.shape().to_string(), " (", K, " vs ", KB, ")");
@@ -223,7 +252,7 @@ class MatMulKernel : public ep::OpKernel {
     for (int64_t d : batch) nbatch *= d;
     if (Y.num_elements() == 0) return;
     // When only A has batch dims, its rows stack into one (batch*M) x K GEMM.
-    bool fold = nbatch > 1;
+    bool fold = nbatch > 1 && !ta;
     for (size_t i = 0; i < nb; ++i) fold = fold && bstr[i] == 0;
     auto offsets = [&](int64_t bi, int64_t& ao, int64_t& bo) {
       ao = bo = 0;
@@ -255,12 +284,12 @@ class MatMulKernel : public ep::OpKernel {
         bool a_dense = true;  // A's batch is contiguous in order (no broadcast in A)
         for (size_t i = 0; i < nb; ++i) a_dense = a_dense && (astr[i] != 0 || batch[i] == 1);
         if (fold && a_dense) {
-          gemm_any(false, false, nbatch * M, N, K, T(1), a, K, b, N, T(0), yp, N, pool);
+          gemm_any(false, tb, nbatch * M, N, K, T(alpha_), a, K, b, ldb, T(0), yp, N, pool);
         } else if (double(M) * N * K >= 1e5 || nbatch == 1) {
           for (int64_t bi = 0; bi < nbatch; ++bi) {
             int64_t ao, bo;
             offsets(bi, ao, bo);
-            gemm_any(false, false, M, N, K, T(1), a + ao, K, b + bo, N, T(0), yp + bi * M * N, N,
+            gemm_any(ta, tb, M, N, K, T(alpha_), a + ao, lda, b + bo, ldb, T(0), yp + bi * M * N, N,
                      pool);
           }
         } else {  // many small products: one per task
@@ -268,8 +297,8 @@ class MatMulKernel : public ep::OpKernel {
             for (int64_t bi = b0; bi < b1; ++bi) {
               int64_t ao, bo;
               offsets(bi, ao, bo);
-              gemm_any(false, false, M, N, K, T(1), a + ao, K, b + bo, N, T(0),
-                       yp + bi * M * N, N, nullptr);
+              gemm_any(ta, tb, M, N, K, T(alpha_), a + ao, lda, b + bo, ldb, T(0), yp + bi * M * N,
+                       N, nullptr);
             }
           });
         }
@@ -284,12 +313,14 @@ class MatMulKernel : public ep::OpKernel {
       for (int64_t bi = 0; bi < nbatch; ++bi) {
         int64_t ao, bo;
         offsets(bi, ao, bo);
-        gemm_int<T>(false, false, M, N, K, T(1), a + ao, K, b + bo, N, T(0), yp + bi * M * N, N);
+        gemm_int<T>(ta, tb, M, N, K, T(1), a + ao, lda, b + bo, ldb, T(0), yp + bi * M * N, N);
       }
     });
   }
 
  private:
+  bool ta_, tb_;
+  float alpha_;
   std::shared_ptr<const linalg::PackedB> packed_b_;
 };
 

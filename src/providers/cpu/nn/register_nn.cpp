@@ -47,6 +47,9 @@ void register_nn_kernels(ep::KernelRegistry& r) {
   add(r, "MatMul", 1, 8, {T({0, 1}, kF3)}, nn::make_matmul);
   add(r, "MatMul", 9, 12, {T({0, 1}, join({kF3, kGemmInts}))}, nn::make_matmul);
   add(r, "MatMul", 13, kOpsetMax, {T({0, 1}, join({kF4, kGemmInts}))}, nn::make_matmul);
+  // ONNX Runtime's alpha * op(A) op(B) (its optimized models), on MatMul's kernel.
+  for (const char* op : {"FusedMatMul", "TransposeMatMul"})
+    r.add({"com.microsoft", op, 1, kOpsetMax, {T({0, 1}, kF4)}}, nn::make_matmul);
 
   add(r, "Conv", 1, 21, {T({0, 1, 2}, kF3)}, nn::make_conv);
   add(r, "Conv", 22, kOpsetMax, {T({0, 1, 2}, kF4)}, nn::make_conv);

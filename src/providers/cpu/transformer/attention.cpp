@@ -34,7 +34,8 @@ Heads to_heads(const ep::KernelContext& ctx, const char* what, const Tensor& t, 
   }
   if (t.rank() != 3) ctx.fail_node(what, " must be 3-D or 4-D, got ", t.shape().to_string());
   if (heads <= 0 || t.shape()[2] % heads != 0)
-    ctx.fail_node(what, " ", t.shape().to_string(), " is 3-D: its hidden size must be a multiple of ",
+    ctx.fail_node(what, " ", t.shape().to_string(),
+                  " is 3-D: its hidden size must be a multiple of ",
                   "the head count (q_num_heads/kv_num_heads = ", heads, ")");
   r.B = t.shape()[0], r.S = t.shape()[1], r.H = heads, r.D = t.shape()[2] / heads;
   r.v.resize(raw.size());
@@ -99,7 +100,8 @@ class AttentionKernel : public ep::OpKernel {
     if (k.B != q.B || v.B != q.B || k.D != q.D || v.H != k.H || v.S != k.S || k.H == 0 ||
         q.H % k.H != 0)
       ctx.fail_node("incompatible Q ", qt.shape().to_string(), ", K ", kt.shape().to_string(),
-                    ", V ", vt.shape().to_string(), " (batch, head size, and q heads a multiple of kv heads)");
+                    ", V ", vt.shape().to_string(),
+                    " (batch, head size, and q heads a multiple of kv heads)");
     const Tensor* past_k = ctx.input(4);
     const Tensor* past_v = ctx.input(5);
     const int64_t P = past_k ? past_k->shape()[past_k->rank() >= 3 ? 2 : 0] : 0;
@@ -153,7 +155,9 @@ class AttentionKernel : public ep::OpKernel {
               bj = kNegInf;
             } else {
               int64_t mi = (((md[0] == 1 ? 0 : b) * md[1] + (md[1] == 1 ? 0 : h)) * md[2] +
-                            (md[2] == 1 ? 0 : i)) * md[3] + jj;
+                            (md[2] == 1 ? 0 : i)) *
+                               md[3] +
+                           jj;
               double m = mask[size_t(mi)];
               bj = bool_mask ? (m != 0 ? 0.0 : kNegInf) : m;
             }
@@ -188,7 +192,8 @@ class AttentionKernel : public ep::OpKernel {
         for (int64_t h = 0; h < QH; ++h)
           for (int64_t i = 0; i < Sq; ++i)
             for (int64_t d = 0; d < VD; ++d)
-              y3[size_t(((b * Sq + i) * QH + h) * VD + d)] = y[size_t(((b * QH + h) * Sq + i) * VD + d)];
+              y3[size_t(((b * Sq + i) * QH + h) * VD + d)] =
+                  y[size_t(((b * QH + h) * Sq + i) * VD + d)];
       Tensor& yt = ctx.output(0, Shape{B, Sq, QH * VD}, qt.dtype());
       write_from(yt, y3.data());
     } else {

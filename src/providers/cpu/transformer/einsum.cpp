@@ -69,8 +69,10 @@ class EinsumKernel : public ep::OpKernel {
       int64_t letters = 0;
       bool has_ell = false;
       for (int l : terms_[k]) {
-        if (l == kEllipsis) has_ell = true;
-        else ++letters;
+        if (l == kEllipsis)
+          has_ell = true;
+        else
+          ++letters;
       }
       er[k] = int64_t(t.rank()) - letters;
       if ((!has_ell && er[k] != 0) || er[k] < 0)
@@ -104,7 +106,10 @@ class EinsumKernel : public ep::OpKernel {
         } else if (l >= kLetters && (cur == 1 || d == 1)) {
           if (cur == 1) cur = d;  // ellipsis dims broadcast
         } else {
-          ctx.fail_node("label '", l < 26 ? char('a' + l) : l < 52 ? char('A' + l - 26) : '.',
+          ctx.fail_node("label '",
+                        l < 26   ? char('a' + l)
+                        : l < 52 ? char('A' + l - 26)
+                                 : '.',
                         "' has size ", cur, " and ", d, " (input ", k, " shape ", s.to_string(),
                         ")");
         }

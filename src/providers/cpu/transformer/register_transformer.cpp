@@ -49,6 +49,28 @@ void register_transformer_kernels(ep::KernelRegistry& r) {
         float_or_half_via_float(make_skip_layer_norm));
   r.add(KernelDef{dom, "BiasGelu", 1, kOpsetMax, {{"T", {0, 1}, floats}}},
         float_or_half_via_float(make_bias_gelu));
+  // ONNX Runtime's fused transformer ops (models its optimizer wrote); the
+  // rest of its com.microsoft ops run as bodies (ops/contrib_bodies.cpp).
+  const std::string ms = "com.microsoft";
+  r.add(KernelDef{ms,
+                  "Attention",
+                  1,
+                  kOpsetMax,
+                  {{"T", {0, 1, 2, 5}, floats}, {"M", {3, 6}, {DT::kInt32}}}},
+        float_or_half_via_float(make_ms_attention));
+  // Input 0 is the int32 ids, so the half form is registered on its own.
+  r.add(KernelDef{ms,
+                  "EmbedLayerNormalization",
+                  1,
+                  kOpsetMax,
+                  {{"T", {2, 3, 4, 5, 6}, {DT::kFloat}}, {"T1", {0, 1, 7, 8}, {DT::kInt32}}}},
+        make_ms_embed_layer_norm);
+  r.add(KernelDef{ms,
+                  "EmbedLayerNormalization",
+                  1,
+                  kOpsetMax,
+                  {{"T", {2, 3, 4, 5, 6}, {DT::kFloat16}}, {"T1", {0, 1, 7, 8}, {DT::kInt32}}}},
+        half_via_float(make_ms_embed_layer_norm));
 }
 
 }  // namespace tessera::cpu

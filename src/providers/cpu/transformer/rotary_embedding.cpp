@@ -43,8 +43,9 @@ class RotaryEmbeddingKernel : public ep::OpKernel {
       if (pos_t->rank() != 2 || pos_t->shape()[0] != B || pos_t->shape()[1] != S)
         ctx.fail_node("position_ids must be [", B, ", ", S, "], got ", pos_t->shape().to_string());
       if (cos_t.rank() != 2 || cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape())
-        ctx.fail_node("cos_cache/sin_cache must be [max_position, ", half, "] with position_ids, got ",
-                      cos_t.shape().to_string(), " and ", sin_t.shape().to_string());
+        ctx.fail_node("cos_cache/sin_cache must be [max_position, ", half,
+                      "] with position_ids, got ", cos_t.shape().to_string(), " and ",
+                      sin_t.shape().to_string());
       const int64_t* pd = pos_t->data<int64_t>();
       pos.assign(pd, pd + B * S);
       for (int64_t p : pos)

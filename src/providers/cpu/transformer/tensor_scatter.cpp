@@ -12,9 +12,11 @@ namespace {
 class TensorScatterKernel : public ep::OpKernel {
  public:
   explicit TensorScatterKernel(const ep::KernelInfo& info)
-      : axis_(info.attr_int("axis", -2)), circular_(info.attr_string("mode", "linear") == "circular") {
+      : axis_(info.attr_int("axis", -2)),
+        circular_(info.attr_string("mode", "linear") == "circular") {
     std::string m = info.attr_string("mode", "linear");
-    if (m != "linear" && m != "circular") info.fail_node("mode must be linear or circular, got '", m, "'");
+    if (m != "linear" && m != "circular")
+      info.fail_node("mode must be linear or circular, got '", m, "'");
   }
 
   void compute(ep::KernelContext& ctx) const override {
@@ -25,7 +27,8 @@ class TensorScatterKernel : public ep::OpKernel {
       ctx.fail_node("past_cache ", past.description(), " and update ", upd.description(),
                     " must have the same type and rank >= 2");
     int64_t axis = axis_ < 0 ? axis_ + r : axis_;
-    if (axis <= 0 || axis >= r) ctx.fail_node("axis ", axis_, " must be in [1, ", r, ") (not the batch axis)");
+    if (axis <= 0 || axis >= r)
+      ctx.fail_node("axis ", axis_, " must be in [1, ", r, ") (not the batch axis)");
     for (int64_t d = 0; d < r; ++d)
       if (d != axis && past.shape()[size_t(d)] != upd.shape()[size_t(d)])
         ctx.fail_node("update ", upd.shape().to_string(), " differs from past_cache ",
@@ -66,7 +69,8 @@ class TensorScatterKernel : public ep::OpKernel {
       for (int64_t s = 0; s < seq; ++s) {
         int64_t dst = wi[size_t(b)] + s;
         if (circular_) dst %= maxs;
-        copy(od + size_t((o * maxs + dst) * inner) * es, ud + size_t((o * seq + s) * inner) * es, inner);
+        copy(od + size_t((o * maxs + dst) * inner) * es, ud + size_t((o * seq + s) * inner) * es,
+             inner);
       }
     }
   }

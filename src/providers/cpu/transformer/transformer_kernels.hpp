@@ -15,5 +15,8 @@ std::unique_ptr<ep::OpKernel> make_tensor_scatter(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_fused_multi_head_attention(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_skip_layer_norm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_bias_gelu(const ep::KernelInfo& info);
+// ONNX Runtime's com.microsoft Attention and EmbedLayerNormalization.
+std::unique_ptr<ep::OpKernel> make_ms_attention(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_ms_embed_layer_norm(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu
