@@ -14,6 +14,8 @@
 // Split of a packed projection along its last axis, and the Split may go
 // (packed_qkv), the node reads that tensor instead: MultiHeadAttention(QKV,
 // "", ""[, mask]) with packed_qkv = 1, and no copy is made of Q, K or V.
+#include <algorithm>
+
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -91,8 +93,11 @@ ir::Attribute float_attr(const char* name, float v) {
 
 // The chain from the Softmax backwards to the Q.K^T MatMul.
 struct Scores {
-  int sc = -1, qk = -1;  // the scale node, the Q.K^T MatMul
+  int sc = -1, qk = -1;  // the scale node (-1: none), the Q.K^T MatMul
   float scale = 1;
+  // ONNX Runtime's FusedMatMul is the product and the scale (alpha) in one;
+  // with transB = 1 it reads K's heads untransposed ([0,2,1,3]).
+  bool k_untransposed = false;
   int add = -1;  // the mask Add, when present
   std::string mask;
   int where = -1;  // the causal Where, when present
@@ -147,9 +152,17 @@ class Matcher {
 
   bool scaled(const std::string& value, int reader, Scores& r) const {
     int sc = v_.producer(value);
-    if (sc < 0 || dead_[size_t(sc)] || !v_.only_consumer(value, reader) ||
-        !ir::is_onnx_domain(g_.nodes[size_t(sc)].domain))
-      return false;
+    if (sc < 0 || dead_[size_t(sc)] || !v_.only_consumer(value, reader)) return false;
+    const ir::Node& n = g_.nodes[size_t(sc)];
+    if (n.domain == "com.microsoft" && n.op_type == "FusedMatMul" && n.inputs.size() == 2 &&
+        attr_int(n, "transA", 0) == 0 && attr_int(n, "transBatchA", 0) == 0 &&
+        attr_int(n, "transBatchB", 0) == 0) {
+      const ir::Attribute* alpha = n.attr("alpha");
+      r.sc = -1, r.qk = sc, r.scale = alpha ? alpha->f : 1.0f;
+      r.k_untransposed = attr_int(n, "transB", 0) == 1;
+      return true;
+    }
+    if (!ir::is_onnx_domain(n.domain)) return false;
     for (const std::string& in : g_.nodes[size_t(sc)].inputs) {
       int p = producer_of(v_, g_, in, "MatMul");
       if (p < 0 || !v_.only_consumer(in, sc)) continue;
@@ -264,7 +277,9 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv) {
     const ir::Node& qk_mm = g.nodes[size_t(s->qk)];
     if (qk_mm.inputs.size() != 2) continue;
     auto q = head_split(v, g, qk_mm.inputs[0], s->qk, {0, 2, 1, 3});
-    auto k = head_split(v, g, qk_mm.inputs[1], s->qk, {0, 2, 3, 1});
+    auto k = head_split(
+        v, g, qk_mm.inputs[1], s->qk,
+        s->k_untransposed ? std::vector<int64_t>{0, 2, 1, 3} : std::vector<int64_t>{0, 2, 3, 1});
     if (!q || !k || q->shape != k->shape) continue;
     // Forwards: MatMul(p, v4) -> Transpose [0,2,1,3] -> Reshape(shape).
     int pv = sole_consumer(v, g, softmax.outputs[0], "MatMul");
@@ -290,6 +305,7 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv) {
                               sm,
                               pv,
                               tr};
+    if (s->sc < 0) chain.erase(std::find(chain.begin(), chain.end(), s->sc));
     if (s->add >= 0) chain.push_back(s->add);
     if (s->where >= 0) chain.push_back(s->where);
     const int split = packed_qkv ? packed_split(v, g, *q, *k, *val) : -1;

@@ -23,6 +23,9 @@ struct AttnSpec {
   // 11 `split` attribute.
   int packed = 0;
   int64_t split_axis = -1;
+  // The scores as ONNX Runtime saves them: one com.microsoft FusedMatMul with
+  // the scale as alpha; 1: K transposed before it, 2: transB = 1 instead.
+  int fused_matmul = 0;
 };
 
 // The attention block as torch exports it, from Q, K, V [B, S, H*D] inputs.
@@ -60,11 +63,25 @@ ir::Model attention_model(const AttnSpec& s) {
     g.nodes.push_back(op("Transpose", {"k4"}, {"kh"}, {attr_ints("perm", {0, 2, 1, 3})}));
     g.nodes.push_back(op("Transpose", {"kh"}, {"kt"}, {attr_ints("perm", {0, 1, 3, 2})}));
   } else {
-    g.nodes.push_back(op("Transpose", {"k4"}, {"kt"}, {attr_ints("perm", {0, 2, 3, 1})}));
+    g.nodes.push_back(
+        op("Transpose", {"k4"}, {"kt"},
+           {attr_ints("perm", s.fused_matmul == 2 ? std::vector<int64_t>{0, 2, 1, 3}
+                                                  : std::vector<int64_t>{0, 2, 3, 1})}));
   }
   g.nodes.push_back(op("Transpose", {"v4"}, {"vt"}, {attr_ints("perm", {0, 2, 1, 3})}));
-  g.nodes.push_back(op("MatMul", {"qt", "kt"}, {"qk"}));
-  g.nodes.push_back(op(s.mul_scale ? "Mul" : "Div", {"qk", "c"}, {"scaled"}));
+  if (s.fused_matmul) {
+    ir::Attribute alpha;
+    alpha.name = "alpha";
+    alpha.type = ir::AttrType::kFloat;
+    alpha.f = 1.0f / std::sqrt(float(s.D));
+    g.nodes.push_back(op("FusedMatMul", {"qt", "kt"}, {"scaled"},
+                         {alpha, attr_i("transB", s.fused_matmul == 2 ? 1 : 0)}));
+    g.nodes.back().domain = "com.microsoft";
+    m.opset_imports.push_back({"com.microsoft", 1});
+  } else {
+    g.nodes.push_back(op("MatMul", {"qt", "kt"}, {"qk"}));
+    g.nodes.push_back(op(s.mul_scale ? "Mul" : "Div", {"qk", "c"}, {"scaled"}));
+  }
   std::string scores = "scaled";
   if (s.causal) {
     Tensor keep(DataType::kBool, Shape{1, 1, s.S, s.S});
@@ -101,6 +118,17 @@ TEST(OptimizerAttentionFusion, FusesTorchPattern) {
       EXPECT_EQ(out.graph.nodes.size(), 1u);
       EXPECT_EQ(out.opset("com.tessera"), 1);
     }
+}
+
+TEST(OptimizerAttentionFusion, FusesOnnxRuntimesFusedMatMul) {
+  // Models ONNX Runtime saved optimized compute the scores in one FusedMatMul.
+  for (int form : {1, 2}) {
+    AttnSpec s;
+    s.fused_matmul = form;
+    ir::Model out = expect_same_outputs(attention_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+    EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u) << "form " << form;
+    EXPECT_EQ(out.graph.nodes.size(), 1u) << "form " << form;
+  }
 }
 
 TEST(OptimizerAttentionFusion, PackedQkvIsReadInPlace) {
