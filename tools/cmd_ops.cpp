@@ -136,6 +136,9 @@ int cmd_ops(const std::vector<std::string>& argv) {
       os << "| " << (b.domain.empty() ? "ai.onnx" : b.domain) << " | " << b.op_type << " | "
          << range(d) << " | " << when << " |\n";
     }
+  for (const auto& op : ops::contrib_ops_with_generated_bodies())
+    os << "| " << ops::kMicrosoftDomain << " | " << op << " | 1+ | always (the body is written "
+       << "for the node's inputs) |\n";
   os << "\n" << table.size() << " operators.\n";
   return 0;
 }

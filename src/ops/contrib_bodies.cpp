@@ -1,6 +1,12 @@
 #include "ops/contrib_bodies.hpp"
 
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/error.hpp"
 
 namespace tessera::ops {
 
@@ -221,6 +227,15 @@ MatMulIntegerToFloat (A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias) 
   scaled = Mul (prod_f, scale)
   Y = Sum (scaled, bias)
 })"},
+    // Softmax over the last axis reads the same under the coerce-to-2-D
+    // definition (the `opset` attribute before 13) and the per-axis one, so
+    // the body is right whichever the model's opset is; other axes have none.
+    {kMs, "QLinearSoftmax", 1, kOpen, "axis", "-1", true, R"(
+QLinearSoftmax (X, X_scale, x_zero_point, y_scale, y_zero_point) => (Y) {
+  x = DequantizeLinear (X, X_scale, x_zero_point)
+  y = Softmax <axis = -1> (x)
+  Y = QuantizeLinear (y, y_scale, y_zero_point)
+})"},
     // The standard ops (axis from opset 13), kept in ONNX Runtime's domain by
     // its quantizer for 16-bit types (which need the model at opset 21).
     {kMs, "QuantizeLinear", 1, kOpen, "", "", false, R"(
@@ -233,11 +248,76 @@ DequantizeLinear <axis: int = 1> (x, x_scale, x_zero_point) => (y) {
 })"},
 };
 
+void import_tessera(FunctionBody& b) {
+  // Bodies call com.tessera ops: their import joins the model's with them.
+  b.function.opset_imports.push_back({"com.tessera", 1});
+}
+
 std::vector<FunctionBody> parse_contrib() {
   std::vector<FunctionBody> bodies = parse_function_rows(kRows);
-  // Bodies call com.tessera ops: their import joins the model's with them.
-  for (auto& b : bodies) b.function.opset_imports.push_back({"com.tessera", 1});
+  for (auto& b : bodies) import_tessera(b);
   return bodies;
+}
+
+bool present(const ir::Node& n, size_t i) { return i < n.inputs.size() && !n.inputs[i].empty(); }
+
+// Bodies whose shape depends on the node: how many inputs a QLinearConcat
+// has, and which of QGemm's optional inputs are given (C; y_scale, which
+// makes the output 8-bit instead of float). Written as text for that node,
+// parsed once per distinct form and kept.
+std::string generated_text(const ir::Node& n, std::string& key) {
+  if (n.op_type == "QLinearConcat") {
+    if (n.inputs.size() < 5 || (n.inputs.size() - 2) % 3 != 0) return "";
+    const size_t parts = (n.inputs.size() - 2) / 3;
+    key = str_cat("QLinearConcat/", parts);
+    std::string head = "QLinearConcat (Y_scale, Y_zero_point", body, list;
+    for (size_t i = 0; i < parts; ++i) {
+      head += str_cat(", X", i, ", S", i, ", Z", i);
+      body += str_cat("  x", i, " = DequantizeLinear (X", i, ", S", i, ", Z", i, ")\n");
+      list += str_cat(i ? ", x" : "x", i);
+    }
+    return str_cat(head, ") => (Y) {\n", body, "  y = Concat <axis = @axis> (", list,
+                   ")\n  Y = QuantizeLinear (y, Y_scale, Y_zero_point)\n}");
+  }
+  if (n.op_type == "QGemm") {
+    // Y = alpha * a_scale * b_scale * ((A - a_zp) op (B - b_zp) + C): C is
+    // int32 at the accumulator's scale. B's per-column scales lie along its
+    // axis 1, or 0 when transB says B is stored [N, K].
+    const bool c = present(n, 6), y = present(n, 7);
+    const ir::Attribute* tb = n.attr("transB");
+    const int b_axis = tb && tb->i != 0 ? 0 : 1;
+    key = str_cat("QGemm/", c, y, b_axis);
+    std::string t =
+        "QGemm <alpha: float = 1.0> (A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, "
+        "y_scale, y_zero_point) => (Y) {\n"
+        "  a = DequantizeLinear (A, a_scale, a_zero_point)\n";
+    t += str_cat("  b = DequantizeLinear <axis = ", b_axis, "> (B, b_scale, b_zero_point)\n");
+    if (c)
+      t += "  c_f = Cast <to = 1> (C)\n  ab = Mul (a_scale, b_scale)\n  c = Mul (c_f, ab)\n"
+           "  g = Gemm <alpha = @alpha, beta = @alpha, transA = @transA, transB = @transB> "
+           "(a, b, c)\n";
+    else
+      t += "  g = Gemm <alpha = @alpha, transA = @transA, transB = @transB> (a, b)\n";
+    t += y ? "  Y = QuantizeLinear (g, y_scale, y_zero_point)\n}" : "  Y = Identity (g)\n}";
+    return t;
+  }
+  return "";
+}
+
+const FunctionBody* generated_body(const ir::Node& n) {
+  std::string key;
+  const std::string text = generated_text(n, key);
+  if (text.empty()) return nullptr;
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<FunctionBody>> made;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& b = made[key];
+  if (!b) {
+    const FunctionRow row{kMs, n.op_type.c_str(), 1, kOpen, "", "", false, text.c_str()};
+    b = std::make_unique<FunctionBody>(std::move(parse_function_rows({&row, 1}).front()));
+    import_tessera(*b);
+  }
+  return b.get();
 }
 
 }  // namespace
@@ -247,9 +327,15 @@ const std::vector<FunctionBody>& contrib_bodies() {
   return bodies;
 }
 
+const std::vector<std::string>& contrib_ops_with_generated_bodies() {
+  static const std::vector<std::string> ops = {"QGemm", "QLinearConcat"};
+  return ops;
+}
+
 const FunctionBody* find_contrib_body(const ir::Node& node, int64_t opset) {
   if (node.domain != kMicrosoftDomain) return nullptr;
-  return find_body_in(contrib_bodies(), node, opset);
+  if (const FunctionBody* b = find_body_in(contrib_bodies(), node, opset)) return b;
+  return opset >= 1 ? generated_body(node) : nullptr;
 }
 
 }  // namespace tessera::ops

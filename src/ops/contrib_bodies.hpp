@@ -12,6 +12,7 @@
 // back into com.tessera.SkipLayerNormalization. docs/operators.md lists the
 // ops and what is not supported.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "ops/function_bodies.hpp"
@@ -22,6 +23,10 @@ inline constexpr const char* kMicrosoftDomain = "com.microsoft";
 
 // Every com.microsoft body (parsed once, on first use).
 const std::vector<FunctionBody>& contrib_bodies();
+
+// The ops whose body is written for each node's form (QLinearConcat's number
+// of inputs, QGemm's optional inputs) rather than taken from the table.
+const std::vector<std::string>& contrib_ops_with_generated_bodies();
 
 // The body for a com.microsoft `node` at `opset`, or null.
 const FunctionBody* find_contrib_body(const ir::Node& node, int64_t opset);

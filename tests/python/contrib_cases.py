@@ -285,6 +285,54 @@ def quantized_cases():
                initializers=[("s", sa), ("z", np.array(za))])
 
 
+def more_quantized_cases():
+    # QLinearConcat: each input requantized to the output's scale.
+    x0, x1 = rand_u8(1, 2, 3), rand_u8(1, 4, 3)
+    p = [("ys", f32(0.05)), ("yz", np.array(np.uint8(128))), ("s0", f32(0.02)),
+         ("z0", np.array(np.uint8(100))), ("s1", f32(0.07)), ("z1", np.array(np.uint8(140)))]
+    y = quantize(np.concatenate([dequantize(x0, 0.02, 100), dequantize(x1, 0.07, 140)], 1),
+                 0.05, 128)
+    yield Case("qlinear_concat",
+               helper.make_node("QLinearConcat", ["ys", "yz", "x0", "s0", "z0", "x1", "s1", "z1"],
+                                ["y"], domain=MS, axis=1),
+               [("x0", x0), ("x1", x1)], [("y", y)], initializers=p, exact=True)
+    # QGemm: alpha * a_scale * b_scale * ((A - za)(B - zb) + C), float or 8-bit out.
+    a, b = rand_u8(3, 8), rand_s8(5, 8)  # B stored [N, K]: transB
+    bs = RNG.uniform(0.01, 0.02, 5).astype(np.float32)
+    c = RNG.integers(-500, 500, 5).astype(np.int32)
+    acc = (a.astype(np.int64) - 120) @ b.astype(np.int64).T + c
+    yf = (acc.astype(np.float32) * (np.float32(0.5) * np.float32(0.03) * bs)).astype(np.float32)
+    common = [("as", f32(0.03)), ("az", np.array(np.uint8(120))), ("b", b), ("bs", bs),
+              ("bz", np.zeros(5, np.int8)), ("c", c)]
+    names = ["a", "as", "az", "b", "bs", "bz", "c"]
+    yield Case("qgemm_float_out",
+               helper.make_node("QGemm", names, ["y"], domain=MS, alpha=0.5, transB=1),
+               [("a", a)], [("y", yf)], initializers=common, atol=1e-4)
+    yield Case("qgemm_quantized_out",
+               helper.make_node("QGemm", names + ["ys", "yz"], ["y"], domain=MS, alpha=0.5,
+                                transB=1),
+               [("a", a)], [("y", quantize(yf, 0.05, 10))],
+               initializers=common + [("ys", f32(0.05)), ("yz", np.array(np.uint8(10)))],
+               atol=1)  # one step: the float sums round on either side of a midpoint
+    b2 = rand_u8(8, 4)
+    acc2 = (a.astype(np.int64) - 120) @ (b2.astype(np.int64) - 3)
+    y2 = (acc2.astype(np.float32) * np.float32(0.03 * 0.01)).astype(np.float32)
+    yield Case("qgemm_no_bias",
+               helper.make_node("QGemm", ["a", "as", "az", "b", "bs", "bz"], ["y"], domain=MS),
+               [("a", a)], [("y", y2)],
+               initializers=[("as", f32(0.03)), ("az", np.array(np.uint8(120))), ("b", b2),
+                             ("bs", f32(0.01)), ("bz", np.array(np.uint8(3)))], atol=1e-4)
+    x = rand_u8(2, 3, 6)
+    dx = dequantize(x, 0.1, 128)
+    e = np.exp(dx - dx.max(-1, keepdims=True))
+    yield Case("qlinear_softmax",
+               helper.make_node("QLinearSoftmax", ["x", "xs", "xz", "ys", "yz"], ["y"], domain=MS,
+                                axis=-1, opset=13),
+               [("x", x)], [("y", quantize(e / e.sum(-1, keepdims=True), 1 / 256, 0))],
+               initializers=[("xs", f32(0.1)), ("xz", np.array(np.uint8(128))),
+                             ("ys", f32(1 / 256)), ("yz", np.array(np.uint8(0)))], atol=1)
+
+
 def ms_attention(x, w, bias, heads, sizes=None, mask=None, causal=False, attn_bias=None,
                  scale=None, filter_value=-10000.0):
     """com.microsoft Attention in float64; masks add filter_value to masked scores."""
@@ -404,7 +452,8 @@ def fused_matmul_cases():
 
 def all_cases():
     for gen in (activation_cases, skip_layer_norm_cases, fused_cases, quantized_cases,
-                attention_cases, embed_layer_norm_cases, fused_matmul_cases):
+                more_quantized_cases, attention_cases, embed_layer_norm_cases,
+                fused_matmul_cases):
         yield from gen()
 
 
