@@ -1,6 +1,11 @@
 // fuse_quantize_pairs: QuantizeLinear(DequantizeLinear(q)) with one scale and
-// zero point is q, with a Relu between them Max(q, zero point); exact.
+// zero point is q, with a Relu or a Clip between them a Clip of q to the
+// quantized bounds; exact.
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
 
 #include "optimizer/optimizer.hpp"
 #include "optimizer/passes.hpp"
@@ -10,7 +15,9 @@ namespace tessera::test {
 namespace {
 
 // x -> Q(s1, z1) -> DQ(s1, z1) -> [Relu] -> Q(s2, z2) -> DQ(s2, z2) -> y.
-ir::Model pair_model(bool relu, uint8_t z1, float s2, uint8_t z2) {
+// clip: [lo, hi] of a Clip in the Relu's place (NaN: that bound omitted).
+ir::Model pair_model(bool relu, uint8_t z1, float s2, uint8_t z2,
+                     std::optional<std::pair<float, float>> clip = std::nullopt) {
   ir::Model m = float_model(13, {{"x", Shape{4, 33}}}, {"y"});
   auto& g = m.graph;
   g.initializers["s1"] = Tensor::scalar<float>(0.04f);
@@ -20,7 +27,15 @@ ir::Model pair_model(bool relu, uint8_t z1, float s2, uint8_t z2) {
   g.nodes.push_back(op("QuantizeLinear", {"x", "s1", "z1"}, {"q1"}));
   g.nodes.push_back(op("DequantizeLinear", {"q1", "s1", "z1"}, {"d1"}));
   if (relu) g.nodes.push_back(op("Relu", {"d1"}, {"r"}));
-  g.nodes.push_back(op("QuantizeLinear", {relu ? "r" : "d1", "s2", "z2"}, {"q2"}));
+  if (clip) {
+    std::vector<std::string> in = {"d1", "", ""};
+    if (!std::isnan(clip->first)) g.initializers[in[1] = "lo"] = Tensor::scalar<float>(clip->first);
+    if (!std::isnan(clip->second))
+      g.initializers[in[2] = "hi"] = Tensor::scalar<float>(clip->second);
+    while (in.back().empty()) in.pop_back();
+    g.nodes.push_back(op("Clip", in, {"r"}));
+  }
+  g.nodes.push_back(op("QuantizeLinear", {relu || clip ? "r" : "d1", "s2", "z2"}, {"q2"}));
   g.nodes.push_back(op("DequantizeLinear", {"q2", "s2", "z2"}, {"y"}));
   return m;
 }
@@ -34,11 +49,30 @@ TEST(OptimizerQuantizePairs, RoundTripsVanishExactly) {
     EXPECT_EQ(count_ops(out, "Max"), 0u);
     EXPECT_EQ(out.graph.nodes.size(), 2u) << relu;  // the first Q and the last DQ
   }
-  // A Relu over zero point 77: Max(q, 77), same values.
+  // A Relu over zero point 77: Clip(q, 77, 255), same values.
   ir::Model out =
       expect_same_outputs(pair_model(true, 77, 0.04f, 77), GraphOptimizationLevel::kAll, 0);
-  EXPECT_EQ(count_ops(out, "Max"), 1u);
+  EXPECT_EQ(count_ops(out, "Clip"), 1u);
   EXPECT_EQ(count_ops(out, "Relu"), 0u);
+}
+
+TEST(OptimizerQuantizePairs, ClipsBecomeIntegerClamps) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  // Relu6 (MobileNet's), bounds between steps and on a midpoint, one bound
+  // omitted, bounds past the type's range (nothing left to do), lo > hi.
+  for (auto b : {std::pair{0.0f, 6.0f}, std::pair{-1.01f, 2.345f}, std::pair{-0.1f, 0.1f},
+                 std::pair{nan, 1.5f}, std::pair{0.5f, nan}, std::pair{-100.0f, 100.0f},
+                 std::pair{2.0f, 1.0f}}) {
+    SCOPED_TRACE(std::to_string(b.first) + " " + std::to_string(b.second));
+    ir::Model out =
+        expect_same_outputs(pair_model(false, 77, 0.04f, 77, b), GraphOptimizationLevel::kAll, 0);
+    EXPECT_EQ(count_ops(out, "QuantizeLinear"), 1u);  // only the first
+    EXPECT_EQ(count_ops(out, "Clip"), b.first == -100.0f ? 0u : 1u);
+  }
+  // A Clip on other parameters than the pair's stays.
+  ir::Model out = expect_same_outputs(pair_model(false, 77, 0.05f, 77, std::pair{0.0f, 6.0f}),
+                                      GraphOptimizationLevel::kAll, 0);
+  EXPECT_EQ(count_ops(out, "QuantizeLinear"), 2u);
 }
 
 TEST(OptimizerQuantizePairs, OtherScalesOrZeroPointsStay) {
