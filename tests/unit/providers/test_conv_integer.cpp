@@ -76,6 +76,12 @@ const Geometry kCases[] = {
     {1, 4, 8, 8, 4, 3, 3, 2, 1, 2, 2},
     {1, 4, 9, 12, 4, 3, 3, 4, 1, 1, 1, 2},  // strides 1 x 2: a row at a time
     {1, 8, 9, 12, 8, 3, 3, 1, 2, 1, 1, 1},  // the packed path, strides 2 x 1
+    // Depthwise in float (exact below 2^24): a channel multiplier of 2 with
+    // 5x5 taps and rows longer than a vector, dilation 2 at stride 2, and
+    // 272 taps (past the float path's 256: the integer loop).
+    {1, 4, 13, 37, 8, 5, 5, 4, 1, 2, 1},
+    {1, 3, 20, 40, 3, 3, 3, 3, 2, 1, 2},
+    {1, 2, 17, 17, 2, 17, 16, 2, 1, 0, 1},
 };
 
 TEST(ConvIntegerPacked, MatchesTheDefinition) {
@@ -131,6 +137,23 @@ TEST(ConvIntegerPacked, QLinearConvRequantizesAsTheSpecSays) {
             << "element " << i << " of case C " << g.C << " M " << g.M;
       }
     }
+}
+
+TEST(ConvIntegerPacked, DepthwiseSumsAtTheirLargestStayExact) {
+  // 256 taps of (255 - 0) * (-128 - 127): the largest sum the float path
+  // takes, -16,646,400, two ulps short of float's exact-integer limit.
+  const Geometry g{1, 2, 16, 16, 2, 16, 16, 2, 1, 0, 1};
+  Tensor x(DataType::kUInt8, Shape{1, 2, 16, 16});
+  Tensor w(DataType::kInt8, Shape{2, 1, 16, 16});
+  std::fill_n(x.mutable_data<uint8_t>(), x.num_elements(), uint8_t(255));
+  std::fill_n(w.mutable_data<int8_t>(), w.num_elements(), int8_t(-128));
+  auto out = run_node("ConvInteger",
+                      {x, w, Tensor::scalar<uint8_t>(0), Tensor::scalar<int8_t>(127)}, g.attrs(),
+                      10);
+  const Tensor& y = out[0].tensor();
+  ASSERT_EQ(y.shape(), (Shape{1, 2, 1, 1}));
+  EXPECT_EQ(y.data<int32_t>()[0], -16646400);
+  EXPECT_EQ(y.data<int32_t>()[1], -16646400);
 }
 
 TEST(ConvIntegerPacked, ConstantFiltersArePackedOnce) {

@@ -8,6 +8,7 @@
 
 #include "core/host_heap.hpp"
 #include "core/quant_types.hpp"
+#include "linalg/depthwise.hpp"
 #include "linalg/igemm.hpp"
 #include "linalg/quantize.hpp"
 #include "providers/cpu/quant/element_io.hpp"
@@ -275,9 +276,54 @@ bool direct_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w) {
   return g.in.size() == 2 && is_8bit_integer_type(x.dtype()) && is_8bit_integer_type(w.dtype());
 }
 
+// One input channel per output channel (depthwise, any multiplier) with at
+// most 256 taps: every product (x - x_zp)(w - w_zp) is an integer of at most
+// 255 * 255 and every partial sum of 256 of them stays below 2^24, so the
+// float depthwise kernel (linalg/depthwise) computes the exact int32 sums,
+// in registers across the taps, whatever its order. Each plane is then
+// requantized (or stored) in one call.
+bool depthwise_in_float(const ConvGeometry& g) { return g.cg == 1 && g.k[0] * g.k[1] <= 256; }
+
+template <typename Store>
+void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
+                          const Tensor& w, double xzp, const std::vector<double>& wzp,
+                          const Store& store) {
+  const int64_t ih = g.in[0], iw = g.in[1], taps = g.k[0] * g.k[1];
+  const int64_t P = g.out[0] * g.out[1];
+  std::vector<float> wf(size_t(w.num_elements()));
+  {
+    const auto* p = static_cast<const uint8_t*>(w.raw_data());
+    const bool is_signed = w.dtype() == DataType::kInt8;
+    for (int64_t i = 0; i < w.num_elements(); ++i) {
+      const double z = wzp.size() == 1 ? wzp[0] : wzp[size_t(i / taps)];
+      wf[size_t(i)] = float((is_signed ? double(int8_t(p[i])) : double(p[i])) - z);
+    }
+  }
+  const linalg::DepthwiseGeometry dg{
+      ih,          iw,          g.out[0],       g.out[1],       g.k[0],   g.k[1],
+      g.stride[0], g.stride[1], g.pad_begin[0], g.pad_begin[1], g.dil[0], g.dil[1]};
+  const auto* xd = static_cast<const uint8_t*>(x.raw_data());
+  const bool x_signed = x.dtype() == DataType::kInt8;
+  ctx.thread_pool().parallel_for(g.N * g.M, double(P * taps * 2), [&](int64_t b, int64_t e) {
+    std::vector<float> plane(static_cast<size_t>(ih * iw)), sums(static_cast<size_t>(P));
+    std::vector<int32_t> acc(static_cast<size_t>(P));
+    for (int64_t nm = b; nm < e; ++nm) {
+      const int64_t n = nm / g.M, m = nm % g.M, c = m / g.mg;
+      // x - x_zp, exactly (scale 1).
+      linalg::dequantize_8bit(xd + (n * g.C + c) * ih * iw, x_signed, ih * iw, 1.0f, float(xzp),
+                              plane.data());
+      linalg::depthwise_conv2d_plane(plane.data(), wf.data() + m * taps, 0.0f, nullptr, {}, dg,
+                                     sums.data());
+      for (int64_t i = 0; i < P; ++i) acc[size_t(i)] = int32_t(sums[size_t(i)]);
+      store(n, m, 0, P, acc.data());
+    }
+  });
+}
+
 template <typename Store>
 void direct_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
                  double xzp, const std::vector<double>& wzp, const Store& store) {
+  if (depthwise_in_float(g)) return depthwise_conv_float(ctx, g, x, w, xzp, wzp, store);
   const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
   const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, taps = kh * kw;
   const int64_t per_filter = g.cg * taps;
