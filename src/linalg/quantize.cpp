@@ -196,6 +196,29 @@ __attribute__((target("avx512f,avx512bw"))) void accumulate_tap_avx512(const int
   }
   accumulate_tap_portable(src + i * stride, stride, n - i, w, acc + i);
 }
+// 64 bytes a step: two 128-entry byte permutes (each picks by the low 7 bits
+// from its half of the table), the index's top bit choosing between them.
+__attribute__((target("avx512f,avx512bw,avx512vbmi"))) void lookup_vbmi(const uint8_t* x, int64_t n,
+                                                                        const uint8_t* table,
+                                                                        uint8_t* y) {
+  const __m512i t0 = _mm512_loadu_si512(table), t1 = _mm512_loadu_si512(table + 64);
+  const __m512i t2 = _mm512_loadu_si512(table + 128), t3 = _mm512_loadu_si512(table + 192);
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m512i v = _mm512_loadu_si512(x + i);
+    const __m512i low = _mm512_permutex2var_epi8(t0, v, t1);
+    const __m512i high = _mm512_permutex2var_epi8(t2, v, t3);
+    _mm512_storeu_si512(y + i, _mm512_mask_blend_epi8(_mm512_movepi8_mask(v), low, high));
+  }
+  for (; i < n; ++i) y[i] = table[x[i]];
+}
+
+bool vbmi_available() {
+  __builtin_cpu_init();
+  static const bool cpu =
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw");
+  return cpu && cpu_isa() == Isa::kAvx512;
+}
 #pragma GCC diagnostic pop
 #endif
 
@@ -252,6 +275,13 @@ void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_
   if (use_avx512()) return quantize_avx512(x, n, scale, zero_point, -128.f, 127.f, y);
 #endif
   quantize_portable(x, n, scale, zero_point, -128.f, 127.f, y);
+}
+
+void lookup_8bit(const uint8_t* x, int64_t n, const uint8_t* table, uint8_t* y) {
+#if defined(__x86_64__)
+  if (vbmi_available()) return lookup_vbmi(x, n, table, y);
+#endif
+  for (int64_t i = 0; i < n; ++i) y[i] = table[x[i]];
 }
 
 }  // namespace tessera::linalg

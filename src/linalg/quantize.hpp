@@ -30,6 +30,10 @@ void quantize_s8(const float* x, int64_t n, float scale, float zero_point, int8_
 void requantize(const int32_t* acc, int64_t n, int64_t bias, float multiplier, float y_scale,
                 int32_t y_zero_point, int32_t lo, int32_t hi, uint8_t* y);
 
+// y[i] = table[x[i]] (x read as unsigned bytes): an 8-bit to 8-bit map made
+// of a chain of per-element operators, computed once for all 256 inputs.
+void lookup_8bit(const uint8_t* x, int64_t n, const uint8_t* table, uint8_t* y);
+
 // acc[i] += src[i * stride] * w for i < n, in wrapping 32-bit arithmetic:
 // one filter tap of a direct integer convolution over an output row.
 void accumulate_tap_s16(const int16_t* src, int64_t stride, int64_t n, int32_t w, uint32_t* acc);

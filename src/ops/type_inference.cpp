@@ -308,6 +308,9 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   // The others (Attention, FusedMatMul, QLinearAdd, ...): the first input's.
   if (node.domain == "com.microsoft" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);
+  // QuantizedLookup (optimizer-made) gives its table's type.
+  if (node.domain == "com.tessera" && node.op_type == "QuantizedLookup" && inputs.size() > 1)
+    return {ir::TypeInfo::tensor(inputs[1].elem_type)};
   // Tessera's other internal fused ops (optimizer-made) keep their first input's type.
   if (node.domain == "com.tessera" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);

@@ -60,6 +60,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
     run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(model, g); });
     run("fuse_quantize_pairs", [&] { return fuse_quantize_pairs(model, g); });
+    run("fuse_quantize_lookups", [&] { return fuse_quantize_lookups(model, g); });
     // Last: it converts the FusedConvs made above (residual and activation
     // included). The blocked kernels pay off only where vector kernels
     // (AVX-512, or AVX2 with FMA) run them.

@@ -60,6 +60,10 @@ size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
 // QuantizeLinear(DequantizeLinear(q)) with equal scalar parameters -> q, and
 // with a Relu between them -> Max(q, zero point) (exact).
 size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& graph);
+// QuantizeLinear(act(DequantizeLinear(x))) on other parameters (act none, a
+// Relu or a constant Clip): com.tessera QuantizedLookup(x, 256-byte table),
+// one pass over bytes, the same bytes (CPU-only sessions).
+size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& graph);
 // MatMulInteger -> Cast(float) -> Mul(scale) (-> Add(bias)), a dynamically
 // quantized MatMul, -> com.tessera MatMulIntegerToFloat.
 size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& graph);

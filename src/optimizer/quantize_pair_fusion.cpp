@@ -11,6 +11,7 @@
 // Relu passes a * s when a >= 0 and gives 0, which quantizes to z, else;
 // Clip and Q are both monotonic, so Q(Clip(x, lo, hi)) = clamp(Q(x), Q(lo),
 // Q(hi)).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -19,6 +20,7 @@
 #include <unordered_set>
 
 #include "core/quant_types.hpp"
+#include "linalg/quantize.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -193,6 +195,66 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
       for (auto it = rename.find(in); it != rename.end(); it = rename.find(in)) in = it->second;
   erase_nodes(g, dead);
   return dropped + fused;
+}
+
+size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  size_t fused = 0;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    const ir::Node& q = g.nodes[size_t(i)];
+    const Tensor *s2 = nullptr, *z2 = nullptr, *s1 = nullptr, *z1 = nullptr;
+    if (dead[size_t(i)] || !ir::is_onnx_domain(q.domain) || q.op_type != "QuantizeLinear" ||
+        !simple_params(v, q, &s2, &z2) || attr_int(q, "saturate", 1) != 1 ||
+        attr_int(q, "output_dtype", 0) != 0 || attr_int(q, "precision", 0) != 0)
+      continue;
+    int act = producer_of(v, g, q.inputs[0], "Relu");
+    if (act < 0) act = producer_of(v, g, q.inputs[0], "Clip");
+    if (act >= 0 && (dead[size_t(act)] || sole_consumer(v, g, q.inputs[0], "QuantizeLinear") != i))
+      act = -1;
+    std::pair<float, float> bounds = {0.0f, std::numeric_limits<float>::infinity()};  // Relu
+    if (act >= 0 && g.nodes[size_t(act)].op_type == "Clip") {
+      auto b = clip_bounds(v, g.nodes[size_t(act)]);
+      if (!b) act = -1;
+      if (b) bounds = *b;
+    }
+    const std::string& dq_out = act >= 0 ? g.nodes[size_t(act)].inputs[0] : q.inputs[0];
+    const int d = producer_of(v, g, dq_out, "DequantizeLinear");
+    if (d < 0 || dead[size_t(d)]) continue;
+    const ir::Node& dq = g.nodes[size_t(d)];
+    if (!simple_params(v, dq, &s1, &z1) || attr_int(dq, "output_dtype", 0) != 0 ||
+        sole_consumer(v, g, dq_out,
+                      act >= 0 ? g.nodes[size_t(act)].op_type.c_str() : "QuantizeLinear") < 0)
+      continue;
+    // The table: the three kernels' own loops (and the activation's formula)
+    // over every input byte.
+    uint8_t bytes[256];
+    float real[256];
+    for (int b = 0; b < 256; ++b) bytes[b] = uint8_t(b);
+    linalg::dequantize_8bit(bytes, z1->dtype() == DataType::kInt8, 256, s1->data<float>()[0],
+                            float(z1->element_as_double(0)), real);
+    if (act >= 0)
+      for (float& r : real) r = std::min(std::max(r, bounds.first), bounds.second);
+    Tensor table(z2->dtype(), Shape{256});
+    const float ys = s2->data<float>()[0], yz = float(z2->element_as_double(0));
+    if (z2->dtype() == DataType::kUInt8)
+      linalg::quantize_u8(real, 256, ys, yz, table.mutable_data<uint8_t>());
+    else
+      linalg::quantize_s8(real, 256, ys, yz, table.mutable_data<int8_t>());
+    const std::string table_name = fresh_name(g, q.name + "_table");
+    g.initializers[table_name] = table;
+    ir::Node f;
+    f.name = q.name + "_lookup";
+    f.op_type = "QuantizedLookup";
+    f.domain = kTesseraDomain;
+    f.inputs = {dq.inputs[0], table_name};
+    f.outputs = q.outputs;
+    dead[size_t(d)] = true;
+    if (act >= 0) dead[size_t(act)] = true;
+    g.nodes[size_t(i)] = std::move(f);
+    ++fused;
+  }
+  return commit_fusions(model, g, dead, fused);
 }
 
 }  // namespace tessera::optimizer

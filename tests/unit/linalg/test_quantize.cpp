@@ -95,3 +95,18 @@ TEST(Quantize, DequantizeBothSignednesses) {
 
 }  // namespace
 }  // namespace tessera::linalg
+
+TEST(Quantize, LookupMapsEveryByteWhateverTheLength) {
+  // Every byte value, at lengths around the 64-byte vector step, against
+  // the table read one byte at a time.
+  std::mt19937 rng(7);
+  std::vector<uint8_t> table(256);
+  for (auto& t : table) t = uint8_t(rng());
+  for (int64_t n : {0, 1, 63, 64, 65, 256, 1000}) {
+    std::vector<uint8_t> x(static_cast<size_t>(n)), y(static_cast<size_t>(n), 0);
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = uint8_t(n >= 256 ? i : rng());
+    tessera::linalg::lookup_8bit(x.data(), n, table.data(), y.data());
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(y[size_t(i)], table[x[size_t(i)]]) << "n " << n << " element " << i;
+  }
+}

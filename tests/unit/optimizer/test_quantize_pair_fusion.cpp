@@ -69,19 +69,38 @@ TEST(OptimizerQuantizePairs, ClipsBecomeIntegerClamps) {
     EXPECT_EQ(count_ops(out, "QuantizeLinear"), 1u);  // only the first
     EXPECT_EQ(count_ops(out, "Clip"), b.first == -100.0f ? 0u : 1u);
   }
-  // A Clip on other parameters than the pair's stays.
+  // On other parameters than the pair's, not a clamp: a lookup (below).
   ir::Model out = expect_same_outputs(pair_model(false, 77, 0.05f, 77, std::pair{0.0f, 6.0f}),
                                       GraphOptimizationLevel::kAll, 0);
-  EXPECT_EQ(count_ops(out, "QuantizeLinear"), 2u);
+  EXPECT_EQ(count_ops(out, "QuantizedLookup"), 1u);
 }
 
-TEST(OptimizerQuantizePairs, OtherScalesOrZeroPointsStay) {
-  for (auto [s2, z2] : {std::pair{0.05f, uint8_t(77)}, std::pair{0.04f, uint8_t(78)}}) {
-    ir::Model out =
-        expect_same_outputs(pair_model(true, 77, s2, z2), GraphOptimizationLevel::kAll, 0);
-    EXPECT_EQ(count_ops(out, "Relu"), 1u);
-    EXPECT_EQ(count_ops(out, "QuantizeLinear"), 2u);
-  }
+TEST(OptimizerQuantizePairs, OtherScalesBecomeOneLookup) {
+  // Q(act(DQ(q))) on other parameters: one 256-byte table, the same bytes.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  for (auto [s2, z2] : {std::pair{0.05f, uint8_t(77)}, std::pair{0.04f, uint8_t(78)},
+                        std::pair{0.013f, uint8_t(3)}})
+    for (int act = 0; act < 4; ++act) {
+      SCOPED_TRACE(std::to_string(s2) + " " + std::to_string(z2) + " act " + std::to_string(act));
+      std::optional<std::pair<float, float>> clip;
+      if (act == 2) clip = std::pair{-0.7f, 1.3f};
+      if (act == 3) clip = std::pair{nan, 0.9f};
+      ir::Model out = expect_same_outputs(pair_model(act == 1, 77, s2, z2, clip),
+                                          GraphOptimizationLevel::kAll, 0);
+      EXPECT_EQ(count_ops(out, "QuantizedLookup"), 1u);
+      EXPECT_EQ(count_ops(out, "QuantizeLinear"), 1u);  // only the first
+      EXPECT_EQ(count_ops(out, "Relu") + count_ops(out, "Clip"), 0u);
+    }
+}
+
+TEST(OptimizerQuantizePairs, LookupsOnlyInCpuSessions) {
+  // Other providers would need the standard ops: the chain stays for them.
+  ir::Model m = pair_model(true, 77, 0.05f, 77);
+  optimizer::OptimizeOptions opt;
+  opt.cpu_internal_fusions = false;
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, opt);
+  EXPECT_EQ(count_ops(m, "QuantizedLookup"), 0u);
+  EXPECT_EQ(count_ops(m, "Relu"), 1u);
 }
 
 TEST(OptimizerQuantizePairs, AQuantizedGraphOutputIsKept) {

@@ -17,11 +17,10 @@ namespace tessera::cpu {
 std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::KernelInfo& info,
                                                                 size_t i);
 
-// Output 0 (plan.out, int32; float with to_float) = the MatMulInteger product of a and b with the zero
-// points azp and bzp (null: 0), through igemm, reusing `packed` for b when it
-// matches. False, with nothing written, where the operands or zero points are
-// outside what igemm takes: types other than int8/uint8, zero points other
-// than a scalar or a 1-D vector (per row of A, per column of B).
+// Output 0 (plan.out, int32; float with to_float) = the MatMulInteger product of a and b with the
+// zero points azp and bzp (null: 0), through igemm, reusing `packed` for b when it matches. False,
+// with nothing written, where the operands or zero points are outside what igemm takes: types other
+// than int8/uint8, zero points other than a scalar or a 1-D vector (per row of A, per column of B).
 bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& plan, const Tensor& a, const Tensor& b,
                   const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed,
                   const linalg::IgemmToFloat* to_float = nullptr);

@@ -14,5 +14,6 @@ std::unique_ptr<ep::OpKernel> make_qlinear_matmul(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul_integer_to_float(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_conv_integer(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_qlinear_conv(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_quantized_lookup(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu

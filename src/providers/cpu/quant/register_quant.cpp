@@ -67,6 +67,10 @@ void register_quant_kernels(ep::KernelRegistry& r) {
                   kOpsetMax,
                   {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}, {"T", {4, 5}, {DT::kFloat}}}},
         make_matmul_integer_to_float);
+  // The optimizer's 8-bit map of DequantizeLinear -> [Relu | Clip] -> QuantizeLinear.
+  r.add(
+      KernelDef{"com.tessera", "QuantizedLookup", 1, kOpsetMax, {{"T1", {0}, k8}, {"T2", {1}, k8}}},
+      make_quantized_lookup);
   r.add(KernelDef{"", "ConvInteger", 10, kOpsetMax, {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}}},
         make_conv_integer);
   r.add(KernelDef{"",
