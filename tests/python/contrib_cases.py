@@ -450,10 +450,62 @@ def fused_matmul_cases():
                                 transB=1), [("a", a2)], [("y", want)], initializers=[("w", w)])
 
 
+def pack_bits(q, bits, width):
+    """Rows of small unsigned ints packed `bits` each from the low bits up, in
+    `width` bytes a row (MatMulNBits' B blobs and packed zero points)."""
+    out = np.zeros((q.shape[0], width), np.uint8)
+    for j in range(q.shape[1]):
+        out[:, (j * bits) // 8] |= (q[:, j].astype(np.uint8) << ((j * bits) % 8)).astype(np.uint8)
+    return out
+
+
+def nbits_case(name, K, N, bits, block, lead=(3,), zp_kind="packed", bias=False):
+    kb = -(-K // block)
+    q = RNG.integers(0, 2**bits, (N, kb * block))
+    scales = RNG.uniform(0.01, 0.05, (N, kb)).astype(np.float32)
+    blob = block * bits // 8
+    b = np.stack([pack_bits(q[:, i * block:(i + 1) * block], bits, blob) for i in range(kb)], 1)
+    idx = np.arange(K) // block
+    inputs, names = [], ["a", "b", "scales"]
+    init = [("b", b), ("scales", scales)]
+    if zp_kind == "packed":
+        zq = RNG.integers(0, 2**bits, (N, kb))
+        zp = zq.astype(np.float32)
+        init.append(("zp", pack_bits(zq, bits, -(-kb * bits // 8))))
+        names.append("zp")
+    elif zp_kind == "float":
+        zp = RNG.uniform(0, 2**bits - 1, (N, kb)).astype(np.float32)
+        init.append(("zp", zp))
+        names.append("zp")
+    else:
+        zp = np.full((N, kb), 2.0**(bits - 1), np.float32)
+    if bias:
+        bv = rand(N)
+        names += [""] * (5 - len(names)) + ["bias"]
+        init.append(("bias", bv))
+    w = ((q[:, :K] - zp[:, idx]) * scales[:, idx]).astype(np.float32)  # [N, K]
+    a = rand(*lead, K)
+    y = (a.astype(np.float64) @ w.T.astype(np.float64) + (bv if bias else 0)).astype(np.float32)
+    node = helper.make_node("MatMulNBits", names, ["y"], domain=MS, K=K, N=N, bits=bits,
+                            block_size=block)
+    return Case(name, node, [("a", a)], [("y", y)], initializers=init, atol=1e-4, rtol=1e-4)
+
+
+def matmul_nbits_cases():
+    # ONNX Runtime's block-quantized weights: K past a whole block, 3-D A.
+    yield nbits_case("matmul_nbits_4bit", 40, 6, 4, 16, lead=(2, 3), bias=True)
+    yield nbits_case("matmul_nbits_4bit_default_zero_point", 64, 5, 4, 32, zp_kind="none")
+    yield nbits_case("matmul_nbits_8bit", 48, 4, 8, 16)
+    # (ONNX Runtime 1.30's CPU kernel rejects float zero points with 8 bits.)
+    yield nbits_case("matmul_nbits_8bit_float_zero_point", 48, 4, 8, 16, zp_kind="float")
+    yield nbits_case("matmul_nbits_4bit_float_zero_point", 32, 4, 4, 16, zp_kind="float")
+    yield nbits_case("matmul_nbits_2bit", 50, 7, 2, 16)
+
+
 def all_cases():
     for gen in (activation_cases, skip_layer_norm_cases, fused_cases, quantized_cases,
                 more_quantized_cases, attention_cases, embed_layer_norm_cases,
-                fused_matmul_cases):
+                fused_matmul_cases, matmul_nbits_cases):
         yield from gen()
 
 

@@ -97,3 +97,42 @@ def test_attention_in_float16():
     assert y.dtype == np.float16
     want = case.outputs[0][1]
     np.testing.assert_allclose(y.astype(np.float32), want, atol=1e-2 * np.abs(want).max())
+
+
+def test_matmul_nbits_in_float16():
+    case = next(c for c in CASES if c.name == "matmul_nbits_4bit")
+    from onnx import ModelProto, TensorProto, numpy_helper
+    model = ModelProto()
+    model.CopyFrom(case.model)
+    for v in list(model.graph.input) + list(model.graph.output):
+        v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for i, t in enumerate(model.graph.initializer):
+        a = numpy_helper.to_array(t)
+        if a.dtype == np.float32:  # scales and bias
+            model.graph.initializer[i].CopyFrom(numpy_helper.from_array(a.astype(np.float16), t.name))
+    sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (y,) = sess.run(None, {"a": case.inputs["a"].astype(np.float16)})
+    assert y.dtype == np.float16
+    want = case.outputs[0][1]
+    np.testing.assert_allclose(y.astype(np.float32), want, atol=1e-2 * np.abs(want).max())
+
+
+def test_matmul_nbits_rejects_what_it_does_not_define():
+    from onnx import helper
+    a = np.zeros((1, 32), np.float32)
+    b = np.zeros((2, 2, 8), np.uint8)
+    s = np.ones((2, 2), np.float32)
+    y = np.zeros((1, 2), np.float32)
+    g = np.zeros(32, np.int32)
+    node = helper.make_node("MatMulNBits", ["a", "b", "s", "", "g"], ["y"], domain="com.microsoft",
+                            K=32, N=2, bits=4, block_size=16, name="mm4")
+    with pytest.raises(Exception, match="mm4.*g_idx"):
+        _session(node, [("a", a)], [("y", y)], [("b", b), ("s", s), ("g", g)])
+    node = helper.make_node("MatMulNBits", ["a", "b", "s"], ["y"], domain="com.microsoft",
+                            K=32, N=2, bits=4, block_size=24, name="mm4")
+    with pytest.raises(Exception, match="mm4.*block_size must be a power of two"):
+        _session(node, [("a", a)], [("y", y)], [("b", b), ("s", s)])
+    node = helper.make_node("MatMulNBits", ["a", "b", "s"], ["y"], domain="com.microsoft",
+                            K=32, N=3, bits=4, block_size=16, name="mm4")
+    with pytest.raises(Exception, match=r"mm4.*B uint8\[2,2,8\] must be uint8 \[3, 2, 8\]"):
+        _session(node, [("a", a)], [("y", np.zeros((1, 3), np.float32))], [("b", b), ("s", s)])

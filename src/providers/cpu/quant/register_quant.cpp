@@ -1,5 +1,6 @@
 // The quant family's kernel table. Type lists follow each opset version's
 // constraints in Operators.md / Changelog.md.
+#include "providers/cpu/half_via_float.hpp"
 #include "providers/cpu/kernel_families.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
@@ -67,6 +68,18 @@ void register_quant_kernels(ep::KernelRegistry& r) {
                   kOpsetMax,
                   {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}, {"T", {4, 5}, {DT::kFloat}}}},
         make_matmul_integer_to_float);
+  // ONNX Runtime's block-quantized weights (its 4-bit quantizer); half A
+  // through float.
+  const std::vector<DT> t1 = {DT::kFloat, DT::kFloat16, DT::kBFloat16};
+  r.add(KernelDef{"com.microsoft",
+                  "MatMulNBits",
+                  1,
+                  kOpsetMax,
+                  {{"T1", {0, 2, 5}, t1},
+                   {"T2", {1}, {DT::kUInt8}},
+                   {"T3", {3}, join({{DT::kUInt8}, t1})},
+                   {"T4", {4}, {DT::kInt32}}}},
+        float_or_half_via_float(make_matmul_nbits));
   // The optimizer's 8-bit map of DequantizeLinear -> [Relu | Clip] -> QuantizeLinear.
   r.add(
       KernelDef{"com.tessera", "QuantizedLookup", 1, kOpsetMax, {{"T1", {0}, k8}, {"T2", {1}, k8}}},

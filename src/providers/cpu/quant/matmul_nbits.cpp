@@ -1,0 +1,135 @@
+// com.microsoft MatMulNBits (ONNX Runtime's block-quantized weights: its
+// 4-bit quantizer, int4 language models): Y = A x W^T (+ bias), W [N, K]
+// dequantized per block of `block_size` along K:
+//
+//   W[n, k] = (q[n, k] - zp[n, b]) * scale[n, b],  b = k / block_size
+//
+// q packed `bits` (2, 4 or 8) to a byte from the low bits up, in B [N,
+// k_blocks, block_size * bits / 8]; zero points either packed the same way
+// (uint8 [N, ceil(k_blocks * bits / 8)]) or unpacked floats [N, k_blocks],
+// 2^(bits - 1) when omitted. Constant weights are dequantized and packed
+// for the SGEMM once, at session creation: fast, at 4 bytes a weight in
+// memory (8 times the 4-bit file's); weights that are not constant are
+// dequantized on every run. The deprecated g_idx input (act-order) is
+// rejected: ONNX Runtime's own result for it does not follow the per-block
+// reading of its documentation, so there is no definition to match.
+#include <vector>
+
+#include "linalg/gemm.hpp"
+#include "providers/cpu/quant/quant_kernels.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+struct NBitsShape {
+  int64_t K, N, bits, block, k_blocks, blob;
+};
+
+// The float W [N, K]; fails naming what does not fit the attributes.
+template <typename Fail>
+std::vector<float> dequantize_weights(const NBitsShape& s, const Tensor& b, const Tensor& scales,
+                                      const Tensor* zp, const Fail& fail) {
+  if (b.dtype() != DataType::kUInt8 || b.num_elements() != s.N * s.k_blocks * s.blob)
+    fail(str_cat("B ", b.description(), " must be uint8 [", s.N, ", ", s.k_blocks, ", ", s.blob,
+                 "] (N, k_blocks, block_size * bits / 8)"));
+  if (scales.dtype() != DataType::kFloat || scales.num_elements() != s.N * s.k_blocks)
+    fail(str_cat("scales ", scales.description(), " must be [", s.N, ", ", s.k_blocks,
+                 "] of A's type"));
+  const int64_t zp_row = (s.k_blocks * s.bits + 7) / 8;  // packed bytes per row
+  const bool zp_packed = zp && zp->dtype() == DataType::kUInt8;
+  if (zp && (zp_packed ? zp->num_elements() != s.N * zp_row
+                       : zp->dtype() != DataType::kFloat || zp->num_elements() != s.N * s.k_blocks))
+    fail(str_cat("zero_points ", zp->description(), " must be uint8 [", s.N, ", ", zp_row,
+                 "] (packed) or [", s.N, ", ", s.k_blocks, "] of A's type"));
+  const auto* q = b.data<uint8_t>();
+  const float* sc = scales.data<float>();
+  const uint32_t mask = (1u << s.bits) - 1;
+  const float default_zp = float(1 << (s.bits - 1));
+  std::vector<float> w(size_t(s.N * s.K));
+  for (int64_t n = 0; n < s.N; ++n)
+    for (int64_t k = 0; k < s.K; ++k) {
+      const int64_t blk = k / s.block, j = k % s.block;
+      const int64_t bit = j * s.bits;
+      const uint32_t v = (q[(n * s.k_blocks + blk) * s.blob + bit / 8] >> (bit % 8)) & mask;
+      float z = default_zp;
+      if (zp_packed) {
+        const int64_t zbit = blk * s.bits;
+        z = float((zp->data<uint8_t>()[n * zp_row + zbit / 8] >> (zbit % 8)) & mask);
+      } else if (zp) {
+        z = zp->data<float>()[n * s.k_blocks + blk];
+      }
+      w[size_t(n * s.K + k)] = (float(v) - z) * sc[n * s.k_blocks + blk];
+    }
+  return w;
+}
+
+class MatMulNBitsKernel final : public ep::OpKernel {
+ public:
+  explicit MatMulNBitsKernel(const ep::KernelInfo& info) {
+    s_.K = info.attr_int("K");
+    s_.N = info.attr_int("N");
+    s_.bits = info.attr_int("bits", 4);
+    s_.block = info.attr_int("block_size");
+    if (s_.K <= 0 || s_.N <= 0) info.fail_node("K and N must be positive, got ", s_.K, ", ", s_.N);
+    if (s_.bits != 2 && s_.bits != 4 && s_.bits != 8)
+      info.fail_node("bits must be 2, 4 or 8, got ", s_.bits);
+    if (s_.block < 16 || (s_.block & (s_.block - 1)) != 0)
+      info.fail_node("block_size must be a power of two of at least 16, got ", s_.block);
+    if (info.has_input(4))
+      info.fail_node("g_idx (the deprecated act-order index) is not supported");
+    if (info.attr_int("weight_prepacked", 0) != 0)
+      info.fail_node("weight_prepacked (a CUDA layout) is not supported");
+    s_.k_blocks = (s_.K + s_.block - 1) / s_.block;
+    s_.blob = s_.block * s_.bits / 8;
+    const Tensor* b = info.constant_input(1);
+    const Tensor* scales = info.constant_input(2);
+    const bool zp_const = !info.has_input(3) || info.constant_input(3);
+    if (b && scales && zp_const) {
+      auto w = dequantize_weights(s_, *b, *scales, info.constant_input(3),
+                                  [&](const std::string& m) { info.fail_node(m); });
+      packed_ = std::make_shared<const linalg::PackedB>(true, s_.K, s_.N, w.data(), s_.K);
+    }
+  }
+
+  bool reads_constant_data(size_t i) const override { return !packed_ || i == 0 || i == 5; }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& a = ctx.required_input(0);
+    if (a.dtype() != DataType::kFloat || a.rank() == 0 || a.shape()[a.rank() - 1] != s_.K)
+      ctx.fail_node("A ", a.description(), " must be float with a last axis of K = ", s_.K);
+    const Tensor* bias = ctx.input(5);
+    if (bias && (bias->dtype() != DataType::kFloat || bias->num_elements() != s_.N))
+      ctx.fail_node("bias ", bias->description(), " must be [", s_.N, "] of A's type");
+    std::vector<int64_t> dims = a.shape().dims();
+    dims.back() = s_.N;
+    Tensor& y = ctx.output(0, Shape(dims), DataType::kFloat);
+    const int64_t M = a.num_elements() / s_.K;
+    if (M == 0) return;
+    float* yd = y.mutable_data<float>();
+    ThreadPool* pool = &ctx.thread_pool();
+    if (packed_) {
+      linalg::sgemm_packed_b(false, M, 1.0f, a.data<float>(), s_.K, *packed_, 0.0f, yd, s_.N, pool);
+    } else {
+      auto w = dequantize_weights(s_, ctx.required_input(1), ctx.required_input(2), ctx.input(3),
+                                  [&](const std::string& m) { ctx.fail_node(m); });
+      linalg::sgemm(false, true, M, s_.N, s_.K, 1.0f, a.data<float>(), s_.K, w.data(), s_.K, 0.0f,
+                    yd, s_.N, pool);
+    }
+    if (bias)
+      for (int64_t r = 0; r < M; ++r)
+        for (int64_t n = 0; n < s_.N; ++n) yd[r * s_.N + n] += bias->data<float>()[n];
+  }
+
+ private:
+  NBitsShape s_{};
+  std::shared_ptr<const linalg::PackedB> packed_;
+};
+
+}  // namespace
+
+std::unique_ptr<ep::OpKernel> make_matmul_nbits(const ep::KernelInfo& info) {
+  return std::make_unique<MatMulNBitsKernel>(info);
+}
+
+}  // namespace tessera::cpu
