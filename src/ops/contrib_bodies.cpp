@@ -62,107 +62,6 @@ SkipLayerNormalization <epsilon: float = 1e-12>
   output, mean, inv_std_var = com.tessera.LayerNormalization <axis = -1, epsilon = @epsilon>
       (input_skip_bias_sum, gamma, beta)
 })"},
-    // --- fusions ONNX Runtime saves in optimized models ---
-    // Conv (+ Z) followed by the activation named by `activation`, one body
-    // per activation; activation_params carries LeakyRelu's alpha, Clip's
-    // min and max, HardSigmoid's alpha and beta.
-    {kMs, "FusedConv", 1, kOpen, "activation", "", true, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  Y = Sum (C, Z)
-})"},
-    {kMs, "FusedConv", 1, kOpen, "activation", "Relu", false, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  CZ = Sum (C, Z)
-  Y = Relu (CZ)
-})"},
-    {kMs, "FusedConv", 1, kOpen, "activation", "Sigmoid", false, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  CZ = Sum (C, Z)
-  Y = Sigmoid (CZ)
-})"},
-    {kMs, "FusedConv", 1, kOpen, "activation", "Tanh", false, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  CZ = Sum (C, Z)
-  Y = Tanh (CZ)
-})"},
-    {kMs, "FusedConv", 1, kOpen, "activation", "LeakyRelu", false, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  CZ = Sum (C, Z)
-  params = Constant <value_floats = @activation_params> ()
-  i0 = Constant <value_int = 0> ()
-  alpha_f = Gather (params, i0)
-  alpha = CastLike (alpha_f, X)
-  Y = PRelu (CZ, alpha)
-})"},
-    {kMs, "FusedConv", 1, kOpen, "activation", "Clip", false, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  CZ = Sum (C, Z)
-  params = Constant <value_floats = @activation_params> ()
-  i0 = Constant <value_int = 0> ()
-  i1 = Constant <value_int = 1> ()
-  lo_f = Gather (params, i0)
-  hi_f = Gather (params, i1)
-  lo = CastLike (lo_f, X)
-  hi = CastLike (hi_f, X)
-  Y = Clip (CZ, lo, hi)
-})"},
-    {kMs, "FusedConv", 1, kOpen, "activation", "HardSigmoid", false, R"(
-FusedConv (X, W, B, Z) => (Y) {
-  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
-            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
-  CZ = Sum (C, Z)
-  params = Constant <value_floats = @activation_params> ()
-  i0 = Constant <value_int = 0> ()
-  i1 = Constant <value_int = 1> ()
-  alpha_f = Gather (params, i0)
-  beta_f = Gather (params, i1)
-  alpha = CastLike (alpha_f, X)
-  beta = CastLike (beta_f, X)
-  zero_f = Constant <value_float = 0.0> ()
-  one_f = Constant <value_float = 1.0> ()
-  zero = CastLike (zero_f, X)
-  one = CastLike (one_f, X)
-  AX = Mul (CZ, alpha)
-  AXB = Add (AX, beta)
-  Y = Clip (AXB, zero, one)
-})"},
-    // Gemm followed by the activation named by `activation`.
-    {kMs, "FusedGemm", 1, kOpen, "activation", "", true, R"(
-FusedGemm (A, B, C) => (Y) {
-  Y = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
-})"},
-    {kMs, "FusedGemm", 1, kOpen, "activation", "Relu", false, R"(
-FusedGemm (A, B, C) => (Y) {
-  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
-  Y = Relu (G)
-})"},
-    {kMs, "FusedGemm", 1, kOpen, "activation", "Sigmoid", false, R"(
-FusedGemm (A, B, C) => (Y) {
-  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
-  Y = Sigmoid (G)
-})"},
-    {kMs, "FusedGemm", 1, kOpen, "activation", "Tanh", false, R"(
-FusedGemm (A, B, C) => (Y) {
-  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
-  Y = Tanh (G)
-})"},
-    {kMs, "FusedGemm", 1, kOpen, "activation", "LeakyRelu", false, R"(
-FusedGemm <activation_alpha: float = 0.01> (A, B, C) => (Y) {
-  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
-  Y = LeakyRelu <alpha = @activation_alpha> (G)
-})"},
     // --- 8-bit quantization (ONNX Runtime's quantizer, QOperator form) ---
     // Dequantize, the float op, quantize: the optimizer's Q/DQ passes and the
     // per-tensor fast paths take it from there.
@@ -253,8 +152,66 @@ void import_tessera(FunctionBody& b) {
   b.function.opset_imports.push_back({"com.tessera", 1});
 }
 
+// The fusions ONNX Runtime saves in optimized models: FusedConv (Conv, + Z)
+// and FusedGemm, each followed by the activation its `activation` attribute
+// names, one body per activation. activation_params carries FusedConv's
+// LeakyRelu alpha, Clip min and max, HardSigmoid alpha and beta; FusedGemm
+// has activation_alpha.
+std::vector<FunctionBody> fused_op_bodies() {
+  const char* conv_head = R"(FusedConv (X, W, B, Z) => (Y) {
+  C = Conv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+            kernel_shape = @kernel_shape, pads = @pads, strides = @strides> (X, W, B)
+  CZ = Sum (C, Z)
+)";
+  // The first two parameters as CastLike'd scalars p0 and p1.
+  const char* params = R"(  params = Constant <value_floats = @activation_params> ()
+  i0 = Constant <value_int = 0> ()
+  i1 = Constant <value_int = 1> ()
+  p0_f = Gather (params, i0)
+  p0 = CastLike (p0_f, X)
+)";
+  const std::string p1 =
+      std::string(params) + "  p1_f = Gather (params, i1)\n  p1 = CastLike (p1_f, X)\n";
+  const std::vector<std::pair<const char*, std::string>> conv = {
+      {"", "  Y = Identity (CZ)\n"},
+      {"Relu", "  Y = Relu (CZ)\n"},
+      {"Sigmoid", "  Y = Sigmoid (CZ)\n"},
+      {"Tanh", "  Y = Tanh (CZ)\n"},
+      {"LeakyRelu", std::string(params) + "  Y = PRelu (CZ, p0)\n"},
+      {"Clip", p1 + "  Y = Clip (CZ, p0, p1)\n"},
+      {"HardSigmoid", p1 + R"(  zero_f = Constant <value_float = 0.0> ()
+  one_f = Constant <value_float = 1.0> ()
+  zero = CastLike (zero_f, X)
+  one = CastLike (one_f, X)
+  AX = Mul (CZ, p0)
+  AXB = Add (AX, p1)
+  Y = Clip (AXB, zero, one)
+)"}};
+  const char* gemm_head = R"(FusedGemm <activation_alpha: float = 0.01> (A, B, C) => (Y) {
+  G = Gemm <alpha = @alpha, beta = @beta, transA = @transA, transB = @transB> (A, B, C)
+)";
+  const std::vector<std::pair<const char*, std::string>> gemm = {
+      {"", "  Y = Identity (G)\n"},
+      {"Relu", "  Y = Relu (G)\n"},
+      {"Sigmoid", "  Y = Sigmoid (G)\n"},
+      {"Tanh", "  Y = Tanh (G)\n"},
+      {"LeakyRelu", "  Y = LeakyRelu <alpha = @activation_alpha> (G)\n"}};
+  std::vector<std::string> texts;
+  std::vector<FunctionRow> rows;
+  for (const auto& [act, tail] : conv) texts.push_back(conv_head + tail + "}");
+  for (const auto& [act, tail] : gemm) texts.push_back(gemm_head + tail + "}");
+  for (size_t i = 0; i < texts.size(); ++i) {
+    const bool is_conv = i < conv.size();
+    const char* act = is_conv ? conv[i].first : gemm[i - conv.size()].first;
+    rows.push_back({kMs, is_conv ? "FusedConv" : "FusedGemm", 1, kOpen, "activation", act,
+                    *act == 0, texts[i].c_str()});
+  }
+  return parse_function_rows(rows);
+}
+
 std::vector<FunctionBody> parse_contrib() {
   std::vector<FunctionBody> bodies = parse_function_rows(kRows);
+  for (auto& b : fused_op_bodies()) bodies.push_back(std::move(b));
   for (auto& b : bodies) import_tessera(b);
   return bodies;
 }

@@ -69,7 +69,75 @@ int32_t quantize_bound(float x, float s, int32_t z, int32_t lowest, int32_t top)
   return r <= float(lowest) ? lowest : r >= float(top) ? top : int32_t(r);
 }
 
-}  // namespace
+// A QuantizeLinear of simple parameters and no attribute that changes its
+// arithmetic: its kernel's per-tensor loop, which the passes below reason about.
+bool plain_quantize(const GraphView& v, const ir::Node& q, const Tensor** s, const Tensor** z) {
+  return ir::is_onnx_domain(q.domain) && q.op_type == "QuantizeLinear" &&
+         simple_params(v, q, s, z) && attr_int(q, "saturate", 1) == 1 &&
+         attr_int(q, "output_dtype", 0) == 0 && attr_int(q, "precision", 0) == 0;
+}
+
+// 8-bit ranges.
+int32_t lowest_of(DataType t) { return t == DataType::kInt8 ? -128 : 0; }
+int32_t top_of(DataType t) { return t == DataType::kInt8 ? 127 : 255; }
+
+// QuantizeLinear(act(DequantizeLinear(x))), each value read by the next
+// alone; act is a Relu, a Clip of constant bounds, or nothing.
+struct Chain {
+  int q = -1, act = -1, dq = -1;
+  std::pair<float, float> bounds = {-std::numeric_limits<float>::infinity(),
+                                    std::numeric_limits<float>::infinity()};
+  const Tensor *s1 = nullptr, *z1 = nullptr, *s2 = nullptr, *z2 = nullptr;  // DQ's, Q's
+};
+
+// The activation only node q reads (act -1 when there is none, or it is a
+// Clip whose bounds are not constant).
+Chain activation_into(const GraphView& v, const ir::Graph& g, int q,
+                      const std::vector<bool>& dead) {
+  Chain c;
+  c.q = q;
+  const std::string& in = g.nodes[size_t(q)].inputs[0];
+  int act = producer_of(v, g, in, "Relu");
+  if (act < 0) act = producer_of(v, g, in, "Clip");
+  if (act < 0 || dead[size_t(act)] || sole_consumer(v, g, in, "QuantizeLinear") != q) return c;
+  if (g.nodes[size_t(act)].op_type == "Relu") {
+    c.bounds.first = 0.0f;
+  } else {
+    auto b = clip_bounds(v, g.nodes[size_t(act)]);
+    if (!b) return c;
+    c.bounds = *b;
+  }
+  c.act = act;
+  return c;
+}
+
+std::optional<Chain> dq_act_q(const GraphView& v, const ir::Graph& g, int i,
+                              const std::vector<bool>& dead) {
+  const Tensor *s2 = nullptr, *z2 = nullptr;
+  if (dead[size_t(i)] || !plain_quantize(v, g.nodes[size_t(i)], &s2, &z2)) return std::nullopt;
+  Chain c = activation_into(v, g, i, dead);
+  const std::string& dq_out =
+      c.act >= 0 ? g.nodes[size_t(c.act)].inputs[0] : g.nodes[size_t(i)].inputs[0];
+  c.dq = producer_of(v, g, dq_out, "DequantizeLinear");
+  if (c.dq < 0 || dead[size_t(c.dq)]) return std::nullopt;
+  const ir::Node& dq = g.nodes[size_t(c.dq)];
+  const char* reader = c.act >= 0 ? g.nodes[size_t(c.act)].op_type.c_str() : "QuantizeLinear";
+  if (!simple_params(v, dq, &c.s1, &c.z1) || attr_int(dq, "output_dtype", 0) != 0 ||
+      sole_consumer(v, g, dq_out, reader) < 0)
+    return std::nullopt;
+  c.s2 = s2, c.z2 = z2;
+  return c;
+}
+
+// The integer range [Q(lo), Q(hi)] of a chain's activation bounds, in its
+// QuantizeLinear's arithmetic.
+std::pair<int32_t, int32_t> quantized_bounds(const Chain& c) {
+  const DataType t = c.z2->dtype();
+  const float s = c.s2->data<float>()[0];
+  const int32_t z = int32_t(c.z2->element_as_double(0));
+  return {quantize_bound(c.bounds.first, s, z, lowest_of(t), top_of(t)),
+          quantize_bound(c.bounds.second, s, z, lowest_of(t), top_of(t))};
+}
 
 // A Relu or constant Clip read only by a QuantizeLinear whose whole range
 // already lies inside its bounds does nothing: Q(Clip(x, lo, hi)) is
@@ -81,35 +149,22 @@ size_t drop_saturated_activations(ir::Graph& g) {
   std::vector<bool> dead(g.nodes.size(), false);
   size_t dropped = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
-    ir::Node& q = g.nodes[size_t(i)];
     const Tensor *s = nullptr, *z = nullptr;
-    if (!ir::is_onnx_domain(q.domain) || q.op_type != "QuantizeLinear" ||
-        !simple_params(v, q, &s, &z) || attr_int(q, "saturate", 1) != 1 ||
-        attr_int(q, "output_dtype", 0) != 0)
-      continue;
-    int act = producer_of(v, g, q.inputs[0], "Relu");
-    if (act < 0) act = producer_of(v, g, q.inputs[0], "Clip");
-    if (act < 0 || dead[size_t(act)] || sole_consumer(v, g, q.inputs[0], "QuantizeLinear") != i)
-      continue;
-    const ir::Node& a = g.nodes[size_t(act)];
-    std::optional<std::pair<float, float>> b =
-        std::pair{0.0f, std::numeric_limits<float>::infinity()};
-    if (a.op_type == "Clip") b = clip_bounds(v, a);
-    if (!b) continue;
-    const bool is_signed = z->dtype() == DataType::kInt8;
-    const int32_t lowest = is_signed ? -128 : 0, top = is_signed ? 127 : 255;
-    const int32_t zp = int32_t(z->element_as_double(0));
-    const float scale = s->data<float>()[0];
-    if (quantize_bound(b->first, scale, zp, lowest, top) != lowest ||
-        quantize_bound(b->second, scale, zp, lowest, top) != top)
-      continue;
-    q.inputs[0] = a.inputs[0];
-    dead[size_t(act)] = true;
+    if (!plain_quantize(v, g.nodes[size_t(i)], &s, &z)) continue;
+    Chain c = activation_into(v, g, i, dead);
+    if (c.act < 0) continue;
+    c.s2 = s, c.z2 = z;
+    const DataType t = z->dtype();
+    if (quantized_bounds(c) != std::pair{lowest_of(t), top_of(t)}) continue;
+    g.nodes[size_t(i)].inputs[0] = g.nodes[size_t(c.act)].inputs[0];
+    dead[size_t(c.act)] = true;
     ++dropped;
   }
   if (dropped) erase_nodes(g, dead);
   return dropped;
 }
+
+}  // namespace
 
 size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
   if (model.opset("") < 12) return 0;  // Max and Clip on 8-bit tensors
@@ -121,42 +176,17 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
   std::unordered_map<std::string, std::string> rename;
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
+    auto c = dq_act_q(v, g, i, dead);
+    if (!c || !same_params(c->s1, c->z1, c->s2, c->z2)) continue;
     const ir::Node& q = g.nodes[size_t(i)];
-    const Tensor *s2 = nullptr, *z2 = nullptr, *s1 = nullptr, *z1 = nullptr;
-    if (dead[size_t(i)] || !ir::is_onnx_domain(q.domain) || q.op_type != "QuantizeLinear" ||
-        !simple_params(v, q, &s2, &z2) || attr_int(q, "saturate", 1) != 1 ||
-        attr_int(q, "output_dtype", 0) != 0)
-      continue;
-    // Q's input: DQ's output, or a Relu or Clip of it; each read by the next alone.
-    int act = producer_of(v, g, q.inputs[0], "Relu");
-    if (act < 0) act = producer_of(v, g, q.inputs[0], "Clip");
-    if (act >= 0 && sole_consumer(v, g, q.inputs[0], "QuantizeLinear") != i) act = -1;
-    std::optional<std::pair<float, float>> bounds;  // the Clip's, when act is one
-    if (act >= 0 && g.nodes[size_t(act)].op_type == "Clip") {
-      bounds = clip_bounds(v, g.nodes[size_t(act)]);
-      if (!bounds) act = -1;
-    }
-    const std::string& dq_out = act >= 0 ? g.nodes[size_t(act)].inputs[0] : q.inputs[0];
-    const int d = producer_of(v, g, dq_out, "DequantizeLinear");
-    if (d < 0 || dead[size_t(d)] || (act >= 0 && dead[size_t(act)])) continue;
-    const ir::Node& dq = g.nodes[size_t(d)];
-    if (!simple_params(v, dq, &s1, &z1) || !same_params(s1, z1, s2, z2) ||
-        sole_consumer(v, g, dq_out,
-                      act >= 0 ? g.nodes[size_t(act)].op_type.c_str() : "QuantizeLinear") < 0)
-      continue;
+    const ir::Node& dq = g.nodes[size_t(c->dq)];
     const std::string& q_in = dq.inputs[0];
     // The integer range the activation leaves: Relu keeps [z, top], Clip
     // [Q(lo), Q(hi)] (Q is monotonic, so clipping before it is clamping after
     // it). A bound at the type's end leaves nothing to do there.
-    const bool is_signed = z2->dtype() == DataType::kInt8;
-    const int32_t lowest = is_signed ? -128 : 0, top = is_signed ? 127 : 255;
-    const int32_t zp = int32_t(z2->element_as_double(0));
-    int32_t lo = lowest, hi = top;
-    if (act >= 0 && !bounds) lo = zp;
-    if (bounds) {
-      lo = quantize_bound(bounds->first, s2->data<float>()[0], zp, lowest, top);
-      hi = quantize_bound(bounds->second, s2->data<float>()[0], zp, lowest, top);
-    }
+    const DataType t = c->z2->dtype();
+    const int32_t lowest = lowest_of(t), top = top_of(t);
+    const auto [lo, hi] = quantized_bounds(*c);
     const bool clamp = lo != lowest || hi != top;
     if (!clamp && !outputs.count(q.outputs[0]) && !v.pinned(q.outputs[0])) {
       // Q(DQ(q)) is q: its readers read q.
@@ -172,20 +202,20 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
         // them (so lo > hi gives hi, as clipping the floats would).
         for (int32_t b : {lo, hi}) {
           const std::string name = fresh_name(g, q.name + "_bound");
-          Tensor t(z2->dtype(), Shape{});
-          if (is_signed)
-            t.mutable_data<int8_t>()[0] = int8_t(b);
+          Tensor bound(t, Shape{});
+          if (t == DataType::kInt8)
+            bound.mutable_data<int8_t>()[0] = int8_t(b);
           else
-            t.mutable_data<uint8_t>()[0] = uint8_t(b);
-          g.initializers[name] = t;
+            bound.mutable_data<uint8_t>()[0] = uint8_t(b);
+          g.initializers[name] = bound;
           f.inputs.push_back(name);
         }
       }
       f.outputs = q.outputs;
       g.nodes[size_t(i)] = std::move(f);
     }
-    dead[size_t(d)] = true;
-    if (act >= 0) dead[size_t(act)] = true;
+    dead[size_t(c->dq)] = true;
+    if (c->act >= 0) dead[size_t(c->act)] = true;
     ++fused;
   }
   if (!fused) return dropped;
@@ -202,42 +232,22 @@ size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& g) {
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
+    auto c = dq_act_q(v, g, i, dead);
+    if (!c) continue;
     const ir::Node& q = g.nodes[size_t(i)];
-    const Tensor *s2 = nullptr, *z2 = nullptr, *s1 = nullptr, *z1 = nullptr;
-    if (dead[size_t(i)] || !ir::is_onnx_domain(q.domain) || q.op_type != "QuantizeLinear" ||
-        !simple_params(v, q, &s2, &z2) || attr_int(q, "saturate", 1) != 1 ||
-        attr_int(q, "output_dtype", 0) != 0 || attr_int(q, "precision", 0) != 0)
-      continue;
-    int act = producer_of(v, g, q.inputs[0], "Relu");
-    if (act < 0) act = producer_of(v, g, q.inputs[0], "Clip");
-    if (act >= 0 && (dead[size_t(act)] || sole_consumer(v, g, q.inputs[0], "QuantizeLinear") != i))
-      act = -1;
-    std::pair<float, float> bounds = {0.0f, std::numeric_limits<float>::infinity()};  // Relu
-    if (act >= 0 && g.nodes[size_t(act)].op_type == "Clip") {
-      auto b = clip_bounds(v, g.nodes[size_t(act)]);
-      if (!b) act = -1;
-      if (b) bounds = *b;
-    }
-    const std::string& dq_out = act >= 0 ? g.nodes[size_t(act)].inputs[0] : q.inputs[0];
-    const int d = producer_of(v, g, dq_out, "DequantizeLinear");
-    if (d < 0 || dead[size_t(d)]) continue;
-    const ir::Node& dq = g.nodes[size_t(d)];
-    if (!simple_params(v, dq, &s1, &z1) || attr_int(dq, "output_dtype", 0) != 0 ||
-        sole_consumer(v, g, dq_out,
-                      act >= 0 ? g.nodes[size_t(act)].op_type.c_str() : "QuantizeLinear") < 0)
-      continue;
+    const ir::Node& dq = g.nodes[size_t(c->dq)];
     // The table: the three kernels' own loops (and the activation's formula)
     // over every input byte.
     uint8_t bytes[256];
     float real[256];
     for (int b = 0; b < 256; ++b) bytes[b] = uint8_t(b);
-    linalg::dequantize_8bit(bytes, z1->dtype() == DataType::kInt8, 256, s1->data<float>()[0],
-                            float(z1->element_as_double(0)), real);
-    if (act >= 0)
-      for (float& r : real) r = std::min(std::max(r, bounds.first), bounds.second);
-    Tensor table(z2->dtype(), Shape{256});
-    const float ys = s2->data<float>()[0], yz = float(z2->element_as_double(0));
-    if (z2->dtype() == DataType::kUInt8)
+    linalg::dequantize_8bit(bytes, c->z1->dtype() == DataType::kInt8, 256, c->s1->data<float>()[0],
+                            float(c->z1->element_as_double(0)), real);
+    if (c->act >= 0)
+      for (float& r : real) r = std::min(std::max(r, c->bounds.first), c->bounds.second);
+    Tensor table(c->z2->dtype(), Shape{256});
+    const float ys = c->s2->data<float>()[0], yz = float(c->z2->element_as_double(0));
+    if (c->z2->dtype() == DataType::kUInt8)
       linalg::quantize_u8(real, 256, ys, yz, table.mutable_data<uint8_t>());
     else
       linalg::quantize_s8(real, 256, ys, yz, table.mutable_data<int8_t>());
@@ -249,8 +259,8 @@ size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& g) {
     f.domain = kTesseraDomain;
     f.inputs = {dq.inputs[0], table_name};
     f.outputs = q.outputs;
-    dead[size_t(d)] = true;
-    if (act >= 0) dead[size_t(act)] = true;
+    dead[size_t(c->dq)] = true;
+    if (c->act >= 0) dead[size_t(c->act)] = true;
     g.nodes[size_t(i)] = std::move(f);
     ++fused;
   }
