@@ -35,23 +35,24 @@ std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::Kernel
 
 bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, const Tensor& b,
                   const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed,
-                  const linalg::IgemmToFloat* to_float) {
+                  const linalg::IgemmToFloat* to_float, int32_t* into) {
   if (!is_8bit_integer_type(a.dtype()) || !is_8bit_integer_type(b.dtype())) return false;
   std::vector<int32_t> za, zb;
   if (!zero_points(azp, p.M, za) || !zero_points(bzp, p.N, zb)) return false;
   const bool a_signed = a.dtype() == DataType::kInt8, b_signed = b.dtype() == DataType::kInt8;
   const auto* a8 = static_cast<const uint8_t*>(a.raw_data());
-  Tensor& y = ctx.output(0, p.out, to_float ? DataType::kFloat : DataType::kInt32);
+  Tensor* y =
+      into ? nullptr : &ctx.output(0, p.out, to_float ? DataType::kFloat : DataType::kInt32);
+  int32_t* y32 = into ? into : to_float ? nullptr : y->mutable_data<int32_t>();
   ThreadPool* pool = &ctx.thread_pool();
   // rows x N of the product into the output from element `offset` on.
   auto product = [&](int64_t rows, const uint8_t* a_rows, linalg::ZeroPoints a_zero,
                      const linalg::PackedBInt8& pb, int64_t offset) {
     if (to_float)
       linalg::igemm_to_float(rows, a_rows, p.K, a_signed, a_zero, pb, view(zb), *to_float,
-                             y.mutable_data<float>() + offset, p.N, pool);
+                             y->mutable_data<float>() + offset, p.N, pool);
     else
-      linalg::igemm(rows, a_rows, p.K, a_signed, a_zero, pb, view(zb),
-                    y.mutable_data<int32_t>() + offset, p.N, pool);
+      linalg::igemm(rows, a_rows, p.K, a_signed, a_zero, pb, view(zb), y32 + offset, p.N, pool);
   };
   auto packed_for = [&](int64_t b_offset, linalg::PackedBInt8& local) {
     if (packed && packed->depth() == p.K && packed->cols() == p.N &&

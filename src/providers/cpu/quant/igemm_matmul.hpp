@@ -21,8 +21,10 @@ std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::Kernel
 // zero points azp and bzp (null: 0), through igemm, reusing `packed` for b when it matches. False,
 // with nothing written, where the operands or zero points are outside what igemm takes: types other
 // than int8/uint8, zero points other than a scalar or a 1-D vector (per row of A, per column of B).
+// With `into` (and no to_float), the int32 product goes there instead of to
+// output 0.
 bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& plan, const Tensor& a, const Tensor& b,
                   const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed,
-                  const linalg::IgemmToFloat* to_float = nullptr);
+                  const linalg::IgemmToFloat* to_float = nullptr, int32_t* into = nullptr);
 
 }  // namespace tessera::cpu

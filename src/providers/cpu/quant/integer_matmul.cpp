@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/host_heap.hpp"
+#include "core/quant_types.hpp"
 #include "linalg/quantize.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/quant/igemm_matmul.hpp"
@@ -104,14 +106,61 @@ class MatMulIntegerKernel : public ep::OpKernel {
   std::shared_ptr<const linalg::PackedBInt8> packed_b_;
 };
 
+// QLinearMatMul's fast path: 8-bit A and B, per-tensor A, y_scale and
+// y_zero_point, B's scale per tensor or per column, 8-bit output, and K
+// small enough (at most 33025) that no sum of K products of 255 x 255 leaves
+// int32: the exact sums come from the packed integer GEMM, then each is
+// requantized in the reference's float arithmetic, value by value, so the
+// bytes are the reference loop's.
+bool qlinear_matmul_fast(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a,
+                         const Tensor& b, const linalg::PackedBInt8* packed) {
+  const Tensor& as = ctx.required_input(1);
+  const Tensor& bs = ctx.required_input(4);
+  const Tensor& ys = ctx.required_input(6);
+  const Tensor& yzp = ctx.required_input(7);
+  const Tensor* azp = ctx.input(2);
+  const Tensor* bzp = ctx.input(5);
+  auto scalar = [](const Tensor* t) { return !t || t->num_elements() == 1; };
+  const bool b_per_col = bs.rank() == 1 && bs.shape()[0] == p.N;
+  if (!is_8bit_integer_type(a.dtype()) || !is_8bit_integer_type(b.dtype()) ||
+      !is_8bit_integer_type(yzp.dtype()) || p.K > 33025 || as.dtype() != DataType::kFloat ||
+      bs.dtype() != DataType::kFloat || ys.dtype() != DataType::kFloat || !scalar(&as) ||
+      !scalar(azp) || !scalar(&ys) || !scalar(&yzp) || !(scalar(&bs) || b_per_col) ||
+      !(scalar(bzp) || (bzp->rank() == 1 && bzp->shape()[0] == p.N)))
+    return false;
+  const int64_t rows = p.batch * p.M;
+  HostVector<int32_t> acc(size_t(rows * p.N));
+  if (!igemm_matmul(ctx, p, a, b, azp, bzp, packed, nullptr, acc.data())) return false;
+  Tensor& y = ctx.output(0, p.out, yzp.dtype());
+  const float a_s = as.data<float>()[0], y_s = ys.data<float>()[0];
+  const float zp = float(yzp.element_as_double(0));
+  const bool is_signed = yzp.dtype() == DataType::kInt8;
+  const float lo = is_signed ? -128.f : 0.f, hi = is_signed ? 127.f : 255.f;
+  auto* out = static_cast<uint8_t*>(y.mutable_raw_data());
+  const float* b_s = bs.data<float>();
+  ctx.thread_pool().parallel_for(rows, double(p.N) * 4, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t n = 0; n < p.N; ++n) {
+        const size_t i = size_t(r * p.N + n);
+        const float real = float(acc[i]) * a_s * b_s[b_per_col ? n : 0];
+        const float r = round_half_even(real / y_s) + zp;
+        const float v = std::isnan(r) ? lo : std::clamp(r, lo, hi);  // NaN: zero scales only
+        out[i] = is_signed ? uint8_t(int8_t(v)) : uint8_t(v);
+      }
+  });
+  return true;
+}
+
 class QLinearMatMulKernel : public ep::OpKernel {
  public:
-  explicit QLinearMatMulKernel(const ep::KernelInfo&) {}
+  explicit QLinearMatMulKernel(const ep::KernelInfo& info)
+      : packed_b_(pack_constant_int8_b(info, 3)) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(3);
     const Tensor& yzp_t = ctx.required_input(7);
     MatMulPlan p = plan_matmul(ctx, a.shape(), b.shape());
+    if (qlinear_matmul_fast(ctx, p, a, b, packed_b_.get())) return;
     Shape a2 = a.rank() == 1 ? Shape{1, a.shape()[0]} : a.shape();
     Shape b2 = b.rank() == 1 ? Shape{b.shape()[0], 1} : b.shape();
     QuantParam as(ctx, "a_scale", &ctx.required_input(1), a2, true);
@@ -148,6 +197,9 @@ class QLinearMatMulKernel : public ep::OpKernel {
     Tensor& y = ctx.output(0, p.out, out_t);
     write_from(y, q.data());
   }
+
+ private:
+  std::shared_ptr<const linalg::PackedBInt8> packed_b_;
 };
 
 class DynamicQuantizeLinearKernel : public ep::OpKernel {
