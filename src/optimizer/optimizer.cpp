@@ -27,8 +27,10 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   // while something changes (bounded, each round only removes nodes).
   run("eliminate_identities", [&] { return eliminate_identities(g); });
   // Before folding, which would dequantize the weights into float ones.
-  if (level == GraphOptimizationLevel::kAll && cpu_internal_fusions)
+  if (level == GraphOptimizationLevel::kAll && cpu_internal_fusions) {
     run("fuse_qdq_conv", [&] { return fuse_qdq_conv(g); });
+    run("fuse_qdq_matmul", [&] { return fuse_qdq_matmul(g); });
+  }
   for (int round = 0; round < 8; ++round) {
     size_t changed = run("fold_shapes", [&] { return fold_shapes(g); });
     changed += run("fold_constants", [&] { return fold_constants(model, g); });

@@ -39,6 +39,9 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
 // DequantizeLinear -> Conv -> QuantizeLinear (statically quantized, QDQ
 // form) -> QLinearConv on the 8-bit tensors. Runs before constant folding.
 size_t fuse_qdq_conv(ir::Graph& graph);
+// DequantizeLinear -> MatMul (constant 2-D 8-bit weights) -> QuantizeLinear
+// -> QLinearMatMul (CPU-only sessions, before constant folding).
+size_t fuse_qdq_matmul(ir::Graph& graph);
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.
 size_t fold_conv_batchnorm(ir::Graph& graph);
 // Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.

@@ -39,6 +39,49 @@ const Tensor* input_constant(const GraphView& v, const ir::Node& n, size_t i) {
 
 bool is_scalar(const Tensor* t) { return t && t->num_elements() == 1; }
 
+// The DequantizeLinear of an activation: 8-bit with a constant scalar float
+// scale and a zero point.
+const ir::Node* activation_dequantize(const GraphView& v, const ir::Graph& g,
+                                      const std::string& value) {
+  const ir::Node* dx = dequantize_of(v, g, value);
+  if (!dx || dx->inputs.size() < 3) return nullptr;
+  const Tensor *xs = input_constant(v, *dx, 1), *xzp = input_constant(v, *dx, 2);
+  if (!is_scalar(xs) || !is_scalar(xzp) || xs->dtype() != DataType::kFloat ||
+      !is_8bit_integer_type(xzp->dtype()))
+    return nullptr;
+  return dx;
+}
+
+// The QuantizeLinear that alone reads `value`, to 8 bits with a constant
+// scalar scale and zero point: its index, or -1.
+int output_quantize(const GraphView& v, const ir::Graph& g, const std::string& value,
+                    const std::vector<bool>& dead) {
+  const int q = sole_consumer(v, g, value, "QuantizeLinear");
+  if (q < 0 || dead[size_t(q)]) return -1;
+  const ir::Node& quant = g.nodes[size_t(q)];
+  const Tensor *ys = input_constant(v, quant, 1), *yzp = input_constant(v, quant, 2);
+  if (quant.outputs.size() != 1 || !is_scalar(ys) || ys->dtype() != DataType::kFloat ||
+      !is_scalar(yzp) || !is_8bit_integer_type(yzp->dtype()) || attr_int(quant, "saturate", 1) != 1)
+    return -1;
+  return q;
+}
+
+// Constant 8-bit weights of `rank`, per tensor or per `channels` along
+// `axis` (the DequantizeLinear's axis attribute; negative counts from the end).
+bool constant_weights(const GraphView& v, const ir::Node& dw, int64_t rank, int64_t axis) {
+  const Tensor *wq = input_constant(v, dw, 0), *ws = input_constant(v, dw, 1),
+               *wzp = input_constant(v, dw, 2);
+  if (!wq || !is_8bit_integer_type(wq->dtype()) || int64_t(wq->rank()) != rank || !ws ||
+      ws->dtype() != DataType::kFloat)
+    return false;
+  if (!is_scalar(ws)) {
+    int64_t a = attr_int(dw, "axis", 1);
+    if (a < 0) a += rank;
+    if (ws->rank() != 1 || a != axis || ws->shape()[0] != wq->shape()[size_t(axis)]) return false;
+  }
+  return !wzp || (wzp->dtype() == wq->dtype() && wzp->num_elements() == ws->num_elements());
+}
+
 }  // namespace
 
 size_t fuse_qdq_conv(ir::Graph& g) {
@@ -51,25 +94,16 @@ size_t fuse_qdq_conv(ir::Graph& g) {
         conv.inputs.size() < 2 || conv.outputs.size() != 1)
       continue;
     // The activation: 8-bit with a constant scalar scale and zero point.
-    const ir::Node* dx = dequantize_of(v, g, conv.inputs[0]);
-    if (!dx || dx->inputs.size() < 3) continue;
-    const Tensor *xs = input_constant(v, *dx, 1), *xzp = input_constant(v, *dx, 2);
-    if (!is_scalar(xs) || !is_scalar(xzp) || xs->dtype() != DataType::kFloat ||
-        !is_8bit_integer_type(xzp->dtype()))
-      continue;
+    const ir::Node* dx = activation_dequantize(v, g, conv.inputs[0]);
+    if (!dx) continue;
+    const Tensor* xs = input_constant(v, *dx, 1);
     // The weights: constant 8-bit, per tensor or per output channel (axis 0).
     const ir::Node* dw = dequantize_of(v, g, conv.inputs[1]);
-    if (!dw) continue;
-    const Tensor *wq = input_constant(v, *dw, 0), *ws = input_constant(v, *dw, 1),
-                 *wzp = input_constant(v, *dw, 2);
-    if (!wq || !is_8bit_integer_type(wq->dtype()) || wq->rank() < 3 || !ws ||
-        ws->dtype() != DataType::kFloat)
-      continue;
+    const Tensor* wq = dw ? input_constant(v, *dw, 0) : nullptr;
+    if (!wq || wq->rank() < 3 || !constant_weights(v, *dw, int64_t(wq->rank()), 0)) continue;
+    const Tensor *ws = input_constant(v, *dw, 1), *wzp = input_constant(v, *dw, 2);
     const int64_t M = wq->shape()[0];
     const bool per_channel = !is_scalar(ws);
-    if (per_channel && (ws->rank() != 1 || ws->shape()[0] != M || attr_int(*dw, "axis", 1) != 0))
-      continue;
-    if (wzp && (wzp->dtype() != wq->dtype() || wzp->num_elements() != ws->num_elements())) continue;
     // The bias: an int32 constant whose scale is xs * ws (zero point 0).
     std::string bq_name;
     if (conv.inputs.size() > 2 && !conv.inputs[2].empty()) {
@@ -92,14 +126,9 @@ size_t fuse_qdq_conv(ir::Graph& g) {
       bq_name = db->inputs[0];
     }
     // The output: its only reader a QuantizeLinear to 8 bits, scalar scale.
-    const int q = sole_consumer(v, g, conv.outputs[0], "QuantizeLinear");
-    if (q < 0 || dead[size_t(q)]) continue;
+    const int q = output_quantize(v, g, conv.outputs[0], dead);
+    if (q < 0) continue;
     const ir::Node& quant = g.nodes[size_t(q)];
-    const Tensor *ys = input_constant(v, quant, 1), *yzp = input_constant(v, quant, 2);
-    if (quant.outputs.size() != 1 || !is_scalar(ys) || ys->dtype() != DataType::kFloat ||
-        !is_scalar(yzp) || !is_8bit_integer_type(yzp->dtype()) ||
-        attr_int(quant, "saturate", 1) != 1)
-      continue;
     ir::Node f;
     f.name = conv.name + "_qlinear";
     f.op_type = "QLinearConv";
@@ -110,6 +139,50 @@ size_t fuse_qdq_conv(ir::Graph& g) {
     f.attributes = conv.attributes;
     f.outputs = quant.outputs;
     // At the QuantizeLinear's position: every input exists by then.
+    g.nodes[size_t(q)] = std::move(f);
+    dead[size_t(i)] = true;
+    ++fused;
+  }
+  if (fused) erase_nodes(g, dead);
+  return fused;
+}
+
+// DequantizeLinear -> MatMul (constant 2-D weights) -> QuantizeLinear, the
+// QDQ form of a statically quantized linear layer, -> QLinearMatMul on the
+// 8-bit tensors (weights per tensor or per output column, axis 1). As for
+// the convolutions, the product is exact in integers and requantized once,
+// where the QDQ form rounds through float.
+size_t fuse_qdq_matmul(ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  size_t fused = 0;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    const ir::Node& mm = g.nodes[size_t(i)];
+    if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
+        mm.inputs.size() != 2 || mm.outputs.size() != 1)
+      continue;
+    const ir::Node* dx = activation_dequantize(v, g, mm.inputs[0]);
+    const ir::Node* dw = dequantize_of(v, g, mm.inputs[1]);
+    if (!dx || !dw || !constant_weights(v, *dw, 2, 1)) continue;
+    const int q = output_quantize(v, g, mm.outputs[0], dead);
+    if (q < 0) continue;
+    const ir::Node& quant = g.nodes[size_t(q)];
+    // QLinearMatMul takes every zero point as an input: the weights' default
+    // one is a zero of their type.
+    std::string wzp = dw->inputs.size() > 2 ? dw->inputs[2] : "";
+    if (wzp.empty()) {
+      const Tensor* wq = input_constant(v, *dw, 0);
+      wzp = fresh_name(g, mm.name + "_b_zero_point");
+      Tensor zero(wq->dtype(), Shape{});
+      static_cast<uint8_t*>(zero.mutable_raw_data())[0] = 0;
+      g.initializers[wzp] = zero;
+    }
+    ir::Node f;
+    f.name = mm.name + "_qlinear";
+    f.op_type = "QLinearMatMul";
+    f.inputs = {dx->inputs[0], dx->inputs[1], dx->inputs[2],   dw->inputs[0],
+                dw->inputs[1], wzp,           quant.inputs[1], quant.inputs[2]};
+    f.outputs = quant.outputs;
     g.nodes[size_t(q)] = std::move(f);
     dead[size_t(i)] = true;
     ++fused;

@@ -1,5 +1,6 @@
-// DequantizeLinear -> Conv -> QuantizeLinear -> QLinearConv (fuse_qdq_conv):
-// fused only where the integer form means the same, and then within one
+// DequantizeLinear -> Conv -> QuantizeLinear -> QLinearConv (fuse_qdq_conv),
+// and the same around a MatMul -> QLinearMatMul (fuse_qdq_matmul): fused
+// only where the integer form means the same, and then within one
 // quantization step of the float form.
 #include <gtest/gtest.h>
 
@@ -50,6 +51,36 @@ ir::Model qdq_conv(bool with_bias = true) {
   std::vector<std::string> conv_in = {"xd", "wd"};
   if (with_bias) conv_in.push_back("bd");
   g.nodes.push_back(op("Conv", conv_in, {"c"}, {attr_ints("pads", {1, 1, 1, 1})}));
+  g.nodes.push_back(op("QuantizeLinear", {"c", "ys", "yzp"}, {"y"}));
+  return m;
+}
+
+// x [1, 3, 10, 10] float -> Q -> DQ -> MatMul(DQ(w int8 [10, 6], per column
+// or per tensor, zero point given or not)) -> Q -> y int8.
+ir::Model qdq_matmul(bool per_column, bool weight_zero_point) {
+  ir::Model m = float_model(13, {{"x", Shape{1, 3, 10, 10}}}, {});
+  m.graph.outputs.push_back({"y", ir::TypeInfo::tensor(DataType::kInt8), ""});
+  auto& g = m.graph;
+  Tensor ws(DataType::kFloat, per_column ? Shape{6} : Shape{});
+  for (int64_t c = 0; c < ws.num_elements(); ++c)
+    ws.mutable_data<float>()[c] = 0.004f * float(c + 2);
+  g.initializers["xs"] = Tensor::scalar<float>(0.03f);
+  g.initializers["xzp"] = Tensor::scalar<uint8_t>(128);
+  g.initializers["wq"] = int8_tensor(Shape{10, 6}, 11);
+  g.initializers["ws"] = ws;
+  g.initializers["ys"] = Tensor::scalar<float>(0.02f);
+  g.initializers["yzp"] = Tensor::scalar<int8_t>(-3);
+  g.nodes.push_back(op("QuantizeLinear", {"x", "xs", "xzp"}, {"xq"}));
+  g.nodes.push_back(op("DequantizeLinear", {"xq", "xs", "xzp"}, {"xd"}));
+  std::vector<std::string> dw_in = {"wq", "ws"};
+  if (weight_zero_point) {
+    g.initializers["wzp"] = Tensor(DataType::kInt8, ws.shape());
+    for (int64_t c = 0; c < ws.num_elements(); ++c)
+      g.initializers["wzp"].mutable_data<int8_t>()[c] = int8_t(c - 2);
+    dw_in.push_back("wzp");
+  }
+  g.nodes.push_back(op("DequantizeLinear", dw_in, {"wd"}, {attr_i("axis", 1)}));
+  g.nodes.push_back(op("MatMul", {"xd", "wd"}, {"c"}));
   g.nodes.push_back(op("QuantizeLinear", {"c", "ys", "yzp"}, {"y"}));
   return m;
 }
@@ -116,6 +147,32 @@ TEST(OptimizerQdqConvFusion, LeavesWhatItCannotExpressInIntegers) {
     ir::Model m = qdq_conv();
     optimizer::optimize(m, GraphOptimizationLevel::kAll, false);
     EXPECT_EQ(count_ops(m, "QLinearConv"), 0u);
+  }
+}
+
+TEST(OptimizerQdqMatMulFusion, FusesPerTensorAndPerColumnWeights) {
+  for (bool per_column : {false, true})
+    for (bool zero_point : {false, true}) {
+      SCOPED_TRACE(std::to_string(per_column) + std::to_string(zero_point));
+      ir::Model out = expect_within_a_step(qdq_matmul(per_column, zero_point));
+      EXPECT_EQ(count_ops(out, "QLinearMatMul"), 1u);
+      EXPECT_EQ(count_ops(out, "MatMul") + count_ops(out, "DequantizeLinear"), 0u);
+    }
+}
+
+TEST(OptimizerQdqMatMulFusion, LeavesPerRowWeightsAndOtherSessions) {
+  {  // Scales along the weights' rows (K): not QLinearMatMul's per-column form.
+    ir::Model m = qdq_matmul(false, false);
+    m.graph.initializers["ws"] = Tensor(DataType::kFloat, Shape{10});
+    for (int64_t k = 0; k < 10; ++k) m.graph.initializers["ws"].mutable_data<float>()[k] = 0.01f;
+    for (auto& n : m.graph.nodes)
+      if (n.outputs[0] == "wd") n.attributes = {attr_i("axis", 0)};
+    EXPECT_EQ(optimizer::fuse_qdq_matmul(m.graph), 0u);
+  }
+  {  // Not without the CPU's fusions.
+    ir::Model m = qdq_matmul(true, true);
+    optimizer::optimize(m, GraphOptimizationLevel::kAll, false);
+    EXPECT_EQ(count_ops(m, "QLinearMatMul"), 0u);
   }
 }
 
