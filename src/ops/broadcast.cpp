@@ -22,8 +22,8 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
       }
       std::string list;
       for (const auto& x : shapes) list += (list.empty() ? "" : " and ") + x.to_string();
-      fail(ErrorCode::kInvalidArgument, "shapes ", list, " do not broadcast (dimension ",
-           off + i, ": ", o, " vs ", d, ")");
+      fail(ErrorCode::kInvalidArgument, "shapes ", list, " do not broadcast (dimension ", off + i,
+           ": ", o, " vs ", d, ")");
     }
   }
   return Shape(out);

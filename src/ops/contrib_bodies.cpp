@@ -62,6 +62,15 @@ SkipLayerNormalization <epsilon: float = 1e-12>
   output, mean, inv_std_var = com.tessera.LayerNormalization <axis = -1, epsilon = @epsilon>
       (input_skip_bias_sum, gamma, beta)
 })"},
+    // The RMS form (language models): the default domain's
+    // SimplifiedLayerNormalization of input + skip + bias.
+    {kMs, "SkipSimplifiedLayerNormalization", 1, kOpen, "", "", false, R"(
+SkipSimplifiedLayerNormalization <epsilon: float = 1e-12>
+     (input, skip, gamma, bias) => (output, mean, inv_std_var, input_skip_bias_sum) {
+  Xb = Sum (input, bias)
+  input_skip_bias_sum = Add (Xb, skip)
+  output = SimplifiedLayerNormalization <axis = -1, epsilon = @epsilon> (input_skip_bias_sum, gamma)
+})"},
     // --- 8-bit quantization (ONNX Runtime's quantizer, QOperator form) ---
     // Dequantize, the float op, quantize: the optimizer's Q/DQ passes and the
     // per-tensor fast paths take it from there.

@@ -139,7 +139,7 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     if (nout > 1) out[1] = opset < 10 ? in(inputs, 0) : tensor_of(DataType::kBool);
     return out;
   }
-  if (op == "LayerNormalization") {
+  if (op == "LayerNormalization" || op == "SimplifiedLayerNormalization") {
     // Mean and InvStdDev have the stash type (float by default).
     out[0] = in(inputs, 0);
     for (size_t i = 1; i < nout; ++i)

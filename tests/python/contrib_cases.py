@@ -163,6 +163,32 @@ def skip_layer_norm_cases():
                atol=1e-4)
 
 
+def rms_norm(x, gamma, eps):
+    x64 = x.astype(np.float64)
+    return (x64 / np.sqrt((x64**2).mean(-1, keepdims=True) + eps) * gamma).astype(np.float32)
+
+
+def default_domain_norm_cases():
+    # ONNX Runtime's LayerNormalization before opset 17 and its
+    # SimplifiedLayerNormalization, both in the default domain.
+    x, skip = rand(2, 3, 16), rand(2, 3, 16)
+    gamma, beta, bias = rand(16), rand(16), rand(16)
+    yield Case("layer_norm_opset_14",
+               helper.make_node("LayerNormalization", ["x", "gamma", "beta"], ["y"], epsilon=1e-5),
+               [("x", x)], [("y", layer_norm(x, gamma, beta, 1e-5))],
+               initializers=[("gamma", gamma), ("beta", beta)], opset=14, atol=1e-4)
+    yield Case("simplified_layer_norm",
+               helper.make_node("SimplifiedLayerNormalization", ["x", "gamma"], ["y"],
+                                epsilon=1e-6),
+               [("x", x)], [("y", rms_norm(x, gamma, 1e-6))], initializers=[("gamma", gamma)],
+               atol=1e-4)
+    node = helper.make_node("SkipSimplifiedLayerNormalization", ["x", "skip", "gamma", "bias"],
+                            ["y", "", "", "sum"], domain=MS, epsilon=1e-6)
+    yield Case("skip_simplified_layer_norm", node, [("x", x), ("skip", skip)],
+               [("y", rms_norm(x + skip + bias, gamma, 1e-6)), ("sum", x + bias + skip)],
+               initializers=[("gamma", gamma), ("bias", bias)], atol=1e-4)
+
+
 def fused_cases():
     x = rand(1, 4, 6, 6)
     w = rand(5, 4, 3, 3, lo=-0.5, hi=0.5)
@@ -503,7 +529,8 @@ def matmul_nbits_cases():
 
 
 def all_cases():
-    for gen in (activation_cases, skip_layer_norm_cases, fused_cases, quantized_cases,
+    for gen in (activation_cases, skip_layer_norm_cases, default_domain_norm_cases, fused_cases,
+                quantized_cases,
                 more_quantized_cases, attention_cases, embed_layer_norm_cases,
                 fused_matmul_cases, matmul_nbits_cases):
         yield from gen()

@@ -38,7 +38,8 @@ class ConvTransposeKernel : public ep::OpKernel {
     const auto& wd = W.shape().dims();
     if (xd.size() < 3) ctx.fail_node("X must be [N, C, spatial...], got ", X.shape().to_string());
     if (wd.size() != xd.size())
-      ctx.fail_node("W ", W.shape().to_string(), " must have the rank of X ", X.shape().to_string());
+      ctx.fail_node("W ", W.shape().to_string(), " must have the rank of X ",
+                    X.shape().to_string());
     const int64_t N = xd[0], C = xd[1];
     if (wd[0] != C)
       ctx.fail_node("X ", X.shape().to_string(), " has ", C, " channels but W ",

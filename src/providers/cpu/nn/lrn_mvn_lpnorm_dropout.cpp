@@ -41,7 +41,8 @@ class LrnKernel : public ep::OpKernel {
               const double v = double(x[(n * C + k) * S + i]);
               sq += v * v;
             }
-            const double d = std::pow(double(bias_) + double(alpha_) / double(size_) * sq, double(beta_));
+            const double d =
+                std::pow(double(bias_) + double(alpha_) / double(size_) * sq, double(beta_));
             y[nc * S + i] = T(double(x[nc * S + i]) / d);
           }
         }
@@ -110,20 +111,23 @@ class MvnKernel : public ep::OpKernel {
       const T* x = to_compute<T>(X, sx);
       ComputeOutput<T> yo(Y);
       T* y = yo.data();
-      std::vector<double> sum(static_cast<size_t>(sp.groups), 0.0), sq(static_cast<size_t>(sp.groups), 0.0);
+      std::vector<double> sum(static_cast<size_t>(sp.groups), 0.0),
+          sq(static_cast<size_t>(sp.groups), 0.0);
       std::vector<int64_t> cnt(static_cast<size_t>(sp.groups), 0);
       for (int64_t i = 0; i < n; ++i) {
         sum[size_t(sp.group_of[size_t(i)])] += double(x[i]);
         ++cnt[size_t(sp.group_of[size_t(i)])];
       }
-      for (int64_t g = 0; g < sp.groups; ++g) sum[size_t(g)] /= double(std::max<int64_t>(1, cnt[size_t(g)]));
+      for (int64_t g = 0; g < sp.groups; ++g)
+        sum[size_t(g)] /= double(std::max<int64_t>(1, cnt[size_t(g)]));
       for (int64_t i = 0; i < n; ++i) {
         const double d = double(x[i]) - sum[size_t(sp.group_of[size_t(i)])];
         sq[size_t(sp.group_of[size_t(i)])] += d * d;
       }
       // As the spec's function body: (X - mean) / (sqrt(var) + 1e-9).
       for (int64_t g = 0; g < sp.groups; ++g)
-        sq[size_t(g)] = std::sqrt(sq[size_t(g)] / double(std::max<int64_t>(1, cnt[size_t(g)]))) + 1e-9;
+        sq[size_t(g)] =
+            std::sqrt(sq[size_t(g)] / double(std::max<int64_t>(1, cnt[size_t(g)]))) + 1e-9;
       for (int64_t i = 0; i < n; ++i) {
         const size_t g = size_t(sp.group_of[size_t(i)]);
         y[i] = T((double(x[i]) - sum[g]) / sq[g]);
@@ -195,7 +199,8 @@ class DropoutKernel : public ep::OpKernel {
     if (opset_ >= 12) {
       ratio = 0.5;
       if (const Tensor* r = ctx.input(1)) {
-        if (r->num_elements() != 1) ctx.fail_node("ratio must be a scalar, got ", r->shape().to_string());
+        if (r->num_elements() != 1)
+          ctx.fail_node("ratio must be a scalar, got ", r->shape().to_string());
         ratio = r->element_as_double(0);
       }
       if (const Tensor* t = ctx.input(2)) {
@@ -230,7 +235,8 @@ class DropoutKernel : public ep::OpKernel {
       std::vector<T> sx;
       const T* x = to_compute<T>(X, sx);
       ComputeOutput<T> yo(Y);
-      for (int64_t i = 0; i < n; ++i) yo.data()[i] = kept[size_t(i)] ? T(double(x[i]) * scale) : T(0);
+      for (int64_t i = 0; i < n; ++i)
+        yo.data()[i] = kept[size_t(i)] ? T(double(x[i]) * scale) : T(0);
       yo.finish();
     });
     if (mask) fill_mask(*mask, &kept);

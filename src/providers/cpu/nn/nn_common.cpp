@@ -50,8 +50,7 @@ Window resolve_window(const ep::KernelContext& ctx, const WindowAttrs& a,
   w.pads_end.assign(r, 0);
   if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
     if (a.pads.size() != 2 * r)
-      ctx.fail_node("pads ", dims_str(a.pads), " need ", 2 * r, " values for ", r,
-                    " spatial dims");
+      ctx.fail_node("pads ", dims_str(a.pads), " need ", 2 * r, " values for ", r, " spatial dims");
     for (size_t i = 0; i < r; ++i) {
       w.pads_begin[i] = a.pads[i];
       w.pads_end[i] = a.pads[i + r];

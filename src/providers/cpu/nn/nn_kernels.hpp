@@ -18,7 +18,8 @@ std::unique_ptr<ep::OpKernel> make_conv_transpose(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_max_pool(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_average_pool(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_lp_pool(const ep::KernelInfo& info);
-std::unique_ptr<ep::OpKernel> make_global_pool(const ep::KernelInfo& info);  // Global{Average,Max,Lp}Pool
+std::unique_ptr<ep::OpKernel> make_global_pool(
+    const ep::KernelInfo& info);  // Global{Average,Max,Lp}Pool
 std::unique_ptr<ep::OpKernel> make_max_roi_pool(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_max_unpool(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_batch_norm(const ep::KernelInfo& info);
@@ -26,6 +27,8 @@ std::unique_ptr<ep::OpKernel> make_instance_norm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_layer_norm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_group_norm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_rms_norm(const ep::KernelInfo& info);
+// ONNX Runtime's SimplifiedLayerNormalization: RMSNormalization's arithmetic.
+std::unique_ptr<ep::OpKernel> make_simplified_layer_norm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_lrn(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_mvn(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_lp_norm(const ep::KernelInfo& info);

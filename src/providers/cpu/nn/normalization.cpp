@@ -47,8 +47,8 @@ Param<T> block_param(const ep::KernelContext& ctx, const Tensor* t, int64_t n, c
   Param<T> r;
   if (!t) return r;
   if (t->num_elements() != n && t->num_elements() != 1)
-    ctx.fail_node(name, " ", t->shape().to_string(), " does not match the normalized part (",
-                  n, " elements) of X ", xshape.to_string());
+    ctx.fail_node(name, " ", t->shape().to_string(), " does not match the normalized part (", n,
+                  " elements) of X ", xshape.to_string());
   r.p = to_compute<T>(*t, store);
   r.scalar = t->num_elements() == 1 && n != 1;
   return r;
@@ -87,8 +87,10 @@ class BatchNormKernel : public ep::OpKernel {
                     " elements (the channels of X ", X.shape().to_string(), ")");
     }
     Tensor& Y = ctx.output(0, X.shape());
-    Tensor* RM = training_ && ctx.has_output(1) ? &ctx.output(1, Shape{C}, in[2]->dtype()) : nullptr;
-    Tensor* RV = training_ && ctx.has_output(2) ? &ctx.output(2, Shape{C}, in[3]->dtype()) : nullptr;
+    Tensor* RM =
+        training_ && ctx.has_output(1) ? &ctx.output(1, Shape{C}, in[2]->dtype()) : nullptr;
+    Tensor* RV =
+        training_ && ctx.has_output(2) ? &ctx.output(2, Shape{C}, in[3]->dtype()) : nullptr;
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx, s[4];
       const T* x = to_compute<T>(X, sx);
@@ -290,8 +292,8 @@ class GroupNormKernel : public ep::OpKernel {
     if (X.rank() < 2) ctx.fail_node("X must be [N, C, ...], got ", X.shape().to_string());
     const int64_t N = X.shape()[0], C = X.shape()[1], S = X.shape().size_from(2);
     if (C % groups_ != 0)
-      ctx.fail_node("X ", X.shape().to_string(), " has ", C, " channels, not divisible by num_groups ",
-                    groups_);
+      ctx.fail_node("X ", X.shape().to_string(), " has ", C,
+                    " channels, not divisible by num_groups ", groups_);
     // Opset 21 has per-channel scale/bias; opset 18 had one per group.
     const int64_t ns = Sc.num_elements();
     if ((ns != C && ns != groups_) || B.num_elements() != ns)
@@ -342,6 +344,10 @@ std::unique_ptr<ep::OpKernel> make_layer_norm(const ep::KernelInfo& info) {
   return std::make_unique<AxisNormKernel>(info, false);
 }
 std::unique_ptr<ep::OpKernel> make_rms_norm(const ep::KernelInfo& info) {
+  return std::make_unique<AxisNormKernel>(info, true);
+}
+std::unique_ptr<ep::OpKernel> make_simplified_layer_norm(const ep::KernelInfo& info) {
+  if (info.has_output(1)) info.fail_node("the inv_std_var output is not supported (only Y)");
   return std::make_unique<AxisNormKernel>(info, true);
 }
 std::unique_ptr<ep::OpKernel> make_group_norm(const ep::KernelInfo& info) {

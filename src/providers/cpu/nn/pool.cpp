@@ -94,7 +94,8 @@ class PoolKernel : public ep::OpKernel {
     const Tensor& X = ctx.required_input(0);
     const auto& xd = X.shape().dims();
     if (xd.size() < 3) ctx.fail_node("X must be [N, C, spatial...], got ", X.shape().to_string());
-    if (xd.size() - 2 > 8) ctx.fail_node("at most 8 spatial dims are supported, got ", X.shape().to_string());
+    if (xd.size() - 2 > 8)
+      ctx.fail_node("at most 8 spatial dims are supported, got ", X.shape().to_string());
     std::vector<int64_t> spatial(xd.begin() + 2, xd.end());
     const Window w = resolve_window(ctx, attrs_, spatial, attrs_.kernel);
     std::vector<int64_t> yd = {xd[0], xd[1]};
@@ -120,9 +121,14 @@ class PoolKernel : public ep::OpKernel {
     }
     const PoolPlan plan(w);
     switch (X.dtype()) {
-      case DataType::kInt8: run_max<int8_t>(ctx, X.data<int8_t>(), Y.mutable_data<int8_t>(), I, plan, planes); return;
-      case DataType::kUInt8: run_max<uint8_t>(ctx, X.data<uint8_t>(), Y.mutable_data<uint8_t>(), I, plan, planes); return;
-      default: break;
+      case DataType::kInt8:
+        run_max<int8_t>(ctx, X.data<int8_t>(), Y.mutable_data<int8_t>(), I, plan, planes);
+        return;
+      case DataType::kUInt8:
+        run_max<uint8_t>(ctx, X.data<uint8_t>(), Y.mutable_data<uint8_t>(), I, plan, planes);
+        return;
+      default:
+        break;
     }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx;
@@ -205,7 +211,7 @@ class GlobalPoolKernel : public ep::OpKernel {
  public:
   explicit GlobalPoolKernel(const ep::KernelInfo& info) {
     const std::string& op = info.node().op_type;
-    kind_ = op == "GlobalMaxPool" ? PoolKind::kMax
+    kind_ = op == "GlobalMaxPool"  ? PoolKind::kMax
             : op == "GlobalLpPool" ? PoolKind::kLp
                                    : PoolKind::kAverage;
     if (kind_ == PoolKind::kLp) {

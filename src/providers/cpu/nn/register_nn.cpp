@@ -78,6 +78,13 @@ void register_nn_kernels(ep::KernelRegistry& r) {
       {T({0}, kF4), T({1, 2}, kF4, "T1"), T({3, 4}, kF4, "T2")}, nn::make_batch_norm);
   add_float_op(r, "InstanceNormalization", 1, 21, nn::make_instance_norm);
   add(r, "LayerNormalization", 17, kOpsetMax, {T({0, 1, 2}, kF4)}, nn::make_layer_norm);
+  // ONNX Runtime registers LayerNormalization (same attributes and outputs)
+  // and its RMS form SimplifiedLayerNormalization in the default domain for
+  // every opset, and its optimizer writes them into models of any opset: so
+  // do these, for such models.
+  add(r, "LayerNormalization", 1, 16, {T({0, 1, 2}, kF4)}, nn::make_layer_norm);
+  add(r, "SimplifiedLayerNormalization", 1, kOpsetMax, {T({0, 1}, kF4)},
+      nn::make_simplified_layer_norm);
   add(r, "GroupNormalization", 18, kOpsetMax, {T({0, 1, 2}, kF4)}, nn::make_group_norm);
   add(r, "RMSNormalization", 23, kOpsetMax, {T({0}, kF4), T({1}, kF4, "V")}, nn::make_rms_norm);
   add_float_op(r, "LRN", 1, 12, nn::make_lrn);

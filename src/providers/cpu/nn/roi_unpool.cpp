@@ -35,7 +35,8 @@ class MaxRoiPoolKernel : public ep::OpKernel {
       for (int64_t i = 0; i < nr; ++i) {
         const int64_t b = int64_t(rois[i * 5]);
         if (b < 0 || b >= N)
-          ctx.fail_node("roi ", i, " names batch ", b, " but X ", X.shape().to_string(), " has ", N);
+          ctx.fail_node("roi ", i, " names batch ", b, " but X ", X.shape().to_string(), " has ",
+                        N);
       }
       ComputeOutput<T> yo(Y);
       T* y = yo.data();
@@ -92,7 +93,8 @@ class MaxUnpoolKernel : public ep::OpKernel {
     const auto& xd = X.shape().dims();
     if (xd.size() < 3) ctx.fail_node("X must be [N, C, spatial...], got ", X.shape().to_string());
     if (I.shape() != X.shape())
-      ctx.fail_node("I ", I.shape().to_string(), " must have the shape of X ", X.shape().to_string());
+      ctx.fail_node("I ", I.shape().to_string(), " must have the shape of X ",
+                    X.shape().to_string());
     const size_t r = xd.size() - 2;
     if (attrs_.kernel.size() != r)
       ctx.fail_node("kernel_shape ", dims_str(attrs_.kernel), " needs ", r, " values");
