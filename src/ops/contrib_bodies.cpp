@@ -144,6 +144,31 @@ QLinearSoftmax (X, X_scale, x_zero_point, y_scale, y_zero_point) => (Y) {
   y = Softmax <axis = -1> (x)
   Y = QuantizeLinear (y, y_scale, y_zero_point)
 })"},
+    // Attention over a quantized input and weights (ONNX Runtime's
+    // quantize_dynamic of an optimized transformer): the two dequantized,
+    // then Attention's kernel (the weights' DequantizeLinear folds into float
+    // weights). A key/value cache (past, present) is refused there by name.
+    {kMs, "QAttention", 1, kOpen, "", "", false, R"(
+QAttention <num_heads: int = 0, unidirectional: int = 0, mask_filter_value: float = -10000.0,
+            do_rotary: int = 0, past_present_share_buffer: int = 0>
+     (input, weight, bias, input_scale, weight_scale, mask_index, input_zero_point,
+      weight_zero_point, past) => (output, present) {
+  x = DequantizeLinear (input, input_scale, input_zero_point)
+  w = DequantizeLinear <axis = 1> (weight, weight_scale, weight_zero_point)
+  output = com.microsoft.Attention <num_heads = @num_heads, unidirectional = @unidirectional,
+                                    mask_filter_value = @mask_filter_value, scale = @scale,
+                                    do_rotary = @do_rotary,
+                                    past_present_share_buffer = @past_present_share_buffer>
+      (x, w, bias, mask_index, past)
+})"},
+    // The standard QLinearConv, as ONNX Runtime's domain also registers it
+    // (channels_last = 1, its NHWC form, has no body).
+    {kMs, "QLinearConv", 1, kOpen, "channels_last", "0", true, R"(
+QLinearConv (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B) => (y) {
+  y = QLinearConv <auto_pad = @auto_pad, dilations = @dilations, group = @group,
+                   kernel_shape = @kernel_shape, pads = @pads, strides = @strides>
+      (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point, B)
+})"},
     // The standard ops (axis from opset 13), kept in ONNX Runtime's domain by
     // its quantizer for 16-bit types (which need the model at opset 21).
     {kMs, "QuantizeLinear", 1, kOpen, "", "", false, R"(

@@ -428,6 +428,36 @@ def attention_cases():
                [("y", ms_attention(x, w, None, N))], initializers=[("w", w)], atol=1e-5)
 
 
+def qattention_cases():
+    # ONNX Runtime's quantize_dynamic of an optimized BERT: uint8 input, int8
+    # weights per column, a lengths mask.
+    B, S, H, N = 2, 5, 16, 2
+    xq = rand_u8(B, S, H)
+    wq = rand_s8(H, 3 * H)
+    ws = RNG.uniform(0.002, 0.006, 3 * H).astype(np.float32)
+    bias = rand(3 * H, lo=-0.5, hi=0.5)
+    lengths = np.array([5, 3], np.int32)
+    x = dequantize(xq, 0.01, 120)
+    w = (wq.astype(np.float32) * ws).astype(np.float32)
+    node = helper.make_node("QAttention", ["x", "w", "bias", "xs", "ws", "mask", "xz"], ["y"],
+                            domain=MS, num_heads=N)
+    yield Case("qattention", node, [("x", xq), ("mask", lengths)],
+               [("y", ms_attention(x, w, bias, N, mask=lengths))],
+               initializers=[("w", wq), ("bias", bias), ("xs", f32(0.01)), ("ws", ws),
+                             ("xz", np.array(np.uint8(120)))], atol=1e-4)
+    # com.microsoft's QLinearConv is the standard one.
+    xc = rand_u8(1, 2, 5, 5)
+    wc = rand_s8(3, 2, 3, 3)
+    acc = conv2d(xc.astype(np.float32) - 100, wc.astype(np.float32), None, [1, 1, 1, 1], [1, 1])
+    yc = quantize(acc * np.float32(0.02 * 0.01), 0.3, 128)
+    node = helper.make_node("QLinearConv", ["x", "xs", "xz", "w", "wsc", "wz", "ys", "yz"], ["y"],
+                            domain=MS, pads=[1, 1, 1, 1])
+    yield Case("ms_qlinear_conv", node, [("x", xc)], [("y", yc)],
+               initializers=[("xs", f32(0.02)), ("xz", np.array(np.uint8(100))), ("w", wc),
+                             ("wsc", f32(0.01)), ("wz", np.array(np.int8(0))), ("ys", f32(0.3)),
+                             ("yz", np.array(np.uint8(128)))], atol=1)
+
+
 def embed_layer_norm_cases():
     B, S, H, V = 2, 6, 8, 30
     ids = RNG.integers(0, V, (B, S)).astype(np.int32)
@@ -531,7 +561,7 @@ def matmul_nbits_cases():
 def all_cases():
     for gen in (activation_cases, skip_layer_norm_cases, default_domain_norm_cases, fused_cases,
                 quantized_cases,
-                more_quantized_cases, attention_cases, embed_layer_norm_cases,
+                more_quantized_cases, attention_cases, qattention_cases, embed_layer_norm_cases,
                 fused_matmul_cases, matmul_nbits_cases):
         yield from gen()
 
