@@ -135,6 +135,14 @@ MatMulIntegerToFloat (A, B, a_scale, b_scale, a_zero_point, b_zero_point, bias) 
   scaled = Mul (prod_f, scale)
   Y = Sum (scaled, bias)
 })"},
+    {kMs, "QLinearWhere", 1, kOpen, "", "", false, R"(
+QLinearWhere (condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale,
+              z_zero_point) => (Z) {
+  x = DequantizeLinear (X, x_scale, x_zero_point)
+  y = DequantizeLinear (Y, y_scale, y_zero_point)
+  z = Where (condition, x, y)
+  Z = QuantizeLinear (z, z_scale, z_zero_point)
+})"},
     // Softmax over the last axis reads the same under the coerce-to-2-D
     // definition (the `opset` attribute before 13) and the per-axis one, so
     // the body is right whichever the model's opset is; other axes have none.

@@ -348,6 +348,17 @@ def more_quantized_cases():
                [("a", a)], [("y", y2)],
                initializers=[("as", f32(0.03)), ("az", np.array(np.uint8(120))), ("b", b2),
                              ("bs", f32(0.01)), ("bz", np.array(np.uint8(3)))], atol=1e-4)
+    cond = RNG.integers(0, 2, (2, 3)).astype(bool)
+    xa, ya = rand_u8(2, 3), rand_u8(3)
+    z = np.where(cond, dequantize(xa, 0.02, 100), dequantize(ya, 0.05, 30))
+    yield Case("qlinear_where",
+               helper.make_node("QLinearWhere",
+                                ["c", "x", "xs", "xz", "y", "ys", "yz", "zs", "zz"], ["z"],
+                                domain=MS),
+               [("c", cond), ("x", xa), ("y", ya)], [("z", quantize(z, 0.04, 50))],
+               initializers=[("xs", f32(0.02)), ("xz", np.array(np.uint8(100))),
+                             ("ys", f32(0.05)), ("yz", np.array(np.uint8(30))),
+                             ("zs", f32(0.04)), ("zz", np.array(np.uint8(50)))], exact=True)
     x = rand_u8(2, 3, 6)
     dx = dequantize(x, 0.1, 128)
     e = np.exp(dx - dx.max(-1, keepdims=True))
