@@ -209,6 +209,19 @@ class Inliner {
       drop_omitted_variadic_inputs(n);
       body.push_back(std::move(n));
     }
+    // Every output the call binds must come out of the body: a body that
+    // leaves one unmade (a form of the op it does not compute) would leave
+    // the caller's value with no producer.
+    for (size_t i = 0; i < call.outputs.size(); ++i) {
+      if (call.outputs[i].empty()) continue;
+      bool made = false;
+      for (const auto& n : body)
+        for (const auto& o : n.outputs) made |= o == call.outputs[i];
+      if (!made)
+        fail(ErrorCode::kInvalidGraph, call.describe(), ": its output ", i, " ('", call.outputs[i],
+             "') is not computed by function '", f.name,
+             "' (that form of the op is not supported)");
+    }
     for (const auto& v : f.value_info) {
       if (rename.count(v.name)) continue;  // the caller's own value keeps its own info
       ir::ValueInfo vi = v;

@@ -136,3 +136,18 @@ def test_matmul_nbits_rejects_what_it_does_not_define():
                             K=32, N=3, bits=4, block_size=16, name="mm4")
     with pytest.raises(Exception, match=r"mm4.*B uint8\[2,2,8\] must be uint8 \[3, 2, 8\]"):
         _session(node, [("a", a)], [("y", np.zeros((1, 3), np.float32))], [("b", b), ("s", s)])
+
+
+def test_an_output_a_body_does_not_compute_is_an_error():
+    # QAttention's body has no key/value cache: binding `present` is refused
+    # by name instead of returning nothing for it.
+    from onnx import helper
+    x = np.zeros((2, 4, 16), np.uint8)
+    node = helper.make_node("QAttention", ["x", "w", "b", "s", "s"], ["y", "present"],
+                            domain="com.microsoft", num_heads=2, name="qatt")
+    with pytest.raises(Exception, match=r"qatt.*output 1 \('present'\) is not computed"):
+        _session(node, [("x", x)],
+                 [("y", np.zeros((2, 4, 16), np.float32)),
+                  ("present", np.zeros((2, 2, 2, 4, 8), np.float32))],
+                 [("w", np.zeros((16, 48), np.int8)), ("b", np.zeros(48, np.float32)),
+                  ("s", np.array(np.float32(0.1)))])
