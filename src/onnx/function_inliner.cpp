@@ -248,7 +248,14 @@ class Inliner {
         for (const auto& d : f.attribute_defaults)
           if (d.name == a.ref_attr_name) src = &d;
       }
-      if (!src) continue;
+      if (!src) {
+        // A Constant's value has no default to fall back on: say which
+        // attribute of the call is missing, not that the body's Constant is empty.
+        if (ir::is_onnx_domain(n.domain) && n.op_type == "Constant")
+          fail(ErrorCode::kInvalidGraph, call.describe(), " needs attribute '", a.ref_attr_name,
+               "' (function '", f.name, "' reads it)");
+        continue;
+      }
       ir::Attribute v = *src;
       v.name = a.name;
       v.ref_attr_name.clear();

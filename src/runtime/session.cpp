@@ -302,6 +302,11 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   bool cpu_only = true;
   for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
   apply_user_initializers(model, options, impl->providers, where);
+  // For the partition report: which nodes ran as which bodies.
+  auto record_expansions = [&](std::vector<runtime::FunctionExpansion>& done) {
+    for (auto& e : done)
+      impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
+  };
   // ONNX Runtime's com.microsoft ops become their bodies before the
   // optimizer, so its fusions treat them as they treat the model's own ops.
   auto lowered = timer.time("expand com.microsoft ops", [&] {
@@ -311,8 +316,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       fail(e.code(), where, ": ", e.what());
     }
   });
-  for (auto& e : lowered)
-    impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
+  record_expansions(lowered);
   HiddenInitializers on_devices(model.graph);
   optimizer::OptimizeOptions opt;
   opt.cpu_internal_fusions = cpu_only;
@@ -329,8 +333,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       fail(e.code(), where, ": ", e.what());
     }
   });
-  for (auto& e : expanded)
-    impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
+  record_expansions(expanded);
   // One host copy of each initializer across the environment's sessions
   // (handed-in ones are the caller's memory and are used as they are).
   Environment& env = Environment::global();

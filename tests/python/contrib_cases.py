@@ -509,6 +509,12 @@ def fused_matmul_cases():
     yield Case("fused_matmul_trans_a_broadcast",
                helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain=MS, alpha=2.0,
                                 transA=1), [("a", a), ("b", b)], [("y", want)])
+    wt = rand(6, 4)  # constant weights stored [N, K] (packed once), scaled
+    a3 = rand(2, 5, 4)
+    want = (a3.astype(np.float64) @ wt.T * 0.5).astype(np.float32)
+    yield Case("fused_matmul_constant_weights",
+               helper.make_node("FusedMatMul", ["a", "w"], ["y"], domain=MS, alpha=0.5, transB=1),
+               [("a", a3)], [("y", want)], initializers=[("w", wt)])
     w = rand(6, 3)  # a constant B, both transposed
     a2 = rand(2, 3, 4)
     want = (a2.transpose(0, 2, 1).astype(np.float64) @ w.T).astype(np.float32)

@@ -151,3 +151,12 @@ def test_an_output_a_body_does_not_compute_is_an_error():
                   ("present", np.zeros((2, 2, 2, 4, 8), np.float32))],
                  [("w", np.zeros((16, 48), np.int8)), ("b", np.zeros(48, np.float32)),
                   ("s", np.array(np.float32(0.1)))])
+
+
+def test_a_missing_activation_parameter_names_the_attribute():
+    from onnx import helper
+    x = np.zeros((1, 1, 3, 3), np.float32)
+    node = helper.make_node("FusedConv", ["x", "w"], ["y"], domain="com.microsoft",
+                            activation="Clip", name="fc")
+    with pytest.raises(Exception, match="fc.*needs attribute 'activation_params'"):
+        _session(node, [("x", x)], [("y", x)], [("w", np.ones((1, 1, 1, 1), np.float32))])

@@ -201,7 +201,7 @@ class MatMulKernel : public ep::OpKernel {
       : ta_(info.attr_int("transA", 0) != 0),
         tb_(info.attr_int("transB", 0) != 0),
         alpha_(info.attr_float("alpha", 1.0f)),
-        packed_b_(ta_ || tb_ || alpha_ != 1.0f ? nullptr : pack_constant_b(info, false)) {
+        packed_b_(ta_ ? nullptr : pack_constant_b(info, tb_)) {
     if (info.attr_int("transBatchA", 0) != 0 || info.attr_int("transBatchB", 0) != 0)
       info.fail_node("transBatchA / transBatchB are not supported");
   }
@@ -275,7 +275,7 @@ class MatMulKernel : public ep::OpKernel {
         ThreadPool* pool = &ctx.thread_pool();
         if constexpr (std::is_same_v<T, float>) {
           if (pb) {
-            linalg::sgemm_packed_b(false, nbatch * M, 1.f, a, K, *pb, 0.f, yp, N, pool);
+            linalg::sgemm_packed_b(false, nbatch * M, alpha_, a, K, *pb, 0.f, yp, N, pool);
             y.finish();
             return;
           }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/vec_math.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
@@ -116,7 +117,9 @@ class MsAttentionKernel final : public ep::OpKernel {
     if (B == 0 || S == 0) return;
 
     // The projection, with its bias, for every token at once.
-    std::vector<float> qkv(size_t(B * S * cols));
+    // (From the host heap: at BERT sizes a fresh malloc block would fault
+    // in new pages every run.)
+    HostVector<float> qkv(size_t(B * S * cols));
     linalg::sgemm(false, false, B * S, cols, Hin, 1.0f, x.data<float>(), Hin, w.data<float>(), cols,
                   0.0f, qkv.data(), cols, &ctx.thread_pool());
     if (bias)
@@ -129,7 +132,9 @@ class MsAttentionKernel final : public ep::OpKernel {
     float* out = y.mutable_data<float>();
     const double cost = double(S * T * (2 * dq + 2 * dv + 20));
     ctx.thread_pool().parallel_for(B * heads_, cost, [&](int64_t t0, int64_t t1) {
-      std::vector<float> scores(size_t(S * T));
+      // One score buffer per thread, kept between runs.
+      thread_local std::vector<float> scores;
+      if (scores.size() < size_t(S * T)) scores.resize(size_t(S * T));
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t b = t / heads_, h = t % heads_;
         const float* q = qkv.data() + b * S * cols + h * dq;

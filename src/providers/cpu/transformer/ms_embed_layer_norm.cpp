@@ -5,9 +5,7 @@
 // Output 1, mask_index, is each batch row's count of nonzero mask values (its
 // length for a right-padded mask), and 0 without a mask, as ONNX Runtime
 // gives it; output 2 is the sum before normalization. Every id is checked against its table's rows.
-#include <cmath>
-#include <vector>
-
+#include "linalg/vec_math.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -74,10 +72,12 @@ class MsEmbedLayerNormKernel final : public ep::OpKernel {
                       table.shape()[0], " rows");
       return table.data<float>() + int64_t(id) * H;
     };
+    // One pass a token: word + position (+ segment) rows summed and
+    // normalized by the vectorised layer-norm row loop (the sum kept for
+    // output 2 when it is asked for).
     const float* g = gamma.data<float>();
     const float* bt = beta.data<float>();
     float* out = y.mutable_data<float>();
-    std::vector<float> sum(static_cast<size_t>(H));
     for (int64_t b = 0; b < B; ++b)
       for (int64_t s = 0; s < S; ++s) {
         const int64_t r = b * S + s;
@@ -89,18 +89,8 @@ class MsEmbedLayerNormKernel final : public ep::OpKernel {
         const float* se =
             segments ? row_of(*seg_table, segments->data<int32_t>()[r], "segment_ids", b, s)
                      : nullptr;
-        double mean = 0;
-        for (int64_t c = 0; c < H; ++c) {
-          sum[size_t(c)] = we[c] + pe[c] + (se ? se[c] : 0.0f);
-          mean += sum[size_t(c)];
-        }
-        mean /= double(H);
-        double var = 0;
-        for (int64_t c = 0; c < H; ++c) var += (sum[size_t(c)] - mean) * (sum[size_t(c)] - mean);
-        const double inv = 1.0 / std::sqrt(var / double(H) + double(eps_));
-        for (int64_t c = 0; c < H; ++c)
-          out[r * H + c] = float((sum[size_t(c)] - mean) * inv) * g[c] + bt[c];
-        if (sum_out) std::copy(sum.begin(), sum.end(), sum_out->mutable_data<float>() + r * H);
+        linalg::vec_layer_norm_row(we, pe, se, g, bt, eps_, out + r * H,
+                                   sum_out ? sum_out->mutable_data<float>() + r * H : nullptr, H);
       }
   }
 
