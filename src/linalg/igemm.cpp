@@ -1,10 +1,12 @@
 #include "linalg/igemm.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 
 #include "linalg/igemm_kernel.hpp"
+#include "linalg/quantize.hpp"
 
 namespace tessera::linalg {
 
@@ -116,8 +118,6 @@ PreparedAInt8::PreparedAInt8(int64_t M, int64_t K, const void* a, int64_t lda, b
 
 namespace {
 
-// The driver of igemm and igemm_to_float: store(m, n0, width, values) gets
-// each finished run of a row's exact int32 results.
 // A' as the driver reads it: rows `ld` apart from `rows`, and their sums.
 struct ARows {
   int64_t M;
@@ -127,52 +127,64 @@ struct ARows {
   bool a_signed;
 };
 
-template <typename Store>
-void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
-                    ThreadPool* pool, IgemmPath path, const Store& store) {
-  const int64_t M = a.M, K = b.depth(), N = b.cols();
-  if (M <= 0 || N <= 0) return;
-  const uint8_t* ap = a.rows;
-  const int64_t ap_ld = a.ld;
-  std::vector<uint32_t> row_term(static_cast<size_t>(M));  // rowsum(A')[m] - K * za'[m]
-  std::vector<uint32_t> za_p(static_cast<size_t>(M));      // za'[m] = za[m] + 128 for int8 A
-  const uint32_t oa = a.a_signed ? 128u : 0u;
-  for (int64_t m = 0; m < M; ++m) {
-    za_p[size_t(m)] = uint32_t(za.at(m)) + oa;
-    row_term[size_t(m)] = a.sums[m] - uint32_t(K) * za_p[size_t(m)];
+// The zero-point terms of a product (igemm.hpp's formula), per row of A and
+// per column of B.
+struct ProductTerms {
+  std::vector<uint32_t> row_term;  // rowsum(A')[m] - K * za'[m]
+  std::vector<uint32_t> za_p;      // za'[m] = za[m] + 128 for int8 A
+  std::vector<uint32_t> zb_p;      // zb'[n] = zb[n] - 128 for uint8 B; whole panels
+  ProductTerms(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb)
+      : row_term(size_t(a.M)), za_p(size_t(a.M)), zb_p(size_t(b.panels() * PackedBInt8::kPanel)) {
+    const uint32_t oa = a.a_signed ? 128u : 0u;
+    for (int64_t m = 0; m < a.M; ++m) {
+      za_p[size_t(m)] = uint32_t(za.at(m)) + oa;
+      row_term[size_t(m)] = a.sums[m] - uint32_t(b.depth()) * za_p[size_t(m)];
+    }
+    const uint32_t ob = b.b_signed() ? 0u : 128u;
+    for (int64_t n = 0; n < b.cols(); ++n) zb_p[size_t(n)] = uint32_t(zb.at(n)) - ob;
   }
-  // zb'[n] = zb[n] - 128 for uint8 B.
-  const uint32_t ob = b.b_signed() ? 0u : 128u;
-  std::vector<uint32_t> zb_p(static_cast<size_t>(b.panels() * PackedBInt8::kPanel), 0);
-  for (int64_t n = 0; n < N; ++n) zb_p[size_t(n)] = uint32_t(zb.at(n)) - ob;
-  const int32_t* col_sums = b.col_sums();
+  detail::IgemmTerms tile(int64_t m0, int64_t n0, const PackedBInt8& b) const {
+    return {row_term.data() + m0, za_p.data() + m0, zb_p.data() + n0, b.col_sums() + n0};
+  }
+};
 
-  const detail::IgemmTile tile = path == IgemmPath::kVnni512 ? detail::igemm_tile_vnni512
-                                 : path == IgemmPath::kAvx2  ? detail::igemm_tile_avx2
-                                                             : detail::igemm_tile_portable;
+// Runs tile_task(p, m0, rows, n0, width) over every tile, in parallel:
+// consecutive tasks walk the row blocks of one panel, so a thread's panel
+// stays in its cache.
+template <typename TileTask>
+void for_each_tile(int64_t M, const PackedBInt8& b, ThreadPool* pool, const TileTask& tile_task) {
   constexpr int64_t R = detail::kIgemmRows, W = PackedBInt8::kPanel;
-  const int64_t row_blocks = (M + R - 1) / R;
-  // Consecutive tasks walk the row blocks of one panel, so a thread's panel
-  // stays in its cache.
+  const int64_t row_blocks = (M + R - 1) / R, N = b.cols();
   auto run = [&](int64_t begin, int64_t end) {
-    alignas(64) int32_t raw[R * W];
     for (int64_t t = begin; t < end; ++t) {
       const int64_t p = t / row_blocks, m0 = (t % row_blocks) * R, n0 = p * W;
-      const int rows = int(std::min(R, M - m0));
-      const int64_t width = std::min(W, N - n0);
-      // C = A'B' - zb'[n] * (rowsum(A')[m] - K za'[m]) - za'[m] colsum(B')[n],
-      // in wrapping 32-bit arithmetic, in the tile.
-      const detail::IgemmTerms terms{row_term.data() + m0, za_p.data() + m0, zb_p.data() + n0,
-                                     col_sums + n0};
-      tile(b.groups(), ap + m0 * ap_ld, ap_ld, rows, b.panel(p), terms, raw);
-      for (int r = 0; r < rows; ++r) store(m0 + r, n0, width, raw + r * W);
+      tile_task(p, m0, int(std::min(R, M - m0)), n0, std::min(W, N - n0));
     }
   };
   const int64_t tasks = b.panels() * row_blocks;
   if (pool)
-    pool->parallel_for(tasks, double(R * W * std::max<int64_t>(K, 1)), run);
+    pool->parallel_for(tasks, double(R * W * std::max<int64_t>(b.depth(), 1)), run);
   else
     run(0, tasks);
+}
+
+// The driver of igemm, igemm_each and igemm_to_float: store(m, n0, width,
+// values) gets each finished run of a row's exact int32 results.
+template <typename Store>
+void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
+                    ThreadPool* pool, IgemmPath path, const Store& store) {
+  if (a.M <= 0 || b.cols() <= 0) return;
+  const ProductTerms terms(a, za, b, zb);
+  const detail::IgemmTile tile = path == IgemmPath::kVnni512 ? detail::igemm_tile_vnni512
+                                 : path == IgemmPath::kAvx2  ? detail::igemm_tile_avx2
+                                                             : detail::igemm_tile_portable;
+  for_each_tile(a.M, b, pool, [&](int64_t p, int64_t m0, int rows, int64_t n0, int64_t width) {
+    alignas(64) int32_t raw[detail::kIgemmRows * PackedBInt8::kPanel];
+    // C = A'B' - zb'[n] * (rowsum(A')[m] - K za'[m]) - za'[m] colsum(B')[n],
+    // in wrapping 32-bit arithmetic, in the tile.
+    tile(b.groups(), a.rows + m0 * a.ld, a.ld, rows, b.panel(p), terms.tile(m0, n0, b), raw);
+    for (int r = 0; r < rows; ++r) store(m0 + r, n0, width, raw + r * PackedBInt8::kPanel);
+  });
 }
 
 // The driver on a raw A: uint8 A of whole groups is read in place, other A
@@ -221,6 +233,41 @@ void igemm_each(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& b, Zer
   if (a.rows() <= 0) return;
   igemm_prepared({a.rows(), a.row(0), a.ld(), a.row_sums(), a.a_signed()}, za, b, zb, pool, path,
                  store);
+}
+
+void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
+                      const IgemmRequantize& out, ThreadPool* pool, IgemmPath path) {
+  if (a.rows() <= 0 || b.cols() <= 0) return;
+  const ARows rows{a.rows(), a.row(0), a.ld(), a.row_sums(), a.a_signed()};
+  // The in-register requantization needs every sum + bias to fit int32
+  // (|sum| <= K * 255^2 < 2^30) and a y_scale whose inverse is finite.
+  bool fused = path == IgemmPath::kVnni512 && b.depth() <= 16384 && std::isnormal(out.y_scale) &&
+               std::isnormal(1.0f / out.y_scale);
+  for (int64_t m = 0; fused && out.bias && m < a.rows(); ++m)
+    fused = out.bias[m] >= -(int32_t(1) << 30) && out.bias[m] <= (int32_t(1) << 30);
+  if (!fused) {
+    igemm_prepared(rows, za, b, zb, pool, path,
+                   [&](int64_t m, int64_t n0, int64_t width, const int32_t* v) {
+                     requantize(v, width, out.bias ? out.bias[m] : 0, out.mult[m], out.y_scale,
+                                out.y_zero, out.lo, out.hi, out.y + m * out.ldy + n0);
+                   });
+    return;
+  }
+  const ProductTerms terms(rows, za, b, zb);
+  const float inv = 1.0f / out.y_scale;
+  for_each_tile(
+      a.rows(), b, pool, [&](int64_t p, int64_t m0, int nrows, int64_t n0, int64_t width) {
+        const detail::IgemmRequantRows q{out.bias ? out.bias + m0 : nullptr,
+                                         out.mult + m0,
+                                         out.y_scale,
+                                         inv,
+                                         out.y_zero,
+                                         out.lo,
+                                         out.hi};
+        detail::igemm_tile_requant_vnni512(b.groups(), a.row(m0), a.ld(), nrows, b.panel(p),
+                                           terms.tile(m0, n0, b), q, out.y + m0 * out.ldy + n0,
+                                           out.ldy, int(width));
+      });
 }
 
 void igemm_to_float(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints za,

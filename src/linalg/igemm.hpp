@@ -111,6 +111,25 @@ void igemm_each(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints
 void igemm_each(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
                 const IgemmStore& store, ThreadPool* pool, IgemmPath path = igemm_best_path());
 
+// The product requantized on its way out, as QLinearConv computes it (see
+// linalg::requantize), row m of A giving row m of Y (bytes, row stride ldy):
+//   Y[m][n] = clamp(round_half_even(float(C[m][n] + bias[m]) * mult[m] /
+//             y_scale) + y_zero, lo, hi)
+// bias is null or one per row; mult one per row. On VNNI the tile
+// requantizes its accumulators in registers (no int32 round trip); the
+// bytes are the same on every path.
+struct IgemmRequantize {
+  const int32_t* bias = nullptr;
+  const float* mult = nullptr;
+  float y_scale = 1.0f;
+  int32_t y_zero = 0, lo = 0, hi = 255;
+  uint8_t* y = nullptr;
+  int64_t ldy = 0;
+};
+void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb,
+                      const IgemmRequantize& out, ThreadPool* pool,
+                      IgemmPath path = igemm_best_path());
+
 // The product dequantized on its way out, as MatMulInteger -> Cast(float) ->
 // Mul(scale) (-> Add(bias)) computes it:
 //   Y[m][n] = float(C[m][n]) * scale[n or 0] (+ bias[n])

@@ -37,6 +37,26 @@ void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
 // Whether this build has the VNNI tile and the CPU runs it.
 bool igemm_vnni512_available();
 
+// The requantization of one tile's rows, as linalg::requantize computes it
+// (real = float(sum + bias[r]) * mult[r], y = clamp(round_half_even(real /
+// y_scale) + y_zero, lo, hi), one byte each), done on the accumulators
+// before they leave the registers. The caller guarantees every sum + bias
+// fits int32 (|bias| <= 2^30 and K <= 16384), y_scale is a normal float
+// and inv_scale = 1 / y_scale rounded.
+struct IgemmRequantRows {
+  const int32_t* bias;  // one per row (of the tile's rows)
+  const float* mult;    // one per row
+  float y_scale, inv_scale;
+  int32_t y_zero, lo, hi;
+};
+
+// The VNNI tile (rows <= kIgemmRows, width <= 64 columns) with the terms of
+// IgemmTerms and then IgemmRequantRows applied: row r's bytes go to
+// y + r * ldy. Only where igemm_vnni512_available().
+void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                                const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
+                                uint8_t* y, int64_t ldy, int width);
+
 // Packs one group of four B rows (r[0..3], `width` <= 64 columns each) into
 // a panel's group: column j's four bytes as one word at dst + 4 j, each
 // XORed with `flip` (0x80808080 for uint8 B), and adds each word's four

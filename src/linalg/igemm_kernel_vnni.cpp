@@ -74,7 +74,107 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups,
   fix_tile<MR>(t, out);
 }
 
+// GCC 12 flags the deliberately undefined pass-through operand inside its own
+// AVX-512 intrinsics (_mm512_undefined_*) once they are inlined: a false
+// positive, as in quantize.cpp.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// Row r's four accumulators, requantized into `width` bytes at y. Division
+// by y_scale is a multiplication by its inverse, which can only differ from
+// the quotient's rounding in the last place or two (relative error below
+// 2^-22): where that can change the rounded integer (a value within 2^-11
+// of a half, and small enough not to be clamped whatever it rounds to), the
+// lane is divided as the reference does. Beyond |1024| both clamp alike
+// (zero points and bounds lie within -128..255).
+__attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512i acc[4],
+                                                                    const IgemmTerms& t, int r,
+                                                                    const IgemmRequantRows& q,
+                                                                    uint8_t* y, int width) {
+  const __m512i rt = _mm512_set1_epi32(int(t.row_term[r])), za = _mm512_set1_epi32(int(t.za[r]));
+  const __m512i bias = _mm512_set1_epi32(q.bias ? q.bias[r] : 0);
+  const __m512 mult = _mm512_set1_ps(q.mult[r]), inv = _mm512_set1_ps(q.inv_scale);
+  const __m512 ys = _mm512_set1_ps(q.y_scale);
+  const __m512 far_lo = _mm512_set1_ps(-1e9f), far_hi = _mm512_set1_ps(1e9f);
+  const __m512 near_half = _mm512_set1_ps(0.5f - 1.0f / 2048.0f), small = _mm512_set1_ps(1024.0f);
+  const __m512i z = _mm512_set1_epi32(q.y_zero), bottom = _mm512_set1_epi32(q.lo),
+                top = _mm512_set1_epi32(q.hi);
+  const __m512i sign = _mm512_set1_epi32(0x7fffffff);
+  for (int v = 0; v < 4; ++v) {
+    const int left = width - 16 * v;
+    if (left <= 0) break;
+    const __m512i zb = _mm512_loadu_si512(t.zb + v * 16);
+    const __m512i cs = _mm512_loadu_si512(t.col_sums + v * 16);
+    const __m512i fix = _mm512_add_epi32(_mm512_mullo_epi32(zb, rt), _mm512_mullo_epi32(za, cs));
+    const __m512i sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], fix), bias);
+    const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
+    __m512 x = _mm512_mul_ps(real, inv);
+    const __m512 frac = _mm512_sub_ps(x, _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT));
+    const __m512 dist = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(frac), sign));
+    const __m512 mag = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), sign));
+    const __mmask16 risky = _mm512_cmp_ps_mask(dist, near_half, _CMP_GT_OQ) &
+                            _mm512_cmp_ps_mask(mag, small, _CMP_LT_OQ);
+    if (risky) x = _mm512_mask_div_ps(x, risky, real, ys);
+    x = _mm512_min_ps(_mm512_max_ps(x, far_lo), far_hi);  // int32-safe
+    __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(x), z);
+    out = _mm512_min_epi32(_mm512_max_epi32(out, bottom), top);
+    const __mmask16 m = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
+    _mm512_mask_cvtepi32_storeu_epi8(y + 16 * v, m, out);  // the low byte of each lane
+  }
+}
+
+template <int MR>
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_requant(
+    int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, const IgemmTerms& t,
+    const IgemmRequantRows& q, uint8_t* y, int64_t ldy, int width) {
+  __m512i acc[MR][4];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v) acc[r][v] = _mm512_setzero_si512();
+  for (int64_t g = 0; g < groups; ++g) {
+    const int8_t* bg = b + g * 256;
+    const __m512i b0 = _mm512_loadu_si512(bg);
+    const __m512i b1 = _mm512_loadu_si512(bg + 64);
+    const __m512i b2 = _mm512_loadu_si512(bg + 128);
+    const __m512i b3 = _mm512_loadu_si512(bg + 192);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      int32_t four;
+      std::memcpy(&four, a + r * lda + 4 * g, 4);
+      const __m512i ar = _mm512_set1_epi32(four);
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], ar, b0);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], ar, b1);
+      acc[r][2] = _mm512_dpbusd_epi32(acc[r][2], ar, b2);
+      acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], ar, b3);
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) requant_row(acc[r], t, r, q, y + r * ldy, width);
+}
+
+#pragma GCC diagnostic pop
+
 }  // namespace
+
+void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                                const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
+                                uint8_t* y, int64_t ldy, int width) {
+  switch (rows) {
+    case 1:
+      return tile_requant<1>(groups, a, lda, panel, t, q, y, ldy, width);
+    case 2:
+      return tile_requant<2>(groups, a, lda, panel, t, q, y, ldy, width);
+    case 3:
+      return tile_requant<3>(groups, a, lda, panel, t, q, y, ldy, width);
+    case 4:
+      return tile_requant<4>(groups, a, lda, panel, t, q, y, ldy, width);
+    case 5:
+      return tile_requant<5>(groups, a, lda, panel, t, q, y, ldy, width);
+    default:
+      return tile_requant<6>(groups, a, lda, panel, t, q, y, ldy, width);
+  }
+}
 
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                         const int8_t* panel, const IgemmTerms& t, int32_t* out) {
@@ -166,6 +266,9 @@ void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
   igemm_tile_portable(groups, a, lda, rows, panel, t, out);
 }
 bool igemm_vnni512_available() { return false; }
+void igemm_tile_requant_vnni512(int64_t, const uint8_t*, int64_t, int, const int8_t*,
+                                const IgemmTerms&, const IgemmRequantRows&, uint8_t*, int64_t,
+                                int) {}
 
 #endif
 

@@ -141,3 +141,73 @@ TEST(Igemm, VectorPackingMatchesThePortableOne) {
 
 }  // namespace
 }  // namespace tessera::linalg
+
+#include "linalg/quantize.hpp"
+
+namespace tessera::linalg {
+namespace {
+
+// igemm_requantize gives, on every path, the bytes of the exact product
+// followed by requantize() row by row (the reference's arithmetic, with
+// its division): the VNNI tile's multiply-by-inverse must round every value
+// as the division does, including those within an ulp or two of a half.
+TEST(Igemm, RequantizedProductMatchesRequantizingTheExactProduct) {
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int> byte(0, 255);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  ThreadPool pool(2);
+  const Case cases[] = {{1, 1, 4}, {6, 64, 16}, {7, 65, 36}, {13, 130, 64}, {64, 200, 576}};
+  int64_t checked = 0;
+  for (IgemmPath path : paths())
+    for (const Case& cs : cases)
+      for (int form = 0; form < 6; ++form) {
+        const bool as = form & 1, out_signed = form >= 3;
+        std::vector<uint8_t> a(size_t(cs.M * cs.K)), b(size_t(cs.K * cs.N));
+        for (auto& v : a) v = uint8_t(byte(rng));
+        for (auto& v : b) v = uint8_t(byte(rng));
+        std::vector<int32_t> za(size_t(cs.M)), bias(size_t(cs.M));
+        std::vector<float> mult(size_t(cs.M));
+        for (int64_t m = 0; m < cs.M; ++m) {
+          za[size_t(m)] = byte(rng) - (as ? 128 : 0);
+          bias[size_t(m)] = form == 2 ? (m % 2 ? 1 : -1) * (int32_t(1) << 30) - 7
+                                      : int32_t(byte(rng) * 997) - 120000;
+          // form 4: a power of two, so that with y_scale 0.25 every
+          // quotient with acc % 16 == 8 is exactly a half (ties to even).
+          mult[size_t(m)] = form == 4 ? 1.0f / 64.0f : 1e-4f + unit(rng) * 2e-3f;
+        }
+        const int32_t xzp = 128;
+        // Scales that make the quotients land near halves often (an inexact
+        // inverse), and a power of two (an exact one).
+        for (float ys : {0.1f, 0.0173f, 0.25f, 3.3e-3f}) {
+          const PreparedAInt8 prepared(cs.M, cs.K, a.data(), cs.K, as);
+          const PackedBInt8 packed(cs.K, cs.N, b.data(), cs.N, false);
+          std::vector<int32_t> c(size_t(cs.M * cs.N));
+          igemm(cs.M, a.data(), cs.K, as, {za.data(), cs.M}, packed, {&xzp, 1}, c.data(), cs.N,
+                nullptr, path);
+          const int32_t lo = out_signed ? -128 : 0, hi = out_signed ? 127 : 255;
+          const int32_t yz = out_signed ? -5 : 131;
+          const int64_t ldy = cs.N + 3;
+          std::vector<uint8_t> want(size_t(cs.M * ldy), 0xEE), got(want);
+          for (int64_t m = 0; m < cs.M; ++m)
+            requantize(c.data() + m * cs.N, cs.N, bias[size_t(m)], mult[size_t(m)], ys, yz, lo, hi,
+                       want.data() + m * ldy);
+          IgemmRequantize out;
+          out.bias = bias.data();
+          out.mult = mult.data();
+          out.y_scale = ys;
+          out.y_zero = yz;
+          out.lo = lo;
+          out.hi = hi;
+          out.y = got.data();
+          out.ldy = ldy;
+          igemm_requantize(prepared, {za.data(), cs.M}, packed, {&xzp, 1}, out, &pool, path);
+          ASSERT_EQ(got, want) << "path " << int(path) << " M " << cs.M << " N " << cs.N << " K "
+                               << cs.K << " form " << form << " y_scale " << ys;
+          checked += cs.M * cs.N;
+        }
+      }
+  EXPECT_GT(checked, 100000);
+}
+
+}  // namespace
+}  // namespace tessera::linalg

@@ -195,14 +195,15 @@ std::shared_ptr<const PreparedFilters> prepare_constant_filters(const ep::Kernel
                                          [&] { return prepare_filters(*w, group); });
 }
 
-// Runs the convolution on the packed path; store(n, channel, p0, width,
-// values) gets each finished run of an output channel's exact int32 sums
-// (positions p0 .. p0 + width of its plane) once. `filters`: prepared at
-// creation, or null.
-template <typename Store>
+// Runs the convolution on the packed path: per image n and group, the
+// caller's product(filters, za, b, zb, n, c0) multiplies the group's
+// prepared filters (zero points za) by its packed im2col matrix b (zero
+// point zb) into output channels c0 .. c0 + mg of image n.
+// `filters`: prepared at creation, or null.
+template <typename Product>
 void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
                  const Tensor* xzp_t, const std::vector<double>& wzp, int64_t group,
-                 const PreparedFilters* filters, const Store& store) {
+                 const PreparedFilters* filters, const Product& product) {
   const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
   const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, K = g.cg * kh * kw;
   const uint8_t pad = xzp_t ? static_cast<const uint8_t*>(xzp_t->raw_data())[0] : 0;
@@ -227,12 +228,10 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
       // Per-channel zero points of this group's rows.
       const int32_t* za_group = za.size() > 1 ? za.data() + grp * g.mg : za.data();
       const linalg::ZeroPoints za_view{za_group, za.size() > 1 ? g.mg : int64_t(za.size())};
-      auto to_store = [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
-        store(n, c0 + m, p0, width, v);
-      };
+      const linalg::PreparedAInt8& a = (*filters)[size_t(grp)];
       if (pointwise) {  // 1x1, stride 1, no padding: the image is the im2col matrix
         const linalg::PackedBInt8 b(K, P, plane0, P, x_signed);
-        linalg::igemm_each((*filters)[size_t(grp)], za_view, b, {&xzp, 1}, to_store, &pool);
+        product(a, za_view, b, linalg::ZeroPoints{&xzp, 1}, n, c0);
         continue;
       }
       // The group's channels with their padding made real (the zero point):
@@ -264,7 +263,7 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
         }
       };
       const linalg::PackedBInt8 b(K, P, x_signed, im2col_row, &pool);
-      linalg::igemm_each((*filters)[size_t(grp)], za_view, b, {&xzp, 1}, to_store, &pool);
+      product(a, za_view, b, linalg::ZeroPoints{&xzp, 1}, n, c0);
     }
 }
 
@@ -408,8 +407,15 @@ class ConvIntegerKernel : public ep::OpKernel {
       int32_t* yd = y.mutable_data<int32_t>();
       const int64_t plane = g.out[0] * g.out[1];
       packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
-                  [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
-                    std::copy(v, v + width, yd + (n * g.M + c) * plane + p0);
+                  [&](const linalg::PreparedAInt8& a, linalg::ZeroPoints za,
+                      const linalg::PackedBInt8& b, linalg::ZeroPoints zb, int64_t n, int64_t c0) {
+                    int32_t* out = yd + (n * g.M + c0) * plane;
+                    linalg::igemm_each(
+                        a, za, b, zb,
+                        [&](int64_t m, int64_t p0, int64_t width, const int32_t* v) {
+                          std::copy(v, v + width, out + m * plane + p0);
+                        },
+                        &ctx.thread_pool());
                   });
       return;
     }
@@ -455,6 +461,8 @@ class QLinearConvKernel : public ep::OpKernel {
     if (const Tensor* bt = ctx.input(8)) {
       if (bt->rank() != 1 || bt->shape()[0] != g.M)
         ctx.fail_node("B must be 1-D of length ", g.M, ", got ", bt->shape().to_string());
+      if (bt->dtype() != DataType::kInt32)
+        ctx.fail_node("B must be int32, got ", data_type_name(bt->dtype()));
       bias = read_as<double>(*bt);
     }
     double lo, hi;
@@ -470,14 +478,32 @@ class QLinearConvKernel : public ep::OpKernel {
       const int64_t plane = g.out[0] * g.out[1];
       const float fys = float(ys);
       const int32_t zy = int32_t(yzp), qlo = int32_t(lo), qhi = int32_t(hi);
-      auto store = [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
-        linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]), mult[size_t(c)],
-                           fys, zy, qlo, qhi, yd + (n * g.M + c) * plane + p0);
-      };
-      if (packed)
-        packed_conv(ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(), store);
-      else
-        direct_conv(ctx, g, x, w, xzp, wzp, store);
+      if (packed) {
+        // B is int32 (checked above).
+        std::vector<int32_t> bias32(bias.begin(), bias.end());
+        packed_conv(
+            ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
+            [&](const linalg::PreparedAInt8& a, linalg::ZeroPoints za, const linalg::PackedBInt8& b,
+                linalg::ZeroPoints zb, int64_t n, int64_t c0) {
+              linalg::IgemmRequantize out;
+              out.bias = bias32.empty() ? nullptr : bias32.data() + c0;
+              out.mult = mult.data() + c0;
+              out.y_scale = fys;
+              out.y_zero = zy;
+              out.lo = qlo;
+              out.hi = qhi;
+              out.y = yd + (n * g.M + c0) * plane;
+              out.ldy = plane;
+              linalg::igemm_requantize(a, za, b, zb, out, &ctx.thread_pool());
+            });
+        return;
+      }
+      direct_conv(ctx, g, x, w, xzp, wzp,
+                  [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
+                    linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]),
+                                       mult[size_t(c)], fys, zy, qlo, qhi,
+                                       yd + (n * g.M + c) * plane + p0);
+                  });
       return;
     }
     auto acc =
