@@ -87,7 +87,8 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups,
 // of a half, and small enough not to be clamped whatever it rounds to), the
 // lane is divided as the reference does. Beyond |1024| both clamp alike
 // (zero points and bounds lie within -128..255).
-__attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512i acc[4],
+template <int V>
+__attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512i acc[V],
                                                                     const IgemmTerms& t, int r,
                                                                     const IgemmRequantRows& q,
                                                                     uint8_t* y, int width) {
@@ -100,7 +101,7 @@ __attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512
   const __m512i z = _mm512_set1_epi32(q.y_zero), bottom = _mm512_set1_epi32(q.lo),
                 top = _mm512_set1_epi32(q.hi);
   const __m512i sign = _mm512_set1_epi32(0x7fffffff);
-  for (int v = 0; v < 4; ++v) {
+  for (int v = 0; v < V; ++v) {
     const int left = width - 16 * v;
     if (left <= 0) break;
     const __m512i zb = _mm512_loadu_si512(t.zb + v * 16);
@@ -123,34 +124,44 @@ __attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512
   }
 }
 
-template <int MR>
+// MR rows x V vectors of 16 columns: a panel's last columns (a plane of
+// 196 positions leaves 4) take only the vectors they need.
+template <int MR, int V>
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_requant(
     int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, const IgemmTerms& t,
     const IgemmRequantRows& q, uint8_t* y, int64_t ldy, int width) {
-  __m512i acc[MR][4];
+  __m512i acc[MR][V];
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) acc[r][v] = _mm512_setzero_si512();
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
   for (int64_t g = 0; g < groups; ++g) {
     const int8_t* bg = b + g * 256;
-    const __m512i b0 = _mm512_loadu_si512(bg);
-    const __m512i b1 = _mm512_loadu_si512(bg + 64);
-    const __m512i b2 = _mm512_loadu_si512(bg + 128);
-    const __m512i b3 = _mm512_loadu_si512(bg + 192);
+    __m512i bv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_si512(bg + 64 * v);
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
       int32_t four;
       std::memcpy(&four, a + r * lda + 4 * g, 4);
       const __m512i ar = _mm512_set1_epi32(four);
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], ar, b0);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], ar, b1);
-      acc[r][2] = _mm512_dpbusd_epi32(acc[r][2], ar, b2);
-      acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], ar, b3);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], ar, bv[v]);
     }
   }
 #pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) requant_row(acc[r], t, r, q, y + r * ldy, width);
+  for (int r = 0; r < MR; ++r) requant_row<V>(acc[r], t, r, q, y + r * ldy, width);
+}
+
+using TileRequant = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, const IgemmTerms&,
+                             const IgemmRequantRows&, uint8_t*, int64_t, int);
+
+template <int MR>
+constexpr TileRequant tile_requant_for(int vectors) {
+  return vectors == 1   ? tile_requant<MR, 1>
+         : vectors == 2 ? tile_requant<MR, 2>
+         : vectors == 3 ? tile_requant<MR, 3>
+                        : tile_requant<MR, 4>;
 }
 
 #pragma GCC diagnostic pop
@@ -160,20 +171,14 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_requant(
 void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                                 const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
                                 uint8_t* y, int64_t ldy, int width) {
-  switch (rows) {
-    case 1:
-      return tile_requant<1>(groups, a, lda, panel, t, q, y, ldy, width);
-    case 2:
-      return tile_requant<2>(groups, a, lda, panel, t, q, y, ldy, width);
-    case 3:
-      return tile_requant<3>(groups, a, lda, panel, t, q, y, ldy, width);
-    case 4:
-      return tile_requant<4>(groups, a, lda, panel, t, q, y, ldy, width);
-    case 5:
-      return tile_requant<5>(groups, a, lda, panel, t, q, y, ldy, width);
-    default:
-      return tile_requant<6>(groups, a, lda, panel, t, q, y, ldy, width);
-  }
+  const int vectors = (width + 15) / 16;
+  const TileRequant run = rows <= 1   ? tile_requant_for<1>(vectors)
+                          : rows == 2 ? tile_requant_for<2>(vectors)
+                          : rows == 3 ? tile_requant_for<3>(vectors)
+                          : rows == 4 ? tile_requant_for<4>(vectors)
+                          : rows == 5 ? tile_requant_for<5>(vectors)
+                                      : tile_requant_for<6>(vectors);
+  run(groups, a, lda, panel, t, q, y, ldy, width);
 }
 
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,

@@ -11,6 +11,7 @@
 #include "linalg/depthwise.hpp"
 #include "linalg/igemm.hpp"
 #include "linalg/quantize.hpp"
+#include "linalg/strided_bytes.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
@@ -253,14 +254,7 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
       auto im2col_row = [&](int64_t k, uint8_t* row) {
         const int64_t c = k / (kh * kw), ky = k / kw % kh, kx = k % kw;
         const uint8_t* base = padded.data() + (c * PH + ky * g.dil[0]) * PW + kx * g.dil[1];
-        const int64_t sy = g.stride[0] * PW, sx = g.stride[1];
-        for (int64_t oy = 0; oy < oh; ++oy, row += ow) {
-          const uint8_t* src = base + oy * sy;
-          if (sx == 1)
-            std::memcpy(row, src, size_t(ow));
-          else
-            for (int64_t ox = 0; ox < ow; ++ox) row[ox] = src[ox * sx];
-        }
+        linalg::gather_strided_bytes(base, g.stride[0] * PW, g.stride[1], oh, ow, row);
       };
       const linalg::PackedBInt8 b(K, P, x_signed, im2col_row, &pool);
       product(a, za_view, b, linalg::ZeroPoints{&xzp, 1}, n, c0);
