@@ -120,6 +120,34 @@ using HostVector = std::vector<T, HostAllocator<T>>;
 
 [[noreturn]] void host_alloc_failed(size_t bytes);
 
+// An array of n uninitialised T (trivial types) in the host heap: for
+// buffers every byte of which is written before it is read (packed
+// operands made per call), where a vector's zero fill is a wasted pass.
+template <typename T>
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  explicit HostBuffer(size_t n) : n_(n), p_(n ? HostAllocator<T>().allocate(n) : nullptr) {}
+  ~HostBuffer() {
+    if (p_) HostAllocator<T>().deallocate(p_, n_);
+  }
+  HostBuffer(HostBuffer&& o) noexcept : n_(o.n_), p_(o.p_) { o.n_ = 0, o.p_ = nullptr; }
+  HostBuffer& operator=(HostBuffer&& o) noexcept {
+    std::swap(n_, o.n_);
+    std::swap(p_, o.p_);
+    return *this;
+  }
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  size_t size() const { return n_; }
+
+ private:
+  size_t n_ = 0;
+  T* p_ = nullptr;
+};
+
 template <typename T>
 T* HostAllocator<T>::allocate(size_t n) {
   void* p = host_alloc(n * sizeof(T));

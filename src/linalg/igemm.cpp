@@ -1,6 +1,7 @@
 #include "linalg/igemm.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -48,54 +49,77 @@ IgemmPath igemm_best_path() {
   return detail::igemm_avx2_available() ? IgemmPath::kAvx2 : IgemmPath::kPortable;
 }
 
-PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed)
-    : PackedBInt8(
-          K, N, b_signed,
-          [&](int64_t k, uint8_t* dst) {
-            std::memcpy(dst, static_cast<const uint8_t*>(b) + k * ldb, size_t(N));
-          },
-          nullptr) {}
-
-PackedBInt8::PackedBInt8(int64_t K, int64_t N, bool b_signed, const RowSource& row,
-                         ThreadPool* pool)
-    : K_(K), N_(N), signed_(b_signed) {
+template <typename RowsOf>
+void PackedBInt8::pack(ThreadPool* pool, const RowsOf& rows_of) {
   // int8 B is taken as it is; uint8 B as B - 128 (flipping the top bit of
   // each byte: here of four at once).
-  const uint32_t flip = b_signed ? 0u : 0x80808080u;
-  data_.assign(size_t(panels() * groups() * kPanel * 4), 0);
+  const uint32_t flip = signed_ ? 0u : 0x80808080u;
+  data_ = HostBuffer<int8_t>(size_t(panels() * groups() * kPanel * 4));
   sums_.assign(size_t(panels() * kPanel), 0);  // zeros past N: whole panels for the tiles
   std::mutex sums_mu;
-  const detail::IgemmPackWords pack_words = detail::igemm_vbmi_available()
-                                                ? detail::igemm_pack_words_vbmi
-                                                : detail::igemm_pack_words_portable;
+  const bool vbmi = detail::igemm_vbmi_available();
+  const detail::IgemmPackWords pack_words =
+      vbmi ? detail::igemm_pack_words_vbmi : detail::igemm_pack_words_portable;
+  // The vector packer writes whole 64-column groups (zeros past N); the
+  // portable one only `width` columns, so the last panel's rest is cleared.
+  const int64_t tail = N_ % kPanel;
+  if (!vbmi && tail)
+    for (int64_t g = 0; g < groups(); ++g)
+      std::memset(data_.data() + ((panels() - 1) * groups() + g) * kPanel * 4 + tail * 4, 0,
+                  size_t((kPanel - tail) * 4));
   // Each task packs whole groups into every panel, and adds its column sums
   // to the total at its end.
-  auto pack = [&](int64_t g0, int64_t g1) {
-    std::vector<uint8_t> rows(size_t(4 * N));
-    std::vector<int32_t> sums(size_t(N), 0);
+  auto run = [&](int64_t g0, int64_t g1) {
+    HostBuffer<uint8_t> scratch(size_t(4 * N_));
+    std::vector<int32_t> sums(size_t(N_), 0);
     for (int64_t g = g0; g < g1; ++g) {
-      for (int i = 0; i < 4; ++i) {
-        uint8_t* r = rows.data() + i * N;
-        if (4 * g + i < K)
-          row(4 * g + i, r);
-        else
-          std::memset(r, b_signed ? 0 : 0x80, size_t(N));  // rows past K: B' = 0
-      }
+      const std::array<const uint8_t*, 4> rows = rows_of(g, scratch.data());
       for (int64_t p = 0; p < panels(); ++p) {
-        const int64_t n0 = p * kPanel, width = std::min(kPanel, N - n0);
-        const uint8_t* const r[4] = {rows.data() + n0, rows.data() + N + n0,
-                                     rows.data() + 2 * N + n0, rows.data() + 3 * N + n0};
+        const int64_t n0 = p * kPanel, width = std::min(kPanel, N_ - n0);
+        const uint8_t* const r[4] = {rows[0] + n0, rows[1] + n0, rows[2] + n0, rows[3] + n0};
         pack_words(r, width, flip, data_.data() + (p * groups() + g) * kPanel * 4,
                    sums.data() + n0);
       }
     }
     std::lock_guard<std::mutex> lock(sums_mu);
-    for (int64_t j = 0; j < N; ++j) sums_[size_t(j)] += sums[size_t(j)];
+    for (int64_t j = 0; j < N_; ++j) sums_[size_t(j)] += sums[size_t(j)];
   };
   if (pool)
-    pool->parallel_for(groups(), double(4 * N), pack);
+    pool->parallel_for(groups(), double(4 * N_), run);
   else
-    pack(0, groups());
+    run(0, groups());
+}
+
+PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed,
+                         ThreadPool* pool)
+    : K_(K), N_(N), signed_(b_signed) {
+  // B's rows are read in place; rows past K (to a whole group) read a row
+  // of B' = 0.
+  const std::vector<uint8_t> pad(size_t(N), b_signed ? 0 : 0x80);
+  const auto* b8 = static_cast<const uint8_t*>(b);
+  pack(pool, [&](int64_t g, uint8_t*) {
+    std::array<const uint8_t*, 4> rows;
+    for (int i = 0; i < 4; ++i)
+      rows[size_t(i)] = 4 * g + i < K ? b8 + (4 * g + i) * ldb : pad.data();
+    return rows;
+  });
+}
+
+PackedBInt8::PackedBInt8(int64_t K, int64_t N, bool b_signed, const RowSource& row,
+                         ThreadPool* pool)
+    : K_(K), N_(N), signed_(b_signed) {
+  pack(pool, [&](int64_t g, uint8_t* scratch) {
+    std::array<const uint8_t*, 4> rows;
+    for (int i = 0; i < 4; ++i) {
+      uint8_t* r = scratch + i * N;
+      if (4 * g + i < K)
+        row(4 * g + i, r);
+      else
+        std::memset(r, b_signed ? 0 : 0x80, size_t(N));  // rows past K: B' = 0
+      rows[size_t(i)] = r;
+    }
+    return rows;
+  });
 }
 
 PreparedAInt8::PreparedAInt8(int64_t M, int64_t K, const void* a, int64_t lda, bool a_signed)

@@ -37,7 +37,9 @@ class PackedBInt8 {
   static constexpr int64_t kPanel = 64;  // columns a panel
 
   PackedBInt8() = default;
-  PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed);
+  // `pool` (may be null) packs groups of rows in parallel.
+  PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed,
+              ThreadPool* pool = nullptr);
   // B made row by row: row(k, dst) writes row k's N bytes (a convolution's
   // im2col rows, straight from the image), four rows at a time into a small
   // buffer, so the full matrix is never stored. `pool` may be null.
@@ -55,11 +57,18 @@ class PackedBInt8 {
   const int32_t* col_sums() const { return sums_.data(); }
 
  private:
+  // Packs every group: rows_of(g, scratch) gives group g's four rows (N
+  // bytes each; rows past K hold B' = 0), in `scratch` (4 N bytes) or in
+  // place. Defined (and instantiated) in igemm.cpp.
+  template <typename RowsOf>
+  void pack(ThreadPool* pool, const RowsOf& rows_of);
+
   int64_t K_ = 0, N_ = 0;
   bool signed_ = true;
   // In the host heap: a convolution packs its image per call, and pages
-  // already faulted in cost nothing to reuse (core/host_heap.hpp).
-  HostVector<int8_t> data_;
+  // already faulted in cost nothing to reuse (core/host_heap.hpp). Every
+  // byte is written by pack(), so it is not zero-filled first.
+  HostBuffer<int8_t> data_;
   std::vector<int32_t> sums_;
 };
 

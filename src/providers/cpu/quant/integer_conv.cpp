@@ -231,7 +231,7 @@ void packed_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
       const linalg::ZeroPoints za_view{za_group, za.size() > 1 ? g.mg : int64_t(za.size())};
       const linalg::PreparedAInt8& a = (*filters)[size_t(grp)];
       if (pointwise) {  // 1x1, stride 1, no padding: the image is the im2col matrix
-        const linalg::PackedBInt8 b(K, P, plane0, P, x_signed);
+        const linalg::PackedBInt8 b(K, P, plane0, P, x_signed, &pool);
         product(a, za_view, b, linalg::ZeroPoints{&xzp, 1}, n, c0);
         continue;
       }
