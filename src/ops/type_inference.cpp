@@ -311,6 +311,13 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   // QuantizedLookup (optimizer-made) gives its table's type.
   if (node.domain == "com.tessera" && node.op_type == "QuantizedLookup" && inputs.size() > 1)
     return {ir::TypeInfo::tensor(inputs[1].elem_type)};
+  // DequantizeAdd (optimizer-made): float C, and Q of Y_zero_point's (input 7) type.
+  if (node.domain == "com.tessera" && node.op_type == "DequantizeAdd") {
+    std::vector<ir::TypeInfo> out = {ir::TypeInfo::tensor(DataType::kFloat)};
+    if (node.outputs.size() > 1)
+      out.push_back(inputs.size() > 7 ? ir::TypeInfo::tensor(inputs[7].elem_type) : ir::TypeInfo{});
+    return out;
+  }
   // Tessera's other internal fused ops (optimizer-made) keep their first input's type.
   if (node.domain == "com.tessera" && !inputs.empty())
     return std::vector<ir::TypeInfo>(node.outputs.size(), inputs[0]);

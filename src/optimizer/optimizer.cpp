@@ -63,6 +63,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(model, g); });
     run("fuse_quantize_pairs", [&] { return fuse_quantize_pairs(model, g); });
     run("fuse_quantize_lookups", [&] { return fuse_quantize_lookups(model, g); });
+    run("fuse_dequantize_add", [&] { return fuse_dequantize_add(model, g); });
     // Last: it converts the FusedConvs made above (residual and activation
     // included). The blocked kernels pay off only where vector kernels
     // (AVX-512, or AVX2 with FMA) run them.

@@ -67,6 +67,10 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& graph);
 // Relu or a constant Clip): com.tessera QuantizedLookup(x, 256-byte table),
 // one pass over bytes, the same bytes (CPU-only sessions).
 size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& graph);
+// DequantizeLinear -> Add -> [Relu] -> [QuantizeLinear] with per-tensor
+// parameters (the residual join of 8-bit CNNs) -> com.tessera DequantizeAdd,
+// one pass over the elements, the same values (CPU-only sessions).
+size_t fuse_dequantize_add(ir::Model& model, ir::Graph& graph);
 // MatMulInteger -> Cast(float) -> Mul(scale) (-> Add(bias)), a dynamically
 // quantized MatMul, -> com.tessera MatMulIntegerToFloat.
 size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& graph);

@@ -23,14 +23,12 @@
 #include "linalg/quantize.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
+#include "optimizer/quant_match.hpp"
 
 namespace tessera::optimizer {
 
-namespace {
-
-// A constant positive float scalar scale and an 8-bit scalar zero point
-// (inputs 1 and 2 of a QuantizeLinear or DequantizeLinear).
-bool simple_params(const GraphView& v, const ir::Node& n, const Tensor** s, const Tensor** z) {
+bool simple_quant_params(const GraphView& v, const ir::Node& n, const Tensor** s,
+                         const Tensor** z) {
   if (n.inputs.size() < 3 || n.outputs.size() != 1 || attr_int(n, "block_size", 0) != 0)
     return false;
   *s = v.constant(n.inputs[1]);
@@ -39,6 +37,19 @@ bool simple_params(const GraphView& v, const ir::Node& n, const Tensor** s, cons
          (*s)->data<float>()[0] > 0.f && is_8bit_integer_type((*z)->dtype()) &&
          (*z)->num_elements() == 1;
 }
+
+bool plain_quantize(const GraphView& v, const ir::Node& q, const Tensor** s, const Tensor** z) {
+  return ir::is_onnx_domain(q.domain) && q.op_type == "QuantizeLinear" &&
+         simple_quant_params(v, q, s, z) && attr_int(q, "saturate", 1) == 1 &&
+         attr_int(q, "output_dtype", 0) == 0 && attr_int(q, "precision", 0) == 0;
+}
+
+bool plain_dequantize(const GraphView& v, const ir::Node& dq, const Tensor** s, const Tensor** z) {
+  return ir::is_onnx_domain(dq.domain) && dq.op_type == "DequantizeLinear" &&
+         simple_quant_params(v, dq, s, z) && attr_int(dq, "output_dtype", 0) == 0;
+}
+
+namespace {
 
 bool same_params(const Tensor* s1, const Tensor* z1, const Tensor* s2, const Tensor* z2) {
   const float a = s1->data<float>()[0], b = s2->data<float>()[0];
@@ -67,14 +78,6 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir:
 int32_t quantize_bound(float x, float s, int32_t z, int32_t lowest, int32_t top) {
   const float r = std::nearbyint(x / s) + float(z);
   return r <= float(lowest) ? lowest : r >= float(top) ? top : int32_t(r);
-}
-
-// A QuantizeLinear of simple parameters and no attribute that changes its
-// arithmetic: its kernel's per-tensor loop, which the passes below reason about.
-bool plain_quantize(const GraphView& v, const ir::Node& q, const Tensor** s, const Tensor** z) {
-  return ir::is_onnx_domain(q.domain) && q.op_type == "QuantizeLinear" &&
-         simple_params(v, q, s, z) && attr_int(q, "saturate", 1) == 1 &&
-         attr_int(q, "output_dtype", 0) == 0 && attr_int(q, "precision", 0) == 0;
 }
 
 // 8-bit ranges.
@@ -122,8 +125,7 @@ std::optional<Chain> dq_act_q(const GraphView& v, const ir::Graph& g, int i,
   if (c.dq < 0 || dead[size_t(c.dq)]) return std::nullopt;
   const ir::Node& dq = g.nodes[size_t(c.dq)];
   const char* reader = c.act >= 0 ? g.nodes[size_t(c.act)].op_type.c_str() : "QuantizeLinear";
-  if (!simple_params(v, dq, &c.s1, &c.z1) || attr_int(dq, "output_dtype", 0) != 0 ||
-      sole_consumer(v, g, dq_out, reader) < 0)
+  if (!plain_dequantize(v, dq, &c.s1, &c.z1) || sole_consumer(v, g, dq_out, reader) < 0)
     return std::nullopt;
   c.s2 = s2, c.z2 = z2;
   return c;

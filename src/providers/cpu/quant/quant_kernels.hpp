@@ -15,6 +15,7 @@ std::unique_ptr<ep::OpKernel> make_matmul_integer_to_float(const ep::KernelInfo&
 std::unique_ptr<ep::OpKernel> make_conv_integer(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_qlinear_conv(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_quantized_lookup(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_dequantize_add(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul_nbits(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu

@@ -84,6 +84,13 @@ void register_quant_kernels(ep::KernelRegistry& r) {
   r.add(
       KernelDef{"com.tessera", "QuantizedLookup", 1, kOpsetMax, {{"T1", {0}, k8}, {"T2", {1}, k8}}},
       make_quantized_lookup);
+  // The optimizer's residual join DequantizeLinear -> Add -> [Relu] -> [QuantizeLinear].
+  r.add(KernelDef{"com.tessera",
+                  "DequantizeAdd",
+                  1,
+                  kOpsetMax,
+                  {{"T1", {0, 2}, k8}, {"T2", {3}, join({{DT::kFloat}, k8})}}},
+        make_dequantize_add);
   r.add(KernelDef{"", "ConvInteger", 10, kOpsetMax, {{"T1", {0, 2}, k8}, {"T2", {1, 3}, k8}}},
         make_conv_integer);
   r.add(KernelDef{"",
