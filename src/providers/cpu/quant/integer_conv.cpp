@@ -9,6 +9,7 @@
 #include "core/host_heap.hpp"
 #include "core/quant_types.hpp"
 #include "linalg/depthwise.hpp"
+#include "linalg/depthwise_8bit.hpp"
 #include "linalg/igemm.hpp"
 #include "linalg/quantize.hpp"
 #include "linalg/strided_bytes.hpp"
@@ -297,6 +298,24 @@ void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const T
       g.stride[0], g.stride[1], g.pad_begin[0], g.pad_begin[1], g.dil[0], g.dil[1]};
   const auto* xd = static_cast<const uint8_t*>(x.raw_data());
   const bool x_signed = x.dtype() == DataType::kInt8;
+  if (linalg::depthwise3x3_8bit_fits(g.k[0], g.k[1], g.stride[0], g.stride[1], g.dil[0],
+                                     g.dil[1]) &&
+      g.pad_begin[0] >= 0 && g.pad_begin[1] >= 0) {
+    // 3x3, stride 1 or 2: the plane dequantized into its padded buffer
+    // directly, every tap a contiguous read.
+    const linalg::Depthwise3x3Plane dg{
+        ih, iw, g.out[0], g.out[1], g.stride[0], g.pad_begin[0], g.pad_begin[1]};
+    ctx.thread_pool().parallel_for(g.N * g.M, double(P * taps), [&](int64_t b, int64_t e) {
+      std::vector<int32_t> acc(static_cast<size_t>(P));
+      for (int64_t nm = b; nm < e; ++nm) {
+        const int64_t n = nm / g.M, m = nm % g.M, c = m / g.mg;
+        linalg::depthwise3x3_8bit(xd + (n * g.C + c) * ih * iw, x_signed, float(xzp),
+                                  wf.data() + m * taps, dg, acc.data());
+        store(n, m, 0, P, acc.data());
+      }
+    });
+    return;
+  }
   ctx.thread_pool().parallel_for(g.N * g.M, double(P * taps * 2), [&](int64_t b, int64_t e) {
     std::vector<float> plane(static_cast<size_t>(ih * iw)), sums(static_cast<size_t>(P));
     std::vector<int32_t> acc(static_cast<size_t>(P));

@@ -1,0 +1,156 @@
+#include "linalg/depthwise_8bit.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/host_heap.hpp"
+#include "linalg/cpu_isa.hpp"
+#include "linalg/quantize.hpp"
+#include "linalg/strided_bytes.hpp"
+
+namespace tessera::linalg {
+
+namespace {
+
+// Per-thread scratch, grown on demand.
+template <typename T>
+T* scratch(size_t n) {
+  static thread_local HostVector<T> buf;
+  if (buf.size() < n) buf.resize(n);
+  return buf.data();
+}
+
+// Writes the plane's rows 0 .. rows of the padded image into p, `width`
+// bytes each, with the border bytes set to the zero point (so they
+// dequantize to exactly 0).
+void padded_bytes(const uint8_t* x, uint8_t zero, const Depthwise3x3Plane& g, int64_t rows,
+                  int64_t width, uint8_t* p) {
+  std::memset(p, zero, size_t(rows * width));
+  const int64_t n = std::min(g.W, width - g.pad_left);
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t src = r - g.pad_top;
+    if (src >= 0 && src < g.H && n > 0)
+      std::memcpy(p + r * width + g.pad_left, x + src * g.W, size_t(n));
+  }
+}
+
+// Stride 1: rows at the padded width Wp, one flat loop over all output rows
+// (the columns past OW are computed and dropped), so short rows still fill
+// whole vectors.
+[[gnu::always_inline]] inline void stride1(const float* p, int64_t Wp, const float* w,
+                                           const Depthwise3x3Plane& g, float* f, int32_t* out) {
+  const int64_t n = g.OH * Wp;
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+              w7 = w[7], w8 = w[8];
+  const float* r0 = p;
+  const float* r1 = p + Wp;
+  const float* r2 = p + 2 * Wp;
+  for (int64_t t = 0; t < n; ++t)
+    f[t] = w0 * r0[t] + w1 * r0[t + 1] + w2 * r0[t + 2] + w3 * r1[t] + w4 * r1[t + 1] +
+           w5 * r1[t + 2] + w6 * r2[t] + w7 * r2[t + 1] + w8 * r2[t + 2];
+  for (int64_t oh = 0; oh < g.OH; ++oh)
+    for (int64_t ow = 0; ow < g.OW; ++ow) out[oh * g.OW + ow] = int32_t(f[oh * Wp + ow]);
+}
+
+// Stride 2, over the even columns (We = OW + 1 a row) and odd ones (OW a
+// row) of the padded rows: output column ow reads even[ow], odd[ow] and
+// even[ow + 1].
+[[gnu::always_inline]] inline void stride2(const float* even, const float* odd, int64_t We,
+                                           const float* w, const Depthwise3x3Plane& g,
+                                           int32_t* out) {
+  const int64_t Wo = g.OW;
+  for (int64_t oh = 0; oh < g.OH; ++oh) {
+    const float* e0 = even + 2 * oh * We;
+    const float* o0 = odd + 2 * oh * Wo;
+    const float *e1 = e0 + We, *o1 = o0 + Wo, *e2 = e1 + We, *o2 = o1 + Wo;
+    int32_t* y = out + oh * g.OW;
+    for (int64_t ow = 0; ow < g.OW; ++ow)
+      y[ow] = int32_t(w[0] * e0[ow] + w[1] * o0[ow] + w[2] * e0[ow + 1] + w[3] * e1[ow] +
+                      w[4] * o1[ow] + w[5] * e1[ow + 1] + w[6] * e2[ow] + w[7] * o2[ow] +
+                      w[8] * e2[ow + 1]);
+  }
+}
+
+// The tap loops must stay inline loops the compiler vectorises for the
+// target below (GCC would otherwise make the conversion loop a call).
+#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
+
+using TapsS1 = void (*)(const float*, int64_t, const float*, const Depthwise3x3Plane&, float*,
+                        int32_t*);
+using TapsS2 = void (*)(const float*, const float*, int64_t, const float*, const Depthwise3x3Plane&,
+                        int32_t*);
+
+__attribute__((TESSERA_NO_LIBCALLS)) void s1_generic(const float* p, int64_t Wp, const float* w,
+                                                     const Depthwise3x3Plane& g, float* f,
+                                                     int32_t* out) {
+  stride1(p, Wp, w, g, f, out);
+}
+__attribute__((TESSERA_NO_LIBCALLS)) void s2_generic(const float* even, const float* odd,
+                                                     int64_t We, const float* w,
+                                                     const Depthwise3x3Plane& g, int32_t* out) {
+  stride2(even, odd, We, w, g, out);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void s1_avx512(
+    const float* p, int64_t Wp, const float* w, const Depthwise3x3Plane& g, float* f,
+    int32_t* out) {
+  stride1(p, Wp, w, g, f, out);
+}
+__attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void s2_avx512(
+    const float* even, const float* odd, int64_t We, const float* w, const Depthwise3x3Plane& g,
+    int32_t* out) {
+  stride2(even, odd, We, w, g, out);
+}
+#endif
+
+bool use_avx512() {
+#if defined(__x86_64__)
+  static const bool on = cpu_isa() >= Isa::kAvx512;
+  return on;
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+bool depthwise3x3_8bit_fits(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                            int64_t dw) {
+  return kh == 3 && kw == 3 && dh == 1 && dw == 1 && sh == sw && (sh == 1 || sh == 2);
+}
+
+void depthwise3x3_8bit(const uint8_t* x, bool is_signed, float x_zero, const float* w,
+                       const Depthwise3x3Plane& g, int32_t* out) {
+  const uint8_t zero_byte = is_signed ? uint8_t(int8_t(x_zero)) : uint8_t(x_zero);
+#if defined(__x86_64__)
+  const TapsS1 s1 = use_avx512() ? s1_avx512 : s1_generic;
+  const TapsS2 s2 = use_avx512() ? s2_avx512 : s2_generic;
+#else
+  const TapsS1 s1 = s1_generic;
+  const TapsS2 s2 = s2_generic;
+#endif
+  if (g.stride == 1) {
+    // + 2 bytes: the flat loop's last (dropped) columns read two past the
+    // last row.
+    const int64_t Wp = std::max(g.pad_left + g.W, g.OW + 2), rows = g.OH + 2;
+    uint8_t* bytes = scratch<uint8_t>(size_t(rows * Wp));
+    padded_bytes(x, zero_byte, g, rows, Wp, bytes);
+    float* p = scratch<float>(size_t(rows * Wp + 2 + g.OH * Wp));
+    dequantize_8bit(bytes, is_signed, rows * Wp, 1.0f, x_zero, p);
+    p[rows * Wp] = p[rows * Wp + 1] = 0.f;
+    return s1(p, Wp, w, g, p + rows * Wp + 2, out);
+  }
+  const int64_t We = g.OW + 1, Wo = g.OW, rows = 2 * g.OH + 1;
+  uint8_t* bytes = scratch<uint8_t>(size_t(rows * 2 * We + rows * (We + Wo)));
+  uint8_t* split = bytes + rows * 2 * We;  // even columns, then odd ones
+  padded_bytes(x, zero_byte, g, rows, 2 * We, bytes);
+  float* even = scratch<float>(size_t(rows * (We + Wo)));
+  float* odd = even + rows * We;
+  gather_strided_bytes(bytes, 2 * We, 2, rows, We, split);
+  gather_strided_bytes(bytes + 1, 2 * We, 2, rows, Wo, split + rows * We);
+  dequantize_8bit(split, is_signed, rows * (We + Wo), 1.0f, x_zero, even);
+  s2(even, odd, We, w, g, out);
+}
+
+}  // namespace tessera::linalg
