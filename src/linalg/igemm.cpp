@@ -279,6 +279,25 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
   }
   const ProductTerms terms(rows, za, b, zb);
   const float inv = 1.0f / out.y_scale;
+  // One zero point for all rows of A and one for all columns of B (a
+  // convolution's usual case): the terms fold into a per-row and a
+  // per-column offset (see IgemmRequantRows).
+  auto uniform = [](ZeroPoints z, int64_t n) {
+    for (int64_t i = 1; i < z.count && i < n; ++i)
+      if (z.values[i] != z.values[0]) return false;
+    return true;
+  };
+  std::vector<int32_t> row_off, col_off;
+  if (uniform(za, a.rows()) && uniform(zb, b.cols())) {
+    const uint32_t zb0 = terms.zb_p[0], za0 = terms.za_p[0];
+    row_off.resize(size_t(a.rows()));
+    for (int64_t m = 0; m < a.rows(); ++m)
+      row_off[size_t(m)] =
+          int32_t(uint32_t(out.bias ? out.bias[m] : 0) - zb0 * terms.row_term[size_t(m)]);
+    col_off.resize(terms.zb_p.size());
+    for (size_t n = 0; n < col_off.size(); ++n)
+      col_off[n] = int32_t(za0 * uint32_t(b.col_sums()[n]));
+  }
   for_each_tile(
       a.rows(), b, pool, [&](int64_t p, int64_t m0, int nrows, int64_t n0, int64_t width) {
         const detail::IgemmRequantRows q{out.bias ? out.bias + m0 : nullptr,
@@ -287,7 +306,9 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
                                          inv,
                                          out.y_zero,
                                          out.lo,
-                                         out.hi};
+                                         out.hi,
+                                         row_off.empty() ? nullptr : row_off.data() + m0,
+                                         col_off.empty() ? nullptr : col_off.data() + n0};
         detail::igemm_tile_requant_vnni512(b.groups(), a.row(m0), a.ld(), nrows, b.panel(p),
                                            terms.tile(m0, n0, b), q, out.y + m0 * out.ldy + n0,
                                            out.ldy, int(width));

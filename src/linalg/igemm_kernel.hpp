@@ -48,6 +48,13 @@ struct IgemmRequantRows {
   const float* mult;    // one per row
   float y_scale, inv_scale;
   int32_t y_zero, lo, hi;
+  // When every row has one zero point and every column another, the zero-
+  // point terms and the bias fold into row_off[r] (bias - zb' row_term) and
+  // col_off[j] (za' col_sums), both wrapping: sum = raw + row_off - col_off,
+  // two vector adds instead of two multiplies. Null otherwise (then bias and
+  // IgemmTerms are used).
+  const int32_t* row_off = nullptr;
+  const int32_t* col_off = nullptr;
 };
 
 // The VNNI tile (rows <= kIgemmRows, width <= 64 columns) with the terms of

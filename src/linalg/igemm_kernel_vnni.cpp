@@ -94,6 +94,7 @@ __attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512
                                                                     uint8_t* y, int width) {
   const __m512i rt = _mm512_set1_epi32(int(t.row_term[r])), za = _mm512_set1_epi32(int(t.za[r]));
   const __m512i bias = _mm512_set1_epi32(q.bias ? q.bias[r] : 0);
+  const __m512i row_off = _mm512_set1_epi32(q.row_off ? q.row_off[r] : 0);
   const __m512 mult = _mm512_set1_ps(q.mult[r]), inv = _mm512_set1_ps(q.inv_scale);
   const __m512 ys = _mm512_set1_ps(q.y_scale);
   const __m512 far_lo = _mm512_set1_ps(-1e9f), far_hi = _mm512_set1_ps(1e9f);
@@ -104,10 +105,16 @@ __attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512
   for (int v = 0; v < V; ++v) {
     const int left = width - 16 * v;
     if (left <= 0) break;
-    const __m512i zb = _mm512_loadu_si512(t.zb + v * 16);
-    const __m512i cs = _mm512_loadu_si512(t.col_sums + v * 16);
-    const __m512i fix = _mm512_add_epi32(_mm512_mullo_epi32(zb, rt), _mm512_mullo_epi32(za, cs));
-    const __m512i sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], fix), bias);
+    __m512i sum;
+    if (q.col_off) {
+      sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], _mm512_loadu_si512(q.col_off + v * 16)),
+                             row_off);
+    } else {
+      const __m512i zb = _mm512_loadu_si512(t.zb + v * 16);
+      const __m512i cs = _mm512_loadu_si512(t.col_sums + v * 16);
+      const __m512i fix = _mm512_add_epi32(_mm512_mullo_epi32(zb, rt), _mm512_mullo_epi32(za, cs));
+      sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], fix), bias);
+    }
     const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
     __m512 x = _mm512_mul_ps(real, inv);
     const __m512 frac = _mm512_sub_ps(x, _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT));

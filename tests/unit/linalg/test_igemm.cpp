@@ -168,7 +168,8 @@ TEST(Igemm, RequantizedProductMatchesRequantizingTheExactProduct) {
         std::vector<int32_t> za(size_t(cs.M)), bias(size_t(cs.M));
         std::vector<float> mult(size_t(cs.M));
         for (int64_t m = 0; m < cs.M; ++m) {
-          za[size_t(m)] = byte(rng) - (as ? 128 : 0);
+          // forms 0 and 5: one zero point for every row (the folded offsets).
+          za[size_t(m)] = form == 0 || form == 5 ? (as ? -3 : 131) : byte(rng) - (as ? 128 : 0);
           bias[size_t(m)] = form == 2 ? (m % 2 ? 1 : -1) * (int32_t(1) << 30) - 7
                                       : int32_t(byte(rng) * 997) - 120000;
           // form 4: a power of two, so that with y_scale 0.25 every
