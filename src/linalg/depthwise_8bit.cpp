@@ -36,9 +36,9 @@ void padded_bytes(const uint8_t* x, uint8_t zero, const Depthwise3x3Plane& g, in
 
 // Stride 1: rows at the padded width Wp, one flat loop over all output rows
 // (the columns past OW are computed and dropped), so short rows still fill
-// whole vectors.
+// whole vectors; sums go straight to int32, at the padded width in f.
 [[gnu::always_inline]] inline void stride1(const float* p, int64_t Wp, const float* w,
-                                           const Depthwise3x3Plane& g, float* f, int32_t* out) {
+                                           const Depthwise3x3Plane& g, int32_t* f) {
   const int64_t n = g.OH * Wp;
   const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
               w7 = w[7], w8 = w[8];
@@ -46,10 +46,8 @@ void padded_bytes(const uint8_t* x, uint8_t zero, const Depthwise3x3Plane& g, in
   const float* r1 = p + Wp;
   const float* r2 = p + 2 * Wp;
   for (int64_t t = 0; t < n; ++t)
-    f[t] = w0 * r0[t] + w1 * r0[t + 1] + w2 * r0[t + 2] + w3 * r1[t] + w4 * r1[t + 1] +
-           w5 * r1[t + 2] + w6 * r2[t] + w7 * r2[t + 1] + w8 * r2[t + 2];
-  for (int64_t oh = 0; oh < g.OH; ++oh)
-    for (int64_t ow = 0; ow < g.OW; ++ow) out[oh * g.OW + ow] = int32_t(f[oh * Wp + ow]);
+    f[t] = int32_t(w0 * r0[t] + w1 * r0[t + 1] + w2 * r0[t + 2] + w3 * r1[t] + w4 * r1[t + 1] +
+                   w5 * r1[t + 2] + w6 * r2[t] + w7 * r2[t + 1] + w8 * r2[t + 2]);
 }
 
 // Stride 2, over the even columns (We = OW + 1 a row) and odd ones (OW a
@@ -75,15 +73,13 @@ void padded_bytes(const uint8_t* x, uint8_t zero, const Depthwise3x3Plane& g, in
 // target below (GCC would otherwise make the conversion loop a call).
 #define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
 
-using TapsS1 = void (*)(const float*, int64_t, const float*, const Depthwise3x3Plane&, float*,
-                        int32_t*);
+using TapsS1 = void (*)(const float*, int64_t, const float*, const Depthwise3x3Plane&, int32_t*);
 using TapsS2 = void (*)(const float*, const float*, int64_t, const float*, const Depthwise3x3Plane&,
                         int32_t*);
 
 __attribute__((TESSERA_NO_LIBCALLS)) void s1_generic(const float* p, int64_t Wp, const float* w,
-                                                     const Depthwise3x3Plane& g, float* f,
-                                                     int32_t* out) {
-  stride1(p, Wp, w, g, f, out);
+                                                     const Depthwise3x3Plane& g, int32_t* f) {
+  stride1(p, Wp, w, g, f);
 }
 __attribute__((TESSERA_NO_LIBCALLS)) void s2_generic(const float* even, const float* odd,
                                                      int64_t We, const float* w,
@@ -93,9 +89,8 @@ __attribute__((TESSERA_NO_LIBCALLS)) void s2_generic(const float* even, const fl
 
 #if defined(__x86_64__)
 __attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void s1_avx512(
-    const float* p, int64_t Wp, const float* w, const Depthwise3x3Plane& g, float* f,
-    int32_t* out) {
-  stride1(p, Wp, w, g, f, out);
+    const float* p, int64_t Wp, const float* w, const Depthwise3x3Plane& g, int32_t* f) {
+  stride1(p, Wp, w, g, f);
 }
 __attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void s2_avx512(
     const float* even, const float* odd, int64_t We, const float* w, const Depthwise3x3Plane& g,
@@ -136,10 +131,15 @@ void depthwise3x3_8bit(const uint8_t* x, bool is_signed, float x_zero, const flo
     const int64_t Wp = std::max(g.pad_left + g.W, g.OW + 2), rows = g.OH + 2;
     uint8_t* bytes = scratch<uint8_t>(size_t(rows * Wp));
     padded_bytes(x, zero_byte, g, rows, Wp, bytes);
-    float* p = scratch<float>(size_t(rows * Wp + 2 + g.OH * Wp));
+    float* p = scratch<float>(size_t(rows * Wp + 2));
     dequantize_8bit(bytes, is_signed, rows * Wp, 1.0f, x_zero, p);
     p[rows * Wp] = p[rows * Wp + 1] = 0.f;
-    return s1(p, Wp, w, g, p + rows * Wp + 2, out);
+    int32_t* f = scratch<int32_t>(size_t(g.OH * Wp));
+    s1(p, Wp, w, g, f);
+    // The kept columns of each row, as bytes (masked vector moves).
+    gather_strided_bytes(reinterpret_cast<const uint8_t*>(f), Wp * 4, 1, g.OH, g.OW * 4,
+                         reinterpret_cast<uint8_t*>(out));
+    return;
   }
   const int64_t We = g.OW + 1, Wo = g.OW, rows = 2 * g.OH + 1;
   uint8_t* bytes = scratch<uint8_t>(size_t(rows * 2 * We + rows * (We + Wo)));
