@@ -11,26 +11,28 @@ namespace tessera::linalg {
 
 namespace {
 
-[[gnu::always_inline]] inline void max_body(const float* x, const DepthwiseGeometry& g, float* y) {
-  constexpr float kLowest = std::numeric_limits<float>::lowest();
-  // The plane in a buffer bordered with the lowest float, so taps need no tests.
-  static thread_local HostVector<float> buf;
+template <typename T>
+[[gnu::always_inline]] inline void max_body(const T* x, const DepthwiseGeometry& g, T* y) {
+  constexpr T kLowest = std::numeric_limits<T>::lowest();
+  // The plane in a buffer bordered with the type's lowest value, so taps
+  // need no tests.
+  static thread_local HostVector<T> buf;
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
   if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));
-  float* p = buf.data();
+  T* p = buf.data();
   for (int64_t i = 0; i < Hp * Wp; ++i) p[i] = kLowest;
   for (int64_t h = 0; h < g.H; ++h) {
-    float* row = p + (g.ph + h) * Wp + g.pw;
+    T* row = p + (g.ph + h) * Wp + g.pw;
     for (int64_t i = 0; i < g.W; ++i) row[i] = x[h * g.W + i];
   }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
-    float* yrow = y + oh * g.OW;
+    T* yrow = y + oh * g.OW;
     for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kLowest;
     for (int64_t kh = 0; kh < g.KH; ++kh) {
-      const float* xrow = p + (oh * g.sh + kh * g.dh) * Wp;
+      const T* xrow = p + (oh * g.sh + kh * g.dh) * Wp;
       for (int64_t kw = 0; kw < g.KW; ++kw) {
-        const float* xs = xrow + kw * g.dw;
+        const T* xs = xrow + kw * g.dw;
         // Separate loops per stride so the common ones have constant strides.
         if (g.sw == 1)
           for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = xs[ow] > yrow[ow] ? xs[ow] : yrow[ow];
@@ -48,32 +50,43 @@ namespace {
 // Plain loops stay inline loops, not a memcpy/memset call per short row.
 #define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
 
-__attribute__((TESSERA_NO_LIBCALLS)) void max_generic(const float* x, const DepthwiseGeometry& g,
-                                                      float* y) {
+template <typename T>
+__attribute__((TESSERA_NO_LIBCALLS)) void max_generic(const T* x, const DepthwiseGeometry& g,
+                                                      T* y) {
   max_body(x, g, y);
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f"), TESSERA_NO_LIBCALLS)) void max_avx512(const float* x,
-                                                                        const DepthwiseGeometry& g,
-                                                                        float* y) {
+template <typename T>
+__attribute__((target("avx512f,avx512bw"), TESSERA_NO_LIBCALLS)) void max_avx512(
+    const T* x, const DepthwiseGeometry& g, T* y) {
   max_body(x, g, y);
 }
 #endif
 
-using MaxFn = void (*)(const float*, const DepthwiseGeometry&, float*);
+template <typename T>
+using MaxFn = void (*)(const T*, const DepthwiseGeometry&, T*);
 
-MaxFn pick() {
+template <typename T>
+MaxFn<T> pick() {
 #if defined(__x86_64__)
-  if (cpu_isa() >= Isa::kAvx512) return max_avx512;
+  if (cpu_isa() >= Isa::kAvx512) return max_avx512<T>;
 #endif
-  return max_generic;
+  return max_generic<T>;
 }
 
 }  // namespace
 
 void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y) {
-  static const MaxFn fn = pick();
+  static const MaxFn<float> fn = pick<float>();
+  fn(x, g, y);
+}
+void max_pool2d_plane(const uint8_t* x, const DepthwiseGeometry& g, uint8_t* y) {
+  static const MaxFn<uint8_t> fn = pick<uint8_t>();
+  fn(x, g, y);
+}
+void max_pool2d_plane(const int8_t* x, const DepthwiseGeometry& g, int8_t* y) {
+  static const MaxFn<int8_t> fn = pick<int8_t>();
   fn(x, g, y);
 }
 

@@ -9,5 +9,9 @@ namespace tessera::linalg {
 // y[OH, OW] = max over the in-bounds taps of each window (geometry as for the
 // depthwise convolution).
 void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y);
+// The same on 8-bit planes (quantized CNNs' pools; the border is the type's
+// lowest value).
+void max_pool2d_plane(const uint8_t* x, const DepthwiseGeometry& g, uint8_t* y);
+void max_pool2d_plane(const int8_t* x, const DepthwiseGeometry& g, int8_t* y);
 
 }  // namespace tessera::linalg

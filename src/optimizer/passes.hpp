@@ -60,6 +60,9 @@ size_t fuse_attention(ir::Model& model, ir::Graph& graph, bool packed_qkv);
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);
 // MatMul's bias Add + exact Gelu -> com.tessera BiasGelu.
 size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
+// MaxPool([Relu](DequantizeLinear(q))) -> [Relu](DequantizeLinear(MaxPool(q)))
+// where every window holds an image element (exact; the pool on bytes).
+size_t pool_quantized_values(ir::Model& model, ir::Graph& graph);
 // QuantizeLinear(DequantizeLinear(q)) with equal scalar parameters -> q, and
 // with a Relu between them -> Max(q, zero point) (exact).
 size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& graph);

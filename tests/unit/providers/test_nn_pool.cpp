@@ -43,15 +43,62 @@ TEST(NnPool, MaxPoolUInt8AndDilation) {
             (std::vector<uint8_t>{36, 39, 42, 51, 54, 57, 66, 69, 72}));
 }
 
+// 8-bit 2-D MaxPool (the vector plane kernel) against the definition: the
+// largest element of each window's part inside the image, for both
+// signednesses (the border is each type's lowest value) and windows that
+// hang over every edge.
+TEST(NnPool, MaxPool8BitPlanesMatchTheDefinition) {
+  struct Geo {
+    int64_t k, s, pad, dil, ceil;
+  };
+  for (Geo geo : {Geo{3, 2, 1, 1, 0}, Geo{2, 1, 0, 1, 0}, Geo{3, 1, 1, 2, 0}, Geo{3, 2, 1, 1, 1},
+                  Geo{5, 3, 2, 1, 1}})
+    for (bool is_signed : {false, true}) {
+      const int64_t H = 11, W = 13;
+      std::vector<uint8_t> v(size_t(2 * H * W));
+      for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t((i * 97 + 31) % 251);
+      Tensor x = is_signed ? Tensor(DataType::kInt8, Shape{1, 2, H, W})
+                           : Tensor(DataType::kUInt8, Shape{1, 2, H, W});
+      std::copy(v.begin(), v.end(), static_cast<uint8_t*>(x.mutable_raw_data()));
+      auto out =
+          run_node("MaxPool", {x},
+                   {attr_ints("kernel_shape", {geo.k, geo.k}), attr_ints("strides", {geo.s, geo.s}),
+                    attr_ints("pads", {geo.pad, geo.pad, geo.pad, geo.pad}),
+                    attr_ints("dilations", {geo.dil, geo.dil}), attr_int("ceil_mode", geo.ceil)},
+                   12);
+      const Tensor& y = out[0].tensor();
+      const int64_t OH = y.shape()[2], OW = y.shape()[3];
+      const auto* yd = static_cast<const uint8_t*>(y.raw_data());
+      auto value = [&](uint8_t b) { return is_signed ? int(int8_t(b)) : int(b); };
+      for (int64_t c = 0; c < 2; ++c)
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            int best = is_signed ? -128 : 0;
+            for (int64_t i = 0; i < geo.k; ++i)
+              for (int64_t j = 0; j < geo.k; ++j) {
+                const int64_t r = oh * geo.s - geo.pad + i * geo.dil;
+                const int64_t q = ow * geo.s - geo.pad + j * geo.dil;
+                if (r >= 0 && r < H && q >= 0 && q < W)
+                  best = std::max(best, value(v[size_t((c * H + r) * W + q)]));
+              }
+            ASSERT_EQ(value(yd[(c * OH + oh) * OW + ow]), best)
+                << "k " << geo.k << " s " << geo.s << " pad " << geo.pad << " dil " << geo.dil
+                << " ceil " << geo.ceil << (is_signed ? " int8" : " uint8") << " at " << c << ","
+                << oh << "," << ow;
+          }
+    }
+}
+
 TEST(NnPool, AveragePoolPadsWithAndWithoutCountIncludePad) {
   auto x = f32({1, 2, 3, 4}, Shape{1, 1, 2, 2});
-  std::vector<ir::Attribute> a = {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {1, 1, 1, 1})};
+  std::vector<ir::Attribute> a = {attr_ints("kernel_shape", {2, 2}),
+                                  attr_ints("pads", {1, 1, 1, 1})};
   // Output 3x3; corner windows see one value.
   expect_near(run_node("AveragePool", {x}, a, 19)[0], {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4},
               Shape{1, 1, 3, 3});
   a.push_back(attr_int("count_include_pad", 1));
-  expect_near(run_node("AveragePool", {x}, a, 19)[0],
-              {0.25, 0.75, 0.5, 1, 2.5, 1.5, 0.75, 1.75, 1}, Shape{1, 1, 3, 3});
+  expect_near(run_node("AveragePool", {x}, a, 19)[0], {0.25, 0.75, 0.5, 1, 2.5, 1.5, 0.75, 1.75, 1},
+              Shape{1, 1, 3, 3});
 }
 
 TEST(NnPool, SameUpperPadsAtTheEnd) {

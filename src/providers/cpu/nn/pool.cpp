@@ -104,19 +104,28 @@ class PoolKernel : public ep::OpKernel {
     Tensor* I = ctx.has_output(1) ? &ctx.output(1, Shape(yd), DataType::kInt64) : nullptr;
     if (Y.num_elements() == 0) return;
     const int64_t planes = xd[0] * xd[1];
-    if (kind_ == PoolKind::kMax && !I && w.rank() == 2 && X.dtype() == DataType::kFloat) {
-      // The common CNN case (e.g. ResNet's stem): a vectorised plane kernel.
+    const DataType t = X.dtype();
+    if (kind_ == PoolKind::kMax && !I && w.rank() == 2 &&
+        (t == DataType::kFloat || t == DataType::kUInt8 || t == DataType::kInt8)) {
+      // The common CNN case (e.g. ResNet's stem, float or 8-bit): a
+      // vectorised plane kernel.
       const linalg::DepthwiseGeometry g{w.in[0],         w.in[1],        w.out[0],
                                         w.out[1],        w.kernel[0],    w.kernel[1],
                                         w.strides[0],    w.strides[1],   w.pads_begin[0],
                                         w.pads_begin[1], w.dilations[0], w.dilations[1]};
-      const float* x = X.data<float>();
-      float* y = Y.mutable_data<float>();
       const double cost = double(w.out_size() * w.kernel_size());
-      ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p)
-          linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
-      });
+      auto planes_of = [&]<typename T>(const T* x, T* y) {
+        ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; ++p)
+            linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
+        });
+      };
+      if (t == DataType::kFloat)
+        planes_of(X.data<float>(), Y.mutable_data<float>());
+      else if (t == DataType::kUInt8)
+        planes_of(X.data<uint8_t>(), Y.mutable_data<uint8_t>());
+      else
+        planes_of(X.data<int8_t>(), Y.mutable_data<int8_t>());
       return;
     }
     const PoolPlan plan(w);
