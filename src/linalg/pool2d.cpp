@@ -6,13 +6,18 @@
 
 #include "core/host_heap.hpp"
 #include "linalg/cpu_isa.hpp"
+#include "linalg/strided_bytes.hpp"
 
 namespace tessera::linalg {
 
 namespace {
 
 template <typename T>
-[[gnu::always_inline]] inline void max_body(const T* x, const DepthwiseGeometry& g, T* y) {
+[[gnu::always_inline]] inline void max_body(const T* __restrict x, const DepthwiseGeometry& geo,
+                                            T* __restrict y) {
+  // A local copy: byte stores may alias anything, and the compiler would
+  // reload the geometry after each one (no vector loops).
+  const DepthwiseGeometry g = geo;
   constexpr T kLowest = std::numeric_limits<T>::lowest();
   // The plane in a buffer bordered with the type's lowest value, so taps
   // need no tests.
@@ -20,11 +25,38 @@ template <typename T>
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
   if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));
-  T* p = buf.data();
+  T* __restrict p = buf.data();
   for (int64_t i = 0; i < Hp * Wp; ++i) p[i] = kLowest;
   for (int64_t h = 0; h < g.H; ++h) {
     T* row = p + (g.ph + h) * Wp + g.pw;
     for (int64_t i = 0; i < g.W; ++i) row[i] = x[h * g.W + i];
+  }
+  if constexpr (sizeof(T) == 1) {
+    if (g.sw == 2 && g.dw == 1) {
+      // Bytes at stride 2 would be read one by one: each padded row is
+      // split into its even and odd columns (masked vector moves), and
+      // tap kw reads column 2 ow + kw as even[ow + kw / 2] or odd[ow + kw / 2].
+      const int64_t We = (Wp + 1) / 2, Wo = Wp / 2;
+      static thread_local HostVector<T> split;
+      if (split.size() < size_t(Hp * (We + Wo))) split.resize(size_t(Hp * (We + Wo)));
+      T* __restrict even = split.data();
+      T* __restrict odd = even + Hp * We;
+      auto* bytes = reinterpret_cast<const uint8_t*>(p);
+      gather_strided_bytes(bytes, Wp, 2, Hp, We, reinterpret_cast<uint8_t*>(even));
+      if (Wo > 0) gather_strided_bytes(bytes + 1, Wp, 2, Hp, Wo, reinterpret_cast<uint8_t*>(odd));
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        T* __restrict yrow = y + oh * g.OW;
+        for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kLowest;
+        for (int64_t kh = 0; kh < g.KH; ++kh) {
+          const int64_t r = oh * g.sh + kh * g.dh;
+          for (int64_t kw = 0; kw < g.KW; ++kw) {
+            const T* __restrict xs = (kw % 2 == 0 ? even + r * We : odd + r * Wo) + kw / 2;
+            for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = xs[ow] > yrow[ow] ? xs[ow] : yrow[ow];
+          }
+        }
+      }
+      return;
+    }
   }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     T* yrow = y + oh * g.OW;
