@@ -10,12 +10,13 @@
 //   outputs: 0 C = act(DQ(A) + B') (float; "" when only Q is read),
 //            1 Q = QuantizeLinear(C, Y_scale, Y_zero_point) (when 6, 7 are)
 //
-// Each step is the replaced kernel's own loop (linalg::dequantize_8bit, a
-// float add, Relu's max, linalg::quantize_u8/s8), run on blocks of 1024
-// elements that stay in L1, so the values are the unfused graph's.
+// Each step is the replaced kernel's own arithmetic (linalg::dequantize_8bit,
+// a float add and Relu's compare, linalg::quantize_u8/s8), run on blocks of
+// 1024 elements that stay in L1, so the values are the unfused graph's.
 #include <algorithm>
 
 #include "core/quant_types.hpp"
+#include "linalg/epilogue.hpp"
 #include "linalg/quantize.hpp"
 #include "ops/broadcast.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
@@ -75,9 +76,9 @@ class DequantizeAddKernel final : public ep::OpKernel {
       }
     }
     const float* bf = b_quantized ? (same ? nullptr : wide_b.data()) : b.data<float>();
-    auto finish = [&](int64_t i, int64_t len, float* y) {
-      if (relu_)
-        for (int64_t j = 0; j < len; ++j) y[j] = y[j] < 0.f ? 0.f : y[j];  // NaN passes
+    linalg::ActivationSpec act;
+    if (relu_) act.kind = linalg::Activation::kRelu;  // a compare: NaN passes, as in Relu
+    auto quantize_block = [&](int64_t i, int64_t len, const float* y) {
       if (!q) return;
       if (q_type == DataType::kUInt8)
         linalg::quantize_u8(y, len, ys, yz, q + i);
@@ -93,8 +94,14 @@ class DequantizeAddKernel final : public ep::OpKernel {
           dq_a.run(i, len, y);
           const float* add = bf ? bf + i : other;
           if (!bf) dq_b.run(i, len, other);
-          for (int64_t j = 0; j < len; ++j) y[j] = y[j] + add[j];
-          finish(i, len, y);
+          // y = act(y + add), the Add's and the Relu's arithmetic in one
+          // vector pass.
+          linalg::Epilogue e;
+          e.residual = add;
+          e.ldr = len;
+          e.act = act;
+          linalg::apply_epilogue(e, 0, 1, 0, len, y, len);
+          quantize_block(i, len, y);
         }
       });
       return;
@@ -109,7 +116,8 @@ class DequantizeAddKernel final : public ep::OpKernel {
           for (int64_t j = 0; j < len; ++j)
             y[out + j] = wide_a[size_t(off[0] + j * sa)] + bf[off[1] + j * sb];
         });
-    finish(0, n, y);
+    linalg::apply_activation(act, y, n);
+    quantize_block(0, n, y);
   }
 
  private:
