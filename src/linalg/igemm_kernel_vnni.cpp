@@ -38,33 +38,39 @@ __attribute__((target("avx512f"), noinline)) void fix_tile(const IgemmTerms& t, 
   }
 }
 
+// acc[r][v] = the raw sums of rows r < MR over columns 16 v .. 16 v + 16
+// (v < V) of the panel at b: per group of 4 k values the panel's V vectors
+// are loaded once and each row's 4 bytes are broadcast into vpdpbusd.
+template <int MR, int V>
+[[gnu::always_inline]] inline __attribute__((target("avx512f,avx512bw,avx512vnni"))) void
+accumulate(int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, __m512i (&acc)[MR][V]) {
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
+  for (int64_t g = 0; g < groups; ++g) {
+    const int8_t* bg = b + g * 256;
+    __m512i bv[V];
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_si512(bg + 64 * v);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      int32_t four;
+      std::memcpy(&four, a + r * lda + 4 * g, 4);
+      const __m512i ar = _mm512_set1_epi32(four);
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], ar, bv[v]);
+    }
+  }
+}
+
 template <int MR>
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups, const uint8_t* a,
                                                                  int64_t lda, const int8_t* b,
                                                                  const IgemmTerms& t,
                                                                  int32_t* out) {
   __m512i acc[MR][4];
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v) acc[r][v] = _mm512_setzero_si512();
-  for (int64_t g = 0; g < groups; ++g) {
-    const int8_t* bg = b + g * 256;
-    const __m512i b0 = _mm512_loadu_si512(bg);
-    const __m512i b1 = _mm512_loadu_si512(bg + 64);
-    const __m512i b2 = _mm512_loadu_si512(bg + 128);
-    const __m512i b3 = _mm512_loadu_si512(bg + 192);
-#pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
-      int32_t four;
-      std::memcpy(&four, a + r * lda + 4 * g, 4);
-      const __m512i ar = _mm512_set1_epi32(four);
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], ar, b0);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], ar, b1);
-      acc[r][2] = _mm512_dpbusd_epi32(acc[r][2], ar, b2);
-      acc[r][3] = _mm512_dpbusd_epi32(acc[r][3], ar, b3);
-    }
-  }
+  accumulate<MR, 4>(groups, a, lda, b, acc);
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r)
 #pragma GCC unroll 4
@@ -138,24 +144,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_requant(
     int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, const IgemmTerms& t,
     const IgemmRequantRows& q, uint8_t* y, int64_t ldy, int width) {
   __m512i acc[MR][V];
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
-  for (int64_t g = 0; g < groups; ++g) {
-    const int8_t* bg = b + g * 256;
-    __m512i bv[V];
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) bv[v] = _mm512_loadu_si512(bg + 64 * v);
-#pragma GCC unroll 6
-    for (int r = 0; r < MR; ++r) {
-      int32_t four;
-      std::memcpy(&four, a + r * lda + 4 * g, 4);
-      const __m512i ar = _mm512_set1_epi32(four);
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], ar, bv[v]);
-    }
-  }
+  accumulate<MR, V>(groups, a, lda, b, acc);
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r) requant_row<V>(acc[r], t, r, q, y + r * ldy, width);
 }
