@@ -82,8 +82,12 @@ class HostHeap {
   size_t mapped_ = 0, in_use_ = 0, maps_ = 0, populated_ = 0;
 };
 
-// Blocks of at least this size come from the process's HostHeap.
-constexpr size_t kHostHeapMinBlock = size_t(128) << 10;
+// Blocks of at least this size come from the process's HostHeap. Not only
+// the C allocator's mmap'd blocks (128 KiB and up) return to the system when
+// freed: its heap top is trimmed back too, so a 100 KiB buffer made and freed
+// per call (a convolution's packed image) could fault its pages in on every
+// call (12.5 us a page here). 16 KiB keeps page rounding under a quarter.
+constexpr size_t kHostHeapMinBlock = size_t(16) << 10;
 
 // 64-byte aligned host memory: blocks of kHostHeapMinBlock bytes or more from
 // the process's HostHeap, smaller ones from the C allocator. The heap is left

@@ -2,6 +2,7 @@
 // (chrome://tracing, Perfetto) JSON file.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -31,13 +32,15 @@ class Profiler {
   std::string prefix_;
   int64_t start_ns_ = 0;
   std::mutex mu_;
-  std::vector<Event> events_;
+  // Deques: a long profiled run adds events without ever moving the ones
+  // recorded (a vector's regrowth copied them all, mid-run, into fresh pages).
+  std::deque<Event> events_;
   struct Memory {
     std::string provider;
     int64_t t;
     size_t in_use, peak, reserved, num_allocs;
   };
-  std::vector<Memory> memory_;
+  std::deque<Memory> memory_;
 };
 
 }  // namespace tessera::runtime
