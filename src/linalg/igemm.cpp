@@ -71,7 +71,7 @@ void PackedBInt8::pack(ThreadPool* pool, const RowsOf& rows_of) {
   // to the total at its end.
   auto run = [&](int64_t g0, int64_t g1) {
     HostBuffer<uint8_t> scratch(size_t(4 * N_));
-    std::vector<int32_t> sums(size_t(N_), 0);
+    HostVector<int32_t> sums(size_t(N_), 0);
     for (int64_t g = g0; g < g1; ++g) {
       const std::array<const uint8_t*, 4> rows = rows_of(g, scratch.data());
       for (int64_t p = 0; p < panels(); ++p) {
@@ -95,7 +95,7 @@ PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool 
     : K_(K), N_(N), signed_(b_signed) {
   // B's rows are read in place; rows past K (to a whole group) read a row
   // of B' = 0.
-  const std::vector<uint8_t> pad(size_t(N), b_signed ? 0 : 0x80);
+  const HostVector<uint8_t> pad(size_t(N), b_signed ? 0 : 0x80);
   const auto* b8 = static_cast<const uint8_t*>(b);
   pack(pool, [&](int64_t g, uint8_t*) {
     std::array<const uint8_t*, 4> rows;
@@ -154,9 +154,9 @@ struct ARows {
 // The zero-point terms of a product (igemm.hpp's formula), per row of A and
 // per column of B.
 struct ProductTerms {
-  std::vector<uint32_t> row_term;  // rowsum(A')[m] - K * za'[m]
-  std::vector<uint32_t> za_p;      // za'[m] = za[m] + 128 for int8 A
-  std::vector<uint32_t> zb_p;      // zb'[n] = zb[n] - 128 for uint8 B; whole panels
+  HostVector<uint32_t> row_term;  // rowsum(A')[m] - K * za'[m]
+  HostVector<uint32_t> za_p;      // za'[m] = za[m] + 128 for int8 A
+  HostVector<uint32_t> zb_p;      // zb'[n] = zb[n] - 128 for uint8 B; whole panels
   ProductTerms(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoints zb)
       : row_term(size_t(a.M)), za_p(size_t(a.M)), zb_p(size_t(b.panels() * PackedBInt8::kPanel)) {
     const uint32_t oa = a.a_signed ? 128u : 0u;
@@ -221,7 +221,7 @@ void igemm_rows(int64_t M, const void* a, int64_t lda, bool a_signed, ZeroPoints
   if (M <= 0 || b.cols() <= 0) return;
   if (!a_signed && K % 4 == 0) {
     const auto* a8 = static_cast<const uint8_t*>(a);
-    std::vector<uint32_t> sums(static_cast<size_t>(M));
+    HostVector<uint32_t> sums(static_cast<size_t>(M));
     for (int64_t m = 0; m < M; ++m) {
       uint32_t sum = 0;
       for (int64_t k = 0; k < K; ++k) sum += a8[m * lda + k];
@@ -287,7 +287,7 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
       if (z.values[i] != z.values[0]) return false;
     return true;
   };
-  std::vector<int32_t> row_off, col_off;
+  HostVector<int32_t> row_off, col_off;
   if (uniform(za, a.rows()) && uniform(zb, b.cols())) {
     const uint32_t zb0 = terms.zb_p[0], za0 = terms.za_p[0];
     row_off.resize(size_t(a.rows()));

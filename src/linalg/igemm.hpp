@@ -65,11 +65,12 @@ class PackedBInt8 {
 
   int64_t K_ = 0, N_ = 0;
   bool signed_ = true;
-  // In the host heap: a convolution packs its image per call, and pages
-  // already faulted in cost nothing to reuse (core/host_heap.hpp). Every
-  // byte is written by pack(), so it is not zero-filled first.
+  // In the host heap (as every per-call buffer here): a convolution packs
+  // its image per call, and pages already faulted in cost nothing to reuse
+  // (core/host_heap.hpp). Every byte is written by pack(), so it is not
+  // zero-filled first.
   HostBuffer<int8_t> data_;
-  std::vector<int32_t> sums_;
+  HostVector<int32_t> sums_;
 };
 
 // A as the kernels read it: A' (uint8; int8 A plus 128, flipping the top
@@ -90,7 +91,7 @@ class PreparedAInt8 {
   int64_t M_ = 0, K_ = 0;
   bool signed_ = false;
   HostVector<uint8_t> data_;
-  std::vector<uint32_t> sums_;
+  HostVector<uint32_t> sums_;
 };
 
 // Zero points: `values` holds `count` of them, count 1 (every row/column) or

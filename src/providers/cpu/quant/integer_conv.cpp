@@ -306,7 +306,7 @@ void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const T
     const linalg::Depthwise3x3Plane dg{
         ih, iw, g.out[0], g.out[1], g.stride[0], g.pad_begin[0], g.pad_begin[1]};
     ctx.thread_pool().parallel_for(g.N * g.M, double(P * taps), [&](int64_t b, int64_t e) {
-      std::vector<int32_t> acc(static_cast<size_t>(P));
+      HostVector<int32_t> acc(static_cast<size_t>(P));  // host heap: see core/host_heap.hpp
       for (int64_t nm = b; nm < e; ++nm) {
         const int64_t n = nm / g.M, m = nm % g.M, c = m / g.mg;
         linalg::depthwise3x3_8bit(xd + (n * g.C + c) * ih * iw, x_signed, float(xzp),
@@ -317,8 +317,8 @@ void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const T
     return;
   }
   ctx.thread_pool().parallel_for(g.N * g.M, double(P * taps * 2), [&](int64_t b, int64_t e) {
-    std::vector<float> plane(static_cast<size_t>(ih * iw)), sums(static_cast<size_t>(P));
-    std::vector<int32_t> acc(static_cast<size_t>(P));
+    HostVector<float> plane(static_cast<size_t>(ih * iw)), sums(static_cast<size_t>(P));
+    HostVector<int32_t> acc(static_cast<size_t>(P));
     for (int64_t nm = b; nm < e; ++nm) {
       const int64_t n = nm / g.M, m = nm % g.M, c = m / g.mg;
       // x - x_zp, exactly (scale 1).
