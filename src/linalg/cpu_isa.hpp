@@ -3,6 +3,11 @@
 // pooling, epilogues) asks here, so one setting moves them all together.
 #pragma once
 
+// For kernel bodies compiled once per ISA whose plain row loops (fills,
+// copies of short rows) must stay inline loops: GCC would otherwise turn them
+// into memset/memcpy calls, each costing more than a short row.
+#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
+
 namespace tessera::linalg {
 
 // From narrowest to widest. AVX2 counts only together with FMA.

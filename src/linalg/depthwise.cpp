@@ -141,10 +141,6 @@ template <int S>
   }
 }
 
-// The row loops above must stay inline loops: GCC would otherwise turn the
-// copies and fills into memcpy/memset calls, each costing more than a short row.
-#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
-
 __attribute__((TESSERA_NO_LIBCALLS)) void plane_generic(const float* x, const float* w, float bias,
                                                         const float* residual,
                                                         const ActivationSpec& act,

@@ -69,10 +69,6 @@ void padded_bytes(const uint8_t* x, uint8_t zero, const Depthwise3x3Plane& g, in
   }
 }
 
-// The tap loops must stay inline loops the compiler vectorises for the
-// target below (GCC would otherwise make the conversion loop a call).
-#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
-
 using TapsS1 = void (*)(const float*, int64_t, const float*, const Depthwise3x3Plane&, int32_t*);
 using TapsS2 = void (*)(const float*, const float*, int64_t, const float*, const Depthwise3x3Plane&,
                         int32_t*);
@@ -110,9 +106,10 @@ bool use_avx512() {
 
 }  // namespace
 
-bool depthwise3x3_8bit_fits(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh,
-                            int64_t dw) {
-  return kh == 3 && kw == 3 && dh == 1 && dw == 1 && sh == sw && (sh == 1 || sh == 2);
+bool depthwise3x3_8bit_fits(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                            int64_t pad_top, int64_t pad_left) {
+  return kh == 3 && kw == 3 && dh == 1 && dw == 1 && sh == sw && (sh == 1 || sh == 2) &&
+         pad_top >= 0 && pad_left >= 0;
 }
 
 void depthwise3x3_8bit(const uint8_t* x, bool is_signed, float x_zero, const float* w,
@@ -126,7 +123,7 @@ void depthwise3x3_8bit(const uint8_t* x, bool is_signed, float x_zero, const flo
   const TapsS2 s2 = s2_generic;
 #endif
   if (g.stride == 1) {
-    // + 2 bytes: the flat loop's last (dropped) columns read two past the
+    // + 2 floats: the flat loop's last (dropped) columns read two past the
     // last row.
     const int64_t Wp = std::max(g.pad_left + g.W, g.OW + 2), rows = g.OH + 2;
     uint8_t* bytes = scratch<uint8_t>(size_t(rows * Wp));

@@ -17,8 +17,9 @@ struct Depthwise3x3Plane {
 };
 
 // Whether depthwise3x3_8bit takes this geometry (3x3, dilation 1, stride 1
-// or 2 both ways, the output within the padded input).
-bool depthwise3x3_8bit_fits(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw);
+// or 2 both ways, leading pads >= 0).
+bool depthwise3x3_8bit_fits(int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                            int64_t pad_top, int64_t pad_left);
 
 // out[oh * OW + ow] = sum over ky, kx < 3 of w[ky * 3 + kx] *
 //   (x[oh*s - pad_top + ky][ow*s - pad_left + kx] - x_zero), taps outside x

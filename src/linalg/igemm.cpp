@@ -50,7 +50,7 @@ IgemmPath igemm_best_path() {
 }
 
 template <typename RowsOf>
-void PackedBInt8::pack(ThreadPool* pool, const RowsOf& rows_of) {
+void PackedBInt8::pack(ThreadPool* pool, bool make_rows, const RowsOf& rows_of) {
   // int8 B is taken as it is; uint8 B as B - 128 (flipping the top bit of
   // each byte: here of four at once).
   const uint32_t flip = signed_ ? 0u : 0x80808080u;
@@ -70,7 +70,7 @@ void PackedBInt8::pack(ThreadPool* pool, const RowsOf& rows_of) {
   // Each task packs whole groups into every panel, and adds its column sums
   // to the total at its end.
   auto run = [&](int64_t g0, int64_t g1) {
-    HostBuffer<uint8_t> scratch(size_t(4 * N_));
+    HostBuffer<uint8_t> scratch(make_rows ? size_t(4 * N_) : 0);
     HostVector<int32_t> sums(size_t(N_), 0);
     for (int64_t g = g0; g < g1; ++g) {
       const std::array<const uint8_t*, 4> rows = rows_of(g, scratch.data());
@@ -97,7 +97,7 @@ PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool 
   // of B' = 0.
   const HostVector<uint8_t> pad(size_t(N), b_signed ? 0 : 0x80);
   const auto* b8 = static_cast<const uint8_t*>(b);
-  pack(pool, [&](int64_t g, uint8_t*) {
+  pack(pool, /*make_rows=*/false, [&](int64_t g, uint8_t*) {
     std::array<const uint8_t*, 4> rows;
     for (int i = 0; i < 4; ++i)
       rows[size_t(i)] = 4 * g + i < K ? b8 + (4 * g + i) * ldb : pad.data();
@@ -108,7 +108,7 @@ PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool 
 PackedBInt8::PackedBInt8(int64_t K, int64_t N, bool b_signed, const RowSource& row,
                          ThreadPool* pool)
     : K_(K), N_(N), signed_(b_signed) {
-  pack(pool, [&](int64_t g, uint8_t* scratch) {
+  pack(pool, /*make_rows=*/true, [&](int64_t g, uint8_t* scratch) {
     std::array<const uint8_t*, 4> rows;
     for (int i = 0; i < 4; ++i) {
       uint8_t* r = scratch + i * N;
@@ -265,7 +265,8 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
   const ARows rows{a.rows(), a.row(0), a.ld(), a.row_sums(), a.a_signed()};
   // The in-register requantization needs every sum + bias to fit int32
   // (|sum| <= K * 255^2 < 2^30) and a y_scale whose inverse is finite.
-  bool fused = path == IgemmPath::kVnni512 && b.depth() <= 16384 && std::isnormal(out.y_scale) &&
+  bool fused = path == IgemmPath::kVnni512 && detail::igemm_vnni512_available() &&
+               b.depth() <= 16384 && std::isnormal(out.y_scale) &&
                std::isnormal(1.0f / out.y_scale);
   for (int64_t m = 0; fused && out.bias && m < a.rows(); ++m)
     fused = out.bias[m] >= -(int32_t(1) << 30) && out.bias[m] <= (int32_t(1) << 30);

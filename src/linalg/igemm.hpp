@@ -58,10 +58,11 @@ class PackedBInt8 {
 
  private:
   // Packs every group: rows_of(g, scratch) gives group g's four rows (N
-  // bytes each; rows past K hold B' = 0), in `scratch` (4 N bytes) or in
-  // place. Defined (and instantiated) in igemm.cpp.
+  // bytes each; rows past K hold B' = 0), made in `scratch` (4 N bytes, when
+  // `make_rows`; null otherwise) or read in place. Defined (and
+  // instantiated) in igemm.cpp.
   template <typename RowsOf>
-  void pack(ThreadPool* pool, const RowsOf& rows_of);
+  void pack(ThreadPool* pool, bool make_rows, const RowsOf& rows_of);
 
   int64_t K_ = 0, N_ = 0;
   bool signed_ = true;

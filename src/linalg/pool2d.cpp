@@ -79,9 +79,6 @@ template <typename T>
   }
 }
 
-// Plain loops stay inline loops, not a memcpy/memset call per short row.
-#define TESSERA_NO_LIBCALLS optimize("no-tree-loop-distribute-patterns")
-
 template <typename T>
 __attribute__((TESSERA_NO_LIBCALLS)) void max_generic(const T* x, const DepthwiseGeometry& g,
                                                       T* y) {

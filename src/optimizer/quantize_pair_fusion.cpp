@@ -27,28 +27,6 @@
 
 namespace tessera::optimizer {
 
-bool simple_quant_params(const GraphView& v, const ir::Node& n, const Tensor** s,
-                         const Tensor** z) {
-  if (n.inputs.size() < 3 || n.outputs.size() != 1 || attr_int(n, "block_size", 0) != 0)
-    return false;
-  *s = v.constant(n.inputs[1]);
-  *z = v.constant(n.inputs[2]);
-  return *s && *z && (*s)->dtype() == DataType::kFloat && (*s)->num_elements() == 1 &&
-         (*s)->data<float>()[0] > 0.f && is_8bit_integer_type((*z)->dtype()) &&
-         (*z)->num_elements() == 1;
-}
-
-bool plain_quantize(const GraphView& v, const ir::Node& q, const Tensor** s, const Tensor** z) {
-  return ir::is_onnx_domain(q.domain) && q.op_type == "QuantizeLinear" &&
-         simple_quant_params(v, q, s, z) && attr_int(q, "saturate", 1) == 1 &&
-         attr_int(q, "output_dtype", 0) == 0 && attr_int(q, "precision", 0) == 0;
-}
-
-bool plain_dequantize(const GraphView& v, const ir::Node& dq, const Tensor** s, const Tensor** z) {
-  return ir::is_onnx_domain(dq.domain) && dq.op_type == "DequantizeLinear" &&
-         simple_quant_params(v, dq, s, z) && attr_int(dq, "output_dtype", 0) == 0;
-}
-
 namespace {
 
 bool same_params(const Tensor* s1, const Tensor* z1, const Tensor* s2, const Tensor* z2) {

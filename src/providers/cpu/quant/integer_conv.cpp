@@ -298,9 +298,8 @@ void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const T
       g.stride[0], g.stride[1], g.pad_begin[0], g.pad_begin[1], g.dil[0], g.dil[1]};
   const auto* xd = static_cast<const uint8_t*>(x.raw_data());
   const bool x_signed = x.dtype() == DataType::kInt8;
-  if (linalg::depthwise3x3_8bit_fits(g.k[0], g.k[1], g.stride[0], g.stride[1], g.dil[0],
-                                     g.dil[1]) &&
-      g.pad_begin[0] >= 0 && g.pad_begin[1] >= 0) {
+  if (linalg::depthwise3x3_8bit_fits(g.k[0], g.k[1], g.stride[0], g.stride[1], g.dil[0], g.dil[1],
+                                     g.pad_begin[0], g.pad_begin[1])) {
     // 3x3, stride 1 or 2: the plane dequantized into its padded buffer
     // directly, every tap a contiguous read.
     const linalg::Depthwise3x3Plane dg{
