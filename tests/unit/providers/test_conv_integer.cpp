@@ -147,9 +147,9 @@ TEST(ConvIntegerPacked, DepthwiseSumsAtTheirLargestStayExact) {
   Tensor w(DataType::kInt8, Shape{2, 1, 16, 16});
   std::fill_n(x.mutable_data<uint8_t>(), x.num_elements(), uint8_t(255));
   std::fill_n(w.mutable_data<int8_t>(), w.num_elements(), int8_t(-128));
-  auto out = run_node("ConvInteger",
-                      {x, w, Tensor::scalar<uint8_t>(0), Tensor::scalar<int8_t>(127)}, g.attrs(),
-                      10);
+  auto out =
+      run_node("ConvInteger", {x, w, Tensor::scalar<uint8_t>(0), Tensor::scalar<int8_t>(127)},
+               g.attrs(), 10);
   const Tensor& y = out[0].tensor();
   ASSERT_EQ(y.shape(), (Shape{1, 2, 1, 1}));
   EXPECT_EQ(y.data<int32_t>()[0], -16646400);
@@ -169,6 +169,27 @@ TEST(ConvIntegerPacked, ConstantFiltersArePackedOnce) {
     const Tensor y = s->run(m.feeds)[0].tensor();
     for (size_t i = 0; i < want.size(); ++i)
       ASSERT_EQ(y.data<int32_t>()[i], int32_t(want[i])) << "run " << run << " element " << i;
+  }
+}
+
+TEST(ConvIntegerPacked, ConstantDepthwiseFiltersArePreparedOnce) {
+  // Depthwise layers (stride 1 and 2) with constant filters and per-channel
+  // zero points: their float filters are made at kernel creation.
+  for (const Geometry& g : {kCases[4], kCases[5]}) {
+    const Tensor x = random_bytes(DataType::kUInt8, Shape{g.N, g.C, g.H, g.W}, 92);
+    const Tensor w = random_bytes(DataType::kInt8, Shape{g.M, g.C / g.group, g.kh, g.kw}, 93);
+    const Tensor wzp = random_bytes(DataType::kInt8, Shape{g.M}, 94);
+    const Tensor xzp = Tensor::scalar<uint8_t>(120);
+    test::OneNode m("ConvInteger", 10, g.attrs());
+    m.input("x", x).input("w", w, true).input("xzp", xzp, true).input("wzp", wzp, true).output("y");
+    auto s = Session::create_from_model(m.model, {}, {});
+    const auto want = reference(g, x, w, 120, &wzp);
+    for (int run = 0; run < 2; ++run) {
+      const Tensor y = s->run(m.feeds)[0].tensor();
+      for (size_t i = 0; i < want.size(); ++i)
+        ASSERT_EQ(y.data<int32_t>()[i], int32_t(want[i]))
+            << "group " << g.group << " run " << run << " element " << i;
+    }
   }
 }
 

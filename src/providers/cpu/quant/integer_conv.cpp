@@ -278,21 +278,47 @@ bool direct_conv_fits(const ConvGeometry& g, const Tensor& x, const Tensor& w) {
 // requantized (or stored) in one call.
 bool depthwise_in_float(const ConvGeometry& g) { return g.cg == 1 && g.k[0] * g.k[1] <= 256; }
 
+// A depthwise layer's filters as floats: w - its zero point (one, or one per
+// output channel), exact.
+using DepthwiseWeights = std::vector<float>;
+DepthwiseWeights depthwise_weights(const Tensor& w, const std::vector<double>& wzp) {
+  const int64_t taps = w.num_elements() / std::max<int64_t>(w.shape()[0], 1);
+  DepthwiseWeights wf(size_t(w.num_elements()));
+  const auto* p = static_cast<const uint8_t*>(w.raw_data());
+  const bool is_signed = w.dtype() == DataType::kInt8;
+  for (int64_t i = 0; i < w.num_elements(); ++i) {
+    const double z = wzp.size() == 1 ? wzp[0] : wzp[size_t(i / taps)];
+    wf[size_t(i)] = float((is_signed ? double(int8_t(p[i])) : double(p[i])) - z);
+  }
+  return wf;
+}
+
+// Made at kernel creation when the filters (input wi) and their zero point
+// (input zi, or none) are constants of a depthwise layer the float path
+// takes; null otherwise (then each run converts them).
+std::shared_ptr<const DepthwiseWeights> prepare_depthwise_weights(const ep::KernelInfo& info,
+                                                                  size_t wi, size_t zi) {
+  const Tensor* w = info.num_inputs() > wi ? info.constant_input(wi) : nullptr;
+  if (!w || w->rank() != 4 || w->shape()[1] != 1 || !is_8bit_integer_type(w->dtype()) ||
+      w->shape()[2] * w->shape()[3] > 256)
+    return nullptr;
+  std::vector<double> wzp = {0.0};
+  if (info.has_input(zi)) {
+    const Tensor* z = info.constant_input(zi);
+    if (!z || (z->num_elements() != 1 && z->num_elements() != w->shape()[0])) return nullptr;
+    wzp = read_as<double>(*z);
+  }
+  return std::make_shared<const DepthwiseWeights>(depthwise_weights(*w, wzp));
+}
+
 template <typename Store>
 void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
                           const Tensor& w, double xzp, const std::vector<double>& wzp,
-                          const Store& store) {
+                          const DepthwiseWeights* prepared, const Store& store) {
   const int64_t ih = g.in[0], iw = g.in[1], taps = g.k[0] * g.k[1];
   const int64_t P = g.out[0] * g.out[1];
-  std::vector<float> wf(size_t(w.num_elements()));
-  {
-    const auto* p = static_cast<const uint8_t*>(w.raw_data());
-    const bool is_signed = w.dtype() == DataType::kInt8;
-    for (int64_t i = 0; i < w.num_elements(); ++i) {
-      const double z = wzp.size() == 1 ? wzp[0] : wzp[size_t(i / taps)];
-      wf[size_t(i)] = float((is_signed ? double(int8_t(p[i])) : double(p[i])) - z);
-    }
-  }
+  const DepthwiseWeights local = prepared ? DepthwiseWeights{} : depthwise_weights(w, wzp);
+  const DepthwiseWeights& wf = prepared ? *prepared : local;
   const linalg::DepthwiseGeometry dg{
       ih,          iw,          g.out[0],       g.out[1],       g.k[0],   g.k[1],
       g.stride[0], g.stride[1], g.pad_begin[0], g.pad_begin[1], g.dil[0], g.dil[1]};
@@ -333,8 +359,9 @@ void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const T
 
 template <typename Store>
 void direct_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, const Tensor& w,
-                 double xzp, const std::vector<double>& wzp, const Store& store) {
-  if (depthwise_in_float(g)) return depthwise_conv_float(ctx, g, x, w, xzp, wzp, store);
+                 double xzp, const std::vector<double>& wzp, const DepthwiseWeights* prepared,
+                 const Store& store) {
+  if (depthwise_in_float(g)) return depthwise_conv_float(ctx, g, x, w, xzp, wzp, prepared, store);
   const int64_t ih = g.in[0], iw = g.in[1], kh = g.k[0], kw = g.k[1];
   const int64_t oh = g.out[0], ow = g.out[1], P = oh * ow, taps = kh * kw;
   const int64_t per_filter = g.cg * taps;
@@ -406,7 +433,9 @@ void direct_conv(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
 class ConvIntegerKernel : public ep::OpKernel {
  public:
   explicit ConvIntegerKernel(const ep::KernelInfo& info)
-      : attrs_(info), filters_(prepare_constant_filters(info, 1, attrs_.group)) {}
+      : attrs_(info),
+        filters_(prepare_constant_filters(info, 1, attrs_.group)),
+        depthwise_(prepare_depthwise_weights(info, 1, 3)) {}
   bool reads_constant_data(size_t i) const override { return i != 1 || !filters_; }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -435,7 +464,7 @@ class ConvIntegerKernel : public ep::OpKernel {
       Tensor& y = ctx.output(0, g.out_shape, DataType::kInt32);
       int32_t* yd = y.mutable_data<int32_t>();
       const int64_t plane = g.out[0] * g.out[1];
-      direct_conv(ctx, g, x, w, xzp, wzp,
+      direct_conv(ctx, g, x, w, xzp, wzp, depthwise_.get(),
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
                     std::copy(v, v + width, yd + (n * g.M + c) * plane + p0);
                   });
@@ -451,12 +480,15 @@ class ConvIntegerKernel : public ep::OpKernel {
  private:
   ConvAttrs attrs_;
   std::shared_ptr<const PreparedFilters> filters_;
+  std::shared_ptr<const DepthwiseWeights> depthwise_;  // prepared float filters, or null
 };
 
 class QLinearConvKernel : public ep::OpKernel {
  public:
   explicit QLinearConvKernel(const ep::KernelInfo& info)
-      : attrs_(info), filters_(prepare_constant_filters(info, 3, attrs_.group)) {}
+      : attrs_(info),
+        filters_(prepare_constant_filters(info, 3, attrs_.group)),
+        depthwise_(prepare_depthwise_weights(info, 3, 5)) {}
   bool reads_constant_data(size_t i) const override { return i != 3 || !filters_; }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -510,7 +542,7 @@ class QLinearConvKernel : public ep::OpKernel {
             });
         return;
       }
-      direct_conv(ctx, g, x, w, xzp, wzp,
+      direct_conv(ctx, g, x, w, xzp, wzp, depthwise_.get(),
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
                     linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]),
                                        mult[size_t(c)], fys, zy, qlo, qhi,
@@ -536,6 +568,7 @@ class QLinearConvKernel : public ep::OpKernel {
  private:
   ConvAttrs attrs_;
   std::shared_ptr<const PreparedFilters> filters_;
+  std::shared_ptr<const DepthwiseWeights> depthwise_;  // prepared float filters, or null
 };
 
 }  // namespace
