@@ -300,6 +300,8 @@ std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset
   // bodies are typed here too, for the ops after them until they expand).
   if (node.domain == "com.microsoft" && node.op_type == "MatMulIntegerToFloat" && inputs.size() > 2)
     return {ir::TypeInfo::tensor(inputs[2].elem_type)};
+  if (node.domain == "com.microsoft" && node.op_type == "GatherBlockQuantized" && inputs.size() > 2)
+    return {ir::TypeInfo::tensor(inputs[2].elem_type)};
   if (node.domain == "com.microsoft" && node.op_type == "DequantizeLinear" && inputs.size() > 1)
     return {ir::TypeInfo::tensor(inputs[1].elem_type)};
   if (node.domain == "com.microsoft" && node.op_type == "QuantizeLinear")

@@ -581,6 +581,8 @@ def all_cases():
                 more_quantized_cases, attention_cases, qattention_cases, embed_layer_norm_cases,
                 fused_matmul_cases, matmul_nbits_cases):
         yield from gen()
+    import contrib_llm_cases  # (it imports this module's helpers)
+    yield from contrib_llm_cases.llm_cases()
 
 
 def write(out_dir):

@@ -160,3 +160,82 @@ def test_a_missing_activation_parameter_names_the_attribute():
                             activation="Clip", name="fc")
     with pytest.raises(Exception, match="fc.*needs attribute 'activation_params'"):
         _session(node, [("x", x)], [("y", x)], [("w", np.ones((1, 1, 1, 1), np.float32))])
+
+
+def _as_float16(case):
+    from onnx import ModelProto, TensorProto, numpy_helper
+    model = ModelProto()
+    model.CopyFrom(case.model)  # the shared case stays float
+    for v in list(model.graph.input) + list(model.graph.output):
+        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for i, t in enumerate(model.graph.initializer):
+        a = numpy_helper.to_array(t)
+        if a.dtype == np.float32:
+            model.graph.initializer[i].CopyFrom(numpy_helper.from_array(a.astype(np.float16), t.name))
+    inputs = {k: v.astype(np.float16) if v.dtype == np.float32 else v
+              for k, v in case.inputs.items()}
+    return model, inputs
+
+
+@pytest.mark.parametrize("name", ["gqa_rotary_decode_interleaved", "gqa_decode_shared_buffer",
+                                  "rotary_ms_halves", "gather_block_quantized_4bit"])
+def test_language_model_ops_in_float16(name):
+    case = next(c for c in CASES if c.name == name)
+    model, inputs = _as_float16(case)
+    sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = sess.run([n for n, _ in case.outputs], inputs)
+    for (out, want), have in zip(case.outputs, got):
+        assert have.dtype == np.float16, out
+        np.testing.assert_allclose(have.astype(np.float32), want,
+                                   atol=1e-2 * max(1.0, np.abs(want).max()), err_msg=out)
+
+
+def test_group_query_attention_names_what_does_not_fit():
+    from onnx import helper
+    q = np.zeros((1, 1, 16), np.float32)
+    kv = np.zeros((1, 1, 8), np.float32)
+    past = np.zeros((1, 1, 3, 8), np.float32)
+    y = np.zeros((1, 1, 16), np.float32)
+    names = ["q", "k", "v", "pk", "pv", "seqlens", "total"]
+    node = helper.make_node("GroupQueryAttention", names, ["y", "ok", "ov"], domain="com.microsoft",
+                            num_heads=2, kv_num_heads=1, name="gqa")
+    outs = [("y", y), ("ok", past), ("ov", past)]
+    ins = [("q", q), ("k", kv), ("v", kv), ("pk", past), ("pv", past),
+           ("seqlens", np.array([3], np.int32)), ("total", np.array(4, np.int32))]
+    sess = _session(node, ins, outs)
+    feeds = dict(ins)
+    sess.run(None, feeds)  # fits: 3 cached + 1 new
+    feeds["seqlens"] = np.array([9], np.int32)
+    with pytest.raises(Exception, match=r"gqa.*seqlens_k\[0\] = 9 does not fit"):
+        sess.run(None, feeds)
+    feeds["seqlens"], feeds["total"] = np.array([3], np.int32), np.array(0, np.int32)
+    with pytest.raises(Exception, match=r"gqa.*total_sequence_length 0 is less than the 1 new"):
+        sess.run(None, feeds)
+    bad = helper.make_node("GroupQueryAttention", names, ["y", "ok", "ov"],
+                           domain="com.microsoft", num_heads=3, kv_num_heads=2, name="gqa3")
+    with pytest.raises(Exception, match="gqa3.*num_heads .3. must be a positive multiple"):
+        _session(bad, ins, outs)
+    quant = helper.make_node("GroupQueryAttention", names, ["y", "ok", "ov"],
+                             domain="com.microsoft", num_heads=2, kv_num_heads=1,
+                             k_quant_type="PER_TENSOR", name="gqa_q")
+    with pytest.raises(Exception, match="gqa_q.*quantized key/value caches are not supported"):
+        _session(quant, ins, outs)
+    rotary = helper.make_node("GroupQueryAttention", names, ["y", "ok", "ov"],
+                              domain="com.microsoft", num_heads=2, kv_num_heads=1, do_rotary=1,
+                              name="gqa_r")
+    with pytest.raises(Exception, match="gqa_r.*do_rotary = 1 needs cos_cache and sin_cache"):
+        _session(rotary, ins, outs)
+
+
+def test_gather_block_quantized_out_of_range_ids_give_zeros():
+    case = next(c for c in CASES if c.name == "gather_block_quantized_4bit")
+    sess = tessera.InferenceSession(case.model.SerializeToString(),
+                                    providers=["CPUExecutionProvider"])
+    ids = np.array([[1, -1, 10], [-10, -11, 0]], np.int64)  # 10 rows: 10 and -11 are outside
+    (y,) = sess.run(None, {"ids": ids})
+    (rows,) = sess.run(None, {"ids": np.array([[1, 9, 0], [0, 0, 0]], np.int64)})
+    np.testing.assert_array_equal(y[0, :2], rows[0, :2])
+    np.testing.assert_array_equal(y[1, 0], rows[1, 0])  # -10 is row 0
+    assert not y[0, 2].any() and not y[1, 1].any()
+    assert rows[0, 0].any()

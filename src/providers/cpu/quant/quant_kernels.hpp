@@ -17,5 +17,6 @@ std::unique_ptr<ep::OpKernel> make_qlinear_conv(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_quantized_lookup(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_dequantize_add(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul_nbits(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_gather_block_quantized(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu

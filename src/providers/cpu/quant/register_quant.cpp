@@ -80,6 +80,15 @@ void register_quant_kernels(ep::KernelRegistry& r) {
                    {"T3", {3}, join({{DT::kUInt8}, t1})},
                    {"T4", {4}, {DT::kInt32}}}},
         float_or_half_via_float(make_matmul_nbits));
+  // Its block-quantized embedding tables (language models).
+  r.add(KernelDef{"com.microsoft",
+                  "GatherBlockQuantized",
+                  1,
+                  kOpsetMax,
+                  {{"T1", {0, 3}, {DT::kUInt8, DT::kInt4, DT::kUInt4}},
+                   {"Tind", {1}, {DT::kInt32, DT::kInt64}},
+                   {"T2", {2}, t1}}},
+        make_gather_block_quantized);
   // The optimizer's 8-bit map of DequantizeLinear -> [Relu | Clip] -> QuantizeLinear.
   r.add(
       KernelDef{"com.tessera", "QuantizedLookup", 1, kOpsetMax, {{"T1", {0}, k8}, {"T2", {1}, k8}}},

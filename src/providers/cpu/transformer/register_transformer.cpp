@@ -58,6 +58,18 @@ void register_transformer_kernels(ep::KernelRegistry& r) {
                   kOpsetMax,
                   {{"T", {0, 1, 2, 5}, floats}, {"M", {3, 6}, {DT::kInt32}}}},
         float_or_half_via_float(make_ms_attention));
+  r.add(KernelDef{ms,
+                  "GroupQueryAttention",
+                  1,
+                  kOpsetMax,
+                  {{"T", {0, 1, 2, 3, 4, 7, 8, 10, 11}, floats}, {"M", {5, 6}, {DT::kInt32}}}},
+        float_or_half_via_float(make_ms_group_query_attention));
+  r.add(KernelDef{ms,
+                  "RotaryEmbedding",
+                  1,
+                  kOpsetMax,
+                  {{"T", {0, 2, 3}, floats}, {"M", {1}, {DT::kInt64}}}},
+        make_ms_rotary_embedding);
   // Input 0 is the int32 ids, so the half form is registered on its own.
   r.add(KernelDef{ms,
                   "EmbedLayerNormalization",

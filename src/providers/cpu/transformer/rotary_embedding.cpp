@@ -1,5 +1,10 @@
 // RotaryEmbedding (opset 23): rotates the first rotary_embedding_dim features
 // of every head by position-dependent angles, halves or interleaved pairs.
+// ONNX Runtime's com.microsoft RotaryEmbedding, which that op was adopted
+// from, runs here too: its inputs are (input, position_ids, cos_cache,
+// sin_cache), position_ids required and either [B, S] or one start position
+// [1] (token s then sits at start + s), and a 3-D input without num_heads
+// takes its head size from the caches (2 * cos_cache's width).
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
@@ -9,22 +14,36 @@ namespace {
 
 class RotaryEmbeddingKernel : public ep::OpKernel {
  public:
-  explicit RotaryEmbeddingKernel(const ep::KernelInfo& info)
-      : interleaved_(info.attr_int("interleaved", 0) != 0),
+  RotaryEmbeddingKernel(const ep::KernelInfo& info, bool microsoft)
+      : microsoft_(microsoft),
+        interleaved_(info.attr_int("interleaved", 0) != 0),
         num_heads_(info.attr_int("num_heads", 0)),
-        rot_dim_(info.attr_int("rotary_embedding_dim", 0)) {}
+        rot_dim_(info.attr_int("rotary_embedding_dim", 0)) {
+    if (microsoft_ && info.attr_int("is_packed_batching", 0) != 0)
+      info.fail_node("is_packed_batching = 1 (ragged batches) is not supported");
+    if (microsoft_ && info.attr_float("scale", 1.0f) != 1.0f)
+      info.fail_node("scale = ", info.attr_float("scale", 1.0f), " is not supported (only 1)");
+  }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    const Tensor& cos_t = ctx.required_input(1);
-    const Tensor& sin_t = ctx.required_input(2);
-    const Tensor* pos_t = ctx.input(3);
+    const Tensor& cos_t = ctx.required_input(microsoft_ ? 2 : 1);
+    const Tensor& sin_t = ctx.required_input(microsoft_ ? 3 : 2);
+    const Tensor* pos_t = microsoft_ ? &ctx.required_input(1) : ctx.input(3);
     int64_t B, S, H, D;
     // Element (b, s, h, d) lives at b*sb + s*ss + h*sh + d.
     int64_t sb, ss, sh;
     if (x.rank() == 4) {  // (B, H, S, D)
       B = x.shape()[0], H = x.shape()[1], S = x.shape()[2], D = x.shape()[3];
       sb = H * S * D, sh = S * D, ss = D;
+    } else if (x.rank() == 3 && microsoft_ && num_heads_ <= 0) {  // heads of the caches' size
+      const int64_t d = cos_t.rank() == 2 ? 2 * cos_t.shape()[1] : 0;
+      if (d == 0 || x.shape()[2] % d != 0 || (rot_dim_ > 0 && rot_dim_ != d))
+        ctx.fail_node("3-D input ", x.shape().to_string(), " without num_heads needs its width ",
+                      "to be a multiple of 2 * cos_cache's width (", cos_t.shape().to_string(),
+                      ")");
+      B = x.shape()[0], S = x.shape()[1], D = d, H = x.shape()[2] / d;
+      sb = S * H * D, ss = H * D, sh = D;
     } else if (x.rank() == 3) {  // (B, S, H*D)
       if (num_heads_ <= 0 || x.shape()[2] % num_heads_ != 0)
         ctx.fail_node("3-D input ", x.shape().to_string(),
@@ -39,15 +58,21 @@ class RotaryEmbeddingKernel : public ep::OpKernel {
       ctx.fail_node("rotary_embedding_dim ", R, " must be even and <= head size ", D);
     const int64_t half = R / 2;
     std::vector<int64_t> pos;
-    if (pos_t) {
+    if (pos_t && microsoft_ && pos_t->num_elements() == 1 && pos_t->rank() <= 1) {
+      pos.resize(size_t(B * S));  // one start position
+      for (int64_t i = 0; i < B * S; ++i) pos[size_t(i)] = pos_t->data<int64_t>()[0] + i % S;
+    } else if (pos_t) {
       if (pos_t->rank() != 2 || pos_t->shape()[0] != B || pos_t->shape()[1] != S)
-        ctx.fail_node("position_ids must be [", B, ", ", S, "], got ", pos_t->shape().to_string());
+        ctx.fail_node("position_ids must be [", B, ", ", S, "]", microsoft_ ? " or [1]" : "",
+                      ", got ", pos_t->shape().to_string());
+      const int64_t* pd = pos_t->data<int64_t>();
+      pos.assign(pd, pd + B * S);
+    }
+    if (!pos.empty()) {
       if (cos_t.rank() != 2 || cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape())
         ctx.fail_node("cos_cache/sin_cache must be [max_position, ", half,
                       "] with position_ids, got ", cos_t.shape().to_string(), " and ",
                       sin_t.shape().to_string());
-      const int64_t* pd = pos_t->data<int64_t>();
-      pos.assign(pd, pd + B * S);
       for (int64_t p : pos)
         if (p < 0 || p >= cos_t.shape()[0])
           ctx.fail_node("position id ", p, " out of range for cache ", cos_t.shape().to_string());
@@ -82,14 +107,18 @@ class RotaryEmbeddingKernel : public ep::OpKernel {
   }
 
  private:
-  bool interleaved_;
+  bool microsoft_, interleaved_;
   int64_t num_heads_, rot_dim_;
 };
 
 }  // namespace
 
 std::unique_ptr<ep::OpKernel> make_rotary_embedding(const ep::KernelInfo& info) {
-  return std::make_unique<RotaryEmbeddingKernel>(info);
+  return std::make_unique<RotaryEmbeddingKernel>(info, false);
+}
+
+std::unique_ptr<ep::OpKernel> make_ms_rotary_embedding(const ep::KernelInfo& info) {
+  return std::make_unique<RotaryEmbeddingKernel>(info, true);
 }
 
 }  // namespace tessera::cpu

@@ -18,5 +18,9 @@ std::unique_ptr<ep::OpKernel> make_bias_gelu(const ep::KernelInfo& info);
 // ONNX Runtime's com.microsoft Attention and EmbedLayerNormalization.
 std::unique_ptr<ep::OpKernel> make_ms_attention(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_ms_embed_layer_norm(const ep::KernelInfo& info);
+// Its language-model ops: GroupQueryAttention (with a key/value cache) and
+// RotaryEmbedding (position_ids before the caches; a start position allowed).
+std::unique_ptr<ep::OpKernel> make_ms_group_query_attention(const ep::KernelInfo& info);
+std::unique_ptr<ep::OpKernel> make_ms_rotary_embedding(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu
