@@ -573,6 +573,14 @@ def matmul_nbits_cases():
     yield nbits_case("matmul_nbits_8bit_float_zero_point", 48, 4, 8, 16, zp_kind="float")
     yield nbits_case("matmul_nbits_4bit_float_zero_point", 32, 4, 4, 16, zp_kind="float")
     yield nbits_case("matmul_nbits_2bit", 50, 7, 2, 16)
+    # 4 bits in blocks of 32 or more, up to four rows of A: the kernel that
+    # reads the stored nibbles (a part block at the end of K; float zero
+    # points; a group of four rows and one more).
+    yield nbits_case("matmul_nbits_4bit_rows_block32", 72, 10, 4, 32, lead=(3,), bias=True)
+    yield nbits_case("matmul_nbits_4bit_row_block64_float_zero_point", 128, 9, 4, 64, lead=(1,),
+                     zp_kind="float")
+    yield nbits_case("matmul_nbits_4bit_rows_block128_default_zero_point", 256, 17, 4, 128,
+                     lead=(1, 4), zp_kind="none")
 
 
 def all_cases():

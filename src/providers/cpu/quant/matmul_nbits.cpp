@@ -13,9 +13,15 @@
 // dequantized on every run. The deprecated g_idx input (act-order) is
 // rejected: ONNX Runtime's own result for it does not follow the per-block
 // reading of its documentation, so there is no definition to match.
+//
+// Constant 4-bit weights in blocks of a multiple of 32 are also kept as they
+// are stored: products of up to linalg::kQ4MaxRows rows of A (a language
+// model's decode step) read them there, half a byte a weight, instead of the
+// SGEMM's floats.
 #include <vector>
 
 #include "linalg/gemm.hpp"
+#include "linalg/q4_gemv.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
 namespace tessera::cpu {
@@ -89,6 +95,9 @@ class MatMulNBitsKernel final : public ep::OpKernel {
       auto w = dequantize_weights(s_, *b, *scales, info.constant_input(3),
                                   [&](const std::string& m) { info.fail_node(m); });
       packed_ = std::make_shared<const linalg::PackedB>(true, s_.K, s_.N, w.data(), s_.K);
+      if (s_.bits == 4 && linalg::q4_block_supported(s_.block))
+        q4_ = std::make_shared<const linalg::Q4Weights>(
+            four_bit_weights(*b, *scales, info.constant_input(3)));
     }
   }
 
@@ -108,7 +117,9 @@ class MatMulNBitsKernel final : public ep::OpKernel {
     if (M == 0) return;
     float* yd = y.mutable_data<float>();
     ThreadPool* pool = &ctx.thread_pool();
-    if (packed_) {
+    if (q4_ && M <= linalg::kQ4MaxRows) {
+      linalg::q4_gemm(*q4_, M, a.data<float>(), s_.K, yd, s_.N, pool);
+    } else if (packed_) {
       linalg::sgemm_packed_b(false, M, 1.0f, a.data<float>(), s_.K, *packed_, 0.0f, yd, s_.N, pool);
     } else {
       auto w = dequantize_weights(s_, ctx.required_input(1), ctx.required_input(2), ctx.input(3),
@@ -122,8 +133,33 @@ class MatMulNBitsKernel final : public ep::OpKernel {
   }
 
  private:
+  // The stored bytes, scales and zero point x scale (shapes already checked
+  // by dequantize_weights).
+  linalg::Q4Weights four_bit_weights(const Tensor& b, const Tensor& scales,
+                                     const Tensor* zp) const {
+    linalg::Q4Weights w;
+    w.N = s_.N, w.K = s_.K, w.block = s_.block, w.k_blocks = s_.k_blocks;
+    const auto* bytes = b.data<uint8_t>();
+    w.q.assign(bytes, bytes + b.num_elements());
+    const float* sc = scales.data<float>();
+    w.scale.assign(sc, sc + s_.N * s_.k_blocks);
+    w.zs.resize(w.scale.size());
+    const int64_t zp_row = (s_.k_blocks * 4 + 7) / 8;
+    for (int64_t n = 0; n < s_.N; ++n)
+      for (int64_t blk = 0; blk < s_.k_blocks; ++blk) {
+        float z = 8.0f;
+        if (zp && zp->dtype() == DataType::kUInt8)
+          z = float((zp->data<uint8_t>()[n * zp_row + blk / 2] >> (4 * (blk % 2))) & 15);
+        else if (zp)
+          z = zp->data<float>()[n * s_.k_blocks + blk];
+        w.zs[size_t(n * s_.k_blocks + blk)] = z * sc[n * s_.k_blocks + blk];
+      }
+    return w;
+  }
+
   NBitsShape s_{};
   std::shared_ptr<const linalg::PackedB> packed_;
+  std::shared_ptr<const linalg::Q4Weights> q4_;
 };
 
 }  // namespace

@@ -1,0 +1,219 @@
+#include "linalg/q4_gemv.hpp"
+
+#include <algorithm>
+
+#include "core/host_heap.hpp"
+#include "core/thread_pool.hpp"
+#include "linalg/cpu_isa.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace tessera::linalg {
+
+namespace {
+
+// A's rows as the kernels read them: each run of 32 values reordered to its
+// 16 even-indexed values, then its 16 odd ones (byte j of a run holds q[2j]
+// in its low nibble and q[2j + 1] in its high one), zero past K; and each
+// row's sum per block (for the zero points).
+struct PreparedA {
+  HostVector<float> a;     // [M, k_blocks * block]
+  HostVector<float> sums;  // [M, k_blocks]
+};
+
+PreparedA prepare(const Q4Weights& w, int64_t M, const float* A, int64_t lda) {
+  const int64_t Kp = w.k_blocks * w.block;
+  PreparedA p;
+  p.a.assign(size_t(M * Kp), 0.0f);
+  p.sums.assign(size_t(M * w.k_blocks), 0.0f);
+  for (int64_t m = 0; m < M; ++m) {
+    const float* src = A + m * lda;
+    float* dst = p.a.data() + m * Kp;
+    for (int64_t k = 0; k < w.K; ++k) {
+      const int64_t run = k / 32, j = k % 32;
+      dst[run * 32 + (j % 2) * 16 + j / 2] = src[k];
+      p.sums[size_t(m * w.k_blocks + k / w.block)] += src[k];
+    }
+  }
+  return p;
+}
+
+// Outputs [n0, n1) for M <= kQ4MaxRows rows, portable C++.
+void q4_rows_portable(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t n0, int64_t n1,
+                      float* Y, int64_t ldy) {
+  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2;
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t m = 0; m < M; ++m) {
+      const float* a = p.a.data() + m * Kp;
+      float acc = 0.0f;
+      for (int64_t b = 0; b < w.k_blocks; ++b) {
+        const uint8_t* q = w.q.data() + (n * w.k_blocks + b) * blob;
+        float part = 0.0f;
+        for (int64_t run = 0; run < w.block / 32; ++run) {
+          const float* ar = a + b * w.block + run * 32;
+          for (int j = 0; j < 16; ++j) {
+            const uint8_t v = q[run * 16 + j];
+            part += float(v & 15) * ar[j] + float(v >> 4) * ar[16 + j];
+          }
+        }
+        const int64_t sb = n * w.k_blocks + b;
+        acc += part * w.scale[size_t(sb)] - w.zs[size_t(sb)] * p.sums[size_t(m * w.k_blocks + b)];
+      }
+      Y[m * ldy + n] = acc;
+    }
+}
+
+#if defined(__x86_64__)
+// GCC 12 flags the deliberately undefined pass-through operand inside its own
+// AVX-512 intrinsics (_mm512_undefined_*) once they are inlined: a false
+// positive, as in quantize.cpp.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+// The same with AVX-512: 16 bytes (32 weights) become two vectors of 16
+// floats, multiplied into each row's block sum; one multiply-add per block
+// applies the scale.
+template <int M>
+__attribute__((target("avx512f"))) void q4_rows_avx512(const Q4Weights& w, const PreparedA& p,
+                                                       int64_t n0, int64_t n1, float* Y,
+                                                       int64_t ldy) {
+  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2, runs = w.block / 32;
+  const __m512i low = _mm512_set1_epi32(15);
+  for (int64_t n = n0; n < n1; ++n) {
+    __m512 acc[M];
+    for (int m = 0; m < M; ++m) acc[m] = _mm512_setzero_ps();
+    const uint8_t* q = w.q.data() + n * w.k_blocks * blob;
+    const float* sc = w.scale.data() + n * w.k_blocks;
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      __m512 part[M];
+      for (int m = 0; m < M; ++m) part[m] = _mm512_setzero_ps();
+      for (int64_t run = 0; run < runs; ++run, q += 16) {
+        const __m512i v =
+            _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+        const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(v, low));
+        const __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4));
+        const int64_t off = b * w.block + run * 32;
+        for (int m = 0; m < M; ++m) {
+          const float* a = p.a.data() + m * Kp + off;
+          part[m] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), part[m]);
+          part[m] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), part[m]);
+        }
+      }
+      const __m512 s = _mm512_set1_ps(sc[b]);
+      for (int m = 0; m < M; ++m) acc[m] = _mm512_fmadd_ps(part[m], s, acc[m]);
+    }
+    const float* zs = w.zs.data() + n * w.k_blocks;
+    for (int m = 0; m < M; ++m) {
+      float zero_term = 0.0f;
+      const float* sums = p.sums.data() + m * w.k_blocks;
+      for (int64_t b = 0; b < w.k_blocks; ++b) zero_term += zs[b] * sums[b];
+      Y[m * ldy + n] = _mm512_reduce_add_ps(acc[m]) - zero_term;
+    }
+  }
+}
+
+#pragma GCC diagnostic pop
+
+// AVX2: each 16 bytes as two halves of 8 (bytes j < 8 hold the run's even
+// values 0..7 and odd 0..7; bytes 8..15 the rest).
+template <int M>
+__attribute__((target("avx2,fma"))) void q4_rows_avx2(const Q4Weights& w, const PreparedA& p,
+                                                      int64_t n0, int64_t n1, float* Y,
+                                                      int64_t ldy) {
+  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2, runs = w.block / 32;
+  const __m256i low = _mm256_set1_epi32(15);
+  for (int64_t n = n0; n < n1; ++n) {
+    __m256 acc[M];
+    for (int m = 0; m < M; ++m) acc[m] = _mm256_setzero_ps();
+    const uint8_t* q = w.q.data() + n * w.k_blocks * blob;
+    const float* sc = w.scale.data() + n * w.k_blocks;
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      __m256 part[M];
+      for (int m = 0; m < M; ++m) part[m] = _mm256_setzero_ps();
+      for (int64_t run = 0; run < runs; ++run, q += 16) {
+        const int64_t off = b * w.block + run * 32;
+        for (int half = 0; half < 2; ++half) {
+          const __m256i v =
+              _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + 8 * half)));
+          const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(v, low));
+          const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
+          for (int m = 0; m < M; ++m) {
+            const float* a = p.a.data() + m * Kp + off + 8 * half;
+            part[m] = _mm256_fmadd_ps(lo, _mm256_loadu_ps(a), part[m]);
+            part[m] = _mm256_fmadd_ps(hi, _mm256_loadu_ps(a + 16), part[m]);
+          }
+        }
+      }
+      const __m256 s = _mm256_set1_ps(sc[b]);
+      for (int m = 0; m < M; ++m) acc[m] = _mm256_fmadd_ps(part[m], s, acc[m]);
+    }
+    const float* zs = w.zs.data() + n * w.k_blocks;
+    for (int m = 0; m < M; ++m) {
+      float zero_term = 0.0f;
+      const float* sums = p.sums.data() + m * w.k_blocks;
+      for (int64_t b = 0; b < w.k_blocks; ++b) zero_term += zs[b] * sums[b];
+      alignas(32) float lanes[8];
+      _mm256_store_ps(lanes, acc[m]);
+      float total = 0.0f;
+      for (float l : lanes) total += l;
+      Y[m * ldy + n] = total - zero_term;
+    }
+  }
+}
+
+void q4_rows_avx2_any(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t n0, int64_t n1,
+                      float* Y, int64_t ldy) {
+  switch (M) {
+    case 1:
+      return q4_rows_avx2<1>(w, p, n0, n1, Y, ldy);
+    case 2:
+      return q4_rows_avx2<2>(w, p, n0, n1, Y, ldy);
+    case 3:
+      return q4_rows_avx2<3>(w, p, n0, n1, Y, ldy);
+    default:
+      return q4_rows_avx2<4>(w, p, n0, n1, Y, ldy);
+  }
+}
+
+void q4_rows_avx512_any(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t n0, int64_t n1,
+                        float* Y, int64_t ldy) {
+  switch (M) {
+    case 1:
+      return q4_rows_avx512<1>(w, p, n0, n1, Y, ldy);
+    case 2:
+      return q4_rows_avx512<2>(w, p, n0, n1, Y, ldy);
+    case 3:
+      return q4_rows_avx512<3>(w, p, n0, n1, Y, ldy);
+    default:
+      return q4_rows_avx512<4>(w, p, n0, n1, Y, ldy);
+  }
+}
+#endif
+
+}  // namespace
+
+void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y, int64_t ldy,
+             ThreadPool* pool) {
+  for (int64_t m0 = 0; m0 < M; m0 += kQ4MaxRows) {
+    const int64_t rows = std::min(kQ4MaxRows, M - m0);
+    const PreparedA p = prepare(w, rows, A + m0 * lda, lda);
+    float* y = Y + m0 * ldy;
+    auto body = [&](int64_t n0, int64_t n1) {
+#if defined(__x86_64__)
+      if (cpu_isa() == Isa::kAvx512) return q4_rows_avx512_any(w, rows, p, n0, n1, y, ldy);
+      if (cpu_isa() == Isa::kAvx2) return q4_rows_avx2_any(w, rows, p, n0, n1, y, ldy);
+#endif
+      q4_rows_portable(w, rows, p, n0, n1, y, ldy);
+    };
+    // Each output reads K / 2 bytes of weights and does K multiply-adds a row.
+    const double cost = double(w.K) * double(rows + 1);
+    if (pool)
+      pool->parallel_for(w.N, cost, body);
+    else
+      body(0, w.N);
+  }
+}
+
+}  // namespace tessera::linalg
