@@ -1,6 +1,7 @@
 #include "linalg/q4_gemv.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/host_heap.hpp"
 #include "core/thread_pool.hpp"
@@ -59,7 +60,8 @@ void q4_rows_portable(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t
           }
         }
         const int64_t sb = n * w.k_blocks + b;
-        acc += part * w.scale[size_t(sb)] - w.zs[size_t(sb)] * p.sums[size_t(m * w.k_blocks + b)];
+        acc += w.scale[size_t(sb)] *
+               (part - float(w.zp[size_t(sb)]) * p.sums[size_t(m * w.k_blocks + b)]);
       }
       Y[m * ldy + n] = acc;
     }
@@ -104,13 +106,22 @@ __attribute__((target("avx512f"))) void q4_rows_avx512(const Q4Weights& w, const
       const __m512 s = _mm512_set1_ps(sc[b]);
       for (int m = 0; m < M; ++m) acc[m] = _mm512_fmadd_ps(part[m], s, acc[m]);
     }
-    const float* zs = w.zs.data() + n * w.k_blocks;
-    for (int m = 0; m < M; ++m) {
-      float zero_term = 0.0f;
-      const float* sums = p.sums.data() + m * w.k_blocks;
-      for (int64_t b = 0; b < w.k_blocks; ++b) zero_term += zs[b] * sums[b];
-      Y[m * ldy + n] = _mm512_reduce_add_ps(acc[m]) - zero_term;
+    // The zero points' term, 16 blocks at a time: acc -= z * s * sum(A).
+    const uint8_t* zp = w.zp.data() + n * w.k_blocks;
+    for (int64_t b = 0; b < w.k_blocks; b += 16) {
+      const int64_t left = w.k_blocks - b;
+      const __mmask16 k = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      alignas(16) uint8_t tail[16] = {};
+      const uint8_t* z = zp + b;
+      if (left < 16) z = static_cast<const uint8_t*>(std::memcpy(tail, z, size_t(left)));
+      const __m512 zs = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(z)))),
+                                      _mm512_maskz_loadu_ps(k, sc + b));
+      for (int m = 0; m < M; ++m)
+        acc[m] = _mm512_fnmadd_ps(zs, _mm512_maskz_loadu_ps(k, p.sums.data() + m * w.k_blocks + b),
+                                  acc[m]);
     }
+    for (int m = 0; m < M; ++m) Y[m * ldy + n] = _mm512_reduce_add_ps(acc[m]);
   }
 }
 
@@ -149,11 +160,20 @@ __attribute__((target("avx2,fma"))) void q4_rows_avx2(const Q4Weights& w, const 
       const __m256 s = _mm256_set1_ps(sc[b]);
       for (int m = 0; m < M; ++m) acc[m] = _mm256_fmadd_ps(part[m], s, acc[m]);
     }
-    const float* zs = w.zs.data() + n * w.k_blocks;
+    // The zero points' term, 8 blocks at a time, then one by one.
+    const uint8_t* zp = w.zp.data() + n * w.k_blocks;
+    int64_t b = 0;
+    for (; b + 8 <= w.k_blocks; b += 8) {
+      const __m256 zs = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
+                                          reinterpret_cast<const __m128i*>(zp + b)))),
+                                      _mm256_loadu_ps(sc + b));
+      for (int m = 0; m < M; ++m)
+        acc[m] = _mm256_fnmadd_ps(zs, _mm256_loadu_ps(p.sums.data() + m * w.k_blocks + b), acc[m]);
+    }
     for (int m = 0; m < M; ++m) {
       float zero_term = 0.0f;
       const float* sums = p.sums.data() + m * w.k_blocks;
-      for (int64_t b = 0; b < w.k_blocks; ++b) zero_term += zs[b] * sums[b];
+      for (int64_t t = b; t < w.k_blocks; ++t) zero_term += float(zp[t]) * sc[t] * sums[t];
       alignas(32) float lanes[8];
       _mm256_store_ps(lanes, acc[m]);
       float total = 0.0f;

@@ -574,9 +574,12 @@ def matmul_nbits_cases():
     yield nbits_case("matmul_nbits_4bit_float_zero_point", 32, 4, 4, 16, zp_kind="float")
     yield nbits_case("matmul_nbits_2bit", 50, 7, 2, 16)
     # 4 bits in blocks of 32 or more, up to four rows of A: the kernel that
-    # reads the stored nibbles (a part block at the end of K; float zero
-    # points; a group of four rows and one more).
+    # reads the stored nibbles (a part block at the end of K; one row; four
+    # rows without zero points). Float zero points take the SGEMM.
     yield nbits_case("matmul_nbits_4bit_rows_block32", 72, 10, 4, 32, lead=(3,), bias=True)
+    yield nbits_case("matmul_nbits_4bit_row_block64", 128, 9, 4, 64, lead=(1,))
+    # 19 blocks: the zero points' term runs 16 (or 8) blocks at a time, then the rest.
+    yield nbits_case("matmul_nbits_4bit_rows_19_blocks", 600, 5, 4, 32, lead=(2,))
     yield nbits_case("matmul_nbits_4bit_row_block64_float_zero_point", 128, 9, 4, 64, lead=(1,),
                      zp_kind="float")
     yield nbits_case("matmul_nbits_4bit_rows_block128_default_zero_point", 256, 17, 4, 128,

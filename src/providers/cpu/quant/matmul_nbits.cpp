@@ -95,7 +95,9 @@ class MatMulNBitsKernel final : public ep::OpKernel {
       auto w = dequantize_weights(s_, *b, *scales, info.constant_input(3),
                                   [&](const std::string& m) { info.fail_node(m); });
       packed_ = std::make_shared<const linalg::PackedB>(true, s_.K, s_.N, w.data(), s_.K);
-      if (s_.bits == 4 && linalg::q4_block_supported(s_.block))
+      const Tensor* zp = info.constant_input(3);
+      if (s_.bits == 4 && linalg::q4_block_supported(s_.block) &&
+          (!zp || zp->dtype() == DataType::kUInt8))
         q4_ = std::make_shared<const linalg::Q4Weights>(
             four_bit_weights(*b, *scales, info.constant_input(3)));
     }
@@ -133,8 +135,8 @@ class MatMulNBitsKernel final : public ep::OpKernel {
   }
 
  private:
-  // The stored bytes, scales and zero point x scale (shapes already checked
-  // by dequantize_weights).
+  // The stored bytes, scales and zero points, a byte each (shapes already
+  // checked by dequantize_weights; float zero points take the SGEMM path).
   linalg::Q4Weights four_bit_weights(const Tensor& b, const Tensor& scales,
                                      const Tensor* zp) const {
     linalg::Q4Weights w;
@@ -143,17 +145,13 @@ class MatMulNBitsKernel final : public ep::OpKernel {
     w.q.assign(bytes, bytes + b.num_elements());
     const float* sc = scales.data<float>();
     w.scale.assign(sc, sc + s_.N * s_.k_blocks);
-    w.zs.resize(w.scale.size());
+    w.zp.assign(w.scale.size(), 8);
     const int64_t zp_row = (s_.k_blocks * 4 + 7) / 8;
     for (int64_t n = 0; n < s_.N; ++n)
-      for (int64_t blk = 0; blk < s_.k_blocks; ++blk) {
-        float z = 8.0f;
-        if (zp && zp->dtype() == DataType::kUInt8)
-          z = float((zp->data<uint8_t>()[n * zp_row + blk / 2] >> (4 * (blk % 2))) & 15);
-        else if (zp)
-          z = zp->data<float>()[n * s_.k_blocks + blk];
-        w.zs[size_t(n * s_.k_blocks + blk)] = z * sc[n * s_.k_blocks + blk];
-      }
+      for (int64_t blk = 0; blk < s_.k_blocks; ++blk)
+        if (zp)
+          w.zp[size_t(n * s_.k_blocks + blk)] =
+              uint8_t((zp->data<uint8_t>()[n * zp_row + blk / 2] >> (4 * (blk % 2))) & 15);
     return w;
   }
 
