@@ -68,6 +68,16 @@ class KernelInfo {
   }
   // The cache prepacked() shares through (the runtime sets it; null: no sharing).
   void set_prepack_cache(PrepackCache* cache) { prepack_cache_ = cache; }
+  // The options of the provider whose kernel this is (the runtime sets them;
+  // the provider has validated them), and one of them, or null when unset.
+  void set_provider_options(const std::map<std::string, std::string>* options) {
+    provider_options_ = options;
+  }
+  const std::string* provider_option(const std::string& key) const {
+    if (!provider_options_) return nullptr;
+    auto it = provider_options_->find(key);
+    return it == provider_options_->end() ? nullptr : &it->second;
+  }
 
   bool has_attr(const std::string& name) const { return node_.attr(name) != nullptr; }
   int64_t attr_int(const std::string& name, int64_t def) const;
@@ -101,6 +111,7 @@ class KernelInfo {
   std::vector<const Tensor*> constant_inputs_;
   std::function<const SubgraphRunner*(const std::string&)> subgraphs_;
   PrepackCache* prepack_cache_ = nullptr;
+  const std::map<std::string, std::string>* provider_options_ = nullptr;
 };
 
 // Per-run, per-node view of inputs and outputs. Built by the executor.

@@ -6,6 +6,7 @@
 #include "core/host_heap.hpp"
 #include "core/thread_pool.hpp"
 #include "linalg/cpu_isa.hpp"
+#include "linalg/gemm.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -32,10 +33,15 @@ PreparedA prepare(const Q4Weights& w, int64_t M, const float* A, int64_t lda) {
   for (int64_t m = 0; m < M; ++m) {
     const float* src = A + m * lda;
     float* dst = p.a.data() + m * Kp;
-    for (int64_t k = 0; k < w.K; ++k) {
-      const int64_t run = k / 32, j = k % 32;
-      dst[run * 32 + (j % 2) * 16 + j / 2] = src[k];
-      p.sums[size_t(m * w.k_blocks + k / w.block)] += src[k];
+    float* sums = p.sums.data() + m * w.k_blocks;
+    for (int64_t k0 = 0; k0 < w.K; k0 += 32, dst += 32) {
+      const int64_t n = std::min<int64_t>(32, w.K - k0);
+      float sum = 0.0f;
+      for (int64_t j = 0; j < n; ++j) {
+        dst[(j & 1) * 16 + (j >> 1)] = src[k0 + j];
+        sum += src[k0 + j];
+      }
+      sums[k0 / w.block] += sum;
     }
   }
   return p;
@@ -212,6 +218,51 @@ void q4_rows_avx512_any(const Q4Weights& w, int64_t M, const PreparedA& p, int64
 }
 #endif
 
+// Rows [n0, n1) of W dequantized into out [(n1 - n0), k_blocks * block], in
+// the permuted order of PreparedA (each run of 32: even values, then odd).
+void dequantize_portable(const Q4Weights& w, int64_t n0, int64_t n1, float* out) {
+  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2;
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      const int64_t sb = n * w.k_blocks + b;
+      const float s = w.scale[size_t(sb)], zs = float(w.zp[size_t(sb)]) * s;
+      const uint8_t* q = w.q.data() + sb * blob;
+      float* o = out + (n - n0) * Kp + b * w.block;
+      for (int64_t run = 0; run < w.block / 32; ++run, q += 16, o += 32)
+        for (int j = 0; j < 16; ++j) {
+          o[j] = float(q[j] & 15) * s - zs;
+          o[16 + j] = float(q[j] >> 4) * s - zs;
+        }
+    }
+}
+
+#if defined(__x86_64__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+__attribute__((target("avx512f"))) void dequantize_avx512(const Q4Weights& w, int64_t n0,
+                                                          int64_t n1, float* out) {
+  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2;
+  const __m512i low = _mm512_set1_epi32(15);
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      const int64_t sb = n * w.k_blocks + b;
+      const __m512 s = _mm512_set1_ps(w.scale[size_t(sb)]);
+      const __m512 zs = _mm512_set1_ps(float(w.zp[size_t(sb)]) * w.scale[size_t(sb)]);
+      const uint8_t* q = w.q.data() + sb * blob;
+      float* o = out + (n - n0) * Kp + b * w.block;
+      for (int64_t run = 0; run < w.block / 32; ++run, q += 16, o += 32) {
+        const __m512i v =
+            _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
+        _mm512_storeu_ps(o, _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_and_si512(v, low)), s, zs));
+        _mm512_storeu_ps(o + 16,
+                         _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4)), s, zs));
+      }
+    }
+}
+#pragma GCC diagnostic pop
+#endif
+
 }  // namespace
 
 void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y, int64_t ldy,
@@ -234,6 +285,36 @@ void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* 
     else
       body(0, w.N);
   }
+}
+
+void q4_gemm_dequantized(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y,
+                         int64_t ldy, ThreadPool* pool) {
+  const PreparedA p = prepare(w, M, A, lda);
+  const int64_t Kp = w.k_blocks * w.block;
+  // A packed once for every panel's product.
+  const PackedA packed(false, M, Kp, p.a.data(), Kp);
+  // Panels of 64 outputs: 64 x K floats stay in L2 while the SGEMM reads them.
+  constexpr int64_t kPanel = 64;
+  const int64_t panels = (w.N + kPanel - 1) / kPanel;
+  auto body = [&](int64_t t0, int64_t t1) {
+    thread_local HostVector<float> panel;
+    if (panel.size() < size_t(kPanel * Kp)) panel.resize(size_t(kPanel * Kp));
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t n0 = t * kPanel, n1 = std::min(w.N, n0 + kPanel);
+#if defined(__x86_64__)
+      if (cpu_isa() == Isa::kAvx512)
+        dequantize_avx512(w, n0, n1, panel.data());
+      else
+#endif
+        dequantize_portable(w, n0, n1, panel.data());
+      sgemm_packed(packed, true, n1 - n0, panel.data(), Kp, Y + n0, ldy);
+    }
+  };
+  const double cost = double(M) * double(kPanel) * double(Kp) * 2.0;
+  if (pool)
+    pool->parallel_for(panels, cost, body);
+  else
+    body(0, panels);
 }
 
 }  // namespace tessera::linalg

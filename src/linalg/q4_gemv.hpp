@@ -33,8 +33,15 @@ constexpr int64_t kQ4MaxRows = 4;
 // Whether q4_gemm handles this block size (a multiple of 32).
 inline bool q4_block_supported(int64_t block) { return block >= 32 && block % 32 == 0; }
 
-// Y[m, n] = sum_k A[m, k] W[n, k] for m < M (row strides lda, ldy).
+// Y[m, n] = sum_k A[m, k] W[n, k] for m < M (row strides lda, ldy): up to
+// kQ4MaxRows rows at a time against the nibbles themselves.
 void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y, int64_t ldy,
              ThreadPool* pool);
+
+// The same for many rows (a prompt): panels of W are dequantized into a
+// per-thread float buffer, each in turn multiplied by all of A with the
+// SGEMM, so no float copy of the weights outlives the call.
+void q4_gemm_dequantized(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y,
+                         int64_t ldy, ThreadPool* pool);
 
 }  // namespace tessera::linalg

@@ -391,6 +391,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
         return it == subs.end() ? nullptr : it->second;
       });
   step.info->set_prepack_cache(prepack_);
+  step.info->set_provider_options(&provider->options());
   try {
     step.kernel = match.entry->factory(*step.info);
   } catch (const Error& e) {

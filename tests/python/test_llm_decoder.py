@@ -89,3 +89,20 @@ def test_a_cache_of_the_wrong_length_is_named(session):
     past["past_key_values.0.key"] = np.zeros((1, KV_HEADS, 3, HEAD), np.float32)
     with pytest.raises(Exception, match="past_key / past_value"):
         step(session, ids, past, 5)
+
+
+def test_float_weight_copies_give_the_same_logits(session):
+    # matmul_nbits_float_weights=1 keeps packed float copies for many-row
+    # products; the default dequantizes panels of the 4-bit weights per call.
+    model = make_tiny_llm.build(layers=LAYERS, hidden=64, heads=4, kv_heads=KV_HEADS, vocab=96)
+    floats = tessera.InferenceSession(
+        model.SerializeToString(),
+        providers=[("CPUExecutionProvider", {"matmul_nbits_float_weights": "1"})])
+    ids = np.random.default_rng(5).integers(0, 96, (2, 7)).astype(np.int64)
+    want, _ = run_in_pieces(floats, ids, [7])
+    have, _ = run_in_pieces(session, ids, [7])
+    np.testing.assert_allclose(have, want, rtol=1e-4, atol=1e-4)
+    with pytest.raises(Exception, match="matmul_nbits_float_weights' must be 0 or 1, got 'yes'"):
+        tessera.InferenceSession(
+            model.SerializeToString(),
+            providers=[("CPUExecutionProvider", {"matmul_nbits_float_weights": "yes"})])

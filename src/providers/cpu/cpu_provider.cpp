@@ -15,7 +15,11 @@ const std::string kName = "CPUExecutionProvider";
 class CpuProvider : public ep::ExecutionProvider {
  public:
   explicit CpuProvider(const ep::ProviderOptions& options) {
-    ep::check_option_keys(kName, options, {});
+    ep::check_option_keys(kName, options, {kMatMulNBitsFloatWeights});
+    auto it = options.find(kMatMulNBitsFloatWeights);
+    if (it != options.end() && it->second != "0" && it->second != "1")
+      fail(ErrorCode::kInvalidArgument, kName, ": option '", kMatMulNBitsFloatWeights,
+           "' must be 0 or 1, got '", it->second, "'");
     options_ = options;
   }
   const std::string& name() const override { return kName; }

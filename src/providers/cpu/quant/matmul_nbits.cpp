@@ -7,21 +7,25 @@
 // q packed `bits` (2, 4 or 8) to a byte from the low bits up, in B [N,
 // k_blocks, block_size * bits / 8]; zero points either packed the same way
 // (uint8 [N, ceil(k_blocks * bits / 8)]) or unpacked floats [N, k_blocks],
-// 2^(bits - 1) when omitted. Constant weights are dequantized and packed
-// for the SGEMM once, at session creation: fast, at 4 bytes a weight in
-// memory (8 times the 4-bit file's); weights that are not constant are
-// dequantized on every run. The deprecated g_idx input (act-order) is
+// 2^(bits - 1) when omitted. Constant weights of other forms (2 or 8 bits,
+// blocks of 16, float zero points) are dequantized and packed for the SGEMM
+// once, at session creation: fast, at 4 bytes a weight in memory (8 times a
+// 4-bit file's); weights that are not constant are dequantized on every
+// run. The deprecated g_idx input (act-order) is
 // rejected: ONNX Runtime's own result for it does not follow the per-block
 // reading of its documentation, so there is no definition to match.
 //
-// Constant 4-bit weights in blocks of a multiple of 32 are also kept as they
-// are stored: products of up to linalg::kQ4MaxRows rows of A (a language
-// model's decode step) read them there, half a byte a weight, instead of the
-// SGEMM's floats.
+// Constant 4-bit weights in blocks of a multiple of 32 with packed (or no)
+// zero points (what ONNX Runtime's quantizer writes) are kept as stored, half a byte a weight:
+// products of up to linalg::kQ4MaxRows rows of A (a language model's decode
+// step) read the nibbles directly; more rows (a prompt) dequantize panels of
+// them per call. The CPU provider option matmul_nbits_float_weights = 1
+// keeps the packed float copy too, for faster prompts at 4 bytes a weight.
 #include <vector>
 
 #include "linalg/gemm.hpp"
 #include "linalg/q4_gemv.hpp"
+#include "providers/cpu/cpu_provider.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
 namespace tessera::cpu {
@@ -32,10 +36,10 @@ struct NBitsShape {
   int64_t K, N, bits, block, k_blocks, blob;
 };
 
-// The float W [N, K]; fails naming what does not fit the attributes.
+// Fails naming what does not fit the attributes.
 template <typename Fail>
-std::vector<float> dequantize_weights(const NBitsShape& s, const Tensor& b, const Tensor& scales,
-                                      const Tensor* zp, const Fail& fail) {
+void check_weights(const NBitsShape& s, const Tensor& b, const Tensor& scales, const Tensor* zp,
+                   const Fail& fail) {
   if (b.dtype() != DataType::kUInt8 || b.num_elements() != s.N * s.k_blocks * s.blob)
     fail(str_cat("B ", b.description(), " must be uint8 [", s.N, ", ", s.k_blocks, ", ", s.blob,
                  "] (N, k_blocks, block_size * bits / 8)"));
@@ -48,6 +52,13 @@ std::vector<float> dequantize_weights(const NBitsShape& s, const Tensor& b, cons
                        : zp->dtype() != DataType::kFloat || zp->num_elements() != s.N * s.k_blocks))
     fail(str_cat("zero_points ", zp->description(), " must be uint8 [", s.N, ", ", zp_row,
                  "] (packed) or [", s.N, ", ", s.k_blocks, "] of A's type"));
+}
+
+// The float W [N, K] (after check_weights).
+std::vector<float> dequantize_weights(const NBitsShape& s, const Tensor& b, const Tensor& scales,
+                                      const Tensor* zp) {
+  const int64_t zp_row = (s.k_blocks * s.bits + 7) / 8;
+  const bool zp_packed = zp && zp->dtype() == DataType::kUInt8;
   const auto* q = b.data<uint8_t>();
   const float* sc = scales.data<float>();
   const uint32_t mask = (1u << s.bits) - 1;
@@ -92,18 +103,22 @@ class MatMulNBitsKernel final : public ep::OpKernel {
     const Tensor* scales = info.constant_input(2);
     const bool zp_const = !info.has_input(3) || info.constant_input(3);
     if (b && scales && zp_const) {
-      auto w = dequantize_weights(s_, *b, *scales, info.constant_input(3),
-                                  [&](const std::string& m) { info.fail_node(m); });
-      packed_ = std::make_shared<const linalg::PackedB>(true, s_.K, s_.N, w.data(), s_.K);
       const Tensor* zp = info.constant_input(3);
+      check_weights(s_, *b, *scales, zp, [&](const std::string& m) { info.fail_node(m); });
       if (s_.bits == 4 && linalg::q4_block_supported(s_.block) &&
           (!zp || zp->dtype() == DataType::kUInt8))
-        q4_ = std::make_shared<const linalg::Q4Weights>(
-            four_bit_weights(*b, *scales, info.constant_input(3)));
+        q4_ = std::make_shared<const linalg::Q4Weights>(four_bit_weights(*b, *scales, zp));
+      const std::string* keep = info.provider_option(kMatMulNBitsFloatWeights);
+      if (!q4_ || (keep && *keep == "1")) {
+        auto w = dequantize_weights(s_, *b, *scales, zp);
+        packed_ = std::make_shared<const linalg::PackedB>(true, s_.K, s_.N, w.data(), s_.K);
+      }
     }
   }
 
-  bool reads_constant_data(size_t i) const override { return !packed_ || i == 0 || i == 5; }
+  bool reads_constant_data(size_t i) const override {
+    return !(packed_ || q4_) || i == 0 || i == 5;
+  }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& a = ctx.required_input(0);
@@ -123,9 +138,12 @@ class MatMulNBitsKernel final : public ep::OpKernel {
       linalg::q4_gemm(*q4_, M, a.data<float>(), s_.K, yd, s_.N, pool);
     } else if (packed_) {
       linalg::sgemm_packed_b(false, M, 1.0f, a.data<float>(), s_.K, *packed_, 0.0f, yd, s_.N, pool);
+    } else if (q4_) {
+      linalg::q4_gemm_dequantized(*q4_, M, a.data<float>(), s_.K, yd, s_.N, pool);
     } else {
-      auto w = dequantize_weights(s_, ctx.required_input(1), ctx.required_input(2), ctx.input(3),
-                                  [&](const std::string& m) { ctx.fail_node(m); });
+      const Tensor &b = ctx.required_input(1), &scales = ctx.required_input(2);
+      check_weights(s_, b, scales, ctx.input(3), [&](const std::string& m) { ctx.fail_node(m); });
+      auto w = dequantize_weights(s_, b, scales, ctx.input(3));
       linalg::sgemm(false, true, M, s_.N, s_.K, 1.0f, a.data<float>(), s_.K, w.data(), s_.K, 0.0f,
                     yd, s_.N, pool);
     }
@@ -136,7 +154,7 @@ class MatMulNBitsKernel final : public ep::OpKernel {
 
  private:
   // The stored bytes, scales and zero points, a byte each (shapes already
-  // checked by dequantize_weights; float zero points take the SGEMM path).
+  // checked by check_weights; float zero points take the SGEMM path).
   linalg::Q4Weights four_bit_weights(const Tensor& b, const Tensor& scales,
                                      const Tensor* zp) const {
     linalg::Q4Weights w;
