@@ -7,7 +7,7 @@ the table gives the best-of-rounds prompt time and median decode-step time,
 and Tessera / ONNX Runtime.
 
     /usr/bin/python3 bench/llm_compare.py [--model F.onnx | --size mid] [--threads 1,2]
-        [--prompt 64] [--steps 32] [--rounds 3]
+        [--prompt 64] [--steps 32] [--rounds 3] [--float-weights]
 
 ONNX Runtime is the benchmark kit's onnxruntime-node (KIT_NODE_MODULES,
 default /tmp/tessera_bench_kit/node_modules, as bench/run_compare.sh sets it
@@ -31,11 +31,12 @@ SIZES = {  # layers, hidden, heads, kv heads, intermediate, vocab
 }
 
 
-def tessera_steps(model, prompt, steps, threads):
+def tessera_steps(model, prompt, steps, threads, float_weights=False):
     import tessera
     so = tessera.SessionOptions()
     so.intra_op_num_threads = threads
-    sess = tessera.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    opts = {"matmul_nbits_float_weights": "1" if float_weights else "0"}
+    sess = tessera.InferenceSession(model, so, providers=[("CPUExecutionProvider", opts)])
     caches = [i for i in sess.get_inputs() if i.name.startswith("past_key_values.")]
     outs = [o.name for o in sess.get_outputs()]
 
@@ -74,6 +75,9 @@ def main():
     ap.add_argument("--prompt", type=int, default=64)
     ap.add_argument("--steps", type=int, default=32)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--float-weights", action="store_true",
+                    help="Tessera's CPU option matmul_nbits_float_weights=1 (faster prompts, "
+                         "4 bytes a weight)")
     ap.add_argument("--node-modules",
                     default=os.environ.get("KIT_NODE_MODULES",
                                            "/tmp/tessera_bench_kit/node_modules"))
@@ -96,7 +100,8 @@ def main():
         for r in range(a.rounds):
             order = ["tessera", "ort"] if r % 2 == 0 else ["ort", "tessera"]
             for who in order:
-                res = (tessera_steps(model, a.prompt, a.steps, threads) if who == "tessera"
+                res = (tessera_steps(model, a.prompt, a.steps, threads, a.float_weights)
+                       if who == "tessera"
                        else ort_steps(model, a.prompt, a.steps, threads, a.node_modules))
                 best[who][0] = min(best[who][0], res["prompt_ms"])
                 best[who][1] = min(best[who][1], float(np.median(res["decode_ms"])))

@@ -106,3 +106,19 @@ def test_float_weight_copies_give_the_same_logits(session):
         tessera.InferenceSession(
             model.SerializeToString(),
             providers=[("CPUExecutionProvider", {"matmul_nbits_float_weights": "yes"})])
+
+
+@pytest.mark.parametrize("isa", ["avx2", "portable"])
+def test_four_bit_kernels_of_narrower_vector_units(isa):
+    # The AVX-512 kernels run above (on this project's machines); these run
+    # the same decoder checks and the 4-bit MatMulNBits cases with the CPU
+    # kernels capped (TESSERA_CPU_ISA is read once a process, so in a child).
+    import subprocess
+    here = os.path.dirname(__file__)
+    env = dict(os.environ, TESSERA_CPU_ISA=isa)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        os.path.join(here, "test_llm_decoder.py"),
+                        os.path.join(here, "test_contrib_ops.py"), "-k", "not narrower"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert " passed" in r.stdout
