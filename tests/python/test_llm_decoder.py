@@ -122,3 +122,31 @@ def test_four_bit_kernels_of_narrower_vector_units(isa):
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     assert " passed" in r.stdout
+
+
+def test_one_preallocated_cache_bound_as_past_and_present(session):
+    # The shared-buffer form: each layer's cache is one [1, kv, MAX, head]
+    # buffer bound both as the past input and as the present output; a step
+    # writes its token's row in place and the logits equal those of the
+    # growing caches above.
+    MAX = 16
+    ids = np.random.default_rng(9).integers(0, 96, (1, 8)).astype(np.int64)
+    want, _ = run_in_pieces(session, ids, [5, 1, 1, 1])
+    caches = {f"{i}.{kv}": np.zeros((1, KV_HEADS, MAX, HEAD), np.float32)
+              for i in range(LAYERS) for kv in ("key", "value")}
+    values = {k: tessera.OrtValue.ortvalue_from_numpy(v) for k, v in caches.items()}
+    got, pos = [], 0
+    for n in (5, 1, 1, 1):
+        b = session.io_binding()
+        b.bind_cpu_input("input_ids", ids[:, pos:pos + n])
+        b.bind_cpu_input("attention_mask", np.ones((1, pos + n), np.int64))
+        for k, v in values.items():
+            b.bind_ortvalue_input(f"past_key_values.{k}", v)
+            b.bind_ortvalue_output(f"present.{k}", v)
+        b.bind_output("logits")
+        session.run_with_iobinding(b)
+        got.append(b.copy_outputs_to_cpu()[-1])
+        pos += n
+    np.testing.assert_allclose(np.concatenate(got, axis=1), want, rtol=1e-4, atol=1e-4)
+    assert np.abs(caches["0.key"][0, :, :8]).max() > 0  # the rows were written in place
+    assert not caches["0.key"][0, :, 8:].any()
