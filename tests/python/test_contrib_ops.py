@@ -239,3 +239,43 @@ def test_gather_block_quantized_out_of_range_ids_give_zeros():
     np.testing.assert_array_equal(y[1, 0], rows[1, 0])  # -10 is row 0
     assert not y[0, 2].any() and not y[1, 1].any()
     assert rows[0, 0].any()
+
+
+def test_language_model_ops_name_bad_inputs():
+    from onnx import helper
+    ms = "com.microsoft"
+    # GatherBlockQuantized: scales of the wrong shape, a bad block size.
+    data = np.zeros((4, 16), np.uint8)  # 4 rows of 32 4-bit values
+    ids = np.array([0, 3], np.int64)
+    y = np.zeros((2, 32), np.float32)
+    node = helper.make_node("GatherBlockQuantized", ["d", "ids", "s"], ["y"], domain=ms,
+                            block_size=16, name="gbq")
+    sess = _session(node, [("ids", ids)], [("y", y)],
+                    [("d", data), ("s", np.ones((4, 3), np.float32))])
+    with pytest.raises(Exception, match=r"gbq.*scales float\[4,3\] must be \[4,2\]"):
+        sess.run(None, {"ids": ids})
+    node = helper.make_node("GatherBlockQuantized", ["d", "ids", "s"], ["y"], domain=ms,
+                            block_size=24, name="gbq24")
+    with pytest.raises(Exception, match="gbq24.*block_size must be a power of 2"):
+        _session(node, [("ids", ids)], [("y", y)],
+                 [("d", data), ("s", np.ones((4, 2), np.float32))])
+    # RotaryEmbedding: a position past the cache.
+    x = np.zeros((1, 2, 8), np.float32)
+    cache = np.zeros((4, 4), np.float32)
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "c", "s"], ["y"], domain=ms,
+                            name="rope")
+    sess = _session(node, [("x", x), ("pos", np.array([[1, 9]], np.int64))], [("y", x)],
+                    [("c", cache), ("s", cache)])
+    with pytest.raises(Exception, match="rope.*position id 9 out of range"):
+        sess.run(None, {"x": x, "pos": np.array([[1, 9]], np.int64)})
+    # GroupQueryAttention: a rotary cache shorter than the sequence.
+    q = np.zeros((1, 3, 32), np.float32)
+    node = helper.make_node("GroupQueryAttention",
+                            ["q", "k", "v", "", "", "sl", "tot", "c", "s"], ["o"], domain=ms,
+                            num_heads=2, kv_num_heads=2, do_rotary=1, name="gqa_rope")
+    short = np.zeros((2, 8), np.float32)
+    feeds = {"q": q, "k": q, "v": q, "sl": np.array([2], np.int32),
+             "tot": np.array(3, np.int32)}
+    sess = _session(node, list(feeds.items()), [("o", q)], [("c", short), ("s", short)])
+    with pytest.raises(Exception, match="gqa_rope.*positions up to 2 are past the rotary cache"):
+        sess.run(None, feeds)
