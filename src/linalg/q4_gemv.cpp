@@ -16,60 +16,88 @@ namespace tessera::linalg {
 
 namespace {
 
-// A's rows as the kernels read them: each run of 32 values reordered to its
-// 16 even-indexed values, then its 16 odd ones (byte j of a run holds q[2j]
-// in its low nibble and q[2j + 1] in its high one), zero past K; and each
-// row's sum per block (for the zero points).
-struct PreparedA {
-  HostVector<float> a;     // [M, k_blocks * block]
+constexpr int64_t kLanes = 16;  // outputs a panel
+
+// A's rows zero-padded to whole blocks (the padded weights are zero nibbles,
+// but 0 x a garbage float could be NaN), and each row's sum per block (for
+// the zero points).
+struct PaddedA {
+  int64_t Kp = 0;
+  HostVector<float> a;     // [M, Kp]
   HostVector<float> sums;  // [M, k_blocks]
 };
 
-PreparedA prepare(const Q4Weights& w, int64_t M, const float* A, int64_t lda) {
-  const int64_t Kp = w.k_blocks * w.block;
-  PreparedA p;
-  p.a.assign(size_t(M * Kp), 0.0f);
+PaddedA pad(const Q4Weights& w, int64_t M, const float* A, int64_t lda) {
+  PaddedA p;
+  p.Kp = w.k_blocks * w.block;
+  p.a.assign(size_t(M * p.Kp), 0.0f);
   p.sums.assign(size_t(M * w.k_blocks), 0.0f);
   for (int64_t m = 0; m < M; ++m) {
-    const float* src = A + m * lda;
-    float* dst = p.a.data() + m * Kp;
-    float* sums = p.sums.data() + m * w.k_blocks;
-    for (int64_t k0 = 0; k0 < w.K; k0 += 32, dst += 32) {
-      const int64_t n = std::min<int64_t>(32, w.K - k0);
-      float sum = 0.0f;
-      for (int64_t j = 0; j < n; ++j) {
-        dst[(j & 1) * 16 + (j >> 1)] = src[k0 + j];
-        sum += src[k0 + j];
-      }
-      sums[k0 / w.block] += sum;
+    std::memcpy(p.a.data() + m * p.Kp, A + m * lda, size_t(w.K) * sizeof(float));
+    const float* row = A + m * lda;
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      float s = 0.0f;
+      for (int64_t k = b * w.block; k < std::min(w.K, (b + 1) * w.block); ++k) s += row[k];
+      p.sums[size_t(m * w.k_blocks + b)] = s;
     }
   }
   return p;
 }
 
-// Outputs [n0, n1) for M <= kQ4MaxRows rows, portable C++.
-void q4_rows_portable(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t n0, int64_t n1,
-                      float* Y, int64_t ldy) {
-  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2;
-  for (int64_t n = n0; n < n1; ++n)
-    for (int64_t m = 0; m < M; ++m) {
-      const float* a = p.a.data() + m * Kp;
-      float acc = 0.0f;
-      for (int64_t b = 0; b < w.k_blocks; ++b) {
-        const uint8_t* q = w.q.data() + (n * w.k_blocks + b) * blob;
-        float part = 0.0f;
-        for (int64_t run = 0; run < w.block / 32; ++run) {
-          const float* ar = a + b * w.block + run * 32;
-          for (int j = 0; j < 16; ++j) {
-            const uint8_t v = q[run * 16 + j];
-            part += float(v & 15) * ar[j] + float(v >> 4) * ar[16 + j];
-          }
+// The panel's bytes, scales and zero points of block b.
+inline const uint8_t* q_of(const Q4Weights& w, int64_t p, int64_t b) {
+  return w.q.data() + ((p * w.k_blocks + b) * (w.block / 2)) * kLanes;
+}
+inline int64_t meta_of(const Q4Weights& w, int64_t p, int64_t b) {
+  return (p * w.k_blocks + b) * kLanes;
+}
+
+// Panels [p0, p1) for M <= kQ4MaxRows rows, portable C++.
+void rows_portable(const Q4Weights& w, int64_t M, const PaddedA& a, int64_t p0, int64_t p1,
+                   float* Y, int64_t ldy) {
+  for (int64_t p = p0; p < p1; ++p) {
+    float acc[kQ4MaxRows][kLanes] = {};
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      float part[kQ4MaxRows][kLanes] = {};
+      const uint8_t* q = q_of(w, p, b);
+      for (int64_t j = 0; j < w.block / 2; ++j, q += kLanes)
+        for (int64_t m = 0; m < M; ++m) {
+          const float a0 = a.a[size_t(m * a.Kp + b * w.block + 2 * j)];
+          const float a1 = a.a[size_t(m * a.Kp + b * w.block + 2 * j + 1)];
+          for (int i = 0; i < kLanes; ++i)
+            part[m][i] += float(q[i] & 15) * a0 + float(q[i] >> 4) * a1;
         }
-        const int64_t sb = n * w.k_blocks + b;
-        acc += w.scale[size_t(sb)] *
-               (part - float(w.zp[size_t(sb)]) * p.sums[size_t(m * w.k_blocks + b)]);
+      const int64_t meta = meta_of(w, p, b);
+      for (int64_t m = 0; m < M; ++m) {
+        const float sum = a.sums[size_t(m * w.k_blocks + b)];
+        for (int i = 0; i < kLanes; ++i) {
+          const float s = w.scale[size_t(meta + i)];
+          acc[m][i] += s * (part[m][i] - float(w.zp[size_t(meta + i)]) * sum);
+        }
       }
-      Y[m * ldy + n] = acc;
+    }
+    const int64_t n = std::min(kLanes, w.N - p * kLanes);
+    for (int64_t m = 0; m < M; ++m)
+      std::memcpy(Y + m * ldy + p * kLanes, acc[m], size_t(n) * sizeof(float));
+  }
+}
+
+// Panel rows [p0, p1) dequantized into out [Kp, ldo] at column (p - p0) * 16:
+// row k holds W[n, k] for the panels' outputs n.
+void dequantize_portable(const Q4Weights& w, int64_t p0, int64_t p1, float* out, int64_t ldo) {
+  for (int64_t p = p0; p < p1; ++p)
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      const uint8_t* q = q_of(w, p, b);
+      const int64_t meta = meta_of(w, p, b);
+      for (int64_t j = 0; j < w.block / 2; ++j, q += kLanes) {
+        float* r0 = out + (b * w.block + 2 * j) * ldo + (p - p0) * kLanes;
+        float* r1 = r0 + ldo;
+        for (int i = 0; i < kLanes; ++i) {
+          const float s = w.scale[size_t(meta + i)], zs = float(w.zp[size_t(meta + i)]) * s;
+          r0[i] = float(q[i] & 15) * s - zs;
+          r1[i] = float(q[i] >> 4) * s - zs;
+        }
+      }
     }
 }
 
@@ -80,241 +108,231 @@ void q4_rows_portable(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-// The same with AVX-512: 16 bytes (32 weights) become two vectors of 16
-// floats, multiplied into each row's block sum; one multiply-add per block
-// applies the scale.
+__attribute__((target("avx512f"))) inline __m512 load_zero_points(const uint8_t* z) {
+  return _mm512_cvtepi32_ps(
+      _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(z))));
+}
+
+// AVX-512: 16 bytes become 16 lanes of the even k and 16 of the odd k, each
+// multiplied by a broadcast value of A; a block's sum is scaled once.
 template <int M>
-__attribute__((target("avx512f"))) void q4_rows_avx512(const Q4Weights& w, const PreparedA& p,
-                                                       int64_t n0, int64_t n1, float* Y,
-                                                       int64_t ldy) {
-  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2, runs = w.block / 32;
+__attribute__((target("avx512f"))) void rows_avx512(const Q4Weights& w, const PaddedA& a,
+                                                    int64_t p0, int64_t p1, float* Y, int64_t ldy) {
   const __m512i low = _mm512_set1_epi32(15);
-  for (int64_t n = n0; n < n1; ++n) {
+  for (int64_t p = p0; p < p1; ++p) {
     __m512 acc[M];
     for (int m = 0; m < M; ++m) acc[m] = _mm512_setzero_ps();
-    const uint8_t* q = w.q.data() + n * w.k_blocks * blob;
-    const float* sc = w.scale.data() + n * w.k_blocks;
     for (int64_t b = 0; b < w.k_blocks; ++b) {
-      __m512 part[M];
-      for (int m = 0; m < M; ++m) part[m] = _mm512_setzero_ps();
-      for (int64_t run = 0; run < runs; ++run, q += 16) {
-        const __m512i v =
-            _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
-        const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(v, low));
-        const __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4));
-        const int64_t off = b * w.block + run * 32;
-        for (int m = 0; m < M; ++m) {
-          const float* a = p.a.data() + m * Kp + off;
-          part[m] = _mm512_fmadd_ps(lo, _mm512_loadu_ps(a), part[m]);
-          part[m] = _mm512_fmadd_ps(hi, _mm512_loadu_ps(a + 16), part[m]);
-        }
-      }
-      const __m512 s = _mm512_set1_ps(sc[b]);
-      for (int m = 0; m < M; ++m) acc[m] = _mm512_fmadd_ps(part[m], s, acc[m]);
-    }
-    // The zero points' term, 16 blocks at a time: acc -= z * s * sum(A).
-    const uint8_t* zp = w.zp.data() + n * w.k_blocks;
-    for (int64_t b = 0; b < w.k_blocks; b += 16) {
-      const int64_t left = w.k_blocks - b;
-      const __mmask16 k = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
-      alignas(16) uint8_t tail[16] = {};
-      const uint8_t* z = zp + b;
-      if (left < 16) z = static_cast<const uint8_t*>(std::memcpy(tail, z, size_t(left)));
-      const __m512 zs = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-                                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(z)))),
-                                      _mm512_maskz_loadu_ps(k, sc + b));
+      // Four chains a row (pair parity x low / high nibble): one chain would
+      // wait on each multiply-add's latency.
+      __m512 part[M][4];
       for (int m = 0; m < M; ++m)
-        acc[m] = _mm512_fnmadd_ps(zs, _mm512_maskz_loadu_ps(k, p.sums.data() + m * w.k_blocks + b),
-                                  acc[m]);
-    }
-    for (int m = 0; m < M; ++m) Y[m * ldy + n] = _mm512_reduce_add_ps(acc[m]);
-  }
-}
-
-#pragma GCC diagnostic pop
-
-// AVX2: each 16 bytes as two halves of 8 (bytes j < 8 hold the run's even
-// values 0..7 and odd 0..7; bytes 8..15 the rest).
-template <int M>
-__attribute__((target("avx2,fma"))) void q4_rows_avx2(const Q4Weights& w, const PreparedA& p,
-                                                      int64_t n0, int64_t n1, float* Y,
-                                                      int64_t ldy) {
-  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2, runs = w.block / 32;
-  const __m256i low = _mm256_set1_epi32(15);
-  for (int64_t n = n0; n < n1; ++n) {
-    __m256 acc[M];
-    for (int m = 0; m < M; ++m) acc[m] = _mm256_setzero_ps();
-    const uint8_t* q = w.q.data() + n * w.k_blocks * blob;
-    const float* sc = w.scale.data() + n * w.k_blocks;
-    for (int64_t b = 0; b < w.k_blocks; ++b) {
-      __m256 part[M];
-      for (int m = 0; m < M; ++m) part[m] = _mm256_setzero_ps();
-      for (int64_t run = 0; run < runs; ++run, q += 16) {
-        const int64_t off = b * w.block + run * 32;
-        for (int half = 0; half < 2; ++half) {
-          const __m256i v =
-              _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + 8 * half)));
-          const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(v, low));
-          const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
+        for (int c = 0; c < 4; ++c) part[m][c] = _mm512_setzero_ps();
+      const uint8_t* q = q_of(w, p, b);
+      const float* ab = a.a.data() + b * w.block;
+      for (int64_t j = 0; j < w.block / 2; j += 2, q += 2 * kLanes)
+        for (int u = 0; u < 2; ++u) {
+          const __m512i v = _mm512_cvtepu8_epi32(
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(q + u * kLanes)));
+          const __m512 lo = _mm512_cvtepi32_ps(_mm512_and_si512(v, low));
+          const __m512 hi = _mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4));
           for (int m = 0; m < M; ++m) {
-            const float* a = p.a.data() + m * Kp + off + 8 * half;
-            part[m] = _mm256_fmadd_ps(lo, _mm256_loadu_ps(a), part[m]);
-            part[m] = _mm256_fmadd_ps(hi, _mm256_loadu_ps(a + 16), part[m]);
+            const float* ak = ab + m * a.Kp + 2 * (j + u);
+            part[m][2 * u] = _mm512_fmadd_ps(lo, _mm512_set1_ps(ak[0]), part[m][2 * u]);
+            part[m][2 * u + 1] = _mm512_fmadd_ps(hi, _mm512_set1_ps(ak[1]), part[m][2 * u + 1]);
           }
         }
-      }
-      const __m256 s = _mm256_set1_ps(sc[b]);
-      for (int m = 0; m < M; ++m) acc[m] = _mm256_fmadd_ps(part[m], s, acc[m]);
-    }
-    // The zero points' term, 8 blocks at a time, then one by one.
-    const uint8_t* zp = w.zp.data() + n * w.k_blocks;
-    int64_t b = 0;
-    for (; b + 8 <= w.k_blocks; b += 8) {
-      const __m256 zs = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64(
-                                          reinterpret_cast<const __m128i*>(zp + b)))),
-                                      _mm256_loadu_ps(sc + b));
       for (int m = 0; m < M; ++m)
-        acc[m] = _mm256_fnmadd_ps(zs, _mm256_loadu_ps(p.sums.data() + m * w.k_blocks + b), acc[m]);
+        part[m][0] = _mm512_add_ps(_mm512_add_ps(part[m][0], part[m][1]),
+                                   _mm512_add_ps(part[m][2], part[m][3]));
+      const int64_t meta = meta_of(w, p, b);
+      const __m512 s = _mm512_loadu_ps(w.scale.data() + meta);
+      const __m512 zs = _mm512_mul_ps(load_zero_points(w.zp.data() + meta), s);
+      for (int m = 0; m < M; ++m) {
+        acc[m] = _mm512_fmadd_ps(part[m][0], s, acc[m]);
+        acc[m] = _mm512_fnmadd_ps(zs, _mm512_set1_ps(a.sums[size_t(m * w.k_blocks + b)]), acc[m]);
+      }
     }
-    for (int m = 0; m < M; ++m) {
-      float zero_term = 0.0f;
-      const float* sums = p.sums.data() + m * w.k_blocks;
-      for (int64_t t = b; t < w.k_blocks; ++t) zero_term += float(zp[t]) * sc[t] * sums[t];
-      alignas(32) float lanes[8];
-      _mm256_store_ps(lanes, acc[m]);
-      float total = 0.0f;
-      for (float l : lanes) total += l;
-      Y[m * ldy + n] = total - zero_term;
-    }
+    const int64_t n = std::min(kLanes, w.N - p * kLanes);
+    const __mmask16 keep = n == kLanes ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
+    for (int m = 0; m < M; ++m) _mm512_mask_storeu_ps(Y + m * ldy + p * kLanes, keep, acc[m]);
   }
 }
 
-void q4_rows_avx2_any(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t n0, int64_t n1,
-                      float* Y, int64_t ldy) {
-  switch (M) {
-    case 1:
-      return q4_rows_avx2<1>(w, p, n0, n1, Y, ldy);
-    case 2:
-      return q4_rows_avx2<2>(w, p, n0, n1, Y, ldy);
-    case 3:
-      return q4_rows_avx2<3>(w, p, n0, n1, Y, ldy);
-    default:
-      return q4_rows_avx2<4>(w, p, n0, n1, Y, ldy);
-  }
-}
-
-void q4_rows_avx512_any(const Q4Weights& w, int64_t M, const PreparedA& p, int64_t n0, int64_t n1,
-                        float* Y, int64_t ldy) {
-  switch (M) {
-    case 1:
-      return q4_rows_avx512<1>(w, p, n0, n1, Y, ldy);
-    case 2:
-      return q4_rows_avx512<2>(w, p, n0, n1, Y, ldy);
-    case 3:
-      return q4_rows_avx512<3>(w, p, n0, n1, Y, ldy);
-    default:
-      return q4_rows_avx512<4>(w, p, n0, n1, Y, ldy);
-  }
-}
-#endif
-
-// Rows [n0, n1) of W dequantized into out [(n1 - n0), k_blocks * block], in
-// the permuted order of PreparedA (each run of 32: even values, then odd).
-void dequantize_portable(const Q4Weights& w, int64_t n0, int64_t n1, float* out) {
-  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2;
-  for (int64_t n = n0; n < n1; ++n)
-    for (int64_t b = 0; b < w.k_blocks; ++b) {
-      const int64_t sb = n * w.k_blocks + b;
-      const float s = w.scale[size_t(sb)], zs = float(w.zp[size_t(sb)]) * s;
-      const uint8_t* q = w.q.data() + sb * blob;
-      float* o = out + (n - n0) * Kp + b * w.block;
-      for (int64_t run = 0; run < w.block / 32; ++run, q += 16, o += 32)
-        for (int j = 0; j < 16; ++j) {
-          o[j] = float(q[j] & 15) * s - zs;
-          o[16 + j] = float(q[j] >> 4) * s - zs;
-        }
-    }
-}
-
-#if defined(__x86_64__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-__attribute__((target("avx512f"))) void dequantize_avx512(const Q4Weights& w, int64_t n0,
-                                                          int64_t n1, float* out) {
-  const int64_t Kp = w.k_blocks * w.block, blob = w.block / 2;
+__attribute__((target("avx512f"))) void dequantize_avx512(const Q4Weights& w, int64_t p0,
+                                                          int64_t p1, float* out, int64_t ldo) {
   const __m512i low = _mm512_set1_epi32(15);
-  for (int64_t n = n0; n < n1; ++n)
+  for (int64_t p = p0; p < p1; ++p)
     for (int64_t b = 0; b < w.k_blocks; ++b) {
-      const int64_t sb = n * w.k_blocks + b;
-      const __m512 s = _mm512_set1_ps(w.scale[size_t(sb)]);
-      const __m512 zs = _mm512_set1_ps(float(w.zp[size_t(sb)]) * w.scale[size_t(sb)]);
-      const uint8_t* q = w.q.data() + sb * blob;
-      float* o = out + (n - n0) * Kp + b * w.block;
-      for (int64_t run = 0; run < w.block / 32; ++run, q += 16, o += 32) {
+      const int64_t meta = meta_of(w, p, b);
+      const __m512 s = _mm512_loadu_ps(w.scale.data() + meta);
+      const __m512 zs = _mm512_mul_ps(load_zero_points(w.zp.data() + meta), s);
+      const uint8_t* q = q_of(w, p, b);
+      float* r = out + b * w.block * ldo + (p - p0) * kLanes;
+      for (int64_t j = 0; j < w.block / 2; ++j, q += kLanes, r += 2 * ldo) {
         const __m512i v =
             _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
-        _mm512_storeu_ps(o, _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_and_si512(v, low)), s, zs));
-        _mm512_storeu_ps(o + 16,
+        _mm512_storeu_ps(r, _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_and_si512(v, low)), s, zs));
+        _mm512_storeu_ps(r + ldo,
                          _mm512_fmsub_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(v, 4)), s, zs));
       }
     }
 }
 #pragma GCC diagnostic pop
+
+// AVX2: a panel is two halves of 8 lanes.
+template <int M>
+__attribute__((target("avx2,fma"))) void rows_avx2(const Q4Weights& w, const PaddedA& a, int64_t p0,
+                                                   int64_t p1, float* Y, int64_t ldy) {
+  const __m256i low = _mm256_set1_epi32(15);
+  for (int64_t p = p0; p < p1; ++p) {
+    __m256 acc[M][2];
+    for (int m = 0; m < M; ++m) acc[m][0] = acc[m][1] = _mm256_setzero_ps();
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      // Low and high nibbles in separate chains (two a half), summed after.
+      __m256 part[M][2][2];
+      for (int m = 0; m < M; ++m)
+        for (int h = 0; h < 2; ++h) part[m][h][0] = part[m][h][1] = _mm256_setzero_ps();
+      const uint8_t* q = q_of(w, p, b);
+      const float* ab = a.a.data() + b * w.block;
+      for (int64_t j = 0; j < w.block / 2; ++j, q += kLanes)
+        for (int h = 0; h < 2; ++h) {
+          const __m256i v =
+              _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + 8 * h)));
+          const __m256 lo = _mm256_cvtepi32_ps(_mm256_and_si256(v, low));
+          const __m256 hi = _mm256_cvtepi32_ps(_mm256_srli_epi32(v, 4));
+          for (int m = 0; m < M; ++m) {
+            part[m][h][0] =
+                _mm256_fmadd_ps(lo, _mm256_set1_ps(ab[m * a.Kp + 2 * j]), part[m][h][0]);
+            part[m][h][1] =
+                _mm256_fmadd_ps(hi, _mm256_set1_ps(ab[m * a.Kp + 2 * j + 1]), part[m][h][1]);
+          }
+        }
+      const int64_t meta = meta_of(w, p, b);
+      for (int h = 0; h < 2; ++h) {
+        const __m256 s = _mm256_loadu_ps(w.scale.data() + meta + 8 * h);
+        const __m256 z = _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(
+            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(w.zp.data() + meta + 8 * h))));
+        const __m256 zs = _mm256_mul_ps(z, s);
+        for (int m = 0; m < M; ++m) {
+          acc[m][h] = _mm256_fmadd_ps(_mm256_add_ps(part[m][h][0], part[m][h][1]), s, acc[m][h]);
+          acc[m][h] =
+              _mm256_fnmadd_ps(zs, _mm256_set1_ps(a.sums[size_t(m * w.k_blocks + b)]), acc[m][h]);
+        }
+      }
+    }
+    const int64_t n = std::min(kLanes, w.N - p * kLanes);
+    for (int m = 0; m < M; ++m) {
+      alignas(32) float lanes[kLanes];
+      _mm256_store_ps(lanes, acc[m][0]);
+      _mm256_store_ps(lanes + 8, acc[m][1]);
+      std::memcpy(Y + m * ldy + p * kLanes, lanes, size_t(n) * sizeof(float));
+    }
+  }
+}
 #endif
 
+void rows(const Q4Weights& w, int64_t M, const PaddedA& a, int64_t p0, int64_t p1, float* Y,
+          int64_t ldy) {
+#if defined(__x86_64__)
+  const Isa isa = cpu_isa();
+  if (isa == Isa::kAvx512) {
+    switch (M) {
+      case 1:
+        return rows_avx512<1>(w, a, p0, p1, Y, ldy);
+      case 2:
+        return rows_avx512<2>(w, a, p0, p1, Y, ldy);
+      case 3:
+        return rows_avx512<3>(w, a, p0, p1, Y, ldy);
+      default:
+        return rows_avx512<4>(w, a, p0, p1, Y, ldy);
+    }
+  }
+  if (isa == Isa::kAvx2) {
+    switch (M) {
+      case 1:
+        return rows_avx2<1>(w, a, p0, p1, Y, ldy);
+      case 2:
+        return rows_avx2<2>(w, a, p0, p1, Y, ldy);
+      case 3:
+        return rows_avx2<3>(w, a, p0, p1, Y, ldy);
+      default:
+        return rows_avx2<4>(w, a, p0, p1, Y, ldy);
+    }
+  }
+#endif
+  rows_portable(w, M, a, p0, p1, Y, ldy);
+}
+
 }  // namespace
+
+Q4Weights pack_q4(int64_t N, int64_t K, int64_t block, const uint8_t* q, const float* scales,
+                  const uint8_t* zero_points) {
+  Q4Weights w;
+  w.N = N, w.K = K, w.block = block, w.k_blocks = (K + block - 1) / block;
+  w.panels = (N + kLanes - 1) / kLanes;
+  const int64_t blob = block / 2;
+  w.q.assign(size_t(w.panels * w.k_blocks * blob * kLanes), 0);
+  w.scale.assign(size_t(w.panels * w.k_blocks * kLanes), 0.0f);
+  w.zp.assign(w.scale.size(), 0);
+  for (int64_t n = 0; n < N; ++n) {
+    const int64_t p = n / kLanes, i = n % kLanes;
+    for (int64_t b = 0; b < w.k_blocks; ++b) {
+      const uint8_t* src = q + (n * w.k_blocks + b) * blob;
+      uint8_t* dst = w.q.data() + ((p * w.k_blocks + b) * blob) * kLanes + i;
+      for (int64_t j = 0; j < blob; ++j) dst[j * kLanes] = src[j];
+      const int64_t meta = (p * w.k_blocks + b) * kLanes + i;
+      w.scale[size_t(meta)] = scales[n * w.k_blocks + b];
+      w.zp[size_t(meta)] = zero_points ? zero_points[n * w.k_blocks + b] : 8;
+    }
+  }
+  return w;
+}
 
 void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y, int64_t ldy,
              ThreadPool* pool) {
   for (int64_t m0 = 0; m0 < M; m0 += kQ4MaxRows) {
-    const int64_t rows = std::min(kQ4MaxRows, M - m0);
-    const PreparedA p = prepare(w, rows, A + m0 * lda, lda);
+    const int64_t n_rows = std::min(kQ4MaxRows, M - m0);
+    const PaddedA a = pad(w, n_rows, A + m0 * lda, lda);
     float* y = Y + m0 * ldy;
-    auto body = [&](int64_t n0, int64_t n1) {
-#if defined(__x86_64__)
-      if (cpu_isa() == Isa::kAvx512) return q4_rows_avx512_any(w, rows, p, n0, n1, y, ldy);
-      if (cpu_isa() == Isa::kAvx2) return q4_rows_avx2_any(w, rows, p, n0, n1, y, ldy);
-#endif
-      q4_rows_portable(w, rows, p, n0, n1, y, ldy);
-    };
-    // Each output reads K / 2 bytes of weights and does K multiply-adds a row.
-    const double cost = double(w.K) * double(rows + 1);
+    auto body = [&](int64_t p0, int64_t p1) { rows(w, n_rows, a, p0, p1, y, ldy); };
+    // A panel reads 8 K bytes of weights and does 16 K multiply-adds a row.
+    const double cost = double(kLanes) * double(w.K) * double(n_rows + 1);
     if (pool)
-      pool->parallel_for(w.N, cost, body);
+      pool->parallel_for(w.panels, cost, body);
     else
-      body(0, w.N);
+      body(0, w.panels);
   }
 }
 
 void q4_gemm_dequantized(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y,
                          int64_t ldy, ThreadPool* pool) {
-  const PreparedA p = prepare(w, M, A, lda);
-  const int64_t Kp = w.k_blocks * w.block;
-  // A packed once for every panel's product.
-  const PackedA packed(false, M, Kp, p.a.data(), Kp);
-  // Panels of 64 outputs: 64 x K floats stay in L2 while the SGEMM reads them.
-  constexpr int64_t kPanel = 64;
-  const int64_t panels = (w.N + kPanel - 1) / kPanel;
-  auto body = [&](int64_t t0, int64_t t1) {
-    thread_local HostVector<float> panel;
-    if (panel.size() < size_t(kPanel * Kp)) panel.resize(size_t(kPanel * Kp));
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t n0 = t * kPanel, n1 = std::min(w.N, n0 + kPanel);
+  const PaddedA a = pad(w, M, A, lda);
+  const PackedA packed(false, M, a.Kp, a.a.data(), a.Kp);  // once, for every chunk
+  // Chunks of 4 panels (64 outputs): 64 x K floats stay in L2 while the
+  // SGEMM reads them in place (row k is W[n0 .. n0 + 64, k]).
+  constexpr int64_t kChunk = 4, kWidth = kChunk * kLanes;
+  const int64_t chunks = (w.panels + kChunk - 1) / kChunk;
+  auto body = [&](int64_t c0, int64_t c1) {
+    thread_local HostVector<float> buf;
+    if (buf.size() < size_t(kWidth * a.Kp)) buf.resize(size_t(kWidth * a.Kp));
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t p0 = c * kChunk, p1 = std::min(w.panels, p0 + kChunk);
 #if defined(__x86_64__)
       if (cpu_isa() == Isa::kAvx512)
-        dequantize_avx512(w, n0, n1, panel.data());
+        dequantize_avx512(w, p0, p1, buf.data(), kWidth);
       else
 #endif
-        dequantize_portable(w, n0, n1, panel.data());
-      sgemm_packed(packed, true, n1 - n0, panel.data(), Kp, Y + n0, ldy);
+        dequantize_portable(w, p0, p1, buf.data(), kWidth);
+      const int64_t n0 = p0 * kLanes, n1 = std::min(w.N, p1 * kLanes);
+      sgemm_packed(packed, false, n1 - n0, buf.data(), kWidth, Y + n0, ldy);
     }
   };
-  const double cost = double(M) * double(kPanel) * double(Kp) * 2.0;
+  const double cost = double(M) * double(kWidth) * double(a.Kp) * 2.0;
   if (pool)
-    pool->parallel_for(panels, cost, body);
+    pool->parallel_for(chunks, cost, body);
   else
-    body(0, panels);
+    body(0, chunks);
 }
 
 }  // namespace tessera::linalg

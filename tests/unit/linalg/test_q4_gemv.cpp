@@ -10,32 +10,31 @@
 namespace tessera::linalg {
 namespace {
 
-// Random 4-bit weights in MatMulNBits' layout, and their float values.
+// Random 4-bit weights in MatMulNBits' layout, packed, and their float values.
 struct Case {
   Q4Weights w;
   std::vector<double> dense;  // [N, K]
 };
 
 Case make_case(int64_t N, int64_t K, int64_t block, std::mt19937& rng) {
-  Case c;
-  Q4Weights& w = c.w;
-  w.N = N, w.K = K, w.block = block, w.k_blocks = (K + block - 1) / block;
-  w.q.resize(size_t(N * w.k_blocks * block / 2));
-  w.scale.resize(size_t(N * w.k_blocks));
-  w.zp.resize(w.scale.size());
+  const int64_t k_blocks = (K + block - 1) / block, blob = block / 2;
+  std::vector<uint8_t> q(size_t(N * k_blocks * blob)), zp(size_t(N * k_blocks));
+  std::vector<float> scales(zp.size());
   std::uniform_int_distribution<int> byte(0, 255), nibble(0, 15);
   std::uniform_real_distribution<float> scale(0.01f, 0.1f);
-  for (auto& b : w.q) b = uint8_t(byte(rng));
-  for (auto& s : w.scale) s = scale(rng);
-  for (auto& z : w.zp) z = uint8_t(nibble(rng));
+  for (auto& b : q) b = uint8_t(byte(rng));
+  for (auto& s : scales) s = scale(rng);
+  for (auto& z : zp) z = uint8_t(nibble(rng));
+  Case c;
+  c.w = pack_q4(N, K, block, q.data(), scales.data(), zp.data());
   c.dense.resize(size_t(N * K));
   for (int64_t n = 0; n < N; ++n)
     for (int64_t k = 0; k < K; ++k) {
       const int64_t b = k / block, j = k % block;
-      const uint8_t byte_v = w.q[size_t((n * w.k_blocks + b) * (block / 2) + j / 2)];
-      const int q = j % 2 ? byte_v >> 4 : byte_v & 15;
-      const size_t sb = size_t(n * w.k_blocks + b);
-      c.dense[size_t(n * K + k)] = (q - w.zp[sb]) * double(w.scale[sb]);
+      const uint8_t v = q[size_t((n * k_blocks + b) * blob + j / 2)];
+      const int qv = j % 2 ? v >> 4 : v & 15;
+      const size_t sb = size_t(n * k_blocks + b);
+      c.dense[size_t(n * K + k)] = (qv - zp[sb]) * double(scales[sb]);
     }
   return c;
 }

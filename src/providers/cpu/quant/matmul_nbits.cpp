@@ -157,20 +157,17 @@ class MatMulNBitsKernel final : public ep::OpKernel {
   // checked by check_weights; float zero points take the SGEMM path).
   linalg::Q4Weights four_bit_weights(const Tensor& b, const Tensor& scales,
                                      const Tensor* zp) const {
-    linalg::Q4Weights w;
-    w.N = s_.N, w.K = s_.K, w.block = s_.block, w.k_blocks = s_.k_blocks;
-    const auto* bytes = b.data<uint8_t>();
-    w.q.assign(bytes, bytes + b.num_elements());
-    const float* sc = scales.data<float>();
-    w.scale.assign(sc, sc + s_.N * s_.k_blocks);
-    w.zp.assign(w.scale.size(), 8);
-    const int64_t zp_row = (s_.k_blocks * 4 + 7) / 8;
-    for (int64_t n = 0; n < s_.N; ++n)
-      for (int64_t blk = 0; blk < s_.k_blocks; ++blk)
-        if (zp)
-          w.zp[size_t(n * s_.k_blocks + blk)] =
+    std::vector<uint8_t> zero_points;
+    if (zp) {
+      const int64_t zp_row = (s_.k_blocks * 4 + 7) / 8;
+      zero_points.resize(size_t(s_.N * s_.k_blocks));
+      for (int64_t n = 0; n < s_.N; ++n)
+        for (int64_t blk = 0; blk < s_.k_blocks; ++blk)
+          zero_points[size_t(n * s_.k_blocks + blk)] =
               uint8_t((zp->data<uint8_t>()[n * zp_row + blk / 2] >> (4 * (blk % 2))) & 15);
-    return w;
+    }
+    return linalg::pack_q4(s_.N, s_.K, s_.block, b.data<uint8_t>(), scales.data<float>(),
+                           zp ? zero_points.data() : nullptr);
   }
 
   NBitsShape s_{};
