@@ -59,14 +59,15 @@ void rows_portable(const Q4Weights& w, int64_t M, const PaddedA& a, int64_t p0, 
     float acc[kQ4MaxRows][kLanes] = {};
     for (int64_t b = 0; b < w.k_blocks; ++b) {
       float part[kQ4MaxRows][kLanes] = {};
-      const uint8_t* q = q_of(w, p, b);
-      for (int64_t j = 0; j < w.block / 2; ++j, q += kLanes)
-        for (int64_t m = 0; m < M; ++m) {
-          const float a0 = a.a[size_t(m * a.Kp + b * w.block + 2 * j)];
-          const float a1 = a.a[size_t(m * a.Kp + b * w.block + 2 * j + 1)];
+      // Row by row: with the rows inside the pair loop, GCC 12 loaded the
+      // values of two rows at once, reading one row past A's last.
+      for (int64_t m = 0; m < M; ++m) {
+        const uint8_t* q = q_of(w, p, b);
+        const float* am = a.a.data() + m * a.Kp + b * w.block;
+        for (int64_t j = 0; j < w.block / 2; ++j, q += kLanes)
           for (int i = 0; i < kLanes; ++i)
-            part[m][i] += float(q[i] & 15) * a0 + float(q[i] >> 4) * a1;
-        }
+            part[m][i] += float(q[i] & 15) * am[2 * j] + float(q[i] >> 4) * am[2 * j + 1];
+      }
       const int64_t meta = meta_of(w, p, b);
       for (int64_t m = 0; m < M; ++m) {
         const float sum = a.sums[size_t(m * w.k_blocks + b)];
