@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/host_heap.hpp"
 #include "core/thread_pool.hpp"
@@ -233,34 +234,29 @@ __attribute__((target("avx2,fma"))) void rows_avx2(const Q4Weights& w, const Pad
 }
 #endif
 
+// Calls f(std::integral_constant<int, M>{}) for M in 1 .. kQ4MaxRows.
+template <typename F>
+void with_rows(int64_t M, const F& f) {
+  switch (M) {
+    case 1:
+      return f(std::integral_constant<int, 1>{});
+    case 2:
+      return f(std::integral_constant<int, 2>{});
+    case 3:
+      return f(std::integral_constant<int, 3>{});
+    default:
+      return f(std::integral_constant<int, 4>{});
+  }
+}
+
 void rows(const Q4Weights& w, int64_t M, const PaddedA& a, int64_t p0, int64_t p1, float* Y,
           int64_t ldy) {
 #if defined(__x86_64__)
   const Isa isa = cpu_isa();
-  if (isa == Isa::kAvx512) {
-    switch (M) {
-      case 1:
-        return rows_avx512<1>(w, a, p0, p1, Y, ldy);
-      case 2:
-        return rows_avx512<2>(w, a, p0, p1, Y, ldy);
-      case 3:
-        return rows_avx512<3>(w, a, p0, p1, Y, ldy);
-      default:
-        return rows_avx512<4>(w, a, p0, p1, Y, ldy);
-    }
-  }
-  if (isa == Isa::kAvx2) {
-    switch (M) {
-      case 1:
-        return rows_avx2<1>(w, a, p0, p1, Y, ldy);
-      case 2:
-        return rows_avx2<2>(w, a, p0, p1, Y, ldy);
-      case 3:
-        return rows_avx2<3>(w, a, p0, p1, Y, ldy);
-      default:
-        return rows_avx2<4>(w, a, p0, p1, Y, ldy);
-    }
-  }
+  if (isa == Isa::kAvx512)
+    return with_rows(M, [&](auto r) { rows_avx512<decltype(r)::value>(w, a, p0, p1, Y, ldy); });
+  if (isa == Isa::kAvx2)
+    return with_rows(M, [&](auto r) { rows_avx2<decltype(r)::value>(w, a, p0, p1, Y, ldy); });
 #endif
   rows_portable(w, M, a, p0, p1, Y, ldy);
 }

@@ -80,43 +80,6 @@ def test_attention_rejects_a_key_value_cache_and_bad_masks():
         sess.run(None, {"x": x, "m": m})
 
 
-def test_attention_in_float16():
-    case = next(c for c in CASES if c.name == "attention_raw_mask")
-    inputs = {"x": case.inputs["x"].astype(np.float16), "mask": case.inputs["mask"]}
-    from onnx import ModelProto, TensorProto, numpy_helper
-    model = ModelProto()
-    model.CopyFrom(case.model)  # the shared case stays float
-    for v in list(model.graph.input) + list(model.graph.output):
-        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
-            v.type.tensor_type.elem_type = TensorProto.FLOAT16
-    for i, t in enumerate(model.graph.initializer):
-        model.graph.initializer[i].CopyFrom(
-            numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name))
-    sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (y,) = sess.run(None, inputs)
-    assert y.dtype == np.float16
-    want = case.outputs[0][1]
-    np.testing.assert_allclose(y.astype(np.float32), want, atol=1e-2 * np.abs(want).max())
-
-
-def test_matmul_nbits_in_float16():
-    case = next(c for c in CASES if c.name == "matmul_nbits_4bit")
-    from onnx import ModelProto, TensorProto, numpy_helper
-    model = ModelProto()
-    model.CopyFrom(case.model)
-    for v in list(model.graph.input) + list(model.graph.output):
-        v.type.tensor_type.elem_type = TensorProto.FLOAT16
-    for i, t in enumerate(model.graph.initializer):
-        a = numpy_helper.to_array(t)
-        if a.dtype == np.float32:  # scales and bias
-            model.graph.initializer[i].CopyFrom(numpy_helper.from_array(a.astype(np.float16), t.name))
-    sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
-    (y,) = sess.run(None, {"a": case.inputs["a"].astype(np.float16)})
-    assert y.dtype == np.float16
-    want = case.outputs[0][1]
-    np.testing.assert_allclose(y.astype(np.float32), want, atol=1e-2 * np.abs(want).max())
-
-
 def test_matmul_nbits_rejects_what_it_does_not_define():
     from onnx import helper
     a = np.zeros((1, 32), np.float32)
@@ -178,9 +141,12 @@ def _as_float16(case):
     return model, inputs
 
 
-@pytest.mark.parametrize("name", ["gqa_rotary_decode_interleaved", "gqa_decode_shared_buffer",
+@pytest.mark.parametrize("name", ["attention_raw_mask", "matmul_nbits_4bit",
+                                  "matmul_nbits_4bit_rows_block32",
+                                  "gqa_rotary_decode_interleaved", "gqa_decode_shared_buffer",
                                   "rotary_ms_halves", "gather_block_quantized_4bit"])
-def test_language_model_ops_in_float16(name):
+def test_ops_in_float16(name):
+    # The case's float tensors as float16 (the kernels compute in float).
     case = next(c for c in CASES if c.name == name)
     model, inputs = _as_float16(case)
     sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
