@@ -245,3 +245,19 @@ def test_language_model_ops_name_bad_inputs():
     sess = _session(node, list(feeds.items()), [("o", q)], [("c", short), ("s", short)])
     with pytest.raises(Exception, match="gqa_rope.*positions up to 2 are past the rotary cache"):
         sess.run(None, feeds)
+
+
+@pytest.mark.parametrize("domain", ["com.microsoft", ""])
+def test_integer_convolution_rejects_negative_pads(domain):
+    # A negative pad once reached the 8-bit im2col, which wrote outside its
+    # buffer (found by scripts/fuzz_models.py).
+    from onnx import ModelProto, helper
+    case = next(c for c in CASES if c.name == "ms_qlinear_conv")
+    model = ModelProto()
+    model.CopyFrom(case.model)
+    node = model.graph.node[0]
+    node.domain = domain
+    del node.attribute[:]
+    node.attribute.append(helper.make_attribute("pads", [-2, 1, 1, 1]))
+    with pytest.raises(Exception, match=r"pads must be non-negative, got \[-2,1,1,1\]"):
+        tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])

@@ -13,6 +13,7 @@
 #include "linalg/igemm.hpp"
 #include "linalg/quantize.hpp"
 #include "linalg/strided_bytes.hpp"
+#include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
@@ -24,17 +25,15 @@ struct ConvAttrs {
   std::string auto_pad;
   std::vector<int64_t> dilations, kernel_shape, pads, strides;
   int64_t group;
-  explicit ConvAttrs(const ep::KernelInfo& info)
-      : auto_pad(info.attr_string("auto_pad", "NOTSET")),
-        dilations(info.attr_ints("dilations")),
-        kernel_shape(info.attr_ints("kernel_shape")),
-        pads(info.attr_ints("pads")),
-        strides(info.attr_ints("strides")),
-        group(info.attr_int("group", 1)) {
+  explicit ConvAttrs(const ep::KernelInfo& info) : group(info.attr_int("group", 1)) {
+    // The checks every sliding window's attributes get (auto_pad's value,
+    // positive strides, dilations and kernel, non-negative pads: a negative
+    // pad once reached the integer im2col, which wrote outside its buffer).
+    nn::WindowAttrs w;
+    w.parse(info, /*pool=*/false);
+    auto_pad = w.auto_pad, dilations = w.dilations, kernel_shape = w.kernel, pads = w.pads,
+    strides = w.strides;
     if (group < 1) info.fail_node("group must be >= 1, got ", group);
-    if (auto_pad != "NOTSET" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER" &&
-        auto_pad != "VALID")
-      info.fail_node("unknown auto_pad '", auto_pad, "'");
   }
 };
 
