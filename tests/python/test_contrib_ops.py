@@ -261,3 +261,32 @@ def test_integer_convolution_rejects_negative_pads(domain):
     node.attribute.append(helper.make_attribute("pads", [-2, 1, 1, 1]))
     with pytest.raises(Exception, match=r"pads must be non-negative, got \[-2,1,1,1\]"):
         tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+
+
+def test_integer_products_of_an_empty_batch():
+    # A batch of 0 rows once read past an empty list (found by
+    # scripts/fuzz_models.py); the product is empty.
+    from onnx import ModelProto
+    case = next(c for c in CASES if c.name == "dynamic_quantize_matmul")
+    model = ModelProto()
+    model.CopyFrom(case.model)
+    for v in (model.graph.input[0], model.graph.output[0]):
+        v.type.tensor_type.shape.dim[0].dim_param = "n"
+    sess = tessera.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    a = case.inputs["a"]
+    (y,) = sess.run(None, {"a": np.zeros((0,) + a.shape[1:], np.float32)})
+    assert y.shape == (0,) + case.outputs[0][1].shape[1:]
+
+
+def test_matmul_nbits_checks_weights_before_making_its_output():
+    # Zero points fed at run time leave the weights unchecked at creation; an
+    # N far beyond B must fail on B's shape, not first allocate [.., N].
+    from onnx import helper
+    a = np.zeros((1, 256), np.float32)
+    node = helper.make_node("MatMulNBits", ["a", "b", "s", "z"], ["y"], domain="com.microsoft",
+                            K=256, N=2**31 - 1, bits=4, block_size=128, name="huge_n")
+    sess = _session(node, [("a", a), ("z", np.zeros((17, 2), np.float32))],
+                    [("y", np.zeros((1, 17), np.float32))],
+                    [("b", np.zeros((17, 2, 64), np.uint8)), ("s", np.ones((17, 2), np.float32))])
+    with pytest.raises(Exception, match=r"huge_n.*B uint8\[17,2,64\] must be uint8 \[2147483647"):
+        sess.run(None, {"a": a, "z": np.zeros((17, 2), np.float32)})

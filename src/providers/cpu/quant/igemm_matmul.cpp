@@ -44,6 +44,9 @@ bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a, 
   Tensor* y =
       into ? nullptr : &ctx.output(0, p.out, to_float ? DataType::kFloat : DataType::kInt32);
   int32_t* y32 = into ? into : to_float ? nullptr : y->mutable_data<int32_t>();
+  // An empty product (a batch of 0 had reached p.b_offset[0] of an empty
+  // list below: found by scripts/fuzz_models.py).
+  if (p.batch == 0 || p.M == 0 || p.N == 0) return true;
   ThreadPool* pool = &ctx.thread_pool();
   // rows x N of the product into the output from element `offset` on.
   auto product = [&](int64_t rows, const uint8_t* a_rows, linalg::ZeroPoints a_zero,

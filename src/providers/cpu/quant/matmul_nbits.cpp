@@ -127,6 +127,11 @@ class MatMulNBitsKernel final : public ep::OpKernel {
     const Tensor* bias = ctx.input(5);
     if (bias && (bias->dtype() != DataType::kFloat || bias->num_elements() != s_.N))
       ctx.fail_node("bias ", bias->description(), " must be [", s_.N, "] of A's type");
+    // Weights that are not constant are checked before the output is made:
+    // an N out of all proportion to B would otherwise allocate first.
+    if (!q4_ && !packed_)
+      check_weights(s_, ctx.required_input(1), ctx.required_input(2), ctx.input(3),
+                    [&](const std::string& m) { ctx.fail_node(m); });
     std::vector<int64_t> dims = a.shape().dims();
     dims.back() = s_.N;
     Tensor& y = ctx.output(0, Shape(dims), DataType::kFloat);
@@ -141,9 +146,7 @@ class MatMulNBitsKernel final : public ep::OpKernel {
     } else if (q4_) {
       linalg::q4_gemm_dequantized(*q4_, M, a.data<float>(), s_.K, yd, s_.N, pool);
     } else {
-      const Tensor &b = ctx.required_input(1), &scales = ctx.required_input(2);
-      check_weights(s_, b, scales, ctx.input(3), [&](const std::string& m) { ctx.fail_node(m); });
-      auto w = dequantize_weights(s_, b, scales, ctx.input(3));
+      auto w = dequantize_weights(s_, ctx.required_input(1), ctx.required_input(2), ctx.input(3));
       linalg::sgemm(false, true, M, s_.N, s_.K, 1.0f, a.data<float>(), s_.K, w.data(), s_.K, 0.0f,
                     yd, s_.N, pool);
     }
