@@ -18,6 +18,8 @@ check; what it finds becomes a case of tests/malformed or a unit test.
 Exit status 1 when something was found.
 """
 import argparse
+import contextlib
+import io
 import copy
 import glob
 import os
@@ -155,12 +157,27 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tessera", default="build-asan/tessera")
     ap.add_argument("--seeds", nargs="+", default=["../shared/conformance/onnx-node", "models"])
+    ap.add_argument("--contrib", action="store_true",
+                    help="also seed with the com.microsoft and language-model cases of "
+                         "tests/python/contrib_cases.py (written under OUT/contrib_seeds)")
     ap.add_argument("--out", default="/tmp/tessera-fuzz")
     ap.add_argument("--minutes", type=float, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=20)
     a = ap.parse_args()
     seeds = []
+    if a.contrib:  # the cases that found three crashes the first time they were seeds
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path.insert(0, os.path.join(here, "..", "tests", "python"))
+        sys.path.insert(0, os.path.join(here, "..", "bench", "models"))
+        import contrib_cases
+        import make_tiny_llm
+        d = os.path.join(a.out, "contrib_seeds")
+        with contextlib.redirect_stdout(io.StringIO()):  # (it lists what it writes)
+            contrib_cases.write(d)
+        os.makedirs(os.path.join(d, "tiny_llm"), exist_ok=True)
+        onnx.save(make_tiny_llm.build(), os.path.join(d, "tiny_llm", "model.onnx"))
+        a.seeds.append(d)
     for d in a.seeds:
         seeds += sorted(glob.glob(os.path.join(d, "**", "model.onnx"), recursive=True))
     # Large seeds make slow runs under a sanitizer; the small ones reach the same code.
