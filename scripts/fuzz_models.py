@@ -19,9 +19,9 @@ Exit status 1 when something was found.
 """
 import argparse
 import contextlib
-import io
 import copy
 import glob
+import io
 import os
 import random
 import subprocess
