@@ -230,6 +230,10 @@ def gqa_cases():
     yield gqa_case("gqa_head_sink", 1, 3, 2, 1, 8, past=1, head_sink=True)
     yield gqa_case("gqa_attention_bias", 1, 2, 2, 1, 8, past=2, attn_bias=True)
     yield gqa_case("gqa_attention_bias_decode", 2, 1, 4, 2, 8, past=3, attn_bias=True)
+    # Longer than the kernel's chunk of 64 query rows: chunks end and start
+    # their keys at what their rows may see.
+    yield gqa_case("gqa_long_prompt_window", 1, 70, 2, 1, 8, window=20)
+    yield gqa_case("gqa_long_continued_prompt_bias", 1, 67, 2, 2, 8, past=5, attn_bias=True)
 
 
 # --- block-quantized embedding gather -------------------------------------------

@@ -32,6 +32,7 @@
 
 #include "core/host_heap.hpp"
 #include "linalg/gemm.hpp"
+#include "linalg/vec_math.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -250,42 +251,65 @@ class GroupQueryAttentionKernel final : public ep::OpKernel {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t b = t / nq_, h = t % nq_, g = h / group;
         const int64_t pb = past_of[size_t(b)], T = total_of[size_t(b)];
-        if (scores.size() < size_t(S * T)) scores.resize(size_t(S * T));
-        float* sc = scores.data();
         const float* kc = pk + ((b * nkv_ + g) * rows) * D;
         const float* vc = pv + ((b * nkv_ + g) * rows) * D;
-        linalg::sgemm(false, true, S, T, D, scale, qd + b * S * ldq + h * D, ldq, kc, D, 0.0f, sc,
-                      T);
-        const float sink = sinks ? sinks[h] : 0.0f;
-        const bool has_sink = sinks || smooth_;
-        for (int64_t i = 0; i < S; ++i) {
-          float* row = sc + i * T;
-          const int64_t p = pb + i;
-          const int64_t hi = std::min(p + 1, T);
-          const int64_t lo = window_ > 0 ? std::max<int64_t>(0, p - window_ + 1) : 0;
-          if (softcap_ > 0)
-            for (int64_t j = lo; j < hi; ++j) row[j] = softcap_ * std::tanh(row[j] / softcap_);
-          if (bias_d) {
-            const float* br = bias_d + b * bias_stride[0] + h * bias_stride[1] + i * total;
-            for (int64_t j = lo; j < hi; ++j) row[j] += br[j];
+        // Query rows in chunks: a chunk's products stop at the last key any
+        // of its rows may see (and start at the first, with a window), so a
+        // long prompt computes about half of the square.
+        for (int64_t i0 = 0; i0 < S; i0 += kChunkRows) {
+          const int64_t i1 = std::min(S, i0 + kChunkRows), rows_c = i1 - i0;
+          const int64_t k0 = window_ > 0 ? std::max<int64_t>(0, pb + i0 - window_ + 1) : 0;
+          const int64_t k1 = std::min(T, pb + i1);
+          float* o = out + (b * S + i0) * nq_ * D + h * D;
+          if (k1 <= k0) {  // no key for any row: zeros, as an empty softmax gives
+            for (int64_t i = 0; i < rows_c; ++i)
+              std::fill(o + i * nq_ * D, o + i * nq_ * D + D, 0.f);
+            continue;
           }
-          float m = has_sink ? sink : -std::numeric_limits<float>::infinity();
-          for (int64_t j = lo; j < hi; ++j) m = std::max(m, row[j]);
-          double den = has_sink ? std::exp(double(sink - m)) : 0.0;
-          for (int64_t j = lo; j < hi; ++j) {
-            row[j] = std::exp(row[j] - m);
-            den += row[j];
-          }
-          const float inv = den > 0 ? float(1.0 / den) : 0.0f;
-          for (int64_t j = 0; j < T; ++j) row[j] = (j >= lo && j < hi) ? row[j] * inv : 0.0f;
+          const int64_t Tc = k1 - k0;
+          if (scores.size() < size_t(rows_c * Tc)) scores.resize(size_t(rows_c * Tc));
+          float* sc = scores.data();
+          linalg::sgemm(false, true, rows_c, Tc, D, scale, qd + (b * S + i0) * ldq + h * D, ldq,
+                        kc + k0 * D, D, 0.0f, sc, Tc);
+          for (int64_t i = i0; i < i1; ++i)
+            softmax_row(
+                sc + (i - i0) * Tc, Tc, pb + i, k0, T,
+                bias_d ? bias_d + b * bias_stride[0] + h * bias_stride[1] + i * total : nullptr,
+                sinks ? sinks[h] : 0.0f, sinks || smooth_);
+          linalg::sgemm(false, false, rows_c, D, Tc, 1.0f, sc, Tc, vc + k0 * D, D, 0.0f, o,
+                        nq_ * D);
         }
-        linalg::sgemm(false, false, S, D, T, 1.0f, sc, T, vc, D, 0.0f,
-                      out + b * S * nq_ * D + h * D, nq_ * D);
       }
     });
   }
 
  private:
+  static constexpr int64_t kChunkRows = 64;
+
+  // Row `row` [Tc] holds the scores of keys k0 .. k0 + Tc for the query at
+  // position p: softcap, bias (`bias` is its row over all keys), then the
+  // softmax over the keys it may see (with the sink in the denominator);
+  // the others become 0.
+  void softmax_row(float* row, int64_t Tc, int64_t p, int64_t k0, int64_t T, const float* bias,
+                   float sink, bool has_sink) const {
+    const int64_t hi = std::min(p + 1, T) - k0;
+    const int64_t lo = std::max<int64_t>(0, (window_ > 0 ? p - window_ + 1 : 0) - k0);
+    if (softcap_ > 0)
+      for (int64_t j = lo; j < hi; ++j) row[j] = softcap_ * std::tanh(row[j] / softcap_);
+    if (bias)
+      for (int64_t j = lo; j < hi; ++j) row[j] += bias[k0 + j];
+    float m = has_sink ? sink : -std::numeric_limits<float>::infinity();
+    for (int64_t j = lo; j < hi; ++j) m = std::max(m, row[j]);
+    double den = has_sink ? std::exp(double(sink - m)) : 0.0;
+    if (hi > lo) {
+      for (int64_t j = lo; j < hi; ++j) row[j] -= m;
+      linalg::vec_exp(row + lo, row + lo, hi - lo);
+      for (int64_t j = lo; j < hi; ++j) den += row[j];
+    }
+    const float inv = den > 0 ? float(1.0 / den) : 0.0f;
+    for (int64_t j = 0; j < Tc; ++j) row[j] = (j >= lo && j < hi) ? row[j] * inv : 0.0f;
+  }
+
   static float* cache(ep::KernelContext& ctx, size_t i, const Shape& shape,
                       HostVector<float>& scratch) {
     if (ctx.has_output(i)) return ctx.output(i, shape, DataType::kFloat).mutable_data<float>();
