@@ -32,8 +32,9 @@ struct Q4Weights {
   std::vector<uint8_t> zp;   // [panels, k_blocks, 16]
 };
 
-// Whether this block size is handled (a multiple of 32).
-inline bool q4_block_supported(int64_t block) { return block >= 32 && block % 32 == 0; }
+// Whether this block size is handled (a multiple of 16: the kernels take
+// the pairs of a block two at a time).
+inline bool q4_block_supported(int64_t block) { return block >= 16 && block % 16 == 0; }
 
 // From MatMulNBits' layout: q [N, k_blocks, block / 2] (two values a byte,
 // low nibble first), scales [N, k_blocks], zero points [N, k_blocks] one a

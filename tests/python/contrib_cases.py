@@ -573,7 +573,8 @@ def matmul_nbits_cases():
     yield nbits_case("matmul_nbits_8bit_float_zero_point", 48, 4, 8, 16, zp_kind="float")
     yield nbits_case("matmul_nbits_4bit_float_zero_point", 32, 4, 4, 16, zp_kind="float")
     yield nbits_case("matmul_nbits_2bit", 50, 7, 2, 16)
-    # 4 bits in blocks of 32 or more, up to four rows of A: the kernel that
+    yield nbits_case("matmul_nbits_4bit_row_block16", 40, 18, 4, 16, lead=(1,))
+    # 4 bits, up to four rows of A: the kernel that
     # reads the stored nibbles (a part block at the end of K; one row; four
     # rows without zero points). Float zero points take the SGEMM.
     yield nbits_case("matmul_nbits_4bit_rows_block32", 72, 10, 4, 32, lead=(3,), bias=True)

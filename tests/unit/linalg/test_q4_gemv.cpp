@@ -46,7 +46,7 @@ TEST(Q4Gemm, MatchesTheDequantizedProduct) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> val(-1.0f, 1.0f);
   ThreadPool pool(2);
-  for (int64_t block : {32, 64})
+  for (int64_t block : {16, 32, 64})
     for (int64_t K : {32, 40, 600})
       for (int64_t N : {1, 31, 65, 130})
         for (int64_t M : {1, 3, 4, 5, 9, 70}) {

@@ -15,7 +15,7 @@
 // rejected: ONNX Runtime's own result for it does not follow the per-block
 // reading of its documentation, so there is no definition to match.
 //
-// Constant 4-bit weights in blocks of a multiple of 32 with packed (or no)
+// Constant 4-bit weights in blocks of a multiple of 16 with packed (or no)
 // zero points (what ONNX Runtime's quantizer writes) are kept as stored, half a byte a weight:
 // products of up to linalg::kQ4MaxRows rows of A (a language model's decode
 // step) read the nibbles directly; more rows (a prompt) dequantize panels of
