@@ -7,20 +7,20 @@
 // q packed `bits` (2, 4 or 8) to a byte from the low bits up, in B [N,
 // k_blocks, block_size * bits / 8]; zero points either packed the same way
 // (uint8 [N, ceil(k_blocks * bits / 8)]) or unpacked floats [N, k_blocks],
-// 2^(bits - 1) when omitted. Constant weights of other forms (2 or 8 bits,
-// blocks of 16, float zero points) are dequantized and packed for the SGEMM
-// once, at session creation: fast, at 4 bytes a weight in memory (8 times a
-// 4-bit file's); weights that are not constant are dequantized on every
-// run. The deprecated g_idx input (act-order) is
+// 2^(bits - 1) when omitted. The deprecated g_idx input (act-order) is
 // rejected: ONNX Runtime's own result for it does not follow the per-block
 // reading of its documentation, so there is no definition to match.
 //
-// Constant 4-bit weights in blocks of a multiple of 16 with packed (or no)
-// zero points (what ONNX Runtime's quantizer writes) are kept as stored, half a byte a weight:
+// Constant 4-bit weights with packed (or no) zero points (what ONNX
+// Runtime's quantizer writes) are kept as stored, half a byte a weight:
 // products of up to linalg::kQ4MaxRows rows of A (a language model's decode
 // step) read the nibbles directly; more rows (a prompt) dequantize panels of
 // them per call. The CPU provider option matmul_nbits_float_weights = 1
 // keeps the packed float copy too, for faster prompts at 4 bytes a weight.
+// Constant weights of other forms (2 or 8 bits, float zero points) are
+// dequantized and packed for the SGEMM once, at session creation: 4 bytes a
+// weight in memory; weights that are not constant are dequantized on every
+// run.
 #include <vector>
 
 #include "linalg/gemm.hpp"
