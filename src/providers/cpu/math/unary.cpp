@@ -28,8 +28,8 @@ class UnaryKernel final : public ep::OpKernel {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, x.shape(), x.dtype());
       const Op& op = op_;
-      unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(), Op::kCost,
-                [&op](T v) { return store<T>(op(load(v))); });
+      unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(),
+                Op::kCost, [&op](T v) { return store<T>(op(load(v))); });
     });
   }
 
@@ -64,28 +64,20 @@ inline C softplus(C x) {
 
 constexpr auto kAbs = [](auto x) {
   using C = decltype(x);
-  if constexpr (std::is_floating_point_v<C>)
-    return std::fabs(x);
-  else if constexpr (std::is_signed_v<C>)
-    return x < 0 ? wrap_neg(x) : x;
-  else
-    return x;
+  if constexpr (std::is_floating_point_v<C>) return std::fabs(x);
+  else if constexpr (std::is_signed_v<C>) return x < 0 ? wrap_neg(x) : x;
+  else return x;
 };
 constexpr auto kSign = [](auto x) {
   using C = decltype(x);
-  if constexpr (std::is_floating_point_v<C>)
-    return std::isnan(x) ? x : C((x > 0) - (x < 0));
-  else if constexpr (std::is_signed_v<C>)
-    return C((x > 0) - (x < 0));
-  else
-    return C(x > 0);
+  if constexpr (std::is_floating_point_v<C>) return std::isnan(x) ? x : C((x > 0) - (x < 0));
+  else if constexpr (std::is_signed_v<C>) return C((x > 0) - (x < 0));
+  else return C(x > 0);
 };
 constexpr auto kRelu = [](auto x) {
   using C = decltype(x);
-  if constexpr (std::is_unsigned_v<C>)
-    return x;
-  else
-    return x < C(0) ? C(0) : x;  // NaN passes through
+  if constexpr (std::is_unsigned_v<C>) return x;
+  else return x < C(0) ? C(0) : x;  // NaN passes through
 };
 
 struct AlphaOp {
@@ -228,8 +220,8 @@ class ClipKernel final : public ep::OpKernel {
     for (const Tensor* b : {tmin, tmax}) {
       if (!b) continue;
       if (b->dtype() != x.dtype() || b->num_elements() != 1)
-        ctx.fail_node("min and max must be scalars of the input's type ", data_type_name(x.dtype()),
-                      ", got ", b->description());
+        ctx.fail_node("min and max must be scalars of the input's type ",
+                      data_type_name(x.dtype()), ", got ", b->description());
     }
     visit_type(NumericTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -277,10 +269,8 @@ class FloatPredicateKernel final : public ep::OpKernel {
     const int64_t n = x.num_elements();
     const bool neg = neg_, pos = pos_;
     auto pred = [neg, pos](double v) {
-      if constexpr (kIsInf)
-        return std::isinf(v) && (v > 0 ? pos : neg);
-      else
-        return std::isnan(v);
+      if constexpr (kIsInf) return std::isinf(v) && (v > 0 ? pos : neg);
+      else return std::isnan(v);
     };
     const DataType dt = x.dtype();
     if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
@@ -392,12 +382,12 @@ void add_unary_factories(FactoryMap& m) {
   m["Softplus"] = factory_of<UnaryKernel<FnOp<[](auto x) { return softplus(x); }>>>();
   m["Softsign"] =
       factory_of<UnaryKernel<FnOp<[](auto x) { return x / (1 + std::fabs(x)); }, FloatTypes, 3>>>();
-  m["Mish"] = factory_of<UnaryKernel<FnOp<[](auto x) { return x * std::tanh(softplus(x)); }>>>();
+  m["Mish"] =
+      factory_of<UnaryKernel<FnOp<[](auto x) { return x * std::tanh(softplus(x)); }>>>();
   m["HardSwish"] = factory_of<UnaryKernel<FnOp<[](auto x) {
     using C = decltype(x);
     return x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5)));
-  },
-                                               FloatTypes, 3>>>();
+  }, FloatTypes, 3>>>();
   m["LeakyRelu"] = factory_of<UnaryKernel<LeakyReluOp>>();
   m["Elu"] = factory_of<UnaryKernel<EluOp>>();
   m["Celu"] = factory_of<UnaryKernel<CeluOp>>();
