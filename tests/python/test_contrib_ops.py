@@ -154,7 +154,7 @@ def test_ops_in_float16(name):
     for (out, want), have in zip(case.outputs, got):
         assert have.dtype == np.float16, out
         np.testing.assert_allclose(have.astype(np.float32), want,
-                                   atol=1e-2 * max(1.0, np.abs(want).max()), err_msg=out)
+                                   atol=1e-2 * np.abs(want).max(), err_msg=out)
 
 
 def test_group_query_attention_names_what_does_not_fit():
@@ -176,7 +176,12 @@ def test_group_query_attention_names_what_does_not_fit():
     with pytest.raises(Exception, match=r"gqa.*seqlens_k\[0\] = 9 does not fit"):
         sess.run(None, feeds)
     feeds["seqlens"], feeds["total"] = np.array([3], np.int32), np.array(0, np.int32)
-    with pytest.raises(Exception, match=r"gqa.*total_sequence_length 0 is less than the 1 new"):
+    with pytest.raises(Exception, match=r"gqa.*total_sequence_length 0 must be between the 1 new"):
+        sess.run(None, feeds)
+    # A total beyond the past and the new tokens would size the present.
+    feeds["total"] = np.array(2**31 - 1, np.int32)
+    with pytest.raises(Exception, match=r"gqa.*total_sequence_length 2147483647 must be between "
+                                        r"the 1 new tokens and the past's 3 rows plus them"):
         sess.run(None, feeds)
     bad = helper.make_node("GroupQueryAttention", names, ["y", "ok", "ov"],
                            domain="com.microsoft", num_heads=3, kv_num_heads=2, name="gqa3")
@@ -234,6 +239,12 @@ def test_language_model_ops_name_bad_inputs():
                     [("c", cache), ("s", cache)])
     with pytest.raises(Exception, match="rope.*position id 9 out of range"):
         sess.run(None, {"x": x, "pos": np.array([[1, 9]], np.int64)})
+    # One start position: checked before the positions after it are formed.
+    sess = _session(node, [("x", x), ("pos", np.array([0], np.int64))], [("y", x)],
+                    [("c", cache), ("s", cache)])
+    for start in (2**63 - 1, -1):
+        with pytest.raises(Exception, match=f"rope.*start position {start} out of range"):
+            sess.run(None, {"x": x, "pos": np.array([start], np.int64)})
     # GroupQueryAttention: a rotary cache shorter than the sequence.
     q = np.zeros((1, 3, 32), np.float32)
     node = helper.make_node("GroupQueryAttention",

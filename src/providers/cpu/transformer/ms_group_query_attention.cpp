@@ -33,6 +33,7 @@
 #include "core/host_heap.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/vec_math.hpp"
+#include "providers/cpu/transformer/rotary.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -57,22 +58,6 @@ enum Input {
   kQNorm,
   kKNorm
 };
-
-// Rotates `heads` heads of D features (row stride `ld` between heads is D)
-// at position `pos`: the first 2 * half features of each head.
-void rotate_heads(float* x, int64_t heads, int64_t D, int64_t half, const float* c, const float* s,
-                  bool interleaved) {
-  for (int64_t h = 0; h < heads; ++h) {
-    float* v = x + h * D;
-    for (int64_t i = 0; i < half; ++i) {
-      float* a = interleaved ? v + 2 * i : v + i;
-      float* b = interleaved ? v + 2 * i + 1 : v + i + half;
-      const float x1 = *a, x2 = *b;
-      *a = c[i] * x1 - s[i] * x2;
-      *b = s[i] * x1 + c[i] * x2;
-    }
-  }
-}
 
 class GroupQueryAttentionKernel final : public ep::OpKernel {
  public:
@@ -152,8 +137,11 @@ class GroupQueryAttentionKernel final : public ep::OpKernel {
       ctx.fail_node("total_sequence_length ", total_t.description(), " must be an int32 scalar");
     const int64_t total = total_t.data<int32_t>()[0];
     const bool first = S == total;
-    if (total < S)
-      ctx.fail_node("total_sequence_length ", total, " is less than the ", S, " new tokens");
+    // (The present is max(past, total) rows long: a total beyond what the
+    // past and the new tokens can hold would size it from a bad scalar.)
+    if (total < S || total > P + S)
+      ctx.fail_node("total_sequence_length ", total, " must be between the ", S,
+                    " new tokens and the past's ", P, " rows plus them");
     const int64_t rows = std::max(P, total);
     // Each entry's cached count and total length, checked against the buffers.
     std::vector<int64_t> past_of(static_cast<size_t>(B)), total_of(static_cast<size_t>(B));
@@ -224,17 +212,17 @@ class GroupQueryAttentionKernel final : public ep::OpKernel {
           std::memcpy(pk + base + (pb + i) * D, kd + r, size_t(D) * sizeof(float));
           std::memcpy(pv + base + (pb + i) * D, vd + r, size_t(D) * sizeof(float));
           if (rotary_)
-            rotate_heads(pk + base + (pb + i) * D, 1, D, half,
-                         cos_t->data<float>() + (pb + i) * half,
-                         sin_t->data<float>() + (pb + i) * half, interleaved_);
+            rotate_head(pk + base + (pb + i) * D, half, cos_t->data<float>() + (pb + i) * half,
+                        sin_t->data<float>() + (pb + i) * half, interleaved_);
         }
       }
       if (rotary_)
         for (int64_t i = 0; i < S; ++i) {
           float* q = qrot.data() + (b * S + i) * nq_ * D;
           std::memcpy(q, qsrc + (b * S + i) * qld, size_t(nq_ * D) * sizeof(float));
-          rotate_heads(q, nq_, D, half, cos_t->data<float>() + (pb + i) * half,
-                       sin_t->data<float>() + (pb + i) * half, interleaved_);
+          for (int64_t h = 0; h < nq_; ++h)
+            rotate_head(q + h * D, half, cos_t->data<float>() + (pb + i) * half,
+                        sin_t->data<float>() + (pb + i) * half, interleaved_);
         }
     }
     const float* qd = rotary_ ? qrot.data() : qsrc;

@@ -6,6 +6,7 @@
 // [1] (token s then sits at start + s), and a 3-D input without num_heads
 // takes its head size from the caches (2 * cos_cache's width).
 #include "providers/cpu/quant/element_io.hpp"
+#include "providers/cpu/transformer/rotary.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -59,8 +60,13 @@ class RotaryEmbeddingKernel : public ep::OpKernel {
     const int64_t half = R / 2;
     std::vector<int64_t> pos;
     if (pos_t && microsoft_ && pos_t->num_elements() == 1 && pos_t->rank() <= 1) {
-      pos.resize(size_t(B * S));  // one start position
-      for (int64_t i = 0; i < B * S; ++i) pos[size_t(i)] = pos_t->data<int64_t>()[0] + i % S;
+      // One start position, checked before start + s could overflow.
+      const int64_t start = pos_t->data<int64_t>()[0];
+      if (start < 0 || start > (cos_t.rank() > 0 ? cos_t.shape()[0] : 0))
+        ctx.fail_node("start position ", start, " out of range for cache ",
+                      cos_t.shape().to_string());
+      pos.resize(size_t(B * S));
+      for (int64_t i = 0; i < B * S; ++i) pos[size_t(i)] = start + i % S;
     } else if (pos_t) {
       if (pos_t->rank() != 2 || pos_t->shape()[0] != B || pos_t->shape()[1] != S)
         ctx.fail_node("position_ids must be [", B, ", ", S, "]", microsoft_ ? " or [1]" : "",
@@ -68,7 +74,7 @@ class RotaryEmbeddingKernel : public ep::OpKernel {
       const int64_t* pd = pos_t->data<int64_t>();
       pos.assign(pd, pd + B * S);
     }
-    if (!pos.empty()) {
+    if (pos_t) {
       if (cos_t.rank() != 2 || cos_t.shape()[1] != half || sin_t.shape() != cos_t.shape())
         ctx.fail_node("cos_cache/sin_cache must be [max_position, ", half,
                       "] with position_ids, got ", cos_t.shape().to_string(), " and ",
@@ -82,25 +88,20 @@ class RotaryEmbeddingKernel : public ep::OpKernel {
                     "] without position_ids, got ", cos_t.shape().to_string(), " and ",
                     sin_t.shape().to_string());
     }
-    auto xv = read_as<float>(x);
-    auto cv = read_as<float>(cos_t);
-    auto sv = read_as<float>(sin_t);
-    std::vector<float> out = xv;
+    std::vector<float> out = read_as<float>(x);
+    // Float caches are read in place: they may be long (every position a
+    // model allows) while a run reads a few rows of them.
+    std::vector<float> cv, sv;
+    const float* cd = cos_t.dtype() == DataType::kFloat ? cos_t.data<float>()
+                                                        : (cv = read_as<float>(cos_t)).data();
+    const float* sd = sin_t.dtype() == DataType::kFloat ? sin_t.data<float>()
+                                                        : (sv = read_as<float>(sin_t)).data();
     for (int64_t b = 0; b < B; ++b)
       for (int64_t s = 0; s < S; ++s) {
-        int64_t row = pos.empty() ? (b * S + s) : pos[size_t(b * S + s)];
-        const float* c = cv.data() + row * half;
-        const float* sn = sv.data() + row * half;
-        for (int64_t h = 0; h < H; ++h) {
-          int64_t base = b * sb + s * ss + h * sh;
-          for (int64_t i = 0; i < half; ++i) {
-            int64_t i1 = interleaved_ ? base + 2 * i : base + i;
-            int64_t i2 = interleaved_ ? base + 2 * i + 1 : base + i + half;
-            float x1 = xv[size_t(i1)], x2 = xv[size_t(i2)];
-            out[size_t(i1)] = c[i] * x1 - sn[i] * x2;
-            out[size_t(i2)] = sn[i] * x1 + c[i] * x2;
-          }
-        }
+        const int64_t row = pos.empty() ? (b * S + s) : pos[size_t(b * S + s)];
+        for (int64_t h = 0; h < H; ++h)
+          rotate_head(out.data() + b * sb + s * ss + h * sh, half, cd + row * half, sd + row * half,
+                      interleaved_);
       }
     Tensor& y = ctx.output(0, x.shape(), x.dtype());
     write_from(y, out.data());
