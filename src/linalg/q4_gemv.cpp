@@ -20,21 +20,22 @@ namespace {
 constexpr int64_t kLanes = 16;  // outputs a panel
 
 // A's rows zero-padded to whole blocks (the padded weights are zero nibbles,
-// but 0 x a garbage float could be NaN), and each row's sum per block (for
-// the zero points).
+// but 0 x a garbage float could be NaN), and, for the row kernels, each
+// row's sum per block (for the zero points).
 struct PaddedA {
   int64_t Kp = 0;
   HostVector<float> a;     // [M, Kp]
   HostVector<float> sums;  // [M, k_blocks]
 };
 
-PaddedA pad(const Q4Weights& w, int64_t M, const float* A, int64_t lda) {
+PaddedA pad(const Q4Weights& w, int64_t M, const float* A, int64_t lda, bool with_sums) {
   PaddedA p;
   p.Kp = w.k_blocks * w.block;
   p.a.assign(size_t(M * p.Kp), 0.0f);
-  p.sums.assign(size_t(M * w.k_blocks), 0.0f);
+  if (with_sums) p.sums.assign(size_t(M * w.k_blocks), 0.0f);
   for (int64_t m = 0; m < M; ++m) {
     std::memcpy(p.a.data() + m * p.Kp, A + m * lda, size_t(w.K) * sizeof(float));
+    if (!with_sums) continue;
     const float* row = A + m * lda;
     for (int64_t b = 0; b < w.k_blocks; ++b) {
       float s = 0.0f;
@@ -45,7 +46,8 @@ PaddedA pad(const Q4Weights& w, int64_t M, const float* A, int64_t lda) {
   return p;
 }
 
-// The panel's bytes, scales and zero points of block b.
+// Where panel p's block b starts: its nibble bytes, and its 16 scales and
+// zero points.
 inline const uint8_t* q_of(const Q4Weights& w, int64_t p, int64_t b) {
   return w.q.data() + ((p * w.k_blocks + b) * (w.block / 2)) * kLanes;
 }
@@ -290,7 +292,7 @@ void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* 
              ThreadPool* pool) {
   for (int64_t m0 = 0; m0 < M; m0 += kQ4MaxRows) {
     const int64_t n_rows = std::min(kQ4MaxRows, M - m0);
-    const PaddedA a = pad(w, n_rows, A + m0 * lda, lda);
+    const PaddedA a = pad(w, n_rows, A + m0 * lda, lda, /*with_sums=*/true);
     float* y = Y + m0 * ldy;
     auto body = [&](int64_t p0, int64_t p1) { rows(w, n_rows, a, p0, p1, y, ldy); };
     // A panel reads 8 K bytes of weights and does 16 K multiply-adds a row.
@@ -304,15 +306,20 @@ void q4_gemm(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* 
 
 void q4_gemm_dequantized(const Q4Weights& w, int64_t M, const float* A, int64_t lda, float* Y,
                          int64_t ldy, ThreadPool* pool) {
-  const PaddedA a = pad(w, M, A, lda);
-  const PackedA packed(false, M, a.Kp, a.a.data(), a.Kp);  // once, for every chunk
+  // A packed once, for every chunk; padded first only when K ends inside a
+  // block (the dequantized rows run to the block's end).
+  const int64_t Kp = w.k_blocks * w.block;
+  PaddedA padded;
+  if (Kp != w.K) padded = pad(w, M, A, lda, /*with_sums=*/false);
+  const PackedA packed =
+      Kp != w.K ? PackedA(false, M, Kp, padded.a.data(), Kp) : PackedA(false, M, Kp, A, lda);
   // Chunks of 4 panels (64 outputs): 64 x K floats stay in L2 while the
   // SGEMM reads them in place (row k is W[n0 .. n0 + 64, k]).
   constexpr int64_t kChunk = 4, kWidth = kChunk * kLanes;
   const int64_t chunks = (w.panels + kChunk - 1) / kChunk;
   auto body = [&](int64_t c0, int64_t c1) {
     thread_local HostVector<float> buf;
-    if (buf.size() < size_t(kWidth * a.Kp)) buf.resize(size_t(kWidth * a.Kp));
+    if (buf.size() < size_t(kWidth * Kp)) buf.resize(size_t(kWidth * Kp));
     for (int64_t c = c0; c < c1; ++c) {
       const int64_t p0 = c * kChunk, p1 = std::min(w.panels, p0 + kChunk);
 #if defined(__x86_64__)
@@ -325,7 +332,7 @@ void q4_gemm_dequantized(const Q4Weights& w, int64_t M, const float* A, int64_t 
       sgemm_packed(packed, false, n1 - n0, buf.data(), kWidth, Y + n0, ldy);
     }
   };
-  const double cost = double(M) * double(kWidth) * double(a.Kp) * 2.0;
+  const double cost = double(M) * double(kWidth) * double(Kp) * 2.0;
   if (pool)
     pool->parallel_for(chunks, cost, body);
   else
