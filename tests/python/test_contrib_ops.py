@@ -301,3 +301,43 @@ def test_matmul_nbits_checks_weights_before_making_its_output():
                     [("b", np.zeros((17, 2, 64), np.uint8)), ("s", np.ones((17, 2), np.float32))])
     with pytest.raises(Exception, match=r"huge_n.*B uint8\[17,2,64\] must be uint8 \[2147483647"):
         sess.run(None, {"a": a, "z": np.zeros((17, 2), np.float32)})
+
+
+def test_gather_block_quantized_int4_tables_along_any_axes():
+    # int4 data and zero points (two to a byte, low nibble first, over the
+    # flat order), gathered along axis 0 with blocks along axis 1, and the
+    # transposed table gathered along axis 1 with blocks along axis 0.
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(1)
+    V, E, block = 6, 32, 16
+    q = rng.integers(-8, 8, (V, E))
+    scales = rng.uniform(0.01, 0.1, (V, E // block)).astype(np.float32)
+    z = rng.integers(-8, 8, (V, E // block))
+
+    def int4(name, a):
+        flat = (a.reshape(-1) & 15).astype(np.uint8)
+        t = TensorProto(name=name, data_type=22, dims=a.shape)  # INT4 (after onnx 1.12)
+        t.raw_data = (flat[0::2] | (flat[1::2] << 4)).astype(np.uint8).tobytes()
+        return t
+
+    ids = np.array([[0, 5, -1], [2, 3, 7]], np.int64)  # -1 is row 5, 7 is outside
+    table = (q - np.repeat(z, block, 1)) * np.repeat(scales, block, 1)
+    want = np.stack([[table[r] if -V <= r < V else np.zeros(E) for r in row] for row in ids])
+    for axes, data, s, zp, out_shape, expect in (
+            ((0, 1), q, scales, z, [2, 3, E], want),
+            ((1, 0), q.T, scales.T, z.T, [E, 2, 3], want.transpose(2, 0, 1))):
+        node = helper.make_node("GatherBlockQuantized", ["d", "ids", "s", "z"], ["y"],
+                                domain="com.microsoft", bits=4, block_size=block,
+                                gather_axis=axes[0], quantize_axis=axes[1])
+        graph = helper.make_graph(
+            [node], "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 3])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, out_shape)],
+            initializer=[int4("d", np.ascontiguousarray(data)),
+                         numpy_helper.from_array(np.ascontiguousarray(s), "s"),
+                         int4("z", np.ascontiguousarray(zp))])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                        helper.make_opsetid("com.microsoft", 1)])
+        sess = tessera.InferenceSession(model.SerializeToString(),
+                                        providers=["CPUExecutionProvider"])
+        (y,) = sess.run(None, {"ids": ids})
+        np.testing.assert_allclose(y, expect.astype(np.float32), rtol=1e-6, atol=1e-7)
