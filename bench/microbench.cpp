@@ -26,6 +26,7 @@
 #include "core/thread_pool.hpp"
 #include "linalg/depthwise.hpp"
 #include "linalg/gemm.hpp"
+#include "linalg/igemm.hpp"
 #include "linalg/im2col.hpp"
 #include "linalg/nchwc.hpp"
 #include "linalg/winograd.hpp"
@@ -111,6 +112,41 @@ void BM_Sgemm(benchmark::State& state) {
   }
   report(state, 2.0 * double(M * N * K), threads, cpu);
   state.SetLabel(tessera::linalg::sgemm_kernel_name());
+}
+
+// An 8-bit convolution's product as QLinearConv runs it: prepared filters
+// (M x K, int8) times an image's K x N matrix (uint8), requantized into
+// bytes. range(3): 0 reuses one packed B (the product alone), 1 packs B from
+// the image every iteration (a 1x1 convolution's whole cost). GFLOPS counts
+// 2 operations a multiply-accumulate, as the float rows do.
+void BM_IgemmRequant(benchmark::State& state) {
+  namespace la = tessera::linalg;
+  const int64_t M = state.range(0), K = state.range(1), N = state.range(2);
+  const bool pack_per_call = state.range(3) == 1;
+  const int threads = int(state.range(4));
+  std::mt19937 rng(7);
+  std::vector<uint8_t> w(size_t(M * K)), x(size_t(K * N)), y(size_t(M * N));
+  for (auto& v : w) v = uint8_t(rng());
+  for (auto& v : x) v = uint8_t(rng());
+  std::vector<int32_t> bias(size_t(M), 100);
+  std::vector<float> mult(size_t(M), 1e-4f);
+  const int32_t xzp = 120, wzp = 0;
+  const la::PreparedAInt8 a(M, K, w.data(), K, /*a_signed=*/true);
+  const la::PackedBInt8 packed(K, N, x.data(), N, /*b_signed=*/false, pool_for(threads));
+  la::IgemmRequantize out;
+  out.bias = bias.data(), out.mult = mult.data(), out.y_scale = 0.05f, out.y_zero = 3;
+  out.y = y.data(), out.ldy = N;
+  const CpuTimer cpu;
+  for (auto _ : state) {
+    if (pack_per_call) {
+      const la::PackedBInt8 b(K, N, x.data(), N, false, pool_for(threads));
+      la::igemm_requantize(a, {&wzp, 1}, b, {&xzp, 1}, out, pool_for(threads));
+    } else {
+      la::igemm_requantize(a, {&wzp, 1}, packed, {&xzp, 1}, out, pool_for(threads));
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(M * N * K), threads, cpu);
 }
 
 // A dense convolution as the Conv kernel runs it: im2col (unless 1x1 s1)
@@ -317,6 +353,37 @@ void BM_FmaPeak(benchmark::State& state) {
   report(state, double(kIters) * 16 * 16 * 2, 1, cpu);
 }
 BENCHMARK(BM_FmaPeak)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// 16 independent vpdpbusd chains: the core's 8-bit multiply-accumulate peak
+// (64 products a vector), against which BM_IgemmRequant's GOPS compare.
+__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) void vnni_chains(int64_t iters,
+                                                                                  int32_t* state) {
+  __m512i c[16];
+  const __m512i a = _mm512_set1_epi8(3), b = _mm512_set1_epi8(-2);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) c[i] = _mm512_loadu_si512(state + 16 * i);
+  for (int64_t it = 0; it < iters; ++it)
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) c[i] = _mm512_dpbusd_epi32(c[i], a, b);
+#pragma GCC unroll 16
+  for (int i = 0; i < 16; ++i) _mm512_storeu_si512(state + 16 * i, c[i]);
+}
+
+void BM_VnniPeak(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx512vnni")) {
+    state.SkipWithError("needs AVX-512 VNNI");
+    return;
+  }
+  constexpr int64_t kIters = 1 << 16;
+  std::vector<int32_t> chains(16 * 16, 0);
+  const CpuTimer cpu;
+  for (auto _ : state) {
+    vnni_chains(kIters, chains.data());
+    benchmark::DoNotOptimize(chains.data());
+  }
+  report(state, double(kIters) * 16 * 64 * 2, 1, cpu);
+}
+BENCHMARK(BM_VnniPeak)->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif
 
 // Fork/join cost of one parallel region, back to back as kernels run in a
@@ -418,6 +485,26 @@ BENCHMARK(BM_Sgemm)
     ->Args({128, 128, 64, 3, 1})
     ->Args({128, 64, 128, 0, 1})
     ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+// Args: M (output channels), K (taps x input channels), N (positions),
+// pack B per call, threads: ResNet-50's 3x3 layers (filters x im2col) and
+// 1x1 layers, stage by stage.
+BENCHMARK(BM_IgemmRequant)
+    ->Args({64, 576, 3136, 0, 1})
+    ->Args({128, 1152, 784, 0, 1})
+    ->Args({256, 2304, 196, 0, 1})
+    ->Args({512, 4608, 49, 0, 1})
+    ->Args({256, 64, 3136, 1, 1})
+    ->Args({64, 256, 3136, 1, 1})
+    ->Args({512, 128, 784, 1, 1})
+    ->Args({256, 1024, 196, 1, 1})
+    ->Args({2048, 512, 49, 1, 1})
+    ->Args({512, 2048, 49, 1, 1})
+    ->Args({256, 64, 3136, 0, 1})
+    ->Args({64, 256, 3136, 0, 1})
+    ->Args({2048, 512, 49, 0, 1})
+    ->Args({128, 1152, 784, 0, 2})
+    ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).
 BENCHMARK(BM_Conv)

@@ -264,12 +264,19 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
   if (a.rows() <= 0 || b.cols() <= 0) return;
   const ARows rows{a.rows(), a.row(0), a.ld(), a.row_sums(), a.a_signed()};
   // The in-register requantization needs every sum + bias to fit int32
-  // (|sum| <= K * 255^2 < 2^30) and a y_scale whose inverse is finite.
+  // (|sum| <= K * 255^2 < 2^30), and scales within [2^-40, 2^40] (zero for
+  // a multiplier): its corrected multiplication by 1 / y_scale then meets
+  // no overflow, underflow or subnormal, and rounds as the division does.
+  auto moderate = [](float v, bool zero_ok) {
+    const float mag = std::fabs(v);
+    return (zero_ok && mag == 0.0f) || (mag >= 0x1p-40f && mag <= 0x1p40f);
+  };
   bool fused = path == IgemmPath::kVnni512 && detail::igemm_vnni512_available() &&
-               b.depth() <= 16384 && std::isnormal(out.y_scale) &&
-               std::isnormal(1.0f / out.y_scale);
-  for (int64_t m = 0; fused && out.bias && m < a.rows(); ++m)
-    fused = out.bias[m] >= -(int32_t(1) << 30) && out.bias[m] <= (int32_t(1) << 30);
+               b.depth() <= 16384 && moderate(out.y_scale, false);
+  for (int64_t m = 0; fused && m < a.rows(); ++m)
+    fused =
+        moderate(out.mult[m], true) &&
+        (!out.bias || (out.bias[m] >= -(int32_t(1) << 30) && out.bias[m] <= (int32_t(1) << 30)));
   if (!fused) {
     igemm_prepared(rows, za, b, zb, pool, path,
                    [&](int64_t m, int64_t n0, int64_t width, const int32_t* v) {

@@ -86,28 +86,29 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups,
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-// Row r's four accumulators, requantized into `width` bytes at y. Division
-// by y_scale is a multiplication by its inverse, which can only differ from
-// the quotient's rounding in the last place or two (relative error below
-// 2^-22): where that can change the rounded integer (a value within 2^-11
-// of a half, and small enough not to be clamped whatever it rounds to), the
-// lane is divided as the reference does. Beyond |1024| both clamp alike
-// (zero points and bounds lie within -128..255).
+// Row r's four accumulators, requantized into `width` bytes at y. The
+// division by y_scale is a multiplication by its inverse corrected with one
+// fused multiply-add (Markstein): with inv = RN(1 / y_scale) and
+// x = RN(real * inv) within an ulp of the quotient, the remainder
+// real - x * y_scale is exact in an FMA and x + remainder * inv rounds to the
+// correctly rounded quotient, the float the reference's division gives. The
+// driver keeps every scale within [2^-40, 2^40] (no overflow, underflow or
+// subnormal on the way). Clamping before the rounding to [lo - z, hi - z]
+// equals clamping after it (integer bounds), and keeps the conversion in
+// range.
 template <int V>
-__attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512i acc[V],
-                                                                    const IgemmTerms& t, int r,
-                                                                    const IgemmRequantRows& q,
-                                                                    uint8_t* y, int width) {
+__attribute__((target("avx512f,avx512bw,fma"))) inline void requant_row(const __m512i acc[V],
+                                                                        const IgemmTerms& t, int r,
+                                                                        const IgemmRequantRows& q,
+                                                                        uint8_t* y, int width) {
   const __m512i rt = _mm512_set1_epi32(int(t.row_term[r])), za = _mm512_set1_epi32(int(t.za[r]));
   const __m512i bias = _mm512_set1_epi32(q.bias ? q.bias[r] : 0);
   const __m512i row_off = _mm512_set1_epi32(q.row_off ? q.row_off[r] : 0);
   const __m512 mult = _mm512_set1_ps(q.mult[r]), inv = _mm512_set1_ps(q.inv_scale);
   const __m512 ys = _mm512_set1_ps(q.y_scale);
-  const __m512 far_lo = _mm512_set1_ps(-1e9f), far_hi = _mm512_set1_ps(1e9f);
-  const __m512 near_half = _mm512_set1_ps(0.5f - 1.0f / 2048.0f), small = _mm512_set1_ps(1024.0f);
-  const __m512i z = _mm512_set1_epi32(q.y_zero), bottom = _mm512_set1_epi32(q.lo),
-                top = _mm512_set1_epi32(q.hi);
-  const __m512i sign = _mm512_set1_epi32(0x7fffffff);
+  const __m512 bottom = _mm512_set1_ps(float(q.lo - q.y_zero)),
+               top = _mm512_set1_ps(float(q.hi - q.y_zero));
+  const __m512i z = _mm512_set1_epi32(q.y_zero);
   for (int v = 0; v < V; ++v) {
     const int left = width - 16 * v;
     if (left <= 0) break;
@@ -122,16 +123,11 @@ __attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512
       sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], fix), bias);
     }
     const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
-    __m512 x = _mm512_mul_ps(real, inv);
-    const __m512 frac = _mm512_sub_ps(x, _mm512_roundscale_ps(x, _MM_FROUND_TO_NEAREST_INT));
-    const __m512 dist = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(frac), sign));
-    const __m512 mag = _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), sign));
-    const __mmask16 risky = _mm512_cmp_ps_mask(dist, near_half, _CMP_GT_OQ) &
-                            _mm512_cmp_ps_mask(mag, small, _CMP_LT_OQ);
-    if (risky) x = _mm512_mask_div_ps(x, risky, real, ys);
-    x = _mm512_min_ps(_mm512_max_ps(x, far_lo), far_hi);  // int32-safe
-    __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(x), z);
-    out = _mm512_min_epi32(_mm512_max_epi32(out, bottom), top);
+    const __m512 x0 = _mm512_mul_ps(real, inv);
+    const __m512 rem = _mm512_fnmadd_ps(x0, ys, real);  // real - x0 * ys, exact
+    __m512 x = _mm512_fmadd_ps(rem, inv, x0);
+    x = _mm512_min_ps(_mm512_max_ps(x, bottom), top);
+    const __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(x), z);
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
     _mm512_mask_cvtepi32_storeu_epi8(y + 16 * v, m, out);  // the low byte of each lane
   }
@@ -140,7 +136,7 @@ __attribute__((target("avx512f,avx512bw"))) inline void requant_row(const __m512
 // MR rows x V vectors of 16 columns: a panel's last columns (a plane of
 // 196 positions leaves 4) take only the vectors they need.
 template <int MR, int V>
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile_requant(
+__attribute__((target("avx512f,avx512bw,avx512vnni,fma"))) void tile_requant(
     int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, const IgemmTerms& t,
     const IgemmRequantRows& q, uint8_t* y, int64_t ldy, int width) {
   __m512i acc[MR][V];

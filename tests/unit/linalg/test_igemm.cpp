@@ -178,8 +178,9 @@ TEST(Igemm, RequantizedProductMatchesRequantizingTheExactProduct) {
         }
         const int32_t xzp = 128;
         // Scales that make the quotients land near halves often (an inexact
-        // inverse), and a power of two (an exact one).
-        for (float ys : {0.1f, 0.0173f, 0.25f, 3.3e-3f}) {
+        // inverse), a power of two (an exact one), and one below 2^-40 (the
+        // VNNI tile leaves it to the division).
+        for (float ys : {0.1f, 0.0173f, 0.25f, 3.3e-3f, 3e-13f}) {
           const PreparedAInt8 prepared(cs.M, cs.K, a.data(), cs.K, as);
           const PackedBInt8 packed(cs.K, cs.N, b.data(), cs.N, false);
           std::vector<int32_t> c(size_t(cs.M * cs.N));
