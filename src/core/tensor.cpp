@@ -88,7 +88,9 @@ std::string Tensor::description() const {
 }
 
 double Tensor::element_as_double(int64_t i) const {
-  check(i >= 0 && i < num_elements_, "element index ", i, " out of range for ", description());
+  // (Tested first: check() would build the description on every call.)
+  if (i < 0 || i >= num_elements_)
+    fail(ErrorCode::kInvalidArgument, "element index ", i, " out of range for ", description());
   const void* p = raw_data();
   switch (dtype_) {
     case DataType::kFloat: return static_cast<const float*>(p)[i];
@@ -115,7 +117,9 @@ double Tensor::element_as_double(int64_t i) const {
 }
 
 int64_t Tensor::element_as_int64(int64_t i) const {
-  check(i >= 0 && i < num_elements_, "element index ", i, " out of range for ", description());
+  // (Tested first: check() would build the description on every call.)
+  if (i < 0 || i >= num_elements_)
+    fail(ErrorCode::kInvalidArgument, "element index ", i, " out of range for ", description());
   const void* p = raw_data();
   switch (dtype_) {
     case DataType::kInt64: return static_cast<const int64_t*>(p)[i];

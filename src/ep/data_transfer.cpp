@@ -12,8 +12,9 @@ void HostDataTransfer::copy_tensors(const std::vector<const Tensor*>& src,
   for (size_t i = 0; i < src.size(); ++i) {
     const Tensor& s = *src[i];
     Tensor& d = *dst[i];
-    check(s.dtype() == d.dtype() && s.shape() == d.shape(), "copy_tensors: ", s.description(),
-          " cannot be copied into ", d.description());
+    if (s.dtype() != d.dtype() || s.shape() != d.shape())
+      fail(ErrorCode::kInvalidArgument, "copy_tensors: ", s.description(), " cannot be copied into ",
+           d.description());
     if (s.dtype() == DataType::kString) {
       const auto* a = s.data<std::string>();
       auto* b = d.mutable_data<std::string>();
