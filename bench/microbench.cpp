@@ -27,6 +27,7 @@
 #include "linalg/depthwise.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/igemm.hpp"
+#include "linalg/igemm_conv.hpp"
 #include "linalg/im2col.hpp"
 #include "linalg/nchwc.hpp"
 #include "linalg/winograd.hpp"
@@ -147,6 +148,40 @@ void BM_IgemmRequant(benchmark::State& state) {
     benchmark::DoNotOptimize(y.data());
   }
   report(state, 2.0 * double(M * N * K), threads, cpu);
+}
+
+// An 8-bit convolution the way QLinearConv runs it on VNNI machines
+// (linalg/igemm_conv.hpp): the image transposed into pixel rows, each
+// window read in place against filters packed once, requantized into the
+// output planes. Args: C, H, M, kernel, stride, threads.
+void BM_IgemmConv(benchmark::State& state) {
+  namespace la = tessera::linalg;
+  const int64_t C = state.range(0), H = state.range(1), M = state.range(2), k = state.range(3),
+                stride = state.range(4);
+  const int threads = int(state.range(5));
+  const int64_t pad = k / 2, OH = (H + 2 * pad - k) / stride + 1;
+  const la::ConvShape s{C, H, H, M, k, k, stride, stride, 1, 1, pad, pad, OH, OH};
+  if (!la::igemm_conv_fits(s)) {
+    state.SkipWithError("needs AVX-512 VNNI");
+    return;
+  }
+  std::mt19937 rng(7);
+  std::vector<uint8_t> w(size_t(M * C * k * k)), x(size_t(C * H * H)), y(size_t(M * OH * OH));
+  for (auto& v : w) v = uint8_t(rng());
+  for (auto& v : x) v = uint8_t(rng());
+  std::vector<int32_t> bias(size_t(M), 100);
+  std::vector<float> mult(size_t(M), 1e-4f);
+  const int32_t wzp = 0;
+  const la::PackedConvFilters filters(w.data(), true, M, C, k, k);
+  la::ConvRequantize out;
+  out.bias = bias.data(), out.mult = mult.data(), out.y_scale = 0.05f, out.y_zero = 3;
+  out.y = y.data();
+  const CpuTimer cpu;
+  for (auto _ : state) {
+    la::igemm_conv_requantize(s, x.data(), false, 120, filters, {&wzp, 1}, out, pool_for(threads));
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(M * OH * OH * C * k * k), threads, cpu);
 }
 
 // A dense convolution as the Conv kernel runs it: im2col (unless 1x1 s1)
@@ -504,6 +539,22 @@ BENCHMARK(BM_IgemmRequant)
     ->Args({64, 256, 3136, 0, 1})
     ->Args({2048, 512, 49, 0, 1})
     ->Args({128, 1152, 784, 0, 2})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+// Args: C, H, M, kernel, stride, threads: ResNet-50's 8-bit layers.
+BENCHMARK(BM_IgemmConv)
+    ->Args({64, 56, 64, 3, 1, 1})
+    ->Args({128, 28, 128, 3, 1, 1})
+    ->Args({256, 14, 256, 3, 1, 1})
+    ->Args({512, 7, 512, 3, 1, 1})
+    ->Args({64, 56, 256, 1, 1, 1})
+    ->Args({256, 56, 64, 1, 1, 1})
+    ->Args({128, 28, 512, 1, 1, 1})
+    ->Args({1024, 14, 256, 1, 1, 1})
+    ->Args({512, 7, 2048, 1, 1, 1})
+    ->Args({2048, 7, 512, 1, 1, 1})
+    ->Args({1024, 14, 2048, 1, 2, 1})
+    ->Args({128, 28, 128, 3, 1, 2})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads (ResNet-50 and MobileNetV2 layers).

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "linalg/igemm_kernel.hpp"
+#include "linalg/igemm_tiles.hpp"
 #include "linalg/quantize.hpp"
 
 namespace tessera::linalg {
@@ -172,26 +173,6 @@ struct ProductTerms {
   }
 };
 
-// Runs tile_task(p, m0, rows, n0, width) over every tile, in parallel:
-// consecutive tasks walk the row blocks of one panel, so a thread's panel
-// stays in its cache.
-template <typename TileTask>
-void for_each_tile(int64_t M, const PackedBInt8& b, ThreadPool* pool, const TileTask& tile_task) {
-  constexpr int64_t R = detail::kIgemmRows, W = PackedBInt8::kPanel;
-  const int64_t row_blocks = (M + R - 1) / R, N = b.cols();
-  auto run = [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t p = t / row_blocks, m0 = (t % row_blocks) * R, n0 = p * W;
-      tile_task(p, m0, int(std::min(R, M - m0)), n0, std::min(W, N - n0));
-    }
-  };
-  const int64_t tasks = b.panels() * row_blocks;
-  if (pool)
-    pool->parallel_for(tasks, double(R * W * std::max<int64_t>(b.depth(), 1)), run);
-  else
-    run(0, tasks);
-}
-
 // The driver of igemm, igemm_each and igemm_to_float: store(m, n0, width,
 // values) gets each finished run of a row's exact int32 results.
 template <typename Store>
@@ -202,13 +183,14 @@ void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoi
   const detail::IgemmTile tile = path == IgemmPath::kVnni512 ? detail::igemm_tile_vnni512
                                  : path == IgemmPath::kAvx2  ? detail::igemm_tile_avx2
                                                              : detail::igemm_tile_portable;
-  for_each_tile(a.M, b, pool, [&](int64_t p, int64_t m0, int rows, int64_t n0, int64_t width) {
-    alignas(64) int32_t raw[detail::kIgemmRows * PackedBInt8::kPanel];
-    // C = A'B' - zb'[n] * (rowsum(A')[m] - K za'[m]) - za'[m] colsum(B')[n],
-    // in wrapping 32-bit arithmetic, in the tile.
-    tile(b.groups(), a.rows + m0 * a.ld, a.ld, rows, b.panel(p), terms.tile(m0, n0, b), raw);
-    for (int r = 0; r < rows; ++r) store(m0 + r, n0, width, raw + r * PackedBInt8::kPanel);
-  });
+  detail::for_each_tile(
+      a.M, b, pool, [&](int64_t p, int64_t m0, int rows, int64_t n0, int64_t width) {
+        alignas(64) int32_t raw[detail::kIgemmRows * PackedBInt8::kPanel];
+        // C = A'B' - zb'[n] * (rowsum(A')[m] - K za'[m]) - za'[m] colsum(B')[n],
+        // in wrapping 32-bit arithmetic, in the tile.
+        tile(b.groups(), a.rows + m0 * a.ld, a.ld, rows, b.panel(p), terms.tile(m0, n0, b), raw);
+        for (int r = 0; r < rows; ++r) store(m0 + r, n0, width, raw + r * PackedBInt8::kPanel);
+      });
 }
 
 // The driver on a raw A: uint8 A of whole groups is read in place, other A
@@ -263,20 +245,9 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
                       const IgemmRequantize& out, ThreadPool* pool, IgemmPath path) {
   if (a.rows() <= 0 || b.cols() <= 0) return;
   const ARows rows{a.rows(), a.row(0), a.ld(), a.row_sums(), a.a_signed()};
-  // The in-register requantization needs every sum + bias to fit int32
-  // (|sum| <= K * 255^2 < 2^30), and scales within [2^-40, 2^40] (zero for
-  // a multiplier): its corrected multiplication by 1 / y_scale then meets
-  // no overflow, underflow or subnormal, and rounds as the division does.
-  auto moderate = [](float v, bool zero_ok) {
-    const float mag = std::fabs(v);
-    return (zero_ok && mag == 0.0f) || (mag >= 0x1p-40f && mag <= 0x1p40f);
-  };
-  bool fused = path == IgemmPath::kVnni512 && detail::igemm_vnni512_available() &&
-               b.depth() <= 16384 && moderate(out.y_scale, false);
-  for (int64_t m = 0; fused && m < a.rows(); ++m)
-    fused =
-        moderate(out.mult[m], true) &&
-        (!out.bias || (out.bias[m] >= -(int32_t(1) << 30) && out.bias[m] <= (int32_t(1) << 30)));
+  const bool fused =
+      path == IgemmPath::kVnni512 && detail::igemm_vnni512_available() &&
+      detail::requant_in_registers_fits(b.depth(), out.y_scale, out.mult, out.bias, a.rows());
   if (!fused) {
     igemm_prepared(rows, za, b, zb, pool, path,
                    [&](int64_t m, int64_t n0, int64_t width, const int32_t* v) {
@@ -306,7 +277,7 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
     for (size_t n = 0; n < col_off.size(); ++n)
       col_off[n] = int32_t(za0 * uint32_t(b.col_sums()[n]));
   }
-  for_each_tile(
+  detail::for_each_tile(
       a.rows(), b, pool, [&](int64_t p, int64_t m0, int nrows, int64_t n0, int64_t width) {
         const detail::IgemmRequantRows q{out.bias ? out.bias + m0 : nullptr,
                                          out.mult + m0,

@@ -64,6 +64,30 @@ void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, i
                                 const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
                                 uint8_t* y, int64_t ldy, int width);
 
+// The convolution tile of igemm_conv.hpp (the image as A, read in place):
+// row r (an output position, r < rows <= kIgemmRows) holds its K bytes in
+// `segments` runs of 4 seg_groups bytes, at rows[r] + seg_off[s]; the
+// panel's groups of 4 k follow the same order.
+struct IgemmConvRows {
+  const uint8_t* const* rows;
+  const int64_t* seg_off;
+  int64_t segments, seg_groups;
+};
+// Its requantization, per column (output channel): sum = raw - col_off[j]
+// - row_off[r] (wrapping; row_off null: none), then as IgemmRequantRows
+// with mult[j]. col_off and mult hold the panel's 64 columns.
+struct IgemmColumnRequant {
+  const int32_t* col_off;
+  const int32_t* row_off;
+  const float* mult;
+  float y_scale, inv_scale;
+  int32_t y_zero, lo, hi;
+};
+// Row r's byte for column j goes to y[j * ldy + r] (j < width <= 64): the
+// output channels' planes. Only where igemm_vnni512_available().
+void igemm_conv_tile_vnni512(const IgemmConvRows& a, int rows, const int8_t* panel,
+                             const IgemmColumnRequant& q, uint8_t* y, int64_t ldy, int width);
+
 // Packs one group of four B rows (r[0..3], `width` <= 64 columns each) into
 // a panel's group: column j's four bytes as one word at dst + 4 j, each
 // XORed with `flip` (0x80808080 for uint8 B), and adds each word's four

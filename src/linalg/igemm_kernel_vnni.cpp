@@ -38,16 +38,14 @@ __attribute__((target("avx512f"), noinline)) void fix_tile(const IgemmTerms& t, 
   }
 }
 
-// acc[r][v] = the raw sums of rows r < MR over columns 16 v .. 16 v + 16
-// (v < V) of the panel at b: per group of 4 k values the panel's V vectors
-// are loaded once and each row's 4 bytes are broadcast into vpdpbusd.
+// acc[r][v] += the raw sums of rows r < MR over columns 16 v .. 16 v + 16
+// (v < V) of the panel at b, row r's bytes read from ar[r]: per group of 4
+// k values the panel's V vectors are loaded once and each row's 4 bytes are
+// broadcast into vpdpbusd.
 template <int MR, int V>
 [[gnu::always_inline]] inline __attribute__((target("avx512f,avx512bw,avx512vnni"))) void
-accumulate(int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, __m512i (&acc)[MR][V]) {
-#pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
+accumulate_rows(int64_t groups, const uint8_t* const (&ar)[MR], const int8_t* b,
+                __m512i (&acc)[MR][V]) {
   for (int64_t g = 0; g < groups; ++g) {
     const int8_t* bg = b + g * 256;
     __m512i bv[V];
@@ -56,12 +54,32 @@ accumulate(int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, __m51
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
       int32_t four;
-      std::memcpy(&four, a + r * lda + 4 * g, 4);
-      const __m512i ar = _mm512_set1_epi32(four);
+      std::memcpy(&four, ar[r] + 4 * g, 4);
+      const __m512i a4 = _mm512_set1_epi32(four);
 #pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], ar, bv[v]);
+      for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], a4, bv[v]);
     }
   }
+}
+
+template <int MR, int V>
+[[gnu::always_inline]] inline __attribute__((target("avx512f"))) void zero(__m512i (&acc)[MR][V]) {
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) acc[r][v] = _mm512_setzero_si512();
+}
+
+// acc = the raw sums of rows r < MR of A (row r at a + r * lda) over the
+// panel's first 16 V columns.
+template <int MR, int V>
+[[gnu::always_inline]] inline __attribute__((target("avx512f,avx512bw,avx512vnni"))) void
+accumulate(int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, __m512i (&acc)[MR][V]) {
+  const uint8_t* ar[MR];
+#pragma GCC unroll 6
+  for (int r = 0; r < MR; ++r) ar[r] = a + r * lda;
+  zero(acc);
+  accumulate_rows(groups, ar, b, acc);
 }
 
 template <int MR>
@@ -156,6 +174,115 @@ constexpr TileRequant tile_requant_for(int vectors) {
                         : tile_requant<MR, 4>;
 }
 
+// Columns j and j + 1 (the two 64-bit words of `pair`), where below width.
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void store_pair(uint8_t* y, int64_t ldy,
+                                                                            __mmask16 mask,
+                                                                            int width, __m128i pair,
+                                                                            int j) {
+  if (j < width) _mm_mask_storeu_epi8(y + j * ldy, mask, pair);
+  if (j + 1 < width) _mm_mask_storeu_epi8(y + (j + 1) * ldy, mask, _mm_unpackhi_epi64(pair, pair));
+}
+
+template <int L>
+__attribute__((target("avx512f"))) inline __m128i lane(__m512i v) {
+  if constexpr (L == 0) return _mm512_castsi512_si128(v);
+  return _mm512_extracti32x4_epi32(v, L);
+}
+
+// Writes column j (j < width) of the tile's MR rows of bytes (rows[r]'s
+// lane v: columns 16 v .. 16 v + 15) to y + j * ldy: an 8 x 64 byte
+// transposition in three rounds of interleaves within each 128-bit lane
+// (bytes, then pairs, then quads), after which each 64-bit word holds one
+// column's 8 rows, stored with a mask of MR bytes.
+template <int MR, int V>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline void store_columns(
+    const __m128i (&rows)[MR][V], uint8_t* y, int64_t ldy, int width) {
+  __m512i r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) {
+    r[i] = _mm512_setzero_si512();
+    if (i >= MR) continue;
+    r[i] = _mm512_castsi128_si512(rows[i][0]);
+    if constexpr (V > 1) r[i] = _mm512_inserti32x4(r[i], rows[i][1], 1);
+    if constexpr (V > 2) r[i] = _mm512_inserti32x4(r[i], rows[i][2], 2);
+    if constexpr (V > 3) r[i] = _mm512_inserti32x4(r[i], rows[i][3], 3);
+  }
+  for (int i = 0; i < 4; ++i) {  // rows 2i, 2i+1: columns 8h.. of each lane
+    t[2 * i] = _mm512_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+  }
+  for (int g = 0; g < 2; ++g)      // rows 4g .. 4g + 3
+    for (int h = 0; h < 2; ++h) {  // columns 8h + 0..3 and 8h + 4..7 of each lane
+      u[4 * g + 2 * h] = _mm512_unpacklo_epi16(t[4 * g + h], t[4 * g + 2 + h]);
+      u[4 * g + 2 * h + 1] = _mm512_unpackhi_epi16(t[4 * g + h], t[4 * g + 2 + h]);
+    }
+  // u[4g + k]: rows 4g .. 4g + 3 of columns 4k .. 4k + 3 of each lane; then
+  // w[q]: in each lane, columns 2q and 2q + 1, 8 rows each.
+  __m512i w[8];
+  for (int k = 0; k < 4; ++k) {
+    w[2 * k] = _mm512_unpacklo_epi32(u[k], u[4 + k]);
+    w[2 * k + 1] = _mm512_unpackhi_epi32(u[k], u[4 + k]);
+  }
+  const __mmask16 mask = __mmask16((1u << MR) - 1);
+  for (int q = 0; q < 8; ++q) {
+    store_pair(y, ldy, mask, width, lane<0>(w[q]), 2 * q);
+    if constexpr (V > 1) store_pair(y, ldy, mask, width, lane<1>(w[q]), 16 + 2 * q);
+    if constexpr (V > 2) store_pair(y, ldy, mask, width, lane<2>(w[q]), 32 + 2 * q);
+    if constexpr (V > 3) store_pair(y, ldy, mask, width, lane<3>(w[q]), 48 + 2 * q);
+  }
+}
+
+// The convolution tile: accumulators over every segment of the rows, then
+// each column vector's 16 sums requantized (the same arithmetic as
+// requant_row, with the column's multiplier) and the bytes written into the
+// output channels' planes.
+template <int MR, int V>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void conv_tile(
+    const IgemmConvRows& a, const int8_t* b, const IgemmColumnRequant& q, uint8_t* y, int64_t ldy,
+    int width) {
+  __m512i acc[MR][V];
+  zero(acc);
+  for (int64_t s = 0; s < a.segments; ++s) {
+    const uint8_t* ar[MR];
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) ar[r] = a.rows[r] + a.seg_off[s];
+    accumulate_rows(a.seg_groups, ar, b + s * a.seg_groups * 256, acc);
+  }
+  const __m512 inv = _mm512_set1_ps(q.inv_scale), ys = _mm512_set1_ps(q.y_scale);
+  const __m512 bottom = _mm512_set1_ps(float(q.lo - q.y_zero)),
+               top = _mm512_set1_ps(float(q.hi - q.y_zero));
+  const __m512i z = _mm512_set1_epi32(q.y_zero);
+  __m128i bytes[MR][V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) {
+    const __m512i col = _mm512_loadu_si512(q.col_off + 16 * v);
+    const __m512 mult = _mm512_loadu_ps(q.mult + 16 * v);
+#pragma GCC unroll 6
+    for (int r = 0; r < MR; ++r) {
+      __m512i sum = _mm512_sub_epi32(acc[r][v], col);
+      if (q.row_off) sum = _mm512_sub_epi32(sum, _mm512_set1_epi32(q.row_off[r]));
+      const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
+      const __m512 x0 = _mm512_mul_ps(real, inv);
+      const __m512 rem = _mm512_fnmadd_ps(x0, ys, real);
+      __m512 x = _mm512_fmadd_ps(rem, inv, x0);
+      x = _mm512_min_ps(_mm512_max_ps(x, bottom), top);
+      const __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(x), z);
+      bytes[r][v] = _mm512_cvtepi32_epi8(out);
+    }
+  }
+  store_columns<MR, V>(bytes, y, ldy, width);
+}
+
+using ConvTile = void (*)(const IgemmConvRows&, const int8_t*, const IgemmColumnRequant&, uint8_t*,
+                          int64_t, int);
+
+template <int MR>
+constexpr ConvTile conv_tile_for(int vectors) {
+  return vectors == 1   ? conv_tile<MR, 1>
+         : vectors == 2 ? conv_tile<MR, 2>
+         : vectors == 3 ? conv_tile<MR, 3>
+                        : conv_tile<MR, 4>;
+}
+
 #pragma GCC diagnostic pop
 
 }  // namespace
@@ -171,6 +298,18 @@ void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, i
                           : rows == 5 ? tile_requant_for<5>(vectors)
                                       : tile_requant_for<6>(vectors);
   run(groups, a, lda, panel, t, q, y, ldy, width);
+}
+
+void igemm_conv_tile_vnni512(const IgemmConvRows& a, int rows, const int8_t* panel,
+                             const IgemmColumnRequant& q, uint8_t* y, int64_t ldy, int width) {
+  const int vectors = (width + 15) / 16;
+  const ConvTile run = rows <= 1   ? conv_tile_for<1>(vectors)
+                       : rows == 2 ? conv_tile_for<2>(vectors)
+                       : rows == 3 ? conv_tile_for<3>(vectors)
+                       : rows == 4 ? conv_tile_for<4>(vectors)
+                       : rows == 5 ? conv_tile_for<5>(vectors)
+                                   : conv_tile_for<6>(vectors);
+  run(a, panel, q, y, ldy, width);
 }
 
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
@@ -266,6 +405,8 @@ bool igemm_vnni512_available() { return false; }
 void igemm_tile_requant_vnni512(int64_t, const uint8_t*, int64_t, int, const int8_t*,
                                 const IgemmTerms&, const IgemmRequantRows&, uint8_t*, int64_t,
                                 int) {}
+void igemm_conv_tile_vnni512(const IgemmConvRows&, int, const int8_t*, const IgemmColumnRequant&,
+                             uint8_t*, int64_t, int) {}
 
 #endif
 

@@ -139,6 +139,80 @@ TEST(ConvIntegerPacked, QLinearConvRequantizesAsTheSpecSays) {
     }
 }
 
+// QLinearConv with constant filters, as quantized models have them: on
+// AVX-512 VNNI machines the row path (the image as pixel rows read in place,
+// quant/qlinear_conv_rows.hpp) takes windows of several pixels, strided 1x1
+// layers and 1x1 layers on small planes, and declines (to the packed path)
+// weight zero points that differ by channel; elsewhere the packed path runs
+// them all. Either way the bytes are the definition's. Scales and zero
+// points are constants in one form (every run takes the row path; the raw
+// filters are dropped) and graph inputs in the other.
+TEST(ConvIntegerPacked, QLinearConvWithConstantFiltersMatchesTheDefinition) {
+  const Geometry cases[] = {
+      {2, 8, 9, 11, 70, 3, 3, 1, 1, 1, 1},    // 3x3, pad 1, two images, 70 channels
+      {1, 16, 10, 10, 20, 3, 3, 1, 2, 1, 1},  // stride 2
+      {1, 4, 12, 12, 8, 3, 3, 1, 1, 2, 2},    // dilation 2: one run a tap
+      {1, 12, 8, 8, 16, 1, 1, 1, 2, 0, 1},    // 1x1, stride 2
+      {1, 16, 7, 7, 130, 1, 1, 1, 1, 0, 1},   // 1x1 on a 7 x 7 plane
+      {1, 16, 20, 20, 24, 1, 1, 1, 1, 0, 1},  // 1x1 on 400 positions: the packed path
+      {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1},      // 9-byte runs: the packed path
+  };
+  uint32_t seed = 300;
+  for (const Geometry& g : cases)
+    for (int form = 0; form < 6; ++form) {
+      const DataType tx = form % 2 ? DataType::kInt8 : DataType::kUInt8;
+      // Weights: int8 with zero point 0, uint8 with one zero point, int8
+      // with zero points that differ by channel.
+      const int wform = form / 2;
+      const DataType tw = wform == 1 ? DataType::kUInt8 : DataType::kInt8;
+      const Tensor x = random_bytes(tx, Shape{g.N, g.C, g.H, g.W}, seed++);
+      const Tensor w = random_bytes(tw, Shape{g.M, g.C, g.kh, g.kw}, seed++);
+      const Tensor xzp = random_bytes(tx, Shape{}, seed++);
+      Tensor wzp(tw, Shape{g.M});
+      Tensor ws(DataType::kFloat, Shape{g.M});
+      Tensor bias(DataType::kInt32, Shape{g.M});
+      for (int64_t m = 0; m < g.M; ++m) {
+        auto* z = static_cast<uint8_t*>(wzp.mutable_raw_data());
+        z[m] = wform == 0 ? 0 : wform == 1 ? 131 : uint8_t(m % 5);
+        ws.mutable_data<float>()[m] = 0.0007f * float(m % 9 + 1);
+        bias.mutable_data<int32_t>()[m] = int32_t(m * 53 - 900);
+      }
+      const float xs = 0.03f, ys = 0.11f;
+      const Tensor yzp =
+          tx == DataType::kUInt8 ? Tensor::scalar<uint8_t>(7) : Tensor::scalar<int8_t>(-100);
+      const auto acc = reference(g, x, w, int64_t(xzp.element_as_double(0)), &wzp);
+      for (bool constant_scales : {true, false}) {
+        test::OneNode m("QLinearConv", 10, g.attrs());
+        m.input("x", x)
+            .input("xs", Tensor::scalar<float>(xs), constant_scales)
+            .input("xzp", xzp, constant_scales)
+            .input("w", w, true)
+            .input("ws", ws, constant_scales)
+            .input("wzp", wzp, constant_scales)
+            .input("ys", Tensor::scalar<float>(ys), constant_scales)
+            .input("yzp", yzp, constant_scales)
+            .input("bias", bias, true)
+            .output("y");
+        auto session = Session::create_from_model(m.model, {}, {});
+        const Tensor y = session->run(m.feeds)[0].tensor();
+        ASSERT_EQ(y.shape(), (Shape{g.N, g.M, g.oh(), g.ow()}));
+        const double lo = tx == DataType::kUInt8 ? 0 : -128,
+                     hi = tx == DataType::kUInt8 ? 255 : 127;
+        const int64_t plane = g.oh() * g.ow();
+        for (size_t i = 0; i < acc.size(); ++i) {
+          const int64_t c = (int64_t(i) / plane) % g.M;
+          const float real =
+              float(double(acc[i]) + bias.data<int32_t>()[c]) * (xs * ws.data<float>()[c]);
+          const double r = double(std::nearbyint(real / ys)) + yzp.element_as_double(0);
+          ASSERT_EQ(y.element_as_double(int64_t(i)), std::clamp(r, lo, hi))
+              << "element " << i << " of case C " << g.C << " H " << g.H << " M " << g.M << " k "
+              << g.kh << " stride " << g.stride << " form " << form
+              << (constant_scales ? " (constant scales)" : "");
+        }
+      }
+    }
+}
+
 TEST(ConvIntegerPacked, DepthwiseSumsAtTheirLargestStayExact) {
   // 256 taps of (255 - 0) * (-128 - 127): the largest sum the float path
   // takes, -16,646,400, two ulps short of float's exact-integer limit.

@@ -15,6 +15,7 @@
 #include "linalg/strided_bytes.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/quant/element_io.hpp"
+#include "providers/cpu/quant/qlinear_conv_rows.hpp"
 #include "providers/cpu/quant/quant_kernels.hpp"
 
 namespace tessera::cpu {
@@ -486,9 +487,13 @@ class QLinearConvKernel : public ep::OpKernel {
  public:
   explicit QLinearConvKernel(const ep::KernelInfo& info)
       : attrs_(info),
-        filters_(prepare_constant_filters(info, 3, attrs_.group)),
+        rows_(plan_qlinear_conv_rows(info, attrs_.group, attrs_.strides, attrs_.dilations,
+                                     attrs_.pads, attrs_.auto_pad)),
+        filters_(rows_.always ? nullptr : prepare_constant_filters(info, 3, attrs_.group)),
         depthwise_(prepare_depthwise_weights(info, 3, 5)) {}
-  bool reads_constant_data(size_t i) const override { return i != 3 || !filters_; }
+  bool reads_constant_data(size_t i) const override {
+    return i != 3 || !(filters_ || rows_.always);
+  }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(3);
@@ -521,9 +526,12 @@ class QLinearConvKernel : public ep::OpKernel {
       const int64_t plane = g.out[0] * g.out[1];
       const float fys = float(ys);
       const int32_t zy = int32_t(yzp), qlo = int32_t(lo), qhi = int32_t(hi);
+      // B is int32 (checked above).
+      std::vector<int32_t> bias32(bias.begin(), bias.end());
+      if (rows_.filters && packed && attrs_.group == 1 &&
+          run_rows(ctx, g, x, xzp, wzp, bias32, mult, fys, zy, qlo, qhi, yd))
+        return;
       if (packed) {
-        // B is int32 (checked above).
-        std::vector<int32_t> bias32(bias.begin(), bias.end());
         packed_conv(
             ctx, g, x, w, ctx.input(2), wzp, attrs_.group, filters_.get(),
             [&](const linalg::PreparedAInt8& a, linalg::ZeroPoints za, const linalg::PackedBInt8& b,
@@ -565,7 +573,43 @@ class QLinearConvKernel : public ep::OpKernel {
   }
 
  private:
+  // The row path (qlinear_conv_rows.hpp), image by image; false (nothing
+  // written) where its requantization declines these scales.
+  bool run_rows(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, double xzp,
+                const std::vector<double>& wzp, const std::vector<int32_t>& bias,
+                const std::vector<float>& mult, float ys, int32_t yz, int32_t lo, int32_t hi,
+                uint8_t* y) const {
+    const linalg::ConvShape s{g.C,      g.in[0],  g.in[1],        g.M,
+                              g.k[0],   g.k[1],   g.stride[0],    g.stride[1],
+                              g.dil[0], g.dil[1], g.pad_begin[0], g.pad_begin[1],
+                              g.out[0], g.out[1]};
+    std::vector<int32_t> wz;
+    for (double v : wzp) wz.push_back(int32_t(v));
+    const int64_t in_image = g.C * g.in[0] * g.in[1], out_image = g.M * g.out[0] * g.out[1];
+    const auto* xd = static_cast<const uint8_t*>(x.raw_data());
+    for (int64_t n = 0; n < g.N; ++n) {
+      linalg::ConvRequantize out;
+      out.bias = bias.empty() ? nullptr : bias.data();
+      out.mult = mult.data();
+      out.y_scale = ys;
+      out.y_zero = yz;
+      out.lo = lo;
+      out.hi = hi;
+      out.y = y + n * out_image;
+      if (!linalg::igemm_conv_requantize(
+              s, xd + n * in_image, x.dtype() == DataType::kInt8, int32_t(xzp), *rows_.filters,
+              {wz.data(), int64_t(wz.size())}, out, &ctx.thread_pool())) {
+        // The conditions do not depend on the image: the first declines.
+        if (rows_.always)
+          ctx.fail_node("internal: the row path declined scales it accepted at creation");
+        return false;
+      }
+    }
+    return true;
+  }
+
   ConvAttrs attrs_;
+  QLinearConvRows rows_;
   std::shared_ptr<const PreparedFilters> filters_;
   std::shared_ptr<const DepthwiseWeights> depthwise_;  // prepared float filters, or null
 };
