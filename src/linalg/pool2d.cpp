@@ -1,6 +1,7 @@
 #include "linalg/pool2d.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -12,6 +13,48 @@ namespace tessera::linalg {
 
 namespace {
 
+// out[oh * pitch + i] = max over the taps of rows[tap row][tap column + i]
+// for every i < pitch, rows `pitch` apart: each tap is one loop over the
+// whole output (OH * pitch values, columns past OW included), long enough
+// to run in full vectors whatever OW is (a 56-wide row left a 64-byte loop
+// to its scalar remainder). column_of(kw) gives the tap's source: its plane
+// and first column. Sources hold (rows + 1) * pitch values.
+// 64 bytes of T: the unit of the flat loops (GCC's vector extension,
+// whatever the target: AVX-512 in the AVX-512 build, split where narrower).
+template <typename T>
+constexpr int64_t kLanes = 64 / int64_t(sizeof(T));
+
+// o[i] = max(o[i], src[i]) for i < n, n a multiple of kLanes<T>.
+template <typename T>
+[[gnu::always_inline]] inline void max_into(T* o, const T* src, int64_t n) {
+  typedef T V __attribute__((vector_size(64)));
+  for (int64_t i = 0; i < n; i += kLanes<T>) {
+    V a, b;
+    std::memcpy(&a, o + i, sizeof(V));
+    std::memcpy(&b, src + i, sizeof(V));
+    a = a > b ? a : b;
+    std::memcpy(o + i, &a, sizeof(V));
+  }
+}
+
+// out[oh * pitch + i] = max over the taps of the source rows at
+// column_of(kw) for every i < pitch (a multiple of kLanes), rows `pitch`
+// apart: each output row is whole vectors, columns past OW included (a
+// 56-wide row left a 64-byte loop to its scalar remainder). column_of(kw)
+// gives the tap's source: its plane and first column; sources hold one row
+// of slack past their last.
+template <typename T, typename ColumnOf>
+[[gnu::always_inline]] inline void max_flat(const DepthwiseGeometry& g, int64_t pitch,
+                                            const ColumnOf& column_of, T* out) {
+  const int64_t n = g.OH * pitch;
+  for (int64_t i = 0; i < n; ++i) out[i] = std::numeric_limits<T>::lowest();
+  for (int64_t oh = 0; oh < g.OH; ++oh)
+    for (int64_t kh = 0; kh < g.KH; ++kh) {
+      const int64_t r = (oh * g.sh + kh * g.dh) * pitch;
+      for (int64_t kw = 0; kw < g.KW; ++kw) max_into(out + oh * pitch, column_of(kw) + r, pitch);
+    }
+}
+
 template <typename T>
 [[gnu::always_inline]] inline void max_body(const T* __restrict x, const DepthwiseGeometry& geo,
                                             T* __restrict y) {
@@ -19,61 +62,71 @@ template <typename T>
   // reload the geometry after each one (no vector loops).
   const DepthwiseGeometry g = geo;
   constexpr T kLowest = std::numeric_limits<T>::lowest();
+  auto whole = [](int64_t v) { return (v + kLanes<T> - 1) / kLanes<T> * kLanes<T>; };
   // The plane in a buffer bordered with the type's lowest value, so taps
-  // need no tests.
-  static thread_local HostVector<T> buf;
+  // need no tests; rows of whole vectors, and one row of slack past the
+  // last for the flat loops' columns past OW.
+  static thread_local HostVector<T> buf, flat;
   const int64_t Hp = std::max(g.ph + g.H, (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1);
   const int64_t Wp = std::max(g.pw + g.W, (g.OW - 1) * g.sw + (g.KW - 1) * g.dw + 1);
-  if (buf.size() < size_t(Hp * Wp)) buf.resize(size_t(Hp * Wp));
+  const int64_t P = g.sw == 1 ? whole(Wp) : Wp;  // the buffer's row pitch
+  if (buf.size() < size_t((Hp + 1) * P)) buf.resize(size_t((Hp + 1) * P));
   T* __restrict p = buf.data();
-  for (int64_t i = 0; i < Hp * Wp; ++i) p[i] = kLowest;
+  for (int64_t i = 0; i < (Hp + 1) * P; ++i) p[i] = kLowest;
   for (int64_t h = 0; h < g.H; ++h) {
-    T* row = p + (g.ph + h) * Wp + g.pw;
+    T* row = p + (g.ph + h) * P + g.pw;
     for (int64_t i = 0; i < g.W; ++i) row[i] = x[h * g.W + i];
   }
-  if constexpr (sizeof(T) == 1) {
-    if (g.sw == 2 && g.dw == 1) {
-      // Bytes at stride 2 would be read one by one: each padded row is
-      // split into its even and odd columns (masked vector moves), and
-      // tap kw reads column 2 ow + kw as even[ow + kw / 2] or odd[ow + kw / 2].
-      const int64_t We = (Wp + 1) / 2, Wo = Wp / 2;
-      static thread_local HostVector<T> split;
-      if (split.size() < size_t(Hp * (We + Wo))) split.resize(size_t(Hp * (We + Wo)));
-      T* __restrict even = split.data();
-      T* __restrict odd = even + Hp * We;
-      auto* bytes = reinterpret_cast<const uint8_t*>(p);
-      gather_strided_bytes(bytes, Wp, 2, Hp, We, reinterpret_cast<uint8_t*>(even));
-      if (Wo > 0) gather_strided_bytes(bytes + 1, Wp, 2, Hp, Wo, reinterpret_cast<uint8_t*>(odd));
-      for (int64_t oh = 0; oh < g.OH; ++oh) {
-        T* __restrict yrow = y + oh * g.OW;
-        for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kLowest;
-        for (int64_t kh = 0; kh < g.KH; ++kh) {
-          const int64_t r = oh * g.sh + kh * g.dh;
-          for (int64_t kw = 0; kw < g.KW; ++kw) {
-            const T* __restrict xs = (kw % 2 == 0 ? even + r * We : odd + r * Wo) + kw / 2;
-            for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = xs[ow] > yrow[ow] ? xs[ow] : yrow[ow];
-          }
-        }
+  // The flat loops' output, OW columns of each row then copied out.
+  auto copy_out = [&](int64_t pitch) {
+    for (int64_t oh = 0; oh < g.OH; ++oh)
+      std::memcpy(y + oh * g.OW, flat.data() + oh * pitch, size_t(g.OW) * sizeof(T));
+  };
+  if (g.sw == 1) {
+    if (flat.size() < size_t(g.OH * P)) flat.resize(size_t(g.OH * P));
+    max_flat<T>(
+        g, P, [&](int64_t kw) { return p + kw * g.dw; }, flat.data());
+    copy_out(P);
+    return;
+  }
+  if (g.sw == 2 && g.dw == 1) {
+    // Values at stride 2 would be read one by one: each padded row is split
+    // into its even and odd columns, rows E apart, and tap kw reads column
+    // 2 ow + kw as even[ow + kw / 2] or odd[ow + kw / 2].
+    const int64_t We = (Wp + 1) / 2, E = whole(We);
+    static thread_local HostVector<T> split;
+    if (split.size() < size_t(2 * (Hp + 1) * E)) split.resize(size_t(2 * (Hp + 1) * E));
+    T* __restrict even = split.data();
+    T* __restrict odd = even + (Hp + 1) * E;
+    for (int64_t r = 0; r < Hp; ++r) {
+      const T* src = p + r * P;
+      if constexpr (sizeof(T) == 1) {
+        auto* bytes = reinterpret_cast<const uint8_t*>(src);
+        gather_strided_bytes(bytes, 0, 2, 1, We, reinterpret_cast<uint8_t*>(even + r * E));
+        if (Wp > 1)
+          gather_strided_bytes(bytes + 1, 0, 2, 1, Wp / 2, reinterpret_cast<uint8_t*>(odd + r * E));
+      } else {
+        for (int64_t i = 0; i < We; ++i) even[r * E + i] = src[2 * i];
+        for (int64_t i = 0; i < Wp / 2; ++i) odd[r * E + i] = src[2 * i + 1];
       }
-      return;
     }
+    // (Columns past each row's values, and the slack row, hold what earlier
+    // planes left: only outputs past OW read them.)
+    if (flat.size() < size_t(g.OH * E)) flat.resize(size_t(g.OH * E));
+    max_flat<T>(
+        g, E, [&](int64_t kw) { return (kw % 2 == 0 ? even : odd) + kw / 2; }, flat.data());
+    copy_out(E);
+    return;
   }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     T* yrow = y + oh * g.OW;
     for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kLowest;
     for (int64_t kh = 0; kh < g.KH; ++kh) {
-      const T* xrow = p + (oh * g.sh + kh * g.dh) * Wp;
+      const T* xrow = p + (oh * g.sh + kh * g.dh) * P;
       for (int64_t kw = 0; kw < g.KW; ++kw) {
         const T* xs = xrow + kw * g.dw;
-        // Separate loops per stride so the common ones have constant strides.
-        if (g.sw == 1)
-          for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = xs[ow] > yrow[ow] ? xs[ow] : yrow[ow];
-        else if (g.sw == 2)
-          for (int64_t ow = 0; ow < g.OW; ++ow)
-            yrow[ow] = xs[2 * ow] > yrow[ow] ? xs[2 * ow] : yrow[ow];
-        else
-          for (int64_t ow = 0; ow < g.OW; ++ow)
-            yrow[ow] = xs[ow * g.sw] > yrow[ow] ? xs[ow * g.sw] : yrow[ow];
+        for (int64_t ow = 0; ow < g.OW; ++ow)
+          yrow[ow] = xs[ow * g.sw] > yrow[ow] ? xs[ow * g.sw] : yrow[ow];
       }
     }
   }

@@ -43,50 +43,61 @@ TEST(NnPool, MaxPoolUInt8AndDilation) {
             (std::vector<uint8_t>{36, 39, 42, 51, 54, 57, 66, 69, 72}));
 }
 
-// 8-bit 2-D MaxPool (the vector plane kernel) against the definition: the
+// 2-D MaxPool (the vector plane kernel) against the definition: the
 // largest element of each window's part inside the image, for both
-// signednesses (the border is each type's lowest value) and windows that
-// hang over every edge.
-TEST(NnPool, MaxPool8BitPlanesMatchTheDefinition) {
+// signednesses and float (the border is each type's lowest value), windows that
+// hang over every edge, and rows wider than a vector.
+TEST(NnPool, MaxPoolPlanesMatchTheDefinition) {
   struct Geo {
     int64_t k, s, pad, dil, ceil;
   };
+  struct Size {
+    int64_t H, W;  // odd and even padded widths; rows wider than a vector
+  };
   for (Geo geo : {Geo{3, 2, 1, 1, 0}, Geo{2, 1, 0, 1, 0}, Geo{3, 1, 1, 2, 0}, Geo{3, 2, 1, 1, 1},
-                  Geo{5, 3, 2, 1, 1}})
-    for (bool is_signed : {false, true}) {
-      const int64_t H = 11, W = 13;
-      std::vector<uint8_t> v(size_t(2 * H * W));
-      for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t((i * 97 + 31) % 251);
-      Tensor x = is_signed ? Tensor(DataType::kInt8, Shape{1, 2, H, W})
-                           : Tensor(DataType::kUInt8, Shape{1, 2, H, W});
-      std::copy(v.begin(), v.end(), static_cast<uint8_t*>(x.mutable_raw_data()));
-      auto out =
-          run_node("MaxPool", {x},
-                   {attr_ints("kernel_shape", {geo.k, geo.k}), attr_ints("strides", {geo.s, geo.s}),
-                    attr_ints("pads", {geo.pad, geo.pad, geo.pad, geo.pad}),
-                    attr_ints("dilations", {geo.dil, geo.dil}), attr_int("ceil_mode", geo.ceil)},
-                   12);
-      const Tensor& y = out[0].tensor();
-      const int64_t OH = y.shape()[2], OW = y.shape()[3];
-      const auto* yd = static_cast<const uint8_t*>(y.raw_data());
-      auto value = [&](uint8_t b) { return is_signed ? int(int8_t(b)) : int(b); };
-      for (int64_t c = 0; c < 2; ++c)
-        for (int64_t oh = 0; oh < OH; ++oh)
-          for (int64_t ow = 0; ow < OW; ++ow) {
-            int best = is_signed ? -128 : 0;
-            for (int64_t i = 0; i < geo.k; ++i)
-              for (int64_t j = 0; j < geo.k; ++j) {
-                const int64_t r = oh * geo.s - geo.pad + i * geo.dil;
-                const int64_t q = ow * geo.s - geo.pad + j * geo.dil;
-                if (r >= 0 && r < H && q >= 0 && q < W)
-                  best = std::max(best, value(v[size_t((c * H + r) * W + q)]));
-              }
-            ASSERT_EQ(value(yd[(c * OH + oh) * OW + ow]), best)
-                << "k " << geo.k << " s " << geo.s << " pad " << geo.pad << " dil " << geo.dil
-                << " ceil " << geo.ceil << (is_signed ? " int8" : " uint8") << " at " << c << ","
-                << oh << "," << ow;
-          }
-    }
+                  Geo{5, 3, 2, 1, 1}, Geo{2, 2, 0, 1, 0}})
+    for (Size size : {Size{11, 13}, Size{9, 70}, Size{6, 130}})
+      for (DataType t : {DataType::kUInt8, DataType::kInt8, DataType::kFloat}) {
+        const int64_t H = size.H, W = size.W;
+        std::vector<uint8_t> v(size_t(2 * H * W));
+        for (size_t i = 0; i < v.size(); ++i) v[i] = uint8_t((i * 97 + 31) % 251);
+        auto value = [&](uint8_t b) {
+          return t == DataType::kInt8    ? double(int8_t(b))
+                 : t == DataType::kUInt8 ? double(b)
+                                         : (double(b) - 100.0) * 0.5;
+        };
+        Tensor x(t, Shape{1, 2, H, W});
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (t == DataType::kFloat)
+            x.mutable_data<float>()[i] = float(value(v[i]));
+          else
+            static_cast<uint8_t*>(x.mutable_raw_data())[i] = v[i];
+        }
+        auto out = run_node(
+            "MaxPool", {x},
+            {attr_ints("kernel_shape", {geo.k, geo.k}), attr_ints("strides", {geo.s, geo.s}),
+             attr_ints("pads", {geo.pad, geo.pad, geo.pad, geo.pad}),
+             attr_ints("dilations", {geo.dil, geo.dil}), attr_int("ceil_mode", geo.ceil)},
+            12);
+        const Tensor& y = out[0].tensor();
+        const int64_t OH = y.shape()[2], OW = y.shape()[3];
+        for (int64_t c = 0; c < 2; ++c)
+          for (int64_t oh = 0; oh < OH; ++oh)
+            for (int64_t ow = 0; ow < OW; ++ow) {
+              double best = -1e9;
+              for (int64_t i = 0; i < geo.k; ++i)
+                for (int64_t j = 0; j < geo.k; ++j) {
+                  const int64_t r = oh * geo.s - geo.pad + i * geo.dil;
+                  const int64_t q = ow * geo.s - geo.pad + j * geo.dil;
+                  if (r >= 0 && r < H && q >= 0 && q < W)
+                    best = std::max(best, value(v[size_t((c * H + r) * W + q)]));
+                }
+              ASSERT_EQ(y.element_as_double((c * OH + oh) * OW + ow), best)
+                  << "k " << geo.k << " s " << geo.s << " pad " << geo.pad << " dil " << geo.dil
+                  << " ceil " << geo.ceil << " " << data_type_name(t) << " " << H << "x" << W
+                  << " at " << c << "," << oh << "," << ow;
+            }
+      }
 }
 
 TEST(NnPool, AveragePoolPadsWithAndWithoutCountIncludePad) {
