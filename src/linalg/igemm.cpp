@@ -277,6 +277,8 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
     for (size_t n = 0; n < col_off.size(); ++n)
       col_off[n] = int32_t(za0 * uint32_t(b.col_sums()[n]));
   }
+  const detail::IgemmSaturate saturate =
+      detail::igemm_saturate_for(out.lo, out.hi, out.y_scale, out.mult, a.rows());
   detail::for_each_tile(
       a.rows(), b, pool, [&](int64_t p, int64_t m0, int nrows, int64_t n0, int64_t width) {
         const detail::IgemmRequantRows q{out.bias ? out.bias + m0 : nullptr,
@@ -287,7 +289,8 @@ void igemm_requantize(const PreparedAInt8& a, ZeroPoints za, const PackedBInt8& 
                                          out.lo,
                                          out.hi,
                                          row_off.empty() ? nullptr : row_off.data() + m0,
-                                         col_off.empty() ? nullptr : col_off.data() + n0};
+                                         col_off.empty() ? nullptr : col_off.data() + n0,
+                                         saturate};
         detail::igemm_tile_requant_vnni512(b.groups(), a.row(m0), a.ld(), nrows, b.panel(p),
                                            terms.tile(m0, n0, b), q, out.y + m0 * out.ldy + n0,
                                            out.ldy, int(width));

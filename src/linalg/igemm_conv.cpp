@@ -103,6 +103,8 @@ bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, 
     mult[size_t(m)] = out.mult[m];
   }
   const float inv = 1.0f / out.y_scale;
+  const detail::IgemmSaturate saturate =
+      detail::igemm_saturate_for(out.lo, out.hi, out.y_scale, out.mult, s.M);
   detail::for_each_tile(
       P, b, pool, [&](int64_t panel, int64_t p0, int n, int64_t m0, int64_t width) {
         const detail::IgemmConvRows a{rows.data() + p0, seg_off.data(), int64_t(seg_off.size()),
@@ -114,7 +116,8 @@ bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, 
                                            inv,
                                            out.y_zero,
                                            out.lo,
-                                           out.hi};
+                                           out.hi,
+                                           saturate};
         detail::igemm_conv_tile_vnni512(a, n, b.panel(panel), q, out.y + m0 * P + p0, P,
                                         int(width));
       });

@@ -104,29 +104,60 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void tile(int64_t groups,
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
-// Row r's four accumulators, requantized into `width` bytes at y. The
-// division by y_scale is a multiplication by its inverse corrected with one
-// fused multiply-add (Markstein): with inv = RN(1 / y_scale) and
-// x = RN(real * inv) within an ulp of the quotient, the remainder
-// real - x * y_scale is exact in an FMA and x + remainder * inv rounds to the
-// correctly rounded quotient, the float the reference's division gives. The
-// driver keeps every scale within [2^-40, 2^40] (no overflow, underflow or
-// subnormal on the way). Clamping before the rounding to [lo - z, hi - z]
-// equals clamping after it (integer bounds), and keeps the conversion in
-// range.
+// The requantization's constants, broadcast once a tile.
+struct RequantConsts {
+  __m512 inv, ys, bottom, top;
+  __m512i z;
+  IgemmSaturate saturate;
+};
+
+__attribute__((target("avx512f"))) inline RequantConsts requant_consts(float y_scale,
+                                                                       float inv_scale,
+                                                                       int32_t y_zero, int32_t lo,
+                                                                       int32_t hi,
+                                                                       IgemmSaturate saturate) {
+  return {_mm512_set1_ps(inv_scale),          _mm512_set1_ps(y_scale),
+          _mm512_set1_ps(float(lo - y_zero)), _mm512_set1_ps(float(hi - y_zero)),
+          _mm512_set1_epi32(y_zero),          saturate};
+}
+
+// 16 exact sums (bias included) requantized into 16 bytes. The division by
+// y_scale is a multiplication by its inverse corrected with one fused
+// multiply-add (Markstein): with inv = RN(1 / y_scale) and x = RN(real * inv)
+// within an ulp of the quotient, the remainder real - x * y_scale is exact
+// in an FMA and x + remainder * inv rounds to the correctly rounded
+// quotient, the float the reference's division gives. The driver keeps
+// every scale within [2^-40, 2^40] (no overflow, underflow or subnormal on
+// the way). Clamping: before the rounding to [lo - z, hi - z] in float
+// (which equals clamping after it: integer bounds, and keeps the conversion
+// in range), or, for a whole 8-bit range with every quotient below 2^30 in
+// size (IgemmSaturate), by the saturating narrowings themselves.
+__attribute__((target("avx512f,avx512bw,fma"))) inline __m128i requant16(__m512i sum, __m512 mult,
+                                                                         const RequantConsts& k) {
+  const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
+  const __m512 x0 = _mm512_mul_ps(real, k.inv);
+  const __m512 rem = _mm512_fnmadd_ps(x0, k.ys, real);  // real - x0 * ys, exact
+  __m512 x = _mm512_fmadd_ps(rem, k.inv, x0);
+  if (k.saturate == IgemmSaturate::kNone) {
+    x = _mm512_min_ps(_mm512_max_ps(x, k.bottom), k.top);
+    return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(x), k.z));
+  }
+  const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(x), k.z);
+  if (k.saturate == IgemmSaturate::kUnsigned8)
+    return _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, _mm512_setzero_si512()));
+  return _mm512_cvtsepi32_epi8(q);
+}
+
+// Row r's accumulators, requantized into `width` bytes at y, after the
+// folded offsets or the zero-point terms and the bias.
 template <int V>
-__attribute__((target("avx512f,avx512bw,fma"))) inline void requant_row(const __m512i acc[V],
-                                                                        const IgemmTerms& t, int r,
-                                                                        const IgemmRequantRows& q,
-                                                                        uint8_t* y, int width) {
+__attribute__((target("avx512f,avx512bw,avx512vl,fma"))) inline void requant_row(
+    const __m512i acc[V], const IgemmTerms& t, int r, const IgemmRequantRows& q,
+    const RequantConsts& k, uint8_t* y, int width) {
   const __m512i rt = _mm512_set1_epi32(int(t.row_term[r])), za = _mm512_set1_epi32(int(t.za[r]));
   const __m512i bias = _mm512_set1_epi32(q.bias ? q.bias[r] : 0);
   const __m512i row_off = _mm512_set1_epi32(q.row_off ? q.row_off[r] : 0);
-  const __m512 mult = _mm512_set1_ps(q.mult[r]), inv = _mm512_set1_ps(q.inv_scale);
-  const __m512 ys = _mm512_set1_ps(q.y_scale);
-  const __m512 bottom = _mm512_set1_ps(float(q.lo - q.y_zero)),
-               top = _mm512_set1_ps(float(q.hi - q.y_zero));
-  const __m512i z = _mm512_set1_epi32(q.y_zero);
+  const __m512 mult = _mm512_set1_ps(q.mult[r]);
   for (int v = 0; v < V; ++v) {
     const int left = width - 16 * v;
     if (left <= 0) break;
@@ -140,27 +171,24 @@ __attribute__((target("avx512f,avx512bw,fma"))) inline void requant_row(const __
       const __m512i fix = _mm512_add_epi32(_mm512_mullo_epi32(zb, rt), _mm512_mullo_epi32(za, cs));
       sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], fix), bias);
     }
-    const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
-    const __m512 x0 = _mm512_mul_ps(real, inv);
-    const __m512 rem = _mm512_fnmadd_ps(x0, ys, real);  // real - x0 * ys, exact
-    __m512 x = _mm512_fmadd_ps(rem, inv, x0);
-    x = _mm512_min_ps(_mm512_max_ps(x, bottom), top);
-    const __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(x), z);
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
-    _mm512_mask_cvtepi32_storeu_epi8(y + 16 * v, m, out);  // the low byte of each lane
+    _mm_mask_storeu_epi8(y + 16 * v, m, requant16(sum, mult, k));
   }
 }
 
 // MR rows x V vectors of 16 columns: a panel's last columns (a plane of
-// 196 positions leaves 4) take only the vectors they need.
+// 196 positions leaves 4) take only the vectors they need. (Accumulators
+// started from the offsets instead of zero made GCC 12 copy them between
+// registers on every step.)
 template <int MR, int V>
-__attribute__((target("avx512f,avx512bw,avx512vnni,fma"))) void tile_requant(
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void tile_requant(
     int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, const IgemmTerms& t,
     const IgemmRequantRows& q, uint8_t* y, int64_t ldy, int width) {
   __m512i acc[MR][V];
   accumulate<MR, V>(groups, a, lda, b, acc);
+  const RequantConsts k = requant_consts(q.y_scale, q.inv_scale, q.y_zero, q.lo, q.hi, q.saturate);
 #pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) requant_row<V>(acc[r], t, r, q, y + r * ldy, width);
+  for (int r = 0; r < MR; ++r) requant_row<V>(acc[r], t, r, q, k, y + r * ldy, width);
 }
 
 using TileRequant = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, const IgemmTerms&,
@@ -247,26 +275,17 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void conv_ti
     for (int r = 0; r < MR; ++r) ar[r] = a.rows[r] + a.seg_off[s];
     accumulate_rows(a.seg_groups, ar, b + s * a.seg_groups * 256, acc);
   }
-  const __m512 inv = _mm512_set1_ps(q.inv_scale), ys = _mm512_set1_ps(q.y_scale);
-  const __m512 bottom = _mm512_set1_ps(float(q.lo - q.y_zero)),
-               top = _mm512_set1_ps(float(q.hi - q.y_zero));
-  const __m512i z = _mm512_set1_epi32(q.y_zero);
+  const RequantConsts k = requant_consts(q.y_scale, q.inv_scale, q.y_zero, q.lo, q.hi, q.saturate);
   __m128i bytes[MR][V];
 #pragma GCC unroll 4
   for (int v = 0; v < V; ++v) {
-    const __m512i col = _mm512_loadu_si512(q.col_off + 16 * v);
     const __m512 mult = _mm512_loadu_ps(q.mult + 16 * v);
+    const __m512i col = _mm512_loadu_si512(q.col_off + 16 * v);
 #pragma GCC unroll 6
     for (int r = 0; r < MR; ++r) {
       __m512i sum = _mm512_sub_epi32(acc[r][v], col);
       if (q.row_off) sum = _mm512_sub_epi32(sum, _mm512_set1_epi32(q.row_off[r]));
-      const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
-      const __m512 x0 = _mm512_mul_ps(real, inv);
-      const __m512 rem = _mm512_fnmadd_ps(x0, ys, real);
-      __m512 x = _mm512_fmadd_ps(rem, inv, x0);
-      x = _mm512_min_ps(_mm512_max_ps(x, bottom), top);
-      const __m512i out = _mm512_add_epi32(_mm512_cvtps_epi32(x), z);
-      bytes[r][v] = _mm512_cvtepi32_epi8(out);
+      bytes[r][v] = requant16(sum, mult, k);
     }
   }
   store_columns<MR, V>(bytes, y, ldy, width);
