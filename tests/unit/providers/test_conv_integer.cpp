@@ -142,7 +142,7 @@ TEST(ConvIntegerPacked, QLinearConvRequantizesAsTheSpecSays) {
 // QLinearConv with constant filters, as quantized models have them: on
 // AVX-512 VNNI machines the row path (the image as pixel rows read in place,
 // quant/qlinear_conv_rows.hpp) takes windows of several pixels, strided 1x1
-// layers and 1x1 layers on small planes, and declines (to the packed path)
+// layers and 1x1 layers 256 channels deep, and declines (to the packed path)
 // weight zero points that differ by channel; elsewhere the packed path runs
 // them all. Either way the bytes are the definition's. Scales and zero
 // points are constants in one form (every run takes the row path; the raw
@@ -153,8 +153,8 @@ TEST(ConvIntegerPacked, QLinearConvWithConstantFiltersMatchesTheDefinition) {
       {1, 16, 10, 10, 20, 3, 3, 1, 2, 1, 1},  // stride 2
       {1, 4, 12, 12, 8, 3, 3, 1, 1, 2, 2},    // dilation 2: one run a tap
       {1, 12, 8, 8, 16, 1, 1, 1, 2, 0, 1},    // 1x1, stride 2
-      {1, 16, 7, 7, 130, 1, 1, 1, 1, 0, 1},   // 1x1 on a 7 x 7 plane
-      {1, 16, 20, 20, 24, 1, 1, 1, 1, 0, 1},  // 1x1 on 400 positions: the packed path
+      {1, 256, 5, 5, 70, 1, 1, 1, 1, 0, 1},   // 1x1, 256 channels: the row path
+      {1, 16, 20, 20, 24, 1, 1, 1, 1, 0, 1},  // 1x1, 16 channels: the packed path
       {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1},      // 9-byte runs: the packed path
   };
   uint32_t seed = 300;

@@ -1,9 +1,10 @@
 // QLinearConv's row path on AVX-512 VNNI machines (linalg/igemm_conv.hpp):
 // the image as pixel rows read in place against filters packed once at
 // kernel creation. Taken for windows larger than one pixel, strided 1x1
-// layers, and 1x1 layers on planes of at most 256 positions (on larger
-// planes the filters-by-image product packs the image cheaply and keeps
-// its 64-wide panels full, and wins). integer_conv.cpp runs it first.
+// layers, and 1x1 layers with 256 input channels or more (with fewer, the
+// filters-by-image product, which packs the image cheaply and keeps its
+// 64-wide panels full, wins on large planes). integer_conv.cpp runs it
+// first.
 #pragma once
 #include <cstdint>
 #include <memory>
