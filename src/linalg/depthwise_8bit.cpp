@@ -50,37 +50,39 @@ void padded_bytes(const uint8_t* x, uint8_t zero, const Depthwise3x3Plane& g, in
                    w5 * r1[t + 2] + w6 * r2[t] + w7 * r2[t + 1] + w8 * r2[t + 2]);
 }
 
-// Stride 2, over the even columns (We = OW + 1 a row) and odd ones (OW a
-// row) of the padded rows: output column ow reads even[ow], odd[ow] and
-// even[ow + 1].
-[[gnu::always_inline]] inline void stride2(const float* even, const float* odd, int64_t We,
-                                           const float* w, const Depthwise3x3Plane& g,
-                                           int32_t* out) {
-  const int64_t Wo = g.OW;
-  for (int64_t oh = 0; oh < g.OH; ++oh) {
-    const float* e0 = even + 2 * oh * We;
-    const float* o0 = odd + 2 * oh * Wo;
-    const float *e1 = e0 + We, *o1 = o0 + Wo, *e2 = e1 + We, *o2 = o1 + Wo;
-    int32_t* y = out + oh * g.OW;
-    for (int64_t ow = 0; ow < g.OW; ++ow)
-      y[ow] = int32_t(w[0] * e0[ow] + w[1] * o0[ow] + w[2] * e0[ow + 1] + w[3] * e1[ow] +
-                      w[4] * o1[ow] + w[5] * e1[ow + 1] + w[6] * e2[ow] + w[7] * o2[ow] +
-                      w[8] * e2[ow + 1]);
-  }
+// Stride 2, over the padded image split four ways by row and column parity,
+// each part We = OW + 1 columns a row: output (oh, ow) reads rows 2 oh and
+// 2 oh + 2 (even rows: part rows oh and oh + 1) and 2 oh + 1 (odd rows: part
+// row oh), and columns 2 ow, 2 ow + 1, 2 ow + 2 (even ow, odd ow, even
+// ow + 1). So, as at stride 1, one flat loop runs over all output rows at
+// the part width (the last column computed and dropped): whole vectors
+// where a 56-wide row left 8 to a scalar remainder.
+[[gnu::always_inline]] inline void stride2(const float* ee, const float* eo, const float* oe,
+                                           const float* oo, int64_t We, const float* w,
+                                           const Depthwise3x3Plane& g, int32_t* f) {
+  const int64_t n = g.OH * We;
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
+              w7 = w[7], w8 = w[8];
+  const float* ee2 = ee + We;
+  const float* eo2 = eo + We;
+  for (int64_t t = 0; t < n; ++t)
+    f[t] = int32_t(w0 * ee[t] + w1 * eo[t] + w2 * ee[t + 1] + w3 * oe[t] + w4 * oo[t] +
+                   w5 * oe[t + 1] + w6 * ee2[t] + w7 * eo2[t] + w8 * ee2[t + 1]);
 }
 
 using TapsS1 = void (*)(const float*, int64_t, const float*, const Depthwise3x3Plane&, int32_t*);
-using TapsS2 = void (*)(const float*, const float*, int64_t, const float*, const Depthwise3x3Plane&,
-                        int32_t*);
+using TapsS2 = void (*)(const float*, const float*, const float*, const float*, int64_t,
+                        const float*, const Depthwise3x3Plane&, int32_t*);
 
 __attribute__((TESSERA_NO_LIBCALLS)) void s1_generic(const float* p, int64_t Wp, const float* w,
                                                      const Depthwise3x3Plane& g, int32_t* f) {
   stride1(p, Wp, w, g, f);
 }
-__attribute__((TESSERA_NO_LIBCALLS)) void s2_generic(const float* even, const float* odd,
-                                                     int64_t We, const float* w,
-                                                     const Depthwise3x3Plane& g, int32_t* out) {
-  stride2(even, odd, We, w, g, out);
+__attribute__((TESSERA_NO_LIBCALLS)) void s2_generic(const float* ee, const float* eo,
+                                                     const float* oe, const float* oo, int64_t We,
+                                                     const float* w, const Depthwise3x3Plane& g,
+                                                     int32_t* f) {
+  stride2(ee, eo, oe, oo, We, w, g, f);
 }
 
 #if defined(__x86_64__)
@@ -89,9 +91,9 @@ __attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void s1_avx512(
   stride1(p, Wp, w, g, f);
 }
 __attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void s2_avx512(
-    const float* even, const float* odd, int64_t We, const float* w, const Depthwise3x3Plane& g,
-    int32_t* out) {
-  stride2(even, odd, We, w, g, out);
+    const float* ee, const float* eo, const float* oe, const float* oo, int64_t We, const float* w,
+    const Depthwise3x3Plane& g, int32_t* f) {
+  stride2(ee, eo, oe, oo, We, w, g, f);
 }
 #endif
 
@@ -138,16 +140,25 @@ void depthwise3x3_8bit(const uint8_t* x, bool is_signed, float x_zero, const flo
                          reinterpret_cast<uint8_t*>(out));
     return;
   }
-  const int64_t We = g.OW + 1, Wo = g.OW, rows = 2 * g.OH + 1;
-  uint8_t* bytes = scratch<uint8_t>(size_t(rows * 2 * We + rows * (We + Wo)));
-  uint8_t* split = bytes + rows * 2 * We;  // even columns, then odd ones
+  // Padded rows 0 .. 2 OH (+ one, so the odd rows' part has OH + 1 rows
+  // too), 2 We bytes each; each part holds OH + 1 rows of We values, plus
+  // one value of slack: the flat loop's dropped last column reads one past
+  // its part's last row.
+  const int64_t We = g.OW + 1, rows = 2 * g.OH + 2, part = (g.OH + 1) * We + 1;
+  uint8_t* bytes = scratch<uint8_t>(size_t(rows * 2 * We + 4 * part));
+  uint8_t* split = bytes + rows * 2 * We;
   padded_bytes(x, zero_byte, g, rows, 2 * We, bytes);
-  float* even = scratch<float>(size_t(rows * (We + Wo)));
-  float* odd = even + rows * We;
-  gather_strided_bytes(bytes, 2 * We, 2, rows, We, split);
-  gather_strided_bytes(bytes + 1, 2 * We, 2, rows, Wo, split + rows * We);
-  dequantize_8bit(split, is_signed, rows * (We + Wo), 1.0f, x_zero, even);
-  s2(even, odd, We, w, g, out);
+  for (int k = 0; k < 4; ++k) {  // ee, eo, oe, oo: row parity k / 2, column parity k % 2
+    uint8_t* dst = split + k * part;
+    gather_strided_bytes(bytes + (k / 2) * 2 * We + k % 2, 4 * We, 2, g.OH + 1, We, dst);
+    dst[part - 1] = zero_byte;
+  }
+  float* f = scratch<float>(size_t(4 * part));
+  dequantize_8bit(split, is_signed, 4 * part, 1.0f, x_zero, f);
+  int32_t* sums = scratch<int32_t>(size_t(g.OH * We));
+  s2(f, f + part, f + 2 * part, f + 3 * part, We, w, g, sums);
+  gather_strided_bytes(reinterpret_cast<const uint8_t*>(sums), We * 4, 1, g.OH, g.OW * 4,
+                       reinterpret_cast<uint8_t*>(out));
 }
 
 }  // namespace tessera::linalg

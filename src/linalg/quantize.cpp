@@ -117,7 +117,7 @@ __attribute__((target("avx512f"))) void quantize_avx512(const float* x, int64_t 
   }
   quantize_portable(x + i, n - i, scale, zp, lo, hi, y + i);
 }
-__attribute__((target("avx512f"))) void requantize_avx512(const int32_t* acc, int64_t n,
+__attribute__((target("avx512f,fma"))) void requantize_avx512(const int32_t* acc, int64_t n,
                                                           int64_t bias, float mult, float ys,
                                                           int32_t yzp, int32_t lo, int32_t hi,
                                                           uint8_t* y) {
@@ -133,6 +133,18 @@ __attribute__((target("avx512f"))) void requantize_avx512(const int32_t* acc, in
   const bool bias_fits = bias >= INT32_MIN && bias <= INT32_MAX;
   const __m512i bi = _mm512_set1_epi32(int32_t(bias_fits ? bias : 0)),
                 zero = _mm512_setzero_si512();
+  // For sums that fit int32 and scales within [2^-40, 2^40], the division
+  // by ys is a multiplication by its inverse corrected with one FMA
+  // (Markstein: see igemm_kernel_vnni.cpp's requant16), the same float: no
+  // overflow, underflow or subnormal can arise on the way. A division a
+  // vector cost more than the rest of the loop on AVX-512 machines that
+  // split 512-bit operations.
+  auto moderate = [](float v) {
+    const float mag = std::fabs(v);
+    return mag >= 0x1p-40f && mag <= 0x1p40f;
+  };
+  const bool corrected = moderate(ys) && (mult == 0.0f || moderate(mult));
+  const __m512 inv = _mm512_set1_ps(1.0f / ys);
   for (; i + 16 <= n; i += 16) {
     const __m512i a = _mm512_loadu_si512(acc + i);
     // acc + bias in int32, converted to float (rounded once, as from the
@@ -143,6 +155,16 @@ __attribute__((target("avx512f"))) void requantize_avx512(const int32_t* acc, in
     __m512 real;
     if (bias_fits && overflow == 0) {
       real = _mm512_cvtepi32_ps(sum);
+      if (corrected) {
+        real = _mm512_mul_ps(real, m);
+        const __m512 x0 = _mm512_mul_ps(real, inv);
+        real = _mm512_fmadd_ps(_mm512_fnmadd_ps(x0, s, real), inv, x0);
+        real = _mm512_min_ps(_mm512_max_ps(real, far_lo), far_hi);  // int32-safe
+        __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(real), z);
+        q = _mm512_min_epi32(_mm512_max_epi32(q, bottom), top);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(y + i), _mm512_cvtepi32_epi8(q));
+        continue;
+      }
     } else {
       const __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i));
       const __m256i a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(acc + i + 8));

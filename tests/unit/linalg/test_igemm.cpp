@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -160,7 +161,7 @@ TEST(Igemm, RequantizedProductMatchesRequantizingTheExactProduct) {
   int64_t checked = 0;
   for (IgemmPath path : paths())
     for (const Case& cs : cases)
-      for (int form = 0; form < 6; ++form) {
+      for (int form = 0; form < 7; ++form) {
         const bool as = form & 1, out_signed = form >= 3;
         std::vector<uint8_t> a(size_t(cs.M * cs.K)), b(size_t(cs.K * cs.N));
         for (auto& v : a) v = uint8_t(byte(rng));
@@ -181,6 +182,12 @@ TEST(Igemm, RequantizedProductMatchesRequantizingTheExactProduct) {
         // inverse), a power of two (an exact one), and one below 2^-40 (the
         // VNNI tile leaves it to the division).
         for (float ys : {0.1f, 0.0173f, 0.25f, 3.3e-3f, 3e-13f}) {
+          // form 6: mult = ys * 2^-k, so that real / ys lands within an ulp
+          // or two of a half for one sum in 2^k (where an uncorrected
+          // multiplication by 1 / ys may round the other way).
+          if (form == 6)
+            for (int64_t m = 0; m < cs.M; ++m)
+              mult[size_t(m)] = ys * std::ldexp(1.0f, -4 - int(m % 4));
           const PreparedAInt8 prepared(cs.M, cs.K, a.data(), cs.K, as);
           const PackedBInt8 packed(cs.K, cs.N, b.data(), cs.N, false);
           std::vector<int32_t> c(size_t(cs.M * cs.N));

@@ -80,6 +80,40 @@ TEST(Quantize, RequantizeMatchesItsFormulaIncludingInt32Overflow) {
     }
 }
 
+// The vector loop divides by ys as a multiplication by 1 / ys corrected
+// with an FMA: every quotient must round as the division does, including
+// those within an ulp of a half and exact halves (power-of-two scales).
+TEST(Quantize, RequantizeRoundsAsTheDivisionDoes) {
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int32_t> sums(-(1 << 20), 1 << 20);
+  std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+  std::vector<int32_t> acc(4096);
+  for (auto& v : acc) v = sums(rng);
+  int64_t checked = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    // Quotients of a few hundred (sums up to 2^20 times about 2^-12): one
+    // trial in three with power-of-two scales (exact halves), one with
+    // mult = ys * 2^-12 for a ys of any mantissa (real / ys lands within an
+    // ulp or two of a half whenever the sum is 2048 mod 4096: where an
+    // uncorrected multiplication by 1 / ys rounds the other way), one at
+    // random.
+    const int form = trial % 3;
+    const float ys = std::ldexp(form == 0 ? 1.0f : mantissa(rng), int(rng() % 30) - 20);
+    const float mult = ys * std::ldexp(form == 2 ? mantissa(rng) : 1.0f, -12);
+    const int64_t bias = int64_t(rng() % 2001) - 1000;
+    std::vector<uint8_t> y(acc.size());
+    requantize(acc.data(), int64_t(acc.size()), bias, mult, ys, 3, 0, 255, y.data());
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const float real = float(int64_t(acc[i]) + bias) * mult;
+      const float v = std::nearbyint(real / ys) + 3.0f;
+      const int32_t want = int32_t(std::fmin(std::fmax(v, 0.0f), 255.0f));
+      ASSERT_EQ(y[i], uint8_t(want)) << "element " << i << " mult " << mult << " ys " << ys;
+    }
+    checked += int64_t(acc.size());
+  }
+  EXPECT_EQ(checked, 120 * 4096);
+}
+
 TEST(Quantize, DequantizeBothSignednesses) {
   std::vector<uint8_t> x(37);
   for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 7);
