@@ -65,6 +65,11 @@ class FakeStream : public ep::Stream {
     (capturing_ ? recorded_ : queue_).push_back(std::move(fn));
   }
   void synchronize() override {
+    // One caller drains the queue at a time, so work runs in the order it
+    // was queued whoever waits: a second thread's synchronize() (parallel
+    // execution mode) must not run its own copy while the first is still
+    // running the kernel queued before it. A device stream is in order.
+    std::lock_guard<std::mutex> draining(drain_mu_);
     std::vector<std::function<void()>> work;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -92,7 +97,7 @@ class FakeStream : public ep::Stream {
   }
 
  private:
-  std::mutex mu_;
+  std::mutex mu_, drain_mu_;
   std::vector<std::function<void()>> queue_, recorded_;
   bool capturing_ = false, capture_broken_ = false;
 };
