@@ -535,6 +535,7 @@ BENCHMARK(BM_IgemmRequant)
     ->Args({256, 1024, 196, 1, 1})
     ->Args({2048, 512, 49, 1, 1})
     ->Args({512, 2048, 49, 1, 1})
+    ->Args({96, 16, 12544, 1, 1})  // MobileNetV2's first expanding layer
     ->Args({128, 256, 3136, 1, 1})
     ->Args({128, 512, 784, 1, 1})
     ->Args({256, 512, 784, 1, 1})

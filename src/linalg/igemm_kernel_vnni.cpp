@@ -132,25 +132,32 @@ __attribute__((target("avx512f"))) inline RequantConsts requant_consts(float y_s
 // (which equals clamping after it: integer bounds, and keeps the conversion
 // in range), or, for a whole 8-bit range with every quotient below 2^30 in
 // size (IgemmSaturate), by the saturating narrowings themselves.
+// S: the clamping (an IgemmSaturate) fixed at compile time, or kAnyClamp to
+// read k.saturate (edge tiles): a branch per vector cost the full tiles of
+// shallow products (K of 16-64) a tenth of their time.
+constexpr int kAnyClamp = -1;
+
+template <int S>
 __attribute__((target("avx512f,avx512bw,fma"))) inline __m128i requant16(__m512i sum, __m512 mult,
                                                                          const RequantConsts& k) {
   const __m512 real = _mm512_mul_ps(_mm512_cvtepi32_ps(sum), mult);
   const __m512 x0 = _mm512_mul_ps(real, k.inv);
   const __m512 rem = _mm512_fnmadd_ps(x0, k.ys, real);  // real - x0 * ys, exact
   __m512 x = _mm512_fmadd_ps(rem, k.inv, x0);
-  if (k.saturate == IgemmSaturate::kNone) {
+  const IgemmSaturate mode = S == kAnyClamp ? k.saturate : IgemmSaturate(S);
+  if (mode == IgemmSaturate::kNone) {
     x = _mm512_min_ps(_mm512_max_ps(x, k.bottom), k.top);
     return _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(x), k.z));
   }
   const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(x), k.z);
-  if (k.saturate == IgemmSaturate::kUnsigned8)
+  if (mode == IgemmSaturate::kUnsigned8)
     return _mm512_cvtusepi32_epi8(_mm512_max_epi32(q, _mm512_setzero_si512()));
   return _mm512_cvtsepi32_epi8(q);
 }
 
 // Row r's accumulators, requantized into `width` bytes at y, after the
 // folded offsets or the zero-point terms and the bias.
-template <int V>
+template <int V, int S>
 __attribute__((target("avx512f,avx512bw,avx512vl,fma"))) inline void requant_row(
     const __m512i acc[V], const IgemmTerms& t, int r, const IgemmRequantRows& q,
     const RequantConsts& k, uint8_t* y, int width) {
@@ -172,7 +179,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,fma"))) inline void requant_row
       sum = _mm512_add_epi32(_mm512_sub_epi32(acc[v], fix), bias);
     }
     const __mmask16 m = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
-    _mm_mask_storeu_epi8(y + 16 * v, m, requant16(sum, mult, k));
+    _mm_mask_storeu_epi8(y + 16 * v, m, requant16<S>(sum, mult, k));
   }
 }
 
@@ -180,7 +187,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,fma"))) inline void requant_row
 // 196 positions leaves 4) take only the vectors they need. (Accumulators
 // started from the offsets instead of zero made GCC 12 copy them between
 // registers on every step.)
-template <int MR, int V>
+template <int MR, int V, int S = kAnyClamp>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void tile_requant(
     int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b, const IgemmTerms& t,
     const IgemmRequantRows& q, uint8_t* y, int64_t ldy, int width) {
@@ -188,7 +195,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void tile_re
   accumulate<MR, V>(groups, a, lda, b, acc);
   const RequantConsts k = requant_consts(q.y_scale, q.inv_scale, q.y_zero, q.lo, q.hi, q.saturate);
 #pragma GCC unroll 6
-  for (int r = 0; r < MR; ++r) requant_row<V>(acc[r], t, r, q, k, y + r * ldy, width);
+  for (int r = 0; r < MR; ++r) requant_row<V, S>(acc[r], t, r, q, k, y + r * ldy, width);
 }
 
 using TileRequant = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, const IgemmTerms&,
@@ -263,7 +270,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl"))) inline void store_columns(
 // each column vector's 16 sums requantized (the same arithmetic as
 // requant_row, with the column's multiplier) and the bytes written into the
 // output channels' planes.
-template <int MR, int V>
+template <int MR, int V, int S = kAnyClamp>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void conv_tile(
     const IgemmConvRows& a, const int8_t* b, const IgemmColumnRequant& q, uint8_t* y, int64_t ldy,
     int width) {
@@ -285,7 +292,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void conv_ti
     for (int r = 0; r < MR; ++r) {
       __m512i sum = _mm512_sub_epi32(acc[r][v], col);
       if (q.row_off) sum = _mm512_sub_epi32(sum, _mm512_set1_epi32(q.row_off[r]));
-      bytes[r][v] = requant16(sum, mult, k);
+      bytes[r][v] = requant16<S>(sum, mult, k);
     }
   }
   store_columns<MR, V>(bytes, y, ldy, width);
@@ -310,6 +317,13 @@ void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, i
                                 const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
                                 uint8_t* y, int64_t ldy, int width) {
   const int vectors = (width + 15) / 16;
+  if (rows == kIgemmRows && vectors == 4) {  // full tiles: the clamping compiled in
+    const TileRequant full =
+        q.saturate == IgemmSaturate::kUnsigned8 ? tile_requant<6, 4, int(IgemmSaturate::kUnsigned8)>
+        : q.saturate == IgemmSaturate::kSigned8 ? tile_requant<6, 4, int(IgemmSaturate::kSigned8)>
+                                                : tile_requant<6, 4, int(IgemmSaturate::kNone)>;
+    return full(groups, a, lda, panel, t, q, y, ldy, width);
+  }
   const TileRequant run = rows <= 1   ? tile_requant_for<1>(vectors)
                           : rows == 2 ? tile_requant_for<2>(vectors)
                           : rows == 3 ? tile_requant_for<3>(vectors)
@@ -322,6 +336,13 @@ void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, i
 void igemm_conv_tile_vnni512(const IgemmConvRows& a, int rows, const int8_t* panel,
                              const IgemmColumnRequant& q, uint8_t* y, int64_t ldy, int width) {
   const int vectors = (width + 15) / 16;
+  if (rows == kIgemmRows && vectors == 4) {  // full tiles: the clamping compiled in
+    const ConvTile full =
+        q.saturate == IgemmSaturate::kUnsigned8 ? conv_tile<6, 4, int(IgemmSaturate::kUnsigned8)>
+        : q.saturate == IgemmSaturate::kSigned8 ? conv_tile<6, 4, int(IgemmSaturate::kSigned8)>
+                                                : conv_tile<6, 4, int(IgemmSaturate::kNone)>;
+    return full(a, panel, q, y, ldy, width);
+  }
   const ConvTile run = rows <= 1   ? conv_tile_for<1>(vectors)
                        : rows == 2 ? conv_tile_for<2>(vectors)
                        : rows == 3 ? conv_tile_for<3>(vectors)
