@@ -1,5 +1,6 @@
 #include "linalg/igemm_conv.hpp"
 
+#include <cstring>
 #include <vector>
 
 #include "core/host_heap.hpp"
@@ -26,12 +27,15 @@ bool igemm_conv_fits(const ConvShape& s) {
 PackedConvFilters::PackedConvFilters(const void* w, bool w_signed, int64_t M, int64_t C, int64_t kh,
                                      int64_t kw) {
   const int64_t taps = kh * kw, K = C * taps;
-  const auto* src = static_cast<const uint8_t*>(w);
-  HostVector<uint8_t> rows(size_t(K * M));  // K x M, k = tap * C + c
-  for (int64_t m = 0; m < M; ++m)
-    for (int64_t c = 0; c < C; ++c)
-      for (int64_t t = 0; t < taps; ++t)
-        rows[size_t((t * C + c) * M + m)] = src[(m * C + c) * taps + t];
+  // The filters (M rows of K bytes, k = c * taps + t) transposed to K x M
+  // in 16 x 16 blocks (as an image of M channels and K pixels), then the
+  // rows reordered to k = t * C + c. (A byte at a time, strided, it took
+  // half of a quantized ResNet-50's session creation.)
+  HostBuffer<uint8_t> by_c(size_t(K * M)), rows(size_t(K * M));
+  to_padded_nhwc(static_cast<const uint8_t*>(w), {M, 1, K, 0, 0, 1, K, 0, 0}, by_c.data());
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t t = 0; t < taps; ++t)
+      std::memcpy(rows.data() + (t * C + c) * M, by_c.data() + (c * taps + t) * M, size_t(M));
   b_ = PackedBInt8(K, M, rows.data(), M, w_signed);
 }
 
