@@ -132,7 +132,10 @@ MUTATIONS = [mutate_attribute, mutate_attribute, mutate_initializer, mutate_inpu
 
 
 def run_one(cli, path, seed, timeout):
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
+    # allocator_may_return_null: a mutated shape asking for terabytes must
+    # reach Tessera's own out-of-memory error, as it does without ASan
+    # (whose allocator otherwise aborts on sizes past its limit).
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:allocator_may_return_null=1",
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=0")
     try:
         r = subprocess.run([cli, "run", path, "--seed", str(seed), "--threads", "1"],
