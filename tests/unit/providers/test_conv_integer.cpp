@@ -156,6 +156,13 @@ TEST(ConvIntegerPacked, QLinearConvWithConstantFiltersMatchesTheDefinition) {
       {1, 256, 5, 5, 70, 1, 1, 1, 1, 0, 1},   // 1x1, 256 channels: the row path
       {1, 16, 20, 20, 24, 1, 1, 1, 1, 0, 1},  // 1x1, 16 channels: the packed path
       {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1},      // 9-byte runs: the packed path
+      // Depthwise (on VNNI + VBMI machines linalg/depthwise_vnni where the
+      // weights minus their zero point fit int8, the float path elsewhere):
+      {1, 16, 12, 12, 16, 3, 3, 16, 1, 1, 1},  // stride 1
+      {2, 8, 13, 13, 8, 3, 3, 8, 2, 1, 1},     // stride 2, two images
+      {1, 4, 9, 21, 8, 3, 3, 4, 1, 1, 1},      // two filters a channel
+      {1, 8, 10, 10, 8, 5, 5, 8, 1, 2, 1},     // 5 wide: the float path
+      {1, 8, 10, 10, 8, 3, 3, 8, 1, 2, 2},     // dilation 2: the float path
   };
   uint32_t seed = 300;
   for (const Geometry& g : cases)
@@ -166,7 +173,7 @@ TEST(ConvIntegerPacked, QLinearConvWithConstantFiltersMatchesTheDefinition) {
       const int wform = form / 2;
       const DataType tw = wform == 1 ? DataType::kUInt8 : DataType::kInt8;
       const Tensor x = random_bytes(tx, Shape{g.N, g.C, g.H, g.W}, seed++);
-      const Tensor w = random_bytes(tw, Shape{g.M, g.C, g.kh, g.kw}, seed++);
+      const Tensor w = random_bytes(tw, Shape{g.M, g.C / g.group, g.kh, g.kw}, seed++);
       const Tensor xzp = random_bytes(tx, Shape{}, seed++);
       Tensor wzp(tw, Shape{g.M});
       Tensor ws(DataType::kFloat, Shape{g.M});

@@ -10,6 +10,7 @@
 #include "core/quant_types.hpp"
 #include "linalg/depthwise.hpp"
 #include "linalg/depthwise_8bit.hpp"
+#include "linalg/depthwise_vnni.hpp"
 #include "linalg/igemm.hpp"
 #include "linalg/quantize.hpp"
 #include "linalg/strided_bytes.hpp"
@@ -311,6 +312,39 @@ std::shared_ptr<const DepthwiseWeights> prepare_depthwise_weights(const ep::Kern
   return std::make_shared<const DepthwiseWeights>(depthwise_weights(*w, wzp));
 }
 
+// A depthwise layer's filters for linalg/depthwise_vnni (one input channel
+// per output channel, windows up to 8 x 4, every weight minus its zero
+// point within int8), made at kernel creation from constant filters and
+// zero points; null where they are not constants or do not fit.
+using DepthwiseVnniFilters = std::vector<linalg::DepthwiseVnniFilter>;
+std::shared_ptr<const DepthwiseVnniFilters> prepare_depthwise_vnni_filters(
+    const ep::KernelInfo& info, size_t wi, size_t zi) {
+  const Tensor* w = info.num_inputs() > wi ? info.constant_input(wi) : nullptr;
+  if (!w || w->rank() != 4 || w->shape()[1] != 1 || !is_8bit_integer_type(w->dtype()) ||
+      w->shape()[2] > 8 || w->shape()[3] > 4)
+    return nullptr;
+  std::vector<double> wzp = {0.0};
+  if (info.has_input(zi)) {
+    const Tensor* z = info.constant_input(zi);
+    if (!z || (z->num_elements() != 1 && z->num_elements() != w->shape()[0])) return nullptr;
+    wzp = read_as<double>(*z);
+  }
+  const int64_t M = w->shape()[0], kh = w->shape()[2], kw = w->shape()[3];
+  const auto* p = static_cast<const uint8_t*>(w->raw_data());
+  const bool is_signed = w->dtype() == DataType::kInt8;
+  DepthwiseVnniFilters filters(static_cast<size_t>(M));
+  std::vector<int32_t> taps(static_cast<size_t>(kh * kw));
+  for (int64_t m = 0; m < M; ++m) {
+    const int32_t z = int32_t(wzp.size() == 1 ? wzp[0] : wzp[size_t(m)]);
+    for (int64_t t = 0; t < kh * kw; ++t) {
+      const uint8_t b = p[m * kh * kw + t];
+      taps[size_t(t)] = (is_signed ? int32_t(int8_t(b)) : int32_t(b)) - z;
+    }
+    if (!linalg::prepare_depthwise_vnni(taps.data(), kh, kw, &filters[size_t(m)])) return nullptr;
+  }
+  return std::make_shared<const DepthwiseVnniFilters>(std::move(filters));
+}
+
 template <typename Store>
 void depthwise_conv_float(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
                           const Tensor& w, double xzp, const std::vector<double>& wzp,
@@ -490,7 +524,8 @@ class QLinearConvKernel : public ep::OpKernel {
         rows_(plan_qlinear_conv_rows(info, attrs_.group, attrs_.strides, attrs_.dilations,
                                      attrs_.pads, attrs_.auto_pad)),
         filters_(rows_.always ? nullptr : prepare_constant_filters(info, 3, attrs_.group)),
-        depthwise_(prepare_depthwise_weights(info, 3, 5)) {}
+        depthwise_(prepare_depthwise_weights(info, 3, 5)),
+        depthwise_vnni_(prepare_depthwise_vnni_filters(info, 3, 5)) {}
   bool reads_constant_data(size_t i) const override {
     return i != 3 || !(filters_ || rows_.always);
   }
@@ -549,6 +584,8 @@ class QLinearConvKernel : public ep::OpKernel {
             });
         return;
       }
+      if (depthwise_vnni_ && run_depthwise_vnni(ctx, g, x, xzp, bias, mult, fys, zy, qlo, qhi, yd))
+        return;
       direct_conv(ctx, g, x, w, xzp, wzp, depthwise_.get(),
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
                     linalg::requantize(v, width, bias.empty() ? 0 : int64_t(bias[size_t(c)]),
@@ -608,10 +645,45 @@ class QLinearConvKernel : public ep::OpKernel {
     return true;
   }
 
+  // Depthwise layers on VNNI + VBMI machines (linalg/depthwise_vnni),
+  // channel plane by channel plane; false where the geometry or the scales
+  // do not fit (nothing written).
+  bool run_depthwise_vnni(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
+                          double xzp, const std::vector<double>& bias,
+                          const std::vector<float>& mult, float ys, int32_t yz, int32_t lo,
+                          int32_t hi, uint8_t* y) const {
+    if (g.in.size() != 2 || g.cg != 1 || g.dil[0] != 1 || g.dil[1] != 1 ||
+        g.stride[0] != g.stride[1] || int64_t(depthwise_vnni_->size()) != g.M)
+      return false;
+    const linalg::DepthwiseVnniShape s{g.in[0], g.in[1],     g.out[0],       g.out[1],      g.k[0],
+                                       g.k[1],  g.stride[0], g.pad_begin[0], g.pad_begin[1]};
+    std::vector<int32_t> bias32(bias.begin(), bias.end());
+    if (!linalg::depthwise_vnni_fits(s) ||
+        !linalg::depthwise_vnni_requant_fits(g.k[0] * g.k[1], ys, mult.data(),
+                                             bias32.empty() ? nullptr : bias32.data(), g.M))
+      return false;
+    const int64_t in_plane = g.in[0] * g.in[1], out_plane = g.out[0] * g.out[1];
+    const auto* xd = static_cast<const uint8_t*>(x.raw_data());
+    const bool x_signed = x.dtype() == DataType::kInt8;
+    ctx.thread_pool().parallel_for(
+        g.N * g.M, double(out_plane * g.k[0] * 4), [&](int64_t b, int64_t e) {
+          for (int64_t nm = b; nm < e; ++nm) {
+            const int64_t n = nm / g.M, m = nm % g.M, c = m / g.mg;
+            const linalg::DepthwiseVnniRequant q{
+                bias32.empty() ? 0 : bias32[size_t(m)], mult[size_t(m)], ys, yz, lo, hi};
+            linalg::depthwise_vnni_requant(xd + (n * g.C + c) * in_plane, x_signed, int32_t(xzp),
+                                           (*depthwise_vnni_)[size_t(m)], s, q,
+                                           y + (n * g.M + m) * out_plane);
+          }
+        });
+    return true;
+  }
+
   ConvAttrs attrs_;
   QLinearConvRows rows_;
   std::shared_ptr<const PreparedFilters> filters_;
-  std::shared_ptr<const DepthwiseWeights> depthwise_;  // prepared float filters, or null
+  std::shared_ptr<const DepthwiseWeights> depthwise_;           // prepared float filters, or null
+  std::shared_ptr<const DepthwiseVnniFilters> depthwise_vnni_;  // or null
 };
 
 }  // namespace
