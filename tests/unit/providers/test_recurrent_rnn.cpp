@@ -138,6 +138,10 @@ TEST(RecurrentKernels, RejectsBadShapesAndAttributes) {
   EXPECT_THROW(run_node("GRU", {x, w, r}, {attr_int("hidden_size", 1)}, 14, 2), Error);
   EXPECT_THROW(run_node("RNN", {x, w, r}, {attr_string("direction", "sideways")}, 14, 2), Error);
   EXPECT_THROW(run_node("RNN", {x, w, r}, {attr_strings("activations", {"Nope"})}, 14, 2), Error);
+  // hidden_size unlike R's, and one whose gate rows overflow int64.
+  EXPECT_THROW(run_node("RNN", {x, w, r}, {attr_int("hidden_size", 2)}, 14, 2), Error);
+  EXPECT_THROW(run_node("LSTM", {x, w, r}, {attr_int("hidden_size", int64_t(1) << 62)}, 14, 3),
+               Error);
   // sequence_lens beyond seq_length.
   EXPECT_THROW(run_node("RNN", {x, w, r, Value(), Tensor::from_vector<int32_t>({2}, {1})}, {}, 14, 2),
                Error);

@@ -116,6 +116,11 @@ RnnDims check_rnn_inputs(const ep::KernelContext& ctx, const RnnAttrs& a, int64_
   d.batch = a.layout == 0 ? x.shape()[1] : x.shape()[0];
   d.input = x.shape()[2];
   d.hidden = a.hidden_size > 0 ? a.hidden_size : r.shape()[2];
+  // Checked against R's last dimension before any product: a hidden_size
+  // of 2^62 overflowed gates * hidden.
+  if (d.hidden != r.shape()[2])
+    ctx.fail_node("hidden_size ", d.hidden, " does not match R ", r.shape().to_string(),
+                  " (its last dimension)");
   int64_t gh = gates * d.hidden;
   expect_shape(ctx, w, "W", {d.dirs, gh, d.input});
   expect_shape(ctx, r, "R", {d.dirs, gh, d.hidden});
