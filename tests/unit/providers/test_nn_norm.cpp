@@ -105,6 +105,10 @@ TEST(NnNorm, LrnMvnAndLpNormalization) {
   // size 3: channel 0 sums squares of channels 0..1.
   auto lrn = run_node("LRN", {x}, {attr_int("size", 3), attr_float("alpha", 3.f), attr_float("beta", 1.f)}, 13);
   expect_near(lrn[0], {1.f / (1 + 5), 2.f / (1 + 14), 3.f / (1 + 29), 4.f / (1 + 25)}, Shape{1, 4, 1, 1});
+  // A window far past the channels (its size once overflowed the cost
+  // estimate): alpha / size vanishes, y = x / bias^beta.
+  auto wide = run_node("LRN", {x}, {attr_int("size", int64_t(1) << 62), attr_float("beta", 1.f)}, 13);
+  expect_near(wide[0], {1, 2, 3, 4}, Shape{1, 4, 1, 1});
   auto lp = run_node("LpNormalization", {f32({3, 4, 0, 0}, Shape{2, 2})}, {}, 22);
   expect_near(lp[0], {0.6f, 0.8f, 0, 0}, Shape{2, 2});
   auto mvn = run_node("MeanVarianceNormalization", {f32({1, 3, 5, 7}, Shape{1, 1, 2, 2})}, {}, 13);

@@ -31,7 +31,9 @@ class LrnKernel : public ep::OpKernel {
       const T* x = to_compute<T>(X, sx);
       ComputeOutput<T> yo(Y);
       T* y = yo.data();
-      ctx.thread_pool().parallel_for(N * C, double(S * size_), [&](int64_t b0, int64_t b1) {
+      // (The window past C adds no work; S * size_ overflowed for a huge size.)
+      const double cost = double(S) * double(std::min<int64_t>(size_, C));
+      ctx.thread_pool().parallel_for(N * C, cost, [&](int64_t b0, int64_t b1) {
         for (int64_t nc = b0; nc < b1; ++nc) {
           const int64_t n = nc / C, c = nc % C;
           const int64_t c0 = std::max<int64_t>(0, c - lo), c1 = std::min<int64_t>(C - 1, c + hi);
