@@ -373,19 +373,26 @@ __attribute__((target("avx512f,fma"), noinline)) void fma_chains(int64_t iters, 
   for (int i = 0; i < 16; ++i) _mm512_storeu_ps(state + 16 * i, c[i]);
 }
 
+// Runs chains(kIters, state) (16 vectors of state) and reports `ops` per
+// iteration of its loop as FLOPs.
+template <typename T>
+void run_peak(benchmark::State& state, void (*chains)(int64_t, T*), double ops, T init) {
+  constexpr int64_t kIters = 1 << 16;
+  std::vector<T> values(16 * 64 / sizeof(T), init);
+  const CpuTimer cpu;
+  for (auto _ : state) {
+    chains(kIters, values.data());
+    benchmark::DoNotOptimize(values.data());
+  }
+  report(state, double(kIters) * ops, 1, cpu);
+}
+
 void BM_FmaPeak(benchmark::State& state) {
   if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("fma")) {
     state.SkipWithError("needs AVX-512F and FMA");
     return;
   }
-  constexpr int64_t kIters = 1 << 16;
-  std::vector<float> chains(16 * 16, 0.5f);
-  const CpuTimer cpu;
-  for (auto _ : state) {
-    fma_chains(kIters, chains.data());
-    benchmark::DoNotOptimize(chains.data());
-  }
-  report(state, double(kIters) * 16 * 16 * 2, 1, cpu);
+  run_peak<float>(state, fma_chains, 16 * 16 * 2, 0.5f);
 }
 BENCHMARK(BM_FmaPeak)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
@@ -409,14 +416,7 @@ void BM_VnniPeak(benchmark::State& state) {
     state.SkipWithError("needs AVX-512 VNNI");
     return;
   }
-  constexpr int64_t kIters = 1 << 16;
-  std::vector<int32_t> chains(16 * 16, 0);
-  const CpuTimer cpu;
-  for (auto _ : state) {
-    vnni_chains(kIters, chains.data());
-    benchmark::DoNotOptimize(chains.data());
-  }
-  report(state, double(kIters) * 16 * 64 * 2, 1, cpu);
+  run_peak<int32_t>(state, vnni_chains, 16 * 64 * 2, 0);
 }
 BENCHMARK(BM_VnniPeak)->Unit(benchmark::kMicrosecond)->UseRealTime();
 #endif

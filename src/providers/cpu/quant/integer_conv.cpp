@@ -297,18 +297,28 @@ DepthwiseWeights depthwise_weights(const Tensor& w, const std::vector<double>& w
 // Made at kernel creation when the filters (input wi) and their zero point
 // (input zi, or none) are constants of a depthwise layer the float path
 // takes; null otherwise (then each run converts them).
-std::shared_ptr<const DepthwiseWeights> prepare_depthwise_weights(const ep::KernelInfo& info,
-                                                                  size_t wi, size_t zi) {
+// A depthwise layer's constant filters (input wi: 8-bit, one input channel
+// each) and their zero points (input zi: one, one per output channel, or
+// none: 0) into *wzp; null unless both are constants of that form.
+const Tensor* constant_depthwise(const ep::KernelInfo& info, size_t wi, size_t zi,
+                                 std::vector<double>* wzp) {
   const Tensor* w = info.num_inputs() > wi ? info.constant_input(wi) : nullptr;
-  if (!w || w->rank() != 4 || w->shape()[1] != 1 || !is_8bit_integer_type(w->dtype()) ||
-      w->shape()[2] * w->shape()[3] > 256)
+  if (!w || w->rank() != 4 || w->shape()[1] != 1 || !is_8bit_integer_type(w->dtype()))
     return nullptr;
-  std::vector<double> wzp = {0.0};
+  *wzp = {0.0};
   if (info.has_input(zi)) {
     const Tensor* z = info.constant_input(zi);
     if (!z || (z->num_elements() != 1 && z->num_elements() != w->shape()[0])) return nullptr;
-    wzp = read_as<double>(*z);
+    *wzp = read_as<double>(*z);
   }
+  return w;
+}
+
+std::shared_ptr<const DepthwiseWeights> prepare_depthwise_weights(const ep::KernelInfo& info,
+                                                                  size_t wi, size_t zi) {
+  std::vector<double> wzp;
+  const Tensor* w = constant_depthwise(info, wi, zi, &wzp);
+  if (!w || w->shape()[2] * w->shape()[3] > 256) return nullptr;
   return std::make_shared<const DepthwiseWeights>(depthwise_weights(*w, wzp));
 }
 
@@ -319,16 +329,9 @@ std::shared_ptr<const DepthwiseWeights> prepare_depthwise_weights(const ep::Kern
 using DepthwiseVnniFilters = std::vector<linalg::DepthwiseVnniFilter>;
 std::shared_ptr<const DepthwiseVnniFilters> prepare_depthwise_vnni_filters(
     const ep::KernelInfo& info, size_t wi, size_t zi) {
-  const Tensor* w = info.num_inputs() > wi ? info.constant_input(wi) : nullptr;
-  if (!w || w->rank() != 4 || w->shape()[1] != 1 || !is_8bit_integer_type(w->dtype()) ||
-      w->shape()[2] > 8 || w->shape()[3] > 4)
-    return nullptr;
-  std::vector<double> wzp = {0.0};
-  if (info.has_input(zi)) {
-    const Tensor* z = info.constant_input(zi);
-    if (!z || (z->num_elements() != 1 && z->num_elements() != w->shape()[0])) return nullptr;
-    wzp = read_as<double>(*z);
-  }
+  std::vector<double> wzp;
+  const Tensor* w = constant_depthwise(info, wi, zi, &wzp);
+  if (!w || w->shape()[2] > 8 || w->shape()[3] > 4) return nullptr;
   const int64_t M = w->shape()[0], kh = w->shape()[2], kw = w->shape()[3];
   const auto* p = static_cast<const uint8_t*>(w->raw_data());
   const bool is_signed = w->dtype() == DataType::kInt8;
