@@ -144,6 +144,32 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void tile_re
   __m512i acc[MR][V];
   accumulate<MR, V>(groups, a, lda, b, acc);
   const RequantConsts k = requant_consts(q.y_scale, q.inv_scale, q.y_zero, q.lo, q.hi, q.saturate);
+  if constexpr (S != kAnyClamp) {
+    if (q.col_off) {
+      // A full tile with the folded offsets: every row's offset and
+      // multiplier read before the first store (byte stores may alias
+      // them: the compiler reloaded q's fields after each), the column
+      // offsets once, whole 16-byte stores.
+      int32_t row_off[MR];
+      float mult[MR];
+#pragma GCC unroll 6
+      for (int r = 0; r < MR; ++r) row_off[r] = q.row_off[r], mult[r] = q.mult[r];
+      __m512i col[V];
+#pragma GCC unroll 4
+      for (int v = 0; v < V; ++v) col[v] = _mm512_loadu_si512(q.col_off + 16 * v);
+#pragma GCC unroll 6
+      for (int r = 0; r < MR; ++r) {
+        const __m512i ro = _mm512_set1_epi32(row_off[r]);
+        const __m512 m = _mm512_set1_ps(mult[r]);
+#pragma GCC unroll 4
+        for (int v = 0; v < V; ++v)
+          _mm_storeu_si128(
+              reinterpret_cast<__m128i*>(y + r * ldy + 16 * v),
+              requant16<S>(_mm512_add_epi32(_mm512_sub_epi32(acc[r][v], col[v]), ro), m, k));
+      }
+      return;
+    }
+  }
 #pragma GCC unroll 6
   for (int r = 0; r < MR; ++r) requant_row<V, S>(acc[r], t, r, q, k, y + r * ldy, width);
 }
