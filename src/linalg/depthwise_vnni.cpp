@@ -50,21 +50,24 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,avx512vbmi,fma"))) v
   for (int j = 0; j < 16; ++j)
     for (int i = 0; i < 4; ++i) pick[4 * j + i] = uint8_t(j * stride + i);
   const __m512i idx = _mm512_load_si512(pick);
+  // (Locals: the byte stores may alias the shape, which the compiler would
+  // reload after each.)
+  const int64_t kh = s.kh, OH = s.OH, OW = s.OW;
   __m512i w[8];
-  for (int64_t ky = 0; ky < s.kh; ++ky) w[ky] = _mm512_set1_epi32(f.rows[ky]);
+  for (int64_t ky = 0; ky < kh; ++ky) w[ky] = _mm512_set1_epi32(f.rows[ky]);
   const __m512i start = _mm512_set1_epi32(offset);
   const __m512 m = _mm512_set1_ps(mult);
-  for (int64_t oy = 0; oy < s.OH; ++oy) {
+  for (int64_t oy = 0; oy < OH; ++oy) {
     const uint8_t* top = p + oy * stride * PW;
-    uint8_t* out = y + oy * s.OW;
-    for (int64_t ox0 = 0; ox0 < s.OW; ox0 += 16) {
+    uint8_t* out = y + oy * OW;
+    for (int64_t ox0 = 0; ox0 < OW; ox0 += 16) {
       __m512i acc = start;
       const uint8_t* at = top + ox0 * stride;
-      for (int64_t ky = 0; ky < s.kh; ++ky) {
+      for (int64_t ky = 0; ky < kh; ++ky) {
         const __m512i bytes = _mm512_loadu_si512(at + ky * PW);
         acc = _mm512_dpbusd_epi32(acc, _mm512_permutexvar_epi8(idx, bytes), w[ky]);
       }
-      const int64_t left = s.OW - ox0;
+      const int64_t left = OW - ox0;
       const __mmask16 keep = left >= 16 ? __mmask16(0xffff) : __mmask16((1u << left) - 1);
       _mm_mask_storeu_epi8(out + ox0, keep, detail::requant16<S>(acc, m, k));
     }
