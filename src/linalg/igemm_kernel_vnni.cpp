@@ -293,7 +293,9 @@ void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, i
                                 const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
                                 uint8_t* y, int64_t ldy, int width) {
   const int vectors = (width + 15) / 16;
-  if (rows == kIgemmRows && vectors == 4) {  // full tiles: the clamping compiled in
+  // Full tiles (all 64 columns: the fast path stores whole 16-byte runs)
+  // get their clamping compiled in.
+  if (rows == kIgemmRows && width == 64) {
     const TileRequant full =
         q.saturate == IgemmSaturate::kUnsigned8 ? tile_requant<6, 4, int(IgemmSaturate::kUnsigned8)>
         : q.saturate == IgemmSaturate::kSigned8 ? tile_requant<6, 4, int(IgemmSaturate::kSigned8)>
