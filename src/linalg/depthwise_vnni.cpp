@@ -22,6 +22,7 @@ bool vbmi_vnni() {
 #endif
 }
 
+#if defined(__x86_64__)
 // dst[i] = src[i] ^ flip for i < n.
 void copy_row(const uint8_t* __restrict src, int64_t n, uint8_t flip, uint8_t* __restrict dst) {
   if (flip == 0) {
@@ -31,7 +32,6 @@ void copy_row(const uint8_t* __restrict src, int64_t n, uint8_t flip, uint8_t* _
   for (int64_t i = 0; i < n; ++i) dst[i] = src[i] ^ flip;
 }
 
-#if defined(__x86_64__)
 // GCC 12's false positive on the AVX-512 intrinsics' undefined operands (see
 // requant_vnni.hpp).
 #pragma GCC diagnostic push
