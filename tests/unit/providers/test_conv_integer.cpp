@@ -220,6 +220,22 @@ TEST(ConvIntegerPacked, QLinearConvWithConstantFiltersMatchesTheDefinition) {
     }
 }
 
+// Pads and strides whose padded plane would pass 2^40 positions are an
+// error (the integer paths copy planes with their padding).
+TEST(ConvIntegerPacked, HugePaddingIsAnError) {
+  const int64_t edge = (int64_t(1) << 31) - 1;
+  const Tensor x = random_bytes(DataType::kUInt8, Shape{1, 4, 5, 5}, 7);
+  const Tensor w = random_bytes(DataType::kInt8, Shape{4, 4, 3, 3}, 8);
+  try {
+    run_node("ConvInteger", {x, w},
+             {attr_ints("strides", {edge, edge}), attr_ints("pads", {edge, edge, edge, edge})}, 10);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than 2^40 positions"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ConvIntegerPacked, DepthwiseSumsAtTheirLargestStayExact) {
   // 256 taps of (255 - 0) * (-128 - 127): the largest sum the float path
   // takes, -16,646,400, two ulps short of float's exact-integer limit.

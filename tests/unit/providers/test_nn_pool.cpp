@@ -161,5 +161,32 @@ TEST(NnPool, KernelLargerThanInputIsAnError) {
   EXPECT_NE(err.find("kernel extent"), std::string::npos) << err;
 }
 
+// Window attributes past 2^31, and pads whose padded plane would pass 2^40
+// positions, are errors for every windowed op (a 2^61 pad with a 2^62
+// stride overflowed the padded copies' sizes and crashed Conv).
+TEST(NnPool, HugeWindowsAreErrorsNotCrashes) {
+  const int64_t big = int64_t(1) << 62, edge = (int64_t(1) << 31) - 1;
+  const Tensor x = f32(iota(16), Shape{1, 1, 4, 4});
+  const Tensor w = f32(iota(9), Shape{1, 1, 3, 3});
+  for (const char* op : {"MaxPool", "AveragePool", "Conv"}) {
+    std::vector<Value> in = {x};
+    if (std::string(op) == "Conv") in.push_back(w);
+    auto err = error_of([&] {
+      run_node(op, in,
+               {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {big, big}),
+                attr_ints("pads", {1, 1, 1, 1})},
+               11);
+    });
+    EXPECT_NE(err.find("above 2147483647"), std::string::npos) << op << ": " << err;
+    err = error_of([&] {
+      run_node(op, in,
+               {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {edge, edge}),
+                attr_ints("pads", {edge, edge, edge, edge})},
+               11);
+    });
+    EXPECT_NE(err.find("larger than 2^40 positions"), std::string::npos) << op << ": " << err;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::test::nn

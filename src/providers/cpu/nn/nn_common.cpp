@@ -26,6 +26,37 @@ void WindowAttrs::parse(const ep::KernelInfo& info, bool pool) {
     if (k <= 0) info.fail_node("kernel_shape must be positive, got ", dims_str(kernel));
   for (int64_t p : pads)
     if (p < 0) info.fail_node("pads must be non-negative, got ", dims_str(pads));
+  // Kernels keep padded copies of their planes, sized from these: values
+  // past 2^31 (a 2^61 pad with a 2^62 stride overflowed those sizes and
+  // crashed Conv) describe no real window.
+  auto bounded = [&](const char* what, const std::vector<int64_t>& v) {
+    for (int64_t x : v)
+      if (x > kMaxWindowValue)
+        info.fail_node(what, " ", dims_str(v), " holds a value above ", kMaxWindowValue);
+  };
+  bounded("kernel_shape", kernel);
+  bounded("strides", strides);
+  bounded("pads", pads);
+  bounded("dilations", dilations);
+}
+
+void check_padded_extent(const ep::KernelContext& ctx, const std::vector<int64_t>& in,
+                         const std::vector<int64_t>& pads_begin,
+                         const std::vector<int64_t>& pads_end,
+                         const std::vector<int64_t>& strides) {
+  int64_t positions = 1;
+  bool over = false;
+  for (size_t i = 0; i < in.size(); ++i) {
+    // (Each term is below 2^62: the dims are a tensor's, the rest bounded
+    // by WindowAttrs::parse. The stride covers ceil_mode's last window.)
+    const int64_t extent = in[i] + pads_begin[i] + pads_end[i] + strides[i];
+    over = over || __builtin_mul_overflow(positions, extent, &positions) ||
+           positions > kMaxPaddedPositions;
+  }
+  if (over)
+    ctx.fail_node("pads ", dims_str(pads_begin), " + ", dims_str(pads_end), " and strides ",
+                  dims_str(strides), " make the padded input ", dims_str(in),
+                  " larger than 2^40 positions a plane");
 }
 
 int64_t Window::in_size() const { return Shape(in).num_elements(); }
@@ -79,6 +110,7 @@ Window resolve_window(const ep::KernelContext& ctx, const WindowAttrs& a,
     if (a.ceil_mode && (o - 1) * s >= in[i] + w.pads_begin[i]) --o;
     w.out[i] = o;
   }
+  check_padded_extent(ctx, w.in, w.pads_begin, w.pads_end, w.strides);
   return w;
 }
 

@@ -123,6 +123,12 @@ void dispatch_compute(DataType t, Fn&& fn) {
 }
 
 // Attributes of a sliding window (Conv, ConvTranspose, pools).
+// The largest kernel_shape, strides, pads or dilations value a window takes.
+inline constexpr int64_t kMaxWindowValue = (int64_t(1) << 31) - 1;
+// The most positions a padded input plane may span (kernels copy planes
+// with their padding; past this a size could overflow).
+inline constexpr int64_t kMaxPaddedPositions = int64_t(1) << 40;
+
 struct WindowAttrs {
   std::string auto_pad = "NOTSET";
   std::vector<int64_t> kernel, strides, pads, dilations;
@@ -146,6 +152,12 @@ struct Window {
 // Errors name the node and the shapes.
 Window resolve_window(const ep::KernelContext& ctx, const WindowAttrs& a,
                       const std::vector<int64_t>& in, const std::vector<int64_t>& kernel);
+
+// Fails unless the spatial dims `in`, padded (and one stride further, for
+// ceil_mode's last window), span at most kMaxPaddedPositions positions.
+void check_padded_extent(const ep::KernelContext& ctx, const std::vector<int64_t>& in,
+                         const std::vector<int64_t>& pads_begin,
+                         const std::vector<int64_t>& pads_end, const std::vector<int64_t>& strides);
 
 std::string dims_str(const std::vector<int64_t>& d);
 

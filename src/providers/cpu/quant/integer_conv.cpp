@@ -81,6 +81,7 @@ ConvGeometry plan_conv(const ep::KernelContext& ctx, const ConvAttrs& a, const S
       o = (g.in[i] + g.stride[i] - 1) / g.stride[i];
       int64_t total = std::max<int64_t>(0, (o - 1) * g.stride[i] + ek - g.in[i]);
       pads[i] = a.auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      pads[i + sd] = total - pads[i];
     } else {
       if (a.auto_pad == "VALID") pads[i] = pads[i + sd] = 0;
       o = (g.in[i] + pads[i] + pads[i + sd] - ek) / g.stride[i] + 1;
@@ -91,6 +92,9 @@ ConvGeometry plan_conv(const ep::KernelContext& ctx, const ConvAttrs& a, const S
     od.push_back(o);
   }
   g.out_shape = Shape(od);
+  std::vector<int64_t> pads_end(sd);
+  for (size_t i = 0; i < sd; ++i) pads_end[i] = pads[i + sd];
+  nn::check_padded_extent(ctx, g.in, g.pad_begin, pads_end, g.stride);
   return g;
 }
 
