@@ -178,7 +178,8 @@ void BM_IgemmConv(benchmark::State& state) {
   out.y = y.data();
   const CpuTimer cpu;
   for (auto _ : state) {
-    la::igemm_conv_requantize(s, x.data(), false, 120, filters, {&wzp, 1}, out, pool_for(threads));
+    la::igemm_conv_requantize(s, 1, x.data(), false, 120, filters, {&wzp, 1}, out,
+                              pool_for(threads));
     benchmark::DoNotOptimize(y.data());
   }
   report(state, 2.0 * double(M * OH * OH * C * k * k), threads, cpu);

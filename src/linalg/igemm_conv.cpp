@@ -48,12 +48,12 @@ bool igemm_conv_requantize_fits(int64_t K, int64_t M, ZeroPoints w_zero,
   return detail::requant_in_registers_fits(K, out.y_scale, out.mult, out.bias, M);
 }
 
-bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, int32_t x_zero,
-                           const PackedConvFilters& filters, ZeroPoints w_zero,
+bool igemm_conv_requantize(const ConvShape& s, int64_t images, const uint8_t* x, bool x_signed,
+                           int32_t x_zero, const PackedConvFilters& filters, ZeroPoints w_zero,
                            const ConvRequantize& out, ThreadPool* pool) {
   const PackedBInt8& b = filters.b();
   const int64_t K = b.depth(), P = s.OH * s.OW;
-  if (P <= 0) return true;
+  if (P <= 0 || images <= 0) return true;
   if (!igemm_conv_requantize_fits(K, s.M, w_zero, out)) return false;
   // The weights' zero point as the kernel sees B' (B - 128 for uint8).
   const uint32_t zb = uint32_t(w_zero.at(0)) - (b.b_signed() ? 0u : 128u);
@@ -64,8 +64,9 @@ bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, 
   const uint32_t za = uint32_t(x_zero) + (x_signed ? 128u : 0u);
   const int64_t PH = std::max(s.pad_top + s.H, (s.OH - 1) * s.stride_h + (s.kh - 1) * s.dil_h + 1);
   const int64_t PW = std::max(s.pad_left + s.W, (s.OW - 1) * s.stride_w + (s.kw - 1) * s.dil_w + 1);
+  // One grid, filled image by image (the window runs below point into it).
   HostBuffer<uint8_t> grid(size_t(PH * PW * s.C));
-  to_padded_nhwc(x, {s.C, s.H, s.W, s.pad_top, s.pad_left, PH, PW, uint8_t(za), flip}, grid.data());
+  const PaddedPixels layout{s.C, s.H, s.W, s.pad_top, s.pad_left, PH, PW, uint8_t(za), flip};
 
   // Each output position's first byte, and the runs of its window.
   HostVector<const uint8_t*> rows(static_cast<size_t>(P));
@@ -80,9 +81,23 @@ bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, 
 
   // sum = raw - zb' rowsum(A')[p] - za' colsum(B')[m] + K za' zb' + bias[m]
   // = raw - row_off[p] - col_off[m], wrapping.
+  const int64_t cols = b.panels() * PackedBInt8::kPanel;
+  HostVector<int32_t> col_off(size_t(cols), 0);
+  HostVector<float> mult(size_t(cols), 0.0f);
+  for (int64_t m = 0; m < s.M; ++m) {
+    col_off[size_t(m)] = int32_t(za * uint32_t(b.col_sums()[m]) - uint32_t(K) * za * zb -
+                                 uint32_t(out.bias ? out.bias[m] : 0));
+    mult[size_t(m)] = out.mult[m];
+  }
+  const float inv = 1.0f / out.y_scale;
+  const detail::IgemmSaturate saturate =
+      detail::igemm_saturate_for(out.lo, out.hi, out.y_scale, out.mult, s.M);
+  // zb' rowsum(A')[p], per image, where the weights' zero point is not 0:
+  // each grid pixel's channel sum, then each window's sum of those.
   HostVector<int32_t> row_off;
-  if (zb != 0) {
-    HostVector<uint32_t> pixel_sums(size_t(PH * PW), 0);
+  HostVector<uint32_t> pixel_sums;
+  auto make_row_off = [&] {
+    pixel_sums.resize(size_t(PH * PW));
     for (int64_t i = 0; i < PH * PW; ++i) {
       uint32_t sum = 0;
       for (int64_t c = 0; c < s.C; ++c) sum += grid.data()[i * s.C + c];
@@ -97,34 +112,28 @@ bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, 
           sum += pixel_sums[size_t(first + ky * s.dil_h * PW + kx * s.dil_w)];
       row_off[size_t(p)] = int32_t(zb * sum);
     }
+  };
+  const int64_t in_image = s.C * s.H * s.W, out_image = s.M * P;
+  for (int64_t image = 0; image < images; ++image) {
+    to_padded_nhwc(x + image * in_image, layout, grid.data());
+    if (zb != 0) make_row_off();
+    uint8_t* y = out.y + image * out_image;
+    detail::for_each_tile(
+        P, b, pool, [&](int64_t panel, int64_t p0, int n, int64_t m0, int64_t width) {
+          const detail::IgemmConvRows a{rows.data() + p0, seg_off.data(), int64_t(seg_off.size()),
+                                        seg_groups};
+          const detail::IgemmColumnRequant q{col_off.data() + m0,
+                                             row_off.empty() ? nullptr : row_off.data() + p0,
+                                             mult.data() + m0,
+                                             out.y_scale,
+                                             inv,
+                                             out.y_zero,
+                                             out.lo,
+                                             out.hi,
+                                             saturate};
+          detail::igemm_conv_tile_vnni512(a, n, b.panel(panel), q, y + m0 * P + p0, P, int(width));
+        });
   }
-  const int64_t cols = b.panels() * PackedBInt8::kPanel;
-  HostVector<int32_t> col_off(size_t(cols), 0);
-  HostVector<float> mult(size_t(cols), 0.0f);
-  for (int64_t m = 0; m < s.M; ++m) {
-    col_off[size_t(m)] = int32_t(za * uint32_t(b.col_sums()[m]) - uint32_t(K) * za * zb -
-                                 uint32_t(out.bias ? out.bias[m] : 0));
-    mult[size_t(m)] = out.mult[m];
-  }
-  const float inv = 1.0f / out.y_scale;
-  const detail::IgemmSaturate saturate =
-      detail::igemm_saturate_for(out.lo, out.hi, out.y_scale, out.mult, s.M);
-  detail::for_each_tile(
-      P, b, pool, [&](int64_t panel, int64_t p0, int n, int64_t m0, int64_t width) {
-        const detail::IgemmConvRows a{rows.data() + p0, seg_off.data(), int64_t(seg_off.size()),
-                                      seg_groups};
-        const detail::IgemmColumnRequant q{col_off.data() + m0,
-                                           row_off.empty() ? nullptr : row_off.data() + p0,
-                                           mult.data() + m0,
-                                           out.y_scale,
-                                           inv,
-                                           out.y_zero,
-                                           out.lo,
-                                           out.hi,
-                                           saturate};
-        detail::igemm_conv_tile_vnni512(a, n, b.panel(panel), q, out.y + m0 * P + p0, P,
-                                        int(width));
-      });
   return true;
 }
 

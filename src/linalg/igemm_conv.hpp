@@ -54,14 +54,15 @@ struct ConvRequantize {
 // conditions below), for filters of depth K and M output channels.
 bool igemm_conv_requantize_fits(int64_t K, int64_t M, ZeroPoints w_zero, const ConvRequantize& out);
 
-// The convolution of one image x (C planes, int8 if x_signed else uint8,
-// zero point x_zero) by the filters (zero points w_zero: one, or one per
-// output channel), requantized into out. Returns false, having done
-// nothing, where the in-register requantization's conditions fail (scales
-// beyond [2^-40, 2^40], a bias beyond 2^30, weight zero points that differ
-// by channel): the caller then takes another path. Needs igemm_conv_fits.
-bool igemm_conv_requantize(const ConvShape& s, const uint8_t* x, bool x_signed, int32_t x_zero,
-                           const PackedConvFilters& filters, ZeroPoints w_zero,
+// The convolution of `images` consecutive images x (C planes each, int8
+// if x_signed else uint8, zero point x_zero) by the filters (zero points
+// w_zero: one, or one per output channel), requantized into out (M planes
+// an image, the images consecutive). Returns false, having done nothing,
+// where the in-register requantization's conditions fail (scales beyond
+// [2^-40, 2^40], a bias beyond 2^30, weight zero points that differ by
+// channel): the caller then takes another path. Needs igemm_conv_fits.
+bool igemm_conv_requantize(const ConvShape& s, int64_t images, const uint8_t* x, bool x_signed,
+                           int32_t x_zero, const PackedConvFilters& filters, ZeroPoints w_zero,
                            const ConvRequantize& out, ThreadPool* pool);
 
 }  // namespace tessera::linalg

@@ -115,8 +115,8 @@ TEST(IgemmConv, RequantizedConvolutionMatchesTheDefinition) {
       out.lo = lo;
       out.hi = hi;
       out.y = got.data();
-      ASSERT_TRUE(
-          igemm_conv_requantize(s, x.data(), x_signed, xz, filters, {wz.data(), cs.M}, out, &pool));
+      ASSERT_TRUE(igemm_conv_requantize(s, 1, x.data(), x_signed, xz, filters, {wz.data(), cs.M},
+                                        out, &pool));
       ASSERT_EQ(got, want) << "C " << cs.C << " H " << cs.H << " W " << cs.W << " M " << cs.M
                            << " k " << cs.k << " stride " << cs.stride << " dil " << cs.dil
                            << " pad " << cs.pad << " form " << form;
@@ -139,15 +139,15 @@ TEST(IgemmConv, DeclinesWhatItCannotRequantizeInRegisters) {
   out.mult = mult.data();
   out.y = y.data();
   const std::vector<int32_t> differing = {0, 1, 0, 0}, same = {2, 2, 2, 2};
-  EXPECT_FALSE(
-      igemm_conv_requantize(s, x.data(), false, 0, filters, {differing.data(), 4}, out, nullptr));
+  EXPECT_FALSE(igemm_conv_requantize(s, 1, x.data(), false, 0, filters, {differing.data(), 4}, out,
+                                     nullptr));
   out.y_scale = 1e-20f;  // below 2^-40
   EXPECT_FALSE(
-      igemm_conv_requantize(s, x.data(), false, 0, filters, {same.data(), 4}, out, nullptr));
+      igemm_conv_requantize(s, 1, x.data(), false, 0, filters, {same.data(), 4}, out, nullptr));
   EXPECT_EQ(y, std::vector<uint8_t>(4 * 16, 0xEE));  // nothing written
   out.y_scale = 0.5f;
   EXPECT_TRUE(
-      igemm_conv_requantize(s, x.data(), false, 0, filters, {same.data(), 4}, out, nullptr));
+      igemm_conv_requantize(s, 1, x.data(), false, 0, filters, {same.data(), 4}, out, nullptr));
 }
 
 }  // namespace

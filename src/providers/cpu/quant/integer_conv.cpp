@@ -560,9 +560,7 @@ class QLinearConvKernel : public ep::OpKernel {
     const bool packed = packed_conv_fits(g, x, w, ctx.input(2));
     if ((packed || direct_conv_fits(g, x, w)) && is_8bit_integer_type(yzp_t.dtype())) {
       // The reference loop's arithmetic below, value by value: the same bytes.
-      std::vector<float> mult(size_t(g.M));
-      for (int64_t m = 0; m < g.M; ++m)
-        mult[size_t(m)] = float(xs) * float(ws.size() == 1 ? ws[0] : ws[size_t(m)]);
+      const std::vector<float> mult = qlinear_conv_multipliers(xs, ws, g.M);
       Tensor& y = ctx.output(0, g.out_shape, yzp_t.dtype());
       auto* yd = static_cast<uint8_t*>(y.mutable_raw_data());
       const int64_t plane = g.out[0] * g.out[1];
@@ -591,7 +589,8 @@ class QLinearConvKernel : public ep::OpKernel {
             });
         return;
       }
-      if (depthwise_vnni_ && run_depthwise_vnni(ctx, g, x, xzp, bias, mult, fys, zy, qlo, qhi, yd))
+      if (depthwise_vnni_ &&
+          run_depthwise_vnni(ctx, g, x, xzp, bias32, mult, fys, zy, qlo, qhi, yd))
         return;
       direct_conv(ctx, g, x, w, xzp, wzp, depthwise_.get(),
                   [&](int64_t n, int64_t c, int64_t p0, int64_t width, const int32_t* v) {
@@ -617,8 +616,8 @@ class QLinearConvKernel : public ep::OpKernel {
   }
 
  private:
-  // The row path (qlinear_conv_rows.hpp), image by image; false (nothing
-  // written) where its requantization declines these scales.
+  // The row path (qlinear_conv_rows.hpp); false (nothing written) where its
+  // requantization declines these scales.
   bool run_rows(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x, double xzp,
                 const std::vector<double>& wzp, const std::vector<int32_t>& bias,
                 const std::vector<float>& mult, float ys, int32_t yz, int32_t lo, int32_t hi,
@@ -629,34 +628,28 @@ class QLinearConvKernel : public ep::OpKernel {
                               g.out[0], g.out[1]};
     std::vector<int32_t> wz;
     for (double v : wzp) wz.push_back(int32_t(v));
-    const int64_t in_image = g.C * g.in[0] * g.in[1], out_image = g.M * g.out[0] * g.out[1];
-    const auto* xd = static_cast<const uint8_t*>(x.raw_data());
-    for (int64_t n = 0; n < g.N; ++n) {
-      linalg::ConvRequantize out;
-      out.bias = bias.empty() ? nullptr : bias.data();
-      out.mult = mult.data();
-      out.y_scale = ys;
-      out.y_zero = yz;
-      out.lo = lo;
-      out.hi = hi;
-      out.y = y + n * out_image;
-      if (!linalg::igemm_conv_requantize(
-              s, xd + n * in_image, x.dtype() == DataType::kInt8, int32_t(xzp), *rows_.filters,
-              {wz.data(), int64_t(wz.size())}, out, &ctx.thread_pool())) {
-        // The conditions do not depend on the image: the first declines.
-        if (rows_.always)
-          ctx.fail_node("internal: the row path declined scales it accepted at creation");
-        return false;
-      }
-    }
-    return true;
+    linalg::ConvRequantize out;
+    out.bias = bias.empty() ? nullptr : bias.data();
+    out.mult = mult.data();
+    out.y_scale = ys;
+    out.y_zero = yz;
+    out.lo = lo;
+    out.hi = hi;
+    out.y = y;
+    if (linalg::igemm_conv_requantize(s, g.N, static_cast<const uint8_t*>(x.raw_data()),
+                                      x.dtype() == DataType::kInt8, int32_t(xzp), *rows_.filters,
+                                      {wz.data(), int64_t(wz.size())}, out, &ctx.thread_pool()))
+      return true;
+    if (rows_.always)
+      ctx.fail_node("internal: the row path declined scales it accepted at creation");
+    return false;
   }
 
   // Depthwise layers on VNNI + VBMI machines (linalg/depthwise_vnni),
   // channel plane by channel plane; false where the geometry or the scales
   // do not fit (nothing written).
   bool run_depthwise_vnni(ep::KernelContext& ctx, const ConvGeometry& g, const Tensor& x,
-                          double xzp, const std::vector<double>& bias,
+                          double xzp, const std::vector<int32_t>& bias32,
                           const std::vector<float>& mult, float ys, int32_t yz, int32_t lo,
                           int32_t hi, uint8_t* y) const {
     if (g.in.size() != 2 || g.cg != 1 || g.dil[0] != 1 || g.dil[1] != 1 ||
@@ -664,7 +657,6 @@ class QLinearConvKernel : public ep::OpKernel {
       return false;
     const linalg::DepthwiseVnniShape s{g.in[0], g.in[1],     g.out[0],       g.out[1],      g.k[0],
                                        g.k[1],  g.stride[0], g.pad_begin[0], g.pad_begin[1]};
-    std::vector<int32_t> bias32(bias.begin(), bias.end());
     if (!linalg::depthwise_vnni_fits(s) ||
         !linalg::depthwise_vnni_requant_fits(g.k[0] * g.k[1], ys, mult.data(),
                                              bias32.empty() ? nullptr : bias32.data(), g.M))

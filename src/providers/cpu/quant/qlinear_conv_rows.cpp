@@ -39,9 +39,7 @@ bool always_taken(const ep::KernelInfo& info, int64_t M, int64_t K) {
     return false;
   std::vector<int32_t> wz32, bias32(bias.begin(), bias.end());
   for (double v : wz) wz32.push_back(int32_t(v));
-  std::vector<float> mult(static_cast<size_t>(M));
-  for (int64_t m = 0; m < M; ++m)
-    mult[size_t(m)] = float(xs[0]) * float(ws.size() == 1 ? ws[0] : ws[size_t(m)]);
+  const std::vector<float> mult = qlinear_conv_multipliers(xs[0], ws, M);
   linalg::ConvRequantize out;
   out.bias = bias32.empty() ? nullptr : bias32.data();
   out.mult = mult.data();
@@ -50,6 +48,14 @@ bool always_taken(const ep::KernelInfo& info, int64_t M, int64_t K) {
 }
 
 }  // namespace
+
+std::vector<float> qlinear_conv_multipliers(double x_scale, const std::vector<double>& w_scale,
+                                            int64_t M) {
+  std::vector<float> mult(static_cast<size_t>(M));
+  for (int64_t m = 0; m < M; ++m)
+    mult[size_t(m)] = float(x_scale) * float(w_scale.size() == 1 ? w_scale[0] : w_scale[size_t(m)]);
+  return mult;
+}
 
 QLinearConvRows plan_qlinear_conv_rows(const ep::KernelInfo& info, int64_t group,
                                        const std::vector<int64_t>& strides,

@@ -22,6 +22,12 @@ struct QLinearConvRows {
   bool always = false;
 };
 
+// The requantization's multipliers, x_scale * w_scale[m] in float (as
+// QLinearConv's reference arithmetic forms them), for M output channels;
+// w_scale holds one value or M.
+std::vector<float> qlinear_conv_multipliers(double x_scale, const std::vector<double>& w_scale,
+                                            int64_t M);
+
 // Decided at kernel creation from the node's constants, attributes and
 // declared input shape. strides, dilations, pads as the node's attributes
 // (empty: defaults); auto_pad as given.
