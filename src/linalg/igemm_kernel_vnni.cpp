@@ -174,17 +174,6 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void tile_re
   for (int r = 0; r < MR; ++r) requant_row<V, S>(acc[r], t, r, q, k, y + r * ldy, width);
 }
 
-using TileRequant = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, const IgemmTerms&,
-                             const IgemmRequantRows&, uint8_t*, int64_t, int);
-
-template <int MR>
-constexpr TileRequant tile_requant_for(int vectors) {
-  return vectors == 1   ? tile_requant<MR, 1>
-         : vectors == 2 ? tile_requant<MR, 2>
-         : vectors == 3 ? tile_requant<MR, 3>
-                        : tile_requant<MR, 4>;
-}
-
 // Columns j and j + 1 (the two 64-bit words of `pair`), where below width.
 __attribute__((target("avx512f,avx512bw,avx512vl"))) inline void store_pair(uint8_t* y, int64_t ldy,
                                                                             __mmask16 mask,
@@ -274,60 +263,63 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma"))) void conv_ti
   store_columns<MR, V>(bytes, y, ldy, width);
 }
 
-using ConvTile = void (*)(const IgemmConvRows&, const int8_t*, const IgemmColumnRequant&, uint8_t*,
-                          int64_t, int);
+#pragma GCC diagnostic pop
 
-template <int MR>
-constexpr ConvTile conv_tile_for(int vectors) {
-  return vectors == 1   ? conv_tile<MR, 1>
-         : vectors == 2 ? conv_tile<MR, 2>
-         : vectors == 3 ? conv_tile<MR, 3>
-                        : conv_tile<MR, 4>;
+}  // namespace
+
+namespace {
+
+// The instance of a requantizing tile (Tile::of<MR, V, S>) for a tile of
+// `rows` rows and `vectors` 16-column vectors: full tiles (`full`: 6 rows,
+// all 64 columns) with their clamping compiled in, the others reading it.
+template <typename Tile>
+constexpr auto pick_tile(int rows, int vectors, bool full, IgemmSaturate saturate) {
+  if (full)
+    return saturate == IgemmSaturate::kUnsigned8
+               ? Tile::template of<6, 4, int(IgemmSaturate::kUnsigned8)>
+           : saturate == IgemmSaturate::kSigned8
+               ? Tile::template of<6, 4, int(IgemmSaturate::kSigned8)>
+               : Tile::template of<6, 4, int(IgemmSaturate::kNone)>;
+  auto by_vectors = [&]<int MR>() {
+    return vectors == 1   ? Tile::template of<MR, 1, kAnyClamp>
+           : vectors == 2 ? Tile::template of<MR, 2, kAnyClamp>
+           : vectors == 3 ? Tile::template of<MR, 3, kAnyClamp>
+                          : Tile::template of<MR, 4, kAnyClamp>;
+  };
+  return rows <= 1   ? by_vectors.template operator()<1>()
+         : rows == 2 ? by_vectors.template operator()<2>()
+         : rows == 3 ? by_vectors.template operator()<3>()
+         : rows == 4 ? by_vectors.template operator()<4>()
+         : rows == 5 ? by_vectors.template operator()<5>()
+                     : by_vectors.template operator()<6>();
 }
 
-#pragma GCC diagnostic pop
+struct RequantTile {
+  template <int MR, int V, int S>
+  static constexpr auto of = tile_requant<MR, V, S>;
+};
+struct ConvTile {
+  template <int MR, int V, int S>
+  static constexpr auto of = conv_tile<MR, V, S>;
+};
 
 }  // namespace
 
 void igemm_tile_requant_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                                 const int8_t* panel, const IgemmTerms& t, const IgemmRequantRows& q,
                                 uint8_t* y, int64_t ldy, int width) {
-  const int vectors = (width + 15) / 16;
-  // Full tiles (all 64 columns: the fast path stores whole 16-byte runs)
-  // get their clamping compiled in.
-  if (rows == kIgemmRows && width == 64) {
-    const TileRequant full =
-        q.saturate == IgemmSaturate::kUnsigned8 ? tile_requant<6, 4, int(IgemmSaturate::kUnsigned8)>
-        : q.saturate == IgemmSaturate::kSigned8 ? tile_requant<6, 4, int(IgemmSaturate::kSigned8)>
-                                                : tile_requant<6, 4, int(IgemmSaturate::kNone)>;
-    return full(groups, a, lda, panel, t, q, y, ldy, width);
-  }
-  const TileRequant run = rows <= 1   ? tile_requant_for<1>(vectors)
-                          : rows == 2 ? tile_requant_for<2>(vectors)
-                          : rows == 3 ? tile_requant_for<3>(vectors)
-                          : rows == 4 ? tile_requant_for<4>(vectors)
-                          : rows == 5 ? tile_requant_for<5>(vectors)
-                                      : tile_requant_for<6>(vectors);
-  run(groups, a, lda, panel, t, q, y, ldy, width);
+  // Only a tile of all 64 columns may take the full path: it stores whole
+  // 16-byte runs.
+  pick_tile<RequantTile>(rows, (width + 15) / 16, rows == kIgemmRows && width == 64, q.saturate)(
+      groups, a, lda, panel, t, q, y, ldy, width);
 }
 
 void igemm_conv_tile_vnni512(const IgemmConvRows& a, int rows, const int8_t* panel,
                              const IgemmColumnRequant& q, uint8_t* y, int64_t ldy, int width) {
+  // (Its stores honour `width`: four vectors make a full tile.)
   const int vectors = (width + 15) / 16;
-  if (rows == kIgemmRows && vectors == 4) {  // full tiles: the clamping compiled in
-    const ConvTile full =
-        q.saturate == IgemmSaturate::kUnsigned8 ? conv_tile<6, 4, int(IgemmSaturate::kUnsigned8)>
-        : q.saturate == IgemmSaturate::kSigned8 ? conv_tile<6, 4, int(IgemmSaturate::kSigned8)>
-                                                : conv_tile<6, 4, int(IgemmSaturate::kNone)>;
-    return full(a, panel, q, y, ldy, width);
-  }
-  const ConvTile run = rows <= 1   ? conv_tile_for<1>(vectors)
-                       : rows == 2 ? conv_tile_for<2>(vectors)
-                       : rows == 3 ? conv_tile_for<3>(vectors)
-                       : rows == 4 ? conv_tile_for<4>(vectors)
-                       : rows == 5 ? conv_tile_for<5>(vectors)
-                                   : conv_tile_for<6>(vectors);
-  run(a, panel, q, y, ldy, width);
+  pick_tile<ConvTile>(rows, vectors, rows == kIgemmRows && vectors == 4, q.saturate)(a, panel, q, y,
+                                                                                     ldy, width);
 }
 
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
