@@ -28,11 +28,11 @@ PackedConvFilters::PackedConvFilters(const void* w, bool w_signed, int64_t M, in
                                      int64_t kw) {
   const int64_t taps = kh * kw, K = C * taps;
   // The filters (M rows of K bytes, k = c * taps + t) transposed to K x M
-  // in 16 x 16 blocks (as an image of M channels and K pixels), then the
+  // in 16 x 16 blocks, then the
   // rows reordered to k = t * C + c. (A byte at a time, strided, it took
   // half of a quantized ResNet-50's session creation.)
   HostBuffer<uint8_t> by_c(size_t(K * M)), rows(size_t(K * M));
-  to_padded_nhwc(static_cast<const uint8_t*>(w), {M, 1, K, 0, 0, 1, K, 0, 0}, by_c.data());
+  transpose_bytes(static_cast<const uint8_t*>(w), M, K, by_c.data());
   for (int64_t c = 0; c < C; ++c)
     for (int64_t t = 0; t < taps; ++t)
       std::memcpy(rows.data() + (t * C + c) * M, by_c.data() + (c * taps + t) * M, size_t(M));

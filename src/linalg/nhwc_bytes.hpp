@@ -20,4 +20,10 @@ struct PaddedPixels {
 // the border `fill`; dst holds PH * PW * C bytes.
 void to_padded_nhwc(const uint8_t* src, const PaddedPixels& g, uint8_t* dst);
 
+// dst (cols x rows) = the transpose of src (rows x cols bytes): to_padded_nhwc
+// with no border, each row taken as a channel plane.
+inline void transpose_bytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst) {
+  to_padded_nhwc(src, {rows, 1, cols, 0, 0, 1, cols, 0, 0}, dst);
+}
+
 }  // namespace tessera::linalg
