@@ -61,6 +61,7 @@ struct Padded {
   }
   if (k == Activation::kLeakyRelu)
     for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] < 0.f ? dst[i] * act.p0 : dst[i];
+  if (is_pass_activation(k)) apply_activation(act, dst, n);
 }
 
 // 3x3, dilation 1, stride S: all nine taps in one pass over the output row,

@@ -5,6 +5,7 @@
 #include "linalg/epilogue.hpp"
 
 #include "linalg/cpu_isa.hpp"
+#include "linalg/vec_math.hpp"
 
 namespace tessera::linalg {
 
@@ -30,6 +31,14 @@ namespace {
       for (int64_t j = 0; j < n; ++j) c[j] = c[j] < 0.f ? c[j] * alpha : c[j];
       break;
     }
+    case Activation::kSigmoid:
+      return vec_activation(VecActivation::kSigmoid, a.p0, a.p1, c, c, n);
+    case Activation::kSwish:
+      return vec_activation(VecActivation::kSwish, a.p0, a.p1, c, c, n);
+    case Activation::kHardSigmoid:
+      return vec_activation(VecActivation::kHardSigmoid, a.p0, a.p1, c, c, n);
+    case Activation::kHardSwish:
+      return vec_activation(VecActivation::kHardSwish, a.p0, a.p1, c, c, n);
   }
 }
 
@@ -59,7 +68,7 @@ namespace {
         c[j] = v > hi ? hi : v;
       }
     }
-    if (k == Activation::kLeakyRelu) activate(e.act, c, n);
+    if (k == Activation::kLeakyRelu || is_pass_activation(k)) activate(e.act, c, n);
   }
 }
 
@@ -101,6 +110,12 @@ void apply_activation(const ActivationSpec& a, float* x, int64_t n) {
   if (has_avx512()) return activation_avx512(a, x, n);
 #endif
   activation_generic(a, x, n);
+}
+
+void apply_activation_blocked(const ActivationSpec& a, float* x, int64_t pixels, int64_t valid) {
+  if (a.kind == Activation::kNone || pixels <= 0) return;
+  if (valid >= 16 || !moves_zero(a)) return apply_activation(a, x, pixels * 16);
+  for (int64_t p = 0; p < pixels; ++p) apply_activation(a, x + p * 16, valid);
 }
 
 }  // namespace tessera::linalg

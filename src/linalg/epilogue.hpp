@@ -8,13 +8,34 @@
 
 namespace tessera::linalg {
 
-enum class Activation : uint8_t { kNone, kRelu, kClip, kLeakyRelu };
+// The first four are compares, done in registers by every kernel; the rest
+// (from kSigmoid on) are linalg::vec_activation's, which the kernels run as a
+// pass over each finished block while it is in cache (is_pass_activation).
+enum class Activation : uint8_t {
+  kNone,
+  kRelu,
+  kClip,
+  kLeakyRelu,
+  kSigmoid,
+  kSwish,        // x * sigmoid(p0 x); SiLU is p0 = 1
+  kHardSigmoid,  // max(0, min(1, p0 x + p1))
+  kHardSwish,    // x * max(0, min(1, p0 x + p1))
+};
 
 struct ActivationSpec {
   Activation kind = Activation::kNone;
-  float p0 = 0.f;  // Clip: min; LeakyRelu: alpha
-  float p1 = 0.f;  // Clip: max
+  float p0 = 0.f;  // Clip: min; LeakyRelu, Swish, HardSigmoid, HardSwish: alpha
+  float p1 = 0.f;  // Clip: max; HardSigmoid, HardSwish: beta
 };
+
+constexpr bool is_pass_activation(Activation k) { return k >= Activation::kSigmoid; }
+
+// Whether act(0) can be nonzero: the blocked layout's padded channels must
+// then be cleared again after the pass.
+inline bool moves_zero(const ActivationSpec& a) {
+  return a.kind == Activation::kSigmoid || (a.kind == Activation::kHardSigmoid && a.p1 != 0.f) ||
+         (a.kind == Activation::kClip && (a.p0 > 0.f || a.p1 < 0.f));
+}
 
 struct Epilogue {
   const float* row_bias = nullptr;  // one value per row of C, or null
@@ -34,5 +55,10 @@ void apply_epilogue(const Epilogue& e, int64_t i0, int64_t m, int64_t j0, int64_
 
 // Only the activation, over n contiguous values.
 void apply_activation(const ActivationSpec& a, float* x, int64_t n);
+
+// The activation over `pixels` groups of 16 lanes at x (one block of the
+// blocked layout), of which the first `valid` are channels: the padded lanes
+// stay zero.
+void apply_activation_blocked(const ActivationSpec& a, float* x, int64_t pixels, int64_t valid);
 
 }  // namespace tessera::linalg

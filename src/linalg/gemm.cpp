@@ -214,8 +214,9 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
   float* bp = o.packed_b ? nullptr : bbuf.get(size_t((nc_max + nr) * kKC));
   const int64_t ldc = o.ldc;
   // Bias, residual and Relu/Clip go to the kernel, applied in registers;
-  // LeakyRelu runs as a pass over the stored tile.
-  const bool in_kernel_ep = o.ep && o.ep->act.kind != Activation::kLeakyRelu;
+  // LeakyRelu and the pass activations (Sigmoid, ...) run as a pass over the stored tile.
+  const bool in_kernel_ep =
+      o.ep && o.ep->act.kind != Activation::kLeakyRelu && !is_pass_activation(o.ep->act.kind);
   detail::TileEpilogue tile_epilogue{};
   if (in_kernel_ep) {
     const ActivationSpec& a = o.ep->act;

@@ -98,6 +98,9 @@ TESSERA_AVX2 inline void store_tile(const ConvArgs& a, int64_t n, int64_t ob, in
       return store_tile_as<T, Activation::kClip>(lo, hi, e, res, y, p0, p1);
     case Activation::kLeakyRelu:
       return store_tile_as<T, Activation::kLeakyRelu>(lo, hi, e, res, y, p0, p1);
+    default:  // a pass over the stored pixels, still in L1
+      store_tile_as<T, Activation::kNone>(lo, hi, e, res, y, p0, p1);
+      return apply_activation_blocked(a.act, y, T, a.s->M - ob * 16);
   }
 }
 

@@ -71,6 +71,9 @@ TESSERA_AVX512 inline void store_row(const ConvArgs& a, const __m512* v, __m512 
       return store_row_as<T, Activation::kClip>(v, bias, valid, res, y, p0, p1);
     case Activation::kLeakyRelu:
       return store_row_as<T, Activation::kLeakyRelu>(v, bias, valid, res, y, p0, p1);
+    default:  // a pass over the stored pixels, still in L1
+      store_row_as<T, Activation::kNone>(v, bias, valid, res, y, p0, p1);
+      return apply_activation_blocked(a.act, y, T, __builtin_popcount(valid));
   }
 }
 

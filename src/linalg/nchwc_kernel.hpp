@@ -202,6 +202,8 @@ inline int64_t pool_divisor(const Pool2dShape& s, int64_t ih0, int64_t iw0, int6
     case Activation::kLeakyRelu:
       for (int l = 0; l < 16; ++l) acc[l] = acc[l] < 0.f ? acc[l] * a.act.p0 : acc[l];
       break;
+    default:
+      apply_activation(a.act, acc, valid);
   }
   for (int64_t l = valid; l < 16; ++l) acc[l] = 0.f;
   for (int l = 0; l < 16; ++l) a.y[o + l] = acc[l];

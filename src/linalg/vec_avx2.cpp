@@ -30,6 +30,8 @@ struct Avx2 {
   }
   static void store_tail(float* p, int64_t n, R r) { _mm256_maskstore_ps(p, tail(n), r); }
   static R set1(float v) { return _mm256_set1_ps(v); }
+  static constexpr bool kScalef = false;
+  static R scalef(R p, R) { return p; }  // unused
   static R add(R a, R b) { return _mm256_add_ps(a, b); }
   static R sub(R a, R b) { return _mm256_sub_ps(a, b); }
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
@@ -88,7 +90,9 @@ bool vec_kernels_avx2(VecKernels* out) {
           vec_impl::softmax_row<Avx2>,
           vec_impl::layer_norm_row<Avx2>,
           binary,
-          binary_scalar};
+          binary_scalar,
+          vec_impl::binary_rows<Avx2>,
+          vec_impl::activation<Avx2>};
   return true;
 }
 

@@ -32,6 +32,8 @@ struct Avx512 {
   }
   static void store_tail(float* p, int64_t n, R r) { _mm512_mask_storeu_ps(p, tail(n), r); }
   static R set1(float v) { return _mm512_set1_ps(v); }
+  static constexpr bool kScalef = true;
+  static R scalef(R p, R n) { return _mm512_scalef_ps(p, n); }
   static R add(R a, R b) { return _mm512_add_ps(a, b); }
   static R sub(R a, R b) { return _mm512_sub_ps(a, b); }
   static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
@@ -85,7 +87,9 @@ bool vec_kernels_avx512(VecKernels* out) {
           vec_impl::softmax_row<Avx512>,
           vec_impl::layer_norm_row<Avx512>,
           binary,
-          binary_scalar};
+          binary_scalar,
+          vec_impl::binary_rows<Avx512>,
+          vec_impl::activation<Avx512>};
   return true;
 }
 

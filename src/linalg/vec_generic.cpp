@@ -19,6 +19,8 @@ struct Scalar {
   static R load_tail(const float*, int64_t, float fill) { return fill; }  // never called: W == 1
   static void store_tail(float*, int64_t, R) {}
   static R set1(float v) { return v; }
+  static constexpr bool kScalef = false;
+  static R scalef(R p, R) { return p; }  // unused
   static R add(R a, R b) { return a + b; }
   static R sub(R a, R b) { return a - b; }
   static R mul(R a, R b) { return a * b; }
@@ -60,7 +62,9 @@ VecKernels vec_kernels_generic() {
           vec_impl::softmax_row<Scalar>,
           vec_impl::layer_norm_row<Scalar>,
           binary,
-          binary_scalar};
+          binary_scalar,
+          vec_impl::binary_rows<Scalar>,
+          vec_impl::activation<Scalar>};
 }
 
 }  // namespace tessera::linalg::detail

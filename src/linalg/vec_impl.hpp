@@ -18,9 +18,29 @@ enum class Op { kAdd, kSub, kMul, kDiv };
 // exp(x): x = n*ln2 + r with |r| <= ln2/2, e^r by its degree-6 Taylor
 // polynomial (error below 1 ulp on that range), times 2^n applied in two
 // halves so that results that are subnormal or overflow round correctly.
+//
+// Where V has scalef (AVX-512: p * 2^n in one instruction, rounded once,
+// overflowing to inf and underflowing through the subnormals), the scaling
+// and the special cases take one instruction instead of about ten: x is
+// clamped to [-104, 89] with NaN kept (max/min return their second operand
+// for a NaN), and p * 2^n overflows or vanishes by itself. Same results.
 template <class V>
 inline typename V::R exp(typename V::R x) {
   using R = typename V::R;
+  if constexpr (V::kScalef) {
+    x = V::min(V::set1(89.0f), V::max(V::set1(-104.0f), x));
+    const R n = V::round(V::mul(x, V::set1(1.44269504088896341f)));
+    R r = V::fmadd(n, V::set1(-0.693145751953125f), x);
+    r = V::fmadd(n, V::set1(-1.428606765330187045e-06f), r);
+    R p = V::set1(1.0f / 720);
+    p = V::fmadd(p, r, V::set1(1.0f / 120));
+    p = V::fmadd(p, r, V::set1(1.0f / 24));
+    p = V::fmadd(p, r, V::set1(1.0f / 6));
+    p = V::fmadd(p, r, V::set1(0.5f));
+    p = V::fmadd(p, r, V::set1(1.0f));
+    p = V::fmadd(p, r, V::set1(1.0f));
+    return V::scalef(p, n);
+  }
   const R xin = x;
   x = V::min(V::max(x, V::set1(-104.0f)), V::set1(88.72283935546875f));
   const R n = V::round(V::mul(x, V::set1(1.44269504088896341f)));
@@ -73,6 +93,47 @@ template <class V>
 inline typename V::R gelu(typename V::R v) {
   const auto e = erf<V>(V::mul(v, V::set1(0.70710678118654752f)));
   return V::mul(V::mul(v, V::set1(0.5f)), V::add(e, V::set1(1.0f)));
+}
+
+// sigmoid(x) = 1 / (1 + exp(-x)): exp(-x) overflows to inf for very negative
+// x, giving 0; NaN stays NaN. Sigmoid, Swish and fused convolutions share it,
+// so a fused SiLU gives the bytes of the unfused Sigmoid -> Mul.
+template <class V>
+inline typename V::R sigmoid(typename V::R x) {
+  const typename V::R one = V::set1(1.0f);
+  return V::div(one, V::add(one, exp<V>(V::sub(V::set1(0.0f), x))));
+}
+
+// max(0, min(1, alpha x + beta)) as compares, so a NaN passes through. The
+// product and the sum round separately (no FMA), on every instruction set.
+template <class V>
+inline typename V::R hard_sigmoid(typename V::R x, typename V::R alpha, typename V::R beta) {
+  const typename V::R zero = V::set1(0.0f), one = V::set1(1.0f);
+  typename V::R v = V::add(V::mul(alpha, x), beta);
+  v = V::select(V::gt(zero, v), zero, v);
+  return V::select(V::gt(v, one), one, v);
+}
+
+// The activations of vec_math.hpp's VecActivation over n values.
+template <class V>
+void activation(int kind, float p0, float p1, const float* x, float* out, int64_t n) {
+  using R = typename V::R;
+  const R a = V::set1(p0), b = V::set1(p1);
+  auto f = [&](R v) -> R {
+    switch (kind) {
+      case 0:
+        return sigmoid<V>(v);
+      case 1:
+        return V::mul(v, sigmoid<V>(V::mul(a, v)));
+      case 2:
+        return hard_sigmoid<V>(v, a, b);
+      default:
+        return V::mul(v, hard_sigmoid<V>(v, a, b));
+    }
+  };
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) V::store(out + i, f(V::load(x + i)));
+  if (i < n) V::store_tail(out + i, n - i, f(V::load_tail(x + i, n - i, 0.0f)));
 }
 
 template <class V, typename V::R (*F)(typename V::R)>
@@ -221,6 +282,39 @@ void scalar_loop(const float* a, float s, bool first, float* out, int64_t n) {
   if (i < n) {
     const auto va = V::load_tail(a + i, n - i, 1.0f);
     V::store_tail(out + i, n - i, first ? apply<V>(op, vs, va) : apply<V>(op, va, vs));
+  }
+}
+
+// out[r n + j] = a[r n + j] op row[j] (row_first: row[j] op a[r n + j]).
+template <class V, Op op>
+void rows_loop(const float* a, const float* row, bool first, float* out, int64_t rows, int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* ar = a + r * n;
+    float* o = out + r * n;
+    int64_t i = 0;
+    for (; i + V::W <= n; i += V::W) {
+      const auto va = V::load(ar + i), vr = V::load(row + i);
+      V::store(o + i, first ? apply<V>(op, vr, va) : apply<V>(op, va, vr));
+    }
+    if (i < n) {
+      const auto va = V::load_tail(ar + i, n - i, 1.0f), vr = V::load_tail(row + i, n - i, 1.0f);
+      V::store_tail(o + i, n - i, first ? apply<V>(op, vr, va) : apply<V>(op, va, vr));
+    }
+  }
+}
+
+template <class V>
+void binary_rows(int op, const float* a, const float* row, bool first, float* out, int64_t rows,
+                 int64_t n) {
+  switch (Op(op)) {
+    case Op::kAdd:
+      return rows_loop<V, Op::kAdd>(a, row, first, out, rows, n);
+    case Op::kSub:
+      return rows_loop<V, Op::kSub>(a, row, first, out, rows, n);
+    case Op::kMul:
+      return rows_loop<V, Op::kMul>(a, row, first, out, rows, n);
+    default:
+      return rows_loop<V, Op::kDiv>(a, row, first, out, rows, n);
   }
 }
 

@@ -34,6 +34,13 @@ void vec_binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, 
                        int64_t n) {
   best().binary_scalar(op, a, s, scalar_first, out, n);
 }
+void vec_binary_rows(BinaryOp op, const float* a, const float* row, bool row_first, float* out,
+                     int64_t rows, int64_t n) {
+  best().binary_rows(int(op), a, row, row_first, out, rows, n);
+}
+void vec_activation(VecActivation kind, float p0, float p1, const float* x, float* out, int64_t n) {
+  best().activation(int(kind), p0, p1, x, out, n);
+}
 const char* vec_kernel_name() { return best().name; }
 
 }  // namespace tessera::linalg

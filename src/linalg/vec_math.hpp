@@ -34,6 +34,19 @@ void vec_binary(BinaryOp op, const float* a, const float* b, float* out, int64_t
 // out[i] = a[i] op s (scalar_first: s op a[i]).
 void vec_binary_scalar(BinaryOp op, const float* a, float s, bool scalar_first, float* out,
                        int64_t n);
+// out[r * n + j] = a[r * n + j] op row[j] for rows r < rows (row_first:
+// row[j] op a[r * n + j]): a per-channel operand of a plain or blocked image.
+void vec_binary_rows(BinaryOp op, const float* a, const float* row, bool row_first, float* out,
+                     int64_t rows, int64_t n);
+
+// Activations that need more than a compare, shared by the unary ops and the
+// convolutions' fused epilogues (so fused and unfused give the same bytes):
+//   kSigmoid:     1 / (1 + exp(-x))
+//   kSwish:       x * sigmoid(p0 x)                (SiLU: p0 = 1)
+//   kHardSigmoid: max(0, min(1, p0 x + p1))       (a NaN passes through)
+//   kHardSwish:   x * max(0, min(1, p0 x + p1))   (HardSwish: p0 = 1/6, p1 = 1/2)
+enum class VecActivation { kSigmoid, kSwish, kHardSigmoid, kHardSwish };
+void vec_activation(VecActivation kind, float p0, float p1, const float* x, float* out, int64_t n);
 
 // Name of the vector kernel set in use, e.g. "avx512_f32" (for reports).
 const char* vec_kernel_name();
@@ -54,6 +67,8 @@ struct VecKernels {
                          float, float*, float*, int64_t);
   void (*binary)(BinaryOp, const float*, const float*, float*, int64_t);
   void (*binary_scalar)(BinaryOp, const float*, float, bool, float*, int64_t);
+  void (*binary_rows)(int, const float*, const float*, bool, float*, int64_t, int64_t);
+  void (*activation)(int, float, float, const float*, float*, int64_t);
 };
 
 // Each returns false when this build or CPU cannot run it.

@@ -186,6 +186,8 @@ template <int64_t R>
       return output_tiles_as<R, Activation::kClip>(g, m, ms, t0, t1, ob, e, residual, y);
     case Activation::kLeakyRelu:
       return output_tiles_as<R, Activation::kLeakyRelu>(g, m, ms, t0, t1, ob, e, residual, y);
+    default:  // pass activations: the caller runs activate_tiles after
+      return output_tiles_as<R, Activation::kNone>(g, m, ms, t0, t1, ob, e, residual, y);
   }
 }
 
@@ -195,6 +197,20 @@ template <int64_t R>
                                                      const float* residual, float* y) {
   if (r == 4) return output_tiles_in<4>(g, m, ms, t0, t1, ob, kind, e, residual, y);
   output_tiles_in<2>(g, m, ms, t0, t1, ob, kind, e, residual, y);
+}
+
+// An activation that is a pass (is_pass_activation) over the output pixels
+// of tiles [t0, t1) of block ob, just written: a tile's row is contiguous.
+void activate_tiles(int64_t R, const Geometry& g, int64_t t0, int64_t t1, int64_t ob,
+                    const ActivationSpec& act, int64_t valid, float* y) {
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
+    const int64_t oh0 = th * R, ow0 = tw * R;
+    const int64_t nr = std::min(R, g.OH - oh0), nc = std::min(R, g.OW - ow0);
+    const int64_t plane = (n * g.MB + ob) * g.OH * g.OW * 16;
+    for (int64_t r = 0; r < nr; ++r)
+      apply_activation_blocked(act, y + plane + ((oh0 + r) * g.OW + ow0) * 16, nc, valid);
+  }
 }
 
 // Each body compiled three times; input_tiles / output_tiles pick by the
@@ -365,6 +381,8 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
       }
       e.p0 = act.p0, e.p1 = act.p1;
       output_tiles(R, g, m + ob * nt * 16, MB * nt * 16, t0, t0 + nt, ob, act.kind, e, residual, y);
+      if (is_pass_activation(act.kind))
+        activate_tiles(R, g, t0, t0 + nt, ob, act, s.M - ob * 16, y);
     }
   };
 

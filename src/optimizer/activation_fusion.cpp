@@ -1,6 +1,9 @@
 // Conv or Gemm followed by Relu, LeakyRelu or Clip with constant bounds (e.g.
 // Relu6) becomes the internal com.tessera FusedConv / FusedGemm, which
-// applies the activation to the output while it is in cache.
+// applies the activation to the output while it is in cache; for the CPU
+// provider's own fusions also Sigmoid, HardSigmoid, HardSwish and SiLU
+// (x * Sigmoid(x)), which would otherwise each cost a pass over memory (and,
+// in the blocked layout, a reorder there and back).
 #include <limits>
 
 #include "optimizer/activation_match.hpp"
@@ -28,11 +31,23 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir:
   return std::make_pair(lo, hi);
 }
 
+// The one of `readers` that is an ai.onnx `op`, or -1 (none, or both).
+int sole_reader_of(const ir::Graph& g, const std::vector<int>& readers, const char* op) {
+  int found = -1;
+  for (int r : readers) {
+    const ir::Node& n = g.nodes[size_t(r)];
+    if (!ir::is_onnx_domain(n.domain) || n.op_type != op) continue;
+    if (found >= 0) return -1;
+    found = r;
+  }
+  return found;
+}
+
 }  // namespace
 
 std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView& v,
-                                                                const ir::Node& act,
-                                                                int64_t opset) {
+                                                                const ir::Node& act, int64_t opset,
+                                                                bool extended) {
   if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.outputs.size() != 1)
     return std::nullopt;
   ir::Attribute kind;
@@ -58,10 +73,56 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView&
     params.floats = {bounds->first, bounds->second};
     return std::vector<ir::Attribute>{kind, params};
   }
+  if (!extended || act.inputs.size() != 1) return std::nullopt;
+  if (act.op_type == "Sigmoid" || act.op_type == "HardSwish") {
+    kind.s = act.op_type;
+    return std::vector<ir::Attribute>{kind};
+  }
+  if (act.op_type == "HardSigmoid") {
+    const ir::Attribute* a = act.attr("alpha");
+    const ir::Attribute* b = act.attr("beta");
+    kind.s = "HardSigmoid";
+    params.floats = {a ? a->f : 0.2f, b ? b->f : 0.5f};
+    return std::vector<ir::Attribute>{kind, params};
+  }
   return std::nullopt;
 }
 
-size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm) {
+std::optional<ActivationMatch> match_activation(const GraphView& v, const ir::Graph& g,
+                                                const std::string& y, int64_t opset,
+                                                bool extended) {
+  const auto& readers = v.consumers(y);
+  if (readers.size() == 1 && v.only_consumer(y, readers[0])) {
+    const ir::Node& act = g.nodes[size_t(readers[0])];
+    if (act.inputs.empty() || act.inputs[0] != y) return std::nullopt;
+    auto attrs = activation_attributes(v, act, opset, extended);
+    if (!attrs) return std::nullopt;
+    return ActivationMatch{std::move(*attrs), {readers[0]}};
+  }
+  // SiLU: y read by exactly Sigmoid(y) and Mul(y, s) / Mul(s, y), s read by the Mul only.
+  if (!extended || readers.size() != 2 || v.pinned(y)) return std::nullopt;
+  const int s = sole_reader_of(g, readers, "Sigmoid"), m = sole_reader_of(g, readers, "Mul");
+  if (s < 0 || m < 0) return std::nullopt;
+  const ir::Node& sig = g.nodes[size_t(s)];
+  const ir::Node& mul = g.nodes[size_t(m)];
+  if (sig.inputs.size() != 1 || sig.outputs.size() != 1 || mul.inputs.size() != 2 ||
+      mul.outputs.size() != 1 || !v.only_consumer(sig.outputs[0], m))
+    return std::nullopt;
+  const std::string& so = sig.outputs[0];
+  if (!((mul.inputs[0] == y && mul.inputs[1] == so) || (mul.inputs[0] == so && mul.inputs[1] == y)))
+    return std::nullopt;
+  ir::Attribute kind;
+  kind.name = "activation";
+  kind.type = ir::AttrType::kString;
+  kind.s = "Swish";
+  ir::Attribute params;
+  params.name = "activation_params";
+  params.type = ir::AttrType::kFloats;
+  params.floats = {1.0f};
+  return ActivationMatch{{kind, params}, {s, m}};
+}
+
+size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm, bool extended) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const int64_t opset = model.opset("");
@@ -80,19 +141,17 @@ size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm) {
         !(n.op_type == "Conv" ? is_float_or_double(w->dtype())  // the CPU computes halves in float
                               : w->dtype() == DataType::kFloat || w->dtype() == DataType::kDouble))
       continue;
-    const auto& readers = v.consumers(n.outputs[0]);
-    if (readers.size() != 1 || !v.only_consumer(n.outputs[0], readers[0])) continue;
-    const int j = readers[0];
-    const ir::Node& act = g.nodes[size_t(j)];
-    if (act.inputs.empty() || act.inputs[0] != n.outputs[0]) continue;
-    auto attrs = activation_attributes(v, act, opset);
-    if (!attrs) continue;
+    auto match = match_activation(v, g, n.outputs[0], opset, extended);
+    if (!match) continue;
+    const int last = match->nodes.back();
     ir::Node f = n;
     f.op_type = n.op_type == "Conv" ? "FusedConv" : "FusedGemm";
     f.domain = kTesseraDomain;
-    f.outputs = act.outputs;
-    f.attributes.insert(f.attributes.end(), attrs->begin(), attrs->end());
-    g.nodes[size_t(j)] = std::move(f);
+    f.outputs = g.nodes[size_t(last)].outputs;
+    f.attributes.insert(f.attributes.end(), match->attrs.begin(), match->attrs.end());
+    for (int k : match->nodes) dead[size_t(k)] = true;
+    g.nodes[size_t(last)] = std::move(f);
+    dead[size_t(last)] = false;
     dead[size_t(i)] = true;
     ++fused;
   }

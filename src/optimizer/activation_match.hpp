@@ -10,9 +10,24 @@
 namespace tessera::optimizer {
 
 // The `activation` / `activation_params` attributes standing for `act`
-// (Relu, LeakyRelu, or Clip with constant bounds, e.g. Relu6); nullopt when
-// `act` is none of those.
+// (Relu, LeakyRelu, or Clip with constant bounds, e.g. Relu6; with
+// `extended`, also Sigmoid, HardSigmoid and HardSwish, which only the CPU
+// provider's fused kernels run); nullopt when `act` is none of those.
 std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView& v,
-                                                                const ir::Node& act, int64_t opset);
+                                                                const ir::Node& act, int64_t opset,
+                                                                bool extended = false);
+
+// An activation applied to `y` that a fused op producing y can take over:
+// y's only reader is an activation of activation_attributes, or (extended)
+// y is read only by Sigmoid(y) and Mul(y, that sigmoid), the SiLU of
+// EfficientNet-style models (activation Swish, alpha 1). `nodes` are the
+// nodes it replaces, in graph order; the last one's outputs become the fused
+// op's.
+struct ActivationMatch {
+  std::vector<ir::Attribute> attrs;
+  std::vector<int> nodes;
+};
+std::optional<ActivationMatch> match_activation(const GraphView& v, const ir::Graph& g,
+                                                const std::string& y, int64_t opset, bool extended);
 
 }  // namespace tessera::optimizer

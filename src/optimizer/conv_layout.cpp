@@ -13,10 +13,12 @@
 //     ReorderToNchwc per value shared by every reader. A FusedConv's residual
 //     is taken blocked, or reordered when its static shape is [*, M, *, *].
 //   - MaxPool (one output), AveragePool (2-D) and GlobalAveragePool of a
-//     blocked value -> their Nchwc versions; Add of two blocked values with the
-//     same logical channel count and Relu of a blocked value stay ai.onnx ops
-//     on the blocked values (element-wise, and zero stays zero in the padding;
-//     broadcasting over N, H and W is the same in both layouts).
+//     blocked value -> their Nchwc versions; Add, Sub and Mul of two blocked
+//     values with the same logical channel count (a squeeze-excitation's
+//     x * scale[N, C, 1, 1] included), and Relu, LeakyRelu, HardSwish and
+//     Tanh of a blocked value stay ai.onnx ops on the blocked values
+//     (element-wise, and zero stays zero in the padding; broadcasting over
+//     N, H and W is the same in both layouts).
 //   - Nothing else reads blocked values: each blocked value gets a fresh name,
 //     and where a plain reader, a graph output or a subgraph needs the
 //     original, one ReorderFromNchwc (attribute channels) right after the
@@ -186,10 +188,13 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       out.outputs.resize(1);
       std::erase_if(out.attributes,
                     [](const ir::Attribute& a) { return a.name == "storage_order"; });
-    } else if (is_onnx_op(node, "Add") && node.inputs.size() == 2 && node.outputs.size() == 1 &&
+    } else if ((is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
+               node.inputs.size() == 2 && node.outputs.size() == 1 &&
                blocked_channels(node.inputs[1]) == xc) {
       out.inputs[1] = blocked[node.inputs[1]].name;
-    } else if (is_onnx_op(node, "Relu") && node.inputs.size() == 1 && node.outputs.size() == 1) {
+    } else if ((is_onnx_op(node, "Relu") || is_onnx_op(node, "LeakyRelu") ||
+                is_onnx_op(node, "HardSwish") || is_onnx_op(node, "Tanh")) &&
+               node.inputs.size() == 1 && node.outputs.size() == 1) {
     } else {
       continue;
     }

@@ -55,8 +55,9 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(g); });
   if (cpu_internal_fusions) {
     // First: it also takes the activation after the Add.
-    run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g); });
-    run("fuse_activations", [&] { return fuse_activations(model, g); });
+    run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g, /*extended=*/true); });
+    run("fuse_activations",
+        [&] { return fuse_activations(model, g, /*gemm=*/true, /*extended=*/true); });
     run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/true); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });

@@ -45,10 +45,14 @@ size_t fuse_qdq_matmul(ir::Graph& graph);
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.
 size_t fold_conv_batchnorm(ir::Graph& graph);
 // Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.
-size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph);
+// `extended` as in fuse_activations.
+size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph, bool extended = false);
 // Conv / Gemm + Relu, LeakyRelu or constant Clip -> com.tessera FusedConv /
-// FusedGemm (FusedConv only, without `gemm`).
-size_t fuse_activations(ir::Model& model, ir::Graph& graph, bool gemm = true);
+// FusedGemm (FusedConv only, without `gemm`); with `extended` (the CPU
+// provider's own fusions) also Sigmoid, HardSigmoid, HardSwish and
+// x * Sigmoid(x) (activation_match.hpp).
+size_t fuse_activations(ir::Model& model, ir::Graph& graph, bool gemm = true,
+                        bool extended = false);
 // torch's multi-head attention block (Reshape/Transpose head splits, scaled
 // Q.K^T, optional additive mask, Softmax, .V, head merge) -> com.tessera
 // MultiHeadAttention. With `packed_qkv`, Q, K and V that are the three parts

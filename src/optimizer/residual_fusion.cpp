@@ -4,12 +4,14 @@
 // tile is in cache, instead of an Add node reading two tensors and writing a
 // third. The fused node takes the place of the last node it replaces, so every
 // input it reads is already computed there.
+#include <algorithm>
+
 #include "optimizer/activation_match.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
 
-size_t fuse_conv_residual(ir::Model& model, ir::Graph& g) {
+size_t fuse_conv_residual(ir::Model& model, ir::Graph& g, bool extended) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const int64_t opset = model.opset("");
@@ -36,15 +38,15 @@ size_t fuse_conv_residual(ir::Model& model, ir::Graph& g) {
     f.inputs.push_back(z);
     f.outputs = add.outputs;
     int last = a;
-    const int r = v.consumers(add.outputs[0]).size() == 1 ? v.consumers(add.outputs[0])[0] : -1;
-    if (r >= 0 && !dead[size_t(r)] && v.only_consumer(add.outputs[0], r) &&
-        !g.nodes[size_t(r)].inputs.empty() && g.nodes[size_t(r)].inputs[0] == add.outputs[0]) {
-      if (auto attrs = activation_attributes(v, g.nodes[size_t(r)], opset)) {
-        f.attributes.insert(f.attributes.end(), attrs->begin(), attrs->end());
-        f.outputs = g.nodes[size_t(r)].outputs;
-        dead[size_t(a)] = true;
-        last = r;
-      }
+    auto match = match_activation(v, g, add.outputs[0], opset, extended);
+    if (match && std::none_of(match->nodes.begin(), match->nodes.end(),
+                              [&](int k) { return bool(dead[size_t(k)]); })) {
+      f.attributes.insert(f.attributes.end(), match->attrs.begin(), match->attrs.end());
+      last = match->nodes.back();
+      f.outputs = g.nodes[size_t(last)].outputs;
+      dead[size_t(a)] = true;
+      for (int k : match->nodes)
+        if (k != last) dead[size_t(k)] = true;
     }
     g.nodes[size_t(last)] = std::move(f);
     dead[size_t(i)] = true;

@@ -7,6 +7,7 @@
 
 #include "linalg/depthwise.hpp"
 #include "linalg/pool2d.hpp"
+#include "unit/linalg/activation_ref.hpp"
 
 namespace tessera::linalg {
 namespace {
@@ -24,14 +25,11 @@ TEST(LinalgDepthwise, PlaneMatchesDefinition) {
       {10, 10, 3, 3, 3, 3, 1, 0, 2, 1, 2, 2}, {1, 1, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
       {33, 35, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1}, {6, 40, 1, 7, 1, 2, 0, 3, 0, 3, 1, 1},
   };
-  const ActivationSpec acts[] = {{Activation::kNone, 0, 0},
-                                 {Activation::kRelu, 0, 0},
-                                 {Activation::kClip, 0.f, 0.5f},
-                                 {Activation::kLeakyRelu, 0.2f, 0}};
+  const std::vector<ActivationSpec> acts = every_activation();
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-1.f, 1.f);
   for (const auto& c : cases)
-    for (size_t ai = 0; ai < 4; ++ai) {
+    for (size_t ai = 0; ai < acts.size(); ++ai) {
       const int64_t OH = (c.H + c.ph + c.pe_h - ((c.KH - 1) * c.dh + 1)) / c.sh + 1;
       const int64_t OW = (c.W + c.pw + c.pe_w - ((c.KW - 1) * c.dw + 1)) / c.sw + 1;
       ASSERT_GT(OH, 0);
@@ -51,11 +49,8 @@ TEST(LinalgDepthwise, PlaneMatchesDefinition) {
               if (ih >= 0 && ih < c.H && iw >= 0 && iw < c.W)
                 s += double(w[size_t(kh * c.KW + kw)]) * double(x[size_t(ih * c.W + iw)]);
             }
-          float v = float(s) + (residual ? r[size_t(oh * OW + ow)] : 0.f);
-          if (acts[ai].kind == Activation::kRelu) v = std::max(v, 0.f);
-          if (acts[ai].kind == Activation::kClip) v = std::clamp(v, 0.f, 0.5f);
-          if (acts[ai].kind == Activation::kLeakyRelu && v < 0) v *= 0.2f;
-          want[size_t(oh * OW + ow)] = v;
+          const float v = float(s) + (residual ? r[size_t(oh * OW + ow)] : 0.f);
+          want[size_t(oh * OW + ow)] = float(activation_ref(acts[ai], v));
         }
       std::vector<float> y(want.size(), -7.f);
       const DepthwiseGeometry g{c.H, c.W, OH, OW, c.KH, c.KW, c.sh, c.sw, c.ph, c.pw, c.dh, c.dw};

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "linalg/gemm.hpp"
 #include "linalg/gemm_microkernel.hpp"
+#include "unit/linalg/activation_ref.hpp"
 
 namespace tessera::linalg {
 namespace {
@@ -103,19 +104,7 @@ void naive_epilogue(const Epilogue& e, int64_t M, int64_t N, std::vector<float>&
       float& c = C[size_t(i * ldc + j)];
       if (e.row_bias) c += e.row_bias[i];
       if (e.residual) c += e.residual[i * e.ldr + j];
-      switch (e.act.kind) {
-        case Activation::kRelu:
-          c = std::max(c, 0.f);
-          break;
-        case Activation::kClip:
-          c = std::min(std::max(c, e.act.p0), e.act.p1);
-          break;
-        case Activation::kLeakyRelu:
-          c = c < 0 ? c * e.act.p0 : c;
-          break;
-        case Activation::kNone:
-          break;
-      }
+      c = float(activation_ref(e.act, c));
     }
 }
 
@@ -124,10 +113,8 @@ void naive_epilogue(const Epilogue& e, int64_t M, int64_t N, std::vector<float>&
 // multiple of the unroll, transposed B, 1 and 2 threads.
 TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
   ThreadPool two(2);
-  const ActivationSpec acts[] = {{Activation::kNone, 0, 0},
-                                 {Activation::kRelu, 0, 0},
-                                 {Activation::kClip, -0.3f, 0.4f},
-                                 {Activation::kLeakyRelu, 0.1f, 0}};
+  std::vector<ActivationSpec> acts = every_activation();
+  acts[2] = {Activation::kClip, -0.3f, 0.4f};
   struct Shape3 {
     int64_t M, N, K;
     bool tb;
@@ -148,7 +135,7 @@ TEST(LinalgGemm, PackedAWithEpilogueMatchesNaive) {
   int seed = 0;
   for (const auto& kern : kernels())
     for (const auto& sh : shapes)
-      for (size_t ai = 0; ai < 4; ++ai)
+      for (size_t ai = 0; ai < acts.size(); ++ai)
         for (ThreadPool* pool : {static_cast<ThreadPool*>(nullptr), &two}) {
           std::mt19937 rng(uint32_t(++seed));
           std::uniform_real_distribution<float> u(-1.f, 1.f);

@@ -10,6 +10,7 @@
 #include "linalg/nchwc.hpp"
 #include "linalg/nchwc_fused.hpp"
 #include "linalg/winograd.hpp"
+#include "unit/linalg/activation_ref.hpp"
 
 namespace tessera::linalg::nchwc {
 namespace {
@@ -40,19 +41,7 @@ class UseIsa {
   Isa was_;
 };
 
-float act_ref(const ActivationSpec& a, float v) {
-  switch (a.kind) {
-    case Activation::kRelu:
-      return v < 0 ? 0 : v;
-    case Activation::kClip:
-      return std::min(std::max(v, a.p0), a.p1);
-    case Activation::kLeakyRelu:
-      return v < 0 ? v * a.p0 : v;
-    case Activation::kNone:
-      break;
-  }
-  return v;
-}
+float act_ref(const ActivationSpec& a, float v) { return float(activation_ref(a, v)); }
 
 // Runs one case through to_blocked -> conv2d (or winograd_conv2d with that
 // tile) -> from_blocked and compares with the definition computed in double;
@@ -168,10 +157,7 @@ const ConvCase kCases[] = {
     {1, 64, 5, 5, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},
 };
 
-const ActivationSpec kActs[] = {{Activation::kNone, 0, 0},
-                                {Activation::kRelu, 0, 0},
-                                {Activation::kClip, 0.f, 0.5f},
-                                {Activation::kLeakyRelu, 0.1f, 0}};
+const std::vector<ActivationSpec> kActs = every_activation();
 
 TEST(LinalgNchwc, ConvMatchesDefinition) {
   ThreadPool two(2);
@@ -179,7 +165,7 @@ TEST(LinalgNchwc, ConvMatchesDefinition) {
     SCOPED_TRACE(isa_name(isa));
     const UseIsa use(isa);
     for (const ConvCase& c : kCases)
-      for (size_t ai = 0; ai < 4; ++ai)
+      for (size_t ai = 0; ai < kActs.size(); ++ai)
         check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr);
   }
 }
@@ -207,7 +193,7 @@ TEST(LinalgNchwc, WinogradMatchesDefinition) {
     const UseIsa use(isa);
     for (int64_t tile : {4, 2})
       for (const ConvCase& c : kWinogradCases)
-        for (size_t ai = 0; ai < 4; ++ai)
+        for (size_t ai = 0; ai < kActs.size(); ++ai)
           check_conv(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr, tile);
   }
 }

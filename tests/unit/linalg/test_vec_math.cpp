@@ -252,5 +252,69 @@ TEST(VecMath, BinaryOps) {
   }
 }
 
+// a op row, row op a over rows of n, for the per-channel operands.
+TEST(VecMath, BinaryRows) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : {1, 5, 16, 17, 40}) {
+      const int64_t rows = 3;
+      auto a = random_values(rows * n, -3.0f, 3.0f, unsigned(n));
+      auto row = random_values(n, 0.5f, 3.0f, unsigned(n) + 7);
+      for (int op = 0; op < 4; ++op)
+        for (bool first : {false, true}) {
+          std::vector<float> y(a.size());
+          k.binary_rows(op, a.data(), row.data(), first, y.data(), rows, n);
+          for (int64_t r = 0; r < rows; ++r)
+            for (int64_t j = 0; j < n; ++j) {
+              const float x = a[size_t(r * n + j)], v = row[size_t(j)];
+              const float l = first ? v : x, rr = first ? x : v;
+              const float want = op == 0 ? l + rr : op == 1 ? l - rr : op == 2 ? l * rr : l / rr;
+              EXPECT_EQ(y[size_t(r * n + j)], want) << k.name << " op " << op << " n " << n;
+            }
+        }
+    }
+  }
+}
+
+// The pass activations against their definitions in double, NaN and the
+// infinities included; Sigmoid also against 1 / (1 + exp(-x)) of the same
+// set's exp, the bytes the Sigmoid op gave before it shared this loop.
+TEST(VecMath, Activations) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      auto x = random_values(n, -12.0f, 12.0f, unsigned(n) + 3);
+      if (n > 4) x[0] = kNaN, x[1] = kInf, x[2] = -kInf, x[3] = -100.0f;
+      const std::string at = std::string(k.name) + " n " + std::to_string(n);
+      std::vector<float> y(x.size()), e(x.size());
+      k.activation(0, 0, 0, x.data(), y.data(), n);  // sigmoid
+      for (int64_t i = 0; i < n; ++i) e[size_t(i)] = -x[size_t(i)];
+      k.exp(e.data(), e.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[size_t(i)];
+        expect_close(y[size_t(i)], 1 / (1 + std::exp(-xi)), 1e-7, 2e-7, at + " sigmoid");
+        EXPECT_EQ(y[size_t(i)] == 1.0f / (1.0f + e[size_t(i)]) || std::isnan(xi), true) << at;
+      }
+      k.activation(1, 1.0f, 0, x.data(), y.data(), n);  // swish (SiLU)
+      for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[size_t(i)];
+        const double want = std::isinf(xi) && xi < 0 ? double(kNaN) : xi / (1 + std::exp(-xi));
+        expect_close(y[size_t(i)], want, 1e-6, 2e-7, at + " swish");
+      }
+      k.activation(2, 0.2f, 0.5f, x.data(), y.data(), n);  // hard sigmoid
+      for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[size_t(i)];
+        const double want =
+            std::isnan(xi) ? xi : std::fmin(1.0, std::fmax(0.0, double(0.2f) * xi + 0.5));
+        expect_close(y[size_t(i)], want, 1e-7, 1e-7, at + " hard sigmoid");
+      }
+      k.activation(3, 1.0f / 6, 0.5f, x.data(), y.data(), n);  // hard swish
+      for (int64_t i = 0; i < n; ++i) {
+        const double xi = x[size_t(i)];
+        const double want = xi * std::fmin(1.0, std::fmax(0.0, double(1.0f / 6) * xi + 0.5));
+        expect_close(y[size_t(i)], want, 1e-7, 1e-7, at + " hard swish");
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera::linalg

@@ -55,7 +55,7 @@ ir::Model resnet_block() {
 
 // Expand 1x1 + Clip(0, 6), depthwise 3x3 + Clip, project 1x1 with the residual
 // Add (24 and 40 channels, not multiples of 16); then a conv that is a graph
-// output and one read by Sigmoid. The block output is a graph output too.
+// output and one with a Sigmoid. The block output is a graph output too.
 ir::Model mobilenet_block() {
   ir::Model m = float_model(13, {{"x", Shape{1, 24, 12, 12}}}, {"y1", "z1", "z2"});
   auto& in = m.graph.initializers;
@@ -187,7 +187,7 @@ TEST(ConvLayout, MobileNetBlock) {
   EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 5u);
   // x is reordered once, for the expand conv and the project conv's residual.
   EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 1u);
-  // y1 and z1 (graph outputs) and s (read by Sigmoid).
+  // y1, z1 and z2 (graph outputs; the Sigmoid is fused into its conv).
   EXPECT_EQ(count_domain_ops(out, "ReorderFromNchwc"), 3u);
   std::set<std::string> plain;
   for (const auto& n : out.graph.nodes)
@@ -196,7 +196,50 @@ TEST(ConvLayout, MobileNetBlock) {
       const int64_t want = n.outputs[0] == "y1" ? 24 : n.outputs[0] == "z1" ? 40 : 20;
       EXPECT_EQ(n.attr("channels")->i, want) << n.outputs[0];
     }
-  EXPECT_EQ(plain, (std::set<std::string>{"y1", "z1", "s"}));
+  EXPECT_EQ(plain, (std::set<std::string>{"y1", "z1", "z2"}));
+  expect_same_as(m, out);
+}
+
+// An EfficientNet block: expand + SiLU, depthwise + SiLU, squeeze-excitation
+// (pool, 1x1 + SiLU, 1x1 + Sigmoid, x * scale), project, residual. With the
+// SiLU and Sigmoid fused into the convolutions and the Mul taking two blocked
+// values, the block stays blocked: one reorder in, one out.
+TEST(ConvLayout, SqueezeExcitationStaysBlocked) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 24, 8, 8}}}, {"y"});
+  auto& in = m.graph.initializers;
+  in["we"] = random_floats(Shape{40, 24, 1, 1}, 41, -0.5f, 0.5f);
+  in["wd"] = random_floats(Shape{40, 1, 3, 3}, 42, -0.5f, 0.5f);
+  in["w1"] = random_floats(Shape{10, 40, 1, 1}, 43, -0.5f, 0.5f);
+  in["b1"] = random_floats(Shape{10}, 44);
+  in["w2"] = random_floats(Shape{40, 10, 1, 1}, 45, -0.5f, 0.5f);
+  in["b2"] = random_floats(Shape{40}, 46);
+  in["wp"] = random_floats(Shape{24, 40, 1, 1}, 47, -0.3f, 0.3f);
+  auto& n = m.graph.nodes;
+  auto silu = [&](const std::string& v) {
+    n.push_back(op("Sigmoid", {v}, {v + "_s"}));
+    n.push_back(op("Mul", {v, v + "_s"}, {v + "_a"}));
+  };
+  n.push_back(op("Conv", {"x", "we"}, {"e"}));
+  silu("e");
+  n.push_back(
+      op("Conv", {"e_a", "wd"}, {"d"}, {attr_i("group", 40), attr_ints("pads", {1, 1, 1, 1})}));
+  silu("d");
+  n.push_back(op("GlobalAveragePool", {"d_a"}, {"g"}));
+  n.push_back(conv("g", "w1", "b1", "q"));
+  silu("q");
+  n.push_back(conv("q_a", "w2", "b2", "k"));
+  n.push_back(op("Sigmoid", {"k"}, {"sc"}));
+  n.push_back(op("Mul", {"d_a", "sc"}, {"se"}));
+  n.push_back(op("Conv", {"se", "wp"}, {"p"}));
+  n.push_back(op("Add", {"p", "x"}, {"y"}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 5u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 1u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderFromNchwc"), 1u);  // y
+  EXPECT_EQ(count_ops(out, "Sigmoid"), 0u);
+  EXPECT_EQ(count_ops(out, "Mul"), 1u);
   expect_same_as(m, out);
 }
 

@@ -237,6 +237,74 @@ TEST(OptimizerActivationFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }
 
+// The CPU provider's own fusions take Sigmoid, HardSigmoid, HardSwish and
+// SiLU (x * Sigmoid(x), either operand order; also after a residual Add)
+// into the convolution; the result equals the unfused graph's.
+TEST(OptimizerActivationFusion, SigmoidFamilyFusesForTheCpu) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 3, 6, 6}}}, {"y"});
+  uint64_t seed = 20;
+  for (const char* w : {"w1", "w2", "w3", "w4", "w5", "w6"})
+    m.graph.initializers[w] = random_floats(Shape{3, 3, 3, 3}, ++seed, -0.5f, 0.5f);
+  auto& n = m.graph.nodes;
+  auto pads = attr_ints("pads", {1, 1, 1, 1});
+  n.push_back(op("Conv", {"x", "w1"}, {"c1"}, {pads}));
+  n.push_back(op("Sigmoid", {"c1"}, {"s1"}));
+  n.push_back(op("Mul", {"c1", "s1"}, {"a1"}));  // SiLU
+  n.push_back(op("Conv", {"a1", "w2"}, {"c2"}, {pads}));
+  n.push_back(op("Sigmoid", {"c2"}, {"s2"}));
+  n.push_back(op("Mul", {"s2", "c2"}, {"a2"}));  // SiLU, operands swapped
+  n.push_back(op("Conv", {"a2", "w3"}, {"c3"}, {pads}));
+  n.push_back(op("HardSwish", {"c3"}, {"a3"}));
+  n.push_back(op("Conv", {"a3", "w4"}, {"c4"}, {pads}));
+  n.push_back(op("HardSigmoid", {"c4"}, {"a4"}, {attr_f("alpha", 0.3f), attr_f("beta", 0.4f)}));
+  n.push_back(op("Conv", {"a4", "w5"}, {"c5"}, {pads}));
+  n.push_back(op("Add", {"c5", "a3"}, {"r5"}));
+  n.push_back(op("Sigmoid", {"r5"}, {"s5"}));
+  n.push_back(op("Mul", {"r5", "s5"}, {"a5"}));  // residual, then SiLU
+  n.push_back(op("Conv", {"a5", "w6"}, {"c6"}, {pads}));
+  n.push_back(op("Sigmoid", {"c6"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-6f, without_nchwc());
+  EXPECT_EQ(count_ops(out, "FusedConv"), 6u);
+  EXPECT_EQ(out.graph.nodes.size(), 6u);
+  std::vector<std::string> acts;
+  for (const auto& node : out.graph.nodes)
+    acts.push_back(node.attr("activation") ? node.attr("activation")->s : "");
+  EXPECT_EQ(acts, (std::vector<std::string>{"Swish", "Swish", "HardSwish", "HardSigmoid", "Swish",
+                                            "Sigmoid"}));
+  EXPECT_EQ(out.graph.nodes[3].attr("activation_params")->floats, (std::vector<float>{0.3f, 0.4f}));
+  EXPECT_EQ(out.graph.nodes[4].inputs.size(), 4u);  // the residual
+}
+
+// Not fused: a SiLU whose sigmoid is read elsewhere too, or whose Mul
+// squares the sigmoid; and none of the family when other providers share the
+// fusions (CUDA's FusedConv runs Relu, LeakyRelu and Clip only).
+TEST(OptimizerActivationFusion, SigmoidFamilyLeftWhereItCannotFuse) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 3, 6, 6}}}, {"y", "s1"});
+  m.graph.initializers["w1"] = random_floats(Shape{3, 3, 1, 1}, 31);
+  m.graph.initializers["w2"] = random_floats(Shape{3, 3, 1, 1}, 32);
+  m.graph.initializers["w3"] = random_floats(Shape{3, 3, 1, 1}, 33);
+  auto& n = m.graph.nodes;
+  n.push_back(op("Conv", {"x", "w1"}, {"c1"}));
+  n.push_back(op("Sigmoid", {"c1"}, {"s1"}));  // also a graph output
+  n.push_back(op("Mul", {"c1", "s1"}, {"a1"}));
+  n.push_back(op("Conv", {"a1", "w2"}, {"c2"}));
+  n.push_back(op("Sigmoid", {"c2"}, {"s2"}));
+  n.push_back(op("Mul", {"s2", "s2"}, {"a2"}));  // not x * sigmoid(x): Conv + Sigmoid fuse
+  n.push_back(op("Conv", {"a2", "w3"}, {"c3"}));
+  n.push_back(op("HardSwish", {"c3"}, {"y"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-6f, without_nchwc());
+  EXPECT_EQ(count_ops(out, "Sigmoid"), 1u);
+  EXPECT_EQ(count_ops(out, "Mul"), 2u);
+  EXPECT_EQ(count_ops(out, "HardSwish"), 0u);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 2u);
+  optimizer::OptimizeOptions o;
+  o.cpu_internal_fusions = false;
+  o.shared_fusions = {"FusedConv"};
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
+  EXPECT_EQ(count_ops(m, "FusedConv"), 0u);
+  EXPECT_EQ(count_ops(m, "HardSwish"), 1u);
+}
+
 // A ResNet-style block: conv -> relu -> conv, plus a 1x1 projection of the
 // input, added and activated. Each Add takes one of its Conv inputs into a
 // FusedConv; the other Conv (the projection) stays and feeds it.

@@ -1,5 +1,5 @@
 // The float fast paths of Add/Sub/Mul/Div (equal shapes, a scalar on either
-// side, a trailing vector on either side) against the same op on double
+// side, a trailing vector on either side, a per-channel operand) against the same op on double
 // inputs, which always takes the generic broadcasting kernel.
 #include <cmath>
 #include <random>
@@ -25,14 +25,21 @@ std::vector<float> to_float(const std::vector<double>& v) { return {v.begin(), v
 
 TEST(MathBinaryFast, FloatPathsMatchGenericBroadcast) {
   const std::vector<std::pair<Shape, Shape>> cases = {
-      {Shape{2, 3, 37}, Shape{2, 3, 37}},  // equal (odd length: vector tail)
-      {Shape{2, 3, 37}, Shape{}},          // scalar right
-      {Shape{1}, Shape{4, 17}},            // scalar left, lower rank
-      {Shape{1, 1, 1}, Shape{5}},          // a scalar of higher rank widens the output
-      {Shape{4, 3, 19}, Shape{19}},        // trailing vector right
-      {Shape{1, 19}, Shape{4, 3, 19}},     // trailing vector left
-      {Shape{4, 1}, Shape{1, 5}},          // outer product: generic
-      {Shape{1}, Shape{1}},                // one element each
+      {Shape{2, 3, 37}, Shape{2, 3, 37}},              // equal (odd length: vector tail)
+      {Shape{2, 3, 37}, Shape{}},                      // scalar right
+      {Shape{1}, Shape{4, 17}},                        // scalar left, lower rank
+      {Shape{1, 1, 1}, Shape{5}},                      // a scalar of higher rank widens the output
+      {Shape{4, 3, 19}, Shape{19}},                    // trailing vector right
+      {Shape{1, 19}, Shape{4, 3, 19}},                 // trailing vector left
+      {Shape{4, 1}, Shape{1, 5}},                      // outer product: generic
+      {Shape{2, 5, 3, 7}, Shape{2, 5, 1, 1}},          // per channel (I = 1)
+      {Shape{1, 5, 1, 1}, Shape{2, 5, 3, 7}},          // per channel, left, batch broadcast
+      {Shape{1, 3, 4, 5, 16}, Shape{1, 3, 1, 1, 16}},  // blocked per channel (I = 16)
+      {Shape{2, 3, 1, 1, 16}, Shape{2, 3, 4, 5, 16}},  // blocked, left
+      {Shape{2, 3, 4, 5}, Shape{2, 1, 4, 1}},          // two runs of ones: generic
+      {Shape{2, 3, 4, 5}, Shape{2, 3, 4, 1}},          // a trailing run of one
+      {Shape{3, 4, 5}, Shape{1, 1, 5}},                // a leading run
+      {Shape{1}, Shape{1}},                            // one element each
   };
   for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
     for (const auto& [sa, sb] : cases) {

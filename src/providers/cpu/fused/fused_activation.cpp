@@ -18,8 +18,22 @@ linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info,
     if (params.size() != 1)
       info.fail_node(prefix, "activation LeakyRelu needs ", prefix, "activation_params [alpha]");
     spec = {linalg::Activation::kLeakyRelu, params[0], 0.f};
+  } else if (act == "Sigmoid") {
+    spec.kind = linalg::Activation::kSigmoid;
+  } else if (act == "Swish") {
+    if (params.size() != 1)
+      info.fail_node(prefix, "activation Swish needs ", prefix, "activation_params [alpha]");
+    spec = {linalg::Activation::kSwish, params[0], 0.f};
+  } else if (act == "HardSigmoid") {
+    if (params.size() != 2)
+      info.fail_node(prefix, "activation HardSigmoid needs ", prefix,
+                     "activation_params [alpha, beta]");
+    spec = {linalg::Activation::kHardSigmoid, params[0], params[1]};
+  } else if (act == "HardSwish") {
+    spec = {linalg::Activation::kHardSwish, 1.f / 6.f, 0.5f};
   } else {
-    info.fail_node("unsupported ", prefix, "activation '", act, "' (Relu, Clip or LeakyRelu)");
+    info.fail_node("unsupported ", prefix, "activation '", act,
+                   "' (Relu, Clip, LeakyRelu, Sigmoid, Swish, HardSigmoid or HardSwish)");
   }
   return spec;
 }

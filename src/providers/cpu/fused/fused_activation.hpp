@@ -1,14 +1,17 @@
 // The activation of a com.tessera fused op (attributes `activation` and
 // `activation_params`), read once at kernel creation.
 #pragma once
+#include <cmath>
+
 #include "ep/kernel.hpp"
 #include "linalg/epilogue.hpp"
 
 namespace tessera::cpu {
 
-// "" (none), "Relu", "Clip" [min, max] or "LeakyRelu" [alpha]; anything else
-// is an error naming the node. `prefix` names a second stage's pair (e.g.
-// "dw_" for dw_activation / dw_activation_params).
+// "" (none), "Relu", "Clip" [min, max], "LeakyRelu" [alpha], "Sigmoid",
+// "Swish" [alpha] (x * sigmoid(alpha x); SiLU is alpha 1), "HardSigmoid"
+// [alpha, beta] or "HardSwish"; anything else is an error naming the node. `prefix` names a second
+// stage's pair (e.g. "dw_" for dw_activation / dw_activation_params).
 linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info,
                                               const std::string& prefix = "");
 
@@ -25,6 +28,17 @@ T activate(const linalg::ActivationSpec& a, T v) {
     }
     case linalg::Activation::kLeakyRelu:
       return v < T(0) ? v * T(a.p0) : v;
+    case linalg::Activation::kSigmoid:
+      return T(1) / (T(1) + std::exp(-v));
+    case linalg::Activation::kSwish:
+      return v * (T(1) / (T(1) + std::exp(-(T(a.p0) * v))));
+    case linalg::Activation::kHardSigmoid:
+    case linalg::Activation::kHardSwish: {
+      T h = T(a.p0) * v + T(a.p1);
+      h = h < T(0) ? T(0) : h;
+      h = h > T(1) ? T(1) : h;
+      return a.kind == linalg::Activation::kHardSwish ? v * h : h;
+    }
     case linalg::Activation::kNone:
       break;
   }

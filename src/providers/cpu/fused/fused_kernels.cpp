@@ -85,24 +85,7 @@ class FusedKernel : public ep::OpKernel {
       if constexpr (std::is_same_v<T, float>) {
         linalg::apply_activation(act_, d + b, e - b);
       } else {
-        for (int64_t i = b; i < e; ++i) {
-          T v = d[i];
-          switch (act_.kind) {
-            case linalg::Activation::kRelu:
-              v = v < T(0) ? T(0) : v;
-              break;
-            case linalg::Activation::kClip:
-              v = v < T(act_.p0) ? T(act_.p0) : v;
-              v = v > T(act_.p1) ? T(act_.p1) : v;
-              break;
-            case linalg::Activation::kLeakyRelu:
-              v = v < T(0) ? v * T(act_.p0) : v;
-              break;
-            case linalg::Activation::kNone:
-              break;
-          }
-          d[i] = v;
-        }
+        for (int64_t i = b; i < e; ++i) d[i] = activate(act_, d[i]);
       }
     });
   }

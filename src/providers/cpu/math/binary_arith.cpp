@@ -21,8 +21,10 @@ struct AddOp {
   using Out = T;
   template <typename T>
   T apply(T a, T b) const {
-    if constexpr (is_half_v<T>) return T(float(a) + float(b));
-    else return wrap_add(a, b);
+    if constexpr (is_half_v<T>)
+      return T(float(a) + float(b));
+    else
+      return wrap_add(a, b);
   }
 };
 
@@ -33,8 +35,10 @@ struct SubOp {
   using Out = T;
   template <typename T>
   T apply(T a, T b) const {
-    if constexpr (is_half_v<T>) return T(float(a) - float(b));
-    else return wrap_sub(a, b);
+    if constexpr (is_half_v<T>)
+      return T(float(a) - float(b));
+    else
+      return wrap_sub(a, b);
   }
 };
 
@@ -45,8 +49,10 @@ struct MulOp {
   using Out = T;
   template <typename T>
   T apply(T a, T b) const {
-    if constexpr (is_half_v<T>) return T(float(a) * float(b));
-    else return wrap_mul(a, b);
+    if constexpr (is_half_v<T>)
+      return T(float(a) * float(b));
+    else
+      return wrap_mul(a, b);
   }
 };
 
@@ -131,9 +137,12 @@ struct BitwiseOp {
   using Out = T;
   template <typename T>
   T apply(T a, T b) const {
-    if constexpr (kKind == 0) return T(a & b);
-    else if constexpr (kKind == 1) return T(a | b);
-    else return T(a ^ b);
+    if constexpr (kKind == 0)
+      return T(a & b);
+    else if constexpr (kKind == 1)
+      return T(a | b);
+    else
+      return T(a ^ b);
   }
 };
 
@@ -301,6 +310,7 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
       });
       return true;
     }
+    if (per_channel(ctx, a, b)) return true;
     // One side [.., N], the other N values along the last axis (leading dims 1).
     for (int side = 0; side < 2; ++side) {
       const Tensor& big = side == 0 ? a : b;
@@ -319,6 +329,56 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
             linalg::vec_binary(kVec, pbig + r * n, pvec, po + r * n, n);
           else
             linalg::vec_binary(kVec, pvec, pbig + r * n, po + r * n, n);
+        }
+      });
+      return true;
+    }
+    return false;
+  }
+
+  // One side [O, M, I] (dims grouped), the other [O, 1, I]: a per-channel
+  // operand of an image, [N, C, H, W] op [N, C, 1, 1] (I = 1), or of a
+  // blocked one, [N, C/16, H, W, 16] op [N, C/16, 1, 1, 16] (I = 16), the
+  // squeeze-excitation scale of EfficientNet-style models. Equal ranks only
+  // (a lower-rank side is the trailing-vector case below).
+  bool per_channel(ep::KernelContext& ctx, const Tensor& a, const Tensor& b) const {
+    if (a.rank() != b.rank()) return false;
+    const size_t r = a.rank();
+    for (int side = 0; side < 2; ++side) {
+      const Tensor& big = side == 0 ? a : b;
+      const Tensor& small = side == 0 ? b : a;
+      const auto& bd = big.shape().dims();
+      const auto& sd = small.shape().dims();
+      // The dims where small is 1 and big is not must be one contiguous run.
+      size_t d0 = r, d1 = 0;
+      bool ok = true;
+      for (size_t d = 0; d < r && ok; ++d) {
+        if (sd[d] == bd[d]) continue;
+        if (sd[d] != 1) ok = false;
+        d0 = std::min(d0, d), d1 = d + 1;
+      }
+      if (!ok || d0 >= d1) continue;
+      for (size_t d = d0; d < d1; ++d)
+        if (sd[d] != 1) ok = false;  // a dim equal to big's inside the run breaks it
+      if (!ok) continue;
+      int64_t O = 1, M = 1, I = 1;
+      for (size_t d = 0; d < r; ++d) (d < d0 ? O : d < d1 ? M : I) *= bd[d];
+      if (O * M * I == 0) continue;
+      const float* pbig = big.data<float>();
+      const float* psmall = small.data<float>();
+      Tensor& out = ctx.output(0, big.shape(), DataType::kFloat);
+      float* po = out.mutable_data<float>();
+      const bool first = side == 1;  // small is a: small op big
+      ctx.thread_pool().parallel_for(O * M, double(I), [&](int64_t r0, int64_t r1) {
+        // Rows [r0, r1) of big's O * M rows of I, in runs of one o.
+        for (int64_t row = r0; row < r1;) {
+          const int64_t o = row / M, end = std::min(r1, (o + 1) * M);
+          if (I == 1)
+            linalg::vec_binary_scalar(kVec, pbig + row, psmall[o], first, po + row, end - row);
+          else
+            linalg::vec_binary_rows(kVec, pbig + row * I, psmall + o * I, first, po + row * I,
+                                    end - row, I);
+          row = end;
         }
       });
       return true;

@@ -28,8 +28,8 @@ class UnaryKernel final : public ep::OpKernel {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, x.shape(), x.dtype());
       const Op& op = op_;
-      unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(),
-                Op::kCost, [&op](T v) { return store<T>(op(load(v))); });
+      unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(), Op::kCost,
+                [&op](T v) { return store<T>(op(load(v))); });
     });
   }
 
@@ -64,20 +64,28 @@ inline C softplus(C x) {
 
 constexpr auto kAbs = [](auto x) {
   using C = decltype(x);
-  if constexpr (std::is_floating_point_v<C>) return std::fabs(x);
-  else if constexpr (std::is_signed_v<C>) return x < 0 ? wrap_neg(x) : x;
-  else return x;
+  if constexpr (std::is_floating_point_v<C>)
+    return std::fabs(x);
+  else if constexpr (std::is_signed_v<C>)
+    return x < 0 ? wrap_neg(x) : x;
+  else
+    return x;
 };
 constexpr auto kSign = [](auto x) {
   using C = decltype(x);
-  if constexpr (std::is_floating_point_v<C>) return std::isnan(x) ? x : C((x > 0) - (x < 0));
-  else if constexpr (std::is_signed_v<C>) return C((x > 0) - (x < 0));
-  else return C(x > 0);
+  if constexpr (std::is_floating_point_v<C>)
+    return std::isnan(x) ? x : C((x > 0) - (x < 0));
+  else if constexpr (std::is_signed_v<C>)
+    return C((x > 0) - (x < 0));
+  else
+    return C(x > 0);
 };
 constexpr auto kRelu = [](auto x) {
   using C = decltype(x);
-  if constexpr (std::is_unsigned_v<C>) return x;
-  else return x < C(0) ? C(0) : x;  // NaN passes through
+  if constexpr (std::is_unsigned_v<C>)
+    return x;
+  else
+    return x < C(0) ? C(0) : x;  // NaN passes through
 };
 
 struct AlphaOp {
@@ -220,8 +228,8 @@ class ClipKernel final : public ep::OpKernel {
     for (const Tensor* b : {tmin, tmax}) {
       if (!b) continue;
       if (b->dtype() != x.dtype() || b->num_elements() != 1)
-        ctx.fail_node("min and max must be scalars of the input's type ",
-                      data_type_name(x.dtype()), ", got ", b->description());
+        ctx.fail_node("min and max must be scalars of the input's type ", data_type_name(x.dtype()),
+                      ", got ", b->description());
     }
     visit_type(NumericTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -269,8 +277,10 @@ class FloatPredicateKernel final : public ep::OpKernel {
     const int64_t n = x.num_elements();
     const bool neg = neg_, pos = pos_;
     auto pred = [neg, pos](double v) {
-      if constexpr (kIsInf) return std::isinf(v) && (v > 0 ? pos : neg);
-      else return std::isnan(v);
+      if constexpr (kIsInf)
+        return std::isinf(v) && (v > 0 ? pos : neg);
+      else
+        return std::isnan(v);
     };
     const DataType dt = x.dtype();
     if (dt == DataType::kFloat8E4M3FN || dt == DataType::kFloat8E4M3FNUZ ||
@@ -313,12 +323,19 @@ inline bool exact_gelu(const ep::KernelInfo& info) {
 inline void gelu_loop(const float* x, float* y, int64_t n) {
   linalg::vec_gelu(x, nullptr, 0, y, n);
 }
-// 1 / (1 + exp(-x)): exp(-x) overflows to inf for very negative x, giving 0.
-// (A language model's SiLU runs one on every MLP activation.)
-inline void sigmoid_loop(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
-  linalg::vec_exp(y, y, n);
-  for (int64_t i = 0; i < n; ++i) y[i] = 1.0f / (1.0f + y[i]);
+// y = loop(x) over a float tensor, in chunks across the thread pool.
+template <typename Loop>
+void map_float_chunks(ep::KernelContext& ctx, const Tensor& x, Loop&& loop) {
+  Tensor& out = ctx.output(0, x.shape(), x.dtype());
+  const float* in = x.data<float>();
+  float* po = out.mutable_data<float>();
+  constexpr int64_t kChunk = 1024;
+  const int64_t n = x.num_elements();
+  ctx.thread_pool().parallel_for((n + kChunk - 1) / kChunk, 20.0 * kChunk,
+                                 [&](int64_t c0, int64_t c1) {
+                                   const int64_t s = c0 * kChunk, e = std::min(n, c1 * kChunk);
+                                   loop(in + s, po + s, e - s);
+                                 });
 }
 
 template <typename Op, VecLoop kLoop, bool (*kEnabled)(const ep::KernelInfo&) = always>
@@ -329,21 +346,38 @@ class FloatVecUnaryKernel final : public ep::OpKernel {
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     if (!enabled_ || x.dtype() != DataType::kFloat) return generic_.compute(ctx);
-    Tensor& out = ctx.output(0, x.shape(), x.dtype());
-    const float* in = x.data<float>();
-    float* po = out.mutable_data<float>();
-    constexpr int64_t kChunk = 1024;
-    const int64_t n = x.num_elements();
-    ctx.thread_pool().parallel_for((n + kChunk - 1) / kChunk, 20.0 * kChunk,
-                                   [&](int64_t c0, int64_t c1) {
-                                     const int64_t s = c0 * kChunk, e = std::min(n, c1 * kChunk);
-                                     kLoop(in + s, po + s, e - s);
-                                   });
+    map_float_chunks(ctx, x, kLoop);
   }
 
  private:
   UnaryKernel<Op> generic_;
   bool enabled_;
+};
+
+// Sigmoid, Swish, HardSigmoid and HardSwish on float tensors through
+// linalg::vec_activation, the loop the convolutions' fused activations run:
+// a fused Conv -> Sigmoid gives the bytes of the unfused pair.
+template <typename Op, linalg::VecActivation kKind>
+class FloatActivationKernel final : public ep::OpKernel {
+ public:
+  explicit FloatActivationKernel(const ep::KernelInfo& info) : generic_(info) {
+    using K = linalg::VecActivation;
+    if (kKind == K::kSwish) p0_ = info.attr_float("alpha", 1.0f);
+    if (kKind == K::kHardSigmoid)
+      p0_ = info.attr_float("alpha", 0.2f), p1_ = info.attr_float("beta", 0.5f);
+    if (kKind == K::kHardSwish) p0_ = 1.0f / 6.0f, p1_ = 0.5f;
+  }
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& x = ctx.required_input(0);
+    if (x.dtype() != DataType::kFloat) return generic_.compute(ctx);
+    map_float_chunks(ctx, x, [this](const float* in, float* out, int64_t n) {
+      linalg::vec_activation(kKind, p0_, p1_, in, out, n);
+    });
+  }
+
+ private:
+  UnaryKernel<Op> generic_;
+  float p0_ = 0.f, p1_ = 0.f;
 };
 
 }  // namespace
@@ -377,24 +411,28 @@ void add_unary_factories(FactoryMap& m) {
   m["Acosh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::acosh(x); }>>>();
   m["Atanh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::atanh(x); }>>>();
   m["Tanh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tanh(x); }>>>();
-  m["Sigmoid"] =
-      factory_of<FloatVecUnaryKernel<FnOp<[](auto x) { return sigmoid(x); }>, sigmoid_loop>>();
+  m["Sigmoid"] = factory_of<FloatActivationKernel<FnOp<[](auto x) { return sigmoid(x); }>,
+                                                  linalg::VecActivation::kSigmoid>>();
   m["Softplus"] = factory_of<UnaryKernel<FnOp<[](auto x) { return softplus(x); }>>>();
   m["Softsign"] =
       factory_of<UnaryKernel<FnOp<[](auto x) { return x / (1 + std::fabs(x)); }, FloatTypes, 3>>>();
-  m["Mish"] =
-      factory_of<UnaryKernel<FnOp<[](auto x) { return x * std::tanh(softplus(x)); }>>>();
-  m["HardSwish"] = factory_of<UnaryKernel<FnOp<[](auto x) {
-    using C = decltype(x);
-    return x * std::max(C(0), std::min(C(1), x / C(6) + C(0.5)));
-  }, FloatTypes, 3>>>();
+  m["Mish"] = factory_of<UnaryKernel<FnOp<[](auto x) { return x * std::tanh(softplus(x)); }>>>();
+  m["HardSwish"] =
+      factory_of<FloatActivationKernel<FnOp<[](auto x) {
+                                         using C = decltype(x);
+                                         return x *
+                                                std::max(C(0), std::min(C(1), x / C(6) + C(0.5)));
+                                       },
+                                            FloatTypes, 3>,
+                                       linalg::VecActivation::kHardSwish>>();
   m["LeakyRelu"] = factory_of<UnaryKernel<LeakyReluOp>>();
   m["Elu"] = factory_of<UnaryKernel<EluOp>>();
   m["Celu"] = factory_of<UnaryKernel<CeluOp>>();
   m["Selu"] = factory_of<UnaryKernel<SeluOp>>();
   m["ThresholdedRelu"] = factory_of<UnaryKernel<ThresholdedReluOp>>();
-  m["HardSigmoid"] = factory_of<UnaryKernel<HardSigmoidOp>>();
-  m["Swish"] = factory_of<UnaryKernel<SwishOp>>();
+  m["HardSigmoid"] =
+      factory_of<FloatActivationKernel<HardSigmoidOp, linalg::VecActivation::kHardSigmoid>>();
+  m["Swish"] = factory_of<FloatActivationKernel<SwishOp, linalg::VecActivation::kSwish>>();
   m["Gelu"] = factory_of<FloatVecUnaryKernel<GeluOp, gelu_loop, exact_gelu>>();
   m["Shrink"] = factory_of<UnaryKernel<ShrinkOp>>();
   m["BitwiseNot"] = factory_of<UnaryKernel<FnOp<[](auto x) { return ~x; }, IntTypes, 1>>>();
