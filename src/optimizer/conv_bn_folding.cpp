@@ -7,6 +7,8 @@
 // Conv's own rounding and no BatchNormalization pass (the statistics may be
 // of another float type, as opset 15 allows).
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include "core/float16.hpp"
 #include "optimizer/graph_view.hpp"
@@ -39,6 +41,31 @@ void set_element(Tensor& t, int64_t i, double v) {
 
 }  // namespace
 
+std::optional<BnAffine> bn_affine(const GraphView& v, const ir::Node& bn, int64_t m) {
+  // Inference form only: one output, no training mode, spatial statistics.
+  if (bn.inputs.size() != 5 || attr_int(bn, "training_mode", 0) != 0 ||
+      attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
+    return std::nullopt;
+  for (size_t k = 1; k < bn.outputs.size(); ++k)
+    if (!bn.outputs[k].empty()) return std::nullopt;
+  const Tensor* gamma = v.constant(bn.inputs[1]);
+  const Tensor* beta = v.constant(bn.inputs[2]);
+  const Tensor* mean = v.constant(bn.inputs[3]);
+  const Tensor* var = v.constant(bn.inputs[4]);
+  if (!is_float_vector(gamma, m) || !is_float_vector(beta, m) || !is_float_vector(mean, m) ||
+      !is_float_vector(var, m))
+    return std::nullopt;
+  const ir::Attribute* eps_attr = bn.attr("epsilon");
+  const double eps = eps_attr ? eps_attr->f : 1e-5;
+  BnAffine a;
+  for (int64_t c = 0; c < m; ++c) {
+    a.s.push_back(gamma->element_as_double(c) / std::sqrt(var->element_as_double(c) + eps));
+    a.mean.push_back(mean->element_as_double(c));
+    a.beta.push_back(beta->element_as_double(c));
+  }
+  return a;
+}
+
 size_t fold_conv_batchnorm(ir::Graph& g) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -59,29 +86,15 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
     int j = sole_consumer(v, g, conv.outputs[0], "BatchNormalization");
     if (j < 0) continue;
     const ir::Node& bn = g.nodes[size_t(j)];
-    // Inference form only: one output, no training mode, spatial statistics.
-    if (bn.inputs.size() != 5 || bn.inputs[0] != conv.outputs[0] ||
-        attr_int(bn, "training_mode", 0) != 0 || attr_int(bn, "spatial", 1) != 1 ||
-        attr_int(bn, "is_test", 1) != 1)
-      continue;
-    bool extra_outputs = false;
-    for (size_t k = 1; k < bn.outputs.size(); ++k) extra_outputs |= !bn.outputs[k].empty();
-    if (extra_outputs) continue;
-    const Tensor* gamma = v.constant(bn.inputs[1]);
-    const Tensor* beta = v.constant(bn.inputs[2]);
-    const Tensor* mean = v.constant(bn.inputs[3]);
-    const Tensor* var = v.constant(bn.inputs[4]);
-    if (!is_float_vector(gamma, m) || !is_float_vector(beta, m) || !is_float_vector(mean, m) ||
-        !is_float_vector(var, m))
-      continue;
-    const ir::Attribute* eps_attr = bn.attr("epsilon");
-    const double eps = eps_attr ? eps_attr->f : 1e-5;
+    if (bn.inputs.empty() || bn.inputs[0] != conv.outputs[0]) continue;
+    auto a = bn_affine(v, bn, m);
+    if (!a) continue;
 
     Tensor nw(w->dtype(), w->shape());
     Tensor nb(w->dtype(), Shape{m});
     const int64_t per = w->num_elements() / std::max<int64_t>(m, 1);
     for (int64_t c = 0; c < m; ++c) {
-      const double s = gamma->element_as_double(c) / std::sqrt(var->element_as_double(c) + eps);
+      const double s = a->s[size_t(c)];
       if (w->dtype() == DataType::kFloat) {  // the common case, kept tight (large weights)
         const float* wd = w->data<float>() + c * per;
         float* nwd = nw.mutable_data<float>() + c * per;
@@ -91,7 +104,7 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
           set_element(nw, c * per + k, w->element_as_double(c * per + k) * s);
       }
       const double bias = b ? b->element_as_double(c) : 0.0;
-      set_element(nb, c, (bias - mean->element_as_double(c)) * s + beta->element_as_double(c));
+      set_element(nb, c, (bias - a->mean[size_t(c)]) * s + a->beta[size_t(c)]);
     }
     std::string wname = fresh_name(g, conv.inputs[1] + "_bnfold");
     g.initializers[wname] = std::move(nw);

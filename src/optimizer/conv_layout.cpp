@@ -19,6 +19,10 @@
 //     Tanh of a blocked value stay ai.onnx ops on the blocked values
 //     (element-wise, and zero stays zero in the padding; broadcasting over
 //     N, H and W is the same in both layouts).
+//   - Concat along the channels of blocked values whose channels, all but
+//     the last, fill whole blocks -> a Concat of the blocked values (axis 1);
+//     an inference BatchNormalization of a blocked value -> a depthwise 1x1
+//     NchwcConv with its scale and shift (DenseNet's, after each Concat).
 //   - Nothing else reads blocked values: each blocked value gets a fresh name,
 //     and where a plain reader, a graph output or a subgraph needs the
 //     original, one ReorderFromNchwc (attribute channels) right after the
@@ -171,6 +175,53 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
     if (node.inputs.empty() || node.outputs.empty() || node.outputs[0].empty()) continue;
     const int64_t xc = blocked_channels(node.inputs[0]);
     if (xc < 0) continue;
+    // Concat along the channels of blocked values: the blocks of each input
+    // follow one another when all but the last fill whole blocks.
+    if (is_onnx_op(node, "Concat") && node.outputs.size() == 1 &&
+        (attr_int(node, "axis", 0) == 1 || attr_int(node, "axis", 0) == -3)) {
+      int64_t total = 0;
+      bool ok = true;
+      for (size_t k = 0; k < node.inputs.size() && ok; ++k) {
+        const int64_t c = blocked_channels(node.inputs[k]);
+        ok = c > 0 && (k + 1 == node.inputs.size() || c % 16 == 0);
+        total += c;
+      }
+      if (!ok) continue;
+      for (size_t k = 0; k < node.inputs.size(); ++k) out.inputs[k] = blocked[node.inputs[k]].name;
+      std::erase_if(out.attributes, [](const ir::Attribute& a) { return a.name == "axis"; });
+      out.attributes.push_back(int_attr("axis", 1));  // the blocks' axis of [N, C/16, H, W, 16]
+      block_output(out, total);
+      ++converted;
+      continue;
+    }
+    // An inference BatchNormalization left over (after a Concat, as in
+    // DenseNet: not foldable into a convolution) is a per-channel scale and
+    // shift: a depthwise 1x1 convolution on the blocked value.
+    if (is_onnx_op(node, "BatchNormalization") && node.inputs.size() == 5) {
+      auto a = bn_affine(v, node, xc);
+      if (!a) continue;
+      Tensor w(DataType::kFloat, Shape{xc, 1, 1, 1});
+      Tensor b(DataType::kFloat, Shape{xc});
+      for (int64_t c = 0; c < xc; ++c) {
+        const size_t k = size_t(c);
+        w.mutable_data<float>()[c] = float(a->s[k]);
+        b.mutable_data<float>()[c] = float(a->beta[k] - a->mean[k] * a->s[k]);
+      }
+      ir::Node conv;
+      conv.name = node.name;
+      conv.op_type = "NchwcConv";
+      conv.domain = kTesseraDomain;
+      conv.inputs = {blocked[node.inputs[0]].name, fresh(node.name + "_bn_scale"),
+                     fresh(node.name + "_bn_shift")};
+      conv.outputs = {node.outputs[0]};
+      conv.attributes = {int_attr("group", xc), int_attr("input_layout", 1)};
+      g.initializers[conv.inputs[1]] = std::move(w);
+      g.initializers[conv.inputs[2]] = std::move(b);
+      out = std::move(conv);
+      block_output(out, xc);
+      ++converted;
+      continue;
+    }
     const ir::Attribute* ks = node.attr("kernel_shape");
     const bool pool2d = node.inputs.size() == 1 && ks && ks->ints.size() == 2;
     const char* nchwc_op = nullptr;

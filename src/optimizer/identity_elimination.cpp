@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -22,9 +23,31 @@ std::unordered_set<std::string> names_read_by_subgraphs(const ir::Graph& g) {
   return names;
 }
 
-bool is_passthrough(const ir::Node& n) {
+// True when `value` is an initializer (not overridable as a graph input)
+// whose elements are all zero integers.
+bool all_zero_constant(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
+                       const std::string& value) {
+  auto it = g.initializers.find(value);
+  if (it == g.initializers.end() || graph_inputs.count(value)) return false;
+  const Tensor& t = it->second;
+  if (t.dtype() != DataType::kInt64) return false;
+  for (int64_t i = 0; i < t.num_elements(); ++i)
+    if (t.data<int64_t>()[i] != 0) return false;
+  return true;
+}
+
+bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
+                    const ir::Node& n) {
   if (!ir::is_onnx_domain(n.domain) || n.inputs.empty() || n.inputs[0].empty()) return false;
   if (n.op_type == "Identity") return n.outputs.size() == 1;
+  // A Pad of nothing (torch exports one before each AveragePool of
+  // DenseNet's transitions): the output is the input, whatever the mode.
+  if (n.op_type == "Pad" && n.outputs.size() == 1) {
+    if (n.inputs.size() >= 2) return all_zero_constant(g, graph_inputs, n.inputs[1]);
+    const ir::Attribute* pads = n.attr("pads");  // opsets before 11
+    return pads &&
+           std::all_of(pads->ints.begin(), pads->ints.end(), [](int64_t p) { return p == 0; });
+  }
   if (n.op_type == "Dropout") {
     // Only without a mask output and without a training_mode input.
     bool mask = n.outputs.size() > 1 && !n.outputs[1].empty();
@@ -42,6 +65,8 @@ size_t eliminate_identities(ir::Graph& graph) {
   std::unordered_set<std::string> graph_outputs;
   for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
   auto sub_reads = names_read_by_subgraphs(graph);
+  std::unordered_set<std::string> graph_inputs;
+  for (const auto& in : graph.inputs) graph_inputs.insert(in.name);
   std::unordered_map<std::string, std::string> rename;
   std::vector<ir::Node> kept;
   size_t removed = 0;
@@ -50,8 +75,8 @@ size_t eliminate_identities(ir::Graph& graph) {
       auto it = rename.find(in);
       if (it != rename.end()) in = it->second;
     }
-    if (is_passthrough(n) && !graph_outputs.count(n.outputs[0]) && !sub_reads.count(n.outputs[0]) &&
-        n.inputs[0] != n.outputs[0]) {
+    if (is_passthrough(graph, graph_inputs, n) && !graph_outputs.count(n.outputs[0]) &&
+        !sub_reads.count(n.outputs[0]) && n.inputs[0] != n.outputs[0]) {
       rename[n.outputs[0]] = n.inputs[0];
       ++removed;
       continue;

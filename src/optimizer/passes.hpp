@@ -1,6 +1,10 @@
 // The individual graph passes. Each returns how many nodes it changed.
 #pragma once
+#include <optional>
+#include <vector>
+
 #include "ir/graph.hpp"
+#include "optimizer/graph_view.hpp"
 
 namespace tessera::optimizer {
 
@@ -44,6 +48,14 @@ size_t fuse_qdq_conv(ir::Graph& graph);
 size_t fuse_qdq_matmul(ir::Graph& graph);
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.
 size_t fold_conv_batchnorm(ir::Graph& graph);
+// The per-channel affine map of an inference BatchNormalization over m
+// channels, y = (x - mean) * s + beta with s = gamma / sqrt(var + eps), in
+// double; nullopt unless `bn` is in inference form (no training outputs or
+// mode, spatial statistics) with constant float statistics of m values.
+struct BnAffine {
+  std::vector<double> s, mean, beta;
+};
+std::optional<BnAffine> bn_affine(const GraphView& v, const ir::Node& bn, int64_t m);
 // Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.
 // `extended` as in fuse_activations.
 size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph, bool extended = false);

@@ -36,7 +36,8 @@ TEST(OptimizerConstantFolding, FoldsConstantSubgraphAndShapes) {
 TEST(OptimizerConstantFolding, LeavesRandomOpsAndOverridableInitializers) {
   ir::Model m = float_model(17, {{"x", Shape{3}}}, {"y"});
   // "b" is also a graph input: it may be overridden, so it is no constant.
-  m.graph.inputs.push_back({"b", ir::TypeInfo::tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim{3, ""}}), ""});
+  m.graph.inputs.push_back(
+      {"b", ir::TypeInfo::tensor(DataType::kFloat, std::vector<ir::Dim>{ir::Dim{3, ""}}), ""});
   m.graph.initializers["b"] = random_floats(Shape{3}, 2);
   m.graph.initializers["c"] = random_floats(Shape{3}, 3);
   m.graph.nodes.push_back(op("Neg", {"b"}, {"nb"}));
@@ -47,4 +48,23 @@ TEST(OptimizerConstantFolding, LeavesRandomOpsAndOverridableInitializers) {
   SessionOptions o;
   auto s = Session::create_from_model(m, o);
   EXPECT_EQ(s->model().graph.nodes.size(), 5u);
+}
+
+// A Pad of nothing goes (torch writes one before DenseNet's average pools);
+// one with a nonzero pad, or with pads a caller may override, stays.
+TEST(OptimizerIdentityElimination, PadOfNothingGoes) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 2, 3, 3}}}, {"y", "z", "u"});
+  m.graph.inputs.push_back(
+      {"pu", ir::TypeInfo::tensor(DataType::kInt64, std::vector<ir::Dim>{ir::Dim{8, ""}}), ""});
+  m.graph.initializers["p0"] = Tensor::from_vector<int64_t>({0, 0, 0, 0, 0, 0, 0, 0}, Shape{8});
+  m.graph.initializers["p1"] = Tensor::from_vector<int64_t>({0, 0, 1, 0, 0, 0, 0, 0}, Shape{8});
+  m.graph.initializers["pu"] = Tensor::from_vector<int64_t>({0, 0, 0, 0, 0, 0, 0, 0}, Shape{8});
+  m.graph.nodes.push_back(op("Pad", {"x", "p0"}, {"a"}));
+  m.graph.nodes.push_back(op("Relu", {"a"}, {"y"}));
+  m.graph.nodes.push_back(op("Pad", {"x", "p1"}, {"z"}));
+  m.graph.nodes.push_back(op("Pad", {"x", "pu"}, {"u"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kBasic);
+  EXPECT_EQ(count_ops(out, "Pad"), 2u);
+  EXPECT_EQ(out.graph.nodes[0].op_type, "Relu");
+  EXPECT_EQ(out.graph.nodes[0].inputs[0], "x");
 }

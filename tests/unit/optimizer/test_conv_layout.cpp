@@ -243,6 +243,63 @@ TEST(ConvLayout, SqueezeExcitationStaysBlocked) {
   expect_same_as(m, out);
 }
 
+// A DenseNet block: each layer normalizes the Concat of everything before it
+// (BatchNormalization -> Relu -> 1x1 -> BN -> Relu -> 3x3), then a
+// transition (BN -> Relu -> 1x1 -> Pad of nothing -> AveragePool). The
+// Concats stay blocked, the standalone normalizations become depthwise 1x1
+// convolutions: one reorder out, for y. A Concat whose first input does not
+// fill whole blocks (z: 24 + 16 channels) is left plain.
+TEST(ConvLayout, DenseBlockStaysBlocked) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 3, 12, 12}}}, {"y", "z"});
+  auto& in = m.graph.initializers;
+  uint64_t seed = 60;
+  auto bn = [&](const std::string& x, const std::string& y, int64_t c) {
+    const std::string p = y + "_";
+    in[p + "g"] = random_floats(Shape{c}, ++seed, 0.5f, 1.5f);
+    in[p + "b"] = random_floats(Shape{c}, ++seed);
+    in[p + "m"] = random_floats(Shape{c}, ++seed);
+    in[p + "v"] = random_floats(Shape{c}, ++seed, 0.5f, 2.f);
+    m.graph.nodes.push_back(op("BatchNormalization", {x, p + "g", p + "b", p + "m", p + "v"}, {y}));
+  };
+  in["w0"] = random_floats(Shape{32, 3, 3, 3}, ++seed, -0.5f, 0.5f);
+  in["w1"] = random_floats(Shape{32, 32, 1, 1}, ++seed, -0.5f, 0.5f);
+  in["w2"] = random_floats(Shape{16, 32, 3, 3}, ++seed, -0.2f, 0.2f);
+  in["w3"] = random_floats(Shape{24, 48, 1, 1}, ++seed, -0.3f, 0.3f);
+  in["w4"] = random_floats(Shape{16, 48, 1, 1}, ++seed, -0.3f, 0.3f);
+  in["zero"] = Tensor::from_vector<int64_t>({0, 0, 0, 0, 0, 0, 0, 0}, Shape{8});
+  auto& n = m.graph.nodes;
+  auto pads = attr_ints("pads", {1, 1, 1, 1});
+  n.push_back(op("Conv", {"x", "w0"}, {"a"}, {pads}));
+  bn("a", "an", 32);
+  n.push_back(op("Relu", {"an"}, {"ar"}));
+  n.push_back(op("Conv", {"ar", "w1"}, {"b"}));
+  bn("b", "bn", 32);  // after a Conv: folded into it
+  n.push_back(op("Relu", {"bn"}, {"br"}));
+  n.push_back(op("Conv", {"br", "w2"}, {"c"}, {pads}));
+  n.push_back(op("Concat", {"a", "c"}, {"ac"}, {attr_i("axis", 1)}));  // 32 + 16
+  bn("ac", "tn", 48);
+  n.push_back(op("Relu", {"tn"}, {"tr"}));
+  n.push_back(op("Conv", {"tr", "w3"}, {"t"}));
+  n.push_back(op("Pad", {"t", "zero"}, {"tp"}));
+  n.push_back(op("AveragePool", {"tp"}, {"y"},
+                 {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})}));
+  n.push_back(op("Conv", {"ac", "w4"}, {"d"}));
+  n.push_back(op("Concat", {"t", "d"}, {"z"}, {attr_i("axis", -3)}));  // 24 + 16: plain
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(count_ops(out, "BatchNormalization"), 0u);
+  EXPECT_EQ(count_ops(out, "Pad"), 0u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 7u);  // 5 convolutions, 2 normalizations
+  EXPECT_EQ(count_domain_ops(out, "NchwcAveragePool"), 1u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 0u);
+  std::set<std::string> plain;
+  for (const auto& node : out.graph.nodes)
+    if (node.op_type == "ReorderFromNchwc") plain.insert(node.outputs[0]);
+  EXPECT_EQ(plain, (std::set<std::string>{"y", "t", "d"}));
+  expect_same_as(m, out);
+}
+
 TEST(ConvLayout, SessionAtLevelAll) {
   for (const ir::Model& m : {resnet_block(), mobilenet_block()}) {
     const ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-4f);
