@@ -27,22 +27,12 @@ enum class Op { kAdd, kSub, kMul, kDiv };
 template <class V>
 inline typename V::R exp(typename V::R x) {
   using R = typename V::R;
-  if constexpr (V::kScalef) {
-    x = V::min(V::set1(89.0f), V::max(V::set1(-104.0f), x));
-    const R n = V::round(V::mul(x, V::set1(1.44269504088896341f)));
-    R r = V::fmadd(n, V::set1(-0.693145751953125f), x);
-    r = V::fmadd(n, V::set1(-1.428606765330187045e-06f), r);
-    R p = V::set1(1.0f / 720);
-    p = V::fmadd(p, r, V::set1(1.0f / 120));
-    p = V::fmadd(p, r, V::set1(1.0f / 24));
-    p = V::fmadd(p, r, V::set1(1.0f / 6));
-    p = V::fmadd(p, r, V::set1(0.5f));
-    p = V::fmadd(p, r, V::set1(1.0f));
-    p = V::fmadd(p, r, V::set1(1.0f));
-    return V::scalef(p, n);
-  }
   const R xin = x;
-  x = V::min(V::max(x, V::set1(-104.0f)), V::set1(88.72283935546875f));
+  // The scalef form keeps a NaN through the clamp (operand order); the other
+  // clamps it away (a NaN must not reach pow2i's integer conversion) and
+  // puts it back at the end.
+  x = V::kScalef ? V::min(V::set1(89.0f), V::max(V::set1(-104.0f), x))
+                 : V::min(V::max(x, V::set1(-104.0f)), V::set1(88.72283935546875f));
   const R n = V::round(V::mul(x, V::set1(1.44269504088896341f)));
   R r = V::fmadd(n, V::set1(-0.693145751953125f), x);  // ln2 split hi/lo: n*hi is exact
   r = V::fmadd(n, V::set1(-1.428606765330187045e-06f), r);
@@ -53,6 +43,7 @@ inline typename V::R exp(typename V::R x) {
   p = V::fmadd(p, r, V::set1(0.5f));
   p = V::fmadd(p, r, V::set1(1.0f));
   p = V::fmadd(p, r, V::set1(1.0f));
+  if constexpr (V::kScalef) return V::scalef(p, n);
   const R n1 = V::trunc(V::mul(n, V::set1(0.5f)));
   const R n2 = V::sub(n, n1);
   R y = V::mul(V::mul(p, V::pow2i(n1)), V::pow2i(n2));
