@@ -11,6 +11,12 @@ namespace tessera::linalg {
 
 namespace {
 
+static_assert(int(Activation::kSwish) - int(Activation::kSigmoid) == int(VecActivation::kSwish) &&
+              int(Activation::kHardSigmoid) - int(Activation::kSigmoid) ==
+                  int(VecActivation::kHardSigmoid) &&
+              int(Activation::kHardSwish) - int(Activation::kSigmoid) ==
+                  int(VecActivation::kHardSwish));
+
 [[gnu::always_inline]] inline void activate(const ActivationSpec& a, float* c, int64_t n) {
   switch (a.kind) {
     case Activation::kNone:
@@ -31,14 +37,9 @@ namespace {
       for (int64_t j = 0; j < n; ++j) c[j] = c[j] < 0.f ? c[j] * alpha : c[j];
       break;
     }
-    case Activation::kSigmoid:
-      return vec_activation(VecActivation::kSigmoid, a.p0, a.p1, c, c, n);
-    case Activation::kSwish:
-      return vec_activation(VecActivation::kSwish, a.p0, a.p1, c, c, n);
-    case Activation::kHardSigmoid:
-      return vec_activation(VecActivation::kHardSigmoid, a.p0, a.p1, c, c, n);
-    case Activation::kHardSwish:
-      return vec_activation(VecActivation::kHardSwish, a.p0, a.p1, c, c, n);
+    default:  // the pass activations, in VecActivation's order
+      return vec_activation(VecActivation(int(a.kind) - int(Activation::kSigmoid)), a.p0, a.p1, c,
+                            c, n);
   }
 }
 

@@ -30,11 +30,10 @@ struct ActivationSpec {
 
 constexpr bool is_pass_activation(Activation k) { return k >= Activation::kSigmoid; }
 
-// Whether act(0) can be nonzero: the blocked layout's padded channels must
-// then be cleared again after the pass.
+// Whether a pass activation makes a zero nonzero: the blocked layout's padded
+// channels must then be cleared again after the pass.
 inline bool moves_zero(const ActivationSpec& a) {
-  return a.kind == Activation::kSigmoid || (a.kind == Activation::kHardSigmoid && a.p1 != 0.f) ||
-         (a.kind == Activation::kClip && (a.p0 > 0.f || a.p1 < 0.f));
+  return a.kind == Activation::kSigmoid || (a.kind == Activation::kHardSigmoid && a.p1 != 0.f);
 }
 
 struct Epilogue {

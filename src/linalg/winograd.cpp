@@ -121,7 +121,8 @@ template <int64_t R>
 struct Epilogue {
   v16 bias;   // zero where absent and in padded lanes
   v16i keep;  // all ones in the lanes of real channels
-  float p0, p1;
+  ActivationSpec act;
+  int64_t valid;  // channels of the block (for a pass activation's padded lanes)
 };
 
 template <Activation K>
@@ -145,7 +146,7 @@ template <int64_t R, Activation K>
                                                    const Epilogue& e, const float* residual,
                                                    float* y) {
   constexpr int64_t kIn = in_side(R);
-  const v16 p0 = v16{} + e.p0, p1 = v16{} + e.p1;
+  const v16 p0 = v16{} + e.act.p0, p1 = v16{} + e.act.p1;
   for (int64_t t = t0; t < t1; ++t) {
     const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
     const float* mt = m + (t - t0) * 16;
@@ -168,6 +169,9 @@ template <int64_t R, Activation K>
         if (residual) val += load(residual + at);
         store(y + at, (v16)((v16i)activate<K>(val, p0, p1) & e.keep));
       }
+      // A pass activation (Sigmoid, ...) over the row's pixels just stored.
+      if (is_pass_activation(e.act.kind))
+        apply_activation_blocked(e.act, y + plane + ((oh0 + r) * g.OW + ow0) * 16, nc, e.valid);
     }
   }
 }
@@ -175,9 +179,9 @@ template <int64_t R, Activation K>
 template <int64_t R>
 [[gnu::always_inline]] inline void output_tiles_in(const Geometry& g, const float* m, int64_t ms,
                                                    int64_t t0, int64_t t1, int64_t ob,
-                                                   Activation kind, const Epilogue& e,
-                                                   const float* residual, float* y) {
-  switch (kind) {
+                                                   const Epilogue& e, const float* residual,
+                                                   float* y) {
+  switch (e.act.kind) {
     case Activation::kNone:
       return output_tiles_as<R, Activation::kNone>(g, m, ms, t0, t1, ob, e, residual, y);
     case Activation::kRelu:
@@ -186,31 +190,17 @@ template <int64_t R>
       return output_tiles_as<R, Activation::kClip>(g, m, ms, t0, t1, ob, e, residual, y);
     case Activation::kLeakyRelu:
       return output_tiles_as<R, Activation::kLeakyRelu>(g, m, ms, t0, t1, ob, e, residual, y);
-    default:  // pass activations: the caller runs activate_tiles after
+    default:  // pass activations: stored as they are, then a pass per row
       return output_tiles_as<R, Activation::kNone>(g, m, ms, t0, t1, ob, e, residual, y);
   }
 }
 
 [[gnu::always_inline]] inline void output_tiles_body(int64_t r, const Geometry& g, const float* m,
                                                      int64_t ms, int64_t t0, int64_t t1, int64_t ob,
-                                                     Activation kind, const Epilogue& e,
-                                                     const float* residual, float* y) {
-  if (r == 4) return output_tiles_in<4>(g, m, ms, t0, t1, ob, kind, e, residual, y);
-  output_tiles_in<2>(g, m, ms, t0, t1, ob, kind, e, residual, y);
-}
-
-// An activation that is a pass (is_pass_activation) over the output pixels
-// of tiles [t0, t1) of block ob, just written: a tile's row is contiguous.
-void activate_tiles(int64_t R, const Geometry& g, int64_t t0, int64_t t1, int64_t ob,
-                    const ActivationSpec& act, int64_t valid, float* y) {
-  for (int64_t t = t0; t < t1; ++t) {
-    const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
-    const int64_t oh0 = th * R, ow0 = tw * R;
-    const int64_t nr = std::min(R, g.OH - oh0), nc = std::min(R, g.OW - ow0);
-    const int64_t plane = (n * g.MB + ob) * g.OH * g.OW * 16;
-    for (int64_t r = 0; r < nr; ++r)
-      apply_activation_blocked(act, y + plane + ((oh0 + r) * g.OW + ow0) * 16, nc, valid);
-  }
+                                                     const Epilogue& e, const float* residual,
+                                                     float* y) {
+  if (r == 4) return output_tiles_in<4>(g, m, ms, t0, t1, ob, e, residual, y);
+  output_tiles_in<2>(g, m, ms, t0, t1, ob, e, residual, y);
 }
 
 // Each body compiled three times; input_tiles / output_tiles pick by the
@@ -221,9 +211,9 @@ void activate_tiles(int64_t R, const Geometry& g, int64_t t0, int64_t t1, int64_
     input_tiles_body(r, g, x, t0, t1, v, vgs, vps);                                          \
   }                                                                                          \
   attrs void output_tiles_##suffix(int64_t r, const Geometry& g, const float* m, int64_t ms, \
-                                   int64_t t0, int64_t t1, int64_t ob, Activation kind,      \
-                                   const Epilogue& e, const float* residual, float* y) {     \
-    output_tiles_body(r, g, m, ms, t0, t1, ob, kind, e, residual, y);                        \
+                                   int64_t t0, int64_t t1, int64_t ob, const Epilogue& e,    \
+                                   const float* residual, float* y) {                        \
+    output_tiles_body(r, g, m, ms, t0, t1, ob, e, residual, y);                              \
   }
 
 TESSERA_WINOGRAD_ENTRIES(generic, )
@@ -244,14 +234,13 @@ void input_tiles(int64_t r, const Geometry& g, const float* x, int64_t t0, int64
 }
 
 void output_tiles(int64_t r, const Geometry& g, const float* m, int64_t ms, int64_t t0, int64_t t1,
-                  int64_t ob, Activation kind, const Epilogue& e, const float* residual, float* y) {
+                  int64_t ob, const Epilogue& e, const float* residual, float* y) {
 #if defined(__x86_64__)
   const Isa isa = conv_kernel_isa();
-  if (isa == Isa::kAvx512)
-    return output_tiles_avx512(r, g, m, ms, t0, t1, ob, kind, e, residual, y);
-  if (isa == Isa::kAvx2) return output_tiles_avx2(r, g, m, ms, t0, t1, ob, kind, e, residual, y);
+  if (isa == Isa::kAvx512) return output_tiles_avx512(r, g, m, ms, t0, t1, ob, e, residual, y);
+  if (isa == Isa::kAvx2) return output_tiles_avx2(r, g, m, ms, t0, t1, ob, e, residual, y);
 #endif
-  output_tiles_generic(r, g, m, ms, t0, t1, ob, kind, e, residual, y);
+  output_tiles_generic(r, g, m, ms, t0, t1, ob, e, residual, y);
 }
 
 // Tiles per batch: as many as keep buffers of `bytes_per_tile` within L2
@@ -379,10 +368,9 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
         e.bias[l] = bias && c < s.M ? bias[c] : 0.f;
         e.keep[l] = c < s.M ? -1 : 0;
       }
-      e.p0 = act.p0, e.p1 = act.p1;
-      output_tiles(R, g, m + ob * nt * 16, MB * nt * 16, t0, t0 + nt, ob, act.kind, e, residual, y);
-      if (is_pass_activation(act.kind))
-        activate_tiles(R, g, t0, t0 + nt, ob, act, s.M - ob * 16, y);
+      e.act = act;
+      e.valid = s.M - ob * 16;
+      output_tiles(R, g, m + ob * nt * 16, MB * nt * 16, t0, t0 + nt, ob, e, residual, y);
     }
   };
 

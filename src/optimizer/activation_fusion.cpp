@@ -31,6 +31,22 @@ std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir:
   return std::make_pair(lo, hi);
 }
 
+// The `activation` (and, with params, `activation_params`) attributes.
+std::vector<ir::Attribute> activation_attrs(const std::string& kind,
+                                            std::vector<float> params = {}) {
+  std::vector<ir::Attribute> out(1);
+  out[0].name = "activation";
+  out[0].type = ir::AttrType::kString;
+  out[0].s = kind;
+  if (!params.empty()) {
+    out.emplace_back();
+    out[1].name = "activation_params";
+    out[1].type = ir::AttrType::kFloats;
+    out[1].floats = std::move(params);
+  }
+  return out;
+}
+
 // The one of `readers` that is an ai.onnx `op`, or -1 (none, or both).
 int sole_reader_of(const ir::Graph& g, const std::vector<int>& readers, const char* op) {
   int found = -1;
@@ -50,40 +66,22 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView&
                                                                 bool extended) {
   if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.outputs.size() != 1)
     return std::nullopt;
-  ir::Attribute kind;
-  kind.name = "activation";
-  kind.type = ir::AttrType::kString;
-  ir::Attribute params;
-  params.name = "activation_params";
-  params.type = ir::AttrType::kFloats;
-  if (act.op_type == "Relu") {
-    kind.s = "Relu";
-    return std::vector<ir::Attribute>{kind};
-  }
+  if (act.op_type == "Relu") return activation_attrs("Relu");
   if (act.op_type == "LeakyRelu") {
     const ir::Attribute* a = act.attr("alpha");
-    kind.s = "LeakyRelu";
-    params.floats = {a ? a->f : 0.01f};
-    return std::vector<ir::Attribute>{kind, params};
+    return activation_attrs("LeakyRelu", {a ? a->f : 0.01f});
   }
   if (act.op_type == "Clip") {
     auto bounds = clip_bounds(v, act, opset);
     if (!bounds) return std::nullopt;
-    kind.s = "Clip";
-    params.floats = {bounds->first, bounds->second};
-    return std::vector<ir::Attribute>{kind, params};
+    return activation_attrs("Clip", {bounds->first, bounds->second});
   }
   if (!extended || act.inputs.size() != 1) return std::nullopt;
-  if (act.op_type == "Sigmoid" || act.op_type == "HardSwish") {
-    kind.s = act.op_type;
-    return std::vector<ir::Attribute>{kind};
-  }
+  if (act.op_type == "Sigmoid" || act.op_type == "HardSwish") return activation_attrs(act.op_type);
   if (act.op_type == "HardSigmoid") {
     const ir::Attribute* a = act.attr("alpha");
     const ir::Attribute* b = act.attr("beta");
-    kind.s = "HardSigmoid";
-    params.floats = {a ? a->f : 0.2f, b ? b->f : 0.5f};
-    return std::vector<ir::Attribute>{kind, params};
+    return activation_attrs("HardSigmoid", {a ? a->f : 0.2f, b ? b->f : 0.5f});
   }
   return std::nullopt;
 }
@@ -111,15 +109,7 @@ std::optional<ActivationMatch> match_activation(const GraphView& v, const ir::Gr
   const std::string& so = sig.outputs[0];
   if (!((mul.inputs[0] == y && mul.inputs[1] == so) || (mul.inputs[0] == so && mul.inputs[1] == y)))
     return std::nullopt;
-  ir::Attribute kind;
-  kind.name = "activation";
-  kind.type = ir::AttrType::kString;
-  kind.s = "Swish";
-  ir::Attribute params;
-  params.name = "activation_params";
-  params.type = ir::AttrType::kFloats;
-  params.floats = {1.0f};
-  return ActivationMatch{{kind, params}, {s, m}};
+  return ActivationMatch{activation_attrs("Swish", {1.0f}), {s, m}};
 }
 
 size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm, bool extended) {
@@ -149,9 +139,9 @@ size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm, bool extended
     f.domain = kTesseraDomain;
     f.outputs = g.nodes[size_t(last)].outputs;
     f.attributes.insert(f.attributes.end(), match->attrs.begin(), match->attrs.end());
-    for (int k : match->nodes) dead[size_t(k)] = true;
+    for (int k : match->nodes)
+      if (k != last) dead[size_t(k)] = true;
     g.nodes[size_t(last)] = std::move(f);
-    dead[size_t(last)] = false;
     dead[size_t(i)] = true;
     ++fused;
   }
