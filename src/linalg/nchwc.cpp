@@ -281,6 +281,8 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
 #else
   const bool dw3x3 = false;
 #endif
+  const Conv2dShape unpadded = s;  // the bordering below changes the geometry
+  bool bordered = false;
   if (g_isa != Isa::kPortable && !dw3x3) {
     int64_t lo = 0, hi = 0, rlo = 0, rhi = 0;
     interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
@@ -292,7 +294,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     // 3x3 x 32 one lost 40% at two threads (its copy is as long as its FMAs).
     const bool worth = s.input_blocked || s.M * s.KH * s.KW >= 256 * s.sh * s.sw;
     if (s.depthwise() ? s.sw == 1 && border * 16 > s.OW : padded && worth)
-      x = zero_bordered(s, x, pool);
+      x = zero_bordered(s, x, pool), bordered = true;
   }
   ConvArgs a;
   a.s = &s;
@@ -302,6 +304,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   a.residual = residual;
   a.act = act;
   a.y = y;
+  a.unpadded = bordered ? &unpadded : nullptr;
   a.in_groups = s.input_blocked ? blocks(s.C) : 1;
   a.in_per_group = s.input_blocked ? 16 : s.C;
   if (s.input_blocked)

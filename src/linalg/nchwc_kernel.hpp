@@ -38,6 +38,11 @@ struct PrefetchStream {
   }
 };
 
+// Taps [kh0, kh1) x [kw0, kw1) of a filter.
+struct TapRange {
+  int64_t kh0, kh1, kw0, kw1;
+};
+
 struct ConvArgs {
   const Conv2dShape* s = nullptr;
   const float* w = nullptr;  // packed filter
@@ -50,6 +55,11 @@ struct ConvArgs {
   Strides xs;
   // Output rows / columns whose every tap is inside the input.
   int64_t oh_lo = 0, oh_hi = 0, ow_lo = 0, ow_hi = 0;
+  // The geometry before conv2d copied the input into a zero-bordered buffer
+  // (null: none was made). Each row and tile runs only the taps that touch
+  // the input itself: the others read only zeros of the border (a dilated
+  // 3x3 layer on a plane smaller than its dilation is then a 1x1 product).
+  const Conv2dShape* unpadded = nullptr;
   // Set in a thread's own copy only (see PrefetchStream); dense AVX-512 tiles use it.
   PrefetchStream* prefetch = nullptr;
 
@@ -125,34 +135,45 @@ inline int tile_variant(const Conv2dShape& s) {
   return s.sw == 1 ? 2 : s.sw == 2 ? 3 : 1;
 }
 
-// The taps [kh0, kh1) x [kw0, kw1) that land inside the input for every
-// pixel of a register tile.
-struct TapRange {
-  int64_t kh0, kh1, kw0, kw1;
-};
-
 // Pixels [ow0, ow1) of output row oh, as calls tile(t, ow, taps) of t <=
 // width pixels from ow. Interior pixels (every tap inside the input) go in
 // full tiles; border pixels one at a time, with their columns of taps
-// clipped. All pixels of a row share its rows of taps.
+// clipped. All pixels of a row share its rows of taps. Rows and tiles run
+// only the taps that touch the unbordered input (a.unpadded).
 template <typename Tile>
 inline void conv_row_tiles(const ConvArgs& a, int64_t oh, int64_t ow0, int64_t ow1, int64_t width,
                            Tile&& tile) {
   const Conv2dShape& s = *a.s;
+  const Conv2dShape& u = a.unpadded ? *a.unpadded : s;
   TapRange r{0, s.KH, 0, s.KW};
-  tap_range(oh * s.sh - s.ph, s.KH, s.dh, s.H, &r.kh0, &r.kh1);
+  tap_range(oh * s.sh - u.ph, s.KH, s.dh, u.H, &r.kh0, &r.kh1);
   auto border = [&](int64_t ow) {
     TapRange rb = r;
-    tap_range(ow * s.sw - s.pw, s.KW, s.dw, s.W, &rb.kw0, &rb.kw1);
+    tap_range(ow * s.sw - u.pw, s.KW, s.dw, u.W, &rb.kw0, &rb.kw1);
     tile(int64_t(1), ow, rb);
   };
   const int64_t lo = a.ow_lo < ow0 ? ow0 : a.ow_lo > ow1 ? ow1 : a.ow_lo;
   const int64_t hi = a.ow_hi < lo ? lo : a.ow_hi > ow1 ? ow1 : a.ow_hi;
   for (int64_t ow = ow0; ow < lo; ++ow) border(ow);
-  for (int64_t ow = lo; ow < hi;) {
-    const int64_t t = width < hi - ow ? width : hi - ow;
-    tile(t, ow, r);
-    ow += t;
+  if (!a.unpadded) {
+    for (int64_t ow = lo; ow < hi;) {
+      const int64_t t = width < hi - ow ? width : hi - ow;
+      tile(t, ow, r);
+      ow += t;
+    }
+  } else {
+    // Bordered: a tile runs the columns of taps some pixel of it reads
+    // inside the input.
+    for (int64_t ow = lo; ow < hi;) {
+      const int64_t t = width < hi - ow ? width : hi - ow;
+      TapRange rt = r;
+      int64_t unused = 0;
+      tap_range((ow + t - 1) * s.sw - u.pw, s.KW, s.dw, u.W, &rt.kw0, &unused);
+      tap_range(ow * s.sw - u.pw, s.KW, s.dw, u.W, &unused, &rt.kw1);
+      if (rt.kw1 < rt.kw0) rt.kw1 = rt.kw0;
+      tile(t, ow, rt);
+      ow += t;
+    }
   }
   for (int64_t ow = hi; ow < ow1; ++ow) border(ow);
 }

@@ -155,6 +155,12 @@ const ConvCase kCases[] = {
     // Filters outweigh the input: two threads take 5 of the 10 output blocks
     // each, the second from an odd block (pairs 5-6, 7-8, then 9 alone).
     {1, 64, 5, 5, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},
+    // Dilations past the plane (DeepLab's atrous layers): only some taps ever
+    // touch the input, the others are skipped; none at all in the last one.
+    {1, 32, 7, 9, 40, 3, 3, 1, 1, 6, 6, 6, 6, 6, 6, false, true},
+    {1, 16, 5, 6, 16, 3, 3, 1, 1, 12, 12, 12, 12, 12, 12, false, true},
+    {1, 48, 7, 7, 48, 3, 3, 1, 1, 8, 8, 8, 8, 8, 8, true, true},
+    {1, 16, 2, 2, 16, 1, 1, 5, 5, 3, 3, 3, 3, 1, 1, false, true},
 };
 
 const std::vector<ActivationSpec> kActs = every_activation();
