@@ -7,7 +7,8 @@
 // blocked from one convolution to the next, so this pass converts whole
 // regions at once and reorders only at their borders:
 //   - Conv / com.tessera FusedConv with a constant float [M, C/group, KH, KW]
-//     filter, group 1 or depthwise -> com.tessera NchwcConv. Its input is the
+//     filter, group 1, depthwise, or groups of whole blocks (C/group and
+//     M/group multiples of 16) -> com.tessera NchwcConv. Its input is the
 //     blocked value when there is one, the plain one (input_layout 0) for a
 //     dense conv with at most 4 input channels (a stem), else one
 //     ReorderToNchwc per value shared by every reader. A FusedConv's residual
@@ -131,7 +132,10 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       if (!w || w->dtype() != DataType::kFloat || w->rank() != 4) continue;
       const auto& wd = w->shape().dims();
       const int64_t group = attr_int(node, "group", 1), M = wd[0], C = wd[1] * group;
-      if (group != 1 && !(wd[1] == 1 && group == M)) continue;
+      // Group 1, depthwise, or groups of whole blocks (RegNet's, ResNeXt's
+      // later stages), which run as one dense blocked convolution a group.
+      const bool block_groups = wd[1] % 16 == 0 && M % group == 0 && (M / group) % 16 == 0;
+      if (group != 1 && !(wd[1] == 1 && group == M) && !block_groups) continue;
       const std::string& x = node.inputs[0];
       if (!maybe_float(g, x)) continue;
       const int64_t xc = blocked_channels(x);

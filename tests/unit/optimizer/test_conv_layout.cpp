@@ -503,3 +503,45 @@ TEST(ConvLayout, ExpandDepthwiseChecksItsInputs) {
     expect_rejected(m, Shape{1, 1, 6, 6, 16}, "the_block", b.says);
   }
 }
+
+// Grouped convolutions whose groups are whole blocks (RegNet: 16 channels a
+// group; ResNeXt's later stages: 32) run blocked, one dense convolution a
+// group, with bias, activation and residual, for a batch of two (the
+// threads take (image, group) items whole, or each group's convolution
+// when there are few); groups of 8 channels stay plain.
+TEST(ConvLayout, GroupsOfWholeBlocks) {
+  ir::Model m = float_model(17, {{"x", Shape{2, 64, 9, 9}}}, {"y", "z"});
+  auto& in = m.graph.initializers;
+  in["w1"] = random_floats(Shape{64, 16, 3, 3}, 81, -0.3f, 0.3f);  // 4 groups of 16
+  in["b1"] = random_floats(Shape{64}, 82);
+  in["w2"] = random_floats(Shape{64, 32, 3, 3}, 83, -0.2f, 0.2f);  // 2 groups of 32
+  in["w3"] = random_floats(Shape{64, 8, 1, 1}, 84, -0.3f, 0.3f);   // 8 groups of 8: plain
+  auto& n = m.graph.nodes;
+  auto pads = attr_ints("pads", {1, 1, 1, 1});
+  n.push_back(op("Conv", {"x", "w1", "b1"}, {"a"}, {attr_i("group", 4), pads}));
+  n.push_back(op("Relu", {"a"}, {"ar"}));
+  n.push_back(
+      op("Conv", {"ar", "w2"}, {"c"}, {attr_i("group", 2), pads, attr_ints("strides", {2, 2})}));
+  n.push_back(op("Conv", {"ar", "w2"}, {"d"}, {attr_i("group", 2), pads}));
+  n.push_back(op("Add", {"d", "x"}, {"y"}));  // residual
+  n.push_back(op("Conv", {"c", "w3"}, {"z"}, {attr_i("group", 8)}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 3u);
+  EXPECT_EQ(count_ops(out, "Conv"), 1u);  // the groups of 8
+  expect_same_as(m, out);
+}
+
+// A hand-written NchwcConv whose groups are not whole blocks is an error
+// naming the node, not a wrong result.
+TEST(ConvLayout, NchwcConvRejectsPartialBlockGroups) {
+  ir::Model m = float_model(13, {{"x", Shape{1, 4, 6, 6, 16}}}, {"y"});
+  m.opset_imports.push_back({"com.tessera", 1});
+  m.graph.initializers["w"] = random_floats(Shape{64, 8, 3, 3}, 1);
+  ir::Node c = op("NchwcConv", {"x", "w"}, {"y"}, {attr_i("group", 8)});
+  c.domain = "com.tessera";
+  c.name = "the_conv";
+  m.graph.nodes = {c};
+  expect_rejected(m, Shape{1, 4, 6, 6, 16}, "the_conv", "groups of whole blocks");
+}

@@ -88,9 +88,12 @@ class NchwcConvKernel : public ep::OpKernel {
     if (group_ <= 0) info.fail_node("group must be positive, got ", group_);
     M_ = wd[0];
     C_ = wd[1] * group_;
-    if (group_ != 1 && (wd[1] != 1 || group_ != M_))
+    const bool depthwise = wd[1] == 1 && group_ == M_;
+    if (group_ != 1 && !depthwise &&
+        (wd[1] % kBlock != 0 || M_ % group_ != 0 || (M_ / group_) % kBlock != 0 || layout != 1))
       info.fail_node("group ", group_, " with W ", w->shape().to_string(),
-                     ": only group 1 or depthwise (group == C == M) is supported");
+                     ": only group 1, depthwise (group == C == M), or groups of whole blocks "
+                     "(C/group and M/group multiples of 16, blocked input) are supported");
     if (!attrs_.kernel.empty() && attrs_.kernel != std::vector<int64_t>{wd[2], wd[3]})
       info.fail_node("kernel_shape ", dims_str(attrs_.kernel), " does not match W ",
                      w->shape().to_string());
@@ -115,7 +118,16 @@ class NchwcConvKernel : public ep::OpKernel {
       return;
     }
     try {
-      packed_ = nchwc::PackedFilter(w->data<float>(), s);
+      if (group_ != 1 && !depthwise) {
+        // Groups of whole blocks: one dense filter a group (W's rows of a
+        // group are contiguous), run on the group's blocks of X and Y.
+        nchwc::Conv2dShape sg = group_shape(s);
+        const int64_t per = (M_ / group_) * wd[1] * wd[2] * wd[3];
+        for (int64_t gi = 0; gi < group_; ++gi)
+          grouped_.emplace_back(w->data<float>() + gi * per, sg);
+      } else {
+        packed_ = nchwc::PackedFilter(w->data<float>(), s);
+      }
     } catch (const Error& e) {
       info.fail_node(e.what());
     }
@@ -180,8 +192,49 @@ class NchwcConvKernel : public ep::OpKernel {
                 ThreadPool* pool) const {
     if (!winograd_.empty())
       nchwc::winograd_conv2d(s, winograd_, x, bias, residual, act, y, pool);
+    else if (!grouped_.empty())
+      convolve_groups(s, x, bias, residual, act, y, pool);
     else
       nchwc::conv2d(s, packed_, x, bias, residual, act, y, pool);
+  }
+
+  // One image's group: C/group -> M/group channels, a dense convolution.
+  nchwc::Conv2dShape group_shape(const nchwc::Conv2dShape& s) const {
+    nchwc::Conv2dShape g = s;
+    g.N = 1;
+    g.C = C_ / group_;
+    g.M = M_ / group_;
+    g.group = 1;
+    return g;
+  }
+
+  // Each (image, group) is a dense convolution over its own blocks of X and
+  // Y (blocked layout: a group's channels are whole consecutive blocks).
+  // With many groups (RegNet's 16-channel ones) the threads take groups
+  // whole; with few, each group's convolution takes the threads.
+  void convolve_groups(const nchwc::Conv2dShape& s, const float* x, const float* bias,
+                       const float* residual, const linalg::ActivationSpec& act, float* y,
+                       ThreadPool* pool) const {
+    const nchwc::Conv2dShape g = group_shape(s);
+    const int64_t in_block = s.H * s.W * kBlock, out_block = s.OH * s.OW * kBlock;
+    const int64_t gin = g.C / kBlock, gout = g.M / kBlock;
+    auto run = [&](int64_t item, ThreadPool* inner) {
+      const int64_t n = item / group_, gi = item % group_;
+      const int64_t xo = (n * nchwc::blocks(C_) + gi * gin) * in_block;
+      const int64_t yo = (n * nchwc::blocks(M_) + gi * gout) * out_block;
+      nchwc::conv2d(g, grouped_[size_t(gi)], x + xo, bias ? bias + gi * g.M : nullptr,
+                    residual ? residual + yo : nullptr, act, y + yo, inner);
+    };
+    const int64_t items = s.N * group_;
+    const int64_t threads = pool ? pool->num_threads() : 1;
+    if (items >= 2 * threads && threads > 1) {
+      const double cost = 2.0 * double(g.C * g.M * s.KH * s.KW * s.OH * s.OW);
+      pool->parallel_for(items, cost, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) run(i, nullptr);
+      });
+    } else {
+      for (int64_t i = 0; i < items; ++i) run(i, pool);
+    }
   }
 
   // A residual that broadcasts to the output without matching it (e.g. a
@@ -225,7 +278,8 @@ class NchwcConvKernel : public ep::OpKernel {
   std::vector<int64_t> kernel_;
   linalg::ActivationSpec act_;
   nchwc::PackedFilter packed_;
-  nchwc::WinogradFilter winograd_;  // set instead of packed_ for a Winograd algorithm
+  nchwc::WinogradFilter winograd_;            // set instead of packed_ for a Winograd algorithm
+  std::vector<nchwc::PackedFilter> grouped_;  // instead of packed_: one a group
 };
 
 // ---- pools ----
