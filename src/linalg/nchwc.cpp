@@ -20,34 +20,39 @@ namespace {
 // The kernels in use; tests narrow it to check the others on the same CPU.
 Isa g_isa = cpu_isa();
 
-// One output pixel's block over the taps inside the input: the portable kernel.
-void conv_pixel_generic(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow) {
+// One output pixel's block over the taps inside the input: the portable
+// kernel. `row` is od * OH + oh in 3-D (see Conv2dShape).
+void conv_pixel_generic(const ConvArgs& a, int64_t n, int64_t ob, int64_t row, int64_t ow) {
   const Conv2dShape& s = *a.s;
-  const int64_t ih0 = oh * s.sh - s.ph, iw0 = ow * s.sw - s.pw;
-  int64_t kh0 = 0, kh1 = 0, kw0 = 0, kw1 = 0;
+  const int64_t od = row / s.OH, oh = row % s.OH;
+  const int64_t id0 = od * s.sd - s.pd, ih0 = oh * s.sh - s.ph, iw0 = ow * s.sw - s.pw;
+  int64_t kd0 = 0, kd1 = 0, kh0 = 0, kh1 = 0, kw0 = 0, kw1 = 0;
+  tap_range(id0, s.KD, s.dd, s.D, &kd0, &kd1);
   tap_range(ih0, s.KH, s.dh, s.H, &kh0, &kh1);
   tap_range(iw0, s.KW, s.dw, s.W, &kw0, &kw1);
   float acc[16];
   for (int l = 0; l < 16; ++l) acc[l] = 0.f;
   const Strides& xs = a.xs;
   for (int64_t ib = 0; ib < (s.depthwise() ? 1 : a.in_groups); ++ib)
-    for (int64_t kh = kh0; kh < kh1; ++kh)
-      for (int64_t kw = kw0; kw < kw1; ++kw) {
-        const int64_t ih = ih0 + kh * s.dh, iw = iw0 + kw * s.dw;
-        if (s.depthwise()) {  // input block ob, one filter vector per tap
-          const float* xp = a.x + (((n * blocks(s.C) + ob) * s.H + ih) * s.W + iw) * 16;
-          const float* wp = a.w + ((ob * s.KH + kh) * s.KW + kw) * 16;
-          for (int l = 0; l < 16; ++l) acc[l] += xp[l] * wp[l];
-          continue;
+    for (int64_t kd = kd0; kd < kd1; ++kd)
+      for (int64_t kh = kh0; kh < kh1; ++kh)
+        for (int64_t kw = kw0; kw < kw1; ++kw) {
+          const int64_t id = id0 + kd * s.dd, ih = ih0 + kh * s.dh, iw = iw0 + kw * s.dw;
+          if (s.depthwise()) {  // input block ob, one filter vector per tap (2-D only)
+            const float* xp = a.x + (((n * blocks(s.C) + ob) * s.H + ih) * s.W + iw) * 16;
+            const float* wp = a.w + ((ob * s.KH + kh) * s.KW + kw) * 16;
+            for (int l = 0; l < 16; ++l) acc[l] += xp[l] * wp[l];
+            continue;
+          }
+          const float* xp =
+              a.x + n * xs.image + ib * xs.group + id * xs.depth + ih * xs.row + iw * xs.pixel;
+          const float* wp = a.filter_tap(ob, ib, kd, kh, kw);
+          for (int64_t c = 0; c < a.in_per_group; ++c) {
+            const float xv = xp[c * xs.channel];
+            for (int l = 0; l < 16; ++l) acc[l] += xv * wp[c * 16 + l];
+          }
         }
-        const float* xp = a.x + n * xs.image + ib * xs.group + ih * xs.row + iw * xs.pixel;
-        const float* wp = a.filter_tap(ob, ib, kh, kw);
-        for (int64_t c = 0; c < a.in_per_group; ++c) {
-          const float xv = xp[c * xs.channel];
-          for (int l = 0; l < 16; ++l) acc[l] += xv * wp[c * 16 + l];
-        }
-      }
-  finish_block(a, n, ob, oh, ow, acc);
+  finish_block(a, n, ob, row, ow, acc);
 }
 
 // ---- pooling and reorders: one body, two compilations ----
@@ -148,19 +153,26 @@ constexpr double kFiltersInL2 = 512.0 * 1024.0;
 // describe it (no pads left). Returns the buffer, which the calling thread
 // keeps for the next call.
 const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
+  const int64_t Dp = std::max(s.D + s.pd, (s.OD - 1) * s.sd + (s.KD - 1) * s.dd + 1);
   const int64_t Hp = std::max(s.H + s.ph, (s.OH - 1) * s.sh + (s.KH - 1) * s.dh + 1);
   const int64_t Wp = std::max(s.W + s.pw, (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1);
-  // A pixel is one block of 16 channels, or one value of a plain plane.
+  // A pixel is one block of 16 channels, or one value of a plain plane; a
+  // plane here is one depth slice of one block or channel.
   const int64_t lanes = s.input_blocked ? 16 : 1;
-  const int64_t planes = s.N * (s.input_blocked ? blocks(s.C) : s.C);
+  const int64_t planes = s.N * (s.input_blocked ? blocks(s.C) : s.C) * Dp;
   static thread_local HostVector<float> buf;
   if (buf.size() < size_t(planes * Hp * Wp * lanes)) buf.resize(size_t(planes * Hp * Wp * lanes));
   float* out = buf.data();
-  const int64_t H = s.H, W = s.W, ph = s.ph, pw = s.pw;
+  const int64_t D = s.D, H = s.H, W = s.W, pd = s.pd, ph = s.ph, pw = s.pw;
   for_range(pool, planes, double(Hp * Wp * lanes), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       float* d = out + p * Hp * Wp * lanes;
-      const float* src = x + p * H * W * lanes;
+      const int64_t id = p % Dp - pd;
+      if (id < 0 || id >= D) {
+        std::memset(d, 0, size_t(Hp * Wp * lanes) * sizeof(float));
+        continue;
+      }
+      const float* src = x + ((p / Dp) * D + id) * H * W * lanes;
       for (int64_t h = 0; h < Hp; ++h) {
         float* row = d + h * Wp * lanes;
         const int64_t ih = h - ph;
@@ -176,7 +188,7 @@ const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
       }
     }
   });
-  s.H = Hp, s.W = Wp, s.ph = 0, s.pw = 0;
+  s.D = Dp, s.H = Hp, s.W = Wp, s.pd = 0, s.ph = 0, s.pw = 0;
   return out;
 }
 
@@ -213,13 +225,21 @@ void conv_row(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh,
 // ---- filters ----
 
 PackedFilter::PackedFilter(const float* w, const Conv2dShape& s)
-    : M_(s.M), C_(s.C), KH_(s.KH), KW_(s.KW), group_(s.group), input_blocked_(s.input_blocked) {
-  check(s.M > 0 && s.C > 0 && s.KH > 0 && s.KW > 0, "blocked conv: empty filter");
-  const int64_t taps = s.KH * s.KW;
+    : M_(s.M),
+      C_(s.C),
+      KD_(s.KD),
+      KH_(s.KH),
+      KW_(s.KW),
+      group_(s.group),
+      input_blocked_(s.input_blocked) {
+  check(s.M > 0 && s.C > 0 && s.KD > 0 && s.KH > 0 && s.KW > 0, "blocked conv: empty filter");
+  // The taps in W's order: (kd, kh, kw), as the dense tiles walk them.
+  const int64_t taps = s.KD * s.KH * s.KW;
   if (s.depthwise()) {
     check(s.group == s.C && s.group == s.M && s.input_blocked,
           "blocked conv: grouped convolution must be depthwise (group ", s.group, ", C ", s.C,
           ", M ", s.M, ")");
+    check(s.KD == 1, "blocked conv: a depthwise convolution must be 2-D");
     data_.assign(size_t(blocks(s.C) * taps * 16), 0.f);
     for (int64_t c = 0; c < s.C; ++c)
       for (int64_t t = 0; t < taps; ++t)
@@ -249,7 +269,7 @@ PackedFilter::PackedFilter(const float* w, const Conv2dShape& s)
 }
 
 bool PackedFilter::matches(const Conv2dShape& s) const {
-  return !data_.empty() && M_ == s.M && C_ == s.C && KH_ == s.KH && KW_ == s.KW &&
+  return !data_.empty() && M_ == s.M && C_ == s.C && KD_ == s.KD && KH_ == s.KH && KW_ == s.KW &&
          group_ == s.group && input_blocked_ == s.input_blocked;
 }
 
@@ -258,14 +278,16 @@ bool PackedFilter::matches(const Conv2dShape& s) const {
 void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, const float* bias,
             const float* residual, const ActivationSpec& act, float* y, ThreadPool* pool) {
   check(w.matches(shape), "blocked conv: packed filter does not match the convolution");
+  check(!shape.depthwise() || (shape.D == 1 && shape.OD == 1),
+        "blocked conv: a depthwise convolution must be 2-D");
   // A 1x1, stride 1, unpadded convolution maps pixel i to pixel i: the image
   // is one long row, so every register tile is full width (7x7 planes would
   // otherwise run as seven half-empty tiles).
   Conv2dShape s = shape;
-  if (s.KH == 1 && s.KW == 1 && s.sh == 1 && s.sw == 1 && s.ph == 0 && s.pw == 0 && s.OH == s.H &&
-      s.OW == s.W) {
-    s.W = s.OW = s.H * s.W;
-    s.H = s.OH = 1;
+  if (s.KD == 1 && s.KH == 1 && s.KW == 1 && s.sd == 1 && s.sh == 1 && s.sw == 1 && s.pd == 0 &&
+      s.ph == 0 && s.pw == 0 && s.OD == s.D && s.OH == s.H && s.OW == s.W) {
+    s.W = s.OW = s.D * s.H * s.W;
+    s.D = s.OD = s.H = s.OH = 1;
   }
   // Border pixels, whose taps leave the input, run one at a time with clipped
   // taps, several times slower than a register tile. Copying the input into a
@@ -284,15 +306,16 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   const Conv2dShape unpadded = s;  // the bordering below changes the geometry
   bool bordered = false;
   if (g_isa != Isa::kPortable && !dw3x3) {
-    int64_t lo = 0, hi = 0, rlo = 0, rhi = 0;
+    int64_t lo = 0, hi = 0, rlo = 0, rhi = 0, dlo = 0, dhi = 0;
     interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
     interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &rlo, &rhi);
+    interior(s.OD, s.D, s.KD, s.sd, s.pd, s.dd, &dlo, &dhi);
     const int64_t border = s.OW - (hi - lo);
-    const bool padded = border > 0 || rhi - rlo < s.OH;
+    const bool padded = border > 0 || rhi - rlo < s.OH || dhi - dlo < s.OD;
     // A plain input (a network's RGB stem) is copied only where each of its
     // values meets many FMAs: ResNet's 7x7 x 64 stem gained 3.5%, MobileNetV2's
     // 3x3 x 32 one lost 40% at two threads (its copy is as long as its FMAs).
-    const bool worth = s.input_blocked || s.M * s.KH * s.KW >= 256 * s.sh * s.sw;
+    const bool worth = s.input_blocked || s.M * s.KD * s.KH * s.KW >= 256 * s.sd * s.sh * s.sw;
     if (s.depthwise() ? s.sw == 1 && border * 16 > s.OW : padded && worth)
       x = zero_bordered(s, x, pool), bordered = true;
   }
@@ -307,15 +330,17 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   a.unpadded = bordered ? &unpadded : nullptr;
   a.in_groups = s.input_blocked ? blocks(s.C) : 1;
   a.in_per_group = s.input_blocked ? 16 : s.C;
+  const int64_t plane = s.H * s.W;
   if (s.input_blocked)
-    a.xs = {blocks(s.C) * s.H * s.W * 16, s.H * s.W * 16, s.W * 16, 16, 1};
+    a.xs = {blocks(s.C) * s.D * plane * 16, s.D * plane * 16, s.W * 16, 16, 1, plane * 16};
   else
-    a.xs = {s.C * s.H * s.W, 0, s.W, 1, s.H * s.W};
-  interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &a.oh_lo, &a.oh_hi);
+    a.xs = {s.C * s.D * plane, 0, s.W, 1, s.D * plane, plane};
   interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &a.ow_lo, &a.ow_hi);
   const int64_t mb = blocks(s.M);
+  const int64_t taps = s.KD * s.KH * s.KW;
+  const int64_t out_rows = s.OD * s.OH;  // of one image (see Conv2dShape)
   const double pixel_cost =
-      double(s.KH * s.KW) * 2.0 * 16.0 * double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
+      double(taps) * 2.0 * 16.0 * double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
 #if defined(__x86_64__)
   if (dw3x3) {
     // Work items: (image, block, band of up to 16 rows), so two threads share
@@ -335,7 +360,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     const int64_t groups = conv_out_block_groups(s, isa);  // of output blocks
     const int64_t width = conv_tile_width(isa);
     const int64_t row_tiles = (s.OW + width - 1) / width;
-    const int64_t tiles = s.N * s.OH * row_tiles;  // of the output, in (image, row, tile) order
+    const int64_t tiles = s.N * out_rows * row_tiles;  // of the output, in (image, row, tile) order
     // Tiles a thread computes back to back for one group: long rows are cut
     // so one chunk of input stays in L1 while the groups pass.
     const int64_t chunk = s.OW > 8 * kTileWidth ? 4 * kTileWidth / width : row_tiles;
@@ -346,7 +371,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     // second reads the input once, and wins whenever all filters fit in L2
     // beside the input chunk.
     const double filter_bytes =
-        double(mb * 16) * double(s.depthwise() ? 1 : s.C) * double(s.KH * s.KW) * sizeof(float);
+        double(mb * 16) * double(s.depthwise() ? 1 : s.C) * double(taps) * sizeof(float);
     const bool group_inner = !s.depthwise() && groups > 1 && filter_bytes <= kFiltersInL2;
     const int64_t per_group = conv_out_blocks_per_group(s, isa);
     // Output blocks [b0, b1) x output tiles [t0, t1), the blocks in groups of
@@ -359,7 +384,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
       auto chunks = [&](auto&& f) {
         for (int64_t t = t0; t < t1;) {
           const int64_t r = t / row_tiles, end = std::min({t1, (r + 1) * row_tiles, t + chunk});
-          f(r / s.OH, r % s.OH, (t - r * row_tiles) * width,
+          f(r / out_rows, r % out_rows, (t - r * row_tiles) * width,
             std::min(s.OW, (end - r * row_tiles) * width));
           t = end;
         }
@@ -376,15 +401,14 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
       ConvArgs own = a;
       PrefetchStream ahead;
       own.prefetch = &ahead;
-      const int64_t steps = (t1 - t0) * a.in_groups * s.KH * s.KW;
+      const int64_t steps = (t1 - t0) * a.in_groups * taps;
       for (int64_t ob = b0; ob < b1; ob += per_group) {
         ahead = PrefetchStream{};
         // (Only dense tiles read the stream; depthwise filters are small.)
         if (const int64_t next = ob + per_group; !s.depthwise() && next < b1) {
           const int64_t nb = std::min(per_group, b1 - next);
-          ahead =
-              PrefetchStream::over(a.filter_tap(next, 0, 0, 0),
-                                   nb * a.in_groups * s.KH * s.KW * a.in_per_group * 16 * 4, steps);
+          ahead = PrefetchStream::over(a.filter_tap(next, 0, 0, 0, 0),
+                                       nb * a.in_groups * taps * a.in_per_group * 16 * 4, steps);
         }
         chunks([&](int64_t n, int64_t oh, int64_t ow0, int64_t ow1) {
           row(own, n, ob, oh, ow0, ow1);
@@ -400,9 +424,9 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     // the whole input). Measured at two threads against dynamically claimed
     // (group, chunk) items: MobileNetV2 -10%, ResNet-50 -5%.
     const int64_t parts = pool ? pool->num_threads() : 1;
-    const double input_bytes = double(s.N * a.in_groups * a.in_per_group * s.H * s.W) * 4.0;
+    const double input_bytes = double(s.N * a.in_groups * a.in_per_group * s.D * plane) * 4.0;
     const bool by_pixels = filter_bytes <= input_bytes || mb < parts;
-    const double total_cost = pixel_cost * double(s.N * s.OH * s.OW) * double(mb);
+    const double total_cost = pixel_cost * double(s.N * out_rows * s.OW) * double(mb);
     for_range(pool, parts, total_cost / double(parts), [&](int64_t b, int64_t e) {
       for (int64_t p = b; p < e; ++p) {
         if (by_pixels)
@@ -414,10 +438,10 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     return;
   }
 #endif
-  for_range(pool, s.N * mb * s.OH, pixel_cost * double(s.OW), [&](int64_t b, int64_t e) {
+  for_range(pool, s.N * mb * out_rows, pixel_cost * double(s.OW), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
-      const int64_t n = r / (mb * s.OH), ob = (r / s.OH) % mb, oh = r % s.OH;
-      for (int64_t ow = 0; ow < s.OW; ++ow) conv_pixel_generic(a, n, ob, oh, ow);
+      const int64_t n = r / (mb * out_rows), ob = (r / out_rows) % mb, row = r % out_rows;
+      for (int64_t ow = 0; ow < s.OW; ++ow) conv_pixel_generic(a, n, ob, row, ow);
     }
   });
 }

@@ -104,7 +104,7 @@ TESSERA_AVX2 inline void store_tile(const ConvArgs& a, int64_t n, int64_t ob, in
   }
 }
 
-// Dense: T pixels from ow0 of row oh, output block ob, taps in r. CI, SW and
+// Dense: T pixels from ow0 of row oh (od * OH + oh in 3-D), output block ob, taps in r. CI, SW and
 // PLAIN as in the AVX-512 dense_tile: a compile-time channel count and
 // column stride, and a plain (not blocked) input.
 template <int T, int CI, int SW, bool PLAIN = false>
@@ -117,26 +117,27 @@ TESSERA_AVX2 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t o
   __m256 lo[T], hi[T];
 #pragma GCC unroll 6
   for (int t = 0; t < T; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
-  const float* ximg = a.x + n * xs.image + (ow0 * s.sw - s.pw) * xs.pixel;
+  const float* ximg = a.x + n * xs.image + r.x_row + (ow0 * s.sw - s.pw) * xs.pixel;
   for (int64_t ib = 0; ib < a.in_groups; ++ib)
-    for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
-      const float* xr = ximg + ib * xs.group + (oh * s.sh - s.ph + kh * s.dh) * xs.row;
-      for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
-        const float* xp = xr + kw * s.dw * xs.pixel;
-        const float* wp = a.filter_tap(ob, ib, kh, kw);
+    for (int64_t kd = r.kd0; kd < r.kd1; ++kd)
+      for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
+        const float* xr = ximg + ib * xs.group + kd * s.dd * xs.depth + kh * s.dh * xs.row;
+        for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+          const float* xp = xr + kw * s.dw * xs.pixel;
+          const float* wp = a.filter_tap(ob, ib, kd, kh, kw);
 #pragma GCC unroll 4
-        for (int64_t c = 0; c < ci; ++c) {
-          const __m256 w0 = _mm256_loadu_ps(wp + c * 16), w1 = _mm256_loadu_ps(wp + c * 16 + 8);
-          const float* xc = xp + c * xs.channel;
+          for (int64_t c = 0; c < ci; ++c) {
+            const __m256 w0 = _mm256_loadu_ps(wp + c * 16), w1 = _mm256_loadu_ps(wp + c * 16 + 8);
+            const float* xc = xp + c * xs.channel;
 #pragma GCC unroll 6
-          for (int t = 0; t < T; ++t) {
-            const __m256 xv = _mm256_broadcast_ss(xc + t * px);
-            lo[t] = _mm256_fmadd_ps(w0, xv, lo[t]);
-            hi[t] = _mm256_fmadd_ps(w1, xv, hi[t]);
+            for (int t = 0; t < T; ++t) {
+              const __m256 xv = _mm256_broadcast_ss(xc + t * px);
+              lo[t] = _mm256_fmadd_ps(w0, xv, lo[t]);
+              hi[t] = _mm256_fmadd_ps(w1, xv, hi[t]);
+            }
           }
         }
       }
-    }
   store_tile<T>(a, n, ob, oh, ow0, lo, hi);
 }
 

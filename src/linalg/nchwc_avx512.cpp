@@ -86,7 +86,8 @@ TESSERA_AVX512 inline __m512 bias_vec(const ConvArgs& a, int64_t ob, __mmask16 v
   return a.bias ? _mm512_maskz_loadu_ps(valid, a.bias + ob * 16) : _mm512_setzero_ps();
 }
 
-// Dense: T pixels from ow0 of row oh, output blocks ob0 .. ob0+OB-1, taps kh in [kh0, kh1).
+// Dense: T pixels from ow0 of row oh (od * OH + oh in 3-D), output blocks
+// ob0 .. ob0+OB-1, the taps of r.
 // SW: the column stride when it is known at compile time, else 0. A constant
 // stride puts every pixel's input at a constant offset from one pointer; a
 // run-time one costs a register per pixel, more than the 16 general
@@ -105,32 +106,33 @@ TESSERA_AVX512 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob0, int64_
   for (int b = 0; b < OB; ++b)
 #pragma GCC unroll 14
     for (int t = 0; t < T; ++t) acc[b][t] = _mm512_setzero_ps();
-  const float* ximg = a.x + n * xs.image + (ow0 * s.sw - s.pw) * xs.pixel;
+  const float* ximg = a.x + n * xs.image + r.x_row + (ow0 * s.sw - s.pw) * xs.pixel;
   PrefetchStream* const pf = a.prefetch;
   for (int64_t ib = 0; ib < a.in_groups; ++ib)
-    for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
-      const float* xr = ximg + ib * xs.group + (oh * s.sh - s.ph + kh * s.dh) * xs.row;
-      for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
-        if (pf) pf->step();
-        const float* xp = xr + kw * s.dw * xs.pixel;
-        const float* wp[OB];
+    for (int64_t kd = r.kd0; kd < r.kd1; ++kd)
+      for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
+        const float* xr = ximg + ib * xs.group + kd * s.dd * xs.depth + kh * s.dh * xs.row;
+        for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
+          if (pf) pf->step();
+          const float* xp = xr + kw * s.dw * xs.pixel;
+          const float* wp[OB];
 #pragma GCC unroll 4
-        for (int b = 0; b < OB; ++b) wp[b] = a.filter_tap(ob0 + b, ib, kh, kw);
+          for (int b = 0; b < OB; ++b) wp[b] = a.filter_tap(ob0 + b, ib, kd, kh, kw);
 #pragma GCC unroll 4
-        for (int64_t c = 0; c < ci; ++c) {
-          __m512 wv[OB];
+          for (int64_t c = 0; c < ci; ++c) {
+            __m512 wv[OB];
 #pragma GCC unroll 4
-          for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp[b] + c * 16);
-          const float* xc = xp + c * xs.channel;
+            for (int b = 0; b < OB; ++b) wv[b] = _mm512_loadu_ps(wp[b] + c * 16);
+            const float* xc = xp + c * xs.channel;
 #pragma GCC unroll 14
-          for (int t = 0; t < T; ++t) {
-            const __m512 xv = _mm512_set1_ps(xc[t * px]);
+            for (int t = 0; t < T; ++t) {
+              const __m512 xv = _mm512_set1_ps(xc[t * px]);
 #pragma GCC unroll 4
-            for (int b = 0; b < OB; ++b) acc[b][t] = _mm512_fmadd_ps(wv[b], xv, acc[b][t]);
+              for (int b = 0; b < OB; ++b) acc[b][t] = _mm512_fmadd_ps(wv[b], xv, acc[b][t]);
+            }
           }
         }
       }
-    }
 #pragma GCC unroll 4
   for (int b = 0; b < OB; ++b) {
     const __mmask16 valid = valid_lanes(a, ob0 + b);
@@ -245,7 +247,7 @@ bool depthwise3x3_supported(const Conv2dShape& s) {
   // Stride 2 reads twice the columns per pixel and measured no faster than
   // the general kernel, which keeps it.
   return s.depthwise() && s.input_blocked && s.KH == 3 && s.KW == 3 && s.dh == 1 && s.dw == 1 &&
-         s.sh == 1 && s.sw == 1;
+         s.sh == 1 && s.sw == 1 && s.D == 1 && s.KD == 1;
 }
 
 // Rows [oh0, oh1) of block ob of image n. The input rows and columns they

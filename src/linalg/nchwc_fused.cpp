@@ -98,7 +98,6 @@ void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float*
         b.y = y + (n * EB + ob) * d.OH * d.OW * 16;
         b.in_groups = 1;
         b.in_per_group = 16;
-        interior(sd.OH, sd.H, 3, sd.sh, sd.ph, 1, &b.oh_lo, &b.oh_hi);
         interior(sd.OW, sd.W, 3, sd.sw, sd.pw, 1, &b.ow_lo, &b.ow_hi);
         for (int64_t k = 0; k < nb; ++k) {
 #if defined(__x86_64__)

@@ -9,9 +9,10 @@
 namespace tessera::linalg::nchwc {
 
 // Element strides of the input: per image, per channel group (a block, or
-// unused for a plain input), per row, per pixel and per channel in a group.
+// unused for a plain input), per row, per pixel, per channel in a group and
+// per depth plane (3-D).
 struct Strides {
-  int64_t image = 0, group = 0, row = 0, pixel = 0, channel = 0;
+  int64_t image = 0, group = 0, row = 0, pixel = 0, channel = 0, depth = 0;
 };
 
 // Filter lines a thread fetches ahead while it computes: the next output
@@ -38,9 +39,14 @@ struct PrefetchStream {
   }
 };
 
-// Taps [kh0, kh1) x [kw0, kw1) of a filter.
+// Taps [kd0, kd1) x [kh0, kh1) x [kw0, kw1) of a filter, for one output row
+// whose first tap row (kd = kh = 0) starts x_row elements into a dense
+// input's channel group (the depthwise tiles, 2-D only, find their rows
+// themselves).
 struct TapRange {
   int64_t kh0, kh1, kw0, kw1;
+  int64_t kd0 = 0, kd1 = 1;
+  int64_t x_row = 0;
 };
 
 struct ConvArgs {
@@ -53,8 +59,8 @@ struct ConvArgs {
   float* y = nullptr;
   int64_t in_groups = 0, in_per_group = 0;  // dense: channel groups of the input
   Strides xs;
-  // Output rows / columns whose every tap is inside the input.
-  int64_t oh_lo = 0, oh_hi = 0, ow_lo = 0, ow_hi = 0;
+  // Output columns whose every tap is inside the input.
+  int64_t ow_lo = 0, ow_hi = 0;
   // The geometry before conv2d copied the input into a zero-bordered buffer
   // (null: none was made). Each row and tile runs only the taps that touch
   // the input itself: the others read only zeros of the border (a dilated
@@ -63,12 +69,15 @@ struct ConvArgs {
   // Set in a thread's own copy only (see PrefetchStream); dense AVX-512 tiles use it.
   PrefetchStream* prefetch = nullptr;
 
-  // Dense: the [in_per_group][16] filter slice of output block ob, input group ib, tap (kh, kw).
-  const float* filter_tap(int64_t ob, int64_t ib, int64_t kh, int64_t kw) const {
-    return w + (((ob * in_groups + ib) * s->KH + kh) * s->KW + kw) * in_per_group * 16;
+  // Dense: the [in_per_group][16] filter slice of output block ob, input
+  // group ib, tap (kd, kh, kw).
+  const float* filter_tap(int64_t ob, int64_t ib, int64_t kd, int64_t kh, int64_t kw) const {
+    return w + ((((ob * in_groups + ib) * s->KD + kd) * s->KH + kh) * s->KW + kw) * in_per_group *
+                   16;
   }
-  int64_t out_index(int64_t n, int64_t ob, int64_t oh, int64_t ow) const {
-    return (((n * blocks(s->M) + ob) * s->OH + oh) * s->OW + ow) * 16;
+  // Row `row` is od * OH + oh in 3-D (see Conv2dShape).
+  int64_t out_index(int64_t n, int64_t ob, int64_t row, int64_t ow) const {
+    return (((n * blocks(s->M) + ob) * s->OD * s->OH + row) * s->OW + ow) * 16;
   }
 };
 
@@ -80,12 +89,13 @@ struct ConvArgs {
 inline ConvArgs pointwise_row_args(Conv2dShape& s, int64_t pixels, int64_t block_stride) {
   s.N = 1, s.H = s.OH = 1, s.W = s.OW = pixels, s.KH = s.KW = 1;
   s.sh = s.sw = 1, s.ph = s.pw = 0, s.dh = s.dw = 1, s.group = 1, s.input_blocked = true;
+  s.D = s.OD = s.KD = s.sd = s.dd = 1, s.pd = 0;
   ConvArgs a;
   a.s = &s;
   a.in_groups = blocks(s.C);
   a.in_per_group = 16;
   a.xs = {0, block_stride, 0, 16, 1};
-  a.oh_lo = 0, a.oh_hi = 1, a.ow_lo = 0, a.ow_hi = pixels;
+  a.ow_lo = 0, a.ow_hi = pixels;
   return a;
 }
 
@@ -135,18 +145,22 @@ inline int tile_variant(const Conv2dShape& s) {
   return s.sw == 1 ? 2 : s.sw == 2 ? 3 : 1;
 }
 
-// Pixels [ow0, ow1) of output row oh, as calls tile(t, ow, taps) of t <=
-// width pixels from ow. Interior pixels (every tap inside the input) go in
-// full tiles; border pixels one at a time, with their columns of taps
-// clipped. All pixels of a row share its rows of taps. Rows and tiles run
-// only the taps that touch the unbordered input (a.unpadded).
+// Pixels [ow0, ow1) of output row `row` (od * OH + oh in 3-D), as calls
+// tile(t, ow, taps) of t <= width pixels from ow. Interior pixels (every
+// tap inside the input) go in full tiles; border pixels one at a time, with
+// their columns of taps clipped. All pixels of a row share its planes and
+// rows of taps. Rows and tiles run only the taps that touch the unbordered
+// input (a.unpadded).
 template <typename Tile>
-inline void conv_row_tiles(const ConvArgs& a, int64_t oh, int64_t ow0, int64_t ow1, int64_t width,
+inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t ow1, int64_t width,
                            Tile&& tile) {
   const Conv2dShape& s = *a.s;
   const Conv2dShape& u = a.unpadded ? *a.unpadded : s;
-  TapRange r{0, s.KH, 0, s.KW};
+  const int64_t od = s.OD > 1 ? row / s.OH : 0, oh = row - od * s.OH;
+  TapRange r{0, s.KH, 0, s.KW, 0, s.KD,
+             (od * s.sd - s.pd) * a.xs.depth + (oh * s.sh - s.ph) * a.xs.row};
   tap_range(oh * s.sh - u.ph, s.KH, s.dh, u.H, &r.kh0, &r.kh1);
+  if (s.KD > 1 || s.pd > 0) tap_range(od * s.sd - u.pd, s.KD, s.dd, u.D, &r.kd0, &r.kd1);
   auto border = [&](int64_t ow) {
     TapRange rb = r;
     tap_range(ow * s.sw - u.pw, s.KW, s.dw, u.W, &rb.kw0, &rb.kw1);

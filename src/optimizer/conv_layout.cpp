@@ -1,5 +1,6 @@
-// choose_conv_layout: runs chains of 2-D convolutions and pools in the
-// channel-blocked layout (linalg/nchwc.hpp, [N, ceil(C/16), H, W, 16]).
+// choose_conv_layout: runs chains of 2-D and 3-D convolutions and 2-D pools
+// in the channel-blocked layout (linalg/nchwc.hpp, [N, ceil(C/16), H, W, 16],
+// or [N, ceil(C/16), D, H, W, 16]).
 //
 // Why: im2col + GEMM in NCHW copies every activation into a column matrix
 // and packs it again for the GEMM; the blocked kernels read the activations
@@ -8,22 +9,24 @@
 // regions at once and reorders only at their borders:
 //   - Conv / com.tessera FusedConv with a constant float [M, C/group, KH, KW]
 //     filter, group 1, depthwise, or groups of whole blocks (C/group and
-//     M/group multiples of 16) -> com.tessera NchwcConv. Its input is the
+//     M/group multiples of 16), or a [M, C, KD, KH, KW] one of group 1 (a
+//     video network's) -> com.tessera NchwcConv. Its input is the
 //     blocked value when there is one, the plain one (input_layout 0) for a
 //     dense conv with at most 4 input channels (a stem), else one
 //     ReorderToNchwc per value shared by every reader. A FusedConv's residual
 //     is taken blocked, or reordered when its static shape is [*, M, *, *].
-//   - MaxPool (one output), AveragePool (2-D) and GlobalAveragePool of a
-//     blocked value -> their Nchwc versions; Add, Sub and Mul of two blocked
-//     values with the same logical channel count (a squeeze-excitation's
+//   - MaxPool (one output) and AveragePool of a 2-D blocked value, and
+//     GlobalAveragePool of any -> their Nchwc versions; Add, Sub and Mul of
+//     two blocked values with the same logical channel count and rank (a squeeze-excitation's
 //     x * scale[N, C, 1, 1] included), and Relu, LeakyRelu, HardSwish and
 //     Tanh of a blocked value stay ai.onnx ops on the blocked values
 //     (element-wise, and zero stays zero in the padding; broadcasting over
 //     N, H and W is the same in both layouts).
-//   - Concat along the channels of blocked values whose channels, all but
-//     the last, fill whole blocks -> a Concat of the blocked values (axis 1);
-//     an inference BatchNormalization of a blocked value -> a depthwise 1x1
-//     NchwcConv with its scale and shift (DenseNet's, after each Concat).
+//   - Concat along the channels of blocked values of one rank whose channels,
+//     all but the last, fill whole blocks -> a Concat of the blocked values
+//     (axis 1); an inference BatchNormalization of a 2-D blocked value -> a
+//     depthwise 1x1 NchwcConv with its scale and shift (DenseNet's, after
+//     each Concat).
 //   - Nothing else reads blocked values: each blocked value gets a fresh name,
 //     and where a plain reader, a graph output or a subgraph needs the
 //     original, one ReorderFromNchwc (attribute channels) right after the
@@ -45,6 +48,7 @@ namespace {
 struct Blocked {
   std::string name;  // the blocked value
   int64_t channels = 0;
+  int64_t spatial = 2;  // its logical spatial rank: 2, or 3 (D, H, W)
 };
 
 bool is_onnx_op(const ir::Node& n, const char* op) {
@@ -113,11 +117,16 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
     auto it = blocked.find(value);
     return it == blocked.end() ? -1 : it->second.channels;
   };
-  // Renames node i's outputs (one) to a fresh blocked value of `channels`.
-  auto block_output = [&](ir::Node& node, int64_t channels) {
+  auto blocked_spatial = [&](const std::string& value) -> int64_t {
+    auto it = blocked.find(value);
+    return it == blocked.end() ? -1 : it->second.spatial;
+  };
+  // Renames node i's outputs (one) to a fresh blocked value of `channels`
+  // and spatial rank `spatial`.
+  auto block_output = [&](ir::Node& node, int64_t channels, int64_t spatial) {
     const std::string orig = node.outputs[0];
     node.outputs[0] = fresh(orig + "_nchwc");
-    blocked[orig] = {node.outputs[0], channels};
+    blocked[orig] = {node.outputs[0], channels, spatial};
   };
   size_t converted = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -129,9 +138,11 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
     if ((conv || fused) && node.outputs.size() == 1 && node.inputs.size() >= 2 &&
         node.inputs.size() <= 4 && !node.inputs[0].empty() && !node.outputs[0].empty()) {
       const Tensor* w = v.constant(node.inputs[1]);
-      if (!w || w->dtype() != DataType::kFloat || w->rank() != 4) continue;
+      if (!w || w->dtype() != DataType::kFloat || (w->rank() != 4 && w->rank() != 5)) continue;
       const auto& wd = w->shape().dims();
+      const int64_t spatial = int64_t(wd.size()) - 2;
       const int64_t group = attr_int(node, "group", 1), M = wd[0], C = wd[1] * group;
+      if (spatial == 3 && group != 1) continue;  // the 3-D kernels are dense only
       // Group 1, depthwise, or groups of whole blocks (RegNet's, ResNeXt's
       // later stages), which run as one dense blocked convolution a group.
       const bool block_groups = wd[1] % 16 == 0 && M % group == 0 && (M / group) % 16 == 0;
@@ -139,15 +150,16 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       const std::string& x = node.inputs[0];
       if (!maybe_float(g, x)) continue;
       const int64_t xc = blocked_channels(x);
-      if (xc >= 0 && xc != C) continue;  // cannot be valid; leave it to the Conv kernel
+      // Cannot be valid; leave it to the Conv kernel.
+      if (xc >= 0 && (xc != C || blocked_spatial(x) != spatial)) continue;
       if (node.inputs.size() > 2 && blocked.count(node.inputs[2])) continue;  // a bias is 1-D
       const std::string z = node.inputs.size() > 3 ? node.inputs[3] : std::string();
       if (!z.empty()) {
         const int64_t zc = blocked_channels(z);
-        if (zc >= 0 && zc != M) continue;
+        if (zc >= 0 && (zc != M || blocked_spatial(z) != spatial)) continue;
         if (zc < 0) {  // a plain residual is reordered only when it surely is [*, M, *, *]
           const auto zd = static_dims(v, g, z);
-          if (zd.size() != 4 || zd[1] != M || !maybe_float(g, z)) continue;
+          if (zd.size() != wd.size() || zd[1] != M || !maybe_float(g, z)) continue;
         }
       }
       out.op_type = "NchwcConv";
@@ -163,7 +175,8 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       // 3x3 stride-1 layers run as Winograd products where the channels
       // suit (linalg/winograd.hpp): ResNet-50's layer1-3.
       const int64_t tile = linalg::nchwc::winograd_tile(C, M);
-      if (winograd && tile && layout == 1 && group == 1 && wd[2] == 3 && wd[3] == 3 &&
+      if (winograd && tile && layout == 1 && group == 1 && spatial == 2 && wd[2] == 3 &&
+          wd[3] == 3 &&
           ints_all_or_absent(node, "strides", 1) && ints_all_or_absent(node, "dilations", 1)) {
         ir::Attribute a;
         a.name = "algorithm";
@@ -172,36 +185,38 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
         out.attributes.push_back(a);
       }
       if (!z.empty()) out.inputs[3] = blocked.count(z) ? blocked[z].name : to_blocked(z, i);
-      block_output(out, M);
+      block_output(out, M, spatial);
       ++converted;
       continue;
     }
     if (node.inputs.empty() || node.outputs.empty() || node.outputs[0].empty()) continue;
     const int64_t xc = blocked_channels(node.inputs[0]);
     if (xc < 0) continue;
+    const int64_t xs = blocked_spatial(node.inputs[0]);
     // Concat along the channels of blocked values: the blocks of each input
     // follow one another when all but the last fill whole blocks.
     if (is_onnx_op(node, "Concat") && node.outputs.size() == 1 &&
-        (attr_int(node, "axis", 0) == 1 || attr_int(node, "axis", 0) == -3)) {
+        (attr_int(node, "axis", 0) == 1 || attr_int(node, "axis", 0) == -1 - xs)) {
       int64_t total = 0;
       bool ok = true;
       for (size_t k = 0; k < node.inputs.size() && ok; ++k) {
         const int64_t c = blocked_channels(node.inputs[k]);
-        ok = c > 0 && (k + 1 == node.inputs.size() || c % 16 == 0);
+        ok = c > 0 && (k + 1 == node.inputs.size() || c % 16 == 0) &&
+             blocked_spatial(node.inputs[k]) == xs;
         total += c;
       }
       if (!ok) continue;
       for (size_t k = 0; k < node.inputs.size(); ++k) out.inputs[k] = blocked[node.inputs[k]].name;
       std::erase_if(out.attributes, [](const ir::Attribute& a) { return a.name == "axis"; });
       out.attributes.push_back(int_attr("axis", 1));  // the blocks' axis of [N, C/16, H, W, 16]
-      block_output(out, total);
+      block_output(out, total, xs);
       ++converted;
       continue;
     }
     // An inference BatchNormalization left over (after a Concat, as in
     // DenseNet: not foldable into a convolution) is a per-channel scale and
     // shift: a depthwise 1x1 convolution on the blocked value.
-    if (is_onnx_op(node, "BatchNormalization") && node.inputs.size() == 5) {
+    if (is_onnx_op(node, "BatchNormalization") && node.inputs.size() == 5 && xs == 2) {
       auto a = bn_affine(v, node, xc);
       if (!a) continue;
       Tensor w(DataType::kFloat, Shape{xc, 1, 1, 1});
@@ -222,12 +237,12 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       g.initializers[conv.inputs[1]] = std::move(w);
       g.initializers[conv.inputs[2]] = std::move(b);
       out = std::move(conv);
-      block_output(out, xc);
+      block_output(out, xc, xs);
       ++converted;
       continue;
     }
     const ir::Attribute* ks = node.attr("kernel_shape");
-    const bool pool2d = node.inputs.size() == 1 && ks && ks->ints.size() == 2;
+    const bool pool2d = node.inputs.size() == 1 && ks && ks->ints.size() == 2 && xs == 2;
     const char* nchwc_op = nullptr;
     if (is_onnx_op(node, "MaxPool") && pool2d &&
         (node.outputs.size() == 1 || (node.outputs.size() == 2 && node.outputs[1].empty())))
@@ -245,7 +260,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
                     [](const ir::Attribute& a) { return a.name == "storage_order"; });
     } else if ((is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
                node.inputs.size() == 2 && node.outputs.size() == 1 &&
-               blocked_channels(node.inputs[1]) == xc) {
+               blocked_channels(node.inputs[1]) == xc && blocked_spatial(node.inputs[1]) == xs) {
       out.inputs[1] = blocked[node.inputs[1]].name;
     } else if ((is_onnx_op(node, "Relu") || is_onnx_op(node, "LeakyRelu") ||
                 is_onnx_op(node, "HardSwish") || is_onnx_op(node, "Tanh")) &&
@@ -254,7 +269,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       continue;
     }
     out.inputs[0] = blocked[node.inputs[0]].name;
-    block_output(out, xc);
+    block_output(out, xc, xs);
     ++converted;
   }
   if (!converted) return 0;

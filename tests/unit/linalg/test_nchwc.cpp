@@ -294,6 +294,111 @@ TEST(LinalgNchwc, ExpandDepthwiseMatchesTwoConvs) {
       Error);
 }
 
+// ---- 3-D (video) convolutions: depth as one more tap axis ----
+
+struct Conv3dCase {
+  int64_t N, C, D, H, W, M, KD, KH, KW;
+  int64_t sd, sh, sw, pd, ph, pw, pe_d, pe_h, pe_w, dd, dh, dw;
+  bool blocked_input;
+};
+
+// The blocked 3-D convolution against its definition in double, as check_conv.
+void check_conv3d(const Conv3dCase& c, const ActivationSpec& act, bool with_bias,
+                  bool with_residual, ThreadPool* pool) {
+  Conv2dShape s;
+  s.N = c.N, s.C = c.C, s.D = c.D, s.H = c.H, s.W = c.W, s.M = c.M;
+  s.KD = c.KD, s.KH = c.KH, s.KW = c.KW, s.sd = c.sd, s.sh = c.sh, s.sw = c.sw;
+  s.pd = c.pd, s.ph = c.ph, s.pw = c.pw, s.dd = c.dd, s.dh = c.dh, s.dw = c.dw;
+  s.OD = (c.D + c.pd + c.pe_d - ((c.KD - 1) * c.dd + 1)) / c.sd + 1;
+  s.OH = (c.H + c.ph + c.pe_h - ((c.KH - 1) * c.dh + 1)) / c.sh + 1;
+  s.OW = (c.W + c.pw + c.pe_w - ((c.KW - 1) * c.dw + 1)) / c.sw + 1;
+  s.input_blocked = c.blocked_input;
+  ASSERT_GT(s.OD * s.OH * s.OW, 0);
+  const int64_t in_sp = c.D * c.H * c.W, out_sp = s.OD * s.OH * s.OW;
+  const int64_t taps = c.KD * c.KH * c.KW;
+  std::mt19937 rng(unsigned(c.C * 131 + c.M * 7 + c.KD));
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  std::vector<float> x(size_t(c.N * c.C * in_sp)), w(size_t(c.M * c.C * taps)), b(size_t(c.M)),
+      r(size_t(c.N * c.M * out_sp));
+  for (auto* v : {&x, &w, &b, &r})
+    for (auto& e : *v) e = u(rng);
+  std::vector<float> want(r.size());
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t m = 0; m < c.M; ++m)
+      for (int64_t od = 0; od < s.OD; ++od)
+        for (int64_t oh = 0; oh < s.OH; ++oh)
+          for (int64_t ow = 0; ow < s.OW; ++ow) {
+            double acc = 0;
+            for (int64_t ci = 0; ci < c.C; ++ci)
+              for (int64_t kd = 0; kd < c.KD; ++kd)
+                for (int64_t kh = 0; kh < c.KH; ++kh)
+                  for (int64_t kw = 0; kw < c.KW; ++kw) {
+                    const int64_t id = od * c.sd - c.pd + kd * c.dd;
+                    const int64_t ih = oh * c.sh - c.ph + kh * c.dh;
+                    const int64_t iw = ow * c.sw - c.pw + kw * c.dw;
+                    if (id < 0 || id >= c.D || ih < 0 || ih >= c.H || iw < 0 || iw >= c.W)
+                      continue;
+                    acc += double(w[size_t((((m * c.C + ci) * c.KD + kd) * c.KH + kh) * c.KW +
+                                           kw)]) *
+                           double(x[size_t((((n * c.C + ci) * c.D + id) * c.H + ih) * c.W + iw)]);
+                  }
+            const size_t o = size_t((((n * c.M + m) * s.OD + od) * s.OH + oh) * s.OW + ow);
+            float v = float(acc) + (with_bias ? b[size_t(m)] : 0.f);
+            if (with_residual) v += r[o];
+            want[o] = act_ref(act, v);
+          }
+  std::vector<float> xb;
+  const float* xin = x.data();
+  if (c.blocked_input) {
+    xb.assign(size_t(c.N * blocks(c.C) * in_sp * 16), -5.f);
+    to_blocked(x.data(), c.N, c.C, in_sp, xb.data(), pool);
+    xin = xb.data();
+  }
+  std::vector<float> rb(size_t(c.N * blocks(c.M) * out_sp * 16));
+  to_blocked(r.data(), c.N, c.M, out_sp, rb.data(), pool);
+  std::vector<float> yb(rb.size(), std::numeric_limits<float>::quiet_NaN());
+  const PackedFilter pf(w.data(), s);
+  ASSERT_TRUE(pf.matches(s));
+  conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
+         yb.data(), pool);
+  for (int64_t n = 0; n < c.N; ++n)
+    for (int64_t blk = 0; blk < blocks(c.M); ++blk)
+      for (int64_t p = 0; p < out_sp; ++p)
+        for (int64_t l = c.M - blk * 16; l < 16; ++l)
+          ASSERT_EQ(yb[size_t(((n * blocks(c.M) + blk) * out_sp + p) * 16 + l)], 0.f)
+              << "padded lane " << l << " of block " << blk;
+  std::vector<float> y(want.size(), -9.f);
+  from_blocked(yb.data(), c.N, c.M, out_sp, y.data(), pool);
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], want[i], 2e-4f * (1 + std::abs(want[i])))
+        << "at " << i << " C" << c.C << " M" << c.M << " " << c.D << "x" << c.H << "x" << c.W
+        << " k" << c.KD << "x" << c.KH << "x" << c.KW << " act " << int(act.kind);
+}
+
+const Conv3dCase k3dCases[] = {
+    // N C  D  H  W   M KD KH KW sd sh sw pd ph pw ped peh pew dd dh dw  blocked
+    {1, 32, 4, 6, 9, 48, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},   // R3D's 3x3x3
+    {2, 16, 5, 7, 7, 32, 1, 1, 1, 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1, true},   // downsample
+    {1, 3, 4, 15, 15, 32, 3, 7, 7, 1, 2, 2, 1, 3, 3, 1, 3, 3, 1, 1, 1, false},  // stem, bordered
+    {1, 3, 5, 9, 10, 8, 3, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, false},    // stem, clipped
+    {1, 16, 7, 5, 6, 20, 3, 3, 3, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, true},   // depth s2, d2
+    {1, 16, 3, 1, 1, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},   // 1x1 planes
+    {1, 20, 3, 4, 5, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, true},   // 1x1x1: one row
+    {1, 16, 4, 3, 3, 16, 3, 1, 1, 1, 1, 1, 0, 0, 0, 2, 0, 0, 1, 1, 1, true},   // pad at the end
+    {1, 16, 6, 4, 4, 16, 2, 3, 3, 1, 1, 1, 0, 1, 1, 0, 1, 1, 4, 1, 1, true},   // a plane apart
+};
+
+TEST(LinalgNchwc, Conv3dMatchesDefinition) {
+  ThreadPool two(2);
+  for (Isa isa : kernel_isas()) {
+    SCOPED_TRACE(isa_name(isa));
+    const UseIsa use(isa);
+    for (const Conv3dCase& c : k3dCases)
+      for (size_t ai = 0; ai < 4; ++ai)
+        check_conv3d(c, kActs[ai], ai != 1, ai >= 2, ai % 2 ? &two : nullptr);
+  }
+}
+
 TEST(LinalgNchwc, KernelNameFollowsTheSetInUse) {
   for (Isa isa : kernel_isas()) {
     const UseIsa use(isa);
@@ -339,6 +444,13 @@ TEST(LinalgNchwc, FilterChecksShapes) {
   Conv2dShape other = s;
   other.M = 32;
   EXPECT_FALSE(pf.matches(other));
+  other = s;
+  other.KD = 2;  // a 3-D filter is another packing
+  EXPECT_FALSE(pf.matches(other));
+  Conv2dShape dw3d;
+  dw3d.C = dw3d.M = dw3d.group = 16, dw3d.KD = 3;  // depthwise takes no depth
+  std::vector<float> wd(16 * 3, 1.f);
+  EXPECT_THROW(PackedFilter(wd.data(), dw3d), tessera::Error);
 }
 
 TEST(LinalgNchwc, ReorderRoundTripsAndZeroesPadding) {

@@ -64,7 +64,7 @@ class ExpandDepthwiseKernel : public ep::OpKernel {
                     " input channels, got ", X.shape().to_string());
     const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, {3, 3});
     nchwc::Conv2dShape e = expand_shape(), d = depthwise_shape();
-    set_geometry(d, xd, g);
+    set_geometry(d, xd[0], g);
     e.N = d.N;
     e.H = e.OH = d.H;
     e.W = e.OW = d.W;

@@ -1,6 +1,8 @@
 // Kernels of the blocked layout (see nchwc_kernels.hpp). A blocked tensor for
-// a logical float [N, C, H, W] is [N, ceil(C/16), H, W, 16] with its padded
-// channels zero; every kernel here writes that invariant. The logical channel
+// a logical float [N, C, spatial...] is [N, ceil(C/16), spatial..., 16] with
+// its padded channels zero; every kernel here writes that invariant. The
+// convolution, reorders and global pool take 2-D and 3-D tensors, the
+// windowed pools 2-D ones. The logical channel
 // count is not in the blocked shape: NchwcConv knows it from W, pools need
 // only blocks, and ReorderFromNchwc takes it as the `channels` attribute.
 #include "providers/cpu/nn/nchwc_kernels.hpp"
@@ -20,11 +22,21 @@ namespace {
 namespace nchwc = linalg::nchwc;
 using nchwc::kBlock;
 
-// Fails naming the node unless `t` is blocked ([N, Cb, H, W, 16]).
-void check_blocked(const ep::KernelContext& ctx, const Tensor& t, const char* what) {
+// Fails naming the node unless `t` is blocked: [N, Cb, H, W, 16], or
+// [N, Cb, D, H, W, 16] where `three_d` allows.
+void check_blocked(const ep::KernelContext& ctx, const Tensor& t, const char* what,
+                   bool three_d = false) {
   const auto& d = t.shape().dims();
-  if (d.size() != 5 || d[4] != kBlock)
-    ctx.fail_node(what, " must be blocked [N, C/16, H, W, 16], got ", t.shape().to_string());
+  if ((d.size() != 5 && !(three_d && d.size() == 6)) || d.back() != kBlock)
+    ctx.fail_node(what, " must be blocked [N, C/16, ", three_d ? "(D,) " : "", "H, W, 16], got ",
+                  t.shape().to_string());
+}
+
+// The product of dims [b, e) of d: a blocked tensor's pixels per block.
+int64_t dims_product(const std::vector<int64_t>& d, size_t b, size_t e) {
+  int64_t p = 1;
+  for (size_t i = b; i < e; ++i) p *= d[i];
+  return p;
 }
 
 // ---- reorders ----
@@ -35,11 +47,15 @@ class ReorderToKernel : public ep::OpKernel {
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
     const auto& xd = X.shape().dims();
-    if (xd.size() != 4) ctx.fail_node("X must be [N, C, H, W], got ", X.shape().to_string());
-    Tensor& Y = ctx.output(0, Shape{xd[0], nchwc::blocks(xd[1]), xd[2], xd[3], kBlock});
+    if (xd.size() != 4 && xd.size() != 5)
+      ctx.fail_node("X must be [N, C, H, W] or [N, C, D, H, W], got ", X.shape().to_string());
+    std::vector<int64_t> yd = xd;
+    yd[1] = nchwc::blocks(xd[1]);
+    yd.push_back(kBlock);
+    Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    nchwc::to_blocked(X.data<float>(), xd[0], xd[1], xd[2] * xd[3], Y.mutable_data<float>(),
-                      &ctx.thread_pool());
+    nchwc::to_blocked(X.data<float>(), xd[0], xd[1], dims_product(xd, 2, xd.size()),
+                      Y.mutable_data<float>(), &ctx.thread_pool());
   }
 };
 
@@ -50,15 +66,17 @@ class ReorderFromKernel : public ep::OpKernel {
   }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
-    check_blocked(ctx, X, "X");
+    check_blocked(ctx, X, "X", true);
     const auto& xd = X.shape().dims();
     if (xd[1] != nchwc::blocks(channels_))
       ctx.fail_node("X ", X.shape().to_string(), " has ", xd[1], " channel blocks but channels ",
                     channels_, " needs ", nchwc::blocks(channels_));
-    Tensor& Y = ctx.output(0, Shape{xd[0], channels_, xd[2], xd[3]});
+    std::vector<int64_t> yd(xd.begin(), xd.end() - 1);
+    yd[1] = channels_;
+    Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    nchwc::from_blocked(X.data<float>(), xd[0], channels_, xd[2] * xd[3], Y.mutable_data<float>(),
-                        &ctx.thread_pool());
+    nchwc::from_blocked(X.data<float>(), xd[0], channels_, dims_product(xd, 2, xd.size() - 1),
+                        Y.mutable_data<float>(), &ctx.thread_pool());
   }
 
  private:
@@ -83,9 +101,13 @@ class NchwcConvKernel : public ep::OpKernel {
     if (w->dtype() != DataType::kFloat)
       info.fail_node("W must be float, got ", data_type_name(w->dtype()));
     const auto& wd = w->shape().dims();
-    if (wd.size() != 4)
-      info.fail_node("W must be [M, C/group, KH, KW], got ", w->shape().to_string());
+    if (wd.size() != 4 && wd.size() != 5)
+      info.fail_node("W must be [M, C/group, KH, KW] or [M, C, KD, KH, KW], got ",
+                     w->shape().to_string());
     if (group_ <= 0) info.fail_node("group must be positive, got ", group_);
+    if (wd.size() == 5 && group_ != 1)
+      info.fail_node("a 3-D convolution (W ", w->shape().to_string(), ") must have group 1, got ",
+                     group_);
     M_ = wd[0];
     C_ = wd[1] * group_;
     const bool depthwise = wd[1] == 1 && group_ == M_;
@@ -94,10 +116,11 @@ class NchwcConvKernel : public ep::OpKernel {
       info.fail_node("group ", group_, " with W ", w->shape().to_string(),
                      ": only group 1, depthwise (group == C == M), or groups of whole blocks "
                      "(C/group and M/group multiples of 16, blocked input) are supported");
-    if (!attrs_.kernel.empty() && attrs_.kernel != std::vector<int64_t>{wd[2], wd[3]})
+    kernel_.assign(wd.begin() + 2, wd.end());
+    w_shape_ = w->shape().to_string();
+    if (!attrs_.kernel.empty() && attrs_.kernel != kernel_)
       info.fail_node("kernel_shape ", dims_str(attrs_.kernel), " does not match W ",
                      w->shape().to_string());
-    kernel_ = {wd[2], wd[3]};
     nchwc::Conv2dShape s = base_shape();
     const std::string algorithm = info.attr_string("algorithm", "direct");
     const int64_t tile = algorithm == "winograd_4x4" ? 4 : algorithm == "winograd_2x2" ? 2 : 0;
@@ -109,7 +132,8 @@ class NchwcConvKernel : public ep::OpKernel {
         return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
       };
       s.sh = s.sw = s.dh = s.dw = 1;  // checked here; the window resolves them per run
-      if (!nchwc::winograd_supported(s) || !all_one(attrs_.strides) || !all_one(attrs_.dilations))
+      if (!nchwc::winograd_supported(s) || kernel_.size() != 2 || !all_one(attrs_.strides) ||
+          !all_one(attrs_.dilations))
         info.fail_node("algorithm \"", algorithm, "\" needs a dense 3x3 filter with strides and ",
                        "dilations 1 and a blocked input; got W ", w->shape().to_string(),
                        ", group ", group_, ", strides ", dims_str(attrs_.strides), ", dilations ",
@@ -141,25 +165,32 @@ class NchwcConvKernel : public ep::OpKernel {
     const Tensor* B = ctx.input(2);
     const Tensor* Z = ctx.num_inputs() > 3 ? ctx.input(3) : nullptr;
     const auto& xd = X.shape().dims();
+    const size_t spatial = kernel_.size();  // 2, or 3 for a 3-D convolution
+    const char* dims = spatial == 3 ? "D, H, W" : "H, W";
     if (input_blocked_) {
-      if (xd.size() != 5 || xd[4] != kBlock || xd[1] != nchwc::blocks(C_))
-        ctx.fail_node("blocked X must be [N, ", nchwc::blocks(C_), ", H, W, 16] for ", C_,
-                      " input channels (W [", M_, ", ", C_ / group_, ", ", kernel_[0], ", ",
-                      kernel_[1], "], group ", group_, "), got ", X.shape().to_string());
-    } else if (xd.size() != 4 || xd[1] != C_) {
-      ctx.fail_node("plain X must be [N, ", C_, ", H, W] (W [", M_, ", ", C_ / group_, ", ",
-                    kernel_[0], ", ", kernel_[1], "]), got ", X.shape().to_string());
+      if (xd.size() != spatial + 3 || xd.back() != kBlock || xd[1] != nchwc::blocks(C_))
+        ctx.fail_node("blocked X must be [N, ", nchwc::blocks(C_), ", ", dims, ", 16] for ", C_,
+                      " input channels (W ", w_shape_, ", group ", group_, "), got ",
+                      X.shape().to_string());
+    } else if (xd.size() != spatial + 2 || xd[1] != C_) {
+      ctx.fail_node("plain X must be [N, ", C_, ", ", dims, "] (W ", w_shape_, "), got ",
+                    X.shape().to_string());
     }
     if (B && (B->rank() != 1 || B->shape()[0] != M_))
       ctx.fail_node("B ", B->shape().to_string(), " must be [", M_, "]");
-    const Window g = resolve_window(ctx, attrs_, {xd[2], xd[3]}, kernel_);
-    const Shape y_shape{xd[0], nchwc::blocks(M_), g.out[0], g.out[1], kBlock};
+    const Window g =
+        resolve_window(ctx, attrs_, std::vector<int64_t>(xd.begin() + 2, xd.begin() + 2 + spatial),
+                       kernel_);
+    std::vector<int64_t> yd = {xd[0], nchwc::blocks(M_)};
+    yd.insert(yd.end(), g.out.begin(), g.out.end());
+    yd.push_back(kBlock);
+    const Shape y_shape(yd);
     nchwc::Conv2dShape s = base_shape();
-    set_geometry(s, xd, g);
+    set_geometry(s, xd[0], g);
     const float* bias = B ? B->data<float>() : nullptr;
     ThreadPool* pool = &ctx.thread_pool();
     if (Z) {
-      check_blocked(ctx, *Z, "residual Z");
+      check_blocked(ctx, *Z, "residual Z", true);
       if (Z->shape()[1] != y_shape[1])
         ctx.fail_node("residual Z ", Z->shape().to_string(), " must have the output's ", y_shape[1],
                       " channel blocks (output ", y_shape.to_string(), ")");
@@ -180,8 +211,9 @@ class NchwcConvKernel : public ep::OpKernel {
     nchwc::Conv2dShape s;
     s.C = C_;
     s.M = M_;
-    s.KH = kernel_[0];
-    s.KW = kernel_[1];
+    s.KD = kernel_.size() == 3 ? kernel_[0] : 1;
+    s.KH = kernel_[kernel_.size() - 2];
+    s.KW = kernel_.back();
     s.group = group_;
     s.input_blocked = input_blocked_;
     return s;
@@ -258,7 +290,7 @@ class NchwcConvKernel : public ep::OpKernel {
     const float* z = Z.data<float>();
     ops::BroadcastIndexer bi({y_shape, Z.shape()}, y_shape);
     const int64_t valid_last = M_ - (nchwc::blocks(M_) - 1) * kBlock;  // lanes of the last block
-    const int64_t block_elems = y_shape[2] * y_shape[3] * kBlock;
+    const int64_t block_elems = y_shape.num_elements() / (y_shape[0] * y_shape[1]);
     ops::for_each_broadcast_row(
         bi, 0, bi.num_rows(), [&](int64_t o, const int64_t* off, int64_t n) {
           for (int64_t i = 0; i < n; ++i) {
@@ -276,6 +308,7 @@ class NchwcConvKernel : public ep::OpKernel {
   bool input_blocked_;
   int64_t M_ = 0, C_ = 0;
   std::vector<int64_t> kernel_;
+  std::string w_shape_;  // for messages
   linalg::ActivationSpec act_;
   nchwc::PackedFilter packed_;
   nchwc::WinogradFilter winograd_;            // set instead of packed_ for a Winograd algorithm
@@ -301,7 +334,7 @@ class NchwcPoolKernel : public ep::OpKernel {
     Tensor& Y = ctx.output(0, Shape{xd[0], xd[1], g.out[0], g.out[1], kBlock});
     if (Y.num_elements() == 0) return;
     nchwc::Pool2dShape s;
-    set_geometry(s, xd, g);
+    set_geometry(s, xd[0], g);
     s.C = xd[1] * kBlock;  // the pools need only whole blocks
     s.KH = g.kernel[0];
     s.KW = g.kernel[1];
@@ -325,12 +358,14 @@ class NchwcGlobalAveragePoolKernel : public ep::OpKernel {
   explicit NchwcGlobalAveragePoolKernel(const ep::KernelInfo&) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
-    check_blocked(ctx, X, "X");
+    check_blocked(ctx, X, "X", true);
     const auto& xd = X.shape().dims();
-    Tensor& Y = ctx.output(0, Shape{xd[0], xd[1], 1, 1, kBlock});
+    std::vector<int64_t> yd(xd.size(), 1);
+    yd[0] = xd[0], yd[1] = xd[1], yd.back() = kBlock;
+    Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    nchwc::global_avg_pool(xd[0], xd[1] * kBlock, xd[2] * xd[3], X.data<float>(),
-                           Y.mutable_data<float>(), &ctx.thread_pool());
+    nchwc::global_avg_pool(xd[0], xd[1] * kBlock, dims_product(xd, 2, xd.size() - 1),
+                           X.data<float>(), Y.mutable_data<float>(), &ctx.thread_pool());
   }
 };
 
@@ -339,12 +374,13 @@ class NchwcGlobalAveragePoolKernel : public ep::OpKernel {
 void register_nchwc_kernels(ep::KernelRegistry& r) {
   const std::vector<DataType> f = {DataType::kFloat};
   const std::string dom = "com.tessera";
-  // [N, C, H, W] -> blocked [N, ceil(C/16), H, W, 16], padded channels zero.
+  // [N, C, (D,) H, W] -> blocked [N, ceil(C/16), (D,) H, W, 16], padded channels zero.
   r.add<ReorderToKernel>({dom, "ReorderToNchwc", 1, ep::kOpsetMax, {{"T", {0}, f}}});
-  // Blocked -> [N, channels, H, W] (attribute channels).
+  // Blocked -> [N, channels, (D,) H, W] (attribute channels).
   r.add<ReorderFromKernel>({dom, "ReorderFromNchwc", 1, ep::kOpsetMax, {{"T", {0}, f}}});
-  // FusedConv on blocked tensors: X blocked (input_layout 1) or plain NCHW
-  // (input_layout 0), constant W, optional B [M] and blocked residual Z.
+  // FusedConv on blocked tensors, 2-D or 3-D: X blocked (input_layout 1) or
+  // plain NCHW / NCDHW (input_layout 0), constant W, optional B [M] and
+  // blocked residual Z.
   r.add<NchwcConvKernel>({dom, "NchwcConv", 1, ep::kOpsetMax, {{"T", {0, 1, 2, 3}, f}}});
   r.add({dom, "NchwcMaxPool", 1, ep::kOpsetMax, {{"T", {0}, f}}},
         [](const ep::KernelInfo& info) { return std::make_unique<NchwcPoolKernel>(info, true); });

@@ -11,21 +11,32 @@
 namespace tessera::cpu::nn {
 
 // The geometry a convolution and a pooling share (Conv2dShape and
-// Pool2dShape name these fields alike): batch and input plane from the blocked
-// input dims, output plane, strides, leading pads and dilations from `g`.
+// Pool2dShape name these fields alike): batch N, and from the window `g`
+// the input and output planes, strides, leading pads and dilations; a 3-D
+// window (a convolution's only) sets the depth fields too.
 template <typename Shape2d>
-void set_geometry(Shape2d& s, const std::vector<int64_t>& xd, const Window& g) {
-  s.N = xd[0];
-  s.H = xd[2];
-  s.W = xd[3];
-  s.OH = g.out[0];
-  s.OW = g.out[1];
-  s.sh = g.strides[0];
-  s.sw = g.strides[1];
-  s.ph = g.pads_begin[0];
-  s.pw = g.pads_begin[1];
-  s.dh = g.dilations[0];
-  s.dw = g.dilations[1];
+void set_geometry(Shape2d& s, int64_t N, const Window& g) {
+  const size_t h = g.rank() - 2, w = h + 1;  // the last two axes
+  s.N = N;
+  s.H = g.in[h];
+  s.W = g.in[w];
+  s.OH = g.out[h];
+  s.OW = g.out[w];
+  s.sh = g.strides[h];
+  s.sw = g.strides[w];
+  s.ph = g.pads_begin[h];
+  s.pw = g.pads_begin[w];
+  s.dh = g.dilations[h];
+  s.dw = g.dilations[w];
+  if constexpr (requires { s.D; }) {
+    if (g.rank() == 3) {
+      s.D = g.in[0];
+      s.OD = g.out[0];
+      s.sd = g.strides[0];
+      s.pd = g.pads_begin[0];
+      s.dd = g.dilations[0];
+    }
+  }
 }
 
 void register_nchwc_kernels(ep::KernelRegistry& r);
