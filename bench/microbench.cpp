@@ -249,6 +249,37 @@ void BM_ConvBlocked(benchmark::State& state) {
   state.SetLabel(nc::kernel_name());
 }
 
+// A 3-D (video) convolution in the blocked layout: R3D-18's layers, k x k x k
+// filters, pads k / 2, the input already blocked (plain for the stem, whose
+// depth kernel is 3 and stride 1). Args: C, D, H, M, k, spatial stride, threads.
+void BM_ConvBlocked3d(benchmark::State& state) {
+  namespace nc = tessera::linalg::nchwc;
+  nc::Conv2dShape cs;
+  cs.C = state.range(0), cs.D = state.range(1), cs.H = cs.W = state.range(2);
+  cs.M = state.range(3);
+  cs.KH = cs.KW = state.range(4), cs.sh = cs.sw = state.range(5);
+  cs.KD = cs.C < 16 ? 3 : cs.KH, cs.sd = cs.C < 16 ? 1 : cs.sh;
+  cs.pd = cs.KD / 2, cs.ph = cs.pw = cs.KH / 2;
+  cs.OD = (cs.D + 2 * cs.pd - cs.KD) / cs.sd + 1;
+  cs.OH = cs.OW = (cs.H + 2 * cs.ph - cs.KH) / cs.sh + 1;
+  cs.input_blocked = cs.C >= 16;
+  const int threads = int(state.range(6));
+  auto x = random_vector(size_t(nc::blocks(cs.C) * 16 * cs.D * cs.H * cs.W), 1),
+       w = random_vector(size_t(cs.M * cs.C * cs.KD * cs.KH * cs.KW), 2),
+       b = random_vector(size_t(cs.M), 3);
+  std::vector<float> y(size_t(nc::blocks(cs.M) * 16 * cs.OD * cs.OH * cs.OW));
+  const nc::PackedFilter pf(w.data(), cs);
+  const tessera::linalg::ActivationSpec relu{tessera::linalg::Activation::kRelu, 0.f, 0.f};
+  const CpuTimer cpu;
+  for (auto _ : state) {
+    nc::conv2d(cs, pf, x.data(), b.data(), nullptr, relu, y.data(), pool_for(threads));
+    benchmark::DoNotOptimize(y.data());
+  }
+  report(state, 2.0 * double(cs.M * cs.OD * cs.OH * cs.OW * cs.C * cs.KD * cs.KH * cs.KW),
+         threads, cpu);
+  state.SetLabel(nc::kernel_name());
+}
+
 // A blocked 1x1 or 3x3 convolution whose filters come from memory, as in a
 // model whose weights (ResNet-50: 100 MB) do not stay in cache between
 // layers: each iteration uses the next of enough filter copies to overflow
@@ -580,6 +611,16 @@ BENCHMARK(BM_Conv)
     ->Args({24, 56, 144, 1, 1, 1})    // MobileNetV2 expand
     ->Args({144, 56, 24, 1, 1, 1})    // MobileNetV2 project
     ->Args({960, 7, 160, 1, 1, 1})    // MobileNetV2 late project
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
+// Args: C, D, H, M, k, stride, threads (R3D-18 at 16 x 112 x 112).
+BENCHMARK(BM_ConvBlocked3d)
+    ->Args({3, 16, 112, 64, 7, 2, 1})
+    ->Args({64, 16, 56, 64, 3, 1, 1})
+    ->Args({64, 16, 56, 128, 3, 2, 1})
+    ->Args({128, 8, 28, 128, 3, 1, 1})
+    ->Args({256, 4, 14, 256, 3, 1, 1})
+    ->Args({512, 2, 7, 512, 3, 1, 1})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: C, H, M, kernel, stride, threads, depthwise (the BM_Conv / BM_Depthwise layers).

@@ -545,3 +545,73 @@ TEST(ConvLayout, NchwcConvRejectsPartialBlockGroups) {
   m.graph.nodes = {c};
   expect_rejected(m, Shape{1, 4, 6, 6, 16}, "the_conv", "groups of whole blocks");
 }
+
+// A video network's blocks (R3D-18's): a plain-input 3x7x7 stem, 3x3x3
+// convolutions with a residual, a strided 3x3x3 beside a strided 1x1x1
+// downsample, a channel Concat and the global pool all run blocked in 3-D.
+// A 3-D MaxPool and a 3-D depthwise convolution (no 3-D blocked kernels)
+// read plain values, and a batch of two goes through.
+TEST(ConvLayout, VideoBlockStaysBlocked) {
+  ir::Model m = float_model(13, {{"x", Shape{2, 3, 4, 12, 12}}}, {"logits", "mp", "dw"});
+  auto& in = m.graph.initializers;
+  in["w1"] = random_floats(Shape{16, 3, 3, 7, 7}, 91, -0.1f, 0.1f);
+  in["b1"] = random_floats(Shape{16}, 92);
+  in["w2"] = random_floats(Shape{16, 16, 3, 3, 3}, 93, -0.1f, 0.1f);
+  in["w3"] = random_floats(Shape{32, 16, 3, 3, 3}, 94, -0.1f, 0.1f);
+  in["w4"] = random_floats(Shape{32, 16, 1, 1, 1}, 95, -0.3f, 0.3f);
+  in["w5"] = random_floats(Shape{16, 1, 3, 3, 3}, 96, -0.3f, 0.3f);  // depthwise
+  in["wg"] = random_floats(Shape{10, 64}, 97);
+  auto& n = m.graph.nodes;
+  auto pads1 = attr_ints("pads", {1, 1, 1, 1, 1, 1});
+  auto s2 = attr_ints("strides", {2, 2, 2});
+  n.push_back(op("Conv", {"x", "w1", "b1"}, {"c1"},
+                 {attr_ints("strides", {1, 2, 2}), attr_ints("pads", {1, 3, 3, 1, 3, 3})}));
+  n.push_back(op("Relu", {"c1"}, {"r1"}));
+  n.push_back(op("Conv", {"r1", "w2"}, {"c2"}, {pads1}));
+  n.push_back(op("Add", {"c2", "r1"}, {"a2"}));
+  n.push_back(op("Relu", {"a2"}, {"r2"}));
+  n.push_back(op("Conv", {"r2", "w3"}, {"c3"}, {pads1, s2}));
+  n.push_back(op("Conv", {"r2", "w4"}, {"c4"}, {s2}));
+  n.push_back(op("Concat", {"c3", "c4"}, {"cat"}, {attr_i("axis", -4)}));
+  n.push_back(op("GlobalAveragePool", {"cat"}, {"gap"}));
+  n.push_back(op("Flatten", {"gap"}, {"f"}));
+  n.push_back(op("Gemm", {"f", "wg"}, {"logits"}, {attr_i("transB", 1)}));
+  n.push_back(op("MaxPool", {"r2"}, {"mp"}, {attr_ints("kernel_shape", {2, 2, 2}), s2}));
+  n.push_back(op("Conv", {"r2", "w5"}, {"dw"}, {attr_i("group", 16), pads1}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 4u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcGlobalAveragePool"), 1u);
+  EXPECT_EQ(count_ops(out, "Concat"), 1u);
+  EXPECT_EQ(count_ops(out, "MaxPool"), 1u);
+  EXPECT_EQ(count_ops(out, "Conv"), 1u);  // the depthwise
+  // r2 for the plain readers, and the pooled value for Flatten.
+  EXPECT_EQ(count_domain_ops(out, "ReorderFromNchwc"), 2u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 0u);
+  for (const auto& node : out.graph.nodes) {
+    if (node.op_type == "Concat") {
+      EXPECT_EQ(node.attr("axis")->i, 1);
+    }
+  }
+  expect_same_as(m, out);
+}
+
+// Hand-written 3-D NchwcConvs that cannot run are errors naming the node: a
+// grouped 3-D filter, and a 3-D filter on a 2-D blocked input.
+TEST(ConvLayout, NchwcConv3dChecksItsInputs) {
+  auto model = [](const Shape& x, const Shape& w, int64_t group) {
+    ir::Model m = float_model(13, {{"x", x}}, {"y"});
+    m.opset_imports.push_back({"com.tessera", 1});
+    m.graph.initializers["w"] = random_floats(w, 1);
+    ir::Node c = op("NchwcConv", {"x", "w"}, {"y"}, {attr_i("group", group)});
+    c.domain = "com.tessera";
+    c.name = "the_conv";
+    m.graph.nodes = {c};
+    return m;
+  };
+  expect_rejected(model(Shape{1, 2, 4, 6, 6, 16}, Shape{32, 16, 3, 3, 3}, 2),
+                  Shape{1, 2, 4, 6, 6, 16}, "the_conv", "must have group 1");
+  expect_rejected(model(Shape{1, 2, 6, 6, 16}, Shape{32, 32, 3, 3, 3}, 1), Shape{1, 2, 6, 6, 16},
+                  "the_conv", "blocked X must be [N, 2, D, H, W, 16]");
+}
