@@ -275,8 +275,8 @@ void BM_ConvBlocked3d(benchmark::State& state) {
     nc::conv2d(cs, pf, x.data(), b.data(), nullptr, relu, y.data(), pool_for(threads));
     benchmark::DoNotOptimize(y.data());
   }
-  report(state, 2.0 * double(cs.M * cs.OD * cs.OH * cs.OW * cs.C * cs.KD * cs.KH * cs.KW),
-         threads, cpu);
+  report(state, 2.0 * double(cs.M * cs.OD * cs.OH * cs.OW * cs.C * cs.KD * cs.KH * cs.KW), threads,
+         cpu);
   state.SetLabel(nc::kernel_name());
 }
 

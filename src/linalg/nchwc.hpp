@@ -57,7 +57,7 @@ struct Conv2dShape {
   int64_t KH = 1, KW = 1;
   int64_t sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
   int64_t D = 1, OD = 1, KD = 1, sd = 1, pd = 0, dd = 1;  // depth (3-D)
-  int64_t group = 1;          // 1 (dense) or C == M (depthwise)
+  int64_t group = 1;                                      // 1 (dense) or C == M (depthwise)
   bool input_blocked = true;  // false: x is plain NCHW (a stem with few channels)
   bool depthwise() const { return group > 1; }
 };
@@ -85,8 +85,8 @@ class PackedFilter {
 
 // y (blocked [N, blocks(M), (OD,) OH, OW, 16]) = act(conv(x, w) + bias +
 // residual). x is blocked [N, blocks(C), (D,) H, W, 16], or plain
-// [N, C, (D,) H, W] when !s.input_blocked. bias is [M] or null; residual is blocked like y, or null.
-// Taps outside the input count as zero. `w` must match `s` (PackedFilter::matches).
+// [N, C, (D,) H, W] when !s.input_blocked. bias is [M] or null; residual is blocked like y, or
+// null. Taps outside the input count as zero. `w` must match `s` (PackedFilter::matches).
 void conv2d(const Conv2dShape& s, const PackedFilter& w, const float* x, const float* bias,
             const float* residual, const ActivationSpec& act, float* y, ThreadPool* pool);
 

@@ -72,8 +72,8 @@ struct ConvArgs {
   // Dense: the [in_per_group][16] filter slice of output block ob, input
   // group ib, tap (kd, kh, kw).
   const float* filter_tap(int64_t ob, int64_t ib, int64_t kd, int64_t kh, int64_t kw) const {
-    return w + ((((ob * in_groups + ib) * s->KD + kd) * s->KH + kh) * s->KW + kw) * in_per_group *
-                   16;
+    return w +
+           ((((ob * in_groups + ib) * s->KD + kd) * s->KH + kh) * s->KW + kw) * in_per_group * 16;
   }
   // Row `row` is od * OH + oh in 3-D (see Conv2dShape).
   int64_t out_index(int64_t n, int64_t ob, int64_t row, int64_t ow) const {
@@ -157,8 +157,8 @@ inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t 
   const Conv2dShape& s = *a.s;
   const Conv2dShape& u = a.unpadded ? *a.unpadded : s;
   const int64_t od = s.OD > 1 ? row / s.OH : 0, oh = row - od * s.OH;
-  TapRange r{0, s.KH, 0, s.KW, 0, s.KD,
-             (od * s.sd - s.pd) * a.xs.depth + (oh * s.sh - s.ph) * a.xs.row};
+  TapRange r{
+      0, s.KH, 0, s.KW, 0, s.KD, (od * s.sd - s.pd) * a.xs.depth + (oh * s.sh - s.ph) * a.xs.row};
   tap_range(oh * s.sh - u.ph, s.KH, s.dh, u.H, &r.kh0, &r.kh1);
   if (s.KD > 1 || s.pd > 0) tap_range(od * s.sd - u.pd, s.KD, s.dd, u.D, &r.kd0, &r.kd1);
   auto border = [&](int64_t ow) {

@@ -176,8 +176,8 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       // suit (linalg/winograd.hpp): ResNet-50's layer1-3.
       const int64_t tile = linalg::nchwc::winograd_tile(C, M);
       if (winograd && tile && layout == 1 && group == 1 && spatial == 2 && wd[2] == 3 &&
-          wd[3] == 3 &&
-          ints_all_or_absent(node, "strides", 1) && ints_all_or_absent(node, "dilations", 1)) {
+          wd[3] == 3 && ints_all_or_absent(node, "strides", 1) &&
+          ints_all_or_absent(node, "dilations", 1)) {
         ir::Attribute a;
         a.name = "algorithm";
         a.type = ir::AttrType::kString;

@@ -336,11 +336,10 @@ void check_conv3d(const Conv3dCase& c, const ActivationSpec& act, bool with_bias
                     const int64_t id = od * c.sd - c.pd + kd * c.dd;
                     const int64_t ih = oh * c.sh - c.ph + kh * c.dh;
                     const int64_t iw = ow * c.sw - c.pw + kw * c.dw;
-                    if (id < 0 || id >= c.D || ih < 0 || ih >= c.H || iw < 0 || iw >= c.W)
-                      continue;
-                    acc += double(w[size_t((((m * c.C + ci) * c.KD + kd) * c.KH + kh) * c.KW +
-                                           kw)]) *
-                           double(x[size_t((((n * c.C + ci) * c.D + id) * c.H + ih) * c.W + iw)]);
+                    if (id < 0 || id >= c.D || ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
+                    acc +=
+                        double(w[size_t((((m * c.C + ci) * c.KD + kd) * c.KH + kh) * c.KW + kw)]) *
+                        double(x[size_t((((n * c.C + ci) * c.D + id) * c.H + ih) * c.W + iw)]);
                   }
             const size_t o = size_t((((n * c.M + m) * s.OD + od) * s.OH + oh) * s.OW + ow);
             float v = float(acc) + (with_bias ? b[size_t(m)] : 0.f);
@@ -377,15 +376,15 @@ void check_conv3d(const Conv3dCase& c, const ActivationSpec& act, bool with_bias
 
 const Conv3dCase k3dCases[] = {
     // N C  D  H  W   M KD KH KW sd sh sw pd ph pw ped peh pew dd dh dw  blocked
-    {1, 32, 4, 6, 9, 48, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},   // R3D's 3x3x3
-    {2, 16, 5, 7, 7, 32, 1, 1, 1, 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1, true},   // downsample
+    {1, 32, 4, 6, 9, 48, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},    // R3D's 3x3x3
+    {2, 16, 5, 7, 7, 32, 1, 1, 1, 2, 2, 2, 0, 0, 0, 0, 0, 0, 1, 1, 1, true},    // downsample
     {1, 3, 4, 15, 15, 32, 3, 7, 7, 1, 2, 2, 1, 3, 3, 1, 3, 3, 1, 1, 1, false},  // stem, bordered
     {1, 3, 5, 9, 10, 8, 3, 3, 3, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, false},    // stem, clipped
-    {1, 16, 7, 5, 6, 20, 3, 3, 3, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, true},   // depth s2, d2
-    {1, 16, 3, 1, 1, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},   // 1x1 planes
-    {1, 20, 3, 4, 5, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, true},   // 1x1x1: one row
-    {1, 16, 4, 3, 3, 16, 3, 1, 1, 1, 1, 1, 0, 0, 0, 2, 0, 0, 1, 1, 1, true},   // pad at the end
-    {1, 16, 6, 4, 4, 16, 2, 3, 3, 1, 1, 1, 0, 1, 1, 0, 1, 1, 4, 1, 1, true},   // a plane apart
+    {1, 16, 7, 5, 6, 20, 3, 3, 3, 2, 1, 1, 2, 1, 1, 2, 1, 1, 2, 1, 1, true},    // depth s2, d2
+    {1, 16, 3, 1, 1, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, true},    // 1x1 planes
+    {1, 20, 3, 4, 5, 24, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, true},    // 1x1x1: one row
+    {1, 16, 4, 3, 3, 16, 3, 1, 1, 1, 1, 1, 0, 0, 0, 2, 0, 0, 1, 1, 1, true},    // pad at the end
+    {1, 16, 6, 4, 4, 16, 2, 3, 3, 1, 1, 1, 0, 1, 1, 0, 1, 1, 4, 1, 1, true},    // a plane apart
 };
 
 TEST(LinalgNchwc, Conv3dMatchesDefinition) {

@@ -178,9 +178,8 @@ class NchwcConvKernel : public ep::OpKernel {
     }
     if (B && (B->rank() != 1 || B->shape()[0] != M_))
       ctx.fail_node("B ", B->shape().to_string(), " must be [", M_, "]");
-    const Window g =
-        resolve_window(ctx, attrs_, std::vector<int64_t>(xd.begin() + 2, xd.begin() + 2 + spatial),
-                       kernel_);
+    const Window g = resolve_window(
+        ctx, attrs_, std::vector<int64_t>(xd.begin() + 2, xd.begin() + 2 + spatial), kernel_);
     std::vector<int64_t> yd = {xd[0], nchwc::blocks(M_)};
     yd.insert(yd.end(), g.out.begin(), g.out.end());
     yd.push_back(kBlock);

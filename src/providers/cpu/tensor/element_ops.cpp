@@ -23,6 +23,32 @@ void set_raw_bits(uint8_t* b, int bits, int64_t i, uint32_t v) {
   byte = uint8_t((byte & ~(mask << shift)) | ((v & mask) << shift));
 }
 
+// Output axes [from, r) whose source offsets run on contiguously (each a
+// step of the product of the later axes' sizes, no fill): copied as one run
+// of `inner` elements from `start` (added to the earlier axes' offsets), so
+// a channel slice, or a transpose that keeps the trailing axes, copies long
+// runs instead of paying the row loop's overhead per short row (ShuffleNet's
+// channel shuffle: rows of 7 to 28 floats).
+struct ContiguousTail {
+  size_t from;
+  int64_t inner, start;
+};
+
+ContiguousTail contiguous_tail(const Shape& out, const AxisMaps& maps) {
+  const size_t r = out.rank();
+  ContiguousTail t{r, 1, 0};
+  while (t.from > 0) {
+    const auto& m = maps[t.from - 1];
+    bool run = m[0] != kFillOffset;
+    for (size_t i = 1; i < m.size() && run; ++i) run = m[i] == m[0] + int64_t(i) * t.inner;
+    if (!run) break;
+    t.start += m[0];
+    t.inner *= out[t.from - 1];
+    --t.from;
+  }
+  return t;
+}
+
 template <typename T>
 void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T* fill,
                ThreadPool& pool) {
@@ -31,13 +57,56 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
     d[0] = s[0];
     return;
   }
+  const ContiguousTail tail = contiguous_tail(out, maps);
+  if (tail.from < r) {
+    // Rows over the leading axes, each one run; long runs with few rows are
+    // cut into pieces so the threads share them.
+    const size_t lead = tail.from;
+    const int64_t rows = out.size_to(lead), inner = tail.inner;
+    constexpr int64_t kPiece = 16384;  // elements
+    const int64_t pieces = rows < 2 * int64_t(pool.num_threads()) && inner > 2 * kPiece
+                               ? (inner + kPiece - 1) / kPiece
+                               : 1;
+    const int64_t len = (inner + pieces - 1) / pieces;
+    pool.parallel_for(rows * pieces, double(len), [&](int64_t begin, int64_t end) {
+      // The leading axes' indices of the current row, stepped as rows advance.
+      std::vector<int64_t> idx(lead, 0);
+      int64_t rem = begin / pieces;
+      for (size_t k = lead; k-- > 0;) {
+        idx[k] = rem % out[k];
+        rem /= out[k];
+      }
+      for (int64_t job = begin; job < end; ++job) {
+        const int64_t row = job / pieces, p = job % pieces;
+        if (p == 0 && job != begin)
+          for (size_t k = lead; k-- > 0;) {
+            if (++idx[k] < out[k]) break;
+            idx[k] = 0;
+          }
+        int64_t base = tail.start;
+        bool filled = false;
+        for (size_t k = 0; k < lead; ++k) {
+          const int64_t v = maps[k][size_t(idx[k])];
+          if (v == kFillOffset)
+            filled = true;
+          else
+            base += v;
+        }
+        const int64_t b = p * len, e = std::min(inner, b + len);
+        if (b >= e) continue;
+        T* drow = d + row * inner;
+        if (filled)
+          std::fill(drow + b, drow + e, *fill);
+        else
+          std::copy(s + base + b, s + base + e, drow + b);
+      }
+    });
+    return;
+  }
   const int64_t inner = out[r - 1];
   const int64_t rows = out.size_to(r - 1);
   if (inner == 0 || rows == 0) return;
   const auto& im = maps[r - 1];
-  bool contiguous = true;
-  for (int64_t i = 0; i < inner && contiguous; ++i)
-    contiguous = im[size_t(i)] != kFillOffset && im[size_t(i)] == im[0] + i;
   pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
     std::vector<int64_t> idx(r - 1, 0);
     int64_t rem = begin;
@@ -58,8 +127,6 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
       T* drow = d + row * inner;
       if (filled) {
         std::fill(drow, drow + inner, *fill);
-      } else if (contiguous) {
-        std::copy(s + base + im[0], s + base + im[0] + inner, drow);
       } else {
         for (int64_t i = 0; i < inner; ++i) {
           int64_t v = im[size_t(i)];
@@ -158,22 +225,53 @@ Tensor make_scalar(DataType t, double v) {
   Tensor s(t, Shape{});
   void* p = s.mutable_raw_data();
   switch (t) {
-    case DataType::kFloat: *static_cast<float*>(p) = float(v); break;
-    case DataType::kDouble: *static_cast<double*>(p) = v; break;
-    case DataType::kFloat16: *static_cast<Float16*>(p) = Float16(float(v)); break;
-    case DataType::kBFloat16: *static_cast<BFloat16*>(p) = BFloat16(float(v)); break;
-    case DataType::kInt8: *static_cast<int8_t*>(p) = int8_t(v); break;
-    case DataType::kInt16: *static_cast<int16_t*>(p) = int16_t(v); break;
-    case DataType::kInt32: *static_cast<int32_t*>(p) = int32_t(v); break;
-    case DataType::kInt64: *static_cast<int64_t*>(p) = int64_t(v); break;
-    case DataType::kUInt8: *static_cast<uint8_t*>(p) = uint8_t(v); break;
-    case DataType::kUInt16: *static_cast<uint16_t*>(p) = uint16_t(v); break;
-    case DataType::kUInt32: *static_cast<uint32_t*>(p) = uint32_t(v); break;
-    case DataType::kUInt64: *static_cast<uint64_t*>(p) = uint64_t(v); break;
-    case DataType::kBool: *static_cast<bool*>(p) = v != 0; break;
-    case DataType::kComplex64: *static_cast<std::complex<float>*>(p) = {float(v), 0.f}; break;
-    case DataType::kComplex128: *static_cast<std::complex<double>*>(p) = {v, 0.0}; break;
-    case DataType::kString: break;
+    case DataType::kFloat:
+      *static_cast<float*>(p) = float(v);
+      break;
+    case DataType::kDouble:
+      *static_cast<double*>(p) = v;
+      break;
+    case DataType::kFloat16:
+      *static_cast<Float16*>(p) = Float16(float(v));
+      break;
+    case DataType::kBFloat16:
+      *static_cast<BFloat16*>(p) = BFloat16(float(v));
+      break;
+    case DataType::kInt8:
+      *static_cast<int8_t*>(p) = int8_t(v);
+      break;
+    case DataType::kInt16:
+      *static_cast<int16_t*>(p) = int16_t(v);
+      break;
+    case DataType::kInt32:
+      *static_cast<int32_t*>(p) = int32_t(v);
+      break;
+    case DataType::kInt64:
+      *static_cast<int64_t*>(p) = int64_t(v);
+      break;
+    case DataType::kUInt8:
+      *static_cast<uint8_t*>(p) = uint8_t(v);
+      break;
+    case DataType::kUInt16:
+      *static_cast<uint16_t*>(p) = uint16_t(v);
+      break;
+    case DataType::kUInt32:
+      *static_cast<uint32_t*>(p) = uint32_t(v);
+      break;
+    case DataType::kUInt64:
+      *static_cast<uint64_t*>(p) = uint64_t(v);
+      break;
+    case DataType::kBool:
+      *static_cast<bool*>(p) = v != 0;
+      break;
+    case DataType::kComplex64:
+      *static_cast<std::complex<float>*>(p) = {float(v), 0.f};
+      break;
+    case DataType::kComplex128:
+      *static_cast<std::complex<double>*>(p) = {v, 0.0};
+      break;
+    case DataType::kString:
+      break;
     default:
       *static_cast<uint8_t*>(p) = 0;
       small_type_from_float(t, p, 0, float(v));

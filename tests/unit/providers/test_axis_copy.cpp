@@ -1,0 +1,71 @@
+// The axis-map copy under Slice, Transpose and Pad: trailing axes whose
+// source offsets run on are copied as one run (cut into pieces for the
+// threads when rows are few), and the results match the element-by-element
+// definitions, fills included.
+#include "unit/providers/tensor_test_helpers.hpp"
+
+namespace tessera::test {
+namespace {
+
+Tensor iota_f32(const Shape& s) {
+  std::vector<float> v(size_t(s.num_elements()));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i);
+  return f32(v, s);
+}
+
+// ShuffleNet's channel shuffle: [N, 2, C, H, W] -> [N, C, 2, H, W] keeps
+// (H, W) together, a run of H * W per (n, c, g).
+TEST(AxisCopy, TransposeKeepingTrailingAxes) {
+  const int64_t N = 2, G = 2, C = 5, H = 3, W = 4;
+  auto out =
+      run_node("Transpose", {iota_f32(Shape{N, G, C, H, W})}, {attr_ints("perm", {0, 2, 1, 3, 4})});
+  std::vector<float> want;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t g = 0; g < G; ++g)
+        for (int64_t p = 0; p < H * W; ++p)
+          want.push_back(float(((n * G + g) * C + c) * H * W + p));
+  expect_f32(out[0], want, Shape{N, C, G, H, W}, 0.f);
+}
+
+// A channel slice of an image is one run per image; a strided last axis is
+// not a run and takes the element path.
+TEST(AxisCopy, SliceRunsAndStrides) {
+  const Tensor x = iota_f32(Shape{2, 6, 3, 5});
+  auto out = run_node("Slice", {x, i64v({2}), i64v({5}), i64v({1})});
+  std::vector<float> want;
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 2; c < 5; ++c)
+      for (int64_t p = 0; p < 15; ++p) want.push_back(float((n * 6 + c) * 15 + p));
+  expect_f32(out[0], want, Shape{2, 3, 3, 5}, 0.f);
+  out = run_node("Slice", {x, i64v({1, 4}), i64v({3, 0}), i64v({1, 3}), i64v({1, -2})});
+  want.clear();
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 1; c < 3; ++c)
+      for (int64_t h = 0; h < 3; ++h)
+        for (int64_t w = 4; w > 0; w -= 2) want.push_back(float(((n * 6 + c) * 3 + h) * 5 + w));
+  expect_f32(out[0], want, Shape{2, 2, 3, 2}, 0.f);
+}
+
+// Rows of 50000 floats, three of them: each row is cut into pieces the two
+// threads share, and the padded rows are filled piece by piece too.
+TEST(AxisCopy, LongRowsInPiecesWithFills) {
+  const int64_t L = 50000;
+  const Tensor x = iota_f32(Shape{1, L});
+  auto out = run_node("Pad", {x, i64v({1, 0, 1, 0}), f32({7.f}, Shape{})});
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{3, L}));
+  const float* y = out[0].tensor().data<float>();
+  for (int64_t i = 0; i < L; ++i) {
+    ASSERT_EQ(y[i], 7.f) << i;
+    ASSERT_EQ(y[L + i], float(i)) << i;
+    ASSERT_EQ(y[2 * L + i], 7.f) << i;
+  }
+  // A slice that starts mid-row: one run from an offset, in pieces.
+  out = run_node("Slice", {iota_f32(Shape{2, L}), i64v({1, 3}), i64v({2, L}), i64v({0, 1})});
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{1, L - 3}));
+  y = out[0].tensor().data<float>();
+  for (int64_t i = 0; i < L - 3; ++i) ASSERT_EQ(y[i], float(L + 3 + i)) << i;
+}
+
+}  // namespace
+}  // namespace tessera::test
