@@ -148,14 +148,88 @@ void pool2d(const Pool2dShape& s, bool is_max, const float* x, float* y, ThreadP
 // the rest).
 constexpr double kFiltersInL2 = 512.0 * 1024.0;
 
+// One axis of a zero-bordered copy: buffer position j holds input position
+// lo + j (zero outside [0, in)), for `size` positions. It spans only the
+// taps that touch the input from some output position: [first, last] (see
+// live_taps); the others would read border only, and the kernels skip them
+// (ConvArgs::unpadded), so DeepLab's dilation-36 layer on a 14 x 14 plane
+// copies the plane itself, not a plane padded by 36 on every side (29 times
+// its size).
+struct BorderAxis {
+  int64_t lo = 0, size = 0;
+  int64_t first = 0;  // the first live tap: the kernels' new leading pad is first * d
+};
+
+// The taps [first, last] of a k-tap window (stride s, leading pad p,
+// dilation d) that land inside [0, in) for some of `out` output positions;
+// first > last when none does.
+void live_taps(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, int64_t* first,
+               int64_t* last) {
+  int64_t a = 0, b = k - 1;
+  while (a < k && (a * d - p >= in || a * d - p + (out - 1) * s < 0)) ++a;
+  while (b >= a && (b * d - p >= in || b * d - p + (out - 1) * s < 0)) --b;
+  *first = a;
+  *last = b;
+}
+
+BorderAxis border_axis(int64_t out, int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
+  int64_t first = 0, last = 0;
+  live_taps(out, in, k, s, p, d, &first, &last);
+  if (first > last) first = last = 0;  // no tap touches the input: any one (all zero)
+  return {first * d - p, (out - 1) * s + (last - first) * d + 1, first};
+}
+
+// The columns of a bordered convolution's rows (geometry `u` before the
+// bordering) cut where their live column taps change, when running each
+// part with exactly its taps is estimated cheaper than tiles of `width`
+// running the union of their pixels' taps; else empty. A tile of T pixels
+// and k columns of taps costs about k (T + 3): each tap's filter loads and
+// loop weigh about three pixels. An ordinary 3x3 with pads 1 keeps its full
+// tiles (its two edge pixels would be one-pixel tiles); dilated layers on
+// small planes, whose pixels read few of their taps, are cut.
+std::vector<ColumnSegment> column_segments(const Conv2dShape& u, int64_t width) {
+  std::vector<ColumnSegment> segs;
+  for (int64_t ow = 0; ow < u.OW; ++ow) {
+    int64_t k0 = 0, k1 = 0;
+    tap_range(ow * u.sw - u.pw, u.KW, u.dw, u.W, &k0, &k1);
+    if (k1 < k0) k1 = k0;
+    if (!segs.empty() && segs.back().kw0 == k0 && segs.back().kw1 == k1)
+      segs.back().ow1 = ow + 1;
+    else
+      segs.push_back({ow, ow + 1, k0, k1});
+  }
+  auto tiles_cost = [&](int64_t ow0, int64_t ow1, auto&& taps) {
+    int64_t c = 0;
+    for (int64_t ow = ow0; ow < ow1; ow += width) {
+      const int64_t t = std::min(width, ow1 - ow);
+      c += taps(ow, ow + t) * (t + 3);
+    }
+    return c;
+  };
+  // The union of the live taps of pixels [b, e), as one tile runs them.
+  auto union_taps = [&](int64_t b, int64_t e) {
+    int64_t k0 = u.KW, k1 = 0;
+    for (const ColumnSegment& g : segs)
+      if (g.ow0 < e && g.ow1 > b && g.kw1 > g.kw0)
+        k0 = std::min(k0, g.kw0), k1 = std::max(k1, g.kw1);
+    return k1 > k0 ? k1 - k0 : int64_t(0);
+  };
+  int64_t cut = 0;
+  for (const ColumnSegment& g : segs)
+    cut += tiles_cost(g.ow0, g.ow1, [&](int64_t, int64_t) { return g.kw1 - g.kw0; });
+  if (segs.size() < 2 || cut >= tiles_cost(0, u.OW, union_taps)) segs.clear();
+  return segs;
+}
+
 // Copies x (blocked, or plain when !s.input_blocked) into a per-thread buffer
-// with zero borders wide enough for every tap of `s`, and rewrites `s` to
-// describe it (no pads left). Returns the buffer, which the calling thread
-// keeps for the next call.
+// with zero borders wide enough for every live tap of `s`, and rewrites `s`
+// to describe it (its pads become the offsets of the first live taps).
+// Returns the buffer, which the calling thread keeps for the next call.
 const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
-  const int64_t Dp = std::max(s.D + s.pd, (s.OD - 1) * s.sd + (s.KD - 1) * s.dd + 1);
-  const int64_t Hp = std::max(s.H + s.ph, (s.OH - 1) * s.sh + (s.KH - 1) * s.dh + 1);
-  const int64_t Wp = std::max(s.W + s.pw, (s.OW - 1) * s.sw + (s.KW - 1) * s.dw + 1);
+  const BorderAxis bd = border_axis(s.OD, s.D, s.KD, s.sd, s.pd, s.dd);
+  const BorderAxis bh = border_axis(s.OH, s.H, s.KH, s.sh, s.ph, s.dh);
+  const BorderAxis bw = border_axis(s.OW, s.W, s.KW, s.sw, s.pw, s.dw);
+  const int64_t Dp = bd.size, Hp = bh.size, Wp = bw.size;
   // A pixel is one block of 16 channels, or one value of a plain plane; a
   // plane here is one depth slice of one block or channel.
   const int64_t lanes = s.input_blocked ? 16 : 1;
@@ -163,11 +237,14 @@ const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
   static thread_local HostVector<float> buf;
   if (buf.size() < size_t(planes * Hp * Wp * lanes)) buf.resize(size_t(planes * Hp * Wp * lanes));
   float* out = buf.data();
-  const int64_t D = s.D, H = s.H, W = s.W, pd = s.pd, ph = s.ph, pw = s.pw;
+  const int64_t D = s.D, H = s.H, W = s.W;
+  // The buffer columns that hold input columns: [c0, c1).
+  const int64_t c0 = std::clamp<int64_t>(-bw.lo, 0, Wp),
+                c1 = std::clamp<int64_t>(W - bw.lo, c0, Wp);
   for_range(pool, planes, double(Hp * Wp * lanes), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       float* d = out + p * Hp * Wp * lanes;
-      const int64_t id = p % Dp - pd;
+      const int64_t id = p % Dp + bd.lo;
       if (id < 0 || id >= D) {
         std::memset(d, 0, size_t(Hp * Wp * lanes) * sizeof(float));
         continue;
@@ -175,20 +252,20 @@ const float* zero_bordered(Conv2dShape& s, const float* x, ThreadPool* pool) {
       const float* src = x + ((p / Dp) * D + id) * H * W * lanes;
       for (int64_t h = 0; h < Hp; ++h) {
         float* row = d + h * Wp * lanes;
-        const int64_t ih = h - ph;
+        const int64_t ih = h + bh.lo;
         if (ih < 0 || ih >= H) {
           std::memset(row, 0, size_t(Wp * lanes) * sizeof(float));
           continue;
         }
-        const int64_t right = Wp - pw - W;
-        std::memset(row, 0, size_t(pw * lanes) * sizeof(float));
-        std::memcpy(row + pw * lanes, src + ih * W * lanes, size_t(W * lanes) * sizeof(float));
-        if (right > 0)
-          std::memset(row + (pw + W) * lanes, 0, size_t(right * lanes) * sizeof(float));
+        std::memset(row, 0, size_t(c0 * lanes) * sizeof(float));
+        std::memcpy(row + c0 * lanes, src + (ih * W + c0 + bw.lo) * lanes,
+                    size_t((c1 - c0) * lanes) * sizeof(float));
+        std::memset(row + c1 * lanes, 0, size_t((Wp - c1) * lanes) * sizeof(float));
       }
     }
   });
-  s.D = Dp, s.H = Hp, s.W = Wp, s.pd = 0, s.ph = 0, s.pw = 0;
+  s.D = Dp, s.H = Hp, s.W = Wp;
+  s.pd = bd.first * s.dd, s.ph = bh.first * s.dh, s.pw = bw.first * s.dw;
   return out;
 }
 
@@ -328,6 +405,9 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   a.act = act;
   a.y = y;
   a.unpadded = bordered ? &unpadded : nullptr;
+  std::vector<ColumnSegment> segments;
+  if (bordered) segments = column_segments(unpadded, conv_tile_width(g_isa));
+  if (!segments.empty()) a.segments = &segments;
   a.in_groups = s.input_blocked ? blocks(s.C) : 1;
   a.in_per_group = s.input_blocked ? 16 : s.C;
   const int64_t plane = s.H * s.W;
@@ -335,7 +415,12 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     a.xs = {blocks(s.C) * s.D * plane * 16, s.D * plane * 16, s.W * 16, 16, 1, plane * 16};
   else
     a.xs = {s.C * s.D * plane, 0, s.W, 1, s.D * plane, plane};
-  interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &a.ow_lo, &a.ow_hi);
+  // A bordered input holds every live tap of every pixel: no pixel needs
+  // the one-at-a-time border path (its tiles still run only live taps).
+  if (bordered)
+    a.ow_lo = 0, a.ow_hi = s.OW;
+  else
+    interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &a.ow_lo, &a.ow_hi);
   const int64_t mb = blocks(s.M);
   const int64_t taps = s.KD * s.KH * s.KW;
   const int64_t out_rows = s.OD * s.OH;  // of one image (see Conv2dShape)

@@ -3,6 +3,7 @@
 // kernels share.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "linalg/nchwc.hpp"
 
@@ -49,6 +50,12 @@ struct TapRange {
   int64_t x_row = 0;
 };
 
+// Output columns [ow0, ow1) of a bordered convolution whose pixels all run
+// the column taps [kw0, kw1) (see column_segments).
+struct ColumnSegment {
+  int64_t ow0, ow1, kw0, kw1;
+};
+
 struct ConvArgs {
   const Conv2dShape* s = nullptr;
   const float* w = nullptr;  // packed filter
@@ -66,6 +73,11 @@ struct ConvArgs {
   // the input itself: the others read only zeros of the border (a dilated
   // 3x3 layer on a plane smaller than its dilation is then a 1x1 product).
   const Conv2dShape* unpadded = nullptr;
+  // Bordered only, may be null: the row's columns cut where their live taps
+  // change, each part run in tiles with exactly its taps (a dilation-12 3x3
+  // on a 14-pixel row: 2, 1 and 2 columns of taps in three parts, not 3 for
+  // every pixel of one tile).
+  const std::vector<ColumnSegment>* segments = nullptr;
   // Set in a thread's own copy only (see PrefetchStream); dense AVX-512 tiles use it.
   PrefetchStream* prefetch = nullptr;
 
@@ -174,6 +186,17 @@ inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t 
       const int64_t t = width < hi - ow ? width : hi - ow;
       tile(t, ow, r);
       ow += t;
+    }
+  } else if (a.segments) {
+    for (const ColumnSegment& g : *a.segments) {
+      const int64_t b = g.ow0 > lo ? g.ow0 : lo, e = g.ow1 < hi ? g.ow1 : hi;
+      TapRange rt = r;
+      rt.kw0 = g.kw0, rt.kw1 = g.kw1;
+      for (int64_t ow = b; ow < e;) {
+        const int64_t t = width < e - ow ? width : e - ow;
+        tile(t, ow, rt);
+        ow += t;
+      }
     }
   } else {
     // Bordered: a tile runs the columns of taps some pixel of it reads
