@@ -339,29 +339,63 @@ class ResizeKernel : public OpKernel {
     const float* src = x.data<float>();
     float* dst = y.mutable_data<float>();
     const int64_t nh = th.n, nw = tw.n;
-    ctx.thread_pool().parallel_for(
-        planes * OH, double(W * nh + OW * nw), [&](int64_t b, int64_t e) {
-          static thread_local std::vector<float> row;
-          row.resize(size_t(W));
-          for (int64_t job = b; job < e; ++job) {
-            const int64_t plane = job / OH, i = job % OH;
-            const float* in = src + plane * H * W;
-            std::fill(row.begin(), row.end(), 0.f);
-            for (int64_t j = 0; j < nh; ++j) {
-              const float w = wh[size_t(i * nh + j)];
-              if (w == 0) continue;
-              const float* xr = in + th.idx[size_t(i * nh + j)] * W;
-              for (int64_t q = 0; q < W; ++q) row[size_t(q)] += w * xr[q];
+    // One output pixel from the taps of row `xr` (nw per pixel).
+    auto horizontal = [&](const float* xr, float* out) {
+      for (int64_t q = 0; q < OW; ++q) {
+        float v = 0.f;
+        for (int64_t k = 0; k < nw; ++k)
+          v += ww[size_t(q * nw + k)] * xr[tw.idx[size_t(q * nw + k)]];
+        out[q] = v;
+      }
+    };
+    if (OH >= H) {
+      // Rows resized horizontally first, each input row once per plane and
+      // thread, then every output row is a vector blend of whole rows: an
+      // enlargement reuses each input row for several output rows, so the
+      // per-pixel gathers are done H times a plane, not OH times
+      // (DeepLabV3's 14 -> 224: 16 times fewer).
+      ctx.thread_pool().parallel_for(planes * OH, double(OW * nh), [&](int64_t b, int64_t e) {
+        static thread_local std::vector<float> rows;
+        static thread_local std::vector<int64_t> rows_plane;  // which plane each row holds
+        rows.resize(size_t(H * OW));
+        rows_plane.assign(size_t(H), -1);
+        for (int64_t job = b; job < e; ++job) {
+          const int64_t plane = job / OH, i = job % OH;
+          float* out = dst + job * OW;
+          std::fill(out, out + OW, 0.f);
+          for (int64_t j = 0; j < nh; ++j) {
+            const float w = wh[size_t(i * nh + j)];
+            if (w == 0) continue;
+            const int64_t ih = th.idx[size_t(i * nh + j)];
+            float* hr = rows.data() + ih * OW;
+            if (rows_plane[size_t(ih)] != plane) {
+              horizontal(src + (plane * H + ih) * W, hr);
+              rows_plane[size_t(ih)] = plane;
             }
-            float* out = dst + job * OW;
-            for (int64_t q = 0; q < OW; ++q) {
-              float v = 0.f;
-              for (int64_t k = 0; k < nw; ++k)
-                v += ww[size_t(q * nw + k)] * row[size_t(tw.idx[size_t(q * nw + k)])];
-              out[q] = v;
-            }
+            for (int64_t q = 0; q < OW; ++q) out[q] += w * hr[q];
           }
-        });
+        }
+      });
+      return true;
+    }
+    ctx.thread_pool().parallel_for(planes * OH, double(W * nh + OW * nw),
+                                   [&](int64_t b, int64_t e) {
+                                     static thread_local std::vector<float> row;
+                                     row.resize(size_t(W));
+                                     for (int64_t job = b; job < e; ++job) {
+                                       const int64_t plane = job / OH, i = job % OH;
+                                       const float* in = src + plane * H * W;
+                                       std::fill(row.begin(), row.end(), 0.f);
+                                       for (int64_t j = 0; j < nh; ++j) {
+                                         const float w = wh[size_t(i * nh + j)];
+                                         if (w == 0) continue;
+                                         const float* xr = in + th.idx[size_t(i * nh + j)] * W;
+                                         for (int64_t q = 0; q < W; ++q)
+                                           row[size_t(q)] += w * xr[q];
+                                       }
+                                       horizontal(row.data(), dst + job * OW);
+                                     }
+                                   });
     return true;
   }
 
