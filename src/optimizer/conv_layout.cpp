@@ -33,6 +33,7 @@
 //     producer recreates it under its original name.
 // The blocked values' types come from type inference of com.tessera ops (the
 // first input's element type, shape unknown), so nothing trusts a 4-D shape.
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -82,6 +83,29 @@ ir::Attribute int_attr(const char* name, int64_t value) {
   a.type = ir::AttrType::kInt;
   a.i = value;
   return a;
+}
+
+// The filter [M, 16, KH, KW] of a convolution with groups of `cpg` =
+// W.shape[1] channels in and out (M == C, cpg dividing 16) as groups of one
+// block (16 channels): each output channel reads its own group's channels
+// within its block, zero weight for the block's other groups. The blocked
+// kernels then do 16 / cpg times the products, all at full vector width,
+// which still beats a plain grouped convolution of 4 channels (im2col and
+// GEMMs of 4 rows) and the reorders around it.
+Tensor small_groups_filter(const Tensor& w, int64_t group) {
+  const auto& wd = w.shape().dims();
+  const int64_t M = wd[0], cpg = wd[1], taps = wd[2] * wd[3], mpg = M / group;
+  Tensor out(DataType::kFloat, Shape{M, 16, wd[2], wd[3]});
+  float* o = out.mutable_data<float>();
+  std::fill(o, o + out.num_elements(), 0.f);
+  const float* in = w.data<float>();
+  for (int64_t m = 0; m < M; ++m) {
+    const int64_t first = (m / mpg) * cpg % 16;  // the group's first channel within the block
+    for (int64_t c = 0; c < cpg; ++c)
+      std::copy(in + (m * cpg + c) * taps, in + (m * cpg + c + 1) * taps,
+                o + (m * 16 + first + c) * taps);
+  }
+  return out;
 }
 
 }  // namespace
@@ -144,9 +168,14 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       const int64_t group = attr_int(node, "group", 1), M = wd[0], C = wd[1] * group;
       if (spatial == 3 && group != 1) continue;  // the 3-D kernels are dense only
       // Group 1, depthwise, or groups of whole blocks (RegNet's, ResNeXt's
-      // later stages), which run as one dense blocked convolution a group.
+      // later stages), which run as one dense blocked convolution a group;
+      // or groups of 4 or 8 channels in and out (ResNeXt's first stages),
+      // several to a block, which run as groups of one block each with a
+      // block-diagonal filter (small_groups_filter).
       const bool block_groups = wd[1] % 16 == 0 && M % group == 0 && (M / group) % 16 == 0;
-      if (group != 1 && !(wd[1] == 1 && group == M) && !block_groups) continue;
+      const bool small_groups =
+          spatial == 2 && group > 1 && (wd[1] == 4 || wd[1] == 8) && M == C && C % 16 == 0;
+      if (group != 1 && !(wd[1] == 1 && group == M) && !block_groups && !small_groups) continue;
       const std::string& x = node.inputs[0];
       if (!maybe_float(g, x)) continue;
       const int64_t xc = blocked_channels(x);
@@ -164,6 +193,12 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       }
       out.op_type = "NchwcConv";
       out.domain = kTesseraDomain;
+      if (small_groups) {
+        out.inputs[1] = fresh(node.inputs[1] + "_block_groups");
+        g.initializers[out.inputs[1]] = small_groups_filter(*w, group);
+        std::erase_if(out.attributes, [](const ir::Attribute& a) { return a.name == "group"; });
+        out.attributes.push_back(int_attr("group", C / 16));
+      }
       int64_t layout = 1;
       if (xc >= 0)
         out.inputs[0] = blocked[x].name;

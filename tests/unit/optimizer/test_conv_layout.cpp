@@ -508,14 +508,20 @@ TEST(ConvLayout, ExpandDepthwiseChecksItsInputs) {
 // group; ResNeXt's later stages: 32) run blocked, one dense convolution a
 // group, with bias, activation and residual, for a batch of two (the
 // threads take (image, group) items whole, or each group's convolution
-// when there are few); groups of 8 channels stay plain.
+// when there are few). So do groups of 8 and 4 channels in and out
+// (ResNeXt's first stages), as groups of one block with a block-diagonal
+// filter; groups of 2, and 4-channel groups that widen to 8, stay plain.
 TEST(ConvLayout, GroupsOfWholeBlocks) {
-  ir::Model m = float_model(17, {{"x", Shape{2, 64, 9, 9}}}, {"y", "z"});
+  ir::Model m = float_model(17, {{"x", Shape{2, 64, 9, 9}}}, {"y", "z", "q", "p2", "p3"});
   auto& in = m.graph.initializers;
   in["w1"] = random_floats(Shape{64, 16, 3, 3}, 81, -0.3f, 0.3f);  // 4 groups of 16
   in["b1"] = random_floats(Shape{64}, 82);
   in["w2"] = random_floats(Shape{64, 32, 3, 3}, 83, -0.2f, 0.2f);  // 2 groups of 32
-  in["w3"] = random_floats(Shape{64, 8, 1, 1}, 84, -0.3f, 0.3f);   // 8 groups of 8: plain
+  in["w3"] = random_floats(Shape{64, 8, 1, 1}, 84, -0.3f, 0.3f);   // 8 groups of 8
+  in["w4"] = random_floats(Shape{64, 4, 3, 3}, 85, -0.3f, 0.3f);   // 16 groups of 4
+  in["b4"] = random_floats(Shape{64}, 86);
+  in["w5"] = random_floats(Shape{64, 2, 3, 3}, 87, -0.3f, 0.3f);   // 32 groups of 2: plain
+  in["w6"] = random_floats(Shape{128, 4, 3, 3}, 88, -0.3f, 0.3f);  // 4 -> 8 a group: plain
   auto& n = m.graph.nodes;
   auto pads = attr_ints("pads", {1, 1, 1, 1});
   n.push_back(op("Conv", {"x", "w1", "b1"}, {"a"}, {attr_i("group", 4), pads}));
@@ -525,11 +531,16 @@ TEST(ConvLayout, GroupsOfWholeBlocks) {
   n.push_back(op("Conv", {"ar", "w2"}, {"d"}, {attr_i("group", 2), pads}));
   n.push_back(op("Add", {"d", "x"}, {"y"}));  // residual
   n.push_back(op("Conv", {"c", "w3"}, {"z"}, {attr_i("group", 8)}));
+  n.push_back(op("Conv", {"ar", "w4", "b4"}, {"q4"},
+                 {attr_i("group", 16), pads, attr_ints("strides", {2, 2})}));
+  n.push_back(op("Relu", {"q4"}, {"q"}));
+  n.push_back(op("Conv", {"ar", "w5"}, {"p2"}, {attr_i("group", 32), pads}));
+  n.push_back(op("Conv", {"ar", "w6"}, {"p3"}, {attr_i("group", 16), pads}));
   size_t converted = 0;
   const ir::Model out = with_layout_pass(m, &converted);
   expect_well_formed(m, out);
-  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 3u);
-  EXPECT_EQ(count_ops(out, "Conv"), 1u);  // the groups of 8
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 5u);
+  EXPECT_EQ(count_ops(out, "Conv"), 2u);  // the groups of 2, and 4 -> 8
   expect_same_as(m, out);
 }
 
