@@ -9,8 +9,10 @@
 // regions at once and reorders only at their borders:
 //   - Conv / com.tessera FusedConv with a constant float [M, C/group, KH, KW]
 //     filter, group 1, depthwise, or groups of whole blocks (C/group and
-//     M/group multiples of 16), or a [M, C, KD, KH, KW] one of group 1 (a
-//     video network's) -> com.tessera NchwcConv. Its input is the
+//     M/group multiples of 16), or groups of 4 or 8 channels in and out
+//     (rewritten as groups of one block, small_groups_filter), or a
+//     [M, C, KD, KH, KW] one of group 1 (a video network's) -> com.tessera
+//     NchwcConv. Its input is the
 //     blocked value when there is one, the plain one (input_layout 0) for a
 //     dense conv with at most 4 input channels (a stem), else one
 //     ReorderToNchwc per value shared by every reader. A FusedConv's residual
