@@ -564,6 +564,48 @@ void from_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, Th
   });
 }
 
+void to_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
+                              ThreadPool* pool) {
+  const int64_t cb = blocks(C);
+  // Work items: (image, band of pixels); each pixel's blocks go to cb planes.
+  const int64_t band = 64, bands = (HW + band - 1) / band;
+  for_range(pool, N * bands, double(band * cb * 16), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / bands, p0 = (r % bands) * band, p1 = std::min(HW, p0 + band);
+      for (int64_t blk = 0; blk < cb; ++blk) {
+        const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
+        float* yp = y + ((n * cb + blk) * HW) * 16;
+        for (int64_t p = p0; p < p1; ++p) {
+          const float* xp = x + (n * HW + p) * C + c0;
+          float* d = yp + p * 16;
+          for (int64_t l = 0; l < nc; ++l) d[l] = xp[l];
+          for (int64_t l = nc; l < 16; ++l) d[l] = 0.f;
+        }
+      }
+    }
+  });
+}
+
+void from_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
+                                ThreadPool* pool) {
+  const int64_t cb = blocks(C);
+  const int64_t band = 64, bands = (HW + band - 1) / band;
+  for_range(pool, N * bands, double(band * cb * 16), [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      const int64_t n = r / bands, p0 = (r % bands) * band, p1 = std::min(HW, p0 + band);
+      for (int64_t blk = 0; blk < cb; ++blk) {
+        const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
+        const float* xp = x + ((n * cb + blk) * HW) * 16;
+        for (int64_t p = p0; p < p1; ++p) {
+          float* d = y + (n * HW + p) * C + c0;
+          const float* sp = xp + p * 16;
+          for (int64_t l = 0; l < nc; ++l) d[l] = sp[l];
+        }
+      }
+    }
+  });
+}
+
 void max_pool2d(const Pool2dShape& s, const float* x, float* y, ThreadPool* pool) {
   pool2d(s, true, x, y, pool);
 }

@@ -94,6 +94,13 @@ void conv2d(const Conv2dShape& s, const PackedFilter& w, const float* x, const f
 // HW is the product of the spatial dims, any number of them.
 void to_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, ThreadPool* pool);
 void from_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, ThreadPool* pool);
+// Channels-last [N, HW, C] <-> blocked: each pixel's channels are whole
+// 64-byte pieces of one line, so these are copies, not transposes (what a
+// Transpose between NCHW and NHWC beside a reorder costs in two passes).
+void to_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
+                              ThreadPool* pool);
+void from_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
+                                ThreadPool* pool);
 
 // Max / average pooling of a blocked tensor into a blocked tensor.
 struct Pool2dShape {

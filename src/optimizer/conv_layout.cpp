@@ -87,6 +87,86 @@ ir::Attribute int_attr(const char* name, int64_t value) {
   return a;
 }
 
+// The size of the last axis of `value` where the graph shows it: a static
+// shape, or a producer that fixes it (MatMul by a constant [K, C], an
+// element-wise op with a constant [C], LayerNormalization over the last axis
+// with a constant [C] scale), looking through shape-keeping unary ops; -1
+// when unknown. ReorderToNchwc checks it at run time (attribute channels).
+int64_t last_dim_hint(const GraphView& v, const ir::Graph& g, const std::string& value,
+                      int depth = 4) {
+  const auto d = static_dims(v, g, value);
+  if (!d.empty()) return d.back();
+  const int p = v.producer(value);
+  if (p < 0 || depth == 0) return -1;
+  const ir::Node& n = g.nodes[size_t(p)];
+  if (n.inputs.empty() || n.outputs.size() != 1) return -1;
+  if (is_onnx_op(n, "MatMul") && n.inputs.size() == 2) {
+    const Tensor* b = v.constant(n.inputs[1]);
+    return b && b->rank() == 2 ? b->shape()[1] : -1;
+  }
+  if (is_onnx_op(n, "LayerNormalization") && n.inputs.size() >= 2 &&
+      attr_int(n, "axis", -1) == -1) {
+    const Tensor* scale = v.constant(n.inputs[1]);
+    return scale && scale->rank() == 1 ? scale->shape()[0] : -1;
+  }
+  if ((is_onnx_op(n, "Add") || is_onnx_op(n, "Sub") || is_onnx_op(n, "Mul") ||
+       is_onnx_op(n, "Div")) &&
+      n.inputs.size() == 2) {
+    for (size_t k = 0; k < 2; ++k)
+      if (const Tensor* c = v.constant(n.inputs[k]); c && c->rank() == 1 && c->shape()[0] > 1)
+        return c->shape()[0];
+    for (size_t k = 0; k < 2; ++k)
+      if (!v.constant(n.inputs[k])) return last_dim_hint(v, g, n.inputs[k], depth - 1);
+    return -1;
+  }
+  const bool unary = (ir::is_onnx_domain(n.domain) &&
+                      (n.op_type == "Relu" || n.op_type == "Gelu" || n.op_type == "Erf" ||
+                       n.op_type == "Sigmoid" || n.op_type == "Tanh")) ||
+                     (n.domain == kTesseraDomain && n.op_type == "BiasGelu");
+  return unary ? last_dim_hint(v, g, n.inputs[0], depth - 1) : -1;
+}
+
+// A constant that multiplies or shifts each channel of a 2-D image alike:
+// [C, 1, 1] or [1, C, 1, 1] float; its channel count C, else -1.
+int64_t per_channel_constant(const Tensor* t) {
+  if (!t || t->dtype() != DataType::kFloat) return -1;
+  const auto& d = t->shape().dims();
+  if (d.size() == 3 && d[1] == 1 && d[2] == 1) return d[0];
+  if (d.size() == 4 && d[0] == 1 && d[2] == 1 && d[3] == 1) return d[1];
+  return -1;
+}
+
+// That constant blocked: [1, blocks(C), 1, 1, 16], padded channels zero (so
+// an Add keeps them zero, and a Mul too).
+Tensor blocked_per_channel(const Tensor& t, int64_t C) {
+  const int64_t cb = linalg::nchwc::blocks(C);
+  Tensor out(DataType::kFloat, Shape{1, cb, 1, 1, 16});
+  float* o = out.mutable_data<float>();
+  std::fill(o, o + out.num_elements(), 0.f);
+  std::copy(t.data<float>(), t.data<float>() + C, o);
+  return out;
+}
+
+// True when a node reads `value` that the blocked layout may take blocked:
+// a convolution, or an Add, Sub or Mul with a per-channel constant.
+bool blocked_reader_likely(const GraphView& v, const ir::Graph& g, const std::string& value) {
+  for (int c : v.consumers(value)) {
+    const ir::Node& n = g.nodes[size_t(c)];
+    if (is_onnx_op(n, "Conv") || (n.domain == kTesseraDomain && n.op_type == "FusedConv"))
+      return true;
+    if ((is_onnx_op(n, "Add") || is_onnx_op(n, "Sub") || is_onnx_op(n, "Mul")) &&
+        n.inputs.size() == 2)
+      for (const auto& in : n.inputs)
+        if (per_channel_constant(v.constant(in)) > 0) return true;
+  }
+  return false;
+}
+
+bool has_perm(const ir::Node& n, const std::vector<int64_t>& perm) {
+  const ir::Attribute* a = n.attr("perm");
+  return a && a->ints == perm;
+}
+
 // The filter [M, 16, KH, KW] of a convolution with groups of `cpg` =
 // W.shape[1] channels in and out (M == C, cpg dividing 16) as groups of one
 // block (16 channels): each output channel reads its own group's channels
@@ -227,9 +307,48 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       continue;
     }
     if (node.inputs.empty() || node.outputs.empty() || node.outputs[0].empty()) continue;
+    // NHWC -> NCHW before a blocked reader: one copy into the blocked layout
+    // (ConvNeXt's blocks end so), when the channel count is known.
+    if (is_onnx_op(node, "Transpose") && node.inputs.size() == 1 && node.outputs.size() == 1 &&
+        has_perm(node, {0, 3, 1, 2}) && blocked_channels(node.inputs[0]) < 0 &&
+        maybe_float(g, node.inputs[0]) && blocked_reader_likely(v, g, node.outputs[0])) {
+      const int64_t c = last_dim_hint(v, g, node.inputs[0]);
+      if (c <= 0) continue;
+      out.op_type = "ReorderToNchwc";
+      out.domain = kTesseraDomain;
+      out.attributes = {int_attr("channels_last", 1), int_attr("channels", c)};
+      block_output(out, c, 2);
+      ++converted;
+      continue;
+    }
     const int64_t xc = blocked_channels(node.inputs[0]);
-    if (xc < 0) continue;
+    if (xc < 0) {
+      // A per-channel constant times / plus / minus a blocked value.
+      const bool arith = (is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") ||
+                          is_onnx_op(node, "Mul")) &&
+                         node.inputs.size() == 2 && node.outputs.size() == 1;
+      const int64_t c1 = blocked_channels(node.inputs.size() == 2 ? node.inputs[1] : "");
+      if (!arith || c1 < 0 || blocked_spatial(node.inputs[1]) != 2 ||
+          per_channel_constant(v.constant(node.inputs[0])) != c1)
+        continue;
+      out.inputs[0] = fresh(node.inputs[0] + "_nchwc");
+      g.initializers[out.inputs[0]] = blocked_per_channel(*v.constant(node.inputs[0]), c1);
+      out.inputs[1] = blocked[node.inputs[1]].name;
+      block_output(out, c1, 2);
+      ++converted;
+      continue;
+    }
     const int64_t xs = blocked_spatial(node.inputs[0]);
+    // NCHW -> NHWC of a blocked value: one copy out of the blocked layout.
+    if (is_onnx_op(node, "Transpose") && node.outputs.size() == 1 && xs == 2 &&
+        has_perm(node, {0, 2, 3, 1})) {
+      out.op_type = "ReorderFromNchwc";
+      out.domain = kTesseraDomain;
+      out.inputs[0] = blocked[node.inputs[0]].name;
+      out.attributes = {int_attr("channels", xc), int_attr("channels_last", 1)};
+      ++converted;
+      continue;
+    }
     // Concat along the channels of blocked values: the blocks of each input
     // follow one another when all but the last fill whole blocks.
     if (is_onnx_op(node, "Concat") && node.outputs.size() == 1 &&
@@ -299,6 +418,11 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
                node.inputs.size() == 2 && node.outputs.size() == 1 &&
                blocked_channels(node.inputs[1]) == xc && blocked_spatial(node.inputs[1]) == xs) {
       out.inputs[1] = blocked[node.inputs[1]].name;
+    } else if ((is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
+               node.inputs.size() == 2 && node.outputs.size() == 1 && xs == 2 &&
+               per_channel_constant(v.constant(node.inputs[1])) == xc) {
+      out.inputs[1] = fresh(node.inputs[1] + "_nchwc");
+      g.initializers[out.inputs[1]] = blocked_per_channel(*v.constant(node.inputs[1]), xc);
     } else if ((is_onnx_op(node, "Relu") || is_onnx_op(node, "LeakyRelu") ||
                 is_onnx_op(node, "HardSwish") || is_onnx_op(node, "Tanh")) &&
                node.inputs.size() == 1 && node.outputs.size() == 1) {

@@ -41,27 +41,54 @@ int64_t dims_product(const std::vector<int64_t>& d, size_t b, size_t e) {
 
 // ---- reorders ----
 
+// Attribute channels_last (0 or 1): a 1 reads / writes [N, (D,) H, W, C]
+// instead of [N, C, (D,) H, W] (a Transpose beside the reorder, folded in).
+bool channels_last_attr(const ep::KernelInfo& info) {
+  const int64_t v = info.attr_int("channels_last", 0);
+  if (v != 0 && v != 1) info.fail_node("channels_last must be 0 or 1, got ", v);
+  return v == 1;
+}
+
 class ReorderToKernel : public ep::OpKernel {
  public:
-  explicit ReorderToKernel(const ep::KernelInfo&) {}
+  explicit ReorderToKernel(const ep::KernelInfo& info)
+      : channels_last_(channels_last_attr(info)), channels_(info.attr_int("channels", -1)) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
     const auto& xd = X.shape().dims();
     if (xd.size() != 4 && xd.size() != 5)
-      ctx.fail_node("X must be [N, C, H, W] or [N, C, D, H, W], got ", X.shape().to_string());
-    std::vector<int64_t> yd = xd;
-    yd[1] = nchwc::blocks(xd[1]);
+      ctx.fail_node("X must be ", channels_last_ ? "[N, H, W, C] or [N, D, H, W, C]"
+                                                 : "[N, C, H, W] or [N, C, D, H, W]",
+                    ", got ", X.shape().to_string());
+    const int64_t C = channels_last_ ? xd.back() : xd[1];
+    // The optimizer's count, when it gave one: the blocked value's readers
+    // were chosen for it.
+    if (channels_ >= 0 && C != channels_)
+      ctx.fail_node("X ", X.shape().to_string(), " has ", C, " channels, not the ", channels_,
+                    " of attribute channels");
+    std::vector<int64_t> yd = {xd[0], nchwc::blocks(C)};
+    yd.insert(yd.end(), xd.begin() + (channels_last_ ? 1 : 2), xd.end() - (channels_last_ ? 1 : 0));
     yd.push_back(kBlock);
     Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    nchwc::to_blocked(X.data<float>(), xd[0], xd[1], dims_product(xd, 2, xd.size()),
-                      Y.mutable_data<float>(), &ctx.thread_pool());
+    const int64_t pixels = X.num_elements() / (xd[0] * C);
+    if (channels_last_)
+      nchwc::to_blocked_channels_last(X.data<float>(), xd[0], C, pixels, Y.mutable_data<float>(),
+                                      &ctx.thread_pool());
+    else
+      nchwc::to_blocked(X.data<float>(), xd[0], C, pixels, Y.mutable_data<float>(),
+                        &ctx.thread_pool());
   }
+
+ private:
+  bool channels_last_;
+  int64_t channels_;  // -1: any
 };
 
 class ReorderFromKernel : public ep::OpKernel {
  public:
-  explicit ReorderFromKernel(const ep::KernelInfo& info) : channels_(info.attr_int("channels")) {
+  explicit ReorderFromKernel(const ep::KernelInfo& info)
+      : channels_(info.attr_int("channels")), channels_last_(channels_last_attr(info)) {
     if (channels_ < 0) info.fail_node("channels must be non-negative, got ", channels_);
   }
   void compute(ep::KernelContext& ctx) const override {
@@ -71,16 +98,24 @@ class ReorderFromKernel : public ep::OpKernel {
     if (xd[1] != nchwc::blocks(channels_))
       ctx.fail_node("X ", X.shape().to_string(), " has ", xd[1], " channel blocks but channels ",
                     channels_, " needs ", nchwc::blocks(channels_));
-    std::vector<int64_t> yd(xd.begin(), xd.end() - 1);
-    yd[1] = channels_;
+    std::vector<int64_t> yd = {xd[0]};
+    if (!channels_last_) yd.push_back(channels_);
+    yd.insert(yd.end(), xd.begin() + 2, xd.end() - 1);
+    if (channels_last_) yd.push_back(channels_);
     Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    nchwc::from_blocked(X.data<float>(), xd[0], channels_, dims_product(xd, 2, xd.size() - 1),
-                        Y.mutable_data<float>(), &ctx.thread_pool());
+    const int64_t pixels = dims_product(xd, 2, xd.size() - 1);
+    if (channels_last_)
+      nchwc::from_blocked_channels_last(X.data<float>(), xd[0], channels_, pixels,
+                                        Y.mutable_data<float>(), &ctx.thread_pool());
+    else
+      nchwc::from_blocked(X.data<float>(), xd[0], channels_, pixels, Y.mutable_data<float>(),
+                          &ctx.thread_pool());
   }
 
  private:
   int64_t channels_;
+  bool channels_last_;
 };
 
 // ---- convolution ----
@@ -373,9 +408,11 @@ class NchwcGlobalAveragePoolKernel : public ep::OpKernel {
 void register_nchwc_kernels(ep::KernelRegistry& r) {
   const std::vector<DataType> f = {DataType::kFloat};
   const std::string dom = "com.tessera";
-  // [N, C, (D,) H, W] -> blocked [N, ceil(C/16), (D,) H, W, 16], padded channels zero.
+  // [N, C, (D,) H, W] -> blocked [N, ceil(C/16), (D,) H, W, 16], padded
+  // channels zero; with channels_last 1, from [N, (D,) H, W, C].
   r.add<ReorderToKernel>({dom, "ReorderToNchwc", 1, ep::kOpsetMax, {{"T", {0}, f}}});
-  // Blocked -> [N, channels, (D,) H, W] (attribute channels).
+  // Blocked -> [N, channels, (D,) H, W] (attribute channels); with
+  // channels_last 1, [N, (D,) H, W, channels].
   r.add<ReorderFromKernel>({dom, "ReorderFromNchwc", 1, ep::kOpsetMax, {{"T", {0}, f}}});
   // FusedConv on blocked tensors, 2-D or 3-D: X blocked (input_layout 1) or
   // plain NCHW / NCDHW (input_layout 0), constant W, optional B [M] and
