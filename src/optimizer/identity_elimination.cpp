@@ -36,8 +36,19 @@ bool all_zero_constant(const ir::Graph& g, const std::unordered_set<std::string>
   return true;
 }
 
+// True when `value` is a constant (not overridable) bool false, as a
+// training_mode input exported by torch is.
+bool constant_false(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
+                    const std::string& value) {
+  auto it = g.initializers.find(value);
+  if (it == g.initializers.end() || graph_inputs.count(value)) return false;
+  const Tensor& t = it->second;
+  return t.dtype() == DataType::kBool && t.num_elements() == 1 && !t.data<bool>()[0];
+}
+
+// `read`: every value some node, subgraph or the graph's outputs read.
 bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
-                    const ir::Node& n) {
+                    const std::unordered_set<std::string>& read, const ir::Node& n) {
   if (!ir::is_onnx_domain(n.domain) || n.inputs.empty() || n.inputs[0].empty()) return false;
   if (n.op_type == "Identity") return n.outputs.size() == 1;
   // A Pad of nothing (torch exports one before each AveragePool of
@@ -49,9 +60,11 @@ bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& g
            std::all_of(pads->ints.begin(), pads->ints.end(), [](int64_t p) { return p == 0; });
   }
   if (n.op_type == "Dropout") {
-    // Only without a mask output and without a training_mode input.
-    bool mask = n.outputs.size() > 1 && !n.outputs[1].empty();
-    bool training = n.inputs.size() > 2 && !n.inputs[2].empty();
+    // Only when nothing reads a mask output and training_mode is absent or
+    // a constant false (torch exports Dropout with both: Swin-T's 24).
+    bool mask = n.outputs.size() > 1 && !n.outputs[1].empty() && read.count(n.outputs[1]);
+    bool training = n.inputs.size() > 2 && !n.inputs[2].empty() &&
+                    !constant_false(g, graph_inputs, n.inputs[2]);
     const ir::Attribute* is_test = n.attr("is_test");
     bool old_training = is_test && is_test->i == 0;
     return !mask && !training && !old_training;
@@ -67,6 +80,9 @@ size_t eliminate_identities(ir::Graph& graph) {
   auto sub_reads = names_read_by_subgraphs(graph);
   std::unordered_set<std::string> graph_inputs;
   for (const auto& in : graph.inputs) graph_inputs.insert(in.name);
+  std::unordered_set<std::string> read(sub_reads.begin(), sub_reads.end());
+  read.insert(graph_outputs.begin(), graph_outputs.end());
+  for (const auto& n : graph.nodes) read.insert(n.inputs.begin(), n.inputs.end());
   std::unordered_map<std::string, std::string> rename;
   std::vector<ir::Node> kept;
   size_t removed = 0;
@@ -75,7 +91,7 @@ size_t eliminate_identities(ir::Graph& graph) {
       auto it = rename.find(in);
       if (it != rename.end()) in = it->second;
     }
-    if (is_passthrough(graph, graph_inputs, n) && !graph_outputs.count(n.outputs[0]) &&
+    if (is_passthrough(graph, graph_inputs, read, n) && !graph_outputs.count(n.outputs[0]) &&
         !sub_reads.count(n.outputs[0]) && n.inputs[0] != n.outputs[0]) {
       rename[n.outputs[0]] = n.inputs[0];
       ++removed;

@@ -1,3 +1,4 @@
+#include "optimizer/optimizer.hpp"
 #include "optimizer_test_util.hpp"
 
 using namespace tessera;
@@ -67,4 +68,30 @@ TEST(OptimizerIdentityElimination, PadOfNothingGoes) {
   EXPECT_EQ(count_ops(out, "Pad"), 2u);
   EXPECT_EQ(out.graph.nodes[0].op_type, "Relu");
   EXPECT_EQ(out.graph.nodes[0].inputs[0], "x");
+}
+
+// torch exports Dropout with a ratio, a constant false training_mode and a
+// mask nobody reads: it goes. One whose mask is read, or whose
+// training_mode is true or may be overridden, stays.
+TEST(OptimizerIdentityElimination, InferenceDropoutGoes) {
+  ir::Model m = float_model(17, {{"x", Shape{2, 3}}}, {"y", "z", "w", "mk"});
+  m.graph.inputs.push_back({"tu", ir::TypeInfo::tensor(DataType::kBool, std::vector<ir::Dim>{}), ""});
+  m.graph.initializers["ratio"] = Tensor::scalar<float>(0.1f);
+  m.graph.initializers["off"] = Tensor::from_vector<bool>({false}, Shape{});
+  m.graph.initializers["on"] = Tensor::from_vector<bool>({true}, Shape{});
+  m.graph.initializers["tu"] = Tensor::from_vector<bool>({false}, Shape{});
+  m.graph.nodes.push_back(op("Dropout", {"x", "ratio", "off"}, {"a", "unused_mask"}));
+  m.graph.nodes.push_back(op("Relu", {"a"}, {"y"}));
+  m.graph.nodes.push_back(op("Dropout", {"x", "ratio", "off"}, {"b", "mk"}));
+  m.graph.nodes.push_back(op("Neg", {"b"}, {"z"}));
+  m.graph.nodes.push_back(op("Dropout", {"x", "ratio", "tu"}, {"c"}));
+  m.graph.nodes.push_back(op("Sigmoid", {"c"}, {"w"}));
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kBasic);
+  EXPECT_EQ(count_ops(out, "Dropout"), 2u);
+  EXPECT_EQ(out.graph.nodes[0].op_type, "Relu");
+  EXPECT_EQ(out.graph.nodes[0].inputs[0], "x");
+  m.graph.nodes[0].inputs[2] = "on";  // training: dropping at random, so not compared
+  ir::Model kept = m;
+  optimizer::optimize(kept, GraphOptimizationLevel::kBasic);
+  EXPECT_EQ(count_ops(kept, "Dropout"), 3u);
 }
