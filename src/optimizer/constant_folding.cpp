@@ -1,5 +1,8 @@
 // Constant folding: a node whose inputs are all constants is run once, now,
-// with the CPU provider's kernels, and its outputs become initializers.
+// with the CPU provider's kernels, and its outputs become initializers; a
+// Shape or Size of a value whose shape is static (shape_inference.hpp)
+// becomes one too.
+#include <algorithm>
 #include <set>
 
 #include "core/thread_pool.hpp"
@@ -7,6 +10,7 @@
 #include "ops/type_inference.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
+#include "optimizer/shape_inference.hpp"
 #include "providers/cpu/cpu_provider.hpp"
 
 namespace tessera::optimizer {
@@ -86,6 +90,24 @@ std::optional<std::vector<Tensor>> evaluate(const ir::Model& model, const ir::No
   }
 }
 
+// The value of Shape (opset 15: dims [start, end), negative from the back,
+// clamped) or Size of a value of shape `dims`.
+Tensor shape_value(const ir::Node& n, const std::vector<int64_t>& dims) {
+  if (n.op_type == "Size") {
+    int64_t count = 1;
+    for (int64_t d : dims) count *= d;
+    return Tensor::scalar<int64_t>(count);
+  }
+  const int64_t r = int64_t(dims.size());
+  auto clamp_axis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t(0), r); };
+  const int64_t start = clamp_axis(attr_int(n, "start", 0)),
+                end = clamp_axis(attr_int(n, "end", r));
+  std::vector<int64_t> out;
+  for (int64_t k = start; k < end; ++k) out.push_back(dims[size_t(k)]);
+  const int64_t len = int64_t(out.size());
+  return Tensor::from_vector<int64_t>(out, Shape{len});
+}
+
 }  // namespace
 
 size_t fold_constants(ir::Model& model, ir::Graph& graph) {
@@ -97,11 +119,29 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph) {
     auto it = graph.initializers.find(name);
     return it == graph.initializers.end() ? nullptr : &it->second;
   };
+  // Shapes follow the walk, so a Shape of a value computed from folded ones
+  // folds in the same pass (torch's shape arithmetic chains Shape -> Gather
+  // -> ... -> Reshape -> Shape many levels deep).
+  ShapeInferrer shapes(model, graph);
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t folded = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const ir::Node& n = graph.nodes[i];
-    if (never_fold(n)) continue;
+    bool pinned = false;
+    for (const auto& o : n.outputs) pinned = pinned || graph_outputs.count(o);
+    if (never_fold(n) || pinned) {  // keep graph outputs produced by nodes
+      shapes.visit(n);
+      continue;
+    }
+    if ((n.op_type == "Shape" || n.op_type == "Size") && n.inputs.size() == 1 &&
+        n.outputs.size() == 1) {
+      if (const ShapeInferrer::Dims* d = shapes.dims(n.inputs[0])) {
+        graph.initializers[n.outputs[0]] = shape_value(n, *d);
+        dead[i] = true;
+        ++folded;
+        continue;
+      }
+    }
     bool ok = true;
     std::vector<const Tensor*> inputs;
     for (const auto& in : n.inputs) {
@@ -109,59 +149,13 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph) {
       if (!in.empty() && !t) ok = false;
       inputs.push_back(t);
     }
-    for (const auto& o : n.outputs)
-      if (graph_outputs.count(o)) ok = false;  // keep graph outputs produced by nodes
-    if (!ok) continue;
-    auto outs = evaluate(model, n, inputs);
-    if (!outs) continue;
+    auto outs = ok ? evaluate(model, n, inputs) : std::nullopt;
+    if (!outs) {
+      shapes.visit(n);
+      continue;
+    }
     for (size_t k = 0; k < n.outputs.size(); ++k)
       if (!n.outputs[k].empty()) graph.initializers[n.outputs[k]] = std::move((*outs)[k]);
-    dead[i] = true;
-    ++folded;
-  }
-  if (folded) erase_nodes(graph, dead);
-  return folded;
-}
-
-size_t fold_shapes(ir::Graph& graph) {
-  GraphView view(graph);
-  std::set<std::string> graph_outputs;
-  for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
-  // The static shape of a value, when every dim is known.
-  auto static_shape = [&](const std::string& name) -> std::optional<std::vector<int64_t>> {
-    if (const Tensor* t = view.constant(name)) return t->shape().dims();
-    const ir::ValueInfo* vi = graph.find_value_info(name);
-    if (!vi || !vi->type.is_tensor() || !vi->type.shape) return std::nullopt;
-    std::vector<int64_t> dims;
-    for (const auto& d : *vi->type.shape) {
-      if (!d.value) return std::nullopt;
-      dims.push_back(*d.value);
-    }
-    return dims;
-  };
-  std::vector<bool> dead(graph.nodes.size(), false);
-  size_t folded = 0;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    const ir::Node& n = graph.nodes[i];
-    if (!ir::is_onnx_domain(n.domain) || (n.op_type != "Shape" && n.op_type != "Size")) continue;
-    if (n.inputs.size() != 1 || n.outputs.size() != 1 || graph_outputs.count(n.outputs[0]))
-      continue;
-    auto dims = static_shape(n.inputs[0]);
-    if (!dims) continue;
-    if (n.op_type == "Size") {
-      int64_t count = 1;
-      for (int64_t d : *dims) count *= d;
-      graph.initializers[n.outputs[0]] = Tensor::scalar<int64_t>(count);
-    } else {
-      // Shape-15 slices with start/end (negative from the back, clamped).
-      const int64_t r = int64_t(dims->size());
-      auto clamp_axis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t(0), r); };
-      int64_t start = clamp_axis(attr_int(n, "start", 0)), end = clamp_axis(attr_int(n, "end", r));
-      std::vector<int64_t> out;
-      for (int64_t k = start; k < end; ++k) out.push_back((*dims)[size_t(k)]);
-      int64_t len = int64_t(out.size());
-      graph.initializers[n.outputs[0]] = Tensor::from_vector<int64_t>(out, Shape{len});
-    }
     dead[i] = true;
     ++folded;
   }

@@ -324,9 +324,9 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
     const int64_t xc = blocked_channels(node.inputs[0]);
     if (xc < 0) {
       // A per-channel constant times / plus / minus a blocked value.
-      const bool arith = (is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") ||
-                          is_onnx_op(node, "Mul")) &&
-                         node.inputs.size() == 2 && node.outputs.size() == 1;
+      const bool arith =
+          (is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
+          node.inputs.size() == 2 && node.outputs.size() == 1;
       const int64_t c1 = blocked_channels(node.inputs.size() == 2 ? node.inputs[1] : "");
       if (!arith || c1 < 0 || blocked_spatial(node.inputs[1]) != 2 ||
           per_channel_constant(v.constant(node.inputs[0])) != c1)

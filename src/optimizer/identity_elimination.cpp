@@ -46,6 +46,18 @@ bool constant_false(const ir::Graph& g, const std::unordered_set<std::string>& g
   return t.dtype() == DataType::kBool && t.num_elements() == 1 && !t.data<bool>()[0];
 }
 
+// True when `value` is a constant (not overridable) ratio of exactly 0.
+bool constant_zero_ratio(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
+                         const std::string& value) {
+  auto it = g.initializers.find(value);
+  if (it == g.initializers.end() || graph_inputs.count(value)) return false;
+  const Tensor& t = it->second;
+  return t.num_elements() == 1 &&
+         (t.dtype() == DataType::kFloat || t.dtype() == DataType::kDouble ||
+          t.dtype() == DataType::kFloat16 || t.dtype() == DataType::kBFloat16) &&
+         t.element_as_double(0) == 0.0;
+}
+
 // `read`: every value some node, subgraph or the graph's outputs read.
 bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
                     const std::unordered_set<std::string>& read, const ir::Node& n) {
@@ -65,6 +77,10 @@ bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& g
     bool mask = n.outputs.size() > 1 && !n.outputs[1].empty() && read.count(n.outputs[1]);
     bool training = n.inputs.size() > 2 && !n.inputs[2].empty() &&
                     !constant_false(g, graph_inputs, n.inputs[2]);
+    // Training with a constant ratio of 0 drops nothing and scales by 1
+    // (Swin-T's exported attention dropouts).
+    if (training && n.inputs.size() > 1 && constant_zero_ratio(g, graph_inputs, n.inputs[1]))
+      training = false;
     const ir::Attribute* is_test = n.attr("is_test");
     bool old_training = is_test && is_test->i == 0;
     return !mask && !training && !old_training;

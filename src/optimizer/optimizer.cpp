@@ -32,14 +32,14 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_qdq_matmul", [&] { return fuse_qdq_matmul(g); });
   }
   for (int round = 0; round < 8; ++round) {
-    size_t changed = run("fold_shapes", [&] { return fold_shapes(g); });
-    changed += run("fold_constants", [&] { return fold_constants(model, g); });
+    size_t changed = run("fold_constants", [&] { return fold_constants(model, g); });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
     changed +=
         run("eliminate_common_subexpressions", [&] { return eliminate_common_subexpressions(g); });
     if (!changed) break;
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
+  run("infer_static_shapes", [&] { return infer_static_shapes(model, g); });
   if (level == GraphOptimizationLevel::kBasic) return;
 
   // Extended: fusions of standard patterns into single standard (or internal) ops.

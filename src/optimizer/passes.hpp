@@ -17,10 +17,14 @@ size_t eliminate_identities(ir::Graph& graph);
 size_t eliminate_dead_nodes(ir::Graph& graph);
 // Runs nodes whose inputs are all constants once, with the CPU kernels, and
 // stores their outputs as initializers (random ops, control flow, results
-// over 64 MiB and graph outputs excepted).
+// over 64 MiB and graph outputs excepted); Shape / Size of a value whose
+// shape is static (ShapeInferrer) become initializers too.
 size_t fold_constants(ir::Model& model, ir::Graph& graph);
-// Shape / Size of a value whose shape is fully static -> an initializer.
-size_t fold_shapes(ir::Graph& graph);
+// Records in value_info the static shape of each value that follows exactly
+// from fully static graph input shapes and constants (common ops only; see
+// shape_inference.cpp); returns how many it added, for the passes that read
+// declared shapes (choose_conv_layout).
+size_t infer_static_shapes(const ir::Model& model, ir::Graph& graph);
 // Drops a node that repeats an earlier one (same ONNX op, inputs and
 // attributes; not random ops, nor nodes with tensor or graph attributes),
 // its readers reading the earlier node's outputs. Graph outputs and values

@@ -70,12 +70,13 @@ TEST(OptimizerIdentityElimination, PadOfNothingGoes) {
   EXPECT_EQ(out.graph.nodes[0].inputs[0], "x");
 }
 
-// torch exports Dropout with a ratio, a constant false training_mode and a
-// mask nobody reads: it goes. One whose mask is read, or whose
+// torch exports Dropout with a ratio, a constant training_mode (false, or
+// true with ratio 0) and a mask nobody reads: it goes. One whose mask is read, or whose
 // training_mode is true or may be overridden, stays.
 TEST(OptimizerIdentityElimination, InferenceDropoutGoes) {
   ir::Model m = float_model(17, {{"x", Shape{2, 3}}}, {"y", "z", "w", "mk"});
-  m.graph.inputs.push_back({"tu", ir::TypeInfo::tensor(DataType::kBool, std::vector<ir::Dim>{}), ""});
+  m.graph.inputs.push_back(
+      {"tu", ir::TypeInfo::tensor(DataType::kBool, std::vector<ir::Dim>{}), ""});
   m.graph.initializers["ratio"] = Tensor::scalar<float>(0.1f);
   m.graph.initializers["off"] = Tensor::from_vector<bool>({false}, Shape{});
   m.graph.initializers["on"] = Tensor::from_vector<bool>({true}, Shape{});
@@ -94,4 +95,9 @@ TEST(OptimizerIdentityElimination, InferenceDropoutGoes) {
   ir::Model kept = m;
   optimizer::optimize(kept, GraphOptimizationLevel::kBasic);
   EXPECT_EQ(count_ops(kept, "Dropout"), 3u);
+  // Training with a ratio of exactly 0 keeps everything, unscaled.
+  m.graph.initializers["zero"] = Tensor::scalar<float>(0.f);
+  m.graph.nodes[0].inputs[1] = "zero";
+  ir::Model gone = expect_same_outputs(m, GraphOptimizationLevel::kBasic);
+  EXPECT_EQ(count_ops(gone, "Dropout"), 2u);
 }

@@ -57,9 +57,10 @@ class ReorderToKernel : public ep::OpKernel {
     const Tensor& X = ctx.required_input(0);
     const auto& xd = X.shape().dims();
     if (xd.size() != 4 && xd.size() != 5)
-      ctx.fail_node("X must be ", channels_last_ ? "[N, H, W, C] or [N, D, H, W, C]"
-                                                 : "[N, C, H, W] or [N, C, D, H, W]",
-                    ", got ", X.shape().to_string());
+      ctx.fail_node(
+          "X must be ",
+          channels_last_ ? "[N, H, W, C] or [N, D, H, W, C]" : "[N, C, H, W] or [N, C, D, H, W]",
+          ", got ", X.shape().to_string());
     const int64_t C = channels_last_ ? xd.back() : xd[1];
     // The optimizer's count, when it gave one: the blocked value's readers
     // were chosen for it.

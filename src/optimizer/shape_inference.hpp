@@ -1,0 +1,46 @@
+// Static shapes for the optimizer: what follows exactly from fully static
+// graph input shapes and the constants (see shape_inference.cpp).
+#pragma once
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace tessera::optimizer {
+
+// Walks nodes in order: visit(node) records the shapes of its outputs that
+// its op's rule makes certain. Constants (non-overridable initializers,
+// looked up live, so values folded during the walk count) have their own
+// shapes; graph inputs their declared ones when every dim is a number.
+class ShapeInferrer {
+ public:
+  using Dims = std::vector<int64_t>;
+  ShapeInferrer(const ir::Model& m, const ir::Graph& g);
+
+  // The dims of `value`, when known.
+  const Dims* dims(const std::string& value) const;
+  void set(const std::string& value, Dims d) { dims_[value] = std::move(d); }
+  // Records the node's output shapes (nothing for ops without a rule, or
+  // inputs of unknown shape, or inputs its rule rejects).
+  void visit(const ir::Node& n);
+  // Output k's dims, per the rules, without recording them.
+  std::vector<std::optional<Dims>> infer(const ir::Node& n) const;
+
+ private:
+  const Tensor* constant(const std::string& value) const;
+  std::optional<Dims> ints(const std::string& value) const;
+  std::optional<std::optional<Dims>> attr_or_input(const ir::Node& n, const char* name,
+                                                   size_t index) const;
+  std::vector<std::optional<Dims>> window(const ir::Node& n, const Dims& x, const Dims* w,
+                                          bool conv) const;
+
+  const ir::Model& model_;
+  const ir::Graph& g_;
+  std::unordered_map<std::string, Dims> dims_;
+  std::unordered_set<std::string> graph_inputs_;
+};
+
+}  // namespace tessera::optimizer
