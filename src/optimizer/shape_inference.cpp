@@ -14,6 +14,7 @@
 #include "optimizer/shape_inference.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 
 #include "core/error.hpp"
@@ -112,9 +113,12 @@ const std::set<std::string>& reduce_ops() {
   return s;
 }
 
-int64_t product(const Dims& d, size_t b, size_t e) {
+// Dims come from the model (declared input shapes, constants): arithmetic on
+// them is checked, and a result that overflows is no shape.
+std::optional<int64_t> product(const Dims& d, size_t b, size_t e) {
   int64_t p = 1;
-  for (size_t i = b; i < e; ++i) p *= d[i];
+  for (size_t i = b; i < e; ++i)
+    if (__builtin_mul_overflow(p, d[i], &p)) return std::nullopt;
   return p;
 }
 
@@ -220,19 +224,24 @@ OutDims ShapeInferrer::window(const ir::Node& n, const Dims& x, const Dims* w, b
   const std::string auto_pad = ap && !ap->s.empty() ? ap->s : "NOTSET";
   Dims out = {x[0], conv ? (*w)[0] : x[1]};
   for (size_t i = 0; i < sp; ++i) {
-    if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0) return {};
-    const int64_t span = (kernel[i] - 1) * dil[i] + 1, in = x[i + 2];
-    int64_t o;
+    if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0 || pads[i] < 0 || pads[i + sp] < 0)
+      return {};
+    const int64_t in = x[i + 2];
+    int64_t span = 0, padded = 0, o = 0;
+    if (__builtin_mul_overflow(kernel[i] - 1, dil[i], &span) ||
+        __builtin_add_overflow(in, pads[i], &padded) ||
+        __builtin_add_overflow(padded, pads[i + sp], &padded) || in > INT64_MAX / 2 ||
+        strides[i] > INT64_MAX / 2)
+      return {};
+    span += 1;
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER")
       o = (in + strides[i] - 1) / strides[i];
     else if (auto_pad == "VALID")
       o = in >= span ? (in - span) / strides[i] + 1 : 0;
-    else if (auto_pad == "NOTSET") {
-      const int64_t padded = in + pads[i] + pads[i + sp];
+    else if (auto_pad == "NOTSET")
       o = padded >= span ? (padded - span) / strides[i] + 1 : 0;
-    } else {
+    else
       return {};
-    }
     if (o <= 0) return {};  // the kernel reports it
     out.push_back(o);
   }
@@ -369,7 +378,9 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
     int64_t a = attr_int(n, "axis", 1);
     if (a < 0) a += r;
     if (a < 0 || a > r) return {};
-    return {Dims{product(*x, 0, size_t(a)), product(*x, size_t(a), x->size())}};
+    const auto outer = product(*x, 0, size_t(a)), inner = product(*x, size_t(a), x->size());
+    if (!outer || !inner) return {};
+    return {Dims{*outer, *inner}};
   }
   if (op == "Squeeze") {
     if (!x) return {};
@@ -419,7 +430,7 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
       if (!d || d->size() != x->size()) return {};
       for (size_t i = 0; i < d->size(); ++i)
         if (int64_t(i) != k && (*d)[i] != (*x)[i]) return {};
-      out[size_t(k)] += (*d)[size_t(k)];
+      if (__builtin_add_overflow(out[size_t(k)], (*d)[size_t(k)], &out[size_t(k)])) return {};
     }
     return {out};
   }
@@ -500,7 +511,7 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
     Dims out = *x;
     for (size_t i = 0; i < out.size(); ++i) {
       if ((*rep)[i] < 0) return {};
-      out[i] *= (*rep)[i];
+      if (__builtin_mul_overflow(out[i], (*rep)[i], &out[i])) return {};
     }
     return {out};
   }
@@ -511,8 +522,9 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
     if (!pads || !*pads || (*pads)->size() != 2 * x->size()) return {};
     Dims out = *x;
     for (size_t i = 0; i < out.size(); ++i) {
-      out[i] += (**pads)[i] + (**pads)[i + out.size()];
-      if (out[i] < 0) return {};
+      if (__builtin_add_overflow(out[i], (**pads)[i], &out[i]) ||
+          __builtin_add_overflow(out[i], (**pads)[i + out.size()], &out[i]) || out[i] < 0)
+        return {};
     }
     return {out};
   }

@@ -111,7 +111,8 @@ TEST(ShapeInference, RulesMatchTheKernels) {
 }
 
 // Shapes the rules cannot be sure of stay unknown: a symbolic dim, a
-// Reshape to a computed shape, a pool with ceil_mode, an invalid MatMul.
+// Reshape to a computed shape, a pool with ceil_mode, an invalid MatMul,
+// products that overflow.
 TEST(ShapeInference, UnsureStaysUnknown) {
   ir::Model m = float_model(18, {{"x", Shape{2, 3, 8, 8}}, {"s", Shape{4, 6}}}, {"y"});
   std::vector<ir::Dim> sym = {ir::Dim{std::nullopt, "batch"}, ir::Dim{6, ""}};
@@ -125,6 +126,13 @@ TEST(ShapeInference, UnsureStaysUnknown) {
       "MaxPool", {"x"}, {"ceil"},
       {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}), attr_i("ceil_mode", 1)}));
   n.push_back(op("MatMul", {"s", "w"}, {"bad"}));
+  // Declared dims whose products overflow int64: no shape, and no UB.
+  const int64_t big = int64_t(1) << 40;
+  std::vector<ir::Dim> huge = {ir::Dim{big, ""}, ir::Dim{big, ""}};
+  m.graph.inputs.push_back({"h", ir::TypeInfo::tensor(DataType::kFloat, huge), ""});
+  m.graph.initializers["reps"] = Tensor::from_vector<int64_t>({big, 1}, Shape{2});
+  n.push_back(op("Flatten", {"h"}, {"flat"}, {attr_i("axis", 2)}));
+  n.push_back(op("Tile", {"h", "reps"}, {"tiled"}));
   optimizer::ShapeInferrer inf(m, m.graph);
   for (const auto& nd : m.graph.nodes) inf.visit(nd);
   EXPECT_EQ(inf.dims("sym"), nullptr);
@@ -132,6 +140,8 @@ TEST(ShapeInference, UnsureStaysUnknown) {
   EXPECT_EQ(inf.dims("computed"), nullptr);  // sh is not a constant (yet)
   EXPECT_EQ(inf.dims("ceil"), nullptr);
   EXPECT_EQ(inf.dims("bad"), nullptr);
+  EXPECT_EQ(inf.dims("flat"), nullptr);
+  EXPECT_EQ(inf.dims("tiled"), nullptr);
 }
 
 // torch's shape arithmetic: Shape of an activation -> Gather -> Div ->
