@@ -69,3 +69,37 @@ TEST(AxisCopy, LongRowsInPiecesWithFills) {
 
 }  // namespace
 }  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// A Concat big enough to be copied in pieces by the threads: two images of
+// different channel counts and a batch of two, along the channels, and
+// int8 (one-byte elements) the same way.
+TEST(AxisCopy, LargeConcatInPieces) {
+  const int64_t H = 120, W = 130;
+  const Tensor a = iota_f32(Shape{2, 5, H, W});
+  std::vector<float> bv(size_t(2 * 3 * H * W));
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = -float(i);
+  const Tensor b = f32(bv, Shape{2, 3, H, W});
+  auto out = run_node("Concat", {a, b}, {attr_int("axis", 1)});
+  ASSERT_EQ(out[0].tensor().shape(), (Shape{2, 8, H, W}));
+  const float* y = out[0].tensor().data<float>();
+  const int64_t plane = H * W;
+  for (int64_t n = 0; n < 2; ++n)
+    for (int64_t c = 0; c < 8; ++c)
+      for (int64_t p = 0; p < plane; p += 7) {
+        const float want =
+            c < 5 ? float((n * 5 + c) * plane + p) : -float((n * 3 + c - 5) * plane + p);
+        ASSERT_EQ(y[(n * 8 + c) * plane + p], want) << n << " " << c << " " << p;
+      }
+  std::vector<int8_t> iv(size_t(600000));
+  for (size_t i = 0; i < iv.size(); ++i) iv[i] = int8_t(i % 251);
+  const Tensor ia = Tensor::from_vector<int8_t>(iv, Shape{1, 600000});
+  out = run_node("Concat", {ia, ia}, {attr_int("axis", 0)});
+  const int8_t* yi = out[0].tensor().data<int8_t>();
+  for (size_t i = 0; i < 1200000; ++i) ASSERT_EQ(yi[i], iv[i % 600000]) << i;
+}
+
+}  // namespace
+}  // namespace tessera::test
