@@ -73,7 +73,7 @@ TEST(AxisCopy, LongRowsInPiecesWithFills) {
 namespace tessera::test {
 namespace {
 
-// A Concat big enough to be copied in pieces by the threads: two images of
+// A Concat (and Split) big enough to be copied in pieces by the threads: two images of
 // different channel counts and a batch of two, along the channels, and
 // int8 (one-byte elements) the same way.
 TEST(AxisCopy, LargeConcatInPieces) {
@@ -93,6 +93,15 @@ TEST(AxisCopy, LargeConcatInPieces) {
             c < 5 ? float((n * 5 + c) * plane + p) : -float((n * 3 + c - 5) * plane + p);
         ASSERT_EQ(y[(n * 8 + c) * plane + p], want) << n << " " << c << " " << p;
       }
+  // And Split takes it apart again, in pieces too.
+  auto parts = run_node("Split", {out[0], i64v({5, 3})}, {attr_int("axis", 1)}, 13, 2);
+  ASSERT_EQ(parts[0].tensor().shape(), a.shape());
+  ASSERT_EQ(parts[1].tensor().shape(), b.shape());
+  for (int k = 0; k < 2; ++k) {
+    const Tensor& want = k ? b : a;
+    for (int64_t i = 0; i < want.num_elements(); ++i)
+      ASSERT_EQ(parts[size_t(k)].tensor().data<float>()[i], want.data<float>()[i]) << k << " " << i;
+  }
   std::vector<int8_t> iv(size_t(600000));
   for (size_t i = 0; i < iv.size(); ++i) iv[i] = int8_t(i % 251);
   const Tensor ia = Tensor::from_vector<int8_t>(iv, Shape{1, 600000});

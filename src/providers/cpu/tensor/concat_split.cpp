@@ -46,40 +46,18 @@ class ConcatKernel : public OpKernel {
     Tensor& y = ctx.output(0, Shape(dims), ins[0]->dtype());
     int64_t outer = s0.size_to(axis), inner = s0.size_from(axis + 1);
     int64_t out_row = dims[axis] * inner;
-    // The copies: (input, outer row) runs, cut into pieces the threads share
-    // when the output is large (SqueezeNet's fire modules join two 55 x 55 x
-    // 64 images; one thread's copy took longer than either convolution's
-    // share). Strings and sub-byte types, whose elements are not plain
-    // bytes, copy whole on one thread.
-    struct Run {
-      const Tensor* src;
-      int64_t from, to, n;
-    };
-    std::vector<Run> runs;
+    // (input, outer row) runs; SqueezeNet's fire modules join two 55 x 55 x
+    // 64 images, whose copy on one thread took longer than either
+    // convolution's share (copy_runs).
+    std::vector<CopyRun> runs;
     int64_t offset = 0;
     for (const Tensor* t : ins) {
       int64_t row = t->shape()[axis] * inner;
       for (int64_t o = 0; o < outer && row > 0; ++o)
-        runs.push_back({t, o * row, o * out_row + offset, row});
+        runs.push_back({t, o * row, &y, o * out_row + offset, row});
       offset += row;
     }
-    const DataType dt = y.dtype();
-    const bool plain = dt != DataType::kString && !is_sub_byte_type(dt);
-    constexpr int64_t kPiece = 65536;  // elements
-    if (!plain || y.num_elements() < 4 * kPiece) {
-      for (const Run& r : runs) copy_elems(*r.src, r.from, y, r.to, r.n);
-      return;
-    }
-    std::vector<Run> pieces;
-    for (const Run& r : runs)
-      for (int64_t k = 0; k < r.n; k += kPiece)
-        pieces.push_back({r.src, r.from + k, r.to + k, std::min(kPiece, r.n - k)});
-    ctx.thread_pool().parallel_for(int64_t(pieces.size()), double(kPiece),
-                                   [&](int64_t b, int64_t e) {
-                                     for (int64_t i = b; i < e; ++i)
-                                       copy_elems(*pieces[size_t(i)].src, pieces[size_t(i)].from, y,
-                                                  pieces[size_t(i)].to, pieces[size_t(i)].n);
-                                   });
+    copy_runs(runs, ctx.thread_pool());
   }
 
  private:
@@ -111,15 +89,17 @@ class SplitKernel : public OpKernel {
     split = ops::split_sizes(x.shape(), axis, axis_, n, std::move(split), opset_);
     int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
     int64_t offset = 0;
+    std::vector<CopyRun> runs;
     for (int64_t i = 0; i < n; ++i) {
       std::vector<int64_t> dims = x.shape().dims();
       dims[axis] = split[size_t(i)];
       Tensor& y = ctx.output(size_t(i), Shape(dims), x.dtype());
       int64_t row = split[size_t(i)] * inner;
       for (int64_t o = 0; o < outer && row > 0 && ctx.has_output(size_t(i)); ++o)
-        copy_elems(x, o * dim * inner + offset, y, o * row, row);
+        runs.push_back({&x, o * dim * inner + offset, &y, o * row, row});
       offset += row;
     }
+    copy_runs(runs, ctx.thread_pool());
   }
 
  private:

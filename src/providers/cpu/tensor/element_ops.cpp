@@ -201,6 +201,28 @@ void copy_elems(const Tensor& src, int64_t si, Tensor& dst, int64_t di, int64_t 
                static_cast<const char*>(src.raw_data()) + size_t(si) * es, size_t(n) * es);
 }
 
+void copy_runs(const std::vector<CopyRun>& runs, ThreadPool& pool) {
+  if (runs.empty()) return;
+  int64_t total = 0;
+  for (const CopyRun& r : runs) total += r.n;
+  const DataType dt = runs[0].src->dtype();
+  constexpr int64_t kPiece = 65536;  // elements
+  if (dt == DataType::kString || is_sub_byte_type(dt) || total < 4 * kPiece) {
+    for (const CopyRun& r : runs) copy_elems(*r.src, r.from, *r.dst, r.to, r.n);
+    return;
+  }
+  std::vector<CopyRun> pieces;
+  for (const CopyRun& r : runs)
+    for (int64_t k = 0; k < r.n; k += kPiece)
+      pieces.push_back({r.src, r.from + k, r.dst, r.to + k, std::min(kPiece, r.n - k)});
+  pool.parallel_for(int64_t(pieces.size()), double(kPiece), [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      const CopyRun& p = pieces[size_t(i)];
+      copy_elems(*p.src, p.from, *p.dst, p.to, p.n);
+    }
+  });
+}
+
 void fill_elems(Tensor& dst, const Tensor& value) {
   check(value.num_elements() >= 1 && value.dtype() == dst.dtype(), "fill value ",
         value.description(), " does not suit ", dst.description());

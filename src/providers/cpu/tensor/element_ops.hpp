@@ -30,12 +30,18 @@ template <typename Fn>
 void dispatch_storage(DataType t, Fn&& fn) {
   if (t == DataType::kString) return fn(Tag<std::string>{});
   switch (data_type_bits(t)) {
-    case 8: return fn(Tag<uint8_t>{});
-    case 16: return fn(Tag<uint16_t>{});
-    case 32: return fn(Tag<uint32_t>{});
-    case 64: return fn(Tag<uint64_t>{});
-    case 128: return fn(Tag<Pod16>{});
-    default: break;
+    case 8:
+      return fn(Tag<uint8_t>{});
+    case 16:
+      return fn(Tag<uint16_t>{});
+    case 32:
+      return fn(Tag<uint32_t>{});
+    case 64:
+      return fn(Tag<uint64_t>{});
+    case 128:
+      return fn(Tag<Pod16>{});
+    default:
+      break;
   }
   fail(ErrorCode::kNotImplemented, "no storage mover for element type ", data_type_name(t));
 }
@@ -45,23 +51,36 @@ void dispatch_storage(DataType t, Fn&& fn) {
 template <typename Fn>
 void dispatch_numeric(DataType t, const char* what, Fn&& fn) {
   switch (t) {
-    case DataType::kFloat: return fn(Tag<float>{});
-    case DataType::kDouble: return fn(Tag<double>{});
-    case DataType::kFloat16: return fn(Tag<Float16>{});
-    case DataType::kBFloat16: return fn(Tag<BFloat16>{});
-    case DataType::kInt8: return fn(Tag<int8_t>{});
-    case DataType::kInt16: return fn(Tag<int16_t>{});
-    case DataType::kInt32: return fn(Tag<int32_t>{});
-    case DataType::kInt64: return fn(Tag<int64_t>{});
-    case DataType::kUInt8: return fn(Tag<uint8_t>{});
-    case DataType::kUInt16: return fn(Tag<uint16_t>{});
-    case DataType::kUInt32: return fn(Tag<uint32_t>{});
-    case DataType::kUInt64: return fn(Tag<uint64_t>{});
-    case DataType::kBool: return fn(Tag<bool>{});
-    default: break;
+    case DataType::kFloat:
+      return fn(Tag<float>{});
+    case DataType::kDouble:
+      return fn(Tag<double>{});
+    case DataType::kFloat16:
+      return fn(Tag<Float16>{});
+    case DataType::kBFloat16:
+      return fn(Tag<BFloat16>{});
+    case DataType::kInt8:
+      return fn(Tag<int8_t>{});
+    case DataType::kInt16:
+      return fn(Tag<int16_t>{});
+    case DataType::kInt32:
+      return fn(Tag<int32_t>{});
+    case DataType::kInt64:
+      return fn(Tag<int64_t>{});
+    case DataType::kUInt8:
+      return fn(Tag<uint8_t>{});
+    case DataType::kUInt16:
+      return fn(Tag<uint16_t>{});
+    case DataType::kUInt32:
+      return fn(Tag<uint32_t>{});
+    case DataType::kUInt64:
+      return fn(Tag<uint64_t>{});
+    case DataType::kBool:
+      return fn(Tag<bool>{});
+    default:
+      break;
   }
-  fail(ErrorCode::kNotImplemented, what, ": element type ", data_type_name(t),
-       " is not supported");
+  fail(ErrorCode::kNotImplemented, what, ": element type ", data_type_name(t), " is not supported");
 }
 
 // Arithmetic type used to compute on T (float for the 16-bit floats).
@@ -82,6 +101,18 @@ using Acc = typename AccOf<T>::type;
 
 // Copies n elements src[si..] to dst[di..] (same element type, any type).
 void copy_elems(const Tensor& src, int64_t si, Tensor& dst, int64_t di, int64_t n);
+// One copy_elems call: n elements from src[from] to dst[to].
+struct CopyRun {
+  const Tensor* src;
+  int64_t from;
+  Tensor* dst;
+  int64_t to, n;
+};
+// Runs the copies (their destinations must not overlap), cut into pieces
+// the pool's threads share when they are large: a copy on one thread left
+// the data in that core's cache for the next layer's threads to fetch.
+// Strings and sub-byte types copy whole on the calling thread.
+void copy_runs(const std::vector<CopyRun>& runs, ThreadPool& pool);
 // Sets every element of dst to the single element of `value` (same type).
 void fill_elems(Tensor& dst, const Tensor& value);
 // A scalar of type t holding v (numeric, bool, float8, sub-byte; strings get "").
