@@ -564,46 +564,44 @@ void from_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, Th
   });
 }
 
-void to_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
-                              ThreadPool* pool) {
+namespace {
+
+// Channels-last [N, HW, C] to blocked (to_blocked) or back: each pixel's
+// channels of one block are a run of up to 16 floats on either side. Work
+// items: (image, band of pixels), every block of the band's pixels.
+void channels_last_copy(bool to_blocked, const float* x, int64_t N, int64_t C, int64_t HW, float* y,
+                        ThreadPool* pool) {
   const int64_t cb = blocks(C);
-  // Work items: (image, band of pixels); each pixel's blocks go to cb planes.
   const int64_t band = 64, bands = (HW + band - 1) / band;
   for_range(pool, N * bands, double(band * cb * 16), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       const int64_t n = r / bands, p0 = (r % bands) * band, p1 = std::min(HW, p0 + band);
       for (int64_t blk = 0; blk < cb; ++blk) {
         const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
-        float* yp = y + ((n * cb + blk) * HW) * 16;
         for (int64_t p = p0; p < p1; ++p) {
-          const float* xp = x + (n * HW + p) * C + c0;
-          float* d = yp + p * 16;
-          for (int64_t l = 0; l < nc; ++l) d[l] = xp[l];
-          for (int64_t l = nc; l < 16; ++l) d[l] = 0.f;
+          const int64_t last = (n * HW + p) * C + c0, block = ((n * cb + blk) * HW + p) * 16;
+          if (to_blocked) {
+            for (int64_t l = 0; l < nc; ++l) y[block + l] = x[last + l];
+            for (int64_t l = nc; l < 16; ++l) y[block + l] = 0.f;
+          } else {
+            for (int64_t l = 0; l < nc; ++l) y[last + l] = x[block + l];
+          }
         }
       }
     }
   });
 }
 
+}  // namespace
+
+void to_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
+                              ThreadPool* pool) {
+  channels_last_copy(true, x, N, C, HW, y, pool);
+}
+
 void from_blocked_channels_last(const float* x, int64_t N, int64_t C, int64_t HW, float* y,
                                 ThreadPool* pool) {
-  const int64_t cb = blocks(C);
-  const int64_t band = 64, bands = (HW + band - 1) / band;
-  for_range(pool, N * bands, double(band * cb * 16), [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t n = r / bands, p0 = (r % bands) * band, p1 = std::min(HW, p0 + band);
-      for (int64_t blk = 0; blk < cb; ++blk) {
-        const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
-        const float* xp = x + ((n * cb + blk) * HW) * 16;
-        for (int64_t p = p0; p < p1; ++p) {
-          float* d = y + (n * HW + p) * C + c0;
-          const float* sp = xp + p * 16;
-          for (int64_t l = 0; l < nc; ++l) d[l] = sp[l];
-        }
-      }
-    }
-  });
+  channels_last_copy(false, x, N, C, HW, y, pool);
 }
 
 void max_pool2d(const Pool2dShape& s, const float* x, float* y, ThreadPool* pool) {

@@ -192,6 +192,23 @@ std::optional<std::optional<Dims>> ShapeInferrer::attr_or_input(const ir::Node& 
   return std::optional<Dims>();
 }
 
+// The axes a Reduce* or Squeeze lists (attribute, or constant input 1) as
+// a mask over x's axes; an empty optional inside when it lists none (or an
+// empty list); nullopt when they are not constant or out of range.
+std::optional<std::optional<std::vector<bool>>> ShapeInferrer::listed_axes(const ir::Node& n,
+                                                                           const Dims& x) const {
+  auto axes = attr_or_input(n, "axes", 1);
+  if (!axes) return std::nullopt;
+  if (!*axes || (*axes)->empty()) return std::optional<std::vector<bool>>();
+  std::vector<bool> mask(x.size(), false);
+  for (int64_t a : **axes) {
+    const int64_t k = norm_axis(a, int64_t(x.size()));
+    if (k < 0) return std::nullopt;
+    mask[size_t(k)] = true;
+  }
+  return std::optional<std::vector<bool>>(mask);
+}
+
 void ShapeInferrer::visit(const ir::Node& n) {
   OutDims out;
   try {
@@ -275,20 +292,13 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
     if (!x) return {};
     // Axes: an attribute before the opset that made them an input (13 for
     // ReduceSum, 18 for the others).
-    auto axes = attr_or_input(n, "axes", 1);
-    if (!axes) return {};
-    const int64_t r = int64_t(x->size());
-    std::vector<bool> reduce(x->size(), false);
-    if (!*axes || (*axes)->empty()) {
-      if (attr_int(n, "noop_with_empty_axes", 0)) return {*x};
-      std::fill(reduce.begin(), reduce.end(), true);
-    } else {
-      for (int64_t a : **axes) {
-        const int64_t k = norm_axis(a, r);
-        if (k < 0) return {};
-        reduce[size_t(k)] = true;
-      }
-    }
+    auto listed = listed_axes(n, *x);
+    if (!listed) return {};
+    std::vector<bool> reduce(x->size(), true);  // no axes: all of them
+    if (*listed)
+      reduce = **listed;
+    else if (attr_int(n, "noop_with_empty_axes", 0))
+      return {*x};
     const bool keep = attr_int(n, "keepdims", 1) != 0;
     Dims out;
     for (size_t i = 0; i < x->size(); ++i) {
@@ -384,18 +394,12 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
   }
   if (op == "Squeeze") {
     if (!x) return {};
-    auto axes = attr_or_input(n, "axes", 1);
-    if (!axes) return {};
-    const int64_t r = int64_t(x->size());
+    auto listed = listed_axes(n, *x);
+    if (!listed) return {};
     std::vector<bool> drop(x->size(), false);
-    if (!*axes || (*axes)->empty()) {
-      for (size_t i = 0; i < x->size(); ++i) drop[i] = (*x)[i] == 1;
-    } else {
-      for (int64_t a : **axes) {
-        const int64_t k = norm_axis(a, r);
-        if (k < 0 || (*x)[size_t(k)] != 1) return {};
-        drop[size_t(k)] = true;
-      }
+    for (size_t i = 0; i < x->size(); ++i) {
+      drop[i] = *listed ? (**listed)[i] : (*x)[i] == 1;  // no axes: every 1
+      if (drop[i] && (*x)[i] != 1) return {};
     }
     Dims out;
     for (size_t i = 0; i < x->size(); ++i)

@@ -34,6 +34,8 @@ class ShapeInferrer {
   std::optional<Dims> ints(const std::string& value) const;
   std::optional<std::optional<Dims>> attr_or_input(const ir::Node& n, const char* name,
                                                    size_t index) const;
+  std::optional<std::optional<std::vector<bool>>> listed_axes(const ir::Node& n,
+                                                              const Dims& x) const;
   std::vector<std::optional<Dims>> window(const ir::Node& n, const Dims& x, const Dims* w,
                                           bool conv) const;
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -42,6 +44,23 @@ class UseIsa {
 };
 
 float act_ref(const ActivationSpec& a, float v) { return float(activation_ref(a, v)); }
+
+// yb (blocked [N, blocks(M), pixels, 16]) has zero padded lanes and, made
+// plain, matches `want` within tol * (1 + |want|); `what` names the case.
+void expect_blocked_output(const std::vector<float>& yb, const std::vector<float>& want, int64_t N,
+                           int64_t M, int64_t pixels, float tol, ThreadPool* pool,
+                           const std::string& what) {
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t blk = 0; blk < blocks(M); ++blk)
+      for (int64_t p = 0; p < pixels; ++p)
+        for (int64_t l = M - blk * 16; l < 16; ++l)
+          ASSERT_EQ(yb[size_t(((n * blocks(M) + blk) * pixels + p) * 16 + l)], 0.f)
+              << "padded lane " << l << " of block " << blk << " " << what;
+  std::vector<float> y(want.size(), -9.f);
+  from_blocked(yb.data(), N, M, pixels, y.data(), pool);
+  for (size_t i = 0; i < y.size(); ++i)
+    ASSERT_NEAR(y[i], want[i], tol * (1 + std::abs(want[i]))) << "at " << i << " " << what;
+}
 
 // Runs one case through to_blocked -> conv2d (or winograd_conv2d with that
 // tile) -> from_blocked and compares with the definition computed in double;
@@ -107,21 +126,13 @@ void check_conv(const ConvCase& c, const ActivationSpec& act, bool with_bias, bo
     conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
            yb.data(), pool);
   }
-  for (int64_t n = 0; n < c.N; ++n)
-    for (int64_t blk = 0; blk < blocks(c.M); ++blk)
-      for (int64_t p = 0; p < ohw; ++p)
-        for (int64_t l = c.M - blk * 16; l < 16; ++l)
-          ASSERT_EQ(yb[size_t(((n * blocks(c.M) + blk) * ohw + p) * 16 + l)], 0.f)
-              << "padded lane " << l << " of block " << blk;
-  std::vector<float> y(want.size(), -9.f);
-  from_blocked(yb.data(), c.N, c.M, ohw, y.data(), pool);
   // Winograd's transforms round more (their constants reach 8 and 1/24):
   // a bound in units of the terms' scale, sqrt(C * 9) for these inputs.
   const float tol = winograd_tile ? 2e-5f * std::sqrt(float(c.C * 9)) : 2e-4f;
-  for (size_t i = 0; i < y.size(); ++i)
-    ASSERT_NEAR(y[i], want[i], tol * (1 + std::abs(want[i])))
-        << "at " << i << " C" << c.C << " M" << c.M << " " << c.H << "x" << c.W << " k" << c.KH
-        << "x" << c.KW << " s" << c.sh << " act " << int(act.kind) << " winograd " << winograd_tile;
+  std::ostringstream what;
+  what << "C" << c.C << " M" << c.M << " " << c.H << "x" << c.W << " k" << c.KH << "x" << c.KW
+       << " s" << c.sh << " act " << int(act.kind) << " winograd " << winograd_tile;
+  expect_blocked_output(yb, want, c.N, c.M, ohw, tol, pool, what.str());
 }
 
 const ConvCase kCases[] = {
@@ -360,18 +371,10 @@ void check_conv3d(const Conv3dCase& c, const ActivationSpec& act, bool with_bias
   ASSERT_TRUE(pf.matches(s));
   conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
          yb.data(), pool);
-  for (int64_t n = 0; n < c.N; ++n)
-    for (int64_t blk = 0; blk < blocks(c.M); ++blk)
-      for (int64_t p = 0; p < out_sp; ++p)
-        for (int64_t l = c.M - blk * 16; l < 16; ++l)
-          ASSERT_EQ(yb[size_t(((n * blocks(c.M) + blk) * out_sp + p) * 16 + l)], 0.f)
-              << "padded lane " << l << " of block " << blk;
-  std::vector<float> y(want.size(), -9.f);
-  from_blocked(yb.data(), c.N, c.M, out_sp, y.data(), pool);
-  for (size_t i = 0; i < y.size(); ++i)
-    ASSERT_NEAR(y[i], want[i], 2e-4f * (1 + std::abs(want[i])))
-        << "at " << i << " C" << c.C << " M" << c.M << " " << c.D << "x" << c.H << "x" << c.W
-        << " k" << c.KD << "x" << c.KH << "x" << c.KW << " act " << int(act.kind);
+  std::ostringstream what;
+  what << "C" << c.C << " M" << c.M << " " << c.D << "x" << c.H << "x" << c.W << " k" << c.KD << "x"
+       << c.KH << "x" << c.KW << " act " << int(act.kind);
+  expect_blocked_output(yb, want, c.N, c.M, out_sp, 2e-4f, pool, what.str());
 }
 
 const Conv3dCase k3dCases[] = {
@@ -450,6 +453,28 @@ TEST(LinalgNchwc, FilterChecksShapes) {
   dw3d.C = dw3d.M = dw3d.group = 16, dw3d.KD = 3;  // depthwise takes no depth
   std::vector<float> wd(16 * 3, 1.f);
   EXPECT_THROW(PackedFilter(wd.data(), dw3d), tessera::Error);
+}
+
+// Channels-last [N, HW, C] to blocked and back: the same blocked tensor as
+// from the NCHW transpose, padded lanes zero, over bands of 64 pixels.
+TEST(LinalgNchwc, ChannelsLastReordersMatchTheTransposed) {
+  const int64_t N = 2, C = 37, HW = 150;
+  std::vector<float> nhwc(size_t(N * HW * C)), nchw(nhwc.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t p = 0; p < HW; ++p)
+      for (int64_t c = 0; c < C; ++c) {
+        const float v = float((n * HW + p) * C + c) + 0.25f;
+        nhwc[size_t((n * HW + p) * C + c)] = v;
+        nchw[size_t((n * C + c) * HW + p)] = v;
+      }
+  ThreadPool two(2);
+  std::vector<float> want(size_t(N * blocks(C) * HW * 16)), got(want.size(), 9.f);
+  to_blocked(nchw.data(), N, C, HW, want.data(), nullptr);
+  to_blocked_channels_last(nhwc.data(), N, C, HW, got.data(), &two);
+  EXPECT_EQ(got, want);
+  std::vector<float> back(nhwc.size(), -1.f);
+  from_blocked_channels_last(got.data(), N, C, HW, back.data(), &two);
+  EXPECT_EQ(back, nhwc);
 }
 
 TEST(LinalgNchwc, ReorderRoundTripsAndZeroesPadding) {

@@ -626,3 +626,66 @@ TEST(ConvLayout, NchwcConv3dChecksItsInputs) {
   expect_rejected(model(Shape{1, 2, 6, 6, 16}, Shape{32, 32, 3, 3, 3}, 1), Shape{1, 2, 6, 6, 16},
                   "the_conv", "blocked X must be [N, 2, D, H, W, 16]");
 }
+
+// ConvNeXt's block: depthwise 7x7 -> permute to NHWC -> LayerNorm -> MLP ->
+// permute back -> layer scale ([C, 1, 1]) -> residual. The permutes become
+// channels_last reorders, the layer scale and the residual stay blocked,
+// and the next block's convolution reads the blocked sum.
+TEST(ConvLayout, ChannelsLastBlockStaysBlocked) {
+  const int64_t C = 24;
+  ir::Model m = float_model(17, {{"x", Shape{1, C, 6, 6}}}, {"y"});
+  auto& in = m.graph.initializers;
+  in["wd"] = random_floats(Shape{C, 1, 7, 7}, 1, -0.2f, 0.2f);
+  in["bd"] = random_floats(Shape{C}, 2);
+  in["ln_s"] = random_floats(Shape{C}, 3, 0.5f, 1.5f);
+  in["ln_b"] = random_floats(Shape{C}, 4);
+  in["w1"] = random_floats(Shape{C, 2 * C}, 5, -0.3f, 0.3f);
+  in["w2"] = random_floats(Shape{2 * C, C}, 6, -0.3f, 0.3f);
+  in["b2"] = random_floats(Shape{C}, 7);
+  in["gamma"] = random_floats(Shape{C, 1, 1}, 8);
+  in["wn"] = random_floats(Shape{16, C, 1, 1}, 9, -0.3f, 0.3f);
+  in["ws"] = random_floats(Shape{C, C, 1, 1}, 10, -0.3f, 0.3f);
+  auto& n = m.graph.nodes;
+  n.push_back(op("Conv", {"x", "ws"}, {"s"}));  // the block's input: blocked
+  n.push_back(
+      op("Conv", {"s", "wd", "bd"}, {"d"}, {attr_i("group", C), attr_ints("pads", {3, 3, 3, 3})}));
+  n.push_back(op("Transpose", {"d"}, {"t"}, {attr_ints("perm", {0, 2, 3, 1})}));
+  n.push_back(op("LayerNormalization", {"t", "ln_s", "ln_b"}, {"ln"}, {attr_i("axis", -1)}));
+  n.push_back(op("MatMul", {"ln", "w1"}, {"h"}));
+  n.push_back(op("Relu", {"h"}, {"hr"}));
+  n.push_back(op("MatMul", {"hr", "w2"}, {"o"}));
+  n.push_back(op("Add", {"o", "b2"}, {"ob"}));
+  n.push_back(op("Transpose", {"ob"}, {"back"}, {attr_ints("perm", {0, 3, 1, 2})}));
+  n.push_back(op("Mul", {"gamma", "back"}, {"scaled"}));
+  n.push_back(op("Add", {"scaled", "s"}, {"res"}));
+  n.push_back(op("Conv", {"res", "wn"}, {"y"}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(count_ops(out, "Transpose"), 0u);
+  EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 3u);
+  size_t from_last = 0, to_last = 0;
+  for (const auto& node : out.graph.nodes) {
+    const ir::Attribute* cl = node.attr("channels_last");
+    if (!cl || cl->i != 1) continue;
+    from_last += node.op_type == "ReorderFromNchwc";
+    to_last += node.op_type == "ReorderToNchwc";
+  }
+  EXPECT_EQ(from_last, 1u);
+  EXPECT_EQ(to_last, 1u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderFromNchwc"), 2u);  // + the graph output y
+  expect_same_as(m, out);
+}
+
+// A hand-written channels_last ReorderToNchwc whose input has other
+// channels than its `channels` attribute says is an error naming the node.
+TEST(ConvLayout, ChannelsLastReorderChecksChannels) {
+  ir::Model m = float_model(13, {{"x", Shape{1, 4, 4, 20}}}, {"y"});
+  m.opset_imports.push_back({"com.tessera", 1});
+  ir::Node r =
+      op("ReorderToNchwc", {"x"}, {"y"}, {attr_i("channels_last", 1), attr_i("channels", 24)});
+  r.domain = "com.tessera";
+  r.name = "the_reorder";
+  m.graph.nodes = {r};
+  expect_rejected(m, Shape{1, 4, 4, 20}, "the_reorder", "not the 24 of attribute channels");
+}
