@@ -28,7 +28,7 @@
 //     all but the last, fill whole blocks -> a Concat of the blocked values
 //     (axis 1); an inference BatchNormalization of a 2-D blocked value -> a
 //     depthwise 1x1 NchwcConv with its scale and shift (DenseNet's, after
-//     each Concat).
+//     each Concat), taking the activation that alone reads it.
 //   - Nothing else reads blocked values: each blocked value gets a fresh name,
 //     and where a plain reader, a graph output or a subgraph needs the
 //     original, one ReorderFromNchwc (attribute channels) right after the
@@ -41,6 +41,7 @@
 
 #include "linalg/nchwc.hpp"
 #include "linalg/winograd.hpp"
+#include "optimizer/activation_match.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -235,8 +236,15 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
     blocked[orig] = {node.outputs[0], channels, spatial};
   };
   size_t converted = 0;
+  // Activations folded into the NchwcConv made of the BatchNormalization
+  // before them: their output is that conv's blocked value.
+  std::vector<bool> absorbed(n, false);
   for (size_t i = 0; i < n; ++i) {
     const ir::Node& node = g.nodes[i];
+    if (absorbed[i]) {
+      blocked[node.outputs[0]] = blocked[node.inputs[0]];
+      continue;
+    }
     nodes[i] = node;
     ir::Node& out = nodes[i];
     const bool conv = is_onnx_op(node, "Conv");
@@ -390,6 +398,13 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
                      fresh(node.name + "_bn_shift")};
       conv.outputs = {node.outputs[0]};
       conv.attributes = {int_attr("group", xc), int_attr("input_layout", 1)};
+      // DenseNet's BatchNormalization -> Relu -> Conv: the Relu is the
+      // conv's epilogue instead of one more pass.
+      if (auto act = match_activation(v, g, node.outputs[0], model.opset(""), true);
+          act && act->nodes.size() == 1 && !v.pinned(node.outputs[0])) {
+        conv.attributes.insert(conv.attributes.end(), act->attrs.begin(), act->attrs.end());
+        absorbed[size_t(act->nodes[0])] = true;
+      }
       g.initializers[conv.inputs[1]] = std::move(w);
       g.initializers[conv.inputs[2]] = std::move(b);
       out = std::move(conv);
@@ -437,9 +452,9 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
 
   // Originals still read as such: by a node left plain, a graph output or a subgraph.
   std::unordered_set<std::string> needed;
-  for (const auto& node : nodes)
-    for (const auto& in : node.inputs)
-      if (blocked.count(in)) needed.insert(in);
+  for (size_t i = 0; i < n; ++i)
+    for (const auto& in : nodes[i].inputs)
+      if (!absorbed[i] && blocked.count(in)) needed.insert(in);
   for (const auto& [orig, b] : blocked)
     if (v.pinned(orig)) needed.insert(orig);
 
@@ -448,7 +463,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
   for (size_t i = 0; i < n; ++i) {
     for (auto& r : before[i]) result.push_back(std::move(r));
     const std::string orig = g.nodes[i].outputs.empty() ? std::string() : g.nodes[i].outputs[0];
-    result.push_back(std::move(nodes[i]));
+    if (!absorbed[i]) result.push_back(std::move(nodes[i]));
     if (orig.empty() || !needed.count(orig) || !blocked.count(orig)) continue;
     ir::Node r;
     r.name = fresh("ReorderFromNchwc_" + orig);

@@ -291,6 +291,7 @@ TEST(ConvLayout, DenseBlockStaysBlocked) {
   EXPECT_EQ(count_ops(out, "BatchNormalization"), 0u);
   EXPECT_EQ(count_ops(out, "Pad"), 0u);
   EXPECT_EQ(count_domain_ops(out, "NchwcConv"), 7u);  // 5 convolutions, 2 normalizations
+  EXPECT_EQ(count_ops(out, "Relu"), 0u);              // each the epilogue of the conv before it
   EXPECT_EQ(count_domain_ops(out, "NchwcAveragePool"), 1u);
   EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 0u);
   std::set<std::string> plain;
