@@ -392,7 +392,17 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
     // A plain input (a network's RGB stem) is copied only where each of its
     // values meets many FMAs: ResNet's 7x7 x 64 stem gained 3.5%, MobileNetV2's
     // 3x3 x 32 one lost 40% at two threads (its copy is as long as its FMAs).
-    const bool worth = s.input_blocked || s.M * s.KD * s.KH * s.KW >= 256 * s.sd * s.sh * s.sw;
+    // A blocked one when its border pixels, at about twice a tiled pixel's
+    // time, would cost more than the copy: ~0.02 ns a multiply-add against
+    // ~0.1 ns a copied value. A strided layer with few channels has one
+    // border row and column, and its copy cost more than they did (RegNetY's
+    // 16-channel groups at stride 2).
+    const double border_pixels =
+        double(s.OD * s.OH * s.OW) - double((dhi - dlo) * (rhi - rlo) * (hi - lo));
+    const double border_ns = border_pixels * double(s.M * s.C * s.KD * s.KH * s.KW) * 0.02;
+    const double copy_ns = double(s.D * s.H * s.W * blocks(s.C) * 16) * 0.1;
+    const bool worth = s.input_blocked ? border_ns > copy_ns
+                                       : s.M * s.KD * s.KH * s.KW >= 256 * s.sd * s.sh * s.sw;
     if (s.depthwise() ? s.sw == 1 && border * 16 > s.OW : padded && worth)
       x = zero_bordered(s, x, pool), bordered = true;
   }
