@@ -89,7 +89,7 @@ ir::Attribute int_attr(const char* name, int64_t value) {
 }
 
 // The size of the last axis of `value` where the graph shows it: a static
-// shape, or a producer that fixes it (MatMul by a constant [K, C], an
+// shape, or a producer that fixes it (MatMul or MatMulBias by a constant [K, C], an
 // element-wise op with a constant [C], LayerNormalization over the last axis
 // with a constant [C] scale), looking through shape-keeping unary ops; -1
 // when unknown. ReorderToNchwc checks it at run time (attribute channels).
@@ -101,7 +101,8 @@ int64_t last_dim_hint(const GraphView& v, const ir::Graph& g, const std::string&
   if (p < 0 || depth == 0) return -1;
   const ir::Node& n = g.nodes[size_t(p)];
   if (n.inputs.empty() || n.outputs.size() != 1) return -1;
-  if (is_onnx_op(n, "MatMul") && n.inputs.size() == 2) {
+  if ((is_onnx_op(n, "MatMul") && n.inputs.size() == 2) ||
+      (n.domain == kTesseraDomain && n.op_type == "MatMulBias" && n.inputs.size() == 3)) {
     const Tensor* b = v.constant(n.inputs[1]);
     return b && b->rank() == 2 ? b->shape()[1] : -1;
   }

@@ -1,8 +1,12 @@
 // MatMul(A, B) + C -> Gemm(A, B, C) for 2-D A and a constant 2-D B: one
-// kernel call instead of two passes over the product.
+// kernel call instead of two passes over the product. For the CPU alone, the
+// same with A of any rank and a bias [N] -> com.tessera MatMulBias, which
+// adds the bias (and an activation after it) to each GEMM tile in cache:
+// transformers' projections take [batch, tokens, K] activations.
 #include <functional>
 #include <set>
 
+#include "optimizer/activation_match.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -71,6 +75,50 @@ size_t fuse_matmul_add(ir::Graph& g) {
   }
   if (fused) erase_nodes(g, dead);
   return fused;
+}
+
+size_t fuse_matmul_bias(ir::Model& model, ir::Graph& g) {
+  GraphView v(g);
+  std::vector<bool> dead(g.nodes.size(), false);
+  const int64_t opset = model.opset("");
+  size_t fused = 0;
+  for (int i = 0; i < int(g.nodes.size()); ++i) {
+    const ir::Node& mm = g.nodes[size_t(i)];
+    if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
+        mm.inputs.size() != 2 || mm.outputs.size() != 1)
+      continue;
+    const Tensor* b = v.constant(mm.inputs[1]);
+    if (!b || b->rank() != 2 || b->dtype() != DataType::kFloat) continue;
+    const int j = sole_consumer(v, g, mm.outputs[0], "Add");
+    if (j < 0 || dead[size_t(j)]) continue;
+    const ir::Node& add = g.nodes[size_t(j)];
+    if (add.inputs.size() != 2 || add.outputs.size() != 1) continue;
+    const std::string& other = add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0];
+    const Tensor* c = v.constant(other);
+    // Only a bias [N]: it broadcasts along every leading axis of the product
+    // without changing its shape.
+    if (!c || c->dtype() != DataType::kFloat || c->rank() != 1 || c->shape()[0] != b->shape()[1])
+      continue;
+    ir::Node f;
+    f.name = mm.name + "_bias";
+    f.op_type = "MatMulBias";
+    f.domain = kTesseraDomain;
+    f.inputs = {mm.inputs[0], mm.inputs[1], other};
+    f.outputs = add.outputs;
+    int last = j;
+    if (auto act = match_activation(v, g, add.outputs[0], opset, /*extended=*/true)) {
+      last = act->nodes.back();
+      f.outputs = g.nodes[size_t(last)].outputs;
+      f.attributes = act->attrs;
+      for (int k : act->nodes)
+        if (k != last) dead[size_t(k)] = true;
+    }
+    if (last != j) dead[size_t(j)] = true;
+    g.nodes[size_t(last)] = std::move(f);  // at the last replaced node: every input exists by then
+    dead[size_t(i)] = true;
+    ++fused;
+  }
+  return commit_fusions(model, g, dead, fused);
 }
 
 }  // namespace tessera::optimizer

@@ -61,6 +61,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/true); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
+    run("fuse_matmul_bias", [&] { return fuse_matmul_bias(model, g); });
     run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(model, g); });
     run("pool_quantized_values", [&] { return pool_quantized_values(model, g); });
     run("fuse_quantize_pairs", [&] { return fuse_quantize_pairs(model, g); });

@@ -97,6 +97,10 @@ size_t fuse_dequantize_add(ir::Model& model, ir::Graph& graph);
 // MatMulInteger -> Cast(float) -> Mul(scale) (-> Add(bias)), a dynamically
 // quantized MatMul, -> com.tessera MatMulIntegerToFloat.
 size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& graph);
+// MatMul(A, constant float B [K, N]) + constant bias [N] (-> an activation)
+// for A of any rank -> com.tessera MatMulBias (CPU-only sessions; after
+// fuse_bias_gelu, which takes the Adds before a Gelu).
+size_t fuse_matmul_bias(ir::Model& model, ir::Graph& graph);
 // Runs chains of 2-D Conv / FusedConv (constant float filter, group 1 or
 // depthwise), pools, Adds and Relus in the channel-blocked layout of
 // linalg/nchwc.hpp (com.tessera NchwcConv, Nchwc*Pool), so convolutions read

@@ -337,12 +337,14 @@ TEST(OptimizerSkipLayerNormFusion, NotFusedWhenSumOrBiasIsShared) {
   ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
   EXPECT_EQ(count_ops(out, "SkipLayerNormalization"), 0u);
   EXPECT_EQ(count_ops(out, "LayerNormalization"), 1u);
-  // The biased product is read elsewhere too: the norm fuses, its bias Add stays.
+  // The biased product is read elsewhere too: the norm fuses without its
+  // bias, which stays with the product (a MatMulBias, its output still "o").
   ir::Model m2 = block_model(true, true);
   m2.graph.outputs.push_back({"o", ir::TypeInfo::tensor(DataType::kFloat), ""});
   ir::Model out2 = expect_same_outputs(m2, GraphOptimizationLevel::kAll, 1e-5f);
   EXPECT_EQ(count_ops(out2, "SkipLayerNormalization"), 1u);
-  EXPECT_EQ(count_ops(out2, "Add"), 1u);
+  EXPECT_EQ(count_ops(out2, "Add"), 0u);
+  EXPECT_EQ(count_ops(out2, "MatMulBias"), 1u);
 }
 
 TEST(OptimizerSkipLayerNormFusion, NotFusedOnAnotherAxis) {
@@ -417,4 +419,87 @@ TEST(OptimizerTransformerFusions, HalfPrecisionModelsFuseToo) {
     EXPECT_EQ(count_ops(out, "BiasGelu"), 1u) << data_type_name(t);
     EXPECT_EQ(count_ops(out, "Add") + count_ops(out, "Erf"), 0u) << data_type_name(t);
   }
+}
+
+// MatMul of a [batch, tokens, K] activation by a constant [K, N] + a bias [N]
+// -> com.tessera MatMulBias, taking a Relu after it; a bias that is not [N],
+// a non-constant B, or a session with other providers keep MatMul + Add.
+TEST(OptimizerMatMulBias, FusesBiasAndActivationForAnyRank) {
+  ir::Model m = float_model(17, {{"x", Shape{2, 5, 8}}, {"v", Shape{8}}}, {"y", "z", "u", "s"});
+  auto& in = m.graph.initializers;
+  in["w"] = random_floats(Shape{8, 6}, 1);
+  in["b"] = random_floats(Shape{6}, 2);
+  in["b1n"] = random_floats(Shape{1, 6}, 3);
+  in["w2"] = random_floats(Shape{8, 6}, 5);
+  auto& n = m.graph.nodes;
+  n.push_back(op("MatMul", {"x", "w"}, {"p"}));
+  n.push_back(op("Add", {"b", "p"}, {"pb"}));
+  n.push_back(op("Relu", {"pb"}, {"y"}));
+  n.push_back(op("MatMul", {"x", "w2"}, {"q"}));
+  n.push_back(op("Add", {"q", "b1n"}, {"z"}));   // [1, N]: stays
+  n.push_back(op("MatMul", {"v", "w"}, {"r"}));  // 1-D A
+  n.push_back(op("Add", {"r", "b"}, {"u"}));
+  n.push_back(op("MatMul", {"x", "x_t"}, {"t"}));  // B not constant: stays
+  n.push_back(op("Add", {"t", "b5"}, {"s"}));
+  n.insert(n.begin() + 7, op("Transpose", {"x"}, {"x_t"}, {attr_ints("perm", {0, 2, 1})}));
+  in["b5"] = random_floats(Shape{5}, 4);
+  ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(out, "MatMulBias"), 2u);
+  EXPECT_EQ(count_ops(out, "Relu"), 0u);
+  EXPECT_EQ(count_ops(out, "Add"), 2u);
+  for (const auto& node : out.graph.nodes)
+    if (node.op_type == "MatMulBias" && node.outputs[0] == "y") {
+      ASSERT_NE(node.attr("activation"), nullptr);
+      EXPECT_EQ(node.attr("activation")->s, "Relu");
+    }
+}
+
+// A hand-written MatMulBias checks what it is given, naming the node.
+TEST(OptimizerMatMulBias, KernelChecksItsInputs) {
+  auto model = [](const Shape& w, const Shape& b) {
+    ir::Model m = float_model(17, {{"x", Shape{3, 4}}}, {"y"});
+    m.opset_imports.push_back({"com.tessera", 1});
+    m.graph.initializers["w"] = random_floats(w, 1);
+    m.graph.initializers["b"] = random_floats(b, 2);
+    ir::Node f = op("MatMulBias", {"x", "w", "b"}, {"y"});
+    f.domain = "com.tessera";
+    f.name = "the_matmul";
+    m.graph.nodes = {f};
+    return m;
+  };
+  auto error_of = [](const ir::Model& m) -> std::string {
+    SessionOptions so;
+    so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+    try {
+      auto s = Session::create_from_model(m, so);
+      s->run({{"x", Value(random_floats(Shape{3, 4}, 3))}});
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  std::string e = error_of(model(Shape{5, 6}, Shape{6}));
+  EXPECT_NE(e.find("the_matmul"), std::string::npos) << e;
+  EXPECT_NE(e.find("inner dimensions differ"), std::string::npos) << e;
+  e = error_of(model(Shape{4, 6}, Shape{5}));
+  EXPECT_NE(e.find("bias [5] must be float [6]"), std::string::npos) << e;
+  e = error_of(model(Shape{4, 6, 1}, Shape{6}));
+  EXPECT_NE(e.find("constant float [K, N]"), std::string::npos) << e;
+  EXPECT_EQ(error_of(model(Shape{4, 6}, Shape{6})), "");
+  // K = 0: no products, each row is the bias after the activation.
+  ir::Model z = float_model(17, {{"x", Shape{2, 0}}}, {"y"});
+  z.opset_imports.push_back({"com.tessera", 1});
+  z.graph.initializers["w"] = Tensor(DataType::kFloat, Shape{0, 3});
+  z.graph.initializers["b"] = Tensor::from_vector<float>({-1.f, 0.5f, 2.f}, Shape{3});
+  ir::Node f = op("MatMulBias", {"x", "w", "b"}, {"y"}, {attr_string("activation", "Relu")});
+  f.domain = "com.tessera";
+  z.graph.nodes = {f};
+  SessionOptions so;
+  so.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  auto s = Session::create_from_model(z, so);
+  auto y = s->run({{"x", Value(Tensor(DataType::kFloat, Shape{2, 0}))}});
+  ASSERT_EQ(y[0].tensor().shape(), (Shape{2, 3}));
+  const float* yp = y[0].tensor().data<float>();
+  const float want[] = {0.f, 0.5f, 2.f, 0.f, 0.5f, 2.f};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(yp[i], want[i]) << i;
 }

@@ -113,6 +113,10 @@ void register_fused_kernels(ep::KernelRegistry& r) {
   // Gemm followed by an activation.
   r.add({dom, "FusedGemm", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, f2}}},
         delegate_to({"Gemm", 13, true}));
+  // MatMul of A (any rank) by a constant [K, N] + bias [N], then an
+  // optional activation, all in the GEMM's epilogue (float).
+  r.add({dom, "MatMulBias", 1, ep::kOpsetMax, {{"T", {0, 1, 2}, {D::kFloat}}}},
+        nn::make_matmul_bias);
   // Gelu (opset-20 semantics) and LayerNormalization (opset-17 semantics) for
   // models whose ai.onnx opset predates them.
   r.add({dom, "Gelu", 1, ep::kOpsetMax, {{"T", {0}, f4}}}, delegate_to({"Gelu", 20, false}));

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "linalg/gemm.hpp"
+#include "providers/cpu/fused/fused_activation.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
@@ -324,6 +325,58 @@ class MatMulKernel : public ep::OpKernel {
   std::shared_ptr<const linalg::PackedB> packed_b_;
 };
 
+// com.tessera MatMulBias: act(A B + bias) for A [..., K], a constant float
+// B [K, N] (packed at creation) and bias [N]. A's rows stack into one GEMM;
+// the bias is its epilogue's residual with row stride 0, so it and the
+// activation are added to each tile while it is in cache.
+class MatMulBiasKernel : public ep::OpKernel {
+ public:
+  explicit MatMulBiasKernel(const ep::KernelInfo& info)
+      : act_(parse_fused_activation(info)), packed_b_(pack_constant_b(info, false)) {
+    const Tensor* b = info.constant_input(1);
+    if (!b || b->dtype() != DataType::kFloat || b->rank() != 2 || !packed_b_)
+      info.fail_node("B must be a constant float [K, N] initializer (it is packed at creation)");
+  }
+
+  bool reads_constant_data(size_t i) const override { return i != 1; }
+
+  void compute(ep::KernelContext& ctx) const override {
+    const Tensor& A = ctx.required_input(0);
+    const Tensor& B = ctx.required_input(1);
+    const Tensor& bias = ctx.required_input(2);
+    if (A.rank() == 0) ctx.fail_node("A must have rank >= 1, got a scalar");
+    const int64_t K = A.shape()[A.rank() - 1], N = B.shape()[1];
+    if (B.shape()[0] != K)
+      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(), " and B ",
+                    B.shape().to_string());
+    if (bias.dtype() != DataType::kFloat || bias.rank() != 1 || bias.shape()[0] != N)
+      ctx.fail_node("bias ", bias.shape().to_string(), " must be float [", N, "]");
+    std::vector<int64_t> yd = A.shape().dims();
+    yd.back() = N;
+    Tensor& Y = ctx.output(0, Shape(yd));
+    if (Y.num_elements() == 0) return;
+    const linalg::PackedB* pb = usable(packed_b_, B, K, N);
+    if (!pb) ctx.fail_node("internal: packed B does not match B ", B.shape().to_string());
+    float* y = Y.mutable_data<float>();
+    const int64_t rows = Y.num_elements() / N;
+    linalg::Epilogue ep;
+    ep.residual = bias.data<float>();
+    ep.ldr = 0;
+    ep.act = act_;
+    if (K == 0) {  // no products: the bias, activated
+      for (int64_t r = 0; r < rows; ++r) std::fill(y + r * N, y + (r + 1) * N, 0.f);
+      linalg::apply_epilogue(ep, 0, rows, 0, N, y, N);
+      return;
+    }
+    linalg::sgemm_packed_b(false, rows, 1.f, A.data<float>(), K, *pb, 0.f, y, N, &ctx.thread_pool(),
+                           &ep);
+  }
+
+ private:
+  linalg::ActivationSpec act_;
+  std::shared_ptr<const linalg::PackedB> packed_b_;
+};
+
 }  // namespace
 
 std::unique_ptr<ep::OpKernel> make_gemm(const ep::KernelInfo& info) {
@@ -331,6 +384,9 @@ std::unique_ptr<ep::OpKernel> make_gemm(const ep::KernelInfo& info) {
 }
 std::unique_ptr<ep::OpKernel> make_matmul(const ep::KernelInfo& info) {
   return std::make_unique<MatMulKernel>(info);
+}
+std::unique_ptr<ep::OpKernel> make_matmul_bias(const ep::KernelInfo& info) {
+  return std::make_unique<MatMulBiasKernel>(info);
 }
 
 }  // namespace tessera::cpu::nn

@@ -11,6 +11,8 @@ using Factory = std::unique_ptr<ep::OpKernel> (*)(const ep::KernelInfo&);
 
 std::unique_ptr<ep::OpKernel> make_gemm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul(const ep::KernelInfo& info);
+// com.tessera MatMulBias (see gemm_matmul.cpp).
+std::unique_ptr<ep::OpKernel> make_matmul_bias(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_conv(const ep::KernelInfo& info);
 // com.tessera FusedConv: Conv with input 3 a residual added before the activation.
 std::unique_ptr<ep::OpKernel> make_fused_conv(const ep::KernelInfo& info);
