@@ -36,6 +36,33 @@ std::optional<size_t> known_rank(const GraphView& v, const ir::Graph& g, const s
   return std::nullopt;
 }
 
+// Node i when it is a live ai.onnx MatMul by a constant 2-D B whose only
+// reader is a two-input Add of it and a constant: B, the Add's index, and
+// the constant's name and value.
+struct BiasedMatMul {
+  const Tensor* b;
+  int add;
+  std::string bias_name;
+  const Tensor* bias;
+};
+std::optional<BiasedMatMul> biased_matmul(const GraphView& v, const ir::Graph& g, int i,
+                                          const std::vector<bool>& dead) {
+  const ir::Node& mm = g.nodes[size_t(i)];
+  if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
+      mm.inputs.size() != 2 || mm.outputs.size() != 1)
+    return std::nullopt;
+  const Tensor* b = v.constant(mm.inputs[1]);
+  if (!b || b->rank() != 2) return std::nullopt;
+  const int j = sole_consumer(v, g, mm.outputs[0], "Add");
+  if (j < 0 || dead[size_t(j)]) return std::nullopt;
+  const ir::Node& add = g.nodes[size_t(j)];
+  if (add.inputs.size() != 2 || add.outputs.size() != 1) return std::nullopt;
+  const std::string& other = add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0];
+  const Tensor* c = v.constant(other);
+  if (!c) return std::nullopt;
+  return BiasedMatMul{b, j, other, c};
+}
+
 }  // namespace
 
 size_t fuse_matmul_add(ir::Graph& g) {
@@ -43,24 +70,18 @@ size_t fuse_matmul_add(ir::Graph& g) {
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
+    auto m = biased_matmul(v, g, i, dead);
+    if (!m || (m->b->dtype() != DataType::kFloat && m->b->dtype() != DataType::kDouble)) continue;
     const ir::Node& mm = g.nodes[size_t(i)];
-    if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
-        mm.inputs.size() != 2 || mm.outputs.size() != 1)
-      continue;
-    const Tensor* b = v.constant(mm.inputs[1]);
-    if (!b || b->rank() != 2 || (b->dtype() != DataType::kFloat && b->dtype() != DataType::kDouble))
-      continue;
     if (known_rank(v, g, mm.inputs[0]) != 2u) continue;
-    int j = sole_consumer(v, g, mm.outputs[0], "Add");
-    if (j < 0) continue;
-    ir::Node& add = g.nodes[size_t(j)];
-    if (add.inputs.size() != 2) continue;
-    const std::string& other = add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0];
-    const Tensor* c = v.constant(other);
+    ir::Node& add = g.nodes[size_t(m->add)];
+    const Tensor* b = m->b;
+    const Tensor* c = m->bias;
+    const std::string other = m->bias_name;
     // The bias must broadcast only along M: [N] or [1, N] (Gemm's C is
     // unidirectional, and M is not known here).
     const int64_t n_dim = b->shape()[1];
-    if (!c || c->dtype() != b->dtype() ||
+    if (c->dtype() != b->dtype() ||
         !((c->rank() == 1 && c->shape()[0] == n_dim) ||
           (c->rank() == 2 && c->shape()[0] == 1 && c->shape()[1] == n_dim)))
       continue;
@@ -83,22 +104,16 @@ size_t fuse_matmul_bias(ir::Model& model, ir::Graph& g) {
   const int64_t opset = model.opset("");
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
+    auto m = biased_matmul(v, g, i, dead);
+    // Only a float bias [N]: it broadcasts along every leading axis of the
+    // product without changing its shape.
+    if (!m || m->b->dtype() != DataType::kFloat || m->bias->dtype() != DataType::kFloat ||
+        m->bias->rank() != 1 || m->bias->shape()[0] != m->b->shape()[1])
+      continue;
     const ir::Node& mm = g.nodes[size_t(i)];
-    if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
-        mm.inputs.size() != 2 || mm.outputs.size() != 1)
-      continue;
-    const Tensor* b = v.constant(mm.inputs[1]);
-    if (!b || b->rank() != 2 || b->dtype() != DataType::kFloat) continue;
-    const int j = sole_consumer(v, g, mm.outputs[0], "Add");
-    if (j < 0 || dead[size_t(j)]) continue;
+    const int j = m->add;
     const ir::Node& add = g.nodes[size_t(j)];
-    if (add.inputs.size() != 2 || add.outputs.size() != 1) continue;
-    const std::string& other = add.inputs[0] == mm.outputs[0] ? add.inputs[1] : add.inputs[0];
-    const Tensor* c = v.constant(other);
-    // Only a bias [N]: it broadcasts along every leading axis of the product
-    // without changing its shape.
-    if (!c || c->dtype() != DataType::kFloat || c->rank() != 1 || c->shape()[0] != b->shape()[1])
-      continue;
+    const std::string& other = m->bias_name;
     ir::Node f;
     f.name = mm.name + "_bias";
     f.op_type = "MatMulBias";
