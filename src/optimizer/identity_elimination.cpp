@@ -3,6 +3,7 @@
 #include <unordered_set>
 
 #include "ir/graph_algorithms.hpp"
+#include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -23,39 +24,26 @@ std::unordered_set<std::string> names_read_by_subgraphs(const ir::Graph& g) {
   return names;
 }
 
-// True when `value` is an initializer (not overridable as a graph input)
-// whose elements are all zero integers.
-bool all_zero_constant(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
-                       const std::string& value) {
+// The initializer behind `value` when a caller cannot override it (it is
+// not also a graph input); null otherwise.
+const Tensor* fixed_initializer(const ir::Graph& g,
+                                const std::unordered_set<std::string>& graph_inputs,
+                                const std::string& value) {
   auto it = g.initializers.find(value);
-  if (it == g.initializers.end() || graph_inputs.count(value)) return false;
-  const Tensor& t = it->second;
-  if (t.dtype() != DataType::kInt64) return false;
-  for (int64_t i = 0; i < t.num_elements(); ++i)
-    if (t.data<int64_t>()[i] != 0) return false;
+  return it == g.initializers.end() || graph_inputs.count(value) ? nullptr : &it->second;
+}
+
+// True when `t` holds int64 zeros only (a Pad's pads).
+bool all_zero_ints(const Tensor* t) {
+  if (!t || t->dtype() != DataType::kInt64) return false;
+  for (int64_t i = 0; i < t->num_elements(); ++i)
+    if (t->data<int64_t>()[i] != 0) return false;
   return true;
 }
 
-// True when `value` is a constant (not overridable) bool false, as a
-// training_mode input exported by torch is.
-bool constant_false(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
-                    const std::string& value) {
-  auto it = g.initializers.find(value);
-  if (it == g.initializers.end() || graph_inputs.count(value)) return false;
-  const Tensor& t = it->second;
-  return t.dtype() == DataType::kBool && t.num_elements() == 1 && !t.data<bool>()[0];
-}
-
-// True when `value` is a constant (not overridable) ratio of exactly 0.
-bool constant_zero_ratio(const ir::Graph& g, const std::unordered_set<std::string>& graph_inputs,
-                         const std::string& value) {
-  auto it = g.initializers.find(value);
-  if (it == g.initializers.end() || graph_inputs.count(value)) return false;
-  const Tensor& t = it->second;
-  return t.num_elements() == 1 &&
-         (t.dtype() == DataType::kFloat || t.dtype() == DataType::kDouble ||
-          t.dtype() == DataType::kFloat16 || t.dtype() == DataType::kBFloat16) &&
-         t.element_as_double(0) == 0.0;
+// True when `t` is one bool false (a training_mode input as torch exports it).
+bool is_false(const Tensor* t) {
+  return t && t->dtype() == DataType::kBool && t->num_elements() == 1 && !t->data<bool>()[0];
 }
 
 // `read`: every value some node, subgraph or the graph's outputs read.
@@ -66,7 +54,7 @@ bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& g
   // A Pad of nothing (torch exports one before each AveragePool of
   // DenseNet's transitions): the output is the input, whatever the mode.
   if (n.op_type == "Pad" && n.outputs.size() == 1) {
-    if (n.inputs.size() >= 2) return all_zero_constant(g, graph_inputs, n.inputs[1]);
+    if (n.inputs.size() >= 2) return all_zero_ints(fixed_initializer(g, graph_inputs, n.inputs[1]));
     const ir::Attribute* pads = n.attr("pads");  // opsets before 11
     return pads &&
            std::all_of(pads->ints.begin(), pads->ints.end(), [](int64_t p) { return p == 0; });
@@ -76,10 +64,11 @@ bool is_passthrough(const ir::Graph& g, const std::unordered_set<std::string>& g
     // a constant false (torch exports Dropout with both: Swin-T's 24).
     bool mask = n.outputs.size() > 1 && !n.outputs[1].empty() && read.count(n.outputs[1]);
     bool training = n.inputs.size() > 2 && !n.inputs[2].empty() &&
-                    !constant_false(g, graph_inputs, n.inputs[2]);
+                    !is_false(fixed_initializer(g, graph_inputs, n.inputs[2]));
     // Training with a constant ratio of 0 drops nothing and scales by 1
     // (Swin-T's exported attention dropouts).
-    if (training && n.inputs.size() > 1 && constant_zero_ratio(g, graph_inputs, n.inputs[1]))
+    if (training && n.inputs.size() > 1 &&
+        scalar_value(fixed_initializer(g, graph_inputs, n.inputs[1])) == 0.0)
       training = false;
     const ir::Attribute* is_test = n.attr("is_test");
     bool old_training = is_test && is_test->i == 0;

@@ -5,10 +5,12 @@
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "core/float16.hpp"
+#include "optimizer/optimizer.hpp"
 #include "runtime/session.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -70,6 +72,15 @@ inline std::map<std::string, std::string> without_nchwc() {
   std::map<std::string, std::string> c;
   c.emplace(std::string("session.disable_nchwc"), std::string(1, '1'));
   return c;
+}
+
+// Optimizes `m` at level all as a session whose other providers take only
+// the standard-op `fusions` (no CPU-internal fused ops).
+inline void optimize_for_shared(ir::Model& m, std::set<std::string> fusions) {
+  optimizer::OptimizeOptions o;
+  o.cpu_internal_fusions = false;
+  o.shared_fusions = std::move(fusions);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
 }
 
 // Runs `m` unoptimized and at `level` (with the session `config` entries) on

@@ -201,10 +201,7 @@ TEST(OptimizerActivationFusion, SharedFusedConvLeavesGemmAlone) {
   m.graph.nodes.push_back(op("Flatten", {"r1"}, {"f"}));
   m.graph.nodes.push_back(op("Gemm", {"f", "wg"}, {"g"}));
   m.graph.nodes.push_back(op("Relu", {"g"}, {"y"}));
-  optimizer::OptimizeOptions o;
-  o.cpu_internal_fusions = false;
-  o.shared_fusions = {"FusedConv"};
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
+  optimize_for_shared(m, {"FusedConv"});
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
   EXPECT_EQ(count_ops(m, "FusedGemm"), 0u);
   EXPECT_EQ(count_ops(m, "Gemm"), 1u);
@@ -297,10 +294,7 @@ TEST(OptimizerActivationFusion, SigmoidFamilyLeftWhereItCannotFuse) {
   EXPECT_EQ(count_ops(out, "Mul"), 2u);
   EXPECT_EQ(count_ops(out, "HardSwish"), 0u);
   EXPECT_EQ(count_ops(out, "FusedConv"), 2u);
-  optimizer::OptimizeOptions o;
-  o.cpu_internal_fusions = false;
-  o.shared_fusions = {"FusedConv"};
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
+  optimize_for_shared(m, {"FusedConv"});
   EXPECT_EQ(count_ops(m, "FusedConv"), 0u);
   EXPECT_EQ(count_ops(m, "HardSwish"), 1u);
 }

@@ -271,10 +271,7 @@ TEST(OptimizerAttentionFusion, MadeForProvidersThatRunIt) {
   AttnSpec spec;
   spec.mask = true;
   ir::Model m = attention_model(spec);
-  optimizer::OptimizeOptions o;
-  o.cpu_internal_fusions = false;
-  o.shared_fusions = {"MultiHeadAttention"};
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
+  optimize_for_shared(m, {"MultiHeadAttention"});
   EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 1u);
   EXPECT_EQ(count_ops(m, "Softmax"), 0u);
 }
