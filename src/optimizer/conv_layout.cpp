@@ -330,23 +330,31 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       ++converted;
       continue;
     }
-    const int64_t xc = blocked_channels(node.inputs[0]);
-    if (xc < 0) {
-      // A per-channel constant times / plus / minus a blocked value.
-      const bool arith =
-          (is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
-          node.inputs.size() == 2 && node.outputs.size() == 1;
-      const int64_t c1 = blocked_channels(node.inputs.size() == 2 ? node.inputs[1] : "");
-      if (!arith || c1 < 0 || blocked_spatial(node.inputs[1]) != 2 ||
-          per_channel_constant(v.constant(node.inputs[0])) != c1)
+    // Add, Sub and Mul of two blocked values of one channel count and rank
+    // (broadcasting over N, H and W is the same in both layouts), or of a
+    // blocked value and a per-channel constant, either operand (the
+    // squeeze-excitation scale, ConvNeXt's layer scale).
+    if ((is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
+        node.inputs.size() == 2 && node.outputs.size() == 1) {
+      const size_t b = blocked_channels(node.inputs[0]) >= 0 ? 0 : 1;
+      const std::string &x = node.inputs[b], &other = node.inputs[1 - b];
+      const int64_t c = blocked_channels(x), sp = blocked_spatial(x);
+      if (c < 0) continue;
+      if (blocked_channels(other) == c && blocked_spatial(other) == sp) {
+        out.inputs[1 - b] = blocked[other].name;
+      } else if (sp == 2 && per_channel_constant(v.constant(other)) == c) {
+        out.inputs[1 - b] = fresh(other + "_nchwc");
+        g.initializers[out.inputs[1 - b]] = blocked_per_channel(*v.constant(other), c);
+      } else {
         continue;
-      out.inputs[0] = fresh(node.inputs[0] + "_nchwc");
-      g.initializers[out.inputs[0]] = blocked_per_channel(*v.constant(node.inputs[0]), c1);
-      out.inputs[1] = blocked[node.inputs[1]].name;
-      block_output(out, c1, 2);
+      }
+      out.inputs[b] = blocked[x].name;
+      block_output(out, c, sp);
       ++converted;
       continue;
     }
+    const int64_t xc = blocked_channels(node.inputs[0]);
+    if (xc < 0) continue;
     const int64_t xs = blocked_spatial(node.inputs[0]);
     // NCHW -> NHWC of a blocked value: one copy out of the blocked layout.
     if (is_onnx_op(node, "Transpose") && node.outputs.size() == 1 && xs == 2 &&
@@ -430,15 +438,6 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       out.outputs.resize(1);
       std::erase_if(out.attributes,
                     [](const ir::Attribute& a) { return a.name == "storage_order"; });
-    } else if ((is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
-               node.inputs.size() == 2 && node.outputs.size() == 1 &&
-               blocked_channels(node.inputs[1]) == xc && blocked_spatial(node.inputs[1]) == xs) {
-      out.inputs[1] = blocked[node.inputs[1]].name;
-    } else if ((is_onnx_op(node, "Add") || is_onnx_op(node, "Sub") || is_onnx_op(node, "Mul")) &&
-               node.inputs.size() == 2 && node.outputs.size() == 1 && xs == 2 &&
-               per_channel_constant(v.constant(node.inputs[1])) == xc) {
-      out.inputs[1] = fresh(node.inputs[1] + "_nchwc");
-      g.initializers[out.inputs[1]] = blocked_per_channel(*v.constant(node.inputs[1]), xc);
     } else if ((is_onnx_op(node, "Relu") || is_onnx_op(node, "LeakyRelu") ||
                 is_onnx_op(node, "HardSwish") || is_onnx_op(node, "Tanh")) &&
                node.inputs.size() == 1 && node.outputs.size() == 1) {
