@@ -32,12 +32,8 @@ void check_blocked(const ep::KernelContext& ctx, const Tensor& t, const char* wh
                   t.shape().to_string());
 }
 
-// The product of dims [b, e) of d: a blocked tensor's pixels per block.
-int64_t dims_product(const std::vector<int64_t>& d, size_t b, size_t e) {
-  int64_t p = 1;
-  for (size_t i = b; i < e; ++i) p *= d[i];
-  return p;
-}
+// A blocked tensor's pixels per block: its spatial dims' product.
+int64_t blocked_pixels(const Tensor& t) { return t.shape().size_from(2) / kBlock; }
 
 // ---- reorders ----
 
@@ -105,7 +101,7 @@ class ReorderFromKernel : public ep::OpKernel {
     if (channels_last_) yd.push_back(channels_);
     Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    const int64_t pixels = dims_product(xd, 2, xd.size() - 1);
+    const int64_t pixels = blocked_pixels(X);
     if (channels_last_)
       nchwc::from_blocked_channels_last(X.data<float>(), xd[0], channels_, pixels,
                                         Y.mutable_data<float>(), &ctx.thread_pool());
@@ -399,8 +395,8 @@ class NchwcGlobalAveragePoolKernel : public ep::OpKernel {
     yd[0] = xd[0], yd[1] = xd[1], yd.back() = kBlock;
     Tensor& Y = ctx.output(0, Shape(yd));
     if (Y.num_elements() == 0) return;
-    nchwc::global_avg_pool(xd[0], xd[1] * kBlock, dims_product(xd, 2, xd.size() - 1),
-                           X.data<float>(), Y.mutable_data<float>(), &ctx.thread_pool());
+    nchwc::global_avg_pool(xd[0], xd[1] * kBlock, blocked_pixels(X), X.data<float>(),
+                           Y.mutable_data<float>(), &ctx.thread_pool());
   }
 };
 
