@@ -19,8 +19,8 @@
 
 #include "core/error.hpp"
 #include "ops/broadcast.hpp"
+#include "ops/graph_types.hpp"
 #include "ops/shape_rules.hpp"
-#include "ops/type_inference.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 
@@ -536,36 +536,24 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
 }
 
 size_t infer_static_shapes(const ir::Model& model, ir::Graph& g) {
+  ops::ValueTypes types;  // element types, as the session plan infers them
+  ops::infer_graph_types(model, g, types);
   ShapeInferrer inf(model, g);
-  std::unordered_map<std::string, ir::TypeInfo> types;
   std::set<std::string> declared;  // names the graph already describes
   for (const auto& vi : g.value_info) declared.insert(vi.name);
   for (const auto& o : g.outputs) declared.insert(o.name);
   for (const auto& in : g.inputs) declared.insert(in.name);
-  for (const auto& [name, t] : g.initializers) types[name] = ir::TypeInfo::tensor(t.dtype());
-  for (const auto& in : g.inputs) types[in.name] = in.type;
   std::vector<ir::ValueInfo> found;
   for (const auto& n : g.nodes) {
-    std::vector<ir::TypeInfo> in_types;
-    for (const auto& in : n.inputs) {
-      auto it = in.empty() ? types.end() : types.find(in);
-      ir::TypeInfo t = it == types.end() ? ir::TypeInfo() : it->second;
-      t.shape.reset();
-      in_types.push_back(std::move(t));
-    }
-    const auto out_types = ops::infer_output_types(n, model.opset(n.domain), in_types);
     inf.visit(n);
-    for (size_t k = 0; k < n.outputs.size() && k < out_types.size(); ++k) {
-      const std::string& name = n.outputs[k];
-      if (name.empty()) continue;
-      const ir::TypeInfo& t = out_types[k];
-      types[name] = t;
-      const Dims* d = inf.dims(name);
-      if (!d || declared.count(name) || !t.is_tensor() || t.elem_type == DataType::kUndefined)
+    for (const auto& name : n.outputs) {
+      const Dims* d = name.empty() || declared.count(name) ? nullptr : inf.dims(name);
+      auto t = d ? types.find(name) : types.end();
+      if (t == types.end() || !t->second.is_tensor() || t->second.elem_type == DataType::kUndefined)
         continue;
       std::vector<ir::Dim> shape;
       for (int64_t v : *d) shape.push_back(ir::Dim{v, ""});
-      found.push_back({name, ir::TypeInfo::tensor(t.elem_type, shape), ""});
+      found.push_back({name, ir::TypeInfo::tensor(t->second.elem_type, shape), ""});
       declared.insert(name);
     }
   }
