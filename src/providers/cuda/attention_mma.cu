@@ -53,6 +53,20 @@ struct Layout {
   }
 };
 
+// stage_tile's destination here: rows of the tile's own type at `ld`
+// elements apart (a multiple of 8, so 16-byte pieces stay aligned).
+template <typename T>
+struct SharedRows {
+  T* dst;
+  int ld;
+  __device__ void operator()(int r, int c, const T* x, int n) const {
+    if (n * sizeof(T) == 16)
+      *reinterpret_cast<uint4*>(dst + r * ld + c) = *reinterpret_cast<const uint4*>(x);
+    else
+      for (int i = 0; i < n; ++i) dst[r * ld + c + i] = x[i];
+  }
+};
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     attention_mma_tiles(const T* q, const T* k, const T* v, const void* mask, T* y,
@@ -70,19 +84,15 @@ __global__ void __launch_bounds__(kThreads)
 
   const auto [i0, b, h, qp, kp, vp, yp] = HeadTile<T>(q, k, v, y, s, tiles, kRows);
 
-  for (int64_t e = threadIdx.x; e < kRows * D; e += kThreads) {
-    const int64_t r = e / D, d = e % D;
-    qs[r * lay.ldq + d] = i0 + r < s.q_len ? qp[(i0 + r) * s.q_strides[2] + d] : zero;
-  }
+  stage_tile(qp + i0 * s.q_strides[2], s.q_strides[2], kRows, s.q_len - i0, int(D),
+             SharedRows<T>{qs, int(lay.ldq)});
 
   // 1. Scores of this warp's 16 rows, 64 keys a tile.
   const int64_t row0 = int64_t(warp) * 16;
   for (int64_t j0 = 0; j0 < lay.keys; j0 += kKeys) {
     __syncthreads();  // the Q tile is in; the previous K tile is read
-    for (int64_t e = threadIdx.x; e < kKeys * D; e += kThreads) {
-      const int64_t c = e / D, d = e % D;
-      kv[c * lay.ldkv + d] = j0 + c < L ? kp[(j0 + c) * s.k_strides[2] + d] : zero;
-    }
+    stage_tile(kp + j0 * s.k_strides[2], s.k_strides[2], kKeys, L - j0, int(D),
+               SharedRows<T>{kv, int(lay.ldkv)});
     __syncthreads();
     for (int n = 0; n < kKeys / 16; ++n) {
       wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
@@ -138,10 +148,8 @@ __global__ void __launch_bounds__(kThreads)
   const int frags = int(Dv / 16);
   for (int64_t j0 = 0; j0 < lay.keys; j0 += kKeys) {
     __syncthreads();  // the K (or previous V) tile is read by every warp
-    for (int64_t e = threadIdx.x; e < kKeys * Dv; e += kThreads) {
-      const int64_t c = e / Dv, d = e % Dv;
-      kv[c * lay.ldkv + d] = j0 + c < L ? vp[(j0 + c) * s.v_strides[2] + d] : zero;
-    }
+    stage_tile(vp + j0 * s.v_strides[2], s.v_strides[2], kKeys, L - j0, int(Dv),
+               SharedRows<T>{kv, int(lay.ldkv)});
     __syncthreads();
     for (int kk = 0; kk < kKeys; kk += 16) {
       wmma::fragment<wmma::matrix_a, 16, 16, 16, T, wmma::row_major> a;

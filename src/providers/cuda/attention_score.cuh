@@ -7,7 +7,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
+
 #include "providers/cuda/attention_plan.hpp"
+#include "providers/cuda/device_math.cuh"
 
 namespace tessera::cuda {
 
@@ -41,6 +44,36 @@ __device__ inline float attention_score(const AttentionShape& s, const void* mas
       (s.right_window >= 0 && j > i + s.right_window))
     sc = -INFINITY;
   return sc;
+}
+
+// Reads a tile of `rows` rows of `cols` elements (row r at src + r *
+// stride; rows at or past `valid` read as zeros), the block's threads
+// sharing it, and hands each piece to put(r, c, x, n): n consecutive
+// elements x[0..n) of row r from column c. Where cols, the stride and src
+// allow 16-byte loads, each thread reads 16 bytes at a time (n = 16 /
+// sizeof(T)); else one element (n = 1). Index math is 32-bit: a tile has
+// at most a few thousand pieces, and 64-bit division per element was the
+// kernels' largest cost.
+template <typename T, typename Put>
+__device__ __forceinline__ void stage_tile(const T* src, int64_t stride, int rows, int64_t valid,
+                                           int cols, Put put) {
+  constexpr int kVec = 16 / sizeof(T);
+  const int live = valid < rows ? int(valid < 0 ? 0 : valid) : rows;
+  if (cols % kVec == 0 && stride % kVec == 0 && reinterpret_cast<uintptr_t>(src) % 16 == 0) {
+    const int chunks = cols / kVec;
+    for (int e = threadIdx.x; e < rows * chunks; e += blockDim.x) {
+      const int r = e / chunks, c = (e - r * chunks) * kVec;
+      const uint4 u =
+          r < live ? *reinterpret_cast<const uint4*>(src + r * stride + c) : make_uint4(0, 0, 0, 0);
+      put(r, c, reinterpret_cast<const T*>(&u), kVec);
+    }
+    return;
+  }
+  for (int e = threadIdx.x; e < rows * cols; e += blockDim.x) {
+    const int r = e / cols, c = e - r * cols;
+    const T x = r < live ? src[r * stride + c] : from_float<T>(0.0f);
+    put(r, c, &x, 1);
+  }
 }
 
 // What a block of `rows` consecutive queries of one (batch, head) works on,

@@ -51,18 +51,20 @@ __global__ void __launch_bounds__(kThreads)
 
   const auto [i0, b, h, qp, kp, vp, yp] = HeadTile<T>(q, k, v, y, s, tiles, kRows);
 
-  for (int64_t e = threadIdx.x; e < kRows * D; e += kThreads) {
-    const int64_t r = e / D, d = e % D;
-    qs[e] = i0 + r < s.q_len ? to_float(qp[(i0 + r) * s.q_strides[2] + d]) : 0.0f;
-  }
+  const int d_cols = int(D), dv_cols = int(Dv);
+  stage_tile(qp + i0 * s.q_strides[2], s.q_strides[2], kRows, s.q_len - i0, d_cols,
+             [&](int r, int c, const T* x, int n) {
+               for (int t = 0; t < n; ++t) qs[r * d_cols + c + t] = to_float(x[t]);
+             });
 
   // 1. Scores: this thread's rows warp*4 .. +3, keys lane and lane + 32 of each tile.
   for (int64_t j0 = 0; j0 < L; j0 += kKeys) {
     __syncthreads();  // the previous tile's readers are done (and the Q tile is in)
-    for (int64_t e = threadIdx.x; e < kKeys * D; e += kThreads) {
-      const int64_t c = e / D, d = e % D;
-      tile[d * (kKeys + 1) + c] = j0 + c < L ? to_float(kp[(j0 + c) * s.k_strides[2] + d]) : 0.0f;
-    }
+    // K transposed: key c's element d at d * (kKeys + 1) + c.
+    stage_tile(kp + j0 * s.k_strides[2], s.k_strides[2], kKeys, L - j0, d_cols,
+               [&](int c, int d, const T* x, int n) {
+                 for (int t = 0; t < n; ++t) tile[(d + t) * (kKeys + 1) + c] = to_float(x[t]);
+               });
     __syncthreads();
     float acc[kRowsPerWarp][2] = {};
     for (int64_t d = 0; d < D; ++d) {
@@ -114,10 +116,10 @@ __global__ void __launch_bounds__(kThreads)
   float out[kRowsPerWarp][kOutCols] = {};
   for (int64_t j0 = 0; j0 < L; j0 += kKeys) {
     __syncthreads();  // scores and inverses written; the previous V tile read
-    for (int64_t e = threadIdx.x; e < kKeys * Dv; e += kThreads) {
-      const int64_t c = e / Dv, d = e % Dv;
-      tile[e] = j0 + c < L ? to_float(vp[(j0 + c) * s.v_strides[2] + d]) : 0.0f;
-    }
+    stage_tile(vp + j0 * s.v_strides[2], s.v_strides[2], kKeys, L - j0, dv_cols,
+               [&](int c, int d, const T* x, int n) {
+                 for (int t = 0; t < n; ++t) tile[c * dv_cols + d + t] = to_float(x[t]);
+               });
     __syncthreads();
     const int64_t keys = L - j0 < kKeys ? L - j0 : kKeys;
     for (int64_t c = 0; c < keys; ++c) {

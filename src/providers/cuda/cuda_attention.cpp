@@ -51,17 +51,23 @@ AttentionShape plan(const ep::KernelContext& ctx, const std::vector<int64_t>& q,
   return s;
 }
 
-// Enqueues the fused kernel, with the scratch it needs for long key rows.
+// Enqueues the fused kernel on Q, K and V of type t at those addresses, with
+// the scratch it needs for long key rows.
+void launch(DataType t, const void* q, const void* k, const void* v, const Tensor* mask,
+            const AttentionShape& s, Tensor& y, AttentionKernel pick, Scratch& scratch,
+            cudaStream_t stream) {
+  const ElemType e = elem_type(t);
+  const AttentionKernel chosen = choose_attention_kernel(e, s, pick);
+  void* sc = scratch.bytes(attention_scratch_bytes(s, chosen));
+  check_cuda(launch_attention(e, q, k, v, mask ? mask->raw_data() : nullptr, y.mutable_raw_data(),
+                              s, chosen, sc, stream),
+             "launch of the attention kernel");
+}
+
 void launch(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
             const AttentionShape& s, Tensor& y, AttentionKernel pick, Scratch& scratch,
             cudaStream_t stream) {
-  const ElemType t = elem_type(q.dtype());
-  const AttentionKernel chosen = choose_attention_kernel(t, s, pick);
-  void* sc = scratch.bytes(attention_scratch_bytes(s, chosen));
-  check_cuda(launch_attention(t, q.raw_data(), k.raw_data(), v.raw_data(),
-                              mask ? mask->raw_data() : nullptr, y.mutable_raw_data(), s, chosen,
-                              sc, stream),
-             "launch of the attention kernel");
+  launch(q.dtype(), q.raw_data(), k.raw_data(), v.raw_data(), mask, s, y, pick, scratch, stream);
 }
 
 class CudaAttention : public CudaKernel {
@@ -143,8 +149,10 @@ std::string check_attention(const ep::ClaimQuery& q) {
 // kernel: Q, K and V hold [B, S, H * D] whatever their shape (B is what is
 // left after S * H * D), the optional mask is added to the scores
 // (right-aligned to [B, H, S, S]), and Y is [B, S, H * D] under the
-// output_shape attribute. The GPT form (a bool keep mask with masked_value,
-// input 4) is declined.
+// output_shape attribute. With packed_qkv, input 0 holds [B, S, 3 * H * D]
+// (Q, K and V side by side, inputs 1 and 2 omitted), read in place through
+// row strides of 3 * H * D. The GPT form (a bool keep mask with
+// masked_value, input 4) is declined.
 class CudaMultiHeadAttention : public CudaKernel {
  public:
   CudaMultiHeadAttention(const ep::KernelInfo& info, const EnvPtr& env)
@@ -153,6 +161,7 @@ class CudaMultiHeadAttention : public CudaKernel {
         head_size_(info.attr_int("head_size", 0)),
         seq_(info.attr_int("seq_len", 0)),
         scale_(info.attr_float("scale", 1.0f)),
+        packed_(info.attr_int("packed_qkv", 0) != 0),
         out_shape_(info.attr_ints("output_shape")) {
     if (heads_ <= 0 || head_size_ <= 0 || seq_ <= 0)
       info.fail_node("num_heads, head_size and seq_len must be positive");
@@ -160,6 +169,7 @@ class CudaMultiHeadAttention : public CudaKernel {
 
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     if (ctx.input(4)) ctx.fail_node("the keep mask (input 4) is not supported by the CUDA kernel");
+    if (packed_) return run_packed(ctx, stream, scratch);
     const Tensor& q = ctx.required_input(0);
     const Tensor& k = ctx.required_input(1);
     const Tensor& v = ctx.required_input(2);
@@ -181,6 +191,33 @@ class CudaMultiHeadAttention : public CudaKernel {
   }
 
  private:
+  void run_packed(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const {
+    if (ctx.input(1) || ctx.input(2))
+      ctx.fail_node(
+          "with packed_qkv, inputs 1 and 2 (K, V) must be omitted: input 0 holds all three");
+    const Tensor& qkv = ctx.required_input(0);
+    const Tensor* mask = ctx.input(3);
+    const int64_t hd = heads_ * head_size_, row = seq_ * 3 * hd;
+    if (qkv.num_elements() % row != 0)
+      ctx.fail_node("the packed Q, K and V ", qkv.description(), " must hold B x ", seq_, " x 3 x ",
+                    hd, " elements");
+    if (mask && mask->dtype() == DataType::kBool)
+      ctx.fail_node("the mask ", mask->description(), " must be additive (a float type)");
+    const std::vector<int64_t> dims = {qkv.num_elements() / row, seq_, hd};
+    AttentionShape s = plan(ctx, dims, dims, dims, mask, heads_, heads_);
+    s.scale = scale_;
+    // Each of Q, K and V: rows of the packed tensor, 3 * H * D apart.
+    for (int64_t* st : {s.q_strides, s.k_strides, s.v_strides}) {
+      st[0] = seq_ * 3 * hd;
+      st[2] = 3 * hd;
+    }
+    Tensor& y = ctx.output(0, output_shape(qkv.num_elements() / 3));
+    const auto* base = static_cast<const unsigned char*>(qkv.raw_data());
+    const size_t part = size_t(hd) * data_type_storage_bytes(qkv.dtype(), 1);
+    launch(qkv.dtype(), base, base + part, base + 2 * part, mask, s, y,
+           env().options().attention_kernel, scratch, stream);
+  }
+
   // output_shape with its -1 resolved against `total` elements, as Reshape does.
   Shape output_shape(int64_t total) const {
     return ops::reshape_shape(Shape{total}, out_shape_, /*allowzero=*/true, "the attention output",
@@ -189,15 +226,11 @@ class CudaMultiHeadAttention : public CudaKernel {
 
   int64_t heads_, head_size_, seq_;
   float scale_;
+  bool packed_;
   std::vector<int64_t> out_shape_;
 };
 
 std::string check_multi_head_attention(const ep::ClaimQuery& q) {
-  // Made only in sessions of the CPU provider alone, but a saved optimized
-  // model may bring it here.
-  if (q.attr_int("packed_qkv", 0) != 0)
-    return "the packed form (packed_qkv: Q, K and V in one input) is not supported by the CUDA "
-           "kernel";
   if (q.has_input(4) || q.node().attr("masked_value"))
     return "the GPT form (a bool keep mask with masked_value) is not supported by the CUDA kernel";
   if (q.attr_int("head_size", 0) > kMaxHeadSize)

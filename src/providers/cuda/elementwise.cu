@@ -102,6 +102,32 @@ __global__ void bias_gelu_kernel(const T* x, const T* bias, T* y, int64_t n, int
         from_float<T>(apply<UnaryOp::kGelu>(to_float(x[i]) + to_float(bias[i % cols]), 0.0f, 0.0f));
 }
 
+// Four elements of T loaded or stored in one access.
+template <typename T>
+struct alignas(4 * sizeof(T)) Four {
+  T v[4];
+};
+
+// bias_gelu_kernel four elements a step, with 32-bit index math: for n
+// below 2^31, cols a multiple of 4 and every pointer aligned to Four<T>.
+// BERT's 4096 x 3072 BiasGelu spent more on the per-element 64-bit modulo
+// and 2-byte accesses than on moving its bytes.
+template <typename T>
+__global__ void bias_gelu_four(const Four<T>* x, const T* bias, Four<T>* y, uint32_t quads,
+                               uint32_t cols) {
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < quads; q += gridDim.x * blockDim.x) {
+    const uint32_t col = (q * 4u) % cols;
+    const Four<T> in = x[q];
+    const Four<T> b = *reinterpret_cast<const Four<T>*>(bias + col);
+    Four<T> out;
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+      out.v[k] =
+          from_float<T>(apply<UnaryOp::kGelu>(to_float(in.v[k]) + to_float(b.v[k]), 0.0f, 0.0f));
+    y[q] = out;
+  }
+}
+
 // kAct false: no activation (Op is then ignored). I is the index type:
 // 32-bit where the sizes allow, since the channel's division costs several
 // times the element's memory traffic in 64 bits.
@@ -208,6 +234,15 @@ cudaError_t launch_bias_gelu(ElemType t, const void* x, const void* bias, void* 
   if (n == 0 || cols == 0) return cudaSuccess;
   return with_elem_type(t, [&](auto v) {
     using T = decltype(v);
+    const auto aligned = [](const void* p) {
+      return reinterpret_cast<uintptr_t>(p) % sizeof(Four<T>) == 0;
+    };
+    if (n < INT32_MAX && cols % 4 == 0 && aligned(x) && aligned(bias) && aligned(y)) {
+      bias_gelu_four<T><<<grid_for(n / 4, kThreads), kThreads, 0, stream>>>(
+          static_cast<const Four<T>*>(x), static_cast<const T*>(bias), static_cast<Four<T>*>(y),
+          uint32_t(n / 4), uint32_t(cols));
+      return;
+    }
     bias_gelu_kernel<T><<<grid_for(n, kThreads), kThreads, 0, stream>>>(
         static_cast<const T*>(x), static_cast<const T*>(bias), static_cast<T*>(y), n, cols);
   });

@@ -152,24 +152,31 @@ TEST(OptimizerAttentionFusion, PackedQkvIsReadInPlace) {
     }
 }
 
+TEST(OptimizerAttentionFusion, PackedInASessionWithAnotherProvider) {
+  // The CUDA provider reads the packed form too, so a session with it packs.
+  AttnSpec s;
+  s.packed = 1;
+  ir::Model out = attention_model(s);
+  optimize_for_shared(out, {"MultiHeadAttention"});
+  ASSERT_EQ(out.graph.nodes.size(), 1u);
+  EXPECT_NE(out.graph.nodes[0].attr("packed_qkv"), nullptr);
+  EXPECT_EQ(out.graph.nodes[0].inputs[0], "qkv");
+}
+
 TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
-  // Unequal parts, another axis, a part read elsewhere, or a session with
-  // another provider: the attention is fused, reading the Split's outputs.
-  auto check = [](ir::Model m, bool cpu_only, const char* what) {
+  // Unequal parts, another axis, or a part read elsewhere: the attention is
+  // fused, reading the Split's outputs.
+  auto check = [](ir::Model m, const char* what) {
     SCOPED_TRACE(what);
     ir::Model out = m;
-    optimizer::OptimizeOptions o;
-    o.cpu_internal_fusions = cpu_only;
-    if (!cpu_only) o.shared_fusions = {"MultiHeadAttention"};
-    optimizer::optimize(out, GraphOptimizationLevel::kAll, o);
+    optimizer::optimize(out, GraphOptimizationLevel::kAll, true);
     EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u);
     EXPECT_EQ(count_ops(out, "Split"), 1u);
     for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
-    if (cpu_only) expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
+    expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-5f);
   };
   AttnSpec s;
   s.packed = 1;
-  check(attention_model(s), false, "a session with another provider");
   ir::Model unequal = attention_model(s);
   unequal.graph.initializers["sizes"] =
       Tensor::from_vector<int64_t>({s.H * s.D, s.H * s.D - 1, s.H * s.D + 1}, Shape{3});
@@ -181,7 +188,7 @@ TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
   }
   ir::Model pinned = attention_model(s);
   pinned.graph.outputs.push_back({"k", ir::TypeInfo::tensor(DataType::kFloat), ""});
-  check(pinned, true, "K is also a graph output");
+  check(pinned, "K is also a graph output");
   AttnSpec other_axis = s;
   other_axis.S = 2 * s.S;  // qkv [B, 2S, 3HD]: split on axis 1 is not the packed form
   other_axis.split_axis = 1;

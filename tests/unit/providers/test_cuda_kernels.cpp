@@ -113,6 +113,10 @@ TEST(CudaKernels, LayerNormalization) {
     check_op("LayerNormalization", 17, {{{3, 4, 5}}, {{4, 5}, true}}, t, {attr_int("axis", 1)}, 3);
     check_op("LayerNormalization", 17, {{{2, 3000}}, {{3000}}, {{3000}}}, t,
              {attr_float("epsilon", 1e-3f)});
+    // Rows of up to 1024 run a warp a row from registers (37 rows: a partial
+    // last block of 8); 1025 runs the block kernel.
+    for (int64_t cols : {1024, 1025})
+      check_op("LayerNormalization", 17, {{{37, cols}}, {{cols}, true}, {{cols}, true}}, t);
   }
 }
 
@@ -132,7 +136,9 @@ TEST(CudaKernels, TransformerFusions) {
              {}, 1, 1, tessera);
     check_op("SkipLayerNormalization", 1, {{{3, 1, 16}}, {{4, 16}}, {{16}, true}}, t, {}, 1, 1,
              tessera);
+    // Four elements a step where the width allows (96), one at a time where not (30).
     check_op("BiasGelu", 1, {{{2, 5, 96}, false, -4, 4}, {{96}, true}}, t, {}, 1, 1, tessera);
+    check_op("BiasGelu", 1, {{{3, 30}, false, -4, 4}, {{30}, true}}, t, {}, 1, 1, tessera);
   }
 }
 
@@ -256,12 +262,11 @@ TEST(CudaKernels, ExhaustiveSearchFitsASmallGpuMemLimit) {
       .output("y");
   auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
   for (const char* max_workspace : {"0", "1"}) {
-    auto s = Session::create_from_model(
-        m.model, {},
-        {{kCuda,
-          {{"cudnn_conv_algo_search", "EXHAUSTIVE"},
-           {"cudnn_conv_use_max_workspace", max_workspace},
-           {"gpu_mem_limit", std::to_string(8 << 20)}}}});
+    auto s = Session::create_from_model(m.model, {},
+                                        {{kCuda,
+                                          {{"cudnn_conv_algo_search", "EXHAUSTIVE"},
+                                           {"cudnn_conv_use_max_workspace", max_workspace},
+                                           {"gpu_mem_limit", std::to_string(8 << 20)}}}});
     expect_close(s->run(m.feeds)[0].tensor(), cpu->run(m.feeds)[0].tensor(), {1e-4, 1e-4},
                  std::string("cudnn_conv_use_max_workspace=") + max_workspace);
   }
@@ -329,6 +334,55 @@ TEST(CudaKernels, FusedMultiHeadAttentionMatchesTheCpu) {
   EXPECT_EQ(assigned_provider(*cuda), kCuda);
   expect_close(cuda->run(feeds)[0].tensor(), cpu->run(feeds)[0].tensor(), {1e-4, 1e-5},
                "MultiHeadAttention");
+}
+
+TEST(CudaKernels, PackedMultiHeadAttentionMatchesTheCpu) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // packed_qkv: input 0 is [B, S, 3 * H * D] (the QKV projection), read in
+  // place. Head size 4 (one element at a time) and 64 (16-byte loads, the
+  // tensor-core kernel in float16 when its grid fills the GPU: 2 x 2 x 2
+  // blocks do not, 24 x 8 x 2 do).
+  struct Case {
+    int64_t b, s, h, d;
+  };
+  for (const Case c : {Case{2, 5, 3, 4}, Case{2, 70, 2, 64}, Case{24, 70, 8, 64}})
+    for (DataType t : {DataType::kFloat, DataType::kFloat16}) {
+      const int64_t hd = c.h * c.d;
+      const auto model = [&](DataType type) {
+        ir::Model m;
+        m.ir_version = 8;
+        m.opset_imports.push_back({"", 17});
+        m.opset_imports.push_back({"com.tessera", 1});
+        m.graph.inputs.push_back(tensor_info("qkv", {c.b, c.s, 3 * hd}, type));
+        m.graph.inputs.push_back(tensor_info("mask", {c.b, 1, 1, c.s}, type));
+        ir::Node n;
+        n.name = "attention";
+        n.domain = "com.tessera";
+        n.op_type = "MultiHeadAttention";
+        n.inputs = {"qkv", "", "", "mask"};
+        n.outputs = {"y"};
+        n.attributes = {attr_int("num_heads", c.h),
+                        attr_int("head_size", c.d),
+                        attr_int("seq_len", c.s),
+                        attr_int("batch", c.b),
+                        attr_int("packed_qkv", 1),
+                        attr_float("scale", 0.125f),
+                        attr_ints("output_shape", {c.b, c.s, hd})};
+        m.graph.nodes = {n};
+        m.graph.outputs.push_back(tensor_info("y", {c.b, c.s, hd}, type));
+        return m;
+      };
+      Tensor qkv = make_tensor(t, {c.b, c.s, 3 * hd}, random_values(c.b * c.s * 3 * hd, 21));
+      std::vector<float> mask(size_t(c.b * c.s), 0.0f);
+      mask[3] = -1e4f;  // batch 0 ignores key 3
+      Tensor m = make_tensor(t, {c.b, 1, 1, c.s}, mask);
+      auto cuda = Session::create_from_model(model(t), {}, {{kCuda, {}}});
+      auto cpu = Session::create_from_model(model(DataType::kFloat), {}, {{kCpu, {}}});
+      EXPECT_EQ(assigned_provider(*cuda), kCuda);
+      expect_close(as_float(cuda->run({{"qkv", qkv}, {"mask", m}})[0].tensor()),
+                   cpu->run({{"qkv", as_float(qkv)}, {"mask", as_float(m)}})[0].tensor(),
+                   tolerance_for(t), str_cat("packed ", type_name(t), " d ", c.d, " b ", c.b));
+    }
 }
 
 TEST(CudaKernels, TF32AndFp16MathStayClose) {

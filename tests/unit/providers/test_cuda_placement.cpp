@@ -39,7 +39,8 @@ std::string declined_nodes(const std::filesystem::path& file,
     if (!c[i].empty()) out += str_cat("\n  ", m.graph.nodes[i].describe(), ": ", c[i]);
   if (fused) {
     for (const auto& n : m.graph.nodes)
-      if (n.domain == "com.tessera") ++(*fused)[n.op_type];
+      if (n.domain == "com.tessera")
+        ++(*fused)[n.attr("packed_qkv") ? "packed " + n.op_type : n.op_type];
     // The provider's own fused steps (MatMul + bias epilogues), by first op.
     for (const auto& g : cuda_capability(m).groups)
       if (g.fused) ++(*fused)["group " + m.graph.nodes[g.nodes[0]].op_type];
@@ -240,7 +241,7 @@ TEST(CudaPlacement, FusedGroupsCompileWithoutADevice) {
   }
 }
 
-TEST(CudaPlacement, FusedAttentionIsClaimedButNotItsGptForm) {
+TEST(CudaPlacement, FusedAttentionIsClaimedPackedOrNotButNotItsGptForm) {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports.push_back({"", 17});
@@ -255,11 +256,11 @@ TEST(CudaPlacement, FusedAttentionIsClaimedButNotItsGptForm) {
   m.graph.nodes = {n};
   m.graph.outputs.push_back(tensor_info("y", {1, 4, 8}));
   EXPECT_EQ(cuda_claims(m)[0], "");
-  // The packed form (the CPU provider's) is declined, naming it.
+  // The packed form (Q, K and V in input 0) is claimed too.
   ir::Model packed = m;
   packed.graph.nodes[0].inputs = {"q", "", "", "mask"};
   packed.graph.nodes[0].attributes.push_back(attr_int("packed_qkv", 1));
-  EXPECT_NE(cuda_claims(packed)[0].find("packed_qkv"), std::string::npos) << cuda_claims(packed)[0];
+  EXPECT_EQ(cuda_claims(packed)[0], "");
   m.graph.nodes[0].attributes.push_back(attr_float("masked_value", -1e4f));
   m.graph.inputs.push_back(tensor_info("keep", {1, 1, 4, 4}, DataType::kBool));
   m.graph.nodes[0].inputs.push_back("keep");
