@@ -171,9 +171,26 @@ __global__ void __launch_bounds__(kThreads)
                             wmma::mem_row_major);
   }
   __syncwarp();
-  for (int64_t e = lane; e < 16 * Dv; e += 32) {
-    const int64_t r = e / Dv, d = e % Dv, row = row0 + r, i = i0 + row;
-    if (i < s.q_len) yp[i * s.y_strides[2] + d] = from_float<T>(sc[row * lay.lds + d] * inv[row]);
+  // Out 16 bytes a store where Y's rows allow (32-bit index math either way).
+  constexpr int kVec = 16 / sizeof(T);
+  const int dv = int(Dv), ystride = int(s.y_strides[2]);
+  const int step =
+      dv % kVec == 0 && ystride % kVec == 0 && reinterpret_cast<uintptr_t>(yp) % 16 == 0 ? kVec : 1;
+  const int pieces = dv / step;
+  for (int e = lane; e < 16 * pieces; e += 32) {
+    const int r = e / pieces, d = (e - r * pieces) * step, row = int(row0) + r;
+    if (i0 + row >= s.q_len) continue;
+    const float* o = sc + row * lay.lds + d;
+    T* out = yp + (i0 + row) * ystride + d;
+    if (step == kVec) {
+      uint4 u;
+      T* t = reinterpret_cast<T*>(&u);
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) t[k] = from_float<T>(o[k] * inv[row]);
+      *reinterpret_cast<uint4*>(out) = u;
+    } else {
+      *out = from_float<T>(o[0] * inv[row]);
+    }
   }
 }
 
