@@ -54,6 +54,32 @@ void check_op(const std::string& op, int64_t opset, const std::vector<In>& input
   expect_cuda_matches_cpu(m, ref, t, op + " " + type_name(t), tol_scale);
 }
 
+// One com.tessera MultiHeadAttention node (opset 17 model) reading `inputs`
+// (name and dims; an empty name is an omitted input) of type t, with
+// `attrs` and output_shape `out`, writing "y".
+ir::Model attention_model(const std::vector<std::pair<std::string, std::vector<int64_t>>>& inputs,
+                          std::vector<ir::Attribute> attrs, const std::vector<int64_t>& out,
+                          DataType t = DataType::kFloat) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.opset_imports.push_back({"com.tessera", 1});
+  ir::Node n;
+  n.name = "attention";
+  n.domain = "com.tessera";
+  n.op_type = "MultiHeadAttention";
+  for (const auto& [name, dims] : inputs) {
+    n.inputs.push_back(name);
+    if (!name.empty()) m.graph.inputs.push_back(tensor_info(name, dims, t));
+  }
+  n.outputs = {"y"};
+  attrs.push_back(attr_ints("output_shape", out));
+  n.attributes = std::move(attrs);
+  m.graph.nodes = {n};
+  m.graph.outputs.push_back(tensor_info("y", out, t));
+  return m;
+}
+
 }  // namespace
 
 TEST(CudaKernels, BinaryWithBroadcasting) {
@@ -304,23 +330,11 @@ TEST(CudaKernels, FusedMultiHeadAttentionMatchesTheCpu) {
   // The optimizer's com.tessera MultiHeadAttention: Q, K, V [B, S, H * D],
   // an additive mask [B, 1, 1, S], Y under output_shape.
   const int64_t b = 2, s = 5, h = 3, d = 4;
-  ir::Model m;
-  m.ir_version = 8;
-  m.opset_imports.push_back({"", 17});
-  m.opset_imports.push_back({"com.tessera", 1});
-  for (const char* n : {"q", "k", "v"}) m.graph.inputs.push_back(tensor_info(n, {b, s, h * d}));
-  m.graph.inputs.push_back(tensor_info("mask", {b, 1, 1, s}));
-  ir::Node n;
-  n.name = "attention";
-  n.domain = "com.tessera";
-  n.op_type = "MultiHeadAttention";
-  n.inputs = {"q", "k", "v", "mask"};
-  n.outputs = {"y"};
-  n.attributes = {attr_int("num_heads", h),  attr_int("head_size", d),
-                  attr_int("seq_len", s),    attr_int("batch", b),
-                  attr_float("scale", 0.5f), attr_ints("output_shape", {b * s, h * d})};
-  m.graph.nodes = {n};
-  m.graph.outputs.push_back(tensor_info("y", {b * s, h * d}));
+  const ir::Model m = attention_model(
+      {{"q", {b, s, h * d}}, {"k", {b, s, h * d}}, {"v", {b, s, h * d}}, {"mask", {b, 1, 1, s}}},
+      {attr_int("num_heads", h), attr_int("head_size", d), attr_int("seq_len", s),
+       attr_int("batch", b), attr_float("scale", 0.5f)},
+      {b * s, h * d});
   std::vector<std::pair<std::string, Value>> feeds;
   uint32_t seed = 11;
   for (const char* name : {"q", "k", "v"})
@@ -349,28 +363,11 @@ TEST(CudaKernels, PackedMultiHeadAttentionMatchesTheCpu) {
     for (DataType t : {DataType::kFloat, DataType::kFloat16}) {
       const int64_t hd = c.h * c.d;
       const auto model = [&](DataType type) {
-        ir::Model m;
-        m.ir_version = 8;
-        m.opset_imports.push_back({"", 17});
-        m.opset_imports.push_back({"com.tessera", 1});
-        m.graph.inputs.push_back(tensor_info("qkv", {c.b, c.s, 3 * hd}, type));
-        m.graph.inputs.push_back(tensor_info("mask", {c.b, 1, 1, c.s}, type));
-        ir::Node n;
-        n.name = "attention";
-        n.domain = "com.tessera";
-        n.op_type = "MultiHeadAttention";
-        n.inputs = {"qkv", "", "", "mask"};
-        n.outputs = {"y"};
-        n.attributes = {attr_int("num_heads", c.h),
-                        attr_int("head_size", c.d),
-                        attr_int("seq_len", c.s),
-                        attr_int("batch", c.b),
-                        attr_int("packed_qkv", 1),
-                        attr_float("scale", 0.125f),
-                        attr_ints("output_shape", {c.b, c.s, hd})};
-        m.graph.nodes = {n};
-        m.graph.outputs.push_back(tensor_info("y", {c.b, c.s, hd}, type));
-        return m;
+        return attention_model(
+            {{"qkv", {c.b, c.s, 3 * hd}}, {"", {}}, {"", {}}, {"mask", {c.b, 1, 1, c.s}}},
+            {attr_int("num_heads", c.h), attr_int("head_size", c.d), attr_int("seq_len", c.s),
+             attr_int("batch", c.b), attr_int("packed_qkv", 1), attr_float("scale", 0.125f)},
+            {c.b, c.s, hd}, type);
       };
       Tensor qkv = make_tensor(t, {c.b, c.s, 3 * hd}, random_values(c.b * c.s * 3 * hd, 21));
       std::vector<float> mask(size_t(c.b * c.s), 0.0f);
