@@ -14,6 +14,19 @@
 // Split of a packed projection along its last axis, and the Split may go
 // (packed_qkv), the node reads that tensor instead: MultiHeadAttention(QKV,
 // "", ""[, mask]) with packed_qkv = 1, and no copy is made of Q, K or V.
+//
+// With `seq_first`, also torchvision's nn.MultiheadAttention (sequence
+// first: ViT's encoder), after shape folding:
+//   q3 = Transpose(Reshape(Q, [S, B*H, D]), [1,0,2])      (Q: [S, B, H*D])
+//   k3 = Transpose(Reshape(K, [S, B*H, D]), [1,2,0])
+//   v3 = Transpose(Reshape(V, [S, B*H, D]), [1,0,2])
+//   p  = Softmax(MatMul(q3 / c (or * c, or q3), k3), axis -1)
+//   Y  = Reshape(Transpose(MatMul(p, v3), [1,0,2]), [S*B, H*D] or [S, B, H*D])
+// becomes MultiHeadAttention(Q, K, V) with seq_first = 1 (Q, K, V and Y laid
+// out [S, B, H*D]); H comes from Y's last dim over D. Where Q, K and V are
+// three Slices of one [S, B, 3*H*D] projection along its last axis (as
+// nn.MultiheadAttention's packed in_proj exports), the node reads that
+// tensor (packed_qkv) and the Slices go.
 #include <algorithm>
 
 #include "optimizer/graph_view.hpp"
@@ -34,10 +47,11 @@ std::vector<int64_t> perm_of(const ir::Node& n) {
   return p ? p->ints : std::vector<int64_t>{};
 }
 
-// Transpose(Reshape(x, [b, S, H, D]), perm) feeding only `reader`.
+// Transpose(Reshape(x, [b, S, H, D]), perm) feeding only `reader`; with
+// rank 3, Transpose(Reshape(x, [S, B*H, D]), perm) (the sequence-first form).
 std::optional<HeadSplit> head_split(const GraphView& v, const ir::Graph& g,
                                     const std::string& value, int reader,
-                                    const std::vector<int64_t>& perm) {
+                                    const std::vector<int64_t>& perm, int64_t rank = 4) {
   int t = producer_of(v, g, value, "Transpose");
   if (t < 0 || !v.only_consumer(value, reader) || perm_of(g.nodes[size_t(t)]) != perm)
     return std::nullopt;
@@ -46,11 +60,12 @@ std::optional<HeadSplit> head_split(const GraphView& v, const ir::Graph& g,
   if (r < 0 || !v.only_consumer(reshaped, t) || g.nodes[size_t(r)].inputs.size() != 2)
     return std::nullopt;
   const Tensor* s = v.constant(g.nodes[size_t(r)].inputs[1]);
-  if (!s || s->dtype() != DataType::kInt64 || s->rank() != 1 || s->num_elements() != 4)
+  if (!s || s->dtype() != DataType::kInt64 || s->rank() != 1 || s->num_elements() != rank)
     return std::nullopt;
   HeadSplit h{g.nodes[size_t(r)].inputs[0], s->to_int64_vector(), t, r};
-  if (h.shape[0] != -1 && h.shape[0] <= 0) return std::nullopt;
-  for (size_t i = 1; i < 4; ++i)
+  // The batch of [b, S, H, D] may be -1; every size of [S, B*H, D] is given.
+  if (rank == 4 && h.shape[0] != -1 && h.shape[0] <= 0) return std::nullopt;
+  for (size_t i = rank == 4 ? 1 : 0; i < size_t(rank); ++i)
     if (h.shape[i] <= 0) return std::nullopt;
   return h;
 }
@@ -230,9 +245,17 @@ int packed_split(const GraphView& v, const ir::Graph& g, const HeadSplit& q, con
   return sizes == std::vector<int64_t>{hd, hd, hd} ? p : -1;
 }
 
-ir::Node attention_node(const std::string& name, const HeadSplit& q, const HeadSplit& k,
-                        const HeadSplit& v, const Scores& s, std::vector<int64_t> out_shape,
-                        std::vector<std::string> outputs, const std::string& packed) {
+// The fused node's sizes: heads H, head size D, sequence S, batch B (-1:
+// what is left of the elements), and whether Q, K, V and Y are sequence first.
+struct Geometry {
+  int64_t heads, head_size, seq, batch;
+  bool seq_first = false;
+};
+
+ir::Node attention_node(const std::string& name, const Geometry& geo, const HeadSplit& q,
+                        const HeadSplit& k, const HeadSplit& v, const Scores& s,
+                        std::vector<int64_t> out_shape, std::vector<std::string> outputs,
+                        const std::string& packed) {
   ir::Node n;
   n.name = name + "_attention";
   n.op_type = "MultiHeadAttention";
@@ -246,19 +269,121 @@ ir::Node attention_node(const std::string& name, const HeadSplit& q, const HeadS
   shape_attr.name = "output_shape";
   shape_attr.type = ir::AttrType::kInts;
   shape_attr.ints = std::move(out_shape);
-  n.attributes = {int_attr("num_heads", q.shape[2]), int_attr("head_size", q.shape[3]),
-                  int_attr("seq_len", q.shape[1]),   int_attr("batch", q.shape[0]),
-                  float_attr("scale", s.scale),      shape_attr};
+  n.attributes = {int_attr("num_heads", geo.heads), int_attr("head_size", geo.head_size),
+                  int_attr("seq_len", geo.seq),     int_attr("batch", geo.batch),
+                  float_attr("scale", s.scale),     shape_attr};
   if (s.where >= 0) n.attributes.push_back(float_attr("masked_value", s.fill));
   if (!packed.empty()) n.attributes.push_back(int_attr("packed_qkv", 1));
+  if (geo.seq_first) n.attributes.push_back(int_attr("seq_first", 1));
   // Trailing omitted inputs are left out.
   while (!n.inputs.empty() && n.inputs.back().empty()) n.inputs.pop_back();
   return n;
 }
 
+// The three Slices that cut Q, K and V ([0, w), [w, 2w), [2w, 3w) of the last
+// axis, step 1) from one value whose last dim is known to be 3w, each read
+// only by its head-split Reshape: their nodes, and the sliced value in
+// `packed`; empty when there are none.
+std::vector<int> packed_slices(const GraphView& v, const ir::Graph& g,
+                               const std::vector<const HeadSplit*>& parts, int64_t w,
+                               std::string& packed) {
+  std::vector<int> nodes;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const int p = producer_of(v, g, parts[i]->input, "Slice");
+    if (p < 0 || !v.only_consumer(parts[i]->input, parts[i]->reshape)) return {};
+    const ir::Node& n = g.nodes[size_t(p)];
+    if (n.inputs.size() < 4 || (i > 0 && n.inputs[0] != packed)) return {};
+    packed = n.inputs[0];
+    const ir::ValueInfo* vi = g.find_value_info(packed);
+    const auto* dims = vi && vi->type.is_tensor() && vi->type.shape ? &*vi->type.shape : nullptr;
+    if (!dims || dims->empty() || dims->back().value != 3 * w) return {};
+    auto ints = [&](size_t k) -> std::optional<std::vector<int64_t>> {
+      const Tensor* t =
+          k < n.inputs.size() && !n.inputs[k].empty() ? v.constant(n.inputs[k]) : nullptr;
+      if (!t || t->dtype() != DataType::kInt64 || t->rank() != 1) return std::nullopt;
+      return t->to_int64_vector();
+    };
+    const int64_t last = int64_t(dims->size()) - 1;
+    const auto axes = ints(3);
+    if (ints(1) != std::vector<int64_t>{int64_t(i) * w} ||
+        ints(2) != std::vector<int64_t>{int64_t(i + 1) * w} || !axes || axes->size() != 1 ||
+        ((*axes)[0] != -1 && (*axes)[0] != last))
+      return {};
+    if (n.inputs.size() > 4 && !n.inputs[4].empty() && ints(4) != std::vector<int64_t>{1})
+      return {};
+    nodes.push_back(p);
+  }
+  return nodes;
+}
+
+// torchvision's sequence-first attention (see the top of this file) read
+// from its Softmax `sm`: the fused node and the nodes it replaces (the last
+// of them, the final Reshape, first), or nullopt.
+std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const GraphView& v,
+                                                                         const ir::Graph& g, int sm,
+                                                                         bool packed_qkv) {
+  const ir::Node& softmax = g.nodes[size_t(sm)];
+  const int qk = producer_of(v, g, softmax.inputs[0], "MatMul");
+  if (qk < 0 || !v.only_consumer(softmax.inputs[0], sm) || g.nodes[size_t(qk)].inputs.size() != 2)
+    return std::nullopt;
+  const ir::Node& qk_mm = g.nodes[size_t(qk)];
+  // Q's heads, scaled by a constant first or not.
+  Scores sc;
+  std::string q3 = qk_mm.inputs[0];
+  int q_reader = qk;
+  if (const int d = v.producer(q3);
+      d >= 0 && ir::is_onnx_domain(g.nodes[size_t(d)].domain) && v.only_consumer(q3, qk)) {
+    for (const std::string& in : g.nodes[size_t(d)].inputs)
+      if (auto c = scale_of(v, g.nodes[size_t(d)], in)) {
+        sc.sc = d, sc.scale = *c, q3 = in, q_reader = d;
+        break;
+      }
+  }
+  auto q = head_split(v, g, q3, q_reader, {1, 0, 2}, 3);
+  auto k = head_split(v, g, qk_mm.inputs[1], qk, {1, 2, 0}, 3);
+  if (!q || !k || q->shape != k->shape) return std::nullopt;
+  const int pv = sole_consumer(v, g, softmax.outputs[0], "MatMul");
+  if (pv < 0 || g.nodes[size_t(pv)].inputs.size() != 2 ||
+      g.nodes[size_t(pv)].inputs[0] != softmax.outputs[0])
+    return std::nullopt;
+  auto val = head_split(v, g, g.nodes[size_t(pv)].inputs[1], pv, {1, 0, 2}, 3);
+  if (!val || val->shape != q->shape) return std::nullopt;
+  const int tr = sole_consumer(v, g, g.nodes[size_t(pv)].outputs[0], "Transpose");
+  if (tr < 0 || perm_of(g.nodes[size_t(tr)]) != std::vector<int64_t>{1, 0, 2}) return std::nullopt;
+  const int rs = sole_consumer(v, g, g.nodes[size_t(tr)].outputs[0], "Reshape");
+  if (rs < 0 || g.nodes[size_t(rs)].inputs.size() != 2) return std::nullopt;
+  auto out_shape = merge_shape(v.constant(g.nodes[size_t(rs)].inputs[1]));
+  // Y's last dim is H * D: it tells the heads from the batch in [S, B*H, D].
+  const int64_t S = q->shape[0], BH = q->shape[1], D = q->shape[2];
+  if (!out_shape || out_shape->size() < 2 || out_shape->back() <= 0 || out_shape->back() % D)
+    return std::nullopt;
+  const int64_t H = out_shape->back() / D;
+  if (BH % H) return std::nullopt;
+  const Geometry geo{H, D, S, BH / H, /*seq_first=*/true};
+  // Y must hold S * B * H * D elements.
+  int64_t known = 1;
+  bool free_dim = false;
+  for (int64_t d : *out_shape) d == -1 ? void(free_dim = true) : void(known *= d);
+  const int64_t total = S * BH * D;
+  if (free_dim ? total % known != 0 : known != total) return std::nullopt;
+  std::vector<int> chain = {
+      rs, q->reshape, q->transpose, k->reshape, k->transpose, val->reshape, val->transpose,
+      qk, sm,         pv,           tr};
+  if (sc.sc >= 0) chain.push_back(sc.sc);
+  std::string packed;
+  if (packed_qkv) {
+    const auto slices = packed_slices(v, g, {&*q, &*k, &*val}, H * D, packed);
+    if (slices.empty()) packed.clear();
+    chain.insert(chain.end(), slices.begin(), slices.end());
+  }
+  ir::Node n = attention_node(softmax.name, geo, *q, *k, *val, sc, std::move(*out_shape),
+                              g.nodes[size_t(rs)].outputs, packed);
+  return std::make_pair(std::move(n), std::move(chain));
+}
+
 }  // namespace
 
-size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv) {
+size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv, bool seq_first) {
   GraphView v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   Matcher match(v, g, dead);
@@ -273,7 +398,17 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv) {
     const ir::Attribute* ax = softmax.attr("axis");
     if (ax ? (ax->i != -1 && ax->i != 3) : !opset13) continue;
     auto s = match.scores(sm);
-    if (!s) continue;
+    if (!s) {
+      auto sf = seq_first ? seq_first_attention(v, g, sm, packed_qkv) : std::nullopt;
+      if (!sf ||
+          std::any_of(sf->second.begin(), sf->second.end(), [&](int c) { return dead[size_t(c)]; }))
+        continue;
+      const int rs = sf->second[0];
+      for (int c : sf->second) dead[size_t(c)] = c != rs;
+      g.nodes[size_t(rs)] = std::move(sf->first);  // the last node: every input exists by then
+      ++fused;
+      continue;
+    }
     const ir::Node& qk_mm = g.nodes[size_t(s->qk)];
     if (qk_mm.inputs.size() != 2) continue;
     auto q = head_split(v, g, qk_mm.inputs[0], s->qk, {0, 2, 1, 3});
@@ -313,7 +448,8 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv) {
     bool taken = false;
     for (int c : chain) taken |= dead[size_t(c)];
     if (taken) continue;
-    ir::Node mha = attention_node(softmax.name, *q, *k, *val, *s, std::move(*out_shape),
+    const Geometry geo{q->shape[2], q->shape[3], q->shape[1], q->shape[0]};
+    ir::Node mha = attention_node(softmax.name, geo, *q, *k, *val, *s, std::move(*out_shape),
                                   g.nodes[size_t(rs)].outputs,
                                   split >= 0 ? g.nodes[size_t(split)].inputs[0] : "");
     for (int c : chain) dead[size_t(c)] = true;

@@ -58,7 +58,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g, /*extended=*/true); });
     run("fuse_activations",
         [&] { return fuse_activations(model, g, /*gemm=*/true, /*extended=*/true); });
-    run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/true); });
+    run("fuse_attention",
+        [&] { return fuse_attention(model, g, /*packed_qkv=*/true, /*seq_first=*/true); });
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
     run("fuse_matmul_bias", [&] { return fuse_matmul_bias(model, g); });
@@ -81,7 +82,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     // place, as the CPU's does, which saves BERT-base a Split (copying the
     // whole projection) per layer.
     if (shared.count("MultiHeadAttention"))
-      run("fuse_attention", [&] { return fuse_attention(model, g, /*packed_qkv=*/true); });
+      run("fuse_attention",
+          [&] { return fuse_attention(model, g, /*packed_qkv=*/true, /*seq_first=*/false); });
     if (shared.count("SkipLayerNormalization"))
       run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
     if (shared.count("BiasGelu")) run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });

@@ -72,9 +72,11 @@ size_t fuse_activations(ir::Model& model, ir::Graph& graph, bool gemm = true,
 // torch's multi-head attention block (Reshape/Transpose head splits, scaled
 // Q.K^T, optional additive mask, Softmax, .V, head merge) -> com.tessera
 // MultiHeadAttention. With `packed_qkv`, Q, K and V that are the three parts
-// of one Split of a packed projection are read from that tensor in place
-// (attribute packed_qkv = 1; only the CPU provider runs that form).
-size_t fuse_attention(ir::Model& model, ir::Graph& graph, bool packed_qkv);
+// of one Split (or three Slices) of a packed projection are read from that
+// tensor in place (attribute packed_qkv = 1). With `seq_first`, also
+// torchvision's sequence-first form (ViT's nn.MultiheadAttention; attribute
+// seq_first = 1, which only the CPU provider runs).
+size_t fuse_attention(ir::Model& model, ir::Graph& graph, bool packed_qkv, bool seq_first);
 // Add (+ a MatMul's bias Add) + LayerNormalization over the last axis ->
 // com.tessera SkipLayerNormalization.
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);

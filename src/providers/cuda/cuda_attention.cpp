@@ -231,6 +231,10 @@ class CudaMultiHeadAttention : public CudaKernel {
 };
 
 std::string check_multi_head_attention(const ep::ClaimQuery& q) {
+  // Made only in sessions of the CPU provider alone, but a saved optimized
+  // model may bring it here.
+  if (q.attr_int("seq_first", 0) != 0)
+    return "the sequence-first form (seq_first) is not supported by the CUDA kernel";
   if (q.has_input(4) || q.node().attr("masked_value"))
     return "the GPT form (a bool keep mask with masked_value) is not supported by the CUDA kernel";
   if (q.attr_int("head_size", 0) > kMaxHeadSize)

@@ -201,6 +201,119 @@ TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
   }
 }
 
+namespace {
+
+// torchvision's nn.MultiheadAttention (sequence first, as ViT exports it):
+// Q, K, V [S, B, H*D] (or three Slices of one [S, B, 3*H*D] "qkv"), heads
+// split as [S, B*H, D] and transposed to [B*H, S, D] (K to [B*H, D, S]), Q
+// scaled first, 3-D scores, Y merged back to [S*B, H*D] (or [S, B, H*D]).
+struct SeqFirstSpec {
+  int64_t S = 5, B = 2, H = 3, D = 4;
+  bool packed = false;
+  const char* scale = "Div";  // "Div", "Mul" or "" (none)
+  bool y3 = false;            // Y as [S, B, H*D] instead of [S*B, H*D]
+  std::vector<int64_t> k_perm = {1, 2, 0};
+  int64_t gap = 0;  // packed: columns of "qkv" between Q and K
+};
+
+ir::Model seq_first_model(const SeqFirstSpec& s) {
+  const int64_t E = s.H * s.D;
+  std::vector<std::pair<std::string, Shape>> ins = {
+      {"q", Shape{s.S, s.B, E}}, {"k", Shape{s.S, s.B, E}}, {"v", Shape{s.S, s.B, E}}};
+  if (s.packed) ins = {{"qkv", Shape{s.S, s.B, 3 * E + s.gap}}};
+  ir::Model m = float_model(17, ins, {"y"});
+  auto& g = m.graph;
+  auto ints = [&](const std::string& name, std::vector<int64_t> v) {
+    const int64_t n = int64_t(v.size());
+    g.initializers[name] = Tensor::from_vector<int64_t>(std::move(v), Shape{n});
+  };
+  if (s.packed) {
+    ints("axes", {-1});
+    const char* parts[3] = {"q", "k", "v"};
+    for (int i = 0; i < 3; ++i) {
+      const int64_t start = i * E + (i > 0 ? s.gap : 0);
+      ints(std::string("start_") + parts[i], {start});
+      ints(std::string("end_") + parts[i], {start + E});
+      g.nodes.push_back(
+          op("Slice",
+             {"qkv", std::string("start_") + parts[i], std::string("end_") + parts[i], "axes"},
+             {parts[i]}));
+    }
+  }
+  ints("heads", {s.S, s.B * s.H, s.D});
+  ints("merged", s.y3 ? std::vector<int64_t>{s.S, s.B, E} : std::vector<int64_t>{s.S * s.B, E});
+  for (const char* x : {"q", "k", "v"})
+    g.nodes.push_back(op("Reshape", {x, "heads"}, {std::string(x) + "3"}));
+  g.nodes.push_back(op("Transpose", {"q3"}, {"qt"}, {attr_ints("perm", {1, 0, 2})}));
+  g.nodes.push_back(op("Transpose", {"k3"}, {"kt"}, {attr_ints("perm", s.k_perm)}));
+  g.nodes.push_back(op("Transpose", {"v3"}, {"vt"}, {attr_ints("perm", {1, 0, 2})}));
+  std::string q = "qt";
+  if (*s.scale) {
+    const bool div = std::string(s.scale) == "Div";
+    g.initializers["c"] =
+        Tensor::scalar<float>(div ? std::sqrt(float(s.D)) : 1.0f / std::sqrt(float(s.D)));
+    g.nodes.push_back(op(s.scale, {"qt", "c"}, {"qs"}));
+    q = "qs";
+  }
+  g.nodes.push_back(op("MatMul", {q, "kt"}, {"scores"}));
+  g.nodes.push_back(op("Softmax", {"scores"}, {"p"}, {attr_i("axis", -1)}));
+  g.nodes.push_back(op("MatMul", {"p", "vt"}, {"ctx"}));
+  g.nodes.push_back(op("Transpose", {"ctx"}, {"ct"}, {attr_ints("perm", {1, 0, 2})}));
+  g.nodes.push_back(op("Reshape", {"ct", "merged"}, {"y"}));
+  return m;
+}
+
+}  // namespace
+
+TEST(OptimizerAttentionFusion, FusesSequenceFirstForm) {
+  // Two batches, so reading [S, B, ...] as [B, S, ...] would give other outputs.
+  for (bool packed : {false, true})
+    for (const char* scale : {"Div", "Mul", ""})
+      for (bool y3 : {false, true}) {
+        SCOPED_TRACE(str_cat("packed ", packed, " scale '", scale, "' y3 ", y3));
+        SeqFirstSpec s;
+        s.packed = packed;
+        s.scale = scale;
+        s.y3 = y3;
+        ir::Model out =
+            expect_same_outputs(seq_first_model(s), GraphOptimizationLevel::kAll, 1e-5f);
+        ASSERT_EQ(out.graph.nodes.size(), 1u);
+        const ir::Node& n = out.graph.nodes[0];
+        EXPECT_EQ(n.op_type, "MultiHeadAttention");
+        auto ival = [&n](const char* a) {
+          const ir::Attribute* x = n.attr(a);
+          return x ? x->i : int64_t(0);
+        };
+        EXPECT_EQ(ival("seq_first"), 1);
+        EXPECT_EQ(ival("num_heads"), s.H);
+        EXPECT_EQ(ival("batch"), s.B);
+        EXPECT_EQ(ival("packed_qkv"), packed ? 1 : 0);
+        EXPECT_EQ(n.inputs[0], packed ? "qkv" : "q");
+      }
+}
+
+TEST(OptimizerAttentionFusion, SequenceFirstLeftAloneWhereADetailDiffers) {
+  // K's heads transposed another way: not attention as the kernel computes it.
+  SeqFirstSpec other_k;
+  other_k.k_perm = {1, 0, 2};
+  other_k.S = 4;  // the product must still exist: [B*H, S, D] x [B*H, S, D] needs S == D
+  ir::Model m = seq_first_model(other_k);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, true);
+  EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 0u);
+  // Slices that do not tile the projection (a column between Q and K): fused,
+  // reading the three parts (the Slices stay).
+  SeqFirstSpec gap;
+  gap.packed = true;
+  gap.gap = 1;
+  ir::Model uo = expect_same_outputs(seq_first_model(gap), GraphOptimizationLevel::kAll, 1e-5f);
+  EXPECT_EQ(count_ops(uo, "MultiHeadAttention"), 1u);
+  EXPECT_EQ(count_ops(uo, "Slice"), 3u);
+  // A session with another provider (CUDA does not run this form): not fused.
+  ir::Model shared = seq_first_model(SeqFirstSpec{});
+  optimize_for_shared(shared, {"MultiHeadAttention"});
+  EXPECT_EQ(count_ops(shared, "MultiHeadAttention"), 0u);
+}
+
 TEST(OptimizerAttentionFusion, FusesCausalWhere) {
   for (bool mask : {false, true}) {
     AttnSpec s;

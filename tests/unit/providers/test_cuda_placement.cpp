@@ -241,7 +241,7 @@ TEST(CudaPlacement, FusedGroupsCompileWithoutADevice) {
   }
 }
 
-TEST(CudaPlacement, FusedAttentionIsClaimedPackedOrNotButNotItsGptForm) {
+TEST(CudaPlacement, FusedAttentionIsClaimedPackedOrNotButNotItsGptOrSeqFirstForm) {
   ir::Model m;
   m.ir_version = 8;
   m.opset_imports.push_back({"", 17});
@@ -261,6 +261,11 @@ TEST(CudaPlacement, FusedAttentionIsClaimedPackedOrNotButNotItsGptForm) {
   packed.graph.nodes[0].inputs = {"q", "", "", "mask"};
   packed.graph.nodes[0].attributes.push_back(attr_int("packed_qkv", 1));
   EXPECT_EQ(cuda_claims(packed)[0], "");
+  // The sequence-first form (the CPU provider's) is declined, naming it.
+  ir::Model seq_first = m;
+  seq_first.graph.nodes[0].attributes.push_back(attr_int("seq_first", 1));
+  EXPECT_NE(cuda_claims(seq_first)[0].find("seq_first"), std::string::npos)
+      << cuda_claims(seq_first)[0];
   m.graph.nodes[0].attributes.push_back(attr_float("masked_value", -1e4f));
   m.graph.inputs.push_back(tensor_info("keep", {1, 1, 4, 4}, DataType::kBool));
   m.graph.nodes[0].inputs.push_back("keep");

@@ -15,6 +15,9 @@
 // packed_qkv = 1: input 0 holds Q, K and V side by side, [.., S*3*H*D] as B
 // x S x (Q | K | V, H*D each), inputs 1 and 2 are omitted, and the heads
 // are read from it in place (row stride 3*H*D).
+// seq_first = 1: Q, K, V (or QKV) and Y are laid out sequence first, [S, B,
+// ...] (torchvision's nn.MultiheadAttention, ViT): batch b's row i is row i
+// * B + b.
 // Inputs: Q, K, V, optional additive float mask, optional bool keep mask,
 // both broadcast to the scores [B, H, S, S].
 #include <vector>
@@ -49,6 +52,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
         scale_(info.attr_float("scale")),
         masked_value_(info.attr_float("masked_value", 0.0f)),
         packed_(info.attr_int("packed_qkv", 0) != 0),
+        seq_first_(info.attr_int("seq_first", 0) != 0),
         out_shape_(info.attr_ints("output_shape")) {
     if (heads_ <= 0 || head_size_ <= 0 || seq_ <= 0 || batch_ == 0 || batch_ < -1)
       info.fail_node(
@@ -100,7 +104,12 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
     const float* k = packed_ ? q + HD : qkv[1]->data<float>();
     const float* v = packed_ ? q + 2 * HD : qkv[2]->data<float>();
     float* out = y.mutable_data<float>();
-    const int64_t S = seq_, D = head_size_, ld = HD;
+    const int64_t S = seq_, D = head_size_;
+    // Row 0 of batch b, and the step between a head's rows, in the inputs and
+    // in Y: [B, S, ...] keeps a batch's rows together, [S, B, ...] interleaves them.
+    const int64_t in_batch = seq_first_ ? ld_in : in_per_batch;
+    const int64_t out_batch = seq_first_ ? HD : per_batch;
+    const int64_t ld_q = seq_first_ ? B * ld_in : ld_in, ld = seq_first_ ? B * HD : HD;
     const double cost = double(S * S * (4 * D + 20));
     ctx.thread_pool().parallel_for(B * heads_, cost, [&](int64_t t0, int64_t t1) {
       // One score buffer per thread, kept between runs: steady state allocates nothing.
@@ -108,10 +117,10 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
       if (scores.size() < size_t(S * S)) scores.resize(size_t(S * S));
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t b = t / heads_, h = t % heads_;
-        const int64_t off = b * per_batch + h * D;    // row 0 of this head in [B, S, H, D]
-        const int64_t in = b * in_per_batch + h * D;  // and in Q, K, V (rows ld_in apart)
+        const int64_t off = b * out_batch + h * D;  // row 0 of this head in Y (rows ld apart)
+        const int64_t in = b * in_batch + h * D;    // and in Q, K, V (rows ld_q apart)
         float* sc = scores.data();
-        linalg::sgemm(false, true, S, S, D, scale_, q + in, ld_in, k + in, ld_in, 0.0f, sc, S);
+        linalg::sgemm(false, true, S, S, D, scale_, q + in, ld_q, k + in, ld_q, 0.0f, sc, S);
         for (int64_t i = 0; i < S; ++i) {
           float* row = sc + i * S;
           if (keep.data) {
@@ -130,7 +139,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
           }
           linalg::vec_softmax_row(row, row, S);
         }
-        linalg::sgemm(false, false, S, D, S, 1.0f, sc, S, v + in, ld_in, 0.0f, out + off, ld);
+        linalg::sgemm(false, false, S, D, S, 1.0f, sc, S, v + in, ld_q, 0.0f, out + off, ld);
       }
     });
   }
@@ -171,7 +180,7 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
 
   int64_t heads_, head_size_, seq_, batch_;
   float scale_, masked_value_;
-  bool packed_;
+  bool packed_, seq_first_;
   std::vector<int64_t> out_shape_;
 };
 
