@@ -113,6 +113,54 @@ TEST(FusedMultiHeadAttention, PackedQkvMatchesSeparateInputs) {
       "QKV");
 }
 
+TEST(FusedMultiHeadAttention, SequenceFirstMatchesBatchFirst) {
+  // The same attention with every input and the output laid out [S, B, ...]
+  // (seq_first), packed or not, with a mask (indexed [B, H, S, S] either way).
+  const int64_t B = 2, S = 5, H = 3, D = 4, HD = H * D;
+  // [B, S, W] <-> [S, B, W]
+  auto swap01 = [](const Tensor& t) {
+    const int64_t a = t.shape()[0], b = t.shape()[1], w = t.shape()[2];
+    Tensor out(DataType::kFloat, Shape{b, a, w});
+    for (int64_t i = 0; i < a; ++i)
+      for (int64_t j = 0; j < b; ++j)
+        for (int64_t c = 0; c < w; ++c)
+          out.mutable_data<float>()[(j * a + i) * w + c] = t.data<float>()[(i * b + j) * w + c];
+    return out;
+  };
+  Tensor mask = rand_tensor(Shape{B, 1, 1, S}, 8);
+  for (bool packed : {false, true}) {
+    SCOPED_TRACE(packed ? "packed" : "three inputs");
+    std::vector<Tensor> ins;
+    for (int i = 0; i < (packed ? 1 : 3); ++i)
+      ins.push_back(rand_tensor(Shape{B, S, packed ? 3 * HD : HD}, uint32_t(20 + i)));
+    auto values = [&](bool seq_first) {
+      std::vector<Value> v;
+      for (const Tensor& t : ins) v.push_back(Value(seq_first ? swap01(t) : t));
+      while (v.size() < 3) v.push_back(Value());
+      v.push_back(Value(mask));
+      return v;
+    };
+    auto attrs = mha_attrs(H, D, S, 0.5f, {B, S, HD});
+    if (packed) attrs.push_back(attr_int("packed_qkv", 1));
+    const Tensor want = run_fused("MultiHeadAttention", values(false), attrs)[0].tensor();
+    attrs = mha_attrs(H, D, S, 0.5f, {S, B, HD});
+    if (packed) attrs.push_back(attr_int("packed_qkv", 1));
+    attrs.push_back(attr_int("seq_first", 1));
+    const Tensor got = swap01(run_fused("MultiHeadAttention", values(true), attrs)[0].tensor());
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < want.num_elements(); ++i)
+      EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+    // The error names the layout it expected.
+    expect_error(
+        [&] {
+          const Value bad(rand_tensor(Shape{S, B, packed ? 2 * HD : HD + 1}, 9));
+          run_fused("MultiHeadAttention",
+                    packed ? std::vector<Value>{bad} : std::vector<Value>{bad, bad, bad}, attrs);
+        },
+        str_cat("[", S, ", -1, "));  // sequence first, batch from the elements
+  }
+}
+
 TEST(FusedMultiHeadAttention, ErrorsNameTheProblem) {
   const int64_t S = 4, H = 2, D = 3, HD = H * D;
   Tensor q = rand_tensor(Shape{1, S, HD}, 1);

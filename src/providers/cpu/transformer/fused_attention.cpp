@@ -88,8 +88,9 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
       const int64_t n = t.num_elements();
       const int64_t b = batch_ > 0 ? batch_ : (n % in_per_batch == 0 ? n / in_per_batch : -1);
       if (b < 0 || n != b * in_per_batch || (batch_ < 0 && n == 0))
-        ctx.fail_node(names[i], " ", t.shape().to_string(), " cannot be reshaped to [", batch_,
-                      ", ", seq_, ", ", packed_ ? "3 x " : "", heads_, ", ", head_size_, "]");
+        ctx.fail_node(names[i], " ", t.shape().to_string(), " cannot be reshaped to [",
+                      seq_first_ ? str_cat(seq_, ", ", batch_) : str_cat(batch_, ", ", seq_), ", ",
+                      packed_ ? "3 x " : "", heads_, ", ", head_size_, "]");
       if (B >= 0 && b != B)
         ctx.fail_node("Q, K and V have different batch sizes: ", qkv[0]->shape().to_string(), ", ",
                       t.shape().to_string());
