@@ -28,6 +28,7 @@
 // nn.MultiheadAttention's packed in_proj exports), the node reads that
 // tensor (packed_qkv) and the Slices go.
 #include <algorithm>
+#include <cstdint>
 
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
@@ -288,6 +289,7 @@ std::vector<int> packed_slices(const GraphView& v, const ir::Graph& g,
                                const std::vector<const HeadSplit*>& parts, int64_t w,
                                std::string& packed) {
   std::vector<int> nodes;
+  if (w > INT64_MAX / 3) return {};  // sizes from the model's constants
   for (size_t i = 0; i < parts.size(); ++i) {
     const int p = producer_of(v, g, parts[i]->input, "Slice");
     if (p < 0 || !v.only_consumer(parts[i]->input, parts[i]->reshape)) return {};
@@ -323,6 +325,9 @@ std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const G
                                                                          const ir::Graph& g, int sm,
                                                                          bool packed_qkv) {
   const ir::Node& softmax = g.nodes[size_t(sm)];
+  // The last axis of the 3-D scores.
+  if (const ir::Attribute* ax = softmax.attr("axis"); ax && ax->i != -1 && ax->i != 2)
+    return std::nullopt;
   const int qk = producer_of(v, g, softmax.inputs[0], "MatMul");
   if (qk < 0 || !v.only_consumer(softmax.inputs[0], sm) || g.nodes[size_t(qk)].inputs.size() != 2)
     return std::nullopt;
@@ -360,12 +365,18 @@ std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const G
   const int64_t H = out_shape->back() / D;
   if (BH % H) return std::nullopt;
   const Geometry geo{H, D, S, BH / H, /*seq_first=*/true};
-  // Y must hold S * B * H * D elements.
-  int64_t known = 1;
+  // Y must hold S * B * H * D elements (sizes from the model's constants:
+  // products that overflow match nothing).
+  int64_t known = 1, total = 0;
   bool free_dim = false;
-  for (int64_t d : *out_shape) d == -1 ? void(free_dim = true) : void(known *= d);
-  const int64_t total = S * BH * D;
-  if (free_dim ? total % known != 0 : known != total) return std::nullopt;
+  for (int64_t d : *out_shape)
+    if (d == -1)
+      free_dim = true;
+    else if (__builtin_mul_overflow(known, d, &known))
+      return std::nullopt;
+  if (__builtin_mul_overflow(S, BH, &total) || __builtin_mul_overflow(total, D, &total) ||
+      (free_dim ? total % known != 0 : known != total))
+    return std::nullopt;
   std::vector<int> chain = {
       rs, q->reshape, q->transpose, k->reshape, k->transpose, val->reshape, val->transpose,
       qk, sm,         pv,           tr};

@@ -308,6 +308,12 @@ TEST(OptimizerAttentionFusion, SequenceFirstLeftAloneWhereADetailDiffers) {
   ir::Model uo = expect_same_outputs(seq_first_model(gap), GraphOptimizationLevel::kAll, 1e-5f);
   EXPECT_EQ(count_ops(uo, "MultiHeadAttention"), 1u);
   EXPECT_EQ(count_ops(uo, "Slice"), 3u);
+  // A merged shape whose product overflows: not fused (and no overflow).
+  ir::Model huge = seq_first_model(SeqFirstSpec{});
+  huge.graph.initializers["merged"] = Tensor::from_vector<int64_t>(
+      {int64_t(1) << 62, 8, SeqFirstSpec{}.H * SeqFirstSpec{}.D}, Shape{3});
+  optimizer::optimize(huge, GraphOptimizationLevel::kAll, true);
+  EXPECT_EQ(count_ops(huge, "MultiHeadAttention"), 0u);
   // A session with another provider (CUDA does not run this form): not fused.
   ir::Model shared = seq_first_model(SeqFirstSpec{});
   optimize_for_shared(shared, {"MultiHeadAttention"});
