@@ -31,7 +31,8 @@ Shape reshape_shape(const Shape& in, const std::vector<int64_t>& spec, bool allo
     }
     if (d == 0) has_zero = true;
     dims[i] = d;
-    known *= d;
+    // A spec from a model may hold any int64: its product must not overflow.
+    if (__builtin_mul_overflow(known, d, &known)) bad("its element count overflows int64");
   }
   const int64_t total = in.num_elements();
   if (infer_at >= 0) {

@@ -89,6 +89,13 @@ TEST(RuntimeErrors, ReshapeToAnImpossibleShape) {
   expect_names(msg, "Reshape", {"float[2,3]"});
   msg = run_error("Reshape", {f32({1, 2, 3, 4, 5, 6}, Shape{2, 3}), i64({4, -1}, Shape{2})});
   expect_names(msg, "Reshape", {"float[2,3]"});
+  // Sizes whose product overflows int64 (with or without a -1): an error, not a wrapped count.
+  for (int64_t last : {int64_t(8), int64_t(-1)}) {
+    msg = run_error("Reshape", {f32({1, 2, 3, 4, 5, 6}, Shape{2, 3}),
+                                i64({int64_t(1) << 62, 8, last}, Shape{3})});
+    expect_names(msg, "Reshape", {"float[2,3]"});
+    EXPECT_NE(msg.find("overflows"), std::string::npos) << msg;
+  }
 }
 
 TEST(RuntimeErrors, GatherIndexOutOfRange) {
