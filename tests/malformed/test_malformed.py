@@ -90,6 +90,75 @@ def function_body_cases():
     ]
 
 
+def extreme_size_cases():
+    """(label, model bytes, exit code, text the output must hold). Sizes, axes,
+    pads and counts at the ends of int64 in attributes and constant inputs: each
+    must be an error naming the node (or, where the values are valid, a
+    result), never an overflowed size or index (UBSan found Reshape's, Pad's,
+    Range's and DepthToSpace's)."""
+    try:
+        import numpy as np
+        from onnx import TensorProto as T, helper as h, numpy_helper as nh
+    except ImportError:
+        return []
+    big, lo, hi = 1 << 62, -(1 << 63), (1 << 63) - 1
+    w = np.ones([2, 2, 3, 3], np.float32)
+
+    def model(nodes, inits=(), opset=18):
+        arrays = [nh.from_array(v if isinstance(v, np.ndarray) else np.array(v, np.int64), n)
+                  for n, v in inits]
+        g = h.make_graph(nodes, "g", [h.make_tensor_value_info("X", T.FLOAT, [1, 2, 4, 4])],
+                         [h.make_tensor_value_info("Y", T.FLOAT, None)], initializer=arrays)
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+        m.ir_version = 8
+        return m.SerializeToString()
+
+    def node(op, inputs, outputs=("Y",), **attrs):
+        return h.make_node(op, list(inputs), list(outputs), **attrs)
+
+    err = [  # (op, nodes, initializers[, opset]) that must fail naming the op
+        ("Reshape", [node("Reshape", ["X", "s"])], [("s", [big, 8, 2])]),
+        ("Expand", [node("Expand", ["X", "s"])], [("s", [big, big, 4, 4])]),
+        ("Tile", [node("Tile", ["X", "r"])], [("r", [big, 1, 1, 4])]),
+        ("ConstantOfShape", [node("ConstantOfShape", ["s"])], [("s", [1 << 40, 1 << 40])]),
+        ("Pad", [node("Pad", ["X", "p"])], [("p", [0, 0, big, 0, 0, 0, big, 0])]),
+        ("Pad", [node("Pad", ["X", "p"])], [("p", [0, 0, lo, 0, 0, 0, hi, 0])]),
+        ("Conv", [node("Conv", ["X", "W"], dilations=[big, big])], [("W", w)]),
+        ("Conv", [node("Conv", ["X", "W"], pads=[big] * 4)], [("W", w)]),
+        ("MaxPool", [node("MaxPool", ["X"], kernel_shape=[big, big])], []),
+        ("AveragePool", [node("AveragePool", ["X"], kernel_shape=[2, 2], dilations=[big, big])], [],
+         19),
+        ("ConvTranspose", [node("ConvTranspose", ["X", "W"], strides=[big, big])], [("W", w)]),
+        ("Resize", [node("Resize", ["X", "", "", "z"])], [("z", [1, 2, big, big])]),
+        ("Resize", [node("Resize", ["X", "", "c"])], [("c", np.array([1, 1, 1e30, 1e30], np.float32))]),
+        ("Split", [node("Split", ["X", "s"], ["Y", "Z"], axis=3)], [("s", [big, -big + 4])]),
+        ("Gather", [node("Gather", ["X", "i"], axis=3)], [("i", [lo])]),
+        ("Unsqueeze", [node("Unsqueeze", ["X", "a"])], [("a", [lo])]),
+        ("Transpose", [node("Transpose", ["X"], perm=[0, 1, 2, big])], []),
+        ("DepthToSpace", [node("DepthToSpace", ["X"], blocksize=big)], []),
+        ("SpaceToDepth", [node("SpaceToDepth", ["X"], blocksize=big)], []),
+        ("TopK", [node("TopK", ["X", "k"], ["Y", "I"])], [("k", [big])]),
+        ("Range", [node("Range", ["a", "b", "c"])], [("a", [0]), ("b", [hi]), ("c", [1])]),
+        ("Flatten", [node("Flatten", ["X"], axis=lo)], []),
+        ("Concat", [node("Concat", ["X", "X"], axis=lo)], []),
+        ("ReduceSum", [node("ReduceSum", ["X", "a"])], [("a", [lo])]),
+        ("CumSum", [node("CumSum", ["X", "a"])], [("a", [lo])]),
+    ]
+    ok = [  # valid values at the ends of int64: a result
+        ("Range over all of int64", [node("Range", ["a", "b", "c"])],
+         [("a", [lo]), ("b", [hi]), ("c", [big])]),
+        ("Slice from INT64_MIN to INT64_MAX", [node("Slice", ["X", "b", "e", "a"])],
+         [("b", [lo]), ("e", [hi]), ("a", [3])]),
+        ("Slice with step INT64_MIN", [node("Slice", ["X", "b", "e", "a", "s"])],
+         [("b", [0]), ("e", [4]), ("a", [3]), ("s", [lo])]),
+        ("LRN of size 2^62", [node("LRN", ["X"], size=big)], []),
+    ]
+    cases = [(f"{c[0]} at the ends of int64 ({i})", model(c[1], c[2], *c[3:]), 1, f"{c[0]} node")
+             for i, c in enumerate(err)]
+    cases += [(label, model(nodes, inits), 0, "Y:") for label, nodes, inits in ok]
+    return cases
+
+
 def sandbox_conv_case():
     """A Conv the sandbox plugin claims, whose kernel_shape disagrees with W: the
     plugin once sized its window from the attribute and read past W."""
@@ -143,7 +212,7 @@ def crafted(args, env, tmp):
     runs = failures = 0
     demo = os.path.join(ROOT, "models", "demo_cnn", "model.onnx")
     checks = []
-    for label, data, want_rc, want_text in function_body_cases():
+    for label, data, want_rc, want_text in function_body_cases() + extreme_size_cases():
         path = os.path.join(tmp, "body.onnx")
         checks.append((label, [args.tessera, "run", path], want_rc, want_text, (path, data)))
     sandbox = os.path.join(os.path.dirname(args.tessera), "libtessera_sandbox_ep.so")

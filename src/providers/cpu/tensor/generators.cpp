@@ -1,6 +1,7 @@
 // Kernels that make tensors from attributes or small inputs: Constant,
 // ConstantOfShape, Range, EyeLike, OneHot.
 #include <cmath>
+#include <cstdint>
 
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
@@ -89,12 +90,18 @@ class RangeKernel : public OpKernel {
     if (is_integer_type(t)) {
       int64_t a = s.element_as_int64(0), b = l.element_as_int64(0), st = d.element_as_int64(0);
       if (st == 0) ctx.fail_node("delta is 0");
-      int64_t n = st > 0 ? (b > a ? (b - a + st - 1) / st : 0) : (a > b ? (a - b - st - 1) / -st : 0);
+      // In 128 bits: the span of two int64 values, and i * delta on the way
+      // to a value inside it, may not fit in 64.
+      using Wide = __int128;
+      const Wide span = st > 0 ? Wide(b) - a : Wide(a) - b, step = st > 0 ? Wide(st) : -Wide(st);
+      const Wide count = span > 0 ? (span + step - 1) / step : 0;
+      if (count > INT64_MAX) ctx.fail_node("the range from ", a, " to ", b, " has too many values");
+      const int64_t n = int64_t(count);
       Tensor& y = ctx.output(0, Shape{n}, t);
       dispatch_numeric(t, "Range", [&](auto tag) {
         using T = typename decltype(tag)::type;
         T* p = y.mutable_data<T>();
-        for (int64_t i = 0; i < n; ++i) p[i] = T(a + i * st);
+        for (int64_t i = 0; i < n; ++i) p[i] = T(int64_t(Wide(a) + Wide(i) * st));
       });
       return;
     }
@@ -182,17 +189,24 @@ class OneHotKernel : public OpKernel {
 
 void register_generator_kernels(ep::KernelRegistry& r) {
   r.add<ConstantKernel>({"", "Constant", 1, ep::kOpsetMax, {}});
-  r.add<ConstantOfShapeKernel>({"", "ConstantOfShape", 9, ep::kOpsetMax,
-                                {{"T1", {0}, {DataType::kInt64}}}});
-  r.add<RangeKernel>({"", "Range", 11, ep::kOpsetMax,
-                      {{"T", {0, 1, 2},
+  r.add<ConstantOfShapeKernel>(
+      {"", "ConstantOfShape", 9, ep::kOpsetMax, {{"T1", {0}, {DataType::kInt64}}}});
+  r.add<RangeKernel>({"",
+                      "Range",
+                      11,
+                      ep::kOpsetMax,
+                      {{"T",
+                        {0, 1, 2},
                         {DataType::kFloat, DataType::kDouble, DataType::kInt16, DataType::kInt32,
                          DataType::kInt64, DataType::kFloat16, DataType::kBFloat16}}}});
   std::vector<DataType> eye = types::join({types::kNumeric, {DataType::kBool}});
   r.add<EyeLikeKernel>({"", "EyeLike", 9, ep::kOpsetMax, {{"T1", {0}, eye}}});
-  r.add<OneHotKernel>({"", "OneHot", 9, ep::kOpsetMax,
-                       {{"T1", {0}, types::kNumeric}, {"T2", {1}, types::kNumeric},
-                        {"T3", {2}, byte_types()}}});
+  r.add<OneHotKernel>(
+      {"",
+       "OneHot",
+       9,
+       ep::kOpsetMax,
+       {{"T1", {0}, types::kNumeric}, {"T2", {1}, types::kNumeric}, {"T3", {2}, byte_types()}}});
 }
 
 }  // namespace tessera::cpu

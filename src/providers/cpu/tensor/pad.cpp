@@ -2,6 +2,7 @@
 // both as an axis-map copy: each output coordinate maps to an input
 // coordinate, or to the fill value.
 #include <algorithm>
+#include <cstdint>
 
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
@@ -25,11 +26,16 @@ class PadKernel : public OpKernel {
         pads_attr_(info.opset() < 2 ? info.attr_ints("paddings") : info.attr_ints("pads")),
         value_attr_(info.attr_float("value", 0.f)) {
     std::string m = info.attr_string("mode", "constant");
-    if (m == "constant") mode_ = PadMode::kConstant;
-    else if (m == "reflect") mode_ = PadMode::kReflect;
-    else if (m == "edge") mode_ = PadMode::kEdge;
-    else if (m == "wrap" && info.opset() >= 19) mode_ = PadMode::kWrap;
-    else info.fail_node("unknown pad mode '", m, "'");
+    if (m == "constant")
+      mode_ = PadMode::kConstant;
+    else if (m == "reflect")
+      mode_ = PadMode::kReflect;
+    else if (m == "edge")
+      mode_ = PadMode::kEdge;
+    else if (m == "wrap" && info.opset() >= 19)
+      mode_ = PadMode::kWrap;
+    else
+      info.fail_node("unknown pad mode '", m, "'");
   }
 
   void compute(KernelContext& ctx) const override {
@@ -73,24 +79,38 @@ class PadKernel : public OpKernel {
     AxisMaps maps(static_cast<size_t>(r));
     for (size_t k = 0; k < size_t(r); ++k) {
       int64_t d = in[k];
-      dims[k] = d + begin[k] + end[k];
+      // Pads come from the model: the sum must not overflow, and a pad of
+      // INT64_MIN could not be negated below.
+      if (__builtin_add_overflow(d, begin[k], &dims[k]) ||
+          __builtin_add_overflow(dims[k], end[k], &dims[k]) || begin[k] == INT64_MIN ||
+          end[k] == INT64_MIN)
+        ctx.fail_node("pads ", Shape(pads).to_string(), " overflow axis ", k, " of shape ",
+                      in.to_string());
       if (dims[k] < 0)
-        ctx.fail_node("pads ", Shape(pads).to_string(), " remove more than axis ", k,
-                      " of shape ", in.to_string(), " holds");
+        ctx.fail_node("pads ", Shape(pads).to_string(), " remove more than axis ", k, " of shape ",
+                      in.to_string(), " holds");
       // Negative pads crop first; the rest pads around the cropped range [lo, hi).
       int64_t lo = std::max<int64_t>(0, -begin[k]), hi = d - std::max<int64_t>(0, -end[k]);
       int64_t n = hi - lo, pb = std::max<int64_t>(0, begin[k]);
       if (n <= 0 && dims[k] > 0 && mode_ != PadMode::kConstant)
         ctx.fail_node("cannot pad an empty axis ", k, " of shape ", in.to_string(), " in mode ",
-                      mode_ == PadMode::kEdge ? "edge" : mode_ == PadMode::kWrap ? "wrap" : "reflect");
+                      mode_ == PadMode::kEdge   ? "edge"
+                      : mode_ == PadMode::kWrap ? "wrap"
+                                                : "reflect");
       maps[k].resize(size_t(dims[k]));
       for (int64_t i = 0; i < dims[k]; ++i) {
         int64_t c = i - pb;  // coordinate within the cropped range
         if (c < 0 || c >= n) {
           switch (mode_) {
-            case PadMode::kConstant: c = -1; break;
-            case PadMode::kEdge: c = std::clamp<int64_t>(c, 0, n - 1); break;
-            case PadMode::kWrap: c = ((c % n) + n) % n; break;
+            case PadMode::kConstant:
+              c = -1;
+              break;
+            case PadMode::kEdge:
+              c = std::clamp<int64_t>(c, 0, n - 1);
+              break;
+            case PadMode::kWrap:
+              c = ((c % n) + n) % n;
+              break;
             case PadMode::kReflect:
               if (n == 1) {
                 c = 0;
@@ -161,9 +181,16 @@ class CenterCropPadKernel : public OpKernel {
 void register_pad_kernels(ep::KernelRegistry& r) {
   TypeConstraint all{"T", {0}, types::kAll};
   r.add<PadKernel>({"", "Pad", 1, 10, {all}});
-  r.add<PadKernel>({"", "Pad", 11, ep::kOpsetMax,
-                    {{"T", {0, 2}, types::kAll}, {"Tind", {3}, {DataType::kInt32, DataType::kInt64}}}});
-  r.add<CenterCropPadKernel>({"", "CenterCropPad", 18, ep::kOpsetMax,
+  r.add<PadKernel>(
+      {"",
+       "Pad",
+       11,
+       ep::kOpsetMax,
+       {{"T", {0, 2}, types::kAll}, {"Tind", {3}, {DataType::kInt32, DataType::kInt64}}}});
+  r.add<CenterCropPadKernel>({"",
+                              "CenterCropPad",
+                              18,
+                              ep::kOpsetMax,
                               {all, {"Tind", {1}, {DataType::kInt32, DataType::kInt64}}}});
 }
 

@@ -82,14 +82,14 @@ void transpose_into(const Tensor& x, const std::vector<int64_t>& perm, Tensor& y
     copy_elems(x, 0, y, 0, x.num_elements());
     return;
   }
-  bool swap2 = rr == 2;                                     // [1,0]
+  bool swap2 = rr == 2;                                    // [1,0]
   bool swap3 = rr == 3 && rperm[0] == 0 && rperm[1] == 2;  // [0,2,1]
   if ((swap2 || swap3) && !is_sub_byte_type(x.dtype())) {
     int64_t B = swap3 ? rdims[0] : 1, R = rdims[rr - 2], C = rdims[rr - 1];
     dispatch_storage(x.dtype(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      batched_transpose<T>(static_cast<const T*>(x.raw_data()), static_cast<T*>(y.mutable_raw_data()),
-                           B, R, C, pool);
+      batched_transpose<T>(static_cast<const T*>(x.raw_data()),
+                           static_cast<T*>(y.mutable_raw_data()), B, R, C, pool);
     });
     return;
   }
@@ -153,23 +153,31 @@ class SpaceDepthKernel : public OpKernel {
     const Tensor& x = ctx.required_input(0);
     if (x.rank() != 4) ctx.fail_node("expected a 4-D input, got shape ", x.shape().to_string());
     int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], b = block_;
+    // blocksize comes from the model: products of it must not overflow.
+    auto mul = [&](int64_t u, int64_t v) {
+      int64_t r;
+      if (__builtin_mul_overflow(u, v, &r))
+        ctx.fail_node("blocksize ", b, " is too large for input shape ", x.shape().to_string());
+      return r;
+    };
+    const int64_t bb = mul(b, b);
     Shape six, out;
     std::vector<int64_t> perm;
     if (to_space_) {
-      if (C % (b * b) != 0)
+      if (C % bb != 0)
         ctx.fail_node("channels ", C, " of shape ", x.shape().to_string(),
-                      " are not divisible by blocksize^2 = ", b * b);
-      int64_t c = C / (b * b);
+                      " are not divisible by blocksize^2 = ", bb);
+      int64_t c = C / bb;
       six = crd_ ? Shape{N, c, b, b, H, W} : Shape{N, b, b, c, H, W};
       perm = crd_ ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
-      out = Shape{N, c, H * b, W * b};
+      out = Shape{N, c, mul(H, b), mul(W, b)};
     } else {
       if (H % b != 0 || W % b != 0)
         ctx.fail_node("spatial dims of shape ", x.shape().to_string(),
                       " are not divisible by blocksize ", b);
       six = Shape{N, C, H / b, b, W / b, b};
       perm = {0, 3, 5, 1, 2, 4};
-      out = Shape{N, C * b * b, H / b, W / b};
+      out = Shape{N, mul(C, bb), H / b, W / b};
     }
     Tensor& y = ctx.output(0, out, x.dtype());
     std::vector<int64_t> tdims(6);
@@ -189,12 +197,10 @@ class SpaceDepthKernel : public OpKernel {
 void register_transpose_kernels(ep::KernelRegistry& r) {
   TypeConstraint all{"T", {0}, types::kAll};
   r.add<TransposeKernel>({"", "Transpose", 1, ep::kOpsetMax, {all}});
-  r.add({"", "DepthToSpace", 1, ep::kOpsetMax, {all}}, [](const KernelInfo& i) {
-    return std::make_unique<SpaceDepthKernel>(i, true);
-  });
-  r.add({"", "SpaceToDepth", 1, ep::kOpsetMax, {all}}, [](const KernelInfo& i) {
-    return std::make_unique<SpaceDepthKernel>(i, false);
-  });
+  r.add({"", "DepthToSpace", 1, ep::kOpsetMax, {all}},
+        [](const KernelInfo& i) { return std::make_unique<SpaceDepthKernel>(i, true); });
+  r.add({"", "SpaceToDepth", 1, ep::kOpsetMax, {all}},
+        [](const KernelInfo& i) { return std::make_unique<SpaceDepthKernel>(i, false); });
 }
 
 }  // namespace tessera::cpu
