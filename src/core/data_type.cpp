@@ -1,6 +1,10 @@
 #include "core/data_type.hpp"
 
 #include <array>
+#include <cstdint>
+#include <string>
+
+#include "core/error.hpp"
 
 namespace tessera {
 
@@ -11,13 +15,13 @@ struct TypeRow {
 };
 // Indexed by the DataType value.
 constexpr std::array<TypeRow, kMaxDataType + 1> kTypes = {{
-    {"undefined", 0},      {"float", 32},         {"uint8", 8},          {"int8", 8},
-    {"uint16", 16},        {"int16", 16},         {"int32", 32},         {"int64", 64},
-    {"string", 0},         {"bool", 8},           {"float16", 16},       {"double", 64},
-    {"uint32", 32},        {"uint64", 64},        {"complex64", 64},     {"complex128", 128},
-    {"bfloat16", 16},      {"float8e4m3fn", 8},   {"float8e4m3fnuz", 8}, {"float8e5m2", 8},
-    {"float8e5m2fnuz", 8}, {"uint4", 4},          {"int4", 4},           {"float4e2m1", 4},
-    {"float8e8m0", 8},     {"uint2", 2},          {"int2", 2},
+    {"undefined", 0},      {"float", 32},       {"uint8", 8},          {"int8", 8},
+    {"uint16", 16},        {"int16", 16},       {"int32", 32},         {"int64", 64},
+    {"string", 0},         {"bool", 8},         {"float16", 16},       {"double", 64},
+    {"uint32", 32},        {"uint64", 64},      {"complex64", 64},     {"complex128", 128},
+    {"bfloat16", 16},      {"float8e4m3fn", 8}, {"float8e4m3fnuz", 8}, {"float8e5m2", 8},
+    {"float8e5m2fnuz", 8}, {"uint4", 4},        {"int4", 4},           {"float4e2m1", 4},
+    {"float8e8m0", 8},     {"uint2", 2},        {"int2", 2},
 }};
 }  // namespace
 
@@ -40,8 +44,12 @@ int data_type_bits(DataType t) {
 }
 
 size_t data_type_storage_bytes(DataType t, size_t n) {
-  if (t == DataType::kString) return n * sizeof(std::string);
-  size_t bits = size_t(data_type_bits(t));
+  // n comes from shapes a model or a caller gives: a byte count that would
+  // wrap around would allocate a small block for a huge tensor.
+  const size_t bits = t == DataType::kString ? 8 * sizeof(std::string) : size_t(data_type_bits(t));
+  if (bits != 0 && n > (SIZE_MAX - 7) / bits)
+    fail(ErrorCode::kOutOfMemory, "a tensor of ", n, " ", data_type_name(t),
+         " elements is larger than memory");
   return (n * bits + 7) / 8;
 }
 

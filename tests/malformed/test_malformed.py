@@ -143,6 +143,16 @@ def extreme_size_cases():
         ("Concat", [node("Concat", ["X", "X"], axis=lo)], []),
         ("ReduceSum", [node("ReduceSum", ["X", "a"])], [("a", [lo])]),
         ("CumSum", [node("CumSum", ["X", "a"])], [("a", [lo])]),
+        # 2^59 + 1 floats: the byte count wrapped to 4 and the fill ran off the block.
+        ("ConstantOfShape", [node("ConstantOfShape", ["s"])], [("s", [(1 << 59) + 1])]),
+        ("Pad", [node("Pad", ["X", "p"])], [("p", [0, 0, 1 << 40, 0, 0, 0, 1 << 40, 0])]),
+        ("CenterCropPad", [node("CenterCropPad", ["X", "s"])], [("s", [1, 2, big, big])]),
+        ("Col2Im", [node("Reshape", ["X", "s"], ["C"]), node("Col2Im", ["C", "i", "b"])],
+         [("s", [1, 8, 4]), ("i", [big, big]), ("b", [2, 2])]),
+        ("RoiAlign", [node("RoiAlign", ["X", "r", "b"], output_height=1 << 30, output_width=1 << 30)],
+         [("r", np.array([[0, 0, 1, 1]], np.float32)), ("b", [0])]),
+        ("RoiAlign", [node("RoiAlign", ["X", "r", "b"], sampling_ratio=big)],
+         [("r", np.array([[0, 0, 1, 1]], np.float32)), ("b", [0])]),
     ]
     ok = [  # valid values at the ends of int64: a result
         ("Range over all of int64", [node("Range", ["a", "b", "c"])],

@@ -75,13 +75,10 @@ class PadKernel : public OpKernel {
       }
     }
     std::vector<int64_t> dims(static_cast<size_t>(r));
-    std::vector<int64_t> st = strides_of(in);
-    AxisMaps maps(static_cast<size_t>(r));
     for (size_t k = 0; k < size_t(r); ++k) {
-      int64_t d = in[k];
       // Pads come from the model: the sum must not overflow, and a pad of
       // INT64_MIN could not be negated below.
-      if (__builtin_add_overflow(d, begin[k], &dims[k]) ||
+      if (__builtin_add_overflow(in[k], begin[k], &dims[k]) ||
           __builtin_add_overflow(dims[k], end[k], &dims[k]) || begin[k] == INT64_MIN ||
           end[k] == INT64_MIN)
         ctx.fail_node("pads ", Shape(pads).to_string(), " overflow axis ", k, " of shape ",
@@ -89,6 +86,14 @@ class PadKernel : public OpKernel {
       if (dims[k] < 0)
         ctx.fail_node("pads ", Shape(pads).to_string(), " remove more than axis ", k, " of shape ",
                       in.to_string(), " holds");
+    }
+    // The output first: one too large to hold fails there, naming its size,
+    // before a map of that many entries is built.
+    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    std::vector<int64_t> st = strides_of(in);
+    AxisMaps maps(static_cast<size_t>(r));
+    for (size_t k = 0; k < size_t(r); ++k) {
+      const int64_t d = in[k];
       // Negative pads crop first; the rest pads around the cropped range [lo, hi).
       int64_t lo = std::max<int64_t>(0, -begin[k]), hi = d - std::max<int64_t>(0, -end[k]);
       int64_t n = hi - lo, pb = std::max<int64_t>(0, begin[k]);
@@ -125,7 +130,6 @@ class PadKernel : public OpKernel {
         maps[k][size_t(i)] = c < 0 ? kFillOffset : (lo + c) * st[k];
       }
     }
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     copy_by_axis_maps(x, y, maps, fill.defined() ? &fill : nullptr, ctx.thread_pool());
   }
 
@@ -157,6 +161,9 @@ class CenterCropPadKernel : public OpKernel {
       if (shape[i] < 0) ctx.fail_node("negative target size ", shape[i]);
       dims[size_t(a < 0 ? a + r : a)] = shape[i];
     }
+    // The output first: a target too large to hold fails there, naming its
+    // size, before a map of that many entries is built.
+    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     std::vector<int64_t> st = strides_of(in);
     AxisMaps maps(static_cast<size_t>(r));
     for (size_t k = 0; k < size_t(r); ++k) {
@@ -168,7 +175,6 @@ class CenterCropPadKernel : public OpKernel {
       }
     }
     Tensor fill = make_scalar(x.dtype(), 0.0);
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     copy_by_axis_maps(x, y, maps, &fill, ctx.thread_pool());
   }
 

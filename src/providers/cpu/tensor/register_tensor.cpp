@@ -16,7 +16,6 @@ void register_tensor_kernels(ep::KernelRegistry& r) {
   register_select_kernels(r);
   register_sort_kernels(r);
   register_resize_kernels(r);
-  register_col2im_kernels(r);
 }
 
 }  // namespace tessera::cpu

@@ -17,6 +17,5 @@ void register_generator_kernels(ep::KernelRegistry& r);    // Constant, Constant
 void register_select_kernels(ep::KernelRegistry& r);       // NonZero, Compress, ReverseSequence, Trilu
 void register_sort_kernels(ep::KernelRegistry& r);         // TopK, Unique
 void register_resize_kernels(ep::KernelRegistry& r);       // Resize, Upsample
-void register_col2im_kernels(ep::KernelRegistry& r);       // Col2Im
 
 }  // namespace tessera::cpu

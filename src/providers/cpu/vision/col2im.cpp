@@ -10,7 +10,8 @@ namespace {
 class Col2ImKernel : public ep::OpKernel {
  public:
   explicit Col2ImKernel(const ep::KernelInfo& info)
-      : dil_(info.attr_ints("dilations")), pads_(info.attr_ints("pads")),
+      : dil_(info.attr_ints("dilations")),
+        pads_(info.attr_ints("pads")),
         strides_(info.attr_ints("strides")) {}
 
   void compute(ep::KernelContext& ctx) const override {
@@ -28,14 +29,30 @@ class Col2ImKernel : public ep::OpKernel {
       ctx.fail_node("dilations/strides/pads must have ", r, " / ", r, " / ", 2 * r, " entries");
     int64_t kprod = 1, L = 1;
     std::vector<int64_t> nblocks(r);
+    // The sizes come from the model: every step is checked, so a huge one is
+    // an error rather than a wrapped count.
+    bool overflow = false;
+    auto mul = [&](int64_t a, int64_t b) {
+      int64_t v = 0;
+      overflow |= __builtin_mul_overflow(a, b, &v);
+      return v;
+    };
+    auto add = [&](int64_t a, int64_t b) {
+      int64_t v = 0;
+      overflow |= __builtin_add_overflow(a, b, &v);
+      return v;
+    };
     for (size_t d = 0; d < r; ++d) {
       if (blk[d] < 1 || dil[d] < 1 || str[d] < 1 || img[d] < 0)
         ctx.fail_node("block_shape, dilations and strides must be >= 1");
-      kprod *= blk[d];
-      int64_t ek = (blk[d] - 1) * dil[d] + 1;
-      nblocks[d] = (img[d] + pads[d] + pads[d + r] - ek) / str[d] + 1;
+      kprod = mul(kprod, blk[d]);
+      const int64_t ek = add(mul(blk[d] - 1, dil[d]), 1);
+      nblocks[d] = add(add(img[d], pads[d]), add(pads[d + r], -ek)) / str[d] + 1;
       if (nblocks[d] < 0) nblocks[d] = 0;
-      L *= nblocks[d];
+      L = mul(L, nblocks[d]);
+      if (overflow)
+        ctx.fail_node("image_shape ", Shape(img).to_string(), ", block_shape ",
+                      Shape(blk).to_string(), ", dilations, pads and strides overflow int64");
     }
     if (x.rank() != 3 || x.shape()[1] % kprod != 0 || x.shape()[2] != L)
       ctx.fail_node("input ", x.shape().to_string(), " must be [N, C*", kprod, ", ", L,

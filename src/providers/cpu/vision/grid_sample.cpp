@@ -48,15 +48,23 @@ class GridSampleKernel : public ep::OpKernel {
   explicit GridSampleKernel(const ep::KernelInfo& info)
       : align_(info.attr_int("align_corners", 0) != 0), opset_(info.opset()) {
     std::string m = info.attr_string("mode", info.opset() >= 20 ? "linear" : "bilinear");
-    if (m == "nearest") mode_ = Mode::kNearest;
-    else if (m == "linear" || m == "bilinear") mode_ = Mode::kLinear;
-    else if (m == "cubic" || m == "bicubic") mode_ = Mode::kCubic;
-    else info.fail_node("unknown mode '", m, "'");
+    if (m == "nearest")
+      mode_ = Mode::kNearest;
+    else if (m == "linear" || m == "bilinear")
+      mode_ = Mode::kLinear;
+    else if (m == "cubic" || m == "bicubic")
+      mode_ = Mode::kCubic;
+    else
+      info.fail_node("unknown mode '", m, "'");
     std::string p = info.attr_string("padding_mode", "zeros");
-    if (p == "zeros") pad_ = Pad::kZeros;
-    else if (p == "border") pad_ = Pad::kBorder;
-    else if (p == "reflection") pad_ = Pad::kReflection;
-    else info.fail_node("unknown padding_mode '", p, "'");
+    if (p == "zeros")
+      pad_ = Pad::kZeros;
+    else if (p == "border")
+      pad_ = Pad::kBorder;
+    else if (p == "reflection")
+      pad_ = Pad::kReflection;
+    else
+      info.fail_node("unknown padding_mode '", p, "'");
   }
 
   void compute(ep::KernelContext& ctx) const override {
@@ -83,28 +91,31 @@ class GridSampleKernel : public ep::OpKernel {
       lo[i] = align_ ? 0.0 : -0.5;
       hi[i] = align_ ? double(in[i] - 1) : double(in[i]) - 0.5;
     }
-    ctx.thread_pool().parallel_for(N * out_size, double(C * (1 << (2 * r))), [&](int64_t b, int64_t e) {
-      std::vector<double> pos(r);
-      for (int64_t no = b; no < e; ++no) {
-        int64_t n = no / out_size, o = no % out_size;
-        const double* g = gd.data() + no * int64_t(r);
-        for (size_t i = 0; i < r; ++i) {
-          double v = g[r - 1 - i];  // grid lists the innermost dimension first
-          double len = double(in[i]);
-          v = align_ ? (v + 1) / 2 * (len - 1) : ((v + 1) * len - 1) / 2;
-          if (mode_ == Mode::kNearest) v = std::nearbyint(v);
-          if (v < lo[i] || v > hi[i]) {
-            if (pad_ == Pad::kBorder) v = std::fmin(std::fmax(v, 0.0), len - 1);
-            else if (pad_ == Pad::kReflection) v = reflect(v, lo[i], hi[i]);
+    ctx.thread_pool().parallel_for(
+        N * out_size, double(C * (1 << (2 * r))), [&](int64_t b, int64_t e) {
+          std::vector<double> pos(r);
+          for (int64_t no = b; no < e; ++no) {
+            int64_t n = no / out_size, o = no % out_size;
+            const double* g = gd.data() + no * int64_t(r);
+            for (size_t i = 0; i < r; ++i) {
+              double v = g[r - 1 - i];  // grid lists the innermost dimension first
+              double len = double(in[i]);
+              v = align_ ? (v + 1) / 2 * (len - 1) : ((v + 1) * len - 1) / 2;
+              if (mode_ == Mode::kNearest) v = std::nearbyint(v);
+              if (v < lo[i] || v > hi[i]) {
+                if (pad_ == Pad::kBorder)
+                  v = std::fmin(std::fmax(v, 0.0), len - 1);
+                else if (pad_ == Pad::kReflection)
+                  v = reflect(v, lo[i], hi[i]);
+              }
+              pos[i] = v;
+            }
+            for (int64_t c = 0; c < C; ++c) {
+              const double* img = xd.data() + (n * C + c) * in_size;
+              out[size_t((n * C + c) * out_size + o)] = interpolate(img, in, lo, hi, pos);
+            }
           }
-          pos[i] = v;
-        }
-        for (int64_t c = 0; c < C; ++c) {
-          const double* img = xd.data() + (n * C + c) * in_size;
-          out[size_t((n * C + c) * out_size + o)] = interpolate(img, in, lo, hi, pos);
-        }
-      }
-    });
+        });
     Tensor& y = ctx.output(0, out_shape, x.dtype());
     write_from(y, out.data());
   }
@@ -118,8 +129,10 @@ class GridSampleKernel : public ep::OpKernel {
       if (in[d] <= 0) return 0.0;
       if (i < 0 || i >= in[d]) {
         if (pad_ == Pad::kZeros) return 0.0;
-        if (pad_ == Pad::kBorder) i = i < 0 ? 0 : in[d] - 1;
-        else i = int64_t(reflect(double(i), lo[d], hi[d]));
+        if (pad_ == Pad::kBorder)
+          i = i < 0 ? 0 : in[d] - 1;
+        else
+          i = int64_t(reflect(double(i), lo[d], hi[d]));
         if (i < 0) i = 0;
         if (i >= in[d]) i = in[d] - 1;
       }

@@ -42,9 +42,11 @@ class NonMaxSuppressionKernel : public ep::OpKernel {
       ctx.fail_node("scores must be [num_batches, num_classes, spatial_dimension] matching boxes ",
                     boxes.shape().to_string(), ", got ", scores.shape().to_string());
     int64_t max_out = 0;
-    if (const Tensor* t = ctx.input(2); t && t->num_elements() > 0) max_out = t->element_as_int64(0);
+    if (const Tensor* t = ctx.input(2); t && t->num_elements() > 0)
+      max_out = t->element_as_int64(0);
     float iou_th = 0.f;
-    if (const Tensor* t = ctx.input(3); t && t->num_elements() > 0) iou_th = float(t->element_as_double(0));
+    if (const Tensor* t = ctx.input(3); t && t->num_elements() > 0)
+      iou_th = float(t->element_as_double(0));
     const Tensor* st = ctx.input(4);
     const bool has_score_th = st && st->num_elements() > 0;
     const float score_th = has_score_th ? float(st->element_as_double(0)) : 0.f;

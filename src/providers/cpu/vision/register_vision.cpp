@@ -16,28 +16,26 @@ void register_vision_kernels(ep::KernelRegistry& r) {
   const std::vector<DT> f3 = {DT::kFloat, DT::kFloat16, DT::kDouble};
   r.add(KernelDef{"", "RoiAlign", 10, 21, {{"T1", {0, 1}, f3}, {"T2", {2}, {DT::kInt64}}}},
         make_roi_align);
-  r.add(KernelDef{"", "RoiAlign", 22, kOpsetMax,
-                  {{"T1", {0, 1}, t::kFloats}, {"T2", {2}, {DT::kInt64}}}},
-        make_roi_align);
+  r.add(
+      KernelDef{
+          "", "RoiAlign", 22, kOpsetMax, {{"T1", {0, 1}, t::kFloats}, {"T2", {2}, {DT::kInt64}}}},
+      make_roi_align);
   // X may be any numeric type (interpolated in double, cast back); grid is float.
   std::vector<DT> x16 = t::join({t::kInts, f3, {DT::kBool}});
-  r.add(KernelDef{"", "GridSample", 16, 21, {{"T1", {0}, x16}, {"T2", {1}, f3}}},
-        make_grid_sample);
-  r.add(KernelDef{"", "GridSample", 22, kOpsetMax,
+  r.add(KernelDef{"", "GridSample", 16, 21, {{"T1", {0}, x16}, {"T2", {1}, f3}}}, make_grid_sample);
+  r.add(KernelDef{"",
+                  "GridSample",
+                  22,
+                  kOpsetMax,
                   {{"T1", {0}, t::join({t::kInts, t::kFloats, {DT::kBool}})},
                    {"T2", {1}, t::kFloats}}},
         make_grid_sample);
-  r.add(KernelDef{"", "AffineGrid", 20, kOpsetMax,
-                  {{"T1", {0}, t::kFloats}, {"T2", {1}, {DT::kInt64}}}},
-        make_affine_grid);
+  r.add(
+      KernelDef{
+          "", "AffineGrid", 20, kOpsetMax, {{"T1", {0}, t::kFloats}, {"T2", {1}, {DT::kInt64}}}},
+      make_affine_grid);
   r.add(KernelDef{"", "Col2Im", 18, kOpsetMax, {{"T", {0}, t::join({t::kNumeric, {DT::kBool}})}}},
         make_col2im);
-  std::vector<DT> any;
-  for (DT d : t::kAll)
-    if (!is_sub_byte_type(d)) any.push_back(d);
-  r.add(KernelDef{"", "CenterCropPad", 18, kOpsetMax,
-                  {{"T", {0}, any}, {"Tind", {1}, {DT::kInt32, DT::kInt64}}}},
-        make_center_crop_pad);
 }
 
 }  // namespace tessera::cpu

@@ -12,10 +12,10 @@ namespace {
 
 class RoiAlignKernel : public ep::OpKernel {
  public:
+  static constexpr int64_t kMaxRatio = 1 << 16;
   explicit RoiAlignKernel(const ep::KernelInfo& info)
-      : half_pixel_(info.opset() >= 16 &&
-                    info.attr_string("coordinate_transformation_mode", "half_pixel") ==
-                        "half_pixel"),
+      : half_pixel_(info.opset() >= 16 && info.attr_string("coordinate_transformation_mode",
+                                                           "half_pixel") == "half_pixel"),
         max_(info.attr_string("mode", "avg") == "max"),
         oh_(info.attr_int("output_height", 1)),
         ow_(info.attr_int("output_width", 1)),
@@ -28,6 +28,9 @@ class RoiAlignKernel : public ep::OpKernel {
       info.fail_node("unknown coordinate_transformation_mode '", ctm, "'");
     if (oh_ < 1 || ow_ < 1 || ratio_ < 0)
       info.fail_node("output_height/output_width must be >= 1 and sampling_ratio >= 0");
+    // ratio^2 samples a bin: a larger one would take forever (or overflow).
+    if (ratio_ > kMaxRatio)
+      info.fail_node("sampling_ratio ", ratio_, " is above the supported ", kMaxRatio);
   }
 
   void compute(ep::KernelContext& ctx) const override {
@@ -52,9 +55,12 @@ class RoiAlignKernel : public ep::OpKernel {
     // or absurd box would make that conversion undefined (or the loop endless).
     for (int64_t i = 0; i < R * 4; ++i)
       if (!(std::fabs(rd[size_t(i)] * scale_) <= 0x1p24f))
-        ctx.fail_node("rois[", i / 4, "] has coordinate ", rd[size_t(i)], " (times spatial_scale ", scale_,
-                      "); coordinates must be finite and within 2^24");
-    std::vector<float> out(size_t(R * C * oh_ * ow_));
+        ctx.fail_node("rois[", i / 4, "] has coordinate ", rd[size_t(i)], " (times spatial_scale ",
+                      scale_, "); coordinates must be finite and within 2^24");
+    // The output first: a size too large to hold (from the attributes) fails
+    // there, naming it.
+    Tensor& y = ctx.output(0, Shape{R, C, oh_, ow_}, x.dtype());
+    std::vector<float> out(size_t(y.num_elements()));
     const float offset = half_pixel_ ? 0.5f : 0.f;
     ctx.thread_pool().parallel_for(R, double(C * oh_ * ow_ * 16), [&](int64_t rb, int64_t re) {
       for (int64_t r = rb; r < re; ++r) {
@@ -93,7 +99,6 @@ class RoiAlignKernel : public ep::OpKernel {
         }
       }
     });
-    Tensor& y = ctx.output(0, Shape{R, C, oh_, ow_}, x.dtype());
     write_from(y, out.data());
   }
 

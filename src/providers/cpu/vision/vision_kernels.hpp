@@ -11,6 +11,5 @@ std::unique_ptr<ep::OpKernel> make_roi_align(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_grid_sample(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_affine_grid(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_col2im(const ep::KernelInfo& info);
-std::unique_ptr<ep::OpKernel> make_center_crop_pad(const ep::KernelInfo& info);
 
 }  // namespace tessera::cpu
