@@ -153,6 +153,12 @@ def extreme_size_cases():
          [("r", np.array([[0, 0, 1, 1]], np.float32)), ("b", [0])]),
         ("RoiAlign", [node("RoiAlign", ["X", "r", "b"], sampling_ratio=big)],
          [("r", np.array([[0, 0, 1, 1]], np.float32)), ("b", [0])]),
+        ("AffineGrid", [node("AffineGrid", ["t", "s"])],
+         [("t", np.zeros([1, 2, 3], np.float32)), ("s", [1, 1, 1 << 29, 1 << 29])], 20),
+        ("MelWeightMatrix", [node("MelWeightMatrix", ["m", "d", "r", "l", "h"])],
+         [("m", np.array(big, np.int64)), ("d", np.array(8, np.int64)),
+          ("r", np.array(16000, np.int64)), ("l", np.array(0, np.float32)),
+          ("h", np.array(8000, np.float32))]),
     ]
     ok = [  # valid values at the ends of int64: a result
         ("Range over all of int64", [node("Range", ["a", "b", "c"])],

@@ -59,9 +59,12 @@ class WindowKernel : public ep::OpKernel {
       if (denom <= 0) return 1.0;
       double t = 2.0 * std::numbers::pi * double(i) / denom;
       switch (W) {
-        case Window::kHann: return 0.5 - 0.5 * std::cos(t);
-        case Window::kHamming: return 25.0 / 46.0 - (21.0 / 46.0) * std::cos(t);
-        case Window::kBlackman: return 0.42 - 0.5 * std::cos(t) + 0.08 * std::cos(2 * t);
+        case Window::kHann:
+          return 0.5 - 0.5 * std::cos(t);
+        case Window::kHamming:
+          return 25.0 / 46.0 - (21.0 / 46.0) * std::cos(t);
+        case Window::kBlackman:
+          return 0.42 - 0.5 * std::cos(t) + 0.08 * std::cos(2 * t);
       }
       return 0.0;
     });
@@ -95,13 +98,17 @@ class MelWeightMatrixKernel : public ep::OpKernel {
     if (!(lo >= 0 && lo <= hi))
       ctx.fail_node("need 0 <= lower_edge_hertz <= upper_edge_hertz, got ", lo, " and ", hi);
     int64_t bins = dft_length / 2 + 1;
+    // The output first: sizes too large to hold fail there, naming them,
+    // before the tables below (mels + 2 edges, bins x mels weights) are sized.
+    Tensor& y = ctx.output(0, Shape{bins, mels}, dtype_);
     auto to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
     double lo_mel = to_mel(lo), step = (to_mel(hi) - lo_mel) / double(mels + 2);
     std::vector<int64_t> edge(size_t(mels + 2));
     for (int64_t i = 0; i < mels + 2; ++i) {
       double hz = 700.0 * (std::pow(10.0, (double(i) * step + lo_mel) / 2595.0) - 1.0);
       double e = std::floor(double(dft_length + 1) * hz / double(rate));
-      if (!(e < 0x1p62)) ctx.fail_node("upper_edge_hertz ", hi, " is too large for sample_rate ", rate);
+      if (!(e < 0x1p62))
+        ctx.fail_node("upper_edge_hertz ", hi, " is too large for sample_rate ", rate);
       edge[size_t(i)] = int64_t(e);
     }
     std::vector<double> w(size_t(bins * mels), 0.0);
@@ -120,7 +127,6 @@ class MelWeightMatrixKernel : public ep::OpKernel {
         for (int64_t j = std::max<int64_t>(c, 0); j < std::min(r, bins); ++j)
           set(j, i, double(r - j) / double(r - c));
     }
-    Tensor& y = ctx.output(0, Shape{bins, mels}, dtype_);
     fill_double(ctx, y, [&](int64_t k) { return w[size_t(k)]; });
   }
 
@@ -139,9 +145,12 @@ void register_windows(ep::KernelRegistry& r) {
       {"", "HammingWindow", 17, ep::kOpsetMax, {TypeConstraint{"T1", {0}, kIdx}}});
   r.add<WindowKernel<Window::kBlackman>>(
       {"", "BlackmanWindow", 17, ep::kOpsetMax, {TypeConstraint{"T1", {0}, kIdx}}});
-  r.add<MelWeightMatrixKernel>({"", "MelWeightMatrix", 17, ep::kOpsetMax,
-                                {TypeConstraint{"T1", {0, 1, 2}, kIdx},
-                                 TypeConstraint{"T2", {3, 4}, ep::types::kFloats}}});
+  r.add<MelWeightMatrixKernel>(
+      {"",
+       "MelWeightMatrix",
+       17,
+       ep::kOpsetMax,
+       {TypeConstraint{"T1", {0, 1, 2}, kIdx}, TypeConstraint{"T2", {3, 4}, ep::types::kFloats}}});
 }
 
 }  // namespace tessera::cpu::signal

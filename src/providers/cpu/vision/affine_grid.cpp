@@ -32,6 +32,8 @@ class AffineGridKernel : public ep::OpKernel {
     od.insert(od.end(), sp.begin(), sp.end());
     od.push_back(int64_t(r));
     Shape out_shape(od);
+    // The output first: a size too large to hold fails there, naming it.
+    Tensor& y = ctx.output(0, out_shape, theta.dtype());
     std::vector<double> out(size_t(out_shape.num_elements()));
     const int64_t points = Shape(sp).num_elements();
     auto coord = [&](int64_t i, int64_t len) {
@@ -57,7 +59,6 @@ class AffineGridKernel : public ep::OpKernel {
         }
       }
     }
-    Tensor& y = ctx.output(0, out_shape, theta.dtype());
     write_from(y, out.data());
   }
 
