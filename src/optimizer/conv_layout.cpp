@@ -256,7 +256,10 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       if (!w || w->dtype() != DataType::kFloat || (w->rank() != 4 && w->rank() != 5)) continue;
       const auto& wd = w->shape().dims();
       const int64_t spatial = int64_t(wd.size()) - 2;
-      const int64_t group = attr_int(node, "group", 1), M = wd[0], C = wd[1] * group;
+      const int64_t group = attr_int(node, "group", 1), M = wd[0];
+      int64_t C = 0;
+      // An impossible group (from a broken model) is left to the Conv kernel's error.
+      if (group < 1 || __builtin_mul_overflow(wd[1], group, &C)) continue;
       if (spatial == 3 && group != 1) continue;  // the 3-D kernels are dense only
       // Group 1, depthwise, or groups of whole blocks (RegNet's, ResNeXt's
       // later stages), which run as one dense blocked convolution a group;

@@ -125,6 +125,8 @@ def extreme_size_cases():
         ("Pad", [node("Pad", ["X", "p"])], [("p", [0, 0, lo, 0, 0, 0, hi, 0])]),
         ("Conv", [node("Conv", ["X", "W"], dilations=[big, big])], [("W", w)]),
         ("Conv", [node("Conv", ["X", "W"], pads=[big] * 4)], [("W", w)]),
+        ("Conv", [node("Conv", ["X", "W"], group=big)], [("W", w)]),
+        ("Conv", [node("Conv", ["X", "W"], group=lo)], [("W", w)]),
         ("MaxPool", [node("MaxPool", ["X"], kernel_shape=[big, big])], []),
         ("AveragePool", [node("AveragePool", ["X"], kernel_shape=[2, 2], dilations=[big, big])], [],
          19),
