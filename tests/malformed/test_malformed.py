@@ -127,6 +127,7 @@ def extreme_size_cases():
         ("Conv", [node("Conv", ["X", "W"], pads=[big] * 4)], [("W", w)]),
         ("Conv", [node("Conv", ["X", "W"], group=big)], [("W", w)]),
         ("Conv", [node("Conv", ["X", "W"], group=lo)], [("W", w)]),
+        ("ConvTranspose", [node("ConvTranspose", ["X", "W"], group=big)], [("W", w)]),
         ("MaxPool", [node("MaxPool", ["X"], kernel_shape=[big, big])], []),
         ("AveragePool", [node("AveragePool", ["X"], kernel_shape=[2, 2], dilations=[big, big])], [],
          19),

@@ -3,6 +3,7 @@
 // outside the input read zero), optionally scaled by a mask. Built as a
 // column matrix [C * K, O] per image (sampled values), then one matrix product
 // per group with the weights.
+#include <algorithm>
 #include <cmath>
 
 #include "providers/cpu/extras/extras_kernels.hpp"
@@ -51,11 +52,16 @@ class DeformConvKernel : public ep::OpKernel {
     g.c = x.shape()[1];
     g.group = group_;
     g.offset_group = offset_group_;
-    if (w.rank() != x.rank()) ctx.fail_node("W ", w.shape().to_string(), " must have the rank of X ", x.shape().to_string());
+    if (w.rank() != x.rank())
+      ctx.fail_node("W ", w.shape().to_string(), " must have the rank of X ",
+                    x.shape().to_string());
     g.oc = w.shape()[0];
-    if (g.c % group_ != 0 || g.oc % group_ != 0 || w.shape()[1] * group_ != g.c)
-      ctx.fail_node("channels do not fit group ", group_, ": X ", x.shape().to_string(), ", W ", w.shape().to_string());
-    if (g.c % offset_group_ != 0)
+    int64_t wc = 0;  // W's input channels times the groups (a model's group may be huge)
+    if (g.c % group_ != 0 || g.oc % group_ != 0 ||
+        __builtin_mul_overflow(w.shape()[1], group_, &wc) || wc != g.c)
+      ctx.fail_node("channels do not fit group ", group_, ": X ", x.shape().to_string(), ", W ",
+                    w.shape().to_string());
+    if (g.c % offset_group_ != 0 || offset_group_ > std::max<int64_t>(g.c, 1))
       ctx.fail_node("C = ", g.c, " is not divisible by offset_group ", offset_group_);
     auto attr_or = [&](const std::vector<int64_t>& v, size_t n, int64_t def, const char* name) {
       if (v.empty()) return std::vector<int64_t>(n, def);
@@ -86,12 +92,14 @@ class DeformConvKernel : public ep::OpKernel {
     std::vector<int64_t> off_dims = {g.n, offset_group_ * g.k_size * g.nd};
     off_dims.insert(off_dims.end(), g.out.begin(), g.out.end());
     if (off.shape().dims() != off_dims)
-      ctx.fail_node("offset has shape ", off.shape().to_string(), ", expected ", Shape(off_dims).to_string());
+      ctx.fail_node("offset has shape ", off.shape().to_string(), ", expected ",
+                    Shape(off_dims).to_string());
     if (mask) {
       std::vector<int64_t> mask_dims = off_dims;
       mask_dims[1] = offset_group_ * g.k_size;
       if (mask->shape().dims() != mask_dims)
-        ctx.fail_node("mask has shape ", mask->shape().to_string(), ", expected ", Shape(mask_dims).to_string());
+        ctx.fail_node("mask has shape ", mask->shape().to_string(), ", expected ",
+                      Shape(mask_dims).to_string());
     }
     if (bias && bias->shape() != Shape{g.oc})
       ctx.fail_node("B has shape ", bias->shape().to_string(), ", expected [", g.oc, "]");
@@ -157,12 +165,14 @@ class DeformConvKernel : public ep::OpKernel {
           }
           const A* img = x.data() + (n * g.c + c) * g.in_size;
           const A* offs = off.data() + ((n * g.offset_group + og) * K + kidx) * nd * O;
-          const A* msk = mask.empty() ? nullptr : mask.data() + ((n * g.offset_group + og) * K + kidx) * O;
+          const A* msk =
+              mask.empty() ? nullptr : mask.data() + ((n * g.offset_group + og) * K + kidx) * O;
           A* col = cols.data() + r * O;
           for (int64_t i = 0; i < nd; ++i) op[i] = 0;
           for (int64_t o = 0; o < O; ++o) {
             for (int64_t i = 0; i < nd; ++i)
-              coord[i] = A(op[i] * g.stride[size_t(i)] - g.pad_begin[size_t(i)] + kp[i] * g.dil[size_t(i)]) +
+              coord[i] = A(op[i] * g.stride[size_t(i)] - g.pad_begin[size_t(i)] +
+                           kp[i] * g.dil[size_t(i)]) +
                          offs[i * O + o];
             A v = sample(img, g, coord);
             col[o] = msk ? v * msk[o] : v;

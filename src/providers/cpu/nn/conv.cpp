@@ -105,9 +105,13 @@ class ConvKernel : public ep::OpKernel {
       ctx.fail_node("W ", W.shape().to_string(), " must have the rank of X ",
                     X.shape().to_string());
     const int64_t C = xd[1], M = wd[0];
-    if (C != wd[1] * group_)
+    int64_t wc = 0;  // W's input channels times the groups (a model's group may be huge)
+    if (__builtin_mul_overflow(wd[1], group_, &wc))
+      ctx.fail_node("W ", W.shape().to_string(), " with group ", group_,
+                    " has more input channels than int64 holds");
+    if (C != wc)
       ctx.fail_node("X ", X.shape().to_string(), " has ", C, " channels but W ",
-                    W.shape().to_string(), " expects ", wd[1] * group_, " (group ", group_, ")");
+                    W.shape().to_string(), " expects ", wc, " (group ", group_, ")");
     if (M % group_ != 0)
       ctx.fail_node("W ", W.shape().to_string(), " has ", M,
                     " output channels, not divisible by group ", group_);

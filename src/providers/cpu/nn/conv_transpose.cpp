@@ -45,7 +45,10 @@ class ConvTransposeKernel : public ep::OpKernel {
       ctx.fail_node("X ", X.shape().to_string(), " has ", C, " channels but W ",
                     W.shape().to_string(), " expects ", wd[0], " (group ", group_, ")");
     if (C % group_ != 0) ctx.fail_node("X channels ", C, " not divisible by group ", group_);
-    const int64_t M = wd[1] * group_;
+    int64_t M = 0;
+    if (__builtin_mul_overflow(wd[1], group_, &M))
+      ctx.fail_node("W ", W.shape().to_string(), " with group ", group_,
+                    " has more output channels than int64 holds");
     if (B && (B->rank() != 1 || B->shape()[0] != M))
       ctx.fail_node("B ", B->shape().to_string(), " must be [", M, "] for W ",
                     W.shape().to_string(), " and group ", group_);

@@ -141,7 +141,9 @@ class NchwcConvKernel : public ep::OpKernel {
       info.fail_node("a 3-D convolution (W ", w->shape().to_string(), ") must have group 1, got ",
                      group_);
     M_ = wd[0];
-    C_ = wd[1] * group_;
+    if (__builtin_mul_overflow(wd[1], group_, &C_))
+      info.fail_node("W ", w->shape().to_string(), " with group ", group_,
+                     " has more input channels than int64 holds");
     const bool depthwise = wd[1] == 1 && group_ == M_;
     if (group_ != 1 && !depthwise &&
         (wd[1] % kBlock != 0 || M_ % group_ != 0 || (M_ / group_) % kBlock != 0 || layout != 1))
