@@ -71,7 +71,10 @@ std::vector<int64_t> split_sizes(const Shape& x, size_t axis, int64_t axis_attr,
     if (s < 0)
       fail(ErrorCode::kInvalidArgument, "split sizes must not be negative, got ",
            Shape(split).to_string());
-    total += s;
+    // Sizes from a model: a sum past int64 cannot match the axis.
+    if (__builtin_add_overflow(total, s, &total))
+      fail(ErrorCode::kInvalidArgument, "split sizes ", Shape(split).to_string(),
+           " sum past int64");
   }
   if (int64_t(split.size()) != n || total != dim)
     fail(ErrorCode::kInvalidArgument, "split ", Shape(split).to_string(), " does not divide axis ",

@@ -36,7 +36,9 @@ class SplitToSequenceKernel : public ep::OpKernel {
       int64_t sum = 0;
       for (int64_t l : lengths) {
         if (l < 0) ctx.fail_node("split lengths must be >= 0, got ", l);
-        sum += l;
+        // Lengths from a model: a sum past int64 cannot match the axis.
+        if (__builtin_add_overflow(sum, l, &sum))
+          ctx.fail_node("split lengths ", Shape(lengths).to_string(), " sum past int64");
       }
       if (sum != dim)
         ctx.fail_node("split lengths sum to ", sum, " but axis ", axis, " of ", x.description(),
@@ -127,10 +129,16 @@ void register_split_concat(ep::KernelRegistry& r) {
   using ep::TypeConstraint;
   const std::vector<DataType> kIdx = {DataType::kInt32, DataType::kInt64};
   auto t24 = ep::types::join({sequence_elem_types(), {DataType::kBFloat16}});
-  r.add<SplitToSequenceKernel>({"", "SplitToSequence", 11, 23,
-                                {TypeConstraint{"T", {0}, sequence_elem_types()},
-                                 TypeConstraint{"I", {1}, kIdx}}});
-  r.add<SplitToSequenceKernel>({"", "SplitToSequence", 24, ep::kOpsetMax,
+  r.add<SplitToSequenceKernel>(
+      {"",
+       "SplitToSequence",
+       11,
+       23,
+       {TypeConstraint{"T", {0}, sequence_elem_types()}, TypeConstraint{"I", {1}, kIdx}}});
+  r.add<SplitToSequenceKernel>({"",
+                                "SplitToSequence",
+                                24,
+                                ep::kOpsetMax,
                                 {TypeConstraint{"T", {0}, t24}, TypeConstraint{"I", {1}, kIdx}}});
   r.add<ConcatFromSequenceKernel>({"", "ConcatFromSequence", 11, ep::kOpsetMax, {}});
 }
