@@ -18,8 +18,8 @@ Value seq_i64(std::vector<std::vector<int64_t>> items) {
 std::vector<int64_t> vals(const Value& v) { return v.tensor().to_int64_vector(); }
 
 TEST(SequenceKernels, ConstructLengthAt) {
-  auto s = run_node("SequenceConstruct", {i64({1, 2}, {2}), i64({3}, {1}), i64({4, 5, 6}, {3})},
-                    {}, 11)[0];
+  auto s = run_node("SequenceConstruct", {i64({1, 2}, {2}), i64({3}, {1}), i64({4, 5, 6}, {3})}, {},
+                    11)[0];
   ASSERT_TRUE(s.is_sequence());
   EXPECT_EQ(s.seq().size(), 3u);
   EXPECT_EQ(s.seq_elem_type(), DataType::kInt64);
@@ -104,6 +104,11 @@ TEST(SequenceKernels, SplitToSequenceScalarAndList) {
   EXPECT_EQ(vals(l.seq()[1]), (std::vector<int64_t>{1, 2, 3, 4}));
   EXPECT_THROW(run_node("SplitToSequence", {x, i64({1, 1}, {2})}, {}, 11), Error);
   EXPECT_THROW(run_node("SplitToSequence", {x, i64({0}, {})}, {}, 11), Error);
+  // An empty list of lengths, and lengths whose sum passes int64: errors.
+  EXPECT_THROW(run_node("SplitToSequence", {x, i64({}, {0})}, {}, 11), Error);
+  EXPECT_THROW(
+      run_node("SplitToSequence", {x, i64({int64_t(1) << 62, int64_t(1) << 62}, {2})}, {}, 11),
+      Error);
 }
 
 TEST(SequenceKernels, SplitToSequenceStrings) {
@@ -131,9 +136,9 @@ TEST(SequenceKernels, ConcatFromSequence) {
   EXPECT_EQ(d[1], 3);
   EXPECT_EQ(d[2], 2);
   EXPECT_EQ(d[3], 4);
-  EXPECT_THROW(
-      run_node("ConcatFromSequence", {Value::sequence({}, DataType::kFloat)}, {attr_int("axis", 0)}, 11),
-      Error);
+  EXPECT_THROW(run_node("ConcatFromSequence", {Value::sequence({}, DataType::kFloat)},
+                        {attr_int("axis", 0)}, 11),
+               Error);
 }
 
 TEST(SequenceKernels, OptionalRoundTrip) {

@@ -1,5 +1,6 @@
 // SplitToSequence and ConcatFromSequence: tensors to sequences and back,
 // along one axis. Both walk the tensor as [outer, axis, inner] blocks.
+#include "ops/shape_rules.hpp"
 #include "providers/cpu/sequence/sequence_kernels.hpp"
 
 namespace tessera::cpu::seq {
@@ -32,17 +33,14 @@ class SplitToSequenceKernel : public ep::OpKernel {
     } else {
       if (split->rank() != 1)
         ctx.fail_node("split must be a scalar or 1-D, got ", split->description());
-      lengths = split->to_int64_vector();
-      int64_t sum = 0;
-      for (int64_t l : lengths) {
-        if (l < 0) ctx.fail_node("split lengths must be >= 0, got ", l);
-        // Lengths from a model: a sum past int64 cannot match the axis.
-        if (__builtin_add_overflow(sum, l, &sum))
-          ctx.fail_node("split lengths ", Shape(lengths).to_string(), " sum past int64");
-      }
-      if (sum != dim)
-        ctx.fail_node("split lengths sum to ", sum, " but axis ", axis, " of ", x.description(),
-                      " has ", dim);
+      // The same checks as Split's sizes: none negative, summing to the axis.
+      // (An empty list splits only an empty axis; split_sizes would read it as
+      // "equal parts" and divide by the count.)
+      const std::vector<int64_t> sizes = split->to_int64_vector();
+      if (sizes.empty() && dim != 0)
+        ctx.fail_node("an empty split cannot cover axis ", axis, " of ", x.description());
+      if (!sizes.empty())
+        lengths = ops::split_sizes(x.shape(), axis, axis_, int64_t(sizes.size()), sizes, 18);
     }
     int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
     Sequence items;
