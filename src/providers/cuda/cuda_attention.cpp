@@ -64,12 +64,6 @@ void launch(DataType t, const void* q, const void* k, const void* v, const Tenso
              "launch of the attention kernel");
 }
 
-void launch(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
-            const AttentionShape& s, Tensor& y, AttentionKernel pick, Scratch& scratch,
-            cudaStream_t stream) {
-  launch(q.dtype(), q.raw_data(), k.raw_data(), v.raw_data(), mask, s, y, pick, scratch, stream);
-}
-
 class CudaAttention : public CudaKernel {
  public:
   CudaAttention(const ep::KernelInfo& info, const EnvPtr& env)
@@ -108,7 +102,8 @@ class CudaAttention : public CudaKernel {
     s.right_window = right_;
     Tensor& y = ctx.output(0, q.rank() == 4 ? Shape{s.batch, s.q_heads, s.q_len, s.v_head_size}
                                             : Shape{s.batch, s.q_len, s.q_heads * s.v_head_size});
-    launch(q, k, v, mask, s, y, env().options().attention_kernel, scratch, stream);
+    launch(q.dtype(), q.raw_data(), k.raw_data(), v.raw_data(), mask, s, y,
+           env().options().attention_kernel, scratch, stream);
   }
 
  private:
@@ -169,55 +164,48 @@ class CudaMultiHeadAttention : public CudaKernel {
 
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     if (ctx.input(4)) ctx.fail_node("the keep mask (input 4) is not supported by the CUDA kernel");
-    if (packed_) return run_packed(ctx, stream, scratch);
+    if (packed_ && (ctx.input(1) || ctx.input(2)))
+      ctx.fail_node(
+          "with packed_qkv, inputs 1 and 2 (K, V) must be omitted: input 0 holds all three");
     const Tensor& q = ctx.required_input(0);
-    const Tensor& k = ctx.required_input(1);
-    const Tensor& v = ctx.required_input(2);
+    const Tensor& k = packed_ ? q : ctx.required_input(1);
+    const Tensor& v = packed_ ? q : ctx.required_input(2);
     const Tensor* mask = ctx.input(3);
-    const int64_t row = seq_ * heads_ * head_size_;
+    // Elements of one (batch, position) row in each input: Q, K and V side by
+    // side when packed.
+    const int64_t hd = heads_ * head_size_, width = packed_ ? 3 * hd : hd, row = seq_ * width;
     for (const Tensor* t : {&q, &k, &v})
       if (t->dtype() != q.dtype() || t->num_elements() != q.num_elements() ||
           q.num_elements() % row != 0)
-        ctx.fail_node("Q, K and V must each hold B x ", seq_, " x ", heads_, " x ", head_size_,
-                      " elements of one type, got ", q.description(), ", ", k.description(), ", ",
-                      v.description());
+        ctx.fail_node(
+            packed_ ? "the packed QKV must hold B x " : "Q, K and V must each hold B x ", seq_,
+            " x ", packed_ ? "3 x " : "", heads_, " x ", head_size_, " elements of one type, got ",
+            q.description(),
+            packed_ ? std::string() : str_cat(", ", k.description(), ", ", v.description()));
     if (mask && mask->dtype() == DataType::kBool)
       ctx.fail_node("the mask ", mask->description(), " must be additive (a float type)");
-    const std::vector<int64_t> dims = {q.num_elements() / row, seq_, heads_ * head_size_};
+    const int64_t batch = q.num_elements() / row;
+    const std::vector<int64_t> dims = {batch, seq_, hd};
     AttentionShape s = plan(ctx, dims, dims, dims, mask, heads_, heads_);
     s.scale = scale_;
-    Tensor& y = ctx.output(0, output_shape(q.num_elements()));
-    launch(q, k, v, mask, s, y, env().options().attention_kernel, scratch, stream);
+    const auto* base = static_cast<const unsigned char*>(q.raw_data());
+    const void* kp = k.raw_data();
+    const void* vp = v.raw_data();
+    if (packed_) {
+      // Each of Q, K and V: rows of the packed tensor, 3 * H * D apart.
+      for (int64_t* st : {s.q_strides, s.k_strides, s.v_strides}) {
+        st[0] = row;
+        st[2] = width;
+      }
+      const size_t part = size_t(hd) * data_type_storage_bytes(q.dtype(), 1);
+      kp = base + part;
+      vp = base + 2 * part;
+    }
+    Tensor& y = ctx.output(0, output_shape(batch * seq_ * hd));
+    launch(q.dtype(), base, kp, vp, mask, s, y, env().options().attention_kernel, scratch, stream);
   }
 
  private:
-  void run_packed(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const {
-    if (ctx.input(1) || ctx.input(2))
-      ctx.fail_node(
-          "with packed_qkv, inputs 1 and 2 (K, V) must be omitted: input 0 holds all three");
-    const Tensor& qkv = ctx.required_input(0);
-    const Tensor* mask = ctx.input(3);
-    const int64_t hd = heads_ * head_size_, row = seq_ * 3 * hd;
-    if (qkv.num_elements() % row != 0)
-      ctx.fail_node("the packed Q, K and V ", qkv.description(), " must hold B x ", seq_, " x 3 x ",
-                    hd, " elements");
-    if (mask && mask->dtype() == DataType::kBool)
-      ctx.fail_node("the mask ", mask->description(), " must be additive (a float type)");
-    const std::vector<int64_t> dims = {qkv.num_elements() / row, seq_, hd};
-    AttentionShape s = plan(ctx, dims, dims, dims, mask, heads_, heads_);
-    s.scale = scale_;
-    // Each of Q, K and V: rows of the packed tensor, 3 * H * D apart.
-    for (int64_t* st : {s.q_strides, s.k_strides, s.v_strides}) {
-      st[0] = seq_ * 3 * hd;
-      st[2] = 3 * hd;
-    }
-    Tensor& y = ctx.output(0, output_shape(qkv.num_elements() / 3));
-    const auto* base = static_cast<const unsigned char*>(qkv.raw_data());
-    const size_t part = size_t(hd) * data_type_storage_bytes(qkv.dtype(), 1);
-    launch(qkv.dtype(), base, base + part, base + 2 * part, mask, s, y,
-           env().options().attention_kernel, scratch, stream);
-  }
-
   // output_shape with its -1 resolved against `total` elements, as Reshape does.
   Shape output_shape(int64_t total) const {
     return ops::reshape_shape(Shape{total}, out_shape_, /*allowzero=*/true, "the attention output",
