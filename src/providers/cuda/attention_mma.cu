@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(kThreads)
       pr[j] = p;
       sum += to_float(p);
     }
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    sum = warp_reduce(sum, SumOp());
     if (lane == 0) inv[row] = empty || !(sum > 0.0f) ? 0.0f : 1.0f / sum;
   }
 

@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(kThreads)
       sr[j] = p;
       sum += p;
     }
-    for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+    sum = warp_reduce(sum, SumOp());
     if (lane == 0) inv[row] = empty ? 0.0f : 1.0f / sum;
   }
 

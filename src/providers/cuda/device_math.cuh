@@ -60,21 +60,26 @@ struct SumOp {
   __device__ float identity() const { return 0.0f; }
 };
 
+// Reduces `v` over the 32 lanes of a warp; every lane gets the result.
+template <typename Op>
+__device__ __forceinline__ float warp_reduce(float v, Op op) {
+  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  return v;
+}
+
 // Reduces `v` over the whole block (blockDim.x a multiple of 32, at most
 // 1024); every thread gets the result.
 template <typename Op>
 __device__ float block_reduce(float v, Op op) {
   __shared__ float partial[32];
   __shared__ float result;
-  for (int offset = 16; offset > 0; offset /= 2) v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+  v = warp_reduce(v, op);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   if (lane == 0) partial[warp] = v;
   __syncthreads();
   if (warp == 0) {
     const int warps = blockDim.x / 32;
-    float w = lane < warps ? partial[lane] : op.identity();
-    for (int offset = 16; offset > 0; offset /= 2)
-      w = op(w, __shfl_xor_sync(0xffffffffu, w, offset));
+    const float w = warp_reduce(lane < warps ? partial[lane] : op.identity(), op);
     if (lane == 0) result = w;
   }
   __syncthreads();

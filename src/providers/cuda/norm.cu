@@ -81,11 +81,6 @@ __global__ void layer_norm_rows(const T* x, const T* skip, const T* add, const T
 // slower still, its loads too small.)
 constexpr int kWarpRowCols = 1024;
 
-__device__ __forceinline__ float warp_sum(float v) {
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
-
 // Adds the 16 bytes at p, as floats, to out[0..16 / sizeof(T)).
 template <typename T>
 __device__ __forceinline__ void add_piece(const T* p, float* out) {
@@ -116,14 +111,14 @@ __global__ void layer_norm_warp_rows(const T* x, const T* skip, const T* add, co
 #pragma unroll
       for (int i = 0; i < kVec; ++i) s += v[k][i];
     }
-    const float mean = warp_sum(s) / float(cols);
+    const float mean = warp_reduce(s, SumOp()) / float(cols);
     float q = 0.0f;
 #pragma unroll
     for (int k = 0; k < kPieces; ++k)
       if ((lane + 32 * k) < pieces)
 #pragma unroll
         for (int i = 0; i < kVec; ++i) q += (v[k][i] - mean) * (v[k][i] - mean);
-    const float inv_std = rsqrtf(warp_sum(q) / float(cols) + eps);
+    const float inv_std = rsqrtf(warp_reduce(q, SumOp()) / float(cols) + eps);
 #pragma unroll
     for (int k = 0; k < kPieces; ++k) {
       const int c = (lane + 32 * k) * kVec;
