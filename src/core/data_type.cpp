@@ -47,10 +47,11 @@ size_t data_type_storage_bytes(DataType t, size_t n) {
   // n comes from shapes a model or a caller gives: a byte count that would
   // wrap around would allocate a small block for a huge tensor.
   const size_t bits = t == DataType::kString ? 8 * sizeof(std::string) : size_t(data_type_bits(t));
-  if (bits != 0 && n > (SIZE_MAX - 7) / bits)
+  size_t total_bits = 0;
+  if (__builtin_mul_overflow(n, bits, &total_bits) || total_bits > SIZE_MAX - 7)
     fail(ErrorCode::kOutOfMemory, "a tensor of ", n, " ", data_type_name(t),
          " elements is larger than memory");
-  return (n * bits + 7) / 8;
+  return (total_bits + 7) / 8;
 }
 
 bool is_float_type(DataType t) {
