@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "core/logging.hpp"
 #include "ep/node_groups.hpp"
@@ -50,6 +51,7 @@ bool glob_match(const char* pat, const char* s) {
 bool PlacementRule::matches(const ir::Node& node) const {
   switch (match) {
     case Match::kName:
+    case Match::kTransformed:
       return node.name == value;
     case Match::kOpType:
       return node.op_type == value;
@@ -60,6 +62,7 @@ bool PlacementRule::matches(const ir::Node& node) const {
 }
 
 std::string PlacementRule::describe() const {
+  if (match == Match::kTransformed) return str_cat("made by ", provider, "'s graph transform");
   const char* kind = match == Match::kName     ? "name"
                      : match == Match::kOpType ? "op type"
                                                : "name pattern";
@@ -77,8 +80,24 @@ void claim_in_priority_order(const GraphView& base,
   // Per node: the provider it is pinned to (or ""), and providers forbidden for it.
   std::vector<std::string> pinned(n);
   std::vector<std::vector<std::string>> forbidden(n);
-  for (size_t i = 0; i < n; ++i)
-    for (const auto& rule : rules) {
+  // A transform pins every node of its part: found by name, not by trying
+  // each of them on each node.
+  std::unordered_map<std::string, const PlacementRule*> transformed;
+  std::vector<const PlacementRule*> user;
+  for (const auto& rule : rules) {
+    if (rule.match == PlacementRule::Match::kTransformed)
+      transformed[rule.value] = &rule;
+    else
+      user.push_back(&rule);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    auto t = transformed.find(base.graph->nodes[i].name);
+    if (t != transformed.end()) {
+      pinned[i] = t->second->provider;
+      r.override_rule[i] = t->second->describe();
+    }
+    for (const PlacementRule* rp : user) {
+      const PlacementRule& rule = *rp;
       if (!rule.matches(base.graph->nodes[i])) continue;
       if (rule.forbid) {
         forbidden[i].push_back(rule.provider);
@@ -87,6 +106,7 @@ void claim_in_priority_order(const GraphView& base,
       }
       r.override_rule[i] += str_cat(r.override_rule[i].empty() ? "" : "; ", rule.describe());
     }
+  }
   for (size_t p = 0; p < providers.size(); ++p) {
     GraphView view = base;
     view.candidates.clear();
@@ -102,7 +122,9 @@ void claim_in_priority_order(const GraphView& base,
       else
         view.candidates.push_back(i);
     }
-    if (view.candidates.empty()) break;
+    // None left for this provider (all taken, or kept from it by
+    // overrides): later providers may still have theirs.
+    if (view.candidates.empty()) continue;
     std::vector<char> candidate(n, 0);
     for (size_t i : view.candidates) candidate[i] = 1;
     Capability cap = providers[p]->get_capability(view);

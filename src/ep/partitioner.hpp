@@ -15,7 +15,9 @@ namespace tessera::ep {
 // provider for them. Nodes match by exact name, by op type, or by a name
 // pattern with * and ? wildcards.
 struct PlacementRule {
-  enum class Match { kName, kOpType, kNamePattern };
+  // kTransformed: by exact name, a node a provider's graph transform made
+  // or kept (runtime/provider_transforms.hpp); it stays with that provider.
+  enum class Match { kName, kOpType, kNamePattern, kTransformed };
   Match match = Match::kName;
   std::string value;
   std::string provider;
@@ -27,8 +29,8 @@ struct PlacementRule {
 struct PartitionResult {
   std::vector<int> node_provider;  // per node index: index into the provider list
   std::vector<std::vector<std::pair<std::string, std::string>>> declined;  // per node
-  std::vector<NodeGroup> groups;     // claimed groups, in claim order
-  std::vector<int> group_provider;   // provider index per group
+  std::vector<NodeGroup> groups;           // claimed groups, in claim order
+  std::vector<int> group_provider;         // provider index per group
   std::vector<std::string> override_rule;  // per node: the rule that constrained it, or ""
 };
 

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "core/phase_timing.hpp"
 #include "ep/execution_provider.hpp"
+#include "optimizer/level.hpp"
 
 namespace tessera::ep {
 
@@ -91,6 +93,34 @@ class KernelCatalog {
  public:
   virtual ~KernelCatalog() = default;
   virtual const KernelRegistry& kernel_catalog() const = 0;
+};
+
+}  // namespace tessera::ep
+
+namespace tessera::ep {
+
+// What a provider's graph transform is told about the session.
+struct TransformOptions {
+  GraphOptimizationLevel level = GraphOptimizationLevel::kAll;
+  // The session's configuration entries ("session.disable_nchwc", ...),
+  // already checked by the session; null: none.
+  const std::map<std::string, std::string>* config = nullptr;
+};
+
+// A provider that rewrites the nodes assigned to it, after partitioning, into
+// its own forms (layouts, fused ops of its own domain). The runtime hands it
+// exactly those nodes as a model of their own: values made by other
+// providers' nodes are its graph inputs, values read by them or by the
+// caller are its graph outputs, which the transform must keep producing
+// under their names. So a provider's code generation never runs on another
+// provider's nodes, whatever the provider list. The nodes that come back are
+// that provider's (ir::Node::provider). Returns how many nodes changed; with
+// `timings`, each step's time is added under its name.
+class GraphTransformer {
+ public:
+  virtual ~GraphTransformer() = default;
+  virtual size_t transform(ir::Model& part, const TransformOptions& options,
+                           std::vector<PhaseTiming>* timings) const = 0;
 };
 
 }  // namespace tessera::ep

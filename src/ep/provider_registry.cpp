@@ -1,16 +1,15 @@
 #include "ep/provider_registry.hpp"
 
-#include "providers/cpu/cpu_provider.hpp"
 
 // Generated at configure time (cmake/built_in_providers.cmake): declares the
-// factory function of every optional provider this build includes and defines
-// add_built_in_providers(), which calls them.
+// factory function of every built-in provider (the CPU provider's first, then
+// the optional ones this build includes) and defines add_built_in_providers(),
+// which calls them.
 #include "built_in_providers.inc"
 
 namespace tessera::ep {
 
 ProviderRegistry::ProviderRegistry() {
-  factories_.push_back(cpu::make_cpu_provider_factory());
   add_built_in_providers(factories_);
 }
 

@@ -1,5 +1,6 @@
 // Constant folding: a node whose inputs are all constants is run once, now,
-// with the CPU provider's kernels, and its outputs become initializers; a
+// with the kernels the caller hands in (a host provider's), and its outputs
+// become initializers; a
 // Shape or Size of a value whose shape is static (shape_inference.hpp)
 // becomes one too.
 #include <algorithm>
@@ -11,7 +12,6 @@
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
 #include "optimizer/shape_inference.hpp"
-#include "providers/cpu/cpu_provider.hpp"
 
 namespace tessera::optimizer {
 
@@ -37,8 +37,9 @@ ThreadPool& folding_pool() {
 }
 
 // Runs `n` on constant inputs; returns its outputs, or nothing when it cannot
-// be folded here (no CPU kernel, a non-tensor output, too big, or it throws).
-std::optional<std::vector<Tensor>> evaluate(const ir::Model& model, const ir::Node& n,
+// be folded here (no host kernel, a non-tensor output, too big, or it throws).
+std::optional<std::vector<Tensor>> evaluate(const ep::KernelRegistry& kernels,
+                                            const ir::Model& model, const ir::Node& n,
                                             const std::vector<const Tensor*>& inputs) {
   std::vector<ir::TypeInfo> in_types;
   std::vector<DataType> in_dtypes;
@@ -55,7 +56,7 @@ std::optional<std::vector<Tensor>> evaluate(const ir::Model& model, const ir::No
       return std::nullopt;
     out_dtypes.push_back(out_types[k].elem_type);
   }
-  auto match = cpu::cpu_kernel_registry().lookup(n.domain, n.op_type, opset, in_dtypes);
+  auto match = kernels.lookup(n.domain, n.op_type, opset, in_dtypes);
   if (!match.entry) return std::nullopt;
   try {
     ep::KernelInfo info(n, opset, in_types, out_types, inputs);
@@ -110,7 +111,8 @@ Tensor shape_value(const ir::Node& n, const std::vector<int64_t>& dims) {
 
 }  // namespace
 
-size_t fold_constants(ir::Model& model, ir::Graph& graph) {
+size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegistry* kernels,
+                      bool keep_dequantize) {
   std::set<std::string> graph_inputs, graph_outputs;
   for (const auto& in : graph.inputs) graph_inputs.insert(in.name);
   for (const auto& o : graph.outputs) graph_outputs.insert(o.name);
@@ -129,7 +131,9 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph) {
     const ir::Node& n = graph.nodes[i];
     bool pinned = false;
     for (const auto& o : n.outputs) pinned = pinned || graph_outputs.count(o);
-    if (never_fold(n) || pinned) {  // keep graph outputs produced by nodes
+    const bool kept =
+        keep_dequantize && n.op_type == "DequantizeLinear" && ir::is_onnx_domain(n.domain);
+    if (never_fold(n) || pinned || kept) {  // keep graph outputs produced by nodes
       shapes.visit(n);
       continue;
     }
@@ -149,7 +153,7 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph) {
       if (!in.empty() && !t) ok = false;
       inputs.push_back(t);
     }
-    auto outs = ok ? evaluate(model, n, inputs) : std::nullopt;
+    auto outs = ok && kernels ? evaluate(*kernels, model, n, inputs) : std::nullopt;
     if (!outs) {
       shapes.visit(n);
       continue;

@@ -1,20 +1,11 @@
 #include "optimizer/optimizer.hpp"
 
-#include "linalg/nchwc.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
 
-void optimize(ir::Model& model, GraphOptimizationLevel level, bool cpu_internal_fusions,
-              std::vector<PhaseTiming>* timings) {
-  OptimizeOptions o;
-  o.cpu_internal_fusions = cpu_internal_fusions;
-  optimize(model, level, o, timings);
-}
-
 void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOptions& options,
               std::vector<PhaseTiming>* timings) {
-  const bool cpu_internal_fusions = options.cpu_internal_fusions;
   if (level == GraphOptimizationLevel::kDisableAll) return;
   ir::Graph& g = model.graph;
   PhaseTimer timer(timings);
@@ -25,14 +16,14 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   // Basic: semantics-preserving clean-ups that every provider benefits from.
   // Folding a Shape can make its consumers constant and vice versa: repeat
   // while something changes (bounded, each round only removes nodes).
+  // DequantizeLinear of constant weights stays for the providers' 8-bit
+  // fusions (fold_constants_after_transforms folds what they leave).
   run("eliminate_identities", [&] { return eliminate_identities(g); });
-  // Before folding, which would dequantize the weights into float ones.
-  if (level == GraphOptimizationLevel::kAll && cpu_internal_fusions) {
-    run("fuse_qdq_conv", [&] { return fuse_qdq_conv(g); });
-    run("fuse_qdq_matmul", [&] { return fuse_qdq_matmul(g); });
-  }
   for (int round = 0; round < 8; ++round) {
-    size_t changed = run("fold_constants", [&] { return fold_constants(model, g); });
+    size_t changed = run("fold_constants", [&] {
+      return fold_constants(model, g, options.fold_kernels,
+                            /*keep_dequantize=*/true);
+    });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
     changed +=
         run("eliminate_common_subexpressions", [&] { return eliminate_common_subexpressions(g); });
@@ -42,7 +33,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   run("infer_static_shapes", [&] { return infer_static_shapes(model, g); });
   if (level == GraphOptimizationLevel::kBasic) return;
 
-  // Extended: fusions of standard patterns into single standard (or internal) ops.
+  // Extended: fusions of standard patterns into single standard ops.
   run("cancel_transposes", [&] { return cancel_transposes(g); });
   run("merge_reshapes", [&] { return merge_reshapes(g); });
   if (model.opset("") >= 9) run("fuse_matmul_add", [&] { return fuse_matmul_add(g); });
@@ -51,48 +42,31 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
   if (level == GraphOptimizationLevel::kExtended) return;
 
-  // All: layout-free CPU fusions into internal ops.
+  // All: folds of standard ops, then the fusions into com.tessera ops that
+  // every provider of the session runs (shared_fusions). Each provider's own
+  // rewrites come after partitioning (ep::GraphTransformer).
   run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(g); });
-  if (cpu_internal_fusions) {
-    // First: it also takes the activation after the Add.
-    run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g, /*extended=*/true); });
-    run("fuse_activations",
-        [&] { return fuse_activations(model, g, /*gemm=*/true, /*extended=*/true); });
+  const auto& shared = options.shared_fusions;
+  // Packed too: the CUDA kernel reads Q, K and V from the projection in
+  // place, as the CPU's does, which saves BERT-base a Split (copying the
+  // whole projection) per layer.
+  if (shared.count("MultiHeadAttention"))
     run("fuse_attention",
-        [&] { return fuse_attention(model, g, /*packed_qkv=*/true, /*seq_first=*/true); });
+        [&] { return fuse_attention(model, g, /*packed_qkv=*/true, /*seq_first=*/false); });
+  if (shared.count("SkipLayerNormalization"))
     run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
-    run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
-    run("fuse_matmul_bias", [&] { return fuse_matmul_bias(model, g); });
-    run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(model, g); });
-    run("pool_quantized_values", [&] { return pool_quantized_values(model, g); });
-    run("fuse_quantize_pairs", [&] { return fuse_quantize_pairs(model, g); });
-    run("fuse_quantize_lookups", [&] { return fuse_quantize_lookups(model, g); });
-    run("fuse_dequantize_add", [&] { return fuse_dequantize_add(model, g); });
-    // Last: it converts the FusedConvs made above (residual and activation
-    // included). The blocked kernels pay off only where vector kernels
-    // (AVX-512, or AVX2 with FMA) run them.
-    if (options.nchwc_layout && linalg::nchwc::fast_path_available()) {
-      run("choose_conv_layout",
-          [&] { return choose_conv_layout(model, g, options.conv_winograd); });
-      run("fuse_expand_depthwise", [&] { return fuse_expand_depthwise(model, g); });
-    }
-  } else {
-    const auto& shared = options.shared_fusions;
-    // Packed too: the CUDA kernel reads Q, K and V from the projection in
-    // place, as the CPU's does, which saves BERT-base a Split (copying the
-    // whole projection) per layer.
-    if (shared.count("MultiHeadAttention"))
-      run("fuse_attention",
-          [&] { return fuse_attention(model, g, /*packed_qkv=*/true, /*seq_first=*/false); });
-    if (shared.count("SkipLayerNormalization"))
-      run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(model, g); });
-    if (shared.count("BiasGelu")) run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
-    if (shared.count("FusedConv")) {
-      run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g); });
-      run("fuse_activations", [&] { return fuse_activations(model, g, /*gemm=*/false); });
-    }
+  if (shared.count("BiasGelu")) run("fuse_bias_gelu", [&] { return fuse_bias_gelu(model, g); });
+  if (shared.count("FusedConv")) {
+    run("fuse_conv_residual", [&] { return fuse_conv_residual(model, g); });
+    run("fuse_activations", [&] { return fuse_activations(model, g, /*gemm=*/false); });
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
+}
+
+size_t fold_constants_after_transforms(ir::Model& model, const ep::KernelRegistry* kernels,
+                                       std::vector<PhaseTiming>* timings) {
+  return PhaseTimer(timings).time("optimize: fold_constants after transforms",
+                                  [&] { return fold_constants(model, model.graph, kernels); });
 }
 
 }  // namespace tessera::optimizer

@@ -6,6 +6,10 @@
 #include "ir/graph.hpp"
 #include "optimizer/graph_view.hpp"
 
+namespace tessera::ep {
+class KernelRegistry;
+}
+
 namespace tessera::optimizer {
 
 // ---- basic ----
@@ -15,11 +19,15 @@ size_t eliminate_identities(ir::Graph& graph);
 // Removes nodes none of whose outputs is used by another node, a subgraph or
 // the graph outputs.
 size_t eliminate_dead_nodes(ir::Graph& graph);
-// Runs nodes whose inputs are all constants once, with the CPU kernels, and
+// Runs nodes whose inputs are all constants once, with `kernels` (a host
+// provider's; null: only Shape and Size fold), and
 // stores their outputs as initializers (random ops, control flow, results
 // over 64 MiB and graph outputs excepted); Shape / Size of a value whose
-// shape is static (ShapeInferrer) become initializers too.
-size_t fold_constants(ir::Model& model, ir::Graph& graph);
+// shape is static (ShapeInferrer) become initializers too. With
+// `keep_dequantize`, DequantizeLinear nodes stay (for the providers' 8-bit
+// fusions, which read them).
+size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegistry* kernels,
+                      bool keep_dequantize = false);
 // Records in value_info the static shape of each value that follows exactly
 // from fully static graph input shapes and constants (common ops only; see
 // shape_inference.cpp); returns how many it added, for the passes that read
@@ -44,12 +52,6 @@ size_t fuse_gelu(ir::Model& model, ir::Graph& graph);
 size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
 
 // ---- all ----
-// DequantizeLinear -> Conv -> QuantizeLinear (statically quantized, QDQ
-// form) -> QLinearConv on the 8-bit tensors. Runs before constant folding.
-size_t fuse_qdq_conv(ir::Graph& graph);
-// DequantizeLinear -> MatMul (constant 2-D 8-bit weights) -> QuantizeLinear
-// -> QLinearMatMul (CPU-only sessions, before constant folding).
-size_t fuse_qdq_matmul(ir::Graph& graph);
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.
 size_t fold_conv_batchnorm(ir::Graph& graph);
 // The per-channel affine map of an inference BatchNormalization over m
@@ -82,39 +84,9 @@ size_t fuse_attention(ir::Model& model, ir::Graph& graph, bool packed_qkv, bool 
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& graph);
 // MatMul's bias Add + exact Gelu -> com.tessera BiasGelu.
 size_t fuse_bias_gelu(ir::Model& model, ir::Graph& graph);
-// MaxPool([Relu](DequantizeLinear(q))) -> [Relu](DequantizeLinear(MaxPool(q)))
-// where every window holds an image element (exact; the pool on bytes).
-size_t pool_quantized_values(ir::Model& model, ir::Graph& graph);
-// QuantizeLinear(DequantizeLinear(q)) with equal scalar parameters -> q, and
-// with a Relu between them -> Max(q, zero point) (exact).
-size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& graph);
-// QuantizeLinear(act(DequantizeLinear(x))) on other parameters (act none, a
-// Relu or a constant Clip): com.tessera QuantizedLookup(x, 256-byte table),
-// one pass over bytes, the same bytes (CPU-only sessions).
-size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& graph);
-// DequantizeLinear -> Add -> [Relu] -> [QuantizeLinear] with per-tensor
-// parameters (the residual join of 8-bit CNNs) -> com.tessera DequantizeAdd,
-// one pass over the elements, the same values (CPU-only sessions).
-size_t fuse_dequantize_add(ir::Model& model, ir::Graph& graph);
-// MatMulInteger -> Cast(float) -> Mul(scale) (-> Add(bias)), a dynamically
-// quantized MatMul, -> com.tessera MatMulIntegerToFloat.
-size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& graph);
 // MatMul(A, constant float B [K, N]) + constant bias [N] (-> an activation)
 // for A of any rank -> com.tessera MatMulBias (CPU-only sessions; after
 // fuse_bias_gelu, which takes the Adds before a Gelu).
 size_t fuse_matmul_bias(ir::Model& model, ir::Graph& graph);
-// Runs chains of 2-D Conv / FusedConv (constant float filter, group 1 or
-// depthwise), pools, Adds and Relus in the channel-blocked layout of
-// linalg/nchwc.hpp (com.tessera NchwcConv, Nchwc*Pool), so convolutions read
-// their activations in place instead of through im2col + GEMM; reorders only
-// where a plain reader, a graph output or a subgraph needs a value, under its
-// original name. Returns how many nodes it converted. Worth it only where the
-// vector (AVX-512 or AVX2) kernels run: optimize() asks
-// linalg::nchwc::fast_path_available(). With `winograd`, the 3x3 stride-1
-// ones with wide channels get algorithm "winograd" (linalg/winograd.hpp).
-size_t choose_conv_layout(ir::Model& model, ir::Graph& graph, bool winograd = true);
-// A blocked 1x1 NchwcConv read only by a depthwise 3x3 NchwcConv ->
-// com.tessera NchwcExpandDepthwise (run after choose_conv_layout).
-size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& graph);
 
 }  // namespace tessera::optimizer

@@ -54,6 +54,15 @@ std::string describe_inputs(const ir::Node& node, const std::vector<const Value*
   return s + ")";
 }
 
+// The rules a nested graph's plan gets: the user's (the pins of transformed
+// nodes name nodes of the top-level graph).
+std::vector<ep::PlacementRule> user_rules(const std::vector<ep::PlacementRule>& rules) {
+  std::vector<ep::PlacementRule> out;
+  for (const auto& r : rules)
+    if (r.match != ep::PlacementRule::Match::kTransformed) out.push_back(r);
+  return out;
+}
+
 ir::TypeInfo type_of_value(const Value& v) {
   if (v.is_tensor()) return ir::TypeInfo::tensor(v.tensor().dtype());
   if (v.is_sequence()) {
@@ -372,7 +381,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     for (const auto& [name, t] : types_) visible[name] = t;
     subplans_.push_back(std::make_unique<GraphPlan>(
         model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-        alloc_for_, rules_, placer_, prepack_));
+        alloc_for_, user_rules(rules_), placer_, prepack_));
     subs[a.name] = subplans_.back().get();
     // A subgraph's plan expects the values it reads from outside in host
     // memory; one produced in another memory space is copied out first.

@@ -21,6 +21,7 @@
 #include "runtime/function_expansion.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
+#include "runtime/provider_transforms.hpp"
 #include "runtime/run_capture.hpp"
 #include "runtime/shared_fusions.hpp"
 
@@ -299,8 +300,6 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   }
   impl->providers =
       timer.time("create providers", [&] { return create_providers(specs, options); });
-  bool cpu_only = true;
-  for (const auto& p : impl->providers) cpu_only &= p->name() == kCpu;
   apply_user_initializers(model, options, impl->providers, where);
   // For the partition report: which nodes ran as which bodies.
   auto record_expansions = [&](std::vector<runtime::FunctionExpansion>& done) {
@@ -319,10 +318,14 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   record_expansions(lowered);
   HiddenInitializers on_devices(model.graph);
   optimizer::OptimizeOptions opt;
-  opt.cpu_internal_fusions = cpu_only;
   opt.shared_fusions = runtime::shared_fusions(impl->providers);
-  opt.nchwc_layout = !config_flag(options, "session.disable_nchwc", false);
-  opt.conv_winograd = !config_flag(options, "session.disable_winograd", false);
+  // Folding runs nodes on the host: the CPU provider's kernels (the
+  // session's own, or one made for it when the list has none).
+  std::shared_ptr<ep::ExecutionProvider> host;
+  for (const auto& p : impl->providers)
+    if (p->name() == kCpu) host = p;
+  if (!host) host = ep::ProviderRegistry::instance().find(kCpu)->create({});
+  opt.fold_kernels = &host->kernel_registry();
   optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);
   on_devices.restore(model.graph);
   // After the passes, so a fusion cannot rebuild an op that has no kernel.
@@ -334,6 +337,24 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     }
   });
   record_expansions(expanded);
+  // Each provider's own rewrites of the nodes it is given (the CPU's fused
+  // ops and blocked layout), whatever else the list holds. The flags the
+  // CPU transform reads are checked here, so a bad value is an error even
+  // where no transform reads it.
+  config_flag(options, "session.disable_nchwc", false);
+  config_flag(options, "session.disable_winograd", false);
+  std::vector<ep::PlacementRule> placement = options.placement;
+  if (options.graph_optimization_level != GraphOptimizationLevel::kDisableAll) {
+    HiddenInitializers hidden(model.graph);
+    ep::TransformOptions transform;
+    transform.level = options.graph_optimization_level;
+    transform.config = &options.config_entries;
+    placement = runtime::apply_provider_transforms(model, impl->providers, options.placement,
+                                                   transform, &impl->timings.phases);
+    placement.insert(placement.begin(), options.placement.begin(), options.placement.end());
+    optimizer::fold_constants_after_transforms(model, opt.fold_kernels, &impl->timings.phases);
+    hidden.restore(model.graph);
+  }
   // One host copy of each initializer across the environment's sessions
   // (handed-in ones are the caller's memory and are used as they are).
   Environment& env = Environment::global();
@@ -393,7 +414,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     };
   impl->plan = std::make_unique<runtime::GraphPlan>(
       impl->model, impl->model.graph, impl->providers,
-      std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, options.placement, placer,
+      std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, placement, placer,
       share ? &env.prepacked_weights() : nullptr, release);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   impl->capture = std::make_unique<runtime::RunCapture>(

@@ -9,10 +9,10 @@
 #include "core/arena_allocator.hpp"
 #include "core/tensor.hpp"
 #include "ep/partitioner.hpp"
+#include "optimizer/level.hpp"
 
 namespace tessera {
 
-enum class GraphOptimizationLevel { kDisableAll = 0, kBasic = 1, kExtended = 2, kAll = 99 };
 enum class ExecutionMode { kSequential = 0, kParallel = 1 };
 
 // How a session picks its providers when it is given no provider list:

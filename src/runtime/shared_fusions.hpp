@@ -10,8 +10,8 @@
 
 namespace tessera::runtime {
 
-// Empty when the CPU provider is alone (it makes every fusion, and more,
-// under OptimizeOptions::cpu_internal_fusions).
+// Empty when the CPU provider is alone (its graph transform makes every
+// fusion, and more, on the nodes it runs).
 std::set<std::string> shared_fusions(const Providers& providers);
 
 }  // namespace tessera::runtime

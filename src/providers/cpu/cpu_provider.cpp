@@ -5,6 +5,7 @@
 #include "linalg/cpu_isa.hpp"
 #include "linalg/gemm.hpp"
 #include "providers/cpu/kernel_families.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 
 namespace tessera::cpu {
 
@@ -12,7 +13,7 @@ namespace {
 
 const std::string kName = "CPUExecutionProvider";
 
-class CpuProvider : public ep::ExecutionProvider {
+class CpuProvider : public ep::ExecutionProvider, public ep::GraphTransformer {
  public:
   explicit CpuProvider(const ep::ProviderOptions& options) {
     ep::check_option_keys(kName, options, {kMatMulNBitsFloatWeights});
@@ -26,6 +27,10 @@ class CpuProvider : public ep::ExecutionProvider {
   const MemoryInfo& memory_info() const override { return info_; }
   std::shared_ptr<Allocator> allocator() const override { return default_cpu_allocator(); }
   const ep::KernelRegistry& kernel_registry() const override { return cpu_kernel_registry(); }
+  size_t transform(ir::Model& part, const ep::TransformOptions& options,
+                   std::vector<PhaseTiming>* timings) const override {
+    return transform_for_cpu(part, options, timings);
+  }
 
  private:
   MemoryInfo info_ = cpu_memory_info();

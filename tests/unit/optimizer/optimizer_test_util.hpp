@@ -11,6 +11,8 @@
 
 #include "core/float16.hpp"
 #include "optimizer/optimizer.hpp"
+#include "providers/cpu/cpu_provider.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 #include "runtime/session.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -74,11 +76,31 @@ inline std::map<std::string, std::string> without_nchwc() {
   return c;
 }
 
+// Options that fold constants with the CPU provider's kernels, as a session does.
+inline optimizer::OptimizeOptions cpu_folding() {
+  optimizer::OptimizeOptions o;
+  o.fold_kernels = &cpu::cpu_kernel_registry();
+  return o;
+}
+
+// Optimizes `m` as a CPU-only session does: the provider-independent passes
+// of `level`, then the CPU provider's transform of the whole graph (with the
+// session `config` entries, e.g. without_nchwc()), then the last folding.
+inline void optimize_as_cpu_session(ir::Model& m,
+                                    GraphOptimizationLevel level = GraphOptimizationLevel::kAll,
+                                    const std::map<std::string, std::string>& config = {}) {
+  optimizer::optimize(m, level, cpu_folding());
+  ep::TransformOptions o;
+  o.level = level;
+  o.config = &config;
+  cpu::transform_for_cpu(m, o);
+  optimizer::fold_constants_after_transforms(m, &cpu::cpu_kernel_registry());
+}
+
 // Optimizes `m` at level all as a session whose other providers take only
 // the standard-op `fusions` (no CPU-internal fused ops).
 inline void optimize_for_shared(ir::Model& m, std::set<std::string> fusions) {
-  optimizer::OptimizeOptions o;
-  o.cpu_internal_fusions = false;
+  optimizer::OptimizeOptions o = cpu_folding();
   o.shared_fusions = std::move(fusions);
   optimizer::optimize(m, GraphOptimizationLevel::kAll, o);
 }
@@ -118,6 +140,33 @@ inline ir::Model expect_same_outputs(const ir::Model& m, GraphOptimizationLevel 
     }
   }
   return b->model();
+}
+
+// `a` and `b` (already optimized) give the same outputs, run as they are.
+inline void expect_same_as(const ir::Model& a, const ir::Model& b) {
+  SessionOptions plain;
+  plain.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  plain.intra_op_num_threads = 2;
+  auto sa = Session::create_from_model(a, plain);
+  auto sb = Session::create_from_model(b, plain);
+  std::vector<std::pair<std::string, Value>> feeds;
+  uint64_t seed = 3;
+  for (const auto& in : sa->inputs()) {
+    std::vector<int64_t> dims;
+    for (const auto& d : *in.type.shape) dims.push_back(*d.value);
+    feeds.emplace_back(in.name, Value(random_floats(Shape(dims), seed++, -3, 3)));
+  }
+  auto ya = sa->run(feeds), yb = sb->run(feeds);
+  ASSERT_EQ(ya.size(), yb.size());
+  for (size_t k = 0; k < ya.size(); ++k) {
+    const Tensor& ta = ya[k].tensor();
+    const Tensor& tb = yb[k].tensor();
+    ASSERT_EQ(ta.shape(), tb.shape()) << "output " << k;
+    for (int64_t i = 0; i < ta.num_elements(); ++i) {
+      const double x = ta.element_as_double(i), y = tb.element_as_double(i);
+      ASSERT_NEAR(x, y, 1e-4 * (1 + std::abs(x))) << "output " << k << " element " << i;
+    }
+  }
 }
 
 // A float tensor's values rounded to float16 or bfloat16.

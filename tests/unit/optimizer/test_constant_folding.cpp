@@ -93,7 +93,7 @@ TEST(OptimizerIdentityElimination, InferenceDropoutGoes) {
   EXPECT_EQ(out.graph.nodes[0].inputs[0], "x");
   m.graph.nodes[0].inputs[2] = "on";  // training: dropping at random, so not compared
   ir::Model kept = m;
-  optimizer::optimize(kept, GraphOptimizationLevel::kBasic);
+  optimizer::optimize(kept, GraphOptimizationLevel::kBasic, cpu_folding());
   EXPECT_EQ(count_ops(kept, "Dropout"), 3u);
   // Training with a ratio of exactly 0 keeps everything, unscaled.
   m.graph.initializers["zero"] = Tensor::scalar<float>(0.f);

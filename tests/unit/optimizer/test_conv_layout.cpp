@@ -7,6 +7,7 @@
 #include "optimizer/optimizer.hpp"
 #include "optimizer/passes.hpp"
 #include "optimizer_test_util.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 
 using namespace tessera;
 using namespace tessera::test;
@@ -120,38 +121,9 @@ void expect_well_formed(const ir::Model& orig, const ir::Model& m) {
 // anywhere; the kernels have a portable path).
 ir::Model with_layout_pass(const ir::Model& m, size_t* converted) {
   ir::Model out = m;
-  optimizer::OptimizeOptions o;
-  o.nchwc_layout = false;
-  optimizer::optimize(out, GraphOptimizationLevel::kAll, o);
-  *converted = optimizer::choose_conv_layout(out, out.graph);
+  optimize_as_cpu_session(out, GraphOptimizationLevel::kAll, without_nchwc());
+  *converted = cpu::choose_conv_layout(out, out.graph);
   return out;
-}
-
-// `a` and `b` (already optimized) give the same outputs, run as they are.
-void expect_same_as(const ir::Model& a, const ir::Model& b) {
-  SessionOptions plain;
-  plain.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
-  plain.intra_op_num_threads = 2;
-  auto sa = Session::create_from_model(a, plain);
-  auto sb = Session::create_from_model(b, plain);
-  std::vector<std::pair<std::string, Value>> feeds;
-  uint64_t seed = 3;
-  for (const auto& in : sa->inputs()) {
-    std::vector<int64_t> dims;
-    for (const auto& d : *in.type.shape) dims.push_back(*d.value);
-    feeds.emplace_back(in.name, Value(random_floats(Shape(dims), seed++, -3, 3)));
-  }
-  auto ya = sa->run(feeds), yb = sb->run(feeds);
-  ASSERT_EQ(ya.size(), yb.size());
-  for (size_t k = 0; k < ya.size(); ++k) {
-    const Tensor& ta = ya[k].tensor();
-    const Tensor& tb = yb[k].tensor();
-    ASSERT_EQ(ta.shape(), tb.shape()) << "output " << k;
-    for (int64_t i = 0; i < ta.num_elements(); ++i) {
-      const double x = ta.element_as_double(i), y = tb.element_as_double(i);
-      ASSERT_NEAR(x, y, 1e-4 * (1 + std::abs(x))) << "output " << k << " element " << i;
-    }
-  }
 }
 
 }  // namespace
@@ -399,10 +371,8 @@ TEST(ConvLayout, WinogradForWide3x3Layers) {
 
   // Opted out, every layer is direct.
   ir::Model off = m;
-  optimizer::OptimizeOptions o;
-  o.nchwc_layout = false;
-  optimizer::optimize(off, GraphOptimizationLevel::kAll, o);
-  optimizer::choose_conv_layout(off, off.graph, false);
+  optimize_as_cpu_session(off, GraphOptimizationLevel::kAll, without_nchwc());
+  cpu::choose_conv_layout(off, off.graph, false);
   EXPECT_EQ(algorithms(off), std::vector<std::string>(5, "direct"));
 
   SessionOptions so;

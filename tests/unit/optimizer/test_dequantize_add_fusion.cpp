@@ -89,9 +89,7 @@ TEST(OptimizerDequantizeAdd, BroadcastSidesGiveTheUnfusedValues) {
 
 TEST(OptimizerDequantizeAdd, OnlyInCpuSessions) {
   ir::Model m = join_model(Form{});
-  optimizer::OptimizeOptions opt;
-  opt.cpu_internal_fusions = false;
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, opt);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, cpu_folding());
   EXPECT_EQ(count_ops(m, "DequantizeAdd"), 0u);
   EXPECT_EQ(count_ops(m, "Add"), 1u);
 }

@@ -225,12 +225,10 @@ TEST(OptimizerActivationFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
   m.graph.nodes.push_back(op("Relu", {"c1"}, {"y"}));
   ir::Model kept = m;
-  optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, cpu_folding());
   EXPECT_EQ(count_ops(kept, "FusedConv"), 0u);
   EXPECT_EQ(count_ops(kept, "Relu"), 1u);
-  optimizer::OptimizeOptions fused;
-  fused.nchwc_layout = false;  // keep the FusedConv (choose_conv_layout has its own tests)
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, fused);
+  optimize_as_cpu_session(m, GraphOptimizationLevel::kAll, without_nchwc());
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }
 
@@ -380,11 +378,9 @@ TEST(OptimizerResidualFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   m.graph.nodes.push_back(op("Conv", {"x", "w1"}, {"c1"}));
   m.graph.nodes.push_back(op("Add", {"c1", "x"}, {"y"}));
   ir::Model kept = m;
-  optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, cpu_folding());
   EXPECT_EQ(count_ops(kept, "Add"), 1u);
-  optimizer::OptimizeOptions fused;
-  fused.nchwc_layout = false;  // keep the FusedConv (choose_conv_layout has its own tests)
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, fused);
+  optimize_as_cpu_session(m, GraphOptimizationLevel::kAll, without_nchwc());
   EXPECT_EQ(count_ops(m, "Add"), 0u);
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }

@@ -6,6 +6,7 @@
 
 #include "optimizer/optimizer.hpp"
 #include "optimizer/passes.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 #include "unit/optimizer/optimizer_test_util.hpp"
 
 namespace tessera::test {
@@ -122,30 +123,30 @@ TEST(OptimizerQdqConvFusion, LeavesWhatItCannotExpressInIntegers) {
   {  // A bias scale that is not x_scale * w_scale.
     ir::Model m = qdq_conv();
     m.graph.initializers["bs"].mutable_data<float>()[3] *= 1.5f;
-    optimizer::optimize(m, GraphOptimizationLevel::kAll, true);
+    optimize_as_cpu_session(m, GraphOptimizationLevel::kAll);
     EXPECT_EQ(count_ops(m, "QLinearConv"), 0u);
   }
   {  // The float convolution is an output too.
     ir::Model m = qdq_conv();
     m.graph.outputs.push_back({"c", ir::TypeInfo::tensor(DataType::kFloat), ""});
-    optimizer::optimize(m, GraphOptimizationLevel::kAll, true);
+    optimize_as_cpu_session(m, GraphOptimizationLevel::kAll);
     EXPECT_EQ(count_ops(m, "QLinearConv"), 0u);
   }
   {  // Weights that are not constant.
     ir::Model m = qdq_conv();
     m.graph.initializers.erase("wq");
     m.graph.inputs.push_back({"wq", ir::TypeInfo::tensor(DataType::kInt8), ""});
-    EXPECT_EQ(optimizer::fuse_qdq_conv(m.graph), 0u);
+    EXPECT_EQ(cpu::fuse_qdq_conv(m.graph), 0u);
   }
   {  // Per-channel scales on another axis than the output channels.
     ir::Model m = qdq_conv();
     for (auto& n : m.graph.nodes)
       if (n.outputs[0] == "wd") n.attributes = {attr_i("axis", 1)};
-    EXPECT_EQ(optimizer::fuse_qdq_conv(m.graph), 0u);
+    EXPECT_EQ(cpu::fuse_qdq_conv(m.graph), 0u);
   }
   {  // Not without the CPU's fusions (another provider's session).
     ir::Model m = qdq_conv();
-    optimizer::optimize(m, GraphOptimizationLevel::kAll, false);
+    optimizer::optimize(m, GraphOptimizationLevel::kAll, cpu_folding());
     EXPECT_EQ(count_ops(m, "QLinearConv"), 0u);
   }
 }
@@ -167,11 +168,11 @@ TEST(OptimizerQdqMatMulFusion, LeavesPerRowWeightsAndOtherSessions) {
     for (int64_t k = 0; k < 10; ++k) m.graph.initializers["ws"].mutable_data<float>()[k] = 0.01f;
     for (auto& n : m.graph.nodes)
       if (n.outputs[0] == "wd") n.attributes = {attr_i("axis", 0)};
-    EXPECT_EQ(optimizer::fuse_qdq_matmul(m.graph), 0u);
+    EXPECT_EQ(cpu::fuse_qdq_matmul(m.graph), 0u);
   }
   {  // Not without the CPU's fusions.
     ir::Model m = qdq_matmul(true, true);
-    optimizer::optimize(m, GraphOptimizationLevel::kAll, false);
+    optimizer::optimize(m, GraphOptimizationLevel::kAll, cpu_folding());
     EXPECT_EQ(count_ops(m, "QLinearMatMul"), 0u);
   }
 }

@@ -96,9 +96,7 @@ TEST(OptimizerQuantizePairs, OtherScalesBecomeOneLookup) {
 TEST(OptimizerQuantizePairs, LookupsOnlyInCpuSessions) {
   // Other providers would need the standard ops: the chain stays for them.
   ir::Model m = pair_model(true, 77, 0.05f, 77);
-  optimizer::OptimizeOptions opt;
-  opt.cpu_internal_fusions = false;
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, opt);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, cpu_folding());
   EXPECT_EQ(count_ops(m, "QuantizedLookup"), 0u);
   EXPECT_EQ(count_ops(m, "Relu"), 1u);
 }

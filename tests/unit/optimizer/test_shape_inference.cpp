@@ -183,7 +183,7 @@ TEST(ShapeInference, ShapeArithmeticFolds) {
   EXPECT_EQ(count_ops(out, "Gather"), 0u);
   EXPECT_EQ(out.graph.nodes.size(), 3u);  // Conv, Reshape, Pad
   ir::Model sym = build(true);
-  optimizer::optimize(sym, GraphOptimizationLevel::kBasic);
+  optimizer::optimize(sym, GraphOptimizationLevel::kBasic, cpu_folding());
   EXPECT_EQ(count_ops(sym, "Shape"), 2u);
 }
 

@@ -169,7 +169,7 @@ TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
   auto check = [](ir::Model m, const char* what) {
     SCOPED_TRACE(what);
     ir::Model out = m;
-    optimizer::optimize(out, GraphOptimizationLevel::kAll, true);
+    optimize_as_cpu_session(out, GraphOptimizationLevel::kAll);
     EXPECT_EQ(count_ops(out, "MultiHeadAttention"), 1u);
     EXPECT_EQ(count_ops(out, "Split"), 1u);
     for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
@@ -183,7 +183,7 @@ TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
   // (the parts no longer reshape to the heads: only the pattern is checked)
   {
     ir::Model out = unequal;
-    optimizer::optimize(out, GraphOptimizationLevel::kAll, true);
+    optimize_as_cpu_session(out, GraphOptimizationLevel::kAll);
     for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
   }
   ir::Model pinned = attention_model(s);
@@ -196,7 +196,7 @@ TEST(OptimizerAttentionFusion, PackedOnlyWhenTheSplitCanGo) {
   axis1.graph.inputs[0].type.shape.reset();  // rank unknown: axis 1 may not be the last
   {
     ir::Model out = axis1;
-    optimizer::optimize(out, GraphOptimizationLevel::kAll, true);
+    optimize_as_cpu_session(out, GraphOptimizationLevel::kAll);
     for (const auto& n : out.graph.nodes) EXPECT_EQ(n.attr("packed_qkv"), nullptr);
   }
 }
@@ -298,7 +298,7 @@ TEST(OptimizerAttentionFusion, SequenceFirstLeftAloneWhereADetailDiffers) {
   other_k.k_perm = {1, 0, 2};
   other_k.S = 4;  // the product must still exist: [B*H, S, D] x [B*H, S, D] needs S == D
   ir::Model m = seq_first_model(other_k);
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, true);
+  optimize_as_cpu_session(m, GraphOptimizationLevel::kAll);
   EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 0u);
   // Slices that do not tile the projection (a column between Q and K): fused,
   // reading the three parts (the Slices stay).
@@ -312,7 +312,7 @@ TEST(OptimizerAttentionFusion, SequenceFirstLeftAloneWhereADetailDiffers) {
   ir::Model huge = seq_first_model(SeqFirstSpec{});
   huge.graph.initializers["merged"] = Tensor::from_vector<int64_t>(
       {int64_t(1) << 62, 8, SeqFirstSpec{}.H * SeqFirstSpec{}.D}, Shape{3});
-  optimizer::optimize(huge, GraphOptimizationLevel::kAll, true);
+  optimize_as_cpu_session(huge, GraphOptimizationLevel::kAll);
   EXPECT_EQ(count_ops(huge, "MultiHeadAttention"), 0u);
   // A session with another provider (CUDA does not run this form): not fused.
   ir::Model shared = seq_first_model(SeqFirstSpec{});
@@ -336,7 +336,7 @@ TEST(OptimizerAttentionFusion, FusesCausalWhere) {
   m.graph.inputs.push_back({"keep", ir::TypeInfo::tensor(DataType::kBool), ""});
   m.graph.initializers.erase("keep");
   ir::Model kept = m;
-  optimizer::optimize(kept, GraphOptimizationLevel::kAll, true);
+  optimize_as_cpu_session(kept, GraphOptimizationLevel::kAll);
   EXPECT_EQ(count_ops(kept, "MultiHeadAttention"), 0u);
 }
 
@@ -384,10 +384,10 @@ TEST(OptimizerAttentionFusion, NotFusedWhenADetailDiffers) {
 TEST(OptimizerAttentionFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   ir::Model m = attention_model(AttnSpec{});
   ir::Model kept = m;
-  optimizer::optimize(kept, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  optimizer::optimize(kept, GraphOptimizationLevel::kAll, cpu_folding());
   EXPECT_EQ(count_ops(kept, "MultiHeadAttention"), 0u);
   EXPECT_EQ(count_ops(kept, "Softmax"), 1u);
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/true);
+  optimize_as_cpu_session(m, GraphOptimizationLevel::kAll);
   EXPECT_EQ(count_ops(m, "MultiHeadAttention"), 1u);
 }
 
@@ -492,7 +492,7 @@ TEST(OptimizerSkipLayerNormFusion, BroadcastResidualStillMatches) {
 
 TEST(OptimizerSkipLayerNormFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   ir::Model m = block_model(true, true);
-  optimizer::optimize(m, GraphOptimizationLevel::kAll, /*cpu_internal_fusions=*/false);
+  optimizer::optimize(m, GraphOptimizationLevel::kAll, cpu_folding());
   EXPECT_EQ(count_ops(m, "SkipLayerNormalization"), 0u);
   EXPECT_EQ(count_ops(m, "BiasGelu"), 0u);
 }

@@ -13,6 +13,7 @@
 #include "ep/provider_registry.hpp"
 #include "onnx/model_reader.hpp"
 #include "optimizer/optimizer.hpp"
+#include "providers/cpu/cpu_provider.hpp"
 #include "providers/cuda/cuda_options.hpp"
 #include "runtime/shared_fusions.hpp"
 #include "unit/providers/test_cuda_util.hpp"
@@ -28,7 +29,7 @@ std::string declined_nodes(const std::filesystem::path& file,
                            std::map<std::string, int>* fused = nullptr) {
   ir::Model m = onnx::load_model(file.string());
   optimizer::OptimizeOptions opt;
-  opt.cpu_internal_fusions = false;
+  opt.fold_kernels = &cpu::cpu_kernel_registry();
   opt.shared_fusions = runtime::shared_fusions(
       {cuda::make_cuda_provider_unchecked({}),
        ep::ProviderRegistry::instance().find("CPUExecutionProvider")->create({})});

@@ -44,8 +44,11 @@
 #include "optimizer/activation_match.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 namespace {
 
@@ -482,4 +485,4 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
   return converted;
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

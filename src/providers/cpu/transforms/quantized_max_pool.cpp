@@ -15,9 +15,12 @@
 
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
-#include "optimizer/quant_match.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
+#include "providers/cpu/transforms/quant_match.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 namespace {
 
@@ -90,4 +93,4 @@ size_t pool_quantized_values(ir::Model& model, ir::Graph& g) {
   return moved;
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

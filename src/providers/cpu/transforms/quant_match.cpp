@@ -1,8 +1,10 @@
-#include "optimizer/quant_match.hpp"
+#include "providers/cpu/transforms/quant_match.hpp"
 
 #include "core/quant_types.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 bool simple_quant_params(const GraphView& v, const ir::Node& n, const Tensor** s,
                          const Tensor** z) {
@@ -26,4 +28,4 @@ bool plain_dequantize(const GraphView& v, const ir::Node& dq, const Tensor** s, 
          simple_quant_params(v, dq, s, z) && attr_int(dq, "output_dtype", 0) == 0;
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

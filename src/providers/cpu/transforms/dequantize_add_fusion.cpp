@@ -8,9 +8,12 @@
 
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
-#include "optimizer/quant_match.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
+#include "providers/cpu/transforms/quant_match.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 namespace {
 
@@ -97,4 +100,4 @@ size_t fuse_dequantize_add(ir::Model& model, ir::Graph& g) {
   return commit_fusions(model, g, dead, fused);
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

@@ -4,7 +4,9 @@
 #pragma once
 #include "optimizer/graph_view.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using optimizer::GraphView;
 
 // A constant positive float scalar scale and an 8-bit scalar zero point
 // (inputs 1 and 2 of a QuantizeLinear or DequantizeLinear), no block_size.
@@ -15,4 +17,4 @@ bool plain_quantize(const GraphView& v, const ir::Node& q, const Tensor** s, con
 // A DequantizeLinear of simple parameters giving float (no output_dtype).
 bool plain_dequantize(const GraphView& v, const ir::Node& dq, const Tensor** s, const Tensor** z);
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

@@ -17,8 +17,11 @@
 #include "core/quant_types.hpp"
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 namespace {
 
@@ -191,4 +194,4 @@ size_t fuse_qdq_matmul(ir::Graph& g) {
   return fused;
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

@@ -5,8 +5,11 @@
 // product and three passes over it.
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 namespace {
 
@@ -100,4 +103,4 @@ size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& g) {
   return commit_fusions(model, g, dead, fused);
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

@@ -8,8 +8,11 @@
 
 #include "optimizer/graph_view.hpp"
 #include "optimizer/passes.hpp"
+#include "providers/cpu/transforms/cpu_transforms.hpp"
 
-namespace tessera::optimizer {
+namespace tessera::cpu {
+
+using namespace tessera::optimizer;
 
 namespace {
 
@@ -82,4 +85,4 @@ size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& g) {
   return commit_fusions(model, g, dead, fused);
 }
 
-}  // namespace tessera::optimizer
+}  // namespace tessera::cpu

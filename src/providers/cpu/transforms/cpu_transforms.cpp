@@ -1,0 +1,67 @@
+#include "providers/cpu/transforms/cpu_transforms.hpp"
+
+#include <string>
+
+#include "linalg/nchwc.hpp"
+#include "optimizer/passes.hpp"
+#include "providers/cpu/cpu_provider.hpp"
+
+namespace tessera::cpu {
+
+namespace {
+
+bool config_on(const ep::TransformOptions& o, const char* key) {
+  if (!o.config) return false;
+  auto it = o.config->find(key);
+  return it != o.config->end() && (it->second == "1" || it->second == "true");
+}
+
+}  // namespace
+
+size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
+                         std::vector<PhaseTiming>* timings) {
+  if (options.level != GraphOptimizationLevel::kAll) return 0;
+  using namespace tessera::optimizer;
+  ir::Graph& g = part.graph;
+  PhaseTimer timer(timings);
+  auto run = [&](const char* name, auto&& pass) -> size_t {
+    return timer.time(std::string("cpu transform: ") + name, pass);
+  };
+  size_t changed = 0;
+  // 8-bit first: they read the DequantizeLinear of constant weights, which
+  // the provider-independent folding leaves for them.
+  changed += run("fuse_qdq_conv", [&] { return fuse_qdq_conv(g); });
+  changed += run("fuse_qdq_matmul", [&] { return fuse_qdq_matmul(g); });
+  // What they did not take is folded now (float weights), as any other
+  // constant; a MatMul with such weights can then become a Gemm.
+  changed += run("fold_constants", [&] { return fold_constants(part, g, &cpu_kernel_registry()); });
+  if (part.opset("") >= 9) changed += run("fuse_matmul_add", [&] { return fuse_matmul_add(g); });
+  // First: it also takes the activation after the Add.
+  changed +=
+      run("fuse_conv_residual", [&] { return fuse_conv_residual(part, g, /*extended=*/true); });
+  changed += run("fuse_activations",
+                 [&] { return fuse_activations(part, g, /*gemm=*/true, /*extended=*/true); });
+  changed += run("fuse_attention",
+                 [&] { return fuse_attention(part, g, /*packed_qkv=*/true, /*seq_first=*/true); });
+  changed += run("fuse_skip_layer_norm", [&] { return fuse_skip_layer_norm(part, g); });
+  changed += run("fuse_bias_gelu", [&] { return fuse_bias_gelu(part, g); });
+  changed += run("fuse_matmul_bias", [&] { return fuse_matmul_bias(part, g); });
+  changed +=
+      run("fuse_matmul_integer_to_float", [&] { return fuse_matmul_integer_to_float(part, g); });
+  changed += run("pool_quantized_values", [&] { return pool_quantized_values(part, g); });
+  changed += run("fuse_quantize_pairs", [&] { return fuse_quantize_pairs(part, g); });
+  changed += run("fuse_quantize_lookups", [&] { return fuse_quantize_lookups(part, g); });
+  changed += run("fuse_dequantize_add", [&] { return fuse_dequantize_add(part, g); });
+  // Last: it converts the FusedConvs made above (residual and activation
+  // included). The blocked kernels pay off only where vector kernels
+  // (AVX-512, or AVX2 with FMA) run them.
+  if (!config_on(options, "session.disable_nchwc") && linalg::nchwc::fast_path_available()) {
+    const bool winograd = !config_on(options, "session.disable_winograd");
+    changed += run("choose_conv_layout", [&] { return choose_conv_layout(part, g, winograd); });
+    changed += run("fuse_expand_depthwise", [&] { return fuse_expand_depthwise(part, g); });
+  }
+  changed += run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
+  return changed;
+}
+
+}  // namespace tessera::cpu
