@@ -7,6 +7,11 @@ BUILD_DIR="${TESSERA_BUILD_DIR:-build}"
 bash scripts/build.sh || exit 1
 status=0
 
+echo "== layering"
+# Every #include under src/ and include/ against the rooms' table
+# (tests/layering/allowed_includes.txt, docs/architecture.md).
+/usr/bin/python3 tests/layering/check_layering.py | tail -n 20 || status=1
+
 echo "== unit tests"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j2) || status=1
 
