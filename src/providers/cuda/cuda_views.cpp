@@ -2,8 +2,8 @@
 // the CPU provider's kernels, which only make views (the output is the
 // input's device buffer under new dims) and read dims, so a reshape costs no
 // copy and no launch and Shape reads no device memory. Their shape and axes
-// inputs and Shape/Size's outputs are host values (cpu::view_kernels).
-#include "providers/cpu/tensor/view_kernels.hpp"
+// inputs and Shape/Size's outputs are host values (ep::view_kernels).
+#include "ep/view_kernels.hpp"
 #include "providers/cuda/cuda_shape_ops.hpp"
 
 namespace tessera::cuda {
@@ -42,7 +42,7 @@ ep::ClaimCheck check_for(const std::string& op) {
 }  // namespace
 
 void register_cuda_views(CudaOpTable& t) {
-  for (auto& e : cpu::view_kernels(/*device=*/true)) {
+  for (auto& e : ep::view_kernels(/*device=*/true)) {
     // Strings never live in device memory.
     for (auto& c : e.def.constraints)
       if (c.name == "T") c.allowed = kCudaAnyFixed;

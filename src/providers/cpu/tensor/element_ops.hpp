@@ -12,6 +12,7 @@
 
 #include "core/float16.hpp"
 #include "core/tensor.hpp"
+#include "core/tensor_ints.hpp"
 #include "core/thread_pool.hpp"
 
 namespace tessera::cpu {
@@ -163,8 +164,5 @@ const std::vector<DataType>& byte_types();
 
 // Row-major strides of a shape, in elements.
 std::vector<int64_t> strides_of(const Shape& s);
-
-// Integer values of an index/shape tensor (any integer type, any rank).
-std::vector<int64_t> read_ints(const Tensor& t);
 
 }  // namespace tessera::cpu

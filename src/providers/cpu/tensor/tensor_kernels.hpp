@@ -5,7 +5,6 @@
 
 namespace tessera::cpu {
 
-void register_reshape_kernels(ep::KernelRegistry& r);      // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Shape, Size
 void register_transpose_kernels(ep::KernelRegistry& r);    // Transpose, DepthToSpace, SpaceToDepth
 void register_concat_split_kernels(ep::KernelRegistry& r); // Concat, Split
 void register_slice_kernels(ep::KernelRegistry& r);        // Slice

@@ -1,22 +1,16 @@
 // Kernels that only change a tensor's shape (or read it): the output shares
 // the input's buffer, so they cost nothing but the new Shape.
+#include "ep/view_kernels.hpp"
+
 #include <algorithm>
 #include <type_traits>
 
+#include "core/tensor_ints.hpp"
 #include "ops/shape_rules.hpp"
-#include "providers/cpu/tensor/element_ops.hpp"
-#include "providers/cpu/tensor/tensor_kernels.hpp"
-#include "providers/cpu/tensor/view_kernels.hpp"
 
-namespace tessera::cpu {
+namespace tessera::ep {
 
 namespace {
-
-using ep::KernelContext;
-using ep::KernelInfo;
-using ep::OpKernel;
-using ep::TypeConstraint;
-namespace types = ep::types;
 
 class ReshapeKernel : public OpKernel {
  public:
@@ -174,34 +168,28 @@ class SizeKernel : public OpKernel {
 
 }  // namespace
 
-std::vector<ep::KernelRegistry::Entry> view_kernels(bool device) {
+std::vector<KernelRegistry::Entry> view_kernels(bool device) {
   TypeConstraint all{"T", {0}, types::kAll};
   TypeConstraint i64{"T1", {1}, {DataType::kInt64}};
   // On a device, the shapes and axes these read and the dims Shape and Size
   // write are host values (KernelDef::host_inputs / host_outputs).
   const std::vector<int> in1 = device ? std::vector<int>{1} : std::vector<int>{};
   const std::vector<int> out0 = device ? std::vector<int>{0} : std::vector<int>{};
-  auto make = [](auto tag) -> ep::KernelFactory {
+  auto make = [](auto tag) -> KernelFactory {
     using K = typename decltype(tag)::type;
     return [](const KernelInfo& info) { return std::make_unique<K>(info); };
   };
   return {
       {{"", "Reshape", 1, 4, {all}}, make(std::type_identity<ReshapeKernel>())},
-      {{"", "Reshape", 5, ep::kOpsetMax, {all, i64}, in1},
-       make(std::type_identity<ReshapeKernel>())},
-      {{"", "Flatten", 1, ep::kOpsetMax, {all}}, make(std::type_identity<FlattenKernel>())},
-      {{"", "Squeeze", 1, ep::kOpsetMax, {all, i64}, in1},
-       make(std::type_identity<SqueezeKernel>())},
-      {{"", "Unsqueeze", 1, ep::kOpsetMax, {all, i64}, in1},
+      {{"", "Reshape", 5, kOpsetMax, {all, i64}, in1}, make(std::type_identity<ReshapeKernel>())},
+      {{"", "Flatten", 1, kOpsetMax, {all}}, make(std::type_identity<FlattenKernel>())},
+      {{"", "Squeeze", 1, kOpsetMax, {all, i64}, in1}, make(std::type_identity<SqueezeKernel>())},
+      {{"", "Unsqueeze", 1, kOpsetMax, {all, i64}, in1},
        make(std::type_identity<UnsqueezeKernel>())},
-      {{"", "Identity", 1, ep::kOpsetMax, {all}}, make(std::type_identity<IdentityKernel>())},
-      {{"", "Shape", 1, ep::kOpsetMax, {all}, {}, out0}, make(std::type_identity<ShapeKernel>())},
-      {{"", "Size", 1, ep::kOpsetMax, {all}, {}, out0}, make(std::type_identity<SizeKernel>())},
+      {{"", "Identity", 1, kOpsetMax, {all}}, make(std::type_identity<IdentityKernel>())},
+      {{"", "Shape", 1, kOpsetMax, {all}, {}, out0}, make(std::type_identity<ShapeKernel>())},
+      {{"", "Size", 1, kOpsetMax, {all}, {}, out0}, make(std::type_identity<SizeKernel>())},
   };
 }
 
-void register_reshape_kernels(ep::KernelRegistry& r) {
-  for (auto& e : view_kernels(false)) r.add(std::move(e.def), std::move(e.factory));
-}
-
-}  // namespace tessera::cpu
+}  // namespace tessera::ep
