@@ -90,9 +90,11 @@ void claim_in_priority_order(const GraphView& base,
     else
       user.push_back(&rule);
   }
+  std::vector<char> transformed_pin(n, 0);
   for (size_t i = 0; i < n; ++i) {
     auto t = transformed.find(base.graph->nodes[i].name);
     if (t != transformed.end()) {
+      transformed_pin[i] = 1;
       pinned[i] = t->second->provider;
       r.override_rule[i] = t->second->describe();
     }
@@ -117,8 +119,10 @@ void claim_in_priority_order(const GraphView& base,
           (!pinned[i].empty() && pinned[i] != pname) ||
           std::find(forbidden[i].begin(), forbidden[i].end(), pname) != forbidden[i].end();
       if (excluded)
-        r.declined[i].emplace_back(pname,
-                                   str_cat("excluded by placement override: ", r.override_rule[i]));
+        r.declined[i].emplace_back(
+            pname, transformed_pin[i]
+                       ? r.override_rule[i]
+                       : str_cat("excluded by placement override: ", r.override_rule[i]));
       else
         view.candidates.push_back(i);
     }
