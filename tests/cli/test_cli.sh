@@ -270,8 +270,31 @@ if [ -f "$SANDBOX" ]; then
   expect_out '"io":"device"' "bench reports device IO"
   expect_rc 0 "bench with host IO through the sandbox plugin" -- "$TESSERA" bench models/demo_cnn/model.onnx --provider-library "$SANDBOX" --iters 3 --warmup 0 --json
   expect_out '"io":"host"' "bench reports host IO by default"
+  # Provider transforms: a plugin listed first that is kept from every node
+  # leaves the CPU provider the plan of a CPU-only session, its fused and
+  # blocked-layout ops included.
+  for m in demo_cnn demo_transformer; do
+    "$TESSERA" partition models/$m/model.onnx > "$WORK/alone" 2>&1
+    "$TESSERA" partition models/$m/model.onnx --provider-library "$SANDBOX" \
+      --place 'pattern:*=!SandboxExecutionProvider' > "$WORK/behind" 2>&1
+    if diff <(awk '$3 == "CPUExecutionProvider" {print $1, $2}' "$WORK/alone") \
+            <(awk '$3 == "CPUExecutionProvider" {print $1, $2}' "$WORK/behind") > /dev/null &&
+       grep -qE ' (NchwcConv|SkipLayerNormalization) ' "$WORK/behind"; then
+      ok "$m behind a plugin that runs nothing has the CPU-only plan"
+    else
+      bad "$m behind a plugin that runs nothing has another plan than CPU-only"
+      diff "$WORK/alone" "$WORK/behind" | head -20
+    fi
+  done
 else
   bad "the sandbox plugin was not built at $SANDBOX"
+fi
+if "$TESSERA" --version | grep -q '^providers:.*DnnlExecutionProvider'; then
+  # oneDNN runs the MatMuls; the CPU provider still fuses the Add + LayerNorm
+  # it runs into SkipLayerNormalization.
+  expect_rc 0 "partition with oneDNN first" -- "$TESSERA" partition models/demo_transformer/model.onnx --providers DnnlExecutionProvider,CPUExecutionProvider
+  expect_out ' MatMul +DnnlExecutionProvider' "oneDNN runs the MatMuls"
+  expect_out ' SkipLayerNormalization +CPUExecutionProvider' "the CPU's part keeps its fusions beside oneDNN"
 fi
 
 if [ $failures = 0 ]; then echo "all CLI checks passed"; else echo "$failures CLI check(s) failed"; fi
