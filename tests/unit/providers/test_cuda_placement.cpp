@@ -3,6 +3,7 @@
 // runs without one).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "optimizer/optimizer.hpp"
 #include "providers/cpu/cpu_provider.hpp"
 #include "providers/cuda/cuda_options.hpp"
+#include "runtime/provider_transforms.hpp"
 #include "runtime/shared_fusions.hpp"
 #include "unit/providers/test_cuda_util.hpp"
 
@@ -271,4 +273,62 @@ TEST(CudaPlacement, FusedAttentionIsClaimedPackedOrNotButNotItsGptOrSeqFirstForm
   m.graph.inputs.push_back(tensor_info("keep", {1, 1, 4, 4}, DataType::kBool));
   m.graph.nodes[0].inputs.push_back("keep");
   EXPECT_NE(cuda_claims(m)[0].find("GPT form"), std::string::npos) << cuda_claims(m)[0];
+}
+
+// [CUDA, CPU]: the nodes kept from CUDA are the CPU's, and its transform
+// fuses them (Conv + Relu -> its own ops) while CUDA's Conv + Relu stay
+// standard ops for CUDA. Runs without a GPU (partitioning only).
+TEST(CudaPlacement, TheCpuPartKeepsItsFusionsBesideCuda) {
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  auto dims = [](std::vector<int64_t> d) {
+    std::vector<ir::Dim> out;
+    for (int64_t v : d) out.push_back(ir::Dim{v, ""});
+    return out;
+  };
+  m.graph.inputs.push_back({"x", ir::TypeInfo::tensor(DataType::kFloat, dims({1, 16, 8, 8})), ""});
+  m.graph.outputs.push_back({"y", ir::TypeInfo::tensor(DataType::kFloat), ""});
+  for (const char* w : {"w1", "w2"}) {
+    Tensor t(DataType::kFloat, Shape{16, 16, 3, 3});
+    for (int64_t i = 0; i < t.num_elements(); ++i) t.mutable_data<float>()[i] = 0.01f * (i % 7);
+    m.graph.initializers[w] = t;
+  }
+  auto node = [](const char* op, std::vector<std::string> in, std::string out) {
+    ir::Node n;
+    n.op_type = op;
+    n.name = out;
+    n.inputs = std::move(in);
+    n.outputs = {std::move(out)};
+    return n;
+  };
+  m.graph.nodes = {node("Conv", {"x", "w1"}, "c1"), node("Relu", {"c1"}, "r1"),
+                   node("Conv", {"r1", "w2"}, "c2"), node("Relu", {"c2"}, "y")};
+  runtime::Providers providers = {
+      cuda::make_cuda_provider_unchecked({}),
+      ep::ProviderRegistry::instance().find("CPUExecutionProvider")->create({})};
+  ep::PlacementRule keep_from_cuda;
+  keep_from_cuda.match = ep::PlacementRule::Match::kName;
+  keep_from_cuda.value = "c2";  // the second Conv; its Relu (y) below
+  keep_from_cuda.provider = "CUDAExecutionProvider";
+  keep_from_cuda.forbid = true;
+  ep::PlacementRule keep_y = keep_from_cuda;
+  keep_y.match = ep::PlacementRule::Match::kName;
+  keep_y.value = "y";
+  const auto pins = runtime::apply_provider_transforms(m, providers, {keep_from_cuda, keep_y}, {});
+  size_t cuda_convs = 0, cpu_fused = 0;
+  for (const auto& n : m.graph.nodes) {
+    const bool pinned = std::any_of(pins.begin(), pins.end(),
+                                    [&](const ep::PlacementRule& r) { return r.value == n.name; });
+    if (n.op_type == "Conv" && n.domain.empty()) {
+      ++cuda_convs;
+      EXPECT_FALSE(pinned) << n.describe();
+    }
+    if (n.domain == "com.tessera") {
+      ++cpu_fused;
+      EXPECT_TRUE(pinned) << n.describe();
+    }
+  }
+  EXPECT_EQ(cuda_convs, 1u) << "CUDA's Conv was taken from it";
+  EXPECT_GE(cpu_fused, 1u) << "the CPU's Conv + Relu was not fused";
 }
