@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <unordered_set>
 
 #include "core/logging.hpp"
@@ -20,40 +18,6 @@ thread_local const RunState* GraphPlan::current_state = nullptr;
 
 namespace {
 
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// Marks the input list in an error message, so nested plans add it once.
-const char* const kInputsTag = " (inputs: ";
-
-// The values a kernel was given (for an error message).
-std::vector<const Value*> inputs_of(const ep::KernelContext& ctx) {
-  std::vector<const Value*> v;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) v.push_back(ctx.input_value(i));
-  return v;
-}
-
-// " (inputs: 'x' float[2,3], 'i' int64[4])" for error messages.
-std::string describe_inputs(const ir::Node& node, const std::vector<const Value*>& values) {
-  std::string s = kInputsTag;
-  for (size_t k = 0; k < values.size(); ++k) {
-    if (k) s += ", ";
-    const std::string& name = k < node.inputs.size() ? node.inputs[k] : std::string();
-    if (!values[k] || name.empty()) {
-      s += "<omitted>";
-    } else if (values[k]->is_tensor()) {
-      const Tensor& t = values[k]->tensor();
-      s += str_cat("'", name, "' ", data_type_name(t.dtype()), t.shape().to_string());
-    } else {
-      s += str_cat("'", name, "' ", values[k]->kind_name());
-    }
-  }
-  return s + ")";
-}
-
 // The rules a nested graph's plan gets: the user's (the pins of transformed
 // nodes name nodes of the top-level graph).
 std::vector<ep::PlacementRule> user_rules(const std::vector<ep::PlacementRule>& rules) {
@@ -61,17 +25,6 @@ std::vector<ep::PlacementRule> user_rules(const std::vector<ep::PlacementRule>& 
   for (const auto& r : rules)
     if (r.match != ep::PlacementRule::Match::kTransformed) out.push_back(r);
   return out;
-}
-
-ir::TypeInfo type_of_value(const Value& v) {
-  if (v.is_tensor()) return ir::TypeInfo::tensor(v.tensor().dtype());
-  if (v.is_sequence()) {
-    ir::TypeInfo t;
-    t.kind = ir::TypeInfo::Kind::kSequence;
-    t.inner = std::make_shared<ir::TypeInfo>(ir::TypeInfo::tensor(v.seq_elem_type()));
-    return t;
-  }
-  return ir::TypeInfo();
 }
 
 }  // namespace
@@ -114,7 +67,20 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   }
   lap("partition");
 
-  // Slots: graph inputs, initializers, node outputs, then outer-scope reads.
+  plan_slots();
+  lap("memory planning");
+
+  create_steps(view, outer_types, release);
+  note_input_readers();
+  place_outputs();
+  lap("kernel creation and weight prepacking");
+
+  plan_memory();
+  lap("memory planning");
+}
+
+// Slots: graph inputs, initializers, node outputs, then outer-scope reads.
+void GraphPlan::plan_slots() {
   for (const auto& in : graph_.inputs) {
     input_names_.push_back(in.name);
     input_slots_.push_back(slot_of(in.name));
@@ -149,11 +115,14 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
     if (!tensor->memory_info().host_accessible())
       slot_memory_[size_t(slot)] = tensor->memory_info();
   }
+}
 
-  lap("memory planning");
-
-  // Kernels and compiled partitions in run order, with copies where an input
-  // lives elsewhere.
+// Kernels and compiled partitions in run order, with copies where an input
+// lives elsewhere; with `release`, each initializer is given back as soon as
+// every reader has taken what it needs of it.
+void GraphPlan::create_steps(const ep::GraphView& view,
+                             const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
+                             const InitializerReleaser& release) {
   std::vector<std::unique_ptr<ep::OpKernel>> compiled = compile_fused_groups(view);
   // Readers left per initializer slot, for giving weights back as soon as
   // their last reader has packed them. Values subgraphs read from this scope
@@ -197,8 +166,11 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       }
     }
   }
-  // Which inputs host kernels read directly, and who reads each input first
-  // (directly or through a copy into its memory).
+}
+
+// Which inputs host kernels read directly, and who reads each input first
+// (directly or through a copy into its memory).
+void GraphPlan::note_input_readers() {
   std::unordered_map<int, int> copy_source;  // copy slot -> the slot it copies
   for (const auto& step : steps_)
     if (!step.node) copy_source[step.outputs[0]] = step.inputs[0];
@@ -222,8 +194,11 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       if (first_consumer_[i] < 0 && (direct || via_copy)) first_consumer_[i] = step.provider;
     }
   }
-  // Graph outputs are handed back in host memory, unless a run asks to leave
-  // them on the device (the copies added here are then skipped).
+}
+
+// Graph outputs are handed back in host memory, unless a run asks to leave
+// them on the device (the copies added here are then skipped).
+void GraphPlan::place_outputs() {
   raw_output_slots_ = output_slots_;
   output_from_kernel_.assign(output_slots_.size(), false);
   for (size_t i = 0; i < output_slots_.size(); ++i)
@@ -233,87 +208,6 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   const size_t first_output_copy = steps_.size();
   for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
   for (size_t i = first_output_copy; i < steps_.size(); ++i) steps_[i].output_only = true;
-  lap("kernel creation and weight prepacking");
-
-  // Lifetimes: a slot is released after its last reader (kernel, copy or subgraph).
-  std::vector<int> last_reader(slot_names_.size(), -1);
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    for (int s : steps_[i].inputs)
-      if (s >= 0) last_reader[size_t(s)] = int(i);
-    for (int s : steps_[i].implicit_inputs) last_reader[size_t(s)] = int(i);
-  }
-  std::unordered_set<int> kept(output_slots_.begin(), output_slots_.end());
-  kept.insert(raw_output_slots_.begin(), raw_output_slots_.end());
-  for (size_t s = 0; s < last_reader.size(); ++s)
-    if (last_reader[s] >= 0 && !kept.count(int(s)))
-      steps_[size_t(last_reader[s])].release.push_back(int(s));
-
-  // Dependencies between steps, for running independent nodes at once.
-  std::vector<int> producer(slot_names_.size(), -1);
-  for (size_t i = 0; i < steps_.size(); ++i)
-    for (int s : steps_[i].outputs)
-      if (s >= 0) producer[size_t(s)] = int(i);
-  successors_.assign(steps_.size(), {});
-  num_predecessors_.assign(steps_.size(), 0);
-  slot_readers_.assign(slot_names_.size(), 0);
-  step_reads_.assign(steps_.size(), {});
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    std::unordered_set<int> reads;
-    for (int s : steps_[i].inputs)
-      if (s >= 0) reads.insert(s);
-    for (int s : steps_[i].implicit_inputs) reads.insert(s);
-    std::unordered_set<int> preds;
-    for (int s : reads) {
-      step_reads_[i].push_back(s);
-      if (!kept.count(s)) ++slot_readers_[size_t(s)];
-      int p = producer[size_t(s)];
-      if (p >= 0 && preds.insert(p).second) {
-        successors_[size_t(p)].push_back(int(i));
-        ++num_predecessors_[i];
-      }
-    }
-  }
-  // Inputs a kernel may take over as an output's memory: values made by a
-  // step of this plan, kept by no one, read once by this step as their last
-  // reader, every other reader being an ancestor of this step (so it is done
-  // however the parallel executor schedules the steps).
-  std::vector<std::vector<int>> readers(slot_names_.size()), preds(steps_.size());
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    for (int s : step_reads_[i]) readers[size_t(s)].push_back(int(i));
-    for (int j : successors_[i]) preds[size_t(j)].push_back(int(i));
-  }
-  std::vector<size_t> seen(steps_.size(), 0);  // stamp of the search that reached a step
-  size_t stamp = 0;
-  auto ancestors_cover = [&](int d, const std::vector<int>& others) {
-    ++stamp;
-    std::vector<int> todo = preds[size_t(d)];
-    while (!todo.empty()) {
-      const int j = todo.back();
-      todo.pop_back();
-      if (seen[size_t(j)] == stamp) continue;
-      seen[size_t(j)] = stamp;
-      todo.insert(todo.end(), preds[size_t(j)].begin(), preds[size_t(j)].end());
-    }
-    for (int r : others)
-      if (r != d && seen[size_t(r)] != stamp) return false;
-    return true;
-  };
-  for (size_t d = 0; d < steps_.size(); ++d) {
-    NodeStep& step = steps_[d];
-    if (!step.node) continue;
-    step.donatable.assign(step.inputs.size(), false);
-    for (size_t k = 0; k < step.inputs.size(); ++k) {
-      const int s = step.inputs[k];
-      if (s < 0 || kept.count(s) || producer[size_t(s)] < 0 || last_reader[size_t(s)] != int(d))
-        continue;
-      if (std::count(step.inputs.begin(), step.inputs.end(), s) != 1 ||
-          std::count(step.implicit_inputs.begin(), step.implicit_inputs.end(), s) != 0)
-        continue;
-      step.donatable[k] =
-          readers[size_t(s)].size() == 1 || ancestors_cover(int(d), readers[size_t(s)]);
-    }
-  }
-  lap("memory planning");
 }
 
 // Places a step's inputs in its provider's memory (copies where needed), marks
@@ -529,100 +423,6 @@ int GraphPlan::place(int slot, const MemoryInfo& dst, const std::shared_ptr<Allo
   return copy;
 }
 
-void GraphPlan::run_copy(const NodeStep& step, std::vector<Value>& frame,
-                         const RunState& state) const {
-  const Value& src = frame[size_t(step.inputs[0])];
-  if (src.is_none()) return;
-  if (!src.is_tensor())
-    fail(ErrorCode::kNotImplemented, where_, ": cannot move a ", src.kind_name(), " value '",
-         slot_names_[size_t(step.inputs[0])], "' between memory spaces");
-  // A graph input bound in this copy's destination memory and brought to the
-  // host for a host kernel: the bound tensor is the copy, already made.
-  const size_t src_slot = size_t(step.inputs[0]);
-  if (const int i = src_slot < input_of_slot_.size() ? input_of_slot_[src_slot] : -1; i >= 0) {
-    const Value& bound = frame[slot_names_.size() + size_t(i)];
-    if (bound.is_tensor() && bound.tensor().memory_info().same_space(step.dst)) {
-      frame[size_t(step.outputs[0])] = bound;
-      return;
-    }
-  }
-  const Tensor& s = src.tensor();
-  const MemoryInfo& from = s.memory_info();
-  if (from.same_space(step.dst) || (from.host_accessible() && step.dst.host_accessible())) {
-    // Already there (an input bound in device memory): no copy.
-    frame[size_t(step.outputs[0])] = src;
-    return;
-  }
-  const ep::DataTransfer* transfer = step.transfer;
-  if (!transfer->can_copy(from, step.dst)) transfer = find_transfer(from, step.dst);
-  if (!transfer)
-    fail(ErrorCode::kEPFail, where_, ": value '", slot_names_[size_t(step.inputs[0])],
-         "' must move from ", from.to_string(), " to ", step.dst.to_string(),
-         " but no provider of the session can copy between them");
-  if (!state.streams) {
-    Tensor d(s.dtype(), s.shape(), step.allocator);
-    transfer->copy_tensors({&s}, {&d}, nullptr);
-    frame[size_t(step.outputs[0])] = Value(std::move(d));
-    return;
-  }
-  // With streams the copy is ordered after the work that wrote the source
-  // (queued on its stream, or waited for when it goes to another) and before
-  // the work that reads the destination; a host destination is read by a
-  // host kernel next, so its copy is waited for.
-  ep::Stream* from_stream = state.streams->stream_for_memory(from);
-  ep::Stream* to_stream = state.streams->stream_for_memory(step.dst);
-  Tensor d(s.dtype(), s.shape(), state.streams->allocator(step.allocator));
-  if (from_stream && to_stream != from_stream) {
-    if (to_stream) state.streams->synchronize(from_stream);
-    transfer->copy_tensors({&s}, {&d}, to_stream ? to_stream : from_stream);
-    if (!to_stream) state.streams->synchronize(from_stream);
-  } else {
-    transfer->copy_tensors({&s}, {&d}, to_stream);
-  }
-  // The source must outlive the queued copy (the executor may free it now).
-  if (to_stream) state.streams->hold(to_stream, src);
-  frame[size_t(step.outputs[0])] = Value(std::move(d));
-}
-
-std::string GraphPlan::capture_blocker(const ep::ExecutionProvider& provider) const {
-  const MemoryInfo& device = provider.memory_info();
-  for (size_t i = 0; i < input_slots_.size(); ++i)
-    if (input_read_on_host_[i])
-      return str_cat("graph input '", input_names_[i], "' is read by a host kernel");
-  for (const auto& step : steps_) {
-    if (!step.node) {
-      if (step.output_only) continue;  // skipped: outputs stay on the device
-      const int src = step.inputs[0];
-      const bool graph_input = size_t(src) < input_of_slot_.size() && input_of_slot_[src] >= 0;
-      // A graph input fed in the device's memory is used as it is.
-      if (graph_input && step.dst.same_space(device)) continue;
-      return str_cat("value '", slot_names_[size_t(src)], "' is copied to ", step.dst.to_string(),
-                     " during the run");
-    }
-    const auto& p = *providers_[size_t(step.provider)];
-    if (&p == &provider) continue;
-    if (!p.memory_info().host_accessible())
-      return str_cat(step.node->describe(), " runs on ", p.name());
-  }
-  if (!subplans_.empty()) return "the graph has control flow (If, Loop or Scan)";
-  return "";
-}
-
-Value GraphPlan::input_to_host(size_t i, Value v) const {
-  if (!v.is_tensor() || !input_read_on_host_[i]) return v;
-  const Tensor& t = v.tensor();
-  if (t.memory_info().host_accessible()) return v;
-  const ep::DataTransfer* transfer = find_transfer(t.memory_info(), cpu_memory_info());
-  if (!transfer)
-    fail(ErrorCode::kEPFail, where_, ": input '", input_names_[i], "' is in ",
-         t.memory_info().to_string(),
-         ", a host kernel reads it, and no provider of the session "
-         "can copy it to host memory");
-  Tensor h(t.dtype(), t.shape());
-  transfer->copy_tensors({&t}, {&h}, nullptr);
-  return Value(std::move(h));
-}
-
 int GraphPlan::slot_of(const std::string& name) {
   auto it = slots_.find(name);
   if (it != slots_.end()) return it->second;
@@ -635,221 +435,6 @@ int GraphPlan::slot_of(const std::string& name) {
 void GraphPlan::infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types) {
   for (const auto& [name, t] : outer_types) types_[name] = t;
   ops::infer_graph_types(model_, graph_, types_);
-}
-
-void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declared,
-                            const Value& v) const {
-  if (declared.kind == ir::TypeInfo::Kind::kTensor) {
-    if (!v.is_tensor())
-      fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects ",
-           declared.to_string(), " but got a ", v.kind_name());
-    const Tensor& t = v.tensor();
-    if (declared.elem_type != DataType::kUndefined && t.dtype() != declared.elem_type)
-      fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects ",
-           declared.to_string(), " but got tensor(", data_type_name(t.dtype()), ")");
-    if (declared.shape) {
-      const auto& dims = *declared.shape;
-      bool ok = dims.size() == t.rank();
-      for (size_t d = 0; ok && d < dims.size(); ++d)
-        if (dims[d].value && *dims[d].value != t.shape()[d]) ok = false;
-      if (!ok)
-        fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects shape ",
-             declared.shape_string(), " but got ", t.shape().to_string());
-    }
-  }
-}
-
-std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLookup& outer,
-                                      const RunState& state) const {
-  const RunState* saved = current_state;
-  current_state = &state;
-  struct Restore {
-    const RunState* s;
-    ~Restore() { GraphPlan::current_state = s; }
-  } restore{saved};
-
-  // Past the plan's slots: the device tensor of each graph input that was also
-  // brought to the host, so copy steps into that device reuse it (run_copy).
-  const size_t bound_base = slot_names_.size();
-  std::vector<Value> frame(bound_base + input_slots_.size());
-  for (const auto& [slot, tensor] : initializer_slots_) frame[size_t(slot)] = Value(*tensor);
-  check(inputs.size() <= input_slots_.size(), where_, ": ", inputs.size(),
-        " inputs given, the graph has ", input_slots_.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].is_none() && input_infos_[i]->type.kind != ir::TypeInfo::Kind::kOptional)
-      continue;  // not fed: keep the initializer, if any
-    check_input(input_names_[i], input_infos_[i]->type, inputs[i]);
-    Value host = input_to_host(i, inputs[i]);
-    if (host.is_tensor() && host.tensor().raw_data() != inputs[i].tensor().raw_data())
-      frame[bound_base + i] = std::move(inputs[i]);
-    frame[size_t(input_slots_[i])] = std::move(host);
-  }
-  if (state.preset_outputs)
-    for (size_t i = 0; i < raw_output_slots_.size() && i < state.preset_outputs->size(); ++i)
-      if (output_from_kernel_[i] && (*state.preset_outputs)[i].is_tensor())
-        frame[size_t(raw_output_slots_[i])] = (*state.preset_outputs)[i];
-  for (size_t i = 0; i < outer_slots_.size(); ++i) {
-    const Value* v = outer ? outer(outer_names_[i]) : nullptr;
-    if (v) frame[size_t(outer_slots_[i])] = *v;
-  }
-  ValueLookup lookup = [&](const std::string& name) -> const Value* {
-    if (auto h = scope_slots_.find(name); h != scope_slots_.end()) return &frame[size_t(h->second)];
-    auto it = slots_.find(name);
-    if (it != slots_.end()) return &frame[size_t(it->second)];
-    return outer ? outer(name) : nullptr;
-  };
-
-  if (state.inter_pool && state.inter_pool->num_threads() > 1 && steps_.size() > 1) {
-    execute_parallel(frame, lookup, state);
-  } else {
-    for (const auto& step : steps_) {
-      run_step(step, frame, lookup, state);
-      for (int s : step.release) frame[size_t(s)] = Value();
-    }
-  }
-  std::vector<Value> outputs;
-  outputs.reserve(output_slots_.size());
-  for (int s : state.host_outputs ? output_slots_ : raw_output_slots_)
-    outputs.push_back(frame[size_t(s)]);
-  return outputs;
-}
-
-void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
-                         const RunState& state) const {
-  if (!step.node) {
-    if (step.output_only && !state.host_outputs) return;
-    run_copy(step, frame, state);
-    return;
-  }
-  if (state.terminate && state.terminate->load(std::memory_order_relaxed))
-    fail(ErrorCode::kTerminated, where_, ": run terminated by the caller before ",
-         step.node->describe());
-  std::vector<const Value*> in_ptrs;
-  in_ptrs.reserve(step.inputs.size());
-  for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
-  for (size_t k = 0; k < step.inputs.size(); ++k)
-    if (step.inputs[k] >= 0 && frame[size_t(step.inputs[k])].is_none() &&
-        !step.node->inputs[k].empty()) {
-      // An absent value is an error unless it is an optional's empty state.
-      const auto t = types_.find(step.node->inputs[k]);
-      if (t == types_.end() || t->second.kind != ir::TypeInfo::Kind::kOptional)
-        fail(ErrorCode::kInvalidArgument, where_, ": ", step.node->describe(), " input '",
-             step.node->inputs[k], "' has no value (a graph input that was not fed?)");
-    }
-  std::vector<Value*> out_ptrs;
-  out_ptrs.reserve(step.outputs.size());
-  for (int s : step.outputs) out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
-  std::vector<DataType> out_types = step.output_types;
-  bool unknown = false;
-  for (DataType dt : out_types) unknown |= dt == DataType::kUndefined && !step.fused;
-  if (unknown) {
-    // Types unknown before the run (e.g. untyped subgraph inputs): infer from the values.
-    std::vector<ir::TypeInfo> actual;
-    for (const Value* v : in_ptrs) actual.push_back(v ? type_of_value(*v) : ir::TypeInfo());
-    auto inferred = ops::infer_output_types(*step.node, model_.opset(step.node->domain), actual);
-    for (size_t k = 0; k < out_types.size() && k < inferred.size(); ++k)
-      if (out_types[k] == DataType::kUndefined && inferred[k].is_tensor())
-        out_types[k] = inferred[k].elem_type;
-  }
-  const ep::ExecutionProvider* provider = providers_[size_t(step.provider)].get();
-  ep::Stream* stream = state.streams ? state.streams->stream_of(provider) : nullptr;
-  // The pointer vectors move into the context, and the scope lookup goes in
-  // as a reference (a std::function copy of it would allocate): a step of a
-  // small node costs its heap allocations more than its arithmetic.
-  ep::KernelContext ctx(
-      *step.node, std::move(in_ptrs), std::move(out_ptrs), std::move(out_types),
-      stream ? state.streams->allocator(step.allocator) : step.allocator, state.pool,
-      lookup ? ValueLookup([&lookup](const std::string& name) { return lookup(name); })
-             : ValueLookup(),
-      &step.donatable);
-  ctx.set_stream(stream);
-  if (!step.host_outputs.empty()) ctx.set_host_outputs(&step.host_outputs);
-  ctx.set_run_config(state.run_config);
-  int64_t start = state.observer ? now_ns() : 0;
-  try {
-    step.kernel->compute(ctx);
-  } catch (const Error& e) {
-    // Every kernel error names the node and what it was given, so kernels
-    // need only say what is wrong. An error from a nested graph already has
-    // its own node's inputs.
-    std::string msg = e.what();
-    bool named = msg.find(step.node->name) != std::string::npos;
-    bool has_inputs = msg.find(kInputsTag) != std::string::npos;
-    if (named && has_inputs) throw;
-    fail(e.code(), named ? "" : str_cat(where_, ": ", step.node->describe(), ": "), msg,
-         has_inputs ? "" : describe_inputs(*step.node, inputs_of(ctx)));
-  } catch (const std::exception& e) {
-    fail(ErrorCode::kRuntimeException, where_, ": ", step.node->describe(), ": ", e.what(),
-         describe_inputs(*step.node, inputs_of(ctx)));
-  }
-  if (state.observer) {
-    if (state.observe_device_time && stream) stream->synchronize();
-    (*state.observer)(*step.node, providers_[size_t(step.provider)]->name(), start, now_ns());
-  }
-}
-
-void GraphPlan::execute_parallel(std::vector<Value>& frame, const ValueLookup& lookup,
-                                 const RunState& state) const {
-  const size_t n = steps_.size();
-  std::vector<std::atomic<int>> pending(n);
-  for (size_t i = 0; i < n; ++i) pending[i] = num_predecessors_[i];
-  std::vector<std::atomic<int>> readers(slot_readers_.size());
-  for (size_t s = 0; s < readers.size(); ++s) readers[s] = slot_readers_[s];
-  std::mutex mu;
-  std::condition_variable cv;
-  std::vector<int> ready;
-  for (size_t i = n; i-- > 0;)
-    if (num_predecessors_[i] == 0) ready.push_back(int(i));
-  size_t remaining = n;
-  std::exception_ptr error;
-
-  // Each worker takes ready steps until every step is done or one failed. With
-  // one thread (or nested inside another run) this is the plain sequence.
-  auto worker = [&] {
-    const RunState* saved = current_state;
-    current_state = &state;
-    for (;;) {
-      int i;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        cv.wait(lock, [&] { return !ready.empty() || remaining == 0 || error; });
-        if (remaining == 0 || error) break;
-        i = ready.back();
-        ready.pop_back();
-      }
-      try {
-        run_step(steps_[size_t(i)], frame, lookup, state);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!error) error = std::current_exception();
-        cv.notify_all();
-        break;
-      }
-      for (int s : step_reads_[size_t(i)])
-        if (slot_readers_[size_t(s)] > 0 && --readers[size_t(s)] == 0) frame[size_t(s)] = Value();
-      std::lock_guard<std::mutex> lock(mu);
-      --remaining;
-      for (int succ : successors_[size_t(i)])
-        if (--pending[size_t(succ)] == 0) ready.push_back(succ);
-      cv.notify_all();
-    }
-    current_state = saved;
-  };
-  int workers = state.inter_pool->num_threads();
-  state.inter_pool->parallel_for(workers, 1e9, [&](int64_t b, int64_t e) {
-    for (int64_t k = b; k < e; ++k) worker();
-  });
-  if (error) std::rethrow_exception(error);
-}
-
-std::vector<Value> GraphPlan::run(const ep::KernelContext& caller,
-                                  std::vector<Value> inputs) const {
-  static const RunState fallback;
-  RunState state = current_state ? *current_state : fallback;
-  state.host_outputs = true;  // the control-flow kernel reading them runs on the host
-  state.preset_outputs = nullptr;
-  ValueLookup outer = [&caller](const std::string& name) { return caller.outer_scope(name); };
-  return execute(std::move(inputs), outer, state);
 }
 
 }  // namespace tessera::runtime

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/phase_timing.hpp"
@@ -153,6 +154,17 @@ class GraphPlan : public ep::SubgraphRunner {
   void execute_parallel(std::vector<Value>& frame, const ValueLookup& lookup,
                         const RunState& state) const;
   void infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
+  // The construction's stages, in order (the last three in plan_memory.cpp).
+  void plan_slots();
+  void create_steps(const ep::GraphView& view,
+                    const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
+                    const InitializerReleaser& release);
+  void note_input_readers();
+  void place_outputs();
+  void plan_memory();
+  std::vector<int> plan_dependencies(const std::unordered_set<int>& kept);
+  void plan_donations(const std::unordered_set<int>& kept, const std::vector<int>& last_reader,
+                      const std::vector<int>& producer);
   int slot_of(const std::string& name);
   void check_input(const std::string& name, const ir::TypeInfo& declared, const Value& v) const;
 
