@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -162,15 +163,14 @@ void store_state(ep::KernelContext& ctx, size_t i, const std::vector<A>& s, cons
   store_float(v, out);
 }
 
-// X * W^T + bias for every step of one direction: [rows, w.n], where x is
-// [rows, w.k] and bias (may be null) has w.n values. One GEMM for all steps.
+// X * W^T for every step of one direction: [rows, w.n], where x is
+// [rows, w.k]. One GEMM for all steps; the cells add the biases as they read
+// it, which saves a pass over the whole block.
 template <typename A>
-std::vector<A> project_inputs(ThreadPool& pool, const std::vector<A>& x, const GateBlock<A>& w,
-                              const A* bias, int64_t rows) {
-  std::vector<A> out(static_cast<size_t>(rows * w.n), A(0));
-  if (bias)
-    for (int64_t r = 0; r < rows; ++r) std::copy(bias, bias + w.n, out.data() + r * w.n);
-  gate_product(&pool, rows, x.data(), w.k, w, out.data(), w.n, true);
+std::unique_ptr<A[]> project_inputs(ThreadPool& pool, const A* x, const GateBlock<A>& w,
+                                    int64_t rows) {
+  auto out = std::make_unique_for_overwrite<A[]>(static_cast<size_t>(rows * w.n));
+  gate_product(&pool, rows, x, w.k, w, out.get(), w.n, false);
   return out;
 }
 

@@ -27,6 +27,14 @@ inline void add_to(A* x, const A* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] += y[i];
 }
 
+// x[i] += y[i] + bias[i] (bias may be null): a step's input projection and
+// biases added to its recurrent product.
+template <typename A>
+inline void add_input(A* x, const A* y, const A* bias, int64_t n) {
+  if (!bias) return add_to(x, y, n);
+  for (int64_t i = 0; i < n; ++i) x[i] += y[i] + bias[i];
+}
+
 // x[i] += p[i] * c[i] (an LSTM peephole).
 template <typename A>
 inline void add_product(A* x, const A* p, const A* c, int64_t n) {

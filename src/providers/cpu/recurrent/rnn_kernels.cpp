@@ -16,24 +16,68 @@ using rnn::GateWeights;
 using rnn::RnnAttrs;
 using rnn::RnnDims;
 
-// What every recurrent op reads of one run, in compute type A (W and R apart).
+template <typename A>
+constexpr DataType kComputeType = std::is_same_v<A, double> ? DataType::kDouble : DataType::kFloat;
+
+// What every recurrent op reads and writes in one run, in compute type A (W
+// and R apart). X and Y are used in place when they are of type A in layout
+// 0, and copied (converted, transposed) otherwise.
 template <typename A>
 struct Run {
   RnnDims d;
   std::vector<int64_t> lens;
-  std::vector<A> x, b;
+  const A* x = nullptr;  // [seq, batch, input]
+  std::vector<A> b;
   std::vector<A> h;  // [dirs, batch, hidden], updated in place
-  std::vector<A> y;  // [seq, dirs, batch, hidden] when Y is wanted
+  A* y = nullptr;    // [seq, dirs, batch, hidden]; null when Y is not wanted
+  std::vector<A> x_copy, y_copy;
 
-  A* y_ptr() { return y.empty() ? nullptr : y.data(); }
+  Run(ep::KernelContext& ctx, const RnnAttrs& a, int64_t gates,
+      const std::vector<size_t>& state_inputs)
+      : d(rnn::check_rnn_inputs(ctx, a, gates, state_inputs)), lens(rnn::sequence_lengths(ctx, d)) {
+    const Tensor& xt = ctx.required_input(0);
+    const bool in_place = a.layout == 0 && xt.dtype() == kComputeType<A>;
+    if (in_place) {
+      x = xt.data<A>();
+    } else {
+      x_copy = rnn::load_x<A>(xt, d, a.layout);
+      x = x_copy.data();
+    }
+    if (const Tensor* bt = ctx.input(3)) b = load_float<A>(*bt);
+    h = rnn::load_state<A>(ctx.input(5), d, a.layout);
+    if (!ctx.has_output(0)) return;
+    if (in_place) {
+      y = ctx.output(0, Shape{d.seq, d.dirs, d.batch, d.hidden}).mutable_data<A>();
+      zero_padding();
+    } else {
+      y_copy.assign(size_t(d.seq * d.dirs * d.batch * d.hidden), A(0));
+      y = y_copy.data();
+    }
+  }
+  Run(const Run&) = delete;
+  Run& operator=(const Run&) = delete;
+
+  // Y entries past each row's length, which no step writes.
+  void zero_padding() {
+    for (int64_t dir = 0; dir < d.dirs; ++dir)
+      for (int64_t r = 0; r < d.batch; ++r)
+        for (int64_t t = lens[size_t(r)]; t < d.seq; ++t)
+          std::fill_n(y + ((t * d.dirs + dir) * d.batch + r) * d.hidden, d.hidden, A(0));
+  }
+  // Y when it was computed in a copy, and Y_h.
+  void store(ep::KernelContext& ctx, int64_t layout) const {
+    if (!y_copy.empty()) rnn::store_y(ctx, 0, y_copy, d, layout);
+    rnn::store_state(ctx, 1, h, d, layout);
+  }
+
   A* h_of(int64_t dir) { return h.data() + dir * d.batch * d.hidden; }
   // Rb of direction `dir`, or null without B.
   const A* rb(int64_t dir, int64_t gates) const {
     return b.empty() ? nullptr : b.data() + (2 * dir + 1) * gates * d.hidden;
   }
-  // The input projection's bias: Wb, plus Rb for the first `fold` gates (the
-  // sums are the same whichever side of the product Rb is added on). Empty
-  // without B.
+  // The bias a step adds to its input projection: Wb, plus Rb for the first
+  // `fold` gates (the sums are the same whichever side of the product Rb is
+  // added on). Empty without B.
   std::vector<A> folded_bias(int64_t dir, int64_t gates, int64_t fold) const {
     if (b.empty()) return {};
     const int64_t gh = gates * d.hidden;
@@ -43,19 +87,6 @@ struct Run {
     return out;
   }
 };
-
-template <typename A>
-Run<A> load_run(ep::KernelContext& ctx, const RnnAttrs& a, int64_t gates,
-                const std::vector<size_t>& state_inputs) {
-  Run<A> c;
-  c.d = rnn::check_rnn_inputs(ctx, a, gates, state_inputs);
-  c.lens = rnn::sequence_lengths(ctx, c.d);
-  c.x = rnn::load_x<A>(ctx.required_input(0), c.d, a.layout);
-  if (const Tensor* b = ctx.input(3)) c.b = load_float<A>(*b);
-  c.h = rnn::load_state<A>(ctx.input(5), c.d, a.layout);
-  if (ctx.has_output(0)) c.y.assign(size_t(c.d.seq * c.d.dirs * c.d.batch * c.d.hidden), A(0));
-  return c;
-}
 
 bool is_reverse(const RnnAttrs& a, int64_t dir) { return a.bidirectional ? dir == 1 : a.reverse; }
 
@@ -120,33 +151,32 @@ class RnnKernel : public RecurrentKernel {
  private:
   template <typename A>
   void run(ep::KernelContext& ctx) const {
-    Run<A> c = load_run<A>(ctx, a_, 1, {5});
+    Run<A> c(ctx, a_, 1, {5});
     const RnnDims& d = c.d;
     const int64_t H = d.hidden;
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
     for_each_direction(pool, d.dirs, [&](int64_t dir) {
       const std::vector<A> bias = c.folded_bias(dir, 1, 1);
-      const std::vector<A> xw = rnn::project_inputs(
-          pool, c.x, W.block(dir, 0), bias.empty() ? nullptr : bias.data(), d.seq * d.batch);
+      const A* bias_p = bias.empty() ? nullptr : bias.data();
+      const auto xw = rnn::project_inputs(pool, c.x, W.block(dir, 0), d.seq * d.batch);
       const rnn::GateBlock<A> r = R.block(dir, 0);
       const rnn::Activation f = a_.acts[size_t(dir)];
       std::vector<A> g(size_t(d.batch * H));
-      rnn::walk_steps(d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y_ptr(),
+      rnn::walk_steps(d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y,
                       [&](const int64_t* t, A* h) {
                         rnn::gate_product(&pool, d.batch, h, H, r, g.data(), H, false);
                         for (int64_t b = 0; b < d.batch; ++b) {
                           if (t[b] < 0) continue;
                           A* gb = g.data() + b * H;
-                          rnn::add_to(gb, xw.data() + (t[b] * d.batch + b) * H, H);
+                          rnn::add_input(gb, xw.get() + (t[b] * d.batch + b) * H, bias_p, H);
                           rnn::clip_block(a_, gb, H);
                           rnn::activate(f, gb, H);
                           std::copy(gb, gb + H, h + b * H);
                         }
                       });
     });
-    rnn::store_y(ctx, 0, c.y, d, a_.layout);
-    rnn::store_state(ctx, 1, c.h, d, a_.layout);
+    c.store(ctx, a_.layout);
   }
 };
 
@@ -166,30 +196,30 @@ class GruKernel : public RecurrentKernel {
  private:
   template <typename A>
   void run(ep::KernelContext& ctx) const {
-    Run<A> c = load_run<A>(ctx, a_, 3, {5});
+    Run<A> c(ctx, a_, 3, {5});
     const RnnDims& d = c.d;
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
     for_each_direction(pool, d.dirs, [&](int64_t dir) {
       // Under linear_before_reset Rbh sits inside r's product; otherwise it folds.
       const std::vector<A> bias = c.folded_bias(dir, 3, linear_before_reset_ ? 2 : 3);
-      const std::vector<A> xw = rnn::project_inputs(
-          pool, c.x, W.block(dir, 0), bias.empty() ? nullptr : bias.data(), d.seq * d.batch);
+      const A* bias_p = bias.empty() ? nullptr : bias.data();
+      const auto xw = rnn::project_inputs(pool, c.x, W.block(dir, 0), d.seq * d.batch);
       const A* rbh = linear_before_reset_ && c.rb(dir, 3) ? c.rb(dir, 3) + 2 * d.hidden : nullptr;
       Cell<A> cell{*this,
                    pool,
                    d,
-                   xw.data(),
+                   xw.get(),
+                   bias_p,
                    R.block(dir, 0),
                    R.block(dir, 1),
                    rbh,
                    a_.acts[size_t(dir * 2)],
                    a_.acts[size_t(dir * 2 + 1)]};
-      rnn::walk_steps(d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y_ptr(),
+      rnn::walk_steps(d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y,
                       [&](const int64_t* t, A* h) { cell.step(t, h); });
     });
-    rnn::store_y(ctx, 0, c.y, d, a_.layout);
-    rnn::store_state(ctx, 1, c.h, d, a_.layout);
+    c.store(ctx, a_.layout);
   }
 
   // One direction's step: the products and gate math for every active row.
@@ -198,7 +228,8 @@ class GruKernel : public RecurrentKernel {
     const GruKernel& k;
     ThreadPool& pool;
     const RnnDims& d;
-    const A* xw;  // [seq, batch, 3 * hidden], biases folded in
+    const A* xw;    // [seq, batch, 3 * hidden]
+    const A* bias;  // added to xw (see folded_bias), or null
     rnn::GateBlock<A> r_zr, r_h;
     const A* rbh;  // Rbh under linear_before_reset, else null
     rnn::Activation f, g;
@@ -213,7 +244,7 @@ class GruKernel : public RecurrentKernel {
       for (int64_t b = 0; b < d.batch; ++b) {
         if (t[b] < 0) continue;
         A* zr = gates.data() + b * G;
-        rnn::add_to(zr, xw + (t[b] * d.batch + b) * G, 2 * H);
+        rnn::add_input(zr, xw + (t[b] * d.batch + b) * G, bias, 2 * H);
         rnn::clip_block(k.a_, zr, 2 * H);
         rnn::activate(f, zr, 2 * H);
         if (!k.linear_before_reset_)
@@ -227,10 +258,12 @@ class GruKernel : public RecurrentKernel {
         const A* r = z + H;
         A* hh = z + 2 * H;
         const A* xh = xw + (t[b] * d.batch + b) * G + 2 * H;
+        const A* bh = bias ? bias + 2 * H : nullptr;
         if (k.linear_before_reset_)
-          for (int64_t j = 0; j < H; ++j) hh[j] = xh[j] + r[j] * (hh[j] + (rbh ? rbh[j] : A(0)));
+          for (int64_t j = 0; j < H; ++j)
+            hh[j] = xh[j] + (bh ? bh[j] : A(0)) + r[j] * (hh[j] + (rbh ? rbh[j] : A(0)));
         else
-          rnn::add_to(hh, xh, H);
+          rnn::add_input(hh, xh, bh, H);
         rnn::clip_block(k.a_, hh, H);
         rnn::activate(g, hh, H);
         A* hb = h + b * H;
@@ -256,7 +289,7 @@ class LstmKernel : public RecurrentKernel {
  private:
   template <typename A>
   void run(ep::KernelContext& ctx) const {
-    Run<A> c = load_run<A>(ctx, a_, 4, {5, 6});
+    Run<A> c(ctx, a_, 4, {5, 6});
     const RnnDims& d = c.d;
     const int64_t H = d.hidden;
     std::vector<A> cell = rnn::load_state<A>(ctx.input(6), d, a_.layout);
@@ -271,8 +304,8 @@ class LstmKernel : public RecurrentKernel {
     ThreadPool& pool = ctx.thread_pool();
     for_each_direction(pool, d.dirs, [&](int64_t dir) {
       const std::vector<A> bias = c.folded_bias(dir, 4, 4);
-      const std::vector<A> xw = rnn::project_inputs(
-          pool, c.x, W.block(dir, 0), bias.empty() ? nullptr : bias.data(), d.seq * d.batch);
+      const A* bias_p = bias.empty() ? nullptr : bias.data();
+      const auto xw = rnn::project_inputs(pool, c.x, W.block(dir, 0), d.seq * d.batch);
       Cell<A> st{*this,
                  d,
                  p.empty() ? nullptr : p.data() + dir * 3 * H,
@@ -282,19 +315,18 @@ class LstmKernel : public RecurrentKernel {
       const rnn::GateBlock<A> r = R.block(dir, 0);
       A* cs = cell.data() + dir * d.batch * H;
       std::vector<A> g(size_t(d.batch * 4 * H));
-      rnn::walk_steps(d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y_ptr(),
-                      [&](const int64_t* t, A* h) {
-                        rnn::gate_product(&pool, d.batch, h, H, r, g.data(), 4 * H, false);
-                        for (int64_t b = 0; b < d.batch; ++b) {
-                          if (t[b] < 0) continue;
-                          A* gb = g.data() + b * 4 * H;
-                          rnn::add_to(gb, xw.data() + (t[b] * d.batch + b) * 4 * H, 4 * H);
-                          st.row(gb, h + b * H, cs + b * H);
-                        }
-                      });
+      rnn::walk_steps(
+          d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y, [&](const int64_t* t, A* h) {
+            rnn::gate_product(&pool, d.batch, h, H, r, g.data(), 4 * H, false);
+            for (int64_t b = 0; b < d.batch; ++b) {
+              if (t[b] < 0) continue;
+              A* gb = g.data() + b * 4 * H;
+              rnn::add_input(gb, xw.get() + (t[b] * d.batch + b) * 4 * H, bias_p, 4 * H);
+              st.row(gb, h + b * H, cs + b * H);
+            }
+          });
     });
-    rnn::store_y(ctx, 0, c.y, d, a_.layout);
-    rnn::store_state(ctx, 1, c.h, d, a_.layout);
+    c.store(ctx, a_.layout);
     rnn::store_state(ctx, 2, cell, d, a_.layout);
   }
 
