@@ -86,6 +86,7 @@ bool vec_kernels_avx2(VecKernels* out) {
   *out = {"avx2_f32",
           vec_impl::exp_loop<Avx2>,
           vec_impl::erf_loop<Avx2>,
+          vec_impl::tanh_loop<Avx2>,
           vec_impl::gelu_loop<Avx2>,
           vec_impl::softmax_row<Avx2>,
           vec_impl::layer_norm_row<Avx2>,

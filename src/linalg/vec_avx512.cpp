@@ -83,6 +83,7 @@ bool vec_kernels_avx512(VecKernels* out) {
   *out = {"avx512_f32",
           vec_impl::exp_loop<Avx512>,
           vec_impl::erf_loop<Avx512>,
+          vec_impl::tanh_loop<Avx512>,
           vec_impl::gelu_loop<Avx512>,
           vec_impl::softmax_row<Avx512>,
           vec_impl::layer_norm_row<Avx512>,

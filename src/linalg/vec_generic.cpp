@@ -58,6 +58,7 @@ VecKernels vec_kernels_generic() {
   return {"generic_f32",
           vec_impl::exp_loop<Scalar>,
           vec_impl::erf_loop<Scalar>,
+          vec_impl::tanh_loop<Scalar>,
           vec_impl::gelu_loop<Scalar>,
           vec_impl::softmax_row<Scalar>,
           vec_impl::layer_norm_row<Scalar>,

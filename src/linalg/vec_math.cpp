@@ -19,6 +19,7 @@ const detail::VecKernels& best() {
 
 void vec_exp(const float* x, float* out, int64_t n) { best().exp(x, out, n); }
 void vec_erf(const float* x, float* out, int64_t n) { best().erf(x, out, n); }
+void vec_tanh(const float* x, float* out, int64_t n) { best().tanh(x, out, n); }
 void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n) {
   best().gelu(x, bias, bias_len, out, n);
 }

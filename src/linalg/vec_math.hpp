@@ -1,4 +1,4 @@
-// Vectorised float loops for the transformer hot path: exp, erf, GELU, row
+// Vectorised float loops for the transformer hot path: exp, erf, tanh, GELU, row
 // softmax, layer norm and element-wise arithmetic. Each has a portable
 // version and AVX2+FMA / AVX-512 versions; the set is chosen once, at first
 // use, by CPU features (as sgemm picks its micro-kernel), and every call
@@ -13,6 +13,9 @@ namespace tessera::linalg {
 void vec_exp(const float* x, float* out, int64_t n);
 // out[i] = erf(x[i]) (absolute error about 1e-7).
 void vec_erf(const float* x, float* out, int64_t n);
+// out[i] = tanh(x[i]) within a few ulps, relative accuracy kept near 0;
+// saturates to +-1, NaN stays NaN.
+void vec_tanh(const float* x, float* out, int64_t n);
 // out[i] = gelu(x[i] + bias[i % bias_len]) with the exact erf form
 // 0.5 * v * (1 + erf(v / sqrt(2))); bias may be null (then bias_len is ignored).
 void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n);
@@ -61,6 +64,7 @@ struct VecKernels {
   const char* name;
   void (*exp)(const float*, float*, int64_t);
   void (*erf)(const float*, float*, int64_t);
+  void (*tanh)(const float*, float*, int64_t);
   void (*gelu)(const float*, const float*, int64_t, float*, int64_t);
   void (*softmax_row)(const float*, float*, int64_t);
   void (*layer_norm_row)(const float*, const float*, const float*, const float*, const float*,

@@ -103,6 +103,71 @@ TEST(VecMath, ErfMatchesLibm) {
   }
 }
 
+// Distance of `got` from the exact `want` in units of the float spacing at
+// `want` (subnormal spacing below the normal range); equal infinities and two
+// NaNs are 0 apart, anything else against a NaN or infinity is infinitely far.
+double ulp_error(float got, double want) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : kInf;
+  if (std::isinf(want) || std::isinf(got)) return double(got) == want ? 0 : kInf;
+  const float w = float(std::abs(want));
+  const double spacing = w < std::numeric_limits<float>::min()
+                             ? double(std::numeric_limits<float>::denorm_min())
+                             : double(std::nextafter(w, kInf)) - double(w);
+  return std::abs(double(got) - want) / spacing;
+}
+
+// Inputs for the one-argument functions: both signs of a log-spaced sweep
+// from subnormals to 1e4, a fine linear grid over [-lin, lin], and the ends.
+std::vector<float> dense_inputs(float lin) {
+  std::vector<float> x = {0.0f,
+                          -0.0f,
+                          kInf,
+                          -kInf,
+                          kNaN,
+                          std::numeric_limits<float>::min(),
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::max()};
+  for (double v = 1e-42; v < 1e4; v *= 1.01) x.push_back(float(v)), x.push_back(-float(v));
+  const int steps = 40000;
+  for (int i = 0; i <= steps; ++i) x.push_back(lin * float(2 * i - steps) / float(steps));
+  return x;
+}
+
+// Runs `f` of every kernel set over dense_inputs(lin) and checks the largest
+// ulp distance from `ref` (computed in double).
+template <class F, class Ref>
+void expect_ulps(const char* what, F f, Ref ref, float lin, double max_ulps) {
+  const std::vector<float> x = dense_inputs(lin);
+  for (const auto& k : kernel_sets()) {
+    std::vector<float> y(x.size(), 12345.0f);
+    f(k, x.data(), y.data(), int64_t(x.size()));
+    double worst = 0;
+    float worst_x = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double e = ulp_error(y[i], ref(double(x[i])));
+      if (e > worst) worst = e, worst_x = x[i];
+    }
+    EXPECT_LE(worst, max_ulps) << k.name << " " << what << ": worst at x = " << worst_x;
+  }
+}
+
+TEST(VecMath, TanhWithinUlpsOfLibm) {
+  expect_ulps(
+      "tanh", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.tanh(x, y, n); },
+      [](double v) { return std::tanh(v); }, 12.0f, 3.0);
+  for (const auto& k : kernel_sets()) {
+    // Exactly +-1 once saturated; the sign of zero is kept.
+    const std::vector<float> x = {9.5f, -20.0f, 1e30f, -0.0f, 1e-30f};
+    std::vector<float> y(x.size());
+    k.tanh(x.data(), y.data(), int64_t(x.size()));
+    EXPECT_EQ(y[0], 1.0f) << k.name;
+    EXPECT_EQ(y[1], -1.0f) << k.name;
+    EXPECT_EQ(y[2], 1.0f) << k.name;
+    EXPECT_TRUE(y[3] == 0.0f && std::signbit(y[3])) << k.name;
+    EXPECT_EQ(y[4], 1e-30f) << k.name;
+  }
+}
+
 double gelu_ref(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }
 
 TEST(VecMath, GeluWithAndWithoutBias) {
