@@ -11,14 +11,6 @@ void activate_scalar(const Activation& f, A* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = f(x[i]);
 }
 
-// tanh(x) = 2 sigmoid(2x) - 1 on the vector sigmoid: absolute error near
-// 1e-7, within what float gate math carries anyway.
-void tanh_via_sigmoid(float* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] *= 2.f;
-  linalg::vec_activation(linalg::VecActivation::kSigmoid, 0.f, 0.f, x, x, n);
-  for (int64_t i = 0; i < n; ++i) x[i] = 2.f * x[i] - 1.f;
-}
-
 }  // namespace
 
 void activate(const Activation& f, float* x, int64_t n) {
@@ -27,7 +19,15 @@ void activate(const Activation& f, float* x, int64_t n) {
       linalg::vec_activation(linalg::VecActivation::kSigmoid, 0.f, 0.f, x, x, n);
       return;
     case ActKind::kTanh:
-      tanh_via_sigmoid(x, n);
+      linalg::vec_tanh(x, x, n);
+      return;
+    case ActKind::kScaledTanh:
+      for (int64_t i = 0; i < n; ++i) x[i] *= f.beta;
+      linalg::vec_tanh(x, x, n);
+      for (int64_t i = 0; i < n; ++i) x[i] *= f.alpha;
+      return;
+    case ActKind::kSoftplus:
+      linalg::vec_softplus(x, x, n);
       return;
     default:
       activate_scalar(f, x, n);

@@ -1,7 +1,8 @@
 // Element-wise work on blocks of gate values: activations, clip and the small
-// vector updates the cells are made of. The default activations (Sigmoid,
-// Tanh) of float runs go through the vector kernels of linalg/vec_math.hpp;
-// every other activation, and every double run, uses Activation's scalar form.
+// vector updates the cells are made of. In float runs the default
+// activations (Sigmoid, Tanh), and ScaledTanh and Softplus, go through the
+// vector kernels of linalg/vec_math.hpp; the other activations, and every
+// double run, use Activation's scalar form.
 #pragma once
 #include <cstdint>
 
