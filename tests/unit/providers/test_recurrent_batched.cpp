@@ -215,6 +215,9 @@ const std::vector<Case>& cases() {
       {"GRU", "reverse", 4, 2, 7, 65, {3, 4}, false},
       {"RNN", "reverse", 7, 3, 6, 33, {2, 7, 7}},
       {"RNN", "bidirectional", 5, 5, 2, 3, {5, 0, 1, 4, 2}},
+      // Steps big enough for a pool of more than two threads to take one
+      // direction at a time.
+      {"LSTM", "bidirectional", 3, 4, 8, 256, {3, 1, 2, 0}},
   };
   return all;
 }
@@ -234,7 +237,7 @@ TEST(RecurrentBatched, ConstantWeightsPackedAtCreationMatchFedWeights) {
     std::vector<Value> fed;
     for (auto& t : inputs_of<float>(c, d)) fed.emplace_back(t);
     const auto from_fed = run_node(c.op, fed, attrs_of(c), 14, num_outputs(c));
-    for (int threads : {1, 2}) {
+    for (int threads : {1, 2, 4}) {
       const auto packed = run_constant<float>(c, d, threads);
       expect_outputs(packed, want, c, 2e-5, "constant, threads " + std::to_string(threads));
       for (size_t i = 0; i < num_outputs(c); ++i)

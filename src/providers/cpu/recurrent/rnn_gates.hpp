@@ -13,6 +13,9 @@ namespace tessera::cpu::rnn {
 // x[i] = f(x[i]) for i < n.
 void activate(const Activation& f, float* x, int64_t n);
 void activate(const Activation& f, double* x, int64_t n);
+// out[i] = f(x[i]) for i < n (x and out do not overlap).
+void activate(const Activation& f, const float* x, float* out, int64_t n);
+void activate(const Activation& f, const double* x, double* out, int64_t n);
 
 // x[i] clamped to [-a.clip, a.clip] when the op has a clip.
 template <typename A>

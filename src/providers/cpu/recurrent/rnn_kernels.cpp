@@ -93,12 +93,16 @@ bool is_reverse(const RnnAttrs& a, int64_t dir) { return a.bidirectional ? dir =
 // Runs fn(dir) for every direction. A bidirectional op's two directions run
 // concurrently when the pool has threads: each then computes its products on
 // its own thread (nested pool calls run inline), with no hand-off per step.
-void for_each_direction(ThreadPool& pool, int64_t dirs, const std::function<void(int64_t)>& fn) {
-  if (dirs == 1) {
-    fn(0);
+// With more than two threads, steps whose product is worth splitting
+// (`step_flops`) run one direction at a time, every product on the whole pool.
+void for_each_direction(ThreadPool& pool, const RnnDims& d, int64_t gates,
+                        const std::function<void(int64_t)>& fn) {
+  const double step_flops = 2.0 * double(d.batch) * double(gates * d.hidden) * double(d.hidden);
+  if (d.dirs == 1 || (pool.num_threads() > 2 && step_flops >= 2.0e6)) {
+    for (int64_t dir = 0; dir < d.dirs; ++dir) fn(dir);
     return;
   }
-  pool.parallel_for(dirs, 1e9, [&](int64_t b, int64_t e) {
+  pool.parallel_for(d.dirs, 1e9, [&](int64_t b, int64_t e) {
     for (int64_t dir = b; dir < e; ++dir) fn(dir);
   });
 }
@@ -156,7 +160,7 @@ class RnnKernel : public RecurrentKernel {
     const int64_t H = d.hidden;
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
-    for_each_direction(pool, d.dirs, [&](int64_t dir) {
+    for_each_direction(pool, d, 1, [&](int64_t dir) {
       const std::vector<A> bias = c.folded_bias(dir, 1, 1);
       const A* bias_p = bias.empty() ? nullptr : bias.data();
       const auto xw = rnn::project_inputs(pool, c.x, W.block(dir, 0), d.seq * d.batch);
@@ -200,7 +204,7 @@ class GruKernel : public RecurrentKernel {
     const RnnDims& d = c.d;
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
-    for_each_direction(pool, d.dirs, [&](int64_t dir) {
+    for_each_direction(pool, d, 3, [&](int64_t dir) {
       // Under linear_before_reset Rbh sits inside r's product; otherwise it folds.
       const std::vector<A> bias = c.folded_bias(dir, 3, linear_before_reset_ ? 2 : 3);
       const A* bias_p = bias.empty() ? nullptr : bias.data();
@@ -302,7 +306,7 @@ class LstmKernel : public RecurrentKernel {
     }
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
-    for_each_direction(pool, d.dirs, [&](int64_t dir) {
+    for_each_direction(pool, d, 4, [&](int64_t dir) {
       const std::vector<A> bias = c.folded_bias(dir, 4, 4);
       const A* bias_p = bias.empty() ? nullptr : bias.data();
       const auto xw = rnn::project_inputs(pool, c.x, W.block(dir, 0), d.seq * d.batch);
@@ -367,8 +371,7 @@ class LstmKernel : public RecurrentKernel {
         rnn::clip_block(a, go, H);
         rnn::activate(f, go, H);
       }
-      std::copy(cs, cs + H, tmp.data());
-      rnn::activate(hf, tmp.data(), H);
+      rnn::activate(hf, cs, tmp.data(), H);
       for (int64_t j = 0; j < H; ++j) h[j] = go[j] * tmp[j];
     }
   };
