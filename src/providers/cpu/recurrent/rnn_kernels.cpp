@@ -175,8 +175,7 @@ class RnnKernel : public RecurrentKernel {
                           A* gb = g.data() + b * H;
                           rnn::add_input(gb, xw.get() + (t[b] * d.batch + b) * H, bias_p, H);
                           rnn::clip_block(a_, gb, H);
-                          rnn::activate(f, gb, H);
-                          std::copy(gb, gb + H, h + b * H);
+                          rnn::activate(f, gb, h + b * H, H);
                         }
                       });
     });
