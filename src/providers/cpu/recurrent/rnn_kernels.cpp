@@ -184,12 +184,14 @@ class RnnKernel : public RecurrentKernel {
 };
 
 // Gates z, r, h; linear_before_reset (opset 3+) applies r after the recurrent
-// product. R's z and r gates are one product, its h gate another: without
-// linear_before_reset the h gate multiplies r (.) Ht-1, known only once r is.
+// product. Without it the h gate's product is of r (.) Ht-1, known only once
+// r is: R is then packed as two blocks, the z and r gates and the h gate, and
+// each step makes two products. With it, one product covers all three gates.
 class GruKernel : public RecurrentKernel {
  public:
   explicit GruKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info, {"Sigmoid", "Tanh"}), 3, {0, 2, 3}),
+      : RecurrentKernel(info, rnn::parse_rnn_attrs(info, {"Sigmoid", "Tanh"}), 3,
+                        r_split(info.attr_int("linear_before_reset", 0) != 0)),
         linear_before_reset_(info.attr_int("linear_before_reset", 0) != 0) {}
 
   void compute(ep::KernelContext& ctx) const override {
@@ -215,7 +217,7 @@ class GruKernel : public RecurrentKernel {
                    xw.get(),
                    bias_p,
                    R.block(dir, 0),
-                   R.block(dir, 1),
+                   linear_before_reset_ ? rnn::GateBlock<A>{} : R.block(dir, 1),
                    rbh,
                    a_.acts[size_t(dir * 2)],
                    a_.acts[size_t(dir * 2 + 1)]};
@@ -231,19 +233,18 @@ class GruKernel : public RecurrentKernel {
     const GruKernel& k;
     ThreadPool& pool;
     const RnnDims& d;
-    const A* xw;    // [seq, batch, 3 * hidden]
-    const A* bias;  // added to xw (see folded_bias), or null
-    rnn::GateBlock<A> r_zr, r_h;
-    const A* rbh;  // Rbh under linear_before_reset, else null
+    const A* xw;                // [seq, batch, 3 * hidden]
+    const A* bias;              // added to xw (see folded_bias), or null
+    rnn::GateBlock<A> r_first;  // the z and r gates' rows, and the h gate's under lbr
+    rnn::GateBlock<A> r_h;      // the h gate's rows without lbr
+    const A* rbh;               // Rbh under linear_before_reset, else null
     rnn::Activation f, g;
     std::vector<A> gates = std::vector<A>(size_t(d.batch * 3 * d.hidden));
     std::vector<A> rh = std::vector<A>(size_t(d.batch * d.hidden), A(0));
 
     void step(const int64_t* t, A* h) {
       const int64_t H = d.hidden, G = 3 * H;
-      rnn::gate_product(&pool, d.batch, h, H, r_zr, gates.data(), G, false);
-      if (k.linear_before_reset_)
-        rnn::gate_product(&pool, d.batch, h, H, r_h, gates.data() + 2 * H, G, false);
+      rnn::gate_product(&pool, d.batch, h, H, r_first, gates.data(), G, false);
       for (int64_t b = 0; b < d.batch; ++b) {
         if (t[b] < 0) continue;
         A* zr = gates.data() + b * G;
@@ -274,6 +275,10 @@ class GruKernel : public RecurrentKernel {
       }
     }
   };
+
+  static std::vector<int64_t> r_split(bool linear_before_reset) {
+    return linear_before_reset ? std::vector<int64_t>{0, 3} : std::vector<int64_t>{0, 2, 3};
+  }
 
   bool linear_before_reset_;
 };
