@@ -174,6 +174,19 @@ std::unique_ptr<A[]> project_inputs(ThreadPool& pool, const A* x, const GateBloc
   return out;
 }
 
+// Calls fn(b) for the batch rows active at a step (t[b] >= 0), split over the
+// pool when the rows' gate math (`cost_per_row` operations each) is worth a
+// hand-off; the step's product has used the pool just before, so its
+// workers are awake.
+template <typename Fn>
+void for_active_rows(ThreadPool& pool, int64_t batch, const int64_t* t, double cost_per_row,
+                     const Fn& fn) {
+  pool.parallel_for(batch, cost_per_row, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      if (t[b] >= 0) fn(b);
+  });
+}
+
 // Walks the steps of direction `dir` for all batch rows at once. At step s,
 // row b reads time index t[b]: s going forward, len[b] - 1 - s in reverse
 // (each row starts from its own last valid step), or -1 once s is past the

@@ -88,6 +88,10 @@ struct Run {
   }
 };
 
+// Rough operations per gate value of a row's gate math (the exp of an
+// activation dominates), for for_active_rows.
+constexpr double kRowCost = 20.0;
+
 bool is_reverse(const RnnAttrs& a, int64_t dir) { return a.bidirectional ? dir == 1 : a.reverse; }
 
 // Runs fn(dir) for every direction. A bidirectional op's two directions run
@@ -170,13 +174,12 @@ class RnnKernel : public RecurrentKernel {
       rnn::walk_steps(d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y,
                       [&](const int64_t* t, A* h) {
                         rnn::gate_product(&pool, d.batch, h, H, r, g.data(), H, false);
-                        for (int64_t b = 0; b < d.batch; ++b) {
-                          if (t[b] < 0) continue;
+                        rnn::for_active_rows(pool, d.batch, t, kRowCost * H, [&](int64_t b) {
                           A* gb = g.data() + b * H;
                           rnn::add_input(gb, xw.get() + (t[b] * d.batch + b) * H, bias_p, H);
                           rnn::clip_block(a_, gb, H);
                           rnn::activate(f, gb, h + b * H, H);
-                        }
+                        });
                       });
     });
     c.store(ctx, a_.layout);
@@ -245,19 +248,17 @@ class GruKernel : public RecurrentKernel {
     void step(const int64_t* t, A* h) {
       const int64_t H = d.hidden, G = 3 * H;
       rnn::gate_product(&pool, d.batch, h, H, r_first, gates.data(), G, false);
-      for (int64_t b = 0; b < d.batch; ++b) {
-        if (t[b] < 0) continue;
+      rnn::for_active_rows(pool, d.batch, t, kRowCost * 2 * H, [&](int64_t b) {
         A* zr = gates.data() + b * G;
         rnn::add_input(zr, xw + (t[b] * d.batch + b) * G, bias, 2 * H);
         rnn::clip_block(k.a_, zr, 2 * H);
         rnn::activate(f, zr, 2 * H);
         if (!k.linear_before_reset_)
           for (int64_t j = 0; j < H; ++j) rh[size_t(b * H + j)] = zr[H + j] * h[b * H + j];
-      }
+      });
       if (!k.linear_before_reset_)
         rnn::gate_product(&pool, d.batch, rh.data(), H, r_h, gates.data() + 2 * H, G, false);
-      for (int64_t b = 0; b < d.batch; ++b) {
-        if (t[b] < 0) continue;
+      rnn::for_active_rows(pool, d.batch, t, kRowCost * H, [&](int64_t b) {
         A* z = gates.data() + b * G;
         const A* r = z + H;
         A* hh = z + 2 * H;
@@ -272,7 +273,7 @@ class GruKernel : public RecurrentKernel {
         rnn::activate(g, hh, H);
         A* hb = h + b * H;
         for (int64_t j = 0; j < H; ++j) hb[j] = (A(1) - z[j]) * hh[j] + z[j] * hb[j];
-      }
+      });
     }
   };
 
@@ -326,12 +327,11 @@ class LstmKernel : public RecurrentKernel {
       rnn::walk_steps(
           d, dir, is_reverse(a_, dir), c.lens, c.h_of(dir), c.y, [&](const int64_t* t, A* h) {
             rnn::gate_product(&pool, d.batch, h, H, r, g.data(), 4 * H, false);
-            for (int64_t b = 0; b < d.batch; ++b) {
-              if (t[b] < 0) continue;
+            rnn::for_active_rows(pool, d.batch, t, kRowCost * 4 * H, [&](int64_t b) {
               A* gb = g.data() + b * 4 * H;
               rnn::add_input(gb, xw.get() + (t[b] * d.batch + b) * 4 * H, bias_p, 4 * H);
-              st.row(gb, h + b * H, cs + b * H);
-            }
+              st.row(gb, h + b * H, cs + b * H, st.tmp.data() + b * H);
+            });
           });
     });
     c.store(ctx, a_.layout);
@@ -345,10 +345,11 @@ class LstmKernel : public RecurrentKernel {
     const RnnDims& d;
     const A* p;  // Pi, Po, Pf of this direction, or null
     rnn::Activation f, g, hf;
-    std::vector<A> tmp = std::vector<A>(size_t(d.hidden));
+    std::vector<A> tmp = std::vector<A>(size_t(d.batch * d.hidden));  // f(cell) per row
 
-    // g: the row's pre-activations [i, o, f, c]; h and cs: its state.
-    void row(A* gi, A* h, A* cs) {
+    // gi: the row's pre-activations [i, o, f, c]; h and cs: its state; tmp:
+    // `hidden` values of scratch.
+    void row(A* gi, A* h, A* cs, A* tmp) const {
       const int64_t H = d.hidden;
       const RnnAttrs& a = k.a_;
       A* go = gi + H;
@@ -375,7 +376,7 @@ class LstmKernel : public RecurrentKernel {
         rnn::clip_block(a, go, H);
         rnn::activate(f, go, H);
       }
-      rnn::activate(hf, cs, tmp.data(), H);
+      rnn::activate(hf, cs, tmp, H);
       for (int64_t j = 0; j < H; ++j) h[j] = go[j] * tmp[j];
     }
   };
