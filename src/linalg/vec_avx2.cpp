@@ -46,6 +46,14 @@ struct Avx2 {
     const __m256i e = _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127));
     return _mm256_castsi256_ps(_mm256_slli_epi32(e, 23));
   }
+  static R exponent(R x) {
+    const __m256i b = _mm256_srli_epi32(_mm256_castps_si256(x), 23);
+    return _mm256_cvtepi32_ps(_mm256_sub_epi32(b, _mm256_set1_epi32(127)));
+  }
+  static R mantissa(R x) {
+    const __m256i b = _mm256_and_si256(_mm256_castps_si256(x), _mm256_set1_epi32(0x007fffff));
+    return _mm256_castsi256_ps(_mm256_or_si256(b, _mm256_set1_epi32(0x3f800000)));
+  }
   static float hsum(R a) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(a), _mm256_extractf128_ps(a, 1));
     s = _mm_add_ps(s, _mm_movehl_ps(s, s));
@@ -86,7 +94,12 @@ bool vec_kernels_avx2(VecKernels* out) {
   *out = {"avx2_f32",
           vec_impl::exp_loop<Avx2>,
           vec_impl::erf_loop<Avx2>,
+          vec_impl::tanh_loop<Avx2>,
+          vec_impl::log_loop<Avx2>,
+          vec_impl::softplus_loop<Avx2>,
           vec_impl::gelu_loop<Avx2>,
+          vec_impl::gelu_tanh_loop<Avx2>,
+          vec_impl::mish_loop<Avx2>,
           vec_impl::softmax_row<Avx2>,
           vec_impl::layer_norm_row<Avx2>,
           binary,

@@ -50,6 +50,8 @@ struct Avx512 {
     const __m512i e = _mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127));
     return _mm512_castsi512_ps(_mm512_slli_epi32(e, 23));
   }
+  static R exponent(R x) { return _mm512_getexp_ps(x); }
+  static R mantissa(R x) { return _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero); }
   static float hsum(R a) { return _mm512_reduce_add_ps(a); }
   static float hmax(R a) { return _mm512_reduce_max_ps(a); }
   static __mmask16 gt(R a, R b) { return _mm512_cmp_ps_mask(a, b, _CMP_GT_OQ); }
@@ -83,7 +85,12 @@ bool vec_kernels_avx512(VecKernels* out) {
   *out = {"avx512_f32",
           vec_impl::exp_loop<Avx512>,
           vec_impl::erf_loop<Avx512>,
+          vec_impl::tanh_loop<Avx512>,
+          vec_impl::log_loop<Avx512>,
+          vec_impl::softplus_loop<Avx512>,
           vec_impl::gelu_loop<Avx512>,
+          vec_impl::gelu_tanh_loop<Avx512>,
+          vec_impl::mish_loop<Avx512>,
           vec_impl::softmax_row<Avx512>,
           vec_impl::layer_norm_row<Avx512>,
           binary,

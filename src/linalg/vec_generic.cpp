@@ -37,6 +37,19 @@ struct Scalar {
     std::memcpy(&f, &bits, sizeof f);
     return f;
   }
+  static R exponent(R x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    return float(int32_t(bits >> 23) - 127);
+  }
+  static R mantissa(R x) {
+    uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    bits = (bits & 0x007fffffu) | 0x3f800000u;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
   static float hsum(R a) { return a; }
   static float hmax(R a) { return a; }
   static bool gt(R a, R b) { return a > b; }
@@ -58,7 +71,12 @@ VecKernels vec_kernels_generic() {
   return {"generic_f32",
           vec_impl::exp_loop<Scalar>,
           vec_impl::erf_loop<Scalar>,
+          vec_impl::tanh_loop<Scalar>,
+          vec_impl::log_loop<Scalar>,
+          vec_impl::softplus_loop<Scalar>,
           vec_impl::gelu_loop<Scalar>,
+          vec_impl::gelu_tanh_loop<Scalar>,
+          vec_impl::mish_loop<Scalar>,
           vec_impl::softmax_row<Scalar>,
           vec_impl::layer_norm_row<Scalar>,
           binary,

@@ -3,8 +3,9 @@
 // V provides: R (register), W (lanes), load/store, load_tail(p, n, fill) and
 // store_tail(p, n, r) for the last n < W lanes, set1, add/sub/mul/div,
 // fmadd(a, b, c) = a*b + c, max/min, abs, round/trunc, pow2i (2^n for an
-// integral n in [-126, 127]), hsum/hmax, gt(a, b) and isnan(a) masks,
-// select(mask, a, b), copysign(mag, sign).
+// integral n in [-126, 127]), exponent(x) and mantissa(x) (x = mantissa *
+// 2^exponent with the mantissa in [1, 2), for normal positive x), hsum/hmax,
+// gt(a, b) and isnan(a) masks, select(mask, a, b), copysign(mag, sign).
 //
 // Including files must include <cstdint> first and may wrap this header in a
 // target pragma: it includes nothing itself, so no library inline function
@@ -95,6 +96,105 @@ inline typename V::R sigmoid(typename V::R x) {
   return V::div(one, V::add(one, exp<V>(V::sub(V::set1(0.0f), x))));
 }
 
+// tanh(x): below |x| = 0.625 the odd polynomial x + x^3 P(x^2), fitted for
+// relative error (about 5e-9 before rounding), so tiny inputs keep every bit
+// (1 - 2 / (e^2x + 1) would cancel to 0 there); above, 1 - 2 / (e^2|x| + 1),
+// which saturates to 1 once e^2|x| overflows.
+template <class V>
+inline typename V::R tanh(typename V::R x) {
+  using R = typename V::R;
+  const R z = V::abs(x);
+  const R s = V::mul(x, x);
+  R p = V::set1(-5.7050134e-3f);
+  p = V::fmadd(p, s, V::set1(2.0639116e-2f));
+  p = V::fmadd(p, s, V::set1(-5.3739727e-2f));
+  p = V::fmadd(p, s, V::set1(1.3331443e-1f));
+  p = V::fmadd(p, s, V::set1(-3.333328e-1f));
+  // Both forms on |x|, the sign put back last: tanh(-0) is -0.
+  const R small = V::fmadd(V::mul(z, s), p, z);
+  const R one = V::set1(1.0f);
+  const R e = exp<V>(V::add(z, z));
+  const R large = V::sub(one, V::div(V::set1(2.0f), V::add(e, one)));
+  // A NaN fails the compare and comes through exp and the division as NaN.
+  return V::copysign(V::select(V::gt(V::set1(0.625f), z), small, large), x);
+}
+
+// log(x): x = m * 2^e with m in [sqrt(1/2), sqrt(2)), then log(1 + f) for
+// f = m - 1 (exact) as f - f^2/2 + f^3 P(f), P fitted for relative error
+// (under 1e-9 before rounding), plus e * ln2 split so e * hi is exact.
+// Subnormals are scaled into the normal range first, since exponent() and
+// mantissa() read the bits.
+template <class V>
+inline typename V::R log(typename V::R x) {
+  using R = typename V::R;
+  const R zero = V::set1(0.0f), one = V::set1(1.0f);
+  const auto tiny = V::gt(V::set1(1.17549435e-38f), x);
+  const R xs = V::select(tiny, V::mul(x, V::set1(8388608.0f)), x);
+  R e = V::sub(V::exponent(xs), V::select(tiny, V::set1(23.0f), zero));
+  R m = V::mantissa(xs);
+  const auto big = V::gt(m, V::set1(1.41421356f));
+  m = V::select(big, V::mul(m, V::set1(0.5f)), m);
+  e = V::select(big, V::add(e, one), e);
+  const R f = V::sub(m, one);
+  const R f2 = V::mul(f, f);
+  static constexpr float kP[] = {6.7466952e-2f,  -1.1675788e-1f, 1.1888214e-1f,
+                                 -1.2405574e-1f, 1.4219545e-1f,  -1.6667996e-1f,
+                                 2.0002119e-1f,  -2.5000009e-1f, 3.3333313e-1f};
+  R p = V::set1(kP[0]);
+  for (int i = 1; i < 9; ++i) p = V::fmadd(p, f, V::set1(kP[i]));
+  R r = V::mul(V::mul(f2, f), p);
+  r = V::fmadd(e, V::set1(-2.12194440e-4f), r);
+  r = V::fmadd(f2, V::set1(-0.5f), r);
+  r = V::add(f, r);
+  r = V::fmadd(e, V::set1(0.693359375f), r);
+  // log(+-0) = -inf, log(negative) = NaN, log(inf) = inf, NaN stays NaN.
+  r = V::select(V::gt(x, zero), r, V::set1(-__builtin_inff()));
+  r = V::select(V::gt(zero, x), V::set1(__builtin_nanf("")), r);
+  r = V::select(V::gt(x, V::set1(3.40282347e38f)), x, r);
+  return V::select(V::isnan(x), x, r);
+}
+
+// softplus(x) = log(1 + e^x) = max(x, 0) + log1p(e^-|x|), nothing overflows.
+// log1p(u) for u in [0, 1] is log(w) - c / w with w = 1 + u rounded and
+// c = (w - 1) - u its rounding error (exact, as u <= 1): the first-order
+// correction for log's argument, which also gives exactly u where w rounds
+// to 1, so very negative x still get e^x to full relative accuracy.
+template <class V>
+inline typename V::R softplus(typename V::R x) {
+  using R = typename V::R;
+  const R zero = V::set1(0.0f), one = V::set1(1.0f);
+  const R u = exp<V>(V::sub(zero, V::abs(x)));
+  const R w = V::add(one, u);
+  const R c = V::sub(V::sub(w, one), u);
+  const R l = V::sub(log<V>(w), V::div(c, w));
+  return V::select(V::isnan(x), x, V::add(V::max(x, zero), l));
+}
+
+// GELU's tanh form 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3),
+// computed as the identical x * sigmoid(2u): no 1 + tanh cancellation for
+// negative x, so the small results keep their relative accuracy down to
+// about 1e-37, where e^-2u overflows and they become 0 (x below about -10).
+template <class V>
+inline typename V::R gelu_tanh(typename V::R x) {
+  using R = typename V::R;
+  const R inner = V::fmadd(V::mul(x, x), V::set1(0.044715f), V::set1(1.0f));
+  const R u = V::mul(V::mul(x, V::set1(0.797884561f)), inner);
+  return V::mul(x, sigmoid<V>(V::add(u, u)));
+}
+
+// mish(x) = x tanh(softplus(x)) = x n / (n + 2) with n = e^x (e^x + 2), as
+// tanh(log(1 + e^x)) simplifies. Past x = 20 the fraction is 1 in float, so
+// clamping there keeps n finite without changing the result; a NaN becomes
+// 20 in the clamp (min returns its second operand) and NaN again in x * ...
+template <class V>
+inline typename V::R mish(typename V::R x) {
+  using R = typename V::R;
+  const R two = V::set1(2.0f);
+  const R e = exp<V>(V::min(x, V::set1(20.0f)));
+  const R n = V::mul(e, V::add(e, two));
+  return V::mul(x, V::div(n, V::add(n, two)));
+}
+
 // max(0, min(1, alpha x + beta)) as compares, so a NaN passes through. The
 // product and the sum round separately (no FMA), on every instruction set.
 template <class V>
@@ -142,6 +242,31 @@ void exp_loop(const float* x, float* out, int64_t n) {
 template <class V>
 void erf_loop(const float* x, float* out, int64_t n) {
   map<V, erf<V>>(x, out, n);
+}
+
+template <class V>
+void tanh_loop(const float* x, float* out, int64_t n) {
+  map<V, tanh<V>>(x, out, n);
+}
+
+template <class V>
+void log_loop(const float* x, float* out, int64_t n) {
+  map<V, log<V>>(x, out, n);
+}
+
+template <class V>
+void softplus_loop(const float* x, float* out, int64_t n) {
+  map<V, softplus<V>>(x, out, n);
+}
+
+template <class V>
+void gelu_tanh_loop(const float* x, float* out, int64_t n) {
+  map<V, gelu_tanh<V>>(x, out, n);
+}
+
+template <class V>
+void mish_loop(const float* x, float* out, int64_t n) {
+  map<V, mish<V>>(x, out, n);
 }
 
 template <class V>

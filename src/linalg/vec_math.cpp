@@ -19,9 +19,14 @@ const detail::VecKernels& best() {
 
 void vec_exp(const float* x, float* out, int64_t n) { best().exp(x, out, n); }
 void vec_erf(const float* x, float* out, int64_t n) { best().erf(x, out, n); }
+void vec_tanh(const float* x, float* out, int64_t n) { best().tanh(x, out, n); }
+void vec_log(const float* x, float* out, int64_t n) { best().log(x, out, n); }
+void vec_softplus(const float* x, float* out, int64_t n) { best().softplus(x, out, n); }
 void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n) {
   best().gelu(x, bias, bias_len, out, n);
 }
+void vec_gelu_tanh(const float* x, float* out, int64_t n) { best().gelu_tanh(x, out, n); }
+void vec_mish(const float* x, float* out, int64_t n) { best().mish(x, out, n); }
 void vec_softmax_row(const float* x, float* out, int64_t n) { best().softmax_row(x, out, n); }
 void vec_layer_norm_row(const float* x, const float* skip, const float* bias, const float* gamma,
                         const float* beta, float eps, float* out, float* sum_out, int64_t n) {

@@ -1,9 +1,10 @@
-// Vectorised float loops for the transformer hot path: exp, erf, GELU, row
-// softmax, layer norm and element-wise arithmetic. Each has a portable
-// version and AVX2+FMA / AVX-512 versions; the set is chosen once, at first
-// use, by CPU features (as sgemm picks its micro-kernel), and every call
-// goes through that table. All functions accept n == 0 and unaligned
-// pointers; `out` may alias an input of the same length (in-place use).
+// Vectorised float loops for the transformer hot path: exp, erf, tanh, log,
+// softplus, GELU (both forms), Mish, row softmax, layer norm and element-wise
+// arithmetic. Each has a portable version and AVX2+FMA / AVX-512 versions;
+// the set is chosen once, at first use, by CPU features (as sgemm picks its
+// micro-kernel), and every call goes through that table. All functions
+// accept n == 0 and unaligned pointers; `out` may alias an input of the same
+// length (in-place use).
 #pragma once
 #include <cstdint>
 
@@ -13,9 +14,22 @@ namespace tessera::linalg {
 void vec_exp(const float* x, float* out, int64_t n);
 // out[i] = erf(x[i]) (absolute error about 1e-7).
 void vec_erf(const float* x, float* out, int64_t n);
+// out[i] = tanh(x[i]) within a few ulps, relative accuracy kept near 0;
+// saturates to +-1, NaN stays NaN.
+void vec_tanh(const float* x, float* out, int64_t n);
+// out[i] = log(x[i]) within a few ulps; log(+-0) = -inf, negative -> NaN.
+void vec_log(const float* x, float* out, int64_t n);
+// out[i] = log(1 + exp(x[i])) without overflow, keeping relative accuracy
+// for very negative x (where it is exp(x)).
+void vec_softplus(const float* x, float* out, int64_t n);
 // out[i] = gelu(x[i] + bias[i % bias_len]) with the exact erf form
 // 0.5 * v * (1 + erf(v / sqrt(2))); bias may be null (then bias_len is ignored).
 void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n);
+// out[i] = 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), GELU's tanh
+// form (ONNX Gelu approximate="tanh"), computed as x * sigmoid(2 * that argument).
+void vec_gelu_tanh(const float* x, float* out, int64_t n);
+// out[i] = x * tanh(softplus(x)) (Mish).
+void vec_mish(const float* x, float* out, int64_t n);
 // One softmax over a row of n values: out = exp(x - max) / sum. A row with a
 // NaN gives NaNs; a row of all -inf gives NaNs (0/0), as the formula does.
 void vec_softmax_row(const float* x, float* out, int64_t n);
@@ -61,7 +75,12 @@ struct VecKernels {
   const char* name;
   void (*exp)(const float*, float*, int64_t);
   void (*erf)(const float*, float*, int64_t);
+  void (*tanh)(const float*, float*, int64_t);
+  void (*log)(const float*, float*, int64_t);
+  void (*softplus)(const float*, float*, int64_t);
   void (*gelu)(const float*, const float*, int64_t, float*, int64_t);
+  void (*gelu_tanh)(const float*, float*, int64_t);
+  void (*mish)(const float*, float*, int64_t);
   void (*softmax_row)(const float*, float*, int64_t);
   void (*layer_norm_row)(const float*, const float*, const float*, const float*, const float*,
                          float, float*, float*, int64_t);

@@ -2,6 +2,7 @@
 // reference: lengths that leave tails, rows of length 1, NaN and infinities.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -101,6 +102,127 @@ TEST(VecMath, ErfMatchesLibm) {
                      std::string(k.name) + " erf(" + std::to_string(x[size_t(i)]) + ")");
     }
   }
+}
+
+// Distance of `got` from the exact `want` in units of the float spacing at
+// `want`, or at `floor` where |want| is below it (subnormal spacing below the
+// normal range); equal infinities and two NaNs are 0 apart, anything else
+// against a NaN or infinity is infinitely far.
+double ulp_error(float got, double want, float floor = 0) {
+  if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : kInf;
+  if (std::isinf(want) || std::isinf(got)) return double(got) == want ? 0 : kInf;
+  const float w = std::max(float(std::abs(want)), floor);
+  const double spacing = w < std::numeric_limits<float>::min()
+                             ? double(std::numeric_limits<float>::denorm_min())
+                             : double(std::nextafter(w, kInf)) - double(w);
+  return std::abs(double(got) - want) / spacing;
+}
+
+// Inputs for the one-argument functions: both signs of a log-spaced sweep
+// from subnormals to 1e4, a fine linear grid over [-lin, lin], and the ends.
+std::vector<float> dense_inputs(float lin) {
+  std::vector<float> x = {0.0f,
+                          -0.0f,
+                          kInf,
+                          -kInf,
+                          kNaN,
+                          std::numeric_limits<float>::min(),
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::max()};
+  for (double v = 1e-42; v < 1e4; v *= 1.01) x.push_back(float(v)), x.push_back(-float(v));
+  const int steps = 40000;
+  for (int i = 0; i <= steps; ++i) x.push_back(lin * float(2 * i - steps) / float(steps));
+  return x;
+}
+
+// Runs `f` of every kernel set over dense_inputs(lin) and checks the ulp
+// distance from `ref` (computed in double) against `allowed(x)`; results
+// below `floor` count in ulps of `floor`.
+template <class F, class Ref, class Allowed>
+void expect_ulps_where(const char* what, F f, Ref ref, float lin, Allowed allowed, float floor) {
+  const std::vector<float> x = dense_inputs(lin);
+  for (const auto& k : kernel_sets()) {
+    std::vector<float> y(x.size(), 12345.0f);
+    f(k, x.data(), y.data(), int64_t(x.size()));
+    double worst = 0, worst_ulps = 0;
+    float worst_x = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double e = ulp_error(y[i], ref(double(x[i])), floor);
+      if (e / allowed(double(x[i])) > worst)
+        worst = e / allowed(double(x[i])), worst_ulps = e, worst_x = x[i];
+    }
+    EXPECT_LE(worst, 1.0) << k.name << " " << what << ": " << worst_ulps
+                          << " ulps at x = " << worst_x;
+  }
+}
+
+template <class F, class Ref>
+void expect_ulps(const char* what, F f, Ref ref, float lin, double max_ulps, float floor = 0) {
+  expect_ulps_where(
+      what, f, ref, lin, [max_ulps](double) { return max_ulps; }, floor);
+}
+
+TEST(VecMath, TanhWithinUlpsOfLibm) {
+  expect_ulps(
+      "tanh", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.tanh(x, y, n); },
+      [](double v) { return std::tanh(v); }, 12.0f, 3.0);
+  for (const auto& k : kernel_sets()) {
+    // Exactly +-1 once saturated; the sign of zero is kept.
+    const std::vector<float> x = {9.5f, -20.0f, 1e30f, -0.0f, 1e-30f};
+    std::vector<float> y(x.size());
+    k.tanh(x.data(), y.data(), int64_t(x.size()));
+    EXPECT_EQ(y[0], 1.0f) << k.name;
+    EXPECT_EQ(y[1], -1.0f) << k.name;
+    EXPECT_EQ(y[2], 1.0f) << k.name;
+    EXPECT_TRUE(y[3] == 0.0f && std::signbit(y[3])) << k.name;
+    EXPECT_EQ(y[4], 1e-30f) << k.name;
+  }
+}
+
+TEST(VecMath, LogWithinUlpsOfLibm) {
+  expect_ulps(
+      "log", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.log(x, y, n); },
+      [](double v) { return std::log(v); }, 3.0f, 2.0);
+}
+
+double softplus_ref(double v) {
+  return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+}
+
+TEST(VecMath, SoftplusWithinUlps) {
+  expect_ulps(
+      "softplus",
+      [](const VecKernels& k, const float* x, float* y, int64_t n) { k.softplus(x, y, n); },
+      softplus_ref, 30.0f, 4.0);
+}
+
+// GELU's tanh form as x * sigmoid(2u), which double evaluates without the
+// cancellation of 1 + tanh(u) for negative x.
+double gelu_tanh_ref(double v) {
+  const double u = std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v);
+  return v / (1 + std::exp(-2 * u));
+}
+
+TEST(VecMath, GeluTanhWithinUlps) {
+  // For x < 0 the result is about x e^-2|u|, so the roundings in forming u
+  // (|u| up to 90) reach the result |2u|-fold: 4 ulps times max(1, |2u|)
+  // there. Results below 1e-30 (x under -9.5, which may flush to 0 near
+  // 1e-37) count in ulps of 1e-30: an absolute error of about 4e-37.
+  auto allowed = [](double v) {
+    const double two_u = 2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v);
+    return v < 0 ? 4.0 * std::max(1.0, std::abs(two_u)) : 4.0;
+  };
+  expect_ulps_where(
+      "gelu_tanh",
+      [](const VecKernels& k, const float* x, float* y, int64_t n) { k.gelu_tanh(x, y, n); },
+      gelu_tanh_ref, 12.0f, allowed, 1e-30f);
+}
+
+TEST(VecMath, MishWithinUlps) {
+  // x e^x for x under -66 goes through a subnormal e^x: counted as gelu_tanh's.
+  expect_ulps(
+      "mish", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.mish(x, y, n); },
+      [](double v) { return v * std::tanh(softplus_ref(v)); }, 30.0f, 5.0, 1e-30f);
 }
 
 double gelu_ref(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }

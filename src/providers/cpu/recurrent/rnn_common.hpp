@@ -1,19 +1,32 @@
 // What RNN, GRU and LSTM share: the activation list, the direction and layout
-// attributes, input shape checks, and a driver that walks the time steps of
-// one direction while the op's cell updates the state of one batch row.
+// attributes, input shape checks, the input projection, and a driver that
+// walks the time steps of one direction while the op's cell updates the state
+// of every batch row at once.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ep/kernel.hpp"
 #include "providers/cpu/recurrent/float_io.hpp"
+#include "providers/cpu/recurrent/rnn_weights.hpp"
 
 namespace tessera::cpu::rnn {
 
 enum class ActKind {
-  kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid,
-  kElu, kSoftsign, kSoftplus
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
 };
 
 struct Activation {
@@ -23,19 +36,28 @@ struct Activation {
   template <typename A>
   A operator()(A x) const {
     switch (kind) {
-      case ActKind::kRelu: return x > A(0) ? x : A(0);
-      case ActKind::kTanh: return std::tanh(x);
-      case ActKind::kSigmoid: return sigmoid(x);
-      case ActKind::kAffine: return A(alpha) * x + A(beta);
-      case ActKind::kLeakyRelu: return x >= A(0) ? x : A(alpha) * x;
-      case ActKind::kThresholdedRelu: return x >= A(alpha) ? x : A(0);
-      case ActKind::kScaledTanh: return A(alpha) * std::tanh(A(beta) * x);
+      case ActKind::kRelu:
+        return x > A(0) ? x : A(0);
+      case ActKind::kTanh:
+        return std::tanh(x);
+      case ActKind::kSigmoid:
+        return sigmoid(x);
+      case ActKind::kAffine:
+        return A(alpha) * x + A(beta);
+      case ActKind::kLeakyRelu:
+        return x >= A(0) ? x : A(alpha) * x;
+      case ActKind::kThresholdedRelu:
+        return x >= A(alpha) ? x : A(0);
+      case ActKind::kScaledTanh:
+        return A(alpha) * std::tanh(A(beta) * x);
       case ActKind::kHardSigmoid: {
         A v = A(alpha) * x + A(beta);
         return v < A(0) ? A(0) : (v > A(1) ? A(1) : v);
       }
-      case ActKind::kElu: return x >= A(0) ? x : A(alpha) * (std::exp(x) - A(1));
-      case ActKind::kSoftsign: return x / (A(1) + std::abs(x));
+      case ActKind::kElu:
+        return x >= A(0) ? x : A(alpha) * (std::exp(x) - A(1));
+      case ActKind::kSoftsign:
+        return x / (A(1) + std::abs(x));
       case ActKind::kSoftplus:
         // log(1 + e^x) without overflow for large x.
         return x > A(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
@@ -48,7 +70,7 @@ struct Activation {
 struct RnnAttrs {
   int64_t num_directions = 1;
   bool bidirectional = false;
-  bool reverse = false;  // direction == "reverse" (single direction)
+  bool reverse = false;      // direction == "reverse" (single direction)
   int64_t hidden_size = -1;  // -1: take it from R
   int64_t layout = 0;
   bool has_clip = false;
@@ -141,85 +163,55 @@ void store_state(ep::KernelContext& ctx, size_t i, const std::vector<A>& s, cons
   store_float(v, out);
 }
 
-// out[m, n] = sum_k a[m, k] * b[n, k] + bias[n] (bias may be null): X * W^T.
+// X * W^T for every step of one direction: [rows, w.n], where x is
+// [rows, w.k]. One GEMM for all steps; the cells add the biases as they read
+// it, which saves a pass over the whole block.
 template <typename A>
-void matmul_bt(ThreadPool& pool, const A* a, const A* b, const A* bias, int64_t m, int64_t n,
-               int64_t k, A* out) {
-  pool.parallel_for(m, double(n * k), [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        A s = bias ? bias[j] : A(0);
-        const A* ar = a + i * k;
-        const A* br = b + j * k;
-        for (int64_t q = 0; q < k; ++q) s += ar[q] * br[q];
-        out[i * n + j] = s;
-      }
-  });
-}
-
-// y[n] = sum_k x[k] * m[n, k] (+ y[n] when accumulate).
-template <typename A>
-inline void vec_mat_t(const A* x, const A* m, int64_t n, int64_t k, A* y) {
-  for (int64_t j = 0; j < n; ++j) {
-    A s = A(0);
-    const A* row = m + j * k;
-    for (int64_t q = 0; q < k; ++q) s += x[q] * row[q];
-    y[j] = s;
-  }
-}
-
-template <typename A>
-inline A clip_value(const RnnAttrs& a, A x) {
-  if (!a.has_clip) return x;
-  A c = A(a.clip);
-  return x < -c ? -c : (x > c ? c : x);
-}
-
-// Walks the steps of direction `dir` for every batch row. `xw` holds
-// X * W^T + Wb for this direction ([seq, batch, G*hidden]); `step(xw_row, h, c,
-// scratch)` updates the hidden (and cell) state of one row in place, given
-// `scratch_size` elements of scratch space. h and c are
-// [batch, hidden] slices for this direction; y (may be null) is the
-// [seq, dirs, batch, hidden] output. Rows past their length keep their state
-// and get zeros in Y, as the spec's padded sequences require.
-template <typename A, typename Step>
-void run_direction(ThreadPool& pool, const RnnDims& d, int64_t dir, bool reverse,
-                   const std::vector<int64_t>& lens, const A* xw, int64_t gate_width, A* h,
-                   A* c, A* y, int64_t scratch_size, const Step& step) {
-  pool.parallel_for(d.batch, double(d.seq * gate_width * d.hidden), [&](int64_t b0, int64_t b1) {
-    std::vector<A> scratch(static_cast<size_t>(scratch_size));
-    for (int64_t b = b0; b < b1; ++b) {
-      int64_t len = lens[size_t(b)];
-      A* hb = h + b * d.hidden;
-      A* cb = c ? c + b * d.hidden : nullptr;
-      for (int64_t s = 0; s < len; ++s) {
-        int64_t t = reverse ? len - 1 - s : s;
-        step(xw + (t * d.batch + b) * gate_width, hb, cb, scratch.data());
-        if (y) {
-          A* yr = y + ((t * d.dirs + dir) * d.batch + b) * d.hidden;
-          for (int64_t k = 0; k < d.hidden; ++k) yr[k] = hb[k];
-        }
-      }
-      if (y)
-        for (int64_t t = len; t < d.seq; ++t) {
-          A* yr = y + ((t * d.dirs + dir) * d.batch + b) * d.hidden;
-          for (int64_t k = 0; k < d.hidden; ++k) yr[k] = A(0);
-        }
-    }
-  });
-}
-
-// Precomputes X * W[dir]^T + Wb[dir] for all steps: [seq, batch, gates*hidden].
-template <typename A>
-std::vector<A> input_projection(ThreadPool& pool, const std::vector<A>& x, const std::vector<A>& w,
-                                 const std::vector<A>* bias, const RnnDims& d, int64_t gates,
-                                 int64_t dir) {
-  int64_t gh = gates * d.hidden;
-  std::vector<A> out(static_cast<size_t>(d.seq * d.batch * gh));
-  const A* wb = bias ? bias->data() + dir * 2 * gh : nullptr;
-  matmul_bt(pool, x.data(), w.data() + dir * gh * d.input, wb, d.seq * d.batch, gh, d.input,
-            out.data());
+std::unique_ptr<A[]> project_inputs(ThreadPool& pool, const A* x, const GateBlock<A>& w,
+                                    int64_t rows) {
+  auto out = std::make_unique_for_overwrite<A[]>(static_cast<size_t>(rows * w.n));
+  gate_product(&pool, rows, x, w.k, w, out.get(), w.n, false);
   return out;
+}
+
+// Calls fn(b) for the batch rows active at a step (t[b] >= 0), split over the
+// pool when the rows' gate math (`cost_per_row` operations each) is worth a
+// hand-off; the step's product has used the pool just before, so its
+// workers are awake.
+template <typename Fn>
+void for_active_rows(ThreadPool& pool, int64_t batch, const int64_t* t, double cost_per_row,
+                     const Fn& fn) {
+  pool.parallel_for(batch, cost_per_row, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b)
+      if (t[b] >= 0) fn(b);
+  });
+}
+
+// Walks the steps of direction `dir` for all batch rows at once. At step s,
+// row b reads time index t[b]: s going forward, len[b] - 1 - s in reverse
+// (each row starts from its own last valid step), or -1 once s is past the
+// row's length. `step(t, h)` advances the rows with t[b] >= 0 (h is this
+// direction's [batch, hidden] state); rows past their length keep their state
+// and their Y stays zero, as the spec's padded sequences require. The new h of
+// the active rows is copied into y ([seq, dirs, batch, hidden]; may be null).
+template <typename A, typename Step>
+void walk_steps(const RnnDims& d, int64_t dir, bool reverse, const std::vector<int64_t>& lens, A* h,
+                A* y, const Step& step) {
+  const int64_t steps = lens.empty() ? 0 : *std::max_element(lens.begin(), lens.end());
+  std::vector<int64_t> t(static_cast<size_t>(d.batch));
+  for (int64_t s = 0; s < steps; ++s) {
+    for (int64_t b = 0; b < d.batch; ++b) {
+      const int64_t len = lens[size_t(b)];
+      t[size_t(b)] = s >= len ? -1 : (reverse ? len - 1 - s : s);
+    }
+    step(t.data(), h);
+    if (!y) continue;
+    for (int64_t b = 0; b < d.batch; ++b) {
+      if (t[size_t(b)] < 0) continue;
+      const A* hb = h + b * d.hidden;
+      std::copy(hb, hb + d.hidden, y + ((t[size_t(b)] * d.dirs + dir) * d.batch + b) * d.hidden);
+    }
+  }
 }
 
 }  // namespace tessera::cpu::rnn
