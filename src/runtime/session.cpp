@@ -14,16 +14,11 @@
 #include "onnx/function_inliner.hpp"
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
-#include "ops/contrib_bodies.hpp"
-#include "optimizer/optimizer.hpp"
-#include "runtime/device_selection.hpp"
 #include "runtime/environment.hpp"
-#include "runtime/function_expansion.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
-#include "runtime/provider_transforms.hpp"
 #include "runtime/run_capture.hpp"
-#include "runtime/shared_fusions.hpp"
+#include "runtime/session_graph.hpp"
 
 namespace tessera {
 
@@ -47,133 +42,48 @@ struct Session::Impl {
   bool observe_device_time = false;  // session.profile_device_time
   std::vector<ExpandedOp> expanded;
   CreationTimings timings;
+
+  // The inputs (fed and overridable) and outputs the session describes, with
+  // their declared types (an output declared without one: its inferred type).
+  void describe_io();
 };
+
+void Session::Impl::describe_io() {
+  const ir::Graph& g = model.graph;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const auto& in = g.inputs[i];
+    input_index[in.name] = i;
+    (g.initializers.count(in.name) ? overridable : inputs).push_back({in.name, in.type});
+  }
+  for (const auto& out : g.outputs) {
+    ir::TypeInfo t = out.type;
+    if (t.kind == ir::TypeInfo::Kind::kUnknown) {
+      auto it = plan->value_types().find(out.name);
+      if (it != plan->value_types().end()) t = it->second;
+    }
+    outputs.push_back({out.name, t});
+  }
+}
 
 namespace {
 
 const std::string kCpu = "CPUExecutionProvider";
+
+// The profiler's record of each node run; a provider's fused group is named
+// by the ops it runs, not the provider.
+runtime::NodeObserver profiling_observer(runtime::Profiler* prof) {
+  return [prof](const ir::Node& node, const std::string& provider, int64_t s, int64_t e) {
+    const bool group = node.domain == ep::kFusedGroupDomain && !node.doc_string.empty();
+    prof->record({node.name, "Node", provider, group ? node.doc_string : node.op_type, s, e,
+                  std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
+  };
+}
 
 double now_ms() {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-bool parse_bool_option(const std::string& provider, const std::string& key, const std::string& v) {
-  if (v == "1" || v == "true" || v == "True") return true;
-  if (v == "0" || v == "false" || v == "False") return false;
-  fail(ErrorCode::kInvalidArgument, provider, ": option '", key,
-       "' must be 0/1 or true/false, got '", v, "'");
-}
-
-runtime::Providers create_providers(const std::vector<ProviderSpec>& specs,
-                                    const SessionOptions& options) {
-  auto& registry = ep::ProviderRegistry::instance();
-  runtime::Providers out;
-  std::unordered_set<std::string> seen;
-  for (const auto& spec : specs) {
-    const ep::ProviderFactory* f = registry.find(spec.name);
-    if (!f) {
-      std::string list;
-      for (const auto& n : registry.names()) list += str_cat(list.empty() ? "" : ", ", n);
-      fail(ErrorCode::kInvalidArgument, "unknown execution provider '", spec.name,
-           "'; this build has: ", list);
-    }
-    if (!seen.insert(spec.name).second)
-      fail(ErrorCode::kInvalidArgument, "execution provider '", spec.name, "' is listed twice");
-    ep::ProviderOptions opts(spec.options.begin(), spec.options.end());
-    bool error_on_failure = false;
-    if (auto it = opts.find("error_on_failure"); it != opts.end()) {
-      error_on_failure = parse_bool_option(spec.name, it->first, it->second);
-      opts.erase(it);
-    }
-    std::string why;
-    try {
-      if (!f->is_available(&why))
-        fail(ErrorCode::kEPFail, spec.name, " is not available on this machine: ", why);
-      out.push_back(f->create(opts));
-    } catch (const Error& e) {
-      // Bad options are the user's to fix, never silently skipped.
-      if (error_on_failure || e.code() == ErrorCode::kInvalidArgument) throw;
-      log(Severity::kWarning, "session", "skipping ", spec.name, ": ", e.what(),
-          " (its nodes fall back to the next provider; set error_on_failure=1 to fail instead)");
-    }
-  }
-  if (!seen.count(kCpu) && !options.disable_cpu_fallback)
-    out.push_back(registry.find(kCpu)->create({}));
-  if (out.empty())
-    fail(ErrorCode::kInvalidArgument,
-         "no execution provider is usable (CPU fallback is disabled and none of the requested "
-         "providers could be created)");
-  return out;
-}
-
-// SessionOptions::initializers replace the model's tensors of the same name
-// without a copy: the model's map takes the caller's Tensor, which shares its
-// buffer. One in device memory is used there by the nodes of the provider
-// serving it; a node elsewhere gets a copy made once, at creation (placement
-// in GraphPlan), so some provider must serve that memory or copy from it.
-void apply_user_initializers(ir::Model& model, const SessionOptions& o,
-                             const runtime::Providers& providers, const std::string& where) {
-  for (const auto& [name, t] : o.initializers) {
-    auto it = model.graph.initializers.find(name);
-    check(it != model.graph.initializers.end(), where, ": add_initializer: '", name,
-          "' is not an initializer of the model");
-    check(t.dtype() == it->second.dtype() && t.shape() == it->second.shape(), where,
-          ": add_initializer: '", name, "' is ", it->second.description(),
-          " in the model but the given tensor is ", t.description());
-    const MemoryInfo& mem = t.memory_info();
-    if (!mem.host_accessible()) {
-      // A graph input of that name could be fed in any memory at run time.
-      check_code(!model.graph.find_input(name), ErrorCode::kNotImplemented, where,
-                 ": add_initializer: '", name, "' is in ", mem.to_string(),
-                 " and is also a graph input (overridable); only initializers that are not graph "
-                 "inputs can be handed in in device memory");
-      bool servable = false;
-      std::string names;
-      for (const auto& p : providers) {
-        const auto* transfer = p->data_transfer();
-        servable |= p->memory_info().same_space(mem) ||
-                    (transfer && transfer->can_copy(mem, cpu_memory_info()));
-        names += str_cat(names.empty() ? "" : ", ", p->name());
-      }
-      check_code(servable, ErrorCode::kEPFail, where, ": add_initializer: '", name, "' is in ",
-                 mem.to_string(), " but no provider of the session (", names,
-                 ") serves that memory or can copy from it; add the provider of that device, or "
-                 "hand in a host tensor");
-    }
-    it->second = t;
-  }
-}
-
-// Initializers in device memory, taken out of the graph while the optimizer
-// runs (it reads initializers on the host: constant folding, weight fusions)
-// and seen by it as graph inputs: values it cannot fold or rewrite.
-struct HiddenInitializers {
-  std::vector<std::pair<std::string, Tensor>> tensors;
-
-  explicit HiddenInitializers(ir::Graph& g) {
-    for (auto it = g.initializers.begin(); it != g.initializers.end();) {
-      if (it->second.memory_info().host_accessible()) {
-        ++it;
-        continue;
-      }
-      const Tensor& t = it->second;
-      std::vector<ir::Dim> dims;
-      for (int64_t d : t.shape().dims()) dims.push_back(ir::Dim{d, ""});
-      g.inputs.push_back({it->first, ir::TypeInfo::tensor(t.dtype(), dims), ""});
-      tensors.emplace_back(it->first, t);
-      it = g.initializers.erase(it);
-    }
-  }
-  void restore(ir::Graph& g) {
-    for (auto& [name, t] : tensors) {
-      std::erase_if(g.inputs, [&](const ir::ValueInfo& v) { return v.name == name; });
-      g.initializers[name] = std::move(t);
-    }
-    tensors.clear();
-  }
-};
 
 // The model as it can be written out: initializers in device memory are
 // copied to the host (through the provider that can), the rest shared as is.
@@ -195,41 +105,6 @@ ir::Model with_host_initializers(const ir::Model& model, const runtime::Provider
     t = std::move(h);
   }
   return out;
-}
-
-// A "0"/"1" session config flag; `absent` when it is not set. Any other
-// value is an error naming the key, not a silent default.
-bool config_flag(const SessionOptions& o, const std::string& key, bool absent) {
-  auto it = o.config_entries.find(key);
-  if (it == o.config_entries.end()) return absent;
-  check_code(it->second == "0" || it->second == "1", ErrorCode::kInvalidArgument,
-             "session option '", key, "' must be \"0\" or \"1\", got \"", it->second, "\"");
-  return it->second == "1";
-}
-
-// A session config entry that is a count from `lo` to `hi`; `absent` when
-// it is not set. Anything else is an error naming the key and the range.
-int config_count(const SessionOptions& o, const std::string& key, int absent, int lo, int hi) {
-  auto it = o.config_entries.find(key);
-  if (it == o.config_entries.end()) return absent;
-  const std::string& v = it->second;
-  const bool digits = !v.empty() && v.size() <= 9 &&
-                      std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const int n = digits ? std::stoi(v) : -1;
-  check_code(n >= lo && n <= hi, ErrorCode::kInvalidArgument, "session option '", key,
-             "' must be a whole number from ", lo, " to ", hi, ", got \"", v, "\"");
-  return n;
-}
-
-void apply_free_dimension_overrides(ir::Graph& g, const SessionOptions& o) {
-  for (auto& in : g.inputs) {
-    if (!in.type.shape) continue;
-    for (auto& d : *in.type.shape) {
-      if (d.value) continue;
-      auto it = o.free_dimension_overrides.find(d.symbol);
-      if (it != o.free_dimension_overrides.end()) d.value = it->second;
-    }
-  }
 }
 
 }  // namespace
@@ -280,113 +155,32 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     ir::name_unnamed_nodes(model.graph);
     ir::validate_graph(model, model.graph, {}, where);
   });
-  apply_free_dimension_overrides(model.graph, options);
+  runtime::apply_free_dimension_overrides(model.graph, options);
 
-  // The environment's providers follow the session's own, unless already named.
-  // With no list, the selection policy picks from the environment's devices.
-  std::vector<ProviderSpec> specs = providers;
-  if (options.provider_selection_policy != ProviderSelectionPolicy::kDefault) {
-    check(providers.empty(), where, ": both a provider list and the selection policy '",
-          provider_selection_policy_name(options.provider_selection_policy),
-          "' were given; use one or the other");
-    specs = runtime::select_providers(options.provider_selection_policy,
-                                      Environment::global().ep_devices());
-    for (const auto& p : specs) impl->requested.push_back(p.name);
-  }
-  for (auto& p : Environment::global().providers()) {
-    bool named = false;
-    for (const auto& q : specs) named |= q.name == p.name;
-    if (!named) specs.push_back(p);
-  }
+  std::vector<ProviderSpec> specs =
+      runtime::provider_specs(providers, options, where, impl->requested);
   impl->providers =
-      timer.time("create providers", [&] { return create_providers(specs, options); });
-  apply_user_initializers(model, options, impl->providers, where);
-  // For the partition report: which nodes ran as which bodies.
-  auto record_expansions = [&](std::vector<runtime::FunctionExpansion>& done) {
-    for (auto& e : done)
-      impl->expanded.push_back({e.node_name, e.op_type, e.body, e.depth, std::move(e.body_nodes)});
-  };
-  // ONNX Runtime's com.microsoft ops become their bodies before the
-  // optimizer, so its fusions treat them as they treat the model's own ops.
-  auto lowered = timer.time("expand com.microsoft ops", [&] {
-    try {
-      return runtime::expand_ops_without_kernels(model, impl->providers, ops::find_contrib_body);
-    } catch (const Error& e) {
-      fail(e.code(), where, ": ", e.what());
-    }
-  });
-  record_expansions(lowered);
-  HiddenInitializers on_devices(model.graph);
-  optimizer::OptimizeOptions opt;
-  opt.shared_fusions = runtime::shared_fusions(impl->providers);
-  // Folding runs nodes on the host: the CPU provider's kernels (the
-  // session's own, or one made for it when the list has none).
-  std::shared_ptr<ep::ExecutionProvider> host;
-  for (const auto& p : impl->providers)
-    if (p->name() == kCpu) host = p;
-  if (!host) host = ep::ProviderRegistry::instance().find(kCpu)->create({});
-  opt.fold_kernels = &host->kernel_registry();
-  optimizer::optimize(model, options.graph_optimization_level, opt, &impl->timings.phases);
-  on_devices.restore(model.graph);
-  // After the passes, so a fusion cannot rebuild an op that has no kernel.
-  auto expanded = timer.time("expand function ops", [&] {
-    try {
-      return runtime::expand_ops_without_kernels(model, impl->providers);
-    } catch (const Error& e) {
-      fail(e.code(), where, ": ", e.what());
-    }
-  });
-  record_expansions(expanded);
-  // Each provider's own rewrites of the nodes it is given (the CPU's fused
-  // ops and blocked layout), whatever else the list holds. The flags the
-  // CPU transform reads are checked here, so a bad value is an error even
-  // where no transform reads it.
-  config_flag(options, "session.disable_nchwc", false);
-  config_flag(options, "session.disable_winograd", false);
-  std::vector<ep::PlacementRule> placement = options.placement;
-  if (options.graph_optimization_level != GraphOptimizationLevel::kDisableAll) {
-    HiddenInitializers hidden(model.graph);
-    ep::TransformOptions transform;
-    transform.level = options.graph_optimization_level;
-    transform.config = &options.config_entries;
-    placement = runtime::apply_provider_transforms(model, impl->providers, options.placement,
-                                                   transform, &impl->timings.phases);
-    placement.insert(placement.begin(), options.placement.begin(), options.placement.end());
-    optimizer::fold_constants_after_transforms(model, opt.fold_kernels, &impl->timings.phases);
-    hidden.restore(model.graph);
-  }
+      timer.time("create providers", [&] { return runtime::create_providers(specs, options); });
+  runtime::apply_user_initializers(model, options, impl->providers, where);
+  const std::vector<ep::PlacementRule> placement = runtime::prepare_graph(
+      model, impl->providers, options, where, impl->expanded, &impl->timings.phases);
   // One host copy of each initializer across the environment's sessions
   // (handed-in ones are the caller's memory and are used as they are).
   Environment& env = Environment::global();
-  const bool share = config_flag(options, "session.share_initializers", true);
+  const bool share = runtime::config_flag(options, "session.share_initializers", true);
   if (share)
     for (auto& [name, t] : model.graph.initializers)
       if (!options.initializers.count(name)) t = env.shared_initializers().share_host(name, t);
   // Workers poll for work through each run unless the user turns it off (a
   // machine shared with other busy processes); see ThreadPool::RunScope.
-  // Workers poll for work through each run unless the user turns it off (a
-  // machine shared with other busy processes); see ThreadPool::RunScope.
-  const bool spin = config_flag(options, "session.intra_op.allow_spinning", true);
+  const bool spin = runtime::config_flag(options, "session.intra_op.allow_spinning", true);
   timer.time("thread pools", [&] {
     impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads, spin);
     if (options.execution_mode == ExecutionMode::kParallel)
       impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads, spin);
   });
   impl->model = std::move(model);
-  const bool env_allocators = config_flag(options, "session.use_env_allocators", true);
-  for (const auto& p : impl->providers) {
-    std::shared_ptr<Allocator> a =
-        env_allocators ? env.shared_allocator(p->memory_info()) : nullptr;
-    if (!a) {
-      a = p->allocator();
-      // A provider that brings its own arena (the CUDA provider's, with its
-      // gpu_mem_limit) keeps it; caching blocks in a second arena on top
-      // would hide them from that limit.
-      if (options.enable_cpu_mem_arena && !a->backing())
-        a = std::make_shared<ArenaAllocator>(a, options.arena);
-    }
-    impl->allocators.emplace_back(p->name(), a);
-  }
+  impl->allocators = runtime::provider_allocators(impl->providers, options);
   runtime::ConstantPlacer placer;
   if (share)
     placer = [&env](const Tensor& host, const MemoryInfo& dst,
@@ -405,7 +199,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   // the memory back (when no other session shares it) and leaves the type and
   // shape the kernels still check. Not while an optimized model is to be saved.
   runtime::InitializerReleaser release;
-  if (!config_flag(options, "session.keep_packed_initializers", false) &&
+  if (!runtime::config_flag(options, "session.keep_packed_initializers", false) &&
       options.optimized_model_filepath.empty())
     release = [impl = impl.get()](const std::string& name) {
       Tensor& t = impl->model.graph.initializers.at(name);
@@ -419,39 +213,18 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   impl->capture = std::make_unique<runtime::RunCapture>(
       *impl->plan, impl->allocators,
-      config_count(options, "session.max_captured_shapes", 8, 1, 1024));
-  const ir::Graph& g = impl->model.graph;
-  for (size_t i = 0; i < g.inputs.size(); ++i) {
-    const auto& in = g.inputs[i];
-    impl->input_index[in.name] = i;
-    (g.initializers.count(in.name) ? impl->overridable : impl->inputs)
-        .push_back({in.name, in.type});
-  }
-  for (const auto& out : g.outputs) {
-    ir::TypeInfo t = out.type;
-    if (t.kind == ir::TypeInfo::Kind::kUnknown) {
-      auto it = impl->plan->value_types().find(out.name);
-      if (it != impl->plan->value_types().end()) t = it->second;
-    }
-    impl->outputs.push_back({out.name, t});
-  }
+      runtime::config_count(options, "session.max_captured_shapes", 8, 1, 1024));
+  impl->describe_io();
   if (!options.optimized_model_filepath.empty())
     timer.time("save optimized model", [&] {
       onnx::save_model(with_host_initializers(impl->model, impl->providers, where),
                        options.optimized_model_filepath);
     });
   // Read even without profiling, so a bad value is an error either way.
-  impl->observe_device_time = config_flag(options, "session.profile_device_time", false);
+  impl->observe_device_time = runtime::config_flag(options, "session.profile_device_time", false);
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
-    auto* prof = &impl->profiler;
-    impl->observer = [prof](const ir::Node& node, const std::string& provider, int64_t s,
-                            int64_t e) {
-      // A provider's fused group is named by the ops it runs, not the provider.
-      const bool group = node.domain == ep::kFusedGroupDomain && !node.doc_string.empty();
-      prof->record({node.name, "Node", provider, group ? node.doc_string : node.op_type, s, e,
-                    std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
-    };
+    impl->observer = profiling_observer(&impl->profiler);
   }
   impl->timings.total_ms = now_ms() - started_ms;
   return std::unique_ptr<Session>(new Session(std::move(impl)));
