@@ -145,4 +145,39 @@ Shape expand_shape(const Shape& x, const Shape& target) {
   }
 }
 
+namespace {
+
+std::string shapes_list(const std::vector<const Shape*>& in) {
+  std::string s;
+  for (const Shape* x : in) s += str_cat(s.empty() ? "" : ", ", x->to_string());
+  return s;
+}
+
+}  // namespace
+
+Shape concat_shape(const std::vector<const Shape*>& in, int64_t axis_attr, size_t* axis) {
+  if (in.empty()) fail(ErrorCode::kInvalidArgument, "Concat needs at least one input");
+  const Shape& s0 = *in[0];
+  const int64_t r = int64_t(s0.rank());
+  if (r == 0) fail(ErrorCode::kInvalidArgument, "cannot concatenate scalars");
+  if (axis_attr < -r || axis_attr >= r)
+    fail(ErrorCode::kInvalidArgument, "axis ", axis_attr, " is out of range for inputs of shapes ",
+         shapes_list(in));
+  const size_t k = size_t(axis_attr < 0 ? axis_attr + r : axis_attr);
+  std::vector<int64_t> dims = s0.dims();
+  dims[k] = 0;
+  for (const Shape* x : in) {
+    bool same = x->rank() == s0.rank();
+    for (size_t d = 0; same && d < s0.rank(); ++d) same = d == k || (*x)[d] == s0[d];
+    if (!same)
+      fail(ErrorCode::kInvalidArgument, "inputs of shapes ", shapes_list(in),
+           " differ outside the concatenation axis ", axis_attr);
+    if (__builtin_add_overflow(dims[k], (*x)[k], &dims[k]))
+      fail(ErrorCode::kInvalidArgument, "the sizes along the concatenation axis ", axis_attr,
+           " of inputs of shapes ", shapes_list(in), " overflow int64");
+  }
+  *axis = k;
+  return Shape(dims);
+}
+
 }  // namespace tessera::ops

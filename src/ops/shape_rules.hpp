@@ -1,4 +1,4 @@
-// The output geometry of Reshape, Split, Slice and Expand as the spec defines it,
+// The output geometry of Reshape, Split, Slice, Expand and Concat as the spec defines it,
 // from the node's attributes and the values of its shape inputs: one place
 // for every provider's kernels (the CPU's and CUDA's). Errors are
 // kInvalidArgument naming the offending values; the executor adds the node.
@@ -36,5 +36,11 @@ Shape reshape_shape(const Shape& in, const std::vector<int64_t>& spec, bool allo
 
 // Expand's output: `x` broadcast with `target` (no negative dims).
 Shape expand_shape(const Shape& x, const Shape& target);
+
+// Concat's output for inputs of shapes `in` joined along `axis_attr` (as
+// written, negative from the back); `*axis` receives it made non-negative.
+// The inputs must have one rank above 0 and equal dims off the axis; the
+// axis' sum must fit in int64.
+Shape concat_shape(const std::vector<const Shape*>& in, int64_t axis_attr, size_t* axis);
 
 }  // namespace tessera::ops

@@ -423,20 +423,21 @@ OutDims ShapeInferrer::infer(const ir::Node& n) const {
     return {out};
   }
   if (op == "Concat") {
-    if (!x) return {};
-    const int64_t r = int64_t(x->size());
-    const int64_t k = norm_axis(attr_int(n, "axis", 0), r);
-    if (k < 0) return {};
-    Dims out = *x;
-    out[size_t(k)] = 0;
+    // The kernels' rule; anything it refuses stays unknown here.
+    std::vector<Shape> shapes;
     for (const auto& name : n.inputs) {
       const Dims* d = name.empty() ? nullptr : dims(name);
-      if (!d || d->size() != x->size()) return {};
-      for (size_t i = 0; i < d->size(); ++i)
-        if (int64_t(i) != k && (*d)[i] != (*x)[i]) return {};
-      if (__builtin_add_overflow(out[size_t(k)], (*d)[size_t(k)], &out[size_t(k)])) return {};
+      if (!d) return {};
+      shapes.emplace_back(*d);
     }
-    return {out};
+    std::vector<const Shape*> in;
+    for (const Shape& x : shapes) in.push_back(&x);
+    try {
+      size_t axis = 0;
+      return {ops::concat_shape(in, attr_int(n, "axis", 0), &axis).dims()};
+    } catch (const Error&) {
+      return {};
+    }
   }
   if (op == "Slice") {
     if (!x) return {};

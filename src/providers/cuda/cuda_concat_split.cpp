@@ -37,12 +37,6 @@ void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t 
                "cudaMemcpyAsync (Concat/Split, one row)");
 }
 
-std::string shapes_list(const std::vector<const Tensor*>& ts) {
-  std::string s;
-  for (const Tensor* t : ts) s += str_cat(s.empty() ? "" : ", ", t->shape().to_string());
-  return s;
-}
-
 class CudaConcat : public CudaKernel {
  public:
   CudaConcat(const ep::KernelInfo& info, const EnvPtr& env)
@@ -51,23 +45,18 @@ class CudaConcat : public CudaKernel {
     std::vector<const Tensor*> ins;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
     if (ins.empty()) ctx.fail_node("needs at least one input");
-    const Shape& s0 = ins[0]->shape();
-    const int64_t r = int64_t(s0.rank());
-    if (r == 0) ctx.fail_node("cannot concatenate scalars");
-    if (axis_ < -r || axis_ >= r)
-      ctx.fail_node("axis ", axis_, " is out of range for inputs of shapes ", shapes_list(ins));
-    const size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
-    std::vector<int64_t> dims = s0.dims();
-    dims[axis] = 0;
+    std::vector<const Shape*> shapes;
     for (const Tensor* t : ins) {
-      bool ok = t->rank() == s0.rank() && t->dtype() == ins[0]->dtype();
-      for (size_t k = 0; ok && k < s0.rank(); ++k) ok = k == axis || t->shape()[k] == s0[k];
-      if (!ok)
-        ctx.fail_node("inputs of shapes ", shapes_list(ins),
-                      " differ outside the concatenation axis ", axis_);
-      dims[axis] += t->shape()[axis];
+      if (t->dtype() != ins[0]->dtype())
+        ctx.fail_node("inputs have different types: ", data_type_name(ins[0]->dtype()), " and ",
+                      data_type_name(t->dtype()));
+      shapes.push_back(&t->shape());
     }
-    Tensor& y = ctx.output(0, Shape(dims), ins[0]->dtype());
+    size_t axis = 0;
+    const Shape out = ops::concat_shape(shapes, axis_, &axis);
+    const Shape& s0 = ins[0]->shape();
+    const std::vector<int64_t>& dims = out.dims();
+    Tensor& y = ctx.output(0, out, ins[0]->dtype());
     if (y.num_elements() == 0) return;
     const size_t bytes = size_t(elem_bytes(y.dtype()));
     const size_t outer = size_t(s0.size_to(axis)), inner = size_t(s0.size_from(axis + 1));

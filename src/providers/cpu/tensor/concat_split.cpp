@@ -13,12 +13,6 @@ using ep::OpKernel;
 using ep::TypeConstraint;
 namespace types = ep::types;
 
-std::string shapes_list(const std::vector<const Tensor*>& ts) {
-  std::string s;
-  for (const Tensor* t : ts) s += (s.empty() ? "" : ", ") + (t ? t->shape().to_string() : "none");
-  return s;
-}
-
 class ConcatKernel : public OpKernel {
  public:
   explicit ConcatKernel(const KernelInfo& info)
@@ -27,23 +21,18 @@ class ConcatKernel : public OpKernel {
     std::vector<const Tensor*> ins;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
     if (ins.empty()) ctx.fail_node("needs at least one input");
-    const Shape& s0 = ins[0]->shape();
-    int64_t r = int64_t(s0.rank());
-    if (r == 0) ctx.fail_node("cannot concatenate scalars");
-    if (axis_ < -r || axis_ >= r)
-      ctx.fail_node("axis ", axis_, " is out of range for inputs of shapes ", shapes_list(ins));
-    size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
-    std::vector<int64_t> dims = s0.dims();
-    dims[axis] = 0;
+    std::vector<const Shape*> shapes;
     for (const Tensor* t : ins) {
-      bool ok = t->rank() == s0.rank() && t->dtype() == ins[0]->dtype();
-      for (size_t k = 0; ok && k < s0.rank(); ++k) ok = k == axis || t->shape()[k] == s0[k];
-      if (!ok)
-        ctx.fail_node("inputs of shapes ", shapes_list(ins),
-                      " differ outside the concatenation axis ", axis_);
-      dims[axis] += t->shape()[axis];
+      if (t->dtype() != ins[0]->dtype())
+        ctx.fail_node("inputs have different types: ", data_type_name(ins[0]->dtype()), " and ",
+                      data_type_name(t->dtype()));
+      shapes.push_back(&t->shape());
     }
-    Tensor& y = ctx.output(0, Shape(dims), ins[0]->dtype());
+    size_t axis = 0;
+    const Shape out = ops::concat_shape(shapes, axis_, &axis);
+    const Shape& s0 = ins[0]->shape();
+    const std::vector<int64_t>& dims = out.dims();
+    Tensor& y = ctx.output(0, out, ins[0]->dtype());
     int64_t outer = s0.size_to(axis), inner = s0.size_from(axis + 1);
     int64_t out_row = dims[axis] * inner;
     // (input, outer row) runs; SqueezeNet's fire modules join two 55 x 55 x
