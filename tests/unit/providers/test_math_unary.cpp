@@ -159,6 +159,11 @@ double softplus_ref(double v) {
 double tanh_ref(double v) { return std::tanh(v); }
 double log_ref(double v) { return std::log(v); }
 double mish_ref(double v) { return v * std::tanh(softplus_ref(v)); }
+double elu_ref(double v) { return v < 0 ? 0.5 * std::expm1(v) : v; }
+double selu_ref(double v) {
+  return 1.05070102214813232421875 * (v > 0 ? v : 1.67326319217681884765625 * std::expm1(v));
+}
+double celu_ref(double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }
 double gelu_ref(double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }
 // 0.5 v (1 + tanh(u)) as the equal v / (1 + e^-2u), which double evaluates
 // without 1 + tanh(u) cancelling for negative v.
@@ -173,6 +178,11 @@ TEST(MathUnary, FloatVectorPathsMatchDouble) {
   expect_float_op("Softplus", {}, 13, -30.0f, 30.0f, softplus_ref, 4e-7);
   expect_float_op("Mish", {}, 18, -30.0f, 30.0f, mish_ref, 5e-7);
   expect_float_op("Gelu", {}, 20, -8.0f, 8.0f, gelu_ref, 2e-6, 1e-7);
+  expect_float_op("Elu", {attr_float("alpha", 0.5f)}, 6, -20.0f, 5.0f, elu_ref, 3e-7);
+  expect_float_op("Selu", {}, 6, -20.0f, 5.0f, selu_ref, 3e-7);
+  expect_float_op("Celu", {attr_float("alpha", 2.0f)}, 12, -20.0f, 5.0f, celu_ref, 3e-7);
+  expect_float_op(
+      "Elu", {}, 6, -1e-3f, 1e-3f, [](double v) { return v < 0 ? std::expm1(v) : v; }, 3e-7);
   const ir::Attribute tanh_form = attr_string("approximate", "tanh");
   expect_float_op("Gelu", {tanh_form}, 20, -8.0f, 8.0f, gelu_tanh_ref, 2e-6, 1e-12);
   expect_float_op("Gelu", {tanh_form}, 20, -1e-3f, 1e-3f, gelu_tanh_ref, 2e-6, 1e-12);

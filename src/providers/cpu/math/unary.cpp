@@ -357,9 +357,9 @@ class FloatVecUnaryKernel final : public ep::OpKernel {
   VecLoop loop_;
 };
 
-// Sigmoid, Swish, HardSigmoid and HardSwish on float tensors through
-// linalg::vec_activation, the loop the convolutions' fused activations run:
-// a fused Conv -> Sigmoid gives the bytes of the unfused pair.
+// Sigmoid, Swish, HardSigmoid, HardSwish, Elu, Selu and Celu on float
+// tensors through linalg::vec_activation, the loop the convolutions' fused
+// activations run: a fused Conv -> Sigmoid gives the bytes of the unfused pair.
 template <typename Op, linalg::VecActivation kKind>
 class FloatActivationKernel final : public ep::OpKernel {
  public:
@@ -369,6 +369,10 @@ class FloatActivationKernel final : public ep::OpKernel {
     if (kKind == K::kHardSigmoid)
       p0_ = info.attr_float("alpha", 0.2f), p1_ = info.attr_float("beta", 0.5f);
     if (kKind == K::kHardSwish) p0_ = 1.0f / 6.0f, p1_ = 0.5f;
+    if (kKind == K::kElu || kKind == K::kCelu) p0_ = info.attr_float("alpha", 1.0f);
+    if (kKind == K::kSelu)
+      p0_ = info.attr_float("alpha", 1.67326319217681884765625f),
+      p1_ = info.attr_float("gamma", 1.05070102214813232421875f);
   }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -434,9 +438,9 @@ void add_unary_factories(FactoryMap& m) {
                                             FloatTypes, 3>,
                                        linalg::VecActivation::kHardSwish>>();
   m["LeakyRelu"] = factory_of<UnaryKernel<LeakyReluOp>>();
-  m["Elu"] = factory_of<UnaryKernel<EluOp>>();
-  m["Celu"] = factory_of<UnaryKernel<CeluOp>>();
-  m["Selu"] = factory_of<UnaryKernel<SeluOp>>();
+  m["Elu"] = factory_of<FloatActivationKernel<EluOp, linalg::VecActivation::kElu>>();
+  m["Celu"] = factory_of<FloatActivationKernel<CeluOp, linalg::VecActivation::kCelu>>();
+  m["Selu"] = factory_of<FloatActivationKernel<SeluOp, linalg::VecActivation::kSelu>>();
   m["ThresholdedRelu"] = factory_of<UnaryKernel<ThresholdedReluOp>>();
   m["HardSigmoid"] =
       factory_of<FloatActivationKernel<HardSigmoidOp, linalg::VecActivation::kHardSigmoid>>();
