@@ -205,9 +205,9 @@ inline typename V::R hard_sigmoid(typename V::R x, typename V::R alpha, typename
   return V::select(V::gt(v, one), one, v);
 }
 
-// expm1(x): below |x| = 0.5 x + x^2/2 + x^3 P(x), P fitted for relative
-// error (5e-9 before rounding), so small x keep their relative accuracy; above,
-// e^x - 1, whose cancellation costs at most a bit there.
+// expm1(x): for |x| < 0.5, x + x^2/2 + x^3 P(x) with P fitted for relative
+// error (5e-9 before rounding), so small x keep their relative accuracy;
+// beyond, e^x - 1, whose cancellation there costs at most a bit.
 template <class V>
 inline typename V::R expm1(typename V::R x) {
   using R = typename V::R;
