@@ -1,6 +1,7 @@
 // Kernel micro-benchmarks (Google Benchmark): SGEMM 1024^3, BERT-base's
 // MatMul shapes and the batch-1 convolution shapes of ResNet-50 and
-// MobileNetV2, through the same linalg entry points the kernels use. Each
+// MobileNetV2, through the same linalg entry points the kernels use, and the
+// element-wise vector loops of linalg/vec_math.hpp (items per second). Each
 // reports GFLOP/s and, when given the machine's measured single-core FP32
 // peak, the percentage of it:
 //   build/tessera_microbench --peak_gflops=225 [--benchmark_filter=...]
@@ -30,6 +31,7 @@
 #include "linalg/igemm_conv.hpp"
 #include "linalg/im2col.hpp"
 #include "linalg/nchwc.hpp"
+#include "linalg/vec_math.hpp"
 #include "linalg/winograd.hpp"
 #include "runtime/session.hpp"
 
@@ -692,6 +694,32 @@ BENCHMARK(BM_Depthwise)
     ->Args({144, 56, 1, 2})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
+
+// One vector loop of linalg/vec_math.hpp over n floats in [-4, 4] (log's
+// inputs in (0, 4]), one thread, in the kernel set this CPU picks (or
+// TESSERA_CPU_ISA's). Args: function (see kVecFns), n.
+void BM_VecMath(benchmark::State& state) {
+  using Fn = void (*)(const float*, float*, int64_t);
+  static const std::pair<const char*, Fn> kVecFns[] = {
+      {"exp", tessera::linalg::vec_exp},           {"erf", tessera::linalg::vec_erf},
+      {"tanh", tessera::linalg::vec_tanh},         {"log", tessera::linalg::vec_log},
+      {"softplus", tessera::linalg::vec_softplus}, {"gelu_tanh", tessera::linalg::vec_gelu_tanh},
+      {"mish", tessera::linalg::vec_mish}};
+  const auto& [name, fn] = kVecFns[state.range(0)];
+  const int64_t n = state.range(1);
+  std::vector<float> x = random_vector(size_t(n), 5);
+  std::vector<float> y(static_cast<size_t>(n));
+  for (auto& v : x) v = name == std::string("log") ? 2 * v + 2.0001f : 4 * v;
+  for (auto _ : state) {
+    fn(x.data(), y.data(), n);
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(int64_t(state.iterations()) * n);
+  state.SetLabel(std::string(name) + " " + tessera::linalg::vec_kernel_name());
+}
+BENCHMARK(BM_VecMath)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {4096, 1 << 20}})
+    ->Unit(benchmark::kMicrosecond);
 
 int main(int argc, char** argv) {
   // --peak_gflops=X is ours; the rest goes to Google Benchmark.

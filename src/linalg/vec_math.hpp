@@ -59,7 +59,11 @@ void vec_binary_rows(BinaryOp op, const float* a, const float* row, bool row_fir
 //   kSwish:       x * sigmoid(p0 x)                (SiLU: p0 = 1)
 //   kHardSigmoid: max(0, min(1, p0 x + p1))       (a NaN passes through)
 //   kHardSwish:   x * max(0, min(1, p0 x + p1))   (HardSwish: p0 = 1/6, p1 = 1/2)
-enum class VecActivation { kSigmoid, kSwish, kHardSigmoid, kHardSwish };
+//   kElu:         x < 0 ? p0 (e^x - 1) : x
+//   kSelu:        p1 * (x > 0 ? x : p0 (e^x - 1))  (p0 alpha, p1 gamma)
+//   kCelu:        x > 0 ? x : p0 (e^(x / p0) - 1)
+// (e^x - 1 keeps its relative accuracy near 0; a NaN passes through.)
+enum class VecActivation { kSigmoid, kSwish, kHardSigmoid, kHardSwish, kElu, kSelu, kCelu };
 void vec_activation(VecActivation kind, float p0, float p1, const float* x, float* out, int64_t n);
 
 // Name of the vector kernel set in use, e.g. "avx512_f32" (for reports).

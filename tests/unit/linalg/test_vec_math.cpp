@@ -106,9 +106,12 @@ TEST(VecMath, ErfMatchesLibm) {
 
 // Distance of `got` from the exact `want` in units of the float spacing at
 // `want`, or at `floor` where |want| is below it (subnormal spacing below the
-// normal range); equal infinities and two NaNs are 0 apart, anything else
-// against a NaN or infinity is infinitely far.
+// normal range); equal infinities (want beyond float's range counting as
+// infinite) and two NaNs are 0 apart, anything else against a NaN or
+// infinity is infinitely far.
 double ulp_error(float got, double want, float floor = 0) {
+  if (std::abs(want) > double(std::numeric_limits<float>::max()))
+    want = std::copysign(double(kInf), want);  // what float rounds it to
   if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got) ? 0 : kInf;
   if (std::isinf(want) || std::isinf(got)) return double(got) == want ? 0 : kInf;
   const float w = std::max(float(std::abs(want)), floor);
@@ -223,6 +226,33 @@ TEST(VecMath, MishWithinUlps) {
   expect_ulps(
       "mish", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.mish(x, y, n); },
       [](double v) { return v * std::tanh(softplus_ref(v)); }, 30.0f, 5.0, 1e-30f);
+}
+
+// Elu, Selu and Celu (vec_activation kinds 4 to 6) through their e^x - 1,
+// whose relative accuracy near 0 the ulp bound checks.
+TEST(VecMath, ExponentialLinearUnitsWithinUlps) {
+  const double alpha = 1.67326319217681884765625, gamma = 1.05070102214813232421875;
+  expect_ulps(
+      "elu",
+      [](const VecKernels& k, const float* x, float* y, int64_t n) {
+        k.activation(4, 0.5f, 0, x, y, n);
+      },
+      [](double v) { return v < 0 ? 0.5 * std::expm1(v) : v; }, 30.0f, 3.0);
+  expect_ulps(
+      "selu",
+      [&](const VecKernels& k, const float* x, float* y, int64_t n) {
+        k.activation(5, float(alpha), float(gamma), x, y, n);
+      },
+      [&](double v) {
+        return double(float(gamma)) * (v > 0 ? v : double(float(alpha)) * std::expm1(v));
+      },
+      30.0f, 3.0);
+  expect_ulps(
+      "celu",
+      [](const VecKernels& k, const float* x, float* y, int64_t n) {
+        k.activation(6, 2.0f, 0, x, y, n);
+      },
+      [](double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }, 30.0f, 3.0);
 }
 
 double gelu_ref(double v) { return 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))); }

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -80,7 +81,8 @@ TEST(MathUnary, ActivationsWithAttributes) {
   expect_near_all(vec<float>(r), {0.8411920f});
   r = run1("Swish", {tv<float>({1})}, {attr_float("alpha", 2.0f)}, 24);
   expect_near_all(vec<float>(r), {0.8807971f});
-  r = run1("Shrink", {tv<float>({-2, 0.3f, 2})}, {attr_float("lambd", 1), attr_float("bias", 0.5f)});
+  r = run1("Shrink", {tv<float>({-2, 0.3f, 2})},
+           {attr_float("lambd", 1), attr_float("bias", 0.5f)});
   expect_near_all(vec<float>(r), {-1.5f, 0, 1.5f});
   r = run1("Relu", {tv<int32_t>({-3, 4})});
   EXPECT_EQ(vec<int32_t>(r), (std::vector<int32_t>{0, 4}));
@@ -127,6 +129,63 @@ TEST(MathUnary, HalfTypesAndEmptyAndLargeTensors) {
   r = run1("Abs", {tv<float>(big)});
   const float* d = r.data<float>();
   for (size_t i = 0; i < big.size(); ++i) ASSERT_EQ(d[i], std::fabs(big[i]));
+}
+
+// A float op through its vector loop against `ref` in double, over a tensor
+// long enough to be split into chunks and to leave a tail: within
+// atol + rtol * |want|, NaN for NaN.
+template <class Ref>
+void expect_float_op(const std::string& op, std::vector<ir::Attribute> attrs, int64_t opset,
+                     float lo, float hi, Ref ref, double rtol, double atol = 0) {
+  std::vector<float> x(5003);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = lo + (hi - lo) * float(i) / float(x.size() - 1);
+  x[7] = kNaN;
+  const Tensor r = run1(op, {tv<float>(x)}, attrs, opset);
+  const std::vector<float> y = vec<float>(r);
+  ASSERT_EQ(y.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double want = ref(double(x[i]));
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(y[i])) << op << "(" << x[i] << ") = " << y[i];
+      continue;
+    }
+    EXPECT_NEAR(double(y[i]), want, atol + rtol * std::abs(want)) << op << "(" << x[i] << ")";
+  }
+}
+
+double softplus_ref(double v) {
+  return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
+}
+double tanh_ref(double v) { return std::tanh(v); }
+double log_ref(double v) { return std::log(v); }
+double mish_ref(double v) { return v * std::tanh(softplus_ref(v)); }
+double elu_ref(double v) { return v < 0 ? 0.5 * std::expm1(v) : v; }
+double selu_ref(double v) {
+  return 1.05070102214813232421875 * (v > 0 ? v : 1.67326319217681884765625 * std::expm1(v));
+}
+double celu_ref(double v) { return v > 0 ? v : 2 * std::expm1(v / 2); }
+double gelu_ref(double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); }
+// 0.5 v (1 + tanh(u)) as the equal v / (1 + e^-2u), which double evaluates
+// without 1 + tanh(u) cancelling for negative v.
+double gelu_tanh_ref(double v) {
+  return v / (1 + std::exp(-2 * std::sqrt(2 / M_PI) * (v + 0.044715 * v * v * v)));
+}
+
+TEST(MathUnary, FloatVectorPathsMatchDouble) {
+  expect_float_op("Tanh", {}, 13, -10.0f, 10.0f, tanh_ref, 3e-7);
+  expect_float_op("Tanh", {}, 13, -1e-3f, 1e-3f, tanh_ref, 3e-7);
+  expect_float_op("Log", {}, 13, -1.0f, 50.0f, log_ref, 2e-7);
+  expect_float_op("Softplus", {}, 13, -30.0f, 30.0f, softplus_ref, 4e-7);
+  expect_float_op("Mish", {}, 18, -30.0f, 30.0f, mish_ref, 5e-7);
+  expect_float_op("Gelu", {}, 20, -8.0f, 8.0f, gelu_ref, 2e-6, 1e-7);
+  expect_float_op("Elu", {attr_float("alpha", 0.5f)}, 6, -20.0f, 5.0f, elu_ref, 3e-7);
+  expect_float_op("Selu", {}, 6, -20.0f, 5.0f, selu_ref, 3e-7);
+  expect_float_op("Celu", {attr_float("alpha", 2.0f)}, 12, -20.0f, 5.0f, celu_ref, 3e-7);
+  expect_float_op(
+      "Elu", {}, 6, -1e-3f, 1e-3f, [](double v) { return v < 0 ? std::expm1(v) : v; }, 3e-7);
+  const ir::Attribute tanh_form = attr_string("approximate", "tanh");
+  expect_float_op("Gelu", {tanh_form}, 20, -8.0f, 8.0f, gelu_tanh_ref, 2e-6, 1e-12);
+  expect_float_op("Gelu", {tanh_form}, 20, -1e-3f, 1e-3f, gelu_tanh_ref, 2e-6, 1e-12);
 }
 
 TEST(MathUnary, UnsupportedTypeIsRejected) {

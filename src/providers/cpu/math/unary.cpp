@@ -313,15 +313,19 @@ class NotKernel final : public ep::OpKernel {
 };
 
 // A float fast path through a vectorised loop of linalg/vec_math.hpp in front
-// of the generic kernel; `kEnabled` says from the attributes whether the loop
-// computes this node's function (e.g. Gelu's erf form, not its tanh form).
+// of the generic kernel; `kPick` chooses the loop from the attributes (Gelu's
+// erf or tanh form), or null where none computes this node's function.
 using VecLoop = void (*)(const float*, float*, int64_t);
-inline bool always(const ep::KernelInfo&) { return true; }
-inline bool exact_gelu(const ep::KernelInfo& info) {
-  return info.attr_string("approximate", "none") == "none";
+template <VecLoop kLoop>
+VecLoop fixed(const ep::KernelInfo&) {
+  return kLoop;
 }
 inline void gelu_loop(const float* x, float* y, int64_t n) {
   linalg::vec_gelu(x, nullptr, 0, y, n);
+}
+inline VecLoop gelu_form(const ep::KernelInfo& info) {
+  const std::string a = info.attr_string("approximate", "none");
+  return a == "none" ? gelu_loop : a == "tanh" ? linalg::vec_gelu_tanh : nullptr;
 }
 // y = loop(x) over a float tensor, in chunks across the thread pool.
 template <typename Loop>
@@ -338,25 +342,24 @@ void map_float_chunks(ep::KernelContext& ctx, const Tensor& x, Loop&& loop) {
                                  });
 }
 
-template <typename Op, VecLoop kLoop, bool (*kEnabled)(const ep::KernelInfo&) = always>
+template <typename Op, VecLoop (*kPick)(const ep::KernelInfo&)>
 class FloatVecUnaryKernel final : public ep::OpKernel {
  public:
-  explicit FloatVecUnaryKernel(const ep::KernelInfo& info)
-      : generic_(info), enabled_(kEnabled(info)) {}
+  explicit FloatVecUnaryKernel(const ep::KernelInfo& info) : generic_(info), loop_(kPick(info)) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    if (!enabled_ || x.dtype() != DataType::kFloat) return generic_.compute(ctx);
-    map_float_chunks(ctx, x, kLoop);
+    if (!loop_ || x.dtype() != DataType::kFloat) return generic_.compute(ctx);
+    map_float_chunks(ctx, x, loop_);
   }
 
  private:
   UnaryKernel<Op> generic_;
-  bool enabled_;
+  VecLoop loop_;
 };
 
-// Sigmoid, Swish, HardSigmoid and HardSwish on float tensors through
-// linalg::vec_activation, the loop the convolutions' fused activations run:
-// a fused Conv -> Sigmoid gives the bytes of the unfused pair.
+// Sigmoid, Swish, HardSigmoid, HardSwish, Elu, Selu and Celu on float
+// tensors through linalg::vec_activation, the loop the convolutions' fused
+// activations run: a fused Conv -> Sigmoid gives the bytes of the unfused pair.
 template <typename Op, linalg::VecActivation kKind>
 class FloatActivationKernel final : public ep::OpKernel {
  public:
@@ -366,6 +369,10 @@ class FloatActivationKernel final : public ep::OpKernel {
     if (kKind == K::kHardSigmoid)
       p0_ = info.attr_float("alpha", 0.2f), p1_ = info.attr_float("beta", 0.5f);
     if (kKind == K::kHardSwish) p0_ = 1.0f / 6.0f, p1_ = 0.5f;
+    if (kKind == K::kElu || kKind == K::kCelu) p0_ = info.attr_float("alpha", 1.0f);
+    if (kKind == K::kSelu)
+      p0_ = info.attr_float("alpha", 1.67326319217681884765625f),
+      p1_ = info.attr_float("gamma", 1.05070102214813232421875f);
   }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -394,11 +401,12 @@ void add_unary_factories(FactoryMap& m) {
   // nearbyint uses the default rounding mode: to nearest, ties to even.
   m["Round"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::nearbyint(x); }>>>();
   m["Sqrt"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sqrt(x); }, FloatTypes, 4>>>();
-  m["Exp"] =
-      factory_of<FloatVecUnaryKernel<FnOp<[](auto x) { return std::exp(x); }>, linalg::vec_exp>>();
-  m["Log"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::log(x); }>>>();
-  m["Erf"] =
-      factory_of<FloatVecUnaryKernel<FnOp<[](auto x) { return std::erf(x); }>, linalg::vec_erf>>();
+  m["Exp"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::exp(x); }>, fixed<linalg::vec_exp>>>();
+  m["Log"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::log(x); }>, fixed<linalg::vec_log>>>();
+  m["Erf"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::erf(x); }>, fixed<linalg::vec_erf>>>();
   m["Sin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sin(x); }>>>();
   m["Cos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::cos(x); }>>>();
   m["Tan"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tan(x); }>>>();
@@ -410,13 +418,17 @@ void add_unary_factories(FactoryMap& m) {
   m["Asinh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::asinh(x); }>>>();
   m["Acosh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::acosh(x); }>>>();
   m["Atanh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::atanh(x); }>>>();
-  m["Tanh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tanh(x); }>>>();
+  m["Tanh"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::tanh(x); }>, fixed<linalg::vec_tanh>>>();
   m["Sigmoid"] = factory_of<FloatActivationKernel<FnOp<[](auto x) { return sigmoid(x); }>,
                                                   linalg::VecActivation::kSigmoid>>();
-  m["Softplus"] = factory_of<UnaryKernel<FnOp<[](auto x) { return softplus(x); }>>>();
+  m["Softplus"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return softplus(x); }>, fixed<linalg::vec_softplus>>>();
   m["Softsign"] =
       factory_of<UnaryKernel<FnOp<[](auto x) { return x / (1 + std::fabs(x)); }, FloatTypes, 3>>>();
-  m["Mish"] = factory_of<UnaryKernel<FnOp<[](auto x) { return x * std::tanh(softplus(x)); }>>>();
+  m["Mish"] =
+      factory_of<FloatVecUnaryKernel<FnOp<[](auto x) { return x * std::tanh(softplus(x)); }>,
+                                     fixed<linalg::vec_mish>>>();
   m["HardSwish"] =
       factory_of<FloatActivationKernel<FnOp<[](auto x) {
                                          using C = decltype(x);
@@ -426,14 +438,14 @@ void add_unary_factories(FactoryMap& m) {
                                             FloatTypes, 3>,
                                        linalg::VecActivation::kHardSwish>>();
   m["LeakyRelu"] = factory_of<UnaryKernel<LeakyReluOp>>();
-  m["Elu"] = factory_of<UnaryKernel<EluOp>>();
-  m["Celu"] = factory_of<UnaryKernel<CeluOp>>();
-  m["Selu"] = factory_of<UnaryKernel<SeluOp>>();
+  m["Elu"] = factory_of<FloatActivationKernel<EluOp, linalg::VecActivation::kElu>>();
+  m["Celu"] = factory_of<FloatActivationKernel<CeluOp, linalg::VecActivation::kCelu>>();
+  m["Selu"] = factory_of<FloatActivationKernel<SeluOp, linalg::VecActivation::kSelu>>();
   m["ThresholdedRelu"] = factory_of<UnaryKernel<ThresholdedReluOp>>();
   m["HardSigmoid"] =
       factory_of<FloatActivationKernel<HardSigmoidOp, linalg::VecActivation::kHardSigmoid>>();
   m["Swish"] = factory_of<FloatActivationKernel<SwishOp, linalg::VecActivation::kSwish>>();
-  m["Gelu"] = factory_of<FloatVecUnaryKernel<GeluOp, gelu_loop, exact_gelu>>();
+  m["Gelu"] = factory_of<FloatVecUnaryKernel<GeluOp, gelu_form>>();
   m["Shrink"] = factory_of<UnaryKernel<ShrinkOp>>();
   m["BitwiseNot"] = factory_of<UnaryKernel<FnOp<[](auto x) { return ~x; }, IntTypes, 1>>>();
   m["Clip"] = factory_of<ClipKernel>();
