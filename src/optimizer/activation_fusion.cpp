@@ -14,7 +14,7 @@ namespace tessera::optimizer {
 namespace {
 
 // [min, max] of a Clip node when both are fixed; nullopt otherwise.
-std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir::Node& clip,
+std::optional<std::pair<float, float>> clip_bounds(const DefUse& v, const ir::Node& clip,
                                                    int64_t opset) {
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
   if (opset < 11) {
@@ -61,7 +61,7 @@ int sole_reader_of(const ir::Graph& g, const std::vector<int>& readers, const ch
 
 }  // namespace
 
-std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView& v,
+std::optional<std::vector<ir::Attribute>> activation_attributes(const DefUse& v,
                                                                 const ir::Node& act, int64_t opset,
                                                                 bool extended) {
   if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.outputs.size() != 1)
@@ -86,7 +86,7 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView&
   return std::nullopt;
 }
 
-std::optional<ActivationMatch> match_activation(const GraphView& v, const ir::Graph& g,
+std::optional<ActivationMatch> match_activation(const DefUse& v, const ir::Graph& g,
                                                 const std::string& y, int64_t opset,
                                                 bool extended) {
   const auto& readers = v.consumers(y);
@@ -113,7 +113,7 @@ std::optional<ActivationMatch> match_activation(const GraphView& v, const ir::Gr
 }
 
 size_t fuse_activations(ir::Model& model, ir::Graph& g, bool gemm, bool extended) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const int64_t opset = model.opset("");
   size_t fused = 0;

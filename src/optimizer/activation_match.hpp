@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 
 namespace tessera::optimizer {
 
@@ -13,7 +13,7 @@ namespace tessera::optimizer {
 // (Relu, LeakyRelu, or Clip with constant bounds, e.g. Relu6; with
 // `extended`, also Sigmoid, HardSigmoid and HardSwish, which only the CPU
 // provider's fused kernels run); nullopt when `act` is none of those.
-std::optional<std::vector<ir::Attribute>> activation_attributes(const GraphView& v,
+std::optional<std::vector<ir::Attribute>> activation_attributes(const DefUse& v,
                                                                 const ir::Node& act, int64_t opset,
                                                                 bool extended = false);
 
@@ -27,7 +27,7 @@ struct ActivationMatch {
   std::vector<ir::Attribute> attrs;
   std::vector<int> nodes;
 };
-std::optional<ActivationMatch> match_activation(const GraphView& v, const ir::Graph& g,
+std::optional<ActivationMatch> match_activation(const DefUse& v, const ir::Graph& g,
                                                 const std::string& y, int64_t opset, bool extended);
 
 }  // namespace tessera::optimizer

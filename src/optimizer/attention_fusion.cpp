@@ -30,7 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -50,9 +50,9 @@ std::vector<int64_t> perm_of(const ir::Node& n) {
 
 // Transpose(Reshape(x, [b, S, H, D]), perm) feeding only `reader`; with
 // rank 3, Transpose(Reshape(x, [S, B*H, D]), perm) (the sequence-first form).
-std::optional<HeadSplit> head_split(const GraphView& v, const ir::Graph& g,
-                                    const std::string& value, int reader,
-                                    const std::vector<int64_t>& perm, int64_t rank = 4) {
+std::optional<HeadSplit> head_split(const DefUse& v, const ir::Graph& g, const std::string& value,
+                                    int reader, const std::vector<int64_t>& perm,
+                                    int64_t rank = 4) {
   int t = producer_of(v, g, value, "Transpose");
   if (t < 0 || !v.only_consumer(value, reader) || perm_of(g.nodes[size_t(t)]) != perm)
     return std::nullopt;
@@ -73,7 +73,7 @@ std::optional<HeadSplit> head_split(const GraphView& v, const ir::Graph& g,
 
 // The constant float scalar of a Div (divisor) or Mul (either side) reading
 // `scores`: the factor scores are multiplied by, or nullopt.
-std::optional<float> scale_of(const GraphView& v, const ir::Node& n, const std::string& scores) {
+std::optional<float> scale_of(const DefUse& v, const ir::Node& n, const std::string& scores) {
   if (n.inputs.size() != 2) return std::nullopt;
   auto scalar = [&](const std::string& name) -> std::optional<double> {
     const Tensor* t = v.constant(name);
@@ -125,7 +125,7 @@ struct Scores {
 // and the nodes already claimed by earlier fusions.
 class Matcher {
  public:
-  Matcher(const GraphView& v, const ir::Graph& g, const std::vector<bool>& dead)
+  Matcher(const DefUse& v, const ir::Graph& g, const std::vector<bool>& dead)
       : v_(v), g_(g), dead_(dead) {}
 
   // Softmax input <- [Add(mask)] <- [Where(keep, ., fill)] <- Div/Mul(scale) <- MatMul.
@@ -190,7 +190,7 @@ class Matcher {
     return false;
   }
 
-  const GraphView& v_;
+  const DefUse& v_;
   const ir::Graph& g_;
   const std::vector<bool>& dead_;
 };
@@ -212,7 +212,7 @@ std::optional<std::vector<int64_t>> merge_shape(const Tensor* t) {
 // the last axis of one [.., S, 3*H*D] tensor (a packed QKV projection, as
 // torch's split/chunk of one Linear exports it), each read only by its
 // head-split Reshape; -1 when there is none.
-int packed_split(const GraphView& v, const ir::Graph& g, const HeadSplit& q, const HeadSplit& k,
+int packed_split(const DefUse& v, const ir::Graph& g, const HeadSplit& q, const HeadSplit& k,
                  const HeadSplit& val) {
   const int p = v.producer(q.input);
   if (p < 0) return -1;
@@ -285,7 +285,7 @@ ir::Node attention_node(const std::string& name, const Geometry& geo, const Head
 // axis, step 1) from one value whose last dim is known to be 3w, each read
 // only by its head-split Reshape: their nodes, and the sliced value in
 // `packed`; empty when there are none.
-std::vector<int> packed_slices(const GraphView& v, const ir::Graph& g,
+std::vector<int> packed_slices(const DefUse& v, const ir::Graph& g,
                                const std::vector<const HeadSplit*>& parts, int64_t w,
                                std::string& packed) {
   std::vector<int> nodes;
@@ -321,7 +321,7 @@ std::vector<int> packed_slices(const GraphView& v, const ir::Graph& g,
 // torchvision's sequence-first attention (see the top of this file) read
 // from its Softmax `sm`: the fused node and the nodes it replaces (the last
 // of them, the final Reshape, first), or nullopt.
-std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const GraphView& v,
+std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const DefUse& v,
                                                                          const ir::Graph& g, int sm,
                                                                          bool packed_qkv) {
   const ir::Node& softmax = g.nodes[size_t(sm)];
@@ -395,7 +395,7 @@ std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const G
 }  // namespace
 
 size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv, bool seq_first) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   Matcher match(v, g, dead);
   size_t fused = 0;

@@ -9,7 +9,7 @@
 #include "core/thread_pool.hpp"
 #include "ep/kernel_registry.hpp"
 #include "ops/type_inference.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "optimizer/shape_inference.hpp"
 

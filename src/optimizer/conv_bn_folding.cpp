@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/float16.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -41,7 +41,7 @@ void set_element(Tensor& t, int64_t i, double v) {
 
 }  // namespace
 
-std::optional<BnAffine> bn_affine(const GraphView& v, const ir::Node& bn, int64_t m) {
+std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m) {
   // Inference form only: one output, no training mode, spatial statistics.
   if (bn.inputs.size() != 5 || attr_int(bn, "training_mode", 0) != 0 ||
       attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
@@ -67,7 +67,7 @@ std::optional<BnAffine> bn_affine(const GraphView& v, const ir::Node& bn, int64_
 }
 
 size_t fold_conv_batchnorm(ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t folded = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <optional>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -29,14 +29,14 @@ std::string other_operand(const ir::Node& n, const std::string& value) {
 bool is_float_tensor(const Tensor* t) { return t && is_float_or_double(t->dtype()); }
 
 // True when `value` is a float scalar constant near `want`.
-bool is_const(const GraphView& v, const std::string& value, double want) {
+bool is_const(const DefUse& v, const std::string& value, double want) {
   const Tensor* c = v.constant(value);
   return is_float_tensor(c) && near(c, want);
 }
 
 // The operand of binary `n` beside a float constant near `want` (either
 // order), or "".
-std::string beside_const(const GraphView& v, const ir::Node& n, double want) {
+std::string beside_const(const DefUse& v, const ir::Node& n, double want) {
   if (n.inputs.size() != 2) return "";
   for (int k = 0; k < 2; ++k)
     if (is_const(v, n.inputs[size_t(k)], want)) return n.inputs[size_t(1 - k)];
@@ -45,14 +45,14 @@ std::string beside_const(const GraphView& v, const ir::Node& n, double want) {
 
 // A node of the pattern: ai.onnx `op_type` producing `value`, read only by
 // node `reader`. Its index, or -1.
-int inner_node(const GraphView& v, const ir::Graph& g, const std::string& value, int reader,
+int inner_node(const DefUse& v, const ir::Graph& g, const std::string& value, int reader,
                const char* op_type) {
   const int p = producer_of(v, g, value, op_type);
   return p >= 0 && v.only_consumer(value, reader) ? p : -1;
 }
 
 // x of the Erf's argument x / sqrt(2) or x * (1 / sqrt(2)); the nodes in `nodes`.
-std::string erf_argument(const GraphView& v, const ir::Graph& g, int erf, std::vector<int>& nodes) {
+std::string erf_argument(const DefUse& v, const ir::Graph& g, int erf, std::vector<int>& nodes) {
   const std::string& arg = g.nodes[size_t(erf)].inputs[0];
   int d = inner_node(v, g, arg, erf, "Div");
   if (d >= 0) {
@@ -78,7 +78,7 @@ bool is_cube_exponent(const Tensor* e) {
 
 // x when `value` is x^3 as Pow(x, 3), (x * x) * x or x * (x * x), produced
 // for node `reader` only; the nodes in `nodes`.
-std::string cube_of(const GraphView& v, const ir::Graph& g, const std::string& value, int reader,
+std::string cube_of(const DefUse& v, const ir::Graph& g, const std::string& value, int reader,
                     std::vector<int>& nodes) {
   int p = inner_node(v, g, value, reader, "Pow");
   if (p >= 0) {
@@ -106,8 +106,7 @@ std::string cube_of(const GraphView& v, const ir::Graph& g, const std::string& v
 }
 
 // x of the Tanh's argument sqrt(2/pi) * (x + 0.044715 * x^3); the nodes in `nodes`.
-std::string tanh_argument(const GraphView& v, const ir::Graph& g, int tanh,
-                          std::vector<int>& nodes) {
+std::string tanh_argument(const DefUse& v, const ir::Graph& g, int tanh, std::vector<int>& nodes) {
   const int s = inner_node(v, g, g.nodes[size_t(tanh)].inputs[0], tanh, "Mul");
   if (s < 0) return "";
   const std::string sum = beside_const(v, g.nodes[size_t(s)], 0.7978845608028654);  // sqrt(2/pi)
@@ -133,7 +132,7 @@ std::string tanh_argument(const GraphView& v, const ir::Graph& g, int tanh,
 // The outer 0.5 * x * (1 + act) after activation node `act`: (x * 0.5) * s,
 // (x * s) * 0.5 or (s * 0.5) * x with s = 1 + act. Appends the nodes to
 // `nodes`; returns the last one (whose output the Gelu takes), or -1.
-int outer_product(const GraphView& v, const ir::Graph& g, int act, const std::string& x,
+int outer_product(const DefUse& v, const ir::Graph& g, int act, const std::string& x,
                   std::vector<int>& nodes) {
   const std::string& y = g.nodes[size_t(act)].outputs[0];
   const int a = sole_consumer(v, g, y, "Add");
@@ -166,7 +165,7 @@ int outer_product(const GraphView& v, const ir::Graph& g, int act, const std::st
 }  // namespace
 
 size_t fuse_gelu(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const bool native = model.opset("") >= 20;
   size_t fused = 0;

@@ -3,7 +3,7 @@
 #include <unordered_set>
 
 #include "ir/graph_algorithms.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {

@@ -3,7 +3,7 @@
 //   y = d / Sqrt(v + eps) * gamma + beta
 // becomes one LayerNormalization over the last axis (ai.onnx from opset 17,
 // else the internal com.tessera op with opset-17 semantics).
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -11,7 +11,7 @@ namespace tessera::optimizer {
 namespace {
 
 // True when the ReduceMean reduces exactly the last axis and keeps dims.
-bool reduces_last_axis(const GraphView& v, const ir::Node& n) {
+bool reduces_last_axis(const DefUse& v, const ir::Node& n) {
   if (attr_int(n, "keepdims", 1) != 1) return false;
   std::vector<int64_t> axes;
   if (const ir::Attribute* a = n.attr("axes")) {
@@ -45,7 +45,7 @@ bool is_affine_param(const Tensor* t) {
 }  // namespace
 
 size_t fuse_layer_norm(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const bool native = model.opset("") >= 17;
   size_t fused = 0;

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "optimizer/activation_match.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -15,7 +15,7 @@ namespace tessera::optimizer {
 namespace {
 
 // The rank of a value when it is known without running the graph.
-std::optional<size_t> known_rank(const GraphView& v, const ir::Graph& g, const std::string& name,
+std::optional<size_t> known_rank(const DefUse& v, const ir::Graph& g, const std::string& name,
                                  int depth = 0) {
   if (const Tensor* t = v.constant(name)) return t->rank();
   if (const ir::ValueInfo* vi = g.find_value_info(name))
@@ -45,7 +45,7 @@ struct BiasedMatMul {
   std::string bias_name;
   const Tensor* bias;
 };
-std::optional<BiasedMatMul> biased_matmul(const GraphView& v, const ir::Graph& g, int i,
+std::optional<BiasedMatMul> biased_matmul(const DefUse& v, const ir::Graph& g, int i,
                                           const std::vector<bool>& dead) {
   const ir::Node& mm = g.nodes[size_t(i)];
   if (dead[size_t(i)] || !ir::is_onnx_domain(mm.domain) || mm.op_type != "MatMul" ||
@@ -66,7 +66,7 @@ std::optional<BiasedMatMul> biased_matmul(const GraphView& v, const ir::Graph& g
 }  // namespace
 
 size_t fuse_matmul_add(ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -99,7 +99,7 @@ size_t fuse_matmul_add(ir::Graph& g) {
 }
 
 size_t fuse_matmul_bias(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const int64_t opset = model.opset("");
   size_t fused = 0;

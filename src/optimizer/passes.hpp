@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "ir/graph.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 
 namespace tessera::ep {
 class KernelRegistry;
@@ -61,7 +61,7 @@ size_t fold_conv_batchnorm(ir::Graph& graph);
 struct BnAffine {
   std::vector<double> s, mean, beta;
 };
-std::optional<BnAffine> bn_affine(const GraphView& v, const ir::Node& bn, int64_t m);
+std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m);
 // Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.
 // `extended` as in fuse_activations.
 size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph, bool extended = false);

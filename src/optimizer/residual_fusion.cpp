@@ -12,7 +12,7 @@
 namespace tessera::optimizer {
 
 size_t fuse_conv_residual(ir::Model& model, ir::Graph& g, bool extended) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   const int64_t opset = model.opset("");
   size_t fused = 0;

@@ -21,7 +21,7 @@
 #include "ops/broadcast.hpp"
 #include "ops/graph_types.hpp"
 #include "ops/shape_rules.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {

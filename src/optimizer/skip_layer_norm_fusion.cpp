@@ -3,7 +3,7 @@
 // Where one side of the residual Add is itself `bias + MatMul(x, W)` with a
 // constant 1-D bias as wide as W, that bias Add is folded in as well, so a
 // transformer block's projections feed the norm with no separate pass.
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -21,7 +21,7 @@ struct BiasAdd {
   int node;
   std::string product, bias;
 };
-std::optional<BiasAdd> bias_add(const GraphView& v, const ir::Graph& g, const std::string& value,
+std::optional<BiasAdd> bias_add(const DefUse& v, const ir::Graph& g, const std::string& value,
                                 int reader) {
   int a = producer_of(v, g, value, "Add");
   if (a < 0 || !v.only_consumer(value, reader) || g.nodes[size_t(a)].inputs.size() != 2)
@@ -56,7 +56,7 @@ bool is_exact_gelu(const ir::Model& model, const ir::Node& n) {
 }  // namespace
 
 size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int ln = 0; ln < int(g.nodes.size()); ++ln) {
@@ -120,7 +120,7 @@ size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
 }
 
 size_t fuse_bias_gelu(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

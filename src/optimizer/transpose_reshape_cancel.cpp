@@ -2,7 +2,7 @@
 // none, when the two transposes undo each other).
 #include <set>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -22,7 +22,7 @@ size_t cancel_transposes(ir::Graph& g) {
   size_t changed = 0;
   for (bool again = true; again;) {
     again = false;
-    GraphView v(g);
+    DefUse v(g);
     for (int i = 0; i < int(g.nodes.size()); ++i) {
       const ir::Node& first = g.nodes[size_t(i)];
       if (!ir::is_onnx_domain(first.domain) || first.op_type != "Transpose" ||
@@ -70,7 +70,7 @@ size_t merge_reshapes(ir::Graph& g) {
   size_t changed = 0;
   for (bool again = true; again;) {
     again = false;
-    GraphView v(g);
+    DefUse v(g);
     for (int i = 0; i < int(g.nodes.size()); ++i) {
       const ir::Node& first = g.nodes[size_t(i)];
       if (!ir::is_onnx_domain(first.domain) || first.op_type != "Reshape" ||

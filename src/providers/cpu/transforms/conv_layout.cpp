@@ -42,7 +42,7 @@
 #include "linalg/nchwc.hpp"
 #include "linalg/winograd.hpp"
 #include "optimizer/activation_match.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 
@@ -64,7 +64,7 @@ bool is_onnx_op(const ir::Node& n, const char* op) {
 
 // The statically known dims of `value` (a constant's, or a declared type's
 // when every dim is known); empty when unknown.
-std::vector<int64_t> static_dims(const GraphView& v, const ir::Graph& g, const std::string& value) {
+std::vector<int64_t> static_dims(const DefUse& v, const ir::Graph& g, const std::string& value) {
   if (const Tensor* t = v.constant(value)) return t->shape().dims();
   const ir::ValueInfo* vi = g.find_value_info(value);
   if (!vi || !vi->type.shape) return {};
@@ -96,7 +96,7 @@ ir::Attribute int_attr(const char* name, int64_t value) {
 // element-wise op with a constant [C], LayerNormalization over the last axis
 // with a constant [C] scale), looking through shape-keeping unary ops; -1
 // when unknown. ReorderToNchwc checks it at run time (attribute channels).
-int64_t last_dim_hint(const GraphView& v, const ir::Graph& g, const std::string& value,
+int64_t last_dim_hint(const DefUse& v, const ir::Graph& g, const std::string& value,
                       int depth = 4) {
   const auto d = static_dims(v, g, value);
   if (!d.empty()) return d.back();
@@ -154,7 +154,7 @@ Tensor blocked_per_channel(const Tensor& t, int64_t C) {
 
 // True when a node reads `value` that the blocked layout may take blocked:
 // a convolution, or an Add, Sub or Mul with a per-channel constant.
-bool blocked_reader_likely(const GraphView& v, const ir::Graph& g, const std::string& value) {
+bool blocked_reader_likely(const DefUse& v, const ir::Graph& g, const std::string& value) {
   for (int c : v.consumers(value)) {
     const ir::Node& n = g.nodes[size_t(c)];
     if (is_onnx_op(n, "Conv") || (n.domain == kTesseraDomain && n.op_type == "FusedConv"))
@@ -198,7 +198,7 @@ Tensor small_groups_filter(const Tensor& w, int64_t group) {
 }  // namespace
 
 size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
-  GraphView v(g);
+  DefUse v(g);
   const size_t n = g.nodes.size();
   std::unordered_map<std::string, Blocked> blocked;        // original value -> blocked copy
   std::unordered_map<std::string, std::string> reordered;  // plain value -> its ReorderToNchwc

@@ -6,7 +6,7 @@
 // it is one pass over the elements, in the unfused kernels' own arithmetic.
 #include <unordered_set>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 #include "providers/cpu/transforms/quant_match.hpp"
@@ -18,7 +18,7 @@ using namespace tessera::optimizer;
 namespace {
 
 // The plain DequantizeLinear producing `value` for node `reader` alone, or -1.
-int dequantize_into(const GraphView& v, const ir::Graph& g, const std::string& value, int reader,
+int dequantize_into(const DefUse& v, const ir::Graph& g, const std::string& value, int reader,
                     const std::vector<bool>& dead) {
   const int dq = producer_of(v, g, value, "DequantizeLinear");
   const Tensor *s = nullptr, *z = nullptr;
@@ -32,7 +32,7 @@ int dequantize_into(const GraphView& v, const ir::Graph& g, const std::string& v
 
 size_t fuse_dequantize_add(ir::Model& model, ir::Graph& g) {
   if (model.opset("") < 10) return 0;  // DequantizeLinear
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

@@ -6,7 +6,7 @@
 // node takes the depthwise's place and is named "<expand>+<depthwise>".
 #include <algorithm>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 
@@ -39,7 +39,7 @@ void copy_attr(const ir::Node& n, const char* name, const std::string& as, ir::N
 }  // namespace
 
 size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

@@ -3,7 +3,7 @@
 // (ONNX Runtime's quantize_dynamic writes it), run as one packed integer GEMM
 // whose tiles are scaled (and biased) on their way out, instead of an int32
 // product and three passes over it.
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 
@@ -17,7 +17,7 @@ namespace {
 // constant, DynamicQuantizeLinear's scale (output 1), or a Mul of two such.
 // (Mul's broadcast of rank-0/1 operands stays rank 0/1, so the fused op's
 // output keeps the product's shape.)
-bool small_float(const GraphView& v, const ir::Graph& g, const std::string& value, int depth = 0) {
+bool small_float(const DefUse& v, const ir::Graph& g, const std::string& value, int depth = 0) {
   if (const Tensor* t = v.constant(value)) return t->dtype() == DataType::kFloat && t->rank() <= 1;
   const int p = v.producer(value);
   if (p < 0 || depth > 4) return false;
@@ -32,7 +32,7 @@ bool small_float(const GraphView& v, const ir::Graph& g, const std::string& valu
 // Whether MatMulInteger's zero point (input i) is one the packed GEMM takes
 // whatever the run: absent, a constant of rank 0 or 1, or
 // DynamicQuantizeLinear's zero point (output 2, a scalar).
-bool simple_zero_point(const GraphView& v, const ir::Graph& g, const ir::Node& n, size_t i) {
+bool simple_zero_point(const DefUse& v, const ir::Graph& g, const ir::Node& n, size_t i) {
   if (n.inputs.size() <= i || n.inputs[i].empty()) return true;
   const std::string& z = n.inputs[i];
   if (const Tensor* t = v.constant(z)) return t->rank() <= 1;
@@ -53,7 +53,7 @@ std::string other_input(const ir::Node& n, const std::string& mine) {
 }  // namespace
 
 size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "core/quant_types.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 
@@ -27,7 +27,7 @@ namespace {
 
 // The DequantizeLinear producing `value` (ai.onnx, opset < 21 semantics:
 // no block_size), or null.
-const ir::Node* dequantize_of(const GraphView& v, const ir::Graph& g, const std::string& value) {
+const ir::Node* dequantize_of(const DefUse& v, const ir::Graph& g, const std::string& value) {
   const int p = producer_of(v, g, value, "DequantizeLinear");
   if (p < 0) return nullptr;
   const ir::Node& n = g.nodes[size_t(p)];
@@ -36,7 +36,7 @@ const ir::Node* dequantize_of(const GraphView& v, const ir::Graph& g, const std:
   return &n;
 }
 
-const Tensor* input_constant(const GraphView& v, const ir::Node& n, size_t i) {
+const Tensor* input_constant(const DefUse& v, const ir::Node& n, size_t i) {
   return n.inputs.size() > i && !n.inputs[i].empty() ? v.constant(n.inputs[i]) : nullptr;
 }
 
@@ -44,7 +44,7 @@ bool is_scalar(const Tensor* t) { return t && t->num_elements() == 1; }
 
 // The DequantizeLinear of an activation: 8-bit with a constant scalar float
 // scale and a zero point.
-const ir::Node* activation_dequantize(const GraphView& v, const ir::Graph& g,
+const ir::Node* activation_dequantize(const DefUse& v, const ir::Graph& g,
                                       const std::string& value) {
   const ir::Node* dx = dequantize_of(v, g, value);
   if (!dx || dx->inputs.size() < 3) return nullptr;
@@ -57,7 +57,7 @@ const ir::Node* activation_dequantize(const GraphView& v, const ir::Graph& g,
 
 // The QuantizeLinear that alone reads `value`, to 8 bits with a constant
 // scalar scale and zero point: its index, or -1.
-int output_quantize(const GraphView& v, const ir::Graph& g, const std::string& value,
+int output_quantize(const DefUse& v, const ir::Graph& g, const std::string& value,
                     const std::vector<bool>& dead) {
   const int q = sole_consumer(v, g, value, "QuantizeLinear");
   if (q < 0 || dead[size_t(q)]) return -1;
@@ -71,7 +71,7 @@ int output_quantize(const GraphView& v, const ir::Graph& g, const std::string& v
 
 // Constant 8-bit weights of `rank`, per tensor or per `channels` along
 // `axis` (the DequantizeLinear's axis attribute; negative counts from the end).
-bool constant_weights(const GraphView& v, const ir::Node& dw, int64_t rank, int64_t axis) {
+bool constant_weights(const DefUse& v, const ir::Node& dw, int64_t rank, int64_t axis) {
   const Tensor *wq = input_constant(v, dw, 0), *ws = input_constant(v, dw, 1),
                *wzp = input_constant(v, dw, 2);
   if (!wq || !is_8bit_integer_type(wq->dtype()) || int64_t(wq->rank()) != rank || !ws ||
@@ -88,7 +88,7 @@ bool constant_weights(const GraphView& v, const ir::Node& dw, int64_t rank, int6
 }  // namespace
 
 size_t fuse_qdq_conv(ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -156,7 +156,7 @@ size_t fuse_qdq_conv(ir::Graph& g) {
 // the convolutions, the product is exact in integers and requantized once,
 // where the QDQ form rounds through float.
 size_t fuse_qdq_matmul(ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

@@ -6,8 +6,7 @@ namespace tessera::cpu {
 
 using namespace tessera::optimizer;
 
-bool simple_quant_params(const GraphView& v, const ir::Node& n, const Tensor** s,
-                         const Tensor** z) {
+bool simple_quant_params(const DefUse& v, const ir::Node& n, const Tensor** s, const Tensor** z) {
   if (n.inputs.size() < 3 || n.outputs.size() != 1 || attr_int(n, "block_size", 0) != 0)
     return false;
   *s = v.constant(n.inputs[1]);
@@ -17,13 +16,13 @@ bool simple_quant_params(const GraphView& v, const ir::Node& n, const Tensor** s
          (*z)->num_elements() == 1;
 }
 
-bool plain_quantize(const GraphView& v, const ir::Node& q, const Tensor** s, const Tensor** z) {
+bool plain_quantize(const DefUse& v, const ir::Node& q, const Tensor** s, const Tensor** z) {
   return ir::is_onnx_domain(q.domain) && q.op_type == "QuantizeLinear" &&
          simple_quant_params(v, q, s, z) && attr_int(q, "saturate", 1) == 1 &&
          attr_int(q, "output_dtype", 0) == 0 && attr_int(q, "precision", 0) == 0;
 }
 
-bool plain_dequantize(const GraphView& v, const ir::Node& dq, const Tensor** s, const Tensor** z) {
+bool plain_dequantize(const DefUse& v, const ir::Node& dq, const Tensor** s, const Tensor** z) {
   return ir::is_onnx_domain(dq.domain) && dq.op_type == "DequantizeLinear" &&
          simple_quant_params(v, dq, s, z) && attr_int(dq, "output_dtype", 0) == 0;
 }

@@ -21,7 +21,7 @@
 
 #include "core/quant_types.hpp"
 #include "linalg/quantize.hpp"
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 #include "providers/cpu/transforms/quant_match.hpp"
@@ -40,7 +40,7 @@ bool same_params(const Tensor* s1, const Tensor* z1, const Tensor* s2, const Ten
 
 // A Clip's constant float scalar bounds (-inf / +inf where omitted), or
 // nothing when a bound is not a constant finite-or-infinite scalar.
-std::optional<std::pair<float, float>> clip_bounds(const GraphView& v, const ir::Node& clip) {
+std::optional<std::pair<float, float>> clip_bounds(const DefUse& v, const ir::Node& clip) {
   std::pair<float, float> b = {-std::numeric_limits<float>::infinity(),
                                std::numeric_limits<float>::infinity()};
   for (size_t k = 1; k < 3; ++k) {
@@ -76,8 +76,7 @@ struct Chain {
 
 // The activation only node q reads (act -1 when there is none, or it is a
 // Clip whose bounds are not constant).
-Chain activation_into(const GraphView& v, const ir::Graph& g, int q,
-                      const std::vector<bool>& dead) {
+Chain activation_into(const DefUse& v, const ir::Graph& g, int q, const std::vector<bool>& dead) {
   Chain c;
   c.q = q;
   const std::string& in = g.nodes[size_t(q)].inputs[0];
@@ -95,7 +94,7 @@ Chain activation_into(const GraphView& v, const ir::Graph& g, int q,
   return c;
 }
 
-std::optional<Chain> dq_act_q(const GraphView& v, const ir::Graph& g, int i,
+std::optional<Chain> dq_act_q(const DefUse& v, const ir::Graph& g, int i,
                               const std::vector<bool>& dead) {
   const Tensor *s2 = nullptr, *z2 = nullptr;
   if (dead[size_t(i)] || !plain_quantize(v, g.nodes[size_t(i)], &s2, &z2)) return std::nullopt;
@@ -128,7 +127,7 @@ std::pair<int32_t, int32_t> quantized_bounds(const Chain& c) {
 // quantizers give a Relu6's output exactly that range.) The Q reads the
 // activation's input instead.
 size_t drop_saturated_activations(ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t dropped = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -152,7 +151,7 @@ size_t drop_saturated_activations(ir::Graph& g) {
 size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
   if (model.opset("") < 12) return 0;  // Max and Clip on 8-bit tensors
   const size_t dropped = drop_saturated_activations(g);
-  GraphView v(g);
+  DefUse v(g);
   std::unordered_set<std::string> outputs;
   for (const auto& o : g.outputs) outputs.insert(o.name);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -211,7 +210,7 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
 }
 
 size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& g) {
-  GraphView v(g);
+  DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {

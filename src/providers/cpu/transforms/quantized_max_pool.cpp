@@ -13,7 +13,7 @@
 // kernel, dilation 1 and ceil_mode 0 guarantee that.
 #include <optional>
 
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 #include "providers/cpu/transforms/quant_match.hpp"
@@ -45,11 +45,11 @@ bool windows_hold_the_image(const ir::Node& mp) {
 }  // namespace
 
 size_t pool_quantized_values(ir::Model& model, ir::Graph& g) {
-  if (model.opset("") < 12) return 0;               // MaxPool on 8-bit tensors
-  std::optional<GraphView> view(std::in_place, g);  // rebuilt after each rewrite
+  if (model.opset("") < 12) return 0;            // MaxPool on 8-bit tensors
+  std::optional<DefUse> view(std::in_place, g);  // rebuilt after each rewrite
   size_t moved = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
-    const GraphView& v = *view;
+    const DefUse& v = *view;
     ir::Node& mp = g.nodes[size_t(i)];
     if (!ir::is_onnx_domain(mp.domain) || mp.op_type != "MaxPool" || mp.inputs.empty() ||
         !windows_hold_the_image(mp))

@@ -16,9 +16,9 @@ inline constexpr const char* kTesseraDomain = "com.tessera";
 inline constexpr int64_t kTesseraOpset = 1;
 
 // A snapshot of the graph's def-use structure. Rebuild it after edits.
-class GraphView {
+class DefUse {
  public:
-  explicit GraphView(const ir::Graph& g);
+  explicit DefUse(const ir::Graph& g);
 
   // Index of the node producing `value`, or -1 (graph input, initializer).
   int producer(const std::string& value) const;
@@ -77,11 +77,10 @@ size_t commit_fusions(ir::Model& m, ir::Graph& g, const std::vector<bool>& dead,
 namespace tessera::optimizer {
 
 // The node reading `value` when it is the value's only reader (see
-// GraphView::only_consumer) and an ai.onnx `op_type`; -1 otherwise.
-int sole_consumer(const GraphView& v, const ir::Graph& g, const std::string& value,
+// DefUse::only_consumer) and an ai.onnx `op_type`; -1 otherwise.
+int sole_consumer(const DefUse& v, const ir::Graph& g, const std::string& value,
                   const char* op_type);
 // The node producing `value` when it is an ai.onnx `op_type`; -1 otherwise.
-int producer_of(const GraphView& v, const ir::Graph& g, const std::string& value,
-                const char* op_type);
+int producer_of(const DefUse& v, const ir::Graph& g, const std::string& value, const char* op_type);
 
 }  // namespace tessera::optimizer

@@ -1,4 +1,4 @@
-#include "optimizer/graph_view.hpp"
+#include "optimizer/def_use.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 namespace tessera::optimizer {
 
-GraphView::GraphView(const ir::Graph& g) : g_(g) {
+DefUse::DefUse(const ir::Graph& g) : g_(g) {
   for (const auto& in : g.inputs) graph_inputs_.insert(in.name);
   for (const auto& o : g.outputs) pinned_.insert(o.name);
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -29,18 +29,18 @@ GraphView::GraphView(const ir::Graph& g) : g_(g) {
   }
 }
 
-int GraphView::producer(const std::string& value) const {
+int DefUse::producer(const std::string& value) const {
   auto it = producer_.find(value);
   return it == producer_.end() ? -1 : it->second;
 }
 
-const std::vector<int>& GraphView::consumers(const std::string& value) const {
+const std::vector<int>& DefUse::consumers(const std::string& value) const {
   static const std::vector<int> none;
   auto it = consumers_.find(value);
   return it == consumers_.end() ? none : it->second;
 }
 
-bool GraphView::only_consumer(const std::string& value, int node) const {
+bool DefUse::only_consumer(const std::string& value, int node) const {
   if (pinned_.count(value)) return false;
   auto it = uses_.find(value);
   if (it == uses_.end() || it->second != 1) return false;
@@ -48,7 +48,7 @@ bool GraphView::only_consumer(const std::string& value, int node) const {
   return c.size() == 1 && c[0] == node;
 }
 
-const Tensor* GraphView::constant(const std::string& value) const {
+const Tensor* DefUse::constant(const std::string& value) const {
   if (value.empty() || graph_inputs_.count(value)) return nullptr;
   auto it = g_.initializers.find(value);
   return it == g_.initializers.end() ? nullptr : &it->second;
@@ -119,7 +119,7 @@ void erase_nodes(ir::Graph& g, const std::vector<bool>& dead) {
 
 namespace tessera::optimizer {
 
-int sole_consumer(const GraphView& v, const ir::Graph& g, const std::string& value,
+int sole_consumer(const DefUse& v, const ir::Graph& g, const std::string& value,
                   const char* op_type) {
   const auto& c = v.consumers(value);
   if (c.size() != 1 || !v.only_consumer(value, c[0])) return -1;
@@ -127,7 +127,7 @@ int sole_consumer(const GraphView& v, const ir::Graph& g, const std::string& val
   return ir::is_onnx_domain(n.domain) && n.op_type == op_type ? c[0] : -1;
 }
 
-int producer_of(const GraphView& v, const ir::Graph& g, const std::string& value,
+int producer_of(const DefUse& v, const ir::Graph& g, const std::string& value,
                 const char* op_type) {
   int p = v.producer(value);
   if (p < 0) return -1;
