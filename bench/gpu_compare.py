@@ -278,7 +278,7 @@ def measure(a, cli, name, dtype, batch):
         row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, cuda_providers(opts, True),
                                                 a.warmup, a.iters, graph=True)
     # Like for like with the torch timings: tensors already on the device.
-    # The columns added in the thirteenth session, before any GPU ran them: a failure
+    # Columns that may fail on a machine never tried: a failure
     # is recorded in the row (KEY_error) instead of losing the row.
     def try_column(key, fn):
         try:
