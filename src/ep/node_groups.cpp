@@ -11,20 +11,6 @@ namespace tessera::ep {
 
 namespace {
 
-// Every value a node reads: its inputs and what its subgraphs read from outside.
-std::vector<std::string> reads_of(const ir::Node& node) {
-  std::vector<std::string> reads;
-  for (const auto& in : node.inputs)
-    if (!in.empty()) reads.push_back(in);
-  for (const auto& a : node.attributes) {
-    if (a.g)
-      for (auto& r : ir::outer_scope_reads(*a.g)) reads.push_back(r);
-    for (const auto& g : a.graphs)
-      for (auto& r : ir::outer_scope_reads(*g)) reads.push_back(r);
-  }
-  return reads;
-}
-
 size_t find_root(std::vector<size_t>& parent, size_t x) {
   while (parent[x] != x) x = parent[x] = parent[parent[x]];
   return x;
@@ -40,7 +26,7 @@ std::vector<std::vector<size_t>> node_predecessors(const ir::Graph& graph) {
       if (!o.empty()) producer.emplace(o, i);
   std::vector<std::vector<size_t>> preds(n);
   for (size_t i = 0; i < n; ++i) {
-    for (const auto& r : reads_of(graph.nodes[i])) {
+    for (const auto& r : ir::node_reads(graph.nodes[i])) {
       auto it = producer.find(r);
       if (it != producer.end() && it->second != i) preds[i].push_back(it->second);
     }
@@ -88,13 +74,13 @@ GroupBoundary group_boundary(const ir::Graph& graph, const std::vector<size_t>& 
   std::vector<size_t> sorted(nodes.begin(), nodes.end());
   std::sort(sorted.begin(), sorted.end());
   for (size_t i : sorted)
-    for (const auto& r : reads_of(graph.nodes[i]))
+    for (const auto& r : ir::node_reads(graph.nodes[i]))
       if (!produced_inside.count(r) && seen_in.insert(r).second) b.inputs.push_back(r);
   // Values read outside the group, then the graph's outputs.
   std::unordered_set<std::string> read_outside;
   for (size_t i = 0; i < graph.nodes.size(); ++i)
     if (!member.count(i))
-      for (auto& r : reads_of(graph.nodes[i])) read_outside.insert(std::move(r));
+      for (auto& r : ir::node_reads(graph.nodes[i])) read_outside.insert(std::move(r));
   for (const auto& o : graph.outputs) read_outside.insert(o.name);
   for (size_t i : sorted)
     for (const auto& o : graph.nodes[i].outputs)

@@ -8,23 +8,6 @@
 
 namespace tessera::ir {
 
-namespace {
-
-// Values a node needs from outside itself: its inputs plus what its subgraphs read.
-std::vector<std::string> node_reads(const Node& node) {
-  std::vector<std::string> reads;
-  for (const auto& in : node.inputs)
-    if (!in.empty()) reads.push_back(in);
-  for (const auto& a : node.attributes) {
-    if (a.g)
-      for (auto& r : outer_scope_reads(*a.g)) reads.push_back(r);
-    for (const auto& g : a.graphs)
-      for (auto& r : outer_scope_reads(*g)) reads.push_back(r);
-  }
-  return reads;
-}
-
-}  // namespace
 
 std::vector<std::string> outer_scope_reads(const Graph& sub) {
   std::unordered_set<std::string> defined;
@@ -120,8 +103,8 @@ void validate_graph(const Model& model, Graph& graph, const std::set<std::string
   for (const auto& [name, t] : graph.initializers) visible.insert(name);
   for (const auto& node : graph.nodes) {
     if (model.opset(node.domain) == 0)
-      fail(ErrorCode::kInvalidGraph, where, ": ", node.describe(), " uses domain '",
-           node.domain, "', which the model does not import (opset_import)");
+      fail(ErrorCode::kInvalidGraph, where, ": ", node.describe(), " uses domain '", node.domain,
+           "', which the model does not import (opset_import)");
     for (const auto& in : node.inputs)
       if (!in.empty() && !visible.count(in))
         fail(ErrorCode::kInvalidGraph, where, ": ", node.describe(), " reads '", in,
@@ -161,6 +144,20 @@ void name_unnamed_nodes(Graph& graph) {
       for (auto& g : a.graphs) name_unnamed_nodes(*g);
     }
   }
+}
+
+std::vector<std::string> node_reads(const Node& node) {
+  std::vector<std::string> reads;
+  for (const auto& in : node.inputs)
+    if (!in.empty()) reads.push_back(in);
+  for (const auto& a : node.attributes) {
+    if (a.g)
+      for (auto& r : outer_scope_reads(*a.g)) reads.push_back(std::move(r));
+    for (const auto& g : a.graphs)
+      if (g)
+        for (auto& r : outer_scope_reads(*g)) reads.push_back(std::move(r));
+  }
+  return reads;
 }
 
 }  // namespace tessera::ir

@@ -21,6 +21,9 @@ void validate_graph(const Model& model, Graph& graph, const std::set<std::string
 
 // Names a subgraph reads from enclosing scopes (including through nested subgraphs).
 std::vector<std::string> outer_scope_reads(const Graph& subgraph);
+// Every value a node reads: its (non-empty) inputs, then what its subgraphs
+// read from enclosing scopes.
+std::vector<std::string> node_reads(const Node& node);
 
 // Gives every unnamed node a stable name "<op_type>_<index>" (recursively),
 // so reports and errors can name it.

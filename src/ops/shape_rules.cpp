@@ -180,4 +180,16 @@ Shape concat_shape(const std::vector<const Shape*>& in, int64_t axis_attr, size_
   return Shape(dims);
 }
 
+Shape concat_output_shape(const std::vector<const Tensor*>& in, int64_t axis_attr, size_t* axis) {
+  std::vector<const Shape*> shapes;
+  for (const Tensor* t : in) {
+    if (t->dtype() != in[0]->dtype())
+      fail(ErrorCode::kInvalidArgument,
+           "Concat's inputs have different types: ", data_type_name(in[0]->dtype()), " and ",
+           data_type_name(t->dtype()));
+    shapes.push_back(&t->shape());
+  }
+  return concat_shape(shapes, axis_attr, axis);
+}
+
 }  // namespace tessera::ops

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/shape.hpp"
+#include "core/tensor.hpp"
 
 namespace tessera::ops {
 
@@ -42,5 +43,8 @@ Shape expand_shape(const Shape& x, const Shape& target);
 // The inputs must have one rank above 0 and equal dims off the axis; the
 // axis' sum must fit in int64.
 Shape concat_shape(const std::vector<const Shape*>& in, int64_t axis_attr, size_t* axis);
+// The same for the input tensors of a Concat node, which must also share one
+// element type.
+Shape concat_output_shape(const std::vector<const Tensor*>& in, int64_t axis_attr, size_t* axis);
 
 }  // namespace tessera::ops

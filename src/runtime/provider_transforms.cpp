@@ -13,22 +13,6 @@ namespace {
 
 using NameSet = std::unordered_set<std::string>;
 
-// Every value a node reads: its inputs and what its subgraphs read from
-// enclosing scopes.
-std::vector<std::string> reads_of(const ir::Node& node) {
-  std::vector<std::string> out;
-  for (const auto& in : node.inputs)
-    if (!in.empty()) out.push_back(in);
-  for (const auto& a : node.attributes) {
-    if (a.g)
-      for (auto& name : ir::outer_scope_reads(*a.g)) out.push_back(std::move(name));
-    for (const auto& sub : a.graphs)
-      if (sub)
-        for (auto& name : ir::outer_scope_reads(*sub)) out.push_back(std::move(name));
-  }
-  return out;
-}
-
 std::vector<char> membership(size_t n, const std::vector<size_t>& nodes) {
   std::vector<char> in(n, 0);
   for (size_t i : nodes) {
@@ -57,7 +41,7 @@ NameSet names_outside(const ir::Graph& g, const std::vector<char>& in_part, cons
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     if (in_part[i]) continue;
     for (const auto& o : g.nodes[i].outputs) out.insert(o);
-    for (auto& r : reads_of(g.nodes[i])) out.insert(std::move(r));
+    for (auto& r : ir::node_reads(g.nodes[i])) out.insert(std::move(r));
   }
   for (const auto& v : g.inputs) out.insert(v.name);
   for (const auto& v : g.outputs) out.insert(v.name);
@@ -117,7 +101,7 @@ void rename_clashes(ir::Graph& part, const NameSet& before, const NameSet& outsi
 void drop_unread_initializers(ir::Graph& g) {
   NameSet read;
   for (const auto& n : g.nodes)
-    for (auto& r : reads_of(n)) read.insert(std::move(r));
+    for (auto& r : ir::node_reads(n)) read.insert(std::move(r));
   for (const auto& v : g.outputs) read.insert(v.name);
   for (const auto& v : g.inputs) read.insert(v.name);
   std::erase_if(g.initializers, [&](const auto& kv) { return !read.count(kv.first); });
@@ -145,7 +129,7 @@ ir::Model extract_part(const ir::Model& model, const std::vector<size_t>& nodes,
   for (const auto& v : g.inputs) graph_inputs.insert(v.name);
   for (size_t i : nodes) {
     pg.nodes.push_back(g.nodes[i]);
-    for (const auto& r : reads_of(g.nodes[i])) {
+    for (const auto& r : ir::node_reads(g.nodes[i])) {
       if (made.count(r) || !listed.insert(r).second) continue;
       auto init = g.initializers.find(r);
       if (init != g.initializers.end()) pg.initializers.emplace(r, init->second);
@@ -158,7 +142,7 @@ ir::Model extract_part(const ir::Model& model, const std::vector<size_t>& nodes,
   for (const auto& v : g.outputs) wanted.insert(v.name);
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (!in_part[i])
-      for (auto& r : reads_of(g.nodes[i])) wanted.insert(std::move(r));
+      for (auto& r : ir::node_reads(g.nodes[i])) wanted.insert(std::move(r));
   for (size_t i : nodes)
     for (const auto& o : g.nodes[i].outputs)
       if (!o.empty() && wanted.count(o)) pg.outputs.push_back(info_for(g, o, types));
@@ -175,7 +159,7 @@ std::vector<std::string> splice_part(ir::Model& model, const std::vector<size_t>
   for (size_t i : nodes)
     for (const auto& o : g.nodes[i].outputs) before.insert(o);
   for (size_t i : nodes)
-    for (auto& r : reads_of(g.nodes[i])) before.insert(std::move(r));
+    for (auto& r : ir::node_reads(g.nodes[i])) before.insert(std::move(r));
   rename_clashes(part.graph, before, names_outside(g, in_part, part.graph));
 
   // Node names unique in the graph: the plan pins the part's nodes by name.

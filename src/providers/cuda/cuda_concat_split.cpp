@@ -45,15 +45,8 @@ class CudaConcat : public CudaKernel {
     std::vector<const Tensor*> ins;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
     if (ins.empty()) ctx.fail_node("needs at least one input");
-    std::vector<const Shape*> shapes;
-    for (const Tensor* t : ins) {
-      if (t->dtype() != ins[0]->dtype())
-        ctx.fail_node("inputs have different types: ", data_type_name(ins[0]->dtype()), " and ",
-                      data_type_name(t->dtype()));
-      shapes.push_back(&t->shape());
-    }
     size_t axis = 0;
-    const Shape out = ops::concat_shape(shapes, axis_, &axis);
+    const Shape out = ops::concat_output_shape(ins, axis_, &axis);
     const Shape& s0 = ins[0]->shape();
     const std::vector<int64_t>& dims = out.dims();
     Tensor& y = ctx.output(0, out, ins[0]->dtype());
