@@ -16,6 +16,12 @@ bool config_on(const ep::TransformOptions& o, const char* key) {
   return it != o.config->end() && (it->second == "1" || it->second == "true");
 }
 
+bool config_off(const ep::TransformOptions& o, const char* key) {
+  if (!o.config) return false;
+  auto it = o.config->find(key);
+  return it != o.config->end() && (it->second == "0" || it->second == "false");
+}
+
 }  // namespace
 
 size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
@@ -28,7 +34,12 @@ size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
     return timer.time(std::string("cpu transform: ") + name, pass);
   };
   size_t changed = 0;
-  // 8-bit first: they read the DequantizeLinear of constant weights, which
+  // Before everything: the fusions and the layout below then see float32
+  // nodes, made for this CPU's float kernels, where a half model had
+  // half ones.
+  if (!config_off(options, "session.cpu_half_as_float"))
+    changed += run("compute_half_in_float", [&] { return compute_half_in_float(part, g); });
+  // 8-bit next: they read the DequantizeLinear of constant weights, which
   // the provider-independent folding leaves for them.
   changed += run("fuse_qdq_conv", [&] { return fuse_qdq_conv(g); });
   changed += run("fuse_qdq_matmul", [&] { return fuse_qdq_matmul(g); });

@@ -19,11 +19,24 @@ namespace tessera::cpu {
 // Runs every CPU transform of `options.level` on `part` (the whole model in a
 // CPU-only session). Session config entries read: "session.disable_nchwc"
 // and "session.disable_winograd" ("1" turns the blocked layout or its
-// Winograd choice off). Returns how many nodes changed.
+// Winograd choice off), "session.cpu_half_as_float" ("0" keeps float16 and
+// bfloat16 nodes in their types). Returns how many nodes changed.
 size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
                          std::vector<PhaseTiming>* timings = nullptr);
 
 // ---- the CPU-only passes ----
+// Float16 and bfloat16 nodes of ops whose float32 result means the same,
+// only more precisely (element-wise math, convolutions, products,
+// normalizations, pools, reductions, shape and data-movement ops, and their
+// contrib forms), computed in float32 instead: half values they make become
+// float, their half inputs get one Cast to float each (constant weights
+// read by no other node are converted instead, the half copy dropped), and
+// a Cast back to the half type is made for each value a graph output, a
+// subgraph or another node still reads as half, under the value's name, so
+// graph inputs and outputs keep their names and types. Cast nodes that then
+// cast a float to float go. Run first, so the fusions and the blocked
+// layout treat the nodes as float32 ones.
+size_t compute_half_in_float(ir::Model& model, ir::Graph& graph);
 // DequantizeLinear -> Conv -> QuantizeLinear (statically quantized, QDQ
 // form) -> QLinearConv on the 8-bit tensors (DequantizeLinear of constant
 // weights still unfolded).
