@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/float8.hpp"
+#include "linalg/half_convert.hpp"
 #include "providers/cpu/math/elementwise.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
@@ -212,6 +213,16 @@ class CastKernel final : public ep::OpKernel {
     const int64_t n = x.num_elements();
     if (n == 0) return;
     const DataType from = x.dtype();
+    // The edges of a float16 model's float region (compute_half_in_float).
+    if (from == DataType::kFloat && to == DataType::kFloat16) {
+      linalg::floats_to_halves(x.data<float>(), static_cast<uint16_t*>(out.mutable_raw_data()), n);
+      return;
+    }
+    if (from == DataType::kFloat16 && to == DataType::kFloat) {
+      linalg::halves_to_floats(static_cast<const uint16_t*>(x.raw_data()), out.mutable_data<float>(),
+                               n);
+      return;
+    }
     const ir::Node& what = ctx.node();  // described only on error
     if (is_sub_byte_type(to)) std::memset(out.mutable_raw_data(), 0, out.byte_size());
 

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "core/float16.hpp"
 #include "ir/graph_algorithms.hpp"
+#include "linalg/half_convert.hpp"
 #include "ops/graph_types.hpp"
 #include "optimizer/def_use.hpp"
 #include "providers/cpu/cpu_provider.hpp"
@@ -104,8 +105,7 @@ Tensor to_float(const Tensor& h) {
   float* d = f.mutable_data<float>();
   const int64_t n = h.num_elements();
   if (h.dtype() == DataType::kFloat16) {
-    const Float16* s = h.data<Float16>();
-    for (int64_t i = 0; i < n; ++i) d[i] = float(s[i]);
+    linalg::halves_to_floats(static_cast<const uint16_t*>(h.raw_data()), d, n);
   } else {
     const BFloat16* s = h.data<BFloat16>();
     for (int64_t i = 0; i < n; ++i) d[i] = float(s[i]);
