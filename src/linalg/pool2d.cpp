@@ -24,15 +24,23 @@ namespace {
 template <typename T>
 constexpr int64_t kLanes = 64 / int64_t(sizeof(T));
 
-// o[i] = max(o[i], src[i]) for i < n, n a multiple of kLanes<T>.
-template <typename T>
-[[gnu::always_inline]] inline void max_into(T* o, const T* src, int64_t n) {
+// The border and starting value of a window: padding never wins a max and
+// adds nothing to a sum.
+template <typename T, bool kSum>
+constexpr T kBorder = kSum ? T(0) : std::numeric_limits<T>::lowest();
+
+// o[i] = max(o[i], src[i]) (or o[i] + src[i]) for i < n, n a multiple of kLanes<T>.
+template <typename T, bool kSum>
+[[gnu::always_inline]] inline void combine_into(T* o, const T* src, int64_t n) {
   typedef T V __attribute__((vector_size(64)));
   for (int64_t i = 0; i < n; i += kLanes<T>) {
     V a, b;
     std::memcpy(&a, o + i, sizeof(V));
     std::memcpy(&b, src + i, sizeof(V));
-    a = a > b ? a : b;
+    if constexpr (kSum)
+      a = a + b;
+    else
+      a = a > b ? a : b;
     std::memcpy(o + i, &a, sizeof(V));
   }
 }
@@ -43,25 +51,26 @@ template <typename T>
 // 56-wide row left a 64-byte loop to its scalar remainder). column_of(kw)
 // gives the tap's source: its plane and first column; sources hold one row
 // of slack past their last.
-template <typename T, typename ColumnOf>
-[[gnu::always_inline]] inline void max_flat(const DepthwiseGeometry& g, int64_t pitch,
-                                            const ColumnOf& column_of, T* out) {
+template <typename T, bool kSum, typename ColumnOf>
+[[gnu::always_inline]] inline void pool_flat(const DepthwiseGeometry& g, int64_t pitch,
+                                             const ColumnOf& column_of, T* out) {
   const int64_t n = g.OH * pitch;
-  for (int64_t i = 0; i < n; ++i) out[i] = std::numeric_limits<T>::lowest();
+  for (int64_t i = 0; i < n; ++i) out[i] = kBorder<T, kSum>;
   for (int64_t oh = 0; oh < g.OH; ++oh)
     for (int64_t kh = 0; kh < g.KH; ++kh) {
       const int64_t r = (oh * g.sh + kh * g.dh) * pitch;
-      for (int64_t kw = 0; kw < g.KW; ++kw) max_into(out + oh * pitch, column_of(kw) + r, pitch);
+      for (int64_t kw = 0; kw < g.KW; ++kw)
+        combine_into<T, kSum>(out + oh * pitch, column_of(kw) + r, pitch);
     }
 }
 
-template <typename T>
-[[gnu::always_inline]] inline void max_body(const T* __restrict x, const DepthwiseGeometry& geo,
-                                            T* __restrict y) {
+template <typename T, bool kSum>
+[[gnu::always_inline]] inline void pool_body(const T* __restrict x, const DepthwiseGeometry& geo,
+                                             T* __restrict y) {
   // A local copy: byte stores may alias anything, and the compiler would
   // reload the geometry after each one (no vector loops).
   const DepthwiseGeometry g = geo;
-  constexpr T kLowest = std::numeric_limits<T>::lowest();
+  constexpr T kPad = kBorder<T, kSum>;
   auto whole = [](int64_t v) { return (v + kLanes<T> - 1) / kLanes<T> * kLanes<T>; };
   // The plane in a buffer bordered with the type's lowest value, so taps
   // need no tests; rows of whole vectors, and one row of slack past the
@@ -72,7 +81,7 @@ template <typename T>
   const int64_t P = g.sw == 1 ? whole(Wp) : Wp;  // the buffer's row pitch
   if (buf.size() < size_t((Hp + 1) * P)) buf.resize(size_t((Hp + 1) * P));
   T* __restrict p = buf.data();
-  for (int64_t i = 0; i < (Hp + 1) * P; ++i) p[i] = kLowest;
+  for (int64_t i = 0; i < (Hp + 1) * P; ++i) p[i] = kPad;
   for (int64_t h = 0; h < g.H; ++h) {
     T* row = p + (g.ph + h) * P + g.pw;
     for (int64_t i = 0; i < g.W; ++i) row[i] = x[h * g.W + i];
@@ -84,7 +93,7 @@ template <typename T>
   };
   if (g.sw == 1) {
     if (flat.size() < size_t(g.OH * P)) flat.resize(size_t(g.OH * P));
-    max_flat<T>(
+    pool_flat<T, kSum>(
         g, P, [&](int64_t kw) { return p + kw * g.dw; }, flat.data());
     copy_out(P);
     return;
@@ -113,62 +122,71 @@ template <typename T>
     // (Columns past each row's values, and the slack row, hold what earlier
     // planes left: only outputs past OW read them.)
     if (flat.size() < size_t(g.OH * E)) flat.resize(size_t(g.OH * E));
-    max_flat<T>(
+    pool_flat<T, kSum>(
         g, E, [&](int64_t kw) { return (kw % 2 == 0 ? even : odd) + kw / 2; }, flat.data());
     copy_out(E);
     return;
   }
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     T* yrow = y + oh * g.OW;
-    for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kLowest;
+    for (int64_t ow = 0; ow < g.OW; ++ow) yrow[ow] = kPad;
     for (int64_t kh = 0; kh < g.KH; ++kh) {
       const T* xrow = p + (oh * g.sh + kh * g.dh) * P;
       for (int64_t kw = 0; kw < g.KW; ++kw) {
         const T* xs = xrow + kw * g.dw;
-        for (int64_t ow = 0; ow < g.OW; ++ow)
-          yrow[ow] = xs[ow * g.sw] > yrow[ow] ? xs[ow * g.sw] : yrow[ow];
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          if constexpr (kSum)
+            yrow[ow] += xs[ow * g.sw];
+          else
+            yrow[ow] = xs[ow * g.sw] > yrow[ow] ? xs[ow * g.sw] : yrow[ow];
+        }
       }
     }
   }
 }
 
-template <typename T>
-__attribute__((TESSERA_NO_LIBCALLS)) void max_generic(const T* x, const DepthwiseGeometry& g,
-                                                      T* y) {
-  max_body(x, g, y);
+template <typename T, bool kSum>
+__attribute__((TESSERA_NO_LIBCALLS)) void pool_generic(const T* x, const DepthwiseGeometry& g,
+                                                       T* y) {
+  pool_body<T, kSum>(x, g, y);
 }
 
 #if defined(__x86_64__)
-template <typename T>
-__attribute__((target("avx512f,avx512bw"), TESSERA_NO_LIBCALLS)) void max_avx512(
+template <typename T, bool kSum>
+__attribute__((target("avx512f,avx512bw"), TESSERA_NO_LIBCALLS)) void pool_avx512(
     const T* x, const DepthwiseGeometry& g, T* y) {
-  max_body(x, g, y);
+  pool_body<T, kSum>(x, g, y);
 }
 #endif
 
 template <typename T>
-using MaxFn = void (*)(const T*, const DepthwiseGeometry&, T*);
+using PlaneFn = void (*)(const T*, const DepthwiseGeometry&, T*);
 
-template <typename T>
-MaxFn<T> pick() {
+template <typename T, bool kSum = false>
+PlaneFn<T> pick() {
 #if defined(__x86_64__)
-  if (cpu_isa() >= Isa::kAvx512) return max_avx512<T>;
+  if (cpu_isa() >= Isa::kAvx512) return pool_avx512<T, kSum>;
 #endif
-  return max_generic<T>;
+  return pool_generic<T, kSum>;
 }
 
 }  // namespace
 
 void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y) {
-  static const MaxFn<float> fn = pick<float>();
+  static const PlaneFn<float> fn = pick<float>();
   fn(x, g, y);
 }
 void max_pool2d_plane(const uint8_t* x, const DepthwiseGeometry& g, uint8_t* y) {
-  static const MaxFn<uint8_t> fn = pick<uint8_t>();
+  static const PlaneFn<uint8_t> fn = pick<uint8_t>();
   fn(x, g, y);
 }
 void max_pool2d_plane(const int8_t* x, const DepthwiseGeometry& g, int8_t* y) {
-  static const MaxFn<int8_t> fn = pick<int8_t>();
+  static const PlaneFn<int8_t> fn = pick<int8_t>();
+  fn(x, g, y);
+}
+
+void sum_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y) {
+  static const PlaneFn<float> fn = pick<float, true>();
   fn(x, g, y);
 }
 

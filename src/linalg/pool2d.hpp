@@ -1,4 +1,4 @@
-// 2-D max pooling of one float plane, vectorised along output rows (generic
+// 2-D max and sum pooling of one plane, vectorised along output rows (generic
 // and AVX-512 builds, picked at run time). Padding never wins: a window with
 // no input pixel yields the lowest float, as the generic MaxPool kernel does.
 #pragma once
@@ -13,5 +13,9 @@ void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y);
 // lowest value).
 void max_pool2d_plane(const uint8_t* x, const DepthwiseGeometry& g, uint8_t* y);
 void max_pool2d_plane(const int8_t* x, const DepthwiseGeometry& g, int8_t* y);
+// y[OH, OW] = sum over the in-bounds taps of each window, added in the
+// window's row-major order (as the generic AveragePool kernel adds them, so
+// the sums agree bit for bit); the caller divides.
+void sum_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y);
 
 }  // namespace tessera::linalg

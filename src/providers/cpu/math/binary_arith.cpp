@@ -242,6 +242,9 @@ class PowKernel final : public ep::OpKernel {
     const Tensor& y = ctx.required_input(1);
     Shape sy = legacy_.align_b(ctx, x.shape(), y.shape());
     Shape so = broadcast_or_fail(ctx, {x.shape(), sy});
+    if (x.dtype() == DataType::kFloat && y.dtype() == DataType::kFloat && y.num_elements() == 1 &&
+        so == x.shape() && small_power(ctx, x, y.data<float>()[0], so))
+      return;
     const ir::Node& what = ctx.node();  // described only on error
     using Bases = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
     visit_type(Bases{}, x.dtype(), what, [&](auto tx) {
@@ -257,6 +260,34 @@ class PowKernel final : public ep::OpKernel {
   }
 
  private:
+  // x^1, x^2, x^3 and x^0.5 as products and a square root instead of powf
+  // per element (squares and norms in real graphs). sqrt differs from pow
+  // only at -0 and -inf, handled here; false for other exponents.
+  static bool small_power(ep::KernelContext& ctx, const Tensor& x, float e, const Shape& so) {
+    if (e != 1.f && e != 2.f && e != 3.f && e != 0.5f) return false;
+    Tensor& out = ctx.output(0, so, DataType::kFloat);
+    const float* px = x.data<float>();
+    float* po = out.mutable_data<float>();
+    const int64_t n = out.num_elements();
+    constexpr int64_t kChunk = 4096;
+    ctx.thread_pool().parallel_for(
+        (n + kChunk - 1) / kChunk, e == 0.5f ? 4.0 * kChunk : double(kChunk),
+        [&](int64_t c0, int64_t c1) {
+          const int64_t s = c0 * kChunk, end = std::min(n, c1 * kChunk);
+          if (e == 1.f) {
+            std::copy(px + s, px + end, po + s);
+          } else if (e == 2.f) {
+            for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i];
+          } else if (e == 3.f) {
+            for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i] * px[i];
+          } else {
+            for (int64_t i = s; i < end; ++i)
+              po[i] = px[i] == -INFINITY ? INFINITY : std::sqrt(px[i]) + 0.f;
+          }
+        });
+    return true;
+  }
+
   LegacyBroadcast legacy_;
 };
 

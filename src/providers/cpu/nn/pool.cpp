@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "linalg/pool2d.hpp"
+#include "linalg/row_reduce.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
@@ -105,27 +106,11 @@ class PoolKernel : public ep::OpKernel {
     if (Y.num_elements() == 0) return;
     const int64_t planes = xd[0] * xd[1];
     const DataType t = X.dtype();
-    if (kind_ == PoolKind::kMax && !I && w.rank() == 2 &&
-        (t == DataType::kFloat || t == DataType::kUInt8 || t == DataType::kInt8)) {
-      // The common CNN case (e.g. ResNet's stem, float or 8-bit): a
-      // vectorised plane kernel.
-      const linalg::DepthwiseGeometry g{w.in[0],         w.in[1],        w.out[0],
-                                        w.out[1],        w.kernel[0],    w.kernel[1],
-                                        w.strides[0],    w.strides[1],   w.pads_begin[0],
-                                        w.pads_begin[1], w.dilations[0], w.dilations[1]};
-      const double cost = double(w.out_size() * w.kernel_size());
-      auto planes_of = [&]<typename T>(const T* x, T* y) {
-        ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
-          for (int64_t p = p0; p < p1; ++p)
-            linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
-        });
-      };
-      if (t == DataType::kFloat)
-        planes_of(X.data<float>(), Y.mutable_data<float>());
-      else if (t == DataType::kUInt8)
-        planes_of(X.data<uint8_t>(), Y.mutable_data<uint8_t>());
-      else
-        planes_of(X.data<int8_t>(), Y.mutable_data<int8_t>());
+    if (!I && (w.rank() == 2 || w.rank() == 1) &&
+        (kind_ == PoolKind::kMax
+             ? (t == DataType::kFloat || t == DataType::kUInt8 || t == DataType::kInt8)
+             : kind_ == PoolKind::kAverage && t == DataType::kFloat)) {
+      run_planes(ctx, X, Y, w, planes);
       return;
     }
     const PoolPlan plan(w);
@@ -152,6 +137,68 @@ class PoolKernel : public ep::OpKernel {
   }
 
  private:
+  // The common CNN cases (ResNet's stem, DenseNet's transitions, float or
+  // 8-bit, and their 1-D forms as one-row planes): vectorised plane kernels.
+  void run_planes(ep::KernelContext& ctx, const Tensor& X, Tensor& Y, const Window& w,
+                  int64_t planes) const {
+    const bool two = w.rank() == 2;
+    auto at = [&](const std::vector<int64_t>& v, int64_t one) { return two ? v[0] : one; };
+    const size_t d = two ? 1 : 0;
+    const linalg::DepthwiseGeometry g{
+        at(w.in, 1),         w.in[d],         at(w.out, 1),       w.out[d],
+        at(w.kernel, 1),     w.kernel[d],     at(w.strides, 1),   w.strides[d],
+        at(w.pads_begin, 0), w.pads_begin[d], at(w.dilations, 1), w.dilations[d]};
+    const double cost = double(w.out_size() * w.kernel_size());
+    const DataType t = X.dtype();
+    if (kind_ == PoolKind::kAverage) {
+      const std::vector<float> div = average_divisors(w);
+      const float* x = X.data<float>();
+      float* y = Y.mutable_data<float>();
+      ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          float* yp = y + p * w.out_size();
+          linalg::sum_pool2d_plane(x + p * w.in_size(), g, yp);
+          for (size_t i = 0; i < div.size(); ++i) yp[i] = div[i] > 0 ? yp[i] / div[i] : 0.f;
+        }
+      });
+      return;
+    }
+    auto planes_of = [&]<typename T>(const T* x, T* y) {
+      ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p)
+          linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
+      });
+    };
+    if (t == DataType::kFloat)
+      planes_of(X.data<float>(), Y.mutable_data<float>());
+    else if (t == DataType::kUInt8)
+      planes_of(X.data<uint8_t>(), Y.mutable_data<uint8_t>());
+    else
+      planes_of(X.data<int8_t>(), Y.mutable_data<int8_t>());
+  }
+
+  // Each output's divisor (the window's taps inside the input, or inside
+  // the explicitly padded input with count_include_pad), a product of one
+  // count per dim.
+  std::vector<float> average_divisors(const Window& w) const {
+    std::vector<int64_t> div{1};
+    for (size_t d = 0; d < w.rank(); ++d) {
+      std::vector<int64_t> next;
+      for (int64_t c : div)
+        for (int64_t o = 0; o < w.out[d]; ++o) {
+          int64_t n = 0;
+          for (int64_t k = 0; k < w.kernel[d]; ++k) {
+            const int64_t i = o * w.strides[d] - w.pads_begin[d] + k * w.dilations[d];
+            n += count_include_pad_ ? (i >= -w.pads_begin[d] && i < w.in[d] + w.pads_end[d])
+                                    : (i >= 0 && i < w.in[d]);
+          }
+          next.push_back(c * n);
+        }
+      div = std::move(next);
+    }
+    return std::vector<float>(div.begin(), div.end());
+  }
+
   template <typename T>
   void run_max(ep::KernelContext& ctx, const T* x, T* y, Tensor* I, const PoolPlan& plan,
                int64_t planes) const {
@@ -242,6 +289,27 @@ class GlobalPoolKernel : public ep::OpKernel {
     if (planes == 0) return;
     if (n == 0 && kind_ == PoolKind::kMax)
       ctx.fail_node("cannot take the max over empty spatial dims of ", X.shape().to_string());
+    if (X.dtype() == DataType::kFloat && kind_ != PoolKind::kLp) {
+      // Vector lanes over each plane: the sum's rounding order differs from
+      // the loop below; the max is any NaN, else the largest value.
+      const float* x = X.data<float>();
+      float* y = Y.mutable_data<float>();
+      ctx.thread_pool().parallel_for(planes, double(n), [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0; p < p1; ++p) {
+          if (kind_ == PoolKind::kAverage) {
+            y[p] = n ? linalg::sum_row(x + p * n, n) / float(n) : 0.f;
+            continue;
+          }
+          float acc[8];
+          std::fill(acc, acc + 8, -std::numeric_limits<float>::infinity());
+          linalg::max_lanes(x + p * n, n, acc);
+          for (int q = 1; q < 8; ++q)
+            if (acc[q] > acc[0] || acc[q] != acc[q]) acc[0] = acc[q];
+          y[p] = acc[0];
+        }
+      });
+      return;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx;
       const T* x = to_compute<T>(X, sx);

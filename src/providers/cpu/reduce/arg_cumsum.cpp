@@ -2,9 +2,11 @@
 // or the last with select_last_index; NaN counts as the extreme) and CumSum
 // and CumProd (inclusive or exclusive, forward or reversed, along an axis
 // given as input).
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
+#include "linalg/row_reduce.hpp"
 #include "providers/cpu/math/type_dispatch.hpp"
 #include "providers/cpu/reduce/reduce_kernels.hpp"
 
@@ -31,6 +33,50 @@ int64_t checked_axis(const ep::KernelContext& ctx, int64_t axis, const Tensor& x
   return axis < 0 ? axis + rank : axis;
 }
 
+// Float ArgMax/ArgMin with the generic loop's answers. Along a contiguous
+// axis: the extreme (NaN when any is) in vector lanes, then its first or
+// last position. Along a strided axis: the same update as the generic loop,
+// written without branches so whole rows of `inner` run in vectors.
+template <bool kMax>
+void arg_float(ThreadPool& pool, const float* in, int64_t* po, const AxisSplit& sp, bool last) {
+  if (sp.inner == 1) {
+    parallel_chunks(pool, sp.outer, double(sp.len), [&](int64_t o0, int64_t o1) {
+      for (int64_t o = o0; o < o1; ++o) {
+        const float* row = in + o * sp.len;
+        float acc[8];
+        std::fill(acc, acc + 8, kMax ? -INFINITY : INFINITY);
+        (kMax ? linalg::max_lanes : linalg::min_lanes)(row, sp.len, acc);
+        float m = acc[0];
+        for (int q = 1; q < 8; ++q)
+          if ((kMax ? acc[q] > m : acc[q] < m) || acc[q] != acc[q]) m = acc[q];
+        po[o] = linalg::find_value(row, sp.len, m, last);
+      }
+    });
+    return;
+  }
+  parallel_chunks(pool, sp.outer, double(sp.len * sp.inner), [&](int64_t o0, int64_t o1) {
+    std::vector<float> best(size_t(sp.inner));
+    float* b = best.data();
+    for (int64_t o = o0; o < o1; ++o) {
+      const float* base = in + o * sp.len * sp.inner;
+      int64_t* res = po + o * sp.inner;
+      std::copy(base, base + sp.inner, b);
+      std::fill(res, res + sp.inner, 0);
+      for (int64_t k = 1; k < sp.len; ++k) {
+        const float* row = base + k * sp.inner;
+        for (int64_t j = 0; j < sp.inner; ++j) {
+          const float v = row[j], c = b[j];
+          const bool cn = c != c, vn = v != v;
+          const bool better = !cn && (vn || (kMax ? v > c : v < c));
+          const bool take = better || (last && (v == c || (cn && vn)));
+          b[j] = take ? v : c;
+          res[j] = take ? k : res[j];
+        }
+      }
+    }
+  });
+}
+
 template <bool kMax>
 class ArgKernel final : public ep::OpKernel {
  public:
@@ -53,6 +99,10 @@ class ArgKernel final : public ep::OpKernel {
     if (sp.len == 0) ctx.fail_node("cannot take Arg", kMax ? "Max" : "Min",
                                    " over an empty axis of ", x.description());
     const bool last = last_;
+    if (x.dtype() == DataType::kFloat) {
+      arg_float<kMax>(ctx.thread_pool(), x.data<float>(), out.mutable_data<int64_t>(), sp, last);
+      return;
+    }
     visit_type(NumericTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;

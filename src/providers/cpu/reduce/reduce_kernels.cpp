@@ -4,15 +4,17 @@
 // (ReduceSum from 13, the others from 18). An empty reduction yields the
 // op's identity (0, 1, -inf for Max/LogSum/LogSumExp, +inf for Min); NaN
 // propagates through Max and Min.
+#include "providers/cpu/reduce/reduce_kernels.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
 
+#include "linalg/row_reduce.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 #include "providers/cpu/math/type_dispatch.hpp"
-#include "providers/cpu/reduce/reduce_kernels.hpp"
 #include "providers/cpu/reduce/reduce_plan.hpp"
 
 namespace tessera::cpu {
@@ -126,6 +128,13 @@ struct LogSumExpOp {
   static R finish(Acc a, int64_t) { return a.s == 0 ? a.m : a.m + std::log(a.s); }
 };
 
+// Float max/min over contiguous runs: vector lanes with the same lane
+// assignment and merge order as the loop below, so results are identical.
+template <typename T, typename Op>
+constexpr bool kVectorMinMax = std::is_same_v<T, float> &&
+                               (std::is_same_v<Op, MinMaxOp<float, true>> ||
+                                std::is_same_v<Op, MinMaxOp<float, false>>);
+
 template <typename T, typename Op>
 void run_reduce(ThreadPool& pool, const ReducePlan& p, const T* in, T* out) {
   using Acc = typename Op::Acc;
@@ -150,6 +159,13 @@ void run_reduce(ThreadPool& pool, const ReducePlan& p, const T* in, T* out) {
         for (int64_t q = 0; q < 8; ++q) acc[size_t(q)] = Op::init();
         for (int64_t b = 0; b < nb; ++b) {
           const T* src = base + ro[b];
+          if constexpr (kVectorMinMax<T, Op>) {
+            if constexpr (std::is_same_v<Op, MinMaxOp<float, true>>)
+              linalg::max_lanes(src, l, acc.get());
+            else
+              linalg::min_lanes(src, l, acc.get());
+            continue;
+          }
           int64_t j = 0;
           for (; j + 8 <= l; j += 8)
             for (int q = 0; q < 8; ++q) Op::add(acc[size_t(q)], load(src[j + q]));

@@ -1,11 +1,13 @@
 // Einsum (opset 12): a general loop nest over the equation's labels. Every
 // term's axes get a stride per label (repeated labels add their strides, which
 // reads diagonals; broadcast size-1 ellipsis dims get stride 0), so explicit
-// and implicit outputs, ellipsis and traces all follow from one walk.
+// and implicit outputs, ellipsis and traces all follow from one walk. Float
+// products of two operands take einsum_as_gemm instead.
 #include <algorithm>
 #include <cctype>
 
 #include "providers/cpu/quant/element_io.hpp"
+#include "providers/cpu/transformer/einsum_gemm.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -138,6 +140,9 @@ class EinsumKernel : public ep::OpKernel {
       if (count[size_t(l)] > 0 && !in_out[size_t(l)]) summed.push_back(l);
     for (int l = 0; l < nlabels; ++l)
       if (dim[size_t(l)] < 0) dim[size_t(l)] = 1;
+    if (nin == 2 && einsum_as_gemm(ctx, {&ctx.required_input(0), &axes[0]},
+                                   {&ctx.required_input(1), &axes[1]}, out, dim))
+      return;
     // Per input, per label stride.
     std::vector<std::vector<int64_t>> stride(nin, std::vector<int64_t>(size_t(nlabels), 0));
     std::vector<std::vector<double>> data(nin);

@@ -1,0 +1,24 @@
+// Vectorised reductions of contiguous float runs for the Reduce and global
+// pooling kernels (portable and AVX2 builds, picked at run time).
+#pragma once
+#include <cstdint>
+
+namespace tessera::linalg {
+
+// Folds x[0, n) into eight lane accumulators the way the generic ReduceMax
+// and ReduceMin loops do, so their results agree bit for bit (signed zeros
+// and NaN payloads included): x[j + q] goes to lane q for each whole block
+// of eight, the tail to lane 0; a lane takes x when x is greater (less) or
+// NaN.
+void max_lanes(const float* x, int64_t n, float acc[8]);
+void min_lanes(const float* x, int64_t n, float acc[8]);
+
+// The first (or, with `last`, the last) index i < n where x[i] == v, or
+// where x[i] is NaN when v is; -1 when there is none.
+int64_t find_value(const float* x, int64_t n, float v, bool last);
+
+// The sum of x[0, n), accumulated in vector lanes (a different rounding
+// order from a sequential loop).
+float sum_row(const float* x, int64_t n);
+
+}  // namespace tessera::linalg
