@@ -302,8 +302,12 @@ std::vector<ep::PlacementRule> apply_provider_transforms(
     // in which the nodes just transformed keep their provider.
     all = rules;
     all.insert(all.end(), pins.begin(), pins.end());
-    assigned = timer.time("provider transforms: partition",
-                          [&] { return partition(model, providers, all, types); });
+    try {
+      assigned = timer.time("provider transforms: partition",
+                            [&] { return partition(model, providers, all, types); });
+    } catch (const Error&) {
+      return pins;  // as above: the plan's partition names the node, with context
+    }
   }
   return pins;
 }
