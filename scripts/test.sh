@@ -40,6 +40,8 @@ check_ops_doc() {
   fi
 }
 check_ops_doc docs/operators.md CPUExecutionProvider,DnnlExecutionProvider
+# The C API's table, its header and docs/c_api.md come from src/capi/api_entries.txt.
+/usr/bin/python3 scripts/gen_c_api.py --check && echo "the C API table and docs/c_api.md are current" || status=1
 if "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
   check_ops_doc docs/operators_cuda.md CUDAExecutionProvider
 else
