@@ -27,6 +27,10 @@ else
   echo "the Python extension was not built (needs pybind11-dev, python3-dev, python3-numpy); skipped"
 fi
 
+echo "== onnxruntime-node on Tessera's C ABI"
+# npm's onnxruntime-node 1.30.0, unmodified, loading Tessera's library.
+bash tests/node/test_ort_node.sh "$BUILD_DIR" || status=1
+
 echo "== generated docs"
 # Each operator table names its providers, so it reads the same on every
 # machine: docs/operators.md the CPU and oneDNN providers, docs/operators_cuda.md

@@ -66,10 +66,28 @@ def int_types(folder):
     save(helper.make_model(graph, opset_imports=OPSET), folder, "int_types.onnx")
 
 
+IDENTITY_TYPES = {
+    "float32": TensorProto.FLOAT, "float64": TensorProto.DOUBLE, "int8": TensorProto.INT8,
+    "uint8": TensorProto.UINT8, "int16": TensorProto.INT16, "uint16": TensorProto.UINT16,
+    "int32": TensorProto.INT32, "uint32": TensorProto.UINT32, "int64": TensorProto.INT64,
+    "uint64": TensorProto.UINT64, "bool": TensorProto.BOOL, "float16": TensorProto.FLOAT16,
+    "string": TensorProto.STRING,
+}
+
+
+def identities(folder):
+    """identity_<type>.onnx: x -> y of each element type (the names npm's onnxruntime-node uses)."""
+    for name, elem in IDENTITY_TYPES.items():
+        x = helper.make_tensor_value_info("x", elem, [3])
+        y = helper.make_tensor_value_info("y", elem, [3])
+        graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], f"identity_{name}", [x], [y])
+        save(helper.make_model(graph, opset_imports=OPSET), folder, f"identity_{name}.onnx")
+
+
 def main():
     folder = pathlib.Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    for make in (add_mul, strings, sequence, overridable, int_types):
+    for make in (add_mul, strings, sequence, overridable, int_types, identities):
         make(folder)
 
 
