@@ -8,7 +8,7 @@
 #include "ep/plugin_provider.hpp"
 #include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 

@@ -14,7 +14,7 @@
 #include "ep/provider_registry.hpp"
 #include "ops/contrib_bodies.hpp"
 #include "ops/function_bodies.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 

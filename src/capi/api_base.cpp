@@ -1,6 +1,6 @@
 // The exported entry point and the table of each API version.
 #include "capi/api_status.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::capi {
 

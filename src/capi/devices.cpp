@@ -7,7 +7,7 @@
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
 #include "runtime/copy_tensors.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::capi {
 namespace {
