@@ -131,6 +131,13 @@ std::vector<std::pair<std::string, MemoryInfo>> output_locations(const Session& 
 
 }  // namespace
 
+std::vector<const OrtEpDevice*> current_ep_devices() {
+  DeviceCache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mu);
+  c.refresh();
+  return c.current;
+}
+
 OrtStatus* ORT_API_CALL GetEpDevices(const OrtEnv* env, const OrtEpDevice* const** ep_devices,
                                      size_t* num_ep_devices) noexcept {
   return guard("GetEpDevices", [&] {

@@ -208,6 +208,7 @@ OrtStatus* ORT_API_CALL UnregisterExecutionProviderLibrary(OrtEnv* env, const ch
 OrtStatus* ORT_API_CALL GetEpDevices(const OrtEnv* env, const OrtEpDevice* const** ep_devices, size_t* num_ep_devices) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_V2(OrtSessionOptions* session_options, OrtEnv* env, const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* const* ep_option_keys, const char* const* ep_option_vals, size_t num_ep_options) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsSetEpSelectionPolicy(OrtSessionOptions* session_options, OrtExecutionProviderDevicePolicy policy) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetEpSelectionPolicyDelegate(OrtSessionOptions* session_options, EpSelectionDelegate delegate, void* delegate_state) noexcept;
 OrtHardwareDeviceType ORT_API_CALL HardwareDevice_Type(const OrtHardwareDevice* device) noexcept;
 uint32_t ORT_API_CALL HardwareDevice_VendorId(const OrtHardwareDevice* device) noexcept;
 const char* ORT_API_CALL HardwareDevice_Vendor(const OrtHardwareDevice* device) noexcept;
@@ -977,13 +978,6 @@ OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetLoadCancellationFlag(OrtS
   (void)options;
   (void)cancel;
   return not_implemented("SessionOptionsSetLoadCancellationFlag");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetEpSelectionPolicyDelegate(OrtSessionOptions* session_options, EpSelectionDelegate delegate, void* delegate_state) noexcept {
-  (void)session_options;
-  (void)delegate;
-  (void)delegate_state;
-  return not_implemented("SessionOptionsSetEpSelectionPolicyDelegate");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_ValueInfo_GetValueProducer(const OrtValueInfo* value_info, const OrtNode** producer_node, size_t* producer_output_index) noexcept {
@@ -1793,7 +1787,7 @@ extern const OrtApi kOrtApi = {
     &GetEpDevices,
     &SessionOptionsAppendExecutionProvider_V2,
     &SessionOptionsSetEpSelectionPolicy,
-    &unimplemented_SessionOptionsSetEpSelectionPolicyDelegate,
+    &SessionOptionsSetEpSelectionPolicyDelegate,
     &HardwareDevice_Type,
     &HardwareDevice_VendorId,
     &HardwareDevice_Vendor,

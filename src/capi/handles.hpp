@@ -48,6 +48,10 @@ struct OrtSessionOptions {
   bool mem_pattern = true;
   bool per_session_threads = true;
   bool deterministic_compute = false;
+  // Chooses providers from the environment's devices at session creation
+  // when no provider was appended.
+  EpSelectionDelegate selection_delegate = nullptr;
+  void* selection_state = nullptr;
 };
 
 struct OrtMemoryInfo {

@@ -8,8 +8,39 @@
 namespace tessera::capi {
 
 const OrtEnv* current_env();
+std::vector<const OrtEpDevice*> current_ep_devices();
 
 namespace {
+
+// The providers an application's selection delegate picks from the
+// environment's devices, in its order, with the CPU provider last.
+std::vector<ProviderSpec> delegate_providers(const OrtSessionOptions& o) {
+  std::vector<const OrtEpDevice*> devices = current_ep_devices();
+  std::vector<const OrtEpDevice*> selected(devices.size(), nullptr);
+  size_t n = 0;
+  OrtKeyValuePairs model_metadata;
+  OrtStatus* s = o.selection_delegate(devices.data(), devices.size(), &model_metadata, nullptr,
+                                      selected.data(), selected.size(), &n, o.selection_state);
+  if (s != nullptr) {
+    const std::string msg = s->message;
+    delete s;
+    fail(ErrorCode::kFail, "the EP selection delegate failed: ", msg);
+  }
+  check(n <= selected.size(), "the EP selection delegate selected ", n, " devices of ",
+        selected.size(), " offered");
+  std::vector<ProviderSpec> out;
+  auto has = [&](const std::string& name) {
+    for (const auto& p : out)
+      if (p.name == name) return true;
+    return false;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    check(selected[i] != nullptr, "the EP selection delegate selected a null device");
+    if (!has(selected[i]->ep_name)) out.push_back({selected[i]->ep_name, {}});
+  }
+  if (!has("CPUExecutionProvider")) out.push_back({"CPUExecutionProvider", {}});
+  return out;
+}
 
 struct Settings {
   SessionOptions options;
@@ -22,6 +53,8 @@ Settings settings(const OrtEnv* env, const OrtSessionOptions* options) {
   if (options == nullptr) return s;
   s.options = options->options;
   s.providers = options->providers;
+  if (s.providers.empty() && options->selection_delegate != nullptr)
+    s.providers = delegate_providers(*options);
   // A session that gives up its own threads takes the counts the
   // environment was created with.
   if (!options->per_session_threads && env->global_thread_pools) {

@@ -278,4 +278,15 @@ OrtStatus* ORT_API_CALL SessionOptionsSetEpSelectionPolicy(
   });
 }
 
+OrtStatus* ORT_API_CALL SessionOptionsSetEpSelectionPolicyDelegate(
+    OrtSessionOptions* session_options, EpSelectionDelegate delegate,
+    void* delegate_state) noexcept {
+  return guard("SessionOptionsSetEpSelectionPolicyDelegate", [&] {
+    need(reinterpret_cast<const void*>(delegate), "delegate");
+    auto& o = opts(session_options);
+    o.selection_delegate = delegate;
+    o.selection_state = delegate_state;
+  });
+}
+
 }  // namespace tessera::capi
