@@ -244,7 +244,18 @@ const OrtInteropApi* ORT_API_CALL GetInteropApi(void) noexcept;
 OrtStatus* ORT_API_CALL SessionGetEpDeviceForOutputs(const OrtSession* session, const OrtEpDevice** outputs_ep_devices, size_t num_outputs) noexcept;
 OrtStatus* ORT_API_CALL GetNumHardwareDevices(const OrtEnv* env, size_t* num_devices) noexcept;
 OrtStatus* ORT_API_CALL GetHardwareDevices(const OrtEnv* env, const OrtHardwareDevice** devices, size_t num_devices) noexcept;
+OrtStatus* ORT_API_CALL GetHardwareDeviceEpIncompatibilityDetails(const OrtEnv* env, const char* ep_name, const OrtHardwareDevice* hw, OrtDeviceEpIncompatibilityDetails** details) noexcept;
+OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetReasonsBitmask(const OrtDeviceEpIncompatibilityDetails* details, uint32_t* reasons_bitmask) noexcept;
+OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetNotes(const OrtDeviceEpIncompatibilityDetails* details, const char** notes) noexcept;
+OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetErrorCode(const OrtDeviceEpIncompatibilityDetails* details, int32_t* error_code) noexcept;
+void ORT_API_CALL ReleaseDeviceEpIncompatibilityDetails(OrtDeviceEpIncompatibilityDetails* input) noexcept;
 OrtStatus* ORT_API_CALL CreateEnvWithOptions(const OrtEnvCreationOptions* options, OrtEnv** out) noexcept;
+OrtStatus* ORT_API_CALL Session_GetEpGraphAssignmentInfo(const OrtSession* session, const OrtEpAssignedSubgraph* const** ep_subgraphs, size_t* num_ep_subgraphs) noexcept;
+OrtStatus* ORT_API_CALL EpAssignedSubgraph_GetEpName(const OrtEpAssignedSubgraph* ep_subgraph, const char** out) noexcept;
+OrtStatus* ORT_API_CALL EpAssignedSubgraph_GetNodes(const OrtEpAssignedSubgraph* ep_subgraph, const OrtEpAssignedNode* const** ep_nodes, size_t* num_ep_nodes) noexcept;
+OrtStatus* ORT_API_CALL EpAssignedNode_GetName(const OrtEpAssignedNode* ep_node, const char** out) noexcept;
+OrtStatus* ORT_API_CALL EpAssignedNode_GetDomain(const OrtEpAssignedNode* ep_node, const char** out) noexcept;
+OrtStatus* ORT_API_CALL EpAssignedNode_GetOperatorType(const OrtEpAssignedNode* ep_node, const char** out) noexcept;
 void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options, OrtSyncStream* sync_stream) noexcept;
 OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count) noexcept;
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
@@ -1341,36 +1352,6 @@ OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOperatorSinceVersion(const O
   return not_implemented("KernelInfo_GetOperatorSinceVersion");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_GetHardwareDeviceEpIncompatibilityDetails(const OrtEnv* env, const char* ep_name, const OrtHardwareDevice* hw, OrtDeviceEpIncompatibilityDetails** details) noexcept {
-  (void)env;
-  (void)ep_name;
-  (void)hw;
-  (void)details;
-  return not_implemented("GetHardwareDeviceEpIncompatibilityDetails");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_DeviceEpIncompatibilityDetails_GetReasonsBitmask(const OrtDeviceEpIncompatibilityDetails* details, uint32_t* reasons_bitmask) noexcept {
-  (void)details;
-  (void)reasons_bitmask;
-  return not_implemented("DeviceEpIncompatibilityDetails_GetReasonsBitmask");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_DeviceEpIncompatibilityDetails_GetNotes(const OrtDeviceEpIncompatibilityDetails* details, const char** notes) noexcept {
-  (void)details;
-  (void)notes;
-  return not_implemented("DeviceEpIncompatibilityDetails_GetNotes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_DeviceEpIncompatibilityDetails_GetErrorCode(const OrtDeviceEpIncompatibilityDetails* details, int32_t* error_code) noexcept {
-  (void)details;
-  (void)error_code;
-  return not_implemented("DeviceEpIncompatibilityDetails_GetErrorCode");
-}
-
-void ORT_API_CALL unimplemented_ReleaseDeviceEpIncompatibilityDetails(OrtDeviceEpIncompatibilityDetails* input) noexcept {
-  (void)input;
-}
-
 OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModel(const ORTCHAR_T* model_path, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept {
   (void)model_path;
   (void)ep_type;
@@ -1386,44 +1367,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModelBytes(const v
   (void)allocator;
   (void)compatibility_info;
   return not_implemented("GetCompatibilityInfoFromModelBytes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Session_GetEpGraphAssignmentInfo(const OrtSession* session, const OrtEpAssignedSubgraph* const** ep_subgraphs, size_t* num_ep_subgraphs) noexcept {
-  (void)session;
-  (void)ep_subgraphs;
-  (void)num_ep_subgraphs;
-  return not_implemented("Session_GetEpGraphAssignmentInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_EpAssignedSubgraph_GetEpName(const OrtEpAssignedSubgraph* ep_subgraph, const char** out) noexcept {
-  (void)ep_subgraph;
-  (void)out;
-  return not_implemented("EpAssignedSubgraph_GetEpName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_EpAssignedSubgraph_GetNodes(const OrtEpAssignedSubgraph* ep_subgraph, const OrtEpAssignedNode* const** ep_nodes, size_t* num_ep_nodes) noexcept {
-  (void)ep_subgraph;
-  (void)ep_nodes;
-  (void)num_ep_nodes;
-  return not_implemented("EpAssignedSubgraph_GetNodes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_EpAssignedNode_GetName(const OrtEpAssignedNode* ep_node, const char** out) noexcept {
-  (void)ep_node;
-  (void)out;
-  return not_implemented("EpAssignedNode_GetName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_EpAssignedNode_GetDomain(const OrtEpAssignedNode* ep_node, const char** out) noexcept {
-  (void)ep_node;
-  (void)out;
-  return not_implemented("EpAssignedNode_GetDomain");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_EpAssignedNode_GetOperatorType(const OrtEpAssignedNode* ep_node, const char** out) noexcept {
-  (void)ep_node;
-  (void)out;
-  return not_implemented("EpAssignedNode_GetOperatorType");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_RunOptionsEnableProfiling(OrtRunOptions* options, const ORTCHAR_T* profile_file_prefix) noexcept {
@@ -1880,20 +1823,20 @@ extern const OrtApi kOrtApi = {
     &SessionGetEpDeviceForOutputs,
     &GetNumHardwareDevices,
     &GetHardwareDevices,
-    &unimplemented_GetHardwareDeviceEpIncompatibilityDetails,
-    &unimplemented_DeviceEpIncompatibilityDetails_GetReasonsBitmask,
-    &unimplemented_DeviceEpIncompatibilityDetails_GetNotes,
-    &unimplemented_DeviceEpIncompatibilityDetails_GetErrorCode,
-    &unimplemented_ReleaseDeviceEpIncompatibilityDetails,
+    &GetHardwareDeviceEpIncompatibilityDetails,
+    &DeviceEpIncompatibilityDetails_GetReasonsBitmask,
+    &DeviceEpIncompatibilityDetails_GetNotes,
+    &DeviceEpIncompatibilityDetails_GetErrorCode,
+    &ReleaseDeviceEpIncompatibilityDetails,
     &unimplemented_GetCompatibilityInfoFromModel,
     &unimplemented_GetCompatibilityInfoFromModelBytes,
     &CreateEnvWithOptions,
-    &unimplemented_Session_GetEpGraphAssignmentInfo,
-    &unimplemented_EpAssignedSubgraph_GetEpName,
-    &unimplemented_EpAssignedSubgraph_GetNodes,
-    &unimplemented_EpAssignedNode_GetName,
-    &unimplemented_EpAssignedNode_GetDomain,
-    &unimplemented_EpAssignedNode_GetOperatorType,
+    &Session_GetEpGraphAssignmentInfo,
+    &EpAssignedSubgraph_GetEpName,
+    &EpAssignedSubgraph_GetNodes,
+    &EpAssignedNode_GetName,
+    &EpAssignedNode_GetDomain,
+    &EpAssignedNode_GetOperatorType,
     &RunOptionsSetSyncStream,
     &GetTensorElementTypeAndShapeDataReference,
     &unimplemented_RunOptionsEnableProfiling,

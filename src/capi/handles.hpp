@@ -61,9 +61,21 @@ struct OrtMemoryInfo {
   OrtAllocatorType allocator_type = OrtArenaAllocator;
 };
 
+struct OrtEpAssignedNode {
+  std::string name, domain, op_type;
+};
+struct OrtEpAssignedSubgraph {
+  std::string provider;
+  std::vector<std::unique_ptr<OrtEpAssignedNode>> nodes;
+  std::vector<const OrtEpAssignedNode*> node_list;
+};
+
 struct OrtSession {
   explicit OrtSession(std::unique_ptr<tessera::Session> s) : session(std::move(s)) {}
   std::unique_ptr<tessera::Session> session;
+  // The node-to-provider groups Session_GetEpGraphAssignmentInfo hands out.
+  mutable std::vector<std::unique_ptr<OrtEpAssignedSubgraph>> assigned;
+  mutable std::vector<const OrtEpAssignedSubgraph*> assigned_list;
   // Memory descriptions handed out by SessionGetMemoryInfoFor*: they live
   // as long as the session.
   mutable std::mutex mu;
@@ -146,6 +158,12 @@ struct OrtEpDevice {
   OrtKeyValuePairs metadata, options;
   OrtMemoryInfo memory;       // the provider's memory on the device
   OrtMemoryInfo host_memory;  // host memory it reads and writes directly
+};
+
+struct OrtDeviceEpIncompatibilityDetails {
+  uint32_t reasons = OrtDeviceEpIncompatibility_NONE;
+  std::string notes;
+  int32_t error_code = 0;
 };
 
 struct OrtSyncStream {
