@@ -44,3 +44,9 @@ endforeach()
 add_library(tessera_public_headers OBJECT ${TESSERA_HEADER_TUS})
 target_include_directories(tessera_public_headers PRIVATE ${CMAKE_SOURCE_DIR}/include)
 set_target_properties(tessera_public_headers PROPERTIES C_STANDARD 99)
+
+# libtessera.so and its core need none of the providers' libraries (CUDA,
+# oneDNN): those are linked by the provider modules the core loads.
+add_test(NAME CApi.LibraryNeedsNoProviderLibraries
+  COMMAND sh -c "! readelf -d \"$0\" \"$1\" | grep NEEDED | grep -E 'cudart|cudnn|cublas|dnnl|gomp'"
+          $<TARGET_FILE:tessera_shared> $<TARGET_FILE:tessera_core>)
