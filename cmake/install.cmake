@@ -3,7 +3,7 @@
 # libtessera.so with its SONAME links, libtessera.a (the C API and the
 # runtime in one archive), the compatibility folder where
 # libonnxruntime.so.1 is Tessera's library, the `tessera` command, the
-# sandbox provider plugin, the shipped models, a CMake
+# sandbox provider plugin, the shipped models, the examples' sources, a CMake
 # package (find_package(Tessera): Tessera::tessera, Tessera::tessera_static)
 # and a pkg-config file (tessera.pc, tessera-static.pc).
 include(GNUInstallDirs)
@@ -73,6 +73,7 @@ install(CODE "
 ")
 
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/models/ DESTINATION ${TESSERA_INSTALL_DATADIR}/models)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/examples/ DESTINATION ${TESSERA_INSTALL_DATADIR}/examples)
 
 # The CMake package.
 install(EXPORT TesseraTargets NAMESPACE Tessera:: DESTINATION ${TESSERA_INSTALL_CMAKEDIR})
