@@ -134,15 +134,22 @@ static size_t run_on(OrtEnv* env, const OrtEpDevice* ep_device, const char* mode
   }
   const OrtHardwareDevice* hardware = ort->EpDevice_Device(input_devices[0]);
   const uint32_t vendor = ort->HardwareDevice_VendorId(hardware);
-  const int32_t device_id = (int32_t)ort->HardwareDevice_DeviceId(hardware);
+  /* The device's ordinal among its vendor's (HardwareDevice_DeviceId is the
+   * PCI device id in ONNX Runtime, not an ordinal). */
+  int device_id = 0;
+  check(ort->MemoryInfoGetId(
+            ort->EpDevice_MemoryInfo(input_devices[0], OrtDeviceMemoryType_DEFAULT), &device_id),
+        "MemoryInfoGetId");
   printf("%s: input 0 is read by %s on device %d of vendor 0x%04x\n", ep_name,
          ort->EpDevice_EpName(input_devices[0]), device_id, vendor);
 
   OrtMemoryInfo* device_memory = NULL;
   OrtAllocator* device = NULL;
-  check(ort->CreateMemoryInfo_V2("example_device_memory", OrtMemoryInfoDeviceType_GPU, vendor,
-                                 device_id, OrtDeviceMemoryType_DEFAULT, 0, OrtArenaAllocator,
-                                 &device_memory),
+  const OrtMemoryInfoDeviceType device_type =
+      ort->HardwareDevice_Type(hardware) == OrtHardwareDeviceType_NPU ? OrtMemoryInfoDeviceType_NPU
+                                                                      : OrtMemoryInfoDeviceType_GPU;
+  check(ort->CreateMemoryInfo_V2("example_device_memory", device_type, vendor, device_id,
+                                 OrtDeviceMemoryType_DEFAULT, 0, OrtArenaAllocator, &device_memory),
         "CreateMemoryInfo_V2");
   check(ort->GetSharedAllocator(env, device_memory, &device), "GetSharedAllocator");
 
