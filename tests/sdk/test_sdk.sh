@@ -3,7 +3,7 @@
 #   1. `cmake --install BUILD_DIR` into a temporary prefix, and the layout it
 #      must have (headers, libraries and their links, the compatibility
 #      folder, the command, the plugin, the CMake and pkg-config packages,
-#      RUNPATHs);
+#      RUNPATHs), and a DESTDIR install that stays under its stage;
 #   2. examples/ configured and built against that prefix alone
 #      (-DCMAKE_PREFIX_PATH, a fresh build folder; the compile commands are
 #      checked to name nothing of this source tree's include/ or src/), and
@@ -59,6 +59,18 @@ if grep -rq "$SRC\|$BUILD_DIR" "$LIBDIR/cmake/Tessera" "$LIBDIR/pkgconfig"; then
 else
   ok "the installed packages name nothing of the source or build tree"
 fi
+
+# A staged install (DESTDIR) puts everything, the compatibility link too,
+# under the stage (the prefix named is one that does not exist here).
+STAGED_PREFIX="/nonexistent-tessera-prefix-$$"
+if DESTDIR="$WORK/stage" cmake --install "$BUILD_DIR" --prefix "$STAGED_PREFIX" >"$WORK/stage.txt" 2>&1 &&
+   [ "$(readlink "$WORK/stage$STAGED_PREFIX/${LIBDIR#"$PREFIX"/}/tessera/compat/libonnxruntime.so.1")" = ../../libtessera.so.0 ] &&
+   [ ! -e "$STAGED_PREFIX" ]; then
+  ok "DESTDIR=STAGE cmake --install keeps everything under STAGE"
+else
+  bad "DESTDIR=STAGE cmake --install"; tail -n 20 "$WORK/stage.txt"
+fi
+rm -rf "$WORK/stage"
 
 # 2. The examples against the prefix alone.
 EX="$WORK/examples-build"
