@@ -7,7 +7,7 @@
 #   2. examples/ configured and built against that prefix alone
 #      (-DCMAKE_PREFIX_PATH, a fresh build folder; the compile commands are
 #      checked to name nothing of this source tree's include/ or src/), and
-#      each example run by ctest;
+#      each example run by ctest, and once installed (RUNPATH);
 #   3. one program compiled with `pkg-config --cflags --libs tessera` and run,
 #      one with `pkg-config --libs tessera-static`, and ONNX Runtime's
 #      `#include <onnxruntime_c_api.h>` with -I<prefix>/include/onnxruntime only;
@@ -88,6 +88,11 @@ if cmake -S "$SRC/examples" -B "$EX" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   fi
   check "the examples run and check their results (ctest)" ctest --test-dir "$EX" --output-on-failure
   cat "$WORK/out.txt" | grep -E "^ *[0-9]+/[0-9]+ Test|tests passed" || true
+  check "installed examples find libtessera.so through their RUNPATH" sh -c \
+    "cmake --install '$EX' --prefix '$WORK/examples-installed' >/dev/null &&
+     env -u LD_LIBRARY_PATH '$WORK/examples-installed/bin/c_device_io' \
+       '$PREFIX/share/tessera/models/demo_cnn/model.onnx' \
+       '$LIBDIR/tessera/providers/libtessera_sandbox_ep.so' 2"
 else
   bad "examples/ against the prefix"; tail -n 40 "$WORK/ex.txt"
 fi
