@@ -13,7 +13,7 @@ endforeach()
 add_library(tessera_core SHARED
   "$<FILTER:$<TARGET_OBJECTS:tessera>,EXCLUDE,/src/(${_module_dirs})>" ${TESSERA_REGISTRY_SOURCE})
 target_compile_definitions(tessera_core PRIVATE TESSERA_PROVIDER_MODULES)
-target_include_directories(tessera_core PUBLIC ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+target_include_directories(tessera_core PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(tessera_core PRIVATE ${TESSERA_IMAGE_LIBS} ${CMAKE_DL_LIBS} PUBLIC Threads::Threads)
 target_link_options(tessera_core PRIVATE -Wl,--no-undefined)
 set_target_properties(tessera_core PROPERTIES VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
@@ -47,6 +47,7 @@ extern \"C\" __attribute__((visibility(\"default\"))) void tessera_provider_modu
   add_library(tessera_providers_${_file} MODULE
     "$<FILTER:$<TARGET_OBJECTS:tessera>,INCLUDE,/src/${_dir}>" ${_entry_tu})
   set_target_properties(tessera_providers_${_file} PROPERTIES PREFIX "lib")
+  target_include_directories(tessera_providers_${_file} PRIVATE ${CMAKE_SOURCE_DIR}/src)
   target_link_libraries(tessera_providers_${_file} PRIVATE tessera_core ${TESSERA_${_upper}_LIBRARIES})
   target_link_options(tessera_providers_${_file} PRIVATE -Wl,--no-undefined)
   list(APPEND TESSERA_PROVIDER_MODULE_TARGETS tessera_providers_${_file})

@@ -31,6 +31,12 @@ echo "== onnxruntime-node on Tessera's C ABI"
 # npm's onnxruntime-node 1.30.0, unmodified, loading Tessera's library.
 bash tests/node/test_ort_node.sh "$BUILD_DIR" || status=1
 
+echo "== the installed SDK"
+# cmake --install into a temporary prefix; examples/ built against it with
+# find_package(Tessera) and run; programs built with pkg-config and with
+# ONNX Runtime's include layout; the compatibility folder (docs/sdk.md).
+bash tests/sdk/test_sdk.sh "$BUILD_DIR" || status=1
+
 echo "== generated docs"
 # Each operator table names its providers, so it reads the same on every
 # machine: docs/operators.md the CPU and oneDNN providers, docs/operators_cuda.md

@@ -551,8 +551,10 @@ typedef struct OrtEnvCreationOptions {
 }
 #endif
 
-/* struct OrtApi, generated from src/capi/api_entries.txt. */
-#include "tessera/ort_api_table.h"
+/* struct OrtApi, generated from src/capi/api_entries.txt (named beside this
+   file, so that -I<prefix>/include/onnxruntime alone finds it through
+   include/onnxruntime/onnxruntime_c_api.h). */
+#include "ort_api_table.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,8 +3,9 @@
 /* The OrtApi table: one function pointer per entry, in ABI order. */
 #ifndef TESSERA_ORT_API_TABLE_H
 #define TESSERA_ORT_API_TABLE_H
-/* The types the entries use (that header includes this one after them). */
-#include "tessera/onnxruntime_c_api.h"
+/* The types the entries use (that header includes this one after them). Named
+   beside this file, so the headers need no particular include path. */
+#include "onnxruntime_c_api.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
