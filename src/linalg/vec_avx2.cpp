@@ -101,6 +101,7 @@ bool vec_kernels_avx2(VecKernels* out) {
           vec_impl::gelu_tanh_loop<Avx2>,
           vec_impl::mish_loop<Avx2>,
           vec_impl::softmax_row<Avx2>,
+          vec_impl::log_softmax_row<Avx2>,
           vec_impl::layer_norm_row<Avx2>,
           binary,
           binary_scalar,

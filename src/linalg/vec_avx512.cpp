@@ -92,6 +92,7 @@ bool vec_kernels_avx512(VecKernels* out) {
           vec_impl::gelu_tanh_loop<Avx512>,
           vec_impl::mish_loop<Avx512>,
           vec_impl::softmax_row<Avx512>,
+          vec_impl::log_softmax_row<Avx512>,
           vec_impl::layer_norm_row<Avx512>,
           binary,
           binary_scalar,

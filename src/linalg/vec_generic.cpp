@@ -78,6 +78,7 @@ VecKernels vec_kernels_generic() {
           vec_impl::gelu_tanh_loop<Scalar>,
           vec_impl::mish_loop<Scalar>,
           vec_impl::softmax_row<Scalar>,
+          vec_impl::log_softmax_row<Scalar>,
           vec_impl::layer_norm_row<Scalar>,
           binary,
           binary_scalar,

@@ -237,8 +237,10 @@ inline typename V::R activate(typename V::R v, typename V::R a, typename V::R b)
     return V::select(V::gt(zero, v), V::mul(a, expm1<V>(v)), v);
   } else if constexpr (kKind == 5) {
     return V::mul(b, V::select(V::gt(v, zero), v, V::mul(a, expm1<V>(v))));
-  } else {
+  } else if constexpr (kKind == 6) {
     return V::select(V::gt(v, zero), v, V::mul(a, expm1<V>(V::div(v, a))));
+  } else {
+    return V::select(V::gt(zero, v), V::mul(a, v), v);
   }
 }
 
@@ -269,8 +271,10 @@ void activation(int kind, float p0, float p1, const float* x, float* out, int64_
       return activation_loop<V, 4>(p0, p1, x, out, n);
     case 5:
       return activation_loop<V, 5>(p0, p1, x, out, n);
-    default:
+    case 6:
       return activation_loop<V, 6>(p0, p1, x, out, n);
+    default:
+      return activation_loop<V, 7>(p0, p1, x, out, n);
   }
 }
 
@@ -361,6 +365,29 @@ void softmax_row(const float* x, float* out, int64_t n) {
   const R inv = V::set1(1.0f / V::hsum(sum));
   for (i = 0; i + V::W <= n; i += V::W) V::store(out + i, V::mul(V::load(out + i), inv));
   if (i < n) V::store_tail(out + i, n - i, V::mul(V::load_tail(out + i, n - i, 0.0f), inv));
+}
+
+// out = (x - max) - log(sum(exp(x - max))): the sum pass stores nothing, and
+// the shift is subtracted from x - max (not folded into one constant) so
+// entries near the maximum keep their small values exactly. NaN, +inf and an
+// all -inf row give NaNs, as in softmax_row.
+template <class V>
+void log_softmax_row(const float* x, float* out, int64_t n) {
+  using R = typename V::R;
+  if (n <= 0) return;
+  const float ninf = -__builtin_inff();
+  R mx = V::set1(ninf);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) mx = V::max(mx, V::load(x + i));
+  if (i < n) mx = V::max(mx, V::load_tail(x + i, n - i, ninf));
+  const R vm = V::set1(V::hmax(mx));
+  R sum = V::set1(0.0f);
+  for (i = 0; i + V::W <= n; i += V::W) sum = V::add(sum, exp<V>(V::sub(V::load(x + i), vm)));
+  if (i < n) sum = V::add(sum, exp<V>(V::sub(V::load_tail(x + i, n - i, ninf), vm)));
+  const R ls = log<V>(V::set1(V::hsum(sum)));
+  for (i = 0; i + V::W <= n; i += V::W) V::store(out + i, V::sub(V::sub(V::load(x + i), vm), ls));
+  if (i < n)
+    V::store_tail(out + i, n - i, V::sub(V::sub(V::load_tail(x + i, n - i, 0.0f), vm), ls));
 }
 
 template <class V>

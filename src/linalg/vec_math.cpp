@@ -28,6 +28,9 @@ void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, i
 void vec_gelu_tanh(const float* x, float* out, int64_t n) { best().gelu_tanh(x, out, n); }
 void vec_mish(const float* x, float* out, int64_t n) { best().mish(x, out, n); }
 void vec_softmax_row(const float* x, float* out, int64_t n) { best().softmax_row(x, out, n); }
+void vec_log_softmax_row(const float* x, float* out, int64_t n) {
+  best().log_softmax_row(x, out, n);
+}
 void vec_layer_norm_row(const float* x, const float* skip, const float* bias, const float* gamma,
                         const float* beta, float eps, float* out, float* sum_out, int64_t n) {
   best().layer_norm_row(x, skip, bias, gamma, beta, eps, out, sum_out, n);

@@ -33,6 +33,9 @@ void vec_mish(const float* x, float* out, int64_t n);
 // One softmax over a row of n values: out = exp(x - max) / sum. A row with a
 // NaN gives NaNs; a row of all -inf gives NaNs (0/0), as the formula does.
 void vec_softmax_row(const float* x, float* out, int64_t n);
+// One log-softmax row: out = x - max - log(sum(exp(x - max))); NaNs where
+// vec_softmax_row gives them.
+void vec_log_softmax_row(const float* x, float* out, int64_t n);
 // One layer-norm row: v = x (+ skip) (+ bias); out = (v - mean) / sqrt(var + eps)
 // * gamma (+ beta). skip, bias and beta may be null. Statistics are
 // accumulated in float vector lanes (pairwise across lanes), which is what
@@ -62,8 +65,18 @@ void vec_binary_rows(BinaryOp op, const float* a, const float* row, bool row_fir
 //   kElu:         x < 0 ? p0 (e^x - 1) : x
 //   kSelu:        p1 * (x > 0 ? x : p0 (e^x - 1))  (p0 alpha, p1 gamma)
 //   kCelu:        x > 0 ? x : p0 (e^(x / p0) - 1)
+//   kLeakyRelu:   x < 0 ? p0 x : x
 // (e^x - 1 keeps its relative accuracy near 0; a NaN passes through.)
-enum class VecActivation { kSigmoid, kSwish, kHardSigmoid, kHardSwish, kElu, kSelu, kCelu };
+enum class VecActivation {
+  kSigmoid,
+  kSwish,
+  kHardSigmoid,
+  kHardSwish,
+  kElu,
+  kSelu,
+  kCelu,
+  kLeakyRelu
+};
 void vec_activation(VecActivation kind, float p0, float p1, const float* x, float* out, int64_t n);
 
 // Name of the vector kernel set in use, e.g. "avx512_f32" (for reports).
@@ -86,6 +99,7 @@ struct VecKernels {
   void (*gelu_tanh)(const float*, float*, int64_t);
   void (*mish)(const float*, float*, int64_t);
   void (*softmax_row)(const float*, float*, int64_t);
+  void (*log_softmax_row)(const float*, float*, int64_t);
   void (*layer_norm_row)(const float*, const float*, const float*, const float*, const float*,
                          float, float*, float*, int64_t);
   void (*binary)(BinaryOp, const float*, const float*, float*, int64_t);

@@ -319,6 +319,41 @@ TEST(VecMath, SoftmaxRow) {
   }
 }
 
+TEST(VecMath, LogSoftmaxRow) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      if (n == 0) continue;
+      auto x = random_values(n, -30.0f, 30.0f, unsigned(n) + 5);
+      if (n > 3) x[2] = -kInf;  // gives -inf
+      std::vector<float> y(static_cast<size_t>(n));
+      k.log_softmax_row(x.data(), y.data(), n);
+      double mx = -INFINITY, sum = 0;
+      for (float v : x) mx = std::max(mx, double(v));
+      for (float v : x) sum += std::exp(double(v) - mx);
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = double(x[size_t(i)]) - mx - std::log(sum);
+        expect_close(y[size_t(i)], want, 2e-6, 2e-7,
+                     std::string(k.name) + " log softmax n=" + std::to_string(n));
+      }
+      std::vector<float> z = x;
+      k.log_softmax_row(z.data(), z.data(), n);
+      for (int64_t i = 0; i < n; ++i) EXPECT_EQ(z[size_t(i)], y[size_t(i)]);
+    }
+    for (int64_t n : {1, 5, 17}) {
+      for (float bad : {kNaN, kInf}) {
+        auto x = random_values(n, -1.0f, 1.0f, 9);
+        x[size_t(n / 2)] = bad;
+        std::vector<float> y(static_cast<size_t>(n));
+        k.log_softmax_row(x.data(), y.data(), n);
+        for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name << " n=" << n;
+      }
+      std::vector<float> x(static_cast<size_t>(n), -kInf), y(x);
+      k.log_softmax_row(x.data(), y.data(), n);
+      for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name;
+    }
+  }
+}
+
 TEST(VecMath, LayerNormRow) {
   for (const auto& k : kernel_sets()) {
     for (int64_t n : kLengths) {
@@ -464,7 +499,22 @@ TEST(VecMath, Activations) {
         const double want = xi * std::fmin(1.0, std::fmax(0.0, double(1.0f / 6) * xi + 0.5));
         expect_close(y[size_t(i)], want, 1e-7, 1e-7, at + " hard swish");
       }
+      k.activation(int(VecActivation::kLeakyRelu), 0.1f, 0, x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float xi = x[size_t(i)];
+        const float want = xi < 0 ? 0.1f * xi : xi;  // exact: one rounding either way
+        if (std::isnan(xi))
+          EXPECT_TRUE(std::isnan(y[size_t(i)])) << at << " leaky relu";
+        else
+          EXPECT_EQ(y[size_t(i)], want) << at << " leaky relu at " << i;
+      }
     }
+    // The sign of zero is kept.
+    const float zeros[2] = {0.0f, -0.0f};
+    float out[2];
+    k.activation(int(VecActivation::kLeakyRelu), 0.1f, 0, zeros, out, 2);
+    EXPECT_FALSE(std::signbit(out[0])) << k.name;
+    EXPECT_TRUE(std::signbit(out[1])) << k.name;
   }
 }
 
