@@ -19,6 +19,10 @@ void vec_erf(const float* x, float* out, int64_t n);
 void vec_tanh(const float* x, float* out, int64_t n);
 // out[i] = log(x[i]) within a few ulps; log(+-0) = -inf, negative -> NaN.
 void vec_log(const float* x, float* out, int64_t n);
+// out[i] = sin(x[i]) and cos(x[i]) within a few ulps; |x| beyond 65536
+// (rare in models) goes through libm; infinities and NaN give NaN.
+void vec_sin(const float* x, float* out, int64_t n);
+void vec_cos(const float* x, float* out, int64_t n);
 // out[i] = log(1 + exp(x[i])) without overflow, keeping relative accuracy
 // for very negative x (where it is exp(x)).
 void vec_softplus(const float* x, float* out, int64_t n);
@@ -94,6 +98,10 @@ struct VecKernels {
   void (*erf)(const float*, float*, int64_t);
   void (*tanh)(const float*, float*, int64_t);
   void (*log)(const float*, float*, int64_t);
+  // These leave x itself in the lanes they do not reduce (|x| > 65536 or
+  // infinite) and return the largest |x|; finish_sin_cos completes those.
+  float (*sin)(const float*, float*, int64_t);
+  float (*cos)(const float*, float*, int64_t);
   void (*softplus)(const float*, float*, int64_t);
   void (*gelu)(const float*, const float*, int64_t, float*, int64_t);
   void (*gelu_tanh)(const float*, float*, int64_t);
@@ -107,6 +115,10 @@ struct VecKernels {
   void (*binary_rows)(int, const float*, const float*, bool, float*, int64_t, int64_t);
   void (*activation)(int, float, float, const float*, float*, int64_t);
 };
+
+// The lanes a sin/cos kernel left (|out[i]| > 1: the input itself) through
+// libm, where `amax` (the kernel's return) says there may be some.
+void finish_sin_cos(bool cos, float amax, float* out, int64_t n);
 
 // Each returns false when this build or CPU cannot run it.
 bool vec_kernels_avx512(VecKernels* out);

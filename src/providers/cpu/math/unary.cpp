@@ -410,8 +410,10 @@ void add_unary_factories(FactoryMap& m) {
       FloatVecUnaryKernel<FnOp<[](auto x) { return std::log(x); }>, fixed<linalg::vec_log>>>();
   m["Erf"] = factory_of<
       FloatVecUnaryKernel<FnOp<[](auto x) { return std::erf(x); }>, fixed<linalg::vec_erf>>>();
-  m["Sin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sin(x); }>>>();
-  m["Cos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::cos(x); }>>>();
+  m["Sin"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::sin(x); }>, fixed<linalg::vec_sin>>>();
+  m["Cos"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::cos(x); }>, fixed<linalg::vec_cos>>>();
   m["Tan"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tan(x); }>>>();
   m["Asin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::asin(x); }>>>();
   m["Acos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::acos(x); }>>>();
