@@ -89,6 +89,21 @@ template <bool kMax>
   }
 }
 
+// The maximum (minimum) of each of `rows` rows of n values: lanes_body from
+// -inf (+inf), then the eight lanes folded in order by the same rule.
+template <bool kMax>
+[[gnu::always_inline]] inline void rows_body(const float* x, int64_t rows, int64_t n, float* out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float acc[8];
+    for (float& a : acc) a = kMax ? -__builtin_inff() : __builtin_inff();
+    lanes_body<kMax>(x + r * n, n, acc);
+    float m = acc[0];
+    for (int q = 1; q < 8; ++q)
+      if ((kMax ? acc[q] > m : acc[q] < m) || acc[q] != acc[q]) m = acc[q];
+    out[r] = m;
+  }
+}
+
 [[gnu::always_inline]] inline float sum_body(const float* x, int64_t n) {
   V8 s0 = {}, s1 = {};
   int64_t j = 0;
@@ -138,6 +153,8 @@ struct Table {
   void (*max)(const float*, int64_t, float*);
   void (*min)(const float*, int64_t, float*);
   ArgFn arg_max, arg_min;
+  void (*max_rows)(const float*, int64_t, int64_t, float*);
+  void (*min_rows)(const float*, int64_t, int64_t, float*);
   float (*sum)(const float*, int64_t);
   int64_t (*find)(const float*, int64_t, float, bool);
 };
@@ -149,6 +166,12 @@ void arg_max_generic(const float* r, int32_t k, bool l, float* b, int32_t* a, in
 }
 void arg_min_generic(const float* r, int32_t k, bool l, float* b, int32_t* a, int64_t n) {
   arg_body<false>(r, k, l, b, a, n);
+}
+void max_rows_generic(const float* x, int64_t rows, int64_t n, float* out) {
+  rows_body<true>(x, rows, n, out);
+}
+void min_rows_generic(const float* x, int64_t rows, int64_t n, float* out) {
+  rows_body<false>(x, rows, n, out);
 }
 float sum_generic(const float* x, int64_t n) { return sum_body(x, n); }
 int64_t find_generic(const float* x, int64_t n, float v, bool last) {
@@ -170,6 +193,14 @@ __attribute__((target("avx2"))) void arg_min_avx2(const float* r, int32_t k, boo
                                                   int32_t* a, int64_t n) {
   arg_body<false>(r, k, l, b, a, n);
 }
+__attribute__((target("avx2"))) void max_rows_avx2(const float* x, int64_t rows, int64_t n,
+                                                   float* out) {
+  rows_body<true>(x, rows, n, out);
+}
+__attribute__((target("avx2"))) void min_rows_avx2(const float* x, int64_t rows, int64_t n,
+                                                   float* out) {
+  rows_body<false>(x, rows, n, out);
+}
 __attribute__((target("avx2"))) float sum_avx2(const float* x, int64_t n) { return sum_body(x, n); }
 __attribute__((target("avx2"))) int64_t find_avx2(const float* x, int64_t n, float v, bool last) {
   return find_body(x, n, v, last);
@@ -180,10 +211,11 @@ const Table& table() {
   static const Table t = [] {
 #if defined(__x86_64__)
     if (cpu_isa() >= Isa::kAvx2)
-      return Table{max_avx2, min_avx2, arg_max_avx2, arg_min_avx2, sum_avx2, find_avx2};
+      return Table{max_avx2,      min_avx2,      arg_max_avx2, arg_min_avx2,
+                   max_rows_avx2, min_rows_avx2, sum_avx2,     find_avx2};
 #endif
-    return Table{max_generic,     min_generic, arg_max_generic,
-                 arg_min_generic, sum_generic, find_generic};
+    return Table{max_generic,      min_generic,      arg_max_generic, arg_min_generic,
+                 max_rows_generic, min_rows_generic, sum_generic,     find_generic};
   }();
   return t;
 }
@@ -195,6 +227,9 @@ void min_lanes(const float* x, int64_t n, float acc[8]) { table().min(x, n, acc)
 void arg_update(bool max, const float* row, int32_t k, bool last, float* best, int32_t* at,
                 int64_t n) {
   (max ? table().arg_max : table().arg_min)(row, k, last, best, at, n);
+}
+void extreme_rows(bool max, const float* x, int64_t rows, int64_t n, float* out) {
+  (max ? table().max_rows : table().min_rows)(x, rows, n, out);
 }
 float sum_row(const float* x, int64_t n) { return table().sum(x, n); }
 int64_t find_value(const float* x, int64_t n, float v, bool last) {

@@ -14,6 +14,11 @@ namespace tessera::linalg {
 void max_lanes(const float* x, int64_t n, float acc[8]);
 void min_lanes(const float* x, int64_t n, float acc[8]);
 
+// out[r] = the maximum (max) or minimum of row r of `rows` contiguous rows
+// of n values: max_lanes/min_lanes from -inf/+inf, the eight lanes then
+// folded in order by the same rule (so NaN when the row has one).
+void extreme_rows(bool max, const float* x, int64_t rows, int64_t n, float* out);
+
 // The first (or, with `last`, the last) index i < n where x[i] == v, or
 // where x[i] is NaN when v is; -1 when there is none.
 int64_t find_value(const float* x, int64_t n, float v, bool last);
