@@ -64,7 +64,11 @@ TEST(TensorTopK, MatchesStableSort) {
       for (int64_t k : {0, 1, 5, 32, 33, 100, 203})
         check_topk(Shape{3, 203}, -1, k, largest, nans, seed++);
       for (int64_t k : {1, 7, 40}) check_topk(Shape{2, 40, 5}, 1, k, largest, nans, seed++);
+      // Rows of at least 16k (candidates from chunk bests), sorted-array and
+      // heap forms, with a remainder past the last whole chunk.
       check_topk(Shape{1, 1000}, 1, 10, largest, nans, seed++);
+      check_topk(Shape{2, 1203}, 1, 40, largest, nans, seed++);
+      check_topk(Shape{3, 4099}, -1, 1, largest, nans, seed++);
       check_topk(Shape{17}, 0, 17, largest, nans, seed++);
     }
 }

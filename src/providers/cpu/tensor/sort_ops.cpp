@@ -4,6 +4,7 @@
 #include <numeric>
 #include <type_traits>
 
+#include "linalg/row_reduce.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -90,9 +91,73 @@ class TopKKernel : public OpKernel {
             heap[size_t(p)] = heap[size_t(p - 1)];
           heap[size_t(p)] = {v, j};
         };
+        std::vector<float> chunk_best;
+        std::vector<int64_t> cand;
+        // Float rows of at least 16k values: the k-th best value is at least
+        // as good as the worst of the bests of k chunks of the row (k distinct
+        // values reach that), found with the vector row reductions; only the
+        // values at or beyond it (ties included, and NaN for largest) are
+        // candidates, collected in blocks of 16 and then selected as below.
+        // Without it the start of each row, before the kept values are good,
+        // sends most values through the scalar insertion.
+        auto select_candidates = [&](const float* row) {
+          const int64_t chunk = dim / k;
+          chunk_best.resize(size_t(k));
+          linalg::extreme_rows(largest, row, k, chunk, chunk_best.data());
+          float t = chunk_best[0];
+          for (float c : chunk_best) {
+            if (c != c) return false;  // a NaN in a chunk: the general loop
+            t = largest ? std::min(t, c) : std::max(t, c);
+          }
+          cand.clear();
+          auto take = [largest, t](float v) { return largest ? (v >= t || v != v) : v <= t; };
+          int64_t j = 0;
+          for (; j + 16 <= dim; j += 16) {
+            int any = 0;
+            for (int64_t q = 0; q < 16; ++q) {
+              const float v = row[j + q];
+              any |= largest ? int(v >= t) | int(v != v) : int(v <= t);
+            }
+            if (!any) continue;
+            for (int64_t q = 0; q < 16; ++q)
+              if (take(row[j + q])) cand.push_back(j + q);
+          }
+          for (; j < dim; ++j)
+            if (take(row[j])) cand.push_back(j);
+          return int64_t(cand.size()) >= k;
+        };
         for (int64_t job = b; job < e; ++job) {
           int64_t o = job / inner, i = job % inner;
           const T* base = s + o * dim * inner + i;
+          if constexpr (std::is_same_v<T, float>) {
+            if (inner == 1 && dim >= 16 * k && select_candidates(base)) {
+              for (int64_t c = 0; c < k; ++c) {
+                const int64_t j = cand[size_t(c)];
+                if (sorted)
+                  insert_sorted(c, base[j], j);
+                else
+                  heap[size_t(c)] = {base[j], j};
+              }
+              if (!sorted) std::make_heap(heap.begin(), heap.end(), before);
+              for (size_t c = size_t(k); c < cand.size(); ++c) {
+                const int64_t j = cand[c];
+                const float v = base[j];
+                if (sorted) {
+                  if (better(v, heap[size_t(k - 1)].first)) insert_sorted(k - 1, v, j);
+                } else if (better(v, heap.front().first)) {
+                  std::pop_heap(heap.begin(), heap.end(), before);
+                  heap.back() = {v, j};
+                  std::push_heap(heap.begin(), heap.end(), before);
+                }
+              }
+              if (!sorted) std::sort_heap(heap.begin(), heap.end(), before);
+              for (int64_t j = 0; j < k; ++j) {
+                ov[o * k + j] = base[heap[size_t(j)].second];
+                oi[o * k + j] = heap[size_t(j)].second;
+              }
+              continue;
+            }
+          }
           if (sorted) {
             for (int64_t j = 0; j < k; ++j) insert_sorted(j, A(base[j * inner]), j);
           } else {
