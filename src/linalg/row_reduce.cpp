@@ -104,6 +104,28 @@ template <bool kMax>
   }
 }
 
+// Positions j < n with x[j] >= t or NaN (kAbove) or x[j] <= t, in order;
+// blocks of eight with none are skipped after one vector compare.
+template <bool kAbove>
+[[gnu::always_inline]] inline int64_t collect_body(const float* x, int64_t n, float t,
+                                                   int64_t* idx) {
+  const V8 tv = {t, t, t, t, t, t, t, t};
+  int64_t c = 0, j = 0;
+  for (; j + 8 <= n; j += 8) {
+    V8 v;
+    std::memcpy(&v, x + j, sizeof(V8));
+    const M8 m = kAbove ? ((v >= tv) | (v != v)) : (v <= tv);
+    uint64_t w[4];
+    std::memcpy(w, &m, sizeof(w));
+    if ((w[0] | w[1] | w[2] | w[3]) == 0) continue;
+    for (int q = 0; q < 8; ++q)
+      if (m[q]) idx[c++] = j + q;
+  }
+  for (; j < n; ++j)
+    if (kAbove ? (x[j] >= t || x[j] != x[j]) : x[j] <= t) idx[c++] = j;
+  return c;
+}
+
 [[gnu::always_inline]] inline float sum_body(const float* x, int64_t n) {
   V8 s0 = {}, s1 = {};
   int64_t j = 0;
@@ -153,6 +175,8 @@ struct Table {
   void (*max)(const float*, int64_t, float*);
   void (*min)(const float*, int64_t, float*);
   ArgFn arg_max, arg_min;
+  int64_t (*above)(const float*, int64_t, float, int64_t*);
+  int64_t (*below)(const float*, int64_t, float, int64_t*);
   void (*max_rows)(const float*, int64_t, int64_t, float*);
   void (*min_rows)(const float*, int64_t, int64_t, float*);
   float (*sum)(const float*, int64_t);
@@ -166,6 +190,12 @@ void arg_max_generic(const float* r, int32_t k, bool l, float* b, int32_t* a, in
 }
 void arg_min_generic(const float* r, int32_t k, bool l, float* b, int32_t* a, int64_t n) {
   arg_body<false>(r, k, l, b, a, n);
+}
+int64_t above_generic(const float* x, int64_t n, float t, int64_t* idx) {
+  return collect_body<true>(x, n, t, idx);
+}
+int64_t below_generic(const float* x, int64_t n, float t, int64_t* idx) {
+  return collect_body<false>(x, n, t, idx);
 }
 void max_rows_generic(const float* x, int64_t rows, int64_t n, float* out) {
   rows_body<true>(x, rows, n, out);
@@ -193,6 +223,14 @@ __attribute__((target("avx2"))) void arg_min_avx2(const float* r, int32_t k, boo
                                                   int32_t* a, int64_t n) {
   arg_body<false>(r, k, l, b, a, n);
 }
+__attribute__((target("avx2"))) int64_t above_avx2(const float* x, int64_t n, float t,
+                                                   int64_t* idx) {
+  return collect_body<true>(x, n, t, idx);
+}
+__attribute__((target("avx2"))) int64_t below_avx2(const float* x, int64_t n, float t,
+                                                   int64_t* idx) {
+  return collect_body<false>(x, n, t, idx);
+}
 __attribute__((target("avx2"))) void max_rows_avx2(const float* x, int64_t rows, int64_t n,
                                                    float* out) {
   rows_body<true>(x, rows, n, out);
@@ -211,11 +249,11 @@ const Table& table() {
   static const Table t = [] {
 #if defined(__x86_64__)
     if (cpu_isa() >= Isa::kAvx2)
-      return Table{max_avx2,      min_avx2,      arg_max_avx2, arg_min_avx2,
-                   max_rows_avx2, min_rows_avx2, sum_avx2,     find_avx2};
+      return Table{max_avx2,   min_avx2,      arg_max_avx2,  arg_min_avx2, above_avx2,
+                   below_avx2, max_rows_avx2, min_rows_avx2, sum_avx2,     find_avx2};
 #endif
-    return Table{max_generic,      min_generic,      arg_max_generic, arg_min_generic,
-                 max_rows_generic, min_rows_generic, sum_generic,     find_generic};
+    return Table{max_generic,   min_generic,      arg_max_generic,  arg_min_generic, above_generic,
+                 below_generic, max_rows_generic, min_rows_generic, sum_generic,     find_generic};
   }();
   return t;
 }
@@ -227,6 +265,9 @@ void min_lanes(const float* x, int64_t n, float acc[8]) { table().min(x, n, acc)
 void arg_update(bool max, const float* row, int32_t k, bool last, float* best, int32_t* at,
                 int64_t n) {
   (max ? table().arg_max : table().arg_min)(row, k, last, best, at, n);
+}
+int64_t positions_reaching(bool above, const float* x, int64_t n, float t, int64_t* idx) {
+  return (above ? table().above : table().below)(x, n, t, idx);
 }
 void extreme_rows(bool max, const float* x, int64_t rows, int64_t n, float* out) {
   (max ? table().max_rows : table().min_rows)(x, rows, n, out);

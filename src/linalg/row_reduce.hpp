@@ -19,6 +19,10 @@ void min_lanes(const float* x, int64_t n, float acc[8]);
 // folded in order by the same rule (so NaN when the row has one).
 void extreme_rows(bool max, const float* x, int64_t rows, int64_t n, float* out);
 
+// Writes to idx, in order, the positions j < n where x[j] >= t or is NaN
+// (above) or where x[j] <= t; returns how many (idx holds room for n).
+int64_t positions_reaching(bool above, const float* x, int64_t n, float t, int64_t* idx);
+
 // The first (or, with `last`, the last) index i < n where x[i] == v, or
 // where x[i] is NaN when v is; -1 when there is none.
 int64_t find_value(const float* x, int64_t n, float v, bool last);

@@ -97,7 +97,7 @@ class TopKKernel : public OpKernel {
         // as good as the worst of the bests of k chunks of the row (k distinct
         // values reach that), found with the vector row reductions; only the
         // values at or beyond it (ties included, and NaN for largest) are
-        // candidates, collected in blocks of 16 and then selected as below.
+        // candidates, collected in vector blocks and then selected as below.
         // Without it the start of each row, before the kept values are good,
         // sends most values through the scalar insertion.
         auto select_candidates = [&](const float* row) {
@@ -109,21 +109,8 @@ class TopKKernel : public OpKernel {
             if (c != c) return false;  // a NaN in a chunk: the general loop
             t = largest ? std::min(t, c) : std::max(t, c);
           }
-          cand.clear();
-          auto take = [largest, t](float v) { return largest ? (v >= t || v != v) : v <= t; };
-          int64_t j = 0;
-          for (; j + 16 <= dim; j += 16) {
-            int any = 0;
-            for (int64_t q = 0; q < 16; ++q) {
-              const float v = row[j + q];
-              any |= largest ? int(v >= t) | int(v != v) : int(v <= t);
-            }
-            if (!any) continue;
-            for (int64_t q = 0; q < 16; ++q)
-              if (take(row[j + q])) cand.push_back(j + q);
-          }
-          for (; j < dim; ++j)
-            if (take(row[j])) cand.push_back(j);
+          cand.resize(size_t(dim));
+          cand.resize(size_t(linalg::positions_reaching(largest, row, dim, t, cand.data())));
           return int64_t(cand.size()) >= k;
         };
         for (int64_t job = b; job < e; ++job) {
