@@ -12,7 +12,7 @@ set_target_properties(tessera_shared PROPERTIES
   SOVERSION ${PROJECT_VERSION_MAJOR}
   CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
-target_link_libraries(tessera_shared PRIVATE tessera)
+target_link_libraries(tessera_shared PRIVATE tessera ${CMAKE_DL_LIBS})
 set(TESSERA_CAPI_MAP ${CMAKE_SOURCE_DIR}/src/capi/libtessera.map)
 target_link_options(tessera_shared PRIVATE -Wl,--version-script=${TESSERA_CAPI_MAP}
                     -Wl,--no-undefined -Wl,--exclude-libs,ALL)
