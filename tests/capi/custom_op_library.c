@@ -269,6 +269,10 @@ static const char* ORT_API_CALL sqrt_name(const OrtCustomOp* op) {
 static const OrtCustomOp* g_scale_add;
 static OrtCustomOp g_sum, g_add_optional, g_sqrt;
 
+/* The runtime unloads the library once no session options or session use
+ * its ops. */
+__attribute__((destructor)) static void free_ops(void) { free((void*)g_scale_add); }
+
 static void init_ops(void) {
   if (!g_scale_add) {
     OrtCustomOp op;
