@@ -337,6 +337,44 @@ TEST_F(CustomOps, AnOpOfAnUnregisteredDomainFailsNamingTheDomain) {
   EXPECT_NE(err.find("domain 'other.domain' is not known"), std::string::npos) << err;
 }
 
+// Y = If(C) then Sum(X, X) else Neg(X): the custom op inside a subgraph,
+// where its input's type is known only at run time.
+std::string if_model() {
+  auto branch = [](const NodeSpec& n, const char* name) {
+    Proto node;
+    for (const auto& i : n.inputs) node.str(1, i);
+    for (const auto& o : n.outputs) node.str(2, o);
+    node.str(3, n.name).str(4, n.op);
+    if (!n.domain.empty()) node.str(7, n.domain);
+    Proto g;
+    g.msg(1, node).str(2, name).msg(12, Proto().str(1, n.outputs[0]));
+    return g;
+  };
+  Proto then_attr = Proto()
+                        .str(1, "then_branch")
+                        .msg(6, branch({"twice", kDomain, "Sum", {"X", "X"}, {"T"}, {}}, "then"))
+                        .num(20, 5);
+  Proto else_attr = Proto()
+                        .str(1, "else_branch")
+                        .msg(6, branch({"neg", "", "Neg", {"X"}, {"E"}, {}}, "else"))
+                        .num(20, 5);
+  return model({{"if", "", "If", {"C"}, {"Y"}, {then_attr, else_attr}}},
+               {value_info("C", 9, {1}), value_info("X", kFloat, {3})},
+               {value_info("Y", kFloat, {3})}, {{"", 17}, {kDomain, 1}});
+}
+
+TEST_F(CustomOps, AnOpInsideASubgraphRuns) {
+  ASSERT_ORT_OK(api()->RegisterCustomOpsLibrary_V2(options_, TESSERA_CUSTOM_OP_LIBRARY));
+  ASSERT_ORT_OK(create(if_model()));
+  for (bool c : {true, false}) {
+    std::vector<float> x = {1, -2, 0.5f};
+    bool cond = c;
+    auto out = run({"C", "X"}, {make(&cond, 1, 1, 9), tensor(x)}, {"Y"});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0], c ? (std::vector<float>{2, -4, 1}) : (std::vector<float>{-1, 2, -0.5f}));
+  }
+}
+
 TEST_F(CustomOps, AVariadicInputBelowItsMinimumArityIsAnError) {
   ASSERT_ORT_OK(api()->RegisterCustomOpsLibrary_V2(options_, TESSERA_CUSTOM_OP_LIBRARY));
   const std::string err = message(
