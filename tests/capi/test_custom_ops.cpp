@@ -405,6 +405,12 @@ struct ProbeSeen {
   int since = 0;
   int constant = -1;
   ONNXTensorElementDataType input_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  // Read when the node has them: int and string arrays, a tensor attribute,
+  // the constant input's values, and the node name through a copy of the info.
+  std::vector<int64_t> sizes;
+  std::vector<std::string> tags;
+  std::vector<float> table, constant_values;
+  std::string copied_node;
 };
 ProbeSeen g_seen;
 
@@ -458,6 +464,52 @@ void* ORT_API_CALL probe_create(const OrtCustomOp*, const OrtApi* a, const OrtKe
     const char* v = a->GetKeyValue(config, "custom.probe");
     s.config = v ? v : "";
     a->ReleaseKeyValuePairs(config);
+  }
+  size = 0;
+  if (message(a->KernelInfoGetAttributeArray_int64(info, "sizes", nullptr, &size)).empty()) {
+    s.sizes.resize(size);
+    EXPECT_EQ(message(a->KernelInfoGetAttributeArray_int64(info, "sizes", s.sizes.data(), &size)),
+              "");
+  }
+  OrtAllocator* alloc = nullptr;
+  EXPECT_EQ(message(a->KernelInfoGetAllocator(info, OrtMemTypeDefault, &alloc)), "");
+  char** strings = nullptr;
+  size = 0;
+  if (message(a->KernelInfoGetAttributeArray_string(info, "tags", alloc, &strings, &size))
+          .empty()) {
+    for (size_t i = 0; i < size; ++i) {
+      s.tags.push_back(strings[i]);
+      alloc->Free(alloc, strings[i]);
+    }
+    if (strings) alloc->Free(alloc, strings);
+  }
+  OrtValue* table = nullptr;
+  if (message(a->KernelInfoGetAttribute_tensor(info, "table", alloc, &table)).empty()) {
+    OrtTensorTypeAndShapeInfo* t = nullptr;
+    a->GetTensorTypeAndShape(table, &t);
+    size_t n = 0;
+    a->GetTensorShapeElementCount(t, &n);
+    a->ReleaseTensorTypeAndShapeInfo(t);
+    const float* p = nullptr;
+    a->GetTensorData(table, reinterpret_cast<const void**>(&p));
+    s.table.assign(p, p + n);
+    a->ReleaseValue(table);
+  }
+  a->ReleaseAllocator(alloc);
+  if (s.constant == 1 && constant) {
+    OrtTensorTypeAndShapeInfo* t = nullptr;
+    a->GetTensorTypeAndShape(constant, &t);
+    size_t n = 0;
+    a->GetTensorShapeElementCount(t, &n);
+    a->ReleaseTensorTypeAndShapeInfo(t);
+    const float* p = nullptr;
+    a->GetTensorData(constant, reinterpret_cast<const void**>(&p));
+    s.constant_values.assign(p, p + n);
+  }
+  OrtKernelInfo* copy = nullptr;
+  if (message(a->CopyKernelInfo(info, &copy)).empty()) {
+    s.copied_node = get_string(a->KernelInfo_GetNodeName, copy);
+    a->ReleaseKernelInfo(copy);
   }
   g_seen = s;
   return new int(int(s.count));
@@ -740,6 +792,57 @@ TEST_F(CustomOps, AnInferOutputShapeFnErrorFailsSessionCreation) {
                      "failed: Repeat: count is negative"),
             std::string::npos)
       << err;
+}
+
+Proto ints_attr(const std::string& name, const std::vector<int64_t>& is) {
+  Proto p;
+  p.str(1, name);
+  for (int64_t i : is) p.num(8, i);
+  return p.num(20, 7);
+}
+Proto strings_attr(const std::string& name, const std::vector<std::string>& ss) {
+  Proto p;
+  p.str(1, name);
+  for (const auto& x : ss) p.str(9, x);
+  return p.num(20, 8);
+}
+Proto float_tensor(const std::string& name, const std::vector<float>& values) {
+  Proto t;
+  t.num(1, int64_t(values.size())).num(2, kFloat);
+  for (float f : values) t.f32(4, f);
+  if (!name.empty()) t.str(8, name);
+  return t;
+}
+
+TEST_F(CustomOps, AnOpReadsArrayAndTensorAttributesAndItsConstantInput) {
+  ASSERT_ORT_OK(api()->RegisterCustomOpsUsingFunction(options_, "RegisterProbeOps"));
+  // W is an initializer (not a graph input): Probe's input is constant.
+  Proto graph;
+  Proto node;
+  node.str(1, "W").str(2, "Y").str(3, "probe").str(4, "Probe");
+  for (const Proto& a :
+       {int_attr("count", 2), string_attr("mode", "m"), floats_attr("weights", {}),
+        ints_attr("sizes", {4, -1, 7}), strings_attr("tags", {"a", "", "long tag"}),
+        Proto().str(1, "table").msg(5, float_tensor("", {0.25f, 8})).num(20, 4)})
+    node.msg(5, a);
+  node.str(7, "test.inprocess");
+  graph.msg(1, node).str(2, "constant_input").msg(5, float_tensor("W", {1, 2, 3}));
+  graph.msg(12, value_info("Y", kFloat, {3}));
+  Proto m;
+  m.num(1, 8)
+      .msg(8, Proto().str(1, "").num(2, 17))
+      .msg(8, Proto().str(1, "test.inprocess").num(2, 1));
+  m.msg(7, graph);
+  ASSERT_ORT_OK(create(m.bytes));
+  EXPECT_EQ(g_seen.sizes, (std::vector<int64_t>{4, -1, 7}));
+  EXPECT_EQ(g_seen.tags, (std::vector<std::string>{"a", "", "long tag"}));
+  EXPECT_EQ(g_seen.table, (std::vector<float>{0.25f, 8}));
+  EXPECT_EQ(g_seen.constant, 1);
+  EXPECT_EQ(g_seen.constant_values, (std::vector<float>{1, 2, 3}));
+  EXPECT_EQ(g_seen.copied_node, "probe");
+  auto out = run({}, {}, {"Y"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0], (std::vector<float>{2, 4, 6}));
 }
 
 TEST_F(CustomOps, AnUnknownRegistrationFunctionIsAnError) {
