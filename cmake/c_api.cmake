@@ -16,7 +16,7 @@ set_target_properties(tessera_shared PROPERTIES
   CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
 target_include_directories(tessera_shared PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
-target_link_libraries(tessera_shared PRIVATE tessera_core)
+target_link_libraries(tessera_shared PRIVATE tessera_core ${CMAKE_DL_LIBS})
 if(TESSERA_PROVIDER_MODULE_TARGETS)
   # Built with the library, though nothing links them: the core loads them.
   add_dependencies(tessera_shared ${TESSERA_PROVIDER_MODULE_TARGETS})

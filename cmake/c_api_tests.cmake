@@ -9,12 +9,25 @@ add_custom_command(
   COMMENT "Writing the C API tests' models")
 add_custom_target(tessera_capi_models ALL DEPENDS ${TESSERA_CAPI_MODELS}/add_mul.onnx)
 
+# The custom-op library the tests load is C built against onnxruntime_c_api.h
+# alone; the library without RegisterCustomOps is the plugin tests' library
+# without entry points.
+add_library(tessera_test_custom_op_library SHARED ${CMAKE_SOURCE_DIR}/tests/capi/custom_op_library.c)
+target_include_directories(tessera_test_custom_op_library PRIVATE ${CMAKE_SOURCE_DIR}/include)
+target_link_libraries(tessera_test_custom_op_library PRIVATE m)
+
 file(GLOB TESSERA_CAPI_TESTS CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/tests/capi/test_*.cpp)
 add_executable(tessera_capi_tests ${TESSERA_CAPI_TESTS})
 target_include_directories(tessera_capi_tests PRIVATE ${CMAKE_SOURCE_DIR}/include)
-target_link_libraries(tessera_capi_tests PRIVATE tessera_shared GTest::gtest GTest::gtest_main)
-target_compile_definitions(tessera_capi_tests PRIVATE TESSERA_CAPI_MODELS="${TESSERA_CAPI_MODELS}")
-add_dependencies(tessera_capi_tests tessera_capi_models)
+target_link_libraries(tessera_capi_tests PRIVATE tessera_shared GTest::gtest GTest::gtest_main
+                      ${CMAKE_DL_LIBS})
+# RegisterCustomOpsUsingFunction finds the program's own registration function.
+set_target_properties(tessera_capi_tests PROPERTIES ENABLE_EXPORTS ON)
+target_compile_definitions(tessera_capi_tests PRIVATE TESSERA_CAPI_MODELS="${TESSERA_CAPI_MODELS}"
+  "TESSERA_CUSTOM_OP_LIBRARY=\"$<TARGET_FILE:tessera_test_custom_op_library>\""
+  "TESSERA_NO_REGISTER_LIBRARY=\"$<TARGET_FILE:tessera_test_no_entry_plugin>\"")
+add_dependencies(tessera_capi_tests tessera_capi_models tessera_test_custom_op_library
+                 tessera_test_no_entry_plugin)
 gtest_discover_tests(tessera_capi_tests DISCOVERY_TIMEOUT 60)
 
 add_executable(tessera_capi_c_smoke ${CMAKE_SOURCE_DIR}/tests/capi/c_smoke.c)

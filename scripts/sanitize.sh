@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds build-asan (AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
-# unit tests, the shipped models, the malformed-input check and the ONNX
+# unit and C API tests, the shipped models, the malformed-input check and the ONNX
 # conformance suite under it, then the models and the suite again through the
 # sandbox plugin. Fails on any sanitizer report, even one in a case
 # that otherwise passes. Not part of scripts/test.sh: it takes far longer.
@@ -43,6 +43,8 @@ step() {
 }
 
 step unit "$BUILD_DIR/tessera_unit_tests"
+# The C API through libtessera.so, with the custom-op library it loads.
+step capi "$BUILD_DIR/tessera_capi_tests"
 step models "$BUILD_DIR/tessera" test models/*/
 step malformed /usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera"
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"

@@ -34,7 +34,8 @@ void apply_logging(const OrtEnv& env) {
 }
 
 // Creates the environment or hands out the existing one (whose settings the
-// first creator chose, as in ONNX Runtime).
+// first creator chose, as in ONNX Runtime, but for a custom logger when the
+// environment has none).
 OrtEnv* acquire_env(int level, const char* logid, OrtLoggingFunction logger, void* logger_param,
                     const OrtThreadingOptions* threads) {
   check_level(level);
@@ -52,6 +53,13 @@ OrtEnv* acquire_env(int level, const char* logid, OrtLoggingFunction logger, voi
     }
     apply_logging(*env);
     the_env = env.release();
+  } else if (logger != nullptr && the_env->logger == nullptr) {
+    // A later creator's own logger (and its level) is taken when the
+    // environment has none; otherwise the first creator's settings stay.
+    the_env->logger = logger;
+    the_env->logger_param = logger_param;
+    the_env->log_level = static_cast<OrtLoggingLevel>(level);
+    apply_logging(*the_env);
   }
   ++the_env->references;
   return the_env;

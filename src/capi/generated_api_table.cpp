@@ -33,6 +33,10 @@ OrtStatus* ORT_API_CALL SetSessionLogSeverityLevel(OrtSessionOptions* options, i
 OrtStatus* ORT_API_CALL SetSessionGraphOptimizationLevel(OrtSessionOptions* options, ::GraphOptimizationLevel graph_optimization_level) noexcept;
 OrtStatus* ORT_API_CALL SetIntraOpNumThreads(OrtSessionOptions* options, int intra_op_num_threads) noexcept;
 OrtStatus* ORT_API_CALL SetInterOpNumThreads(OrtSessionOptions* options, int inter_op_num_threads) noexcept;
+OrtStatus* ORT_API_CALL CreateCustomOpDomain(const char* domain, OrtCustomOpDomain** out) noexcept;
+OrtStatus* ORT_API_CALL CustomOpDomain_Add(OrtCustomOpDomain* custom_op_domain, const OrtCustomOp* op) noexcept;
+OrtStatus* ORT_API_CALL AddCustomOpDomain(OrtSessionOptions* options, OrtCustomOpDomain* custom_op_domain) noexcept;
+OrtStatus* ORT_API_CALL RegisterCustomOpsLibrary(OrtSessionOptions* options, const char* library_path, void** library_handle) noexcept;
 OrtStatus* ORT_API_CALL SessionGetInputCount(const OrtSession* session, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL SessionGetOutputCount(const OrtSession* session, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL SessionGetOverridableInitializerCount(const OrtSession* session, size_t* out) noexcept;
@@ -86,6 +90,13 @@ OrtStatus* ORT_API_CALL AddFreeDimensionOverride(OrtSessionOptions* options, con
 OrtStatus* ORT_API_CALL GetValue(const OrtValue* value, int index, OrtAllocator* allocator, OrtValue** out) noexcept;
 OrtStatus* ORT_API_CALL GetValueCount(const OrtValue* value, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL CreateValue(const OrtValue* const* in, size_t num_values, enum ONNXType value_type, OrtValue** out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttribute_float(const OrtKernelInfo* info, const char* name, float* out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttribute_int64(const OrtKernelInfo* info, const char* name, int64_t* out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttribute_string(const OrtKernelInfo* info, const char* name, char* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetInputCount(const OrtKernelContext* context, size_t* out) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetOutputCount(const OrtKernelContext* context, size_t* out) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetInput(const OrtKernelContext* context, size_t index, const OrtValue** out) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_t index, const int64_t* dim_values, size_t dim_count, OrtValue** out) noexcept;
 void ORT_API_CALL ReleaseEnv(OrtEnv* input) noexcept;
 void ORT_API_CALL ReleaseStatus(OrtStatus* input) noexcept;
 void ORT_API_CALL ReleaseMemoryInfo(OrtMemoryInfo* input) noexcept;
@@ -95,6 +106,7 @@ void ORT_API_CALL ReleaseRunOptions(OrtRunOptions* input) noexcept;
 void ORT_API_CALL ReleaseTypeInfo(OrtTypeInfo* input) noexcept;
 void ORT_API_CALL ReleaseTensorTypeAndShapeInfo(OrtTensorTypeAndShapeInfo* input) noexcept;
 void ORT_API_CALL ReleaseSessionOptions(OrtSessionOptions* input) noexcept;
+void ORT_API_CALL ReleaseCustomOpDomain(OrtCustomOpDomain* input) noexcept;
 OrtStatus* ORT_API_CALL GetDenotationFromTypeInfo(const OrtTypeInfo* type_info, const char** const denotation, size_t* len) noexcept;
 OrtStatus* ORT_API_CALL CastTypeInfoToMapTypeInfo(const OrtTypeInfo* type_info, const OrtMapTypeInfo** out) noexcept;
 OrtStatus* ORT_API_CALL CastTypeInfoToSequenceTypeInfo(const OrtTypeInfo* type_info, const OrtSequenceTypeInfo** out) noexcept;
@@ -152,6 +164,8 @@ OrtStatus* ORT_API_CALL CreateArenaCfg(size_t max_mem, int arena_extend_strategy
 void ORT_API_CALL ReleaseArenaCfg(OrtArenaCfg* input) noexcept;
 OrtStatus* ORT_API_CALL ModelMetadataGetGraphDescription(const OrtModelMetadata* model_metadata, OrtAllocator* allocator, char** value) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT(OrtSessionOptions* options, const OrtTensorRTProviderOptions* tensorrt_options) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_float(const OrtKernelInfo* info, const char* name, float* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_int64(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL CreateArenaCfgV2(const char* const* arena_config_keys, const size_t* arena_config_values, size_t num_keys, OrtArenaCfg** out) noexcept;
 OrtStatus* ORT_API_CALL AddRunConfigEntry(OrtRunOptions* options, const char* config_key, const char* config_value) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT_V2(OrtSessionOptions* options, const OrtTensorRTProviderOptionsV2* tensorrt_options) noexcept;
@@ -159,6 +173,7 @@ OrtStatus* ORT_API_CALL RegisterAllocator(OrtEnv* env, OrtAllocator* allocator) 
 OrtStatus* ORT_API_CALL UnregisterAllocator(OrtEnv* env, const OrtMemoryInfo* mem_info) noexcept;
 OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) noexcept;
 OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) noexcept;
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) noexcept;
 OrtStatus* ORT_API_CALL SynchronizeBoundInputs(OrtIoBinding* binding_ptr) noexcept;
 OrtStatus* ORT_API_CALL SynchronizeBoundOutputs(OrtIoBinding* binding_ptr) noexcept;
@@ -170,11 +185,22 @@ void ORT_API_CALL ReleaseCUDAProviderOptions(OrtCUDAProviderOptionsV2* input) no
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_MIGraphX(OrtSessionOptions* options, const OrtMIGraphXProviderOptions* migraphx_options) noexcept;
 OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options, const char* const* initializer_names, const OrtValue* const* initializers, size_t num_initializers) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept;
+void ORT_API_CALL ReleaseKernelInfo(OrtKernelInfo* input) noexcept;
 const OrtTrainingApi* ORT_API_CALL GetTrainingApi(uint32_t version) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CANN(OrtSessionOptions* options, const OrtCANNProviderOptions* cann_options) noexcept;
 void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) noexcept;
 OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevel(OrtEnv* ort_env, OrtLoggingLevel log_severity_level) noexcept;
 OrtStatus* ORT_API_CALL SetGlobalIntraOpThreadAffinity(OrtThreadingOptions* tp_options, const char* affinity_string) noexcept;
+OrtStatus* ORT_API_CALL RegisterCustomOpsLibrary_V2(OrtSessionOptions* options, const ORTCHAR_T* library_name) noexcept;
+OrtStatus* ORT_API_CALL RegisterCustomOpsUsingFunction(OrtSessionOptions* options, const char* registration_func_name) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetInputCount(const OrtKernelInfo* info, size_t* out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetOutputCount(const OrtKernelInfo* info, size_t* out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetInputName(const OrtKernelInfo* info, size_t index, char* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetOutputName(const OrtKernelInfo* info, size_t index, char* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetInputTypeInfo(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetOutputTypeInfo(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttribute_tensor(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, OrtValue** out) noexcept;
 OrtStatus* ORT_API_CALL HasSessionConfigEntry(const OrtSessionOptions* options, const char* config_key, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionConfigEntry(const OrtSessionOptions* options, const char* config_key, char* config_value, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_Dnnl(OrtSessionOptions* options, const OrtDnnlProviderOptions* dnnl_options) noexcept;
@@ -182,18 +208,33 @@ OrtStatus* ORT_API_CALL CreateDnnlProviderOptions(OrtDnnlProviderOptions** out) 
 OrtStatus* ORT_API_CALL UpdateDnnlProviderOptions(OrtDnnlProviderOptions* dnnl_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL GetDnnlProviderOptionsAsString(const OrtDnnlProviderOptions* dnnl_options, OrtAllocator* allocator, char** ptr) noexcept;
 void ORT_API_CALL ReleaseDnnlProviderOptions(OrtDnnlProviderOptions* input) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetNodeName(const OrtKernelInfo* info, char* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetLogger(const OrtKernelInfo* info, const OrtLogger** logger) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetLogger(const OrtKernelContext* context, const OrtLogger** logger) noexcept;
+OrtStatus* ORT_API_CALL Logger_LogMessage(const OrtLogger* logger, OrtLoggingLevel log_severity_level, const char* message, const ORTCHAR_T* file_path, int line_number, const char* func_name) noexcept;
+OrtStatus* ORT_API_CALL Logger_GetLoggingSeverityLevel(const OrtLogger* logger, OrtLoggingLevel* out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetConstantInput_tensor(const OrtKernelInfo* info, size_t index, int* is_constant, const OrtValue** out) noexcept;
 OrtStatus* ORT_API_CALL CastTypeInfoToOptionalTypeInfo(const OrtTypeInfo* type_info, const OrtOptionalTypeInfo** out) noexcept;
 OrtStatus* ORT_API_CALL GetOptionalContainedTypeInfo(const OrtOptionalTypeInfo* optional_type_info, OrtTypeInfo** out) noexcept;
 OrtStatus* ORT_API_CALL GetResizedStringTensorElementBuffer(OrtValue* value, size_t index, size_t length_in_bytes, char** buffer) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetAllocator(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, OrtAllocator** out) noexcept;
 const char* ORT_API_CALL GetBuildInfoString(void) noexcept;
 OrtStatus* ORT_API_CALL CreateAndRegisterAllocatorV2(OrtEnv* env, const char* provider_type, const OrtMemoryInfo* mem_info, const OrtArenaCfg* arena_cfg, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* input, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback, void* user_data) noexcept;
 OrtStatus* ORT_API_CALL UpdateCUDAProviderOptionsWithValue(OrtCUDAProviderOptionsV2* cuda_options, const char* key, void* value) noexcept;
 OrtStatus* ORT_API_CALL GetCUDAProviderOptionsByName(const OrtCUDAProviderOptionsV2* cuda_options, const char* key, void** ptr) noexcept;
+OrtStatus* ORT_API_CALL ShapeInferContext_GetInputCount(const OrtShapeInferContext* context, size_t* out) noexcept;
+OrtStatus* ORT_API_CALL ShapeInferContext_GetInputTypeShape(const OrtShapeInferContext* context, size_t index, OrtTensorTypeAndShapeInfo** info) noexcept;
+OrtStatus* ORT_API_CALL ShapeInferContext_GetAttribute(const OrtShapeInferContext* context, const char* attr_name, const OrtOpAttr** attr) noexcept;
+OrtStatus* ORT_API_CALL ShapeInferContext_SetOutputTypeShape(const OrtShapeInferContext* context, size_t index, const OrtTensorTypeAndShapeInfo* info) noexcept;
 OrtStatus* ORT_API_CALL SetSymbolicDimensions(OrtTensorTypeAndShapeInfo* info, const char* dim_params[], size_t dim_params_length) noexcept;
+OrtStatus* ORT_API_CALL ReadOpAttr(const OrtOpAttr* op_attr, OrtOpAttrType type, void* data, size_t len, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL SetDeterministicCompute(OrtSessionOptions* options, bool value) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_ParallelFor(const OrtKernelContext* context, void (*fn)(void*, size_t), size_t total, size_t num_batch, void* usr_data) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_OpenVINO_V2(OrtSessionOptions* options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_VitisAI(OrtSessionOptions* options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, size_t count_or_bytes, void** out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAllocator(const OrtKernelInfo* info, OrtMemType mem_type, OrtAllocator** out) noexcept;
 const OrtModelEditorApi* ORT_API_CALL GetModelEditorApi(void) noexcept;
 OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept;
 const OrtCompileApi* ORT_API_CALL GetCompileApi(void) noexcept;
@@ -240,6 +281,10 @@ void* ORT_API_CALL SyncStream_GetHandle(OrtSyncStream* stream) noexcept;
 void ORT_API_CALL ReleaseSyncStream(OrtSyncStream* input) noexcept;
 OrtStatus* ORT_API_CALL CopyTensors(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors) noexcept;
 bool ORT_API_CALL TensorTypeAndShape_HasShape(const OrtTensorTypeAndShapeInfo* info) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetOperatorDomain(const OrtKernelInfo* info, char* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetOperatorType(const OrtKernelInfo* info, char* out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL KernelInfo_GetOperatorSinceVersion(const OrtKernelInfo* info, int* since_version) noexcept;
 const OrtInteropApi* ORT_API_CALL GetInteropApi(void) noexcept;
 OrtStatus* ORT_API_CALL SessionGetEpDeviceForOutputs(const OrtSession* session, const OrtEpDevice** outputs_ep_devices, size_t num_outputs) noexcept;
 OrtStatus* ORT_API_CALL GetNumHardwareDevices(const OrtEnv* env, size_t* num_devices) noexcept;
@@ -258,36 +303,12 @@ OrtStatus* ORT_API_CALL EpAssignedNode_GetDomain(const OrtEpAssignedNode* ep_nod
 OrtStatus* ORT_API_CALL EpAssignedNode_GetOperatorType(const OrtEpAssignedNode* ep_node, const char** out) noexcept;
 void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options, OrtSyncStream* sync_stream) noexcept;
 OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count) noexcept;
+OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, char*** out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionExecutionMode(const OrtSessionOptions* options, ::ExecutionMode* out) noexcept;
 OrtExperimentalFnPtr ORT_API_CALL GetExperimentalFunction(const char* name) noexcept;
 
 namespace {
-
-OrtStatus* ORT_API_CALL unimplemented_CreateCustomOpDomain(const char* domain, OrtCustomOpDomain** out) noexcept {
-  (void)domain;
-  (void)out;
-  return not_implemented("CreateCustomOpDomain");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CustomOpDomain_Add(OrtCustomOpDomain* custom_op_domain, const OrtCustomOp* op) noexcept {
-  (void)custom_op_domain;
-  (void)op;
-  return not_implemented("CustomOpDomain_Add");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_AddCustomOpDomain(OrtSessionOptions* options, OrtCustomOpDomain* custom_op_domain) noexcept {
-  (void)options;
-  (void)custom_op_domain;
-  return not_implemented("AddCustomOpDomain");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RegisterCustomOpsLibrary(OrtSessionOptions* options, const char* library_path, void** library_handle) noexcept {
-  (void)options;
-  (void)library_path;
-  (void)library_handle;
-  return not_implemented("RegisterCustomOpsLibrary");
-}
 
 OrtStatus* ORT_API_CALL unimplemented_CreateOpaqueValue(const char* domain_name, const char* type_name, const void* data_container, size_t data_container_size, OrtValue** out) noexcept {
   (void)domain_name;
@@ -307,60 +328,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetOpaqueValue(const char* domain_name, co
   return not_implemented("GetOpaqueValue");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttribute_float(const OrtKernelInfo* info, const char* name, float* out) noexcept {
-  (void)info;
-  (void)name;
-  (void)out;
-  return not_implemented("KernelInfoGetAttribute_float");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttribute_int64(const OrtKernelInfo* info, const char* name, int64_t* out) noexcept {
-  (void)info;
-  (void)name;
-  (void)out;
-  return not_implemented("KernelInfoGetAttribute_int64");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttribute_string(const OrtKernelInfo* info, const char* name, char* out, size_t* size) noexcept {
-  (void)info;
-  (void)name;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfoGetAttribute_string");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetInputCount(const OrtKernelContext* context, size_t* out) noexcept {
-  (void)context;
-  (void)out;
-  return not_implemented("KernelContext_GetInputCount");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetOutputCount(const OrtKernelContext* context, size_t* out) noexcept {
-  (void)context;
-  (void)out;
-  return not_implemented("KernelContext_GetOutputCount");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetInput(const OrtKernelContext* context, size_t index, const OrtValue** out) noexcept {
-  (void)context;
-  (void)index;
-  (void)out;
-  return not_implemented("KernelContext_GetInput");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetOutput(OrtKernelContext* context, size_t index, const int64_t* dim_values, size_t dim_count, OrtValue** out) noexcept {
-  (void)context;
-  (void)index;
-  (void)dim_values;
-  (void)dim_count;
-  (void)out;
-  return not_implemented("KernelContext_GetOutput");
-}
-
-void ORT_API_CALL unimplemented_ReleaseCustomOpDomain(OrtCustomOpDomain* input) noexcept {
-  (void)input;
-}
-
 OrtStatus* ORT_API_CALL unimplemented_SessionGetProfilingStartTimeNs(const OrtSession* session, uint64_t* out) noexcept {
   (void)session;
   (void)out;
@@ -375,22 +342,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetCurrentGpuDeviceId(int device_id) noexc
 OrtStatus* ORT_API_CALL unimplemented_GetCurrentGpuDeviceId(int* device_id) noexcept {
   (void)device_id;
   return not_implemented("GetCurrentGpuDeviceId");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttributeArray_float(const OrtKernelInfo* info, const char* name, float* out, size_t* size) noexcept {
-  (void)info;
-  (void)name;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfoGetAttributeArray_float");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttributeArray_int64(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size) noexcept {
-  (void)info;
-  (void)name;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfoGetAttributeArray_int64");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_CreatePrepackedWeightsContainer(OrtPrepackedWeightsContainer** out) noexcept {
@@ -564,12 +515,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetSparseTensorIndices(const OrtValue* ort
   return not_implemented("GetSparseTensorIndices");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) noexcept {
-  (void)context;
-  (void)out;
-  return not_implemented("KernelContext_GetGPUComputeStream");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_GetExecutionProviderApi(const char* provider_name, uint32_t version, const void** provider_api) noexcept {
   (void)provider_name;
   (void)version;
@@ -656,16 +601,6 @@ void ORT_API_CALL unimplemented_ReleaseOp(OrtOp* input) noexcept {
   (void)input;
 }
 
-OrtStatus* ORT_API_CALL unimplemented_CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept {
-  (void)info;
-  (void)info_copy;
-  return not_implemented("CopyKernelInfo");
-}
-
-void ORT_API_CALL unimplemented_ReleaseKernelInfo(OrtKernelInfo* input) noexcept {
-  (void)input;
-}
-
 OrtStatus* ORT_API_CALL unimplemented_CreateCANNProviderOptions(OrtCANNProviderOptions** out) noexcept {
   (void)out;
   return not_implemented("CreateCANNProviderOptions");
@@ -688,118 +623,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetCANNProviderOptionsAsString(const OrtCA
 
 void ORT_API_CALL unimplemented_ReleaseCANNProviderOptions(OrtCANNProviderOptions* input) noexcept {
   (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RegisterCustomOpsLibrary_V2(OrtSessionOptions* options, const ORTCHAR_T* library_name) noexcept {
-  (void)options;
-  (void)library_name;
-  return not_implemented("RegisterCustomOpsLibrary_V2");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RegisterCustomOpsUsingFunction(OrtSessionOptions* options, const char* registration_func_name) noexcept {
-  (void)options;
-  (void)registration_func_name;
-  return not_implemented("RegisterCustomOpsUsingFunction");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetInputCount(const OrtKernelInfo* info, size_t* out) noexcept {
-  (void)info;
-  (void)out;
-  return not_implemented("KernelInfo_GetInputCount");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOutputCount(const OrtKernelInfo* info, size_t* out) noexcept {
-  (void)info;
-  (void)out;
-  return not_implemented("KernelInfo_GetOutputCount");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetInputName(const OrtKernelInfo* info, size_t index, char* out, size_t* size) noexcept {
-  (void)info;
-  (void)index;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfo_GetInputName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOutputName(const OrtKernelInfo* info, size_t index, char* out, size_t* size) noexcept {
-  (void)info;
-  (void)index;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfo_GetOutputName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetInputTypeInfo(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info) noexcept {
-  (void)info;
-  (void)index;
-  (void)type_info;
-  return not_implemented("KernelInfo_GetInputTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOutputTypeInfo(const OrtKernelInfo* info, size_t index, OrtTypeInfo** type_info) noexcept {
-  (void)info;
-  (void)index;
-  (void)type_info;
-  return not_implemented("KernelInfo_GetOutputTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttribute_tensor(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, OrtValue** out) noexcept {
-  (void)info;
-  (void)name;
-  (void)allocator;
-  (void)out;
-  return not_implemented("KernelInfoGetAttribute_tensor");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetNodeName(const OrtKernelInfo* info, char* out, size_t* size) noexcept {
-  (void)info;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfo_GetNodeName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetLogger(const OrtKernelInfo* info, const OrtLogger** logger) noexcept {
-  (void)info;
-  (void)logger;
-  return not_implemented("KernelInfo_GetLogger");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetLogger(const OrtKernelContext* context, const OrtLogger** logger) noexcept {
-  (void)context;
-  (void)logger;
-  return not_implemented("KernelContext_GetLogger");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Logger_LogMessage(const OrtLogger* logger, OrtLoggingLevel log_severity_level, const char* message, const ORTCHAR_T* file_path, int line_number, const char* func_name) noexcept {
-  (void)logger;
-  (void)log_severity_level;
-  (void)message;
-  (void)file_path;
-  (void)line_number;
-  (void)func_name;
-  return not_implemented("Logger_LogMessage");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Logger_GetLoggingSeverityLevel(const OrtLogger* logger, OrtLoggingLevel* out) noexcept {
-  (void)logger;
-  (void)out;
-  return not_implemented("Logger_GetLoggingSeverityLevel");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetConstantInput_tensor(const OrtKernelInfo* info, size_t index, int* is_constant, const OrtValue** out) noexcept {
-  (void)info;
-  (void)index;
-  (void)is_constant;
-  (void)out;
-  return not_implemented("KernelInfoGetConstantInput_tensor");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetAllocator(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, OrtAllocator** out) noexcept {
-  (void)context;
-  (void)mem_info;
-  (void)out;
-  return not_implemented("KernelContext_GetAllocator");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_CreateROCMProviderOptions(OrtROCMProviderOptions** out) noexcept {
@@ -853,66 +676,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetUserLoggingFunction(OrtSessionOptions* 
   (void)user_logging_function;
   (void)user_logging_param;
   return not_implemented("SetUserLoggingFunction");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ShapeInferContext_GetInputCount(const OrtShapeInferContext* context, size_t* out) noexcept {
-  (void)context;
-  (void)out;
-  return not_implemented("ShapeInferContext_GetInputCount");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ShapeInferContext_GetInputTypeShape(const OrtShapeInferContext* context, size_t index, OrtTensorTypeAndShapeInfo** info) noexcept {
-  (void)context;
-  (void)index;
-  (void)info;
-  return not_implemented("ShapeInferContext_GetInputTypeShape");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ShapeInferContext_GetAttribute(const OrtShapeInferContext* context, const char* attr_name, const OrtOpAttr** attr) noexcept {
-  (void)context;
-  (void)attr_name;
-  (void)attr;
-  return not_implemented("ShapeInferContext_GetAttribute");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ShapeInferContext_SetOutputTypeShape(const OrtShapeInferContext* context, size_t index, const OrtTensorTypeAndShapeInfo* info) noexcept {
-  (void)context;
-  (void)index;
-  (void)info;
-  return not_implemented("ShapeInferContext_SetOutputTypeShape");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ReadOpAttr(const OrtOpAttr* op_attr, OrtOpAttrType type, void* data, size_t len, size_t* out) noexcept {
-  (void)op_attr;
-  (void)type;
-  (void)data;
-  (void)len;
-  (void)out;
-  return not_implemented("ReadOpAttr");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_ParallelFor(const OrtKernelContext* context, void (*fn)(void*, size_t), size_t total, size_t num_batch, void* usr_data) noexcept {
-  (void)context;
-  (void)fn;
-  (void)total;
-  (void)num_batch;
-  (void)usr_data;
-  return not_implemented("KernelContext_ParallelFor");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, size_t count_or_bytes, void** out) noexcept {
-  (void)context;
-  (void)mem_info;
-  (void)count_or_bytes;
-  (void)out;
-  return not_implemented("KernelContext_GetScratchBuffer");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAllocator(const OrtKernelInfo* info, OrtMemType mem_type, OrtAllocator** out) noexcept {
-  (void)info;
-  (void)mem_type;
-  (void)out;
-  return not_implemented("KernelInfoGetAllocator");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names, char* const* external_initializer_file_buffer_array, const size_t* external_initializer_file_lengths, size_t num_external_initializer_files) noexcept {
@@ -1326,32 +1089,6 @@ OrtStatus* ORT_API_CALL unimplemented_CreateExternalInitializerInfo(const ORTCHA
   return not_implemented("CreateExternalInitializerInfo");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out) noexcept {
-  (void)info;
-  (void)out;
-  return not_implemented("KernelInfo_GetConfigEntries");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOperatorDomain(const OrtKernelInfo* info, char* out, size_t* size) noexcept {
-  (void)info;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfo_GetOperatorDomain");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOperatorType(const OrtKernelInfo* info, char* out, size_t* size) noexcept {
-  (void)info;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfo_GetOperatorType");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfo_GetOperatorSinceVersion(const OrtKernelInfo* info, int* since_version) noexcept {
-  (void)info;
-  (void)since_version;
-  return not_implemented("KernelInfo_GetOperatorSinceVersion");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModel(const ORTCHAR_T* model_path, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept {
   (void)model_path;
   (void)ep_type;
@@ -1378,15 +1115,6 @@ OrtStatus* ORT_API_CALL unimplemented_RunOptionsEnableProfiling(OrtRunOptions* o
 OrtStatus* ORT_API_CALL unimplemented_RunOptionsDisableProfiling(OrtRunOptions* options) noexcept {
   (void)options;
   return not_implemented("RunOptionsDisableProfiling");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, char*** out, size_t* size) noexcept {
-  (void)info;
-  (void)name;
-  (void)allocator;
-  (void)out;
-  (void)size;
-  return not_implemented("KernelInfoGetAttributeArray_string");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept {
@@ -1450,10 +1178,10 @@ extern const OrtApi kOrtApi = {
     &SetSessionGraphOptimizationLevel,
     &SetIntraOpNumThreads,
     &SetInterOpNumThreads,
-    &unimplemented_CreateCustomOpDomain,
-    &unimplemented_CustomOpDomain_Add,
-    &unimplemented_AddCustomOpDomain,
-    &unimplemented_RegisterCustomOpsLibrary,
+    &CreateCustomOpDomain,
+    &CustomOpDomain_Add,
+    &AddCustomOpDomain,
+    &RegisterCustomOpsLibrary,
     &SessionGetInputCount,
     &SessionGetOutputCount,
     &SessionGetOverridableInitializerCount,
@@ -1509,13 +1237,13 @@ extern const OrtApi kOrtApi = {
     &CreateValue,
     &unimplemented_CreateOpaqueValue,
     &unimplemented_GetOpaqueValue,
-    &unimplemented_KernelInfoGetAttribute_float,
-    &unimplemented_KernelInfoGetAttribute_int64,
-    &unimplemented_KernelInfoGetAttribute_string,
-    &unimplemented_KernelContext_GetInputCount,
-    &unimplemented_KernelContext_GetOutputCount,
-    &unimplemented_KernelContext_GetInput,
-    &unimplemented_KernelContext_GetOutput,
+    &KernelInfoGetAttribute_float,
+    &KernelInfoGetAttribute_int64,
+    &KernelInfoGetAttribute_string,
+    &KernelContext_GetInputCount,
+    &KernelContext_GetOutputCount,
+    &KernelContext_GetInput,
+    &KernelContext_GetOutput,
     &ReleaseEnv,
     &ReleaseStatus,
     &ReleaseMemoryInfo,
@@ -1525,7 +1253,7 @@ extern const OrtApi kOrtApi = {
     &ReleaseTypeInfo,
     &ReleaseTensorTypeAndShapeInfo,
     &ReleaseSessionOptions,
-    &unimplemented_ReleaseCustomOpDomain,
+    &ReleaseCustomOpDomain,
     &GetDenotationFromTypeInfo,
     &CastTypeInfoToMapTypeInfo,
     &CastTypeInfoToSequenceTypeInfo,
@@ -1586,8 +1314,8 @@ extern const OrtApi kOrtApi = {
     &SessionOptionsAppendExecutionProvider_TensorRT,
     &unimplemented_SetCurrentGpuDeviceId,
     &unimplemented_GetCurrentGpuDeviceId,
-    &unimplemented_KernelInfoGetAttributeArray_float,
-    &unimplemented_KernelInfoGetAttributeArray_int64,
+    &KernelInfoGetAttributeArray_float,
+    &KernelInfoGetAttributeArray_int64,
     &CreateArenaCfgV2,
     &AddRunConfigEntry,
     &unimplemented_CreatePrepackedWeightsContainer,
@@ -1617,7 +1345,7 @@ extern const OrtApi kOrtApi = {
     &unimplemented_GetSparseTensorIndicesTypeShape,
     &unimplemented_GetSparseTensorIndices,
     &HasValue,
-    &unimplemented_KernelContext_GetGPUComputeStream,
+    &KernelContext_GetGPUComputeStream,
     &GetTensorMemoryInfo,
     &unimplemented_GetExecutionProviderApi,
     &unimplemented_SessionOptionsSetCustomCreateThreadFn,
@@ -1641,8 +1369,8 @@ extern const OrtApi kOrtApi = {
     &unimplemented_InvokeOp,
     &unimplemented_ReleaseOp,
     &SessionOptionsAppendExecutionProvider,
-    &unimplemented_CopyKernelInfo,
-    &unimplemented_ReleaseKernelInfo,
+    &CopyKernelInfo,
+    &ReleaseKernelInfo,
     &GetTrainingApi,
     &SessionOptionsAppendExecutionProvider_CANN,
     &unimplemented_CreateCANNProviderOptions,
@@ -1652,15 +1380,15 @@ extern const OrtApi kOrtApi = {
     &MemoryInfoGetDeviceType,
     &UpdateEnvWithCustomLogLevel,
     &SetGlobalIntraOpThreadAffinity,
-    &unimplemented_RegisterCustomOpsLibrary_V2,
-    &unimplemented_RegisterCustomOpsUsingFunction,
-    &unimplemented_KernelInfo_GetInputCount,
-    &unimplemented_KernelInfo_GetOutputCount,
-    &unimplemented_KernelInfo_GetInputName,
-    &unimplemented_KernelInfo_GetOutputName,
-    &unimplemented_KernelInfo_GetInputTypeInfo,
-    &unimplemented_KernelInfo_GetOutputTypeInfo,
-    &unimplemented_KernelInfoGetAttribute_tensor,
+    &RegisterCustomOpsLibrary_V2,
+    &RegisterCustomOpsUsingFunction,
+    &KernelInfo_GetInputCount,
+    &KernelInfo_GetOutputCount,
+    &KernelInfo_GetInputName,
+    &KernelInfo_GetOutputName,
+    &KernelInfo_GetInputTypeInfo,
+    &KernelInfo_GetOutputTypeInfo,
+    &KernelInfoGetAttribute_tensor,
     &HasSessionConfigEntry,
     &GetSessionConfigEntry,
     &SessionOptionsAppendExecutionProvider_Dnnl,
@@ -1668,16 +1396,16 @@ extern const OrtApi kOrtApi = {
     &UpdateDnnlProviderOptions,
     &GetDnnlProviderOptionsAsString,
     &ReleaseDnnlProviderOptions,
-    &unimplemented_KernelInfo_GetNodeName,
-    &unimplemented_KernelInfo_GetLogger,
-    &unimplemented_KernelContext_GetLogger,
-    &unimplemented_Logger_LogMessage,
-    &unimplemented_Logger_GetLoggingSeverityLevel,
-    &unimplemented_KernelInfoGetConstantInput_tensor,
+    &KernelInfo_GetNodeName,
+    &KernelInfo_GetLogger,
+    &KernelContext_GetLogger,
+    &Logger_LogMessage,
+    &Logger_GetLoggingSeverityLevel,
+    &KernelInfoGetConstantInput_tensor,
     &CastTypeInfoToOptionalTypeInfo,
     &GetOptionalContainedTypeInfo,
     &GetResizedStringTensorElementBuffer,
-    &unimplemented_KernelContext_GetAllocator,
+    &KernelContext_GetAllocator,
     &GetBuildInfoString,
     &unimplemented_CreateROCMProviderOptions,
     &unimplemented_UpdateROCMProviderOptions,
@@ -1691,18 +1419,18 @@ extern const OrtApi kOrtApi = {
     &GetCUDAProviderOptionsByName,
     &unimplemented_KernelContext_GetResource,
     &unimplemented_SetUserLoggingFunction,
-    &unimplemented_ShapeInferContext_GetInputCount,
-    &unimplemented_ShapeInferContext_GetInputTypeShape,
-    &unimplemented_ShapeInferContext_GetAttribute,
-    &unimplemented_ShapeInferContext_SetOutputTypeShape,
+    &ShapeInferContext_GetInputCount,
+    &ShapeInferContext_GetInputTypeShape,
+    &ShapeInferContext_GetAttribute,
+    &ShapeInferContext_SetOutputTypeShape,
     &SetSymbolicDimensions,
-    &unimplemented_ReadOpAttr,
+    &ReadOpAttr,
     &SetDeterministicCompute,
-    &unimplemented_KernelContext_ParallelFor,
+    &KernelContext_ParallelFor,
     &SessionOptionsAppendExecutionProvider_OpenVINO_V2,
     &SessionOptionsAppendExecutionProvider_VitisAI,
-    &unimplemented_KernelContext_GetScratchBuffer,
-    &unimplemented_KernelInfoGetAllocator,
+    &KernelContext_GetScratchBuffer,
+    &KernelInfoGetAllocator,
     &unimplemented_AddExternalInitializersFromFilesInMemory,
     &unimplemented_CreateLoraAdapter,
     &unimplemented_CreateLoraAdapterFromArray,
@@ -1815,10 +1543,10 @@ extern const OrtApi kOrtApi = {
     &unimplemented_GetModelCompatibilityForEpDevices,
     &unimplemented_CreateExternalInitializerInfo,
     &TensorTypeAndShape_HasShape,
-    &unimplemented_KernelInfo_GetConfigEntries,
-    &unimplemented_KernelInfo_GetOperatorDomain,
-    &unimplemented_KernelInfo_GetOperatorType,
-    &unimplemented_KernelInfo_GetOperatorSinceVersion,
+    &KernelInfo_GetConfigEntries,
+    &KernelInfo_GetOperatorDomain,
+    &KernelInfo_GetOperatorType,
+    &KernelInfo_GetOperatorSinceVersion,
     &GetInteropApi,
     &SessionGetEpDeviceForOutputs,
     &GetNumHardwareDevices,
@@ -1841,7 +1569,7 @@ extern const OrtApi kOrtApi = {
     &GetTensorElementTypeAndShapeDataReference,
     &unimplemented_RunOptionsEnableProfiling,
     &unimplemented_RunOptionsDisableProfiling,
-    &unimplemented_KernelInfoGetAttributeArray_string,
+    &KernelInfoGetAttributeArray_string,
     &unimplemented_SetPerSessionThreadPoolCallbacks,
     &GetMemPatternEnabled,
     &GetSessionExecutionMode,

@@ -11,6 +11,7 @@
 
 #include "core/value.hpp"
 #include "ep/data_transfer.hpp"
+#include "ep/kernel.hpp"
 #include "ir/type_info.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/io_binding.hpp"
@@ -178,4 +179,55 @@ struct OrtCUDAProviderOptionsV2 {
 };
 struct OrtDnnlProviderOptions {
   std::map<std::string, std::string> options;
+};
+
+// Custom ops (docs/custom_ops.md). A domain collects the application's ops
+// until AddCustomOpDomain hands them to session options; the ops themselves
+// stay the application's (or its library's) and must outlive the sessions.
+struct OrtCustomOpDomain {
+  std::string domain;
+  std::vector<const OrtCustomOp*> ops;
+};
+
+// Where a custom op's log lines go: Tessera's log, tagged with the node.
+struct OrtLogger {
+  std::string tag;
+};
+
+// What a custom op's kernel sees of its node: at creation, and afterwards
+// through a copy (CopyKernelInfo). Lives as long as the kernel.
+struct OrtKernelInfo {
+  const tessera::ep::KernelInfo* info = nullptr;
+  std::shared_ptr<const tessera::ep::KernelInfo> copy;  // a CopyKernelInfo's own
+  std::shared_ptr<const std::map<std::string, std::string>> session_config;
+  int since_version = 1;  // the first opset the custom op serves
+  OrtLogger logger;
+  // Constant inputs handed out by KernelInfoGetConstantInput_tensor, made on request.
+  mutable std::mutex mu;
+  mutable std::map<size_t, std::unique_ptr<OrtValue>> constants;
+};
+
+// One call of a custom op's compute: the node's values as OrtValues (made
+// on request; outputs once KernelContext_GetOutput allocates them) and the
+// scratch memory handed out, freed when the call returns.
+struct OrtKernelContext {
+  tessera::ep::KernelContext* ctx = nullptr;
+  const OrtLogger* logger = nullptr;
+  const std::vector<tessera::DataType>* output_types = nullptr;  // each output's element type
+  std::vector<std::unique_ptr<OrtValue>> inputs, outputs;
+  std::vector<std::shared_ptr<void>> scratch;
+};
+
+// One node's attribute as a custom op's shape inference reads it.
+struct OrtOpAttr {
+  tessera::ir::Attribute attr;
+};
+
+// A custom op's InferOutputShapeFn call: the node's input types and shapes,
+// its attributes, and the output types and shapes the function sets.
+struct OrtShapeInferContext {
+  const tessera::ir::Node* node = nullptr;
+  std::vector<OrtTensorTypeAndShapeInfo> inputs;
+  std::vector<std::unique_ptr<OrtTensorTypeAndShapeInfo>> outputs;       // null: not set
+  mutable std::map<std::string, std::unique_ptr<OrtOpAttr>> attributes;  // made on request
 };

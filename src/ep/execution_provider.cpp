@@ -33,11 +33,42 @@ KernelRegistry::Match lookup_kernel(const KernelRegistry& registry, const GraphV
   return registry.lookup(node.domain, node.op_type, view.opset(node), view.input_types(node));
 }
 
+namespace {
+
+bool has_domain(const KernelRegistry* registry, const std::string& domain) {
+  if (!registry) return false;
+  for (const auto& e : registry->entries())
+    if (e.def.domain == domain) return true;
+  return false;
+}
+
+}  // namespace
+
+KernelRegistry::Match lookup_kernel(const ExecutionProvider& provider, const GraphView& view,
+                                    const ir::Node& node) {
+  KernelRegistry::Match session;
+  if (const KernelRegistry* extra = provider.session_kernels()) {
+    session = lookup_kernel(*extra, view, node);
+    if (session.entry) return session;
+  }
+  KernelRegistry::Match own = lookup_kernel(provider.kernel_registry(), view, node);
+  if (own.entry) return own;
+  const bool op_unknown = own.reason == "no kernel for this op";
+  if (!session.reason.empty() && session.reason != "no kernel for this op") return session;
+  if (op_unknown && !ir::is_onnx_domain(node.domain) &&
+      !has_domain(provider.session_kernels(), node.domain) &&
+      !has_domain(&provider.kernel_registry(), node.domain))
+    own.reason =
+        str_cat("no kernel for this op: domain '", node.domain,
+                "' is not known (a custom-op domain must be added to the session options)");
+  return own;
+}
+
 Capability ExecutionProvider::get_capability(const GraphView& view) const {
   Capability cap;
   for (size_t idx : view.candidates) {
     const ir::Node& node = view.graph->nodes[idx];
-    auto m = lookup_kernel(kernel_registry(), view, node);
+    auto m = lookup_kernel(*this, view, node);
     if (m.entry)
       cap.groups.push_back({{idx}, false});
     else

@@ -65,13 +65,27 @@ class ExecutionProvider {
   // null when the provider is synchronous (then copies complete on return).
   virtual std::unique_ptr<Stream> create_stream() const { return nullptr; }
   const ProviderOptions& options() const { return options_; }
+  // Kernels the session adds to this provider's own (the custom ops an
+  // application registers): lookup_kernel() finds them first.
+  void set_session_kernels(std::shared_ptr<const KernelRegistry> kernels) {
+    session_kernels_ = std::move(kernels);
+  }
+  const KernelRegistry* session_kernels() const { return session_kernels_.get(); }
 
  protected:
   ProviderOptions options_;
+
+ private:
+  std::shared_ptr<const KernelRegistry> session_kernels_;
 };
 
 // Looks a node up in a registry with its input types from the view.
 KernelRegistry::Match lookup_kernel(const KernelRegistry& registry, const GraphView& view,
+                                    const ir::Node& node);
+// Looks a node up in the provider's session kernels, then its registry. When
+// neither has the op and no kernel of the node's domain exists, the reason
+// says so (a custom-op domain the session was not given).
+KernelRegistry::Match lookup_kernel(const ExecutionProvider& provider, const GraphView& view,
                                     const ir::Node& node);
 
 class ProviderFactory {

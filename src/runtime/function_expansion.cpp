@@ -81,7 +81,7 @@ class Expander {
     view.graph = nullptr;
     view.value_types = &types;
     for (const auto& p : providers_)
-      if (ep::lookup_kernel(p->kernel_registry(), view, n).entry) return nullptr;
+      if (ep::lookup_kernel(*p, view, n).entry) return nullptr;
     return b;
   }
 

@@ -259,7 +259,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
   step.provider = partition_.node_provider[i];
   const auto& provider = providers_[size_t(step.provider)];
   step.allocator = alloc_for_(*provider);
-  auto match = ep::lookup_kernel(provider->kernel_registry(), view, node);
+  auto match = ep::lookup_kernel(*provider, view, node);
   if (!match.entry)
     fail(ErrorCode::kNotImplemented, where_, ": ", provider->name(), " claimed ", node.describe(),
          " but has no kernel for it: ", match.reason);

@@ -14,6 +14,7 @@
 #include "onnx/function_inliner.hpp"
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
+#include "runtime/custom_ops.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/profiler.hpp"
@@ -162,6 +163,8 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   impl->providers =
       timer.time("create providers", [&] { return runtime::create_providers(specs, options); });
   runtime::apply_user_initializers(model, options, impl->providers, where);
+  runtime::attach_custom_ops(impl->providers, options.custom_ops, options.config_entries);
+  runtime::declare_custom_op_types(model, options.custom_ops);
   const std::vector<ep::PlacementRule> placement = runtime::prepare_graph(
       model, impl->providers, options, where, impl->expanded, &impl->timings.phases);
   // One host copy of each initializer across the environment's sessions
@@ -227,7 +230,12 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
     impl->observer = profiling_observer(&impl->profiler);
   }
   impl->timings.total_ms = now_ms() - started_ms;
-  return std::unique_ptr<Session>(new Session(std::move(impl)));
+  std::unique_ptr<Session> session(new Session(std::move(impl)));
+  // The partition report in the log (at info level), for applications that
+  // see the session only through the C API's logger.
+  if (log_severity() <= Severity::kInfo)
+    log(Severity::kInfo, "session", where, ": partition\n", session->partition_report().to_text());
+  return session;
 }
 
 std::vector<Value> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,

@@ -8,6 +8,7 @@
 
 #include "core/arena_allocator.hpp"
 #include "core/tensor.hpp"
+#include "ep/custom_ops.hpp"
 #include "ep/partitioner.hpp"
 #include "optimizer/level.hpp"
 
@@ -60,6 +61,9 @@ struct SessionOptions {
   // session uses their memory as is (no copy); the caller keeps it unchanged
   // and alive while the session lives. They may live on a device.
   std::map<std::string, Tensor> initializers;
+  // Operators the application adds (custom ops, docs/custom_ops.md): each
+  // joins the kernel lookup of the provider it names, for this session only.
+  ep::CustomOps custom_ops;
   void add_initializer(const std::string& name, Tensor t) { initializers[name] = std::move(t); }
   void add_external_initializers(const std::vector<std::string>& names,
                                  const std::vector<Tensor>& tensors);
