@@ -33,6 +33,7 @@ std::optional<std::vector<int64_t>> attr_or_input(const ShapeQuery& q, const cha
 
 OutShapes reshape(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
+  if (!q.schema().attr_def("shape") && !q.has_input(1)) q.fail("input 1 (shape) is missing");
   auto spec = q.schema().attr_def("shape") ? q.attr_ints("shape") : q.ints(1);
   if (!x || !spec) return {};
   const bool allowzero = q.schema().attr_def("allowzero") && q.attr_int("allowzero") != 0;
