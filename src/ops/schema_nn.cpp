@@ -1,6 +1,8 @@
 // Neural-network ops: MatMul and Gemm, Conv and the pools (their window
 // rule is ops/window.hpp's), and the normalizations and activations over an
 // axis, whose first output is shaped like their input.
+#include <utility>
+
 #include "ops/broadcast.hpp"
 #include "ops/schema_families.hpp"
 #include "ops/window.hpp"
@@ -12,15 +14,22 @@ namespace {
 using namespace schema;
 
 // numpy.matmul: 1-D operands promoted (and the added dim dropped again),
-// batch dims broadcast.
+// batch dims broadcast. com.microsoft's FusedMatMul and TransposeMatMul
+// transpose the last two dims of an operand of rank 2 or more by transA /
+// transB.
 OutShapes matmul(const ShapeQuery& q) {
   const Shape* a = shape_of(q, 0);
   const Shape* b = shape_of(q, 1);
   if (!a || !b) return {};
   if (a->rank() == 0 || b->rank() == 0)
-    q.fail("MatMul's inputs must have rank >= 1: ", q.input_desc(0), ", ", q.input_desc(1));
+    q.fail("MatMul inputs must have rank >= 1: ", q.input_desc(0), ", ", q.input_desc(1));
   std::vector<int64_t> ad = a->dims(), bd = b->dims();
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
+  auto trans = [&](const char* name, bool vec) {
+    return !vec && q.schema().attr_def(name) && q.attr_int(name) != 0;
+  };
+  if (trans("transA", a_vec)) std::swap(ad[ad.size() - 1], ad[ad.size() - 2]);
+  if (trans("transB", b_vec)) std::swap(bd[bd.size() - 1], bd[bd.size() - 2]);
   if (a_vec) ad.insert(ad.begin(), 1);
   if (b_vec) bd.push_back(1);
   if (ad.back() != bd[bd.size() - 2])
@@ -48,7 +57,14 @@ OutShapes gemm(const ShapeQuery& q) {
   if ((ta ? (*a)[0] : (*a)[1]) != (tb ? (*b)[1] : (*b)[0]))
     q.fail("inner dimensions differ: ", q.input_desc(0), (ta ? " (transposed)" : ""), ", ",
            q.input_desc(1), (tb ? " (transposed)" : ""));
-  return {Shape{ta ? (*a)[1] : (*a)[0], tb ? (*b)[0] : (*b)[1]}};
+  const int64_t m = ta ? (*a)[1] : (*a)[0], n = tb ? (*b)[0] : (*b)[1];
+  // C broadcasts one way to [M, N].
+  if (const Shape* c = shape_of(q, 2)) {
+    const int64_t cm = c->rank() == 2 ? (*c)[0] : 1, cn = c->rank() ? (*c)[c->rank() - 1] : 1;
+    if (c->rank() > 2 || (cm != 1 && cm != m) || (cn != 1 && cn != n))
+      q.fail(q.input_desc(2), " does not broadcast to [", m, ",", n, "]");
+  }
+  return {Shape{m, n}};
 }
 
 OutShapes first_output_as_input0(const ShapeQuery& q) {
@@ -115,6 +131,15 @@ void add_nn_schemas(std::vector<OpSchema>& t) {
                {fl},
                type_of_input0,
                gemm});
+  for (const char* op : {"FusedMatMul", "TransposeMatMul"})
+    t.push_back({"com.microsoft",
+                 op,
+                 1,
+                 {float_attr("alpha", 1.0f), int_attr("transA", 0), int_attr("transB", 0),
+                  int_attr("transBatchA", 0), int_attr("transBatchB", 0)},
+                 {same_type(float_types())},
+                 type_of_input0,
+                 matmul});
   add_normalizations(t);
   add_window_schemas(t);
 }

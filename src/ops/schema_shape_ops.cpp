@@ -64,7 +64,8 @@ OutShapes squeeze(const ShapeQuery& q) {
   for (int64_t a : *axes) {
     const size_t k = axis_in(q, a, r);
     if ((*x)[k] != 1)
-      q.fail("cannot squeeze axis ", a, " of ", q.input_desc(0), ": its size is not 1");
+      q.fail("cannot squeeze axis ", a, " of shape ", x->to_string(), ": its size is not 1 (",
+             q.input_desc(0), ")");
     drop[k] = true;
   }
   std::vector<int64_t> dims;

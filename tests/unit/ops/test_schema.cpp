@@ -179,6 +179,12 @@ TEST(OpSchema, NnRules) {
   EXPECT_EQ(infer0(node("MatMul", 2), 13, {shaped({5, 2, 3}), shaped({3, 4})}), (Shape{5, 2, 4}));
   EXPECT_EQ(infer0(node("MatMul", 2), 13, {shaped({3}), shaped({2, 3, 4})}), (Shape{2, 4}));
   EXPECT_EQ(infer0(node("MatMul", 2), 13, {shaped({2, 3}), shaped({3})}), (Shape{2}));
+  ir::Node fused = node("FusedMatMul", 2, 1, {attr_int("transA", 1), attr_int("transB", 1)});
+  fused.domain = "com.microsoft";
+  EXPECT_EQ(infer0(fused, 1, {shaped({7, 3, 2}), shaped({4, 3})}), (Shape{7, 2, 4}));
+  EXPECT_NE(error_of(node("Gemm", 3), 13, {shaped({2, 3}), shaped({3, 5}), shaped({3, 5})})
+                .find("input 2 'C' of shape [3,5] does not broadcast to [2,5]"),
+            std::string::npos);
   EXPECT_EQ(infer0(node("Gemm", 3, 1, {attr_int("transB", 1)}), 13,
                    {shaped({2, 3}), shaped({5, 3}), shaped({5})}),
             (Shape{2, 5}));
