@@ -1,41 +1,66 @@
 // Reductions: Reduce* (axes an attribute until opset 13 for ReduceSum and 18
 // for the others, then input 1) and ArgMax/ArgMin.
+#include "ops/reduce_axes.hpp"
 #include "ops/schema_families.hpp"
 
 namespace tessera::ops {
 
-namespace {
+std::string reduced_axes(const std::vector<int64_t>& axes, size_t rank,
+                         std::vector<bool>& reduced) {
+  const int64_t r = int64_t(rank);
+  reduced.assign(rank, axes.empty());
+  for (int64_t a : axes) {
+    if (a < -r || a >= r) return str_cat("axis ", a, " is out of range for rank ", rank);
+    const size_t k = size_t(a < 0 ? a + r : a);
+    if (reduced[k]) return str_cat("axis ", a, " is listed more than once");
+    reduced[k] = true;
+  }
+  return "";
+}
 
-using namespace schema;
-
-// No axes reduce every axis, unless noop_with_empty_axes (then the output is
-// the input). Repeated axes count once.
-OutShapes reduce(const ShapeQuery& q) {
-  const Shape* x = shape_of(q, 0);
-  if (!x) return {};
+// Axes: an attribute before the opset that made them input 1 (13 for
+// ReduceSum, 18 for the others).
+std::optional<Reduction> reduction_of(const ShapeQuery& q) {
+  const Shape* x = q.has_input(0) ? q.shape(0) : nullptr;
+  if (!x) return std::nullopt;
   std::vector<int64_t> axes;
   if (q.schema().attr_def("axes")) {
     axes = q.attr_ints("axes");
   } else if (q.has_input(1)) {
     auto v = q.ints(1);
-    if (!v) return {};
+    if (!v) return std::nullopt;
     axes = *v;
   }
-  const int64_t r = int64_t(x->rank());
-  std::vector<bool> reduced(size_t(r), axes.empty());
+  Reduction red;
   if (axes.empty() && q.schema().attr_def("noop_with_empty_axes") &&
-      q.attr_int("noop_with_empty_axes") != 0)
-    return {*x};
-  for (int64_t a : axes) reduced[axis_in(q, a, r)] = true;
+      q.attr_int("noop_with_empty_axes") != 0) {
+    red.noop = true;
+    red.out = *x;
+    red.reduced.assign(x->rank(), false);
+    return red;
+  }
+  if (std::string why = reduced_axes(axes, x->rank(), red.reduced); !why.empty())
+    q.fail(why, " (", q.input_desc(0), ")");
   const bool keep = q.attr_int("keepdims") != 0;
   std::vector<int64_t> dims;
-  for (size_t i = 0; i < size_t(r); ++i) {
-    if (!reduced[i])
+  for (size_t i = 0; i < x->rank(); ++i) {
+    if (!red.reduced[i])
       dims.push_back((*x)[i]);
     else if (keep)
       dims.push_back(1);
   }
-  return {Shape(dims)};
+  red.out = Shape(dims);
+  return red;
+}
+
+namespace {
+
+using namespace schema;
+
+OutShapes reduce(const ShapeQuery& q) {
+  auto red = reduction_of(q);
+  if (!red) return {};
+  return {red->out};
 }
 
 OutShapes arg_reduce(const ShapeQuery& q) {
