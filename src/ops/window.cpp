@@ -18,7 +18,7 @@ WindowDims window_dims(const std::vector<int64_t>& in, const WindowSpec& w) {
   WindowDims d;
   d.pads_begin.assign(r, 0);
   d.pads_end.assign(r, 0);
-  if (w.auto_pad == "NOTSET" && !w.pads.empty())
+  if ((w.auto_pad == "NOTSET" || w.auto_pad.empty()) && !w.pads.empty())
     for (size_t i = 0; i < r; ++i) d.pads_begin[i] = w.pads[i], d.pads_end[i] = w.pads[i + r];
   d.out.resize(r);
   for (size_t i = 0; i < r; ++i) {

@@ -10,7 +10,8 @@ namespace tessera::ops {
 
 // Per spatial dim: `kernel`, `strides` and `dilations` have one value each
 // (positive); `pads` is empty or begins then ends; auto_pad is NOTSET,
-// SAME_UPPER, SAME_LOWER or VALID (pads are ignored unless NOTSET).
+// SAME_UPPER, SAME_LOWER or VALID (pads are ignored unless NOTSET; ""
+// is NOTSET).
 struct WindowSpec {
   std::string auto_pad = "NOTSET";
   std::vector<int64_t> kernel, strides, dilations, pads;
