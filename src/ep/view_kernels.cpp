@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "ep/op_shape.hpp"
+#include "ops/shape_rules.hpp"
 
 namespace tessera::ep {
 
@@ -40,21 +41,19 @@ class IdentityKernel : public OpKernel {
 class ShapeKernel : public OpKernel {
  public:
   explicit ShapeKernel(const KernelInfo& info)
-      : shape_(info),
-        start_(info.opset() >= 15 ? shape_.schema().attr_int(info.node(), "start") : 0) {}
+      : start_(ops::shape_start(ops::schema_of(info.node(), info.opset()), info.node())),
+        end_(ops::shape_end(ops::schema_of(info.node(), info.opset()), info.node())) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    const Shape out = shape_.output(ctx, {&x});
-    const int64_t r = int64_t(x.rank());
-    const int64_t b = std::clamp<int64_t>(start_ < 0 ? start_ + r : start_, 0, r);
-    Tensor& y = ctx.output(0, out, DataType::kInt64);
+    const auto [b, e] = ops::shape_range(int64_t(x.rank()), start_, end_);
+    Tensor& y = ctx.output(0, Shape{e - b}, DataType::kInt64);
     auto* d = y.mutable_data<int64_t>();
-    for (int64_t i = 0; i < out[0]; ++i) d[i] = x.shape()[size_t(b + i)];
+    for (int64_t i = b; i < e; ++i) d[i - b] = x.shape()[size_t(i)];
   }
 
  private:
-  OpShape shape_;
   int64_t start_;
+  std::optional<int64_t> end_;
 };
 
 class SizeKernel : public OpKernel {

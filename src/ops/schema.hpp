@@ -74,6 +74,11 @@ const OpSchema& schema_of(const ir::Node& node, int64_t opset);
 // Every entry, ordered by domain, op type and since.
 const std::vector<OpSchema>& all_schemas();
 
+// Shape's start and end attributes (opset 15 on; before, the whole shape),
+// for ops::shape_range.
+int64_t shape_start(const OpSchema& s, const ir::Node& n);
+std::optional<int64_t> shape_end(const OpSchema& s, const ir::Node& n);
+
 // What a shape rule sees of one node: the shapes of its inputs and the
 // integer values of its shape-like inputs, where known. The optimizer answers
 // from declared shapes and constants, kernels from their input tensors.

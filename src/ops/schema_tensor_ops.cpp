@@ -12,16 +12,13 @@ namespace {
 
 using namespace schema;
 
-// start and end (opset 15) clamped to [0, rank]; end absent: the rank.
+// start and end (opset 15): shape_range's.
 OutShapes shape_op(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
   if (!x) return {};
-  const int64_t r = int64_t(x->rank());
-  if (!q.schema().attr_def("start")) return {Shape{r}};
-  auto clamp_axis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t(0), r); };
-  const int64_t s = clamp_axis(q.attr_int("start"));
-  const int64_t e = q.has_attr("end") ? clamp_axis(q.attr_int("end")) : r;
-  return {Shape{std::max<int64_t>(0, e - s)}};
+  const auto [b, e] = shape_range(int64_t(x->rank()), shape_start(q.schema(), q.node()),
+                                  shape_end(q.schema(), q.node()));
+  return {Shape{e - b}};
 }
 
 OutShapes size_op(const ShapeQuery& q) { return shape_of(q, 0) ? OutShapes{Shape{}} : OutShapes{}; }
@@ -114,6 +111,15 @@ void add_data_shaped(std::vector<OpSchema>& t) {
 }
 
 }  // namespace
+
+int64_t shape_start(const OpSchema& s, const ir::Node& n) {
+  return s.attr_def("start") ? s.attr_int(n, "start") : 0;
+}
+
+std::optional<int64_t> shape_end(const OpSchema& s, const ir::Node& n) {
+  if (!s.attr_def("end") || !n.attr("end")) return std::nullopt;
+  return s.attr_int(n, "end");
+}
 
 void add_tensor_op_schemas(std::vector<OpSchema>& t) {
   const TypeParam any = same_type(all_types());
