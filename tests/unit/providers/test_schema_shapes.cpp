@@ -69,6 +69,8 @@ TEST(SchemaShapes, CpuKernelsSizeOutputsByTheRule) {
       {"Squeeze", {floats({1, 3, 1})}, {}, 13},
       {"Unsqueeze", {floats({3}), ints({0, 2})}, {}, 13},
       {"Shape", {floats({2, 3, 4})}, {attr_int("start", 1)}, 15},
+      {"Tile", {floats({2, 3}), ints({2, 0})}, {}, 13},
+      {"Expand", {floats({3, 1}), ints({2, 1, 4})}, {}, 13},
       {"MaxPool",
        {floats({1, 2, 8, 8})},
        {attr_ints("kernel_shape", {3, 3}), attr_ints("strides", {2, 2}), attr_int("ceil_mode", 1)},
@@ -99,6 +101,8 @@ TEST(SchemaShapes, CpuKernelsFailAsTheRuleDoes) {
       {"MatMul", {floats({2, 3}), floats({4, 2})}, {}, 13},
       {"ReduceSum", {floats({2, 3}), ints({1, -1})}, {}, 13},
       {"Squeeze", {floats({2, 3}), ints({1})}, {}, 13},
+      {"Tile", {floats({2, 3}), ints({2, -1})}, {}, 13},
+      {"Expand", {floats({3, 2}), ints({2, 4})}, {}, 13},
       {"MaxPool", {floats({1, 1, 2, 2})}, {attr_ints("kernel_shape", {3, 3})}, 12},
   };
   for (const Case& c : bad) {
