@@ -21,12 +21,16 @@ OpSchema unary(const char* op, int64_t since, std::vector<AttrDef> attrs = {},
 }
 
 void add_unary(std::vector<OpSchema>& t) {
-  for (const char* op : {"Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Cos", "Cosh", "Erf",
-                         "Mish", "Sin", "Sinh", "Softplus", "Softsign", "Tan", "Round"})
-    t.push_back(unary(op, 1));
+  for (const char* op : {"Acos", "Asin", "Atan", "Cos", "Sin", "Tan"}) t.push_back(unary(op, 7));
+  for (const char* op : {"Acosh", "Asinh", "Atanh", "Cosh", "Sinh", "Erf"})
+    t.push_back(unary(op, 9));
+  for (const char* op : {"Softplus", "Softsign"}) t.push_back(unary(op, 1));
+  t.push_back(unary("Round", 11));
+  t.push_back(unary("Mish", 18));
   for (const char* op : {"Abs", "Ceil", "Exp", "Floor", "Log", "Neg", "Reciprocal", "Relu",
-                         "Sigmoid", "Sign", "Sqrt", "Tanh"})
+                         "Sigmoid", "Sqrt", "Tanh"})
     t.push_back(unary(op, 1, {}, numeric_types()));
+  t.push_back(unary("Sign", 9, {}, numeric_types()));
   t.push_back(unary("Identity", 1, {}, all_types()));
   t.push_back(unary("Celu", 12, {float_attr("alpha", 1.0f)}));
   t.push_back(unary("Elu", 1, {float_attr("alpha", 1.0f)}));

@@ -95,7 +95,9 @@ void add_normalizations(std::vector<OpSchema>& t) {
          float_attr("beta", 0.75f), float_attr("bias", 1.0f)},
         type_of_input0);
   // Mean and InvStdDev have the stash type: type_inference.cpp types them.
-  first("LayerNormalization", 17,
+  // Opset 17 made it standard; ONNX Runtime's optimizer writes it into the
+  // default domain of models of any opset, with the same attributes.
+  first("LayerNormalization", 1,
         {int_attr("axis", -1), float_attr("epsilon", 1e-5f), int_attr("stash_type", 1)}, nullptr);
   first("LpNormalization", 1, {int_attr("axis", -1), int_attr("p", 2)}, type_of_input0);
   first("MeanVarianceNormalization", 9, {ints_attr("axes", {0, 2, 3})}, type_of_input0);

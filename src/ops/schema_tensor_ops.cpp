@@ -42,10 +42,19 @@ OutShapes expand(const ShapeQuery& q) {
   }
 }
 
+// Tile-1 repeats one axis (input 2) `tiles` (input 1) times; from opset 6
+// input 1 holds a count per axis.
 OutShapes tile(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
   auto rep = q.ints(1);
   if (!x || !rep) return {};
+  if (q.schema().since < 6) {
+    auto axis = q.ints(2);
+    if (!axis || axis->size() != 1 || rep->size() != 1) return {};
+    std::vector<int64_t> all(x->rank(), 1);
+    all[axis_in(q, (*axis)[0], int64_t(x->rank()))] = (*rep)[0];
+    rep = all;
+  }
   if (rep->size() != x->rank())
     q.fail("repeats ", Shape(*rep).to_string(), " need one value per axis of ", q.input_desc(0));
   std::vector<int64_t> out = x->dims();
@@ -57,12 +66,13 @@ OutShapes tile(const ShapeQuery& q) {
   return {Shape(out)};
 }
 
-// pads: the attribute before opset 11, input 1 after; with axes (input 3,
-// opset 18) the shape is left to the kernel.
+// pads: the attribute before opset 11 (`paddings` in Pad-1), input 1
+// after; with axes (input 3, opset 18) the shape is left to the kernel.
 OutShapes pad(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
   if (!x || q.has_input(3)) return {};
-  auto pads = q.schema().attr_def("pads") ? std::optional(q.attr_ints("pads")) : q.ints(1);
+  const char* attr = q.schema().attr_def("pads") ? "pads" : "paddings";
+  auto pads = q.schema().attr_def(attr) ? std::optional(q.attr_ints(attr)) : q.ints(1);
   if (!pads) return {};
   const size_t r = x->rank();
   if (pads->size() != 2 * r)
@@ -138,7 +148,15 @@ void add_tensor_op_schemas(std::vector<OpSchema>& t) {
   t.push_back(
       {"", "ConstantOfShape", 9, {}, {{"T1", {0}, {}, int64_type()}}, nullptr, constant_of_shape});
   t.push_back({"", "Expand", 8, {}, {any, shape_in}, type_of_input0, expand});
+  t.push_back({"", "Tile", 1, {}, {any}, type_of_input0, tile});
   t.push_back({"", "Tile", 6, {}, {any, shape_in}, type_of_input0, tile});
+  t.push_back({"",
+               "Pad",
+               1,
+               {ints_attr("paddings"), string_attr("mode", "constant"), float_attr("value", 0.0f)},
+               {any},
+               type_of_input0,
+               pad});
   t.push_back({"",
                "Pad",
                2,

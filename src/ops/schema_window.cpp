@@ -123,12 +123,15 @@ void add_window_schemas(std::vector<OpSchema>& t) {
                pool_attrs({int_attr("count_include_pad", 0), int_attr("ceil_mode", 0),
                            ints_attr("dilations")}),
                fl, type_of_input0, pool});
+  // LpPool-1 and GlobalLpPool-1 had a float p.
+  t.push_back({"", "LpPool", 1, pool_attrs({float_attr("p", 2.0f)}), fl, type_of_input0, pool});
   t.push_back({"", "LpPool", 2, pool_attrs({int_attr("p", 2)}), fl, type_of_input0, pool});
   t.push_back({"", "LpPool", 18,
                pool_attrs({int_attr("p", 2), int_attr("ceil_mode", 0), ints_attr("dilations")}), fl,
                type_of_input0, pool});
   for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"})
     t.push_back({"", op, 1, {}, fl, type_of_input0, global_pool});
+  t.push_back({"", "GlobalLpPool", 1, {float_attr("p", 2.0f)}, fl, type_of_input0, global_pool});
   t.push_back({"", "GlobalLpPool", 2, {int_attr("p", 2)}, fl, type_of_input0, global_pool});
 }
 

@@ -3,6 +3,9 @@
 // the rule's, and an input the rule rejects fails the kernel the same way.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+
 #include "ops/schema.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -120,5 +123,25 @@ TEST(SchemaShapes, CpuKernelsFailAsTheRuleDoes) {
     }
     EXPECT_FALSE(rule.empty());
     EXPECT_EQ(kernel, rule);
+  }
+}
+
+// The schema's first since-version of an op is the spec's; the CPU provider
+// registers kernels from the first version of every op it runs.
+TEST(SchemaShapes, FirstVersionsMatchTheCpuRegistrations) {
+  std::map<std::pair<std::string, std::string>, int64_t> cpu_first;
+  for (const auto& e : cpu::cpu_kernel_registry().entries()) {
+    const auto key = std::make_pair(e.def.domain, e.def.op_type);
+    auto it = cpu_first.find(key);
+    if (it == cpu_first.end() || it->second > e.def.since) cpu_first[key] = e.def.since;
+  }
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& s : ops::all_schemas()) {
+    const auto key = std::make_pair(s.domain, s.op_type);
+    if (!seen.insert(key).second) continue;  // the op's first entry
+    auto it = cpu_first.find(key);
+    ASSERT_NE(it, cpu_first.end()) << s.op_type << " has no CPU kernel";
+    if (s.since != it->second)
+      ADD_FAILURE() << s.op_type << ": schema since " << s.since << ", CPU since " << it->second;
   }
 }
