@@ -254,3 +254,45 @@ TEST(OpSchema, TypeRulesByOpset) {
   EXPECT_EQ(ops::infer_output_types(node("IsNaN", 1), 13, {f})[0].elem_type, DataType::kBool);
   EXPECT_EQ(ops::infer_output_types(node("ArgMin", 1), 13, {f})[0].elem_type, DataType::kInt64);
 }
+
+// Every rule, given inputs of assorted ranks and sizes and shape inputs of
+// assorted values (none of them checked to make sense), returns shapes or
+// throws tessera::Error naming the node: never another exception, never a
+// crash.
+TEST(OpSchema, EveryRuleRejectsNonsenseCleanly) {
+  const std::vector<Shape> shapes = {Shape{},     Shape{0},       Shape{1},         Shape{3},
+                                     Shape{2, 1}, Shape{1, 3, 2}, Shape{2, 2, 3, 3}};
+  const std::vector<std::vector<int64_t>> values = {
+      {}, {0}, {-1}, {1, 0}, {3, -2, 1}, {INT64_MAX}, {INT64_MIN, 1}, {2, 2, 2, 2}};
+  size_t runs = 0, errors = 0;
+  for (const ops::OpSchema& s : ops::all_schemas()) {
+    for (size_t inputs = 1; inputs <= 4; ++inputs) {
+      for (size_t pick = 0; pick < shapes.size(); ++pick) {
+        ir::Node n = node(s.op_type, inputs, 2);
+        n.domain = s.domain;
+        std::vector<Tensor> in;
+        for (size_t i = 0; i < inputs; ++i) {
+          if (i == 0) {
+            in.push_back(shaped(shapes[pick]));
+          } else {
+            const auto& v = values[(pick + i) % values.size()];
+            in.push_back(v.size() == 1 && pick % 2 ? shaped(shapes[(pick + i) % shapes.size()])
+                                                   : ints(v));
+          }
+        }
+        std::vector<const Tensor*> ptrs;
+        for (const Tensor& t : in) ptrs.push_back(&t);
+        ++runs;
+        try {
+          ops::output_shapes(s, n, s.since, ptrs);
+        } catch (const Error& e) {
+          ++errors;
+          EXPECT_NE(std::string(e.what()).find(n.describe()), std::string::npos)
+              << s.op_type << ": " << e.what();
+        }
+      }
+    }
+  }
+  EXPECT_GT(errors, 0u);
+  EXPECT_LT(errors, runs);
+}
