@@ -1,5 +1,5 @@
 // Reductions: Reduce* (axes an attribute until opset 13 for ReduceSum and 18
-// for the others, then input 1) and ArgMax/ArgMin.
+// for the others, then input 1), ArgMax/ArgMin and TopK.
 #include "ops/reduce_axes.hpp"
 #include "ops/schema_families.hpp"
 
@@ -75,6 +75,29 @@ OutShapes arg_reduce(const ShapeQuery& q) {
   return {Shape(dims)};
 }
 
+// Values and Indices: the input with K along the axis (K the attribute k
+// before opset 10, then input 1, one value).
+OutShapes top_k(const ShapeQuery& q) {
+  const Shape* x = shape_of(q, 0);
+  if (!x) return {};
+  int64_t k = 0;
+  if (q.schema().attr_def("k")) {
+    k = q.attr_int("k");
+  } else {
+    auto v = q.ints(1);
+    if (!v) return {};
+    if (v->size() != 1) q.fail("K must hold one value, got ", Shape(*v).to_string());
+    k = (*v)[0];
+  }
+  const size_t axis = axis_in(q, q.attr_int("axis"), int64_t(x->rank()));
+  if (k < 0 || k > (*x)[axis])
+    q.fail("K ", k, " is not in [0, ", (*x)[axis], "] for axis ", q.attr_int("axis"), " of ",
+           q.input_desc(0));
+  std::vector<int64_t> dims = x->dims();
+  dims[axis] = k;
+  return OutShapes(q.num_outputs(), Shape(dims));
+}
+
 }  // namespace
 
 void add_reduce_schemas(std::vector<OpSchema>& t) {
@@ -93,6 +116,23 @@ void add_reduce_schemas(std::vector<OpSchema>& t) {
                  type_of_input0,
                  reduce});
   }
+  const std::vector<TypeParam> top_k_types = {{"T", {0}, {0}, numeric_types()},
+                                              {"I", {}, {1}, int64_type()}};
+  t.push_back({"",
+               "TopK",
+               1,
+               {int_attr("axis", -1), required_attr("k", ir::AttrType::kInt)},
+               top_k_types,
+               input0_then_int64,
+               top_k});
+  t.push_back({"", "TopK", 10, {int_attr("axis", -1)}, top_k_types, input0_then_int64, top_k});
+  t.push_back({"",
+               "TopK",
+               11,
+               {int_attr("axis", -1), int_attr("largest", 1), int_attr("sorted", 1)},
+               top_k_types,
+               input0_then_int64,
+               top_k});
   for (const char* op : {"ArgMax", "ArgMin"}) {
     const std::vector<TypeParam> types = {{"T", {0}, {}, numeric_types()},
                                           {"tensor(int64)", {}, {0}, int64_type()}};

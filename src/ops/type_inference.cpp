@@ -125,7 +125,7 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     if (nout > 1) out[1] = tensor_of(DataType::kInt64);
     return out;
   }
-  if (op == "TopK" || op == "Unique") {
+  if (op == "Unique") {
     for (size_t i = 0; i < nout; ++i)
       out[i] = tensor_of(i == 0 ? elem(inputs, 0) : DataType::kInt64);
     return out;

@@ -167,6 +167,14 @@ TEST(OpSchema, ReductionRulesByOpset) {
   EXPECT_EQ(infer0(node("ArgMax", 1, 1, {attr_int("axis", -1), attr_int("keepdims", 0)}), 13,
                    {shaped({2, 3})}),
             (Shape{2}));
+  auto top = infer(node("TopK", 2, 2, {attr_int("axis", 0)}), 11, {shaped({5, 3}), ints({2})});
+  ASSERT_EQ(top.size(), 2u);  // Values and Indices
+  EXPECT_EQ(*top[0], (Shape{2, 3}));
+  EXPECT_EQ(*top[1], (Shape{2, 3}));
+  EXPECT_EQ(infer0(node("TopK", 1, 2, {attr_int("k", 1)}), 1, {shaped({5, 3})}), (Shape{5, 1}));
+  EXPECT_NE(error_of(node("TopK", 2, 2), 11, {shaped({5, 3}), ints({4})})
+                .find("K 4 is not in [0, 3] for axis -1 of input 0 'A' of shape [5,3]"),
+            std::string::npos);
   const std::string e = error_of(node("ReduceSum", 2), 13, {shaped({2, 3}), ints({2})});
   EXPECT_NE(
       e.find("ReduceSum node 'ReduceSum_Y0': axis 2 is out of range for rank 2 (input 0 'A' of "
