@@ -88,8 +88,12 @@ else()
     "TESSERA_CUBLASLT_SONAME=\"libcublasLt.so.${CUDAToolkit_VERSION_MAJOR}\""
     "TESSERA_CUBLASLT_PATH=\"${CUDAToolkit_LIBRARY_DIR}/libcublasLt.so.${CUDAToolkit_VERSION_MAJOR}\"")
   # Full paths, not the CUDA:: targets: those would put the CUDA include
-  # directory on every target that links tessera.
-  list(APPEND TESSERA_PROVIDER_LIBRARIES ${CUDA_cudart_LIBRARY} ${CUDNN_LIBRARY} ${CMAKE_DL_LIBS})
+  # directory on every target that links tessera. Built into the static
+  # library, and as the module libtessera_providers_cuda.so that libtessera.so
+  # loads when present (cmake/provider_modules.cmake).
+  set(TESSERA_CUDA_LIBRARIES ${CUDA_cudart_LIBRARY} ${CUDNN_LIBRARY} ${CMAKE_DL_LIBS})
+  list(APPEND TESSERA_PROVIDER_LIBRARIES ${TESSERA_CUDA_LIBRARIES})
+  list(APPEND TESSERA_PROVIDER_MODULES "cuda|CUDAExecutionProvider|tessera::cuda::make_cuda_provider_factory|providers/cuda/")
   list(APPEND TESSERA_BUILT_IN_PROVIDERS "tessera::cuda::make_cuda_provider_factory")
   message(STATUS "CUDA provider: building for sm_${CMAKE_CUDA_ARCHITECTURES} with CUDA "
                  "${CUDAToolkit_VERSION} and cuDNN ${_cudnn_major} (${CUDNN_LIBRARY})")

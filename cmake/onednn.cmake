@@ -22,8 +22,12 @@ elseif(TESSERA_WITH_ONEDNN)
   else()
     set(TESSERA_HAVE_ONEDNN ON)
     file(GLOB_RECURSE _dnnl_sources CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/providers/onednn/*.cpp)
+    # Built into the static library, and as the module libtessera_providers_dnnl.so
+    # that libtessera.so loads when present (cmake/provider_modules.cmake).
     list(APPEND TESSERA_SOURCES ${_dnnl_sources})
-    list(APPEND TESSERA_PROVIDER_LIBRARIES ${DNNL_LIBRARY} ${OpenMP_CXX_LIBRARIES})
+    set(TESSERA_DNNL_LIBRARIES ${DNNL_LIBRARY} ${OpenMP_CXX_LIBRARIES})
+    list(APPEND TESSERA_PROVIDER_LIBRARIES ${TESSERA_DNNL_LIBRARIES})
+    list(APPEND TESSERA_PROVIDER_MODULES "dnnl|DnnlExecutionProvider|tessera::onednn::make_dnnl_provider_factory|providers/onednn/")
     list(APPEND TESSERA_BUILT_IN_PROVIDERS "tessera::onednn::make_dnnl_provider_factory")
     message(STATUS "oneDNN provider: building with ${DNNL_LIBRARY}")
   endif()

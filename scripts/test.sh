@@ -27,6 +27,16 @@ else
   echo "the Python extension was not built (needs pybind11-dev, python3-dev, python3-numpy); skipped"
 fi
 
+echo "== onnxruntime-node on Tessera's C ABI"
+# npm's onnxruntime-node 1.30.0, unmodified, loading Tessera's library.
+bash tests/node/test_ort_node.sh "$BUILD_DIR" || status=1
+
+echo "== the installed SDK"
+# cmake --install into a temporary prefix; examples/ built against it with
+# find_package(Tessera) and run; programs built with pkg-config and with
+# ONNX Runtime's include layout; the compatibility folder (docs/sdk.md).
+bash tests/sdk/test_sdk.sh "$BUILD_DIR" || status=1
+
 echo "== generated docs"
 # Each operator table names its providers, so it reads the same on every
 # machine: docs/operators.md the CPU and oneDNN providers, docs/operators_cuda.md
@@ -40,6 +50,8 @@ check_ops_doc() {
   fi
 }
 check_ops_doc docs/operators.md CPUExecutionProvider,DnnlExecutionProvider
+# The C API's table, its header and docs/c_api.md come from src/capi/api_entries.txt.
+/usr/bin/python3 scripts/gen_c_api.py --check && echo "the C API table and docs/c_api.md are current" || status=1
 if "$BUILD_DIR/tessera" --version | grep -q '^built:.*CUDAExecutionProvider'; then
   check_ops_doc docs/operators_cuda.md CUDAExecutionProvider
 else

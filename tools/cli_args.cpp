@@ -3,7 +3,7 @@
 #include <charconv>
 
 #include "core/error.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 

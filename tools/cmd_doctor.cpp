@@ -6,9 +6,8 @@
 #include "cli_args.hpp"
 #include "commands.hpp"
 #include "ep/plugin_provider.hpp"
-#include "ep/provider_abilities.hpp"
-#include "ep/provider_registry.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/doctor.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 
@@ -30,17 +29,7 @@ int cmd_doctor(const std::vector<std::string>& argv) {
       status = 1;
     }
   }
-  std::cout << "\nexecution providers:\n";
-  auto& registry = ep::ProviderRegistry::instance();
-  for (const auto& name : registry.names()) {
-    const ep::ProviderFactory* f = registry.find(name);
-    std::string why;
-    bool ok = f->is_available(&why);
-    std::cout << "  " << name << ": " << (ok ? "available" : "NOT available") << "\n";
-    if (!why.empty()) std::cout << "      why not: " << why << "\n";
-    if (const auto* d = dynamic_cast<const ep::FactoryDiagnostics*>(f))
-      for (const auto& line : d->diagnostics()) std::cout << "      " << line << "\n";
-  }
+  std::cout << "\n" << runtime::doctor_report();
   return status;
 }
 

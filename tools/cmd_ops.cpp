@@ -17,7 +17,7 @@
 #include "ops/contrib_bodies.hpp"
 #include "ops/function_bodies.hpp"
 #include "ops/schema.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 

@@ -6,7 +6,7 @@
 
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 

@@ -8,7 +8,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "ep/provider_registry.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
 

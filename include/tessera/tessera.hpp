@@ -1,26 +1,21 @@
-// Tessera's public C++ API.
+// Tessera's C++ API: RAII classes over the C ABI
+// (tessera/onnxruntime_c_api.h). Failed calls throw tessera::api::Error,
+// which carries the OrtErrorCode and the runtime's full message. Programs
+// using it link libtessera.so (CMake: find_package(Tessera), target
+// Tessera::tessera; pkg-config: tessera).
+//
+//   tessera::api::Env env;
+//   tessera::api::Session session(env, "model.onnx",
+//                                 tessera::api::SessionOptions().intra_op_threads(2));
+//   std::vector<float> x(3 * 224 * 224);
+//   auto input = tessera::api::Value::tensor(tessera::api::MemoryInfo::cpu(), x.data(), x.size(),
+//                                            {1, 3, 224, 224});
+//   std::vector<tessera::api::Value> inputs;
+//   inputs.push_back(std::move(input));
+//   auto outputs = session.run({"input"}, inputs, session.output_names());
 #pragma once
-#include <string>
 
-#include "core/device.hpp"
-#include "core/error.hpp"
-#include "core/tensor.hpp"
-#include "core/value.hpp"
-#include "runtime/copy_tensors.hpp"
-#include "runtime/environment.hpp"
-#include "runtime/io_binding.hpp"
-#include "runtime/session.hpp"
-#include "runtime/session_options.hpp"
-
-namespace tessera {
-const char* version_string();
-
-// Loads an execution-provider plugin (a shared library built against
-// include/tessera/tessera_ep_api.h) and makes its provider available to
-// sessions by the name it reports, which is returned. `name` is the handle
-// for unregistering. Errors name the path: it does not exist, it lacks the
-// entry points, or it was built against another plugin ABI version.
-std::string register_execution_provider_library(const std::string& name, const std::string& path);
-// Sessions already using the provider keep it until they end.
-void unregister_execution_provider_library(const std::string& name);
-}  // namespace tessera
+#include "tessera/cxx/base.hpp"
+#include "tessera/cxx/env.hpp"
+#include "tessera/cxx/session.hpp"
+#include "tessera/cxx/value.hpp"

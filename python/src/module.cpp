@@ -5,7 +5,7 @@
 #include "bindings.hpp"
 #include "core/logging.hpp"
 #include "ep/provider_registry.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 
 namespace tessera::python {
 namespace {

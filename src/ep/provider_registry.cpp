@@ -4,13 +4,22 @@
 // Generated at configure time (cmake/built_in_providers.cmake): declares the
 // factory function of every built-in provider (the CPU provider's first, then
 // the optional ones this build includes) and defines add_built_in_providers(),
-// which calls them.
+// which calls them. The shared core (TESSERA_PROVIDER_MODULES) builds in only
+// the CPU provider and loads the others' modules.
+#ifdef TESSERA_PROVIDER_MODULES
+#include "ep/provider_modules.hpp"
+#include "provider_modules.inc"
+#else
 #include "built_in_providers.inc"
+#endif
 
 namespace tessera::ep {
 
 ProviderRegistry::ProviderRegistry() {
   add_built_in_providers(factories_);
+#ifdef TESSERA_PROVIDER_MODULES
+  load_provider_modules(provider_modules(), factories_);
+#endif
 }
 
 ProviderRegistry& ProviderRegistry::instance() {

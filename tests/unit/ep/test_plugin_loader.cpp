@@ -12,7 +12,7 @@
 #include "ep/provider_abilities.hpp"
 #include "runtime/copy_tensors.hpp"
 #include "runtime/environment.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 #include "unit/ep/sandbox_counters.hpp"
 #include "unit/optimizer/optimizer_test_util.hpp"
 

@@ -10,7 +10,7 @@
 #include "ep/provider_registry.hpp"
 #include "runtime/copy_tensors.hpp"
 #include "runtime/environment.hpp"
-#include "tessera/tessera.hpp"
+#include "runtime/runtime_api.hpp"
 #include "unit/ep/sandbox_counters.hpp"
 #include "unit/runtime/fake_device.hpp"
 

@@ -1,0 +1,181 @@
+// What the C API's opaque handles are inside: each Ort* struct the header
+// declares is defined here over Tessera's own objects. Handles are created by
+// the table's Create* entries and freed by its Release* entries.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/value.hpp"
+#include "ep/data_transfer.hpp"
+#include "ir/type_info.hpp"
+#include "runtime/environment.hpp"
+#include "runtime/io_binding.hpp"
+#include "runtime/session.hpp"
+#include "runtime/session_options.hpp"
+#include "tessera/onnxruntime_c_api.h"
+
+struct OrtEnv {
+  OrtLoggingLevel log_level = ORT_LOGGING_LEVEL_WARNING;
+  std::string log_id;
+  OrtLoggingFunction logger = nullptr;
+  void* logger_param = nullptr;
+  bool global_thread_pools = false;
+  int global_intra_op_threads = 0;
+  int global_inter_op_threads = 0;
+  int references = 0;  // the process has one environment, shared by every CreateEnv*
+};
+
+struct OrtThreadingOptions {
+  int intra_op_threads = 0;
+  int inter_op_threads = 0;
+  bool allow_spinning = true;
+  bool denormal_as_zero = false;
+  std::string intra_op_affinity;
+};
+
+struct OrtArenaCfg {
+  tessera::ArenaConfig config;
+};
+
+struct OrtSessionOptions {
+  tessera::SessionOptions options;
+  std::vector<tessera::ProviderSpec> providers;  // in the order they were appended
+  int log_verbosity_level = 0;
+  bool mem_pattern = true;
+  bool per_session_threads = true;
+  bool deterministic_compute = false;
+  // Chooses providers from the environment's devices at session creation
+  // when no provider was appended.
+  EpSelectionDelegate selection_delegate = nullptr;
+  void* selection_state = nullptr;
+};
+
+struct OrtMemoryInfo {
+  tessera::MemoryInfo info;
+  int id = 0;  // as given to CreateMemoryInfo
+  OrtMemType mem_type = OrtMemTypeDefault;
+  OrtAllocatorType allocator_type = OrtArenaAllocator;
+};
+
+struct OrtEpAssignedNode {
+  std::string name, domain, op_type;
+};
+struct OrtEpAssignedSubgraph {
+  std::string provider;
+  std::vector<std::unique_ptr<OrtEpAssignedNode>> nodes;
+  std::vector<const OrtEpAssignedNode*> node_list;
+};
+
+struct OrtSession {
+  explicit OrtSession(std::unique_ptr<tessera::Session> s) : session(std::move(s)) {}
+  std::unique_ptr<tessera::Session> session;
+  // The node-to-provider groups Session_GetEpGraphAssignmentInfo hands out.
+  mutable std::vector<std::unique_ptr<OrtEpAssignedSubgraph>> assigned;
+  mutable std::vector<const OrtEpAssignedSubgraph*> assigned_list;
+  // Memory descriptions handed out by SessionGetMemoryInfoFor*: they live
+  // as long as the session.
+  mutable std::mutex mu;
+  mutable std::vector<OrtMemoryInfo> input_memory, output_memory;
+};
+
+struct OrtValue {
+  OrtValue() = default;
+  explicit OrtValue(tessera::Value v) : value(std::move(v)) {}
+  tessera::Value value;
+  // Filled on the first GetTensorMemoryInfo; lives as long as the value.
+  mutable std::unique_ptr<OrtMemoryInfo> memory;
+};
+
+struct OrtRunOptions {
+  tessera::RunOptions options;
+  int log_verbosity_level = 0;
+  OrtSyncStream* stream = nullptr;
+};
+
+struct OrtTensorTypeAndShapeInfo {
+  ONNXTensorElementDataType elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  bool has_shape = false;            // false: the rank is unknown
+  std::vector<int64_t> dims;         // -1 where a dimension is not known
+  std::vector<std::string> symbols;  // "" where a dimension has no name
+};
+
+struct OrtTypeInfo;
+struct OrtMapTypeInfo {
+  ONNXTensorElementDataType key_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::unique_ptr<OrtTypeInfo> value_type;
+};
+struct OrtSequenceTypeInfo {
+  std::unique_ptr<OrtTypeInfo> element_type;
+};
+struct OrtOptionalTypeInfo {
+  std::unique_ptr<OrtTypeInfo> contained_type;
+};
+
+// A value's or a graph input's type; the cast accessors hand out pointers to
+// the members, owned by this object.
+struct OrtTypeInfo {
+  ONNXType type = ONNX_TYPE_UNKNOWN;
+  std::string denotation;
+  std::unique_ptr<OrtTensorTypeAndShapeInfo> tensor;  // tensor and sparse tensor
+  std::unique_ptr<OrtMapTypeInfo> map;
+  std::unique_ptr<OrtSequenceTypeInfo> sequence;
+  std::unique_ptr<OrtOptionalTypeInfo> optional;
+};
+
+struct OrtModelMetadata {
+  std::string producer_name, graph_name, domain, description, graph_description;
+  int64_t version = 0;
+  std::vector<std::pair<std::string, std::string>> custom;
+};
+
+struct OrtIoBinding {
+  std::unique_ptr<tessera::IoBinding> binding;
+};
+
+struct OrtKeyValuePairs {
+  std::vector<std::string> keys, values;
+  // Views of the strings above, refreshed on every change.
+  std::vector<const char*> key_ptrs, value_ptrs;
+  void set(const std::string& key, const std::string& value);
+  void remove(const std::string& key);
+  const char* get(const std::string& key) const;
+  void refresh();
+};
+
+struct OrtHardwareDevice {
+  tessera::HardwareDevice device;
+  std::string vendor;
+  OrtKeyValuePairs metadata;
+};
+
+struct OrtEpDevice {
+  std::string ep_name, ep_vendor;
+  const OrtHardwareDevice* device = nullptr;
+  OrtKeyValuePairs metadata, options;
+  OrtMemoryInfo memory;       // the provider's memory on the device
+  OrtMemoryInfo host_memory;  // host memory it reads and writes directly
+};
+
+struct OrtDeviceEpIncompatibilityDetails {
+  uint32_t reasons = OrtDeviceEpIncompatibility_NONE;
+  std::string notes;
+  int32_t error_code = 0;
+};
+
+struct OrtSyncStream {
+  std::unique_ptr<tessera::ep::Stream> stream;
+  const OrtEpDevice* device = nullptr;
+};
+
+// Provider options built key by key (CreateCUDAProviderOptions, ...): the
+// provider checks the keys and values when a session creates it.
+struct OrtCUDAProviderOptionsV2 {
+  std::map<std::string, std::string> options;
+};
+struct OrtDnnlProviderOptions {
+  std::map<std::string, std::string> options;
+};
