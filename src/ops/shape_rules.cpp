@@ -133,6 +133,14 @@ SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
   return w;
 }
 
+std::pair<int64_t, int64_t> shape_range(int64_t rank, int64_t start, std::optional<int64_t> end) {
+  auto clamp_axis = [rank](int64_t a) {
+    return std::clamp(a < 0 ? a + rank : a, int64_t(0), rank);
+  };
+  const int64_t b = clamp_axis(start), e = end ? clamp_axis(*end) : rank;
+  return {b, std::max(b, e)};
+}
+
 Shape expand_shape(const Shape& x, const Shape& target) {
   for (int64_t d : target.dims())
     if (d < 0)

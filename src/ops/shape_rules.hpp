@@ -1,9 +1,11 @@
-// The output geometry of Reshape, Split, Slice, Expand and Concat as the spec defines it,
+// The output geometry of Reshape, Split, Slice, Shape, Expand and Concat as the spec defines it,
 // from the node's attributes and the values of its shape inputs: one place
 // for every provider's kernels (the CPU's and CUDA's). Errors are
 // kInvalidArgument naming the offending values; the executor adds the node.
 #pragma once
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/shape.hpp"
@@ -34,6 +36,11 @@ SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
 // "cannot reshape <what> of shape <in> to <spec_name> <spec>: <why>".
 Shape reshape_shape(const Shape& in, const std::vector<int64_t>& spec, bool allowzero,
                     const char* what = "input", const char* spec_name = "");
+
+// Shape's dims [begin, end) of an input of rank `rank`: `start` and `end`
+// (opset 15; absent end: the rank) negative from the back, clamped to
+// [0, rank]; end is at least begin.
+std::pair<int64_t, int64_t> shape_range(int64_t rank, int64_t start, std::optional<int64_t> end);
 
 // Expand's output: `x` broadcast with `target` (no negative dims).
 Shape expand_shape(const Shape& x, const Shape& target);

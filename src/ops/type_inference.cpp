@@ -3,6 +3,8 @@
 #include <set>
 #include <string>
 
+#include "ops/schema.hpp"
+
 namespace tessera::ops {
 
 namespace {
@@ -65,11 +67,9 @@ TypeInfo constant_type(const ir::Node& n) {
   return TypeInfo();
 }
 
-const std::set<std::string> kBoolOut = {
-    "Equal", "Less",  "Greater", "LessOrEqual",    "GreaterOrEqual",    "Not", "And", "Or",
-    "Xor",   "IsNaN", "IsInf",   "RegexFullMatch", "OptionalHasElement"};
-const std::set<std::string> kInt64Out = {
-    "Shape", "Size", "ArgMax", "ArgMin", "NonZero", "NonMaxSuppression", "SequenceLength"};
+// Ops the schema table (schema.hpp) does not type.
+const std::set<std::string> kBoolOut = {"RegexFullMatch", "OptionalHasElement"};
+const std::set<std::string> kInt64Out = {"NonZero", "NonMaxSuppression", "SequenceLength"};
 const std::set<std::string> kStringOut = {"StringNormalizer", "StringConcat"};
 
 std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
@@ -84,8 +84,6 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
   if (kBoolOut.count(op)) return all(tensor_of(DataType::kBool));
   if (kInt64Out.count(op)) return all(tensor_of(DataType::kInt64));
   if (kStringOut.count(op)) return all(tensor_of(DataType::kString));
-  if (op == "Cast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));
-  if (op == "CastLike") return all(tensor_of(elem(inputs, 1)));
   if (op == "Constant") return all(constant_type(n));
   if (op == "ConstantOfShape") {
     const ir::Attribute* a = n.attr("value");
@@ -99,7 +97,6 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
   if (op == "HannWindow" || op == "HammingWindow" || op == "BlackmanWindow" ||
       op == "MelWeightMatrix")
     return all(tensor_of(attr_dtype(n, "output_datatype", DataType::kFloat)));
-  if (op == "Where") return all(tensor_of(elem(inputs, 1)));
   if (op == "QuantizeLinear") {
     DataType t = elem(inputs, 2);
     if (t == DataType::kUndefined) t = attr_dtype(n, "output_dtype", DataType::kUInt8);
@@ -128,15 +125,9 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     if (nout > 1) out[1] = tensor_of(DataType::kInt64);
     return out;
   }
-  if (op == "TopK" || op == "MaxPool" || op == "Unique") {
+  if (op == "Unique") {
     for (size_t i = 0; i < nout; ++i)
       out[i] = tensor_of(i == 0 ? elem(inputs, 0) : DataType::kInt64);
-    return out;
-  }
-  if (op == "Dropout") {
-    out[0] = in(inputs, 0);
-    // Before opset 10 the mask had the data's type.
-    if (nout > 1) out[1] = opset < 10 ? in(inputs, 0) : tensor_of(DataType::kBool);
     return out;
   }
   if (op == "LayerNormalization" || op == "SimplifiedLayerNormalization") {
@@ -282,6 +273,11 @@ std::vector<TypeInfo> infer_ml(const ir::Node& n, int64_t opset,
 
 std::vector<ir::TypeInfo> infer_output_types(const ir::Node& node, int64_t opset,
                                              const std::vector<ir::TypeInfo>& inputs) {
+  if (const OpSchema* s = find_schema(node, opset); s && s->type_rule) {
+    std::vector<ir::TypeInfo> out = s->type_rule(node, opset, inputs);
+    out.resize(node.outputs.size());
+    return out;
+  }
   if (ir::is_onnx_domain(node.domain)) return infer_onnx(node, opset, inputs);
   if (node.domain == "ai.onnx.preview.training") return infer_training(node, inputs);
   if (node.domain == "ai.onnx.ml") return infer_ml(node, opset, inputs);

@@ -1,6 +1,8 @@
 // Static type inference: the element type (and kind: tensor, sequence,
 // optional, map) of every node output, from the input types and attributes.
-// Shapes are resolved at run time by the kernels.
+// An op whose schema (schema.hpp) has a type rule is typed by it; the others
+// by the rules in type_inference.cpp. Shapes are resolved at run time by the
+// kernels.
 #pragma once
 #include <vector>
 

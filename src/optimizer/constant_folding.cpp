@@ -8,6 +8,8 @@
 
 #include "core/thread_pool.hpp"
 #include "ep/kernel_registry.hpp"
+#include "ops/schema.hpp"
+#include "ops/shape_rules.hpp"
 #include "ops/type_inference.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
@@ -91,20 +93,18 @@ std::optional<std::vector<Tensor>> evaluate(const ep::KernelRegistry& kernels,
   }
 }
 
-// The value of Shape (opset 15: dims [start, end), negative from the back,
-// clamped) or Size of a value of shape `dims`.
-Tensor shape_value(const ir::Node& n, const std::vector<int64_t>& dims) {
+// The value of Shape (its dims [start, end), ops::shape_range) or Size of a
+// value of shape `dims`.
+Tensor shape_value(const ir::Model& model, const ir::Node& n, const std::vector<int64_t>& dims) {
   if (n.op_type == "Size") {
     int64_t count = 1;
     for (int64_t d : dims) count *= d;
     return Tensor::scalar<int64_t>(count);
   }
-  const int64_t r = int64_t(dims.size());
-  auto clamp_axis = [r](int64_t a) { return std::clamp(a < 0 ? a + r : a, int64_t(0), r); };
-  const int64_t start = clamp_axis(attr_int(n, "start", 0)),
-                end = clamp_axis(attr_int(n, "end", r));
-  std::vector<int64_t> out;
-  for (int64_t k = start; k < end; ++k) out.push_back(dims[size_t(k)]);
+  const ops::OpSchema& s = ops::schema_of(n, model.opset(n.domain));
+  const auto [start, end] =
+      ops::shape_range(int64_t(dims.size()), ops::shape_start(s, n), ops::shape_end(s, n));
+  std::vector<int64_t> out(dims.begin() + start, dims.begin() + end);
   const int64_t len = int64_t(out.size());
   return Tensor::from_vector<int64_t>(out, Shape{len});
 }
@@ -137,10 +137,10 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegist
       shapes.visit(n);
       continue;
     }
-    if ((n.op_type == "Shape" || n.op_type == "Size") && n.inputs.size() == 1 &&
-        n.outputs.size() == 1) {
+    if ((n.op_type == "Shape" || n.op_type == "Size") && ir::is_onnx_domain(n.domain) &&
+        n.inputs.size() == 1 && n.outputs.size() == 1) {
       if (const ShapeInferrer::Dims* d = shapes.dims(n.inputs[0])) {
-        graph.initializers[n.outputs[0]] = shape_value(n, *d);
+        graph.initializers[n.outputs[0]] = shape_value(model, n, *d);
         dead[i] = true;
         ++folded;
         continue;

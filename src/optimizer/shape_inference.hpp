@@ -28,17 +28,11 @@ class ShapeInferrer {
   void visit(const ir::Node& n);
   // Output k's dims, per the rules, without recording them.
   std::vector<std::optional<Dims>> infer(const ir::Node& n) const;
+  // The values of constant `value` (int64 or int32), when it is one.
+  std::optional<Dims> ints(const std::string& value) const;
 
  private:
   const Tensor* constant(const std::string& value) const;
-  std::optional<Dims> ints(const std::string& value) const;
-  std::optional<std::optional<Dims>> attr_or_input(const ir::Node& n, const char* name,
-                                                   size_t index) const;
-  std::optional<std::optional<std::vector<bool>>> listed_axes(const ir::Node& n,
-                                                              const Dims& x) const;
-  std::vector<std::optional<Dims>> window(const ir::Node& n, const Dims& x, const Dims* w,
-                                          bool conv) const;
-
   const ir::Model& model_;
   const ir::Graph& g_;
   std::unordered_map<std::string, Dims> dims_;

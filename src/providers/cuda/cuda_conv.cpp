@@ -10,6 +10,7 @@
 #include <map>
 #include <mutex>
 
+#include "ops/window.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
 #include "providers/cuda/cudnn_util.hpp"
@@ -153,32 +154,26 @@ class CudaConv : public CudaKernel {
     win.dilations = dilations_.empty() ? std::vector<int64_t>(n, 1) : dilations_;
     if (win.strides.size() != n || win.dilations.size() != n)
       ctx.fail_node("strides and dilations need ", n, " values");
-    win.pad_begin.assign(n, 0);
-    win.pad_end.assign(n, 0);
-    if (auto_pad_ == "NOTSET" && !pads_.empty()) {
-      if (pads_.size() != 2 * n) ctx.fail_node("pads needs ", 2 * n, " values");
-      for (size_t i = 0; i < n; ++i) {
-        win.pad_begin[i] = pads_[i];
-        win.pad_end[i] = pads_[n + i];
-      }
-    }
-    for (size_t i = 0; i < n; ++i) {
-      const int64_t in = x[2 + i], span = win.dilations[i] * (win.kernel[i] - 1) + 1;
+    if (auto_pad_ == "NOTSET" && !pads_.empty() && pads_.size() != 2 * n)
+      ctx.fail_node("pads needs ", 2 * n, " values");
+    for (size_t i = 0; i < n; ++i)
       if (win.strides[i] < 1 || win.dilations[i] < 1)
         ctx.fail_node("strides and dilations must be positive");
-      if (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER") {
-        const int64_t out = (in + win.strides[i] - 1) / win.strides[i];
-        const int64_t total = std::max<int64_t>(0, (out - 1) * win.strides[i] + span - in);
-        const int64_t small = total / 2;
-        win.pad_begin[i] = auto_pad_ == "SAME_UPPER" ? small : total - small;
-        win.pad_end[i] = total - win.pad_begin[i];
-      }
+    // The window rule every provider and the optimizer size convolutions with.
+    const ops::WindowSpec spec{auto_pad_, win.kernel, win.strides, win.dilations, pads_, false};
+    ops::WindowDims d;
+    try {
+      d = ops::window_dims(std::vector<int64_t>(x.dims().begin() + 2, x.dims().end()), spec);
+    } catch (const Error& e) {
+      ctx.fail_node(e.what(), " (X ", x.to_string(), ", W ", w.to_string(), ")");
+    }
+    win.pad_begin = d.pads_begin;
+    win.pad_end = d.pads_end;
+    win.out = d.out;
+    for (size_t i = 0; i < n; ++i)
       if (win.pad_begin[i] != win.pad_end[i])
         ctx.fail_node("pads ", win.pad_begin[i], " and ", win.pad_end[i], " on spatial axis ", i,
                       " differ; cuDNN pads both sides alike");
-      const int64_t padded = in + win.pad_begin[i] + win.pad_end[i];
-      win.out.push_back(padded < span ? 0 : (padded - span) / win.strides[i] + 1);
-    }
     return win;
   }
 

@@ -2,6 +2,7 @@
 // positions of its inputs (copy_plan.hpp), one kernel per node; a plan that
 // merges into one contiguous run is a plain device-to-device copy, and a
 // transpose that moves the innermost dim goes through shared-memory tiles.
+#include "ep/op_shape.hpp"
 #include "ops/broadcast.hpp"
 #include "ops/shape_rules.hpp"
 #include "providers/cuda/copy_plan.hpp"
@@ -32,29 +33,21 @@ void strided_copy(const Tensor& x, Tensor& y, const CopyPlan& plan, cudaStream_t
 class CudaTranspose : public CudaKernel {
  public:
   CudaTranspose(const ep::KernelInfo& info, const EnvPtr& env)
-      : CudaKernel(env), has_perm_(info.has_attr("perm")), perm_(info.attr_ints("perm")) {}
+      : CudaKernel(env), shape_(info), perm_(shape_.schema().attr_ints(info.node(), "perm")) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
+    const Shape out = shape_.output(ctx, {&x});  // checks perm
     const size_t r = x.rank();
     std::vector<int64_t> perm = perm_;
-    if (!has_perm_)
+    if (perm.size() != r) {  // no perm: the axes reversed
+      perm.clear();
       for (size_t k = 0; k < r; ++k) perm.push_back(int64_t(r - 1 - k));
-    if (perm.size() != r)
-      ctx.fail_node("perm has ", perm.size(), " entries for input of shape ",
-                    x.shape().to_string());
-    const std::vector<int64_t> in_strides = dense_strides(x.shape().dims());
-    std::vector<bool> seen(r, false);
-    std::vector<int64_t> dims(r), strides(r);
-    for (size_t k = 0; k < r; ++k) {
-      const int64_t p = perm[k] < 0 ? perm[k] + int64_t(r) : perm[k];
-      if (p < 0 || p >= int64_t(r) || seen[size_t(p)])
-        ctx.fail_node("perm ", Shape(perm).to_string(), " is not a permutation of the axes of ",
-                      x.shape().to_string());
-      seen[size_t(p)] = true;
-      dims[k] = x.shape()[size_t(p)];
-      strides[k] = in_strides[size_t(p)];
     }
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    const std::vector<int64_t> in_strides = dense_strides(x.shape().dims());
+    std::vector<int64_t> dims = out.dims(), strides(r);
+    for (size_t k = 0; k < r; ++k)
+      strides[k] = in_strides[size_t(perm[k] < 0 ? perm[k] + int64_t(r) : perm[k])];
+    Tensor& y = ctx.output(0, out, x.dtype());
     const CopyPlan plan = plan_copy(dims, {{strides, 0, x.num_elements()}});
     if (const TilePlan tiles = plan_tiles(plan); tiles.rows > 0 && y.num_elements() > 0) {
       check_cuda(launch_tiled_transpose(elem_bytes(x.dtype()), x.raw_data(), y.mutable_raw_data(),
@@ -66,7 +59,7 @@ class CudaTranspose : public CudaKernel {
   }
 
  private:
-  bool has_perm_;
+  ep::OpShape shape_;
   std::vector<int64_t> perm_;
 };
 

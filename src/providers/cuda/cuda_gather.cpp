@@ -2,6 +2,7 @@
 // checks each index on the device and records an out-of-range one in a flag
 // that is read back after it, so a bad index fails the node by name instead
 // of reading outside the data.
+#include "ep/op_shape.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_shape_ops.hpp"
 #include "providers/cuda/shape_ops_launch.hpp"
@@ -13,17 +14,15 @@ namespace {
 class CudaGather : public CudaKernel {
  public:
   CudaGather(const ep::KernelInfo& info, const EnvPtr& env)
-      : CudaKernel(env), axis_(info.attr_int("axis", 0)) {}
+      : CudaKernel(env), shape_(info), axis_(shape_.schema().attr_int(info.node(), "axis")) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     const Tensor& data = ctx.required_input(0);
     const Tensor& indices = ctx.required_input(1);
     if (indices.dtype() != DataType::kInt32 && indices.dtype() != DataType::kInt64)
       ctx.fail_node("indices must be int32 or int64, got ", indices.description());
-    const size_t axis = normalized_axis(ctx, axis_, data.shape());
-    std::vector<int64_t> dims(data.shape().dims().begin(), data.shape().dims().begin() + axis);
-    for (int64_t d : indices.shape().dims()) dims.push_back(d);
-    for (size_t k = axis + 1; k < data.rank(); ++k) dims.push_back(data.shape()[k]);
-    Tensor& y = ctx.output(0, Shape(dims), data.dtype());
+    const Shape out = shape_.output(ctx, {&data, &indices});  // checks axis
+    const size_t axis = size_t(axis_ < 0 ? axis_ + int64_t(data.rank()) : axis_);
+    Tensor& y = ctx.output(0, out, data.dtype());
     if (y.num_elements() == 0) return;
     const int64_t axis_dim = data.shape()[axis];
     auto* error = static_cast<GatherError*>(scratch.lasting_bytes(sizeof(GatherError)));
@@ -49,6 +48,7 @@ class CudaGather : public CudaKernel {
   }
 
  private:
+  ep::OpShape shape_;
   int64_t axis_;
 };
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "ep/op_shape.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
 #include "providers/cuda/matmul_epilogue.hpp"
@@ -213,12 +214,13 @@ class LtGemm {
 
 class CudaMatMul : public CudaKernel {
  public:
-  CudaMatMul(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  CudaMatMul(const ep::KernelInfo& info, const EnvPtr& env) : CudaKernel(env), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
+    const Shape out = shape_.output(ctx, {&a, &b});  // checks ranks, K and the batch dims
     const MatMulPlan p = plan_matmul(a.shape(), b.shape());
-    Tensor& y = ctx.output(0, p.out);
+    Tensor& y = ctx.output(0, out);
     if (y.num_elements() == 0) return;
     if (p.k == 0) {  // an empty sum
       check_cuda(cudaMemsetAsync(y.mutable_raw_data(), 0, y.byte_size(), stream),
@@ -250,6 +252,7 @@ class CudaMatMul : public CudaKernel {
   }
 
  private:
+  ep::OpShape shape_;
   LtGemm gemm_;
 };
 
@@ -257,16 +260,16 @@ class CudaGemm : public CudaKernel {
  public:
   CudaGemm(const ep::KernelInfo& info, const EnvPtr& env)
       : CudaKernel(env),
-        trans_a_(info.attr_int("transA", 0) != 0),
-        trans_b_(info.attr_int("transB", 0) != 0),
-        alpha_(info.attr_float("alpha", 1.0f)),
-        beta_(info.attr_float("beta", 1.0f)) {}
+        shape_(info),
+        trans_a_(shape_.schema().attr_int(info.node(), "transA") != 0),
+        trans_b_(shape_.schema().attr_int(info.node(), "transB") != 0),
+        alpha_(shape_.schema().attr_float(info.node(), "alpha")),
+        beta_(shape_.schema().attr_float(info.node(), "beta")) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch& scratch) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     const Tensor* c = ctx.input(2);
-    if (a.rank() != 2 || b.rank() != 2)
-      ctx.fail_node("A and B must be 2-D, got ", a.description(), " and ", b.description());
+    const Shape out = shape_.output(ctx, {&a, &b, c});  // checks ranks, K and C
     Gemm g;
     g.type = a.dtype();
     g.trans_a = trans_a_;
@@ -274,11 +277,6 @@ class CudaGemm : public CudaKernel {
     g.m = trans_a_ ? a.shape()[1] : a.shape()[0];
     g.k = trans_a_ ? a.shape()[0] : a.shape()[1];
     g.n = trans_b_ ? b.shape()[0] : b.shape()[1];
-    const int64_t kb = trans_b_ ? b.shape()[1] : b.shape()[0];
-    if (kb != g.k)
-      ctx.fail_node("inner dims differ: A ", a.description(), (trans_a_ ? " (transposed)" : ""),
-                    ", B ", b.description(), (trans_b_ ? " (transposed)" : ""));
-    const Shape out{g.m, g.n};
     Tensor& y = ctx.output(0, out);
     if (y.num_elements() == 0) return;
     const bool use_c = c && beta_ != 0.0f && c->num_elements() > 0;
@@ -311,6 +309,7 @@ class CudaGemm : public CudaKernel {
   }
 
  private:
+  ep::OpShape shape_;
   bool trans_a_, trans_b_;
   float alpha_, beta_;
   LtGemm gemm_;

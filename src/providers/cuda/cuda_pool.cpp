@@ -5,6 +5,7 @@
 // GlobalAveragePool and GlobalMaxPool, one block per (n, c) plane.
 #include <climits>
 
+#include "ops/window.hpp"
 #include "providers/cuda/cnn_launch.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_cnn_ops.hpp"
@@ -83,28 +84,22 @@ class CudaPool : public CudaKernel {
         ctx.fail_node(what, " ", v, " is too large for the CUDA pooling kernel");
       return int(v);
     };
+    for (int64_t k : kernel_)
+      if (k < 1) ctx.fail_node("kernel_shape must be positive");
+    // The window rule every provider and the optimizer size pools with.
+    const ops::WindowSpec spec{auto_pad_, kernel_, strides, dilations, pads_, ceil_mode_};
+    ops::WindowDims d;
+    try {
+      d = ops::window_dims(std::vector<int64_t>(x.dims().begin() + 2, x.dims().end()), spec);
+    } catch (const Error& e) {
+      ctx.fail_node(e.what(), " (X ", x.to_string(), ")");
+    }
     PoolGeometry g;
     g.planes = x[0] * x[1];
     for (size_t i = 0; i < r; ++i) {
-      if (kernel_[i] < 1) ctx.fail_node("kernel_shape must be positive");
-      const int64_t in = x[2 + i], s = strides[i];
-      const int64_t ek = (kernel_[i] - 1) * dilations[i] + 1;
-      int64_t out;
-      if (auto_pad_ == "SAME_UPPER" || auto_pad_ == "SAME_LOWER") {
-        out = (in + s - 1) / s;
-        const int64_t total = std::max<int64_t>(0, (out - 1) * s + ek - in);
-        pb[i] = auto_pad_ == "SAME_UPPER" ? total / 2 : total - total / 2;
-        pe[i] = total - pb[i];
-      } else {
-        const int64_t span = in + pb[i] + pe[i] - ek;
-        if (span < 0)
-          ctx.fail_node("kernel extent ", ek, " is larger than padded spatial dim ", i, " of X ",
-                        x.to_string());
-        out = ceil_mode_ ? (span + s - 1) / s + 1 : span / s + 1;
-        // With ceil_mode the last window must start inside the input or its
-        // begin padding, not wholly in the end padding.
-        if (ceil_mode_ && (out - 1) * s >= in + pb[i]) --out;
-      }
+      const int64_t in = x[2 + i], s = strides[i], out = d.out[i];
+      pb[i] = d.pads_begin[i];
+      pe[i] = d.pads_end[i];
       const size_t slot = 3 - r + i;
       g.in[slot] = fits(in, "a spatial dim");
       g.out[slot] = fits(out, "an output dim");

@@ -7,25 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "ep/op_shape.hpp"
+#include "ops/reduce_axes.hpp"
 #include "providers/cuda/cuda_call.hpp"
 
 namespace tessera::cuda {
 
 namespace {
-
-// Dims of `rank` that `axes` names (all of them when it is empty); "" or why not.
-std::string reduced_dims(const std::vector<int64_t>& axes, size_t rank,
-                         std::vector<bool>& reduced) {
-  const int64_t r = int64_t(rank);
-  reduced.assign(rank, axes.empty());
-  for (int64_t a : axes) {
-    if (a < -r || a >= r) return str_cat("axis ", a, " is out of range for rank ", rank);
-    const size_t n = size_t(a < 0 ? a + r : a);
-    if (reduced[n]) return str_cat("axis ", a, " is listed more than once");
-    reduced[n] = true;
-  }
-  return "";
-}
 
 // The opset from which the op takes its axes as input 1 instead of an attribute.
 int64_t axes_input_since(ReduceOp op) { return op == ReduceOp::kSum ? 13 : 18; }
@@ -33,25 +21,17 @@ int64_t axes_input_since(ReduceOp op) { return op == ReduceOp::kSum ? 13 : 18; }
 class CudaReduce : public CudaKernel {
  public:
   CudaReduce(const ep::KernelInfo& info, const EnvPtr& env, ReduceOp op)
-      : CudaKernel(env),
-        op_(op),
-        axes_input_(info.opset() >= axes_input_since(op)),
-        keepdims_(info.attr_int("keepdims", 1) != 0),
-        noop_(info.attr_int("noop_with_empty_axes", 0) != 0) {
-    if (!axes_input_) axes_ = info.attr_ints("axes");
-  }
+      : CudaKernel(env), op_(op), shape_(info) {}
 
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
-    std::vector<int64_t> axes = axes_;
-    if (axes_input_) {
-      if (const Tensor* a = ctx.input(1)) {  // in host memory (KernelDef::host_inputs)
-        if (a->dtype() != DataType::kInt64 || a->rank() > 1)
-          ctx.fail_node("axes must be a 1-D int64 tensor, got ", a->description());
-        axes = a->to_int64_vector();
-      }
-    }
-    if (axes.empty() && noop_) {  // the input as it is
+    // The axes (input 1 from opset 13 or 18) are in host memory (KernelDef::host_inputs).
+    const Tensor* a = ctx.input(1);
+    if (a && (a->dtype() != DataType::kInt64 || a->rank() > 1))
+      ctx.fail_node("axes must be a 1-D int64 tensor, got ", a->description());
+    const auto red = ops::reduction_of(
+        ops::TensorShapeQuery(ctx.node(), shape_.opset(), shape_.schema(), {&x, a}));
+    if (red->noop) {  // the input as it is
       Tensor& y = ctx.output(0, x.shape());
       if (x.byte_size() > 0)
         check_cuda(cudaMemcpyAsync(y.mutable_raw_data(), x.raw_data(), x.byte_size(),
@@ -59,19 +39,9 @@ class CudaReduce : public CudaKernel {
                    "cudaMemcpyAsync (ReduceXxx with noop_with_empty_axes)");
       return;
     }
-    std::vector<bool> reduced;
-    if (std::string why = reduced_dims(axes, x.rank(), reduced); !why.empty())
-      ctx.fail_node(why, " (input ", x.description(), ")");
-    std::vector<int64_t> out_dims;
-    for (size_t d = 0; d < x.rank(); ++d) {
-      if (!reduced[d])
-        out_dims.push_back(x.shape()[d]);
-      else if (keepdims_)
-        out_dims.push_back(1);
-    }
-    Tensor& y = ctx.output(0, Shape(out_dims));
+    Tensor& y = ctx.output(0, red->out);
     ReduceShape plan;
-    if (!plan_reduce(x.shape().dims(), reduced, plan))
+    if (!plan_reduce(x.shape().dims(), red->reduced, plan))
       ctx.fail_node("input ", x.description(), " has more than ", kMaxReduceRuns,
                     " alternating runs of kept and reduced dims");
     check_cuda(
@@ -81,8 +51,7 @@ class CudaReduce : public CudaKernel {
 
  private:
   ReduceOp op_;
-  bool axes_input_, keepdims_, noop_;
-  std::vector<int64_t> axes_;
+  ep::OpShape shape_;
 };
 
 std::string check_reduce(const ep::ClaimQuery& q, ReduceOp op) {
@@ -92,7 +61,7 @@ std::string check_reduce(const ep::ClaimQuery& q, ReduceOp op) {
                    kMaxReduceRuns);
   if (rank && q.opset() < axes_input_since(op)) {
     std::vector<bool> reduced;
-    return reduced_dims(q.attr_ints("axes"), *rank, reduced);
+    return ops::reduced_axes(q.attr_ints("axes"), *rank, reduced);
   }
   return "";
 }
@@ -102,24 +71,16 @@ class CudaArgReduce : public CudaKernel {
   CudaArgReduce(const ep::KernelInfo& info, const EnvPtr& env, bool max)
       : CudaKernel(env),
         max_(max),
-        axis_(info.attr_int("axis", 0)),
-        keepdims_(info.attr_int("keepdims", 1) != 0),
-        last_(info.attr_int("select_last_index", 0) != 0) {}
+        shape_(info),
+        axis_(shape_.schema().attr_int(info.node(), "axis")),
+        last_(shape_.schema().attr_def("select_last_index") &&
+              shape_.schema().attr_int(info.node(), "select_last_index") != 0) {}
 
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
-    const int64_t rank = int64_t(x.rank());
-    if (axis_ < -rank || axis_ >= rank)
-      ctx.fail_node("axis ", axis_, " is out of range for input ", x.description());
-    const size_t axis = size_t(axis_ < 0 ? axis_ + rank : axis_);
-    std::vector<int64_t> out_dims;
-    for (size_t d = 0; d < x.rank(); ++d) {
-      if (d != axis)
-        out_dims.push_back(x.shape()[d]);
-      else if (keepdims_)
-        out_dims.push_back(1);
-    }
-    Tensor& y = ctx.output(0, Shape(out_dims), DataType::kInt64);
+    const Shape out = shape_.output(ctx, {&x});  // checks axis
+    const size_t axis = size_t(axis_ < 0 ? axis_ + int64_t(x.rank()) : axis_);
+    Tensor& y = ctx.output(0, out, DataType::kInt64);
     if (y.num_elements() == 0) return;
     const int64_t len = x.shape()[axis];
     if (len == 0)
@@ -133,8 +94,9 @@ class CudaArgReduce : public CudaKernel {
 
  private:
   bool max_;
+  ep::OpShape shape_;
   int64_t axis_;
-  bool keepdims_, last_;
+  bool last_;
 };
 
 std::string check_arg_reduce(const ep::ClaimQuery& q) {

@@ -420,6 +420,6 @@ TEST(CudaKernels, RunTimeErrorsNameTheNode) {
   } catch (const Error& e) {
     const std::string what = e.what();
     EXPECT_NE(what.find("Gemm_node"), std::string::npos) << what;
-    EXPECT_NE(what.find("inner dims differ"), std::string::npos) << what;
+    EXPECT_NE(what.find("inner dimensions differ"), std::string::npos) << what;
   }
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "ep/op_shape.hpp"
 #include "linalg/gemm.hpp"
 #include "providers/cpu/fused/fused_activation.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
@@ -105,10 +106,11 @@ const linalg::PackedB* usable(const std::shared_ptr<const linalg::PackedB>& pb, 
 class GemmKernel : public ep::OpKernel {
  public:
   explicit GemmKernel(const ep::KernelInfo& info)
-      : ta_(info.attr_int("transA", 0) != 0),
-        tb_(info.attr_int("transB", 0) != 0),
-        alpha_(info.attr_float("alpha", 1.f)),
-        beta_(info.attr_float("beta", 1.f)),
+      : shape_(info),
+        ta_(shape_.schema().attr_int(info.node(), "transA") != 0),
+        tb_(shape_.schema().attr_int(info.node(), "transB") != 0),
+        alpha_(shape_.schema().attr_float(info.node(), "alpha")),
+        beta_(shape_.schema().attr_float(info.node(), "beta")),
         packed_b_(pack_constant_b(info, tb_)) {}
 
   // A packed B is all a float-family run reads of input 1.
@@ -118,30 +120,18 @@ class GemmKernel : public ep::OpKernel {
     const Tensor& A = ctx.required_input(0);
     const Tensor& B = ctx.required_input(1);
     const Tensor* C = ctx.input(2);
-    if (A.rank() != 2 || B.rank() != 2)
-      ctx.fail_node("A and B must be 2-D, got A ", A.shape().to_string(), " and B ",
-                    B.shape().to_string());
-    const int64_t M = ta_ ? A.shape()[1] : A.shape()[0];
-    const int64_t K = ta_ ? A.shape()[0] : A.shape()[1];
-    const int64_t KB = tb_ ? B.shape()[1] : B.shape()[0];
-    const int64_t N = tb_ ? B.shape()[0] : B.shape()[1];
-    if (K != KB)
-      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(),
-                    (ta_ ? " (transposed)" : ""), " gives K=", K, " but B ", B.shape().to_string(),
-                    (tb_ ? " (transposed)" : ""), " gives K=", KB);
+    const Shape y_shape = shape_.output(ctx, {&A, &B, C});  // checks ranks, K and C
+    const int64_t M = y_shape[0], N = y_shape[1], K = ta_ ? A.shape()[0] : A.shape()[1];
     // C broadcasts one way to [M, N].
     int64_t c_rows = 0, c_cols = 0;  // strides into C (0 = broadcast)
     if (C) {
       const auto& cd = C->shape().dims();
-      if (cd.size() > 2) ctx.fail_node("C must have rank <= 2, got ", C->shape().to_string());
       const int64_t cm = cd.size() == 2 ? cd[0] : 1;
       const int64_t cn = cd.empty() ? 1 : cd.back();
-      if ((cm != 1 && cm != M) || (cn != 1 && cn != N))
-        ctx.fail_node("C ", C->shape().to_string(), " does not broadcast to [", M, ",", N, "]");
       c_cols = cn == 1 ? 0 : 1;
       c_rows = cm == 1 ? 0 : cn;
     }
-    Tensor& Y = ctx.output(0, Shape{M, N});
+    Tensor& Y = ctx.output(0, y_shape);
     const DataType dt = A.dtype();
     if (is_float_family(dt)) {
       const linalg::PackedB* pb = usable(packed_b_, B, K, N);
@@ -187,6 +177,7 @@ class GemmKernel : public ep::OpKernel {
   }
 
  private:
+  ep::OpShape shape_;
   bool ta_, tb_;
   float alpha_, beta_;
   std::shared_ptr<const linalg::PackedB> packed_b_;
@@ -199,11 +190,13 @@ class GemmKernel : public ep::OpKernel {
 class MatMulKernel : public ep::OpKernel {
  public:
   explicit MatMulKernel(const ep::KernelInfo& info)
-      : ta_(info.attr_int("transA", 0) != 0),
-        tb_(info.attr_int("transB", 0) != 0),
-        alpha_(info.attr_float("alpha", 1.0f)),
+      : shape_(info),
+        ta_(attr(info, "transA") != 0),
+        tb_(attr(info, "transB") != 0),
+        alpha_(shape_.schema().attr_def("alpha") ? shape_.schema().attr_float(info.node(), "alpha")
+                                                 : 1.0f),
         packed_b_(ta_ ? nullptr : pack_constant_b(info, tb_)) {
-    if (info.attr_int("transBatchA", 0) != 0 || info.attr_int("transBatchB", 0) != 0)
+    if (attr(info, "transBatchA") != 0 || attr(info, "transBatchB") != 0)
       info.fail_node("transBatchA / transBatchB are not supported");
   }
 
@@ -212,9 +205,7 @@ class MatMulKernel : public ep::OpKernel {
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& A = ctx.required_input(0);
     const Tensor& B = ctx.required_input(1);
-    if (A.rank() == 0 || B.rank() == 0)
-      ctx.fail_node("MatMul inputs must have rank >= 1, got A ", A.shape().to_string(), " and B ",
-                    B.shape().to_string());
+    const Shape y_shape = shape_.output(ctx, {&A, &B});  // checks ranks, K and the batch dims
     std::vector<int64_t> ad = A.shape().dims(), bd = B.shape().dims();
     const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
     if (a_vec) ad.insert(ad.begin(), 1);
@@ -222,11 +213,8 @@ class MatMulKernel : public ep::OpKernel {
     // A 1-D operand is a row (A) or a column (B) and is never transposed.
     const bool ta = ta_ && !a_vec, tb = tb_ && !b_vec;
     const int64_t M = ad[ad.size() - (ta ? 1 : 2)], K = ad[ad.size() - (ta ? 2 : 1)];
-    const int64_t KB = bd[bd.size() - (tb ? 1 : 2)], N = bd[bd.size() - (tb ? 2 : 1)];
+    const int64_t N = bd[bd.size() - (tb ? 2 : 1)];
     const int64_t lda = ta ? M : K, ldb = tb ? K : N;
-    if (K != KB)
-      ctx.fail_node("inner dimensions differ: A ", A.shape().to_string(), " and B ",
-                    B.shape().to_string(), " (", K, " vs ", KB, ")");
     // Broadcast the batch dims.
     const size_t ab = ad.size() - 2, bb = bd.size() - 2;
     const size_t nb = std::max(ab, bb);
@@ -235,9 +223,6 @@ class MatMulKernel : public ep::OpKernel {
     for (size_t i = nb; i-- > 0;) {
       const int64_t da = i + ab >= nb ? ad[i + ab - nb] : 1;
       const int64_t db = i + bb >= nb ? bd[i + bb - nb] : 1;
-      if (da != db && da != 1 && db != 1)
-        ctx.fail_node("batch dimensions do not broadcast: A ", A.shape().to_string(), " and B ",
-                      B.shape().to_string());
       batch[i] = std::max(da, db);
       if (da == 0 || db == 0) batch[i] = 0;
       astr[i] = da == 1 ? 0 : as;
@@ -245,10 +230,7 @@ class MatMulKernel : public ep::OpKernel {
       as *= da;
       bs *= db;
     }
-    std::vector<int64_t> yd = batch;
-    if (!a_vec) yd.push_back(M);
-    if (!b_vec) yd.push_back(N);
-    Tensor& Y = ctx.output(0, Shape(yd));
+    Tensor& Y = ctx.output(0, y_shape);
     int64_t nbatch = 1;
     for (int64_t d : batch) nbatch *= d;
     if (Y.num_elements() == 0) return;
@@ -320,6 +302,12 @@ class MatMulKernel : public ep::OpKernel {
   }
 
  private:
+  // transA, ..., which only com.microsoft's ops have (0 for MatMul).
+  int64_t attr(const ep::KernelInfo& info, const char* name) const {
+    return shape_.schema().attr_def(name) ? shape_.schema().attr_int(info.node(), name) : 0;
+  }
+
+  ep::OpShape shape_;
   bool ta_, tb_;
   float alpha_;
   std::shared_ptr<const linalg::PackedB> packed_b_;

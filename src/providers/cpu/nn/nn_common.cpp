@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ops/window.hpp"
+
 namespace tessera::cpu::nn {
 
 std::string dims_str(const std::vector<int64_t>& d) { return Shape(d).to_string(); }
@@ -77,39 +79,18 @@ Window resolve_window(const ep::KernelContext& ctx, const WindowAttrs& a,
   if (w.strides.size() != r) ctx.fail_node("strides ", dims_str(w.strides), " need ", r, " values");
   if (w.dilations.size() != r)
     ctx.fail_node("dilations ", dims_str(w.dilations), " need ", r, " values");
-  w.pads_begin.assign(r, 0);
-  w.pads_end.assign(r, 0);
-  if (a.auto_pad == "NOTSET" && !a.pads.empty()) {
-    if (a.pads.size() != 2 * r)
-      ctx.fail_node("pads ", dims_str(a.pads), " need ", 2 * r, " values for ", r, " spatial dims");
-    for (size_t i = 0; i < r; ++i) {
-      w.pads_begin[i] = a.pads[i];
-      w.pads_end[i] = a.pads[i + r];
-    }
+  if (a.auto_pad == "NOTSET" && !a.pads.empty() && a.pads.size() != 2 * r)
+    ctx.fail_node("pads ", dims_str(a.pads), " need ", 2 * r, " values for ", r, " spatial dims");
+  ops::WindowSpec spec{a.auto_pad, kernel, w.strides, w.dilations, a.pads, a.ceil_mode};
+  ops::WindowDims d;
+  try {
+    d = ops::window_dims(in, spec);
+  } catch (const Error& e) {
+    ctx.fail_node(e.what());
   }
-  w.out.resize(r);
-  for (size_t i = 0; i < r; ++i) {
-    const int64_t ek = (kernel[i] - 1) * w.dilations[i] + 1;  // effective kernel extent
-    const int64_t s = w.strides[i];
-    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
-      const int64_t o = (in[i] + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (o - 1) * s + ek - in[i]);
-      const int64_t small = total / 2;
-      w.pads_begin[i] = a.auto_pad == "SAME_UPPER" ? small : total - small;
-      w.pads_end[i] = total - w.pads_begin[i];
-      w.out[i] = o;
-      continue;
-    }
-    const int64_t span = in[i] + w.pads_begin[i] + w.pads_end[i] - ek;
-    if (span < 0)
-      ctx.fail_node("kernel extent ", ek, " (kernel ", kernel[i], ", dilation ", w.dilations[i],
-                    ") is larger than padded input dim ", i, " of ", dims_str(in));
-    int64_t o = a.ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
-    // With ceil_mode the last window must start inside the input or its
-    // begin padding, not wholly in the end padding.
-    if (a.ceil_mode && (o - 1) * s >= in[i] + w.pads_begin[i]) --o;
-    w.out[i] = o;
-  }
+  w.out = std::move(d.out);
+  w.pads_begin = std::move(d.pads_begin);
+  w.pads_end = std::move(d.pads_end);
   check_padded_extent(ctx, w.in, w.pads_begin, w.pads_end, w.strides);
   return w;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ep/op_shape.hpp"
 #include "linalg/row_reduce.hpp"
 #include "providers/cpu/math/type_dispatch.hpp"
 #include "providers/cpu/reduce/reduce_kernels.hpp"
@@ -81,22 +82,17 @@ template <bool kMax>
 class ArgKernel final : public ep::OpKernel {
  public:
   explicit ArgKernel(const ep::KernelInfo& info)
-      : axis_(info.attr_int("axis", 0)),
-        keepdims_(info.attr_int("keepdims", 1) != 0),
-        last_(info.attr_int("select_last_index", 0) != 0) {}
+      : shape_(info),
+        axis_(shape_.schema().attr_int(info.node(), "axis")),
+        last_(shape_.schema().attr_def("select_last_index") &&
+              shape_.schema().attr_int(info.node(), "select_last_index") != 0) {}
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    const int64_t axis = checked_axis(ctx, axis_, x);
+    const Shape out_shape = shape_.output(ctx, {&x});  // checks axis
+    const int64_t axis = axis_ < 0 ? axis_ + int64_t(x.rank()) : axis_;
     const AxisSplit sp = split_at(x.shape(), axis);
-    std::vector<int64_t> od;
-    for (size_t i = 0; i < x.rank(); ++i) {
-      if (int64_t(i) != axis)
-        od.push_back(x.shape()[i]);
-      else if (keepdims_)
-        od.push_back(1);
-    }
-    Tensor& out = ctx.output(0, Shape(od), DataType::kInt64);
+    Tensor& out = ctx.output(0, out_shape, DataType::kInt64);
     if (out.num_elements() == 0) return;
     if (sp.len == 0)
       ctx.fail_node("cannot take Arg", kMax ? "Max" : "Min", " over an empty axis of ",
@@ -149,8 +145,8 @@ class ArgKernel final : public ep::OpKernel {
   }
 
  private:
+  ep::OpShape shape_;
   int64_t axis_;
-  bool keepdims_;
   bool last_;
 };
 

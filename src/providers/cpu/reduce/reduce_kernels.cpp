@@ -12,7 +12,9 @@
 #include <memory>
 #include <string>
 
+#include "ep/op_shape.hpp"
 #include "linalg/row_reduce.hpp"
+#include "ops/reduce_axes.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 #include "providers/cpu/math/type_dispatch.hpp"
 #include "providers/cpu/reduce/reduce_plan.hpp"
@@ -196,35 +198,26 @@ template <R kOp>
 class ReduceKernel final : public ep::OpKernel {
  public:
   explicit ReduceKernel(const ep::KernelInfo& info)
-      : axes_input_(info.opset() >= (kOp == R::kSum ? 13 : 18)),
-        keepdims_(info.attr_int("keepdims", 1) != 0),
-        noop_(info.attr_int("noop_with_empty_axes", 0) != 0) {
-    if (!axes_input_) axes_ = info.attr_ints("axes");
-  }
+      : shape_(info), keepdims_(shape_.schema().attr_int(info.node(), "keepdims") != 0) {}
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    std::vector<int64_t> axes = axes_;
-    if (axes_input_) {
-      const Tensor* a = ctx.input(1);
-      if (a) {
-        if (a->dtype() != DataType::kInt64 || a->rank() > 1)
-          ctx.fail_node("axes must be a 1-D int64 tensor, got ", a->description());
-        axes = a->to_int64_vector();
-      }
-    }
-    if (axes.empty() && noop_) {
+    const Tensor* a = ctx.input(1);  // the axes, from opset 13 (ReduceSum) or 18
+    if (a && (a->dtype() != DataType::kInt64 || a->rank() > 1))
+      ctx.fail_node("axes must be a 1-D int64 tensor, got ", a->description());
+    const auto red = ops::reduction_of(
+        ops::TensorShapeQuery(ctx.node(), shape_.opset(), shape_.schema(), {&x, a}));
+    if (red->noop) {
       ctx.set_output(0, Value(x));
       return;
     }
-    std::vector<bool> reduced = reduced_dims(ctx, x, axes);
-    const ReducePlan plan = make_reduce_plan(x.shape(), reduced, keepdims_);
+    const ReducePlan plan = make_reduce_plan(x.shape(), red->reduced, keepdims_);
     using Types = std::conditional_t<kOp == R::kMax || kOp == R::kMin, NumericBoolTypes,
                                      NumericTypes>;
     visit_type(Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C [[maybe_unused]] = Compute<T>;
-      Tensor& out = ctx.output(0, plan.out_shape, x.dtype());
+      Tensor& out = ctx.output(0, red->out, x.dtype());
       if (plan.groups == 0) return;
       const T* in = x.data<T>();
       T* po = out.mutable_data<T>();
@@ -255,28 +248,11 @@ class ReduceKernel final : public ep::OpKernel {
   }
 
  private:
-  bool axes_input_;
+  ep::OpShape shape_;
   bool keepdims_;
-  bool noop_;
-  std::vector<int64_t> axes_;
 };
 
 }  // namespace
-
-std::vector<bool> reduced_dims(const ep::KernelContext& ctx, const Tensor& x,
-                               const std::vector<int64_t>& axes) {
-  const int64_t rank = int64_t(x.rank());
-  std::vector<bool> reduced(size_t(rank), axes.empty());
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank)
-      ctx.fail_node("axis ", a, " is out of range for input ", x.description());
-    int64_t n = a < 0 ? a + rank : a;
-    if (reduced[size_t(n)] && !axes.empty())
-      ctx.fail_node("axis ", a, " is listed more than once");
-    reduced[size_t(n)] = true;
-  }
-  return reduced;
-}
 
 void add_reduce_factories(FactoryMap& m) {
   m["ReduceSum"] = factory_of<ReduceKernel<R::kSum>>();

@@ -1,7 +1,6 @@
 // Expand and Tile: both are an axis-map copy whose per-axis table repeats
 // input offsets (0 for a broadcast axis, i mod dim for a tiled one).
-#include "ops/broadcast.hpp"
-#include "ops/shape_rules.hpp"
+#include "ep/op_shape.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -17,10 +16,10 @@ namespace types = ep::types;
 
 class ExpandKernel : public OpKernel {
  public:
-  explicit ExpandKernel(const KernelInfo&) {}
+  explicit ExpandKernel(const KernelInfo& info) : shape_(info) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    const Shape out = ops::expand_shape(x.shape(), Shape(read_ints(ctx.required_input(1))));
+    const Shape out = shape_.output(ctx, {&x, &ctx.required_input(1)});
     Tensor& y = ctx.output(0, out, x.dtype());
     size_t R = out.rank(), r = x.rank();
     std::vector<int64_t> st = strides_of(x.shape());
@@ -34,16 +33,23 @@ class ExpandKernel : public OpKernel {
     }
     copy_by_axis_maps(x, y, maps, nullptr, ctx.thread_pool());
   }
+
+ private:
+  ep::OpShape shape_;
 };
 
+// Tile-1 takes a scalar count and the axis it applies to (of the input's
+// type, so not a shape input its schema could read); from opset 6 the output
+// shape is the schema's rule.
 class TileKernel : public OpKernel {
  public:
-  explicit TileKernel(const KernelInfo& info) : v1_(info.opset() < 6) {}
+  explicit TileKernel(const KernelInfo& info)
+      : v1_(info.opset() < 6), shape_(v1_ ? std::nullopt : std::optional<ep::OpShape>(info)) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     size_t r = x.rank();
-    std::vector<int64_t> reps;
-    if (v1_) {  // Tile-1: a scalar count and the axis it applies to
+    std::vector<int64_t> dims;
+    if (v1_) {
       auto tiles = read_ints(ctx.required_input(1));
       auto axis = read_ints(ctx.required_input(2));
       if (tiles.size() != 1 || axis.size() != 1) ctx.fail_node("tiles and axis must be scalars");
@@ -51,18 +57,11 @@ class TileKernel : public OpKernel {
       if (a < 0 || a >= int64_t(r))
         ctx.fail_node("axis ", axis[0], " is out of range for input of shape ",
                       x.shape().to_string());
-      reps.assign(r, 1);
-      reps[size_t(a)] = tiles[0];
+      if (tiles[0] < 0) ctx.fail_node("tiles ", tiles[0], " is negative");
+      dims = x.shape().dims();
+      dims[size_t(a)] *= tiles[0];
     } else {
-      reps = read_ints(ctx.required_input(1));
-    }
-    if (reps.size() != r)
-      ctx.fail_node("repeats ", Shape(reps).to_string(), " do not match input of shape ",
-                    x.shape().to_string());
-    std::vector<int64_t> dims(r);
-    for (size_t k = 0; k < r; ++k) {
-      if (reps[k] < 0) ctx.fail_node("repeats ", Shape(reps).to_string(), " has a negative entry");
-      dims[k] = x.shape()[k] * reps[k];
+      dims = shape_->output(ctx, {&x, &ctx.required_input(1)}).dims();
     }
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     if (y.num_elements() == 0) return;
@@ -77,6 +76,7 @@ class TileKernel : public OpKernel {
 
  private:
   bool v1_;
+  std::optional<ep::OpShape> shape_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Gather, GatherElements and GatherND. Every index is checked (and negative
 // ones wrapped) before any data moves, so a bad index is an error naming the
 // node, the index and the valid range, never an out-of-bounds read.
+#include "ep/op_shape.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -34,18 +35,17 @@ int64_t norm_axis(const KernelContext& ctx, int64_t axis, const Shape& s) {
 
 class GatherKernel : public OpKernel {
  public:
-  explicit GatherKernel(const KernelInfo& info) : axis_(info.attr_int("axis", 0)) {}
+  explicit GatherKernel(const KernelInfo& info)
+      : shape_(info), axis_(shape_.schema().attr_int(info.node(), "axis")) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& it = ctx.required_input(1);
-    int64_t axis = norm_axis(ctx, axis_, x.shape());
+    const Shape out = shape_.output(ctx, {&x, &it});  // checks axis
+    const int64_t axis = axis_ < 0 ? axis_ + int64_t(x.rank()) : axis_;
     int64_t dim = x.shape()[size_t(axis)];
     std::vector<int64_t> idx = read_ints(it);
     normalize_indices(ctx, idx, dim, x.shape(), axis);
-    std::vector<int64_t> dims(x.shape().dims().begin(), x.shape().dims().begin() + axis);
-    dims.insert(dims.end(), it.shape().dims().begin(), it.shape().dims().end());
-    dims.insert(dims.end(), x.shape().dims().begin() + axis + 1, x.shape().dims().end());
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    Tensor& y = ctx.output(0, out, x.dtype());
     if (y.num_elements() == 0) return;
     int64_t outer = x.shape().size_to(size_t(axis)), inner = x.shape().size_from(size_t(axis) + 1);
     int64_t n = int64_t(idx.size());
@@ -61,6 +61,7 @@ class GatherKernel : public OpKernel {
   }
 
  private:
+  ep::OpShape shape_;
   int64_t axis_;
 };
 
@@ -118,8 +119,8 @@ class GatherNDKernel : public OpKernel {
                     is.to_string());
     int64_t m = is[size_t(q - 1)];
     if (m < 1 || m > r - b)
-      ctx.fail_node("indices of shape ", is.to_string(), " address ", m,
-                    " dims, data of shape ", ds.to_string(), " has ", r - b, " after batch dims");
+      ctx.fail_node("indices of shape ", is.to_string(), " address ", m, " dims, data of shape ",
+                    ds.to_string(), " has ", r - b, " after batch dims");
     for (int64_t k = 0; k < b; ++k)
       if (ds[size_t(k)] != is[size_t(k)])
         ctx.fail_node("batch dims of data ", ds.to_string(), " and indices ", is.to_string(),
@@ -162,7 +163,8 @@ void register_gather_kernels(ep::KernelRegistry& r) {
   TypeConstraint ind{"Tind", {1}, {DataType::kInt32, DataType::kInt64}};
   r.add<GatherKernel>({"", "Gather", 1, ep::kOpsetMax, {all, ind}});
   r.add<GatherElementsKernel>({"", "GatherElements", 11, ep::kOpsetMax, {all, ind}});
-  r.add<GatherNDKernel>({"", "GatherND", 11, ep::kOpsetMax, {all, {"Tind", {1}, {DataType::kInt64}}}});
+  r.add<GatherNDKernel>(
+      {"", "GatherND", 11, ep::kOpsetMax, {all, {"Tind", {1}, {DataType::kInt64}}}});
 }
 
 }  // namespace tessera::cpu

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ep/op_shape.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -125,35 +126,24 @@ namespace {
 class TransposeKernel : public OpKernel {
  public:
   explicit TransposeKernel(const KernelInfo& info)
-      : has_perm_(info.has_attr("perm")), perm_(info.attr_ints("perm")) {}
+      : shape_(info), perm_(shape_.schema().attr_ints(info.node(), "perm")) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    size_t r = x.rank();
+    const Shape out = shape_.output(ctx, {&x});  // checks perm
+    const size_t r = x.rank();
     std::vector<int64_t> perm = perm_;
-    if (!has_perm_) {
+    if (perm.size() != r) {  // no perm: the axes reversed
       perm.resize(r);
       for (size_t k = 0; k < r; ++k) perm[k] = int64_t(r - 1 - k);
     }
-    if (perm.size() != r)
-      ctx.fail_node("perm has ", perm.size(), " entries for input of shape ",
-                    x.shape().to_string());
-    std::vector<bool> seen(r, false);
-    std::vector<int64_t> dims(r);
-    for (size_t k = 0; k < r; ++k) {
-      int64_t p = perm[k] < 0 ? perm[k] + int64_t(r) : perm[k];
-      if (p < 0 || p >= int64_t(r) || seen[size_t(p)])
-        ctx.fail_node("perm ", Shape(perm_).to_string(), " is not a permutation of the axes of ",
-                      x.shape().to_string());
-      seen[size_t(p)] = true;
-      perm[k] = p;
-      dims[k] = x.shape()[size_t(p)];
-    }
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    for (int64_t& p : perm)
+      if (p < 0) p += int64_t(r);
+    Tensor& y = ctx.output(0, out, x.dtype());
     transpose_into(x, perm, y, ctx.thread_pool());
   }
 
  private:
-  bool has_perm_;
+  ep::OpShape shape_;
   std::vector<int64_t> perm_;
 };
 

@@ -1,0 +1,130 @@
+// Element-wise ops: the unary ones (output shaped like the input), the
+// broadcasting binary and variadic ones, and Cast.
+#include "ops/schema_families.hpp"
+
+namespace tessera::ops {
+
+namespace {
+
+using namespace schema;
+
+std::vector<ir::TypeInfo> cast_type(const ir::Node& n, int64_t, const std::vector<ir::TypeInfo>&) {
+  const ir::Attribute* a = n.attr("to");
+  const bool valid = a && a->type == ir::AttrType::kInt && is_valid_data_type(int32_t(a->i));
+  return {ir::TypeInfo::tensor(valid ? static_cast<DataType>(a->i) : DataType::kUndefined)};
+}
+
+OpSchema unary(const char* op, int64_t since, std::vector<AttrDef> attrs = {},
+               const std::vector<DataType>& types = float_types()) {
+  return {
+      "", op, since, std::move(attrs), {same_type(types)}, type_of_input0, same_shape_as_input0};
+}
+
+void add_unary(std::vector<OpSchema>& t) {
+  for (const char* op : {"Acos", "Asin", "Atan", "Cos", "Sin", "Tan"}) t.push_back(unary(op, 7));
+  for (const char* op : {"Acosh", "Asinh", "Atanh", "Cosh", "Sinh", "Erf"})
+    t.push_back(unary(op, 9));
+  for (const char* op : {"Softplus", "Softsign"}) t.push_back(unary(op, 1));
+  t.push_back(unary("Round", 11));
+  t.push_back(unary("Mish", 18));
+  for (const char* op : {"Abs", "Ceil", "Exp", "Floor", "Log", "Neg", "Reciprocal", "Relu",
+                         "Sigmoid", "Sqrt", "Tanh"})
+    t.push_back(unary(op, 1, {}, numeric_types()));
+  t.push_back(unary("Sign", 9, {}, numeric_types()));
+  t.push_back(unary("Identity", 1, {}, all_types()));
+  t.push_back(unary("Celu", 12, {float_attr("alpha", 1.0f)}));
+  t.push_back(unary("Elu", 1, {float_attr("alpha", 1.0f)}));
+  t.push_back(unary("Gelu", 20, {string_attr("approximate", "none")}));
+  t.push_back(unary("HardSigmoid", 1, {float_attr("alpha", 0.2f), float_attr("beta", 0.5f)}));
+  t.push_back(unary("HardSwish", 14));
+  t.push_back(unary("LeakyRelu", 1, {float_attr("alpha", 0.01f)}));
+  t.push_back(unary("Selu", 1,
+                    {float_attr("alpha", 1.67326319217681884765625f),
+                     float_attr("gamma", 1.05070102214813232421875f)}));
+  t.push_back(unary("Shrink", 9, {float_attr("bias", 0.0f), float_attr("lambd", 0.5f)}));
+  t.push_back(unary("ThresholdedRelu", 10, {float_attr("alpha", 1.0f)}));
+  t.push_back(unary("PRelu", 1));
+  // Clip's bounds were attributes before opset 11.
+  t.push_back(
+      unary("Clip", 1, {float_attr("min", -3.402823e+38f), float_attr("max", 3.402823e+38f)}));
+  t.push_back(unary("Clip", 11, {}, numeric_types()));
+  OpSchema is_inf =
+      unary("IsInf", 10, {int_attr("detect_negative", 1), int_attr("detect_positive", 1)});
+  OpSchema is_nan = unary("IsNaN", 9);
+  OpSchema not_op = unary("Not", 1, {}, bool_type());
+  for (OpSchema* s : {&is_inf, &is_nan, &not_op}) {
+    s->type_rule = bool_outputs;
+    if (s != &not_op) s->types = {{"T1", {0}, {}, float_types()}, {"T2", {}, {0}, bool_type()}};
+    t.push_back(std::move(*s));
+  }
+  t.push_back({"",
+               "Cast",
+               1,
+               {required_attr("to", ir::AttrType::kInt)},
+               {{"T1", {0}, {}, all_types()}, {"T2", {}, {0}, all_types()}},
+               cast_type,
+               same_shape_as_input0});
+  t.push_back({"",
+               "CastLike",
+               15,
+               {},
+               {{"T1", {0}, {}, all_types()}, {"T2", {1}, {0}, all_types()}},
+               type_of_input1,
+               same_shape_as_input0});
+}
+
+// Before opset 7 the binary ops broadcast B to A only (with broadcast=1), so
+// the output has A's shape; from 7 on both broadcast numpy-style.
+void add_binary(std::vector<OpSchema>& t, const char* op, int64_t first, int64_t numpy_since,
+                const std::vector<DataType>& types, bool logical_out) {
+  TypeParam in{"T", {0, 1}, {}, types};
+  std::vector<TypeParam> params = {in, {"T1", {}, {0}, bool_type()}};
+  if (!logical_out) params = {{"T", {0, 1}, {0}, types}};
+  const TypeRule type_rule = logical_out ? bool_outputs : type_of_input0;
+  if (first < numpy_since)
+    t.push_back({"",
+                 op,
+                 first,
+                 {int_attr("broadcast", 0), int_attr("axis", 0)},
+                 params,
+                 type_rule,
+                 same_shape_as_input0});
+  t.push_back({"", op, numpy_since, {}, params, type_rule, broadcast_inputs});
+}
+
+void add_broadcasting(std::vector<OpSchema>& t) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div"})
+    add_binary(t, op, 1, 7, numeric_types(), false);
+  add_binary(t, "Pow", 1, 7, numeric_types(), false);
+  for (const char* op : {"And", "Or", "Xor"}) add_binary(t, op, 1, 7, bool_type(), true);
+  for (const char* op : {"Equal", "Greater", "Less"}) add_binary(t, op, 1, 7, all_types(), true);
+  for (const char* op : {"GreaterOrEqual", "LessOrEqual"})
+    add_binary(t, op, 12, 12, numeric_types(), true);
+  add_binary(t, "Mod", 10, 10, numeric_types(), false);
+  t.back().attrs = {int_attr("fmod", 0)};
+  add_binary(t, "BitShift", 11, 11, numeric_types(), false);
+  t.back().attrs = {required_attr("direction", ir::AttrType::kString)};
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+    add_binary(t, op, 18, 18, numeric_types(), false);
+  // Variadic: every input broadcast together (from opset 8; all one shape before).
+  for (const char* op : {"Max", "Min", "Sum", "Mean"}) {
+    t.push_back({"", op, 1, {}, {same_type(float_types())}, type_of_input0, same_shape_as_input0});
+    t.push_back({"", op, 8, {}, {same_type(numeric_types())}, type_of_input0, broadcast_inputs});
+  }
+  t.push_back({"",
+               "Where",
+               9,
+               {},
+               {{"B", {0}, {}, bool_type()}, {"T", {1, 2}, {0}, all_types()}},
+               type_of_input1,
+               broadcast_inputs});
+}
+
+}  // namespace
+
+void add_elementwise_schemas(std::vector<OpSchema>& t) {
+  add_unary(t);
+  add_broadcasting(t);
+}
+
+}  // namespace tessera::ops

@@ -1,0 +1,63 @@
+// What the schema_<family>.cpp files share: their registration functions
+// (called once by schema.cpp) and the small pieces their entries are made
+// of. Internal to src/ops/.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "ops/schema.hpp"
+
+namespace tessera::ops {
+
+void add_elementwise_schemas(std::vector<OpSchema>& t);
+void add_shape_op_schemas(std::vector<OpSchema>& t);
+void add_tensor_op_schemas(std::vector<OpSchema>& t);
+void add_reduce_schemas(std::vector<OpSchema>& t);
+void add_nn_schemas(std::vector<OpSchema>& t);
+void add_window_schemas(std::vector<OpSchema>& t);  // called by add_nn_schemas
+
+namespace schema {
+
+// Attributes, with the default an absent one stands for.
+AttrDef int_attr(std::string name, int64_t def);
+AttrDef float_attr(std::string name, float def);
+AttrDef string_attr(std::string name, std::string def);
+AttrDef ints_attr(std::string name, std::vector<int64_t> def = {});
+AttrDef required_attr(std::string name, ir::AttrType type);
+
+// Element type sets of the type constraints.
+const std::vector<DataType>& float_types();    // float, double, float16, bfloat16
+const std::vector<DataType>& numeric_types();  // float_types and every integer type
+const std::vector<DataType>& all_types();      // every tensor element type
+const std::vector<DataType>& bool_type();
+const std::vector<DataType>& int64_type();
+const std::vector<DataType>& index_types();  // int32, int64
+// T over every input and output.
+TypeParam same_type(const std::vector<DataType>& allowed);
+
+// Type rules.
+std::vector<ir::TypeInfo> type_of_input0(const ir::Node&, int64_t,
+                                         const std::vector<ir::TypeInfo>& in);
+std::vector<ir::TypeInfo> type_of_input1(const ir::Node&, int64_t,
+                                         const std::vector<ir::TypeInfo>& in);
+std::vector<ir::TypeInfo> bool_outputs(const ir::Node& n, int64_t,
+                                       const std::vector<ir::TypeInfo>&);
+std::vector<ir::TypeInfo> int64_outputs(const ir::Node& n, int64_t,
+                                        const std::vector<ir::TypeInfo>&);
+// Output 0 typed like input 0, the others int64 (MaxPool's, TopK's indices).
+std::vector<ir::TypeInfo> input0_then_int64(const ir::Node& n, int64_t,
+                                            const std::vector<ir::TypeInfo>& in);
+
+// Shape rules every family uses.
+OutShapes same_shape_as_input0(const ShapeQuery& q);  // every output
+OutShapes broadcast_inputs(const ShapeQuery& q);      // multidirectional
+
+// Axis `a` of rank `r` made non-negative; fails naming `what` and input 0.
+size_t axis_in(const ShapeQuery& q, int64_t a, int64_t r, const char* what = "axis");
+// Input i's shape, or null when it is absent or unknown.
+inline const Shape* shape_of(const ShapeQuery& q, size_t i) {
+  return q.has_input(i) ? q.shape(i) : nullptr;
+}
+
+}  // namespace schema
+}  // namespace tessera::ops
