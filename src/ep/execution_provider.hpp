@@ -65,6 +65,9 @@ class ExecutionProvider {
   // null when the provider is synchronous (then copies complete on return).
   virtual std::unique_ptr<Stream> create_stream() const { return nullptr; }
   const ProviderOptions& options() const { return options_; }
+  // The options in effect: those given plus each default left out (what
+  // onnxruntime's get_provider_options reports).
+  virtual ProviderOptions effective_options() const { return options_; }
 
  protected:
   ProviderOptions options_;

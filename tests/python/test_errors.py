@@ -39,7 +39,7 @@ def test_missing_file(tmp_path):
 
 def test_unknown_provider(add_mul_model):
     with pytest.raises(ort.InvalidArgument,
-                       match="unknown execution provider 'MadeUpExecutionProvider'") as e:
+                       match="Unknown Provider Type: MadeUpExecutionProvider") as e:
         ort.InferenceSession(add_mul_model, providers=["MadeUpExecutionProvider"])
     assert "CPUExecutionProvider" in str(e.value)  # lists what this build has
 
