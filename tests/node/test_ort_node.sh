@@ -23,7 +23,23 @@ if [ ! -d "$PKG" ]; then
 fi
 BIN="$PKG/bin/napi-v6/linux/x64"
 COMPAT="$(cd "$BUILD_DIR/compat" && pwd)/libonnxruntime.so.1"
+# ONNX Runtime's own library is kept aside for the ABI cross-check below.
+if [ ! -L "$BIN/libonnxruntime.so.1" ] && [ -f "$BIN/libonnxruntime.so.1" ]; then
+  mv "$BIN/libonnxruntime.so.1" "$BIN/libonnxruntime_reference.so.1"
+fi
 ln -sf "$COMPAT" "$BIN/libonnxruntime.so.1"
+
+status=0
+if [ -f "$BIN/libonnxruntime_reference.so.1" ]; then
+  PROBE="$CLIENT/abi_probe"
+  cc -std=c99 -Iinclude tests/node/abi_probe.c -o "$PROBE" -ldl
+  if diff <("$PROBE" "$BIN/libonnxruntime_reference.so.1" | grep -v '^version\|^build info') \
+          <("$PROBE" "$COMPAT" | grep -v '^version\|^build info') > "$CLIENT/abi_probe.diff"; then
+    echo "ok entries across the OrtApi table answer as ONNX Runtime 1.30's do (tests/node/abi_probe.c)"
+  else
+    echo "FAIL the OrtApi table differs from ONNX Runtime 1.30's:"; cat "$CLIENT/abi_probe.diff"; status=1
+  fi
+fi
 
 models=(models/demo_cnn/model.onnx models/demo_transformer/model.onnx)
 BENCH="${TESSERA_BENCH_MODELS:-$BUILD_DIR/bench_models}"
@@ -39,4 +55,5 @@ fi
 WORK="$BUILD_DIR/ort_node_work"
 rm -rf "$WORK" && mkdir -p "$WORK"
 NODE_PATH="$(cd "$CLIENT/node_modules" && pwd)" TESSERA_CAPI_MODELS="$BUILD_DIR/capi_models" \
-  node tests/node/ort_node_client.js "$BUILD_DIR/tessera" "$WORK" "${models[@]}"
+  node tests/node/ort_node_client.js "$BUILD_DIR/tessera" "$WORK" "${models[@]}" || status=1
+exit $status
