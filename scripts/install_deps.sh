@@ -6,6 +6,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
 PACKAGES=(cmake ninja-build g++ ccache libgtest-dev libgmock-dev libbenchmark-dev
           python3 python3-dev python3-numpy python3-onnx python3-pytest pybind11-dev pkg-config
+          python3-pip python3-setuptools python3-wheel python3-venv
           libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
           libdnnl-dev graphviz)
 missing=()

@@ -2,6 +2,7 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tessera::python {
@@ -17,7 +18,26 @@ std::shared_ptr<void> keep_python_object(py::object obj) {
   });
 }
 
+// Fixed-width numpy strings, as onnxruntime reads them: bytes ('S') up to the
+// first NUL, raw void ('V') items whole (trailing NULs kept).
+Tensor fixed_width_string_tensor(py::array array, Shape shape, bool is_void) {
+  Tensor t(DataType::kString, std::move(shape));
+  std::string* out = t.mutable_data<std::string>();
+  array = py::array::ensure(array, py::array::c_style);
+  const auto item = size_t(array.itemsize());
+  const char* src = static_cast<const char*>(array.data());
+  for (int64_t i = 0; i < t.num_elements(); ++i, src += item) {
+    size_t n = item;
+    if (!is_void) n = size_t(std::find(src, src + item, '\0') - src);
+    out[i].assign(src, n);
+  }
+  return t;
+}
+
 Tensor string_tensor_from_numpy(const py::array& array, Shape shape) {
+  const char kind = array.dtype().kind();
+  if (kind == 'S' || kind == 'V')
+    return fixed_width_string_tensor(array, std::move(shape), kind == 'V');
   Tensor t(DataType::kString, std::move(shape));
   std::string* out = t.mutable_data<std::string>();
   py::list items = array.attr("ravel")().attr("tolist")();
@@ -72,7 +92,11 @@ DataType data_type_from_dtype(const py::dtype& dt) {
     case 'c':
       return size == 8 ? DataType::kComplex64 : size == 16 ? DataType::kComplex128
              : DataType::kUndefined;
-    case 'U': case 'S': case 'O': return DataType::kString;
+    case 'U':
+    case 'S':
+    case 'O':
+    case 'V':
+      return DataType::kString;
     default: return DataType::kUndefined;
   }
 }

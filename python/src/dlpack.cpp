@@ -136,7 +136,15 @@ py::capsule to_dlpack(const Value& v) {
   return py::reinterpret_steal<py::capsule>(capsule);
 }
 
-Value from_dlpack(const py::object& obj) {
+bool is_dlpack_uint8_tensor(const py::capsule& capsule) {
+  check(PyCapsule_IsValid(capsule.ptr(), kCapsuleName),
+        "is_dlpack_uint8_tensor needs an unconsumed 'dltensor' capsule");
+  auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kCapsuleName));
+  const dlpack::DLDataType& t = m->dl_tensor.dtype;
+  return t.code == dlpack::kDLUInt && t.bits == 8 && t.lanes == 1;
+}
+
+Value from_dlpack(const py::object& obj, bool is_bool_tensor) {
   py::object capsule = obj;
   if (py::hasattr(obj, "__dlpack__")) {
     if (py::hasattr(obj, "__dlpack_device__")) {
@@ -158,6 +166,8 @@ Value from_dlpack(const py::object& obj) {
       ErrorCode::kNotImplemented, "from_dlpack: DLPack device type ", dl.device.device_type,
       " is not host memory; only CPU tensors can be viewed");
   DataType type = data_type_of(dl.dtype);
+  // Producers without a DLPack bool type hand bools over as uint8.
+  if (is_bool_tensor && type == DataType::kUInt8) type = DataType::kBool;
   check(type != DataType::kUndefined, "from_dlpack: no ONNX type for DLPack type code ",
         int(dl.dtype.code), ", ", int(dl.dtype.bits), " bits, ", dl.dtype.lanes, " lanes");
   check(dl.ndim >= 0 && (dl.ndim == 0 || dl.shape), "from_dlpack: a tensor of rank ", dl.ndim,

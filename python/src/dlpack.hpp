@@ -61,6 +61,10 @@ py::capsule to_dlpack(const Value& v);
 // A tensor viewing what `obj` exports: an object with __dlpack__ or a
 // "dltensor" capsule. Compact row-major CPU tensors only; the producer's
 // memory is kept alive until the tensor's Buffer is released.
-Value from_dlpack(const py::object& obj);
+// is_bool_tensor: a uint8 tensor is taken as bool (onnxruntime's flag for
+// producers that export bools as uint8).
+Value from_dlpack(const py::object& obj, bool is_bool_tensor = false);
+// Whether an unconsumed capsule holds a uint8 tensor.
+bool is_dlpack_uint8_tensor(const py::capsule& capsule);
 
 }  // namespace tessera::python

@@ -4,8 +4,13 @@
 
 #include "bindings.hpp"
 #include "core/logging.hpp"
+#include "dlpack.hpp"
 #include "ep/provider_registry.hpp"
 #include "runtime/runtime_api.hpp"
+
+#ifndef TESSERA_PY_BUILD_TYPE
+#define TESSERA_PY_BUILD_TYPE ""
+#endif
 
 namespace tessera::python {
 namespace {
@@ -23,6 +28,9 @@ void bind_module_functions(py::module_& m) {
         "Loads a provider plugin (a shared library) and returns its provider's name.");
   m.def("unregister_execution_provider_library", &unregister_execution_provider_library,
         py::arg("registration_name"));
+  m.def("is_dlpack_uint8_tensor", &is_dlpack_uint8_tensor, py::arg("dlp"),
+        "Whether a 'dltensor' capsule holds a uint8 tensor (bool tensors exported as uint8 "
+        "look the same).");
   m.def("get_device", [] { return std::string("CPU"); });
   m.def("get_version_string", [] { return std::string(version_string()); });
   m.def("set_default_logger_severity", [](int severity) {
@@ -48,4 +56,5 @@ PYBIND11_MODULE(_C, m) {
   tessera::python::bind_devices(m);
   tessera::python::bind_io_binding(m);
   m.attr("__version__") = tessera::version_string();
+  m.attr("__build_type__") = TESSERA_PY_BUILD_TYPE;
 }

@@ -7,10 +7,12 @@
 namespace tessera::python {
 namespace {
 
+// onnxruntime raises RuntimeError("SessionOptions does not have configuration
+// with key: KEY"); InvalidArgument is a RuntimeError.
 template <typename Map>
 std::string config_entry(const Map& entries, const std::string& key, const char* owner) {
   auto it = entries.find(key);
-  check(it != entries.end(), owner, " has no configuration entry '", key, "'");
+  check(it != entries.end(), owner, " does not have configuration with key: ", key);
   return it->second;
 }
 
@@ -55,6 +57,7 @@ void bind_session_options(py::module_& m) {
   c.def_readwrite("enable_mem_pattern", &O::enable_mem_pattern);
   c.def_readwrite("enable_mem_reuse", &O::enable_mem_reuse);
   c.def_readwrite("use_deterministic_compute", &O::use_deterministic_compute);
+  c.def_readwrite("use_per_session_threads", &O::use_per_session_threads);
   c.def("add_session_config_entry", [](O& o, const std::string& key, const std::string& value) {
     o.options.config_entries[key] = value;
   });

@@ -44,6 +44,49 @@ Value from_buffer_ptr(uintptr_t ptr, const std::vector<int64_t>& dims,
   return Value(Tensor(t, std::move(shape), std::move(buffer)));
 }
 
+// The array's bytes as another ONNX element type of the same width
+// (onnxruntime's ortvalue_from_numpy_with_onnx_type: bfloat16 held as
+// uint16, float8 as uint8, ...). A view, like ortvalue_from_numpy.
+Value from_numpy_with_onnx_type(const py::array& array, int onnx_element_type) {
+  check(is_valid_data_type(onnx_element_type) && onnx_element_type != 0, "element type ",
+        onnx_element_type, " is not an ONNX element type");
+  const auto type = static_cast<DataType>(onnx_element_type);
+  check(type != DataType::kString,
+        "ortvalue_from_numpy_with_onnx_type cannot make a string tensor");
+  Tensor t = tensor_from_numpy(array);
+  check(t.dtype() != DataType::kString, "ortvalue_from_numpy_with_onnx_type needs a numeric array");
+  const size_t want = data_type_storage_bytes(type, size_t(t.num_elements()));
+  check(want == t.byte_size(), "ortvalue_from_numpy_with_onnx_type: the array holds ",
+        t.byte_size(), " bytes but ", t.num_elements(), " elements of tensor(",
+        data_type_name(type), ") take ", want, " (element sizes must match)");
+  return Value(Tensor(type, t.shape(), t.buffer(), t.byte_offset()));
+}
+
+// Copies the array into the value's memory (onnxruntime's update_inplace):
+// the address stays the same, so bound inputs and captured runs see the new data.
+void update_inplace(Value& v, const py::array& array) {
+  check(v.is_tensor(), "update_inplace() needs an OrtValue holding a tensor; this one holds a ",
+        v.kind_name());
+  Tensor& dst = v.tensor();
+  Tensor src = tensor_from_numpy(array);
+  check(src.dtype() == dst.dtype(), "update_inplace: the array is tensor(",
+        data_type_name(src.dtype()), ") but the OrtValue is tensor(", data_type_name(dst.dtype()),
+        ")");
+  check(src.num_elements() == dst.num_elements(), "update_inplace: the array has ",
+        src.num_elements(), " elements but the OrtValue has ", dst.num_elements());
+  if (dst.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < dst.num_elements(); ++i)
+      dst.mutable_data<std::string>()[i] = src.data<std::string>()[i];
+    return;
+  }
+  if (dst.memory_info().host_accessible()) {
+    if (dst.byte_size() > 0) std::memcpy(dst.mutable_raw_data(), src.raw_data(), dst.byte_size());
+    return;
+  }
+  Tensor shaped(src.dtype(), dst.shape(), src.buffer(), src.byte_offset());
+  copy_tensors({&shaped}, {&dst});
+}
+
 Value from_map(const py::array& keys, const py::array& values) {
   check(keys.ndim() == 1 && values.ndim() == 1 && keys.shape(0) == values.shape(0),
         "a map needs 1-D keys and values of the same length");
@@ -60,6 +103,8 @@ void bind_constructors(py::class_<Value>& c) {
         return memory.host_accessible() ? Value(std::move(t)) : Value(copy_to(t, memory));
       },
       py::arg("numpy_obj"), py::arg("device_type") = "cpu", py::arg("device_id") = 0);
+  c.def_static("ortvalue_from_numpy_with_onnx_type", &from_numpy_with_onnx_type, py::arg("data"),
+               py::arg("onnx_element_type"));
   c.def_static("ortvalue_from_shape_and_type", &from_shape_and_type, py::arg("shape"),
                py::arg("element_type"), py::arg("device_type") = "cpu", py::arg("device_id") = 0);
   c.def_static("ortvalue_from_buffer_ptr", &from_buffer_ptr, py::arg("buffer_ptr"),
@@ -75,7 +120,7 @@ void bind_constructors(py::class_<Value>& c) {
       py::arg("items"), py::arg("element_type") = py::none());
   c.def_static("ortvalue_from_map", &from_map, py::arg("keys"), py::arg("values"));
   c.def_static("ortvalue_none", [] { return Value(); });
-  c.def_static("from_dlpack", &from_dlpack, py::arg("data"),
+  c.def_static("from_dlpack", &from_dlpack, py::arg("data"), py::arg("is_bool_tensor") = false,
                "Views a DLPack-exporting CPU tensor (numpy, torch, ...) or a 'dltensor' capsule "
                "without a copy.");
 }
@@ -93,6 +138,11 @@ void bind_accessors(py::class_<Value>& c) {
   c.def("device_name", [](const Value& v) {
     return v.is_tensor() ? device_name(v.tensor().memory_info()) : std::string("cpu");
   });
+  c.def("tensor_size_in_bytes",
+        [](const Value& v) { return tensor_of(v, "tensor_size_in_bytes").byte_size(); });
+  c.def("update_inplace", &update_inplace, py::arg("np_arr"));
+  // onnxruntime's Python OrtValue wraps a native one; here they are the same object.
+  c.def("_get_c_value", [](py::object self) { return self; });
   c.def("is_tensor", &Value::is_tensor);
   c.def("is_tensor_sequence", &Value::is_sequence);
   c.def("is_map", &Value::is_map);

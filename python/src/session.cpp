@@ -65,7 +65,6 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
   SessionOptions opts = options.options;
   for (const auto& [name, value] : options.initializers) opts.add_initializer(name, value.tensor());
   session_ = Session::create_from_model(std::move(m), opts, specs);
-  for (const auto& [name, opts] : providers) provider_options_[name] = opts;
 }
 
 std::vector<Value> PySession::run(const std::vector<std::pair<std::string, Value>>& feeds,
@@ -97,12 +96,7 @@ py::dict PySession::modelmeta() const {
 }
 
 std::map<std::string, std::map<std::string, std::string>> PySession::provider_options() const {
-  std::map<std::string, std::map<std::string, std::string>> out;
-  for (const auto& name : session_->providers()) {
-    auto it = provider_options_.find(name);
-    out[name] = it == provider_options_.end() ? std::map<std::string, std::string>{} : it->second;
-  }
-  return out;
+  return session_->provider_options();
 }
 
 void bind_session(py::module_& m) {

@@ -37,7 +37,6 @@ class PySession {
 
  private:
   std::unique_ptr<Session> session_;
-  std::map<std::string, std::map<std::string, std::string>> provider_options_;
   int64_t start_ns_ = 0;
 };
 

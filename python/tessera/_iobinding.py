@@ -124,3 +124,73 @@ class IOBinding:
 
     def _run(self, run_options):
         self._native.run(run_options)
+
+
+class SessionIOBinding:
+    """onnxruntime's native C.SessionIOBinding(session._sess): the same
+    binding with OrtDevice arguments and an OrtValueVector from get_outputs()."""
+
+    def __init__(self, sess):
+        if hasattr(sess, "_sess"):  # an InferenceSession rather than its native session
+            sess = sess._sess
+        self._native = _C.IoBinding(sess)
+
+    @staticmethod
+    def _device(device):
+        if isinstance(device, str):
+            return device, 0
+        return device._device_name(), device.device_id()
+
+    def bind_input(self, name, value, element_type=None, shape=None, buffer_ptr=None):
+        """bind_input(name, ortvalue_or_array) or bind_input(name, OrtDevice, element_type,
+        shape, buffer_ptr)."""
+        if isinstance(value, np.ndarray):
+            value = _C.OrtValue.ortvalue_from_numpy(value)
+        elif not isinstance(value, _C.OrtValue):
+            device_type, device_id = self._device(value)
+            value = _C.OrtValue.ortvalue_from_buffer_ptr(buffer_ptr, list(shape), element_type,
+                                                         device_type, device_id)
+        self._native.bind_input(name, value)
+
+    def bind_ortvalue_input(self, name, ortvalue):
+        self._native.bind_input(name, ortvalue)
+
+    def bind_output(self, name, device=None, element_type=None, shape=None, buffer_ptr=None):
+        if buffer_ptr is not None:
+            device_type, device_id = self._device(device)
+            value = _C.OrtValue.ortvalue_from_buffer_ptr(buffer_ptr, list(shape),
+                                                         _element_type(element_type),
+                                                         device_type, device_id)
+            self._native.bind_output_to_value(name, value)
+            return
+        device_type, device_id = self._device(device) if device is not None else ("cpu", 0)
+        self._native.bind_output_to_device(name, device_type, device_id)
+
+    def bind_ortvalue_output(self, name, ortvalue):
+        self._native.bind_output_to_value(name, ortvalue)
+
+    def get_outputs(self):
+        from ._capi_types import OrtValueVector  # noqa: PLC0415 - keeps this module light
+        return OrtValueVector(self._native.outputs())
+
+    def get_outputs_names(self):
+        return list(self._native.output_names())
+
+    def copy_outputs_to_cpu(self):
+        return [np.copy(v.numpy()) if v.is_tensor() else v.to_python()
+                for v in self._native.copy_outputs_to_cpu()]
+
+    def clear_binding_inputs(self):
+        self._native.clear_inputs()
+
+    def clear_binding_outputs(self):
+        self._native.clear_outputs()
+
+    def synchronize_inputs(self):
+        self._native.synchronize_inputs()
+
+    def synchronize_outputs(self):
+        self._native.synchronize_outputs()
+
+    def _run(self, run_options):  # InferenceSession.run_with_iobinding
+        self._native.run(run_options)

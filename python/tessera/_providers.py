@@ -68,6 +68,12 @@ def normalize(providers, provider_options=None):
                 "Available providers: '%s'" % (name, ", ".join(_C.get_available_providers())),
                 RuntimeWarning, stacklevel=3)
             continue
-        # Unknown names go to the runtime, which rejects them listing the valid ones.
+        # Unknown names warn as onnxruntime does and go to the runtime, which
+        # raises "Unknown Provider Type: NAME" listing the valid ones.
+        if name not in available and name.lower() not in _KNOWN_LOWER:
+            warnings.warn(
+                "Specified provider '%s' is not in available provider names."
+                "Available providers: '%s'" % (name, ", ".join(_C.get_available_providers())),
+                RuntimeWarning, stacklevel=3)
         specs.append((name, {str(k): _option_string(v) for k, v in options.items()}))
     return specs

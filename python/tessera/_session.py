@@ -2,6 +2,7 @@
 
 import copy
 import os
+import threading
 
 from . import _C, _denotation, _providers, _types
 from ._iobinding import IOBinding
@@ -68,10 +69,20 @@ class InferenceSession:
 
     # -- running --------------------------------------------------------------
 
+    def _validate_input(self, feed_input_names):
+        """onnxruntime's check: every graph input that is not optional is fed."""
+        missing_input_names = [i.name for i in self._inputs_meta
+                               if i.name not in feed_input_names
+                               and not i.type.startswith("optional")]
+        if missing_input_names:
+            raise ValueError("Required inputs (%s) are missing from input feed (%s)."
+                             % (missing_input_names, feed_input_names))
+
     def _feeds(self, input_feed):
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict of input name -> value")
-        return [(name, _types.to_ortvalue(value, self._feed_types.get(name)))
+        self._validate_input(list(input_feed.keys()))
+        return [(name, _types.to_ortvalue(value, self._feed_types.get(name), name))
                 for name, value in input_feed.items()]
 
     def run(self, output_names, input_feed, run_options=None):
@@ -80,10 +91,45 @@ class InferenceSession:
         results = self._sess.run(self._feeds(input_feed), list(output_names or []), run_options)
         return [r.to_python() for r in results]
 
+    def run_async(self, output_names, input_feed, callback, user_data, run_options=None):
+        """Runs on a worker thread and calls callback(results, user_data, err):
+        results are the outputs as run() returns them and err is '' on success;
+        on failure results is empty and err holds the error's message. Feeds
+        are converted (and checked) before it returns."""
+        feeds = self._feeds(input_feed)
+        names = list(output_names or [])
+
+        def work():
+            try:
+                results = [r.to_python() for r in self._sess.run(feeds, names, run_options)]
+                error = ""
+            except Exception as e:  # noqa: BLE001 - handed to the callback, as onnxruntime does
+                results, error = [], str(e)
+            callback(results, user_data, error)
+
+        threading.Thread(target=work, name="tessera-run-async", daemon=True).start()
+
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
-        """Like run(), with OrtValues in and out."""
-        return self._sess.run(self._feeds(input_dict_ort_values), list(output_names or []),
-                              run_options)
+        """Like run(), with OrtValues in and a list of OrtValues out."""
+        return list(self._sess.run(self._feeds(input_dict_ort_values), list(output_names or []),
+                                   run_options))
+
+    def run_with_ortvaluevector(self, run_options, feed_names, feeds, fetch_names, fetches,
+                                fetch_devices=None):
+        """onnxruntime's low-overhead run: feeds (an OrtValueVector) in the
+        order of feed_names; fetches (an OrtValueVector) is refilled with the
+        outputs named in fetch_names. Outputs are left where the run puts them
+        (fetch_devices is accepted for compatibility)."""
+        if len(feed_names) != len(feeds):
+            raise ValueError("feed_names has %d names but feeds has %d values"
+                             % (len(feed_names), len(feeds)))
+        self._validate_input(list(feed_names))
+        pairs = [(name, _types.to_ortvalue(value, self._feed_types.get(name), name))
+                 for name, value in zip(feed_names, feeds)]
+        results = self._sess.run(pairs, list(fetch_names or []), run_options)
+        fetches.clear()
+        for r in results:
+            fetches.push_back(r)
 
     def io_binding(self):
         return IOBinding(self)
@@ -112,10 +158,12 @@ class InferenceSession:
         return self._sess.providers()
 
     def get_provider_options(self):
+        """{provider: {option: value}} for each provider in use, defaults included."""
         return self._sess.provider_options()
 
     def set_providers(self, providers=None, provider_options=None):
-        """Re-creates the session with other providers (same model and options)."""
+        """Re-creates the session with other providers (same model and options);
+        an unknown name raises InvalidArgument 'Unknown Provider Type: NAME'."""
         self._create(providers, provider_options)
 
     def get_node_assignments(self):

@@ -71,6 +71,9 @@ class ExecutionProvider {
     session_kernels_ = std::move(kernels);
   }
   const KernelRegistry* session_kernels() const { return session_kernels_.get(); }
+  // The options in effect: those given plus each default left out (what
+  // onnxruntime's get_provider_options reports).
+  virtual ProviderOptions effective_options() const { return options_; }
 
  protected:
   ProviderOptions options_;

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "onnx/tensor_writer.hpp"
 #include "onnx/wire_writer.hpp"
@@ -12,7 +13,8 @@ namespace tessera::onnx {
 
 namespace {
 
-std::string encode_graph(const ir::Graph& g);
+struct ExternalSink;
+std::string encode_graph(const ir::Graph& g, ExternalSink* sink = nullptr);
 
 std::string encode_shape(const std::vector<ir::Dim>& dims) {
   std::string out;
@@ -129,12 +131,48 @@ std::string encode_node(const ir::Node& n) {
   return out;
 }
 
-std::string encode_graph(const ir::Graph& g) {
+// Collects the bytes of initializers written to an external data file.
+struct ExternalSink {
+  const ExternalInitializers* options = nullptr;
+  std::string data;
+};
+
+// A TensorProto whose data lives at [offset, offset + length) of `location`.
+std::string encode_external_tensor(const Tensor& t, const std::string& name, ExternalSink& sink) {
+  constexpr size_t kAlign = 64;  // so a mapped file gives aligned tensors
+  sink.data.resize((sink.data.size() + kAlign - 1) / kAlign * kAlign, '\0');
+  const size_t offset = sink.data.size();
+  sink.data.append(static_cast<const char*>(t.raw_data()), t.byte_size());
+  std::string out;
+  WireWriter w(out);
+  w.unpacked_varints(1, t.shape().dims());
+  w.int32(2, int32_t(t.dtype()));
+  w.string_if(8, name);
+  auto entry = [&](std::string_view key, const std::string& value) {
+    std::string kv;
+    WireWriter kw(kv);
+    kw.bytes(1, key);
+    kw.bytes(2, value);
+    w.message(13, kv);
+  };
+  entry("location", sink.options->file_name);
+  entry("offset", std::to_string(offset));
+  entry("length", std::to_string(t.byte_size()));
+  w.int32(14, 1);  // data_location = EXTERNAL
+  return out;
+}
+
+std::string encode_graph(const ir::Graph& g, ExternalSink* sink) {
   std::string out;
   WireWriter w(out);
   for (const auto& n : g.nodes) w.message(1, encode_node(n));
   w.string_if(2, g.name);
-  for (const auto& [name, t] : g.initializers) w.message(5, encode_tensor_proto(t, name));
+  for (const auto& [name, t] : g.initializers) {
+    const bool external = sink && t.dtype() != DataType::kString &&
+                          t.memory_info().host_accessible() &&
+                          t.byte_size() >= sink->options->min_size_in_bytes;
+    w.message(5, external ? encode_external_tensor(t, name, *sink) : encode_tensor_proto(t, name));
+  }
   w.string_if(10, g.doc_string);
   for (const auto& v : g.inputs) w.message(11, encode_value_info(v));
   for (const auto& v : g.outputs) w.message(12, encode_value_info(v));
@@ -169,7 +207,7 @@ std::string encode_function(const ir::Function& f) {
 
 }  // namespace
 
-std::string serialize_model(const ir::Model& m) {
+static std::string serialize_model(const ir::Model& m, ExternalSink* sink) {
   std::string out;
   WireWriter w(out);
   w.int64(1, m.ir_version);
@@ -178,7 +216,7 @@ std::string serialize_model(const ir::Model& m) {
   w.string_if(4, m.domain);
   if (m.model_version) w.int64(5, m.model_version);
   w.string_if(6, m.doc_string);
-  w.message(7, encode_graph(m.graph));
+  w.message(7, encode_graph(m.graph, sink));
   for (const auto& o : m.opset_imports) w.message(8, encode_opset(o));
   for (const auto& [k, v] : m.metadata_props) {
     std::string kv;
@@ -191,14 +229,37 @@ std::string serialize_model(const ir::Model& m) {
   return out;
 }
 
-void save_model(const ir::Model& model, const std::string& path) {
-  std::string bytes = serialize_model(model);
+std::string serialize_model(const ir::Model& m) { return serialize_model(m, nullptr); }
+
+namespace {
+
+void write_file(const std::string& bytes, const std::string& path, const char* what) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) fail(ErrorCode::kFail, "cannot write model file '", path, "': ", std::strerror(errno));
+  if (!f) fail(ErrorCode::kFail, "cannot write ", what, " '", path, "': ", std::strerror(errno));
   size_t written = std::fwrite(bytes.data(), 1, bytes.size(), f);
   int close_rc = std::fclose(f);
   if (written != bytes.size() || close_rc != 0)
-    fail(ErrorCode::kFail, "writing model file '", path, "' failed: ", std::strerror(errno));
+    fail(ErrorCode::kFail, "writing ", what, " '", path, "' failed: ", std::strerror(errno));
+}
+
+}  // namespace
+
+void save_model(const ir::Model& model, const std::string& path,
+                const ExternalInitializers& external) {
+  if (external.file_name.empty()) {
+    write_file(serialize_model(model, nullptr), path, "model file");
+    return;
+  }
+  const std::filesystem::path location(external.file_name);
+  check(location.is_relative() && !location.empty(),
+        "the external initializers file name must be a path relative to the model's folder, "
+        "got '",
+        external.file_name, "'");
+  ExternalSink sink{&external, {}};
+  std::string bytes = serialize_model(model, &sink);
+  write_file(sink.data, (std::filesystem::path(path).parent_path() / location).string(),
+             "external initializers file");
+  write_file(bytes, path, "model file");
 }
 
 }  // namespace tessera::onnx

@@ -1,5 +1,7 @@
 #include "runtime/profiler.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <fstream>
 
@@ -56,21 +58,25 @@ std::string Profiler::finish() {
                              ".json");
   std::ofstream f(path);
   check_code(bool(f), ErrorCode::kFail, "cannot write profile file '", path, "'");
+  // Every event carries the fields trace readers (and onnxruntime's profile
+  // parsers) index without checking: pid, tid, dur, ts, ph, name, args.
+  const long pid = long(::getpid());
   f << "[\n";
   for (size_t i = 0; i < events_.size(); ++i) {
     const Event& e = events_[i];
-    f << (i ? ",\n" : "") << "{\"name\":\"" << json_escape(e.name) << "\",\"cat\":\""
-      << e.category << "\",\"ph\":\"X\",\"ts\":" << (e.start_ns - start_ns_) / 1000.0
-      << ",\"dur\":" << (e.end_ns - e.start_ns) / 1000.0 << ",\"pid\":1,\"tid\":" << e.thread
-      << ",\"args\":{\"op_name\":\"" << json_escape(e.op_type) << "\",\"provider\":\""
-      << json_escape(e.provider) << "\"}}";
+    f << (i ? ",\n" : "") << "{\"name\":\"" << json_escape(e.name) << "\",\"cat\":\"" << e.category
+      << "\",\"ph\":\"X\",\"ts\":" << (e.start_ns - start_ns_) / 1000.0
+      << ",\"dur\":" << (e.end_ns - e.start_ns) / 1000.0 << ",\"pid\":" << pid
+      << ",\"tid\":" << e.thread << ",\"args\":{\"op_name\":\"" << json_escape(e.op_type)
+      << "\",\"provider\":\"" << json_escape(e.provider) << "\"}}";
   }
   for (size_t i = 0; i < memory_.size(); ++i) {
     const Memory& m = memory_[i];
     f << (i || !events_.empty() ? ",\n" : "") << "{\"name\":\"memory " << json_escape(m.provider)
       << "\",\"cat\":\"Memory\",\"ph\":\"C\",\"ts\":" << (m.t - start_ns_) / 1000.0
-      << ",\"pid\":1,\"args\":{\"in_use\":" << m.in_use << ",\"peak\":" << m.peak
-      << ",\"reserved\":" << m.reserved << ",\"num_allocs\":" << m.num_allocs << "}}";
+      << ",\"dur\":0,\"pid\":" << pid << ",\"tid\":0,\"args\":{\"in_use\":" << m.in_use
+      << ",\"peak\":" << m.peak << ",\"reserved\":" << m.reserved
+      << ",\"num_allocs\":" << m.num_allocs << "}}";
   }
   f << "\n]\n";
   events_.clear();

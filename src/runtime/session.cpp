@@ -218,11 +218,22 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       *impl->plan, impl->allocators,
       runtime::config_count(options, "session.max_captured_shapes", 8, 1, 1024));
   impl->describe_io();
-  if (!options.optimized_model_filepath.empty())
+  if (!options.optimized_model_filepath.empty()) {
+    // onnxruntime's entries: initializers of at least min_size bytes go to
+    // the named file beside the optimized model.
+    onnx::ExternalInitializers external;
+    if (auto it =
+            options.config_entries.find("session.optimized_model_external_initializers_file_name");
+        it != options.config_entries.end())
+      external.file_name = it->second;
+    external.min_size_in_bytes = size_t(runtime::config_count(
+        options, "session.optimized_model_external_initializers_min_size_in_bytes", 1024, 0,
+        999999999));
     timer.time("save optimized model", [&] {
       onnx::save_model(with_host_initializers(impl->model, impl->providers, where),
-                       options.optimized_model_filepath);
+                       options.optimized_model_filepath, external);
     });
+  }
   // Read even without profiling, so a bad value is an error either way.
   impl->observe_device_time = runtime::config_flag(options, "session.profile_device_time", false);
   if (options.enable_profiling) {
@@ -354,6 +365,15 @@ std::vector<std::string> Session::providers() const {
   std::vector<std::string> names;
   for (const auto& p : impl_->providers) names.push_back(p->name());
   return names;
+}
+
+std::map<std::string, std::map<std::string, std::string>> Session::provider_options() const {
+  std::map<std::string, std::map<std::string, std::string>> out;
+  for (const auto& p : impl_->providers) {
+    ep::ProviderOptions o = p->effective_options();
+    out[p->name()] = std::map<std::string, std::string>(o.begin(), o.end());
+  }
+  return out;
 }
 
 std::vector<NodeAssignment> Session::node_assignments() const {

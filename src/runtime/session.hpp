@@ -1,6 +1,7 @@
 // A Session owns one loaded, optimized, partitioned model and runs it. run()
 // is const and safe to call from many threads at once.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -126,6 +127,8 @@ class Session {
   const ir::Model& model() const;  // the optimized model
   const SessionOptions& options() const;
   std::vector<std::string> providers() const;  // in use, in priority order
+  // Each provider in use with its options in effect, defaults included.
+  std::map<std::string, std::map<std::string, std::string>> provider_options() const;
   std::vector<std::string> requested_providers() const;
   std::vector<NodeAssignment> node_assignments() const;  // top-level graph, in run order
   PartitionReport partition_report() const;

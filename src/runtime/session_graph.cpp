@@ -113,8 +113,9 @@ Providers create_providers(const std::vector<ProviderSpec>& specs, const Session
     if (!f) {
       std::string list;
       for (const auto& n : registry.names()) list += str_cat(list.empty() ? "" : ", ", n);
-      fail(ErrorCode::kInvalidArgument, "unknown execution provider '", spec.name,
-           "'; this build has: ", list);
+      // onnxruntime's wording first, so scripts matching it still do.
+      fail(ErrorCode::kInvalidArgument, "Unknown Provider Type: ", spec.name,
+           " (this build has: ", list, ")");
     }
     if (!seen.insert(spec.name).second)
       fail(ErrorCode::kInvalidArgument, "execution provider '", spec.name, "' is listed twice");

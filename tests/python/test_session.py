@@ -104,7 +104,9 @@ def test_providers_forms(add_mul_model):
                                ("CPUExecutionProvider", None)):
         s = ort.InferenceSession(add_mul_model, providers=providers, provider_options=options)
         assert s.get_providers() == ["CPUExecutionProvider"]
-        assert s.get_provider_options() == {"CPUExecutionProvider": {}}
+        # The provider's options in effect: its defaults.
+        assert s.get_provider_options() == {
+            "CPUExecutionProvider": {"matmul_nbits_float_weights": "0"}}
     with pytest.raises(ValueError, match="same length"):
         ort.InferenceSession(add_mul_model, providers=["CPUExecutionProvider"],
                              provider_options=[{}, {}])

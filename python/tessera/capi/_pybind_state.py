@@ -1,6 +1,23 @@
-"""onnxruntime.capi._pybind_state's names, for scripts that import from it."""
+"""onnxruntime.capi._pybind_state's names (onnxruntime's native module), for
+scripts that import from it."""
 
 from .._C import *  # noqa: F401,F403
 from .._C import (  # noqa: F401 - names `import *` would skip or that scripts use
     EngineError, EPFail, Fail, InvalidArgument, InvalidGraph, InvalidProtobuf, ModelLoaded,
-    NoModel, NoSuchFile, NotImplemented, RuntimeException, TesseraError)
+    NoModel, NoSuchFile, NotImplemented, RuntimeException, TesseraError, is_dlpack_uint8_tensor)
+from .._capi_types import (  # noqa: F401
+    AdapterFormat, LoraAdapter, OrtAllocatorType, OrtArenaCfg, OrtCompiledModelCompatibility,
+    OrtDevice, OrtMemoryInfo, OrtMemType, OrtSparseFormat, OrtValueVector, SparseTensor)
+from .._providers import get_all_providers  # noqa: F401
+from .._session import ModelMetadata, NodeArg  # noqa: F401
+from .._iobinding import SessionIOBinding  # noqa: F401
+from .._build_info import get_build_info  # noqa: F401
+from .._C import Session as InferenceSession  # noqa: F401 - the native session, as there
+
+
+def enable_telemetry_events():
+    """Tessera sends nothing anywhere; kept for scripts that call it."""
+
+
+def disable_telemetry_events():
+    """Tessera sends nothing anywhere; kept for scripts that call it."""

@@ -24,6 +24,11 @@ class CpuProvider : public ep::ExecutionProvider, public ep::GraphTransformer {
     options_ = options;
   }
   const std::string& name() const override { return kName; }
+  ep::ProviderOptions effective_options() const override {
+    ep::ProviderOptions o = options_;
+    o.emplace(kMatMulNBitsFloatWeights, "0");
+    return o;
+  }
   const MemoryInfo& memory_info() const override { return info_; }
   std::shared_ptr<Allocator> allocator() const override { return default_cpu_allocator(); }
   const ep::KernelRegistry& kernel_registry() const override { return cpu_kernel_registry(); }

@@ -84,6 +84,13 @@ class DnnlProvider : public ep::ExecutionProvider, public ep::FusedCompiler {
     register_dnnl_eltwise(table_);
   }
   const std::string& name() const override { return kName; }
+  ep::ProviderOptions effective_options() const override {
+    ep::ProviderOptions o = options_;
+    o.emplace("num_threads", "0");
+    o.emplace("enable_bf16", "0");
+    o.emplace("conv_post_ops", "separate");
+    return o;
+  }
   const MemoryInfo& memory_info() const override { return info_; }
   std::shared_ptr<Allocator> allocator() const override { return default_cpu_allocator(); }
   const ep::KernelRegistry& kernel_registry() const override { return table_.registry; }
