@@ -1,0 +1,162 @@
+#include "serve/http_routes.hpp"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+
+#include "serve/datatype.hpp"
+#include "serve/http_error.hpp"
+#include "serve/inference.hpp"
+#include "serve/repository.hpp"
+
+#ifndef TESSERA_SERVE_VERSION
+#define TESSERA_SERVE_VERSION "0"
+#endif
+
+namespace tessera::serve {
+namespace {
+
+using nlohmann::json;
+
+// Model paths: /v2/models/NAME[/versions/VERSION]<suffix>
+std::string model_route(const std::string& suffix) {
+  return R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)" + suffix;
+}
+
+void send_json(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json");
+}
+
+void send_error(httplib::Response& res, int status, const std::string& message) {
+  send_json(res, status, json{{"error", message}});
+}
+
+// Runs `handler`, turning every failure into the protocol's error answer.
+template <typename F>
+httplib::Server::Handler guarded(F handler) {
+  return [handler](const httplib::Request& req, httplib::Response& res) {
+    try {
+      handler(req, res);
+    } catch (const HttpError& e) {
+      send_error(res, e.status(), e.what());
+    } catch (const std::exception& e) {
+      send_error(res, 500, std::string("internal error: ") + e.what());
+    }
+  };
+}
+
+json parse_body(const httplib::Request& req, const std::string& what, bool allow_empty) {
+  if (req.body.empty()) {
+    if (allow_empty) return json::object();
+    throw HttpError(400, what + ": the request has no body");
+  }
+  try {
+    return json::parse(req.body);
+  } catch (const json::parse_error& e) {
+    throw HttpError(400, what + ": the request body is not valid JSON: " + e.what());
+  }
+}
+
+json tensor_metadata(const std::vector<TensorSpec>& specs) {
+  json list = json::array();
+  for (const auto& s : specs) {
+    std::string datatype = protocol_datatype(s.type);
+    list.push_back({{"name", s.name},
+                    {"datatype", datatype.empty() ? "UNSUPPORTED" : datatype},
+                    {"shape", s.shape}});
+  }
+  return list;
+}
+
+}  // namespace
+
+void add_routes(httplib::Server& server, ModelRepository& repo, size_t max_body_bytes) {
+  server.set_payload_max_length(max_body_bytes);
+  server.set_error_handler([max_body_bytes](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    if (res.status == 413)
+      send_error(res, 413,
+                 "the request body is larger than the server's limit of " +
+                     std::to_string(max_body_bytes) + " bytes (--max-body-bytes)");
+    else if (res.status == 404)
+      send_error(res, 404, "no endpoint " + req.method + " " + req.path);
+    else if (res.status == 400)
+      send_error(res, 400,
+                 "malformed HTTP request to " + req.path +
+                     " (a POST without a body needs Content-Length: 0)");
+    else
+      send_error(res, res.status, "HTTP " + std::to_string(res.status));
+  });
+  server.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+        try {
+          if (ep) std::rethrow_exception(ep);
+        } catch (const std::exception& e) {
+          send_error(res, 500, std::string("internal error: ") + e.what());
+        } catch (...) {
+          send_error(res, 500, "internal error");
+        }
+      });
+
+  server.Get("/v2/health/live",
+             [](const httplib::Request&, httplib::Response& res) { res.status = 200; });
+  server.Get("/v2/health/ready", [&repo](const httplib::Request&, httplib::Response& res) {
+    res.status = repo.all_ready() ? 200 : 400;
+  });
+  server.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
+    send_json(res, 200,
+              json{{"name", "tessera"},
+                   {"version", TESSERA_SERVE_VERSION},
+                   {"extensions", json::array({"model_repository"})}});
+  });
+
+  server.Get(model_route(""), guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+               const std::string name = req.matches[1];
+               const std::string version = req.matches[2];
+               auto model = repo.find(name, version);
+               send_json(res, 200,
+                         json{{"name", name},
+                              {"versions", repo.versions(name)},
+                              {"platform", "onnx"},
+                              {"inputs", tensor_metadata(model->inputs)},
+                              {"outputs", tensor_metadata(model->outputs)}});
+             }));
+  server.Get(model_route("/ready"),
+             guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+               res.status = repo.ready(req.matches[1], req.matches[2]) ? 200 : 400;
+             }));
+  server.Post(model_route("/infer"),
+              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+                const std::string name = req.matches[1];
+                auto model = repo.find(name, req.matches[2]);
+                const json request = parse_body(req, "model '" + name + "'", false);
+                send_json(res, 200, infer(*model, request));
+              }));
+
+  server.Post("/v2/repository/index",
+              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+                const json request = parse_body(req, "repository index", true);
+                const bool only_ready = request.is_object() && request.value("ready", false);
+                json list = json::array();
+                for (const auto& e : repo.index()) {
+                  if (only_ready && e.state != "READY") continue;
+                  json entry = {{"name", e.name}, {"version", e.version}, {"state", e.state}};
+                  if (!e.reason.empty()) entry["reason"] = e.reason;
+                  list.push_back(std::move(entry));
+                }
+                send_json(res, 200, list);
+              }));
+  server.Post(R"(/v2/repository/models/([^/]+)/load)",
+              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+                repo.load(req.matches[1]);
+                res.status = 200;
+              }));
+  server.Post(R"(/v2/repository/models/([^/]+)/unload)",
+              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+                repo.unload(req.matches[1]);
+                res.status = 200;
+              }));
+}
+
+}  // namespace tessera::serve

@@ -1,0 +1,19 @@
+// `tessera serve`: loads a model repository and serves it over HTTP with the
+// Open Inference Protocol until SIGINT or SIGTERM (docs/serving.md).
+#pragma once
+#include <cstddef>
+#include <string>
+
+namespace tessera::serve {
+
+struct ServeOptions {
+  std::string model_repository;
+  std::string host = "0.0.0.0";
+  int http_port = 8000;  // 0: any free port (printed at start)
+  size_t max_body_bytes = size_t{64} << 20;
+};
+
+// Serves until a stop signal; returns the process exit status.
+int serve(const ServeOptions& options);
+
+}  // namespace tessera::serve
