@@ -1,10 +1,12 @@
 #include "serve/server.hpp"
 
 #include <httplib.h>
-#include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <thread>
@@ -14,6 +16,16 @@
 #include "tessera/tessera.hpp"
 
 namespace tessera::serve {
+namespace {
+
+int stop_pipe[2] = {-1, -1};
+
+void on_stop_signal(int) {
+  const char byte = 1;
+  [[maybe_unused]] ssize_t n = write(stop_pipe[1], &byte, 1);
+}
+
+}  // namespace
 
 int serve(const ServeOptions& options) {
   if (!std::filesystem::is_directory(options.model_repository)) {
@@ -21,13 +33,18 @@ int serve(const ServeOptions& options) {
               << " is not a folder\n";
     return 1;
   }
-  // SIGINT and SIGTERM go to one thread that stops the server; blocked here,
-  // before any thread starts, so every thread inherits the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  // SIGINT and SIGTERM write a byte to a pipe (all a handler may safely do,
+  // and it runs in whichever thread the signal lands on, the runtime's own
+  // threads included); a thread reading the pipe stops the server.
+  if (pipe(stop_pipe) != 0) {
+    std::cerr << "tessera serve: cannot create the stop pipe\n";
+    return 1;
+  }
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
   api::Env env(ORT_LOGGING_LEVEL_WARNING, "tessera-serve");
@@ -53,16 +70,23 @@ int serve(const ServeOptions& options) {
   }
   std::cout << "tessera serve: HTTP listening on " << options.host << ":" << port << std::endl;
 
-  std::atomic<bool> signalled{false};
-  std::thread stopper([&server, &signalled, stop_signals] {
-    int sig = 0;
-    sigwait(&stop_signals, &sig);
-    signalled = true;
-    server.stop();
+  std::atomic<bool> listening_over{false};
+  std::thread stopper([&server, &listening_over] {
+    char byte = 0;
+    while (read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    // A signal that came before listening began waits for it, then stops it.
+    while (!listening_over) {
+      if (server.is_running()) {
+        server.stop();
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
   });
   server.listen_after_bind();
-  // When listening ended by itself, wake the stopper so it can be joined.
-  if (!signalled) pthread_kill(stopper.native_handle(), SIGTERM);
+  listening_over = true;
+  on_stop_signal(0);  // wakes the stopper when listening ended by itself
   stopper.join();
   std::cout << "tessera serve: stopped" << std::endl;
   return 0;

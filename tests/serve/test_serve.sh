@@ -84,5 +84,17 @@ if grep -q "model 'broken' version 1: failed to load" "$WORK/server.err" &&
    grep -q "NoSuchExecutionProvider" "$WORK/server.err"; then ok "the log names each model that failed to load and why"
 else bad "the log does not name the models that failed"; sed 's/^/     | /' "$WORK/server.err" | head -20; fi
 
+# A signal while the models load (before listening) still stops the server.
+timeout 120 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
+  >"$WORK/early.out" 2>&1 &
+EARLY=$!
+# The first model's log line: the handlers are installed (before loading).
+for _ in $(seq 1 600); do grep -q "tessera serve: model" "$WORK/early.out" && break; sleep 0.1; done
+kill -INT "$EARLY"
+wait "$EARLY"
+rc=$?
+if [ "$rc" = 0 ] && grep -q "tessera serve: stopped" "$WORK/early.out"; then ok "SIGINT during loading stops the server once it listens (exit 0)"
+else bad "SIGINT during loading: exit $rc"; sed 's/^/     | /' "$WORK/early.out" | tail -5; fi
+
 if [ "$failures" = 0 ]; then echo "serving: all checks passed"; else echo "serving: $failures failed"; fi
 [ "$failures" = 0 ]
