@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "serve/datatype.hpp"
 #include "serve/http_error.hpp"
@@ -46,13 +47,15 @@ httplib::Server::Handler guarded(F handler) {
   };
 }
 
-json parse_body(const httplib::Request& req, const std::string& what, bool allow_empty) {
-  if (req.body.empty()) {
+constexpr const char* kHeaderLength = "Inference-Header-Content-Length";
+
+json parse_json(std::string_view body, const std::string& what, bool allow_empty) {
+  if (body.empty()) {
     if (allow_empty) return json::object();
     throw HttpError(400, what + ": the request has no body");
   }
   try {
-    return json::parse(req.body);
+    return json::parse(body);
   } catch (const json::parse_error& e) {
     throw HttpError(400, what + ": the request body is not valid JSON: " + e.what());
   }
@@ -108,7 +111,7 @@ void add_routes(httplib::Server& server, ModelRepository& repo, size_t max_body_
     send_json(res, 200,
               json{{"name", "tessera"},
                    {"version", TESSERA_SERVE_VERSION},
-                   {"extensions", json::array({"model_repository"})}});
+                   {"extensions", json::array({"model_repository", "binary_tensor_data"})}});
   });
 
   server.Get(model_route(""), guarded([&repo](const httplib::Request& req, httplib::Response& res) {
@@ -126,17 +129,48 @@ void add_routes(httplib::Server& server, ModelRepository& repo, size_t max_body_
              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
                res.status = repo.ready(req.matches[1], req.matches[2]) ? 200 : 400;
              }));
-  server.Post(model_route("/infer"),
-              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-                const std::string name = req.matches[1];
-                auto model = repo.find(name, req.matches[2]);
-                const json request = parse_body(req, "model '" + name + "'", false);
-                send_json(res, 200, infer(*model, request));
-              }));
+  server.Post(
+      model_route("/infer"), guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+        const std::string name = req.matches[1];
+        auto model = repo.find(name, req.matches[2]);
+        // The binary tensor data extension: the JSON header is the body's
+        // first Inference-Header-Content-Length bytes, binary data follows.
+        std::string_view body = req.body, binary;
+        if (req.has_header(kHeaderLength)) {
+          const std::string text = req.get_header_value(kHeaderLength);
+          size_t n = 0;
+          try {
+            size_t used = 0;
+            n = std::stoull(text, &used);
+            if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
+          } catch (const std::exception&) {
+            throw HttpError(400, "model '" + name + "': " + kHeaderLength + " '" + text +
+                                     "' is not a byte count");
+          }
+          if (n > body.size())
+            throw HttpError(400, "model '" + name + "': " + kHeaderLength + " " + text +
+                                     " exceeds the body's " + std::to_string(body.size()) +
+                                     " bytes");
+          binary = body.substr(n);
+          body = body.substr(0, n);
+        }
+        const json request = parse_json(body, "model '" + name + "'", false);
+        InferResult result = infer(*model, request, binary);
+        std::string header = result.header.dump();
+        if (result.binary.empty() && binary.empty() && !req.has_header(kHeaderLength)) {
+          res.status = 200;
+          res.set_content(header, "application/json");
+          return;
+        }
+        res.status = 200;
+        res.set_header(kHeaderLength, std::to_string(header.size()));
+        res.set_content(header + result.binary,
+                        result.binary.empty() ? "application/json" : "application/octet-stream");
+      }));
 
   server.Post("/v2/repository/index",
               guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-                const json request = parse_body(req, "repository index", true);
+                const json request = parse_json(req.body, "repository index", true);
                 const bool only_ready = request.is_object() && request.value("ready", false);
                 json list = json::array();
                 for (const auto& e : repo.index()) {

@@ -90,6 +90,19 @@ float bfloat16_to_float(uint16_t b) {
   return f;
 }
 
+// A string tensor whose elements may hold any bytes, NUL included
+// (FillStringTensor takes C strings; this entry takes lengths).
+api::Value string_tensor(const std::vector<std::string>& items, const std::vector<int64_t>& shape) {
+  api::Value value = api::Value::tensor(ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING, shape);
+  for (size_t i = 0; i < items.size(); ++i) {
+    char* buffer = nullptr;
+    api::check(
+        api::c_api().GetResizedStringTensorElementBuffer(value.get(), i, items[i].size(), &buffer));
+    if (!items[i].empty()) std::memcpy(buffer, items[i].data(), items[i].size());
+  }
+  return value;
+}
+
 struct Where {
   const std::string& model;
   const std::string& tensor;
@@ -149,8 +162,17 @@ std::vector<int64_t> shape_from_json(const json& t, const std::string& where) {
   return shape;
 }
 
-api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::string& model) {
-  const std::string where = "model '" + model + "', input '" + spec.name + "'";
+namespace {
+
+struct Checked {
+  ONNXTensorElementDataType type;
+  std::string datatype;
+  std::vector<int64_t> shape;
+  uint64_t count;
+};
+
+// Datatype and shape of request tensor `t` against `spec`.
+Checked check_tensor(const json& t, const TensorSpec& spec, const std::string& where) {
   if (!t.contains("datatype") || !t.at("datatype").is_string())
     throw HttpError(400, where + ": \"datatype\" must be a string");
   const std::string datatype = t.at("datatype").get<std::string>();
@@ -172,8 +194,20 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
       throw HttpError(400, where + ": shape " + shape_text(shape) + " is too large");
     count *= static_cast<uint64_t>(d);
   }
+  return {*type, datatype, shape, count};
+}
+
+}  // namespace
+
+api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::string& model) {
+  const std::string where = "model '" + model + "', input '" + spec.name + "'";
+  const Checked c = check_tensor(t, spec, where);
+  const auto type = &c.type;
+  const std::string& datatype = c.datatype;
+  const std::vector<int64_t>& shape = c.shape;
+  const uint64_t count = c.count;
   if (!t.contains("data"))
-    throw HttpError(400, where + ": no \"data\" (the binary data extension is not served)");
+    throw HttpError(400, where + ": no \"data\" (nor a binary_data_size parameter)");
   std::vector<const json*> leaves;
   flatten(t.at("data"), leaves);
   if (leaves.size() != count)
@@ -189,7 +223,7 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
         throw HttpError(400, w.at(i) + " is " + leaves[i]->dump() + ", not a string (BYTES)");
       items.push_back(leaves[i]->get<std::string>());
     }
-    return api::Value::strings(items, shape);
+    return string_tensor(items, shape);
   }
   api::Value value = api::Value::tensor(*type, shape);
   void* dst = nullptr;
@@ -246,6 +280,75 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
       throw HttpError(400, where + ": datatype " + datatype + " is not served");
   }
   return value;
+}
+
+api::Value tensor_from_binary(const json& t, const TensorSpec& spec, const std::string& model,
+                              std::string_view bytes) {
+  const std::string where = "model '" + model + "', input '" + spec.name + "'";
+  const Checked c = check_tensor(t, spec, where);
+  if (c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+    std::vector<std::string> items;
+    size_t at = 0;
+    while (at < bytes.size() && items.size() < c.count) {
+      if (bytes.size() - at < 4)
+        throw HttpError(400, where + ": BYTES element " + std::to_string(items.size()) +
+                                 " has no complete 4-byte length");
+      const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
+      const uint32_t len = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+                           (static_cast<uint32_t>(p[2]) << 16) |
+                           (static_cast<uint32_t>(p[3]) << 24);
+      at += 4;
+      if (bytes.size() - at < len)
+        throw HttpError(400, where + ": BYTES element " + std::to_string(items.size()) +
+                                 " has length " + std::to_string(len) + ", only " +
+                                 std::to_string(bytes.size() - at) + " bytes follow");
+      items.emplace_back(bytes.substr(at, len));
+      at += len;
+    }
+    if (items.size() != c.count || at != bytes.size())
+      throw HttpError(400, where + ": binary data of " + std::to_string(bytes.size()) +
+                               " bytes holds " + std::to_string(items.size()) + " BYTES elements" +
+                               (at != bytes.size() ? " and more bytes" : "") + ", shape " +
+                               shape_text(c.shape) + " needs " + std::to_string(c.count));
+    return string_tensor(items, c.shape);
+  }
+  const uint64_t want = c.count * element_size(c.type);
+  if (bytes.size() != want)
+    throw HttpError(400, where + ": binary_data_size is " + std::to_string(bytes.size()) +
+                             " bytes, shape " + shape_text(c.shape) + " of " + c.datatype +
+                             " needs " + std::to_string(want));
+  if (c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL)
+    for (size_t i = 0; i < bytes.size(); ++i)
+      if (bytes[i] != 0 && bytes[i] != 1)
+        throw HttpError(400, where + ": BOOL element " + std::to_string(i) + " is byte " +
+                                 std::to_string(static_cast<unsigned char>(bytes[i])) +
+                                 ", not 0 or 1");
+  api::Value value = api::Value::tensor(c.type, c.shape);
+  void* dst = nullptr;
+  api::check(api::c_api().GetTensorMutableData(value.get(), &dst));
+  if (want > 0) std::memcpy(dst, bytes.data(), want);
+  return value;
+}
+
+std::string tensor_to_binary(const api::Value& value) {
+  const api::TensorInfo info = value.info();
+  size_t n = 1;
+  for (int64_t d : info.shape) n *= static_cast<size_t>(d);
+  std::string out;
+  if (info.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+    for (const auto& s : value.strings()) {
+      const auto len = static_cast<uint32_t>(s.size());
+      for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((len >> (8 * b)) & 0xffu));
+      out += s;
+    }
+    return out;
+  }
+  if (protocol_datatype(info.type).empty())
+    throw HttpError(500, "an output has an element type the protocol cannot carry");
+  void* p = nullptr;
+  api::check(api::c_api().GetTensorMutableData(value.get(), &p));
+  out.assign(static_cast<const char*>(p), n * element_size(info.type));
+  return out;
 }
 
 json tensor_to_json(const std::string& name, const api::Value& value) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "serve/repository.hpp"
 #include "tessera/tessera.hpp"
@@ -17,6 +18,16 @@ namespace tessera::serve {
 // tensor and what is wrong.
 api::Value tensor_from_json(const nlohmann::json& t, const TensorSpec& spec,
                             const std::string& model);
+
+// The same for a tensor whose data comes as binary (the binary tensor data
+// extension): `bytes` are its elements, little-endian, row-major; a BOOL is
+// one byte 0 or 1, a BYTES element a 4-byte little-endian length and then
+// its bytes.
+api::Value tensor_from_binary(const nlohmann::json& t, const TensorSpec& spec,
+                              const std::string& model, std::string_view bytes);
+
+// An output's elements in that binary form.
+std::string tensor_to_binary(const api::Value& value);
 
 // The shape as the request gives it (checked: an array of integers >= 0).
 std::vector<int64_t> shape_from_json(const nlohmann::json& t, const std::string& where);

@@ -165,10 +165,10 @@ def datatypes():
     r = post("/v2/models/fp64_mul/infer", {"inputs": [tensor("x", np.array([1e300, 0.1]), "FP64"),
                                                       tensor("y", np.array([2.0, 3.0]), "FP64")]})
     check("FP64", r.status_code == 200 and output(r, "z")["data"] == [2e300, 0.1 * 3.0], r.text)
-    words = ["héllo", "", "tensor with spaces"]
+    words = ["héllo", "", "tensor with spaces", "nul\u0000inside"]
     r = post("/v2/models/strings/infer",
-             {"inputs": [{"name": "text", "shape": [3], "datatype": "BYTES", "data": words}]})
-    check("BYTES as strings (UTF-8, empty)",
+             {"inputs": [{"name": "text", "shape": [4], "datatype": "BYTES", "data": words}]})
+    check("BYTES as strings (UTF-8, empty, a NUL inside)",
           r.status_code == 200 and output(r, "same")["data"] == words
           and output(r, "same")["datatype"] == "BYTES", r.text)
     r = post("/v2/models/bool_not/infer",
@@ -178,6 +178,99 @@ def datatypes():
              {"inputs": [{"name": "h", "shape": [3], "datatype": "FP16", "data": [0.5, -1.25, 1000]}]})
     check("FP16 (JSON numbers in, float16 values out)",
           r.status_code == 200 and output(r, "h2")["data"] == [1.0, -2.5, 2000.0], r.text)
+
+
+def binary_post(path, header, binary=b""):
+    head = json.dumps(header).encode()
+    return requests.post(URL + path, data=head + binary, timeout=TIMEOUT,
+                         headers={"Inference-Header-Content-Length": str(len(head)),
+                                  "Content-Type": "application/octet-stream"})
+
+
+def split_binary(r):
+    """The JSON header and each binary output's bytes, by name."""
+    n = int(r.headers.get("Inference-Header-Content-Length", len(r.content)))
+    header = json.loads(r.content[:n])
+    at, parts = n, {}
+    for o in header.get("outputs", []):
+        size = o.get("parameters", {}).get("binary_data_size")
+        if size is not None:
+            parts[o["name"]] = r.content[at:at + size]
+            at += size
+    return header, parts, at == len(r.content)
+
+
+def binary_strings(items):
+    return b"".join(len(s).to_bytes(4, "little") + s for s in items)
+
+
+def binary_data():
+    x = np.array([[1, 2, 3], [4, 5, 6]], dtype=np.float32)
+    y = np.array([[0.5, 0.5, 0.5], [2, 2, 2]], dtype=np.float32)
+    r = binary_post("/v2/models/add_mul/infer", {
+        "inputs": [{"name": "x", "shape": [2, 3], "datatype": "FP32", "parameters": {"binary_data_size": 24}},
+                   tensor("y", y, "FP32")],
+        "outputs": [{"name": "sum", "parameters": {"binary_data": True}}, {"name": "product"}]}, x.tobytes())
+    header, parts, whole = split_binary(r)
+    sums = np.frombuffer(parts.get("sum", b""), dtype=np.float32)
+    check("binary input beside a JSON input; a binary output beside a JSON output",
+          r.status_code == 200 and whole and header["outputs"][0]["parameters"]["binary_data_size"] == 24
+          and "data" not in header["outputs"][0] and sums.tolist() == (x + y).reshape(-1).tolist()
+          and header["outputs"][1]["data"] == (x * y).reshape(-1).tolist(), r.content[:300])
+
+    words = [b"caf\xc3\xa9", b"", b"\x00\x01binary"]
+    r = binary_post("/v2/models/strings/infer", {
+        "inputs": [{"name": "text", "shape": [3], "datatype": "BYTES",
+                    "parameters": {"binary_data_size": len(binary_strings(words))}}],
+        "parameters": {"binary_data_output": True}}, binary_strings(words))
+    header, parts, whole = split_binary(r)
+    check("BYTES as binary both ways (length-prefixed, any bytes)",
+          r.status_code == 200 and whole and parts.get("same") == binary_strings(words), r.content[:300])
+
+    rng = np.random.default_rng(3)
+    img = rng.standard_normal((1, 3, 32, 32)).astype(np.float32)
+    r = binary_post("/v2/models/demo_cnn/infer", {
+        "inputs": [{"name": "input", "shape": [1, 3, 32, 32], "datatype": "FP32",
+                    "parameters": {"binary_data_size": img.nbytes}}],
+        "parameters": {"binary_data_output": True}}, img.tobytes())
+    header, parts, whole = split_binary(r)
+    got = np.frombuffer(parts.get("output", b""), dtype=np.float32)
+    want = tessera_run("demo_cnn", "input", img, "output").reshape(-1)
+    check("demo_cnn with binary input and binary_data_output equals `tessera run`",
+          r.status_code == 200 and r.headers["Content-Type"] == "application/octet-stream"
+          and got.shape == want.shape and np.allclose(got, want, rtol=1e-5, atol=1e-5), r.content[:300])
+
+    fp16 = np.array([0.5, -1.25, 1000], dtype=np.float16)
+    r = binary_post("/v2/models/fp16_add/infer", {
+        "inputs": [{"name": "h", "shape": [3], "datatype": "FP16", "parameters": {"binary_data_size": 6}}],
+        "outputs": [{"name": "h2", "parameters": {"binary_data": True}}]}, fp16.tobytes())
+    header, parts, whole = split_binary(r)
+    check("FP16 as binary", r.status_code == 200
+          and np.frombuffer(parts.get("h2", b""), dtype=np.float16).tolist() == [1.0, -2.5, 2000.0], r.content[:300])
+
+    expect_error("binary_data_size that does not fit the shape",
+                 binary_post("/v2/models/fp16_add/infer", {"inputs": [
+                     {"name": "h", "shape": [3], "datatype": "FP16", "parameters": {"binary_data_size": 4}}]},
+                     fp16.tobytes()[:4]), 400, "fp16_add", "'h'", "binary_data_size is 4", "needs 6")
+    expect_error("binary_data_size past the body",
+                 binary_post("/v2/models/fp16_add/infer", {"inputs": [
+                     {"name": "h", "shape": [3], "datatype": "FP16", "parameters": {"binary_data_size": 6}}]},
+                     b"\x00\x00"), 400, "fp16_add", "'h'", "goes past")
+    expect_error("binary bytes no input claims",
+                 binary_post("/v2/models/fp16_add/infer", {"inputs": [
+                     {"name": "h", "shape": [3], "datatype": "FP16", "parameters": {"binary_data_size": 6}}]},
+                     fp16.tobytes() + b"xx"), 400, "fp16_add", "8 bytes", "add up to 6")
+    expect_error("a BOOL byte other than 0 or 1",
+                 binary_post("/v2/models/bool_not/infer", {"inputs": [
+                     {"name": "b", "shape": [2, 2], "datatype": "BOOL", "parameters": {"binary_data_size": 4}}]},
+                     b"\x01\x00\x02\x00"), 400, "bool_not", "'b'", "element 2")
+    expect_error("a BYTES length past the data",
+                 binary_post("/v2/models/strings/infer", {"inputs": [
+                     {"name": "text", "shape": [1], "datatype": "BYTES", "parameters": {"binary_data_size": 6}}]},
+                     b"\x09\x00\x00\x00ab"), 400, "strings", "'text'", "length 9")
+    r = requests.post(URL + "/v2/models/add_mul/infer", data=b"{}", timeout=TIMEOUT,
+                      headers={"Inference-Header-Content-Length": "99"})
+    expect_error("Inference-Header-Content-Length beyond the body", r, 400, "add_mul", "exceeds")
 
 
 def bad_requests():
@@ -289,6 +382,7 @@ def repository():
 health_and_metadata()
 demo_models()
 datatypes()
+binary_data()
 bad_requests()
 concurrent_requests()
 repository()

@@ -52,7 +52,7 @@ expect_http() {  # WANT_STATUS WANT_BODY_REGEX DESCRIPTION -- CURL ARGS...
 }
 expect_http 200 '' "curl GET /v2/health/live" -- "$URL/v2/health/live"
 expect_http 400 '' "curl GET /v2/health/ready (two models fail to load)" -- "$URL/v2/health/ready"
-expect_http 200 '"extensions":\["model_repository"\]' "curl GET /v2" -- "$URL/v2"
+expect_http 200 '"extensions":\["model_repository","binary_tensor_data"\]' "curl GET /v2" -- "$URL/v2"
 expect_http 200 '"shape":\[-1,8,32\]' "curl GET /v2/models/demo_transformer" -- "$URL/v2/models/demo_transformer"
 expect_http 200 '' "curl GET /v2/models/demo_cnn/versions/1/ready" -- "$URL/v2/models/demo_cnn/versions/1/ready"
 expect_http 200 '"outputs":\[\{"data":\[2\.0,3\.0,4\.0\],"datatype":"FP32","name":"sum","shape":\[1,3\]\}\]' \
@@ -62,6 +62,13 @@ expect_http 200 '"outputs":\[\{"data":\[2\.0,3\.0,4\.0\],"datatype":"FP32","name
 expect_http 400 '"error":"model .add_mul.: the request body is not valid JSON' "curl malformed JSON" -- \
   -X POST -d '{"inputs":' "$URL/v2/models/add_mul/infer"
 expect_http 404 "\"error\":\"unknown model 'nosuch'\"" "curl unknown model" -- -X POST -d '{}' "$URL/v2/models/nosuch/infer"
+# Binary tensor data: x's three floats (1, 2, 3) after a JSON header of
+# Inference-Header-Content-Length bytes; the output as JSON.
+HDR='{"inputs":[{"name":"x","shape":[1,3],"datatype":"FP32","parameters":{"binary_data_size":12}},{"name":"y","shape":[1,3],"datatype":"FP32","data":[1,1,1]}],"outputs":[{"name":"sum"}]}'
+{ printf '%s' "$HDR"; printf '\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x00\x40\x40'; } >"$WORK/binary_request"
+expect_http 200 '"data":\[2\.0,3\.0,4\.0\]' "curl POST infer with a binary input" -- -X POST \
+  -H "Inference-Header-Content-Length: ${#HDR}" -H 'Content-Type: application/octet-stream' \
+  --data-binary @"$WORK/binary_request" "$URL/v2/models/add_mul/infer"
 head -c 2000000 /dev/zero | tr '\0' ' ' >"$WORK/big.json"
 expect_http 413 'larger than the server.s limit of 1048576 bytes' "curl body over --max-body-bytes" -- \
   -X POST -H 'Content-Type: application/json' --data-binary @"$WORK/big.json" "$URL/v2/models/add_mul/infer"
