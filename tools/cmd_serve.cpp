@@ -24,14 +24,17 @@ int cmd_serve(const std::vector<std::string>& argv) {
     throw UsageError("serve takes no positional arguments (use --model-repository DIR)");
   const auto repository = args.get("--model-repository");
   if (!repository) throw UsageError("serve needs --model-repository DIR");
-  for (const char* flag : {"--grpc-port", "--metrics-port"})
-    if (args.has(flag))
-      throw UsageError(std::string(flag) +
-                       " is not served yet: this build serves HTTP only (docs/serving.md)");
+  if (args.has("--grpc-port"))
+    throw UsageError(
+        "--grpc-port is not served yet: this build serves HTTP only (docs/serving.md)");
   serve::ServeOptions options;
   options.model_repository = *repository;
   options.http_port = args.get_int("--http-port", 8000, 0);
   if (options.http_port > 65535) throw UsageError("--http-port must be 0..65535");
+  if (args.has("--metrics-port")) {
+    options.metrics_port = args.get_int("--metrics-port", 0, 0);
+    if (options.metrics_port > 65535) throw UsageError("--metrics-port must be 0..65535");
+  }
   if (auto host = args.get("--host")) options.host = *host;
   if (args.has("--max-body-bytes")) {
     options.max_body_bytes = static_cast<size_t>(args.get_int("--max-body-bytes", 0, 1));

@@ -2,12 +2,14 @@
 
 #include <httplib.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "serve/datatype.hpp"
 #include "serve/http_error.hpp"
 #include "serve/inference.hpp"
+#include "serve/metrics.hpp"
 #include "serve/repository.hpp"
 
 #ifndef TESSERA_SERVE_VERSION
@@ -72,9 +74,47 @@ json tensor_metadata(const std::vector<TensorSpec>& specs) {
   return list;
 }
 
+// Answers an inference request for `model` named `name`.
+void answer_infer(const httplib::Request& req, httplib::Response& res, const std::string& name,
+                  const LoadedModel& model) {
+  // The binary tensor data extension: the JSON header is the body's
+  // first Inference-Header-Content-Length bytes, binary data follows.
+  std::string_view body = req.body, binary;
+  if (req.has_header(kHeaderLength)) {
+    const std::string text = req.get_header_value(kHeaderLength);
+    size_t n = 0;
+    try {
+      size_t used = 0;
+      n = std::stoull(text, &used);
+      if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
+    } catch (const std::exception&) {
+      throw HttpError(
+          400, "model '" + name + "': " + kHeaderLength + " '" + text + "' is not a byte count");
+    }
+    if (n > body.size())
+      throw HttpError(400, "model '" + name + "': " + kHeaderLength + " " + text +
+                               " exceeds the body's " + std::to_string(body.size()) + " bytes");
+    binary = body.substr(n);
+    body = body.substr(0, n);
+  }
+  const json request = parse_json(body, "model '" + name + "'", false);
+  InferResult result = infer(model, request, binary);
+  std::string header = result.header.dump();
+  if (result.binary.empty() && binary.empty() && !req.has_header(kHeaderLength)) {
+    res.status = 200;
+    res.set_content(header, "application/json");
+    return;
+  }
+  res.status = 200;
+  res.set_header(kHeaderLength, std::to_string(header.size()));
+  res.set_content(header + result.binary,
+                  result.binary.empty() ? "application/json" : "application/octet-stream");
+}
+
 }  // namespace
 
-void add_routes(httplib::Server& server, ModelRepository& repo, size_t max_body_bytes) {
+void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics,
+                size_t max_body_bytes) {
   server.set_payload_max_length(max_body_bytes);
   server.set_error_handler([max_body_bytes](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty()) return;
@@ -130,42 +170,21 @@ void add_routes(httplib::Server& server, ModelRepository& repo, size_t max_body_
                res.status = repo.ready(req.matches[1], req.matches[2]) ? 200 : 400;
              }));
   server.Post(
-      model_route("/infer"), guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+      model_route("/infer"),
+      guarded([&repo, &metrics](const httplib::Request& req, httplib::Response& res) {
         const std::string name = req.matches[1];
         auto model = repo.find(name, req.matches[2]);
-        // The binary tensor data extension: the JSON header is the body's
-        // first Inference-Header-Content-Length bytes, binary data follows.
-        std::string_view body = req.body, binary;
-        if (req.has_header(kHeaderLength)) {
-          const std::string text = req.get_header_value(kHeaderLength);
-          size_t n = 0;
-          try {
-            size_t used = 0;
-            n = std::stoull(text, &used);
-            if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
-          } catch (const std::exception&) {
-            throw HttpError(400, "model '" + name + "': " + kHeaderLength + " '" + text +
-                                     "' is not a byte count");
-          }
-          if (n > body.size())
-            throw HttpError(400, "model '" + name + "': " + kHeaderLength + " " + text +
-                                     " exceeds the body's " + std::to_string(body.size()) +
-                                     " bytes");
-          binary = body.substr(n);
-          body = body.substr(0, n);
+        const auto start = std::chrono::steady_clock::now();
+        auto seconds = [&start] {
+          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        };
+        try {
+          answer_infer(req, res, name, *model);
+        } catch (...) {
+          metrics.record(name, model->version, false, seconds());
+          throw;
         }
-        const json request = parse_json(body, "model '" + name + "'", false);
-        InferResult result = infer(*model, request, binary);
-        std::string header = result.header.dump();
-        if (result.binary.empty() && binary.empty() && !req.has_header(kHeaderLength)) {
-          res.status = 200;
-          res.set_content(header, "application/json");
-          return;
-        }
-        res.status = 200;
-        res.set_header(kHeaderLength, std::to_string(header.size()));
-        res.set_content(header + result.binary,
-                        result.binary.empty() ? "application/json" : "application/octet-stream");
+        metrics.record(name, model->version, true, seconds());
       }));
 
   server.Post("/v2/repository/index",
@@ -191,6 +210,14 @@ void add_routes(httplib::Server& server, ModelRepository& repo, size_t max_body_
                 repo.unload(req.matches[1]);
                 res.status = 200;
               }));
+}
+
+void add_metrics_routes(httplib::Server& server, const ModelRepository& repo,
+                        const Metrics& metrics) {
+  server.Get("/metrics", [&repo, &metrics](const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(metrics.prometheus_text(repo), "text/plain; version=0.0.4");
+  });
 }
 
 }  // namespace tessera::serve

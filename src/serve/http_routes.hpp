@@ -11,8 +11,14 @@ class Server;
 
 namespace tessera::serve {
 
+class Metrics;
 class ModelRepository;
 
-void add_routes(httplib::Server& server, ModelRepository& repository, size_t max_body_bytes);
+// The protocol's endpoints; each inference request is counted in `metrics`.
+void add_routes(httplib::Server& server, ModelRepository& repository, Metrics& metrics,
+                size_t max_body_bytes);
+// GET /metrics (Prometheus text), for the metrics port.
+void add_metrics_routes(httplib::Server& server, const ModelRepository& repository,
+                        const Metrics& metrics);
 
 }  // namespace tessera::serve

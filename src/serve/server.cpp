@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "serve/http_routes.hpp"
+#include "serve/metrics.hpp"
 #include "serve/repository.hpp"
 #include "tessera/tessera.hpp"
 
@@ -23,6 +24,15 @@ int stop_pipe[2] = {-1, -1};
 void on_stop_signal(int) {
   const char byte = 1;
   [[maybe_unused]] ssize_t n = write(stop_pipe[1], &byte, 1);
+}
+
+// Binds `server` to host:port (port 0: any free port); returns the port, or
+// -1 after saying why not.
+int bind(httplib::Server& server, const std::string& host, int port) {
+  const int bound =
+      port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  if (bound < 0) std::cerr << "tessera serve: cannot listen on " << host << ":" << port << "\n";
+  return bound;
 }
 
 }  // namespace
@@ -55,20 +65,29 @@ int serve(const ServeOptions& options) {
                  "(POST /v2/repository/index lists each with its reason)"
               << std::endl;
 
+  Metrics metrics;
   httplib::Server server;
-  add_routes(server, repo, options.max_body_bytes);
-  int port = options.http_port;
-  if (port == 0) {
-    port = server.bind_to_any_port(options.host);
-  } else if (!server.bind_to_port(options.host, port)) {
-    port = -1;
-  }
-  if (port < 0) {
-    std::cerr << "tessera serve: cannot listen on " << options.host << ":" << options.http_port
-              << "\n";
-    return 1;
+  add_routes(server, repo, metrics, options.max_body_bytes);
+  const int port = bind(server, options.host, options.http_port);
+  if (port < 0) return 1;
+  httplib::Server metrics_server;
+  int metrics_port = -1;
+  if (options.metrics_port >= 0) {
+    add_metrics_routes(metrics_server, repo, metrics);
+    metrics_port = bind(metrics_server, options.host, options.metrics_port);
+    if (metrics_port < 0) return 1;
   }
   std::cout << "tessera serve: HTTP listening on " << options.host << ":" << port << std::endl;
+  std::atomic<bool> metrics_over{false};
+  std::thread metrics_thread;
+  if (metrics_port >= 0) {
+    std::cout << "tessera serve: metrics listening on " << options.host << ":" << metrics_port
+              << std::endl;
+    metrics_thread = std::thread([&metrics_server, &metrics_over] {
+      metrics_server.listen_after_bind();
+      metrics_over = true;
+    });
+  }
 
   std::atomic<bool> listening_over{false};
   std::thread stopper([&server, &listening_over] {
@@ -88,6 +107,14 @@ int serve(const ServeOptions& options) {
   listening_over = true;
   on_stop_signal(0);  // wakes the stopper when listening ended by itself
   stopper.join();
+  if (metrics_thread.joinable()) {
+    // stop() does nothing before listening began: repeat until it ends.
+    while (!metrics_over) {
+      metrics_server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    metrics_thread.join();
+  }
   std::cout << "tessera serve: stopped" << std::endl;
   return 0;
 }

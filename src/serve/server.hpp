@@ -9,7 +9,8 @@ namespace tessera::serve {
 struct ServeOptions {
   std::string model_repository;
   std::string host = "0.0.0.0";
-  int http_port = 8000;  // 0: any free port (printed at start)
+  int http_port = 8000;   // 0: any free port (printed at start)
+  int metrics_port = -1;  // GET /metrics (Prometheus); -1: not served, 0: any free port
   size_t max_body_bytes = size_t{64} << 20;
 };
 

@@ -4,7 +4,7 @@ running `tessera serve` (started by test_serve.sh on the repository that
 make_serve_repository.py writes). Outputs of the demo models are compared
 with `tessera run` on the same .npy inputs.
 
-Usage: test_serve.py URL TESSERA REPOSITORY WORKDIR"""
+Usage: test_serve.py URL TESSERA REPOSITORY WORKDIR METRICS_URL"""
 import concurrent.futures
 import json
 import pathlib
@@ -15,6 +15,7 @@ import numpy as np
 import requests
 
 URL, TESSERA, REPO, WORK = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]), pathlib.Path(sys.argv[4])
+METRICS = sys.argv[5]
 TIMEOUT = 60
 failures = []
 
@@ -342,6 +343,44 @@ def concurrent_requests():
           all(results), f"{results.count(False)} wrong")
 
 
+def metric_values():
+    r = requests.get(METRICS, timeout=TIMEOUT)
+    values = {}
+    for line in r.text.splitlines():
+        if line and not line.startswith("#"):
+            key, _, value = line.rpartition(" ")
+            values[key] = float(value)
+    return r, values
+
+
+def metrics():
+    lab = 'model="int64_add",version="1"'
+    _, before = metric_values()
+    good = {"inputs": [{"name": "x", "shape": [2], "datatype": "INT64", "data": [1, 2]},
+                       {"name": "y", "shape": [2], "datatype": "INT64", "data": [3, 4]}]}
+    for _ in range(3):
+        post("/v2/models/int64_add/infer", good)
+    post("/v2/models/int64_add/infer", {"inputs": []})
+    r, after = metric_values()
+
+    def delta(key):
+        return after.get(key, 0) - before.get(key, 0)
+    check("GET /metrics is Prometheus text", r.status_code == 200
+          and r.headers["Content-Type"].startswith("text/plain")
+          and "# TYPE tessera_inference_requests_total counter" in r.text, r.text[:300])
+    check("3 successes and 1 failure counted for int64_add",
+          delta(f'tessera_inference_requests_total{{{lab},outcome="success"}}') == 3
+          and delta(f'tessera_inference_requests_total{{{lab},outcome="failure"}}') == 1, r.text[:600])
+    check("the duration histogram counts the 4 and its +Inf bucket equals the count",
+          delta(f"tessera_inference_request_duration_seconds_count{{{lab}}}") == 4
+          and after[f'tessera_inference_request_duration_seconds_bucket{{{lab},le="+Inf"}}']
+          == after[f"tessera_inference_request_duration_seconds_count{{{lab}}}"]
+          and after[f"tessera_inference_request_duration_seconds_sum{{{lab}}}"] > 0, r.text[:600])
+    check("tessera_model_ready: 1 for a loaded model, 0 for one that failed",
+          after.get('tessera_model_ready{model="demo_cnn",version="1"}') == 1
+          and after.get('tessera_model_ready{model="broken",version="1"}') == 0, r.text[-600:])
+
+
 def repository():
     r = post("/v2/repository/index", {})
     index = {(e["name"], e["version"]): e for e in r.json()}
@@ -385,6 +424,7 @@ datatypes()
 binary_data()
 bad_requests()
 concurrent_requests()
+metrics()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
 sys.exit(1 if failures else 0)

@@ -27,7 +27,7 @@ fi
 $PY tests/serve/make_serve_repository.py "$WORK/repo" || exit 1
 
 timeout 600 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
-  --max-body-bytes 1048576 >"$WORK/server.out" 2>"$WORK/server.err" &
+  --metrics-port 0 --max-body-bytes 1048576 >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 600); do
@@ -41,6 +41,9 @@ if [ -z "$PORT" ]; then
 fi
 URL="http://127.0.0.1:$PORT"
 ok "server listening on $URL"
+MPORT="$(sed -n 's/^tessera serve: metrics listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$WORK/server.out")"
+METRICS="http://127.0.0.1:$MPORT/metrics"
+[ -n "$MPORT" ] && ok "metrics on $METRICS" || bad "no metrics port printed"
 
 echo "-- curl"
 CURL=(curl -s -m 30 -o "$WORK/body" -w '%{http_code}')
@@ -77,8 +80,10 @@ expect_http 200 '"name":"broken","reason":"[^"]+","state":"UNAVAILABLE","version
 expect_http 400 'needs Content-Length: 0' "curl POST without Content-Length is explained" -- \
   -X POST "$URL/v2/repository/index"
 
+expect_http 200 'tessera_model_ready\{model="broken",version="1"\} 0' "curl GET /metrics: a model that failed is not ready" -- "$METRICS"
+
 echo "-- Python requests"
-timeout 300 $PY tests/serve/test_serve.py "$URL" "$TESSERA" "$WORK/repo" "$WORK" || failures=$((failures + 1))
+timeout 300 $PY tests/serve/test_serve.py "$URL" "$TESSERA" "$WORK/repo" "$WORK" "$METRICS" || failures=$((failures + 1))
 
 echo "-- stop"
 kill -TERM "$SERVER_PID"
