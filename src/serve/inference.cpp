@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "serve/batcher.hpp"
 #include "serve/datatype.hpp"
 #include "serve/http_error.hpp"
 #include "serve/tensor_json.hpp"
@@ -121,7 +122,19 @@ InferResult infer(const LoadedModel& model, const json& request, std::string_vie
 
   std::vector<api::Value> results;
   try {
-    results = model.session->run(names, values, outputs);
+    if (model.batcher) {
+      // The batcher takes every input and gives every output, in the model's order.
+      std::vector<api::Value> ordered(model.inputs.size());
+      for (size_t i = 0; i < names.size(); ++i)
+        for (size_t k = 0; k < model.inputs.size(); ++k)
+          if (model.inputs[k].name == names[i]) ordered[k] = std::move(values[i]);
+      std::vector<api::Value> all = model.batcher->run(std::move(ordered));
+      for (const auto& name : outputs)
+        for (size_t k = 0; k < model.outputs.size(); ++k)
+          if (model.outputs[k].name == name) results.push_back(std::move(all[k]));
+    } else {
+      results = model.session->run(names, values, outputs);
+    }
   } catch (const api::Error& e) {
     const int status =
         e.code() == ORT_INVALID_ARGUMENT || e.code() == ORT_INVALID_GRAPH ? 400 : 500;

@@ -3,6 +3,7 @@
 #include <array>
 #include <sstream>
 
+#include "serve/batcher.hpp"
 #include "serve/repository.hpp"
 
 namespace tessera::serve {
@@ -65,6 +66,13 @@ std::string Metrics::prometheus_text(const ModelRepository& repository) const {
       out << "tessera_inference_request_duration_seconds_count{" << l << "} " << cumulative << "\n";
     }
   }
+  out << "# HELP tessera_inference_batch_executions_total Session runs of the models with "
+         "dynamic batching (a batch of requests counts once).\n"
+         "# TYPE tessera_inference_batch_executions_total counter\n";
+  for (const auto& m : repository.loaded())
+    if (m->batcher)
+      out << "tessera_inference_batch_executions_total{" << labels(m->name, m->version) << "} "
+          << m->batcher->executions() << "\n";
   out << "# HELP tessera_model_ready Whether each model version is loaded (1) or not (0).\n"
          "# TYPE tessera_model_ready gauge\n";
   for (const auto& e : repository.index())

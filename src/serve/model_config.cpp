@@ -35,14 +35,14 @@ ModelConfig read_model_config(const std::string& path) {
   json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw std::runtime_error(path + ": not a JSON object");
   static const char* known[] = {"providers", "intra_op_threads", "inter_op_threads",
-                                "max_batch_size"};
+                                "max_batch_size", "dynamic_batching"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
     if (!ok)
       throw std::runtime_error(path + ": unknown key \"" + key +
                                "\" (known: providers, intra_op_threads, inter_op_threads, "
-                               "max_batch_size)");
+                               "max_batch_size, dynamic_batching)");
   }
   config.intra_op_threads = read_count(j, "intra_op_threads", path);
   config.inter_op_threads = read_count(j, "inter_op_threads", path);
@@ -51,6 +51,25 @@ ModelConfig read_model_config(const std::string& path) {
     if (!v.is_number_integer() || v.get<int64_t>() < 0)
       throw std::runtime_error(path + ": \"max_batch_size\" must be an integer >= 0");
     config.max_batch_size = v.get<int64_t>();
+  }
+  if (j.contains("dynamic_batching")) {
+    const json& d = j.at("dynamic_batching");
+    if (!d.is_object()) throw std::runtime_error(path + ": \"dynamic_batching\" must be an object");
+    for (const auto& [key, value] : d.items())
+      if (key != "max_queue_delay_microseconds")
+        throw std::runtime_error(path + ": dynamic_batching: unknown key \"" + key +
+                                 "\" (known: max_queue_delay_microseconds)");
+    config.max_queue_delay_us = 0;
+    if (d.contains("max_queue_delay_microseconds")) {
+      const json& v = d.at("max_queue_delay_microseconds");
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 10000000)
+        throw std::runtime_error(path +
+                                 ": dynamic_batching: \"max_queue_delay_microseconds\" must be "
+                                 "an integer from 0 to 10000000");
+      config.max_queue_delay_us = v.get<int64_t>();
+    }
+    if (config.max_batch_size <= 0)
+      throw std::runtime_error(path + ": dynamic_batching needs \"max_batch_size\" above 0");
   }
   if (j.contains("providers")) {
     const json& list = j.at("providers");

@@ -3,7 +3,8 @@
 // carry. A model without the file is served with the defaults.
 //
 //   {"providers": [{"name": "CPUExecutionProvider", "options": {}}],
-//    "intra_op_threads": 2, "inter_op_threads": 1, "max_batch_size": 8}
+//    "intra_op_threads": 2, "inter_op_threads": 1, "max_batch_size": 8,
+//    "dynamic_batching": {"max_queue_delay_microseconds": 2000}}
 #pragma once
 #include <cstdint>
 #include <map>
@@ -24,6 +25,9 @@ struct ModelConfig {
   int intra_op_threads = 0;               // 0: the runtime's default
   int inter_op_threads = 0;
   int64_t max_batch_size = 0;  // 0: no batch dimension is assumed or limited
+  // How long a request may wait for others to join its batch; -1: no dynamic
+  // batching (batcher.hpp). Needs max_batch_size above 0.
+  int64_t max_queue_delay_us = -1;
 
   // The session options this configuration asks for.
   api::SessionOptions session_options() const;

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "serve/batcher.hpp"
 #include "serve/http_error.hpp"
 
 namespace tessera::serve {
@@ -36,6 +37,9 @@ std::vector<TensorSpec> specs(const api::Session& s, bool inputs) {
 void log(const std::string& line) { std::cerr << "tessera serve: " << line << std::endl; }
 
 }  // namespace
+
+LoadedModel::LoadedModel() = default;
+LoadedModel::~LoadedModel() { batcher.reset(); }
 
 ModelRepository::ModelRepository(api::Env& env, std::string root)
     : env_(env), root_(std::move(root)) {}
@@ -76,6 +80,15 @@ ModelRepository::ModelSlot ModelRepository::load_folder(const std::string& name)
       m->session = std::make_unique<api::Session>(env_, file.string(), config.session_options());
       m->inputs = specs(*m->session, true);
       m->outputs = specs(*m->session, false);
+      if (config.max_queue_delay_us >= 0) {
+        for (const auto& t : m->inputs)
+          if (t.shape.empty())
+            throw std::runtime_error("dynamic_batching: input '" + t.name +
+                                     "' has no batch dimension (it is a scalar)");
+        m->batcher =
+            std::make_unique<Batcher>(*m->session, m->inputs, m->outputs, config.max_batch_size,
+                                      std::chrono::microseconds(config.max_queue_delay_us));
+      }
       vs.model = std::move(m);
       log("model '" + name + "' version " + v + ": loaded from " + file.string());
     } catch (const std::exception& e) {
@@ -185,6 +198,15 @@ bool ModelRepository::all_ready() const {
       if (!v.model) return false;
   }
   return true;
+}
+
+std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::loaded() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<const LoadedModel>> out;
+  for (const auto& [name, s] : models_)
+    for (const auto& v : s.versions)
+      if (v.model) out.push_back(v.model);
+  return out;
 }
 
 std::vector<std::string> ModelRepository::versions(const std::string& name) const {

@@ -29,13 +29,18 @@ struct TensorSpec {
   std::vector<int64_t> shape;
 };
 
+class Batcher;
+
 struct LoadedModel {
+  LoadedModel();
+  ~LoadedModel();  // the batcher first, then the session it runs
   std::string name;
   std::string version;
   ModelConfig config;
   std::unique_ptr<api::Session> session;
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
+  std::unique_ptr<Batcher> batcher;  // with dynamic batching only
 };
 
 // One version of one model as the index reports it.
@@ -69,6 +74,8 @@ class ModelRepository {
   std::vector<IndexEntry> index() const;
   // True when every model not unloaded on request is loaded.
   bool all_ready() const;
+  // Every loaded model version.
+  std::vector<std::shared_ptr<const LoadedModel>> loaded() const;
   // The versions known for `name`, in ascending order.
   std::vector<std::string> versions(const std::string& name) const;
 

@@ -90,9 +90,10 @@ float bfloat16_to_float(uint16_t b) {
   return f;
 }
 
-// A string tensor whose elements may hold any bytes, NUL included
-// (FillStringTensor takes C strings; this entry takes lengths).
-api::Value string_tensor(const std::vector<std::string>& items, const std::vector<int64_t>& shape) {
+}  // namespace
+
+api::Value make_string_tensor(const std::vector<std::string>& items,
+                              const std::vector<int64_t>& shape) {
   api::Value value = api::Value::tensor(ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING, shape);
   for (size_t i = 0; i < items.size(); ++i) {
     char* buffer = nullptr;
@@ -102,6 +103,8 @@ api::Value string_tensor(const std::vector<std::string>& items, const std::vecto
   }
   return value;
 }
+
+namespace {
 
 struct Where {
   const std::string& model;
@@ -223,7 +226,7 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
         throw HttpError(400, w.at(i) + " is " + leaves[i]->dump() + ", not a string (BYTES)");
       items.push_back(leaves[i]->get<std::string>());
     }
-    return string_tensor(items, shape);
+    return make_string_tensor(items, shape);
   }
   api::Value value = api::Value::tensor(*type, shape);
   void* dst = nullptr;
@@ -310,7 +313,7 @@ api::Value tensor_from_binary(const json& t, const TensorSpec& spec, const std::
                                " bytes holds " + std::to_string(items.size()) + " BYTES elements" +
                                (at != bytes.size() ? " and more bytes" : "") + ", shape " +
                                shape_text(c.shape) + " needs " + std::to_string(c.count));
-    return string_tensor(items, c.shape);
+    return make_string_tensor(items, c.shape);
   }
   const uint64_t want = c.count * element_size(c.type);
   if (bytes.size() != want)

@@ -29,6 +29,11 @@ api::Value tensor_from_binary(const nlohmann::json& t, const TensorSpec& spec,
 // An output's elements in that binary form.
 std::string tensor_to_binary(const api::Value& value);
 
+// A string tensor whose elements may hold any bytes, NUL included
+// (FillStringTensor takes C strings; this fills each element by length).
+api::Value make_string_tensor(const std::vector<std::string>& items,
+                              const std::vector<int64_t>& shape);
+
 // The shape as the request gives it (checked: an array of integers >= 0).
 std::vector<int64_t> shape_from_json(const nlohmann::json& t, const std::string& where);
 

@@ -71,6 +71,18 @@ def main(repo):
     save(repo, "fp16_add", helper.make_graph([helper.make_node("Add", ["h", "h"], ["h2"])],
                                              "fp16_add", [h], [h2]))
 
+    # Dynamic batching: requests of 1 or 2 rows joined up to 8; an index out
+    # of range makes the run fail (and the batch run again request by request).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    idx = helper.make_tensor_value_info("idx", TensorProto.INT64, ["batch", 1])
+    picked = helper.make_tensor_value_info("picked", TensorProto.FLOAT, ["batch", 1])
+    doubled = helper.make_tensor_value_info("doubled", TensorProto.FLOAT, ["batch", 4])
+    save(repo, "batched", helper.make_graph(
+        [helper.make_node("GatherElements", ["x", "idx"], ["picked"], axis=1),
+         helper.make_node("Add", ["x", "x"], ["doubled"])], "batched", [x, idx], [picked, doubled]))
+    (repo / "batched" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
+
     (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))
     (repo / "bad_provider" / "config.json").write_text(json.dumps(

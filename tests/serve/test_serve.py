@@ -381,6 +381,39 @@ def metrics():
           and after.get('tessera_model_ready{model="broken",version="1"}') == 0, r.text[-600:])
 
 
+def dynamic_batching():
+    runs = 'tessera_inference_batch_executions_total{model="batched",version="1"}'
+    rng = np.random.default_rng(11)
+
+    def request(i, rows, bad=False):
+        x = rng.standard_normal((rows, 4)).astype(np.float32)
+        idx = np.full((rows, 1), 9 if bad else i % 4, dtype=np.int64)
+        r = post("/v2/models/batched/infer", {"id": str(i), "inputs": [
+            tensor("x", x, "FP32"), tensor("idx", idx, "INT64")]})
+        if bad:
+            return r.status_code == 400 and "batched" in error_of(r)
+        picked = np.take_along_axis(x, idx, axis=1)
+        return (r.status_code == 200 and r.json()["id"] == str(i)
+                and output(r, "picked")["shape"] == [rows, 1]
+                and np.allclose(np.array(output(r, "picked")["data"]), picked.reshape(-1))
+                and np.allclose(np.array(output(r, "doubled")["data"]), (2 * x).reshape(-1)))
+
+    _, before = metric_values()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda i: request(i, 1), range(8)))
+    _, after = metric_values()
+    executions = after.get(runs, 0) - before.get(runs, 0)
+    check("dynamic batching: 8 concurrent requests of 1 row each get their own row back",
+          all(results), results)
+    check(f"dynamic batching: they ran as {executions:.0f} session runs (at most 3; 8 without batching)",
+          1 <= executions <= 3, executions)
+
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda i: request(i, 1 + i % 2, bad=(i == 2)), range(4)))
+    check("dynamic batching: requests of 1 and 2 rows, one with an index out of range: "
+          "that one fails alone (400), the others get their rows", all(results), results)
+
+
 def repository():
     r = post("/v2/repository/index", {})
     index = {(e["name"], e["version"]): e for e in r.json()}
@@ -425,6 +458,7 @@ binary_data()
 bad_requests()
 concurrent_requests()
 metrics()
+dynamic_batching()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
 sys.exit(1 if failures else 0)
