@@ -82,9 +82,12 @@ ModelRepository::ModelSlot ModelRepository::load_folder(const std::string& name)
       m->outputs = specs(*m->session, false);
       if (config.max_queue_delay_us >= 0) {
         for (const auto& t : m->inputs)
-          if (t.shape.empty())
-            throw std::runtime_error("dynamic_batching: input '" + t.name +
-                                     "' has no batch dimension (it is a scalar)");
+          if (t.shape.empty() || t.shape[0] >= 0)
+            throw std::runtime_error(
+                "dynamic_batching: input '" + t.name + "' " +
+                (t.shape.empty() ? std::string("is a scalar")
+                                 : "has the fixed first dimension " + std::to_string(t.shape[0])) +
+                "; batching joins requests along a dynamic first dimension");
         m->batcher =
             std::make_unique<Batcher>(*m->session, m->inputs, m->outputs, config.max_batch_size,
                                       std::chrono::microseconds(config.max_queue_delay_us));

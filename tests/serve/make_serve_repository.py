@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the model repository the serving test serves, into the folder given:
 the shipped demo models, small models (onnx.helper) for each datatype family,
-and two models that cannot load (a broken file, an unknown provider)."""
+and three models that cannot load (a broken file, an unknown provider,
+dynamic batching over a fixed first dimension)."""
 import json
 import pathlib
 import shutil
@@ -82,6 +83,10 @@ def main(repo):
          helper.make_node("Add", ["x", "x"], ["doubled"])], "batched", [x, idx], [picked, doubled]))
     (repo / "batched" / "config.json").write_text(json.dumps(
         {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
+
+    shutil.copy(ROOT / "models" / "demo_cnn" / "model.onnx", version_dir(repo, "cnn_batched") / "model.onnx")
+    (repo / "cnn_batched" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 4, "dynamic_batching": {}}))
 
     (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))

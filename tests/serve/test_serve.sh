@@ -54,7 +54,7 @@ expect_http() {  # WANT_STATUS WANT_BODY_REGEX DESCRIPTION -- CURL ARGS...
   else bad "$what: status $code, wanted $want, body: $(head -c 300 "$WORK/body")"; fi
 }
 expect_http 200 '' "curl GET /v2/health/live" -- "$URL/v2/health/live"
-expect_http 400 '' "curl GET /v2/health/ready (two models fail to load)" -- "$URL/v2/health/ready"
+expect_http 400 '' "curl GET /v2/health/ready (three models fail to load)" -- "$URL/v2/health/ready"
 expect_http 200 '"extensions":\["model_repository","binary_tensor_data"\]' "curl GET /v2" -- "$URL/v2"
 expect_http 200 '"shape":\[-1,8,32\]' "curl GET /v2/models/demo_transformer" -- "$URL/v2/models/demo_transformer"
 expect_http 200 '' "curl GET /v2/models/demo_cnn/versions/1/ready" -- "$URL/v2/models/demo_cnn/versions/1/ready"
