@@ -14,7 +14,7 @@ namespace tessera::cli {
 int cmd_serve(const std::vector<std::string>& argv) {
   Args args("serve", argv,
             {"--model-repository", "--http-port", "--grpc-port", "--metrics-port", "--host",
-             "--max-body-bytes"},
+             "--max-body-bytes", "--http-threads"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -36,6 +36,8 @@ int cmd_serve(const std::vector<std::string>& argv) {
     if (options.metrics_port > 65535) throw UsageError("--metrics-port must be 0..65535");
   }
   if (auto host = args.get("--host")) options.host = *host;
+  options.http_threads = args.get_int("--http-threads", 0, 1);
+  if (options.http_threads > 1024) throw UsageError("--http-threads must be 1..1024");
   if (args.has("--max-body-bytes")) {
     options.max_body_bytes = static_cast<size_t>(args.get_int("--max-body-bytes", 0, 1));
   }

@@ -63,7 +63,7 @@ void print_usage(std::ostream& os) {
         "      leaves outputs where they are made, as a framework timing its own\n"
         "      device tensors does.\n"
         "  serve --model-repository DIR [--http-port N] [--metrics-port N] [--host ADDR]\n"
-        "        [--max-body-bytes N]\n"
+        "        [--max-body-bytes N] [--http-threads N]\n"
         "      Serves every model of DIR (DIR/<model>/<version>/model.onnx, optional\n"
         "      DIR/<model>/config.json) over HTTP with the Open Inference Protocol\n"
         "      (KServe v2) until SIGINT or SIGTERM; --http-port 0 takes a free port and\n"

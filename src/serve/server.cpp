@@ -68,6 +68,10 @@ int serve(const ServeOptions& options) {
   Metrics metrics;
   httplib::Server server;
   add_routes(server, repo, metrics, options.max_body_bytes);
+  if (options.http_threads > 0) {
+    const auto n = static_cast<size_t>(options.http_threads);
+    server.new_task_queue = [n] { return new httplib::ThreadPool(n); };
+  }
   const int port = bind(server, options.host, options.http_port);
   if (port < 0) return 1;
   httplib::Server metrics_server;

@@ -27,7 +27,7 @@ fi
 $PY tests/serve/make_serve_repository.py "$WORK/repo" || exit 1
 
 timeout 600 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
-  --metrics-port 0 --max-body-bytes 1048576 >"$WORK/server.out" 2>"$WORK/server.err" &
+  --metrics-port 0 --max-body-bytes 1048576 --http-threads 12 >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 600); do
