@@ -1,5 +1,6 @@
 #include "serve/tensor_json.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -19,12 +20,17 @@ std::string shape_text(const std::vector<int64_t>& shape) {
 }
 
 // Row-major leaves of flat or nested `data`.
-void flatten(const json& data, std::vector<const json*>& out) {
-  if (data.is_array()) {
-    for (const json& e : data) flatten(e, out);
-  } else {
+// Nesting deeper than `depth_left` (the shape's rank) is an error, not a
+// recursion as deep as the request asks.
+bool flatten(const json& data, std::vector<const json*>& out, size_t depth_left) {
+  if (!data.is_array()) {
     out.push_back(&data);
+    return true;
   }
+  if (depth_left == 0) return false;
+  for (const json& e : data)
+    if (!flatten(e, out, depth_left - 1)) return false;
+  return true;
 }
 
 uint16_t float_to_half(float f) {
@@ -212,7 +218,8 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
   if (!t.contains("data"))
     throw HttpError(400, where + ": no \"data\" (nor a binary_data_size parameter)");
   std::vector<const json*> leaves;
-  flatten(t.at("data"), leaves);
+  if (!flatten(t.at("data"), leaves, std::max<size_t>(shape.size(), 1)))
+    throw HttpError(400, where + ": \"data\" is nested deeper than shape " + shape_text(shape));
   if (leaves.size() != count)
     throw HttpError(400, where + ": \"data\" holds " + std::to_string(leaves.size()) +
                              " elements, shape " + shape_text(shape) + " needs " +

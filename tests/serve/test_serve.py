@@ -307,6 +307,15 @@ def bad_requests():
     bad["inputs"][1]["shape"] = [2, 3]
     bad["inputs"][1]["data"] = [1] * 6
     expect_error("inputs whose shapes the model cannot combine", post("/v2/models/add_mul/infer", bad), 400, "add_mul")
+    deep = b'{"inputs": [{"name": "x", "shape": [1, 3], "datatype": "FP32", "data": ' + \
+        b"[" * 200000 + b"1" + b"]" * 200000 + b"}]}"
+    expect_error("data nested 200000 deep (no recursion that deep)",
+                 post("/v2/models/add_mul/infer", data=deep, headers={"Content-Type": "application/json"}),
+                 400, "'x'", "nested deeper than shape [1, 3]")
+    bad = json.loads(json.dumps(good))
+    bad["inputs"][0]["data"] = [[[1, 2, 3]]]
+    expect_error("data nested deeper than the shape's rank", post("/v2/models/add_mul/infer", bad), 400,
+                 "'x'", "nested deeper")
     bad = json.loads(json.dumps(good))
     bad["inputs"][1]["name"] = "w"
     expect_error("unknown input tensor", post("/v2/models/add_mul/infer", bad), 400, "add_mul", "'w'")
