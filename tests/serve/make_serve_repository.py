@@ -88,6 +88,11 @@ def main(repo):
     (repo / "cnn_batched" / "config.json").write_text(json.dumps(
         {"max_batch_size": 4, "dynamic_batching": {}}))
 
+    bf = helper.make_tensor_value_info("b", TensorProto.BFLOAT16, [3])
+    bf2 = helper.make_tensor_value_info("b2", TensorProto.BFLOAT16, [3])
+    save(repo, "bf16_add", helper.make_graph([helper.make_node("Add", ["b", "b"], ["b2"])],
+                                             "bf16_add", [bf], [bf2]))
+
     (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))
     (repo / "bad_provider" / "config.json").write_text(json.dumps(

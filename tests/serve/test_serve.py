@@ -179,6 +179,11 @@ def datatypes():
              {"inputs": [{"name": "h", "shape": [3], "datatype": "FP16", "data": [0.5, -1.25, 1000]}]})
     check("FP16 (JSON numbers in, float16 values out)",
           r.status_code == 200 and output(r, "h2")["data"] == [1.0, -2.5, 2000.0], r.text)
+    r = post("/v2/models/bf16_add/infer",
+             {"inputs": [{"name": "b", "shape": [3], "datatype": "BF16", "data": [0.5, -1.25, 1000]}]})
+    check("BF16 (JSON numbers in, bfloat16 values out)",
+          r.status_code == 200 and output(r, "b2")["data"] == [1.0, -2.5, 2000.0]
+          and output(r, "b2")["datatype"] == "BF16", r.text)
 
 
 def binary_post(path, header, binary=b""):
