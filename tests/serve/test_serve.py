@@ -456,6 +456,22 @@ def repository():
     for name in ("broken", "bad_provider", "cnn_batched"):
         post("/v2/repository/models/" + name + "/unload")
     check("ready once the models that fail are unloaded", get("/v2/health/ready").status_code == 200)
+    # Unloads and loads while requests run: each request is answered 200 or
+    # 503 (the model was away), never dropped or 500.
+    x = np.ones((1, 3), dtype=np.float32)
+    req = {"inputs": [tensor("x", x, "FP32"), tensor("y", x, "FP32")]}
+
+    def churn(i):
+        if i % 8 == 0:
+            a = post("/v2/repository/models/add_mul/unload").status_code
+            b = post("/v2/repository/models/add_mul/load").status_code
+            return a == 200 and b == 200
+        r = post("/v2/models/add_mul/infer", req)
+        return r.status_code == 503 or (r.status_code == 200 and output(r, "sum")["data"] == [2.0] * 3)
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        results = list(pool.map(churn, range(48)))
+    check("unload and load while requests run: every request answered 200 or 503",
+          all(results) and get("/v2/models/add_mul/ready").status_code == 200, results)
     # A model added to the repository while serving is loaded on request.
     src = REPO / "int64_add" / "1" / "model.onnx"
     dst = REPO / "late" / "3"
