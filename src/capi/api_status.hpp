@@ -3,6 +3,7 @@
 // OrtErrorCode and the full message; nothing crosses the C boundary as an
 // exception.
 #pragma once
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -36,6 +37,18 @@ OrtStatus* guard(const char* entry, F&& body) noexcept {
   } catch (...) {
     return make_status(ORT_RUNTIME_EXCEPTION, std::string(entry) + ": unknown exception");
   }
+}
+
+// The integer a caller passed for an enum parameter, read without an
+// enum-typed load: a C caller may pass any int, and loading a value outside
+// the enumerators' range as the enum is undefined in C++. Entries check it
+// before using the parameter as the enum.
+template <typename E>
+int raw_enum(const E& e) {
+  static_assert(sizeof(E) == sizeof(int), "enum parameters are int-sized");
+  int v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
 }
 
 // Throws kInvalidArgument naming the parameter when a required pointer is null.

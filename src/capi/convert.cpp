@@ -6,7 +6,7 @@
 
 namespace tessera::capi {
 
-DataType from_ort_type(ONNXTensorElementDataType t) {
+DataType from_ort_type(int t) {
   switch (t) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2:
       return DataType::kUInt2;
@@ -214,12 +214,13 @@ constexpr KnownMemory kKnownMemories[] = {
 
 }  // namespace
 
-MemoryInfo memory_from_ort(const char* name, OrtAllocatorType type, int id, OrtMemType mem_type) {
+MemoryInfo memory_from_ort(const char* name, int type, int id, int mem_type) {
   need(name, "name");
   const std::string n = name;
   check(type == OrtDeviceAllocator || type == OrtArenaAllocator || type == OrtReadOnlyAllocator,
-        "allocator type ", static_cast<int>(type),
-        " is not OrtDeviceAllocator or OrtArenaAllocator");
+        "allocator type ", type, " is not OrtDeviceAllocator or OrtArenaAllocator");
+  check(mem_type >= OrtMemTypeCPUInput && mem_type <= OrtMemTypeDefault, "memory type ", mem_type,
+        " is not OrtMemTypeCPUInput, OrtMemTypeCPUOutput or OrtMemTypeDefault");
   const AllocatorType alloc =
       type == OrtDeviceAllocator ? AllocatorType::kDevice : AllocatorType::kArena;
   // A device provider's CPU-side memory: host memory it reads or writes.

@@ -10,7 +10,7 @@ namespace tessera::capi {
 
 // ONNX Runtime numbers three element types differently from ONNX (and from
 // DataType): UINT2 24, INT2 25, FLOAT8E8M0 26.
-DataType from_ort_type(ONNXTensorElementDataType t);  // kInvalidArgument when unknown
+DataType from_ort_type(int t);  // an ONNXTensorElementDataType value; kInvalidArgument when unknown
 ONNXTensorElementDataType to_ort_type(DataType t);
 
 std::unique_ptr<OrtTypeInfo> make_type_info(const ir::TypeInfo& type);
@@ -31,7 +31,8 @@ void copy_string_out(const std::string& s, char* out, size_t* size, const char* 
 // An owned copy of a list of C strings ("" for a null pointer is refused).
 std::vector<std::string> string_list(const char* const* items, size_t n, const char* what);
 
-MemoryInfo memory_from_ort(const char* name, OrtAllocatorType type, int id, OrtMemType mem_type);
+// `type` and `mem_type` are OrtAllocatorType and OrtMemType values (checked).
+MemoryInfo memory_from_ort(const char* name, int type, int id, int mem_type);
 OrtMemoryInfo to_ort_memory(const MemoryInfo& memory);
 
 }  // namespace tessera::capi

@@ -85,10 +85,10 @@ DeviceCache& cache() {
   return *c;
 }
 
-const MemoryInfo& device_memory(const OrtEpDevice* d, OrtDeviceMemoryType mem_type) {
+const MemoryInfo& device_memory(const OrtEpDevice* d, int mem_type) {
   need(d, "ep_device");
   check(mem_type == OrtDeviceMemoryType_DEFAULT || mem_type == OrtDeviceMemoryType_HOST_ACCESSIBLE,
-        "device memory type ", static_cast<int>(mem_type), " is unknown");
+        "device memory type ", mem_type, " is unknown");
   return mem_type == OrtDeviceMemoryType_DEFAULT ? d->memory.info : d->host_memory.info;
 }
 
@@ -229,8 +229,8 @@ const OrtHardwareDevice* ORT_API_CALL EpDevice_Device(const OrtEpDevice* ep_devi
 const OrtMemoryInfo* ORT_API_CALL EpDevice_MemoryInfo(const OrtEpDevice* ep_device,
                                                       OrtDeviceMemoryType memory_type) noexcept {
   if (ep_device == nullptr) return nullptr;
-  return memory_type == OrtDeviceMemoryType_HOST_ACCESSIBLE ? &ep_device->host_memory
-                                                            : &ep_device->memory;
+  return raw_enum(memory_type) == OrtDeviceMemoryType_HOST_ACCESSIBLE ? &ep_device->host_memory
+                                                                      : &ep_device->memory;
 }
 
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_V2(
@@ -266,9 +266,10 @@ OrtStatus* ORT_API_CALL CreateSharedAllocator(OrtEnv* env, const OrtEpDevice* ep
                                               OrtAllocator** allocator) noexcept {
   return guard("CreateSharedAllocator", [&] {
     need(env, "env");
-    const MemoryInfo& memory = device_memory(ep_device, mem_type);
-    check(allocator_type == OrtDeviceAllocator || allocator_type == OrtArenaAllocator,
-          "allocator type ", static_cast<int>(allocator_type), " cannot be shared");
+    const MemoryInfo& memory = device_memory(ep_device, raw_enum(mem_type));
+    const int alloc = raw_enum(allocator_type);
+    check(alloc == OrtDeviceAllocator || alloc == OrtArenaAllocator, "allocator type ", alloc,
+          " cannot be shared");
     ArenaConfig cfg;
     if (allocator_options != nullptr) {
       if (const char* limit = allocator_options->get("arena.max_mem"))
@@ -303,7 +304,7 @@ OrtStatus* ORT_API_CALL ReleaseSharedAllocator(OrtEnv* env, const OrtEpDevice* e
     need(env, "env");
     // The wrapper stays (the application may still hold it until its
     // allocations are freed); sessions made from now on use their own.
-    Environment::global().unregister_allocator(device_memory(ep_device, mem_type));
+    Environment::global().unregister_allocator(device_memory(ep_device, raw_enum(mem_type)));
   });
 }
 

@@ -35,13 +35,13 @@ void apply_logging(const OrtEnv& env) {
 
 // Creates the environment or hands out the existing one (whose settings the
 // first creator chose, as in ONNX Runtime).
-OrtEnv* acquire_env(OrtLoggingLevel level, const char* logid, OrtLoggingFunction logger,
-                    void* logger_param, const OrtThreadingOptions* threads) {
+OrtEnv* acquire_env(int level, const char* logid, OrtLoggingFunction logger, void* logger_param,
+                    const OrtThreadingOptions* threads) {
   check_level(level);
   std::lock_guard<std::mutex> lock(env_mu);
   if (the_env == nullptr) {
     auto env = std::make_unique<OrtEnv>();
-    env->log_level = level;
+    env->log_level = static_cast<OrtLoggingLevel>(level);
     env->log_id = logid != nullptr ? logid : "";
     env->logger = logger;
     env->logger_param = logger_param;
@@ -68,7 +68,7 @@ OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel log_severity_level, const char
                                   OrtEnv** out) noexcept {
   return guard("CreateEnv", [&] {
     need(out, "out");
-    *out = acquire_env(log_severity_level, logid, nullptr, nullptr, nullptr);
+    *out = acquire_env(raw_enum(log_severity_level), logid, nullptr, nullptr, nullptr);
   });
 }
 
@@ -79,7 +79,8 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_fun
   return guard("CreateEnvWithCustomLogger", [&] {
     need(out, "out");
     need(reinterpret_cast<const void*>(logging_function), "logging_function");
-    *out = acquire_env(log_severity_level, logid, logging_function, logger_param, nullptr);
+    *out =
+        acquire_env(raw_enum(log_severity_level), logid, logging_function, logger_param, nullptr);
   });
 }
 
@@ -90,7 +91,7 @@ OrtStatus* ORT_API_CALL CreateEnvWithGlobalThreadPools(OrtLoggingLevel log_sever
   return guard("CreateEnvWithGlobalThreadPools", [&] {
     need(out, "out");
     need(tp_options, "threading options");
-    *out = acquire_env(log_severity_level, logid, nullptr, nullptr, tp_options);
+    *out = acquire_env(raw_enum(log_severity_level), logid, nullptr, nullptr, tp_options);
   });
 }
 
@@ -101,7 +102,8 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLoggerAndGlobalThreadPools(
     need(out, "out");
     need(tp_options, "threading options");
     need(reinterpret_cast<const void*>(logging_function), "logging_function");
-    *out = acquire_env(log_severity_level, logid, logging_function, logger_param, tp_options);
+    *out = acquire_env(raw_enum(log_severity_level), logid, logging_function, logger_param,
+                       tp_options);
   });
 }
 
@@ -112,9 +114,9 @@ OrtStatus* ORT_API_CALL CreateEnvWithOptions(const OrtEnvCreationOptions* option
     need(out, "out");
     check(options->version >= 1 && options->version <= ORT_API_VERSION, "options version ",
           options->version, " is not between 1 and ", ORT_API_VERSION);
-    *out = acquire_env(static_cast<OrtLoggingLevel>(options->logging_severity_level),
-                       options->log_id, options->custom_logging_function,
-                       options->custom_logging_param, options->threading_options);
+    *out = acquire_env(options->logging_severity_level, options->log_id,
+                       options->custom_logging_function, options->custom_logging_param,
+                       options->threading_options);
   });
 }
 
@@ -131,9 +133,10 @@ OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevel(OrtEnv* ort_env,
                                                     OrtLoggingLevel log_severity_level) noexcept {
   return guard("UpdateEnvWithCustomLogLevel", [&] {
     need(ort_env, "env");
-    check_level(log_severity_level);
+    const int level = raw_enum(log_severity_level);
+    check_level(level);
     std::lock_guard<std::mutex> lock(env_mu);
-    ort_env->log_level = log_severity_level;
+    ort_env->log_level = static_cast<OrtLoggingLevel>(level);
     apply_logging(*ort_env);
   });
 }
@@ -150,8 +153,8 @@ OrtStatus* ORT_API_CALL SetLanguageProjection(const OrtEnv* ort_env,
                                               OrtLanguageProjection projection) noexcept {
   return guard("SetLanguageProjection", [&] {
     need(ort_env, "env");
-    check(projection >= ORT_PROJECTION_C && projection <= ORT_PROJECTION_NODEJS, "projection ",
-          static_cast<int>(projection), " is unknown");
+    const int p = raw_enum(projection);
+    check(p >= ORT_PROJECTION_C && p <= ORT_PROJECTION_NODEJS, "projection ", p, " is unknown");
   });
 }
 

@@ -8,22 +8,47 @@
 
 namespace tessera::capi {
 
+namespace {
+
+// `type` and `mem_type` are the caller's OrtAllocatorType and OrtMemType,
+// checked by memory_from_ort before they are used as the enums.
+void create_memory_info(const char* name, int type, int id, int mem_type, OrtMemoryInfo** out) {
+  need(out, "out");
+  auto m = std::make_unique<OrtMemoryInfo>();
+  m->info = memory_from_ort(name, type, id, mem_type);
+  m->id = id;
+  m->mem_type = static_cast<OrtMemType>(mem_type);
+  m->allocator_type = static_cast<OrtAllocatorType>(type);
+  *out = m.release();
+}
+
+DeviceType device_type_from_ort(int t) {
+  switch (t) {
+    case OrtMemoryInfoDeviceType_CPU:
+      return DeviceType::kCPU;
+    case OrtMemoryInfoDeviceType_GPU:
+      return DeviceType::kGPU;
+    case OrtMemoryInfoDeviceType_FPGA:
+      return DeviceType::kFPGA;
+    case OrtMemoryInfoDeviceType_NPU:
+      return DeviceType::kNPU;
+    default:
+      fail(ErrorCode::kInvalidArgument, "device type ", t, " is unknown");
+  }
+}
+
+}  // namespace
+
 OrtStatus* ORT_API_CALL CreateMemoryInfo(const char* name, enum OrtAllocatorType type, int id,
                                          enum OrtMemType mem_type, OrtMemoryInfo** out) noexcept {
-  return guard("CreateMemoryInfo", [&] {
-    need(out, "out");
-    auto m = std::make_unique<OrtMemoryInfo>();
-    m->info = memory_from_ort(name, type, id, mem_type);
-    m->id = id;
-    m->mem_type = mem_type;
-    m->allocator_type = type;
-    *out = m.release();
-  });
+  return guard("CreateMemoryInfo",
+               [&] { create_memory_info(name, raw_enum(type), id, raw_enum(mem_type), out); });
 }
 
 OrtStatus* ORT_API_CALL CreateCpuMemoryInfo(enum OrtAllocatorType type, enum OrtMemType mem_type,
                                             OrtMemoryInfo** out) noexcept {
-  return CreateMemoryInfo("Cpu", type, 0, mem_type, out);
+  return guard("CreateCpuMemoryInfo",
+               [&] { create_memory_info("Cpu", raw_enum(type), 0, raw_enum(mem_type), out); });
 }
 
 OrtStatus* ORT_API_CALL CreateMemoryInfo_V2(const char* name,
@@ -35,44 +60,27 @@ OrtStatus* ORT_API_CALL CreateMemoryInfo_V2(const char* name,
   return guard("CreateMemoryInfo_V2", [&] {
     need(name, "name");
     need(out, "out");
-    DeviceType type = DeviceType::kCPU;
-    switch (device_type) {
-      case OrtMemoryInfoDeviceType_CPU:
-        type = DeviceType::kCPU;
-        break;
-      case OrtMemoryInfoDeviceType_GPU:
-        type = DeviceType::kGPU;
-        break;
-      case OrtMemoryInfoDeviceType_FPGA:
-        type = DeviceType::kFPGA;
-        break;
-      case OrtMemoryInfoDeviceType_NPU:
-        type = DeviceType::kNPU;
-        break;
-      default:
-        fail(ErrorCode::kInvalidArgument, "device type ", static_cast<int>(device_type),
-             " is unknown");
-    }
+    const DeviceType type = device_type_from_ort(raw_enum(device_type));
+    const int mem = raw_enum(mem_type);
+    const int alloc = raw_enum(allocator_type);
+    check(mem == OrtDeviceMemoryType_DEFAULT || mem == OrtDeviceMemoryType_HOST_ACCESSIBLE,
+          "device memory type ", mem, " is unknown");
     check(
-        mem_type == OrtDeviceMemoryType_DEFAULT || mem_type == OrtDeviceMemoryType_HOST_ACCESSIBLE,
-        "device memory type ", static_cast<int>(mem_type), " is unknown");
-    check(allocator_type == OrtDeviceAllocator || allocator_type == OrtArenaAllocator ||
-              allocator_type == OrtReadOnlyAllocator,
-          "allocator type ", static_cast<int>(allocator_type), " is unknown");
+        alloc == OrtDeviceAllocator || alloc == OrtArenaAllocator || alloc == OrtReadOnlyAllocator,
+        "allocator type ", alloc, " is unknown");
     check(alignment == 0 || (alignment & (alignment - 1)) == 0, "alignment ", alignment,
           " is not a power of two");
+    const bool host_accessible = mem == OrtDeviceMemoryType_HOST_ACCESSIBLE;
     auto m = std::make_unique<OrtMemoryInfo>();
     m->info = make_memory_info(
         name, type, vendor_id, device_id,
-        mem_type == OrtDeviceMemoryType_HOST_ACCESSIBLE ? MemoryType::kHostAccessible
-                                                        : MemoryType::kDefault,
+        host_accessible ? MemoryType::kHostAccessible : MemoryType::kDefault,
         alignment == 0 ? 64 : alignment,
-        allocator_type == OrtDeviceAllocator ? AllocatorType::kDevice : AllocatorType::kArena);
+        alloc == OrtDeviceAllocator ? AllocatorType::kDevice : AllocatorType::kArena);
     m->id = device_id;
-    m->allocator_type = allocator_type;
-    m->mem_type = type != DeviceType::kCPU && mem_type == OrtDeviceMemoryType_HOST_ACCESSIBLE
-                      ? OrtMemTypeCPUOutput
-                      : OrtMemTypeDefault;
+    m->allocator_type = static_cast<OrtAllocatorType>(alloc);
+    m->mem_type =
+        type != DeviceType::kCPU && host_accessible ? OrtMemTypeCPUOutput : OrtMemTypeDefault;
     *out = m.release();
   });
 }

@@ -88,16 +88,16 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CUDA(
           "tunable ops are not part of Tessera's CUDA provider");
     check(c.arena_extend_strategy == 0 || c.arena_extend_strategy == 1, "arena_extend_strategy ",
           c.arena_extend_strategy, " is not 0 or 1");
-    check(c.cudnn_conv_algo_search >= OrtCudnnConvAlgoSearchExhaustive &&
-              c.cudnn_conv_algo_search <= OrtCudnnConvAlgoSearchDefault,
-          "cudnn_conv_algo_search ", static_cast<int>(c.cudnn_conv_algo_search), " is unknown");
+    const int search = raw_enum(c.cudnn_conv_algo_search);
+    check(search >= OrtCudnnConvAlgoSearchExhaustive && search <= OrtCudnnConvAlgoSearchDefault,
+          "cudnn_conv_algo_search ", search, " is unknown");
     static const char* kSearch[] = {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"};
     std::map<std::string, std::string> o;
     o["device_id"] = std::to_string(c.device_id);
     if (c.gpu_mem_limit != SIZE_MAX) o["gpu_mem_limit"] = std::to_string(c.gpu_mem_limit);
     o["arena_extend_strategy"] =
         c.arena_extend_strategy == 1 ? "kSameAsRequested" : "kNextPowerOfTwo";
-    o["cudnn_conv_algo_search"] = kSearch[c.cudnn_conv_algo_search];
+    o["cudnn_conv_algo_search"] = kSearch[search];
     o["do_copy_in_default_stream"] = c.do_copy_in_default_stream ? "1" : "0";
     if (c.has_user_compute_stream) {
       need(c.user_compute_stream, "user_compute_stream");

@@ -44,9 +44,10 @@ OrtStatus* ORT_API_CALL SetOptimizedModelFilePath(
 OrtStatus* ORT_API_CALL SetSessionExecutionMode(OrtSessionOptions* options,
                                                 ::ExecutionMode execution_mode) noexcept {
   return guard("SetSessionExecutionMode", [&] {
-    check(execution_mode == ::ORT_SEQUENTIAL || execution_mode == ::ORT_PARALLEL, "execution mode ",
-          static_cast<int>(execution_mode), " is not ORT_SEQUENTIAL (0) or ORT_PARALLEL (1)");
-    opts(options).options.execution_mode = static_cast<tessera::ExecutionMode>(execution_mode);
+    const int mode = raw_enum(execution_mode);
+    check(mode == ::ORT_SEQUENTIAL || mode == ::ORT_PARALLEL, "execution mode ", mode,
+          " is not ORT_SEQUENTIAL (0) or ORT_PARALLEL (1)");
+    opts(options).options.execution_mode = static_cast<tessera::ExecutionMode>(mode);
   });
 }
 
@@ -123,7 +124,7 @@ OrtStatus* ORT_API_CALL SetSessionGraphOptimizationLevel(
     OrtSessionOptions* options, ::GraphOptimizationLevel graph_optimization_level) noexcept {
   return guard("SetSessionGraphOptimizationLevel", [&] {
     tessera::GraphOptimizationLevel level;
-    switch (graph_optimization_level) {
+    switch (raw_enum(graph_optimization_level)) {
       case ::ORT_DISABLE_ALL:
         level = tessera::GraphOptimizationLevel::kDisableAll;
         break;
@@ -140,7 +141,7 @@ OrtStatus* ORT_API_CALL SetSessionGraphOptimizationLevel(
         break;
       default:
         fail(ErrorCode::kInvalidArgument, "graph optimization level ",
-             static_cast<int>(graph_optimization_level), " is not 0, 1, 2, 3 or 99");
+             raw_enum(graph_optimization_level), " is not 0, 1, 2, 3 or 99");
     }
     opts(options).options.graph_optimization_level = level;
   });
@@ -269,12 +270,13 @@ OrtStatus* ORT_API_CALL SetDeterministicCompute(OrtSessionOptions* options, bool
 OrtStatus* ORT_API_CALL SessionOptionsSetEpSelectionPolicy(
     OrtSessionOptions* session_options, OrtExecutionProviderDevicePolicy policy) noexcept {
   return guard("SessionOptionsSetEpSelectionPolicy", [&] {
-    check(policy >= OrtExecutionProviderDevicePolicy_DEFAULT &&
-              policy <= OrtExecutionProviderDevicePolicy_MIN_OVERALL_POWER,
-          "selection policy ", static_cast<int>(policy), " is unknown");
+    const int p = raw_enum(policy);
+    check(p >= OrtExecutionProviderDevicePolicy_DEFAULT &&
+              p <= OrtExecutionProviderDevicePolicy_MIN_OVERALL_POWER,
+          "selection policy ", p, " is unknown");
     // The enums list the same policies in the same order.
     opts(session_options).options.provider_selection_policy =
-        static_cast<ProviderSelectionPolicy>(policy);
+        static_cast<ProviderSelectionPolicy>(p);
   });
 }
 

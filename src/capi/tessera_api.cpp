@@ -15,7 +15,8 @@ OrtStatus* ORT_API_CALL session_partition_report(const OrtSession* session,
     need(session, "session");
     need(out, "out");
     const PartitionReport report = session->session->partition_report();
-    switch (format) {
+    const int f = raw_enum(format);
+    switch (f) {
       case TESSERA_REPORT_TEXT:
         *out = allocate_string(allocator, report.to_text());
         break;
@@ -26,8 +27,7 @@ OrtStatus* ORT_API_CALL session_partition_report(const OrtSession* session,
         *out = allocate_string(allocator, report.to_dot());
         break;
       default:
-        fail(ErrorCode::kInvalidArgument, "report format ", static_cast<int>(format),
-             " is unknown");
+        fail(ErrorCode::kInvalidArgument, "report format ", f, " is unknown");
     }
   });
 }

@@ -126,8 +126,9 @@ OrtStatus* ORT_API_CALL SetTensorElementType(OrtTensorTypeAndShapeInfo* info,
                                              enum ONNXTensorElementDataType type) noexcept {
   return guard("SetTensorElementType", [&] {
     need(info, "tensor type and shape info");
-    from_ort_type(type);  // refuses unknown types
-    info->elem_type = type;
+    const int t = raw_enum(type);
+    from_ort_type(t);  // refuses unknown types
+    info->elem_type = static_cast<ONNXTensorElementDataType>(t);
   });
 }
 

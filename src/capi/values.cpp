@@ -33,7 +33,7 @@ const Tensor& tensor_of(const OrtValue* v) {
 // A tensor over memory the application owns; `on_release` (may be empty)
 // runs when the last reference to the memory goes.
 Tensor wrap(const MemoryInfo& memory, void* p_data, size_t p_data_len, const int64_t* shape,
-            size_t shape_len, ONNXTensorElementDataType type, std::shared_ptr<void> keepalive) {
+            size_t shape_len, int type, std::shared_ptr<void> keepalive) {
   const DataType dtype = from_ort_type(type);
   check(dtype != DataType::kString,
         "string tensors cannot view the application's memory: create one with "
@@ -55,7 +55,7 @@ OrtStatus* ORT_API_CALL CreateTensorAsOrtValue(OrtAllocator* allocator, const in
   return guard("CreateTensorAsOrtValue", [&] {
     need(out, "out");
     auto alloc = tessera_allocator(allocator);
-    *out = new OrtValue{Tensor(from_ort_type(type), shape_of(shape, shape_len), alloc)};
+    *out = new OrtValue{Tensor(from_ort_type(raw_enum(type)), shape_of(shape, shape_len), alloc)};
   });
 }
 
@@ -67,7 +67,8 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info
   return guard("CreateTensorWithDataAsOrtValue", [&] {
     need(info, "memory info");
     need(out, "out");
-    *out = new OrtValue{wrap(info->info, p_data, p_data_len, shape, shape_len, type, nullptr)};
+    *out = new OrtValue{
+        wrap(info->info, p_data, p_data_len, shape, shape_len, raw_enum(type), nullptr)};
   });
 }
 
@@ -83,8 +84,8 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(
     need(m, "the deleter's memory info");
     // The application's Free runs when the tensor's memory is let go.
     std::shared_ptr<void> owner(p_data, [deleter](void* p) { deleter->Free(deleter, p); });
-    *out =
-        new OrtValue{wrap(m->info, p_data, p_data_len, shape, shape_len, type, std::move(owner))};
+    *out = new OrtValue{
+        wrap(m->info, p_data, p_data_len, shape, shape_len, raw_enum(type), std::move(owner))};
   });
 }
 
@@ -258,7 +259,8 @@ OrtStatus* ORT_API_CALL CreateValue(const OrtValue* const* in, size_t num_values
     need(out, "out");
     if (num_values > 0) need(in, "in");
     for (size_t i = 0; i < num_values; ++i) check(in[i] != nullptr, "in[", i, "] is null");
-    if (value_type == ONNX_TYPE_MAP) {
+    const int kind = raw_enum(value_type);
+    if (kind == ONNX_TYPE_MAP) {
       check(num_values == 2, "a map is made from 2 tensors (keys, values), not ", num_values);
       const Tensor& keys = tensor_of(in[0]);
       const Tensor& values = tensor_of(in[1]);
@@ -268,8 +270,7 @@ OrtStatus* ORT_API_CALL CreateValue(const OrtValue* const* in, size_t num_values
       *out = new OrtValue{Value::map({keys, values})};
       return;
     }
-    check(value_type == ONNX_TYPE_SEQUENCE, "CreateValue makes sequences and maps, not ONNX type ",
-          static_cast<int>(value_type));
+    check(kind == ONNX_TYPE_SEQUENCE, "CreateValue makes sequences and maps, not ONNX type ", kind);
     check(num_values > 0, "a sequence needs at least one value to know its element type");
     Sequence items;
     const Value& first = val(in[0]);

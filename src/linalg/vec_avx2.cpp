@@ -37,6 +37,7 @@ struct Avx2 {
   static R mul(R a, R b) { return _mm256_mul_ps(a, b); }
   static R div(R a, R b) { return _mm256_div_ps(a, b); }
   static R fmadd(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
+  static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
   static R min(R a, R b) { return _mm256_min_ps(a, b); }
   static R abs(R a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
@@ -96,11 +97,14 @@ bool vec_kernels_avx2(VecKernels* out) {
           vec_impl::erf_loop<Avx2>,
           vec_impl::tanh_loop<Avx2>,
           vec_impl::log_loop<Avx2>,
+          vec_impl::sin_loop<Avx2>,
+          vec_impl::cos_loop<Avx2>,
           vec_impl::softplus_loop<Avx2>,
           vec_impl::gelu_loop<Avx2>,
           vec_impl::gelu_tanh_loop<Avx2>,
           vec_impl::mish_loop<Avx2>,
           vec_impl::softmax_row<Avx2>,
+          vec_impl::log_softmax_row<Avx2>,
           vec_impl::layer_norm_row<Avx2>,
           binary,
           binary_scalar,

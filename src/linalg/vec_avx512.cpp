@@ -12,9 +12,11 @@
 #pragma GCC push_options
 #pragma GCC target("avx512f,fma")
 // GCC 12 flags the deliberately undefined pass-through operand inside its own
-// AVX-512 intrinsics (_mm512_undefined_ps) once they are inlined: a false positive.
+// AVX-512 intrinsics (_mm512_undefined_ps, and _mm512_reduce_max_ps's
+// _mm512_extractf64x4_pd) once they are inlined: a false positive.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #include "linalg/vec_impl.hpp"
 
 namespace tessera::linalg::detail {
@@ -39,6 +41,7 @@ struct Avx512 {
   static R mul(R a, R b) { return _mm512_mul_ps(a, b); }
   static R div(R a, R b) { return _mm512_div_ps(a, b); }
   static R fmadd(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
+  static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }
   static R min(R a, R b) { return _mm512_min_ps(a, b); }
   static R abs(R a) { return _mm512_abs_ps(a); }
@@ -87,11 +90,14 @@ bool vec_kernels_avx512(VecKernels* out) {
           vec_impl::erf_loop<Avx512>,
           vec_impl::tanh_loop<Avx512>,
           vec_impl::log_loop<Avx512>,
+          vec_impl::sin_loop<Avx512>,
+          vec_impl::cos_loop<Avx512>,
           vec_impl::softplus_loop<Avx512>,
           vec_impl::gelu_loop<Avx512>,
           vec_impl::gelu_tanh_loop<Avx512>,
           vec_impl::mish_loop<Avx512>,
           vec_impl::softmax_row<Avx512>,
+          vec_impl::log_softmax_row<Avx512>,
           vec_impl::layer_norm_row<Avx512>,
           binary,
           binary_scalar,

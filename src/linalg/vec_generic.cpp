@@ -26,6 +26,9 @@ struct Scalar {
   static R mul(R a, R b) { return a * b; }
   static R div(R a, R b) { return a / b; }
   static R fmadd(R a, R b, R c) { return a * b + c; }
+  // Rounded once, as the reductions that call it need; libm picks the
+  // FMA instruction where the CPU has one.
+  static R fma(R a, R b, R c) { return std::fma(a, b, c); }
   static R max(R a, R b) { return a > b ? a : b; }
   static R min(R a, R b) { return a < b ? a : b; }
   static R abs(R a) { return std::fabs(a); }
@@ -73,11 +76,14 @@ VecKernels vec_kernels_generic() {
           vec_impl::erf_loop<Scalar>,
           vec_impl::tanh_loop<Scalar>,
           vec_impl::log_loop<Scalar>,
+          vec_impl::sin_loop<Scalar>,
+          vec_impl::cos_loop<Scalar>,
           vec_impl::softplus_loop<Scalar>,
           vec_impl::gelu_loop<Scalar>,
           vec_impl::gelu_tanh_loop<Scalar>,
           vec_impl::mish_loop<Scalar>,
           vec_impl::softmax_row<Scalar>,
+          vec_impl::log_softmax_row<Scalar>,
           vec_impl::layer_norm_row<Scalar>,
           binary,
           binary_scalar,

@@ -2,7 +2,8 @@
 // lane type V, so the portable, AVX2 and AVX-512 files differ only in V.
 // V provides: R (register), W (lanes), load/store, load_tail(p, n, fill) and
 // store_tail(p, n, r) for the last n < W lanes, set1, add/sub/mul/div,
-// fmadd(a, b, c) = a*b + c, max/min, abs, round/trunc, pow2i (2^n for an
+// fmadd(a, b, c) = a*b + c (fused or not), fma(a, b, c) = a*b + c rounded
+// once, max/min, abs, round/trunc, pow2i (2^n for an
 // integral n in [-126, 127]), exponent(x) and mantissa(x) (x = mantissa *
 // 2^exponent with the mantissa in [1, 2), for normal positive x), hsum/hmax,
 // gt(a, b) and isnan(a) masks, select(mask, a, b), copysign(mag, sign).
@@ -221,6 +222,51 @@ inline typename V::R expm1(typename V::R x) {
   return V::select(V::gt(V::set1(0.5f), V::abs(x)), small, large);
 }
 
+// The largest |x| sin_cos reduces: n = round(|x| 2/pi) stays far below 2^22,
+// so n and n mod 4 are exact in float, and the three-part reduction keeps its
+// relative accuracy. Lanes beyond it (and infinities) return x itself, for
+// the caller to finish with libm.
+constexpr float kTrigMax = 65536.0f;
+
+// sin(x) (kCos false) or cos(x): r = |x| - n pi/2 with pi/2 split in three
+// floats (each step one FMA, the first exact), |r| <= pi/4, then the
+// sine or cosine polynomial of r (Cephes' minimax coefficients, under 1 ulp
+// on that range) by the quadrant n mod 4 (n + 1 for cos), negated in
+// quadrants 2 and 3, and for sin given the sign of x. |x| below 2^-12 gives x
+// itself for sin (exactly sin(x) in float; keeps -0 and subnormals).
+template <class V, bool kCos>
+inline typename V::R sin_cos(typename V::R x) {
+  using R = typename V::R;
+  const R zero = V::set1(0.0f), one = V::set1(1.0f);
+  const R ax = V::abs(x);
+  const auto big = V::gt(ax, V::set1(kTrigMax));
+  const R axr = V::select(big, zero, ax);  // keeps round() away from huge values
+  const R n = V::round(V::mul(axr, V::set1(0.636619772367581343f)));
+  R r = V::fma(n, V::set1(-0x1.921fb6p+0f), axr);
+  r = V::fma(n, V::set1(0x1.777a5cp-25f), r);
+  r = V::fma(n, V::set1(0x1.ee59dap-50f), r);
+  const R q = kCos ? V::add(n, one) : n;
+  const R q4 = V::sub(q, V::mul(V::set1(4.0f), V::trunc(V::mul(q, V::set1(0.25f)))));
+  const R z = V::mul(r, r);
+  R ps = V::set1(-1.9515295891e-4f);
+  ps = V::fmadd(ps, z, V::set1(8.3321608736e-3f));
+  ps = V::fmadd(ps, z, V::set1(-1.6666654611e-1f));
+  const R s = V::fmadd(V::mul(r, z), ps, r);
+  R pc = V::set1(2.443315711809948e-5f);
+  pc = V::fmadd(pc, z, V::set1(-1.388731625493765e-3f));
+  pc = V::fmadd(pc, z, V::set1(4.166664568298827e-2f));
+  const R c = V::add(V::fmadd(V::mul(z, z), pc, V::mul(V::set1(-0.5f), z)), one);
+  const R odd = V::sub(q4, V::mul(V::set1(2.0f), V::trunc(V::mul(q4, V::set1(0.5f)))));
+  R y = V::select(V::gt(odd, V::set1(0.5f)), c, s);
+  y = V::select(V::gt(q4, V::set1(1.5f)), V::sub(zero, y), y);
+  if constexpr (!kCos) {
+    y = V::select(V::gt(zero, x), V::sub(zero, y), y);
+    y = V::select(V::gt(V::set1(0x1p-12f), ax), x, y);
+  }
+  // A NaN fails every compare and comes through the arithmetic as NaN.
+  return V::select(big, x, y);
+}
+
 // One activation of vec_math.hpp's VecActivation (by its index) on a register.
 template <class V, int kKind>
 inline typename V::R activate(typename V::R v, typename V::R a, typename V::R b) {
@@ -237,8 +283,10 @@ inline typename V::R activate(typename V::R v, typename V::R a, typename V::R b)
     return V::select(V::gt(zero, v), V::mul(a, expm1<V>(v)), v);
   } else if constexpr (kKind == 5) {
     return V::mul(b, V::select(V::gt(v, zero), v, V::mul(a, expm1<V>(v))));
-  } else {
+  } else if constexpr (kKind == 6) {
     return V::select(V::gt(v, zero), v, V::mul(a, expm1<V>(V::div(v, a))));
+  } else {
+    return V::select(V::gt(zero, v), V::mul(a, v), v);
   }
 }
 
@@ -269,8 +317,10 @@ void activation(int kind, float p0, float p1, const float* x, float* out, int64_
       return activation_loop<V, 4>(p0, p1, x, out, n);
     case 5:
       return activation_loop<V, 5>(p0, p1, x, out, n);
-    default:
+    case 6:
       return activation_loop<V, 6>(p0, p1, x, out, n);
+    default:
+      return activation_loop<V, 7>(p0, p1, x, out, n);
   }
 }
 
@@ -284,6 +334,36 @@ void map(const float* x, float* out, int64_t n) {
 template <class V>
 void exp_loop(const float* x, float* out, int64_t n) {
   map<V, exp<V>>(x, out, n);
+}
+
+// sin or cos over n values; returns the largest |x| seen (NaN lanes aside),
+// so the caller knows whether any lane was left for libm (see kTrigMax).
+template <class V, bool kCos>
+float sin_cos_loop(const float* x, float* out, int64_t n) {
+  using R = typename V::R;
+  R amax = V::set1(0.0f);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) {
+    const R v = V::load(x + i);
+    amax = V::max(V::abs(v), amax);  // a NaN lane keeps amax (second operand)
+    V::store(out + i, sin_cos<V, kCos>(v));
+  }
+  if (i < n) {
+    const R v = V::load_tail(x + i, n - i, 0.0f);
+    amax = V::max(V::abs(v), amax);  // a NaN lane keeps amax (second operand)
+    V::store_tail(out + i, n - i, sin_cos<V, kCos>(v));
+  }
+  return V::hmax(amax);
+}
+
+template <class V>
+float sin_loop(const float* x, float* out, int64_t n) {
+  return sin_cos_loop<V, false>(x, out, n);
+}
+
+template <class V>
+float cos_loop(const float* x, float* out, int64_t n) {
+  return sin_cos_loop<V, true>(x, out, n);
 }
 
 template <class V>
@@ -361,6 +441,29 @@ void softmax_row(const float* x, float* out, int64_t n) {
   const R inv = V::set1(1.0f / V::hsum(sum));
   for (i = 0; i + V::W <= n; i += V::W) V::store(out + i, V::mul(V::load(out + i), inv));
   if (i < n) V::store_tail(out + i, n - i, V::mul(V::load_tail(out + i, n - i, 0.0f), inv));
+}
+
+// out = (x - max) - log(sum(exp(x - max))): the sum pass stores nothing, and
+// the shift is subtracted from x - max (not folded into one constant) so
+// entries near the maximum keep their small values exactly. NaN, +inf and an
+// all -inf row give NaNs, as in softmax_row.
+template <class V>
+void log_softmax_row(const float* x, float* out, int64_t n) {
+  using R = typename V::R;
+  if (n <= 0) return;
+  const float ninf = -__builtin_inff();
+  R mx = V::set1(ninf);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) mx = V::max(mx, V::load(x + i));
+  if (i < n) mx = V::max(mx, V::load_tail(x + i, n - i, ninf));
+  const R vm = V::set1(V::hmax(mx));
+  R sum = V::set1(0.0f);
+  for (i = 0; i + V::W <= n; i += V::W) sum = V::add(sum, exp<V>(V::sub(V::load(x + i), vm)));
+  if (i < n) sum = V::add(sum, exp<V>(V::sub(V::load_tail(x + i, n - i, ninf), vm)));
+  const R ls = log<V>(V::set1(V::hsum(sum)));
+  for (i = 0; i + V::W <= n; i += V::W) V::store(out + i, V::sub(V::sub(V::load(x + i), vm), ls));
+  if (i < n)
+    V::store_tail(out + i, n - i, V::sub(V::sub(V::load_tail(x + i, n - i, 0.0f), vm), ls));
 }
 
 template <class V>

@@ -1,6 +1,11 @@
 // Dispatch for vec_math.hpp: the best kernel set this CPU runs, chosen once.
 #include "linalg/vec_math.hpp"
 
+#include <cmath>
+#include <cstdint>
+
+#include "linalg/vec_impl.hpp"
+
 namespace tessera::linalg {
 
 namespace {
@@ -21,6 +26,12 @@ void vec_exp(const float* x, float* out, int64_t n) { best().exp(x, out, n); }
 void vec_erf(const float* x, float* out, int64_t n) { best().erf(x, out, n); }
 void vec_tanh(const float* x, float* out, int64_t n) { best().tanh(x, out, n); }
 void vec_log(const float* x, float* out, int64_t n) { best().log(x, out, n); }
+void vec_sin(const float* x, float* out, int64_t n) {
+  detail::finish_sin_cos(false, best().sin(x, out, n), out, n);
+}
+void vec_cos(const float* x, float* out, int64_t n) {
+  detail::finish_sin_cos(true, best().cos(x, out, n), out, n);
+}
 void vec_softplus(const float* x, float* out, int64_t n) { best().softplus(x, out, n); }
 void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n) {
   best().gelu(x, bias, bias_len, out, n);
@@ -28,6 +39,9 @@ void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, i
 void vec_gelu_tanh(const float* x, float* out, int64_t n) { best().gelu_tanh(x, out, n); }
 void vec_mish(const float* x, float* out, int64_t n) { best().mish(x, out, n); }
 void vec_softmax_row(const float* x, float* out, int64_t n) { best().softmax_row(x, out, n); }
+void vec_log_softmax_row(const float* x, float* out, int64_t n) {
+  best().log_softmax_row(x, out, n);
+}
 void vec_layer_norm_row(const float* x, const float* skip, const float* bias, const float* gamma,
                         const float* beta, float eps, float* out, float* sum_out, int64_t n) {
   best().layer_norm_row(x, skip, bias, gamma, beta, eps, out, sum_out, n);
@@ -49,3 +63,13 @@ void vec_activation(VecActivation kind, float p0, float p1, const float* x, floa
 const char* vec_kernel_name() { return best().name; }
 
 }  // namespace tessera::linalg
+
+namespace tessera::linalg::detail {
+
+void finish_sin_cos(bool cos, float amax, float* out, int64_t n) {
+  if (!(amax > vec_impl::kTrigMax)) return;
+  for (int64_t i = 0; i < n; ++i)
+    if (!(std::fabs(out[i]) <= 1.0f)) out[i] = cos ? std::cos(out[i]) : std::sin(out[i]);
+}
+
+}  // namespace tessera::linalg::detail

@@ -19,6 +19,10 @@ void vec_erf(const float* x, float* out, int64_t n);
 void vec_tanh(const float* x, float* out, int64_t n);
 // out[i] = log(x[i]) within a few ulps; log(+-0) = -inf, negative -> NaN.
 void vec_log(const float* x, float* out, int64_t n);
+// out[i] = sin(x[i]) and cos(x[i]) within a few ulps; |x| beyond 65536
+// (rare in models) goes through libm; infinities and NaN give NaN.
+void vec_sin(const float* x, float* out, int64_t n);
+void vec_cos(const float* x, float* out, int64_t n);
 // out[i] = log(1 + exp(x[i])) without overflow, keeping relative accuracy
 // for very negative x (where it is exp(x)).
 void vec_softplus(const float* x, float* out, int64_t n);
@@ -33,6 +37,9 @@ void vec_mish(const float* x, float* out, int64_t n);
 // One softmax over a row of n values: out = exp(x - max) / sum. A row with a
 // NaN gives NaNs; a row of all -inf gives NaNs (0/0), as the formula does.
 void vec_softmax_row(const float* x, float* out, int64_t n);
+// One log-softmax row: out = x - max - log(sum(exp(x - max))); NaNs where
+// vec_softmax_row gives them.
+void vec_log_softmax_row(const float* x, float* out, int64_t n);
 // One layer-norm row: v = x (+ skip) (+ bias); out = (v - mean) / sqrt(var + eps)
 // * gamma (+ beta). skip, bias and beta may be null. Statistics are
 // accumulated in float vector lanes (pairwise across lanes), which is what
@@ -62,8 +69,18 @@ void vec_binary_rows(BinaryOp op, const float* a, const float* row, bool row_fir
 //   kElu:         x < 0 ? p0 (e^x - 1) : x
 //   kSelu:        p1 * (x > 0 ? x : p0 (e^x - 1))  (p0 alpha, p1 gamma)
 //   kCelu:        x > 0 ? x : p0 (e^(x / p0) - 1)
+//   kLeakyRelu:   x < 0 ? p0 x : x
 // (e^x - 1 keeps its relative accuracy near 0; a NaN passes through.)
-enum class VecActivation { kSigmoid, kSwish, kHardSigmoid, kHardSwish, kElu, kSelu, kCelu };
+enum class VecActivation {
+  kSigmoid,
+  kSwish,
+  kHardSigmoid,
+  kHardSwish,
+  kElu,
+  kSelu,
+  kCelu,
+  kLeakyRelu
+};
 void vec_activation(VecActivation kind, float p0, float p1, const float* x, float* out, int64_t n);
 
 // Name of the vector kernel set in use, e.g. "avx512_f32" (for reports).
@@ -81,11 +98,16 @@ struct VecKernels {
   void (*erf)(const float*, float*, int64_t);
   void (*tanh)(const float*, float*, int64_t);
   void (*log)(const float*, float*, int64_t);
+  // These leave x itself in the lanes they do not reduce (|x| > 65536 or
+  // infinite) and return the largest |x|; finish_sin_cos completes those.
+  float (*sin)(const float*, float*, int64_t);
+  float (*cos)(const float*, float*, int64_t);
   void (*softplus)(const float*, float*, int64_t);
   void (*gelu)(const float*, const float*, int64_t, float*, int64_t);
   void (*gelu_tanh)(const float*, float*, int64_t);
   void (*mish)(const float*, float*, int64_t);
   void (*softmax_row)(const float*, float*, int64_t);
+  void (*log_softmax_row)(const float*, float*, int64_t);
   void (*layer_norm_row)(const float*, const float*, const float*, const float*, const float*,
                          float, float*, float*, int64_t);
   void (*binary)(BinaryOp, const float*, const float*, float*, int64_t);
@@ -93,6 +115,10 @@ struct VecKernels {
   void (*binary_rows)(int, const float*, const float*, bool, float*, int64_t, int64_t);
   void (*activation)(int, float, float, const float*, float*, int64_t);
 };
+
+// The lanes a sin/cos kernel left (|out[i]| > 1: the input itself) through
+// libm, where `amax` (the kernel's return) says there may be some.
+void finish_sin_cos(bool cos, float amax, float* out, int64_t n);
 
 // Each returns false when this build or CPU cannot run it.
 bool vec_kernels_avx512(VecKernels* out);

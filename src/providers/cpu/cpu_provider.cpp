@@ -27,6 +27,25 @@ class CpuProvider : public ep::ExecutionProvider, public ep::GraphTransformer {
   const MemoryInfo& memory_info() const override { return info_; }
   std::shared_ptr<Allocator> allocator() const override { return default_cpu_allocator(); }
   const ep::KernelRegistry& kernel_registry() const override { return cpu_kernel_registry(); }
+  // The registry's answer, plus the float16/bfloat16 nodes no kernel takes in
+  // their own types that the transform computes in float32 (a bfloat16 Conv
+  // before opset 22): declined here they would never reach it.
+  ep::Capability get_capability(const ep::GraphView& view) const override {
+    ep::Capability cap = ep::ExecutionProvider::get_capability(view);
+    auto type_of = [&view](const std::string& v) {
+      const ir::TypeInfo* t = v.empty() ? nullptr : view.type_of(v);
+      return t && t->is_tensor() ? t->elem_type : DataType::kUndefined;
+    };
+    std::vector<ep::Decline> still;
+    for (ep::Decline& d : cap.declined) {
+      if (computes_half_in_float(*view.model, view.graph->nodes[d.node], type_of))
+        cap.groups.push_back({{d.node}, false});
+      else
+        still.push_back(std::move(d));
+    }
+    cap.declined = std::move(still);
+    return cap;
+  }
   size_t transform(ir::Model& part, const ep::TransformOptions& options,
                    std::vector<PhaseTiming>* timings) const override {
     return transform_for_cpu(part, options, timings);

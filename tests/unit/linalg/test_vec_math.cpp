@@ -188,6 +188,48 @@ TEST(VecMath, LogWithinUlpsOfLibm) {
       [](double v) { return std::log(v); }, 3.0f, 2.0);
 }
 
+TEST(VecMath, SinCosWithinUlpsOfLibm) {
+  // Near a zero of the function the ulps are counted at 2^-24 (the spacing
+  // at 1/2): the reduction's absolute error there is a fraction of that.
+  for (bool cos : {false, true}) {
+    expect_ulps(
+        cos ? "cos" : "sin",
+        [cos](const VecKernels& k, const float* x, float* y, int64_t n) {
+          detail::finish_sin_cos(cos, cos ? k.cos(x, y, n) : k.sin(x, y, n), y, n);
+        },
+        [cos](double v) { return cos ? std::cos(v) : std::sin(v); }, 70000.0f, 2.0, 0x1p-24f);
+  }
+  for (const auto& k : kernel_sets()) {
+    // Exact values, the sign of zero, and a large argument left to libm in
+    // place (out aliasing x).
+    std::vector<float> x = {0.0f, -0.0f, 1e-30f, -3e-39f, 1e6f, -1e20f, kInf, kNaN, 1.0f};
+    std::vector<float> y(x.size());
+    detail::finish_sin_cos(false, k.sin(x.data(), y.data(), int64_t(x.size())), y.data(),
+                           int64_t(x.size()));
+    EXPECT_TRUE(y[0] == 0.0f && !std::signbit(y[0])) << k.name;
+    EXPECT_TRUE(y[1] == 0.0f && std::signbit(y[1])) << k.name;
+    EXPECT_EQ(y[2], 1e-30f) << k.name;
+    EXPECT_EQ(y[3], -3e-39f) << k.name;
+    EXPECT_EQ(y[4], std::sin(1e6f)) << k.name;
+    EXPECT_EQ(y[5], std::sin(-1e20f)) << k.name;
+    EXPECT_TRUE(std::isnan(y[6]) && std::isnan(y[7])) << k.name;
+    detail::finish_sin_cos(true, k.cos(x.data(), x.data(), int64_t(x.size())), x.data(),
+                           int64_t(x.size()));
+    EXPECT_EQ(x[0], 1.0f) << k.name;
+    EXPECT_EQ(x[1], 1.0f) << k.name;
+    EXPECT_EQ(x[4], std::cos(1e6f)) << k.name;
+    EXPECT_EQ(x[5], std::cos(-1e20f)) << k.name;
+    EXPECT_TRUE(std::isnan(x[6]) && std::isnan(x[7])) << k.name;
+  }
+  // The public entry points finish the large lanes themselves.
+  const float big[3] = {2e5f, -0.5f, 1e9f};
+  float out[3];
+  vec_sin(big, out, 3);
+  EXPECT_EQ(out[0], std::sin(2e5f));
+  EXPECT_NEAR(out[1], std::sin(-0.5), 1e-7);
+  EXPECT_EQ(out[2], std::sin(1e9f));
+}
+
 double softplus_ref(double v) {
   return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
 }
@@ -316,6 +358,41 @@ TEST(VecMath, SoftmaxRow) {
     float y1 = 0;
     k.softmax_row(&one, &y1, 1);
     EXPECT_EQ(y1, 1.0f) << k.name;
+  }
+}
+
+TEST(VecMath, LogSoftmaxRow) {
+  for (const auto& k : kernel_sets()) {
+    for (int64_t n : kLengths) {
+      if (n == 0) continue;
+      auto x = random_values(n, -30.0f, 30.0f, unsigned(n) + 5);
+      if (n > 3) x[2] = -kInf;  // gives -inf
+      std::vector<float> y(static_cast<size_t>(n));
+      k.log_softmax_row(x.data(), y.data(), n);
+      double mx = -INFINITY, sum = 0;
+      for (float v : x) mx = std::max(mx, double(v));
+      for (float v : x) sum += std::exp(double(v) - mx);
+      for (int64_t i = 0; i < n; ++i) {
+        const double want = double(x[size_t(i)]) - mx - std::log(sum);
+        expect_close(y[size_t(i)], want, 2e-6, 2e-7,
+                     std::string(k.name) + " log softmax n=" + std::to_string(n));
+      }
+      std::vector<float> z = x;
+      k.log_softmax_row(z.data(), z.data(), n);
+      for (int64_t i = 0; i < n; ++i) EXPECT_EQ(z[size_t(i)], y[size_t(i)]);
+    }
+    for (int64_t n : {1, 5, 17}) {
+      for (float bad : {kNaN, kInf}) {
+        auto x = random_values(n, -1.0f, 1.0f, 9);
+        x[size_t(n / 2)] = bad;
+        std::vector<float> y(static_cast<size_t>(n));
+        k.log_softmax_row(x.data(), y.data(), n);
+        for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name << " n=" << n;
+      }
+      std::vector<float> x(static_cast<size_t>(n), -kInf), y(x);
+      k.log_softmax_row(x.data(), y.data(), n);
+      for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name;
+    }
   }
 }
 
@@ -464,7 +541,22 @@ TEST(VecMath, Activations) {
         const double want = xi * std::fmin(1.0, std::fmax(0.0, double(1.0f / 6) * xi + 0.5));
         expect_close(y[size_t(i)], want, 1e-7, 1e-7, at + " hard swish");
       }
+      k.activation(int(VecActivation::kLeakyRelu), 0.1f, 0, x.data(), y.data(), n);
+      for (int64_t i = 0; i < n; ++i) {
+        const float xi = x[size_t(i)];
+        const float want = xi < 0 ? 0.1f * xi : xi;  // exact: one rounding either way
+        if (std::isnan(xi))
+          EXPECT_TRUE(std::isnan(y[size_t(i)])) << at << " leaky relu";
+        else
+          EXPECT_EQ(y[size_t(i)], want) << at << " leaky relu at " << i;
+      }
     }
+    // The sign of zero is kept.
+    const float zeros[2] = {0.0f, -0.0f};
+    float out[2];
+    k.activation(int(VecActivation::kLeakyRelu), 0.1f, 0, zeros, out, 2);
+    EXPECT_FALSE(std::signbit(out[0])) << k.name;
+    EXPECT_TRUE(std::signbit(out[1])) << k.name;
   }
 }
 

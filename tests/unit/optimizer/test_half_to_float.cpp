@@ -164,6 +164,27 @@ TEST(HalfToFloat, ConvolutionsBecomeTheFloatFusedOnes) {
   }
 }
 
+// A bfloat16 Conv at opset 17 has no kernel in its own type (Conv takes
+// bfloat16 from opset 22): the CPU provider claims it for the float
+// computation, at the top level and below it, so a session runs the model.
+TEST(HalfToFloat, SessionsRunBfloat16ConvolutionsNoKernelTakes) {
+  const ir::Model m = conv_relu_conv(DataType::kBFloat16);
+  const auto want = run_half(float_twin(m), {}, GraphOptimizationLevel::kAll, DataType::kBFloat16);
+  for (auto level : {GraphOptimizationLevel::kAll, GraphOptimizationLevel::kBasic}) {
+    const auto got = run_half(m, {}, level);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].dtype(), DataType::kBFloat16);
+    expect_close(want, got, 2e-2f);
+  }
+  // Kept in bfloat16 on request, it cannot run, and the error names the node.
+  try {
+    run_half(m, half_kept());
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Conv"), std::string::npos) << e.what();
+  }
+}
+
 // x[5, 8] -> MatMul(w) + b -> LayerNormalization -> n; EyeLike(n), an op whose
 // output type an attribute may set, stays float16 between Casts; Add(n, e)
 // -> MatMul(w2) -> Mul by "temp", an initializer the caller may override ->

@@ -28,6 +28,24 @@ TEST(AxisCopy, TransposeKeepingTrailingAxes) {
   expect_f32(out[0], want, Shape{N, C, G, H, W}, 0.f);
 }
 
+// The tiled 2-D and batched transposes: full tiles of 32, partial tiles at
+// both edges, and a page-sized row length.
+TEST(AxisCopy, TiledTransposeEdgesAndBatches) {
+  for (const Shape& s :
+       {Shape{33, 70}, Shape{64, 32}, Shape{1, 5}, Shape{1024, 96}, Shape{3, 31, 65}}) {
+    const bool batched = s.rank() == 3;
+    const int64_t B = batched ? s[0] : 1, R = s[s.rank() - 2], C = s[s.rank() - 1];
+    auto out = run_node(
+        "Transpose", {iota_f32(s)},
+        {attr_ints("perm", batched ? std::vector<int64_t>{0, 2, 1} : std::vector<int64_t>{1, 0})});
+    std::vector<float> want;
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t r = 0; r < R; ++r) want.push_back(float((b * R + r) * C + c));
+    expect_f32(out[0], want, batched ? Shape{B, C, R} : Shape{C, R}, 0.f);
+  }
+}
+
 // A channel slice of an image is one run per image; a strided last axis is
 // not a run and takes the element path.
 TEST(AxisCopy, SliceRunsAndStrides) {

@@ -20,7 +20,8 @@ std::vector<float> normalize_rows(const std::vector<float>& x, int64_t n, float 
     var /= double(n);
     for (int64_t j = 0; j < n; ++j) {
       const size_t i = r * size_t(n) + size_t(j);
-      y[i] = float((x[i] - mean) / std::sqrt(var + eps) * (scale.empty() ? 1.0 : scale[size_t(j) % scale.size()]) +
+      y[i] = float((x[i] - mean) / std::sqrt(var + eps) *
+                       (scale.empty() ? 1.0 : scale[size_t(j) % scale.size()]) +
                    (bias.empty() ? 0.0 : bias[size_t(j) % bias.size()]));
     }
   }
@@ -30,7 +31,8 @@ std::vector<float> normalize_rows(const std::vector<float>& x, int64_t n, float 
 TEST(NnNorm, LayerNormalizationWithStatsOutputs) {
   auto x = random_floats(2 * 3 * 4, 1);
   auto s = random_floats(12, 2), b = random_floats(12, 3);
-  auto out = run_node("LayerNormalization", {f32(x, Shape{2, 3, 4}), f32(s, Shape{3, 4}), f32(b, Shape{3, 4})},
+  auto out = run_node("LayerNormalization",
+                      {f32(x, Shape{2, 3, 4}), f32(s, Shape{3, 4}), f32(b, Shape{3, 4})},
                       {attr_int("axis", 1), attr_float("epsilon", 1e-3f)}, 17, 3);
   expect_near(out[0], normalize_rows(x, 12, 1e-3f, false, s, b), Shape{2, 3, 4});
   ASSERT_EQ(out[1].tensor().shape(), (Shape{2, 1, 1}));
@@ -60,9 +62,9 @@ TEST(NnNorm, InstanceAndGroupNormalization) {
   }
   expect_near(inst[0], want, Shape{2, 4, 5});
   // One channel per group: GroupNormalization-21 equals InstanceNormalization.
-  auto grp = run_node("GroupNormalization",
-                      {f32(x, Shape{2, 4, 5}), f32(s, Shape{4}), f32(b, Shape{4})},
-                      {attr_int("num_groups", 4)}, 21);
+  auto grp =
+      run_node("GroupNormalization", {f32(x, Shape{2, 4, 5}), f32(s, Shape{4}), f32(b, Shape{4})},
+               {attr_int("num_groups", 4)}, 21);
   expect_near(grp[0], want, Shape{2, 4, 5});
 }
 
@@ -93,8 +95,8 @@ TEST(NnNorm, BatchNormalizationInferenceAndTraining) {
 TEST(NnNorm, BatchNormalizationChecksParameterSizes) {
   auto err = error_of([] {
     run_node("BatchNormalization",
-             {f32(std::vector<float>(6), Shape{1, 3, 2}), f32({1, 1}, Shape{2}), f32({0, 0, 0}, Shape{3}),
-              f32({0, 0, 0}, Shape{3}), f32({1, 1, 1}, Shape{3})},
+             {f32(std::vector<float>(6), Shape{1, 3, 2}), f32({1, 1}, Shape{2}),
+              f32({0, 0, 0}, Shape{3}), f32({0, 0, 0}, Shape{3}), f32({1, 1, 1}, Shape{3})},
              {}, 15);
   });
   EXPECT_NE(err.find("scale [2]"), std::string::npos) << err;
@@ -103,11 +105,14 @@ TEST(NnNorm, BatchNormalizationChecksParameterSizes) {
 TEST(NnNorm, LrnMvnAndLpNormalization) {
   auto x = f32({1, 2, 3, 4}, Shape{1, 4, 1, 1});
   // size 3: channel 0 sums squares of channels 0..1.
-  auto lrn = run_node("LRN", {x}, {attr_int("size", 3), attr_float("alpha", 3.f), attr_float("beta", 1.f)}, 13);
-  expect_near(lrn[0], {1.f / (1 + 5), 2.f / (1 + 14), 3.f / (1 + 29), 4.f / (1 + 25)}, Shape{1, 4, 1, 1});
+  auto lrn = run_node("LRN", {x},
+                      {attr_int("size", 3), attr_float("alpha", 3.f), attr_float("beta", 1.f)}, 13);
+  expect_near(lrn[0], {1.f / (1 + 5), 2.f / (1 + 14), 3.f / (1 + 29), 4.f / (1 + 25)},
+              Shape{1, 4, 1, 1});
   // A window far past the channels (its size once overflowed the cost
   // estimate): alpha / size vanishes, y = x / bias^beta.
-  auto wide = run_node("LRN", {x}, {attr_int("size", int64_t(1) << 62), attr_float("beta", 1.f)}, 13);
+  auto wide =
+      run_node("LRN", {x}, {attr_int("size", int64_t(1) << 62), attr_float("beta", 1.f)}, 13);
   expect_near(wide[0], {1, 2, 3, 4}, Shape{1, 4, 1, 1});
   auto lp = run_node("LpNormalization", {f32({3, 4, 0, 0}, Shape{2, 2})}, {}, 22);
   expect_near(lp[0], {0.6f, 0.8f, 0, 0}, Shape{2, 2});
@@ -116,12 +121,53 @@ TEST(NnNorm, LrnMvnAndLpNormalization) {
   expect_near(mvn[0], {-3 / sd, -1 / sd, 1 / sd, 3 / sd}, Shape{1, 1, 2, 2});
 }
 
+// MeanVarianceNormalization over axes whose innermost dim is reduced (runs
+// of contiguous values) and over axes that keep it (contiguous statistics),
+// negative axes included, against a double reference.
+TEST(NnNorm, MeanVarianceNormalizationAxes) {
+  const Shape s{2, 3, 5, 7};
+  std::vector<float> x(static_cast<size_t>(s.num_elements()));
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = float(std::sin(double(i) * 0.91) * 3 + double(i % 7));
+  for (const std::vector<int64_t>& axes :
+       std::vector<std::vector<int64_t>>{{0, 2, 3}, {-1}, {1}, {0, 1}, {2}, {0, -2}, {1, 2, 3}}) {
+    std::vector<bool> red(4, false);
+    for (int64_t a : axes) red[size_t(a < 0 ? a + 4 : a)] = true;
+    // Group of each element: its index with the reduced dims zeroed.
+    auto group = [&](size_t i) {
+      int64_t rem = int64_t(i), g = 0, stride = 1;
+      for (size_t d = 4; d-- > 0;) {
+        const int64_t c = rem % s[d];
+        rem /= s[d];
+        if (!red[d]) g += c * stride;
+        stride *= s[d];
+      }
+      return g;
+    };
+    std::vector<double> sum(x.size(), 0), sq(x.size(), 0), cnt(x.size(), 0);
+    for (size_t i = 0; i < x.size(); ++i) sum[size_t(group(i))] += x[i], ++cnt[size_t(group(i))];
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double d = x[i] - sum[size_t(group(i))] / cnt[size_t(group(i))];
+      sq[size_t(group(i))] += d * d;
+    }
+    std::vector<float> want(x.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      const size_t g = size_t(group(i));
+      want[i] = float((x[i] - sum[g] / cnt[g]) / (std::sqrt(sq[g] / cnt[g]) + 1e-9));
+    }
+    auto y = run_node("MeanVarianceNormalization", {f32(x, s)}, {attr_ints("axes", axes)}, 13);
+    SCOPED_TRACE(testing::PrintToString(axes));
+    expect_near(y[0], want, s, 1e-5f);
+  }
+}
+
 TEST(NnNorm, BFloat16LayerNorm) {
   std::vector<BFloat16> x = {BFloat16(1.f), BFloat16(3.f)};
-  auto out = run_node("LayerNormalization",
-                      {Tensor::from_vector(x, Shape{1, 2}),
-                       Tensor::from_vector(std::vector<BFloat16>{BFloat16(1.f), BFloat16(1.f)}, Shape{2})},
-                      {attr_float("epsilon", 0.f)}, 17);
+  auto out =
+      run_node("LayerNormalization",
+               {Tensor::from_vector(x, Shape{1, 2}),
+                Tensor::from_vector(std::vector<BFloat16>{BFloat16(1.f), BFloat16(1.f)}, Shape{2})},
+               {attr_float("epsilon", 0.f)}, 17);
   ASSERT_EQ(out[0].tensor().dtype(), DataType::kBFloat16);
   expect_near(out[0], {-1, 1}, Shape{1, 2}, 1e-2f);
 }

@@ -62,7 +62,8 @@ TEST(ReduceMinMaxFast, MatchesGeneric) {
   uint32_t seed = 1;
   for (const char* op : {"ReduceMax", "ReduceMin"})
     for (bool specials : {false, true}) {
-      for (int64_t n : {1, 7, 8, 9, 64, 130}) {
+      // Lengths around the four interleaved chains of 32 and their tails.
+      for (int64_t n : {1, 7, 8, 9, 31, 32, 33, 64, 100, 130, 257}) {
         const Value axes = Tensor::from_vector<int64_t>({-1}, Shape{1});
         check(op, Shape{5, 3, n}, {}, specials, seed++, {axes});
       }
@@ -84,6 +85,10 @@ TEST(ReduceMinMaxFast, ArgMatchesGeneric) {
           check(op, Shape{4, n}, {attr_int("axis", -1), attr_int("select_last_index", last)},
                 specials, seed++);
         check(op, Shape{2, 21, 7, 9}, {attr_int("axis", 1), attr_int("select_last_index", last)},
+              specials, seed++);
+        // Strided, more columns than a tile of 512 (the second one with a
+        // tail of 91 columns, not a multiple of the vector width).
+        check(op, Shape{2, 6, 603}, {attr_int("axis", -2), attr_int("select_last_index", last)},
               specials, seed++);
         check(op, Shape{3, 5, 2},
               {attr_int("axis", 0), attr_int("select_last_index", last), attr_int("keepdims", 0)},

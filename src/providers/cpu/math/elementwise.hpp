@@ -39,8 +39,8 @@ struct LegacyBroadcast {
     int64_t ra = int64_t(a.rank()), rb = int64_t(b.rank());
     int64_t ax = axis < 0 ? axis + ra : axis;
     if (ax < 0 || ax + rb > ra)
-      ctx.fail_node("legacy broadcast axis ", axis, " does not fit B ", b.to_string(),
-                    " into A ", a.to_string());
+      ctx.fail_node("legacy broadcast axis ", axis, " does not fit B ", b.to_string(), " into A ",
+                    a.to_string());
     std::vector<int64_t> d(size_t(ra), 1);
     for (int64_t i = 0; i < rb; ++i) d[size_t(ax + i)] = b[size_t(i)];
     return Shape(d);
@@ -49,8 +49,8 @@ struct LegacyBroadcast {
 
 // out[i] = f(a[ia], b[ib]) with multidirectional broadcasting.
 template <typename TA, typename TB, typename TO, typename F>
-void binary_broadcast(ThreadPool& pool, const TA* a, const Shape& sa, const TB* b,
-                      const Shape& sb, TO* out, const Shape& so, double cost, F f) {
+void binary_broadcast(ThreadPool& pool, const TA* a, const Shape& sa, const TB* b, const Shape& sb,
+                      TO* out, const Shape& so, double cost, F f) {
   const int64_t n = so.num_elements();
   if (n == 0) return;
   const int64_t na = sa.num_elements(), nb = sb.num_elements();
@@ -128,10 +128,16 @@ void for_each_block(ThreadPool& pool, const ops::BroadcastIndexer& bi, double co
 }
 
 // out[i] = f(in[i]) over a flat range.
+// Each chunk runs a local copy of f: the captured attributes (an alpha, a
+// bound) are then values the stores to `out` cannot alias, so the compiler
+// keeps them in registers instead of reloading them after every store.
 template <typename TI, typename TO, typename F>
 void unary_map(ThreadPool& pool, const TI* in, TO* out, int64_t n, double cost, F f) {
   parallel_chunks(pool, n, cost, [&](int64_t s, int64_t e) {
-    for (int64_t i = s; i < e; ++i) out[i] = f(in[i]);
+    const F g = f;
+    const TI* src = in;
+    TO* dst = out;
+    for (int64_t i = s; i < e; ++i) dst[i] = g(src[i]);
   });
 }
 

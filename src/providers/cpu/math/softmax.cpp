@@ -2,7 +2,9 @@
 // 2-D at `axis` (default 1) and the op runs over the flattened trailing dims;
 // from 13 it runs along the single dimension `axis` (default -1). Softmax
 // subtracts the maximum first, so large inputs do not overflow.
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "linalg/vec_math.hpp"
@@ -14,6 +16,57 @@ namespace tessera::cpu {
 namespace {
 
 enum class Kind { kSoftmax, kLogSoftmax, kHardmax };
+
+// Rows shorter than this are done a block of rows at a time: the row loops
+// pay a setup, horizontal reductions and a masked tail per row, which on
+// rows of a few values costs more than the values themselves.
+constexpr int64_t kShortRow = 32;
+constexpr int64_t kBlockValues = 4096;
+
+// Softmax or log-softmax of `rows` float rows of `len` < kShortRow values:
+// per row the maximum is subtracted (scalar: the rows are short), then one
+// vector exp over the whole block, then per row the sum, and one vector log
+// over the block's sums for log-softmax. NaN, +inf and all -inf rows give
+// NaNs, as vec_softmax_row does.
+void short_rows(bool log_form, const float* in, float* out, int64_t rows, int64_t len) {
+  const int64_t block_rows = std::max<int64_t>(1, kBlockValues / len);
+  float ex[kBlockValues];
+  float sums[kBlockValues];
+  for (int64_t r0 = 0; r0 < rows; r0 += block_rows) {
+    const int64_t nr = std::min(block_rows, rows - r0);
+    const float* x = in + r0 * len;
+    float* y = out + r0 * len;
+    for (int64_t r = 0; r < nr; ++r) {
+      const float* xr = x + r * len;
+      float m = xr[0];
+      for (int64_t j = 1; j < len; ++j) m = xr[j] > m ? xr[j] : m;
+      float* yr = y + r * len;
+      for (int64_t j = 0; j < len; ++j) yr[j] = xr[j] - m;
+    }
+    if (!log_form) {
+      linalg::vec_exp(y, y, nr * len);
+      for (int64_t r = 0; r < nr; ++r) {
+        float* yr = y + r * len;
+        float sum = 0;
+        for (int64_t j = 0; j < len; ++j) sum += yr[j];
+        const float inv = 1.0f / sum;
+        for (int64_t j = 0; j < len; ++j) yr[j] *= inv;
+      }
+    } else {
+      linalg::vec_exp(y, ex, nr * len);
+      for (int64_t r = 0; r < nr; ++r) {
+        float sum = 0;
+        for (int64_t j = 0; j < len; ++j) sum += ex[r * len + j];
+        sums[r] = sum;
+      }
+      linalg::vec_log(sums, sums, nr);
+      for (int64_t r = 0; r < nr; ++r) {
+        float* yr = y + r * len;
+        for (int64_t j = 0; j < len; ++j) yr[j] -= sums[r];
+      }
+    }
+  }
+}
 
 template <Kind kKind>
 class SoftmaxKernel final : public ep::OpKernel {
@@ -46,14 +99,22 @@ class SoftmaxKernel final : public ep::OpKernel {
       len = s[size_t(axis)];
       inner = s.size_from(size_t(axis) + 1);
     }
-    if constexpr (kKind == Kind::kSoftmax) {
-      // Float rows along the last axis: the vectorised row loop, in place on the output.
-      if (x.dtype() == DataType::kFloat && inner == 1) {
+    if constexpr (kKind != Kind::kHardmax) {
+      // Float rows along the last axis: the vectorised row loops.
+      if (x.dtype() == DataType::kFloat && inner == 1 && len > 0) {
+        constexpr bool kLog = kKind == Kind::kLogSoftmax;
         Tensor& out = ctx.output(0, s, x.dtype());
         const float* in = x.data<float>();
         float* po = out.mutable_data<float>();
         ctx.thread_pool().parallel_for(outer, 12.0 * double(len), [&](int64_t b, int64_t e) {
-          for (int64_t o = b; o < e; ++o) linalg::vec_softmax_row(in + o * len, po + o * len, len);
+          if (len < kShortRow) return short_rows(kLog, in + b * len, po + b * len, e - b, len);
+          for (int64_t o = b; o < e; ++o) {
+            if constexpr (kLog) {
+              linalg::vec_log_softmax_row(in + o * len, po + o * len, len);
+            } else {
+              linalg::vec_softmax_row(in + o * len, po + o * len, len);
+            }
+          }
         });
         return;
       }
@@ -70,9 +131,11 @@ class SoftmaxKernel final : public ep::OpKernel {
                         std::vector<Compute<T>> red(static_cast<size_t>(inner));
                         for (int64_t o = b; o < e; ++o) {
                           const int64_t base = o * len * inner;
-                          for (int64_t i = 0; i < len * inner; ++i) buf[size_t(i)] = load(in[base + i]);
+                          for (int64_t i = 0; i < len * inner; ++i)
+                            buf[size_t(i)] = load(in[base + i]);
                           run(buf.data(), red.data(), len, inner);
-                          for (int64_t i = 0; i < len * inner; ++i) po[base + i] = store<T>(buf[size_t(i)]);
+                          for (int64_t i = 0; i < len * inner; ++i)
+                            po[base + i] = store<T>(buf[size_t(i)]);
                         }
                       });
     });
@@ -99,13 +162,30 @@ class SoftmaxKernel final : public ep::OpKernel {
       for (int64_t k = 1; k < len; ++k)
         for (int64_t j = 0; j < inner; ++j) red[j] = std::max(red[j], v[k * inner + j]);
       std::vector<C> sum(size_t(inner), C(0));
-      for (int64_t k = 0; k < len; ++k)
-        for (int64_t j = 0; j < inner; ++j) {
-          C d = v[k * inner + j] - red[j];
-          C ex = std::exp(d);
-          sum[size_t(j)] += ex;
-          v[k * inner + j] = kKind == Kind::kSoftmax ? ex : d;
+      if constexpr (std::is_same_v<C, float>) {
+        // The exponentials of the whole block in one vector loop, the sums
+        // per column after (a column's values are `inner` apart).
+        const int64_t n = len * inner;
+        for (int64_t k = 0; k < len; ++k)
+          for (int64_t j = 0; j < inner; ++j) v[k * inner + j] -= red[j];
+        std::vector<float> ex;
+        float* e = v;
+        if constexpr (kKind == Kind::kLogSoftmax) {
+          ex.resize(size_t(n));
+          e = ex.data();
         }
+        linalg::vec_exp(v, e, n);
+        for (int64_t k = 0; k < len; ++k)
+          for (int64_t j = 0; j < inner; ++j) sum[size_t(j)] += e[k * inner + j];
+      } else {
+        for (int64_t k = 0; k < len; ++k)
+          for (int64_t j = 0; j < inner; ++j) {
+            C d = v[k * inner + j] - red[j];
+            C ex = std::exp(d);
+            sum[size_t(j)] += ex;
+            v[k * inner + j] = kKind == Kind::kSoftmax ? ex : d;
+          }
+      }
       if constexpr (kKind == Kind::kSoftmax) {
         for (int64_t j = 0; j < inner; ++j) sum[size_t(j)] = C(1) / sum[size_t(j)];
         for (int64_t k = 0; k < len; ++k)

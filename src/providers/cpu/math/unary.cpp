@@ -27,9 +27,11 @@ class UnaryKernel final : public ep::OpKernel {
     visit_type(typename Op::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, x.shape(), x.dtype());
-      const Op& op = op_;
+      // The op by value in the closure, so unary_map's copy holds its
+      // attributes (see there).
+      const Op op = op_;
       unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(), Op::kCost,
-                [&op](T v) { return store<T>(op(load(v))); });
+                [op](T v) { return store<T>(op(load(v))); });
     });
   }
 
@@ -357,7 +359,7 @@ class FloatVecUnaryKernel final : public ep::OpKernel {
   VecLoop loop_;
 };
 
-// Sigmoid, Swish, HardSigmoid, HardSwish, Elu, Selu and Celu on float
+// Sigmoid, Swish, HardSigmoid, HardSwish, Elu, Selu, Celu and LeakyRelu on float
 // tensors through linalg::vec_activation, the loop the convolutions' fused
 // activations run: a fused Conv -> Sigmoid gives the bytes of the unfused pair.
 template <typename Op, linalg::VecActivation kKind>
@@ -370,6 +372,7 @@ class FloatActivationKernel final : public ep::OpKernel {
       p0_ = info.attr_float("alpha", 0.2f), p1_ = info.attr_float("beta", 0.5f);
     if (kKind == K::kHardSwish) p0_ = 1.0f / 6.0f, p1_ = 0.5f;
     if (kKind == K::kElu || kKind == K::kCelu) p0_ = info.attr_float("alpha", 1.0f);
+    if (kKind == K::kLeakyRelu) p0_ = info.attr_float("alpha", 0.01f);
     if (kKind == K::kSelu)
       p0_ = info.attr_float("alpha", 1.67326319217681884765625f),
       p1_ = info.attr_float("gamma", 1.05070102214813232421875f);
@@ -407,8 +410,10 @@ void add_unary_factories(FactoryMap& m) {
       FloatVecUnaryKernel<FnOp<[](auto x) { return std::log(x); }>, fixed<linalg::vec_log>>>();
   m["Erf"] = factory_of<
       FloatVecUnaryKernel<FnOp<[](auto x) { return std::erf(x); }>, fixed<linalg::vec_erf>>>();
-  m["Sin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sin(x); }>>>();
-  m["Cos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::cos(x); }>>>();
+  m["Sin"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::sin(x); }>, fixed<linalg::vec_sin>>>();
+  m["Cos"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::cos(x); }>, fixed<linalg::vec_cos>>>();
   m["Tan"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tan(x); }>>>();
   m["Asin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::asin(x); }>>>();
   m["Acos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::acos(x); }>>>();
@@ -437,7 +442,11 @@ void add_unary_factories(FactoryMap& m) {
                                        },
                                             FloatTypes, 3>,
                                        linalg::VecActivation::kHardSwish>>();
-  m["LeakyRelu"] = factory_of<UnaryKernel<LeakyReluOp>>();
+  // Through the vector loop: the scalar `x < 0 ? alpha * x : x` compiles to a
+  // branch per element (the compiler does not speculate a floating-point
+  // multiplication out of a condition), mispredicted on mixed-sign data.
+  m["LeakyRelu"] =
+      factory_of<FloatActivationKernel<LeakyReluOp, linalg::VecActivation::kLeakyRelu>>();
   m["Elu"] = factory_of<FloatActivationKernel<EluOp, linalg::VecActivation::kElu>>();
   m["Celu"] = factory_of<FloatActivationKernel<CeluOp, linalg::VecActivation::kCelu>>();
   m["Selu"] = factory_of<FloatActivationKernel<SeluOp, linalg::VecActivation::kSelu>>();

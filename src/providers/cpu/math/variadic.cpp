@@ -1,7 +1,10 @@
 // Variadic ops with multidirectional broadcasting (Sum, Mean, Max, Min) and
 // the three-way select Where. Max and Min propagate NaN.
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "providers/cpu/math/binary_kernel.hpp"
@@ -18,11 +21,15 @@ inline C fold(C acc, C x) {
   if constexpr (kFold == Fold::kSum || kFold == Fold::kMean) {
     return wrap_add(acc, x);
   } else if constexpr (kFold == Fold::kMax) {
-    if constexpr (std::is_floating_point_v<C>) return (x > acc || std::isnan(x)) ? x : acc;
-    else return x > acc ? x : acc;
+    if constexpr (std::is_floating_point_v<C>)
+      return (x > acc || std::isnan(x)) ? x : acc;
+    else
+      return x > acc ? x : acc;
   } else {
-    if constexpr (std::is_floating_point_v<C>) return (x < acc || std::isnan(x)) ? x : acc;
-    else return x < acc ? x : acc;
+    if constexpr (std::is_floating_point_v<C>)
+      return (x < acc || std::isnan(x)) ? x : acc;
+    else
+      return x < acc ? x : acc;
   }
 }
 
@@ -43,8 +50,8 @@ class VariadicKernel final : public ep::OpKernel {
     }
     if (ins.empty()) ctx.fail_node("needs at least one input");
     const Shape so = broadcast_or_fail(ctx, shapes);
-    using Types = std::conditional_t<kFold == Fold::kSum || kFold == Fold::kMean, FloatTypes,
-                                     NumericTypes>;
+    using Types =
+        std::conditional_t<kFold == Fold::kSum || kFold == Fold::kMean, FloatTypes, NumericTypes>;
     visit_type(Types{}, ins[0]->dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;
@@ -54,34 +61,74 @@ class VariadicKernel final : public ep::OpKernel {
       for (const Tensor* t : ins) src.push_back(t->data<T>());
       const size_t n_in = src.size();
       ops::BroadcastIndexer bi(shapes, so);
-      for_each_block(ctx.thread_pool(), bi, double(n_in), [&](int64_t o, const int64_t* off,
-                                                             int64_t count) {
-        C acc[4096];
-        const T* p0 = src[0] + off[0];
-        if (bi.inner_stride(0)) {
-          for (int64_t i = 0; i < count; ++i) acc[i] = load(p0[i]);
-        } else {
-          for (int64_t i = 0; i < count; ++i) acc[i] = load(p0[0]);
-        }
-        for (size_t k = 1; k < n_in; ++k) {
-          const T* p = src[k] + off[k];
-          if (bi.inner_stride(k)) {
-            for (int64_t i = 0; i < count; ++i) acc[i] = fold<kFold, C>(acc[i], load(p[i]));
-          } else {
-            const C v = load(p[0]);
-            for (int64_t i = 0; i < count; ++i) acc[i] = fold<kFold, C>(acc[i], v);
-          }
-        }
-        if constexpr (kFold == Fold::kMean) {
-          const C inv_n = C(n_in);
-          for (int64_t i = 0; i < count; ++i) po[o + i] = store<T>(acc[i] / inv_n);
-        } else {
-          for (int64_t i = 0; i < count; ++i) po[o + i] = store<T>(acc[i]);
-        }
-      });
+      for_each_block(ctx.thread_pool(), bi, double(n_in),
+                     [&](int64_t o, const int64_t* off, int64_t count) {
+                       C acc[4096];
+                       const T* p0 = src[0] + off[0];
+                       if (bi.inner_stride(0)) {
+                         for (int64_t i = 0; i < count; ++i) acc[i] = load(p0[i]);
+                       } else {
+                         for (int64_t i = 0; i < count; ++i) acc[i] = load(p0[0]);
+                       }
+                       for (size_t k = 1; k < n_in; ++k) {
+                         const T* p = src[k] + off[k];
+                         if (bi.inner_stride(k)) {
+                           for (int64_t i = 0; i < count; ++i)
+                             acc[i] = fold<kFold, C>(acc[i], load(p[i]));
+                         } else {
+                           const C v = load(p[0]);
+                           for (int64_t i = 0; i < count; ++i) acc[i] = fold<kFold, C>(acc[i], v);
+                         }
+                       }
+                       if constexpr (kFold == Fold::kMean) {
+                         const C inv_n = C(n_in);
+                         for (int64_t i = 0; i < count; ++i) po[o + i] = store<T>(acc[i] / inv_n);
+                       } else {
+                         for (int64_t i = 0; i < count; ++i) po[o + i] = store<T>(acc[i]);
+                       }
+                     });
     });
   }
 };
+
+// out[i] = c[i] ? x[i] : y[i] for kC/kX/kY true, the first element
+// repeated where false. Fixed-width types are selected through a mask built
+// from the condition byte, with both sides loaded: no branch to mispredict on
+// a random mask, and the loop vectorizes. Other types (strings) branch.
+template <typename T, bool kC, bool kX, bool kY>
+void select_block(const bool* c, const T* x, const T* y, T* out, int64_t n) {
+  constexpr size_t kSize = sizeof(T);
+  if constexpr (std::is_trivially_copyable_v<T> &&
+                (kSize == 1 || kSize == 2 || kSize == 4 || kSize == 8)) {
+    using U =
+        std::conditional_t<kSize == 1, uint8_t,
+                           std::conditional_t<kSize == 2, uint16_t,
+                                              std::conditional_t<kSize == 4, uint32_t, uint64_t>>>;
+    const auto* cb = reinterpret_cast<const uint8_t*>(c);
+    U xs = 0, ys = 0;
+    if constexpr (!kX) std::memcpy(&xs, static_cast<const void*>(x), kSize);
+    if constexpr (!kY) std::memcpy(&ys, static_cast<const void*>(y), kSize);
+    const U m0 = kC ? U(0) : U(U(0) - U(cb[0] != 0));
+    for (int64_t i = 0; i < n; ++i) {
+      U xv = xs, yv = ys;
+      if constexpr (kX) std::memcpy(&xv, static_cast<const void*>(x + i), kSize);
+      if constexpr (kY) std::memcpy(&yv, static_cast<const void*>(y + i), kSize);
+      const U m = kC ? U(U(0) - U(cb[i] != 0)) : m0;
+      const U r = U((xv & m) | (yv & U(~m)));
+      std::memcpy(static_cast<void*>(out + i), &r, kSize);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) out[i] = c[kC ? i : 0] ? x[kX ? i : 0] : y[kY ? i : 0];
+  }
+}
+
+template <typename T, bool kC>
+void select_block(bool vx, bool vy, const bool* c, const T* x, const T* y, T* out, int64_t n) {
+  if (vx && vy) return select_block<T, kC, true, true>(c, x, y, out, n);
+  if (vx) return select_block<T, kC, true, false>(c, x, y, out, n);
+  if (vy) return select_block<T, kC, false, true>(c, x, y, out, n);
+  select_block<T, kC, false, false>(c, x, y, out, n);
+}
 
 class WhereKernel final : public ep::OpKernel {
  public:
@@ -103,17 +150,16 @@ class WhereKernel final : public ep::OpKernel {
       const T* px = x.data<T>();
       const T* py = y.data<T>();
       ops::BroadcastIndexer bi(shapes, so);
-      const int64_t sc = bi.inner_stride(0), sx = bi.inner_stride(1), sy = bi.inner_stride(2);
-      for_each_block(ctx.thread_pool(), bi, 1.0, [&](int64_t o, const int64_t* off,
-                                                    int64_t count) {
+      const bool vc = bi.inner_stride(0) != 0, vx = bi.inner_stride(1) != 0,
+                 vy = bi.inner_stride(2) != 0;
+      for_each_block(ctx.thread_pool(), bi, 1.0, [&](int64_t o, const int64_t* off, int64_t count) {
         const bool* cc = pc + off[0];
         const T* xx = px + off[1];
         const T* yy = py + off[2];
-        T* oo = po + o;
-        if (sc && sx && sy) {
-          for (int64_t i = 0; i < count; ++i) oo[i] = cc[i] ? xx[i] : yy[i];
+        if (vc) {
+          select_block<T, true>(vx, vy, cc, xx, yy, po + o, count);
         } else {
-          for (int64_t i = 0; i < count; ++i) oo[i] = cc[i * sc] ? xx[i * sx] : yy[i * sy];
+          select_block<T, false>(vx, vy, cc, xx, yy, po + o, count);
         }
       });
     });

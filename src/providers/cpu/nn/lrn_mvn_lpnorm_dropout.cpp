@@ -1,10 +1,12 @@
 // LRN, MeanVarianceNormalization, LpNormalization and Dropout.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
 
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
+#include "providers/cpu/reduce/reduce_plan.hpp"
 
 namespace tessera::cpu::nn {
 
@@ -60,37 +62,6 @@ class LrnKernel : public ep::OpKernel {
 
 // Splits a shape into [outer, reduced..., inner] index maps: element i's
 // group (the non-reduced coordinates) and the groups' count.
-struct AxesSplit {
-  std::vector<int64_t> group_of;
-  int64_t groups = 0;
-};
-
-AxesSplit split_axes(const Shape& s, const std::vector<bool>& reduce) {
-  AxesSplit a;
-  const size_t r = s.rank();
-  const int64_t n = s.num_elements();
-  a.group_of.resize(size_t(n));
-  std::vector<int64_t> gstride(r, 0);
-  int64_t g = 1;
-  for (size_t d = r; d-- > 0;)
-    if (!reduce[d]) {
-      gstride[d] = g;
-      g *= s[d];
-    }
-  a.groups = g;
-  std::vector<int64_t> idx(r, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t gi = 0;
-    for (size_t d = 0; d < r; ++d) gi += idx[d] * gstride[d];
-    a.group_of[size_t(i)] = gi;
-    for (size_t d = r; d-- > 0;) {
-      if (++idx[d] < s[d]) break;
-      idx[d] = 0;
-    }
-  }
-  return a;
-}
-
 class MvnKernel : public ep::OpKernel {
  public:
   explicit MvnKernel(const ep::KernelInfo& info) : axes_(info.attr_ints("axes", {0, 2, 3})) {}
@@ -106,39 +77,91 @@ class MvnKernel : public ep::OpKernel {
       reduce[size_t(a < 0 ? a + r : a)] = true;
     }
     Tensor& Y = ctx.output(0, X.shape());
-    const AxesSplit sp = split_axes(X.shape(), reduce);
-    const int64_t n = X.num_elements();
+    if (X.num_elements() == 0) return;
+    // G groups of K contiguous statistics, each over blocks of L contiguous
+    // values (K or L is 1), as the Reduce kernels walk it.
+    const ReducePlan p = make_reduce_plan(X.shape(), reduce, true);
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx;
       const T* x = to_compute<T>(X, sx);
       ComputeOutput<T> yo(Y);
       T* y = yo.data();
-      std::vector<double> sum(static_cast<size_t>(sp.groups), 0.0),
-          sq(static_cast<size_t>(sp.groups), 0.0);
-      std::vector<int64_t> cnt(static_cast<size_t>(sp.groups), 0);
-      for (int64_t i = 0; i < n; ++i) {
-        sum[size_t(sp.group_of[size_t(i)])] += double(x[i]);
-        ++cnt[size_t(sp.group_of[size_t(i)])];
-      }
-      for (int64_t g = 0; g < sp.groups; ++g)
-        sum[size_t(g)] /= double(std::max<int64_t>(1, cnt[size_t(g)]));
-      for (int64_t i = 0; i < n; ++i) {
-        const double d = double(x[i]) - sum[size_t(sp.group_of[size_t(i)])];
-        sq[size_t(sp.group_of[size_t(i)])] += d * d;
-      }
-      // As the spec's function body: (X - mean) / (sqrt(var) + 1e-9).
-      for (int64_t g = 0; g < sp.groups; ++g)
-        sq[size_t(g)] =
-            std::sqrt(sq[size_t(g)] / double(std::max<int64_t>(1, cnt[size_t(g)]))) + 1e-9;
-      for (int64_t i = 0; i < n; ++i) {
-        const size_t g = size_t(sp.group_of[size_t(i)]);
-        y[i] = T((double(x[i]) - sum[g]) / sq[g]);
-      }
+      const int64_t k = p.k, l = p.l, nb = int64_t(p.red_offsets.size());
+      const int64_t* ro = p.red_offsets.data();
+      const double count = double(std::max<int64_t>(1, p.count));
+      ctx.thread_pool().parallel_for(
+          p.groups, 4.0 * double(p.count * k), [&](int64_t g0, int64_t g1) {
+            std::vector<double> mean(static_cast<size_t>(k)), inv(static_cast<size_t>(k));
+            for (int64_t g = g0; g < g1; ++g) {
+              const int64_t base = p.group_base(g);
+              if (k == 1) {
+                double s = 0;
+                for (int64_t b = 0; b < nb; ++b) s += lane_sum<false>(x + base + ro[b], l, T(0));
+                mean[0] = s / count;
+              } else {
+                std::fill(mean.begin(), mean.end(), 0.0);
+                for (int64_t b = 0; b < nb; ++b) {
+                  const T* r = x + base + ro[b];
+                  for (int64_t j = 0; j < k; ++j) mean[size_t(j)] += double(r[j]);
+                }
+                for (double& m : mean) m /= count;
+              }
+              // As the spec's function body: (X - mean) / (sqrt(var) + 1e-9).
+              if (k == 1) {
+                double q = 0;
+                for (int64_t b = 0; b < nb; ++b)
+                  q += lane_sum<true>(x + base + ro[b], l, T(mean[0]));
+                inv[0] = 1.0 / (std::sqrt(q / count) + 1e-9);
+                const T m = T(mean[0]), iv = T(inv[0]);
+                for (int64_t b = 0; b < nb; ++b) {
+                  const T* r = x + base + ro[b];
+                  T* o = y + base + ro[b];
+                  for (int64_t j = 0; j < l; ++j) o[j] = (r[j] - m) * iv;
+                }
+              } else {
+                std::fill(inv.begin(), inv.end(), 0.0);
+                for (int64_t b = 0; b < nb; ++b) {
+                  const T* r = x + base + ro[b];
+                  for (int64_t j = 0; j < k; ++j) {
+                    const double d = double(r[j]) - mean[size_t(j)];
+                    inv[size_t(j)] += d * d;
+                  }
+                }
+                for (double& v : inv) v = 1.0 / (std::sqrt(v / count) + 1e-9);
+                for (int64_t b = 0; b < nb; ++b) {
+                  const T* r = x + base + ro[b];
+                  T* o = y + base + ro[b];
+                  for (int64_t j = 0; j < k; ++j)
+                    o[j] = T((double(r[j]) - mean[size_t(j)]) * inv[size_t(j)]);
+                }
+              }
+            }
+          });
       yo.finish();
     });
   }
 
  private:
+  // sum(x), or with kSquares sum((x - m)^2), over n values: eight partial
+  // sums the compiler keeps in vector lanes, added up in double.
+  template <bool kSquares, typename T>
+  static double lane_sum(const T* x, int64_t n, T m) {
+    T acc[8] = {};
+    int64_t j = 0;
+    for (; j + 8 <= n; j += 8)
+      for (int q = 0; q < 8; ++q) {
+        const T d = x[j + q] - m;
+        acc[q] += kSquares ? d * d : d;
+      }
+    double s = 0;
+    for (int q = 0; q < 8; ++q) s += double(acc[q]);
+    for (; j < n; ++j) {
+      const double d = double(x[j]) - double(m);
+      s += kSquares ? d * d : d;
+    }
+    return s;
+  }
+
   std::vector<int64_t> axes_;
 };
 

@@ -4,6 +4,7 @@
 // given as input).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include "linalg/row_reduce.hpp"
@@ -36,7 +37,7 @@ int64_t checked_axis(const ep::KernelContext& ctx, int64_t axis, const Tensor& x
 // Float ArgMax/ArgMin with the generic loop's answers. Along a contiguous
 // axis: the extreme (NaN when any is) in vector lanes, then its first or
 // last position. Along a strided axis: the same update as the generic loop,
-// written without branches so whole rows of `inner` run in vectors.
+// in vector lanes (linalg::arg_update) over tiles of columns.
 template <bool kMax>
 void arg_float(ThreadPool& pool, const float* in, int64_t* po, const AxisSplit& sp, bool last) {
   if (sp.inner == 1) {
@@ -54,27 +55,26 @@ void arg_float(ThreadPool& pool, const float* in, int64_t* po, const AxisSplit& 
     });
     return;
   }
-  parallel_chunks(pool, sp.outer, double(sp.len * sp.inner), [&](int64_t o0, int64_t o1) {
-    std::vector<float> best(size_t(sp.inner));
-    float* b = best.data();
-    for (int64_t o = o0; o < o1; ++o) {
-      const float* base = in + o * sp.len * sp.inner;
-      int64_t* res = po + o * sp.inner;
-      std::copy(base, base + sp.inner, b);
-      std::fill(res, res + sp.inner, 0);
-      for (int64_t k = 1; k < sp.len; ++k) {
-        const float* row = base + k * sp.inner;
-        for (int64_t j = 0; j < sp.inner; ++j) {
-          const float v = row[j], c = b[j];
-          const bool cn = c != c, vn = v != v;
-          const bool better = !cn && (vn || (kMax ? v > c : v < c));
-          const bool take = better || (last && (v == c || (cn && vn)));
-          b[j] = take ? v : c;
-          res[j] = take ? k : res[j];
-        }
-      }
-    }
-  });
+  // Columns in tiles of kTile (best values and int32 positions stay in L1),
+  // tiles spread across threads even when there is one outer block.
+  constexpr int64_t kTile = 512;
+  const int64_t tiles = (sp.inner + kTile - 1) / kTile;
+  parallel_chunks(pool, sp.outer * tiles, double(sp.len * std::min(sp.inner, kTile)),
+                  [&](int64_t t0, int64_t t1) {
+                    float b[kTile];
+                    int32_t at[kTile];
+                    for (int64_t t = t0; t < t1; ++t) {
+                      const int64_t o = t / tiles, j0 = (t % tiles) * kTile;
+                      const int64_t nj = std::min(kTile, sp.inner - j0);
+                      const float* base = in + o * sp.len * sp.inner + j0;
+                      std::copy(base, base + nj, b);
+                      std::fill(at, at + nj, 0);
+                      for (int64_t k = 1; k < sp.len; ++k)
+                        linalg::arg_update(kMax, base + k * sp.inner, int32_t(k), last, b, at, nj);
+                      int64_t* res = po + o * sp.inner + j0;
+                      for (int64_t j = 0; j < nj; ++j) res[j] = at[j];
+                    }
+                  });
 }
 
 template <bool kMax>
@@ -91,15 +91,19 @@ class ArgKernel final : public ep::OpKernel {
     const AxisSplit sp = split_at(x.shape(), axis);
     std::vector<int64_t> od;
     for (size_t i = 0; i < x.rank(); ++i) {
-      if (int64_t(i) != axis) od.push_back(x.shape()[i]);
-      else if (keepdims_) od.push_back(1);
+      if (int64_t(i) != axis)
+        od.push_back(x.shape()[i]);
+      else if (keepdims_)
+        od.push_back(1);
     }
     Tensor& out = ctx.output(0, Shape(od), DataType::kInt64);
     if (out.num_elements() == 0) return;
-    if (sp.len == 0) ctx.fail_node("cannot take Arg", kMax ? "Max" : "Min",
-                                   " over an empty axis of ", x.description());
+    if (sp.len == 0)
+      ctx.fail_node("cannot take Arg", kMax ? "Max" : "Min", " over an empty axis of ",
+                    x.description());
     const bool last = last_;
-    if (x.dtype() == DataType::kFloat) {
+    // (The strided float loop keeps positions in int32.)
+    if (x.dtype() == DataType::kFloat && (sp.inner == 1 || sp.len <= INT32_MAX)) {
       arg_float<kMax>(ctx.thread_pool(), x.data<float>(), out.mutable_data<int64_t>(), sp, last);
       return;
     }
@@ -110,37 +114,37 @@ class ArgKernel final : public ep::OpKernel {
       int64_t* po = out.mutable_data<int64_t>();
       parallel_chunks(ctx.thread_pool(), sp.outer, double(sp.len * sp.inner),
                       [&](int64_t o0, int64_t o1) {
-        std::vector<C> best(size_t(sp.inner));
-        for (int64_t o = o0; o < o1; ++o) {
-          const T* base = in + o * sp.len * sp.inner;
-          int64_t* res = po + o * sp.inner;
-          for (int64_t j = 0; j < sp.inner; ++j) {
-            best[size_t(j)] = load(base[j]);
-            res[j] = 0;
-          }
-          for (int64_t k = 1; k < sp.len; ++k) {
-            const T* row = base + k * sp.inner;
-            for (int64_t j = 0; j < sp.inner; ++j) {
-              C v = load(row[j]);
-              C& b = best[size_t(j)];
-              bool better = kMax ? (v > b) : (v < b);
-              bool tie = v == b;
-              if constexpr (std::is_floating_point_v<C>) {
-                if (std::isnan(b)) {
-                  better = false;
-                  tie = std::isnan(v);
-                } else if (std::isnan(v)) {
-                  better = true;
-                }
-              }
-              if (better || (last && tie)) {
-                b = v;
-                res[j] = k;
-              }
-            }
-          }
-        }
-      });
+                        std::vector<C> best(size_t(sp.inner));
+                        for (int64_t o = o0; o < o1; ++o) {
+                          const T* base = in + o * sp.len * sp.inner;
+                          int64_t* res = po + o * sp.inner;
+                          for (int64_t j = 0; j < sp.inner; ++j) {
+                            best[size_t(j)] = load(base[j]);
+                            res[j] = 0;
+                          }
+                          for (int64_t k = 1; k < sp.len; ++k) {
+                            const T* row = base + k * sp.inner;
+                            for (int64_t j = 0; j < sp.inner; ++j) {
+                              C v = load(row[j]);
+                              C& b = best[size_t(j)];
+                              bool better = kMax ? (v > b) : (v < b);
+                              bool tie = v == b;
+                              if constexpr (std::is_floating_point_v<C>) {
+                                if (std::isnan(b)) {
+                                  better = false;
+                                  tie = std::isnan(v);
+                                } else if (std::isnan(v)) {
+                                  better = true;
+                                }
+                              }
+                              if (better || (last && tie)) {
+                                b = v;
+                                res[j] = k;
+                              }
+                            }
+                          }
+                        }
+                      });
     });
   }
 
@@ -176,22 +180,22 @@ class CumKernel final : public ep::OpKernel {
       const bool excl = exclusive_, rev = reverse_;
       parallel_chunks(ctx.thread_pool(), sp.outer, double(sp.len * sp.inner),
                       [&](int64_t o0, int64_t o1) {
-        std::vector<C> acc(size_t(sp.inner));
-        for (int64_t o = o0; o < o1; ++o) {
-          std::fill(acc.begin(), acc.end(), kProd ? C(1) : C(0));
-          for (int64_t step = 0; step < sp.len; ++step) {
-            const int64_t k = rev ? sp.len - 1 - step : step;
-            const int64_t off = (o * sp.len + k) * sp.inner;
-            for (int64_t j = 0; j < sp.inner; ++j) {
-              C v = load(in[off + j]);
-              C& a = acc[size_t(j)];
-              if (excl) po[off + j] = store<T>(a);
-              a = kProd ? wrap_mul(a, v) : wrap_add(a, v);
-              if (!excl) po[off + j] = store<T>(a);
-            }
-          }
-        }
-      });
+                        std::vector<C> acc(size_t(sp.inner));
+                        for (int64_t o = o0; o < o1; ++o) {
+                          std::fill(acc.begin(), acc.end(), kProd ? C(1) : C(0));
+                          for (int64_t step = 0; step < sp.len; ++step) {
+                            const int64_t k = rev ? sp.len - 1 - step : step;
+                            const int64_t off = (o * sp.len + k) * sp.inner;
+                            for (int64_t j = 0; j < sp.inner; ++j) {
+                              C v = load(in[off + j]);
+                              C& a = acc[size_t(j)];
+                              if (excl) po[off + j] = store<T>(a);
+                              a = kProd ? wrap_mul(a, v) : wrap_add(a, v);
+                              if (!excl) po[off + j] = store<T>(a);
+                            }
+                          }
+                        }
+                      });
     });
   }
 

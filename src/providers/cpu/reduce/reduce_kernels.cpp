@@ -140,6 +140,18 @@ void run_reduce(ThreadPool& pool, const ReducePlan& p, const T* in, T* out) {
   using Acc = typename Op::Acc;
   const int64_t k = p.k, l = p.l, nb = int64_t(p.red_offsets.size());
   const int64_t* ro = p.red_offsets.data();
+  if constexpr (kVectorMinMax<T, Op>) {
+    // Only the innermost run reduced (one block per group): the groups are
+    // consecutive rows of l, done a chunk of rows per call.
+    if (k == 1 && nb == 1 && ro[0] == 0 && p.kept_sizes.size() <= 1 &&
+        (p.kept_strides.empty() || p.kept_strides[0] == l)) {
+      constexpr bool kMax = std::is_same_v<Op, MinMaxOp<float, true>>;
+      parallel_chunks(pool, p.groups, double(l), [&](int64_t g0, int64_t g1) {
+        linalg::extreme_rows(kMax, in + g0 * l, g1 - g0, l, out + g0);
+      });
+      return;
+    }
+  }
   parallel_chunks(pool, p.groups, double(std::max<int64_t>(p.count, 1) * k), [&](int64_t g0,
                                                                                 int64_t g1) {
     // Not std::vector: Acc may be bool.

@@ -2,7 +2,9 @@
 // arithmetic type (float for float16/bfloat16) and break ties by index.
 #include <algorithm>
 #include <numeric>
+#include <type_traits>
 
+#include "linalg/row_reduce.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -15,6 +17,18 @@ using ep::KernelInfo;
 using ep::OpKernel;
 using ep::TypeConstraint;
 namespace types = ep::types;
+
+// TopK's order on values: a NaN ranks above every number (as in a sorted
+// array's NaNs at the end), so it comes first for largest and last for
+// smallest; a strict weak order, which the heap needs.
+template <typename A>
+inline bool ranks_above(A a, A b) {
+  if constexpr (std::is_floating_point_v<A>) {
+    if (b != b) return false;
+    if (a != a) return true;
+  }
+  return a > b;
+}
 
 class TopKKernel : public OpKernel {
  public:
@@ -53,21 +67,137 @@ class TopKKernel : public OpKernel {
       using A = Acc<T>;
       const T* s = x.data<T>();
       T* ov = vals.mutable_data<T>();
-      ctx.thread_pool().parallel_for(outer * inner, double(dim) * 4, [&](int64_t b, int64_t e) {
-        std::vector<std::pair<A, int64_t>> line(static_cast<size_t>(dim));
+      // A heap of the k best so far, its worst on top: each further element
+      // costs one comparison with that worst unless it displaces it, and
+      // nothing is copied out of the input first. An element that equals the
+      // worst never displaces it (its index is larger), which keeps ties in
+      // index order.
+      ctx.thread_pool().parallel_for(outer * inner, double(dim) * 2, [&](int64_t b, int64_t e) {
+        std::vector<std::pair<A, int64_t>> heap(static_cast<size_t>(k));
+        auto before = [largest](const std::pair<A, int64_t>& a, const std::pair<A, int64_t>& c) {
+          if (ranks_above(a.first, c.first)) return largest;
+          if (ranks_above(c.first, a.first)) return !largest;
+          return a.second < c.second;
+        };
+        // Up to 32 kept values stay a sorted array (a new one moves up past
+        // the ones it beats), cheaper than the heap's sifts at that size.
+        const bool sorted = k <= 32;
+        auto better = [largest](A v, A w) {
+          return largest ? ranks_above(v, w) : ranks_above(w, v);
+        };
+        auto insert_sorted = [&](int64_t last, A v, int64_t j) {
+          int64_t p = last;
+          for (; p > 0 && better(v, heap[size_t(p - 1)].first); --p)
+            heap[size_t(p)] = heap[size_t(p - 1)];
+          heap[size_t(p)] = {v, j};
+        };
+        std::vector<float> chunk_best;
+        std::vector<int64_t> cand;
+        // Float rows of at least 16k values: the k-th best value is at least
+        // as good as the worst of the bests of k chunks of the row (k distinct
+        // values reach that), found with the vector row reductions; only the
+        // values at or beyond it (ties included, and NaN for largest) are
+        // candidates, collected in vector blocks and then selected as below.
+        // Without it the start of each row, before the kept values are good,
+        // sends most values through the scalar insertion.
+        auto select_candidates = [&](const float* row) {
+          const int64_t chunk = dim / k;
+          chunk_best.resize(size_t(k));
+          linalg::extreme_rows(largest, row, k, chunk, chunk_best.data());
+          float t = chunk_best[0];
+          for (float c : chunk_best) {
+            if (c != c) return false;  // a NaN in a chunk: the general loop
+            t = largest ? std::min(t, c) : std::max(t, c);
+          }
+          cand.resize(size_t(dim));
+          cand.resize(size_t(linalg::positions_reaching(largest, row, dim, t, cand.data())));
+          return int64_t(cand.size()) >= k;
+        };
         for (int64_t job = b; job < e; ++job) {
           int64_t o = job / inner, i = job % inner;
           const T* base = s + o * dim * inner + i;
-          for (int64_t j = 0; j < dim; ++j) line[size_t(j)] = {A(base[j * inner]), j};
-          auto cmp = [largest](const std::pair<A, int64_t>& a, const std::pair<A, int64_t>& c) {
-            if (a.first != c.first) return largest ? a.first > c.first : a.first < c.first;
-            return a.second < c.second;
+          if constexpr (std::is_same_v<T, float>) {
+            if (inner == 1 && dim >= 16 * k && select_candidates(base)) {
+              for (int64_t c = 0; c < k; ++c) {
+                const int64_t j = cand[size_t(c)];
+                if (sorted)
+                  insert_sorted(c, base[j], j);
+                else
+                  heap[size_t(c)] = {base[j], j};
+              }
+              if (!sorted) std::make_heap(heap.begin(), heap.end(), before);
+              for (size_t c = size_t(k); c < cand.size(); ++c) {
+                const int64_t j = cand[c];
+                const float v = base[j];
+                if (sorted) {
+                  if (better(v, heap[size_t(k - 1)].first)) insert_sorted(k - 1, v, j);
+                } else if (better(v, heap.front().first)) {
+                  std::pop_heap(heap.begin(), heap.end(), before);
+                  heap.back() = {v, j};
+                  std::push_heap(heap.begin(), heap.end(), before);
+                }
+              }
+              if (!sorted) std::sort_heap(heap.begin(), heap.end(), before);
+              for (int64_t j = 0; j < k; ++j) {
+                ov[o * k + j] = base[heap[size_t(j)].second];
+                oi[o * k + j] = heap[size_t(j)].second;
+              }
+              continue;
+            }
+          }
+          if (sorted) {
+            for (int64_t j = 0; j < k; ++j) insert_sorted(j, A(base[j * inner]), j);
+          } else {
+            for (int64_t j = 0; j < k; ++j) heap[size_t(j)] = {A(base[j * inner]), j};
+            std::make_heap(heap.begin(), heap.end(), before);
+          }
+          auto worst = [&] { return sorted ? heap[size_t(k - 1)].first : heap.front().first; };
+          auto offer = [&](int64_t j) {
+            const A v = A(base[j * inner]);
+            if (!better(v, worst())) return;
+            if (sorted) return insert_sorted(k - 1, v, j);
+            std::pop_heap(heap.begin(), heap.end(), before);
+            heap.back() = {v, j};
+            std::push_heap(heap.begin(), heap.end(), before);
           };
-          std::partial_sort(line.begin(), line.begin() + k, line.end(), cmp);
+          int64_t j = k;
+          if (inner == 1) {
+            // Blocks of 16 checked against the current worst without a
+            // branch per element (a loop the compiler vectorizes); once the
+            // heap holds good values most blocks hold no candidate.
+            constexpr int64_t kBlock = 16;
+            for (; j + kBlock <= dim; j += kBlock) {
+              const A w = worst();
+              int any = 0;
+              if constexpr (std::is_floating_point_v<A>) {
+                // With w a number: v ranks above it when greater or NaN, below
+                // when less. A NaN worst sends the block the slow way.
+                if (w != w) {
+                  any = 1;
+                } else if (largest) {
+                  for (int64_t q = 0; q < kBlock; ++q) {
+                    const A v = A(base[j + q]);
+                    any |= int(v > w) | int(v != v);
+                  }
+                } else {
+                  for (int64_t q = 0; q < kBlock; ++q) any |= int(A(base[j + q]) < w);
+                }
+              } else {
+                for (int64_t q = 0; q < kBlock; ++q) {
+                  const A v = A(base[j + q]);
+                  any |= int(largest ? v > w : v < w);
+                }
+              }
+              if (!any) continue;
+              for (int64_t q = 0; q < kBlock; ++q) offer(j + q);
+            }
+          }
+          for (; j < dim; ++j) offer(j);
+          if (!sorted) std::sort_heap(heap.begin(), heap.end(), before);
           for (int64_t j = 0; j < k; ++j) {
             int64_t at = o * k * inner + j * inner + i;
-            ov[at] = base[line[size_t(j)].second * inner];
-            oi[at] = line[size_t(j)].second;
+            ov[at] = base[heap[size_t(j)].second * inner];
+            oi[at] = heap[size_t(j)].second;
           }
         }
       });
@@ -178,8 +308,12 @@ class UniqueKernel : public OpKernel {
 
 void register_sort_kernels(ep::KernelRegistry& r) {
   r.add<TopKKernel>({"", "TopK", 1, ep::kOpsetMax, {{"T", {0}, types::kNumeric}}});
-  r.add<UniqueKernel>({"", "Unique", 11, ep::kOpsetMax,
-                       {{"T", {0}, types::join({types::kNumeric, {DataType::kString, DataType::kBool}})}}});
+  r.add<UniqueKernel>(
+      {"",
+       "Unique",
+       11,
+       ep::kOpsetMax,
+       {{"T", {0}, types::join({types::kNumeric, {DataType::kString, DataType::kBool}})}}});
 }
 
 }  // namespace tessera::cpu

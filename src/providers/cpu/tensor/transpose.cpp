@@ -30,10 +30,27 @@ void batched_transpose(const T* s, T* d, int64_t B, int64_t R, int64_t C, Thread
       int64_t b = job / rt, r0 = (job % rt) * kTile, r1 = std::min(R, r0 + kTile);
       const T* sb = s + b * R * C;
       T* db = d + b * R * C;
+      // Each tile is transposed into a local buffer and then written out a
+      // row at a time: writing it straight to the destination scatters one
+      // element per destination row, and with R a multiple of a page those
+      // rows all fall in one cache set, which evicts each line before its
+      // neighbours arrive.
+      T tile[kTile][kTile];
       for (int64_t c0 = 0; c0 < C; c0 += kTile) {
         int64_t c1 = std::min(C, c0 + kTile);
         for (int64_t r = r0; r < r1; ++r)
-          for (int64_t c = c0; c < c1; ++c) db[c * R + r] = sb[r * C + c];
+          for (int64_t c = c0; c < c1; ++c) tile[c - c0][r - r0] = sb[r * C + c];
+        // A full tile's rows copy with a constant length, which compiles to
+        // a few vector moves instead of a memmove call per 32 elements.
+        if (r1 - r0 == kTile) {
+          for (int64_t c = c0; c < c1; ++c) {
+            T* out = db + c * R + r0;
+            for (int64_t i = 0; i < kTile; ++i) out[i] = tile[c - c0][i];
+          }
+        } else {
+          for (int64_t c = c0; c < c1; ++c)
+            std::copy(tile[c - c0], tile[c - c0] + (r1 - r0), db + c * R + r0);
+        }
       }
     }
   });

@@ -1,8 +1,10 @@
 #include "providers/cpu/transforms/cpu_transforms.hpp"
 
 #include <string>
+#include <vector>
 
 #include "linalg/nchwc.hpp"
+#include "ops/graph_types.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/cpu_provider.hpp"
 
@@ -22,17 +24,42 @@ bool config_off(const ep::TransformOptions& o, const char* key) {
   return it != o.config->end() && (it->second == "0" || it->second == "false");
 }
 
+// Whether a half node of the part has no kernel in its own types (the CPU
+// provider claimed it for compute_half_in_float).
+bool needs_half_in_float(const ir::Model& part) {
+  ops::ValueTypes types;
+  ops::infer_graph_types(part, part.graph, types);
+  auto type_of = [&types](const std::string& v) {
+    auto it = v.empty() ? types.end() : types.find(v);
+    return it != types.end() && it->second.is_tensor() ? it->second.elem_type
+                                                       : DataType::kUndefined;
+  };
+  for (const ir::Node& n : part.graph.nodes) {
+    if (!computes_half_in_float(part, n, type_of)) continue;
+    std::vector<DataType> in;
+    for (const auto& v : n.inputs) in.push_back(type_of(v));
+    if (!cpu_kernel_registry().lookup(n.domain, n.op_type, part.opset(n.domain), in).entry)
+      return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
                          std::vector<PhaseTiming>* timings) {
-  if (options.level != GraphOptimizationLevel::kAll) return 0;
   using namespace tessera::optimizer;
   ir::Graph& g = part.graph;
   PhaseTimer timer(timings);
   auto run = [&](const char* name, auto&& pass) -> size_t {
     return timer.time(std::string("cpu transform: ") + name, pass);
   };
+  if (options.level != GraphOptimizationLevel::kAll) {
+    // Below the top level only what the provider claimed on the promise of
+    // computing it in float (half nodes no kernel takes in their types).
+    if (config_off(options, "session.cpu_half_as_float") || !needs_half_in_float(part)) return 0;
+    return run("compute_half_in_float", [&] { return compute_half_in_float(part, g); });
+  }
   size_t changed = 0;
   // Before everything: the fusions and the layout below then see float32
   // nodes, made for this CPU's float kernels, where a half model had

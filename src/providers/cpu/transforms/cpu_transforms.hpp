@@ -8,6 +8,7 @@
 // may use too are in optimizer/passes.hpp.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "core/phase_timing.hpp"
@@ -37,6 +38,13 @@ size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
 // cast a float to float go. Run first, so the fusions and the blocked
 // layout treat the nodes as float32 ones.
 size_t compute_half_in_float(ir::Model& model, ir::Graph& graph);
+// Whether compute_half_in_float computes node n in float32: an allowlisted op
+// with a float16 or bfloat16 input or output (types from `type_of`, kUndefined
+// when unknown) that has a CPU kernel once those are float. The CPU provider
+// claims such nodes even where no kernel takes the half types themselves
+// (bfloat16 Conv before opset 22), since its transform makes them float.
+bool computes_half_in_float(const ir::Model& model, const ir::Node& n,
+                            const std::function<DataType(const std::string&)>& type_of);
 // DequantizeLinear -> Conv -> QuantizeLinear (statically quantized, QDQ
 // form) -> QLinearConv on the 8-bit tensors (DequantizeLinear of constant
 // weights still unfolded).

@@ -4,6 +4,7 @@
 // the blocked convolution layout, which are made for float32, pass it by.
 // Converting at the edges of the float region once, at session creation,
 // costs one pass over the weights instead of one per node per run.
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -209,27 +210,7 @@ void HalfToFloat::declare_float(const std::string& v, const std::string& f) {
 }
 
 bool HalfToFloat::computable_in_float(const ir::Node& n) const {
-  if (!listed(n) || has_subgraph(n)) return false;
-  bool any_half = false;
-  std::vector<DataType> in_types;
-  for (const auto& in : n.inputs) {
-    if (in.empty()) {
-      in_types.push_back(DataType::kUndefined);
-      continue;
-    }
-    const DataType t = type_of(in);
-    if (t == DataType::kUndefined) return false;
-    any_half |= is_half(t);
-    in_types.push_back(is_half(t) ? DataType::kFloat : t);
-  }
-  for (const auto& o : n.outputs) {
-    if (o.empty()) continue;
-    const DataType t = type_of(o);
-    if (t == DataType::kUndefined) return false;
-    any_half |= is_half(t);
-  }
-  if (!any_half) return false;
-  return cpu_kernel_registry().lookup(n.domain, n.op_type, model_.opset(n.domain), in_types).entry;
+  return computes_half_in_float(model_, n, [this](const std::string& v) { return type_of(v); });
 }
 
 // A Cast reading a half value made in float reads the float one; a Cast to
@@ -412,6 +393,31 @@ size_t HalfToFloat::run() {
 }
 
 }  // namespace
+
+bool computes_half_in_float(const ir::Model& model, const ir::Node& n,
+                            const std::function<DataType(const std::string&)>& type_of) {
+  if (!listed(n) || has_subgraph(n)) return false;
+  bool any_half = false;
+  std::vector<DataType> in_types;
+  for (const auto& in : n.inputs) {
+    if (in.empty()) {
+      in_types.push_back(DataType::kUndefined);
+      continue;
+    }
+    const DataType t = type_of(in);
+    if (t == DataType::kUndefined) return false;
+    any_half |= is_half(t);
+    in_types.push_back(is_half(t) ? DataType::kFloat : t);
+  }
+  for (const auto& o : n.outputs) {
+    if (o.empty()) continue;
+    const DataType t = type_of(o);
+    if (t == DataType::kUndefined) return false;
+    any_half |= is_half(t);
+  }
+  if (!any_half) return false;
+  return cpu_kernel_registry().lookup(n.domain, n.op_type, model.opset(n.domain), in_types).entry;
+}
 
 size_t compute_half_in_float(ir::Model& model, ir::Graph& graph) {
   return HalfToFloat(model, graph).run();
