@@ -20,6 +20,12 @@ if [ -f tests/cli/test_cli.sh ]; then
   bash tests/cli/test_cli.sh "$BUILD_DIR/tessera" || status=1
 fi
 
+echo "== tessera serve"
+# The Open Inference Protocol over HTTP (docs/serving.md): a model repository
+# written at test time, served on a free loopback port, checked with curl and
+# Python requests, stopped with SIGTERM.
+bash tests/serve/test_serve.sh "$BUILD_DIR" || status=1
+
 echo "== Python package"
 if ls "$BUILD_DIR"/python/tessera/_C*.so > /dev/null 2>&1; then
   PYTHONPATH="$BUILD_DIR/python" /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python || status=1

@@ -14,6 +14,7 @@ int cmd_partition(const std::vector<std::string>& argv);
 int cmd_doctor(const std::vector<std::string>& argv);
 int cmd_ops(const std::vector<std::string>& argv);
 int cmd_bench(const std::vector<std::string>& argv);
+int cmd_serve(const std::vector<std::string>& argv);
 
 void print_usage(std::ostream& os);
 

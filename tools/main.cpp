@@ -62,6 +62,13 @@ void print_usage(std::ostream& os) {
         "      --device-io copies the inputs once to where they are first read and\n"
         "      leaves outputs where they are made, as a framework timing its own\n"
         "      device tensors does.\n"
+        "  serve --model-repository DIR [--http-port N] [--metrics-port N] [--host ADDR]\n"
+        "        [--max-body-bytes N] [--http-threads N]\n"
+        "      Serves every model of DIR (DIR/<model>/<version>/model.onnx, optional\n"
+        "      DIR/<model>/config.json) over HTTP with the Open Inference Protocol\n"
+        "      (KServe v2) until SIGINT or SIGTERM; --http-port 0 takes a free port and\n"
+        "      prints it (docs/serving.md); --metrics-port serves GET /metrics\n"
+        "      (Prometheus). --grpc-port is not served yet.\n"
         "  help      this text\n"
         "  --version the version\n"
         "\n"
@@ -110,6 +117,7 @@ int main(int argc, char** argv) {
     if (command == "doctor") return cmd_doctor(args);
     if (command == "ops") return cmd_ops(args);
     if (command == "bench") return cmd_bench(args);
+    if (command == "serve") return cmd_serve(args);
     throw UsageError(tessera::str_cat("unknown command '", command, "'"));
   } catch (const UsageError& e) {
     print_usage(std::cerr);

@@ -1,0 +1,194 @@
+#include "serve/batcher.hpp"
+
+#include <cstring>
+#include <string>
+
+#include "serve/datatype.hpp"
+#include "serve/http_error.hpp"
+#include "serve/tensor_json.hpp"
+
+namespace tessera::serve {
+namespace {
+
+bool same_rows(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  return a.size() == b.size() && !a.empty() && std::equal(a.begin() + 1, a.end(), b.begin() + 1);
+}
+
+size_t row_elements(const std::vector<int64_t>& shape) {
+  size_t n = 1;
+  for (size_t i = 1; i < shape.size(); ++i) n *= static_cast<size_t>(shape[i]);
+  return n;
+}
+
+void* data_of(const api::Value& v) {
+  void* p = nullptr;
+  api::check(api::c_api().GetTensorMutableData(v.get(), &p));
+  return p;
+}
+
+// The tensors of `parts` joined along dimension 0.
+api::Value join(const std::vector<const api::Value*>& parts, ONNXTensorElementDataType type) {
+  std::vector<int64_t> shape = parts[0]->info().shape;
+  int64_t rows = 0;
+  for (const auto* p : parts) rows += p->info().shape[0];
+  shape[0] = rows;
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+    std::vector<std::string> all;
+    for (const auto* p : parts)
+      for (auto& s : p->strings()) all.push_back(std::move(s));
+    return make_string_tensor(all, shape);
+  }
+  api::Value out = api::Value::tensor(type, shape);
+  auto* dst = static_cast<char*>(data_of(out));
+  const size_t row_bytes = row_elements(shape) * element_size(type);
+  for (const auto* p : parts) {
+    const size_t n = static_cast<size_t>(p->info().shape[0]) * row_bytes;
+    if (n > 0) std::memcpy(dst, data_of(*p), n);
+    dst += n;
+  }
+  return out;
+}
+
+// Rows [begin, begin + count) of `v`.
+api::Value rows(const api::Value& v, int64_t begin, int64_t count) {
+  const api::TensorInfo info = v.info();
+  std::vector<int64_t> shape = info.shape;
+  shape[0] = count;
+  const size_t per_row = row_elements(info.shape);
+  if (info.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
+    const auto all = v.strings();
+    std::vector<std::string> part(all.begin() + begin * per_row,
+                                  all.begin() + (begin + count) * per_row);
+    return make_string_tensor(part, shape);
+  }
+  api::Value out = api::Value::tensor(info.type, shape);
+  const size_t row_bytes = per_row * element_size(info.type);
+  if (count > 0)
+    std::memcpy(data_of(out), static_cast<const char*>(data_of(v)) + begin * row_bytes,
+                count * row_bytes);
+  return out;
+}
+
+}  // namespace
+
+Batcher::Batcher(api::Session& session, const std::vector<TensorSpec>& inputs,
+                 const std::vector<TensorSpec>& outputs, int64_t max_batch_size,
+                 std::chrono::microseconds max_delay)
+    : session_(session), max_batch_(max_batch_size), max_delay_(max_delay) {
+  for (const auto& s : inputs) {
+    input_names_.push_back(s.name);
+    input_types_.push_back(s.type);
+  }
+  for (const auto& s : outputs) output_names_.push_back(s.name);
+  worker_ = std::thread([this] { loop(); });
+}
+
+Batcher::~Batcher() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  worker_.join();
+}
+
+std::vector<api::Value> Batcher::run_session(const std::vector<api::Value>& inputs) {
+  ++executions_;
+  return session_.run(input_names_, inputs, output_names_);
+}
+
+std::vector<api::Value> Batcher::run(std::vector<api::Value> inputs) {
+  Pending p;
+  for (const auto& v : inputs) p.shapes.push_back(v.info().shape);
+  p.batch = p.shapes.empty() || p.shapes[0].empty() ? 1 : p.shapes[0][0];
+  p.inputs = std::move(inputs);
+  p.arrival = std::chrono::steady_clock::now();
+  auto result = p.done.get_future();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(&p);
+  }
+  wake_.notify_all();
+  return result.get();
+}
+
+void Batcher::loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (true) {
+    wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping, nothing left
+    const auto deadline = queue_.front()->arrival + max_delay_;
+    auto queued = [this] {
+      int64_t n = 0;
+      for (const auto* p : queue_) n += p->batch;
+      return n;
+    };
+    while (!stopping_ && queued() < max_batch_ && std::chrono::steady_clock::now() < deadline)
+      wake_.wait_until(lock, deadline);
+    // The first request, and those after it that fit beside it.
+    std::vector<Pending*> group;
+    int64_t total = 0;
+    const Pending* first = queue_.front();
+    for (auto it = queue_.begin(); it != queue_.end();) {
+      Pending* p = *it;
+      bool fits = group.empty() || total + p->batch <= max_batch_;
+      for (size_t i = 0; fits && i < p->shapes.size(); ++i)
+        fits = same_rows(p->shapes[i], first->shapes[i]);
+      if (fits) {
+        group.push_back(p);
+        total += p->batch;
+        it = queue_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    lock.unlock();
+    execute(group);
+    lock.lock();
+  }
+}
+
+void Batcher::execute(std::vector<Pending*>& group) {
+  auto alone = [this](Pending* p) {
+    try {
+      p->done.set_value(run_session(p->inputs));
+    } catch (...) {
+      p->done.set_exception(std::current_exception());
+    }
+  };
+  if (group.size() == 1) {
+    alone(group[0]);
+    return;
+  }
+  std::vector<std::vector<api::Value>> results(group.size());
+  try {
+    std::vector<api::Value> joined;
+    for (size_t i = 0; i < input_names_.size(); ++i) {
+      std::vector<const api::Value*> parts;
+      for (const auto* p : group) parts.push_back(&p->inputs[i]);
+      joined.push_back(join(parts, input_types_[i]));
+    }
+    std::vector<api::Value> outputs = run_session(joined);
+    int64_t total = 0;
+    for (const auto* p : group) total += p->batch;
+    for (size_t o = 0; o < outputs.size(); ++o) {
+      const auto shape = outputs[o].info().shape;
+      if (shape.empty() || shape[0] != total)
+        throw HttpError(500, "output '" + output_names_[o] + "' of a batch of " +
+                                 std::to_string(total) +
+                                 " rows does not have them as its first dimension");
+    }
+    int64_t begin = 0;
+    for (size_t g = 0; g < group.size(); ++g) {
+      for (const auto& out : outputs) results[g].push_back(rows(out, begin, group[g]->batch));
+      begin += group[g]->batch;
+    }
+  } catch (...) {
+    // One request may be what the model rejects: each runs alone instead.
+    for (auto* p : group) alone(p);
+    return;
+  }
+  for (size_t g = 0; g < group.size(); ++g) group[g]->done.set_value(std::move(results[g]));
+}
+
+}  // namespace tessera::serve

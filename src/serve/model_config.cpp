@@ -1,0 +1,100 @@
+#include "serve/model_config.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+
+namespace tessera::serve {
+namespace {
+
+using nlohmann::json;
+
+int read_count(const json& j, const char* key, const std::string& path) {
+  if (!j.contains(key)) return 0;
+  const json& v = j.at(key);
+  if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1024)
+    throw std::runtime_error(path + ": \"" + key + "\" must be an integer from 0 to 1024");
+  return v.get<int>();
+}
+
+}  // namespace
+
+api::SessionOptions ModelConfig::session_options() const {
+  api::SessionOptions options;
+  if (intra_op_threads > 0) options.intra_op_threads(intra_op_threads);
+  if (inter_op_threads > 0) options.inter_op_threads(inter_op_threads);
+  for (const auto& p : providers) options.provider(p.name, p.options);
+  return options;
+}
+
+ModelConfig read_model_config(const std::string& path) {
+  ModelConfig config;
+  if (!std::filesystem::exists(path)) return config;
+  std::ifstream in(path);
+  json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) throw std::runtime_error(path + ": not a JSON object");
+  static const char* known[] = {"providers", "intra_op_threads", "inter_op_threads",
+                                "max_batch_size", "dynamic_batching"};
+  for (const auto& [key, value] : j.items()) {
+    bool ok = false;
+    for (const char* k : known) ok = ok || key == k;
+    if (!ok)
+      throw std::runtime_error(path + ": unknown key \"" + key +
+                               "\" (known: providers, intra_op_threads, inter_op_threads, "
+                               "max_batch_size, dynamic_batching)");
+  }
+  config.intra_op_threads = read_count(j, "intra_op_threads", path);
+  config.inter_op_threads = read_count(j, "inter_op_threads", path);
+  if (j.contains("max_batch_size")) {
+    const json& v = j.at("max_batch_size");
+    if (!v.is_number_integer() || v.get<int64_t>() < 0)
+      throw std::runtime_error(path + ": \"max_batch_size\" must be an integer >= 0");
+    config.max_batch_size = v.get<int64_t>();
+  }
+  if (j.contains("dynamic_batching")) {
+    const json& d = j.at("dynamic_batching");
+    if (!d.is_object()) throw std::runtime_error(path + ": \"dynamic_batching\" must be an object");
+    for (const auto& [key, value] : d.items())
+      if (key != "max_queue_delay_microseconds")
+        throw std::runtime_error(path + ": dynamic_batching: unknown key \"" + key +
+                                 "\" (known: max_queue_delay_microseconds)");
+    config.max_queue_delay_us = 0;
+    if (d.contains("max_queue_delay_microseconds")) {
+      const json& v = d.at("max_queue_delay_microseconds");
+      if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 10000000)
+        throw std::runtime_error(path +
+                                 ": dynamic_batching: \"max_queue_delay_microseconds\" must be "
+                                 "an integer from 0 to 10000000");
+      config.max_queue_delay_us = v.get<int64_t>();
+    }
+    if (config.max_batch_size <= 0)
+      throw std::runtime_error(path + ": dynamic_batching needs \"max_batch_size\" above 0");
+  }
+  if (j.contains("providers")) {
+    const json& list = j.at("providers");
+    if (!list.is_array()) throw std::runtime_error(path + ": \"providers\" must be an array");
+    for (const json& p : list) {
+      ProviderChoice choice;
+      if (p.is_string()) {
+        choice.name = p.get<std::string>();
+      } else if (p.is_object() && p.contains("name") && p.at("name").is_string()) {
+        choice.name = p.at("name").get<std::string>();
+        if (p.contains("options")) {
+          if (!p.at("options").is_object())
+            throw std::runtime_error(path + ": provider \"" + choice.name +
+                                     "\": \"options\" must be an object");
+          for (const auto& [k, v] : p.at("options").items())
+            choice.options[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        }
+      } else {
+        throw std::runtime_error(
+            path + ": each provider is a name or {\"name\": ..., \"options\": {...}}");
+      }
+      config.providers.push_back(std::move(choice));
+    }
+  }
+  return config;
+}
+
+}  // namespace tessera::serve

@@ -1,0 +1,103 @@
+// The model repository, laid out like Triton's:
+//
+//   DIR/<model>/config.json          optional (model_config.hpp)
+//   DIR/<model>/<version>/model.onnx  <version> a number; requests without a
+//                                     version go to the highest loaded one
+//
+// Every model is loaded at start; one that fails is kept with its reason (in
+// the log, the repository index and model readiness) while the others serve.
+// Loads and unloads swap whole models under a lock; a request holds its
+// model (shared_ptr) for its run, so an unload never pulls a session from
+// under a run in progress.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "serve/model_config.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera::serve {
+
+// An input or output as the model declares it (-1 for a dynamic dimension).
+struct TensorSpec {
+  std::string name;
+  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::vector<int64_t> shape;
+};
+
+class Batcher;
+
+struct LoadedModel {
+  LoadedModel();
+  ~LoadedModel();  // the batcher first, then the session it runs
+  std::string name;
+  std::string version;
+  ModelConfig config;
+  std::unique_ptr<api::Session> session;
+  std::vector<TensorSpec> inputs;
+  std::vector<TensorSpec> outputs;
+  std::unique_ptr<Batcher> batcher;  // with dynamic batching only
+};
+
+// One version of one model as the index reports it.
+struct IndexEntry {
+  std::string name;
+  std::string version;  // "" when the model folder has no usable version
+  std::string state;    // READY or UNAVAILABLE
+  std::string reason;   // why it is unavailable ("unloaded", the load error)
+};
+
+class ModelRepository {
+ public:
+  ModelRepository(api::Env& env, std::string root);
+
+  // Scans the repository and loads every model found.
+  void load_all();
+  // (Re)loads one model from its folder; throws HttpError: 404 when the
+  // repository has no such folder, 400 with the load error when it fails.
+  void load(const std::string& name);
+  // Unloads a model (its runs in progress finish); 404 when unknown.
+  void unload(const std::string& name);
+
+  // The model to serve for `version` ("" for the highest loaded); throws
+  // HttpError 404 for an unknown model or version, 503 for one that is not
+  // loaded (with the reason).
+  std::shared_ptr<const LoadedModel> find(const std::string& name,
+                                          const std::string& version) const;
+  // Whether that model (version) is loaded; throws HttpError 404 if unknown.
+  bool ready(const std::string& name, const std::string& version) const;
+  // Every model version known, sorted by name then version.
+  std::vector<IndexEntry> index() const;
+  // True when every model not unloaded on request is loaded.
+  bool all_ready() const;
+  // Every loaded model version.
+  std::vector<std::shared_ptr<const LoadedModel>> loaded() const;
+  // The versions known for `name`, in ascending order.
+  std::vector<std::string> versions(const std::string& name) const;
+
+ private:
+  struct VersionSlot {
+    std::string version;
+    std::shared_ptr<const LoadedModel> model;  // null when not loaded
+    std::string reason;
+  };
+  struct ModelSlot {
+    std::vector<VersionSlot> versions;  // ascending by number
+    std::string reason;                 // set when the folder itself is unusable
+    bool unloaded = false;              // unloaded on request
+  };
+
+  ModelSlot load_folder(const std::string& name) const;
+  const ModelSlot& slot(const std::string& name) const;  // caller holds mutex_
+
+  api::Env& env_;
+  std::string root_;
+  mutable std::mutex mutex_;
+  std::map<std::string, ModelSlot> models_;
+};
+
+}  // namespace tessera::serve

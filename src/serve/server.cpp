@@ -1,0 +1,126 @@
+#include "serve/server.hpp"
+
+#include <httplib.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "serve/http_routes.hpp"
+#include "serve/metrics.hpp"
+#include "serve/repository.hpp"
+#include "tessera/tessera.hpp"
+
+namespace tessera::serve {
+namespace {
+
+int stop_pipe[2] = {-1, -1};
+
+void on_stop_signal(int) {
+  const char byte = 1;
+  [[maybe_unused]] ssize_t n = write(stop_pipe[1], &byte, 1);
+}
+
+// Binds `server` to host:port (port 0: any free port); returns the port, or
+// -1 after saying why not.
+int bind(httplib::Server& server, const std::string& host, int port) {
+  const int bound =
+      port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
+  if (bound < 0) std::cerr << "tessera serve: cannot listen on " << host << ":" << port << "\n";
+  return bound;
+}
+
+}  // namespace
+
+int serve(const ServeOptions& options) {
+  if (!std::filesystem::is_directory(options.model_repository)) {
+    std::cerr << "tessera serve: the model repository " << options.model_repository
+              << " is not a folder\n";
+    return 1;
+  }
+  // SIGINT and SIGTERM write a byte to a pipe (all a handler may safely do,
+  // and it runs in whichever thread the signal lands on, the runtime's own
+  // threads included); a thread reading the pipe stops the server.
+  if (pipe(stop_pipe) != 0) {
+    std::cerr << "tessera serve: cannot create the stop pipe\n";
+    return 1;
+  }
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  api::Env env(ORT_LOGGING_LEVEL_WARNING, "tessera-serve");
+  ModelRepository repo(env, options.model_repository);
+  repo.load_all();
+  if (!repo.all_ready())
+    std::cerr << "tessera serve: some models failed to load; the others are served "
+                 "(POST /v2/repository/index lists each with its reason)"
+              << std::endl;
+
+  Metrics metrics;
+  httplib::Server server;
+  add_routes(server, repo, metrics, options.max_body_bytes);
+  if (options.http_threads > 0) {
+    const auto n = static_cast<size_t>(options.http_threads);
+    server.new_task_queue = [n] { return new httplib::ThreadPool(n); };
+  }
+  const int port = bind(server, options.host, options.http_port);
+  if (port < 0) return 1;
+  httplib::Server metrics_server;
+  int metrics_port = -1;
+  if (options.metrics_port >= 0) {
+    add_metrics_routes(metrics_server, repo, metrics);
+    metrics_port = bind(metrics_server, options.host, options.metrics_port);
+    if (metrics_port < 0) return 1;
+  }
+  std::cout << "tessera serve: HTTP listening on " << options.host << ":" << port << std::endl;
+  std::atomic<bool> metrics_over{false};
+  std::thread metrics_thread;
+  if (metrics_port >= 0) {
+    std::cout << "tessera serve: metrics listening on " << options.host << ":" << metrics_port
+              << std::endl;
+    metrics_thread = std::thread([&metrics_server, &metrics_over] {
+      metrics_server.listen_after_bind();
+      metrics_over = true;
+    });
+  }
+
+  std::atomic<bool> listening_over{false};
+  std::thread stopper([&server, &listening_over] {
+    char byte = 0;
+    while (read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    // A signal that came before listening began waits for it, then stops it.
+    while (!listening_over) {
+      if (server.is_running()) {
+        server.stop();
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  server.listen_after_bind();
+  listening_over = true;
+  on_stop_signal(0);  // wakes the stopper when listening ended by itself
+  stopper.join();
+  if (metrics_thread.joinable()) {
+    // stop() does nothing before listening began: repeat until it ends.
+    while (!metrics_over) {
+      metrics_server.stop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    metrics_thread.join();
+  }
+  std::cout << "tessera serve: stopped" << std::endl;
+  return 0;
+}
+
+}  // namespace tessera::serve

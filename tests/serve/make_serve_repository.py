@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Writes the model repository the serving test serves, into the folder given:
+the shipped demo models, small models (onnx.helper) for each datatype family,
+and three models that cannot load (a broken file, an unknown provider,
+dynamic batching over a fixed first dimension)."""
+import json
+import pathlib
+import shutil
+import sys
+
+import onnx
+from onnx import TensorProto, helper
+
+OPSET = [helper.make_opsetid("", 17)]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def version_dir(repo, name, version="1"):
+    d = repo / name / version
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def save(repo, name, graph, version="1"):
+    model = helper.make_model(graph, opset_imports=OPSET)
+    onnx.checker.check_model(model)
+    onnx.save(model, str(version_dir(repo, name, version) / "model.onnx"))
+
+
+def two_input(op, elem, name):
+    x = helper.make_tensor_value_info("x", elem, ["n"])
+    y = helper.make_tensor_value_info("y", elem, ["n"])
+    z = helper.make_tensor_value_info("z", elem, ["n"])
+    return helper.make_graph([helper.make_node(op, ["x", "y"], ["z"])], name, [x, y], [z])
+
+
+def main(repo):
+    repo = pathlib.Path(repo)
+    for demo in ("demo_cnn", "demo_transformer"):
+        shutil.copy(ROOT / "models" / demo / "model.onnx", version_dir(repo, demo) / "model.onnx")
+    (repo / "demo_transformer" / "config.json").write_text(json.dumps(
+        {"providers": [{"name": "CPUExecutionProvider", "options": {}}],
+         "intra_op_threads": 1, "inter_op_threads": 1, "max_batch_size": 4}))
+
+    # FP32, two outputs, two versions: 1 adds and multiplies, 2 also (requests
+    # without a version go to 2, whose outputs are named the same).
+    for version in ("1", "2"):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])
+        s = helper.make_tensor_value_info("sum", TensorProto.FLOAT, ["batch", 3])
+        p = helper.make_tensor_value_info("product", TensorProto.FLOAT, ["batch", 3])
+        nodes = [helper.make_node("Add", ["x", "y"], ["sum"]),
+                 helper.make_node("Mul", ["x", "y"], ["product"])]
+        save(repo, "add_mul", helper.make_graph(nodes, "add_mul", [x, y], [s, p]), version)
+
+    save(repo, "int64_add", two_input("Add", TensorProto.INT64, "int64_add"))
+    save(repo, "int8_add", two_input("Add", TensorProto.INT8, "int8_add"))
+    save(repo, "fp64_mul", two_input("Mul", TensorProto.DOUBLE, "fp64_mul"))
+
+    text = helper.make_tensor_value_info("text", TensorProto.STRING, [None])
+    same = helper.make_tensor_value_info("same", TensorProto.STRING, [None])
+    save(repo, "strings", helper.make_graph([helper.make_node("Identity", ["text"], ["same"])],
+                                            "strings", [text], [same]))
+
+    b = helper.make_tensor_value_info("b", TensorProto.BOOL, [2, 2])
+    nb = helper.make_tensor_value_info("not_b", TensorProto.BOOL, [2, 2])
+    save(repo, "bool_not", helper.make_graph([helper.make_node("Not", ["b"], ["not_b"])],
+                                             "bool_not", [b], [nb]))
+
+    h = helper.make_tensor_value_info("h", TensorProto.FLOAT16, [3])
+    h2 = helper.make_tensor_value_info("h2", TensorProto.FLOAT16, [3])
+    save(repo, "fp16_add", helper.make_graph([helper.make_node("Add", ["h", "h"], ["h2"])],
+                                             "fp16_add", [h], [h2]))
+
+    # Dynamic batching: requests of 1 or 2 rows joined up to 8; an index out
+    # of range makes the run fail (and the batch run again request by request).
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    idx = helper.make_tensor_value_info("idx", TensorProto.INT64, ["batch", 1])
+    picked = helper.make_tensor_value_info("picked", TensorProto.FLOAT, ["batch", 1])
+    doubled = helper.make_tensor_value_info("doubled", TensorProto.FLOAT, ["batch", 4])
+    save(repo, "batched", helper.make_graph(
+        [helper.make_node("GatherElements", ["x", "idx"], ["picked"], axis=1),
+         helper.make_node("Add", ["x", "x"], ["doubled"])], "batched", [x, idx], [picked, doubled]))
+    (repo / "batched" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
+
+    shutil.copy(ROOT / "models" / "demo_cnn" / "model.onnx", version_dir(repo, "cnn_batched") / "model.onnx")
+    (repo / "cnn_batched" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 4, "dynamic_batching": {}}))
+
+    bf = helper.make_tensor_value_info("b", TensorProto.BFLOAT16, [3])
+    bf2 = helper.make_tensor_value_info("b2", TensorProto.BFLOAT16, [3])
+    save(repo, "bf16_add", helper.make_graph([helper.make_node("Add", ["b", "b"], ["b2"])],
+                                             "bf16_add", [bf], [bf2]))
+
+    (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
+    save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))
+    (repo / "bad_provider" / "config.json").write_text(json.dumps(
+        {"providers": ["NoSuchExecutionProvider"]}))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
