@@ -151,6 +151,7 @@ void ORT_API_CALL ClearBoundOutputs(OrtIoBinding* binding_ptr) noexcept;
 OrtStatus* ORT_API_CALL TensorAt(OrtValue* value, const int64_t* location_values, size_t location_values_count, void** out) noexcept;
 OrtStatus* ORT_API_CALL CreateAndRegisterAllocator(OrtEnv* env, const OrtMemoryInfo* mem_info, const OrtArenaCfg* arena_cfg) noexcept;
 OrtStatus* ORT_API_CALL SetLanguageProjection(const OrtEnv* ort_env, OrtLanguageProjection projection) noexcept;
+OrtStatus* ORT_API_CALL SessionGetProfilingStartTimeNs(const OrtSession* session, uint64_t* out) noexcept;
 OrtStatus* ORT_API_CALL SetGlobalIntraOpNumThreads(OrtThreadingOptions* tp_options, int intra_op_num_threads) noexcept;
 OrtStatus* ORT_API_CALL SetGlobalInterOpNumThreads(OrtThreadingOptions* tp_options, int inter_op_num_threads) noexcept;
 OrtStatus* ORT_API_CALL SetGlobalSpinControl(OrtThreadingOptions* tp_options, int allow_spinning) noexcept;
@@ -326,12 +327,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetOpaqueValue(const char* domain_name, co
   (void)data_container;
   (void)data_container_size;
   return not_implemented("GetOpaqueValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionGetProfilingStartTimeNs(const OrtSession* session, uint64_t* out) noexcept {
-  (void)session;
-  (void)out;
-  return not_implemented("SessionGetProfilingStartTimeNs");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SetCurrentGpuDeviceId(int device_id) noexcept {
@@ -1298,7 +1293,7 @@ extern const OrtApi kOrtApi = {
     &TensorAt,
     &CreateAndRegisterAllocator,
     &SetLanguageProjection,
-    &unimplemented_SessionGetProfilingStartTimeNs,
+    &SessionGetProfilingStartTimeNs,
     &SetGlobalIntraOpNumThreads,
     &SetGlobalInterOpNumThreads,
     &SetGlobalSpinControl,

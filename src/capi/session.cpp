@@ -275,4 +275,12 @@ OrtStatus* ORT_API_CALL SessionEndProfiling(OrtSession* session, OrtAllocator* a
   });
 }
 
+OrtStatus* ORT_API_CALL SessionGetProfilingStartTimeNs(const OrtSession* session,
+                                                       uint64_t* out) noexcept {
+  return guard("SessionGetProfilingStartTimeNs", [&] {
+    need(out, "out");
+    *out = static_cast<uint64_t>(sess(session).profiling_start_ns());
+  });
+}
+
 }  // namespace tessera::capi

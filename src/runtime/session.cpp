@@ -470,4 +470,6 @@ const ep::DataTransfer* Session::data_transfer(const MemoryInfo& src, const Memo
 
 std::string Session::end_profiling() { return impl_->profiler.finish(); }
 
+int64_t Session::profiling_start_ns() const { return impl_->profiler.start_time_ns(); }
+
 }  // namespace tessera

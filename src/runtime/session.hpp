@@ -150,6 +150,9 @@ class Session {
   const ep::DataTransfer* data_transfer(const MemoryInfo& src, const MemoryInfo& dst) const;
   // Writes the profile (Chrome trace JSON) and returns its path; "" if profiling is off.
   std::string end_profiling();
+  // When profiling started (the steady clock's nanoseconds, the trace's time
+  // base); 0 when profiling is off.
+  int64_t profiling_start_ns() const;
 
  private:
   struct Impl;

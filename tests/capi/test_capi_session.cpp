@@ -222,3 +222,30 @@ TEST(CApiSession, RunAsyncCallsBackWithTheOutputs) {
   for (OrtValue* v : {in[0], in[1], out[0]}) api()->ReleaseValue(v);
   api()->ReleaseSession(s);
 }
+
+TEST(CApiSession, ProfilingStartsWithTheSessionAndEndsInAFile) {
+  OrtSessionOptions* o = nullptr;
+  CAPI_OK(api()->CreateSessionOptions(&o));
+  const std::string prefix = model_path("capi_profile");
+  CAPI_OK(api()->EnableProfiling(o, prefix.c_str()));
+  OrtSession* s = open_session("add_mul.onnx", o);
+  uint64_t start = 0;
+  CAPI_OK(api()->SessionGetProfilingStartTimeNs(s, &start));
+  EXPECT_GT(start, 0u);
+  OrtAllocator* a = nullptr;
+  CAPI_OK(api()->GetAllocatorWithDefaultOptions(&a));
+  char* path = nullptr;
+  CAPI_OK(api()->SessionEndProfiling(s, a, &path));
+  ASSERT_NE(path, nullptr);
+  std::ifstream trace(path);
+  EXPECT_TRUE(trace.good()) << path;
+  EXPECT_EQ(std::string(path).rfind(prefix, 0), 0u) << path;
+  CAPI_OK(api()->AllocatorFree(a, path));
+  api()->ReleaseSession(s);
+  api()->ReleaseSessionOptions(o);
+
+  OrtSession* plain = open_session("add_mul.onnx");
+  CAPI_OK(api()->SessionGetProfilingStartTimeNs(plain, &start));
+  EXPECT_EQ(start, 0u);
+  api()->ReleaseSession(plain);
+}
