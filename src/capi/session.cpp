@@ -110,12 +110,30 @@ void run(const OrtSession* session, const OrtRunOptions* run_options,
   const auto names = string_list(output_names, output_names_len, "output_names");
   check(output_names_len > 0, "no output names were given");
   need(outputs, "outputs");
-  const RunOptions ro = run_options != nullptr ? run_options->options : RunOptions{};
-  std::vector<Value> results = s.run(in, names, ro);
+  static const RunOptions kDefaults;
+  const RunOptions& ro = run_options != nullptr ? run_options->options : kDefaults;
+  // The application's preallocated outputs go to the run, whose producers
+  // write into them where type, shape and memory fit (no copy afterwards).
+  std::vector<Value> preallocated(names.size());
+  bool any = false;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (outputs[i] != nullptr) {
+      preallocated[i] = outputs[i]->value;
+      any = true;
+    }
+  std::vector<Value> results =
+      any ? s.run_on_devices(in, names, ro, &preallocated) : s.run(in, names, ro);
   for (size_t i = 0; i < names.size(); ++i)
     if (outputs[i] != nullptr) write_into(names[i], results[i], *outputs[i]);
-  for (size_t i = 0; i < names.size(); ++i)
-    if (outputs[i] == nullptr) outputs[i] = new OrtValue{std::move(results[i])};
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (outputs[i] != nullptr) continue;
+    // Outputs the application did not place come back in host memory, as
+    // from a run without preallocated outputs.
+    Value& v = results[i];
+    if (any && v.is_tensor() && !v.tensor().memory_info().host_accessible())
+      v = Value(copy_to(v.tensor(), cpu_memory_info()));
+    outputs[i] = new OrtValue{std::move(v)};
+  }
 }
 
 }  // namespace
