@@ -106,29 +106,6 @@ const OrtEpDevice* ep_device_of(const std::string& provider, const MemoryInfo& m
   return nullptr;
 }
 
-// Where each graph output is written: the memory of the provider running
-// the node that produces it.
-std::vector<std::pair<std::string, MemoryInfo>> output_locations(const Session& s) {
-  std::map<std::string, std::string> provider_of_node;
-  for (const NodeAssignment& a : s.node_assignments()) provider_of_node[a.node_name] = a.provider;
-  std::map<std::string, std::string> producer;
-  for (const auto& node : s.model().graph.nodes)
-    for (const auto& o : node.outputs) producer[o] = node.name;
-  std::vector<std::pair<std::string, MemoryInfo>> out;
-  for (const IoInfo& io : s.outputs()) {
-    auto p = producer.find(io.name);
-    std::string provider = p == producer.end() ? "" : provider_of_node[p->second];
-    MemoryInfo memory = cpu_memory_info();
-    for (const EpDevice& d : Environment::global().ep_devices())
-      if (!provider.empty() && d.provider == provider) {
-        memory = d.memory;
-        break;
-      }
-    out.emplace_back(provider, memory);
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<const OrtEpDevice*> current_ep_devices() {
@@ -415,13 +392,13 @@ OrtStatus* ORT_API_CALL SessionGetMemoryInfoForOutputs(const OrtSession* session
                                                        size_t num_outputs) noexcept {
   return guard("SessionGetMemoryInfoForOutputs", [&] {
     need(session, "session");
-    const auto locations = output_locations(*session->session);
+    const auto locations = session->session->output_locations();
     check(num_outputs == locations.size(), "num_outputs is ", num_outputs, " but the session has ",
           locations.size(), " outputs");
     if (num_outputs > 0) need(outputs_memory_info, "outputs_memory_info");
     std::lock_guard<std::mutex> lock(session->mu);
     if (session->output_memory.empty())
-      for (const auto& l : locations) session->output_memory.push_back(to_ort_memory(l.second));
+      for (const auto& l : locations) session->output_memory.push_back(to_ort_memory(l.memory));
     for (size_t i = 0; i < num_outputs; ++i) outputs_memory_info[i] = &session->output_memory[i];
   });
 }
@@ -445,12 +422,12 @@ OrtStatus* ORT_API_CALL SessionGetEpDeviceForOutputs(const OrtSession* session,
                                                      size_t num_outputs) noexcept {
   return guard("SessionGetEpDeviceForOutputs", [&] {
     need(session, "session");
-    const auto locations = output_locations(*session->session);
+    const auto locations = session->session->output_locations();
     check(num_outputs == locations.size(), "num_outputs is ", num_outputs, " but the session has ",
           locations.size(), " outputs");
     if (num_outputs > 0) need(outputs_ep_devices, "outputs_ep_devices");
     for (size_t i = 0; i < num_outputs; ++i)
-      outputs_ep_devices[i] = ep_device_of(locations[i].first, locations[i].second);
+      outputs_ep_devices[i] = ep_device_of(locations[i].provider, locations[i].memory);
   });
 }
 

@@ -1,7 +1,8 @@
 // Sessions: creation from a path or bytes, their inputs and outputs, and runs.
-#include <thread>
+#include <memory>
 
 #include "capi/api_status.hpp"
+#include "capi/async_runs.hpp"
 #include "capi/convert.hpp"
 #include "runtime/copy_tensors.hpp"
 
@@ -193,7 +194,7 @@ OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_o
         string_list(output_names, output_names_len, "output_names"));
     auto ro =
         std::make_shared<OrtRunOptions>(run_options != nullptr ? *run_options : OrtRunOptions{});
-    std::thread([=] {
+    post_async_run([=] {
       std::vector<const char*> inp, outp;
       std::vector<const OrtValue*> vals;
       for (size_t i = 0; i < in->size(); ++i) {
@@ -206,7 +207,7 @@ OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_o
             output);
       });
       run_async_callback(user_data, output, out_names->size(), status);
-    }).detach();
+    });
   });
 }
 

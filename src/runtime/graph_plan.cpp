@@ -201,10 +201,13 @@ void GraphPlan::note_input_readers() {
 void GraphPlan::place_outputs() {
   raw_output_slots_ = output_slots_;
   output_from_kernel_.assign(output_slots_.size(), false);
+  output_producer_.assign(output_slots_.size(), -1);
   for (size_t i = 0; i < output_slots_.size(); ++i)
     for (const auto& step : steps_)
-      if (step.node && std::count(step.outputs.begin(), step.outputs.end(), output_slots_[i]))
+      if (step.node && std::count(step.outputs.begin(), step.outputs.end(), output_slots_[i])) {
         output_from_kernel_[i] = true;
+        output_producer_[i] = step.provider;
+      }
   const size_t first_output_copy = steps_.size();
   for (int& s : output_slots_) s = place(s, cpu_memory_info(), default_cpu_allocator());
   for (size_t i = first_output_copy; i < steps_.size(); ++i) steps_[i].output_only = true;

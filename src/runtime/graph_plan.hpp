@@ -105,6 +105,13 @@ class GraphPlan : public ep::SubgraphRunner {
   const std::vector<PhaseTiming>& timings() const { return timings_; }
   // The provider (index) of the first node that reads graph input i, or -1.
   int first_consumer(size_t input) const { return first_consumer_[input]; }
+  // The provider (index) of the node that writes graph output i, or -1 when
+  // no node of this graph does (an input or initializer passed through).
+  int output_producer(size_t output) const { return output_producer_[output]; }
+  // Where graph output i is written, before any copy to host memory.
+  const MemoryInfo& output_memory(size_t output) const {
+    return slot_memory_[size_t(raw_output_slots_[output])];
+  }
   // Why a run of this plan cannot be captured on `provider`'s stream and
   // replayed (RunCapture), or "" when it can: every step must either run on
   // that provider or be a host kernel reading only host values made without
@@ -188,6 +195,7 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<bool> input_read_on_host_;  // graph input i is read directly by a host kernel
   std::vector<int> input_of_slot_;        // slot -> graph input position (-1: not an input)
   std::vector<bool> output_from_kernel_;  // graph output i is written by a node of this graph
+  std::vector<int> output_producer_;      // graph output i: its producer's provider (-1: none)
   std::vector<int> first_consumer_;
   ConstantPlacer placer_;
   ep::PrepackCache* prepack_;  // shared prepacked weights (null: each kernel packs its own)

@@ -452,6 +452,21 @@ std::vector<InputLocation> Session::input_locations() const {
   return out;
 }
 
+std::vector<OutputLocation> Session::output_locations() const {
+  std::vector<OutputLocation> out;
+  const auto& plan = *impl_->plan;
+  const auto& names = plan.output_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    const int p = plan.output_producer(i);
+    if (p < 0) {
+      out.push_back({names[i], "", cpu_memory_info()});
+      continue;
+    }
+    out.push_back({names[i], impl_->providers[size_t(p)]->name(), plan.output_memory(i)});
+  }
+  return out;
+}
+
 std::shared_ptr<Allocator> Session::allocator_for(const MemoryInfo& memory) const {
   for (size_t i = 0; i < impl_->providers.size(); ++i)
     if (impl_->providers[i]->memory_info().same_space(memory)) return impl_->allocators[i].second;

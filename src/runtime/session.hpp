@@ -29,6 +29,14 @@ struct InputLocation {
   MemoryInfo memory;     // that provider's memory
 };
 
+// Where a graph output is written by its producer, before the run hands it
+// back (in host memory unless the run binds it elsewhere).
+struct OutputLocation {
+  std::string output;
+  std::string provider;  // of the node that writes it ("" when no node does)
+  MemoryInfo memory;     // where that node writes it
+};
+
 // A graph input or output as users see it.
 struct IoInfo {
   std::string name;
@@ -142,6 +150,8 @@ class Session {
   void release_arena_memory() const;
   // Per input the user feeds, where its first consumer runs.
   std::vector<InputLocation> input_locations() const;
+  // Per graph output, where its producer writes it.
+  std::vector<OutputLocation> output_locations() const;
   // The allocator the session uses in `memory`'s space; null if no provider
   // of the session allocates there.
   std::shared_ptr<Allocator> allocator_for(const MemoryInfo& memory) const;

@@ -1,6 +1,7 @@
 // Which provider runs each part of a session, and why a provider cannot run
 // on a device.
 #include <cstring>
+#include <vector>
 
 #include "capi_test_util.hpp"
 
@@ -67,4 +68,31 @@ TEST(CApiAssignment, IncompatibilityDetailsSayWhy) {
   }
   r = result(api()->GetHardwareDeviceEpIncompatibilityDetails(env(), "Imaginary", cpu, &d));
   EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+}
+
+TEST(CApiAssignment, InputsAndOutputsLiveWhereTheirNodesRun) {
+  OrtSession* s = open_session("add_mul.onnx");
+  size_t n_in = 0, n_out = 0;
+  CAPI_OK(api()->SessionGetInputCount(s, &n_in));
+  CAPI_OK(api()->SessionGetOutputCount(s, &n_out));
+  std::vector<const OrtMemoryInfo*> out_mem(n_out);
+  CAPI_OK(api()->SessionGetMemoryInfoForOutputs(s, out_mem.data(), n_out));
+  std::vector<const OrtEpDevice*> in_dev(n_in), out_dev(n_out);
+  CAPI_OK(api()->SessionGetEpDeviceForInputs(s, in_dev.data(), n_in));
+  CAPI_OK(api()->SessionGetEpDeviceForOutputs(s, out_dev.data(), n_out));
+  for (size_t i = 0; i < n_out; ++i) {
+    const char* name = nullptr;
+    CAPI_OK(api()->MemoryInfoGetName(out_mem[i], &name));
+    EXPECT_STREQ(name, "Cpu");
+    ASSERT_NE(out_dev[i], nullptr);
+    EXPECT_STREQ(api()->EpDevice_EpName(out_dev[i]), "CPUExecutionProvider");
+  }
+  for (size_t i = 0; i < n_in; ++i) {
+    ASSERT_NE(in_dev[i], nullptr);
+    EXPECT_STREQ(api()->EpDevice_EpName(in_dev[i]), "CPUExecutionProvider");
+  }
+  auto r = result(api()->SessionGetEpDeviceForOutputs(s, out_dev.data(), n_out + 1));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("num_outputs"), std::string::npos) << r.second;
+  api()->ReleaseSession(s);
 }
