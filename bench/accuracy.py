@@ -3,7 +3,7 @@
 for Tessera and for ONNX Runtime, on the zoo's folders:
 
     /usr/bin/python3 bench/accuracy.py MODELS_DIR [--only NAME,...] [--tessera build/tessera]
-        [--kit /tmp/bench] [--threads 1] [--json FILE] [--markdown]
+        [--kit /tmp/bench] [--threads 1] [--json FILE] [--markdown] [--worst]
 
 A zoo folder (bench/models/make_zoo_*.py) holds model.onnx, test_data_set_0/
 and reference_float64/output_*.pb: the torch model in double on set 0's
@@ -136,6 +136,9 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--worst", action="store_true",
+                    help="print one row per model: the output whose rule is failed, else the "
+                         "one with the largest Tessera / ONNX Runtime ratio")
     a = ap.parse_args()
     tessera = os.path.abspath(a.tessera)
     only = set(filter(None, a.only.split(",")))
@@ -152,8 +155,13 @@ def main():
         name = os.path.basename(d)
         rows = evaluate(d, tessera, a.kit, a.threads)
         results[name] = rows
+        shown = rows
+        if a.worst and rows:
+            key = lambda r: (r["rule"] != "pass", r.get("ratio", 0.0))  # noqa: E731
+            shown = [max(rows, key=key)]
         for r in rows:
             failed += r["rule"] != "pass"
+        for r in shown:
             ratio = f"{r['ratio']:.2f}" if "ratio" in r else "-"
             scale = r["tessera"].get("ref_max", r["ort"].get("ref_max"))
             scale = f"{scale:.3g}" if scale is not None else "-"
