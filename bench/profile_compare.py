@@ -2,7 +2,7 @@
 """Per-node profile of one model in Tessera and in ONNX Runtime, side by side.
 
     /usr/bin/python3 bench/profile_compare.py MODEL_DIR [--threads N] [--runs R]
-        [--kit /tmp/bench] [--top 25]
+        [--kit /tmp/bench] [--top 25] [--tessera-cli build/tessera]
 
 MODEL_DIR holds model.onnx and test_data_set_0/ (the benchmark kit's layout).
 Both runtimes run the model R times with profiling on; the first run is
@@ -75,6 +75,18 @@ def tessera_profile(model, threads, runs, prefix):
     return sess.end_profiling()
 
 
+def tessera_cli_profile(tessera, model, threads, runs, prefix):
+    """The same profile through `tessera bench --profile` (no Python package needed):
+    runs - 1 timed runs after the first."""
+    subprocess.run([tessera, "bench", model, "--threads", str(threads), "--warmup", "0",
+                    "--iters", str(runs - 1), "--profile", prefix], check=True,
+                   stdout=subprocess.DEVNULL)
+    files = sorted(glob.glob(prefix + "_*.json"), key=os.path.getmtime)
+    if not files:
+        sys.exit(f"tessera wrote no profile matching {prefix}_*.json")
+    return files[-1]
+
+
 def ort_profile(model, threads, runs, prefix, kit):
     env = dict(os.environ, NODE_PATH=os.path.join(kit, "node_modules"))
     subprocess.run(["node", os.path.join(HERE, "ort_profile.js"), model, str(threads), str(runs),
@@ -92,14 +104,21 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--kit", default="/tmp/bench", help="benchmark kit folder with node_modules")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--tessera-cli", metavar="PATH",
+                    help="profile Tessera through this `tessera` binary's bench --profile "
+                         "instead of the Python package in build/python")
     ap.add_argument("--pair", action="store_true",
                     help="also list the convolutions of both in execution order, side by side "
                          "(their names differ: ORT names fused nodes by output)")
     a = ap.parse_args()
     model = os.path.join(a.model_dir, "model.onnx")
     tmp = tempfile.mkdtemp(prefix="tessera_prof_")
-    ours = node_times(tessera_profile(model, a.threads, a.runs, os.path.join(tmp, "tessera")),
-                      a.runs, False)
+    prefix = os.path.join(tmp, "tessera")
+    if a.tessera_cli:
+        path = tessera_cli_profile(os.path.abspath(a.tessera_cli), model, a.threads, a.runs, prefix)
+    else:
+        path = tessera_profile(model, a.threads, a.runs, prefix)
+    ours = node_times(path, a.runs, False)
     theirs = node_times(ort_profile(model, a.threads, a.runs, os.path.join(tmp, "ort"), a.kit),
                         a.runs, True)
 
