@@ -45,15 +45,22 @@ from ._capi_types import (  # noqa: F401
     OrtArenaCfg,
     OrtCompiledModelCompatibility,
     OrtDevice,
+    OrtDeviceMemoryType,
+    OrtDeviceVendorId,
+    OrtEpAssignedNode,
+    OrtEpAssignedSubgraph,
     OrtMemoryInfo,
+    OrtMemoryInfoDeviceType,
     OrtMemType,
     OrtSparseFormat,
     OrtValueVector,
     SparseTensor,
+    create_and_register_allocator,
 )
 from ._iobinding import IOBinding, SessionIOBinding  # noqa: F401
 from ._providers import get_all_providers  # noqa: F401
-from ._session import InferenceSession, ModelMetadata, NodeArg  # noqa: F401
+from ._session import (  # noqa: F401
+    InferenceSession, ModelMetadata, NodeArg, set_global_thread_pool_sizes)
 from . import capi  # noqa: F401 - onnxruntime.capi is there after `import onnxruntime`
 
 __version__ = _C.__version__
@@ -72,12 +79,13 @@ def disable_telemetry_events():
 __all__ = [
     "AdapterFormat", "ExecutionMode", "GraphOptimizationLevel", "IOBinding", "InferenceSession",
     "LoraAdapter", "ModelMetadata", "NodeArg", "OrtAllocatorType", "OrtArenaCfg",
-    "OrtCompiledModelCompatibility", "OrtDevice", "OrtEpDevice",
+    "OrtCompiledModelCompatibility", "OrtDevice", "OrtDeviceMemoryType", "OrtDeviceVendorId",
+    "OrtEpAssignedNode", "OrtEpAssignedSubgraph", "OrtEpDevice",
     "OrtExecutionProviderDevicePolicy", "OrtHardwareDevice", "OrtHardwareDeviceType",
-    "OrtMemoryInfo", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
+    "OrtMemoryInfo", "OrtMemoryInfoDeviceType", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
     "RunOptions", "SessionIOBinding", "SessionOptions", "SparseTensor",
-    "get_all_providers", "get_available_providers", "get_build_info", "get_device",
+    "create_and_register_allocator", "get_all_providers", "get_available_providers", "get_build_info", "get_device",
     "get_ep_devices", "get_version_string", "register_execution_provider_library",
-    "set_default_logger_severity", "set_default_logger_verbosity",
+    "set_default_logger_severity", "set_default_logger_verbosity", "set_global_thread_pool_sizes",
     "unregister_execution_provider_library",
 ]
