@@ -113,6 +113,25 @@ std::map<std::string, std::map<std::string, std::string>> PySession::provider_op
 }
 
 void bind_session(py::module_& m) {
+  // A model's metadata_props, read without making a session (path or bytes).
+  m.def(
+      "_model_metadata_props",
+      [](const py::object& model) {
+        std::vector<std::pair<std::string, std::string>> props;
+        if (py::isinstance<py::bytes>(model)) {
+          const std::string bytes = model.cast<std::string>();
+          check(!bytes.empty(), "the model bytes are empty");
+          py::gil_scoped_release release;
+          props = onnx::parse_model(bytes.data(), bytes.size()).metadata_props;
+        } else {
+          const std::string path = py::str(model);
+          check(!path.empty(), "the model path is empty");
+          py::gil_scoped_release release;
+          props = onnx::load_model(path).metadata_props;
+        }
+        return std::map<std::string, std::string>(props.begin(), props.end());
+      },
+      py::arg("model"));
   py::class_<PySession> c(m, "Session");
   c.def(py::init<const py::object&, const PySessionOptions&, const ProviderList&,
                  const DimOverrides&, const py::object&>(),

@@ -31,6 +31,7 @@ from ._C import (  # noqa: F401 - re-exported
     get_available_providers,
     get_device,
     get_ep_devices,
+    get_hardware_devices,
     get_version_string,
     register_execution_provider_library,
     set_default_logger_severity,
@@ -57,6 +58,13 @@ from ._capi_types import (  # noqa: F401
     SparseTensor,
     create_and_register_allocator,
 )
+from ._compatibility import (  # noqa: F401
+    OrtDeviceEpIncompatibilityReason,
+    get_compatibility_info_from_model,
+    get_compatibility_info_from_model_bytes,
+    get_hardware_device_ep_incompatibility_details,
+    get_model_compatibility_for_ep_devices,
+)
 from ._iobinding import IOBinding, SessionIOBinding  # noqa: F401
 from ._providers import get_all_providers  # noqa: F401
 from ._session import (  # noqa: F401
@@ -80,7 +88,7 @@ __all__ = [
     "AdapterFormat", "ExecutionMode", "GraphOptimizationLevel", "IOBinding", "InferenceSession",
     "LoraAdapter", "ModelMetadata", "NodeArg", "OrtAllocatorType", "OrtArenaCfg",
     "OrtCompiledModelCompatibility", "OrtDevice", "OrtDeviceMemoryType", "OrtDeviceVendorId",
-    "OrtEpAssignedNode", "OrtEpAssignedSubgraph", "OrtEpDevice",
+    "OrtDeviceEpIncompatibilityReason", "OrtEpAssignedNode", "OrtEpAssignedSubgraph", "OrtEpDevice",
     "OrtExecutionProviderDevicePolicy", "OrtHardwareDevice", "OrtHardwareDeviceType",
     "OrtMemoryInfo", "OrtMemoryInfoDeviceType", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
     "RunOptions", "SessionIOBinding", "SessionOptions", "SparseTensor",

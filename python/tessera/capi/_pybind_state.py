@@ -10,6 +10,10 @@ from .._capi_types import (  # noqa: F401
     OrtDevice, OrtDeviceMemoryType, OrtEpAssignedNode, OrtEpAssignedSubgraph, OrtMemoryInfo,
     OrtMemoryInfoDeviceType, OrtMemType, OrtSparseFormat, OrtValueVector, SparseTensor,
     create_and_register_allocator)
+from .._compatibility import (  # noqa: F401
+    OrtDeviceEpIncompatibilityReason, get_compatibility_info_from_model,
+    get_compatibility_info_from_model_bytes, get_hardware_device_ep_incompatibility_details,
+    get_model_compatibility_for_ep_devices)
 from .._providers import get_all_providers  # noqa: F401
 from .._session import ModelMetadata, NodeArg, set_global_thread_pool_sizes  # noqa: F401
 from .._iobinding import SessionIOBinding  # noqa: F401
