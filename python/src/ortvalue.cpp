@@ -94,10 +94,22 @@ Value from_map(const py::array& keys, const py::array& values) {
 }
 
 void bind_constructors(py::class_<Value>& c) {
+  // device_type is a name ("cpu", "cuda", ...) or, as in onnxruntime's
+  // native OrtValue, an OrtDevice (whose own device id is then used).
   c.def_static(
       "ortvalue_from_numpy",
-      [](const py::array& array, const std::string& device_type, int device_id) {
-        MemoryInfo memory = memory_for_device(device_type, device_id);
+      [](const py::array& array, const py::object& device_type, int device_id) {
+        std::string type_name;
+        if (py::isinstance<py::str>(device_type)) {
+          type_name = device_type.cast<std::string>();
+        } else {
+          check(py::hasattr(device_type, "_device_name"),
+                "ortvalue_from_numpy: device_type must be a device name or an OrtDevice, not ",
+                std::string(py::str(py::type::of(device_type).attr("__name__"))));
+          type_name = device_type.attr("_device_name")().cast<std::string>();
+          device_id = device_type.attr("device_id")().cast<int>();
+        }
+        MemoryInfo memory = memory_for_device(type_name, device_id);
         Tensor t = tensor_from_numpy(array);
         // On a device: one copy there; on the CPU: a view of the array.
         return memory.host_accessible() ? Value(std::move(t)) : Value(copy_to(t, memory));

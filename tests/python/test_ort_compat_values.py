@@ -87,3 +87,34 @@ def test_ortvalue_holding_a_sparse_tensor(session):
         ort.OrtValue.ort_value_from_sparse_tensor(np.zeros(2))
     with pytest.raises(ort.NotImplemented, match="feeding a SparseTensor \\(input 'x'\\)"):
         session.run(None, {"x": v, "y": np.ones((2, 3), np.float32)})
+
+
+def test_ortvalue_from_numpy_takes_an_ort_device():
+    a = np.arange(4, dtype=np.int16)
+    v = C.OrtValue.ortvalue_from_numpy(a, C.OrtDevice(C.OrtDevice.cpu(),
+                                                      C.OrtDevice.default_memory(), 0))
+    assert v.device_name() == "cpu" and v.data_ptr() == a.ctypes.data
+    with pytest.raises(ort.InvalidArgument, match="must be a device name or an OrtDevice, not int"):
+        C.OrtValue.ortvalue_from_numpy(a, 3)
+
+
+def test_native_session_runs_a_session_io_binding(session):
+    x = np.array([[1, 2, 3]], dtype=np.float32)
+    cpu = C.OrtDevice(C.OrtDevice.cpu(), C.OrtDevice.default_memory(), 0)
+    xv, yv = C.OrtValue.ortvalue_from_numpy(x, cpu), C.OrtValue.ortvalue_from_numpy(x * 2, cpu)
+    out = ort.OrtValue.ortvalue_from_shape_and_type([1, 3], np.float32)
+    bind = C.SessionIOBinding(session._sess)
+    bind.bind_input("x", cpu, np.float32, [1, 3], xv.data_ptr())
+    bind.bind_input("y", cpu, np.float32, [1, 3], yv.data_ptr())
+    bind.bind_output("sum", cpu, np.float32, [1, 3], out.data_ptr())
+    session._sess.run_with_iobinding(bind, None)
+    np.testing.assert_array_equal(out.numpy(), [[3, 6, 9]])
+    with pytest.raises(ort.InvalidArgument, match="needs a SessionIOBinding or IoBinding, not str"):
+        session._sess.run_with_iobinding("binding", None)
+
+
+def test_native_run_with_iobinding_refuses_another_sessions_binding(add_mul_model):
+    one = ort.InferenceSession(add_mul_model, providers=CPU)
+    two = ort.InferenceSession(add_mul_model, providers=CPU)
+    with pytest.raises(ort.InvalidArgument, match="made for another session"):
+        two._sess.run_with_iobinding(C.SessionIOBinding(one._sess), None)
