@@ -58,6 +58,8 @@ from ._capi_types import (  # noqa: F401
     SparseTensor,
     create_and_register_allocator,
 )
+from ._compile import (  # noqa: F401
+    ModelCompiler, ModelRequiresCompilation, OrtCompileApiFlags, OrtExternalInitializerInfo)
 from ._compatibility import (  # noqa: F401
     OrtDeviceEpIncompatibilityReason,
     get_compatibility_info_from_model,
@@ -86,10 +88,10 @@ def disable_telemetry_events():
 # named NotImplemented, which would shadow the builtin.
 __all__ = [
     "AdapterFormat", "ExecutionMode", "GraphOptimizationLevel", "IOBinding", "InferenceSession",
-    "LoraAdapter", "ModelMetadata", "NodeArg", "OrtAllocatorType", "OrtArenaCfg",
-    "OrtCompiledModelCompatibility", "OrtDevice", "OrtDeviceMemoryType", "OrtDeviceVendorId",
+    "LoraAdapter", "ModelCompiler", "ModelMetadata", "NodeArg", "OrtAllocatorType", "OrtArenaCfg",
+    "OrtCompileApiFlags", "OrtCompiledModelCompatibility", "OrtDevice", "OrtDeviceMemoryType", "OrtDeviceVendorId",
     "OrtDeviceEpIncompatibilityReason", "OrtEpAssignedNode", "OrtEpAssignedSubgraph", "OrtEpDevice",
-    "OrtExecutionProviderDevicePolicy", "OrtHardwareDevice", "OrtHardwareDeviceType",
+    "OrtExecutionProviderDevicePolicy", "OrtExternalInitializerInfo", "OrtHardwareDevice", "OrtHardwareDeviceType",
     "OrtMemoryInfo", "OrtMemoryInfoDeviceType", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
     "RunOptions", "SessionIOBinding", "SessionOptions", "SparseTensor",
     "create_and_register_allocator", "get_all_providers", "get_available_providers", "get_build_info", "get_device",

@@ -10,6 +10,8 @@ from .._capi_types import (  # noqa: F401
     OrtDevice, OrtDeviceMemoryType, OrtEpAssignedNode, OrtEpAssignedSubgraph, OrtMemoryInfo,
     OrtMemoryInfoDeviceType, OrtMemType, OrtSparseFormat, OrtValueVector, SparseTensor,
     create_and_register_allocator)
+from .._compile import (  # noqa: F401
+    ModelCompiler, ModelRequiresCompilation, OrtCompileApiFlags, OrtExternalInitializerInfo)
 from .._compatibility import (  # noqa: F401
     OrtDeviceEpIncompatibilityReason, get_compatibility_info_from_model,
     get_compatibility_info_from_model_bytes, get_hardware_device_ep_incompatibility_details,
