@@ -11,6 +11,28 @@
 
 namespace tessera::python {
 
+namespace {
+
+// The vendor's name as onnxruntime's OrtHardwareDevice.vendor gives it.
+std::string vendor_name(const HardwareDevice& d) {
+  switch (d.vendor_id) {
+    case 0x10DE:
+      return "NVIDIA";
+    case 0x1002:
+      return "AMD";
+    case 0x8086:
+      return "Intel";
+    case 0x1414:
+      return "Microsoft";
+    case 0x5143:
+      return "Qualcomm";
+    default:
+      return d.type == DeviceType::kCPU ? "CPU" : "unknown";
+  }
+}
+
+}  // namespace
+
 MemoryInfo memory_for_device(const std::string& device_type, int device_id) {
   DeviceType type = parse_device_type(device_type);
   if (type == DeviceType::kCPU) {
@@ -55,6 +77,7 @@ void bind_devices(py::module_& m) {
       .def_readonly("vendor_id", &HardwareDevice::vendor_id)
       .def_readonly("device_id", &HardwareDevice::device_id)
       .def_readonly("name", &HardwareDevice::name)
+      .def_property_readonly("vendor", &vendor_name)
       .def("__repr__",
            [](const HardwareDevice& d) { return "OrtHardwareDevice(" + d.to_string() + ")"; });
   py::class_<EpDevice>(m, "OrtEpDevice")
@@ -67,6 +90,9 @@ void bind_devices(py::module_& m) {
   m.def(
       "get_ep_devices", [] { return Environment::global().ep_devices(); },
       "Every (provider, hardware device) pair this machine can use.");
+  m.def(
+      "get_hardware_devices", [] { return Environment::global().devices(); },
+      "The hardware devices this process can use, each once.");
 }
 
 }  // namespace tessera::python

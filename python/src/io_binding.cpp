@@ -40,6 +40,26 @@ void bind_io_binding(py::module_& m) {
         b.session().run_with_binding(b, options);
       },
       py::arg("run_options") = nullptr);
+
+  // onnxruntime's native InferenceSession.run_with_iobinding(binding,
+  // run_options): the binding is a SessionIOBinding (which holds the native
+  // one as `_native`) or the native IoBinding itself.
+  auto session = py::reinterpret_borrow<py::class_<PySession>>(m.attr("Session"));
+  session.def(
+      "run_with_iobinding",
+      [](const PySession& s, const py::object& binding, const PyRunOptions* run_options) {
+        py::object native = py::hasattr(binding, "_native") ? binding.attr("_native") : binding;
+        check(py::isinstance<IoBinding>(native),
+              "run_with_iobinding needs a SessionIOBinding or IoBinding, not ",
+              std::string(py::str(py::type::of(binding).attr("__name__"))));
+        IoBinding& b = native.cast<IoBinding&>();
+        check(&b.session() == &s.session(),
+              "run_with_iobinding: the binding was made for another session");
+        RunOptions options = run_options ? run_options->options : RunOptions{};
+        py::gil_scoped_release release;
+        s.session().run_with_binding(b, options);
+      },
+      py::arg("iobinding"), py::arg("run_options") = nullptr);
 }
 
 }  // namespace tessera::python

@@ -94,10 +94,22 @@ Value from_map(const py::array& keys, const py::array& values) {
 }
 
 void bind_constructors(py::class_<Value>& c) {
+  // device_type is a name ("cpu", "cuda", ...) or, as in onnxruntime's
+  // native OrtValue, an OrtDevice (whose own device id is then used).
   c.def_static(
       "ortvalue_from_numpy",
-      [](const py::array& array, const std::string& device_type, int device_id) {
-        MemoryInfo memory = memory_for_device(device_type, device_id);
+      [](const py::array& array, const py::object& device_type, int device_id) {
+        std::string type_name;
+        if (py::isinstance<py::str>(device_type)) {
+          type_name = device_type.cast<std::string>();
+        } else {
+          check(py::hasattr(device_type, "_device_name"),
+                "ortvalue_from_numpy: device_type must be a device name or an OrtDevice, not ",
+                std::string(py::str(py::type::of(device_type).attr("__name__"))));
+          type_name = device_type.attr("_device_name")().cast<std::string>();
+          device_id = device_type.attr("device_id")().cast<int>();
+        }
+        MemoryInfo memory = memory_for_device(type_name, device_id);
         Tensor t = tensor_from_numpy(array);
         // On a device: one copy there; on the CPU: a view of the array.
         return memory.host_accessible() ? Value(std::move(t)) : Value(copy_to(t, memory));
@@ -143,6 +155,7 @@ void bind_accessors(py::class_<Value>& c) {
   c.def("update_inplace", &update_inplace, py::arg("np_arr"));
   // onnxruntime's Python OrtValue wraps a native one; here they are the same object.
   c.def("_get_c_value", [](py::object self) { return self; });
+  c.def_property_readonly("_ortvalue", [](py::object self) { return self; });
   c.def("is_tensor", &Value::is_tensor);
   c.def("is_tensor_sequence", &Value::is_sequence);
   c.def("is_map", &Value::is_map);
@@ -167,6 +180,23 @@ void bind_accessors(py::class_<Value>& c) {
     return py::make_tuple(1, 0);
   });
   c.def("to_dlpack", &to_dlpack);
+  // numpy's array protocol: np.asarray(value) views a host tensor without a
+  // copy; a dtype other than the tensor's converts, copy=True always copies.
+  c.def(
+      "__array__",
+      [](const Value& v, const py::object& dtype, const py::object& copy) {
+        check(v.is_tensor(), "__array__ needs an OrtValue holding a tensor; this one holds a ",
+              v.kind_name());
+        py::object array = tensor_to_numpy(to_host(v).tensor());
+        if (!dtype.is_none()) {
+          py::dtype want = py::dtype::from_args(dtype);
+          if (!want.is(array.attr("dtype")) && !want.equal(array.attr("dtype").cast<py::dtype>()))
+            return array.attr("astype")(want);
+        }
+        if (!copy.is_none() && copy.cast<bool>()) return array.attr("copy")();
+        return array;
+      },
+      py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   c.def("__repr__", [](const Value& v) {
     std::string what = v.is_tensor() ? v.tensor().description() : std::string(v.kind_name());
     return str_cat("OrtValue(", what, ")");
@@ -177,6 +207,8 @@ void bind_accessors(py::class_<Value>& c) {
 
 void bind_ortvalue(py::module_& m) {
   py::class_<Value> c(m, "OrtValue");
+  // An empty value; Python subclasses (the sparse-tensor holder) start from it.
+  c.def(py::init<>());
   bind_constructors(c);
   bind_accessors(c);
 }

@@ -49,7 +49,8 @@ void apply_dim_overrides(ir::Graph& g, const DimOverrides& overrides) {
 }  // namespace
 
 PySession::PySession(const py::object& model, const PySessionOptions& options,
-                     const ProviderList& providers, const DimOverrides& dim_overrides) {
+                     const ProviderList& providers, const DimOverrides& dim_overrides,
+                     const py::object& options_from_metadata) {
   const bool from_bytes = py::isinstance<py::bytes>(model);
   std::string source =
       from_bytes ? std::string(model.cast<py::bytes>()) : std::string(py::str(model));
@@ -62,8 +63,20 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
   ir::Model m =
       from_bytes ? onnx::parse_model(source.data(), source.size()) : onnx::load_model(source);
   apply_dim_overrides(m.graph, dim_overrides);
-  SessionOptions opts = options.options;
-  for (const auto& [name, value] : options.initializers) opts.add_initializer(name, value.tensor());
+  const PySessionOptions* chosen = &options;
+  PySessionOptions from_metadata;
+  if (!options_from_metadata.is_none()) {
+    py::gil_scoped_acquire acquire;
+    py::dict props;
+    for (const auto& [k, v] : m.metadata_props) props[py::str(k)] = v;
+    py::object replaced = options_from_metadata(props);
+    if (!replaced.is_none()) {
+      from_metadata = replaced.cast<PySessionOptions>();
+      chosen = &from_metadata;
+    }
+  }
+  SessionOptions opts = chosen->options;
+  for (const auto& [name, value] : chosen->initializers) opts.add_initializer(name, value.tensor());
   session_ = Session::create_from_model(std::move(m), opts, specs);
 }
 
@@ -100,11 +113,30 @@ std::map<std::string, std::map<std::string, std::string>> PySession::provider_op
 }
 
 void bind_session(py::module_& m) {
+  // A model's metadata_props, read without making a session (path or bytes).
+  m.def(
+      "_model_metadata_props",
+      [](const py::object& model) {
+        std::vector<std::pair<std::string, std::string>> props;
+        if (py::isinstance<py::bytes>(model)) {
+          const std::string bytes = model.cast<std::string>();
+          check(!bytes.empty(), "the model bytes are empty");
+          py::gil_scoped_release release;
+          props = onnx::parse_model(bytes.data(), bytes.size()).metadata_props;
+        } else {
+          const std::string path = py::str(model);
+          check(!path.empty(), "the model path is empty");
+          py::gil_scoped_release release;
+          props = onnx::load_model(path).metadata_props;
+        }
+        return std::map<std::string, std::string>(props.begin(), props.end());
+      },
+      py::arg("model"));
   py::class_<PySession> c(m, "Session");
   c.def(py::init<const py::object&, const PySessionOptions&, const ProviderList&,
-                 const DimOverrides&>(),
+                 const DimOverrides&, const py::object&>(),
         py::arg("model"), py::arg("options"), py::arg("providers"),
-        py::arg("dim_overrides") = DimOverrides{});
+        py::arg("dim_overrides") = DimOverrides{}, py::arg("options_from_metadata") = py::none());
   c.def("run", &PySession::run, py::arg("feeds"), py::arg("output_names"),
         py::arg("run_options") = nullptr);
   c.def("inputs", [](const PySession& s) { return io_infos(s.session().inputs()); });
@@ -126,6 +158,32 @@ void bind_session(py::module_& m) {
     d["failures"] = c.failures;
     d["uncaptured"] = c.uncaptured;
     return d;
+  });
+  // onnxruntime's native InferenceSession.run_with_ort_values: feeds by name,
+  // the outputs as an OrtValueVector.
+  c.def(
+      "run_with_ort_values",
+      [](const PySession& s, const std::map<std::string, Value>& feeds,
+         const std::vector<std::string>& output_names, const PyRunOptions* run_options) {
+        std::vector<std::pair<std::string, Value>> pairs(feeds.begin(), feeds.end());
+        std::vector<Value> outputs = s.run(pairs, output_names, run_options);
+        return py::module_::import("tessera._capi_types")
+            .attr("OrtValueVector")(py::cast(std::move(outputs)));
+      },
+      py::arg("feeds"), py::arg("output_names"), py::arg("run_options") = nullptr);
+  // Per fed input: (name, provider of its first reader, that provider's
+  // memory as (name, device type, vendor id, device id, memory type,
+  // alignment, allocator type)).
+  c.def("input_locations", [](const PySession& s) {
+    py::list out;
+    for (const auto& l : s.session().input_locations()) {
+      const MemoryInfo& m = l.memory;
+      out.append(py::make_tuple(l.input, l.provider,
+                                py::make_tuple(m.name, static_cast<int>(m.device_type), m.vendor_id,
+                                               m.device_id, static_cast<int>(m.mem_type),
+                                               m.alignment, static_cast<int>(m.allocator_type))));
+    }
+    return out;
   });
   c.def("node_assignments", [](const PySession& s) {
     py::list out;

@@ -23,8 +23,12 @@ using DimOverrides = std::vector<std::tuple<std::string, int, int64_t>>;
 
 class PySession {
  public:
+  // `options_from_metadata`, when not None, is called with the model's
+  // metadata_props (a dict) once the model is loaded and may return other
+  // options to create the session with (None keeps `options`).
   PySession(const py::object& model, const PySessionOptions& options, const ProviderList& providers,
-            const DimOverrides& dim_overrides = {});
+            const DimOverrides& dim_overrides = {},
+            const py::object& options_from_metadata = py::none());
   std::vector<Value> run(const std::vector<std::pair<std::string, Value>>& feeds,
                          const std::vector<std::string>& output_names,
                          const PyRunOptions* run_options) const;

@@ -31,6 +31,7 @@ from ._C import (  # noqa: F401 - re-exported
     get_available_providers,
     get_device,
     get_ep_devices,
+    get_hardware_devices,
     get_version_string,
     register_execution_provider_library,
     set_default_logger_severity,
@@ -45,15 +46,31 @@ from ._capi_types import (  # noqa: F401
     OrtArenaCfg,
     OrtCompiledModelCompatibility,
     OrtDevice,
+    OrtDeviceMemoryType,
+    OrtDeviceVendorId,
+    OrtEpAssignedNode,
+    OrtEpAssignedSubgraph,
     OrtMemoryInfo,
+    OrtMemoryInfoDeviceType,
     OrtMemType,
     OrtSparseFormat,
     OrtValueVector,
     SparseTensor,
+    create_and_register_allocator,
+)
+from ._compile import (  # noqa: F401
+    ModelCompiler, ModelRequiresCompilation, OrtCompileApiFlags, OrtExternalInitializerInfo)
+from ._compatibility import (  # noqa: F401
+    OrtDeviceEpIncompatibilityReason,
+    get_compatibility_info_from_model,
+    get_compatibility_info_from_model_bytes,
+    get_hardware_device_ep_incompatibility_details,
+    get_model_compatibility_for_ep_devices,
 )
 from ._iobinding import IOBinding, SessionIOBinding  # noqa: F401
 from ._providers import get_all_providers  # noqa: F401
-from ._session import InferenceSession, ModelMetadata, NodeArg  # noqa: F401
+from ._session import (  # noqa: F401
+    InferenceSession, ModelMetadata, NodeArg, set_global_thread_pool_sizes)
 from . import capi  # noqa: F401 - onnxruntime.capi is there after `import onnxruntime`
 
 __version__ = _C.__version__
@@ -71,13 +88,14 @@ def disable_telemetry_events():
 # named NotImplemented, which would shadow the builtin.
 __all__ = [
     "AdapterFormat", "ExecutionMode", "GraphOptimizationLevel", "IOBinding", "InferenceSession",
-    "LoraAdapter", "ModelMetadata", "NodeArg", "OrtAllocatorType", "OrtArenaCfg",
-    "OrtCompiledModelCompatibility", "OrtDevice", "OrtEpDevice",
-    "OrtExecutionProviderDevicePolicy", "OrtHardwareDevice", "OrtHardwareDeviceType",
-    "OrtMemoryInfo", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
+    "LoraAdapter", "ModelCompiler", "ModelMetadata", "NodeArg", "OrtAllocatorType", "OrtArenaCfg",
+    "OrtCompileApiFlags", "OrtCompiledModelCompatibility", "OrtDevice", "OrtDeviceMemoryType", "OrtDeviceVendorId",
+    "OrtDeviceEpIncompatibilityReason", "OrtEpAssignedNode", "OrtEpAssignedSubgraph", "OrtEpDevice",
+    "OrtExecutionProviderDevicePolicy", "OrtExternalInitializerInfo", "OrtHardwareDevice", "OrtHardwareDeviceType",
+    "OrtMemoryInfo", "OrtMemoryInfoDeviceType", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
     "RunOptions", "SessionIOBinding", "SessionOptions", "SparseTensor",
-    "get_all_providers", "get_available_providers", "get_build_info", "get_device",
+    "create_and_register_allocator", "get_all_providers", "get_available_providers", "get_build_info", "get_device",
     "get_ep_devices", "get_version_string", "register_execution_provider_library",
-    "set_default_logger_severity", "set_default_logger_verbosity",
+    "set_default_logger_severity", "set_default_logger_verbosity", "set_global_thread_pool_sizes",
     "unregister_execution_provider_library",
 ]

@@ -37,6 +37,35 @@ class OrtSparseFormat(enum.IntEnum):
     ORT_SPARSE_BLOCK_SPARSE = 4
 
 
+class OrtDeviceVendorId(enum.IntEnum):
+    """PCI vendor ids, as OrtDevice.device_vendor_id() reports them."""
+
+    NONE = 0x0000
+    AMD = 0x1002
+    NVIDIA = 0x10DE
+    ARM = 0x13B5
+    MICROSOFT = 0x1414
+    HUAWEI = 0x19E5
+    QUALCOMM = 0x5143
+    INTEL = 0x8086
+
+
+class OrtMemoryInfoDeviceType(enum.IntEnum):
+    """The device kinds of OrtMemoryInfo.create_v2 (the C API's values)."""
+
+    CPU = 0
+    GPU = 1
+    FPGA = 2
+    NPU = 3
+
+
+class OrtDeviceMemoryType(enum.IntEnum):
+    """Device memory as a whole (DEFAULT) or its host-accessible part."""
+
+    DEFAULT = 0
+    HOST_ACCESSIBLE = 5
+
+
 class OrtCompiledModelCompatibility(enum.IntEnum):
     EP_NOT_APPLICABLE = 0
     EP_SUPPORTED_OPTIMAL = 1
@@ -114,6 +143,9 @@ class OrtDevice:
     _TYPES = {"cpu": 0, "gpu": 1, "cuda": 1, "dml": 1, "cann": 3, "fpga": 2, "npu": 3,
               "webgpu": 1}
     _NAMES = {0: "cpu", 1: "gpu", 2: "fpga", 3: "npu"}
+    # The vendor a provider-specific device name implies.
+    _VENDORS = {"cuda": OrtDeviceVendorId.NVIDIA, "dml": OrtDeviceVendorId.MICROSOFT,
+                "cann": OrtDeviceVendorId.HUAWEI}
 
     def __init__(self, device_type, memory_type=0, vendor_id_or_device_id=0, device_id=None):
         if isinstance(device_type, OrtDevice):  # onnxruntime's wrapper takes a native device
@@ -165,13 +197,15 @@ class OrtDevice:
         return 5
 
     @classmethod
-    def make(cls, ort_device_name, device_id, vendor_id=None):
+    def make(cls, ort_device_name, device_id, vendor_id=-1):
+        """A device by name ("cpu", "cuda", "gpu", ...); a negative vendor_id
+        takes the vendor the name implies (NVIDIA for "cuda"), else none."""
         name = ort_device_name.lower()
         if name not in cls._TYPES:
             raise Exception("Unsupported device type: " + ort_device_name)
-        if vendor_id is None:
-            return cls(cls._TYPES[name], 0, device_id)
-        return cls(cls._TYPES[name], 0, vendor_id, device_id)
+        if vendor_id is None or int(vendor_id) < 0:
+            vendor_id = cls._VENDORS.get(name, OrtDeviceVendorId.NONE)
+        return cls(cls._TYPES[name], 0, int(vendor_id), device_id)
 
     def _get_c_device(self):
         return self
@@ -204,19 +238,32 @@ class OrtDevice:
 
 
 class OrtMemoryInfo:
-    """OrtMemoryInfo(name, alloc_type, id, mem_type), e.g. ("Cpu", ORT_ARENA_ALLOCATOR, 0, DEFAULT)."""
+    """OrtMemoryInfo(name, alloc_type, id, mem_type), e.g. ("Cpu", ORT_ARENA_ALLOCATOR, 0, DEFAULT),
+    or OrtMemoryInfo.create_v2(name, device_type, vendor_id, device_id,
+    device_mem_type, alignment, alloc_type). The memory's device kind, device
+    memory type and vendor are device_type, device_mem_type and device_vendor_id."""
 
     def __init__(self, name, alloc_type, id, mem_type):  # noqa: A002 - onnxruntime's name
         self.name = str(name)
         self.allocator_type = OrtAllocatorType(int(alloc_type))
         self.device_id = int(id)
         self.mem_type = OrtMemType(int(mem_type))
+        # onnxruntime's names for host memory are "Cpu" and "CpuPinned"-style
+        # variants; any other name is a device's memory.
+        on_cpu = self.name.lower().startswith("cpu") or self.mem_type != OrtMemType.DEFAULT
+        self.device_type = OrtMemoryInfoDeviceType.CPU if on_cpu else OrtMemoryInfoDeviceType.GPU
+        self.device_mem_type = OrtDeviceMemoryType.DEFAULT
+        self.device_vendor_id = 0
+        self.alignment = 0
 
     @staticmethod
     def create_v2(name, device_type, vendor_id, device_id, mem_type, alignment, allocator_type):
         info = OrtMemoryInfo(name, allocator_type, device_id, OrtMemType.DEFAULT)
-        info.device = OrtDevice(int(device_type), int(mem_type), vendor_id, device_id)
+        info.device_type = OrtMemoryInfoDeviceType(int(device_type))
+        info.device_mem_type = OrtDeviceMemoryType(int(mem_type))
+        info.device_vendor_id = int(vendor_id)
         info.alignment = int(alignment)
+        info.device = OrtDevice(int(device_type), int(mem_type), int(vendor_id), int(device_id))
         return info
 
     def __eq__(self, other):
@@ -257,7 +304,79 @@ class OrtArenaCfg:
             raise TypeError("OrtArenaCfg takes 4 integers or a dict of options")
 
 
+# Tessera's DeviceType numbers NPU 2 and FPGA 3; onnxruntime the other way round.
+_DEVICE_TYPE_FROM_NATIVE = {0: OrtMemoryInfoDeviceType.CPU, 1: OrtMemoryInfoDeviceType.GPU,
+                            2: OrtMemoryInfoDeviceType.NPU, 3: OrtMemoryInfoDeviceType.FPGA}
+
+
+def memory_info_from_native(memory):
+    """An OrtMemoryInfo from the native session's (name, device type, vendor
+    id, device id, memory type, alignment, allocator type); None: the host's."""
+    if memory is None:
+        memory = ("Cpu", 0, 0, 0, 0, 64, 1)
+    name, device_type, vendor_id, device_id, mem_type, alignment, allocator = memory
+    return OrtMemoryInfo.create_v2(
+        name, _DEVICE_TYPE_FROM_NATIVE[device_type], vendor_id, device_id,
+        OrtDeviceMemoryType.HOST_ACCESSIBLE if mem_type == 1 else OrtDeviceMemoryType.DEFAULT,
+        alignment,
+        OrtAllocatorType.ORT_ARENA_ALLOCATOR if allocator == 1
+        else OrtAllocatorType.ORT_DEVICE_ALLOCATOR)
+
+
+def create_and_register_allocator(mem_info, arena_cfg=None):
+    """Registers an arena for mem_info's memory that every later session
+    whose provider allocates there shares (unless the session sets
+    "session.use_env_allocators" to "0"). arena_cfg (an OrtArenaCfg or None)
+    gives its max_mem and arena_extend_strategy."""
+    if not isinstance(mem_info, OrtMemoryInfo):
+        raise TypeError("create_and_register_allocator: mem_info must be an OrtMemoryInfo, not %s"
+                        % type(mem_info).__name__)
+    if arena_cfg is not None and not isinstance(arena_cfg, OrtArenaCfg):
+        raise TypeError("create_and_register_allocator: arena_cfg must be an OrtArenaCfg or None")
+    cfg = arena_cfg or OrtArenaCfg()
+    _C._create_and_register_allocator(
+        int(mem_info.device_type), int(mem_info.device_vendor_id), mem_info.device_id,
+        mem_info.device_mem_type == OrtDeviceMemoryType.HOST_ACCESSIBLE
+        or mem_info.mem_type != OrtMemType.DEFAULT,
+        int(cfg.max_mem), int(cfg.arena_extend_strategy))
+
+
+class OrtEpAssignedNode:
+    """A node of an OrtEpAssignedSubgraph: name, op_type and domain."""
+
+    def __init__(self, name, op_type, domain):
+        self.name = name
+        self.op_type = op_type
+        self.domain = domain
+
+    def __repr__(self):
+        return "OrtEpAssignedNode(name=%r, op_type=%r, domain=%r)" % (
+            self.name, self.op_type, self.domain)
+
+
+class OrtEpAssignedSubgraph:
+    """Nodes one provider (ep_name) runs together; get_nodes() lists them."""
+
+    def __init__(self, ep_name, nodes):
+        self.ep_name = ep_name
+        self._nodes = list(nodes)
+
+    def get_nodes(self):
+        return list(self._nodes)
+
+    def __repr__(self):
+        return "OrtEpAssignedSubgraph(ep_name=%r, nodes=%r)" % (self.ep_name, self._nodes)
+
+
 # -- sparse tensors -------------------------------------------------------------
+
+
+def _read_only(array):
+    """A view of `array` that cannot be written (onnxruntime hands sparse
+    tensors' buffers out read-only)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 class _SparseView:
@@ -265,13 +384,13 @@ class _SparseView:
         self._arrays = arrays
 
     def indices(self):
-        return self._arrays["indices"]
+        return _read_only(self._arrays["indices"])
 
     def inner(self):
-        return self._arrays["inner"]
+        return _read_only(self._arrays["inner"])
 
     def outer(self):
-        return self._arrays["outer"]
+        return _read_only(self._arrays["outer"])
 
 
 class SparseTensor:
@@ -336,7 +455,7 @@ class SparseTensor:
         return self
 
     def values(self):
-        return self._values
+        return _read_only(self._values)
 
     def as_coo_view(self):
         if self._format != OrtSparseFormat.ORT_SPARSE_COO:
@@ -351,7 +470,6 @@ class SparseTensor:
     def as_blocksparse_view(self):
         raise _not_implemented("the block-sparse SparseTensor format")
 
-    @property
     def format(self):
         return self._format
 
@@ -367,6 +485,55 @@ class SparseTensor:
 
     def to_cuda(self, ort_device):
         raise _not_implemented("a SparseTensor on a device (%s)" % ort_device._device_name())
+
+
+class _SparseOrtValue(_C.OrtValue):
+    """An OrtValue holding a SparseTensor (OrtValue.ort_value_from_sparse_tensor).
+    It can be inspected and turned back into the SparseTensor; the runtime has
+    no sparse values, so a session refuses it as a feed."""
+
+    def __init__(self, sparse_tensor):
+        super().__init__()
+        self._sparse = sparse_tensor
+
+    def as_sparse_tensor(self):
+        return self._sparse
+
+    def is_tensor(self):
+        return False
+
+    def is_sparse_tensor(self):
+        return True
+
+    def data_type(self):
+        return self._sparse.data_type()
+
+    def device_name(self):
+        return self._sparse.device_name()
+
+    def has_value(self):
+        return True
+
+    def __repr__(self):
+        return "OrtValue(%s%s)" % (self._sparse.data_type(), self._sparse.dense_shape())
+
+
+def _ort_value_from_sparse_tensor(sparse_tensor):
+    if not isinstance(sparse_tensor, SparseTensor):
+        raise TypeError("ort_value_from_sparse_tensor needs a SparseTensor, not %s"
+                        % type(sparse_tensor).__name__)
+    return _SparseOrtValue(sparse_tensor)
+
+
+def _as_sparse_tensor(value):
+    raise _C.InvalidArgument("as_sparse_tensor: this OrtValue holds a %s, not a sparse tensor"
+                             % value.data_type())
+
+
+# onnxruntime has these on OrtValue itself; the native class takes them from here.
+_C.OrtValue.ort_value_from_sparse_tensor = staticmethod(_ort_value_from_sparse_tensor)
+_C.OrtValue.as_sparse_tensor = _as_sparse_tensor
+_C.OrtValue.is_sparse_tensor = lambda self: False
 
 
 def _sparse_feed_not_implemented(name):

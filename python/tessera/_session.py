@@ -1,11 +1,94 @@
 """InferenceSession and the small records it hands out, with onnxruntime's names."""
 
 import copy
+import json
 import os
 import threading
 
-from . import _C, _denotation, _providers, _types
+from . import _C, _capi_types, _denotation, _providers, _types
 from ._iobinding import IOBinding
+
+# Thread counts set by set_global_thread_pool_sizes: once set, every session
+# must give up its own pools (use_per_session_threads = False) and runs with these.
+_global_thread_pool_sizes = None
+
+
+def set_global_thread_pool_sizes(intra_op_num_threads=0, inter_op_num_threads=0):
+    """Makes sessions share the process's thread counts (0: the default);
+    sessions must then set SessionOptions.use_per_session_threads = False."""
+    global _global_thread_pool_sizes
+    if intra_op_num_threads < 0 or inter_op_num_threads < 0:
+        raise _C.InvalidArgument("thread pool sizes must be >= 0, got intra_op %d, inter_op %d"
+                                 % (intra_op_num_threads, inter_op_num_threads))
+    _global_thread_pool_sizes = (int(intra_op_num_threads), int(inter_op_num_threads))
+
+
+def _options_for_run(options):
+    """The options a session is created with: the global thread counts when
+    set_global_thread_pool_sizes was called."""
+    if _global_thread_pool_sizes is None:
+        return options
+    if options.use_per_session_threads:
+        raise _C.RuntimeException(
+            "use_per_session_threads must be false when using a global thread pool")
+    options = copy.copy(options)
+    options.intra_op_num_threads, options.inter_op_num_threads = _global_thread_pool_sizes
+    return options
+
+
+# onnxruntime's ORT_LOAD_CONFIG_FROM_MODEL=1: the model's metadata entry
+# "ort_config" holds {"session_options": {...}}; these keys (integers) are
+# applied over the caller's options, others are ignored.
+_MODEL_CONFIG_KEYS = {
+    "intra_op_num_threads": lambda v: _nonnegative("intra_op_num_threads", v),
+    "inter_op_num_threads": lambda v: _nonnegative("inter_op_num_threads", v),
+    "execution_mode": lambda v: _C.ExecutionMode(_one_of("execution_mode", v, (0, 1))),
+    "graph_optimization_level": lambda v: _C.GraphOptimizationLevel(
+        _one_of("graph_optimization_level", v, (0, 1, 2, 99))),
+    "enable_profiling": lambda v: bool(_one_of("enable_profiling", v, (0, 1))),
+}
+
+
+def _nonnegative(key, value):
+    if value < 0:
+        raise _C.InvalidArgument("Unsupported value for %s: %d" % (key, value))
+    return value
+
+
+def _one_of(key, value, allowed):
+    if value not in allowed:
+        raise _C.InvalidArgument("Unsupported %s value in ORT config: %d" % (key, value))
+    return value
+
+
+def _options_from_model_config(options):
+    """A function InferenceSession hands the native session when
+    ORT_LOAD_CONFIG_FROM_MODEL is "1": given the model's metadata, it returns
+    the options with the model's "ort_config" applied (None when there is none)."""
+
+    def apply(metadata):
+        text = metadata.get("ort_config")
+        if text is None:
+            return None
+        try:
+            config = json.loads(text)
+        except ValueError as e:
+            raise _C.Fail("Json stored in the `ort_config` key cannot be parsed. Error message: %s"
+                          % e) from None
+        settings = config.get("session_options") if isinstance(config, dict) else None
+        if not settings:
+            return None
+        updated = copy.copy(options)
+        for key, value in settings.items():
+            convert = _MODEL_CONFIG_KEYS.get(key)
+            if convert is None:
+                continue
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise _C.InvalidArgument("%s option in the model file must be an integer" % key)
+            setattr(updated, key, convert(value))
+        return updated
+
+    return apply
 
 
 class NodeArg:
@@ -61,7 +144,19 @@ class InferenceSession:
         fixed = _denotation.dim_overrides(
             self._model_path, self._model_bytes,
             self._sess_options.get_free_dimension_overrides_by_denotation())
-        self._sess = _C.Session(source, self._sess_options, specs, fixed)
+        options = _options_for_run(self._sess_options)
+        from_model = None
+        if os.environ.get("ORT_LOAD_CONFIG_FROM_MODEL") == "1":
+            apply_model_config = _options_from_model_config(options)
+
+            def from_model(metadata):
+                # get_session_options() then shows the options the model chose.
+                updated = apply_model_config(metadata)
+                if updated is not None:
+                    self._sess_options = updated
+                return updated
+
+        self._sess = _C.Session(source, options, specs, fixed, from_model)
         self._inputs_meta = [NodeArg(*i) for i in self._sess.inputs()]
         self._outputs_meta = [NodeArg(*o) for o in self._sess.outputs()]
         self._overridable_meta = [NodeArg(*o) for o in self._sess.overridable_initializers()]
@@ -154,6 +249,28 @@ class InferenceSession:
     def get_session_options(self):
         return self._sess_options
 
+    def get_input_memory_infos(self):
+        """Per graph input, the OrtMemoryInfo of the memory its first reader
+        takes it in (the provider's; the host's for an input no node reads)."""
+        where = {name: memory for name, _provider, memory in self._sess.input_locations()}
+        return [_capi_types.memory_info_from_native(where.get(i.name)) for i in self._inputs_meta]
+
+    def get_output_memory_infos(self):
+        """Per graph output, the OrtMemoryInfo of the memory run() returns it
+        in: the host's."""
+        return [_capi_types.memory_info_from_native(None) for _ in self._outputs_meta]
+
+    def get_input_epdevices(self):
+        """Per graph input, the OrtEpDevice of the provider that first reads it
+        (None where no device of the environment's list matches)."""
+        devices = _C.get_ep_devices()
+        where = {name: provider for name, provider, _memory in self._sess.input_locations()}
+        found = []
+        for i in self._inputs_meta:
+            provider = where.get(i.name)
+            found.append(next((d for d in devices if d.ep_name == provider), None))
+        return found
+
     def get_providers(self):
         return self._sess.providers()
 
@@ -165,6 +282,24 @@ class InferenceSession:
         """Re-creates the session with other providers (same model and options);
         an unknown name raises InvalidArgument 'Unknown Provider Type: NAME'."""
         self._create(providers, provider_options)
+
+    def get_provider_graph_assignment_info(self):
+        """The parts of the graph each provider runs, when the session option
+        "session.record_ep_graph_assignment_info" is "1": a list of
+        OrtEpAssignedSubgraph (ep_name, get_nodes() -> OrtEpAssignedNode with
+        name, op_type and domain). Tessera's providers claim nodes one by one,
+        so each node is a subgraph of its own."""
+        try:
+            recorded = self._sess_options.get_session_config_entry(
+                "session.record_ep_graph_assignment_info")
+        except RuntimeError:
+            recorded = None
+        if recorded != "1":
+            raise _C.Fail("Session configuration entry 'session.record_ep_graph_assignment_info' "
+                          "must be set to \"1\" to retrieve EP graph assignment information.")
+        return [_capi_types.OrtEpAssignedSubgraph(
+                    provider, [_capi_types.OrtEpAssignedNode(name, op_type, domain)])
+                for name, op_type, domain, provider, _declined in self._sess.node_assignments()]
 
     def get_node_assignments(self):
         """(node name, op type, domain, provider, [(declining provider, reason)]) per node."""

@@ -221,7 +221,7 @@ def test_sparse_tensor_builds_and_reads_but_cannot_be_fed(add_mul_model):
     coo = ort.SparseTensor.sparse_coo_from_numpy(
         [2, 3], np.array([1.0, 2.0], np.float32), np.array([0, 4], np.int64),
         ort.OrtDevice.make("cpu", 0))
-    assert coo.format == ort.OrtSparseFormat.ORT_SPARSE_COO
+    assert coo.format() == ort.OrtSparseFormat.ORT_SPARSE_COO
     assert coo.dense_shape() == [2, 3] and coo.data_type() == "sparse_tensor(float)"
     np.testing.assert_array_equal(coo.as_coo_view().indices(), [0, 4])
     np.testing.assert_array_equal(coo.values(), [1, 2])

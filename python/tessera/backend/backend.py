@@ -11,6 +11,29 @@ from .. import _C
 from .._session import InferenceSession
 from .backend_rep import OnnxRuntimeBackendRep
 
+# SessionOptions attributes prepare() sets from keyword arguments. The others
+# are refused: optimized_model_filepath, profile_file_prefix and
+# enable_profiling would let a caller's keywords write files.
+ALLOWED_SESSION_OPTIONS = frozenset({
+    "enable_cpu_mem_arena", "enable_mem_pattern", "enable_mem_reuse", "execution_mode",
+    "execution_order", "graph_optimization_level", "inter_op_num_threads",
+    "intra_op_num_threads", "log_severity_level", "log_verbosity_level", "logid",
+    "use_deterministic_compute", "use_per_session_threads"})
+
+
+def apply_options(options, kwargs, allowed, what):
+    """Sets the keyword arguments that name attributes of `options`: an
+    allowed one is set, any other attribute raises RuntimeError, and a
+    keyword that is no attribute at all is ignored."""
+    for key, value in kwargs.items():
+        if not hasattr(options, key):
+            continue
+        if key not in allowed:
+            raise RuntimeError(
+                "%s attribute '%s' is not permitted via the backend API. Allowed attributes: %s"
+                % (what, key, ", ".join(sorted(allowed))))
+        setattr(options, key, value)
+
 
 class OnnxRuntimeBackend(Backend):
     """prepare / run_model / supports_device for ONNX's backend test runner."""
@@ -48,16 +71,15 @@ class OnnxRuntimeBackend(Backend):
     @classmethod
     def prepare(cls, model, device=None, **kwargs):
         """model: a ModelProto, a path, bytes, an InferenceSession or a rep.
-        Keyword arguments set SessionOptions attributes of those names."""
+        Keyword arguments set the SessionOptions attributes of those names
+        that ALLOWED_SESSION_OPTIONS lists (others raise RuntimeError)."""
         if isinstance(model, OnnxRuntimeBackendRep):
             return model
         if isinstance(model, InferenceSession):
             return OnnxRuntimeBackendRep(model)
         if isinstance(model, (str, bytes)):
             options = _C.SessionOptions()
-            for k, v in kwargs.items():
-                if hasattr(options, k):
-                    setattr(options, k, v)
+            apply_options(options, kwargs, ALLOWED_SESSION_OPTIONS, "SessionOptions")
             excluded = os.getenv("ORT_ONNX_BACKEND_EXCLUDE_PROVIDERS", default="").split(",")
             providers = [p for p in _C.get_available_providers() if p not in excluded]
             session = InferenceSession(model, sess_options=options, providers=providers)

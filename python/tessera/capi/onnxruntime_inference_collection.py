@@ -6,7 +6,7 @@ import collections.abc
 import warnings
 
 from .._capi_types import (  # noqa: F401 - re-exported
-    AdapterFormat, LoraAdapter, OrtDevice, OrtValueVector, SparseTensor)
+    AdapterFormat, LoraAdapter, OrtDevice, OrtDeviceVendorId, OrtValueVector, SparseTensor)
 from .._C import OrtValue  # noqa: F401
 from .._iobinding import IOBinding  # noqa: F401
 from .._session import InferenceSession, ModelMetadata, NodeArg  # noqa: F401

@@ -5,4 +5,4 @@ import InvalidArgument`, and the native names _pybind_state re-exports."""
 from ._pybind_state import *  # noqa: F401,F403
 from ._pybind_state import (  # noqa: F401 - names `import *` would skip or that scripts use
     EngineError, EPFail, Fail, InvalidArgument, InvalidGraph, InvalidProtobuf, ModelLoaded,
-    NoModel, NoSuchFile, NotImplemented, RuntimeException, TesseraError)
+    ModelRequiresCompilation, NoModel, NoSuchFile, NotImplemented, RuntimeException, TesseraError)
