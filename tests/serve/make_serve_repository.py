@@ -93,6 +93,29 @@ def main(repo):
     save(repo, "bf16_add", helper.make_graph([helper.make_node("Add", ["b", "b"], ["b2"])],
                                              "bf16_add", [bf], [bf2]))
 
+    # Identity models for the integer datatypes the models above leave out
+    # (the gRPC test sends every datatype through them).
+    for elem, name in ((TensorProto.UINT8, "uint8"), (TensorProto.UINT16, "uint16"),
+                       (TensorProto.UINT32, "uint32"), (TensorProto.UINT64, "uint64"),
+                       (TensorProto.INT16, "int16"), (TensorProto.INT32, "int32")):
+        a = helper.make_tensor_value_info("a", elem, [None])
+        b = helper.make_tensor_value_info("b", elem, [None])
+        save(repo, f"echo_{name}", helper.make_graph([helper.make_node("Identity", ["a"], ["b"])],
+                                                     f"echo_{name}", [a], [b]))
+
+    # Queue limits and timeouts: a batch that waits 1.5 s for rows that do not
+    # come, so requests stay queued; at most 2 at once in slow_batched, and a
+    # 200 ms limit on every request of timed_batched.
+    for name, extra in (("slow_batched", {"max_queue_size": 2}),
+                        ("timed_batched", {"request_timeout_microseconds": 200000})):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 2])
+        save(repo, name, helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"])],
+                                           name, [x], [y]))
+        (repo / name / "config.json").write_text(json.dumps(
+            {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 1500000},
+             **extra}))
+
     (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))
     (repo / "bad_provider" / "config.json").write_text(json.dumps(
