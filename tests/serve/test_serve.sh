@@ -108,6 +108,12 @@ if [ "${GRPC_PORT_ARG[1]}" = 0 ]; then
   fi
 fi
 
+echo "-- deploy/ (parsed and checked against this server; nothing is deployed)"
+timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL"
+rc=$?
+if [ "$rc" = 77 ]; then echo "SKIPPED deploy checks (python3-yaml is missing; scripts/install_deps.sh installs it)"
+elif [ "$rc" != 0 ]; then failures=$((failures + 1)); fi
+
 echo "-- stop"
 if [ -n "$GPORT" ] && [ "${GRPC_SKIPPED:-0}" = 0 ]; then
   # SIGTERM while a request waits on each transport: both are answered (the drain).
