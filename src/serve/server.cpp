@@ -71,6 +71,10 @@ int serve(const ServeOptions& options) {
   Metrics metrics;
   httplib::Server server;
   add_routes(server, repo, metrics, options.max_body_bytes);
+  // cpp-httplib writes a response's headers and body separately; with
+  // Nagle's algorithm the body then waits for the client's delayed ACK,
+  // about 40 ms a request.
+  server.set_tcp_nodelay(true);
   if (options.http_threads > 0) {
     const auto n = static_cast<size_t>(options.http_threads);
     server.new_task_queue = [n] { return new httplib::ThreadPool(n); };
