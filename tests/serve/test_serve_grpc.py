@@ -313,6 +313,9 @@ def errors():
                             parameters={"timeout": pb.InferParameter(string_param="soon")})
     cases.append(("a timeout parameter that is not int64", timeout, INVALID,
                   ["add_mul", "timeout"]))
+    big = infer_request("strings", [("text", "BYTES", np.array([b"x" * 2000000], dtype=object))])
+    cases.append(("a message over --max-body-bytes (1 MiB in the test)", big,
+                  grpc.StatusCode.RESOURCE_EXHAUSTED, []))
     for what, req, code, words in cases:
         expect_status(f"ModelInfer {what}", stub.ModelInfer, req, code, *words)
     r, err = call(stub.ServerLive, pb.ServerLiveRequest())
