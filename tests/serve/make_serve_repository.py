@@ -9,6 +9,7 @@ import shutil
 import sys
 
 import onnx
+import onnx.numpy_helper
 from onnx import TensorProto, helper
 
 OPSET = [helper.make_opsetid("", 17)]
@@ -115,6 +116,18 @@ def main(repo):
         (repo / name / "config.json").write_text(json.dumps(
             {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 1500000},
              **extra}))
+
+    # A long run (80 MatMuls of [2048, 256] by [256, 256], seconds on a small
+    # machine) for a deadline that passes while the session runs.
+    import numpy as np
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2048, 256])
+    inits = [helper.make_tensor("rows", TensorProto.INT64, [2], [2048, 256]),
+             onnx.numpy_helper.from_array(np.eye(256, dtype=np.float32), "w")]
+    nodes = [helper.make_node("Expand", ["x", "rows"], ["h0"])]
+    for i in range(80):
+        nodes.append(helper.make_node("MatMul", [f"h{i}", "w"], [f"h{i + 1}" if i < 79 else "y"]))
+    save(repo, "slow_run", helper.make_graph(nodes, "slow_run", [x], [y], inits))
 
     (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))

@@ -475,6 +475,17 @@ def overload_and_timeouts():
     expect_error("a request past config.json's request_timeout_microseconds", r, 504,
                  "timed_batched", "deadline passed")
     check(f"... answered after about 200 ms ({seconds:.2f} s)", 0.19 < seconds < 1.4, seconds)
+    # A deadline that passes while the session runs stops the run between nodes.
+    start = time.monotonic()
+    r = post("/v2/models/slow_run/infer", {"parameters": {"timeout": 20000}, "inputs": [
+        tensor("x", np.ones((1, 256), np.float32), "FP32")], "outputs": [
+        {"name": "y", "parameters": {"binary_data": True}}]})
+    seconds = time.monotonic() - start
+    expect_error("a deadline that passes while the model runs", r, 504, "slow_run",
+                 "while it ran (the run was stopped)")
+    key = 'tessera_inference_requests_in_flight{model="slow_run",version="1"}'
+    check(f"... answered in {seconds:.2f} s, and the model holds no request after it",
+          metric_values()[1].get(key) == 0, metric_values()[1].get(key))
     expect_error("a negative \"timeout\" parameter", post("/v2/models/add_mul/infer", {
         "parameters": {"timeout": -5}, "inputs": [
             tensor("x", np.ones((1, 3), np.float32), "FP32"),
