@@ -16,5 +16,50 @@ target_compile_definitions(tessera_serve PRIVATE TESSERA_SERVE_VERSION="${PROJEC
 target_link_libraries(tessera_serve PUBLIC PkgConfig::TESSERA_HTTPLIB nlohmann_json::nlohmann_json
                       Threads::Threads)
 
+# The gRPC transport (src/serve/grpc/), built when Debian's gRPC C++ and
+# protobuf packages are found (scripts/install_deps.sh installs them); without
+# them the server is built with HTTP alone and `--grpc-port` says so. The C++
+# of the service definition is generated at build time by protoc and
+# grpc_cpp_plugin.
+option(TESSERA_SERVE_GRPC "Build the gRPC transport of tessera serve when gRPC is found" ON)
+set(TESSERA_SERVE_GRPC_BUILT OFF)
+if(TESSERA_SERVE_GRPC)
+  find_package(gRPC CONFIG QUIET)
+  find_package(Protobuf QUIET)
+  find_program(TESSERA_PROTOC protoc)
+  find_program(TESSERA_GRPC_CPP_PLUGIN grpc_cpp_plugin)
+  if(gRPC_FOUND AND Protobuf_FOUND AND TESSERA_PROTOC AND TESSERA_GRPC_CPP_PLUGIN)
+    set(TESSERA_SERVE_GRPC_BUILT ON)
+  else()
+    message(STATUS "tessera serve: gRPC not found (libgrpc++-dev, protobuf-compiler-grpc, "
+                   "libprotobuf-dev); serving HTTP only")
+  endif()
+endif()
+if(TESSERA_SERVE_GRPC_BUILT)
+  set(TESSERA_PROTO ${CMAKE_SOURCE_DIR}/src/serve/proto/grpc_predict_v2.proto)
+  set(TESSERA_PROTO_OUT ${CMAKE_BINARY_DIR}/serve_proto)
+  set(TESSERA_PROTO_GENERATED
+      ${TESSERA_PROTO_OUT}/grpc_predict_v2.pb.cc ${TESSERA_PROTO_OUT}/grpc_predict_v2.pb.h
+      ${TESSERA_PROTO_OUT}/grpc_predict_v2.grpc.pb.cc ${TESSERA_PROTO_OUT}/grpc_predict_v2.grpc.pb.h)
+  add_custom_command(
+    OUTPUT ${TESSERA_PROTO_GENERATED}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${TESSERA_PROTO_OUT}
+    COMMAND ${TESSERA_PROTOC} -I${CMAKE_SOURCE_DIR}/src/serve/proto --cpp_out=${TESSERA_PROTO_OUT}
+            --grpc_out=${TESSERA_PROTO_OUT} --plugin=protoc-gen-grpc=${TESSERA_GRPC_CPP_PLUGIN}
+            ${TESSERA_PROTO}
+    DEPENDS ${TESSERA_PROTO}
+    COMMENT "Generating the C++ of the Open Inference Protocol's gRPC service"
+    VERBATIM)
+  file(GLOB TESSERA_SERVE_GRPC_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/serve/grpc/*.cpp)
+  # Generated code is not held to the project's warning flags.
+  add_library(tessera_serve_proto STATIC ${TESSERA_PROTO_GENERATED})
+  target_compile_options(tessera_serve_proto PRIVATE -w)
+  target_include_directories(tessera_serve_proto SYSTEM PUBLIC ${TESSERA_PROTO_OUT})
+  target_link_libraries(tessera_serve_proto PUBLIC gRPC::grpc++ protobuf::libprotobuf)
+  target_sources(tessera_serve PRIVATE ${TESSERA_SERVE_GRPC_SOURCES})
+  target_compile_definitions(tessera_serve PUBLIC TESSERA_SERVE_GRPC=1)
+  target_link_libraries(tessera_serve PUBLIC tessera_serve_proto)
+endif()
+
 target_sources(tessera_cli PRIVATE $<TARGET_OBJECTS:tessera_shared>)
 target_link_libraries(tessera_cli PRIVATE tessera_serve)

@@ -8,7 +8,9 @@ PACKAGES=(cmake ninja-build g++ ccache libgtest-dev libgmock-dev libbenchmark-de
           python3 python3-dev python3-numpy python3-onnx python3-pytest pybind11-dev pkg-config
           python3-pip python3-setuptools python3-wheel python3-venv
           libjpeg62-turbo-dev libpng-dev libtiff-dev libwebp-dev libopenjp2-7-dev
-          libdnnl-dev graphviz libcpp-httplib-dev nlohmann-json3-dev)
+          libdnnl-dev graphviz libcpp-httplib-dev nlohmann-json3-dev
+          libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
+          python3-grpcio python3-protobuf python3-grpc-tools python3-requests python3-yaml curl)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -21,9 +21,10 @@ if [ -f tests/cli/test_cli.sh ]; then
 fi
 
 echo "== tessera serve"
-# The Open Inference Protocol over HTTP (docs/serving.md): a model repository
-# written at test time, served on a free loopback port, checked with curl and
-# Python requests, stopped with SIGTERM.
+# The Open Inference Protocol over HTTP and gRPC (docs/serving.md): a model
+# repository written at test time, served on free loopback ports, checked with
+# curl, Python requests and a generated gRPC client; deploy/'s manifests
+# checked against it; stopped with SIGTERM.
 bash tests/serve/test_serve.sh "$BUILD_DIR" || status=1
 
 echo "== Python package"

@@ -14,7 +14,7 @@ namespace tessera::cli {
 int cmd_serve(const std::vector<std::string>& argv) {
   Args args("serve", argv,
             {"--model-repository", "--http-port", "--grpc-port", "--metrics-port", "--host",
-             "--max-body-bytes", "--http-threads"},
+             "--max-body-bytes", "--http-threads", "--grace-seconds"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -24,17 +24,25 @@ int cmd_serve(const std::vector<std::string>& argv) {
     throw UsageError("serve takes no positional arguments (use --model-repository DIR)");
   const auto repository = args.get("--model-repository");
   if (!repository) throw UsageError("serve needs --model-repository DIR");
-  if (args.has("--grpc-port"))
+  if (!serve::kGrpcBuilt && args.has("--grpc-port") && args.get("--grpc-port") != "off")
     throw UsageError(
-        "--grpc-port is not served yet: this build serves HTTP only (docs/serving.md)");
+        "--grpc-port: gRPC support was not built into this tessera (it needs the Debian "
+        "packages libgrpc++-dev, protobuf-compiler-grpc and libprotobuf-dev at build time; "
+        "docs/serving.md)");
   serve::ServeOptions options;
   options.model_repository = *repository;
-  options.http_port = args.get_int("--http-port", 8000, 0);
-  if (options.http_port > 65535) throw UsageError("--http-port must be 0..65535");
-  if (args.has("--metrics-port")) {
-    options.metrics_port = args.get_int("--metrics-port", 0, 0);
-    if (options.metrics_port > 65535) throw UsageError("--metrics-port must be 0..65535");
-  }
+  // A port: a number, 0 for any free port, or "off" (-1) for a transport
+  // that is not served.
+  auto port = [&args](const std::string& flag, int fallback, bool may_be_off) {
+    if (may_be_off && args.get(flag) == "off") return -1;
+    const int p = args.get_int(flag, fallback, 0);
+    if (p > 65535) throw UsageError(flag + " must be 0..65535" + (may_be_off ? " or off" : ""));
+    return p;
+  };
+  options.http_port = port("--http-port", 8080, false);
+  options.grpc_port = serve::kGrpcBuilt ? port("--grpc-port", 8081, true) : -1;
+  options.metrics_port = port("--metrics-port", 8082, true);
+  options.grace_seconds = args.get_int("--grace-seconds", 30, 0);
   if (auto host = args.get("--host")) options.host = *host;
   options.http_threads = args.get_int("--http-threads", 0, 1);
   if (options.http_threads > 1024) throw UsageError("--http-threads must be 1..1024");

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "serve/datatype.hpp"
-#include "serve/http_error.hpp"
-#include "serve/tensor_json.hpp"
+#include "serve/serve_error.hpp"
+#include "serve/tensor_bytes.hpp"
 
 namespace tessera::serve {
 namespace {
@@ -97,18 +97,28 @@ std::vector<api::Value> Batcher::run_session(const std::vector<api::Value>& inpu
   return session_.run(input_names_, inputs, output_names_);
 }
 
-std::vector<api::Value> Batcher::run(std::vector<api::Value> inputs) {
-  Pending p;
-  for (const auto& v : inputs) p.shapes.push_back(v.info().shape);
-  p.batch = p.shapes.empty() || p.shapes[0].empty() ? 1 : p.shapes[0][0];
-  p.inputs = std::move(inputs);
-  p.arrival = std::chrono::steady_clock::now();
-  auto result = p.done.get_future();
+std::optional<std::vector<api::Value>> Batcher::run(
+    std::vector<api::Value> inputs, std::chrono::steady_clock::time_point deadline) {
+  // Shared with the queue: a request that stops waiting leaves it there for
+  // the worker to drop.
+  auto p = std::make_shared<Pending>();
+  for (const auto& v : inputs) p->shapes.push_back(v.info().shape);
+  p->batch = p->shapes.empty() || p->shapes[0].empty() ? 1 : p->shapes[0][0];
+  p->inputs = std::move(inputs);
+  p->arrival = std::chrono::steady_clock::now();
+  p->deadline = deadline;
+  auto result = p->done.get_future();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    queue_.push_back(&p);
+    queue_.push_back(p);
   }
   wake_.notify_all();
+  if (deadline != std::chrono::steady_clock::time_point::max() &&
+      result.wait_until(deadline) != std::future_status::ready) {
+    p->abandoned = true;
+    wake_.notify_all();
+    return std::nullopt;
+  }
   return result.get();
 }
 
@@ -116,21 +126,27 @@ void Batcher::loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   while (true) {
     wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, nothing left
+    drop_abandoned();
+    if (queue_.empty()) {
+      if (stopping_) return;
+      continue;
+    }
     const auto deadline = queue_.front()->arrival + max_delay_;
     auto queued = [this] {
       int64_t n = 0;
-      for (const auto* p : queue_) n += p->batch;
+      for (const auto& p : queue_) n += p->batch;
       return n;
     };
     while (!stopping_ && queued() < max_batch_ && std::chrono::steady_clock::now() < deadline)
       wake_.wait_until(lock, deadline);
+    drop_abandoned();
+    if (queue_.empty()) continue;
     // The first request, and those after it that fit beside it.
-    std::vector<Pending*> group;
+    std::vector<PendingPtr> group;
     int64_t total = 0;
-    const Pending* first = queue_.front();
+    const PendingPtr first = queue_.front();
     for (auto it = queue_.begin(); it != queue_.end();) {
-      Pending* p = *it;
+      const PendingPtr& p = *it;
       bool fits = group.empty() || total + p->batch <= max_batch_;
       for (size_t i = 0; fits && i < p->shapes.size(); ++i)
         fits = same_rows(p->shapes[i], first->shapes[i]);
@@ -148,8 +164,18 @@ void Batcher::loop() {
   }
 }
 
-void Batcher::execute(std::vector<Pending*>& group) {
-  auto alone = [this](Pending* p) {
+void Batcher::drop_abandoned() {
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = queue_.begin(); it != queue_.end();) {
+    if ((*it)->abandoned || (*it)->deadline <= now)
+      it = queue_.erase(it);
+    else
+      ++it;
+  }
+}
+
+void Batcher::execute(std::vector<PendingPtr>& group) {
+  auto alone = [this](const PendingPtr& p) {
     try {
       p->done.set_value(run_session(p->inputs));
     } catch (...) {
@@ -165,18 +191,18 @@ void Batcher::execute(std::vector<Pending*>& group) {
     std::vector<api::Value> joined;
     for (size_t i = 0; i < input_names_.size(); ++i) {
       std::vector<const api::Value*> parts;
-      for (const auto* p : group) parts.push_back(&p->inputs[i]);
+      for (const auto& p : group) parts.push_back(&p->inputs[i]);
       joined.push_back(join(parts, input_types_[i]));
     }
     std::vector<api::Value> outputs = run_session(joined);
     int64_t total = 0;
-    for (const auto* p : group) total += p->batch;
+    for (const auto& p : group) total += p->batch;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const auto shape = outputs[o].info().shape;
       if (shape.empty() || shape[0] != total)
-        throw HttpError(500, "output '" + output_names_[o] + "' of a batch of " +
-                                 std::to_string(total) +
-                                 " rows does not have them as its first dimension");
+        throw ServeError(500, "output '" + output_names_[o] + "' of a batch of " +
+                                  std::to_string(total) +
+                                  " rows does not have them as its first dimension");
     }
     int64_t begin = 0;
     for (size_t g = 0; g < group.size(); ++g) {
@@ -185,7 +211,7 @@ void Batcher::execute(std::vector<Pending*>& group) {
     }
   } catch (...) {
     // One request may be what the model rejects: each runs alone instead.
-    for (auto* p : group) alone(p);
+    for (const auto& p : group) alone(p);
     return;
   }
   for (size_t g = 0; g < group.size(); ++g) group[g]->done.set_value(std::move(results[g]));

@@ -7,6 +7,10 @@
 // the first; the batch never exceeds max_batch_size. A batch that fails is
 // run again one request at a time, so a request the model rejects fails
 // alone.
+//
+// A request whose deadline passes while it waits is left out of every later
+// batch, and run() returns without its outputs (a batch already running
+// with it finishes for the others).
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -14,7 +18,9 @@
 #include <cstdint>
 #include <deque>
 #include <future>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -33,8 +39,10 @@ class Batcher {
   Batcher& operator=(const Batcher&) = delete;
 
   // Runs one request: `inputs` holds every model input, in the model's
-  // order. Returns every model output, in the model's order.
-  std::vector<api::Value> run(std::vector<api::Value> inputs);
+  // order. Returns every model output, in the model's order, or nothing
+  // when `deadline` came first.
+  std::optional<std::vector<api::Value>> run(std::vector<api::Value> inputs,
+                                             std::chrono::steady_clock::time_point deadline);
   // How many times the session ran (batches and single requests).
   uint64_t executions() const { return executions_; }
 
@@ -44,11 +52,15 @@ class Batcher {
     std::vector<std::vector<int64_t>> shapes;
     int64_t batch = 0;
     std::chrono::steady_clock::time_point arrival;
+    std::chrono::steady_clock::time_point deadline;
+    std::atomic<bool> abandoned{false};  // its requester stopped waiting
     std::promise<std::vector<api::Value>> done;
   };
+  using PendingPtr = std::shared_ptr<Pending>;
 
   void loop();
-  void execute(std::vector<Pending*>& group);
+  void execute(std::vector<PendingPtr>& group);
+  void drop_abandoned();  // caller holds mutex_
   std::vector<api::Value> run_session(const std::vector<api::Value>& inputs);
 
   api::Session& session_;
@@ -60,7 +72,7 @@ class Batcher {
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Pending*> queue_;
+  std::deque<PendingPtr> queue_;
   bool stopping_ = false;
   std::thread worker_;
 };

@@ -7,10 +7,10 @@
 #include <string_view>
 
 #include "serve/datatype.hpp"
-#include "serve/http_error.hpp"
-#include "serve/inference.hpp"
+#include "serve/infer_json.hpp"
 #include "serve/metrics.hpp"
 #include "serve/repository.hpp"
+#include "serve/serve_error.hpp"
 
 #ifndef TESSERA_SERVE_VERSION
 #define TESSERA_SERVE_VERSION "0"
@@ -41,7 +41,7 @@ httplib::Server::Handler guarded(F handler) {
   return [handler](const httplib::Request& req, httplib::Response& res) {
     try {
       handler(req, res);
-    } catch (const HttpError& e) {
+    } catch (const ServeError& e) {
       send_error(res, e.status(), e.what());
     } catch (const std::exception& e) {
       send_error(res, 500, std::string("internal error: ") + e.what());
@@ -54,12 +54,12 @@ constexpr const char* kHeaderLength = "Inference-Header-Content-Length";
 json parse_json(std::string_view body, const std::string& what, bool allow_empty) {
   if (body.empty()) {
     if (allow_empty) return json::object();
-    throw HttpError(400, what + ": the request has no body");
+    throw ServeError(400, what + ": the request has no body");
   }
   try {
     return json::parse(body);
   } catch (const json::parse_error& e) {
-    throw HttpError(400, what + ": the request body is not valid JSON: " + e.what());
+    throw ServeError(400, what + ": the request body is not valid JSON: " + e.what());
   }
 }
 
@@ -88,17 +88,17 @@ void answer_infer(const httplib::Request& req, httplib::Response& res, const std
       n = std::stoull(text, &used);
       if (used != text.size() || text[0] == '-') throw std::invalid_argument(text);
     } catch (const std::exception&) {
-      throw HttpError(
+      throw ServeError(
           400, "model '" + name + "': " + kHeaderLength + " '" + text + "' is not a byte count");
     }
     if (n > body.size())
-      throw HttpError(400, "model '" + name + "': " + kHeaderLength + " " + text +
-                               " exceeds the body's " + std::to_string(body.size()) + " bytes");
+      throw ServeError(400, "model '" + name + "': " + kHeaderLength + " " + text +
+                                " exceeds the body's " + std::to_string(body.size()) + " bytes");
     binary = body.substr(n);
     body = body.substr(0, n);
   }
   const json request = parse_json(body, "model '" + name + "'", false);
-  InferResult result = infer(model, request, binary);
+  InferResult result = infer_json(model, request, binary);
   std::string header = result.header.dump();
   if (result.binary.empty() && binary.empty() && !req.has_header(kHeaderLength)) {
     res.status = 200;

@@ -3,165 +3,138 @@
 #include <set>
 
 #include "serve/batcher.hpp"
-#include "serve/datatype.hpp"
-#include "serve/http_error.hpp"
-#include "serve/tensor_json.hpp"
+#include "serve/run_timer.hpp"
+#include "serve/serve_error.hpp"
 
 namespace tessera::serve {
+namespace {
 
-using nlohmann::json;
+ServeError deadline_error(const std::string& model, const char* when) {
+  return ServeError(504, ErrorCode::kDeadlineExceeded,
+                    "model '" + model + "': the request's deadline passed " + when);
+}
 
-InferResult infer(const LoadedModel& model, const json& request, std::string_view binary) {
+// Counts a request against the model's max_queue_size while it lives.
+class Admission {
+ public:
+  explicit Admission(const LoadedModel& model) : model_(model) {
+    const int64_t now = ++model.in_flight;
+    const int64_t limit = model.config.max_queue_size;
+    if (limit > 0 && now > limit) {
+      --model.in_flight;
+      throw ServeError(503, ErrorCode::kResourceExhausted,
+                       "model '" + model.name + "' is overloaded: " + std::to_string(limit) +
+                           " requests are already queued or running (max_queue_size " +
+                           std::to_string(limit) + "); retry later");
+    }
+  }
+  ~Admission() { --model_.in_flight; }
+  Admission(const Admission&) = delete;
+  Admission& operator=(const Admission&) = delete;
+
+ private:
+  const LoadedModel& model_;
+};
+
+}  // namespace
+
+const TensorSpec& input_spec(const LoadedModel& model, const std::string& name) {
+  for (const auto& s : model.inputs)
+    if (s.name == name) return s;
+  std::string known;
+  for (const auto& s : model.inputs) known += (known.empty() ? "" : ", ") + s.name;
+  throw ServeError(
+      400, "model '" + model.name + "' has no input '" + name + "' (inputs: " + known + ")");
+}
+
+Clock::time_point timeout_deadline(const LoadedModel& model, Clock::time_point arrival,
+                                   int64_t microseconds) {
+  if (microseconds < 0)
+    throw ServeError(400, "model '" + model.name + "': the \"timeout\" parameter is " +
+                              std::to_string(microseconds) + ", not microseconds >= 0");
+  return arrival + std::chrono::microseconds(microseconds);
+}
+
+std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest request) {
   const std::string& m = model.name;
-  if (!request.is_object())
-    throw HttpError(400, "model '" + m + "': the request is not a JSON object");
-  if (request.contains("id") && !request.at("id").is_string())
-    throw HttpError(400, "model '" + m + "': \"id\" must be a string");
-  if (request.contains("parameters") && !request.at("parameters").is_object())
-    throw HttpError(400, "model '" + m + "': \"parameters\" must be an object");
-  if (!request.contains("inputs") || !request.at("inputs").is_array())
-    throw HttpError(400, "model '" + m + "': \"inputs\" must be an array of tensors");
-
-  std::vector<std::string> names;
-  std::vector<api::Value> values;
   std::set<std::string> given;
-  size_t binary_used = 0;
-  for (const json& t : request.at("inputs")) {
-    if (!t.is_object() || !t.contains("name") || !t.at("name").is_string())
-      throw HttpError(400, "model '" + m + "': each input must be an object with a \"name\"");
-    const std::string name = t.at("name").get<std::string>();
-    const TensorSpec* spec = nullptr;
-    for (const auto& s : model.inputs)
-      if (s.name == name) spec = &s;
-    if (spec == nullptr) {
-      std::string known;
-      for (const auto& s : model.inputs) known += (known.empty() ? "" : ", ") + s.name;
-      throw HttpError(400, "model '" + m + "' has no input '" + name + "' (inputs: " + known + ")");
-    }
+  for (size_t i = 0; i < request.inputs.size(); ++i) {
+    const std::string& name = request.input_names[i];
+    const TensorSpec& spec = input_spec(model, name);
     if (!given.insert(name).second)
-      throw HttpError(400, "model '" + m + "', input '" + name + "' is given twice");
-    const json* size = nullptr;
-    if (t.contains("parameters") && t.at("parameters").is_object() &&
-        t.at("parameters").contains("binary_data_size"))
-      size = &t.at("parameters").at("binary_data_size");
-    api::Value v;
-    if (size != nullptr) {
-      if (!size->is_number_unsigned())
-        throw HttpError(400, "model '" + m + "', input '" + name +
-                                 "': binary_data_size must be an integer >= 0");
-      const uint64_t n = size->get<uint64_t>();
-      if (n > binary.size() - binary_used)
-        throw HttpError(400, "model '" + m + "', input '" + name + "': binary_data_size " +
-                                 std::to_string(n) + " goes past the " +
-                                 std::to_string(binary.size()) +
-                                 " bytes of binary data after the JSON header");
-      v = tensor_from_binary(t, *spec, m, binary.substr(binary_used, n));
-      binary_used += n;
-    } else {
-      v = tensor_from_json(t, *spec, m);
-    }
-    if (model.config.max_batch_size > 0 && !spec->shape.empty()) {
-      const int64_t batch = v.info().shape[0];
+      throw ServeError(400, "model '" + m + "', input '" + name + "' is given twice");
+    if (model.config.max_batch_size > 0 && !spec.shape.empty()) {
+      const int64_t batch = request.inputs[i].info().shape[0];
       if (batch > model.config.max_batch_size)
-        throw HttpError(400, "model '" + m + "', input '" + name + "': batch " +
-                                 std::to_string(batch) + " exceeds max_batch_size " +
-                                 std::to_string(model.config.max_batch_size));
+        throw ServeError(400, "model '" + m + "', input '" + name + "': batch " +
+                                  std::to_string(batch) + " exceeds max_batch_size " +
+                                  std::to_string(model.config.max_batch_size));
     }
-    names.push_back(name);
-    values.push_back(std::move(v));
   }
   for (const auto& s : model.inputs)
     if (!given.count(s.name))
-      throw HttpError(400, "model '" + m + "': input '" + s.name + "' is missing");
+      throw ServeError(400, "model '" + m + "': input '" + s.name + "' is missing");
 
-  if (binary_used != binary.size())
-    throw HttpError(400, "model '" + m + "': " + std::to_string(binary.size()) +
-                             " bytes of binary data follow the JSON header, the inputs' "
-                             "binary_data_size add up to " +
-                             std::to_string(binary_used));
-
-  bool all_binary = false;
-  if (request.contains("parameters")) {
-    const json& p = request.at("parameters");
-    if (p.contains("binary_data_output")) {
-      if (!p.at("binary_data_output").is_boolean())
-        throw HttpError(400, "model '" + m + "': binary_data_output must be true or false");
-      all_binary = p.at("binary_data_output").get<bool>();
-    }
-  }
-  std::vector<std::string> outputs;
-  std::vector<bool> as_binary;
-  if (request.contains("outputs")) {
-    if (!request.at("outputs").is_array())
-      throw HttpError(400, "model '" + m + "': \"outputs\" must be an array");
-    for (const json& o : request.at("outputs")) {
-      if (!o.is_object() || !o.contains("name") || !o.at("name").is_string())
-        throw HttpError(400, "model '" + m + "': each requested output needs a \"name\"");
-      const std::string name = o.at("name").get<std::string>();
-      bool known = false;
-      for (const auto& s : model.outputs) known = known || s.name == name;
-      if (!known) throw HttpError(400, "model '" + m + "' has no output '" + name + "'");
-      bool b = all_binary;
-      if (o.contains("parameters") && o.at("parameters").is_object() &&
-          o.at("parameters").contains("binary_data")) {
-        const json& flag = o.at("parameters").at("binary_data");
-        if (!flag.is_boolean())
-          throw HttpError(
-              400, "model '" + m + "', output '" + name + "': binary_data must be true or false");
-        b = flag.get<bool>();
-      }
-      outputs.push_back(name);
-      as_binary.push_back(b);
-    }
+  std::vector<RequestedOutput> outputs = std::move(request.outputs);
+  for (const auto& o : outputs) {
+    bool known = false;
+    for (const auto& s : model.outputs) known = known || s.name == o.name;
+    if (!known) throw ServeError(400, "model '" + m + "' has no output '" + o.name + "'");
   }
   if (outputs.empty())
-    for (const auto& s : model.outputs) {
-      outputs.push_back(s.name);
-      as_binary.push_back(all_binary);
-    }
+    for (const auto& s : model.outputs) outputs.push_back({s.name, request.all_binary});
+
+  Clock::time_point deadline = request.deadline;
+  if (model.config.request_timeout_us > 0)
+    deadline = std::min(
+        deadline, request.arrival + std::chrono::microseconds(model.config.request_timeout_us));
+  Admission admission(model);
+  if (Clock::now() >= deadline) throw deadline_error(m, "before it could run");
 
   std::vector<api::Value> results;
   try {
     if (model.batcher) {
       // The batcher takes every input and gives every output, in the model's order.
       std::vector<api::Value> ordered(model.inputs.size());
-      for (size_t i = 0; i < names.size(); ++i)
+      for (size_t i = 0; i < request.input_names.size(); ++i)
         for (size_t k = 0; k < model.inputs.size(); ++k)
-          if (model.inputs[k].name == names[i]) ordered[k] = std::move(values[i]);
-      std::vector<api::Value> all = model.batcher->run(std::move(ordered));
-      for (const auto& name : outputs)
+          if (model.inputs[k].name == request.input_names[i])
+            ordered[k] = std::move(request.inputs[i]);
+      std::optional<std::vector<api::Value>> all = model.batcher->run(std::move(ordered), deadline);
+      if (!all) throw deadline_error(m, "while it waited for its batch");
+      for (const auto& o : outputs)
         for (size_t k = 0; k < model.outputs.size(); ++k)
-          if (model.outputs[k].name == name) results.push_back(std::move(all[k]));
+          if (model.outputs[k].name == o.name) results.push_back(std::move((*all)[k]));
     } else {
-      results = model.session->run(names, values, outputs);
+      std::vector<std::string> names;
+      for (const auto& o : outputs) names.push_back(o.name);
+      if (deadline == Clock::time_point::max()) {
+        results = model.session->run(request.input_names, request.inputs, names);
+      } else {
+        api::RunOptions options;
+        const uint64_t timer = RunTimer::instance().arm(deadline, &options);
+        try {
+          results = model.session->run(request.input_names, request.inputs, names, &options);
+        } catch (...) {
+          RunTimer::instance().disarm(timer);
+          throw;
+        }
+        RunTimer::instance().disarm(timer);
+      }
     }
   } catch (const api::Error& e) {
+    if (Clock::now() >= deadline) throw deadline_error(m, "while it ran (the run was stopped)");
     const int status =
         e.code() == ORT_INVALID_ARGUMENT || e.code() == ORT_INVALID_GRAPH ? 400 : 500;
-    throw HttpError(status, "model '" + m + "': the run failed: " + e.what());
+    throw ServeError(status, "model '" + m + "': the run failed: " + e.what());
   }
-  InferResult result;
-  json& response = result.header;
-  response = {{"model_name", m}, {"model_version", model.version}};
-  if (request.contains("id")) response["id"] = request.at("id");
-  json out = json::array();
+  std::vector<InferOutput> out;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!results[i].is_tensor())
-      throw HttpError(500, "model '" + m + "', output '" + outputs[i] + "' is not a tensor");
-    if (as_binary[i]) {
-      const api::TensorInfo info = results[i].info();
-      std::string bytes = tensor_to_binary(results[i]);
-      out.push_back({{"name", outputs[i]},
-                     {"datatype", protocol_datatype(info.type)},
-                     {"shape", info.shape},
-                     {"parameters", {{"binary_data_size", bytes.size()}}}});
-      result.binary += bytes;
-    } else {
-      out.push_back(tensor_to_json(outputs[i], results[i]));
-    }
+      throw ServeError(500, "model '" + m + "', output '" + outputs[i].name + "' is not a tensor");
+    out.push_back({outputs[i].name, outputs[i].binary, std::move(results[i])});
   }
-  response["outputs"] = std::move(out);
-  return result;
+  return out;
 }
 
 }  // namespace tessera::serve

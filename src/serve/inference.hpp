@@ -1,31 +1,62 @@
-// One inference request of the protocol, checked against the model and run:
-//   {"id": "...", "parameters": {...},
-//    "inputs": [{"name", "shape", "datatype", "data"}, ...],
-//    "outputs": [{"name": "..."}, ...]}           (optional; all when absent)
-// answered with {"model_name", "model_version", "id", "outputs": [...]}.
+// One inference request of the protocol, independent of its transport: the
+// HTTP routes (infer_json.hpp) and the gRPC service (grpc_service.cpp) turn
+// their requests into an InferRequest, with each input already converted
+// against the model's declaration (input_spec), and turn the InferOutputs
+// back into their own form.
 //
-// The binary tensor data extension: an input with the parameter
-// "binary_data_size" takes its elements from `binary` (the body after the
-// JSON header), in the order of the inputs; an output requested with
-// "binary_data": true (or every output, with the request parameter
-// "binary_data_output": true) is returned in InferResult::binary, its JSON
-// carrying "binary_data_size" instead of "data".
+// run_inference checks what no single tensor shows (repeated or missing
+// inputs, the batch limit, requested outputs), admits the request against
+// the model's queue limit, and runs it (in a batch, with dynamic batching)
+// within its deadline. Every failure is a ServeError naming the model, the
+// tensor and what is wrong.
 #pragma once
-#include <nlohmann/json.hpp>
+#include <chrono>
 #include <string>
-#include <string_view>
+#include <vector>
 
 #include "serve/repository.hpp"
+#include "tessera/tessera.hpp"
 
 namespace tessera::serve {
 
-// Throws HttpError 400 for a request the model cannot take (naming the model,
-// the tensor and what is wrong), 500 for a failure of the run itself.
-struct InferResult {
-  nlohmann::json header;
-  std::string binary;  // the binary outputs, in the order of the outputs
+using Clock = std::chrono::steady_clock;
+
+struct RequestedOutput {
+  std::string name;
+  bool binary = false;  // HTTP: return as binary data; gRPC: as raw contents
 };
-InferResult infer(const LoadedModel& model, const nlohmann::json& request,
-                  std::string_view binary = {});
+
+struct InferRequest {
+  std::string id;
+  std::vector<std::string> input_names;
+  std::vector<api::Value> inputs;        // converted, in the order of input_names
+  std::vector<RequestedOutput> outputs;  // empty: every output of the model...
+  bool all_binary = false;               // ...each binary when this is set
+  Clock::time_point arrival = Clock::now();
+  // The request's own deadline (its "timeout" parameter, a gRPC deadline);
+  // the model's request_timeout_microseconds may set an earlier one.
+  Clock::time_point deadline = Clock::time_point::max();
+};
+
+struct InferOutput {
+  std::string name;
+  bool binary = false;
+  api::Value value;
+};
+
+// The declaration of input `name`; ServeError 400 listing the model's inputs
+// when it has none of that name.
+const TensorSpec& input_spec(const LoadedModel& model, const std::string& name);
+
+// The deadline of a "timeout" parameter of `microseconds` (negative: an
+// error naming the model).
+Clock::time_point timeout_deadline(const LoadedModel& model, Clock::time_point arrival,
+                                   int64_t microseconds);
+
+// Runs `request`; returns the outputs asked for, in the order asked (the
+// model's order when none were named). ServeError 400 for a request the model
+// cannot take, 503 (kResourceExhausted) when the model's queue is full, 504
+// (kDeadlineExceeded) past the deadline, 500 for a failure of the run itself.
+std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest request);
 
 }  // namespace tessera::serve

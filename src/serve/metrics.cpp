@@ -73,6 +73,12 @@ std::string Metrics::prometheus_text(const ModelRepository& repository) const {
     if (m->batcher)
       out << "tessera_inference_batch_executions_total{" << labels(m->name, m->version) << "} "
           << m->batcher->executions() << "\n";
+  out << "# HELP tessera_inference_requests_in_flight Requests a model version holds now "
+         "(waiting for a batch or running; max_queue_size bounds it).\n"
+         "# TYPE tessera_inference_requests_in_flight gauge\n";
+  for (const auto& m : repository.loaded())
+    out << "tessera_inference_requests_in_flight{" << labels(m->name, m->version) << "} "
+        << m->in_flight.load() << "\n";
   out << "# HELP tessera_model_ready Whether each model version is loaded (1) or not (0).\n"
          "# TYPE tessera_model_ready gauge\n";
   for (const auto& e : repository.index())

@@ -34,15 +34,21 @@ ModelConfig read_model_config(const std::string& path) {
   std::ifstream in(path);
   json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) throw std::runtime_error(path + ": not a JSON object");
-  static const char* known[] = {"providers", "intra_op_threads", "inter_op_threads",
-                                "max_batch_size", "dynamic_batching"};
+  static const char* known[] = {"providers",
+                                "intra_op_threads",
+                                "inter_op_threads",
+                                "max_batch_size",
+                                "dynamic_batching",
+                                "max_queue_size",
+                                "request_timeout_microseconds"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
     if (!ok)
       throw std::runtime_error(path + ": unknown key \"" + key +
                                "\" (known: providers, intra_op_threads, inter_op_threads, "
-                               "max_batch_size, dynamic_batching)");
+                               "max_batch_size, dynamic_batching, max_queue_size, "
+                               "request_timeout_microseconds)");
   }
   config.intra_op_threads = read_count(j, "intra_op_threads", path);
   config.inter_op_threads = read_count(j, "inter_op_threads", path);
@@ -51,6 +57,20 @@ ModelConfig read_model_config(const std::string& path) {
     if (!v.is_number_integer() || v.get<int64_t>() < 0)
       throw std::runtime_error(path + ": \"max_batch_size\" must be an integer >= 0");
     config.max_batch_size = v.get<int64_t>();
+  }
+  if (j.contains("max_queue_size")) {
+    const json& v = j.at("max_queue_size");
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 1000000)
+      throw std::runtime_error(path + ": \"max_queue_size\" must be an integer from 0 to 1000000");
+    config.max_queue_size = v.get<int64_t>();
+  }
+  if (j.contains("request_timeout_microseconds")) {
+    const json& v = j.at("request_timeout_microseconds");
+    if (!v.is_number_integer() || v.get<int64_t>() < 0 || v.get<int64_t>() > 3600000000)
+      throw std::runtime_error(path +
+                               ": \"request_timeout_microseconds\" must be an integer from 0 to "
+                               "3600000000 (an hour)");
+    config.request_timeout_us = v.get<int64_t>();
   }
   if (j.contains("dynamic_batching")) {
     const json& d = j.at("dynamic_batching");

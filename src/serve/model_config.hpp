@@ -1,10 +1,12 @@
 // A model's optional DIR/<model>/config.json: the providers in priority order
 // with their options, thread counts and the largest batch a request may
-// carry. A model without the file is served with the defaults.
+// carry, how many requests may wait at once and how long each may take. A
+// model without the file is served with the defaults.
 //
 //   {"providers": [{"name": "CPUExecutionProvider", "options": {}}],
 //    "intra_op_threads": 2, "inter_op_threads": 1, "max_batch_size": 8,
-//    "dynamic_batching": {"max_queue_delay_microseconds": 2000}}
+//    "dynamic_batching": {"max_queue_delay_microseconds": 2000},
+//    "max_queue_size": 64, "request_timeout_microseconds": 1000000}
 #pragma once
 #include <cstdint>
 #include <map>
@@ -28,6 +30,14 @@ struct ModelConfig {
   // How long a request may wait for others to join its batch; -1: no dynamic
   // batching (batcher.hpp). Needs max_batch_size above 0.
   int64_t max_queue_delay_us = -1;
+  // Requests one model version holds at once (waiting for a batch or
+  // running); one more is refused as overload. 0: no limit.
+  int64_t max_queue_size = 0;
+  // How long a request may take from its arrival to its answer; a request
+  // past it is answered with the protocol's deadline error. 0: no limit
+  // (a request may still set its own through the "timeout" parameter or,
+  // on gRPC, the call's deadline).
+  int64_t request_timeout_us = 0;
 
   // The session options this configuration asks for.
   api::SessionOptions session_options() const;

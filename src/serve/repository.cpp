@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "serve/batcher.hpp"
-#include "serve/http_error.hpp"
+#include "serve/serve_error.hpp"
 
 namespace tessera::serve {
 namespace fs = std::filesystem;
@@ -120,7 +120,7 @@ void ModelRepository::load_all() {
 
 void ModelRepository::load(const std::string& name) {
   if (!is_model_name(name) || !fs::is_directory(fs::path(root_) / name))
-    throw HttpError(404, "model '" + name + "' is not in the repository " + root_);
+    throw ServeError(404, "model '" + name + "' is not in the repository " + root_);
   ModelSlot s = load_folder(name);
   std::string failure = s.reason;
   for (const auto& v : s.versions)
@@ -129,13 +129,13 @@ void ModelRepository::load(const std::string& name) {
     std::lock_guard<std::mutex> lock(mutex_);
     models_[name] = std::move(s);
   }
-  if (!failure.empty()) throw HttpError(400, "failed to load model '" + name + "': " + failure);
+  if (!failure.empty()) throw ServeError(400, "failed to load model '" + name + "': " + failure);
 }
 
 void ModelRepository::unload(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = models_.find(name);
-  if (it == models_.end()) throw HttpError(404, "unknown model '" + name + "'");
+  if (it == models_.end()) throw ServeError(404, "unknown model '" + name + "'");
   for (auto& v : it->second.versions) {
     v.model.reset();
     v.reason = "unloaded";
@@ -146,7 +146,7 @@ void ModelRepository::unload(const std::string& name) {
 
 const ModelRepository::ModelSlot& ModelRepository::slot(const std::string& name) const {
   auto it = models_.find(name);
-  if (it == models_.end()) throw HttpError(404, "unknown model '" + name + "'");
+  if (it == models_.end()) throw ServeError(404, "unknown model '" + name + "'");
   return it->second;
 }
 
@@ -159,23 +159,23 @@ std::shared_ptr<const LoadedModel> ModelRepository::find(const std::string& name
       if (it->model) return it->model;
     std::string why = s.reason;
     if (why.empty() && !s.versions.empty()) why = s.versions.back().reason;
-    throw HttpError(503, "model '" + name + "' is not ready: " + why);
+    throw ServeError(503, "model '" + name + "' is not ready: " + why);
   }
   for (const auto& v : s.versions)
     if (v.version == version) {
       if (!v.model)
-        throw HttpError(503,
-                        "model '" + name + "' version " + version + " is not ready: " + v.reason);
+        throw ServeError(503,
+                         "model '" + name + "' version " + version + " is not ready: " + v.reason);
       return v.model;
     }
-  throw HttpError(404, "model '" + name + "' has no version " + version);
+  throw ServeError(404, "model '" + name + "' has no version " + version);
 }
 
 bool ModelRepository::ready(const std::string& name, const std::string& version) const {
   try {
     find(name, version);
     return true;
-  } catch (const HttpError& e) {
+  } catch (const ServeError& e) {
     if (e.status() == 404) throw;
     return false;
   }

@@ -10,6 +10,7 @@
 // model (shared_ptr) for its run, so an unload never pulls a session from
 // under a run in progress.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -41,6 +42,8 @@ struct LoadedModel {
   std::vector<TensorSpec> inputs;
   std::vector<TensorSpec> outputs;
   std::unique_ptr<Batcher> batcher;  // with dynamic batching only
+  // Requests admitted and not yet answered (config.max_queue_size bounds it).
+  mutable std::atomic<int64_t> in_flight{0};
 };
 
 // One version of one model as the index reports it.
@@ -57,18 +60,18 @@ class ModelRepository {
 
   // Scans the repository and loads every model found.
   void load_all();
-  // (Re)loads one model from its folder; throws HttpError: 404 when the
+  // (Re)loads one model from its folder; throws ServeError: 404 when the
   // repository has no such folder, 400 with the load error when it fails.
   void load(const std::string& name);
   // Unloads a model (its runs in progress finish); 404 when unknown.
   void unload(const std::string& name);
 
   // The model to serve for `version` ("" for the highest loaded); throws
-  // HttpError 404 for an unknown model or version, 503 for one that is not
+  // ServeError 404 for an unknown model or version, 503 for one that is not
   // loaded (with the reason).
   std::shared_ptr<const LoadedModel> find(const std::string& name,
                                           const std::string& version) const;
-  // Whether that model (version) is loaded; throws HttpError 404 if unknown.
+  // Whether that model (version) is loaded; throws ServeError 404 if unknown.
   bool ready(const std::string& name, const std::string& version) const;
   // Every model version known, sorted by name then version.
   std::vector<IndexEntry> index() const;

@@ -11,6 +11,9 @@
 #include <iostream>
 #include <thread>
 
+#ifdef TESSERA_SERVE_GRPC
+#include "serve/grpc/grpc_server.hpp"
+#endif
 #include "serve/http_routes.hpp"
 #include "serve/metrics.hpp"
 #include "serve/repository.hpp"
@@ -68,6 +71,10 @@ int serve(const ServeOptions& options) {
   Metrics metrics;
   httplib::Server server;
   add_routes(server, repo, metrics, options.max_body_bytes);
+  // cpp-httplib writes a response's headers and body separately; with
+  // Nagle's algorithm the body then waits for the client's delayed ACK,
+  // about 40 ms a request.
+  server.set_tcp_nodelay(true);
   if (options.http_threads > 0) {
     const auto n = static_cast<size_t>(options.http_threads);
     server.new_task_queue = [n] { return new httplib::ThreadPool(n); };
@@ -81,7 +88,25 @@ int serve(const ServeOptions& options) {
     metrics_port = bind(metrics_server, options.host, options.metrics_port);
     if (metrics_port < 0) return 1;
   }
+#ifdef TESSERA_SERVE_GRPC
+  std::unique_ptr<GrpcServer> grpc_server;
+  if (options.grpc_port >= 0) {
+    grpc_server =
+        GrpcServer::start(options.host, options.grpc_port, repo, metrics, options.max_body_bytes);
+    if (!grpc_server) return 1;
+  }
+#else
+  if (options.grpc_port >= 0) {
+    std::cerr << "tessera serve: this build has no gRPC support (docs/serving.md)\n";
+    return 1;
+  }
+#endif
   std::cout << "tessera serve: HTTP listening on " << options.host << ":" << port << std::endl;
+#ifdef TESSERA_SERVE_GRPC
+  if (grpc_server)
+    std::cout << "tessera serve: gRPC listening on " << options.host << ":" << grpc_server->port()
+              << std::endl;
+#endif
   std::atomic<bool> metrics_over{false};
   std::thread metrics_thread;
   if (metrics_port >= 0) {
@@ -94,7 +119,7 @@ int serve(const ServeOptions& options) {
   }
 
   std::atomic<bool> listening_over{false};
-  std::thread stopper([&server, &listening_over] {
+  std::thread stopper([&] {
     char byte = 0;
     while (read(stop_pipe[0], &byte, 1) < 0 && errno == EINTR) {
     }
@@ -106,6 +131,11 @@ int serve(const ServeOptions& options) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
+#ifdef TESSERA_SERVE_GRPC
+    // HTTP stops taking requests above (those in flight finish); new gRPC
+    // calls are refused at once, and those in flight get the grace period.
+    if (grpc_server) grpc_server->shutdown(std::chrono::seconds(options.grace_seconds));
+#endif
   });
   server.listen_after_bind();
   listening_over = true;

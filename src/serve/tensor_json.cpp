@@ -6,18 +6,13 @@
 #include <limits>
 
 #include "serve/datatype.hpp"
-#include "serve/http_error.hpp"
+#include "serve/serve_error.hpp"
+#include "serve/tensor_bytes.hpp"
 
 namespace tessera::serve {
 namespace {
 
 using nlohmann::json;
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + "]";
-}
 
 // Row-major leaves of flat or nested `data`.
 // Nesting deeper than `depth_left` (the shape's rank) is an error, not a
@@ -98,18 +93,6 @@ float bfloat16_to_float(uint16_t b) {
 
 }  // namespace
 
-api::Value make_string_tensor(const std::vector<std::string>& items,
-                              const std::vector<int64_t>& shape) {
-  api::Value value = api::Value::tensor(ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING, shape);
-  for (size_t i = 0; i < items.size(); ++i) {
-    char* buffer = nullptr;
-    api::check(
-        api::c_api().GetResizedStringTensorElementBuffer(value.get(), i, items[i].size(), &buffer));
-    if (!items[i].empty()) std::memcpy(buffer, items[i].data(), items[i].size());
-  }
-  return value;
-}
-
 namespace {
 
 struct Where {
@@ -139,9 +122,9 @@ void write_integers(const std::vector<const json*>& leaves, void* dst, const Whe
       if (ok) out[i] = static_cast<T>(s);
     }
     if (!ok)
-      throw HttpError(400, w.at(i) + " is " + v.dump() + ", not an integer in the range of " +
-                               std::to_string(std::numeric_limits<T>::min()) + ".." +
-                               std::to_string(std::numeric_limits<T>::max()));
+      throw ServeError(400, w.at(i) + " is " + v.dump() + ", not an integer in the range of " +
+                                std::to_string(std::numeric_limits<T>::min()) + ".." +
+                                std::to_string(std::numeric_limits<T>::max()));
   }
 }
 
@@ -151,7 +134,7 @@ void write_floats(const std::vector<const json*>& leaves, void* dst, const Where
   T* out = static_cast<T*>(dst);
   for (size_t i = 0; i < leaves.size(); ++i) {
     const json& v = *leaves[i];
-    if (!v.is_number()) throw HttpError(400, w.at(i) + " is " + v.dump() + ", not a number");
+    if (!v.is_number()) throw ServeError(400, w.at(i) + " is " + v.dump() + ", not a number");
     out[i] = convert(v.get<double>());
   }
 }
@@ -160,12 +143,12 @@ void write_floats(const std::vector<const json*>& leaves, void* dst, const Where
 
 std::vector<int64_t> shape_from_json(const json& t, const std::string& where) {
   if (!t.contains("shape") || !t.at("shape").is_array())
-    throw HttpError(400, where + ": \"shape\" must be an array of integers");
+    throw ServeError(400, where + ": \"shape\" must be an array of integers");
   std::vector<int64_t> shape;
   for (const json& d : t.at("shape")) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0)
-      throw HttpError(400,
-                      where + ": \"shape\" " + t.at("shape").dump() + " must hold integers >= 0");
+      throw ServeError(400,
+                       where + ": \"shape\" " + t.at("shape").dump() + " must hold integers >= 0");
     shape.push_back(d.get<int64_t>());
   }
   return shape;
@@ -173,64 +156,38 @@ std::vector<int64_t> shape_from_json(const json& t, const std::string& where) {
 
 namespace {
 
-struct Checked {
-  ONNXTensorElementDataType type;
-  std::string datatype;
-  std::vector<int64_t> shape;
-  uint64_t count;
-};
-
 // Datatype and shape of request tensor `t` against `spec`.
-Checked check_tensor(const json& t, const TensorSpec& spec, const std::string& where) {
+CheckedTensor check_json_tensor(const json& t, const TensorSpec& spec, const std::string& where) {
   if (!t.contains("datatype") || !t.at("datatype").is_string())
-    throw HttpError(400, where + ": \"datatype\" must be a string");
-  const std::string datatype = t.at("datatype").get<std::string>();
-  const auto type = element_type(datatype);
-  if (!type) throw HttpError(400, where + ": unknown datatype '" + datatype + "'");
-  if (*type != spec.type)
-    throw HttpError(400, where + ": datatype " + datatype + " given, the model expects " +
-                             protocol_datatype(spec.type));
-  const std::vector<int64_t> shape = shape_from_json(t, where);
-  bool fits = shape.size() == spec.shape.size();
-  for (size_t i = 0; fits && i < shape.size(); ++i)
-    fits = spec.shape[i] < 0 || spec.shape[i] == shape[i];
-  if (!fits)
-    throw HttpError(400, where + ": shape " + shape_text(shape) + " given, the model expects " +
-                             shape_text(spec.shape) + " (-1: any size)");
-  uint64_t count = 1;
-  for (int64_t d : shape) {
-    if (d != 0 && count > (uint64_t{1} << 40) / static_cast<uint64_t>(d))
-      throw HttpError(400, where + ": shape " + shape_text(shape) + " is too large");
-    count *= static_cast<uint64_t>(d);
-  }
-  return {*type, datatype, shape, count};
+    throw ServeError(400, where + ": \"datatype\" must be a string");
+  return check_tensor(t.at("datatype").get<std::string>(), shape_from_json(t, where), spec, where);
 }
 
 }  // namespace
 
 api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::string& model) {
   const std::string where = "model '" + model + "', input '" + spec.name + "'";
-  const Checked c = check_tensor(t, spec, where);
+  const CheckedTensor c = check_json_tensor(t, spec, where);
   const auto type = &c.type;
   const std::string& datatype = c.datatype;
   const std::vector<int64_t>& shape = c.shape;
   const uint64_t count = c.count;
   if (!t.contains("data"))
-    throw HttpError(400, where + ": no \"data\" (nor a binary_data_size parameter)");
+    throw ServeError(400, where + ": no \"data\" (nor a binary_data_size parameter)");
   std::vector<const json*> leaves;
   if (!flatten(t.at("data"), leaves, std::max<size_t>(shape.size(), 1)))
-    throw HttpError(400, where + ": \"data\" is nested deeper than shape " + shape_text(shape));
+    throw ServeError(400, where + ": \"data\" is nested deeper than shape " + shape_text(shape));
   if (leaves.size() != count)
-    throw HttpError(400, where + ": \"data\" holds " + std::to_string(leaves.size()) +
-                             " elements, shape " + shape_text(shape) + " needs " +
-                             std::to_string(count));
+    throw ServeError(400, where + ": \"data\" holds " + std::to_string(leaves.size()) +
+                              " elements, shape " + shape_text(shape) + " needs " +
+                              std::to_string(count));
   const Where w{model, spec.name};
   if (*type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
     std::vector<std::string> items;
     items.reserve(leaves.size());
     for (size_t i = 0; i < leaves.size(); ++i) {
       if (!leaves[i]->is_string())
-        throw HttpError(400, w.at(i) + " is " + leaves[i]->dump() + ", not a string (BYTES)");
+        throw ServeError(400, w.at(i) + " is " + leaves[i]->dump() + ", not a string (BYTES)");
       items.push_back(leaves[i]->get<std::string>());
     }
     return make_string_tensor(items, shape);
@@ -243,7 +200,7 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
       auto* out = static_cast<bool*>(dst);
       for (size_t i = 0; i < leaves.size(); ++i) {
         if (!leaves[i]->is_boolean())
-          throw HttpError(400, w.at(i) + " is " + leaves[i]->dump() + ", not true or false");
+          throw ServeError(400, w.at(i) + " is " + leaves[i]->dump() + ", not true or false");
         out[i] = leaves[i]->get<bool>();
       }
       break;
@@ -287,7 +244,7 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
                              [](double d) { return float_to_bfloat16(static_cast<float>(d)); });
       break;
     default:
-      throw HttpError(400, where + ": datatype " + datatype + " is not served");
+      throw ServeError(400, where + ": datatype " + datatype + " is not served");
   }
   return value;
 }
@@ -295,77 +252,14 @@ api::Value tensor_from_json(const json& t, const TensorSpec& spec, const std::st
 api::Value tensor_from_binary(const json& t, const TensorSpec& spec, const std::string& model,
                               std::string_view bytes) {
   const std::string where = "model '" + model + "', input '" + spec.name + "'";
-  const Checked c = check_tensor(t, spec, where);
-  if (c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
-    std::vector<std::string> items;
-    size_t at = 0;
-    while (at < bytes.size() && items.size() < c.count) {
-      if (bytes.size() - at < 4)
-        throw HttpError(400, where + ": BYTES element " + std::to_string(items.size()) +
-                                 " has no complete 4-byte length");
-      const auto* p = reinterpret_cast<const unsigned char*>(bytes.data() + at);
-      const uint32_t len = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
-                           (static_cast<uint32_t>(p[2]) << 16) |
-                           (static_cast<uint32_t>(p[3]) << 24);
-      at += 4;
-      if (bytes.size() - at < len)
-        throw HttpError(400, where + ": BYTES element " + std::to_string(items.size()) +
-                                 " has length " + std::to_string(len) + ", only " +
-                                 std::to_string(bytes.size() - at) + " bytes follow");
-      items.emplace_back(bytes.substr(at, len));
-      at += len;
-    }
-    if (items.size() != c.count || at != bytes.size())
-      throw HttpError(400, where + ": binary data of " + std::to_string(bytes.size()) +
-                               " bytes holds " + std::to_string(items.size()) + " BYTES elements" +
-                               (at != bytes.size() ? " and more bytes" : "") + ", shape " +
-                               shape_text(c.shape) + " needs " + std::to_string(c.count));
-    return make_string_tensor(items, c.shape);
-  }
-  const uint64_t want = c.count * element_size(c.type);
-  if (bytes.size() != want)
-    throw HttpError(400, where + ": binary_data_size is " + std::to_string(bytes.size()) +
-                             " bytes, shape " + shape_text(c.shape) + " of " + c.datatype +
-                             " needs " + std::to_string(want));
-  if (c.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL)
-    for (size_t i = 0; i < bytes.size(); ++i)
-      if (bytes[i] != 0 && bytes[i] != 1)
-        throw HttpError(400, where + ": BOOL element " + std::to_string(i) + " is byte " +
-                                 std::to_string(static_cast<unsigned char>(bytes[i])) +
-                                 ", not 0 or 1");
-  api::Value value = api::Value::tensor(c.type, c.shape);
-  void* dst = nullptr;
-  api::check(api::c_api().GetTensorMutableData(value.get(), &dst));
-  if (want > 0) std::memcpy(dst, bytes.data(), want);
-  return value;
-}
-
-std::string tensor_to_binary(const api::Value& value) {
-  const api::TensorInfo info = value.info();
-  size_t n = 1;
-  for (int64_t d : info.shape) n *= static_cast<size_t>(d);
-  std::string out;
-  if (info.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING) {
-    for (const auto& s : value.strings()) {
-      const auto len = static_cast<uint32_t>(s.size());
-      for (int b = 0; b < 4; ++b) out.push_back(static_cast<char>((len >> (8 * b)) & 0xffu));
-      out += s;
-    }
-    return out;
-  }
-  if (protocol_datatype(info.type).empty())
-    throw HttpError(500, "an output has an element type the protocol cannot carry");
-  void* p = nullptr;
-  api::check(api::c_api().GetTensorMutableData(value.get(), &p));
-  out.assign(static_cast<const char*>(p), n * element_size(info.type));
-  return out;
+  return tensor_from_bytes(check_json_tensor(t, spec, where), where, "binary_data_size", bytes);
 }
 
 json tensor_to_json(const std::string& name, const api::Value& value) {
   const api::TensorInfo info = value.info();
   const std::string datatype = protocol_datatype(info.type);
   if (datatype.empty())
-    throw HttpError(500, "output '" + name + "' has an element type the protocol cannot carry");
+    throw ServeError(500, "output '" + name + "' has an element type the protocol cannot carry");
   json out = {{"name", name}, {"datatype", datatype}, {"shape", info.shape}};
   size_t n = 1;
   for (int64_t d : info.shape) n *= static_cast<size_t>(d);
@@ -425,7 +319,7 @@ json tensor_to_json(const std::string& name, const api::Value& value) {
       break;
     }
     default:
-      throw HttpError(500, "output '" + name + "' has an element type the protocol cannot carry");
+      throw ServeError(500, "output '" + name + "' has an element type the protocol cannot carry");
   }
   out["data"] = std::move(data);
   return out;

@@ -14,25 +14,15 @@ namespace tessera::serve {
 
 // The request tensor `t` for `spec` of `model`, checked against it: datatype,
 // rank, fixed dimensions, and that `data` holds exactly the shape's element
-// count of values of the datatype. Throws HttpError 400 naming the model, the
+// count of values of the datatype. Throws ServeError 400 naming the model, the
 // tensor and what is wrong.
 api::Value tensor_from_json(const nlohmann::json& t, const TensorSpec& spec,
                             const std::string& model);
 
 // The same for a tensor whose data comes as binary (the binary tensor data
-// extension): `bytes` are its elements, little-endian, row-major; a BOOL is
-// one byte 0 or 1, a BYTES element a 4-byte little-endian length and then
-// its bytes.
+// extension): `bytes` are its elements in the form of tensor_bytes.hpp.
 api::Value tensor_from_binary(const nlohmann::json& t, const TensorSpec& spec,
                               const std::string& model, std::string_view bytes);
-
-// An output's elements in that binary form.
-std::string tensor_to_binary(const api::Value& value);
-
-// A string tensor whose elements may hold any bytes, NUL included
-// (FillStringTensor takes C strings; this fills each element by length).
-api::Value make_string_tensor(const std::vector<std::string>& items,
-                              const std::vector<int64_t>& shape);
 
 // The shape as the request gives it (checked: an array of integers >= 0).
 std::vector<int64_t> shape_from_json(const nlohmann::json& t, const std::string& where);

@@ -9,6 +9,7 @@ import shutil
 import sys
 
 import onnx
+import onnx.numpy_helper
 from onnx import TensorProto, helper
 
 OPSET = [helper.make_opsetid("", 17)]
@@ -92,6 +93,41 @@ def main(repo):
     bf2 = helper.make_tensor_value_info("b2", TensorProto.BFLOAT16, [3])
     save(repo, "bf16_add", helper.make_graph([helper.make_node("Add", ["b", "b"], ["b2"])],
                                              "bf16_add", [bf], [bf2]))
+
+    # Identity models for the integer datatypes the models above leave out
+    # (the gRPC test sends every datatype through them).
+    for elem, name in ((TensorProto.UINT8, "uint8"), (TensorProto.UINT16, "uint16"),
+                       (TensorProto.UINT32, "uint32"), (TensorProto.UINT64, "uint64"),
+                       (TensorProto.INT16, "int16"), (TensorProto.INT32, "int32")):
+        a = helper.make_tensor_value_info("a", elem, [None])
+        b = helper.make_tensor_value_info("b", elem, [None])
+        save(repo, f"echo_{name}", helper.make_graph([helper.make_node("Identity", ["a"], ["b"])],
+                                                     f"echo_{name}", [a], [b]))
+
+    # Queue limits and timeouts: a batch that waits 1.5 s for rows that do not
+    # come, so requests stay queued; at most 2 at once in slow_batched, and a
+    # 200 ms limit on every request of timed_batched.
+    for name, extra in (("slow_batched", {"max_queue_size": 2}),
+                        ("timed_batched", {"request_timeout_microseconds": 200000})):
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 2])
+        save(repo, name, helper.make_graph([helper.make_node("Add", ["x", "x"], ["y"])],
+                                           name, [x], [y]))
+        (repo / name / "config.json").write_text(json.dumps(
+            {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 1500000},
+             **extra}))
+
+    # A long run (80 MatMuls of [2048, 256] by [256, 256], seconds on a small
+    # machine) for a deadline that passes while the session runs.
+    import numpy as np
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 256])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2048, 256])
+    inits = [helper.make_tensor("rows", TensorProto.INT64, [2], [2048, 256]),
+             onnx.numpy_helper.from_array(np.eye(256, dtype=np.float32), "w")]
+    nodes = [helper.make_node("Expand", ["x", "rows"], ["h0"])]
+    for i in range(80):
+        nodes.append(helper.make_node("MatMul", [f"h{i}", "w"], [f"h{i + 1}" if i < 79 else "y"]))
+    save(repo, "slow_run", helper.make_graph(nodes, "slow_run", [x], [y], inits))
 
     (version_dir(repo, "broken") / "model.onnx").write_bytes(b"this is not an ONNX model")
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))

@@ -367,6 +367,19 @@ def metric_values():
     return r, values
 
 
+def wait_in_flight(model, n, seconds=20):
+    """Waits until the metrics show `n` requests in flight for `model`."""
+    import time
+    key = f'tessera_inference_requests_in_flight{{model="{model}",version="1"}}'
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if metric_values()[1].get(key, 0) >= n:
+            return True
+        time.sleep(0.02)
+    check(f"{n} requests in flight for {model} within {seconds} s", False)
+    return False
+
+
 def metrics():
     lab = 'model="int64_add",version="1"'
     _, before = metric_values()
@@ -426,6 +439,57 @@ def dynamic_batching():
         results = list(pool.map(lambda i: request(i, 1 + i % 2, bad=(i == 2)), range(4)))
     check("dynamic batching: requests of 1 and 2 rows, one with an index out of range: "
           "that one fails alone (400), the others get their rows", all(results), results)
+
+
+def overload_and_timeouts():
+    """slow_batched holds its requests 1.5 s for a batch that does not fill
+    and takes at most 2 at once; timed_batched answers each after 200 ms."""
+    import time
+    row = {"inputs": [tensor("x", np.array([[1, 2]], np.float32), "FP32")]}
+
+    def timed(body, model="slow_batched"):
+        start = time.monotonic()
+        r = post(f"/v2/models/{model}/infer", body)
+        return r, time.monotonic() - start
+
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        held = [pool.submit(timed, row) for _ in range(2)]
+        wait_in_flight("slow_batched", 2)  # both are queued now
+        r, seconds = timed(row)
+        expect_error("a request past max_queue_size", r, 503, "slow_batched", "max_queue_size 2")
+        check(f"the overloaded request is answered at once ({seconds:.2f} s), not queued",
+              seconds < 1.0, seconds)
+        answers = [f.result() for f in held]
+    check("the 2 queued requests are answered 200 with their rows",
+          all(r.status_code == 200 and output(r, "y")["data"] == [2.0, 4.0] for r, _ in answers),
+          [r.text[:200] for r, _ in answers])
+    r, seconds = timed(row)
+    check("the queue has room again afterwards", r.status_code == 200, r.text[:200])
+
+    r, seconds = timed({**row, "parameters": {"timeout": 100000}})
+    expect_error("a request whose \"timeout\" parameter passes while it is queued", r, 504,
+                 "slow_batched", "deadline passed")
+    check(f"... answered when its timeout passes ({seconds:.2f} s), not after the batch delay",
+          0.09 < seconds < 1.4, seconds)
+    r, seconds = timed(row, "timed_batched")
+    expect_error("a request past config.json's request_timeout_microseconds", r, 504,
+                 "timed_batched", "deadline passed")
+    check(f"... answered after about 200 ms ({seconds:.2f} s)", 0.19 < seconds < 1.4, seconds)
+    # A deadline that passes while the session runs stops the run between nodes.
+    start = time.monotonic()
+    r = post("/v2/models/slow_run/infer", {"parameters": {"timeout": 20000}, "inputs": [
+        tensor("x", np.ones((1, 256), np.float32), "FP32")], "outputs": [
+        {"name": "y", "parameters": {"binary_data": True}}]})
+    seconds = time.monotonic() - start
+    expect_error("a deadline that passes while the model runs", r, 504, "slow_run",
+                 "while it ran (the run was stopped)")
+    key = 'tessera_inference_requests_in_flight{model="slow_run",version="1"}'
+    check(f"... answered in {seconds:.2f} s, and the model holds no request after it",
+          metric_values()[1].get(key) == 0, metric_values()[1].get(key))
+    expect_error("a negative \"timeout\" parameter", post("/v2/models/add_mul/infer", {
+        "parameters": {"timeout": -5}, "inputs": [
+            tensor("x", np.ones((1, 3), np.float32), "FP32"),
+            tensor("y", np.ones((1, 3), np.float32), "FP32")]}), 400, "add_mul", "timeout")
 
 
 def repository():
@@ -490,6 +554,7 @@ bad_requests()
 concurrent_requests()
 metrics()
 dynamic_batching()
+overload_and_timeouts()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
 sys.exit(1 if failures else 0)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# `tessera serve` over HTTP: writes a model repository (make_serve_repository.py),
-# starts the server on a free loopback port, checks it with curl and with
-# Python `requests` (test_serve.py), stops it with SIGTERM and checks the log.
+# `tessera serve` over HTTP and gRPC: writes a model repository
+# (make_serve_repository.py), starts the server on free loopback ports, checks
+# HTTP with curl and with Python `requests` (test_serve.py) and gRPC with a
+# generated Python client (test_serve_grpc.py; skipped, saying so, when this
+# tessera or this machine lacks gRPC), stops it with SIGTERM and checks the log.
 # Bounded: the server runs under `timeout`, each client call has its own.
 # Usage: bash tests/serve/test_serve.sh [BUILD_DIR]
 set -uo pipefail
@@ -26,8 +28,16 @@ if ! $PY -c "import onnx, requests, numpy" 2>/dev/null; then
 fi
 $PY tests/serve/make_serve_repository.py "$WORK/repo" || exit 1
 
+# Whether this tessera was built with gRPC (cmake/serve.cmake).
+GRPC_PORT_ARG=(--grpc-port 0)
+if "$TESSERA" serve --model-repository "$WORK/none" --grpc-port 0 2>&1 | grep -q "gRPC support was not built"; then
+  echo "SKIPPED gRPC checks: this tessera was built without gRPC (libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev)"
+  GRPC_PORT_ARG=(--grpc-port off)
+fi
+
 timeout 600 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
-  --metrics-port 0 --max-body-bytes 1048576 --http-threads 12 >"$WORK/server.out" 2>"$WORK/server.err" &
+  "${GRPC_PORT_ARG[@]}" --metrics-port 0 --max-body-bytes 1048576 --http-threads 12 \
+  >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 PORT=""
 for _ in $(seq 1 600); do
@@ -85,8 +95,33 @@ expect_http 200 'tessera_model_ready\{model="broken",version="1"\} 0' "curl GET 
 echo "-- Python requests"
 timeout 300 $PY tests/serve/test_serve.py "$URL" "$TESSERA" "$WORK/repo" "$WORK" "$METRICS" || failures=$((failures + 1))
 
+echo "-- gRPC"
+GPORT="$(sed -n 's/^tessera serve: gRPC listening on 127.0.0.1:\([0-9]*\)$/\1/p' "$WORK/server.out")"
+if [ "${GRPC_PORT_ARG[1]}" = 0 ]; then
+  if [ -z "$GPORT" ]; then
+    bad "no gRPC port printed"
+  else
+    timeout 300 $PY tests/serve/test_serve_grpc.py "127.0.0.1:$GPORT" "$URL" "$WORK" "$METRICS"
+    rc=$?
+    if [ "$rc" = 77 ]; then GRPC_SKIPPED=1; echo "SKIPPED gRPC checks (the Python gRPC packages are missing; scripts/install_deps.sh installs them)"
+    elif [ "$rc" != 0 ]; then failures=$((failures + 1)); fi
+  fi
+fi
+
+echo "-- deploy/ (parsed and checked against this server; nothing is deployed)"
+timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL"
+rc=$?
+if [ "$rc" = 77 ]; then echo "SKIPPED deploy checks (python3-yaml is missing; scripts/install_deps.sh installs it)"
+elif [ "$rc" != 0 ]; then failures=$((failures + 1)); fi
+
 echo "-- stop"
-kill -TERM "$SERVER_PID"
+if [ -n "$GPORT" ] && [ "${GRPC_SKIPPED:-0}" = 0 ]; then
+  # SIGTERM while a request waits on each transport: both are answered (the drain).
+  timeout 120 $PY tests/serve/test_serve_grpc.py "127.0.0.1:$GPORT" "$URL" "$WORK" "$METRICS" \
+    drain "$SERVER_PID" || failures=$((failures + 1))
+else
+  kill -TERM "$SERVER_PID"
+fi
 wait "$SERVER_PID"
 rc=$?
 SERVER_PID=""
@@ -98,7 +133,7 @@ else bad "the log does not name the models that failed"; sed 's/^/     | /' "$WO
 
 # A signal while the models load (before listening) still stops the server.
 timeout 120 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
-  >"$WORK/early.out" 2>&1 &
+  --grpc-port off --metrics-port off >"$WORK/early.out" 2>&1 &
 EARLY=$!
 # The first model's log line: the handlers are installed (before loading).
 for _ in $(seq 1 600); do grep -q "tessera serve: model" "$WORK/early.out" && break; sleep 0.1; done

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""A bounded load generator for `tessera serve`, on the loopback address.
+
+Writes a model repository holding one model twice: as is, and with dynamic
+batching; starts `tessera serve` on free ports; then, for each transport
+(HTTP with the binary tensor extension, gRPC with raw_input_contents), each
+batching choice and each concurrency, runs that many client threads sending
+one-row requests for a fixed duration (and at most --max-requests in all),
+and prints a table of throughput and latency percentiles, with the session
+runs the server made (from its metrics) to show how requests were batched.
+The server and the clients share this machine's cores.
+
+Usage: /usr/bin/python3 bench/serve/load.py --tessera build/tessera
+         [--model models/demo_transformer/model.onnx] [--concurrency 1,4,16]
+         [--duration 5] [--transports http,grpc] [--max-batch 16] [--delay-us 2000]"""
+import argparse
+import concurrent.futures
+import importlib
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+import requests
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def parse_args():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--tessera", default=str(ROOT / "build" / "tessera"))
+    p.add_argument("--model", default=str(ROOT / "models" / "demo_transformer" / "model.onnx"),
+                   help="an ONNX model whose inputs have a dynamic first dimension")
+    p.add_argument("--concurrency", default="1,4,16")
+    p.add_argument("--duration", type=float, default=5.0, help="seconds per row of the table")
+    p.add_argument("--max-requests", type=int, default=200000, help="per row, a bound")
+    p.add_argument("--transports", default="http,grpc")
+    p.add_argument("--max-batch", type=int, default=16)
+    p.add_argument("--delay-us", type=int, default=2000,
+                   help="dynamic batching's max_queue_delay_microseconds")
+    p.add_argument("--threads", type=int, default=0, help="intra_op_threads of each model (0: default)")
+    return p.parse_args()
+
+
+def write_repository(args, repo):
+    for name, batching in (("plain", False), ("batched", True)):
+        (repo / name / "1").mkdir(parents=True)
+        shutil.copy(args.model, repo / name / "1" / "model.onnx")
+        config = {"max_batch_size": args.max_batch}
+        if args.threads:
+            config["intra_op_threads"] = args.threads
+        if batching:
+            config["dynamic_batching"] = {"max_queue_delay_microseconds": args.delay_us}
+        (repo / name / "config.json").write_text(json.dumps(config))
+
+
+def start_server(args, repo, log):
+    server = subprocess.Popen(
+        [args.tessera, "serve", "--model-repository", str(repo), "--host", "127.0.0.1",
+         "--http-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--http-threads", "80"],
+        stdout=subprocess.PIPE, stderr=log, text=True)
+    ports = {}
+    deadline = time.monotonic() + 120
+    while len(ports) < 3 and time.monotonic() < deadline:
+        line = server.stdout.readline()
+        if not line:
+            break
+        m = re.match(r"tessera serve: (HTTP|gRPC|metrics) listening on 127\.0\.0\.1:(\d+)", line)
+        if m:
+            ports[m.group(1)] = int(m.group(2))
+    if len(ports) < 3:
+        server.kill()
+        sys.exit(f"the server did not start (ports seen: {ports}; log: {log.name})")
+    return server, ports
+
+
+def grpc_client(work):
+    import grpc
+    proto = ROOT / "src" / "serve" / "proto"
+    out = work / "client"
+    out.mkdir()
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{proto}", f"--python_out={out}",
+                    f"--grpc_python_out={out}", str(proto / "grpc_predict_v2.proto")], check=True)
+    sys.path.insert(0, str(out))
+    return (grpc, importlib.import_module("grpc_predict_v2_pb2"),
+            importlib.import_module("grpc_predict_v2_pb2_grpc"))
+
+
+def session_runs(metrics_url, model):
+    text = requests.get(metrics_url, timeout=30).text
+    m = re.search(r'tessera_inference_batch_executions_total\{model="%s",version="1"\} (\d+)'
+                  % model, text)
+    return int(m.group(1)) if m else None
+
+
+def requests_total(metrics_url, model):
+    text = requests.get(metrics_url, timeout=30).text
+    m = re.search(r'tessera_inference_requests_total\{model="%s",version="1",outcome="success"\} '
+                  r'(\d+)' % model, text)
+    return int(m.group(1)) if m else 0
+
+
+def run_load(send, concurrency, duration, max_requests):
+    """Latencies (s) of the requests `concurrency` threads sent in `duration`."""
+    latencies, errors = [], []
+    lock = threading.Lock()
+    budget = [max_requests]
+    end = time.monotonic() + duration
+
+    def client():
+        mine = []
+        while time.monotonic() < end:
+            with lock:
+                if budget[0] <= 0:
+                    break
+                budget[0] -= 1
+            start = time.perf_counter()
+            try:
+                send()
+            except Exception as e:  # counted, and the run goes on
+                errors.append(str(e)[:200])
+                continue
+            mine.append(time.perf_counter() - start)
+        with lock:
+            latencies.extend(mine)
+
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
+        for f in [pool.submit(client) for _ in range(concurrency)]:
+            f.result()
+    return latencies, errors, time.monotonic() - started
+
+
+def main():
+    args = parse_args()
+    work = pathlib.Path(tempfile.mkdtemp(prefix="tessera-load-"))
+    repo = work / "repo"
+    write_repository(args, repo)
+    log = open(work / "server.log", "w")
+    server, ports = start_server(args, repo, log)
+    http = f"http://127.0.0.1:{ports['HTTP']}"
+    metrics_url = f"http://127.0.0.1:{ports['metrics']}/metrics"
+    try:
+        meta = requests.get(f"{http}/v2/models/plain", timeout=30).json()
+        inputs = []
+        rng = np.random.default_rng(0)
+        for t in meta["inputs"]:
+            if t["datatype"] != "FP32":
+                sys.exit(f"input {t['name']} is {t['datatype']}; this generator sends FP32 only")
+            shape = [1] + [d if d > 0 else 1 for d in t["shape"][1:]]
+            inputs.append((t["name"], shape, rng.standard_normal(shape).astype("<f4")))
+
+        senders = {}
+        if "http" in args.transports:
+            header = json.dumps({"inputs": [
+                {"name": n, "shape": s, "datatype": "FP32",
+                 "parameters": {"binary_data_size": a.nbytes}} for n, s, a in inputs],
+                "parameters": {"binary_data_output": True}}).encode()
+            body = header + b"".join(a.tobytes() for _, _, a in inputs)
+            local = threading.local()
+
+            def http_sender(model):
+                def send():
+                    if not hasattr(local, "session"):
+                        local.session = requests.Session()
+                    r = local.session.post(f"{http}/v2/models/{model}/infer", data=body, timeout=60,
+                                           headers={"Inference-Header-Content-Length": str(len(header)),
+                                                    "Content-Type": "application/octet-stream"})
+                    if r.status_code != 200:
+                        raise RuntimeError(f"HTTP {r.status_code}: {r.text[:200]}")
+                return send
+            senders["http"] = http_sender
+        if "grpc" in args.transports:
+            grpc, pb, pb_grpc = grpc_client(work)
+            channel = grpc.insecure_channel(f"127.0.0.1:{ports['gRPC']}")
+            stub = pb_grpc.GRPCInferenceServiceStub(channel)
+
+            def grpc_sender(model):
+                req = pb.ModelInferRequest(model_name=model)
+                for n, s, a in inputs:
+                    req.inputs.add(name=n, datatype="FP32", shape=s)
+                    req.raw_input_contents.append(a.tobytes())
+
+                def send():
+                    stub.ModelInfer(req, timeout=60)
+                return send
+            senders["grpc"] = grpc_sender
+
+        # Warm-up: the first runs of each model allocate.
+        for make in senders.values():
+            for model in ("plain", "batched"):
+                for _ in range(5):
+                    make(model)()
+
+        print(f"model {args.model}, one-row requests; dynamic batching: max_batch_size "
+              f"{args.max_batch}, max_queue_delay_microseconds {args.delay_us}; "
+              f"{args.duration:g} s per row\n")
+        print("| transport | dynamic batching | clients | requests | throughput (req/s) "
+              "| p50 (ms) | p90 (ms) | p99 (ms) | rows per session run | errors |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for transport, make in senders.items():
+            for model in ("plain", "batched"):
+                for concurrency in [int(c) for c in args.concurrency.split(",")]:
+                    runs_before = session_runs(metrics_url, model)
+                    done_before = requests_total(metrics_url, model)
+                    lat, errors, seconds = run_load(make(model), concurrency, args.duration,
+                                                    args.max_requests)
+                    runs = session_runs(metrics_url, model)
+                    done = requests_total(metrics_url, model) - done_before
+                    per_run = (f"{done / (runs - runs_before):.1f}"
+                               if runs is not None and runs > runs_before else "1")
+                    ms = np.percentile(np.array(lat) * 1000, [50, 90, 99]) if lat else [0, 0, 0]
+                    print(f"| {transport} | {'on' if model == 'batched' else 'off'} | "
+                          f"{concurrency} | {len(lat)} | {len(lat) / seconds:.0f} | "
+                          f"{ms[0]:.2f} | {ms[1]:.2f} | {ms[2]:.2f} | {per_run} | {len(errors)} |",
+                          flush=True)
+                    if errors:
+                        print(f"  first error: {errors[0]}")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+        log.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+// The Open Inference Protocol over gRPC (src/serve/proto/grpc_predict_v2.proto):
+// the service's RPCs on the model repository, inference through the same
+// run_inference as HTTP, and failures as the gRPC status codes of their
+// ServeError kinds.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace tessera::serve {
+
+class Metrics;
+class ModelRepository;
+
+class GrpcServer {
+ public:
+  // Listens on host:port (0: any free port); null after printing why not.
+  static std::unique_ptr<GrpcServer> start(const std::string& host, int port,
+                                           ModelRepository& repository, Metrics& metrics,
+                                           size_t max_message_bytes);
+  virtual ~GrpcServer() = default;
+  virtual int port() const = 0;
+  // Refuses new calls, lets those in flight finish for up to `grace`, then
+  // cancels what is left; returns when every call has ended.
+  virtual void shutdown(std::chrono::milliseconds grace) = 0;
+};
+
+}  // namespace tessera::serve
