@@ -652,6 +652,13 @@ BENCHMARK(BM_ConvBlocked)
     ->Args({96, 112, 96, 3, 2, 1, 1, 0})   // MobileNetV2 block 2 depthwise, stride 2
     ->Args({192, 28, 192, 3, 2, 1, 1, 0})  // MobileNetV2 block 7 depthwise, stride 2
     ->Args({576, 14, 576, 3, 2, 1, 1, 0})  // MobileNetV2 block 14 depthwise, stride 2
+    // MNASNet's and MobileNetV3's 5x5 depthwise layers, stride 1 and 2:
+    ->Args({120, 28, 120, 5, 1, 1, 1, 0})
+    ->Args({480, 14, 480, 5, 1, 1, 1, 0})
+    ->Args({1152, 7, 1152, 5, 1, 1, 1, 0})
+    ->Args({72, 56, 72, 5, 2, 1, 1, 0})
+    ->Args({576, 14, 576, 5, 2, 1, 1, 0})
+    ->Args({48, 112, 48, 3, 2, 1, 1, 0})  // MNASNet block 2 depthwise, stride 2
     // Two threads on the layers that scaled worst in the per-node profile:
     ->Args({960, 7, 320, 1, 1, 1, 0, 0})  // MobileNetV2 block 17 project
     ->Args({960, 7, 320, 1, 1, 2, 0, 0})

@@ -2,11 +2,12 @@
 """Per-node profile of one model in Tessera and in ONNX Runtime, side by side.
 
     /usr/bin/python3 bench/profile_compare.py MODEL_DIR [--threads N] [--runs R]
-        [--kit /tmp/bench] [--top 25] [--tessera-cli build/tessera]
+        [--kit /tmp/bench] [--top 25] [--tessera-cli build/tessera] [--stat median]
 
 MODEL_DIR holds model.onnx and test_data_set_0/ (the benchmark kit's layout).
 Both runtimes run the model R times with profiling on; the first run is
-dropped and node times are averaged over the rest. Prints the time per run
+dropped and node times are averaged over the rest (or their median or
+minimum, --stat). Prints the time per run
 by operator type (Tessera's fused and blocked ops keep their own names, so
 compare totals and the biggest nodes), then each runtime's slowest nodes.
 ONNX Runtime runs through bench/ort_profile.js with onnxruntime-node from
@@ -17,6 +18,7 @@ import collections
 import glob
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,9 +26,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def node_times(path, runs, strip_suffix):
-    """{node: (op, mean µs per run)} over runs 2..R of a Chrome-trace profile,
-    in the order of each node's first start."""
+def node_times(path, runs, strip_suffix, stat="mean"):
+    """{node: (op, µs per run)} over runs 2..R of a Chrome-trace profile, in the
+    order of each node's first start; `stat` (mean, median or min) of the runs."""
     with open(path) as f:
         events = json.load(f)
     per = collections.defaultdict(list)
@@ -47,7 +49,8 @@ def node_times(path, runs, strip_suffix):
     for name in sorted(per, key=lambda n: first[n]):
         durs = per[name]
         kept = durs[1:] if len(durs) >= runs and runs > 1 else durs
-        out[name] = (ops[name], sum(kept) / len(kept))
+        pick = {"mean": lambda v: sum(v) / len(v), "median": statistics.median, "min": min}[stat]
+        out[name] = (ops[name], pick(kept))
     return out
 
 
@@ -104,6 +107,9 @@ def main():
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--kit", default="/tmp/bench", help="benchmark kit folder with node_modules")
     ap.add_argument("--top", type=int, default=25)
+    ap.add_argument("--stat", choices=("mean", "median", "min"), default="mean",
+                    help="per node over the runs: median or min keep a loaded machine's "
+                         "preemptions out of single nodes")
     ap.add_argument("--tessera-cli", metavar="PATH",
                     help="profile Tessera through this `tessera` binary's bench --profile "
                          "instead of the Python package in build/python")
@@ -118,9 +124,9 @@ def main():
         path = tessera_cli_profile(os.path.abspath(a.tessera_cli), model, a.threads, a.runs, prefix)
     else:
         path = tessera_profile(model, a.threads, a.runs, prefix)
-    ours = node_times(path, a.runs, False)
+    ours = node_times(path, a.runs, False, a.stat)
     theirs = node_times(ort_profile(model, a.threads, a.runs, os.path.join(tmp, "ort"), a.kit),
-                        a.runs, True)
+                        a.runs, True, a.stat)
 
     def by_op(times):
         agg = collections.Counter()
@@ -130,7 +136,7 @@ def main():
 
     mine, yours = by_op(ours), by_op(theirs)
     total_t, total_o = sum(mine.values()), sum(yours.values())
-    print(f"{a.model_dir}, {a.threads} thread(s), mean of runs 2..{a.runs}, ms per run")
+    print(f"{a.model_dir}, {a.threads} thread(s), {a.stat} of runs 2..{a.runs}, ms per run")
     print(f"node total: tessera {total_t / 1e3:.3f}  onnxruntime {total_o / 1e3:.3f}  "
           f"ratio {total_t / max(total_o, 1e-9):.2f}\n")
     print(f"{'op type':28} {'tessera':>9} {'ort':>9}")

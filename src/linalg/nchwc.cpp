@@ -376,13 +376,13 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   // the copy cost more than the border pixels it saved (MobileNetV2's
   // 192 x 28 x 28 layer: 31 -> 18.5 us without it).
 #if defined(__x86_64__)
-  const bool dw3x3 = g_isa == Isa::kAvx512 && depthwise3x3_supported(s);
+  const bool dw_rows = g_isa == Isa::kAvx512 && depthwise_rows_supported(s);
 #else
-  const bool dw3x3 = false;
+  const bool dw_rows = false;
 #endif
   const Conv2dShape unpadded = s;  // the bordering below changes the geometry
   bool bordered = false;
-  if (g_isa != Isa::kPortable && !dw3x3) {
+  if (g_isa != Isa::kPortable && !dw_rows) {
     int64_t lo = 0, hi = 0, rlo = 0, rhi = 0, dlo = 0, dhi = 0;
     interior(s.OW, s.W, s.KW, s.sw, s.pw, s.dw, &lo, &hi);
     interior(s.OH, s.H, s.KH, s.sh, s.ph, s.dh, &rlo, &rhi);
@@ -437,7 +437,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   const double pixel_cost =
       double(taps) * 2.0 * 16.0 * double(s.depthwise() ? 1 : a.in_groups * a.in_per_group);
 #if defined(__x86_64__)
-  if (dw3x3) {
+  if (dw_rows) {
     // Work items: (image, block, band of up to 16 rows), so two threads share
     // even a plane with few blocks.
     const int64_t band = 16, bands = (s.OH + band - 1) / band;
@@ -445,7 +445,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
               [&](int64_t b, int64_t e) {
                 for (int64_t r = b; r < e; ++r) {
                   const int64_t n = r / (mb * bands), ob = (r / bands) % mb, k = r % bands;
-                  depthwise3x3_rows(a, n, ob, k * band, std::min(s.OH, (k + 1) * band));
+                  depthwise_rows(a, n, ob, k * band, std::min(s.OH, (k + 1) * band));
                 }
               });
     return;

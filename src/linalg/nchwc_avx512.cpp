@@ -195,70 +195,96 @@ constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwi
                                               depthwise_table<1>(Seq{}),
                                               depthwise_table<2>(Seq{})}};
 
-// ---- depthwise 3x3 ----
+// ---- depthwise K x K (3 or 5), stride 1 or 2 ----
 
-// T output pixels of one row from three zero-bordered input rows: each input
-// column is loaded once and meets the (up to three) filter taps whose output
-// pixel it feeds, so a stride-1 tile loads T + 2 vectors per row, not 3T.
-// The nine filter taps and the bias of one block, kept in registers across a
-// plane (a struct: vector types by value in a function-pointer table would
-// lose their alignment attribute).
+// T output pixels of one row from K zero-bordered input rows (`row_stride`
+// floats apart): each input column is loaded once and meets the (up to K)
+// filter taps whose output pixel it feeds, so a tile loads (T - 1) * S + K
+// vectors per filter row, not K * T as the general tile does, which is bound
+// by its loads (one per FMA). The filter and the bias of one block (a struct:
+// vector types by value in a function-pointer table would lose their
+// alignment attribute).
 struct DwTaps {
-  __m512 w[9];
+  const float* w;  // [K * K][16]
   __m512 bias;
   __mmask16 valid;
 };
 
-template <int T>
-TESSERA_AVX512 void dw3x3_tile(const ConvArgs& a, const float* const rows[3], const DwTaps& k,
-                               int64_t o) {
-  const __m512* w = k.w;
+template <int K, int S, int T>
+TESSERA_AVX512 void dw_tile(const ConvArgs& a, const float* rows, int64_t row_stride,
+                            const DwTaps& k, int64_t o) {
   __m512 acc[T];
 #pragma GCC unroll 16
   for (int t = 0; t < T; ++t) acc[t] = _mm512_setzero_ps();
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-    const float* row = rows[kh];
-#pragma GCC unroll 40
-    for (int j = 0; j < T + 2; ++j) {
+#pragma GCC unroll 5
+  for (int kh = 0; kh < K; ++kh) {
+    const float* row = rows + kh * row_stride;
+    // One filter row in registers (K = 3, T = 8 keeps all nine taps).
+    __m512 w[K];
+#pragma GCC unroll 5
+    for (int kw = 0; kw < K; ++kw) w[kw] = _mm512_loadu_ps(k.w + (kh * K + kw) * 16);
+#pragma GCC unroll 64
+    for (int j = 0; j < (T - 1) * S + K; ++j) {
       const __m512 xv = _mm512_loadu_ps(row + j * 16);
-#pragma GCC unroll 3
-      for (int kw = 0; kw < 3; ++kw) {
-        const int t = j - kw;  // the pixel this column feeds through tap kw
-        if (t >= 0 && t < T) acc[t] = _mm512_fmadd_ps(xv, w[kh * 3 + kw], acc[t]);
+#pragma GCC unroll 5
+      for (int kw = 0; kw < K; ++kw) {
+        const int d = j - kw;  // pixel d / S reads this column through tap kw
+        if (d >= 0 && d % S == 0 && d / S < T) acc[d / S] = _mm512_fmadd_ps(xv, w[kw], acc[d / S]);
       }
     }
   }
   store_row<T>(a, acc, k.bias, k.valid, o);
 }
 
-constexpr int kDwT = 8;  // pixels per depthwise tile: 8 accumulators + 9 taps in registers
-
-using DwTileFn = void (*)(const ConvArgs&, const float* const[3], const DwTaps&, int64_t);
-template <int... Ts>
-constexpr auto dw_table(std::integer_sequence<int, Ts...>) {
-  return std::array<DwTileFn, sizeof...(Ts)>{&dw3x3_tile<Ts + 1>...};
+// Pixels per tile: T accumulators, K filter vectors and the column in
+// registers. 3x3 at stride 1 keeps the 8 that were measured against 14 on
+// MobileNetV2's layers; the others take 14, a 7 x 7 or 14 x 14 row in one or
+// two tiles.
+template <int K, int S>
+constexpr int dw_tile_width() {
+  return K == 3 && S == 1 ? 8 : 14;
 }
-constexpr std::array<DwTileFn, kDwT> kDw3x3 = dw_table(std::make_integer_sequence<int, kDwT>{});
+
+using DwTileFn = void (*)(const ConvArgs&, const float*, int64_t, const DwTaps&, int64_t);
+template <int K, int S, int... Ts>
+constexpr auto dw_table(std::integer_sequence<int, Ts...>) {
+  std::array<DwTileFn, kMaxT> t{};
+  ((t[size_t(Ts)] = &dw_tile<K, S, Ts + 1>), ...);
+  return t;
+}
+template <int K, int S>
+constexpr auto dw_table() {
+  return dw_table<K, S>(std::make_integer_sequence<int, dw_tile_width<K, S>()>{});
+}
+// [K == 5][S - 1]
+constexpr std::array<std::array<std::array<DwTileFn, kMaxT>, 2>, 2> kDwRows = {{
+    {{dw_table<3, 1>(), dw_table<3, 2>()}},
+    {{dw_table<5, 1>(), dw_table<5, 2>()}},
+}};
 
 }  // namespace
 
-bool depthwise3x3_supported(const Conv2dShape& s) {
-  // Stride 2 reads twice the columns per pixel and measured no faster than
-  // the general kernel, which keeps it.
-  return s.depthwise() && s.input_blocked && s.KH == 3 && s.KW == 3 && s.dh == 1 && s.dw == 1 &&
-         s.sh == 1 && s.sw == 1 && s.D == 1 && s.KD == 1;
+bool depthwise_rows_supported(const Conv2dShape& s) {
+  // A 3x3 at stride 2 meets each copied column only 1.5 times per row of
+  // taps; on rows wider than 7 pixels the general kernel, reading the input
+  // in place, was faster (MobileNetV2's 96 x 112 x 112: 255 us against
+  // 375); on 7-pixel rows, where it runs a clipped border pixel beside every
+  // tile, 3-4x slower (576 x 14 x 14: 77 us against 21).
+  return s.depthwise() && s.input_blocked && s.KH == s.KW && (s.KH == 3 || s.KH == 5) &&
+         s.dh == 1 && s.dw == 1 && s.sh == s.sw && (s.sh == 1 || s.sh == 2) && s.D == 1 &&
+         s.KD == 1 && (s.KH == 5 || s.sh == 1 || s.OW <= 7);
 }
 
 // Rows [oh0, oh1) of block ob of image n. The input rows and columns they
 // read are first copied, with zeros for the padding, into a per-thread
 // buffer that stays in cache: no tap is ever clipped, and the copy is one
-// pass over data the taps read nine times.
-TESSERA_AVX512 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0,
-                                      int64_t oh1) {
+// pass over data the taps read K * K / S^2 times.
+TESSERA_AVX512 void depthwise_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0,
+                                   int64_t oh1) {
   const Conv2dShape& s = *a.s;
-  const int64_t ih0 = oh0 - s.ph, rows = oh1 - oh0 + 2;  // stride 1
-  const int64_t cols = s.OW + 2;                         // from iw = -pw
+  const int64_t K = s.KH, S = s.sh;
+  const int64_t ih0 = oh0 * S - s.ph, rows = (oh1 - oh0 - 1) * S + K;
+  const int64_t cols = (s.OW - 1) * S + K;  // from iw = -pw
   static thread_local HostVector<float> buf;
   if (buf.size() < size_t(rows * cols * 16)) buf.resize(size_t(rows * cols * 16));
   const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
@@ -276,16 +302,16 @@ TESSERA_AVX512 void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, 
     if (done < cols) std::memset(d + done * 16, 0, size_t((cols - done) * 16) * sizeof(float));
   }
   DwTaps taps;
-  for (int k = 0; k < 9; ++k) taps.w[k] = _mm512_loadu_ps(a.w + (ob * 9 + k) * 16);
+  taps.w = a.w + ob * K * K * 16;
   taps.valid = valid_lanes(a, ob);
   taps.bias = bias_vec(a, ob, taps.valid);
+  const auto& table = kDwRows[K == 5][size_t(S - 1)];
+  const int64_t width = K == 3 && S == 1 ? dw_tile_width<3, 1>() : dw_tile_width<5, 1>();
   for (int64_t oh = oh0; oh < oh1; ++oh) {
-    const float* r0 = buf.data() + (oh - oh0) * cols * 16;
-    const float* const rp[3] = {r0, r0 + cols * 16, r0 + 2 * cols * 16};
-    for (int64_t ow = 0; ow < s.OW; ow += kDwT) {
-      const int64_t t = std::min<int64_t>(kDwT, s.OW - ow);
-      const float* const tr[3] = {rp[0] + ow * 16, rp[1] + ow * 16, rp[2] + ow * 16};
-      kDw3x3[size_t(t - 1)](a, tr, taps, a.out_index(n, ob, oh, ow));
+    const float* r0 = buf.data() + (oh - oh0) * S * cols * 16;
+    for (int64_t ow = 0; ow < s.OW; ow += width) {
+      const int64_t t = std::min(width, s.OW - ow);
+      table[size_t(t - 1)](a, r0 + ow * S * 16, cols * 16, taps, a.out_index(n, ob, oh, ow));
     }
   }
 }

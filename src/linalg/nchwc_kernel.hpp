@@ -278,11 +278,11 @@ inline constexpr int64_t kTileWidth = 14;
 inline constexpr int64_t kTileWidthAvx2 = 6;
 inline int64_t conv_tile_width(Isa k) { return k == Isa::kAvx2 ? kTileWidthAvx2 : kTileWidth; }
 
-// The register-tiled depthwise 3x3 (stride 1, any pads) of
-// depthwise3x3_rows handles `s` (AVX-512 only).
-bool depthwise3x3_supported(const Conv2dShape& s);
+// The register-tiled depthwise of depthwise_rows (3x3 or 5x5, stride 1 or
+// 2, any pads) handles `s` and is the faster kernel for it (AVX-512 only).
+bool depthwise_rows_supported(const Conv2dShape& s);
 // Output rows [oh0, oh1) of block ob of image n. Defined in nchwc_avx512.cpp.
-void depthwise3x3_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
+void depthwise_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
 
 // Pixels [ow0, ow1) of one output row of output blocks [ob0, ob0 + nb), nb at
 // most conv_out_blocks_per_group. Defined in nchwc_avx512.cpp and

@@ -156,6 +156,14 @@ const ConvCase kCases[] = {
     {1, 32, 20, 21, 32, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, true, true},   // depthwise s2, no pad
     {1, 16, 9, 11, 16, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, true, true},    // depthwise s2, pad begin
     {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, true, true},     // depthwise, one pixel
+    // The register-tiled depthwise rows (3x3, 5x5; stride 1, 2): rows cut in
+    // tiles and bands, pads narrower than the window, asymmetric pads.
+    {1, 32, 23, 31, 32, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, true, true},   // 5x5 s2
+    {1, 24, 40, 33, 24, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, true, true},   // 5x5, 3 bands, 3 tiles
+    {1, 16, 10, 12, 16, 5, 5, 1, 1, 1, 1, 1, 1, 1, 1, true, true},   // 5x5, pads 1
+    {1, 16, 36, 31, 16, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, true, true},   // 3x3 s2, wide rows
+    {1, 16, 14, 13, 16, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, true, true},   // 3x3 s2, 6-pixel rows
+    {2, 48, 7, 7, 48, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, true, true},     // 5x5 s2 on 7x7, batch 2
     {1, 3, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, false, false},  // RGB stem 3x3 s2
     // Blocked 1x1 with several output-block groups (a ragged last group):
     {1, 32, 16, 16, 112, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, false, true},  // 4+3 blocks, chunked row

@@ -648,6 +648,32 @@ TEST(ConvLayout, ChannelsLastBlockStaysBlocked) {
   expect_same_as(m, out);
 }
 
+// An NHWC image of 3 channels: the permute stays a plain Transpose and the
+// stem convolution reads its output plain (input_layout 0), not a 16-lane
+// block holding 3 channels.
+TEST(ConvLayout, ChannelsLastImageFeedsPlainStem) {
+  ir::Model m = float_model(17, {{"x", Shape{1, 20, 20, 3}}}, {"y"});
+  auto& in = m.graph.initializers;
+  in["w"] = random_floats(Shape{32, 3, 7, 7}, 1, -0.2f, 0.2f);
+  in["w2"] = random_floats(Shape{16, 32, 1, 1}, 2, -0.3f, 0.3f);
+  auto& n = m.graph.nodes;
+  n.push_back(op("Transpose", {"x"}, {"t"}, {attr_ints("perm", {0, 3, 1, 2})}));
+  n.push_back(op("Conv", {"t", "w"}, {"c"},
+                 {attr_ints("strides", {2, 2}), attr_ints("pads", {3, 3, 3, 3})}));
+  n.push_back(op("Conv", {"c", "w2"}, {"y"}));
+  size_t converted = 0;
+  const ir::Model out = with_layout_pass(m, &converted);
+  expect_well_formed(m, out);
+  EXPECT_EQ(count_ops(out, "Transpose"), 1u);
+  EXPECT_EQ(count_domain_ops(out, "ReorderToNchwc"), 0u);
+  size_t plain = 0;
+  for (const auto& node : out.graph.nodes)
+    if (const ir::Attribute* l = node.attr("input_layout"); l && node.op_type == "NchwcConv")
+      plain += l->i == 0;
+  EXPECT_EQ(plain, 1u);
+  expect_same_as(m, out);
+}
+
 // A hand-written channels_last ReorderToNchwc whose input has other
 // channels than its `channels` attribute says is an error naming the node.
 TEST(ConvLayout, ChannelsLastReorderChecksChannels) {
