@@ -29,11 +29,14 @@ constexpr int64_t kLanes = 64 / int64_t(sizeof(T));
 template <typename T, bool kSum>
 constexpr T kBorder = kSum ? T(0) : std::numeric_limits<T>::lowest();
 
-// o[i] = max(o[i], src[i]) (or o[i] + src[i]) for i < n, n a multiple of kLanes<T>.
-template <typename T, bool kSum>
+// o[i] = max(o[i], src[i]) (or o[i] + src[i]) for i < n, n a multiple of
+// kLanes<T>, in vectors of kBytes: the widest the build's target has
+// registers for. GCC lowers a select (the max) on a wider vector type one
+// element at a time.
+template <typename T, bool kSum, int kBytes>
 [[gnu::always_inline]] inline void combine_into(T* o, const T* src, int64_t n) {
-  typedef T V __attribute__((vector_size(64)));
-  for (int64_t i = 0; i < n; i += kLanes<T>) {
+  typedef T V __attribute__((vector_size(kBytes)));
+  for (int64_t i = 0; i < n; i += kBytes / int64_t(sizeof(T))) {
     V a, b;
     std::memcpy(&a, o + i, sizeof(V));
     std::memcpy(&b, src + i, sizeof(V));
@@ -51,7 +54,7 @@ template <typename T, bool kSum>
 // 56-wide row left a 64-byte loop to its scalar remainder). column_of(kw)
 // gives the tap's source: its plane and first column; sources hold one row
 // of slack past their last.
-template <typename T, bool kSum, typename ColumnOf>
+template <typename T, bool kSum, int kBytes, typename ColumnOf>
 [[gnu::always_inline]] inline void pool_flat(const DepthwiseGeometry& g, int64_t pitch,
                                              const ColumnOf& column_of, T* out) {
   const int64_t n = g.OH * pitch;
@@ -60,11 +63,11 @@ template <typename T, bool kSum, typename ColumnOf>
     for (int64_t kh = 0; kh < g.KH; ++kh) {
       const int64_t r = (oh * g.sh + kh * g.dh) * pitch;
       for (int64_t kw = 0; kw < g.KW; ++kw)
-        combine_into<T, kSum>(out + oh * pitch, column_of(kw) + r, pitch);
+        combine_into<T, kSum, kBytes>(out + oh * pitch, column_of(kw) + r, pitch);
     }
 }
 
-template <typename T, bool kSum>
+template <typename T, bool kSum, int kBytes>
 [[gnu::always_inline]] inline void pool_body(const T* __restrict x, const DepthwiseGeometry& geo,
                                              T* __restrict y) {
   // A local copy: byte stores may alias anything, and the compiler would
@@ -93,7 +96,7 @@ template <typename T, bool kSum>
   };
   if (g.sw == 1) {
     if (flat.size() < size_t(g.OH * P)) flat.resize(size_t(g.OH * P));
-    pool_flat<T, kSum>(
+    pool_flat<T, kSum, kBytes>(
         g, P, [&](int64_t kw) { return p + kw * g.dw; }, flat.data());
     copy_out(P);
     return;
@@ -122,7 +125,7 @@ template <typename T, bool kSum>
     // (Columns past each row's values, and the slack row, hold what earlier
     // planes left: only outputs past OW read them.)
     if (flat.size() < size_t(g.OH * E)) flat.resize(size_t(g.OH * E));
-    pool_flat<T, kSum>(
+    pool_flat<T, kSum, kBytes>(
         g, E, [&](int64_t kw) { return (kw % 2 == 0 ? even : odd) + kw / 2; }, flat.data());
     copy_out(E);
     return;
@@ -148,14 +151,21 @@ template <typename T, bool kSum>
 template <typename T, bool kSum>
 __attribute__((TESSERA_NO_LIBCALLS)) void pool_generic(const T* x, const DepthwiseGeometry& g,
                                                        T* y) {
-  pool_body<T, kSum>(x, g, y);
+  pool_body<T, kSum, 16>(x, g, y);
 }
 
 #if defined(__x86_64__)
 template <typename T, bool kSum>
 __attribute__((target("avx512f,avx512bw"), TESSERA_NO_LIBCALLS)) void pool_avx512(
     const T* x, const DepthwiseGeometry& g, T* y) {
-  pool_body<T, kSum>(x, g, y);
+  pool_body<T, kSum, 64>(x, g, y);
+}
+
+template <typename T, bool kSum>
+__attribute__((target("avx2"), TESSERA_NO_LIBCALLS)) void pool_avx2(const T* x,
+                                                                    const DepthwiseGeometry& g,
+                                                                    T* y) {
+  pool_body<T, kSum, 32>(x, g, y);
 }
 #endif
 
@@ -163,31 +173,50 @@ template <typename T>
 using PlaneFn = void (*)(const T*, const DepthwiseGeometry&, T*);
 
 template <typename T, bool kSum = false>
-PlaneFn<T> pick() {
+PlaneFn<T> pick(Isa isa) {
 #if defined(__x86_64__)
-  if (cpu_isa() >= Isa::kAvx512) return pool_avx512<T, kSum>;
+  if (isa >= Isa::kAvx512) return pool_avx512<T, kSum>;
+  if (isa >= Isa::kAvx2) return pool_avx2<T, kSum>;
 #endif
+  (void)isa;
   return pool_generic<T, kSum>;
 }
+
+// The set in use, or a narrower one the caller asks for (never wider than
+// the CPU's).
+Isa usable(Isa want) { return want < cpu_isa_supported() ? want : cpu_isa_supported(); }
 
 }  // namespace
 
 void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y) {
-  static const PlaneFn<float> fn = pick<float>();
+  static const PlaneFn<float> fn = pick<float>(cpu_isa());
   fn(x, g, y);
 }
 void max_pool2d_plane(const uint8_t* x, const DepthwiseGeometry& g, uint8_t* y) {
-  static const PlaneFn<uint8_t> fn = pick<uint8_t>();
+  static const PlaneFn<uint8_t> fn = pick<uint8_t>(cpu_isa());
   fn(x, g, y);
 }
 void max_pool2d_plane(const int8_t* x, const DepthwiseGeometry& g, int8_t* y) {
-  static const PlaneFn<int8_t> fn = pick<int8_t>();
+  static const PlaneFn<int8_t> fn = pick<int8_t>(cpu_isa());
   fn(x, g, y);
 }
 
 void sum_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y) {
-  static const PlaneFn<float> fn = pick<float, true>();
+  static const PlaneFn<float> fn = pick<float, true>(cpu_isa());
   fn(x, g, y);
+}
+
+void max_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y, Isa isa) {
+  pick<float>(usable(isa))(x, g, y);
+}
+void max_pool2d_plane(const uint8_t* x, const DepthwiseGeometry& g, uint8_t* y, Isa isa) {
+  pick<uint8_t>(usable(isa))(x, g, y);
+}
+void max_pool2d_plane(const int8_t* x, const DepthwiseGeometry& g, int8_t* y, Isa isa) {
+  pick<int8_t>(usable(isa))(x, g, y);
+}
+void sum_pool2d_plane(const float* x, const DepthwiseGeometry& g, float* y, Isa isa) {
+  pick<float, true>(usable(isa))(x, g, y);
 }
 
 }  // namespace tessera::linalg
