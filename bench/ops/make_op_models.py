@@ -358,6 +358,11 @@ for op, shape, attrs, label in [
         ("GlobalAveragePool", [1, 64, 56, 56], {}, "early layer"),
         ("GlobalAveragePool", [1, 1280, 7, 7], {}, "MobileNet head"),
         ("GlobalMaxPool", [1, 512, 14, 14], {}, ""),
+        ("MaxPool", [1, 64, 8, 56, 56], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}, "3d 2x2x2/2 C3D"),
+        ("AveragePool", [1, 32, 8, 28, 28], {"kernel_shape": [3, 3, 3], "strides": [1, 1, 1],
+                                             "pads": [1, 1, 1, 1, 1, 1]}, "3d 3x3x3/1 I3D"),
+        ("LpPool", [1, 64, 56, 56], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1],
+                                     "p": 2}, "3x3/2 p2"),
 ]:
     add_case("pool", op, f"{shape_label(shape)} {label}".strip(), pool_builder(op, shape, **attrs))
 
