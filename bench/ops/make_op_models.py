@@ -232,6 +232,9 @@ add_case("binary", "Add", "1x12x128x128 + 1x1x1x128 mask",
 add_case("binary", "Div", "1x12x128x128 / scalar",
          binary_builder("Div", [1, 12, 128, 128], None, b_data=np.array(8.0, F32)))
 add_case("binary", "Pow", "1x128x768 ^ 2", binary_builder("Pow", [1, 128, 768], None, b_data=np.array(2.0, F32)))
+for e in (0.5, -1.0, 1.7):
+    add_case("binary", "Pow", f"1x64x112x112 ^ {e:g}",
+             binary_builder("Pow", [1, 64, 112, 112], None, 0.5, 2, b_data=np.array(e, F32)))
 add_case("binary", "Sub", "1x128x768 - 1x128x1", binary_builder("Sub", [1, 128, 768], [1, 128, 1]))
 add_case("binary", "Add", "1x64x56x56 + 64x1x1 bias", binary_builder("Add", [1, 64, 56, 56], [64, 1, 1], b_const=True))
 add_case("binary", "Mul", "16x1x768 * 1x128x768 outer", binary_builder("Mul", [16, 1, 768], [1, 128, 768]))

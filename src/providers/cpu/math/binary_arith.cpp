@@ -260,11 +260,13 @@ class PowKernel final : public ep::OpKernel {
   }
 
  private:
-  // x^1, x^2, x^3 and x^0.5 as products and a square root instead of powf
-  // per element (squares and norms in real graphs). sqrt differs from pow
-  // only at -0 and -inf, handled here; false for other exponents.
+  // x^1, x^2, x^3, x^0.5 and x^-1 as products, a square root and a division
+  // instead of powf per element (squares, norms and reciprocals in real
+  // graphs). sqrt differs from pow only at -0 and -inf, handled here; 1 / x
+  // is rounded once, like powf's result, and agrees with it at zeros,
+  // infinities and overflow. False for other exponents.
   static bool small_power(ep::KernelContext& ctx, const Tensor& x, float e, const Shape& so) {
-    if (e != 1.f && e != 2.f && e != 3.f && e != 0.5f) return false;
+    if (e != 1.f && e != 2.f && e != 3.f && e != 0.5f && e != -1.f) return false;
     Tensor& out = ctx.output(0, so, DataType::kFloat);
     const float* px = x.data<float>();
     float* po = out.mutable_data<float>();
@@ -280,6 +282,8 @@ class PowKernel final : public ep::OpKernel {
             for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i];
           } else if (e == 3.f) {
             for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i] * px[i];
+          } else if (e == -1.f) {
+            for (int64_t i = s; i < end; ++i) po[i] = 1.f / px[i];
           } else {
             for (int64_t i = s; i < end; ++i)
               po[i] = px[i] == -INFINITY ? INFINITY : std::sqrt(px[i]) + 0.f;
