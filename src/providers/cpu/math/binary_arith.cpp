@@ -7,6 +7,7 @@
 #include <string>
 
 #include "linalg/vec_math.hpp"
+#include "linalg/vec_pow.hpp"
 #include "providers/cpu/math/binary_kernel.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
@@ -242,8 +243,8 @@ class PowKernel final : public ep::OpKernel {
     const Tensor& y = ctx.required_input(1);
     Shape sy = legacy_.align_b(ctx, x.shape(), y.shape());
     Shape so = broadcast_or_fail(ctx, {x.shape(), sy});
-    if (x.dtype() == DataType::kFloat && y.dtype() == DataType::kFloat && y.num_elements() == 1 &&
-        so == x.shape() && small_power(ctx, x, y.data<float>()[0], so))
+    if (x.dtype() == DataType::kFloat && y.dtype() == DataType::kFloat &&
+        float_power(ctx, x, y, so))
       return;
     const ir::Node& what = ctx.node();  // described only on error
     using Bases = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
@@ -288,6 +289,30 @@ class PowKernel final : public ep::OpKernel {
             for (int64_t i = s; i < end; ++i)
               po[i] = px[i] == -INFINITY ? INFINITY : std::sqrt(px[i]) + 0.f;
           }
+        });
+    return true;
+  }
+
+  // Float Pow with a scalar exponent or two tensors of one shape: the small
+  // exponents above, else linalg::vec_pow. False for other broadcasts.
+  static bool float_power(ep::KernelContext& ctx, const Tensor& x, const Tensor& y,
+                          const Shape& so) {
+    const bool scalar = y.num_elements() == 1;
+    if (so != x.shape() || (!scalar && y.shape() != x.shape())) return false;
+    if (scalar && small_power(ctx, x, y.data<float>()[0], so)) return true;
+    Tensor& out = ctx.output(0, so, DataType::kFloat);
+    const float* px = x.data<float>();
+    const float* py = y.data<float>();
+    float* po = out.mutable_data<float>();
+    const int64_t n = out.num_elements();
+    constexpr int64_t kChunk = 1024;
+    ctx.thread_pool().parallel_for(
+        (n + kChunk - 1) / kChunk, 20.0 * kChunk, [&](int64_t c0, int64_t c1) {
+          const int64_t s = c0 * kChunk, len = std::min(n, c1 * kChunk) - s;
+          if (scalar)
+            linalg::vec_pow_scalar(px + s, py[0], po + s, len);
+          else
+            linalg::vec_pow(px + s, py + s, po + s, len);
         });
     return true;
   }
