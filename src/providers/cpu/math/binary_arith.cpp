@@ -9,6 +9,7 @@
 #include "linalg/vec_math.hpp"
 #include "linalg/vec_pow.hpp"
 #include "providers/cpu/math/binary_kernel.hpp"
+#include "providers/cpu/math/half_blocks.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
 namespace tessera::cpu {
@@ -333,12 +334,51 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
   void compute(ep::KernelContext& ctx) const override {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
+    if (!legacy_ && a && b && a->dtype() == b->dtype() && is_half_type(a->dtype()) &&
+        half(ctx, *a, *b))
+      return;
     if (legacy_ || !a || !b || a->dtype() != DataType::kFloat || b->dtype() != DataType::kFloat ||
         !fast(ctx, *a, *b))
       generic_.compute(ctx);
   }
 
  private:
+  // float16 and bfloat16 of one shape, or one side a single value: the float
+  // loops on blocks widened and rounded back (half_blocks). True when handled.
+  bool half(ep::KernelContext& ctx, const Tensor& a, const Tensor& b) const {
+    const bool same = a.shape() == b.shape();
+    // Which side is the single value (the other gives the output's shape).
+    const bool scalar_b = !same && b.num_elements() == 1 && a.rank() >= b.rank();
+    const bool scalar_a = !same && !scalar_b && a.num_elements() == 1 && b.rank() >= a.rank();
+    if (!same && !scalar_a && !scalar_b) return false;
+    const Tensor& big = scalar_a ? b : a;
+    const DataType t = a.dtype();
+    Tensor& out = ctx.output(0, big.shape(), t);
+    const int64_t n = out.num_elements();
+    float scalar = 0.f;
+    if (!same) widen_halves(t, (scalar_b ? b : a).raw_data(), 0, &scalar, 1);
+    const void* pa = a.raw_data();
+    const void* pb = b.raw_data();
+    void* po = out.mutable_raw_data();
+    ctx.thread_pool().parallel_for(
+        (n + kHalfBlock - 1) / kHalfBlock, 2.0 * kHalfBlock, [&](int64_t c0, int64_t c1) {
+          float other[kHalfBlock];
+          const int64_t s0 = c0 * kHalfBlock, e0 = std::min(n, c1 * kHalfBlock);
+          for (int64_t s = s0; s < e0; s += kHalfBlock) {
+            const int64_t m = std::min(kHalfBlock, e0 - s);
+            if (same) widen_halves(t, pb, s, other, m);
+            half_blocks(t, scalar_a ? pb : pa, po, s, s + m,
+                        [&](const float* in, float* o, int64_t len) {
+                          if (same)
+                            linalg::vec_binary(kVec, in, other, o, len);
+                          else
+                            linalg::vec_binary_scalar(kVec, in, scalar, scalar_a, o, len);
+                        });
+          }
+        });
+    return true;
+  }
+
   // True when it handled the case.
   bool fast(ep::KernelContext& ctx, const Tensor& a, const Tensor& b) const {
     const int64_t na = a.num_elements(), nb = b.num_elements();
