@@ -85,5 +85,27 @@ TEST(MathHalfBlocks, BinaryOpsRoundTheFloatResult) {
       }
 }
 
+// Softmax and LogSoftmax rows (last axis: the float row loops; another axis:
+// the column form) of half tensors: widened and rounded back in vectors.
+TEST(MathHalfBlocks, SoftmaxRoundsTheFloatResult) {
+  for (DataType t : {DataType::kFloat16, DataType::kBFloat16})
+    for (const std::string op : {"Softmax", "LogSoftmax"})
+      for (auto [shape, axis] : {std::pair{Shape{3, 129}, -1}, std::pair{Shape{2, 1000}, -1},
+                                 std::pair{Shape{5, 37}, 0}}) {
+        SCOPED_TRACE(op + " " + shape.to_string() + " " + std::string(data_type_name(t)));
+        auto [h, f] = inputs(t, shape.num_elements(), 9, shape);
+        // Finite inputs only: a row with an infinity or NaN is all NaN.
+        std::vector<float> v = random_floats(size_t(shape.num_elements()), 9, -4.f, 4.f);
+        auto* bits = static_cast<uint16_t*>(h.mutable_raw_data());
+        std::vector<float> w(v.size());
+        for (size_t i = 0; i < v.size(); ++i) {
+          bits[i] = to_half(t, v[i]);
+          w[i] = from_half(t, bits[i]);
+        }
+        const std::vector<ir::Attribute> a = {attr_int("axis", axis)};
+        expect_rounded(run_node(op, {h}, a, 13)[0], run_node(op, {f32(w, shape)}, a, 13)[0], t);
+      }
+}
+
 }  // namespace
 }  // namespace tessera::test::nn
