@@ -57,6 +57,32 @@ template <typename T, bool kSum, int kBytes>
 template <typename T, bool kSum, int kBytes, typename ColumnOf>
 [[gnu::always_inline]] inline void pool_flat(const DepthwiseGeometry& g, int64_t pitch,
                                              const ColumnOf& column_of, T* out) {
+  if constexpr (!kSum) {
+    // A max is separable: each source row's max over the KW taps once, then
+    // each output row's max over KH of those rows; KW + KH passes per row
+    // instead of KW * KH where windows overlap in rows (YOLO's 5x5/1: 220
+    // row passes instead of 500). Sums keep the window's own order.
+    const int64_t rows = (g.OH - 1) * g.sh + (g.KH - 1) * g.dh + 1;
+    if (g.KW > 1 && g.KH > 1 && rows * g.KW + g.OH * g.KH < g.OH * g.KH * g.KW) {
+      static thread_local HostVector<T> across;
+      if (across.size() < size_t(rows * pitch)) across.resize(size_t(rows * pitch));
+      T* h = across.data();
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* first = column_of(0) + r * pitch;
+        for (int64_t i = 0; i < pitch; ++i) h[r * pitch + i] = first[i];
+        for (int64_t kw = 1; kw < g.KW; ++kw)
+          combine_into<T, false, kBytes>(h + r * pitch, column_of(kw) + r * pitch, pitch);
+      }
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        T* o = out + oh * pitch;
+        const T* first = h + oh * g.sh * pitch;
+        for (int64_t i = 0; i < pitch; ++i) o[i] = first[i];
+        for (int64_t kh = 1; kh < g.KH; ++kh)
+          combine_into<T, false, kBytes>(o, h + (oh * g.sh + kh * g.dh) * pitch, pitch);
+      }
+      return;
+    }
+  }
   const int64_t n = g.OH * pitch;
   for (int64_t i = 0; i < n; ++i) out[i] = kBorder<T, kSum>;
   for (int64_t oh = 0; oh < g.OH; ++oh)
