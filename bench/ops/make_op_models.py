@@ -232,6 +232,9 @@ add_case("binary", "Add", "1x12x128x128 + 1x1x1x128 mask",
 add_case("binary", "Div", "1x12x128x128 / scalar",
          binary_builder("Div", [1, 12, 128, 128], None, b_data=np.array(8.0, F32)))
 add_case("binary", "Pow", "1x128x768 ^ 2", binary_builder("Pow", [1, 128, 768], None, b_data=np.array(2.0, F32)))
+for e in (0.5, -1.0, 1.7):
+    add_case("binary", "Pow", f"1x64x112x112 ^ {e:g}",
+             binary_builder("Pow", [1, 64, 112, 112], None, 0.5, 2, b_data=np.array(e, F32)))
 add_case("binary", "Sub", "1x128x768 - 1x128x1", binary_builder("Sub", [1, 128, 768], [1, 128, 1]))
 add_case("binary", "Add", "1x64x56x56 + 64x1x1 bias", binary_builder("Add", [1, 64, 56, 56], [64, 1, 1], b_const=True))
 add_case("binary", "Mul", "16x1x768 * 1x128x768 outer", binary_builder("Mul", [16, 1, 768], [1, 128, 768]))
@@ -358,6 +361,11 @@ for op, shape, attrs, label in [
         ("GlobalAveragePool", [1, 64, 56, 56], {}, "early layer"),
         ("GlobalAveragePool", [1, 1280, 7, 7], {}, "MobileNet head"),
         ("GlobalMaxPool", [1, 512, 14, 14], {}, ""),
+        ("MaxPool", [1, 64, 8, 56, 56], {"kernel_shape": [2, 2, 2], "strides": [2, 2, 2]}, "3d 2x2x2/2 C3D"),
+        ("AveragePool", [1, 32, 8, 28, 28], {"kernel_shape": [3, 3, 3], "strides": [1, 1, 1],
+                                             "pads": [1, 1, 1, 1, 1, 1]}, "3d 3x3x3/1 I3D"),
+        ("LpPool", [1, 64, 56, 56], {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1],
+                                     "p": 2}, "3x3/2 p2"),
 ]:
     add_case("pool", op, f"{shape_label(shape)} {label}".strip(), pool_builder(op, shape, **attrs))
 

@@ -150,6 +150,12 @@ __attribute__((TESSERA_NO_LIBCALLS)) void plane_generic(const float* x, const fl
 }
 
 #if defined(__x86_64__)
+__attribute__((target("avx2,fma"), TESSERA_NO_LIBCALLS)) void plane_avx2(
+    const float* x, const float* w, float bias, const float* residual, const ActivationSpec& act,
+    const DepthwiseGeometry& g, float* y) {
+  plane_body(x, w, bias, residual, act, g, y);
+}
+
 __attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void plane_avx512(
     const float* x, const float* w, float bias, const float* residual, const ActivationSpec& act,
     const DepthwiseGeometry& g, float* y) {
@@ -160,9 +166,11 @@ __attribute__((target("avx512f,fma"), TESSERA_NO_LIBCALLS)) void plane_avx512(
 using PlaneFn = void (*)(const float*, const float*, float, const float*, const ActivationSpec&,
                          const DepthwiseGeometry&, float*);
 
-PlaneFn pick() {
+PlaneFn pick(Isa isa) {
+  if (isa > cpu_isa_supported()) isa = cpu_isa_supported();
 #if defined(__x86_64__)
-  if (cpu_isa() >= Isa::kAvx512) return plane_avx512;
+  if (isa >= Isa::kAvx512) return plane_avx512;
+  if (isa >= Isa::kAvx2) return plane_avx2;
 #endif
   return plane_generic;
 }
@@ -171,8 +179,14 @@ PlaneFn pick() {
 
 void depthwise_conv2d_plane(const float* x, const float* w, float bias, const float* residual,
                             const ActivationSpec& act, const DepthwiseGeometry& g, float* y) {
-  static const PlaneFn fn = pick();
+  static const PlaneFn fn = pick(cpu_isa());
   fn(x, w, bias, residual, act, g, y);
+}
+
+void depthwise_conv2d_plane(const float* x, const float* w, float bias, const float* residual,
+                            const ActivationSpec& act, const DepthwiseGeometry& g, float* y,
+                            Isa isa) {
+  pick(isa)(x, w, bias, residual, act, g, y);
 }
 
 }  // namespace tessera::linalg

@@ -54,6 +54,58 @@ TEST(MathCast, FloatWidths) {
   EXPECT_EQ(vec<float>(r)[0], 18446744073709551616.0f);
 }
 
+// Random bools (a branch per element mispredicts; the bool kernel reads
+// bytes) to every numeric type, on lengths that leave odd vector tails.
+TEST(MathCast, BoolToNumbersAtEveryLength) {
+  for (size_t n : {size_t(1), size_t(7), size_t(33), size_t(1000), size_t(16387)}) {
+    std::vector<bool> b(n);
+    for (size_t i = 0; i < n; ++i) b[i] = ((i * 2654435761u) >> 7) & 1;
+    const Value in = tv<bool>(b);
+    const auto f = vec<float>(cast(in, DataType::kFloat));
+    const auto i64 = vec<int64_t>(cast(in, DataType::kInt64));
+    const auto u8 = vec<uint8_t>(cast(in, DataType::kUInt8));
+    const auto h = vec<Float16>(cast(in, DataType::kFloat16));
+    const auto back = vec<bool>(cast(in, DataType::kBool));
+    for (size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(f[i], b[i] ? 1.f : 0.f) << "n " << n << " at " << i;
+      ASSERT_EQ(i64[i], b[i] ? 1 : 0) << "n " << n << " at " << i;
+      ASSERT_EQ(u8[i], b[i] ? 1 : 0) << "n " << n << " at " << i;
+      ASSERT_EQ(float(h[i]), b[i] ? 1.f : 0.f) << "n " << n << " at " << i;
+      ASSERT_EQ(back[i], b[i]) << "n " << n << " at " << i;
+    }
+  }
+}
+
+// float <-> bfloat16 through the kernel: rounding to nearest even at the
+// ties, subnormals kept, overflow to infinity, NaN stays NaN, odd lengths.
+TEST(MathCast, FloatAndBFloat16BothWays) {
+  std::vector<float> f;
+  for (uint32_t bits : {0x3f808000u, 0x3f818000u, 0x3f808001u, 0x3f80ffffu, 0x00000001u,
+                        0x00400000u, 0x807fffffu, 0x7f7fffffu, 0xff7f8000u, 0x7f800000u,
+                        0xff800000u, 0x80000000u, 0x7fc00000u, 0x7f800001u, 0xffa00000u})
+    f.push_back(bits_float(bits));
+  for (int i = 0; i < 20; ++i) f.push_back(float(i) * 0.3f - 2.f);
+  for (size_t n : {f.size(), f.size() - 4, size_t(3)}) {
+    const std::vector<float> x(f.begin(), f.begin() + std::ptrdiff_t(n));
+    const auto b = vec<BFloat16>(cast(tv<float>(x), DataType::kBFloat16));
+    for (size_t i = 0; i < n; ++i) {
+      if (std::isnan(x[i])) {
+        EXPECT_TRUE(std::isnan(float(b[i]))) << "at " << i;
+        continue;
+      }
+      ASSERT_EQ(b[i].bits, BFloat16::from_float(x[i])) << "float bits " << float_bits(x[i]);
+    }
+    const auto back = vec<float>(cast(tv<BFloat16>(b), DataType::kFloat));
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(float_bits(back[i]), uint32_t(b[i].bits) << 16) << "at " << i;
+  }
+  // The ties go to even: 1 + 2^-8 rounds down to 1, 1 + 3 * 2^-8 up to 1 + 2^-6.
+  const auto t = vec<BFloat16>(
+      cast(tv<float>({bits_float(0x3f808000u), bits_float(0x3f818000u)}), DataType::kBFloat16));
+  EXPECT_EQ(t[0].bits, 0x3f80);
+  EXPECT_EQ(t[1].bits, 0x3f82);
+}
+
 TEST(MathCast, Strings) {
   auto r = cast(tv<std::string>({"3.5", "1e-5", "INF", "-inf", "NaN", " 2 "}), DataType::kFloat);
   auto v = vec<float>(r);

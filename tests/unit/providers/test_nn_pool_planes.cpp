@@ -1,6 +1,6 @@
-// Float AveragePool (2-D and 1-D), 1-D MaxPool and the global pools run
-// vectorised plane kernels; double inputs keep the generic window walker,
-// so the same node in both types checks one against the other.
+// Float MaxPool, AveragePool and LpPool (1-D, 2-D and 3-D) and the global
+// pools run vectorised plane kernels; double inputs keep the generic window
+// walker, so the same node in both types checks one against the other.
 #include <sstream>
 
 #include "unit/providers/nn_test_helpers.hpp"
@@ -81,6 +81,51 @@ TEST(NnPoolPlanes, OneDimensionalPoolsMatchGeneric) {
         a.pop_back();
       }
     }
+}
+
+// 3-D pools: depth, rows and columns each get a different geometry from the
+// table (so a swapped axis shows), ceil_mode and both divisor rules.
+TEST(NnPoolPlanes, ThreeDimensionalPoolsMatchGeneric) {
+  const size_t n = std::size(kGeos);
+  for (size_t i = 0; i < n; ++i) {
+    const Geo& d = kGeos[i];
+    const Geo& h = kGeos[(i + 3) % n];
+    const Geo& w = kGeos[(i + 5) % n];
+    const int64_t ceil = d.ceil;  // one ceil_mode for all three dims
+    for (Shape s : {Shape{1, 2, 6, 7, 9}, Shape{2, 1, 9, 5, 70}}) {
+      std::vector<ir::Attribute> a = {
+          attr_ints("kernel_shape", {d.k, h.k, w.k}), attr_ints("strides", {d.s, h.s, w.s}),
+          attr_ints("pads",
+                    {d.pad_begin, h.pad_begin, w.pad_begin, d.pad_end, h.pad_end, w.pad_end}),
+          attr_ints("dilations", {d.dil, h.dil, w.dil}), attr_int("ceil_mode", ceil)};
+      expect_float_matches_double("MaxPool", s, a, 0, describe(d, 0) + " 3-D");
+      for (int64_t cip : {0, 1}) {
+        a.push_back(attr_int("count_include_pad", cip));
+        expect_float_matches_double("AveragePool", s, a, 1e-5, describe(d, cip) + " 3-D");
+        a.pop_back();
+      }
+    }
+  }
+}
+
+// LpPool (p = 1, 2, 3) in 1, 2 and 3 dims through the sum planes.
+TEST(NnPoolPlanes, LpPoolMatchesGeneric) {
+  for (const Geo& g : kGeos)
+    for (int64_t p : {1, 2, 3})
+      for (Shape s : {Shape{1, 3, 37}, Shape{1, 2, 11, 13}, Shape{1, 2, 5, 6, 7}}) {
+        const size_t r = s.rank() - 2;
+        std::vector<int64_t> pads(r, g.pad_begin);
+        pads.insert(pads.end(), r, g.pad_end);
+        const std::vector<ir::Attribute> a = {
+            attr_ints("kernel_shape", std::vector<int64_t>(r, g.k)),
+            attr_ints("strides", std::vector<int64_t>(r, g.s)),
+            attr_ints("pads", pads),
+            attr_ints("dilations", std::vector<int64_t>(r, g.dil)),
+            attr_int("ceil_mode", g.ceil),
+            attr_int("p", p)};
+        expect_float_matches_double("LpPool", s, a, 2e-5,
+                                    describe(g, 0) + " p" + std::to_string(p));
+      }
 }
 
 TEST(NnPoolPlanes, GlobalPoolsMatchGeneric) {

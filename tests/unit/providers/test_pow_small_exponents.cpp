@@ -1,4 +1,4 @@
-// Float Pow with a scalar exponent of 1, 2, 3 or 0.5 skips powf; double
+// Float Pow with a scalar exponent of 1, 2, 3, 0.5 or -1 skips powf; double
 // inputs keep powf, so the same node in both types checks one against the
 // other, special values included.
 #include <gtest/gtest.h>
@@ -26,10 +26,13 @@ TEST(PowSmallExponents, MatchPowf) {
                           inf,
                           -inf,
                           std::numeric_limits<float>::quiet_NaN(),
-                          7e-45f};
+                          7e-45f,
+                          -7e-45f,
+                          3e38f,
+                          -2e-39f};
   for (int i = 0; i < 5000; ++i) v.push_back(float(i) * 0.0173f - 40.f);
   const Shape s{int64_t(v.size())};
-  for (float e : {1.f, 2.f, 3.f, 0.5f, 1.5f}) {
+  for (float e : {1.f, 2.f, 3.f, 0.5f, -1.f, 1.5f}) {
     SCOPED_TRACE(e);
     const Value f = run_node("Pow", {Tensor::from_vector(v, s), Tensor::scalar(e)}, {}, 15)[0];
     const std::vector<double> dv(v.begin(), v.end());

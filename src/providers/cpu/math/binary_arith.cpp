@@ -7,7 +7,9 @@
 #include <string>
 
 #include "linalg/vec_math.hpp"
+#include "linalg/vec_pow.hpp"
 #include "providers/cpu/math/binary_kernel.hpp"
+#include "providers/cpu/math/half_blocks.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
 namespace tessera::cpu {
@@ -242,8 +244,8 @@ class PowKernel final : public ep::OpKernel {
     const Tensor& y = ctx.required_input(1);
     Shape sy = legacy_.align_b(ctx, x.shape(), y.shape());
     Shape so = broadcast_or_fail(ctx, {x.shape(), sy});
-    if (x.dtype() == DataType::kFloat && y.dtype() == DataType::kFloat && y.num_elements() == 1 &&
-        so == x.shape() && small_power(ctx, x, y.data<float>()[0], so))
+    if (x.dtype() == DataType::kFloat && y.dtype() == DataType::kFloat &&
+        float_power(ctx, x, y, so))
       return;
     const ir::Node& what = ctx.node();  // described only on error
     using Bases = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
@@ -260,11 +262,13 @@ class PowKernel final : public ep::OpKernel {
   }
 
  private:
-  // x^1, x^2, x^3 and x^0.5 as products and a square root instead of powf
-  // per element (squares and norms in real graphs). sqrt differs from pow
-  // only at -0 and -inf, handled here; false for other exponents.
+  // x^1, x^2, x^3, x^0.5 and x^-1 as products, a square root and a division
+  // instead of powf per element (squares, norms and reciprocals in real
+  // graphs). sqrt differs from pow only at -0 and -inf, handled here; 1 / x
+  // is rounded once, like powf's result, and agrees with it at zeros,
+  // infinities and overflow. False for other exponents.
   static bool small_power(ep::KernelContext& ctx, const Tensor& x, float e, const Shape& so) {
-    if (e != 1.f && e != 2.f && e != 3.f && e != 0.5f) return false;
+    if (e != 1.f && e != 2.f && e != 3.f && e != 0.5f && e != -1.f) return false;
     Tensor& out = ctx.output(0, so, DataType::kFloat);
     const float* px = x.data<float>();
     float* po = out.mutable_data<float>();
@@ -280,10 +284,36 @@ class PowKernel final : public ep::OpKernel {
             for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i];
           } else if (e == 3.f) {
             for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i] * px[i];
+          } else if (e == -1.f) {
+            for (int64_t i = s; i < end; ++i) po[i] = 1.f / px[i];
           } else {
             for (int64_t i = s; i < end; ++i)
               po[i] = px[i] == -INFINITY ? INFINITY : std::sqrt(px[i]) + 0.f;
           }
+        });
+    return true;
+  }
+
+  // Float Pow with a scalar exponent or two tensors of one shape: the small
+  // exponents above, else linalg::vec_pow. False for other broadcasts.
+  static bool float_power(ep::KernelContext& ctx, const Tensor& x, const Tensor& y,
+                          const Shape& so) {
+    const bool scalar = y.num_elements() == 1;
+    if (so != x.shape() || (!scalar && y.shape() != x.shape())) return false;
+    if (scalar && small_power(ctx, x, y.data<float>()[0], so)) return true;
+    Tensor& out = ctx.output(0, so, DataType::kFloat);
+    const float* px = x.data<float>();
+    const float* py = y.data<float>();
+    float* po = out.mutable_data<float>();
+    const int64_t n = out.num_elements();
+    constexpr int64_t kChunk = 1024;
+    ctx.thread_pool().parallel_for(
+        (n + kChunk - 1) / kChunk, 20.0 * kChunk, [&](int64_t c0, int64_t c1) {
+          const int64_t s = c0 * kChunk, len = std::min(n, c1 * kChunk) - s;
+          if (scalar)
+            linalg::vec_pow_scalar(px + s, py[0], po + s, len);
+          else
+            linalg::vec_pow(px + s, py + s, po + s, len);
         });
     return true;
   }
@@ -304,12 +334,51 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
   void compute(ep::KernelContext& ctx) const override {
     const Tensor* a = ctx.input(0);
     const Tensor* b = ctx.input(1);
+    if (!legacy_ && a && b && a->dtype() == b->dtype() && is_half_type(a->dtype()) &&
+        half(ctx, *a, *b))
+      return;
     if (legacy_ || !a || !b || a->dtype() != DataType::kFloat || b->dtype() != DataType::kFloat ||
         !fast(ctx, *a, *b))
       generic_.compute(ctx);
   }
 
  private:
+  // float16 and bfloat16 of one shape, or one side a single value: the float
+  // loops on blocks widened and rounded back (half_blocks). True when handled.
+  bool half(ep::KernelContext& ctx, const Tensor& a, const Tensor& b) const {
+    const bool same = a.shape() == b.shape();
+    // Which side is the single value (the other gives the output's shape).
+    const bool scalar_b = !same && b.num_elements() == 1 && a.rank() >= b.rank();
+    const bool scalar_a = !same && !scalar_b && a.num_elements() == 1 && b.rank() >= a.rank();
+    if (!same && !scalar_a && !scalar_b) return false;
+    const Tensor& big = scalar_a ? b : a;
+    const DataType t = a.dtype();
+    Tensor& out = ctx.output(0, big.shape(), t);
+    const int64_t n = out.num_elements();
+    float scalar = 0.f;
+    if (!same) widen_halves(t, (scalar_b ? b : a).raw_data(), 0, &scalar, 1);
+    const void* pa = a.raw_data();
+    const void* pb = b.raw_data();
+    void* po = out.mutable_raw_data();
+    ctx.thread_pool().parallel_for(
+        (n + kHalfBlock - 1) / kHalfBlock, 2.0 * kHalfBlock, [&](int64_t c0, int64_t c1) {
+          float other[kHalfBlock];
+          const int64_t s0 = c0 * kHalfBlock, e0 = std::min(n, c1 * kHalfBlock);
+          for (int64_t s = s0; s < e0; s += kHalfBlock) {
+            const int64_t m = std::min(kHalfBlock, e0 - s);
+            if (same) widen_halves(t, pb, s, other, m);
+            half_blocks(t, scalar_a ? pb : pa, po, s, s + m,
+                        [&](const float* in, float* o, int64_t len) {
+                          if (same)
+                            linalg::vec_binary(kVec, in, other, o, len);
+                          else
+                            linalg::vec_binary_scalar(kVec, in, scalar, scalar_a, o, len);
+                        });
+          }
+        });
+    return true;
+  }
+
   // True when it handled the case.
   bool fast(ep::KernelContext& ctx, const Tensor& a, const Tensor& b) const {
     const int64_t na = a.num_elements(), nb = b.num_elements();

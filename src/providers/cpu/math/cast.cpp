@@ -38,6 +38,7 @@ bool is_small(DataType t) {
       return false;
   }
 }
+bool is_half(DataType t) { return t == DataType::kFloat16 || t == DataType::kBFloat16; }
 bool is_packed_int(DataType t) {
   return t == DataType::kUInt4 || t == DataType::kInt4 || t == DataType::kUInt2 ||
          t == DataType::kInt2;
@@ -50,13 +51,19 @@ inline D convert(S s) {
   } else if constexpr (std::is_same_v<D, bool>) {
     return load(s) != 0;
   } else if constexpr (is_float_v<D>) {
-    if constexpr (std::is_same_v<S, bool>) return store<D>(s ? 1.0f : 0.0f);
-    else if constexpr (std::is_same_v<D, double>) return double(load(s));
-    else return store<D>(static_cast<float>(load(s)));
+    if constexpr (std::is_same_v<S, bool>)
+      return store<D>(float(s));
+    else if constexpr (std::is_same_v<D, double>)
+      return double(load(s));
+    else
+      return store<D>(static_cast<float>(load(s)));
   } else {  // integer destination
-    if constexpr (std::is_same_v<S, bool>) return D(s ? 1 : 0);
-    else if constexpr (std::is_integral_v<S>) return static_cast<D>(s);  // wraps (C++20)
-    else return float_to_int<D>(double(load(s)));
+    if constexpr (std::is_same_v<S, bool>)
+      return D(s);
+    else if constexpr (std::is_integral_v<S>)
+      return static_cast<D>(s);  // wraps (C++20)
+    else
+      return float_to_int<D>(double(load(s)));
   }
 }
 
@@ -199,10 +206,14 @@ class CastKernel final : public ep::OpKernel {
     }
     saturate_ = info.attr_int("saturate", 1) != 0;
     std::string rm = info.attr_string("round_mode", "up");
-    if (rm == "up") round_ = RoundMode::kUp;
-    else if (rm == "down") round_ = RoundMode::kDown;
-    else if (rm == "nearest") round_ = RoundMode::kNearest;
-    else info.fail_node("round_mode must be \"up\", \"down\" or \"nearest\", got \"", rm, "\"");
+    if (rm == "up")
+      round_ = RoundMode::kUp;
+    else if (rm == "down")
+      round_ = RoundMode::kDown;
+    else if (rm == "nearest")
+      round_ = RoundMode::kNearest;
+    else
+      info.fail_node("round_mode must be \"up\", \"down\" or \"nearest\", got \"", rm, "\"");
   }
 
   void compute(ep::KernelContext& ctx) const override {
@@ -213,14 +224,21 @@ class CastKernel final : public ep::OpKernel {
     const int64_t n = x.num_elements();
     if (n == 0) return;
     const DataType from = x.dtype();
-    // The edges of a float16 model's float region (compute_half_in_float).
-    if (from == DataType::kFloat && to == DataType::kFloat16) {
-      linalg::floats_to_halves(x.data<float>(), static_cast<uint16_t*>(out.mutable_raw_data()), n);
+    // The edges of a half model's float region (compute_half_in_float).
+    if (from == DataType::kFloat && is_half(to)) {
+      auto* y = static_cast<uint16_t*>(out.mutable_raw_data());
+      if (to == DataType::kFloat16)
+        linalg::floats_to_halves(x.data<float>(), y, n);
+      else
+        linalg::floats_to_bfloats(x.data<float>(), y, n);
       return;
     }
-    if (from == DataType::kFloat16 && to == DataType::kFloat) {
-      linalg::halves_to_floats(static_cast<const uint16_t*>(x.raw_data()), out.mutable_data<float>(),
-                               n);
+    if (is_half(from) && to == DataType::kFloat) {
+      const auto* h = static_cast<const uint16_t*>(x.raw_data());
+      if (from == DataType::kFloat16)
+        linalg::halves_to_floats(h, out.mutable_data<float>(), n);
+      else
+        linalg::bfloats_to_floats(h, out.mutable_data<float>(), n);
       return;
     }
     const ir::Node& what = ctx.node();  // described only on error
@@ -279,8 +297,10 @@ class CastKernel final : public ep::OpKernel {
         for (int64_t i = 0; i < n; ++i) {
           int64_t iv = 0;
           double d = read(i, &iv);
-          if (is_packed_int(from)) o[i] = convert<D, int64_t>(iv);
-          else o[i] = convert<D, float>(float(d));
+          if (is_packed_int(from))
+            o[i] = convert<D, int64_t>(iv);
+          else
+            o[i] = convert<D, float>(float(d));
         }
       });
       return;
@@ -306,8 +326,15 @@ class CastKernel final : public ep::OpKernel {
       }
       visit_type(NumericBoolTypes{}, to, what, [&](auto td) {
         using D = typename decltype(td)::type;
-        unary_map(ctx.thread_pool(), src, out.mutable_data<D>(), n, 1.0,
-                  [](S v) { return convert<D, S>(v); });
+        if constexpr (std::is_same_v<S, bool>) {
+          // Read as bytes and tested against zero: a branch per random
+          // element costs more than the conversion, and this form vectorises.
+          unary_map(ctx.thread_pool(), reinterpret_cast<const uint8_t*>(src), out.mutable_data<D>(),
+                    n, 1.0, [](uint8_t v) { return convert<D, bool>(v != 0); });
+        } else {
+          unary_map(ctx.thread_pool(), src, out.mutable_data<D>(), n, 1.0,
+                    [](S v) { return convert<D, S>(v); });
+        }
       });
     });
   }

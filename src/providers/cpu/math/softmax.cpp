@@ -9,6 +9,7 @@
 
 #include "linalg/vec_math.hpp"
 #include "providers/cpu/math/elementwise.hpp"
+#include "providers/cpu/math/half_blocks.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
 namespace tessera::cpu {
@@ -131,11 +132,31 @@ class SoftmaxKernel final : public ep::OpKernel {
                         std::vector<Compute<T>> red(static_cast<size_t>(inner));
                         for (int64_t o = b; o < e; ++o) {
                           const int64_t base = o * len * inner;
-                          for (int64_t i = 0; i < len * inner; ++i)
-                            buf[size_t(i)] = load(in[base + i]);
-                          run(buf.data(), red.data(), len, inner);
-                          for (int64_t i = 0; i < len * inner; ++i)
-                            po[base + i] = store<T>(buf[size_t(i)]);
+                          if constexpr (is_half_v<T>) {  // the vector conversions
+                            widen_halves(x.dtype(), in, base, buf.data(), len * inner);
+                          } else {
+                            for (int64_t i = 0; i < len * inner; ++i)
+                              buf[size_t(i)] = load(in[base + i]);
+                          }
+                          if constexpr (is_half_v<T> && kKind == Kind::kSoftmax) {
+                            if (inner == 1)  // the float rows' loop
+                              linalg::vec_softmax_row(buf.data(), buf.data(), len);
+                            else
+                              run(buf.data(), red.data(), len, inner);
+                          } else if constexpr (is_half_v<T> && kKind == Kind::kLogSoftmax) {
+                            if (inner == 1)
+                              linalg::vec_log_softmax_row(buf.data(), buf.data(), len);
+                            else
+                              run(buf.data(), red.data(), len, inner);
+                          } else {
+                            run(buf.data(), red.data(), len, inner);
+                          }
+                          if constexpr (is_half_v<T>) {
+                            narrow_floats(x.dtype(), buf.data(), po, base, len * inner);
+                          } else {
+                            for (int64_t i = 0; i < len * inner; ++i)
+                              po[base + i] = store<T>(buf[size_t(i)]);
+                          }
                         }
                       });
     });

@@ -10,6 +10,7 @@
 #include "core/float8.hpp"
 #include "linalg/vec_math.hpp"
 #include "providers/cpu/math/elementwise.hpp"
+#include "providers/cpu/math/half_blocks.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
 
 namespace tessera::cpu {
@@ -30,8 +31,20 @@ class UnaryKernel final : public ep::OpKernel {
       // The op by value in the closure, so unary_map's copy holds its
       // attributes (see there).
       const Op op = op_;
-      unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(), Op::kCost,
-                [op](T v) { return store<T>(op(load(v))); });
+      if constexpr (is_half_v<T>) {
+        // Blocks widened and rounded back in vectors; the op runs on floats.
+        const DataType t = x.dtype();
+        const void* px = x.raw_data();
+        void* py = out.mutable_raw_data();
+        parallel_chunks(ctx.thread_pool(), x.num_elements(), Op::kCost, [&](int64_t s, int64_t e) {
+          half_blocks(t, px, py, s, e, [op](const float* in, float* o, int64_t n) {
+            for (int64_t i = 0; i < n; ++i) o[i] = float(op(in[i]));
+          });
+        });
+      } else {
+        unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(),
+                  Op::kCost, [op](T v) { return store<T>(op(load(v))); });
+      }
     });
   }
 
@@ -329,20 +342,26 @@ inline VecLoop gelu_form(const ep::KernelInfo& info) {
   const std::string a = info.attr_string("approximate", "none");
   return a == "none" ? gelu_loop : a == "tanh" ? linalg::vec_gelu_tanh : nullptr;
 }
-// y = loop(x) over a float tensor, in chunks across the thread pool.
+// y = loop(x) over a float tensor, or a float16/bfloat16 one a float block at
+// a time, in chunks across the thread pool.
 template <typename Loop>
 void map_float_chunks(ep::KernelContext& ctx, const Tensor& x, Loop&& loop) {
   Tensor& out = ctx.output(0, x.shape(), x.dtype());
-  const float* in = x.data<float>();
-  float* po = out.mutable_data<float>();
+  const DataType t = x.dtype();
   constexpr int64_t kChunk = 1024;
   const int64_t n = x.num_elements();
-  ctx.thread_pool().parallel_for((n + kChunk - 1) / kChunk, 20.0 * kChunk,
-                                 [&](int64_t c0, int64_t c1) {
-                                   const int64_t s = c0 * kChunk, e = std::min(n, c1 * kChunk);
-                                   loop(in + s, po + s, e - s);
-                                 });
+  ctx.thread_pool().parallel_for(
+      (n + kChunk - 1) / kChunk, 20.0 * kChunk, [&](int64_t c0, int64_t c1) {
+        const int64_t s = c0 * kChunk, e = std::min(n, c1 * kChunk);
+        if (t == DataType::kFloat)
+          loop(x.data<float>() + s, out.mutable_data<float>() + s, e - s);
+        else
+          half_blocks(t, x.raw_data(), out.mutable_raw_data(), s, e, loop);
+      });
 }
+
+// The float loops serve float and, through half_blocks, the half types.
+inline bool float_or_half(DataType t) { return t == DataType::kFloat || is_half_type(t); }
 
 template <typename Op, VecLoop (*kPick)(const ep::KernelInfo&)>
 class FloatVecUnaryKernel final : public ep::OpKernel {
@@ -350,7 +369,7 @@ class FloatVecUnaryKernel final : public ep::OpKernel {
   explicit FloatVecUnaryKernel(const ep::KernelInfo& info) : generic_(info), loop_(kPick(info)) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    if (!loop_ || x.dtype() != DataType::kFloat) return generic_.compute(ctx);
+    if (!loop_ || !float_or_half(x.dtype())) return generic_.compute(ctx);
     map_float_chunks(ctx, x, loop_);
   }
 
@@ -379,7 +398,7 @@ class FloatActivationKernel final : public ep::OpKernel {
   }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    if (x.dtype() != DataType::kFloat) return generic_.compute(ctx);
+    if (!float_or_half(x.dtype())) return generic_.compute(ctx);
     map_float_chunks(ctx, x, [this](const float* in, float* out, int64_t n) {
       linalg::vec_activation(kKind, p0_, p1_, in, out, n);
     });

@@ -8,6 +8,7 @@
 
 #include "core/tensor.hpp"
 #include "ep/kernel.hpp"
+#include "linalg/half_convert.hpp"
 
 namespace tessera::cpu::nn {
 
@@ -19,7 +20,7 @@ struct ComputeInput {
 };
 
 // Views a float/double tensor as C (zero-copy when the types match) or
-// converts float16/bfloat16 into a buffer.
+// converts float16/bfloat16 into a buffer (vector conversions into float).
 template <typename C>
 const C* to_compute(const Tensor& t, std::vector<C>& store) {
   const int64_t n = t.num_elements();
@@ -46,13 +47,21 @@ const C* to_compute(const Tensor& t, std::vector<C>& store) {
       break;
     }
     case DataType::kFloat16: {
-      const Float16* p = t.data<Float16>();
-      for (int64_t i = 0; i < n; ++i) store[size_t(i)] = C(float(p[i]));
+      const auto* h = static_cast<const uint16_t*>(t.raw_data());
+      if constexpr (std::is_same_v<C, float>) {
+        linalg::halves_to_floats(h, store.data(), n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) store[size_t(i)] = C(Float16::to_float(h[i]));
+      }
       break;
     }
     case DataType::kBFloat16: {
-      const BFloat16* p = t.data<BFloat16>();
-      for (int64_t i = 0; i < n; ++i) store[size_t(i)] = C(float(p[i]));
+      const auto* h = static_cast<const uint16_t*>(t.raw_data());
+      if constexpr (std::is_same_v<C, float>) {
+        linalg::bfloats_to_floats(h, store.data(), n);
+      } else {
+        for (int64_t i = 0; i < n; ++i) store[size_t(i)] = C(float(BFloat16::from_bits(h[i])));
+      }
       break;
     }
     default:
@@ -81,13 +90,21 @@ class ComputeOutput {
     const int64_t n = t_.num_elements();
     switch (t_.dtype()) {
       case DataType::kFloat16: {
-        Float16* d = t_.mutable_data<Float16>();
-        for (int64_t i = 0; i < n; ++i) d[i] = Float16(float(store_[size_t(i)]));
+        auto* d = static_cast<uint16_t*>(t_.mutable_raw_data());
+        if constexpr (std::is_same_v<C, float>) {
+          linalg::floats_to_halves(store_.data(), d, n);
+        } else {
+          for (int64_t i = 0; i < n; ++i) d[i] = Float16::from_float(float(store_[size_t(i)]));
+        }
         break;
       }
       case DataType::kBFloat16: {
-        BFloat16* d = t_.mutable_data<BFloat16>();
-        for (int64_t i = 0; i < n; ++i) d[i] = BFloat16(float(store_[size_t(i)]));
+        auto* d = static_cast<uint16_t*>(t_.mutable_raw_data());
+        if constexpr (std::is_same_v<C, float>) {
+          linalg::floats_to_bfloats(store_.data(), d, n);
+        } else {
+          for (int64_t i = 0; i < n; ++i) d[i] = BFloat16::from_float(float(store_[size_t(i)]));
+        }
         break;
       }
       case DataType::kFloat: {

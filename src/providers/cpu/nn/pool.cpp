@@ -106,10 +106,11 @@ class PoolKernel : public ep::OpKernel {
     if (Y.num_elements() == 0) return;
     const int64_t planes = xd[0] * xd[1];
     const DataType t = X.dtype();
-    if (!I && (w.rank() == 2 || w.rank() == 1) &&
+    const bool floats = t == DataType::kFloat;
+    if (!I && w.rank() <= 3 &&
         (kind_ == PoolKind::kMax
-             ? (t == DataType::kFloat || t == DataType::kUInt8 || t == DataType::kInt8)
-             : kind_ == PoolKind::kAverage && t == DataType::kFloat)) {
+             ? (floats || (w.rank() <= 2 && (t == DataType::kUInt8 || t == DataType::kInt8)))
+             : floats)) {
       run_planes(ctx, X, Y, w, planes);
       return;
     }
@@ -138,43 +139,112 @@ class PoolKernel : public ep::OpKernel {
 
  private:
   // The common CNN cases (ResNet's stem, DenseNet's transitions, float or
-  // 8-bit, and their 1-D forms as one-row planes): vectorised plane kernels.
+  // 8-bit, their 1-D forms as one-row planes, and 3-D pools as a max or sum
+  // over depth of 2-D pooled slices): vectorised plane kernels. LpPool sums
+  // |x|^p the same way.
   void run_planes(ep::KernelContext& ctx, const Tensor& X, Tensor& Y, const Window& w,
                   int64_t planes) const {
-    const bool two = w.rank() == 2;
-    auto at = [&](const std::vector<int64_t>& v, int64_t one) { return two ? v[0] : one; };
-    const size_t d = two ? 1 : 0;
+    const size_t r = w.rank();
+    const size_t h = r - std::min<size_t>(r, 2), c = r - 1;  // the 2-D slice's dims
+    auto two = [&](const std::vector<int64_t>& v, int64_t one) { return r >= 2 ? v[h] : one; };
     const linalg::DepthwiseGeometry g{
-        at(w.in, 1),         w.in[d],         at(w.out, 1),       w.out[d],
-        at(w.kernel, 1),     w.kernel[d],     at(w.strides, 1),   w.strides[d],
-        at(w.pads_begin, 0), w.pads_begin[d], at(w.dilations, 1), w.dilations[d]};
+        two(w.in, 1),         w.in[c],         two(w.out, 1),       w.out[c],
+        two(w.kernel, 1),     w.kernel[c],     two(w.strides, 1),   w.strides[c],
+        two(w.pads_begin, 0), w.pads_begin[c], two(w.dilations, 1), w.dilations[c]};
     const double cost = double(w.out_size() * w.kernel_size());
     const DataType t = X.dtype();
-    if (kind_ == PoolKind::kAverage) {
-      const std::vector<float> div = average_divisors(w);
-      const float* x = X.data<float>();
-      float* y = Y.mutable_data<float>();
-      ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p) {
-          float* yp = y + p * w.out_size();
-          linalg::sum_pool2d_plane(x + p * w.in_size(), g, yp);
-          for (size_t i = 0; i < div.size(); ++i) yp[i] = div[i] > 0 ? yp[i] / div[i] : 0.f;
-        }
-      });
+    if (t != DataType::kFloat) {
+      auto planes_of = [&]<typename T>(const T* x, T* y) {
+        ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
+          for (int64_t p = p0; p < p1; ++p)
+            linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
+        });
+      };
+      if (t == DataType::kUInt8)
+        planes_of(X.data<uint8_t>(), Y.mutable_data<uint8_t>());
+      else
+        planes_of(X.data<int8_t>(), Y.mutable_data<int8_t>());
       return;
     }
-    auto planes_of = [&]<typename T>(const T* x, T* y) {
-      ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
-        for (int64_t p = p0; p < p1; ++p)
-          linalg::max_pool2d_plane(x + p * w.in_size(), g, y + p * w.out_size());
-      });
-    };
-    if (t == DataType::kFloat)
-      planes_of(X.data<float>(), Y.mutable_data<float>());
-    else if (t == DataType::kUInt8)
-      planes_of(X.data<uint8_t>(), Y.mutable_data<uint8_t>());
+    const std::vector<float> div =
+        kind_ == PoolKind::kAverage ? average_divisors(w) : std::vector<float>{};
+    const float* x = X.data<float>();
+    float* y = Y.mutable_data<float>();
+    ctx.thread_pool().parallel_for(planes, cost, [&](int64_t p0, int64_t p1) {
+      std::vector<float> powered, slices;
+      for (int64_t p = p0; p < p1; ++p) {
+        const float* xp = x + p * w.in_size();
+        float* yp = y + p * w.out_size();
+        if (kind_ == PoolKind::kLp) {
+          powered.resize(size_t(w.in_size()));
+          lp_powers(xp, powered.data(), w.in_size());
+          xp = powered.data();
+        }
+        if (r == 3)
+          pool_depth(xp, w, g, yp, slices);
+        else if (kind_ == PoolKind::kMax)
+          linalg::max_pool2d_plane(xp, g, yp);
+        else
+          linalg::sum_pool2d_plane(xp, g, yp);
+        if (kind_ == PoolKind::kAverage)
+          for (size_t i = 0; i < div.size(); ++i) yp[i] = div[i] > 0 ? yp[i] / div[i] : 0.f;
+        else if (kind_ == PoolKind::kLp)
+          lp_roots(yp, w.out_size());
+      }
+    });
+  }
+
+  // A 3-D plane: each input depth slice pooled in 2-D once (into `slices`),
+  // then each output slice the max or sum of the slices its depth taps read.
+  void pool_depth(const float* x, const Window& w, const linalg::DepthwiseGeometry& g, float* y,
+                  std::vector<float>& slices) const {
+    const int64_t D = w.in[0], in_slice = g.H * g.W, out_slice = g.OH * g.OW;
+    const bool max = kind_ == PoolKind::kMax;
+    slices.resize(size_t(D * out_slice));
+    std::vector<bool> used(size_t(D), false);
+    for (int64_t od = 0; od < w.out[0]; ++od)
+      for (int64_t k = 0; k < w.kernel[0]; ++k) {
+        const int64_t d = od * w.strides[0] - w.pads_begin[0] + k * w.dilations[0];
+        if (d >= 0 && d < D) used[size_t(d)] = true;
+      }
+    for (int64_t d = 0; d < D; ++d) {
+      if (!used[size_t(d)]) continue;
+      float* s = slices.data() + d * out_slice;
+      if (max)
+        linalg::max_pool2d_plane(x + d * in_slice, g, s);
+      else
+        linalg::sum_pool2d_plane(x + d * in_slice, g, s);
+    }
+    for (int64_t od = 0; od < w.out[0]; ++od) {
+      float* yo = y + od * out_slice;
+      std::fill(yo, yo + out_slice, max ? std::numeric_limits<float>::lowest() : 0.f);
+      for (int64_t k = 0; k < w.kernel[0]; ++k) {
+        const int64_t d = od * w.strides[0] - w.pads_begin[0] + k * w.dilations[0];
+        if (d < 0 || d >= D) continue;
+        const float* s = slices.data() + d * out_slice;
+        if (max)
+          for (int64_t i = 0; i < out_slice; ++i) yo[i] = s[i] > yo[i] ? s[i] : yo[i];
+        else
+          for (int64_t i = 0; i < out_slice; ++i) yo[i] += s[i];
+      }
+    }
+  }
+
+  // LpPool's terms |x|^p and its result sum^(1/p), as the window walker
+  // computes them (x * x and sqrt for p = 2).
+  void lp_powers(const float* x, float* out, int64_t n) const {
+    if (p_ == 2.0)
+      for (int64_t i = 0; i < n; ++i) out[i] = x[i] * x[i];
+    else if (p_ == 1.0)
+      for (int64_t i = 0; i < n; ++i) out[i] = std::abs(x[i]);
     else
-      planes_of(X.data<int8_t>(), Y.mutable_data<int8_t>());
+      for (int64_t i = 0; i < n; ++i) out[i] = float(std::pow(std::abs(x[i]), p_));
+  }
+  void lp_roots(float* y, int64_t n) const {
+    if (p_ == 2.0)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(y[i]);
+    else if (p_ != 1.0)
+      for (int64_t i = 0; i < n; ++i) y[i] = float(std::pow(y[i], 1.0 / p_));
   }
 
   // Each output's divisor (the window's taps inside the input, or inside

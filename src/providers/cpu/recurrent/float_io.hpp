@@ -9,6 +9,7 @@
 
 #include "core/float16.hpp"
 #include "core/tensor.hpp"
+#include "linalg/half_convert.hpp"
 #include "providers/cpu/element_convert.hpp"
 
 namespace tessera::cpu {
@@ -27,6 +28,12 @@ inline bool is_float_family(DataType t) {
 template <typename A>
 void load_float_elems(DataType t, const void* src, int64_t n, A* dst) {
   if (!is_float_family(t)) fail_not_float_family(t);
+  if constexpr (std::is_same_v<A, float>) {  // the vector conversions
+    if (t == DataType::kFloat16)
+      return linalg::halves_to_floats(static_cast<const uint16_t*>(src), dst, n);
+    if (t == DataType::kBFloat16)
+      return linalg::bfloats_to_floats(static_cast<const uint16_t*>(src), dst, n);
+  }
   dispatch_real(t, [&](auto* tag) {
     auto* p = static_cast<const std::remove_pointer_t<decltype(tag)>*>(src);
     for (int64_t i = 0; i < n; ++i) dst[i] = convert_elem<A>(p[i]);
@@ -36,6 +43,12 @@ void load_float_elems(DataType t, const void* src, int64_t n, A* dst) {
 template <typename A>
 void store_float_elems(const A* src, int64_t n, DataType t, void* dst) {
   if (!is_float_family(t)) fail_not_float_family(t);
+  if constexpr (std::is_same_v<A, float>) {
+    if (t == DataType::kFloat16)
+      return linalg::floats_to_halves(src, static_cast<uint16_t*>(dst), n);
+    if (t == DataType::kBFloat16)
+      return linalg::floats_to_bfloats(src, static_cast<uint16_t*>(dst), n);
+  }
   dispatch_real(t, [&](auto* tag) {
     using E = std::remove_pointer_t<decltype(tag)>;
     auto* p = static_cast<E*>(dst);
@@ -53,8 +66,8 @@ std::vector<A> load_float(const Tensor& t) {
 
 template <typename A>
 void store_float(const std::vector<A>& src, Tensor& dst) {
-  check(int64_t(src.size()) == dst.num_elements(), "store_float: ", src.size(),
-        " values for ", dst.description());
+  check(int64_t(src.size()) == dst.num_elements(), "store_float: ", src.size(), " values for ",
+        dst.description());
   store_float_elems<A>(src.data(), dst.num_elements(), dst.dtype(), dst.mutable_raw_data());
 }
 

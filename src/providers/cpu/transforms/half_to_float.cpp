@@ -108,8 +108,7 @@ Tensor to_float(const Tensor& h) {
   if (h.dtype() == DataType::kFloat16) {
     linalg::halves_to_floats(static_cast<const uint16_t*>(h.raw_data()), d, n);
   } else {
-    const BFloat16* s = h.data<BFloat16>();
-    for (int64_t i = 0; i < n; ++i) d[i] = float(s[i]);
+    linalg::bfloats_to_floats(static_cast<const uint16_t*>(h.raw_data()), d, n);
   }
   return f;
 }
