@@ -36,17 +36,21 @@ typedef int32_t v16i __attribute__((vector_size(64)));
 [[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
 
 // r = B^T d for one column or row d of an input tile. F(4, 3) takes the
-// interpolation points 0, 1, -1, 2, -2 and infinity; F(2, 3) 0, 1, -1 and
-// infinity.
+// interpolation points 0, 1, -1, 2, -1/2 and infinity: against the common
+// 0, +-1, +-2 they shrink the transformed values (|B| at most 2.5 instead of
+// 5, A's largest product 8 x 1/8 instead of 8 x 8 for the point pair 2 and
+// -1/2), and the output of a 64-channel layer deviates from a float64
+// convolution about 1.6x less (tests/unit/linalg/test_winograd_accuracy.cpp).
+// F(2, 3) takes 0, 1, -1 and infinity.
 template <int64_t R>
 [[gnu::always_inline]] inline void input_1d(const v16* d, v16* r) {
   if constexpr (R == 4) {
-    r[0] = 4.f * d[0] - 5.f * d[2] + d[4];
-    r[1] = d[3] + d[4] - 4.f * (d[1] + d[2]);
-    r[2] = d[4] - d[3] + 4.f * (d[1] - d[2]);
-    r[3] = d[4] - d[2] + 2.f * (d[3] - d[1]);
-    r[4] = d[4] - d[2] + 2.f * (d[1] - d[3]);
-    r[5] = 4.f * d[1] - 5.f * d[3] + d[5];
+    r[0] = d[0] - d[3] * 1.5f + (d[1] * 1.5f + (d[4] - d[2] * 2.f));
+    r[1] = (d[4] - d[1]) - d[2] * 2.5f - d[3] * .5f;
+    r[2] = (d[4] + d[1]) + d[2] * .5f - d[3] * 2.5f;
+    r[3] = (d[4] - d[2]) + (d[3] - d[1]) * .5f;
+    r[4] = (d[4] - d[2]) + (d[1] - d[3]) * 2.f;
+    r[5] = d[5] - d[4] * 1.5f + (d[2] * 1.5f + (d[1] - d[3] * 2.f));
   } else {
     r[0] = d[0] - d[2];
     r[1] = d[1] + d[2];
@@ -59,11 +63,11 @@ template <int64_t R>
 template <int64_t R>
 [[gnu::always_inline]] inline void output_1d(const v16* m, v16* o) {
   if constexpr (R == 4) {
-    const v16 a = m[1] + m[2], b = m[1] - m[2], c = m[3] + m[4], e = m[3] - m[4];
-    o[0] = m[0] + a + c;
-    o[1] = b + 2.f * e;
-    o[2] = a + 4.f * c;
-    o[3] = b + 8.f * e + m[5];
+    const v16 a = m[1] + m[2], b = m[1] - m[2];
+    o[0] = m[0] + a + (m[3] + m[4]);
+    o[1] = b + (m[3] * 2.f - m[4] * .5f);
+    o[2] = a + (m[3] * 4.f + m[4] * .25f);
+    o[3] = b + (m[3] * 8.f - m[4] * .125f) + m[5];
   } else {
     o[0] = m[0] + m[1] + m[2];
     o[1] = m[1] - m[2] - m[3];
@@ -243,6 +247,19 @@ void output_tiles(int64_t r, const Geometry& g, const float* m, int64_t ms, int6
   output_tiles_generic(r, g, m, ms, t0, t1, ob, e, residual, y);
 }
 
+// Input blocks per run of the products' register tile. Each point's sum over
+// the input channels is cut into runs of this many blocks, each accumulated
+// in registers and added to the sum of the runs before it: the rounding of
+// one long float chain grows with the channels, and the products are the
+// error Winograd's output transform magnifies most. Two blocks (32
+// channels) cost one load of the partial sums per 32 x 28 FMAs.
+constexpr int64_t kRunBlocks = 2;
+
+// Input blocks [first, end) of run q of a C-block sum.
+int64_t run_begin(int64_t q) { return q * kRunBlocks; }
+int64_t run_end(int64_t q, int64_t CB) { return std::min(CB, (q + 1) * kRunBlocks); }
+int64_t runs(int64_t CB) { return (CB + kRunBlocks - 1) / kRunBlocks; }
+
 // Tiles per batch: as many as keep buffers of `bytes_per_tile` within L2
 // beside the filters streaming through, split evenly: the filters are read
 // once per batch, and a small last batch would read them for a few tiles.
@@ -274,13 +291,13 @@ bool winograd_supported(const Conv2dShape& s) {
          s.dh == 1 && s.dw == 1;
 }
 
-int64_t winograd_tile(int64_t C, int64_t M) {
+int64_t winograd_tile(int64_t C, int64_t M, bool allow_4x4) {
   if (C < 32 || M < 32) return 0;
   // The transformed filters are read once per batch of tiles: F(4, 3)'s
   // (36 points) where they are small enough to stay cached, F(2, 3)'s (16)
   // up to 256 x 256 channels, whose planes (14 x 14 in ResNet-50) hold too
   // few 4x4 tiles to pay for 36 points of filters from memory.
-  if (C * M <= 128 * 128) return 4;
+  if (allow_4x4 && C * M <= 128 * 128) return 4;
   if (C * M <= 256 * 256) return 2;
   return 0;
 }
@@ -290,19 +307,20 @@ WinogradFilter::WinogradFilter(const float* w, int64_t M, int64_t C, int64_t til
   check(M > 0 && C > 0, "winograd conv: empty filter (M ", M, ", C ", C, ")");
   check(tile == 2 || tile == 4, "winograd conv: tile must be 2 or 4, got ", tile);
   // G, the filter transform of each tile's interpolation points (input_1d).
-  static constexpr double kG4[6][3] = {{1 / 4., 0, 0},
-                                       {-1 / 6., -1 / 6., -1 / 6.},
-                                       {-1 / 6., 1 / 6., -1 / 6.},
-                                       {1 / 24., 1 / 12., 1 / 6.},
-                                       {1 / 24., -1 / 12., 1 / 6.},
+  static constexpr double kG4[6][3] = {{1, 0, 0},
+                                       {-1 / 3., -1 / 3., -1 / 3.},
+                                       {1 / 3., -1 / 3., 1 / 3.},
+                                       {1 / 15., 2 / 15., 4 / 15.},
+                                       {-16 / 15., 8 / 15., -4 / 15.},
                                        {0, 0, 1}};
   static constexpr double kG2[4][3] = {{1, 0, 0}, {.5, .5, .5}, {.5, -.5, .5}, {0, 0, 1}};
   const auto G = tile == 4 ? kG4 : kG2;
   const int64_t side = in_side(tile), MB = blocks(M), CB = blocks(C);
   point_size_ = MB * CB * 16 * 16;
   data_.assign(size_t(points(tile) * point_size_), 0.f);
-  // In the order of the packed points (output channel innermost): each
-  // point's writes stream.
+  // Each point holds its runs of input blocks one after another, each run
+  // [MB][its blocks][16 in][16 out]: a packed 1x1 filter over those input
+  // channels. Written in the order of a run (output channel innermost).
   for (int64_t mb = 0; mb < MB; ++mb)
     for (int64_t c = 0; c < C; ++c)
       for (int64_t m = mb * 16; m < std::min(M, mb * 16 + 16); ++m) {
@@ -311,7 +329,9 @@ WinogradFilter::WinogradFilter(const float* w, int64_t M, int64_t C, int64_t til
         for (int64_t i = 0; i < side; ++i)
           for (int64_t j = 0; j < 3; ++j)
             gg[i][j] = G[i][0] * g[j] + G[i][1] * g[3 + j] + G[i][2] * g[6 + j];
-        const int64_t at = ((m / 16 * CB + c / 16) * 16 + c % 16) * 16 + m % 16;
+        const int64_t cb = c / 16, q = cb / kRunBlocks, nb = run_end(q, CB) - run_begin(q);
+        const int64_t at = MB * run_begin(q) * 256 +
+                           ((m / 16 * nb + cb - run_begin(q)) * 16 + c % 16) * 16 + m % 16;
         for (int64_t i = 0; i < side; ++i)
           for (int64_t j = 0; j < side; ++j)
             data_[size_t((i * side + j) * point_size_ + at)] =
@@ -332,7 +352,7 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
   // The products: a 1x1 blocked convolution per point over a row of tiles.
   Conv2dShape product;
   product.C = s.C;
-  product.M = s.M;
+  product.M = s.M;  // (C is set per run of input blocks)
   const int64_t per_group = conv_out_blocks_per_group(product, conv_kernel_isa());
 
   // Products and output transform of tiles [t0, t0 + nt), output blocks
@@ -340,27 +360,34 @@ void winograd_conv2d(const Conv2dShape& s, const WinogradFilter& w, const float*
   // stride vps, tile t0 first); m is room for [points][MB][nt][16].
   auto finish = [&](const float* v, int64_t vgs, int64_t vps, int64_t t0, int64_t nt, int64_t b0,
                     int64_t b1, float* m) {
-    Conv2dShape sb = product;
-    ConvArgs a = pointwise_row_args(sb, nt, vgs);
     // Register tiles of equal width (16 tiles: 8 + 8, not 14 + 2), each
-    // group's filters reused from L1 by every chunk; the next point's
-    // filters are fetched while this point's products run.
+    // group's filters reused from L1 by every chunk; the next run's filters
+    // are fetched while this run's products go.
     const int64_t chunks = (nt + kTileWidth - 1) / kTileWidth;
-    PrefetchStream ahead;
-    a.prefetch = &ahead;
     const int64_t groups = (b1 - b0 + per_group - 1) / per_group;
-    for (int64_t k = 0; k < kPoints; ++k) {
-      a.w = w.point(k);
-      a.x = v + k * vps;
-      a.y = m + k * MB * nt * 16;
-      ahead = k + 1 < kPoints ? PrefetchStream::over(w.point(k + 1) + b0 * CB * 256,
-                                                     (b1 - b0) * CB * 256 * 4, chunks * groups * CB)
-                              : PrefetchStream{};
-      for (int64_t ob = b0; ob < b1; ob += per_group)
-        for (int64_t c = 0; c < chunks; ++c)
-          conv_row(a, 0, ob, std::min(per_group, b1 - ob), 0, nt * c / chunks,
-                   nt * (c + 1) / chunks);
-    }
+    PrefetchStream ahead;
+    for (int64_t k = 0; k < kPoints; ++k)
+      for (int64_t q = 0; q < runs(CB); ++q) {
+        const int64_t c0 = run_begin(q), nb = run_end(q, CB) - c0;
+        Conv2dShape sb = product;
+        sb.C = nb * 16;  // the run's channels (zero-padded lanes add nothing)
+        ConvArgs a = pointwise_row_args(sb, nt, vgs);
+        a.prefetch = &ahead;
+        a.w = w.point(k) + MB * c0 * 256;
+        a.x = v + k * vps + c0 * vgs;
+        a.y = m + k * MB * nt * 16;
+        a.residual = q > 0 ? a.y : nullptr;  // the runs before, in place
+        // The run after this one: the next of this point, or the next point's first.
+        const int64_t nk = q + 1 < runs(CB) ? k : k + 1, nq = q + 1 < runs(CB) ? q + 1 : 0;
+        const int64_t nc0 = run_begin(nq), nnb = run_end(nq, CB) - nc0;
+        ahead = nk < kPoints ? PrefetchStream::over(w.point(nk) + MB * nc0 * 256 + b0 * nnb * 256,
+                                                    (b1 - b0) * nnb * 256 * 4, chunks * groups * nb)
+                             : PrefetchStream{};
+        for (int64_t ob = b0; ob < b1; ob += per_group)
+          for (int64_t c = 0; c < chunks; ++c)
+            conv_row(a, 0, ob, std::min(per_group, b1 - ob), 0, nt * c / chunks,
+                     nt * (c + 1) / chunks);
+      }
     for (int64_t ob = b0; ob < b1; ++ob) {
       Epilogue e;
       for (int l = 0; l < 16; ++l) {

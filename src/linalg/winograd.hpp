@@ -12,12 +12,16 @@
 // tiles, 16 points) saves less (4 instead of 9) but needs less than half the
 // transformed filter bytes per tile.
 //
-// The price is rounding: the transforms' constants (up to 8 in A, 1/24 in G)
-// make the result differ from a direct convolution by a few float ulps of the
-// terms' magnitude. ResNet-50's logits (up to 2 in size) after its thirteen
-// such layers move by at most 6e-5 (torch's own differ from the direct
-// kernels' by 4e-5). The optimizer uses it only at level all, and a session
-// can turn it off (docs/performance.md).
+// The price is rounding: the transformed values are larger than the pixels
+// and the output transform weighs the point products by up to 8, so their
+// rounding reaches the output magnified. Two choices bound it: F(4x4, 3x3)
+// interpolates at 0, 1, -1, 2, -1/2 (not the usual +-2), and each point's
+// sum over the input channels runs in short runs (winograd.cpp). A
+// 64-channel layer then deviates from a float64 convolution about twice as
+// much as a direct float32 one (F(2x2, 3x3): less than a direct one);
+// tests/unit/linalg/test_winograd_accuracy.cpp pins it. The optimizer uses
+// F(2x2, 3x3) at level all, F(4x4, 3x3) where a session asks for it, and a
+// session can turn both off (docs/performance.md).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -30,17 +34,24 @@ namespace tessera::linalg::nchwc {
 // stride 1, dilation 1, blocked input. Pads and output size are free.
 bool winograd_supported(const Conv2dShape& s);
 
-// The output tile side to run a C -> M channel layer with: 4 (F(4x4, 3x3),
-// 36 points), 2 (F(2x2, 3x3), 16 points: fewer filter bytes per tile, for
-// wide layers whose planes are small), or 0 where a direct convolution is
+// The output tile side to run a C -> M channel layer with: 2 (F(2x2, 3x3),
+// 16 points), 4 (F(4x4, 3x3), 36 points) only where `allow_4x4` and the
+// transformed filters stay cached, or 0 where a direct convolution is
 // faster (few channels: the transforms dominate; very wide ones: the
 // transformed filters come from memory for too few tiles).
-int64_t winograd_tile(int64_t C, int64_t M);
+//
+// F(4x4, 3x3) is 1.3-1.5x faster than F(2x2, 3x3) on 64-128 channel
+// layers, but its rounding is not bounded by the direct kernel's: stacked
+// at full resolution up to a network's output (a U-Net's decoder) it moved
+// the output 2.3-3x further from float64 than ONNX Runtime's direct
+// convolutions, where F(2x2, 3x3) stays below them. So it is a session's
+// choice (session.winograd_4x4), not the default.
+int64_t winograd_tile(int64_t C, int64_t M, bool allow_4x4);
 
 // Filters W[M, C, 3, 3] transformed once (at kernel creation) into the
-// points of F(tile x tile, 3x3), each packed as a blocked 1x1 filter
-// ([M/16][C/16][16 in][16 out], PackedFilter's layout): 4x (tile 4) or
-// 1.8x (tile 2) the memory of the filters.
+// points of F(tile x tile, 3x3), each packed as blocked 1x1 filters, one per
+// run of input blocks ([M/16][run's C/16][16 in][16 out], PackedFilter's
+// layout): 4x (tile 4) or 1.8x (tile 2) the memory of the filters.
 class WinogradFilter {
  public:
   WinogradFilter() = default;

@@ -263,6 +263,7 @@ std::vector<ep::PlacementRule> prepare_graph(ir::Model& model, const Providers& 
   // where no transform reads it.
   config_flag(options, "session.disable_nchwc", false);
   config_flag(options, "session.disable_winograd", false);
+  config_flag(options, "session.winograd_4x4", false);
   config_flag(options, "session.cpu_half_as_float", true);
   std::vector<ep::PlacementRule> placement = options.placement;
   if (options.graph_optimization_level != GraphOptimizationLevel::kDisableAll) {

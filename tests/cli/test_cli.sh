@@ -198,7 +198,9 @@ open(sys.argv[1], "wb").write(helper.make_model(g, opset_imports=[helper.make_op
 PYEOF
 expect_rc 0 "inspect a wide 3x3 conv" -- "$TESSERA" inspect "$WORK/wide_conv.onnx"
 if grep -q NchwcConv "$WORK/out"; then
-  expect_out 'wide_conv \[com.tessera.NchwcConv, winograd_4x4\]' "inspect shows the Winograd algorithm"
+  expect_out 'wide_conv \[com.tessera.NchwcConv, winograd_2x2\]' "inspect shows the Winograd algorithm"
+  expect_rc 0 "inspect with the 4x4 tiles allowed" -- "$TESSERA" inspect "$WORK/wide_conv.onnx" --config session.winograd_4x4=1
+  expect_out 'wide_conv \[com.tessera.NchwcConv, winograd_4x4\]' "session.winograd_4x4=1 picks F(4x4, 3x3)"
   expect_rc 0 "inspect with Winograd off" -- "$TESSERA" inspect "$WORK/wide_conv.onnx" --config session.disable_winograd=1
   if grep -q winograd "$WORK/out"; then bad "session.disable_winograd=1 still shows winograd"; else ok "session.disable_winograd=1 keeps the direct algorithm"; fi
 fi

@@ -126,8 +126,9 @@ void check_conv(const ConvCase& c, const ActivationSpec& act, bool with_bias, bo
     conv2d(s, pf, xin, with_bias ? b.data() : nullptr, with_residual ? rb.data() : nullptr, act,
            yb.data(), pool);
   }
-  // Winograd's transforms round more (their constants reach 8 and 1/24):
-  // a bound in units of the terms' scale, sqrt(C * 9) for these inputs.
+  // Winograd's transforms round more (F(4x4, 3x3)'s output transform weighs
+  // products by up to 8): a bound in units of the terms' scale, sqrt(C * 9)
+  // for these inputs.
   const float tol = winograd_tile ? 2e-5f * std::sqrt(float(c.C * 9)) : 2e-4f;
   std::ostringstream what;
   what << "C" << c.C << " M" << c.M << " " << c.H << "x" << c.W << " k" << c.KH << "x" << c.KW
@@ -243,10 +244,12 @@ TEST(LinalgNchwc, WinogradChecksItsInputs) {
                Error);
   EXPECT_TRUE(winograd_supported(s));
   // The choice of tile follows the channel counts.
-  EXPECT_EQ(winograd_tile(16, 64), 0);
-  EXPECT_EQ(winograd_tile(64, 64), 4);
-  EXPECT_EQ(winograd_tile(256, 256), 2);
-  EXPECT_EQ(winograd_tile(512, 512), 0);
+  EXPECT_EQ(winograd_tile(16, 64, true), 0);
+  EXPECT_EQ(winograd_tile(64, 64, true), 4);
+  EXPECT_EQ(winograd_tile(64, 64, false), 2);
+  EXPECT_EQ(winograd_tile(256, 256, true), 2);
+  EXPECT_EQ(winograd_tile(512, 512, true), 0);
+  EXPECT_EQ(winograd_tile(512, 512, false), 0);
 }
 
 // expand_depthwise gives what its two convolutions give one after the other:

@@ -321,15 +321,16 @@ TEST(ConvLayout, ResidualOfUnknownShapeStaysPlain) {
   expect_same_as(m, out);
 }
 
-// 3x3 stride-1 layers with wide channels get a Winograd algorithm (tile by
-// channel count, linalg::nchwc::winograd_tile); strided, dilated and narrow
-// ones stay direct; the outputs match the unoptimized graph; and the session
-// option turns it off.
+// 3x3 stride-1 layers with wide channels get a Winograd algorithm (F(2x2,
+// 3x3), or F(4x4, 3x3) by channel count where the session allows it,
+// linalg::nchwc::winograd_tile); strided, dilated and narrow ones stay
+// direct; the outputs match the unoptimized graph; and the session options
+// turn it off or allow the 4x4 tiles.
 ir::Model winograd_block() {
   ir::Model m = float_model(13, {{"x", Shape{1, 32, 9, 11}}}, {"y"});
   auto& in = m.graph.initializers;
-  in["w1"] = random_floats(Shape{48, 32, 3, 3}, 1, -0.1f, 0.1f);      // tile 4
-  in["w2"] = random_floats(Shape{160, 48, 3, 3}, 2, -0.1f, 0.1f);     // tile 4
+  in["w1"] = random_floats(Shape{48, 32, 3, 3}, 1, -0.1f, 0.1f);      // tile 2, or 4
+  in["w2"] = random_floats(Shape{160, 48, 3, 3}, 2, -0.1f, 0.1f);     // tile 2, or 4
   in["w3"] = random_floats(Shape{160, 160, 3, 3}, 3, -0.05f, 0.05f);  // tile 2
   in["w4"] = random_floats(Shape{40, 160, 3, 3}, 4, -0.05f, 0.05f);   // strided: direct
   in["w5"] = random_floats(Shape{16, 40, 3, 3}, 5, -0.1f, 0.1f);      // 16 outputs: direct
@@ -365,9 +366,24 @@ TEST(ConvLayout, WinogradForWide3x3Layers) {
   size_t converted = 0;
   const ir::Model out = with_layout_pass(m, &converted);
   expect_well_formed(m, out);
-  EXPECT_EQ(algorithms(out), (std::vector<std::string>{"winograd_4x4", "winograd_4x4",
+  EXPECT_EQ(algorithms(out), (std::vector<std::string>{"winograd_2x2", "winograd_2x2",
                                                        "winograd_2x2", "direct", "direct"}));
   expect_same_as(m, out);
+
+  // With the 4x4 tiles allowed, the layers whose transformed filters stay
+  // cached take them.
+  ir::Model fast = m;
+  optimize_as_cpu_session(fast, GraphOptimizationLevel::kAll, without_nchwc());
+  cpu::choose_conv_layout(fast, fast.graph, true, true);
+  const std::vector<std::string> with_4x4{"winograd_4x4", "winograd_4x4", "winograd_2x2", "direct",
+                                          "direct"};
+  EXPECT_EQ(algorithms(fast), with_4x4);
+  expect_same_as(m, fast);
+  SessionOptions fast_so;
+  fast_so.config_entries[std::string("session.winograd_4x4")] = std::string(1, '1');
+  auto fs = Session::create_from_model(m, fast_so);
+  EXPECT_EQ(algorithms(fs->model()),
+            linalg::nchwc::fast_path_available() ? with_4x4 : std::vector<std::string>{});
 
   // Opted out, every layer is direct.
   ir::Model off = m;

@@ -297,9 +297,10 @@ TEST(RuntimeSession, AllowSpinningOptionIsValidatedAndEitherValueRuns) {
 }
 
 TEST(RuntimeSession, EverySessionFlagRejectsValuesOtherThanZeroOrOne) {
-  for (const char* key : {"session.disable_nchwc", "session.disable_winograd",
-                          "session.share_initializers", "session.use_env_allocators",
-                          "session.keep_packed_initializers", "session.intra_op.allow_spinning"}) {
+  for (const char* key :
+       {"session.disable_nchwc", "session.disable_winograd", "session.share_initializers",
+        "session.use_env_allocators", "session.keep_packed_initializers",
+        "session.intra_op.allow_spinning", "session.winograd_4x4"}) {
     SessionOptions o;
     o.config_entries[key] = "true";
     try {

@@ -197,7 +197,7 @@ Tensor small_groups_filter(const Tensor& w, int64_t group) {
 
 }  // namespace
 
-size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
+size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool winograd_4x4) {
   DefUse v(g);
   const size_t n = g.nodes.size();
   std::unordered_map<std::string, Blocked> blocked;        // original value -> blocked copy
@@ -306,7 +306,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd) {
       out.attributes.push_back(int_attr("input_layout", layout));
       // 3x3 stride-1 layers run as Winograd products where the channels
       // suit (linalg/winograd.hpp): ResNet-50's layer1-3.
-      const int64_t tile = linalg::nchwc::winograd_tile(C, M);
+      const int64_t tile = linalg::nchwc::winograd_tile(C, M, winograd_4x4);
       if (winograd && tile && layout == 1 && group == 1 && spatial == 2 && wd[2] == 3 &&
           wd[3] == 3 && ints_all_or_absent(node, "strides", 1) &&
           ints_all_or_absent(node, "dilations", 1)) {

@@ -95,7 +95,9 @@ size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
   // (AVX-512, or AVX2 with FMA) run them.
   if (!config_on(options, "session.disable_nchwc") && linalg::nchwc::fast_path_available()) {
     const bool winograd = !config_on(options, "session.disable_winograd");
-    changed += run("choose_conv_layout", [&] { return choose_conv_layout(part, g, winograd); });
+    const bool winograd_4x4 = config_on(options, "session.winograd_4x4");
+    changed += run("choose_conv_layout",
+                   [&] { return choose_conv_layout(part, g, winograd, winograd_4x4); });
     changed += run("fuse_expand_depthwise", [&] { return fuse_expand_depthwise(part, g); });
   }
   changed += run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });

@@ -20,8 +20,10 @@ namespace tessera::cpu {
 // Runs every CPU transform of `options.level` on `part` (the whole model in a
 // CPU-only session). Session config entries read: "session.disable_nchwc"
 // and "session.disable_winograd" ("1" turns the blocked layout or its
-// Winograd choice off), "session.cpu_half_as_float" ("0" keeps float16 and
-// bfloat16 nodes in their types). Returns how many nodes changed.
+// Winograd choice off), "session.winograd_4x4" ("1" lets layers take the
+// faster, less accurate F(4x4, 3x3)), "session.cpu_half_as_float" ("0"
+// keeps float16 and bfloat16 nodes in their types). Returns how many nodes
+// changed.
 size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
                          std::vector<PhaseTiming>* timings = nullptr);
 
@@ -78,8 +80,10 @@ size_t fuse_matmul_integer_to_float(ir::Model& model, ir::Graph& graph);
 // converted. Worth it only where the vector (AVX-512 or AVX2) kernels run:
 // transform_for_cpu asks linalg::nchwc::fast_path_available(). With
 // `winograd`, the 3x3 stride-1 ones with wide channels get algorithm
-// "winograd" (linalg/winograd.hpp).
-size_t choose_conv_layout(ir::Model& model, ir::Graph& graph, bool winograd = true);
+// "winograd_2x2", or "winograd_4x4" where `winograd_4x4` allows it
+// (linalg::nchwc::winograd_tile).
+size_t choose_conv_layout(ir::Model& model, ir::Graph& graph, bool winograd = true,
+                          bool winograd_4x4 = false);
 // A blocked 1x1 NchwcConv read only by a depthwise 3x3 NchwcConv ->
 // com.tessera NchwcExpandDepthwise (run after choose_conv_layout).
 size_t fuse_expand_depthwise(ir::Model& model, ir::Graph& graph);
