@@ -196,7 +196,9 @@ TEST(DetectionDataPaths, RoiAlignMatchesDefinition) {
                                    10, 10, 10, 10, 0,  0,  21, 17, 30, 25, 40, 34};
   const std::vector<int64_t> bi = {0, 1, 1, 0, 1, 0};
   const Shape xs{N, C, H, W};
-  for (int64_t ratio : {0, 2, 3})
+  // Ratio 40 makes 19200 samples a box: average pooling then takes the
+  // per-sample path, as huge adaptive boxes do.
+  for (int64_t ratio : {0, 2, 3, 40})
     for (const char* mode : {"avg", "max"})
       for (const char* ctm : {"half_pixel", "output_half_pixel"}) {
         auto out = run_node(

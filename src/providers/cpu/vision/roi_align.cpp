@@ -124,6 +124,10 @@ class RoiAlignKernel : public ep::OpKernel {
     for (int64_t pw = 0; pw < ow_; ++pw)
       for (int64_t ix = 0; ix < gw; ++ix)
         xs[size_t(pw * gw + ix)] = tap(sw + pw * bw + (ix + 0.5f) * bw / float(gw), W, 1);
+    if (!max_ && oh_ * ow_ * gh * gw <= kMaxListedSamples) {
+      pool_listed(ys, xs, gh, gw, count, planes, C, H * W, out);
+      return;
+    }
     for (int64_t c = 0; c < C; ++c) {
       const float* img = planes + c * H * W;
       for (int64_t ph = 0; ph < oh_; ++ph) {
@@ -144,6 +148,48 @@ class RoiAlignKernel : public ep::OpKernel {
             }
           *out++ = max_ ? acc : acc / count;
         }
+      }
+    }
+  }
+
+  // Average pooling with every bin's samples listed once per box: the four
+  // corner offsets and the products of their row and column weights, out-of-
+  // image samples (which add zero) left out. Each channel then costs four
+  // loads and four multiply-adds a sample.
+  struct Sample {
+    int64_t off[4];
+    float w[4];
+  };
+  static constexpr int64_t kMaxListedSamples = 1 << 14;
+
+  void pool_listed(const std::vector<Tap>& ys, const std::vector<Tap>& xs, int64_t gh, int64_t gw,
+                   float count, const float* planes, int64_t C, int64_t plane, float* out) const {
+    std::vector<Sample> samples;
+    samples.reserve(size_t(oh_ * ow_ * gh * gw));
+    std::vector<size_t> bin_end(size_t(oh_ * ow_));
+    for (int64_t ph = 0; ph < oh_; ++ph)
+      for (int64_t pw = 0; pw < ow_; ++pw) {
+        for (int64_t iy = 0; iy < gh; ++iy)
+          for (int64_t ix = 0; ix < gw; ++ix) {
+            const Tap& y = ys[size_t(ph * gh + iy)];
+            const Tap& x = xs[size_t(pw * gw + ix)];
+            if (!y.valid || !x.valid) continue;
+            samples.push_back({{y.lo + x.lo, y.lo + x.hi, y.hi + x.lo, y.hi + x.hi},
+                               {y.wlo * x.wlo, y.wlo * x.whi, y.whi * x.wlo, y.whi * x.whi}});
+          }
+        bin_end[size_t(ph * ow_ + pw)] = samples.size();
+      }
+    for (int64_t c = 0; c < C; ++c) {
+      const float* img = planes + c * plane;
+      size_t k = 0;
+      for (const size_t end : bin_end) {
+        float acc = 0.f;
+        for (; k < end; ++k) {
+          const Sample& p = samples[k];
+          acc += p.w[0] * img[p.off[0]] + p.w[1] * img[p.off[1]] + p.w[2] * img[p.off[2]] +
+                 p.w[3] * img[p.off[3]];
+        }
+        *out++ = acc / count;
       }
     }
   }
