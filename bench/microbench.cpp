@@ -543,6 +543,7 @@ BENCHMARK(BM_Sgemm)
     ->Args({1024, 1024, 1024, 1, 2})
     ->Args({1024, 1024, 1024, 2, 1})
     ->Args({1024, 1024, 1024, 0, 2})
+    ->Args({150, 1024, 12544, 2, 1})  // fasterrcnn_mbv3's box head fc6
     // BERT-base seq 128: the attention projections (one and fused QKV) and the
     // FFN, B per call vs prepacked; one head's Q K^T and P V.
     ->Args({128, 768, 768, 0, 1})

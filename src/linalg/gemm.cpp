@@ -208,6 +208,20 @@ struct Operands {
 // few output channels reads as much as it computes).
 constexpr int64_t kDirectBMaxRows = 128;
 
+// Rows per block of A: kMCPanels panels, in blocks of equal size, and a
+// remainder of at most a quarter block joins the others. Each row block
+// streams every K slice of B once more, which a block of a few rows does
+// for little work: fasterrcnn's box head (150 x 12544 times 12544 x 1024)
+// made a second pass over its 2 MB slices for 18 rows.
+int64_t row_block(int64_t m, int64_t mr) {
+  const int64_t base = kMCPanels * mr;
+  if (m <= base) return base;
+  int64_t blocks = (m + base - 1) / base;
+  if (4 * (m - (blocks - 1) * base) <= base) --blocks;
+  const int64_t rows = (m + blocks - 1) / blocks;
+  return (rows + mr - 1) / mr * mr;
+}
+
 // Single-threaded C[i0:i0+m, j0:j0+n] (+)= alpha * op(A) op(B); `accumulate`
 // says whether C already holds beta * C (else the first K slice stores). The
 // epilogue runs on each micro-tile right after its last K slice.
@@ -215,7 +229,7 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
                 int64_t n, int64_t K, bool accumulate) {
   static thread_local PackBuffer abuf, bbuf;
   const int mr = kern.mr, nr = kern.nr;
-  const int64_t mc_max = kMCPanels * mr;
+  const int64_t mc_max = row_block(m, mr);
   const int64_t nc_max = kNC;
   float* ap = o.packed ? nullptr : abuf.get(size_t(mc_max * kKC));
   float* bp = o.packed_b ? nullptr : bbuf.get(size_t((nc_max + nr) * kKC));

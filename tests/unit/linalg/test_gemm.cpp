@@ -64,16 +64,18 @@ void check_case(const detail::SgemmKernelInfo& kern, const Case& c, ThreadPool* 
           << " tb=" << c.tb << " at " << i << "," << j;
 }
 
-// The last two span several MC-row blocks (the last one ragged) and two K
-// slices, the second 18 deep.
+// The last three span more rows than one MC-row block holds and two K
+// slices, the second 18 deep: 300 and 280 rows in several blocks, 150 in
+// one block larger than MC (its 18-row remainder joins it).
 const std::vector<Case> kCases = {
-    {1, 1, 1, false, false, 1.f, 0.f},     {17, 33, 65, false, false, 1.f, 0.f},
-    {17, 33, 65, true, false, 0.5f, 1.f},  {17, 33, 65, false, true, 2.f, -0.5f},
-    {17, 33, 65, true, true, 1.f, 0.25f},  {6, 64, 512, false, false, 1.f, 0.f},
-    {130, 70, 600, false, true, 1.f, 1.f}, {5, 200, 3, true, false, -1.f, 0.f},
-    {100, 1, 40, false, false, 1.f, 2.f},  {1, 100, 40, false, true, 1.f, 0.f},
-    {1, 37, 70, true, true, 0.5f, 0.5f},   {1, 300, 1283, false, true, 1.f, 0.f},
-    {300, 7, 530, false, false, 1.f, 2.f}, {280, 131, 530, true, true, 2.f, 0.f},
+    {1, 1, 1, false, false, 1.f, 0.f},      {17, 33, 65, false, false, 1.f, 0.f},
+    {17, 33, 65, true, false, 0.5f, 1.f},   {17, 33, 65, false, true, 2.f, -0.5f},
+    {17, 33, 65, true, true, 1.f, 0.25f},   {6, 64, 512, false, false, 1.f, 0.f},
+    {130, 70, 600, false, true, 1.f, 1.f},  {5, 200, 3, true, false, -1.f, 0.f},
+    {100, 1, 40, false, false, 1.f, 2.f},   {1, 100, 40, false, true, 1.f, 0.f},
+    {1, 37, 70, true, true, 0.5f, 0.5f},    {1, 300, 1283, false, true, 1.f, 0.f},
+    {300, 7, 530, false, false, 1.f, 2.f},  {280, 131, 530, true, true, 2.f, 0.f},
+    {150, 70, 530, false, true, 1.f, 0.5f},
 };
 
 TEST(LinalgGemm, EveryKernelMatchesNaive) {
@@ -194,6 +196,7 @@ TEST(LinalgGemm, PackedBMatchesNaive) {
       {384, 129, 96, false, false, 1.f, 0.f, 0},  // [3,128,96] x [96,129] stacked
       {6, 64, 512, false, false, 1.f, 1.f, 2},
       {40, 300, 600, false, true, 1.f, 0.f, 0},
+      {150, 129, 600, false, true, 1.f, 0.f, 1},  // one row block above MC, with bias + Relu
       // M == 1 runs the row-vector product over the panels: a classifier
       // (K across slices, ragged last panel, split over threads), transposed
       // A, every epilogue.

@@ -8,9 +8,35 @@ namespace tessera::cpu::rnn {
 
 namespace {
 
+template <typename A, typename Op>
+void map(A* x, int64_t n, const Op& op) {
+  for (int64_t i = 0; i < n; ++i) x[i] = op(x[i]);
+}
+
+// The piecewise-linear functions get a loop of their own, which the compiler
+// vectorises; Activation::operator() switches on the kind per element, and
+// that took a tenth of deepspeech's Relu RNN. Each computes what
+// Activation::operator() does.
 template <typename A>
 void activate_scalar(const Activation& f, A* x, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) x[i] = f(x[i]);
+  const A alpha = A(f.alpha), beta = A(f.beta);
+  switch (f.kind) {
+    case ActKind::kRelu:
+      return map(x, n, [](A v) { return v > A(0) ? v : A(0); });
+    case ActKind::kLeakyRelu:
+      return map(x, n, [=](A v) { return v >= A(0) ? v : alpha * v; });
+    case ActKind::kAffine:
+      return map(x, n, [=](A v) { return alpha * v + beta; });
+    case ActKind::kThresholdedRelu:
+      return map(x, n, [=](A v) { return v >= alpha ? v : A(0); });
+    case ActKind::kHardSigmoid:
+      return map(x, n, [=](A v) {
+        const A y = alpha * v + beta;
+        return y < A(0) ? A(0) : (y > A(1) ? A(1) : y);
+      });
+    default:
+      map(x, n, [&](A v) { return f(v); });
+  }
 }
 
 }  // namespace

@@ -49,6 +49,25 @@ ContiguousTail contiguous_tail(const Shape& out, const AxisMaps& maps) {
   return t;
 }
 
+// Output axes [from, r) that all read one source element (Expand of
+// [N, 1, 1, 1] to [N, C, H, W]): each row over the leading axes is then a
+// fill of that element, where the per-element loop looked up a map entry
+// per value and paid its row set-up per short row.
+ContiguousTail broadcast_tail(const Shape& out, const AxisMaps& maps) {
+  const size_t r = out.rank();
+  ContiguousTail t{r, 1, 0};
+  while (t.from > 0) {
+    const auto& m = maps[t.from - 1];
+    if (m.empty() || m[0] == kFillOffset ||
+        std::any_of(m.begin(), m.end(), [&](int64_t v) { return v != m[0]; }))
+      break;
+    t.start += m[0];
+    t.inner *= out[t.from - 1];
+    --t.from;
+  }
+  return t;
+}
+
 template <typename T>
 void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T* fill,
                ThreadPool& pool) {
@@ -58,6 +77,36 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
     return;
   }
   const ContiguousTail tail = contiguous_tail(out, maps);
+  const ContiguousTail same = broadcast_tail(out, maps);
+  if (tail.from == r && same.from < r && same.inner > 1) {
+    const size_t lead = same.from;
+    const int64_t rows = out.size_to(lead), inner = same.inner;
+    pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> idx(lead, 0);
+      int64_t rem = begin;
+      for (size_t k = lead; k-- > 0;) {
+        idx[k] = rem % out[k];
+        rem /= out[k];
+      }
+      for (int64_t row = begin; row < end; ++row) {
+        int64_t base = same.start;
+        bool filled = false;
+        for (size_t k = 0; k < lead; ++k) {
+          const int64_t v = maps[k][size_t(idx[k])];
+          if (v == kFillOffset)
+            filled = true;
+          else
+            base += v;
+        }
+        std::fill(d + row * inner, d + (row + 1) * inner, filled ? *fill : s[base]);
+        for (size_t k = lead; k-- > 0;) {
+          if (++idx[k] < out[k]) break;
+          idx[k] = 0;
+        }
+      }
+    });
+    return;
+  }
   if (tail.from < r) {
     // Rows over the leading axes, each one run; long runs with few rows are
     // cut into pieces so the threads share them.

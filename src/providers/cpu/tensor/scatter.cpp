@@ -34,11 +34,16 @@ T combine(T a, T b, Reduction r) {
     using A = Acc<T>;
     A x = A(a), y = A(b);
     switch (r) {
-      case Reduction::kAdd: return T(x + y);
-      case Reduction::kMul: return T(x * y);
-      case Reduction::kMax: return T(x > y ? x : y);
-      case Reduction::kMin: return T(x < y ? x : y);
-      default: return b;
+      case Reduction::kAdd:
+        return T(x + y);
+      case Reduction::kMul:
+        return T(x * y);
+      case Reduction::kMax:
+        return T(x > y ? x : y);
+      case Reduction::kMin:
+        return T(x < y ? x : y);
+      default:
+        return b;
     }
   }
 }
@@ -106,6 +111,37 @@ class ScatterNDKernel : public OpKernel {
   Reduction red_;
 };
 
+// Calls fn(i, offset) for every element i of `idx` (of shape `is`), in order,
+// with the offset in data (shape `ds`) it addresses along `axis`; an index
+// out of range fails the node. The offset is stepped along the last axis
+// rather than recomputed per element.
+template <typename I, typename Fn>
+void for_each_target(const KernelContext& ctx, const I* idx, const Shape& is, const Shape& ds,
+                     size_t axis, const Fn& fn) {
+  const size_t r = is.rank();
+  const std::vector<int64_t> xs = strides_of(ds);
+  const int64_t dim = ds[axis], inner = is[r - 1], rows = is.size_to(r - 1);
+  const int64_t step = axis == r - 1 ? 0 : xs[r - 1];
+  std::vector<int64_t> pos(r - 1, 0);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t base = 0;
+    for (size_t k = 0; k + 1 < r; ++k)
+      if (k != axis) base += pos[k] * xs[k];
+    const I* ir = idx + row * inner;
+    for (int64_t j = 0; j < inner; ++j) {
+      const int64_t v = int64_t(ir[j]);
+      if (v < -dim || v >= dim)
+        ctx.fail_node("index ", v, " is out of range [", -dim, ", ", dim - 1, "] for axis ", axis,
+                      " of data shape ", ds.to_string());
+      fn(row * inner + j, base + j * step + (v < 0 ? v + dim : v) * xs[axis]);
+    }
+    for (size_t k = r - 1; k-- > 0;) {
+      if (++pos[k] < is[k]) break;
+      pos[k] = 0;
+    }
+  }
+}
+
 class ScatterElementsKernel : public OpKernel {
  public:
   explicit ScatterElementsKernel(const KernelInfo& info)
@@ -124,27 +160,32 @@ class ScatterElementsKernel : public OpKernel {
     if (!ok)
       ctx.fail_node("indices ", it.shape().to_string(), " and updates ", up.description(),
                     " do not suit data ", x.description());
-    std::vector<int64_t> idx = read_ints(it);
-    std::vector<int64_t> xs = strides_of(ds);
-    const Shape& is = it.shape();
-    std::vector<int64_t> pos(is.rank(), 0), offs(idx.size());
-    int64_t dim = ds[axis];
-    for (size_t i = 0; i < idx.size(); ++i) {
-      int64_t v = idx[i];
-      if (v < -dim || v >= dim)
-        ctx.fail_node("index ", v, " is out of range [", -dim, ", ", dim - 1, "] for axis ",
-                      axis_, " of data shape ", ds.to_string());
-      int64_t off = 0;
-      for (size_t k = 0; k < is.rank(); ++k)
-        off += (k == axis ? (v < 0 ? v + dim : v) : pos[k]) * xs[k];
-      offs[i] = off;
-      for (size_t k = is.rank(); k-- > 0;) {
-        if (++pos[k] < is[k]) break;
-        pos[k] = 0;
-      }
-    }
     Tensor& y = ctx.output(0, ds, x.dtype());
     copy_elems(x, 0, y, 0, x.num_elements());
+    if (it.num_elements() == 0) return;
+    auto with_indices = [&](auto&& fn) {
+      if (it.dtype() == DataType::kInt32)
+        fn(it.data<int32_t>());
+      else
+        fn(it.data<int64_t>());
+    };
+    if (red_ == Reduction::kNone && !is_sub_byte_type(x.dtype())) {
+      dispatch_storage(x.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* u = static_cast<const T*>(up.raw_data());
+        T* d = static_cast<T*>(y.mutable_raw_data());
+        with_indices([&](const auto* idx) {
+          for_each_target(ctx, idx, it.shape(), ds, axis,
+                          [&](int64_t i, int64_t off) { d[off] = u[i]; });
+        });
+      });
+      return;
+    }
+    std::vector<int64_t> offs(size_t(it.num_elements()));
+    with_indices([&](const auto* idx) {
+      for_each_target(ctx, idx, it.shape(), ds, axis,
+                      [&](int64_t i, int64_t off) { offs[size_t(i)] = off; });
+    });
     apply_updates(ctx, up, y, offs, 1, red_);
   }
 
@@ -158,7 +199,8 @@ class ScatterElementsKernel : public OpKernel {
 void register_scatter_kernels(ep::KernelRegistry& r) {
   TypeConstraint t{"T", {0, 2}, byte_types()};
   TypeConstraint ind{"Tind", {1}, {DataType::kInt32, DataType::kInt64}};
-  r.add<ScatterNDKernel>({"", "ScatterND", 11, ep::kOpsetMax, {t, {"Tind", {1}, {DataType::kInt64}}}});
+  r.add<ScatterNDKernel>(
+      {"", "ScatterND", 11, ep::kOpsetMax, {t, {"Tind", {1}, {DataType::kInt64}}}});
   r.add<ScatterElementsKernel>({"", "ScatterElements", 11, ep::kOpsetMax, {t, ind}});
   r.add<ScatterElementsKernel>({"", "Scatter", 9, ep::kOpsetMax, {t, ind}});
 }
