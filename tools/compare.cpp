@@ -32,7 +32,8 @@ bool close(double e, double g, const Tolerance& tol) {
 bool complex_type(DataType t) { return t == DataType::kComplex64 || t == DataType::kComplex128; }
 
 std::complex<double> complex_at(const Tensor& t, int64_t i) {
-  if (t.dtype() == DataType::kComplex64) return std::complex<double>(t.data<std::complex<float>>()[i]);
+  if (t.dtype() == DataType::kComplex64)
+    return std::complex<double>(t.data<std::complex<float>>()[i]);
   return t.data<std::complex<double>>()[i];
 }
 
@@ -91,8 +92,10 @@ std::optional<std::string> compare_values(const Value& expected, const Value& go
     return str_cat(what, ": expected a ", expected.kind_name(), ", got a ", got.kind_name(), " (",
                    describe_value(got), ")");
   switch (expected.kind()) {
-    case Value::Kind::kNone: return std::nullopt;
-    case Value::Kind::kTensor: return compare_tensors(expected.tensor(), got.tensor(), what, tol);
+    case Value::Kind::kNone:
+      return std::nullopt;
+    case Value::Kind::kTensor:
+      return compare_tensors(expected.tensor(), got.tensor(), what, tol);
     case Value::Kind::kSequence: {
       const auto& e = expected.seq();
       const auto& g = got.seq();
@@ -103,9 +106,13 @@ std::optional<std::string> compare_values(const Value& expected, const Value& go
       return std::nullopt;
     }
     case Value::Kind::kMap: {
-      if (auto m = compare_tensors(expected.map().keys, got.map().keys, what + " keys", tol)) return m;
+      if (auto m = compare_tensors(expected.map().keys, got.map().keys, what + " keys", tol))
+        return m;
       return compare_tensors(expected.map().values, got.map().values, what + " values", tol);
     }
+    case Value::Kind::kSparseTensor:  // the same elements, whatever the format
+      return compare_tensors(expected.sparse().to_dense(what + " (expected)"),
+                             got.sparse().to_dense(what), what, tol);
   }
   return std::nullopt;
 }

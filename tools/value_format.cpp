@@ -46,18 +46,42 @@ Tensor random_tensor(DataType dtype, const Shape& shape, std::mt19937_64& rng) {
   Tensor t(dtype, shape);
   const int64_t n = t.num_elements();
   switch (dtype) {
-    case DataType::kFloat: fill_floats<float>(t, rng); break;
-    case DataType::kDouble: fill_floats<double>(t, rng); break;
-    case DataType::kFloat16: fill_floats<Float16>(t, rng); break;
-    case DataType::kBFloat16: fill_floats<BFloat16>(t, rng); break;
-    case DataType::kInt8: fill_ints<int8_t>(t, rng); break;
-    case DataType::kUInt8: fill_ints<uint8_t>(t, rng); break;
-    case DataType::kInt16: fill_ints<int16_t>(t, rng); break;
-    case DataType::kUInt16: fill_ints<uint16_t>(t, rng); break;
-    case DataType::kInt32: fill_ints<int32_t>(t, rng); break;
-    case DataType::kUInt32: fill_ints<uint32_t>(t, rng); break;
-    case DataType::kInt64: fill_ints<int64_t>(t, rng); break;
-    case DataType::kUInt64: fill_ints<uint64_t>(t, rng); break;
+    case DataType::kFloat:
+      fill_floats<float>(t, rng);
+      break;
+    case DataType::kDouble:
+      fill_floats<double>(t, rng);
+      break;
+    case DataType::kFloat16:
+      fill_floats<Float16>(t, rng);
+      break;
+    case DataType::kBFloat16:
+      fill_floats<BFloat16>(t, rng);
+      break;
+    case DataType::kInt8:
+      fill_ints<int8_t>(t, rng);
+      break;
+    case DataType::kUInt8:
+      fill_ints<uint8_t>(t, rng);
+      break;
+    case DataType::kInt16:
+      fill_ints<int16_t>(t, rng);
+      break;
+    case DataType::kUInt16:
+      fill_ints<uint16_t>(t, rng);
+      break;
+    case DataType::kInt32:
+      fill_ints<int32_t>(t, rng);
+      break;
+    case DataType::kUInt32:
+      fill_ints<uint32_t>(t, rng);
+      break;
+    case DataType::kInt64:
+      fill_ints<int64_t>(t, rng);
+      break;
+    case DataType::kUInt64:
+      fill_ints<uint64_t>(t, rng);
+      break;
     case DataType::kBool: {
       bool* d = t.mutable_data<bool>();
       for (int64_t i = 0; i < n; ++i) d[i] = (rng() & 1) != 0;
@@ -68,16 +92,23 @@ Tensor random_tensor(DataType dtype, const Shape& shape, std::mt19937_64& rng) {
       for (int64_t i = 0; i < n; ++i) d[i] = str_cat("s", rng() % 10);
       break;
     }
-    case DataType::kComplex64: fill_floats<std::complex<float>>(t, rng); break;
-    case DataType::kComplex128: fill_floats<std::complex<double>>(t, rng); break;
+    case DataType::kComplex64:
+      fill_floats<std::complex<float>>(t, rng);
+      break;
+    case DataType::kComplex128:
+      fill_floats<std::complex<double>>(t, rng);
+      break;
     default: {
       if (is_integer_type(dtype) && is_sub_byte_type(dtype)) {
-        for (int64_t i = 0; i < n; ++i) set_packed_int(dtype, t.mutable_raw_data(), i, int32_t(rng() % 2));
+        for (int64_t i = 0; i < n; ++i)
+          set_packed_int(dtype, t.mutable_raw_data(), i, int32_t(rng() % 2));
       } else if (is_float_type(dtype)) {
         std::uniform_real_distribution<float> dist(-1.f, 1.f);
-        for (int64_t i = 0; i < n; ++i) small_type_from_float(dtype, t.mutable_raw_data(), i, dist(rng));
+        for (int64_t i = 0; i < n; ++i)
+          small_type_from_float(dtype, t.mutable_raw_data(), i, dist(rng));
       } else {
-        fail(ErrorCode::kNotImplemented, "cannot make random values of type ", data_type_name(dtype));
+        fail(ErrorCode::kNotImplemented, "cannot make random values of type ",
+             data_type_name(dtype));
       }
     }
   }
@@ -97,7 +128,8 @@ Value random_value(const ir::TypeInfo& type, const std::map<std::string, int64_t
       if (type.inner && type.inner->is_tensor())
         return Value::sequence({random_value(*type.inner, dims, rng)}, type.inner->elem_type);
       break;
-    default: break;
+    default:
+      break;
   }
   fail(ErrorCode::kNotImplemented, "cannot make a random value of type ", type.to_string(),
        "; give this input with --input NAME=FILE.npy");
@@ -110,15 +142,23 @@ std::string declared_type(const ir::TypeInfo& type) {
 
 std::string describe_value(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kNone: return "none";
-    case Value::Kind::kTensor: return v.tensor().description();
+    case Value::Kind::kNone:
+      return "none";
+    case Value::Kind::kTensor:
+      return v.tensor().description();
     case Value::Kind::kSequence: {
       std::string s = str_cat("seq(", data_type_name(v.seq_elem_type()), ") of ", v.seq().size());
-      for (size_t i = 0; i < v.seq().size() && i < 3; ++i) s += str_cat(i ? ", " : ": ", describe_value(v.seq()[i]));
+      for (size_t i = 0; i < v.seq().size() && i < 3; ++i)
+        s += str_cat(i ? ", " : ": ", describe_value(v.seq()[i]));
       return s + (v.seq().size() > 3 ? ", ..." : "");
     }
     case Value::Kind::kMap:
-      return str_cat("map(", data_type_name(v.map().keys.dtype()), ", ", v.map().values.description(), ")");
+      return str_cat("map(", data_type_name(v.map().keys.dtype()), ", ",
+                     v.map().values.description(), ")");
+    case Value::Kind::kSparseTensor:
+      return str_cat("sparse_tensor(", data_type_name(v.sparse().dtype()), ")",
+                     v.sparse().dense_shape.to_string(), " ", sparse_format_name(v.sparse().format),
+                     ", ", v.sparse().values.num_elements(), " values");
   }
   return "?";
 }
@@ -127,13 +167,26 @@ std::string element_to_string(const Tensor& t, int64_t i) {
   std::ostringstream os;
   os.precision(7);
   switch (t.dtype()) {
-    case DataType::kString: os << '"' << t.data<std::string>()[i] << '"'; break;
-    case DataType::kBool: os << (t.data<bool>()[i] ? "true" : "false"); break;
-    case DataType::kInt64: os << t.data<int64_t>()[i]; break;
-    case DataType::kUInt64: os << t.data<uint64_t>()[i]; break;
-    case DataType::kComplex64: os << t.data<std::complex<float>>()[i]; break;
-    case DataType::kComplex128: os << t.data<std::complex<double>>()[i]; break;
-    default: os << t.element_as_double(i);
+    case DataType::kString:
+      os << '"' << t.data<std::string>()[i] << '"';
+      break;
+    case DataType::kBool:
+      os << (t.data<bool>()[i] ? "true" : "false");
+      break;
+    case DataType::kInt64:
+      os << t.data<int64_t>()[i];
+      break;
+    case DataType::kUInt64:
+      os << t.data<uint64_t>()[i];
+      break;
+    case DataType::kComplex64:
+      os << t.data<std::complex<float>>()[i];
+      break;
+    case DataType::kComplex128:
+      os << t.data<std::complex<double>>()[i];
+      break;
+    default:
+      os << t.element_as_double(i);
   }
   return os.str();
 }
@@ -164,7 +217,8 @@ std::string summarize_tensor(const Tensor& t, int first_n) {
     out = str_cat(os.str(), "  | ");
   }
   out += n > 1 ? "first: " : "value: ";
-  for (int64_t i = 0; i < n && i < first_n; ++i) out += str_cat(i ? ", " : "", element_to_string(t, i));
+  for (int64_t i = 0; i < n && i < first_n; ++i)
+    out += str_cat(i ? ", " : "", element_to_string(t, i));
   if (n > first_n) out += ", ...";
   return out;
 }

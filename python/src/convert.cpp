@@ -79,25 +79,36 @@ DataType data_type_from_dtype(const py::dtype& dt) {
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   switch (kind) {
-    case 'b': return DataType::kBool;
+    case 'b':
+      return DataType::kBool;
     case 'f':
-      return size == 2 ? DataType::kFloat16 : size == 4 ? DataType::kFloat
-             : size == 8 ? DataType::kDouble : DataType::kUndefined;
+      return size == 2   ? DataType::kFloat16
+             : size == 4 ? DataType::kFloat
+             : size == 8 ? DataType::kDouble
+                         : DataType::kUndefined;
     case 'i':
-      return size == 1 ? DataType::kInt8 : size == 2 ? DataType::kInt16
-             : size == 4 ? DataType::kInt32 : size == 8 ? DataType::kInt64 : DataType::kUndefined;
+      return size == 1   ? DataType::kInt8
+             : size == 2 ? DataType::kInt16
+             : size == 4 ? DataType::kInt32
+             : size == 8 ? DataType::kInt64
+                         : DataType::kUndefined;
     case 'u':
-      return size == 1 ? DataType::kUInt8 : size == 2 ? DataType::kUInt16
-             : size == 4 ? DataType::kUInt32 : size == 8 ? DataType::kUInt64 : DataType::kUndefined;
+      return size == 1   ? DataType::kUInt8
+             : size == 2 ? DataType::kUInt16
+             : size == 4 ? DataType::kUInt32
+             : size == 8 ? DataType::kUInt64
+                         : DataType::kUndefined;
     case 'c':
-      return size == 8 ? DataType::kComplex64 : size == 16 ? DataType::kComplex128
-             : DataType::kUndefined;
+      return size == 8    ? DataType::kComplex64
+             : size == 16 ? DataType::kComplex128
+                          : DataType::kUndefined;
     case 'U':
     case 'S':
     case 'O':
     case 'V':
       return DataType::kString;
-    default: return DataType::kUndefined;
+    default:
+      return DataType::kUndefined;
   }
 }
 
@@ -116,21 +127,36 @@ DataType data_type_from_object(const py::handle& obj) {
 
 py::dtype dtype_from_data_type(DataType t) {
   switch (t) {
-    case DataType::kFloat: return py::dtype("float32");
-    case DataType::kDouble: return py::dtype("float64");
-    case DataType::kFloat16: return py::dtype("float16");
-    case DataType::kInt8: return py::dtype("int8");
-    case DataType::kInt16: return py::dtype("int16");
-    case DataType::kInt32: return py::dtype("int32");
-    case DataType::kInt64: return py::dtype("int64");
-    case DataType::kUInt8: return py::dtype("uint8");
-    case DataType::kUInt16: return py::dtype("uint16");
-    case DataType::kUInt32: return py::dtype("uint32");
-    case DataType::kUInt64: return py::dtype("uint64");
-    case DataType::kBool: return py::dtype("bool");
-    case DataType::kComplex64: return py::dtype("complex64");
-    case DataType::kComplex128: return py::dtype("complex128");
-    case DataType::kString: return py::dtype("object");
+    case DataType::kFloat:
+      return py::dtype("float32");
+    case DataType::kDouble:
+      return py::dtype("float64");
+    case DataType::kFloat16:
+      return py::dtype("float16");
+    case DataType::kInt8:
+      return py::dtype("int8");
+    case DataType::kInt16:
+      return py::dtype("int16");
+    case DataType::kInt32:
+      return py::dtype("int32");
+    case DataType::kInt64:
+      return py::dtype("int64");
+    case DataType::kUInt8:
+      return py::dtype("uint8");
+    case DataType::kUInt16:
+      return py::dtype("uint16");
+    case DataType::kUInt32:
+      return py::dtype("uint32");
+    case DataType::kUInt64:
+      return py::dtype("uint64");
+    case DataType::kBool:
+      return py::dtype("bool");
+    case DataType::kComplex64:
+      return py::dtype("complex64");
+    case DataType::kComplex128:
+      return py::dtype("complex128");
+    case DataType::kString:
+      return py::dtype("object");
     default:
       fail(ErrorCode::kNotImplemented, "tensor(", data_type_name(t),
            ") has no numpy equivalent; cast it in the model (e.g. Cast to float) to read it");
@@ -172,8 +198,10 @@ py::object tensor_to_numpy(const Tensor& t) {
 
 py::object value_to_python(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kNone: return py::none();
-    case Value::Kind::kTensor: return tensor_to_numpy(v.tensor());
+    case Value::Kind::kNone:
+      return py::none();
+    case Value::Kind::kTensor:
+      return tensor_to_numpy(v.tensor());
     case Value::Kind::kSequence: {
       py::list items;
       for (const Value& item : v.seq()) items.append(value_to_python(item));
@@ -188,14 +216,20 @@ py::object value_to_python(const Value& v) {
       for (size_t i = 0; i < py::len(keys); ++i) out[keys[i]] = values[i];
       return out;
     }
+    case Value::Kind::kSparseTensor:  // onnxruntime hands sparse outputs back as SparseTensor
+      return py::module_::import("tessera._capi_types")
+          .attr("SparseTensor")
+          .attr("_from_ortvalue")(py::cast(v));
   }
   return py::none();
 }
 
 std::string value_type_string(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kNone: return "optional";
-    case Value::Kind::kTensor: return str_cat("tensor(", data_type_name(v.tensor().dtype()), ")");
+    case Value::Kind::kNone:
+      return "optional";
+    case Value::Kind::kTensor:
+      return str_cat("tensor(", data_type_name(v.tensor().dtype()), ")");
     case Value::Kind::kSequence: {
       DataType elem = v.seq_elem_type();
       if (elem == DataType::kUndefined && !v.seq().empty() && v.seq()[0].is_tensor())
@@ -205,6 +239,8 @@ std::string value_type_string(const Value& v) {
     case Value::Kind::kMap:
       return str_cat("map(", data_type_name(v.map().keys.dtype()), ",tensor(",
                      data_type_name(v.map().values.dtype()), "))");
+    case Value::Kind::kSparseTensor:
+      return str_cat("sparse_tensor(", data_type_name(v.sparse().dtype()), ")");
   }
   return "?";
 }

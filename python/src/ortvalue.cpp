@@ -93,6 +93,37 @@ Value from_map(const py::array& keys, const py::array& values) {
   return Value::map(MapValue{tensor_from_numpy(keys), tensor_from_numpy(values)});
 }
 
+// A sparse value from a SparseTensor's numpy parts (format as OrtSparseFormat:
+// 1 COO, 2 CSR, 4 block sparse); the arrays are viewed, not copied.
+Value from_sparse_parts(int format, const std::vector<int64_t>& dense_shape,
+                        const py::array& values, const py::object& indices,
+                        const py::object& outer) {
+  SparseTensor s;
+  check(format == 1 || format == 2 || format == 4, "sparse format ", format,
+        " is not COO (1), CSR (2) or block sparse (4)");
+  s.format = static_cast<SparseFormat>(format);
+  s.dense_shape = Shape(dense_shape);
+  s.values = tensor_from_numpy(values);
+  if (!indices.is_none()) s.indices = tensor_from_numpy(indices.cast<py::array>());
+  if (!outer.is_none()) s.outer = tensor_from_numpy(outer.cast<py::array>());
+  s.validate("sparse tensor");
+  return Value::sparse(std::move(s));
+}
+
+// (format, dense shape, values, {"indices" | "inner", "outer": arrays}).
+py::tuple sparse_parts(const Value& v) {
+  check(v.is_sparse(), "this OrtValue holds a ", v.kind_name(), ", not a sparse tensor");
+  const SparseTensor& s = v.sparse();
+  py::dict arrays;
+  if (s.format == SparseFormat::kCsr) {
+    arrays["inner"] = tensor_to_numpy(s.indices);
+    arrays["outer"] = tensor_to_numpy(s.outer);
+  } else if (s.indices.defined()) {
+    arrays["indices"] = tensor_to_numpy(s.indices);
+  }
+  return py::make_tuple(int(s.format), s.dense_shape.dims(), tensor_to_numpy(s.values), arrays);
+}
+
 void bind_constructors(py::class_<Value>& c) {
   // device_type is a name ("cpu", "cuda", ...) or, as in onnxruntime's
   // native OrtValue, an OrtDevice (whose own device id is then used).
@@ -132,6 +163,8 @@ void bind_constructors(py::class_<Value>& c) {
       py::arg("items"), py::arg("element_type") = py::none());
   c.def_static("ortvalue_from_map", &from_map, py::arg("keys"), py::arg("values"));
   c.def_static("ortvalue_none", [] { return Value(); });
+  c.def_static("_from_sparse_parts", &from_sparse_parts, py::arg("format"), py::arg("dense_shape"),
+               py::arg("values"), py::arg("indices") = py::none(), py::arg("outer") = py::none());
   c.def_static("from_dlpack", &from_dlpack, py::arg("data"), py::arg("is_bool_tensor") = false,
                "Views a DLPack-exporting CPU tensor (numpy, torch, ...) or a 'dltensor' capsule "
                "without a copy.");
@@ -159,6 +192,8 @@ void bind_accessors(py::class_<Value>& c) {
   c.def("is_tensor", &Value::is_tensor);
   c.def("is_tensor_sequence", &Value::is_sequence);
   c.def("is_map", &Value::is_map);
+  c.def("is_sparse_tensor", &Value::is_sparse);
+  c.def("_sparse_parts", &sparse_parts);
   c.def("has_value", [](const Value& v) { return !v.is_none(); });
   c.def("data_ptr", [](const Value& v) {
     return reinterpret_cast<uintptr_t>(tensor_of(v, "data_ptr").raw_data());
@@ -198,7 +233,10 @@ void bind_accessors(py::class_<Value>& c) {
       },
       py::arg("dtype") = py::none(), py::arg("copy") = py::none());
   c.def("__repr__", [](const Value& v) {
-    std::string what = v.is_tensor() ? v.tensor().description() : std::string(v.kind_name());
+    std::string what = v.is_tensor() ? v.tensor().description()
+                       : v.is_sparse()
+                           ? str_cat(value_type_string(v), v.sparse().dense_shape.to_string())
+                           : std::string(v.kind_name());
     return str_cat("OrtValue(", what, ")");
   });
 }
@@ -207,7 +245,7 @@ void bind_accessors(py::class_<Value>& c) {
 
 void bind_ortvalue(py::module_& m) {
   py::class_<Value> c(m, "OrtValue");
-  // An empty value; Python subclasses (the sparse-tensor holder) start from it.
+  // An empty value (onnxruntime's OrtValue() constructor).
   c.def(py::init<>());
   bind_constructors(c);
   bind_accessors(c);

@@ -394,10 +394,10 @@ class _SparseView:
 
 
 class SparseTensor:
-    """onnxruntime's SparseTensor, held on the CPU as numpy arrays (COO or CSR).
-    Building and reading one works; the runtime has no sparse values, so
-    feeding one to a session, moving it to a device or the block-sparse format
-    raise NotImplemented."""
+    """onnxruntime's SparseTensor: a dense shape, its stored values and their
+    indices (COO, CSR or block sparse), on the CPU. A session takes one as a
+    feed (or an OrtValue made from it) and hands outputs declared
+    sparse_tensor(...) back as one."""
 
     def __init__(self, sparse_tensor=None):
         if not isinstance(sparse_tensor, SparseTensor):
@@ -408,11 +408,17 @@ class SparseTensor:
     @classmethod
     def _make(cls, fmt, dense_shape, values, **arrays):
         obj = cls.__new__(cls)
-        obj._format = fmt
+        obj._format = OrtSparseFormat(int(fmt))
         obj._dense_shape = [int(d) for d in dense_shape]
         obj._values = np.asarray(values)
-        obj._arrays = {k: np.asarray(v, dtype=np.int64) for k, v in arrays.items()}
+        index_type = np.int32 if obj._format == OrtSparseFormat.ORT_SPARSE_BLOCK_SPARSE else np.int64
+        obj._arrays = {k: np.ascontiguousarray(v, dtype=index_type) for k, v in arrays.items()}
         return obj
+
+    @classmethod
+    def _from_ortvalue(cls, ort_value):
+        fmt, dense_shape, values, arrays = ort_value._sparse_parts()
+        return cls._make(fmt, dense_shape, values, **arrays)
 
     @staticmethod
     def _check_device(ort_device):
@@ -434,7 +440,9 @@ class SparseTensor:
                 "sparse_coo_from_numpy: values must be 1-D and coo_indices [nnz] or [nnz, %d]; "
                 "got values %s and indices %s" % (len(dense_shape), values.shape,
                                                    coo_indices.shape))
-        return cls._make(OrtSparseFormat.ORT_SPARSE_COO, dense_shape, values, indices=coo_indices)
+        st = cls._make(OrtSparseFormat.ORT_SPARSE_COO, dense_shape, values, indices=coo_indices)
+        st._to_ortvalue()  # checks every index against the dense shape
+        return st
 
     @classmethod
     def sparse_csr_from_numpy(cls, dense_shape, values, inner_indices, outer_indices,
@@ -448,8 +456,18 @@ class SparseTensor:
             raise _C.InvalidArgument(
                 "sparse_csr_from_numpy: needs a 2-D dense shape, one inner index per value and "
                 "rows + 1 outer indices")
-        return cls._make(OrtSparseFormat.ORT_SPARSE_CSRC, dense_shape, values,
-                         inner=inner_indices, outer=outer_indices)
+        st = cls._make(OrtSparseFormat.ORT_SPARSE_CSRC, dense_shape, values,
+                       inner=inner_indices, outer=outer_indices)
+        st._to_ortvalue()
+        return st
+
+    def _to_ortvalue(self):
+        if self._format == OrtSparseFormat.ORT_SPARSE_CSRC:
+            return _C.OrtValue._from_sparse_parts(int(self._format), self._dense_shape,
+                                                  self._values, self._arrays["inner"],
+                                                  self._arrays["outer"])
+        return _C.OrtValue._from_sparse_parts(int(self._format), self._dense_shape, self._values,
+                                              self._arrays.get("indices"))
 
     def _get_c_tensor(self):
         return self
@@ -468,7 +486,14 @@ class SparseTensor:
         return _SparseView(**self._arrays)
 
     def as_blocksparse_view(self):
-        raise _not_implemented("the block-sparse SparseTensor format")
+        if self._format != OrtSparseFormat.ORT_SPARSE_BLOCK_SPARSE:
+            raise _C.InvalidArgument("This sparse tensor does not contain BlockSparse format")
+        return _SparseView(**self._arrays)
+
+    # The names of onnxruntime's native SparseTensor.
+    get_coo_data = as_coo_view
+    get_csrc_data = as_csrc_view
+    get_blocksparse_data = as_blocksparse_view
 
     def format(self):
         return self._format
@@ -487,58 +512,23 @@ class SparseTensor:
         raise _not_implemented("a SparseTensor on a device (%s)" % ort_device._device_name())
 
 
-class _SparseOrtValue(_C.OrtValue):
-    """An OrtValue holding a SparseTensor (OrtValue.ort_value_from_sparse_tensor).
-    It can be inspected and turned back into the SparseTensor; the runtime has
-    no sparse values, so a session refuses it as a feed."""
-
-    def __init__(self, sparse_tensor):
-        super().__init__()
-        self._sparse = sparse_tensor
-
-    def as_sparse_tensor(self):
-        return self._sparse
-
-    def is_tensor(self):
-        return False
-
-    def is_sparse_tensor(self):
-        return True
-
-    def data_type(self):
-        return self._sparse.data_type()
-
-    def device_name(self):
-        return self._sparse.device_name()
-
-    def has_value(self):
-        return True
-
-    def __repr__(self):
-        return "OrtValue(%s%s)" % (self._sparse.data_type(), self._sparse.dense_shape())
-
-
 def _ort_value_from_sparse_tensor(sparse_tensor):
     if not isinstance(sparse_tensor, SparseTensor):
         raise TypeError("ort_value_from_sparse_tensor needs a SparseTensor, not %s"
                         % type(sparse_tensor).__name__)
-    return _SparseOrtValue(sparse_tensor)
+    return sparse_tensor._to_ortvalue()
 
 
 def _as_sparse_tensor(value):
-    raise _C.InvalidArgument("as_sparse_tensor: this OrtValue holds a %s, not a sparse tensor"
-                             % value.data_type())
+    if not value.is_sparse_tensor():
+        raise _C.InvalidArgument("as_sparse_tensor: this OrtValue holds a %s, not a sparse tensor"
+                                 % value.data_type())
+    return SparseTensor._from_ortvalue(value)
 
 
 # onnxruntime has these on OrtValue itself; the native class takes them from here.
 _C.OrtValue.ort_value_from_sparse_tensor = staticmethod(_ort_value_from_sparse_tensor)
 _C.OrtValue.as_sparse_tensor = _as_sparse_tensor
-_C.OrtValue.is_sparse_tensor = lambda self: False
-
-
-def _sparse_feed_not_implemented(name):
-    return _not_implemented("feeding a SparseTensor (input '%s'): the runtime has no sparse "
-                            "values" % name)
 
 
 # -- LoRA -----------------------------------------------------------------------

@@ -86,14 +86,12 @@ def _split_map(type_str):
 def to_ortvalue(value, type_str, name=""):
     """Converts a fed Python object to an OrtValue, guided by the declared type
     of the input (None when unknown; the session then reports the bad name)."""
-    if isinstance(value, (_capi_types.SparseTensor, _capi_types._SparseOrtValue)):
-        raise _capi_types._sparse_feed_not_implemented(name)
+    if isinstance(value, _capi_types.SparseTensor):
+        return value._to_ortvalue()
     if isinstance(value, _C.OrtValue):
         return value
     if hasattr(value, "_get_c_value"):  # a wrapper holding an OrtValue
         return value._get_c_value()
-    if isinstance(value, _capi_types.SparseTensor):
-        raise _capi_types._sparse_feed_not_implemented(name)
     if type_str and type_str.startswith("optional("):
         if value is None:
             return _C.OrtValue.ortvalue_none()

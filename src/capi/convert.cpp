@@ -117,6 +117,11 @@ std::unique_ptr<OrtTypeInfo> make_type_info(const Value& value) {
       info->map->key_type = to_ort_type(value.map().keys.dtype());
       info->map->value_type = make_type_info(ir::TypeInfo::tensor(value.map().values.dtype()));
       break;
+    case Value::Kind::kSparseTensor:
+      info->type = ONNX_TYPE_SPARSETENSOR;
+      info->tensor = std::make_unique<OrtTensorTypeAndShapeInfo>(
+          tensor_info(value.sparse().dtype(), value.sparse().dense_shape));
+      break;
     case Value::Kind::kNone:
       info->type = ONNX_TYPE_OPTIONAL;
       break;

@@ -5,46 +5,15 @@
 #include "capi/allocators.hpp"
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
+#include "capi/value_access.hpp"
 
 namespace tessera::capi {
 namespace {
-
-Shape shape_of(const int64_t* shape, size_t shape_len) {
-  if (shape_len > 0) need(shape, "shape");
-  std::vector<int64_t> dims(shape, shape + shape_len);
-  for (size_t i = 0; i < shape_len; ++i)
-    check(dims[i] >= 0, "dimension ", i, " of the shape is negative (", dims[i], ")");
-  Shape s(std::move(dims));
-  s.num_elements();  // throws on overflow
-  return s;
-}
-
-const Value& val(const OrtValue* v) {
-  need(v, "value");
-  return v->value;
-}
 
 const Tensor& tensor_of(const OrtValue* v) {
   const Value& x = val(v);
   check(x.is_tensor(), "the value is a ", x.kind_name(), ", not a tensor");
   return x.tensor();
-}
-
-// A tensor over memory the application owns; `on_release` (may be empty)
-// runs when the last reference to the memory goes.
-Tensor wrap(const MemoryInfo& memory, void* p_data, size_t p_data_len, const int64_t* shape,
-            size_t shape_len, int type, std::shared_ptr<void> keepalive) {
-  const DataType dtype = from_ort_type(type);
-  check(dtype != DataType::kString,
-        "string tensors cannot view the application's memory: create one with "
-        "CreateTensorAsOrtValue and fill it with FillStringTensor");
-  Shape s = shape_of(shape, shape_len);
-  const size_t needed = data_type_storage_bytes(dtype, static_cast<size_t>(s.num_elements()));
-  check(p_data_len >= needed, "the buffer holds ", p_data_len, " bytes but a ",
-        data_type_name(dtype), " tensor of shape ", s.to_string(), " needs ", needed);
-  if (needed > 0) need(p_data, "p_data");
-  auto buffer = std::make_shared<Buffer>(p_data, p_data_len, memory, std::move(keepalive));
-  return Tensor(dtype, std::move(s), std::move(buffer));
 }
 
 }  // namespace
@@ -101,8 +70,7 @@ OrtStatus* ORT_API_CALL IsTensor(const OrtValue* value, int* out) noexcept {
 OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) noexcept {
   return guard("IsSparseTensor", [&] {
     need(out, "out");
-    val(value);
-    *out = 0;  // values made through this API are dense
+    *out = val(value).is_sparse() ? 1 : 0;
   });
 }
 
@@ -152,6 +120,11 @@ OrtStatus* ORT_API_CALL GetTensorTypeAndShape(const OrtValue* value,
                                               OrtTensorTypeAndShapeInfo** out) noexcept {
   return guard("GetTensorTypeAndShape", [&] {
     need(out, "out");
+    const Value& v = val(value);
+    if (v.is_sparse()) {  // the dense shape, as for a tensor
+      *out = new OrtTensorTypeAndShapeInfo(tensor_info(v.sparse().dtype(), v.sparse().dense_shape));
+      return;
+    }
     const Tensor& t = tensor_of(value);
     *out = new OrtTensorTypeAndShapeInfo(tensor_info(t.dtype(), t.shape()));
   });
@@ -190,6 +163,9 @@ OrtStatus* ORT_API_CALL GetValueType(const OrtValue* value, enum ONNXType* out) 
         break;
       case Value::Kind::kMap:
         *out = ONNX_TYPE_MAP;
+        break;
+      case Value::Kind::kSparseTensor:
+        *out = ONNX_TYPE_SPARSETENSOR;
         break;
       case Value::Kind::kNone:
         *out = ONNX_TYPE_OPTIONAL;

@@ -56,8 +56,10 @@ void read_string_entry(WireReader& outer, const Field& f,
   std::pair<std::string, std::string> kv;
   Field g;
   while (r.next(g)) {
-    if (g.number == 1) kv.first = r.as_string(g, "key");
-    else if (g.number == 2) kv.second = r.as_string(g, "value");
+    if (g.number == 1)
+      kv.first = r.as_string(g, "key");
+    else if (g.number == 2)
+      kv.second = r.as_string(g, "value");
   }
   out.push_back(std::move(kv));
 }
@@ -68,22 +70,45 @@ TensorFields read_fields(ParseContext& ctx, const uint8_t* data, size_t size) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case kDims: r.append_varints(f, "dims", t.dims); break;
-      case kDataType: t.data_type = r.as_int32(f, "data_type"); break;
-      case kFloatData: r.append_floats(f, "float_data", t.floats); break;
-      case kInt32Data: r.append_varints(f, "int32_data", t.int32s); break;
-      case kStringData: t.strings.push_back(r.as_bytes(f, "string_data")); break;
-      case kInt64Data: r.append_varints(f, "int64_data", t.int64s); break;
-      case kName: t.name = r.as_string(f, "name"); break;
+      case kDims:
+        r.append_varints(f, "dims", t.dims);
+        break;
+      case kDataType:
+        t.data_type = r.as_int32(f, "data_type");
+        break;
+      case kFloatData:
+        r.append_floats(f, "float_data", t.floats);
+        break;
+      case kInt32Data:
+        r.append_varints(f, "int32_data", t.int32s);
+        break;
+      case kStringData:
+        t.strings.push_back(r.as_bytes(f, "string_data"));
+        break;
+      case kInt64Data:
+        r.append_varints(f, "int64_data", t.int64s);
+        break;
+      case kName:
+        t.name = r.as_string(f, "name");
+        break;
       case kRawData:
         t.raw = r.as_bytes(f, "raw_data");
         t.has_raw = true;
         break;
-      case kDoubleData: r.append_doubles(f, "double_data", t.doubles); break;
-      case kUInt64Data: r.append_varints(f, "uint64_data", t.uint64s); break;
-      case kExternalData: read_string_entry(r, f, t.external, t.external.size()); break;
-      case kDataLocation: t.data_location = r.as_int32(f, "data_location"); break;
-      default: break;  // segment, doc_string, metadata_props, unknown fields
+      case kDoubleData:
+        r.append_doubles(f, "double_data", t.doubles);
+        break;
+      case kUInt64Data:
+        r.append_varints(f, "uint64_data", t.uint64s);
+        break;
+      case kExternalData:
+        read_string_entry(r, f, t.external, t.external.size());
+        break;
+      case kDataLocation:
+        t.data_location = r.as_int32(f, "data_location");
+        break;
+      default:
+        break;  // segment, doc_string, metadata_props, unknown fields
     }
   }
   return t;
@@ -113,7 +138,8 @@ int64_t checked_count(ParseContext& ctx, const std::vector<int64_t>& dims, const
 
 uint64_t parse_decimal(ParseContext& ctx, const std::string& who, const std::string& key,
                        const std::string& s) {
-  if (s.empty() || s.size() > 19) ctx.fail(who, ": external_data ", key, " '", s, "' is not a number");
+  if (s.empty() || s.size() > 19)
+    ctx.fail(who, ": external_data ", key, " '", s, "' is not a number");
   uint64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') ctx.fail(who, ": external_data ", key, " '", s, "' is not a number");
@@ -138,7 +164,8 @@ Tensor read_external(ParseContext& ctx, const TensorFields& t, DataType dt, cons
       length = parse_decimal(ctx, who, k, v);
     }
   }
-  if (!has_location) ctx.fail(who, ": data_location is EXTERNAL but external_data has no 'location'");
+  if (!has_location)
+    ctx.fail(who, ": data_location is EXTERNAL but external_data has no 'location'");
   std::string path = resolve_external_location(base_dir, location, t.name);
   if (length != kToEndOfFile && length != expected_bytes)
     ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data length ", length,
@@ -147,8 +174,7 @@ Tensor read_external(ParseContext& ctx, const TensorFields& t, DataType dt, cons
                               str_cat(who, ": external data '", location, "'"));
   if (bytes->size() != expected_bytes)
     ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data '", location, "' holds ",
-                  bytes->size(), " bytes from offset ", offset, ", the dims need ",
-                  expected_bytes);
+                  bytes->size(), " bytes from offset ", offset, ", the dims need ", expected_bytes);
   if (expected_bytes == 0) return Tensor(dt, shape);
   auto* p = const_cast<uint8_t*>(bytes->data());
   auto buffer = std::make_shared<Buffer>(p, expected_bytes, cpu_memory_info(), bytes);
@@ -170,8 +196,8 @@ void check_count(ParseContext& ctx, const std::string& who, const char* field,
     ctx.fail(who, ": ", field, " has ", v.size(), " values, expected ", expected);
 }
 
-Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt,
-                         const Shape& shape, int64_t n, const std::string& who) {
+Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt, const Shape& shape,
+                         int64_t n, const std::string& who) {
   switch (dt) {
     case DataType::kFloat:
     case DataType::kComplex64: {
@@ -201,7 +227,8 @@ Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt,
       Tensor out(dt, shape);
       auto* dst = static_cast<uint8_t*>(out.mutable_raw_data());
       size_t width = dt == DataType::kUInt32 ? 4 : 8;
-      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + size_t(i) * width, &t.uint64s[size_t(i)], width);
+      for (int64_t i = 0; i < n; ++i)
+        std::memcpy(dst + size_t(i) * width, &t.uint64s[size_t(i)], width);
       return out;
     }
     case DataType::kString: {
@@ -211,7 +238,8 @@ Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt,
       for (int64_t i = 0; i < n; ++i) dst[i] = std::string(t.strings[size_t(i)]);
       return out;
     }
-    default: break;
+    default:
+      break;
   }
   // Everything else travels in int32_data: one element per value for types of
   // 8 bits or more, one packed byte per value for 4- and 2-bit types.
@@ -221,8 +249,9 @@ Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt,
   int64_t k = bits >= 8 ? n : int64_t(data_type_storage_bytes(dt, size_t(n)));
   check_count(ctx, who, "int32_data", t.int32s, k);
   Tensor out(dt, shape);
-  if (k) store_int32s(t.int32s, static_cast<uint8_t*>(out.mutable_raw_data()), width,
-                      dt == DataType::kBool);
+  if (k)
+    store_int32s(t.int32s, static_cast<uint8_t*>(out.mutable_raw_data()), width,
+                 dt == DataType::kBool);
   return out;
 }
 
@@ -243,11 +272,9 @@ Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
   std::string who = describe(t, dt);
   int64_t n = checked_count(ctx, t.dims, who);
   Shape shape(t.dims);
-  size_t expected_bytes =
-      dt == DataType::kString ? 0 : data_type_storage_bytes(dt, size_t(n));
+  size_t expected_bytes = dt == DataType::kString ? 0 : data_type_storage_bytes(dt, size_t(n));
 
-  if (t.data_location == 1)
-    return read_external(ctx, t, dt, shape, expected_bytes, base_dir, who);
+  if (t.data_location == 1) return read_external(ctx, t, dt, shape, expected_bytes, base_dir, who);
   if (t.data_location != 0) ctx.fail(who, ": invalid data_location ", t.data_location);
 
   if (t.has_raw) {
@@ -264,34 +291,15 @@ Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
 
 namespace {
 
-// Copies element `from` of src to element `to` of dst (any type, incl. packed).
-void copy_element(DataType dt, const Tensor& src, int64_t from, Tensor& dst, int64_t to) {
-  if (dt == DataType::kString) {
-    dst.mutable_data<std::string>()[to] = src.data<std::string>()[from];
-    return;
-  }
-  int bits = data_type_bits(dt);
-  auto* d = static_cast<uint8_t*>(dst.mutable_raw_data());
-  const auto* s = static_cast<const uint8_t*>(src.raw_data());
-  if (bits >= 8) {
-    size_t w = size_t(bits / 8);
-    std::memcpy(d + size_t(to) * w, s + size_t(from) * w, w);
-    return;
-  }
-  uint64_t sb = uint64_t(from) * uint64_t(bits), db = uint64_t(to) * uint64_t(bits);
-  uint8_t mask = uint8_t((1u << bits) - 1);
-  uint8_t v = uint8_t((s[sb / 8] >> (sb % 8)) & mask);
-  d[db / 8] = uint8_t((d[db / 8] & ~(mask << (db % 8))) | (v << (db % 8)));
-}
-
 constexpr uint64_t kMaxDensifiedBytes = uint64_t(4) << 30;
 
 }  // namespace
 
-Tensor read_sparse_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
+SparseTensor read_sparse_tensor(ParseContext& ctx, const uint8_t* data, size_t size,
                                 const std::string& base_dir, std::string* name) {
-  Tensor values, indices;
-  bool has_values = false, has_indices = false;
+  SparseTensor out;
+  out.format = SparseFormat::kCoo;
+  bool has_values = false;
   std::vector<int64_t> dims;
   std::string values_name;
   WireReader r(ctx, data, size);
@@ -300,15 +308,14 @@ Tensor read_sparse_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t s
     if (f.number == 1) {
       PathGuard g(ctx, "values");
       std::string_view b = r.as_bytes(f, "values");
-      values = read_tensor_proto(ctx, reinterpret_cast<const uint8_t*>(b.data()), b.size(),
-                                 base_dir, &values_name);
+      out.values = read_tensor_proto(ctx, reinterpret_cast<const uint8_t*>(b.data()), b.size(),
+                                     base_dir, &values_name);
       has_values = true;
     } else if (f.number == 2) {
       PathGuard g(ctx, "indices");
       std::string_view b = r.as_bytes(f, "indices");
-      indices = read_tensor_proto(ctx, reinterpret_cast<const uint8_t*>(b.data()), b.size(),
-                                  base_dir);
-      has_indices = true;
+      out.indices =
+          read_tensor_proto(ctx, reinterpret_cast<const uint8_t*>(b.data()), b.size(), base_dir);
     } else if (f.number == 3) {
       r.append_varints(f, "dims", dims);
     }
@@ -316,41 +323,35 @@ Tensor read_sparse_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t s
   if (name) *name = values_name;
   std::string who = str_cat("sparse tensor '", values_name, "'");
   if (!has_values) ctx.fail(who, " has no values");
-  DataType dt = values.dtype();
-  int64_t n = checked_count(ctx, dims, who);
-  if (data_type_storage_bytes(dt, size_t(n)) > kMaxDensifiedBytes)
-    ctx.fail(who, ": densified size of ", n, " elements exceeds the 4 GiB limit");
-  int64_t nnz = values.num_elements();
-  if (values.rank() != 1) ctx.fail(who, ": values must be 1-D, got ", values.description());
-  Tensor dense(dt, Shape(dims));
-  if (dt != DataType::kString && dense.byte_size())
-    std::memset(dense.mutable_raw_data(), 0, dense.byte_size());
-  if (nnz == 0) return dense;
-  if (!has_indices) ctx.fail(who, " has values but no indices");
-  if (!is_integer_type(indices.dtype()))
-    ctx.fail(who, ": indices must be integers, got ", indices.description());
-  bool linear = indices.rank() == 1;
-  int64_t rank = int64_t(dims.size());
-  if (linear ? indices.shape()[0] != nnz
-             : (indices.rank() != 2 || indices.shape()[0] != nnz || indices.shape()[1] != rank))
-    ctx.fail(who, ": indices ", indices.description(), " do not match ", nnz,
-             " values of rank ", rank);
-  for (int64_t i = 0; i < nnz; ++i) {
-    int64_t pos = 0;
-    if (linear) {
-      pos = indices.element_as_int64(i);
-    } else {
-      for (int64_t j = 0; j < rank; ++j) {
-        int64_t idx = indices.element_as_int64(i * rank + j);
-        if (idx < 0 || idx >= dims[size_t(j)])
-          ctx.fail(who, ": index ", idx, " out of range for dim ", j, " of size ", dims[size_t(j)]);
-        pos = pos * dims[size_t(j)] + idx;
-      }
-    }
-    if (pos < 0 || pos >= n) ctx.fail(who, ": index ", pos, " out of range for ", n, " elements");
-    copy_element(dt, values, i, dense, pos);
+  checked_count(ctx, dims, who);
+  out.dense_shape = Shape(dims);
+  const int64_t nnz = out.values.num_elements();
+  if (out.values.rank() != 1) ctx.fail(who, ": values must be 1-D, got ", out.values.description());
+  if (nnz > 0 && !out.indices.defined()) ctx.fail(who, " has values but no indices");
+  if (out.indices.defined() && out.indices.dtype() != DataType::kInt64) {
+    // ONNX allows any integer type; the runtime keeps int64.
+    if (!is_integer_type(out.indices.dtype()))
+      ctx.fail(who, ": indices must be integers, got ", out.indices.description());
+    out.indices = Tensor::from_vector(out.indices.to_int64_vector(), out.indices.shape());
   }
-  return dense;
+  try {
+    out.validate(who);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+  return out;
+}
+
+Tensor read_sparse_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
+                                const std::string& base_dir, std::string* name) {
+  std::string values_name;
+  SparseTensor s = read_sparse_tensor(ctx, data, size, base_dir, &values_name);
+  if (name) *name = values_name;
+  const int64_t n = s.dense_shape.num_elements();
+  if (data_type_storage_bytes(s.dtype(), size_t(n)) > kMaxDensifiedBytes)
+    ctx.fail("sparse tensor '", values_name, "': densified size of ", n,
+             " elements exceeds the 4 GiB limit");
+  return s.to_dense(str_cat("sparse tensor '", values_name, "'"));
 }
 
 }  // namespace tessera::onnx

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/sparse_tensor.hpp"
 #include "core/tensor.hpp"
 #include "onnx/wire_reader.hpp"
 
@@ -15,8 +16,12 @@ namespace tessera::onnx {
 Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
                          const std::string& base_dir, std::string* name = nullptr);
 
-// Decodes a SparseTensorProto and densifies it (unset elements are zero / "").
-// The name is the values tensor's name.
+// Decodes a SparseTensorProto as a COO sparse tensor, its indices checked
+// against its dense shape. The name is the values tensor's name.
+SparseTensor read_sparse_tensor(ParseContext& ctx, const uint8_t* data, size_t size,
+                                const std::string& base_dir, std::string* name = nullptr);
+
+// The same, densified (unset elements are zero / "").
 Tensor read_sparse_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
                                 const std::string& base_dir, std::string* name = nullptr);
 

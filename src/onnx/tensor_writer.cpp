@@ -63,7 +63,8 @@ std::string encode_sparse_tensor_proto(const Tensor& t, const std::string& name)
   std::string out;
   WireWriter w(out);
   w.message(1, encode_tensor_proto(values, name));
-  w.message(2, encode_tensor_proto(Tensor::from_vector(indices, Shape{int64_t(indices.size())}), ""));
+  w.message(2,
+            encode_tensor_proto(Tensor::from_vector(indices, Shape{int64_t(indices.size())}), ""));
   w.unpacked_varints(3, t.shape().dims());
   return out;
 }
@@ -77,10 +78,16 @@ namespace {
 // SequenceProto / OptionalProto elem_type for a value.
 int32_t elem_type_of(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kTensor: return 1;
-    case Value::Kind::kSequence: return 3;
-    case Value::Kind::kMap: return 4;
-    case Value::Kind::kNone: return 5;
+    case Value::Kind::kTensor:
+      return 1;
+    case Value::Kind::kSparseTensor:
+      return 2;
+    case Value::Kind::kSequence:
+      return 3;
+    case Value::Kind::kMap:
+      return 4;
+    case Value::Kind::kNone:
+      return 5;
   }
   return 0;
 }
@@ -91,10 +98,21 @@ std::string encode_value(const Value& v, const std::string& name);
 // (both layouts agree: 3 tensor, 5 sequence, 6 map, 7 optional).
 void write_element(WireWriter& w, const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::kTensor: w.message(3, encode_tensor_proto(v.tensor(), "")); break;
-    case Value::Kind::kSequence: w.message(5, encode_value(v, "")); break;
-    case Value::Kind::kMap: w.message(6, encode_value(v, "")); break;
-    case Value::Kind::kNone: w.message(7, encode_value(v, "")); break;
+    case Value::Kind::kTensor:
+      w.message(3, encode_tensor_proto(v.tensor(), ""));
+      break;
+    case Value::Kind::kSparseTensor:
+      w.message(4, encode_value(v, ""));
+      break;
+    case Value::Kind::kSequence:
+      w.message(5, encode_value(v, ""));
+      break;
+    case Value::Kind::kMap:
+      w.message(6, encode_value(v, ""));
+      break;
+    case Value::Kind::kNone:
+      w.message(7, encode_value(v, ""));
+      break;
   }
 }
 
@@ -139,8 +157,13 @@ std::string encode_map(const MapValue& m, const std::string& name) {
 
 std::string encode_value(const Value& v, const std::string& name) {
   switch (v.kind()) {
-    case Value::Kind::kTensor: return encode_tensor_proto(v.tensor(), name);
-    case Value::Kind::kMap: return encode_map(v.map(), name);
+    case Value::Kind::kTensor:
+      return encode_tensor_proto(v.tensor(), name);
+    case Value::Kind::kMap:
+      return encode_map(v.map(), name);
+    case Value::Kind::kSparseTensor:  // written as COO of its non-zero elements
+      return encode_sparse_tensor_proto(v.sparse().to_dense(str_cat("sparse value '", name, "'")),
+                                        name);
     case Value::Kind::kNone: {
       std::string out;
       WireWriter w(out);

@@ -13,8 +13,14 @@ namespace {
 using Kind = ir::TypeInfo::Kind;
 
 // OptionalProto / SequenceProto elem_type values.
-enum ElemType : int64_t { kElemUndefined = 0, kElemTensor = 1, kElemSparse = 2, kElemSequence = 3,
-                          kElemMap = 4, kElemOptional = 5 };
+enum ElemType : int64_t {
+  kElemUndefined = 0,
+  kElemTensor = 1,
+  kElemSparse = 2,
+  kElemSequence = 3,
+  kElemMap = 4,
+  kElemOptional = 5
+};
 
 class ValueReader {
  public:
@@ -23,11 +29,16 @@ class ValueReader {
   Value value(std::string_view b, const ir::TypeInfo* type) {
     Kind k = type ? type->kind : Kind::kTensor;
     switch (k) {
-      case Kind::kSequence: return sequence(b, type->inner.get());
-      case Kind::kMap: return map(b, type);
-      case Kind::kOptional: return optional(b, type->inner.get());
-      case Kind::kSparseTensor: return Value(sparse(b));
-      default: return Value(tensor(b));
+      case Kind::kSequence:
+        return sequence(b, type->inner.get());
+      case Kind::kMap:
+        return map(b, type);
+      case Kind::kOptional:
+        return optional(b, type->inner.get());
+      case Kind::kSparseTensor:
+        return Value::sparse(sparse(b));
+      default:
+        return Value(tensor(b));
     }
   }
 
@@ -35,8 +46,8 @@ class ValueReader {
   Tensor tensor(std::string_view b) {
     return read_tensor_proto(ctx_, bytes(b), b.size(), base_dir_);
   }
-  Tensor sparse(std::string_view b) {
-    return read_sparse_tensor_proto(ctx_, bytes(b), b.size(), base_dir_);
+  SparseTensor sparse(std::string_view b) {
+    return read_sparse_tensor(ctx_, bytes(b), b.size(), base_dir_);
   }
   static const uint8_t* bytes(std::string_view b) {
     return reinterpret_cast<const uint8_t*>(b.data());
@@ -49,18 +60,28 @@ class ValueReader {
     PathGuard g(ctx_, name, index);
     std::string_view b = r.as_bytes(f, name);
     switch (f.number) {
-      case 3: return Value(tensor(b));
-      case 4: return Value(sparse(b));
-      case 5: return sequence(b, type && type->kind == Kind::kSequence ? type->inner.get() : nullptr);
-      case 6: return map(b, type && type->kind == Kind::kMap ? type : nullptr);
+      case 3:
+        return Value(tensor(b));
+      case 4:
+        return Value::sparse(sparse(b));
+      case 5:
+        return sequence(b, type && type->kind == Kind::kSequence ? type->inner.get() : nullptr);
+      case 6:
+        return map(b, type && type->kind == Kind::kMap ? type : nullptr);
       default:
         return optional(b, type && type->kind == Kind::kOptional ? type->inner.get() : nullptr);
     }
   }
 
   Value sequence(std::string_view b, const ir::TypeInfo* elem) {
-    static const char* kNames[] = {"", "", "", "tensor_values", "sparse_tensor_values",
-                                   "sequence_values", "map_values", "optional_values"};
+    static const char* kNames[] = {"",
+                                   "",
+                                   "",
+                                   "tensor_values",
+                                   "sparse_tensor_values",
+                                   "sequence_values",
+                                   "map_values",
+                                   "optional_values"};
     Sequence items;
     WireReader r(ctx_, b.data(), b.size());
     Field f;
@@ -77,15 +98,23 @@ class ValueReader {
   }
 
   Value optional(std::string_view b, const ir::TypeInfo* elem) {
-    static const char* kNames[] = {"", "", "", "tensor_value", "sparse_tensor_value",
-                                   "sequence_value", "map_value", "optional_value"};
+    static const char* kNames[] = {"",
+                                   "",
+                                   "",
+                                   "tensor_value",
+                                   "sparse_tensor_value",
+                                   "sequence_value",
+                                   "map_value",
+                                   "optional_value"};
     int64_t elem_type = kElemUndefined;
     Value v;
     WireReader r(ctx_, b.data(), b.size());
     Field f;
     while (r.next(f)) {
-      if (f.number == 2) elem_type = r.as_int32(f, "elem_type");
-      else if (f.number >= 3 && f.number <= 7) v = element(r, f, kNames[f.number], -1, elem);
+      if (f.number == 2)
+        elem_type = r.as_int32(f, "elem_type");
+      else if (f.number >= 3 && f.number <= 7)
+        v = element(r, f, kNames[f.number], -1, elem);
     }
     if (elem_type == kElemUndefined) return Value();
     return v;
@@ -101,16 +130,23 @@ class ValueReader {
     Field f;
     while (r.next(f)) {
       switch (f.number) {
-        case 2: key_type = r.as_int32(f, "key_type"); break;
-        case 3: r.append_varints(f, "keys", keys); break;
-        case 4: string_keys.push_back(r.as_string(f, "string_keys")); break;
+        case 2:
+          key_type = r.as_int32(f, "key_type");
+          break;
+        case 3:
+          r.append_varints(f, "keys", keys);
+          break;
+        case 4:
+          string_keys.push_back(r.as_string(f, "string_keys"));
+          break;
         case 5: {
           PathGuard g(ctx_, "values");
           values = sequence(r.as_bytes(f, "values"), type ? type->inner.get() : nullptr);
           has_values = true;
           break;
         }
-        default: break;
+        default:
+          break;
       }
     }
     DataType kt = key_type ? checked_data_type(ctx_, key_type, "key_type")
@@ -130,8 +166,7 @@ class ValueReader {
     }
     const Sequence empty;
     const Sequence& items = has_values ? values.seq() : empty;
-    if (items.size() != n)
-      ctx_.fail("map has ", n, " keys but ", items.size(), " values");
+    if (items.size() != n) ctx_.fail("map has ", n, " keys but ", items.size(), " values");
     DataType vt = type && type->inner && type->inner->is_tensor() ? type->inner->elem_type
                                                                   : DataType::kUndefined;
     m.values = concat_tensors(items, vt);
@@ -143,8 +178,8 @@ class ValueReader {
     int64_t total = 0;
     for (size_t i = 0; i < items.size(); ++i) {
       if (!items[i].is_tensor())
-        ctx_.fail_code(ErrorCode::kNotImplemented, "map value ", i, " is a ",
-                       items[i].kind_name(), "; only tensor-valued maps are supported");
+        ctx_.fail_code(ErrorCode::kNotImplemented, "map value ", i, " is a ", items[i].kind_name(),
+                       "; only tensor-valued maps are supported");
       const Tensor& t = items[i].tensor();
       if (dt == DataType::kUndefined) dt = t.dtype();
       if (t.dtype() != dt)
@@ -163,9 +198,9 @@ class ValueReader {
         for (int64_t j = 0; j < t.num_elements(); ++j)
           out.mutable_data<std::string>()[at + j] = t.data<std::string>()[j];
       } else if (t.byte_size()) {
-        std::memcpy(static_cast<uint8_t*>(out.mutable_raw_data()) +
-                        data_type_storage_bytes(dt, size_t(at)),
-                    t.raw_data(), t.byte_size());
+        std::memcpy(
+            static_cast<uint8_t*>(out.mutable_raw_data()) + data_type_storage_bytes(dt, size_t(at)),
+            t.raw_data(), t.byte_size());
       }
       at += t.num_elements();
     }

@@ -175,6 +175,16 @@ void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declare
              declared.shape_string(), " but got ", t.shape().to_string());
     }
   }
+  if (declared.kind == ir::TypeInfo::Kind::kSparseTensor) {
+    if (!v.is_sparse())
+      fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects ",
+           declared.to_string(), " but got a ", v.kind_name());
+    const SparseTensor& s = v.sparse();
+    if (declared.elem_type != DataType::kUndefined && s.dtype() != declared.elem_type)
+      fail(ErrorCode::kInvalidArgument, where_, ": input '", name, "' expects ",
+           declared.to_string(), " but got sparse_tensor(", data_type_name(s.dtype()), ")");
+    s.validate(str_cat(where_, ": input '", name, "'"));
+  }
 }
 
 std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLookup& outer,

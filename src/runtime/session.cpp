@@ -346,7 +346,13 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
                                     stats.num_allocs);
   }
   result.reserve(picks.size());
-  for (size_t i : picks) result.push_back(std::move(all[i]));
+  for (size_t i : picks) {
+    // An output declared sparse that a kernel or the loader produced dense
+    // (sparse initializers are densified at load) goes back sparse.
+    if (s.outputs[i].type.kind == ir::TypeInfo::Kind::kSparseTensor && all[i].is_tensor())
+      all[i] = Value::sparse(SparseTensor::coo_from_dense(all[i].tensor()));
+    result.push_back(std::move(all[i]));
+  }
   return result;
 }
 

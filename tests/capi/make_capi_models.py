@@ -84,10 +84,23 @@ def identities(folder):
         save(helper.make_model(graph, opset_imports=OPSET), folder, f"identity_{name}.onnx")
 
 
+def sparse(folder):
+    """sparse_matmul.onnx: dense y = SparseToDenseMatMul(sparse a [3,4], dense b [4,2]), and
+    a's sparse form passed through as the sparse output a_out."""
+    a = helper.make_sparse_tensor_value_info("a", TensorProto.FLOAT, [3, 4])
+    b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])
+    a_out = helper.make_sparse_tensor_value_info("a", TensorProto.FLOAT, [3, 4])
+    node = helper.make_node("SparseToDenseMatMul", ["a", "b"], ["y"], domain="com.microsoft")
+    graph = helper.make_graph([node], "sparse_matmul", [a, b], [y, a_out])
+    model = helper.make_model(graph, opset_imports=OPSET + [helper.make_opsetid("com.microsoft", 1)])
+    onnx.save(model, str(folder / "sparse_matmul.onnx"))  # the checker knows no contrib ops
+
+
 def main():
     folder = pathlib.Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    for make in (add_mul, strings, sequence, overridable, int_types, identities):
+    for make in (add_mul, strings, sequence, overridable, int_types, identities, sparse):
         make(folder)
 
 

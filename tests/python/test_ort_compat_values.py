@@ -85,7 +85,8 @@ def test_ortvalue_holding_a_sparse_tensor(session):
         dense.as_sparse_tensor()
     with pytest.raises(TypeError, match="needs a SparseTensor"):
         ort.OrtValue.ort_value_from_sparse_tensor(np.zeros(2))
-    with pytest.raises(ort.NotImplemented, match="feeding a SparseTensor \\(input 'x'\\)"):
+    with pytest.raises(ort.InvalidArgument, match="input 'x' expects tensor\\(float\\) but got a "
+                                                  "sparse tensor"):
         session.run(None, {"x": v, "y": np.ones((2, 3), np.float32)})
 
 

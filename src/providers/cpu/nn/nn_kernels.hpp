@@ -11,6 +11,8 @@ using Factory = std::unique_ptr<ep::OpKernel> (*)(const ep::KernelInfo&);
 
 std::unique_ptr<ep::OpKernel> make_gemm(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_matmul(const ep::KernelInfo& info);
+// com.microsoft SparseToDenseMatMul: a sparse A times a dense B.
+std::unique_ptr<ep::OpKernel> make_sparse_to_dense_matmul(const ep::KernelInfo& info);
 // com.tessera MatMulBias (see gemm_matmul.cpp).
 std::unique_ptr<ep::OpKernel> make_matmul_bias(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_conv(const ep::KernelInfo& info);

@@ -50,6 +50,13 @@ void register_nn_kernels(ep::KernelRegistry& r) {
   // ONNX Runtime's alpha * op(A) op(B) (its optimized models), on MatMul's kernel.
   for (const char* op : {"FusedMatMul", "TransposeMatMul"})
     r.add({"com.microsoft", op, 1, kOpsetMax, {T({0, 1}, kF4)}}, nn::make_matmul);
+  r.add({"com.microsoft",
+         "SparseToDenseMatMul",
+         1,
+         kOpsetMax,
+         {T({0, 1}, {DataType::kFloat, DataType::kDouble, DataType::kInt32, DataType::kInt64,
+                     DataType::kUInt32, DataType::kUInt64})}},
+        nn::make_sparse_to_dense_matmul);
 
   add(r, "Conv", 1, 21, {T({0, 1, 2}, kF3)}, nn::make_conv);
   add(r, "Conv", 22, kOpsetMax, {T({0, 1, 2}, kF4)}, nn::make_conv);
