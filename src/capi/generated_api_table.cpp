@@ -173,6 +173,19 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT_V2(OrtSes
 OrtStatus* ORT_API_CALL RegisterAllocator(OrtEnv* env, OrtAllocator* allocator) noexcept;
 OrtStatus* ORT_API_CALL UnregisterAllocator(OrtEnv* env, const OrtMemoryInfo* mem_info) noexcept;
 OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) noexcept;
+OrtStatus* ORT_API_CALL CreateSparseTensorAsOrtValue(OrtAllocator* allocator, const int64_t* dense_shape, size_t dense_shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept;
+OrtStatus* ORT_API_CALL FillSparseTensorCoo(OrtValue* ort_value, const OrtMemoryInfo* data_mem_info, const int64_t* values_shape, size_t values_shape_len, const void* values, const int64_t* indices_data, size_t indices_num) noexcept;
+OrtStatus* ORT_API_CALL FillSparseTensorCsr(OrtValue* ort_value, const OrtMemoryInfo* data_mem_info, const int64_t* values_shape, size_t values_shape_len, const void* values, const int64_t* inner_indices_data, size_t inner_indices_num, const int64_t* outer_indices_data, size_t outer_indices_num) noexcept;
+OrtStatus* ORT_API_CALL FillSparseTensorBlockSparse(OrtValue* ort_value, const OrtMemoryInfo* data_mem_info, const int64_t* values_shape, size_t values_shape_len, const void* values, const int64_t* indices_shape_data, size_t indices_shape_len, const int32_t* indices_data) noexcept;
+OrtStatus* ORT_API_CALL CreateSparseTensorWithValuesAsOrtValue(const OrtMemoryInfo* info, void* p_data, const int64_t* dense_shape, size_t dense_shape_len, const int64_t* values_shape, size_t values_shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept;
+OrtStatus* ORT_API_CALL UseCooIndices(OrtValue* ort_value, int64_t* indices_data, size_t indices_num) noexcept;
+OrtStatus* ORT_API_CALL UseCsrIndices(OrtValue* ort_value, int64_t* inner_data, size_t inner_num, int64_t* outer_data, size_t outer_num) noexcept;
+OrtStatus* ORT_API_CALL UseBlockSparseIndices(OrtValue* ort_value, const int64_t* indices_shape, size_t indices_shape_len, int32_t* indices_data) noexcept;
+OrtStatus* ORT_API_CALL GetSparseTensorFormat(const OrtValue* ort_value, enum OrtSparseFormat* out) noexcept;
+OrtStatus* ORT_API_CALL GetSparseTensorValuesTypeAndShape(const OrtValue* ort_value, OrtTensorTypeAndShapeInfo** out) noexcept;
+OrtStatus* ORT_API_CALL GetSparseTensorValues(const OrtValue* ort_value, const void** out) noexcept;
+OrtStatus* ORT_API_CALL GetSparseTensorIndicesTypeShape(const OrtValue* ort_value, enum OrtSparseIndicesFormat indices_format, OrtTensorTypeAndShapeInfo** out) noexcept;
+OrtStatus* ORT_API_CALL GetSparseTensorIndices(const OrtValue* ort_value, enum OrtSparseIndicesFormat indices_format, size_t* num_indices, const void** indices) noexcept;
 OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) noexcept;
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) noexcept;
@@ -394,120 +407,6 @@ void ORT_API_CALL unimplemented_ReleaseTensorRTProviderOptions(OrtTensorRTProvid
 OrtStatus* ORT_API_CALL unimplemented_EnableOrtCustomOps(OrtSessionOptions* options) noexcept {
   (void)options;
   return not_implemented("EnableOrtCustomOps");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSparseTensorAsOrtValue(OrtAllocator* allocator, const int64_t* dense_shape, size_t dense_shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept {
-  (void)allocator;
-  (void)dense_shape;
-  (void)dense_shape_len;
-  (void)type;
-  (void)out;
-  return not_implemented("CreateSparseTensorAsOrtValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_FillSparseTensorCoo(OrtValue* ort_value, const OrtMemoryInfo* data_mem_info, const int64_t* values_shape, size_t values_shape_len, const void* values, const int64_t* indices_data, size_t indices_num) noexcept {
-  (void)ort_value;
-  (void)data_mem_info;
-  (void)values_shape;
-  (void)values_shape_len;
-  (void)values;
-  (void)indices_data;
-  (void)indices_num;
-  return not_implemented("FillSparseTensorCoo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_FillSparseTensorCsr(OrtValue* ort_value, const OrtMemoryInfo* data_mem_info, const int64_t* values_shape, size_t values_shape_len, const void* values, const int64_t* inner_indices_data, size_t inner_indices_num, const int64_t* outer_indices_data, size_t outer_indices_num) noexcept {
-  (void)ort_value;
-  (void)data_mem_info;
-  (void)values_shape;
-  (void)values_shape_len;
-  (void)values;
-  (void)inner_indices_data;
-  (void)inner_indices_num;
-  (void)outer_indices_data;
-  (void)outer_indices_num;
-  return not_implemented("FillSparseTensorCsr");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_FillSparseTensorBlockSparse(OrtValue* ort_value, const OrtMemoryInfo* data_mem_info, const int64_t* values_shape, size_t values_shape_len, const void* values, const int64_t* indices_shape_data, size_t indices_shape_len, const int32_t* indices_data) noexcept {
-  (void)ort_value;
-  (void)data_mem_info;
-  (void)values_shape;
-  (void)values_shape_len;
-  (void)values;
-  (void)indices_shape_data;
-  (void)indices_shape_len;
-  (void)indices_data;
-  return not_implemented("FillSparseTensorBlockSparse");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSparseTensorWithValuesAsOrtValue(const OrtMemoryInfo* info, void* p_data, const int64_t* dense_shape, size_t dense_shape_len, const int64_t* values_shape, size_t values_shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept {
-  (void)info;
-  (void)p_data;
-  (void)dense_shape;
-  (void)dense_shape_len;
-  (void)values_shape;
-  (void)values_shape_len;
-  (void)type;
-  (void)out;
-  return not_implemented("CreateSparseTensorWithValuesAsOrtValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UseCooIndices(OrtValue* ort_value, int64_t* indices_data, size_t indices_num) noexcept {
-  (void)ort_value;
-  (void)indices_data;
-  (void)indices_num;
-  return not_implemented("UseCooIndices");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UseCsrIndices(OrtValue* ort_value, int64_t* inner_data, size_t inner_num, int64_t* outer_data, size_t outer_num) noexcept {
-  (void)ort_value;
-  (void)inner_data;
-  (void)inner_num;
-  (void)outer_data;
-  (void)outer_num;
-  return not_implemented("UseCsrIndices");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UseBlockSparseIndices(OrtValue* ort_value, const int64_t* indices_shape, size_t indices_shape_len, int32_t* indices_data) noexcept {
-  (void)ort_value;
-  (void)indices_shape;
-  (void)indices_shape_len;
-  (void)indices_data;
-  return not_implemented("UseBlockSparseIndices");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetSparseTensorFormat(const OrtValue* ort_value, enum OrtSparseFormat* out) noexcept {
-  (void)ort_value;
-  (void)out;
-  return not_implemented("GetSparseTensorFormat");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetSparseTensorValuesTypeAndShape(const OrtValue* ort_value, OrtTensorTypeAndShapeInfo** out) noexcept {
-  (void)ort_value;
-  (void)out;
-  return not_implemented("GetSparseTensorValuesTypeAndShape");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetSparseTensorValues(const OrtValue* ort_value, const void** out) noexcept {
-  (void)ort_value;
-  (void)out;
-  return not_implemented("GetSparseTensorValues");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetSparseTensorIndicesTypeShape(const OrtValue* ort_value, enum OrtSparseIndicesFormat indices_format, OrtTensorTypeAndShapeInfo** out) noexcept {
-  (void)ort_value;
-  (void)indices_format;
-  (void)out;
-  return not_implemented("GetSparseTensorIndicesTypeShape");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetSparseTensorIndices(const OrtValue* ort_value, enum OrtSparseIndicesFormat indices_format, size_t* num_indices, const void** indices) noexcept {
-  (void)ort_value;
-  (void)indices_format;
-  (void)num_indices;
-  (void)indices;
-  return not_implemented("GetSparseTensorIndices");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_GetExecutionProviderApi(const char* provider_name, uint32_t version, const void** provider_api) noexcept {
@@ -1326,19 +1225,19 @@ extern const OrtApi kOrtApi = {
     &RegisterAllocator,
     &UnregisterAllocator,
     &IsSparseTensor,
-    &unimplemented_CreateSparseTensorAsOrtValue,
-    &unimplemented_FillSparseTensorCoo,
-    &unimplemented_FillSparseTensorCsr,
-    &unimplemented_FillSparseTensorBlockSparse,
-    &unimplemented_CreateSparseTensorWithValuesAsOrtValue,
-    &unimplemented_UseCooIndices,
-    &unimplemented_UseCsrIndices,
-    &unimplemented_UseBlockSparseIndices,
-    &unimplemented_GetSparseTensorFormat,
-    &unimplemented_GetSparseTensorValuesTypeAndShape,
-    &unimplemented_GetSparseTensorValues,
-    &unimplemented_GetSparseTensorIndicesTypeShape,
-    &unimplemented_GetSparseTensorIndices,
+    &CreateSparseTensorAsOrtValue,
+    &FillSparseTensorCoo,
+    &FillSparseTensorCsr,
+    &FillSparseTensorBlockSparse,
+    &CreateSparseTensorWithValuesAsOrtValue,
+    &UseCooIndices,
+    &UseCsrIndices,
+    &UseBlockSparseIndices,
+    &GetSparseTensorFormat,
+    &GetSparseTensorValuesTypeAndShape,
+    &GetSparseTensorValues,
+    &GetSparseTensorIndicesTypeShape,
+    &GetSparseTensorIndices,
     &HasValue,
     &KernelContext_GetGPUComputeStream,
     &GetTensorMemoryInfo,
