@@ -38,8 +38,8 @@ OpSchema unary(const char* op, int64_t since, std::vector<AttrDef> attrs = {},
 
 void add_unary(std::vector<OpSchema>& t) {
   for (const char* op : {"Acos", "Asin", "Atan", "Cos", "Sin", "Tan"}) t.push_back(unary(op, 7));
-  for (const char* op : {"Acosh", "Asinh", "Atanh", "Cosh", "Sinh", "Erf"})
-    t.push_back(unary(op, 9));
+  for (const char* op : {"Acosh", "Asinh", "Atanh", "Cosh", "Sinh"}) t.push_back(unary(op, 9));
+  t.push_back(unary("Erf", 9, {}, numeric_types()));
   for (const char* op : {"Softplus", "Softsign"}) t.push_back(unary(op, 1));
   t.push_back(unary("Round", 11));
   t.push_back(unary("Mish", 18));
@@ -57,9 +57,12 @@ void add_unary(std::vector<OpSchema>& t) {
   t.push_back(unary("Selu", 1,
                     {float_attr("alpha", 1.67326319217681884765625f),
                      float_attr("gamma", 1.05070102214813232421875f)}));
-  t.push_back(unary("Shrink", 9, {float_attr("bias", 0.0f), float_attr("lambd", 0.5f)}));
+  t.push_back(
+      unary("Shrink", 9, {float_attr("bias", 0.0f), float_attr("lambd", 0.5f)}, numeric_types()));
   t.push_back(unary("ThresholdedRelu", 10, {float_attr("alpha", 1.0f)}));
   t.push_back(unary("PRelu", 1));
+  t.back().shape_rule = prelu;
+  t.push_back(unary("PRelu", 9, {}, numeric_types()));
   t.back().shape_rule = prelu;
   // Clip's bounds were attributes before opset 11.
   t.push_back(
@@ -72,6 +75,9 @@ void add_unary(std::vector<OpSchema>& t) {
   for (OpSchema* s : {&is_inf, &is_nan, &not_op}) {
     s->type_rule = bool_outputs;
     if (s != &not_op) s->types = {{"T1", {0}, {}, float_types()}, {"T2", {}, {0}, bool_type()}};
+    if (s != &not_op)  // opset 20 adds the 8-bit floats
+      s->types[0].allowed.insert(s->types[0].allowed.end(), float8_types().begin(),
+                                 float8_types().end());
     t.push_back(std::move(*s));
   }
   t.push_back({"",
@@ -128,6 +134,14 @@ void add_broadcasting(std::vector<OpSchema>& t) {
   for (const char* op : {"Add", "Sub", "Mul", "Div"})
     add_binary(t, op, 1, 7, numeric_types(), false);
   add_binary(t, "Pow", 1, 7, numeric_types(), false);
+  // From opset 12 the exponent has its own type.
+  t.push_back({"",
+               "Pow",
+               12,
+               {},
+               {{"T", {0}, {0}, numeric_types()}, {"T1", {1}, {}, numeric_types()}},
+               type_of_input0,
+               broadcast_inputs});
   for (const char* op : {"And", "Or", "Xor"}) add_binary(t, op, 1, 7, bool_type(), true);
   for (const char* op : {"Equal", "Greater", "Less"}) add_binary(t, op, 1, 7, all_types(), true);
   for (const char* op : {"GreaterOrEqual", "LessOrEqual"})
@@ -140,9 +154,11 @@ void add_broadcasting(std::vector<OpSchema>& t) {
     add_binary(t, op, 18, 18, numeric_types(), false);
   // Variadic: every input broadcast together. (Before opset 8 the spec asks
   // for one shape, which broadcasting leaves as it is.)
+  TypeParam floats = same_type(float_types()), numbers = same_type(numeric_types());
+  floats.variadic = numbers.variadic = true;
   for (const char* op : {"Max", "Min", "Sum", "Mean"}) {
-    t.push_back({"", op, 1, {}, {same_type(float_types())}, type_of_input0, broadcast_inputs});
-    t.push_back({"", op, 8, {}, {same_type(numeric_types())}, type_of_input0, broadcast_inputs});
+    t.push_back({"", op, 1, {}, {floats}, type_of_input0, broadcast_inputs});
+    t.push_back({"", op, 8, {}, {numbers}, type_of_input0, broadcast_inputs});
   }
   t.push_back({"",
                "Where",

@@ -194,6 +194,8 @@ OutShapes gather(const ShapeQuery& q) {
 
 void add_shape_op_schemas(std::vector<OpSchema>& t) {
   const TypeParam any = same_type(all_types());
+  TypeParam every_input = any;  // Concat's inputs: one type
+  every_input.variadic = true;
   const TypeParam shape_in{"T1", {1}, {}, int64_type()};
   t.push_back({"", "Reshape", 1, {ints_attr("shape")}, {any}, type_of_input0, reshape});
   t.push_back({"", "Reshape", 5, {}, {any, shape_in}, type_of_input0, reshape});
@@ -207,12 +209,12 @@ void add_shape_op_schemas(std::vector<OpSchema>& t) {
   }
   t.push_back({"", "Transpose", 1, {ints_attr("perm")}, {any}, type_of_input0, transpose});
   // Concat's axis had a default (1) only in opset 1.
-  t.push_back({"", "Concat", 1, {int_attr("axis", 1)}, {any}, type_of_input0, concat});
+  t.push_back({"", "Concat", 1, {int_attr("axis", 1)}, {every_input}, type_of_input0, concat});
   t.push_back({"",
                "Concat",
                4,
                {required_attr("axis", ir::AttrType::kInt)},
-               {any},
+               {every_input},
                type_of_input0,
                concat});
   t.push_back(
