@@ -216,7 +216,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   impl->plan = std::make_unique<runtime::GraphPlan>(
       impl->model, impl->model.graph, impl->providers,
       std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, placement, placer,
-      share ? &env.prepacked_weights() : nullptr, release);
+      share ? &env.prepacked_weights() : nullptr, release, &impl->options.config_entries);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   impl->capture = std::make_unique<runtime::RunCapture>(
       *impl->plan, impl->allocators,
