@@ -25,6 +25,10 @@ struct GraphView {
   const ir::Graph* graph = nullptr;
   const std::unordered_map<std::string, ir::TypeInfo>* value_types = nullptr;
   std::vector<size_t> candidates;  // indices into graph->nodes
+  // The session's configuration entries (SessionOptions::config_entries,
+  // already checked by the session), for claims that depend on them; null:
+  // none given, every entry at its default.
+  const std::map<std::string, std::string>* config = nullptr;
 
   const ir::TypeInfo* type_of(const std::string& value) const;
   // Element types of a node's inputs (kUndefined for omitted or non-tensor inputs).

@@ -29,6 +29,26 @@ Shape broadcast_shapes(const std::vector<Shape>& shapes) {
   return Shape(out);
 }
 
+Shape legacy_aligned_b(const Shape& a, const Shape& b, std::optional<int64_t> axis) {
+  if (!axis) return b;
+  const int64_t ra = int64_t(a.rank()), rb = int64_t(b.rank());
+  const int64_t ax = *axis < 0 ? *axis + ra : *axis;
+  if (ax < 0 || ax + rb > ra)
+    fail(ErrorCode::kInvalidArgument, "legacy broadcast axis ", *axis, " does not fit B ",
+         b.to_string(), " into A ", a.to_string());
+  std::vector<int64_t> d(size_t(ra), 1);
+  for (int64_t i = 0; i < rb; ++i) d[size_t(ax + i)] = b[size_t(i)];
+  return Shape(d);
+}
+
+Shape prelu_slope_shape(const Shape& x, const Shape& slope, int64_t opset) {
+  if (opset >= 7 || slope.rank() != 1 || x.rank() <= 2 || slope[0] != x[1] || slope[0] == 1)
+    return slope;
+  std::vector<int64_t> d(x.rank() - 1, 1);
+  d[0] = slope[0];
+  return Shape(d);
+}
+
 BroadcastIndexer::BroadcastIndexer(const std::vector<Shape>& input_shapes, const Shape& out) {
   const size_t rank = out.rank();
   const size_t n = input_shapes.size();

@@ -2,6 +2,7 @@
 // that needs it: element-wise math, Where, Expand, variadic Sum/Max/...
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "core/shape.hpp"
@@ -11,6 +12,18 @@ namespace tessera::ops {
 // Result shape of broadcasting all `shapes`; throws kInvalidArgument listing
 // the shapes when they do not broadcast.
 Shape broadcast_shapes(const std::vector<Shape>& shapes);
+
+// Opsets 1-6 of the binary ops with broadcast=1 and `axis`: B's dims line up
+// with A's starting at `axis` (B [3] against A [2,3,4] at axis 1 acts as
+// [1,3,1]); `b` returned as that shape. Without an axis (`axis` nullopt) B is
+// aligned from the right, as numpy does, and returned unchanged. Throws
+// kInvalidArgument when B does not fit into A at `axis`.
+Shape legacy_aligned_b(const Shape& a, const Shape& b, std::optional<int64_t> axis);
+
+// PRelu's slope as it lines up with X: opsets before 7 took a per-channel
+// slope of shape [C] for X [N, C, ...], lined up with axis 1; otherwise the
+// slope as it is (broadcast to X from the right).
+Shape prelu_slope_shape(const Shape& x, const Shape& slope, int64_t opset);
 
 // Iteration plan: the output is walked as rows of `inner` contiguous
 // elements; for each row, every input's starting offset is given, along with

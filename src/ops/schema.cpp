@@ -18,6 +18,9 @@ std::vector<OpSchema> build_table() {
   add_tensor_op_schemas(t);
   add_reduce_schemas(t);
   add_nn_schemas(t);
+  add_quant_schemas(t);
+  add_sequence_schemas(t);
+  add_control_flow_schemas(t);
   // Lookups bisect by (domain, op, since).
   std::sort(t.begin(), t.end(), [](const OpSchema& a, const OpSchema& b) {
     return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);

@@ -31,11 +31,16 @@ struct AttrDef {
   std::vector<int64_t> ints;
 };
 
-// Type variable `name` ("T", "T1", ...) of the inputs and outputs listed.
+// Type variable `name` ("T", "T1", ...) of the inputs and outputs listed:
+// every tensor input listed has one element type, one of `allowed`.
+// `variadic`: the last input listed stands for it and every input after it
+// (Concat's, Sum's). Inputs a param does not list are not checked (Loop's
+// carried values, which may each have their own type).
 struct TypeParam {
   std::string name;
   std::vector<int> inputs, outputs;
   std::vector<DataType> allowed;
+  bool variadic = false;
 };
 
 // Output shapes: one entry per output, nullopt where it is not known from

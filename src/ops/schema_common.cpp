@@ -84,6 +84,29 @@ const std::vector<DataType>& index_types() {
   return v;
 }
 
+const std::vector<DataType>& int8_types() {
+  static const std::vector<DataType> v = {DataType::kInt8, DataType::kUInt8};
+  return v;
+}
+
+const std::vector<DataType>& float8_types() {
+  static const std::vector<DataType> v = {DataType::kFloat8E4M3FN, DataType::kFloat8E4M3FNUZ,
+                                          DataType::kFloat8E5M2, DataType::kFloat8E5M2FNUZ};
+  return v;
+}
+
+const std::vector<DataType>& quantized_types() {
+  static const std::vector<DataType> v = [] {
+    std::vector<DataType> r = {DataType::kInt8,      DataType::kUInt8, DataType::kInt16,
+                               DataType::kUInt16,    DataType::kInt32, DataType::kInt4,
+                               DataType::kUInt4,     DataType::kInt2,  DataType::kUInt2,
+                               DataType::kFloat4E2M1};
+    r.insert(r.end(), float8_types().begin(), float8_types().end());
+    return r;
+  }();
+  return v;
+}
+
 TypeParam same_type(const std::vector<DataType>& allowed) { return {"T", {0}, {0}, allowed}; }
 
 namespace {
@@ -132,11 +155,27 @@ std::vector<ir::TypeInfo> input0_then_int64(const ir::Node& n, int64_t,
   return out;
 }
 
+DataType attr_dtype(const ir::Node& n, const char* name, DataType def) {
+  const ir::Attribute* a = n.attr(name);
+  if (!a || a->type != ir::AttrType::kInt || !is_valid_data_type(int32_t(a->i))) return def;
+  return static_cast<DataType>(a->i);
+}
+
+std::vector<ir::TypeInfo> graph_output_types(const ir::Node& n, const char* name) {
+  std::vector<ir::TypeInfo> out;
+  const ir::Attribute* a = n.attr(name);
+  if (a && a->g)
+    for (const auto& o : a->g->outputs) out.push_back(o.type);
+  return out;
+}
+
 OutShapes same_shape_as_input0(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
   if (!x) return {};
   return OutShapes(q.num_outputs(), *x);
 }
+
+OutShapes unknown_shapes(const ShapeQuery&) { return {}; }
 
 OutShapes broadcast_inputs(const ShapeQuery& q) {
   std::vector<Shape> in;

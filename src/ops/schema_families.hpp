@@ -15,6 +15,16 @@ void add_tensor_op_schemas(std::vector<OpSchema>& t);
 void add_reduce_schemas(std::vector<OpSchema>& t);
 void add_nn_schemas(std::vector<OpSchema>& t);
 void add_window_schemas(std::vector<OpSchema>& t);  // called by add_nn_schemas
+void add_quant_schemas(std::vector<OpSchema>& t);
+void add_sequence_schemas(std::vector<OpSchema>& t);
+void add_control_flow_schemas(std::vector<OpSchema>& t);
+
+// MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
+// data `x` and the filter `w` (schema_window.cpp), for the quantized forms
+// whose operands sit at other positions.
+OutShapes matmul_of(const ShapeQuery& q, size_t a, size_t b);
+OutShapes conv_of(const ShapeQuery& q, size_t x, size_t w);
+std::vector<AttrDef> conv_attrs();
 
 namespace schema {
 
@@ -31,7 +41,12 @@ const std::vector<DataType>& numeric_types();  // float_types and every integer 
 const std::vector<DataType>& all_types();      // every tensor element type
 const std::vector<DataType>& bool_type();
 const std::vector<DataType>& int64_type();
-const std::vector<DataType>& index_types();  // int32, int64
+const std::vector<DataType>& index_types();   // int32, int64
+const std::vector<DataType>& int8_types();    // int8, uint8
+const std::vector<DataType>& float8_types();  // the four 8-bit float types
+// What DequantizeLinear dequantizes: every integer type of 16 bits or less,
+// int32, and the 8- and 4-bit floats.
+const std::vector<DataType>& quantized_types();
 // T over every input and output.
 TypeParam same_type(const std::vector<DataType>& allowed);
 
@@ -48,9 +63,18 @@ std::vector<ir::TypeInfo> int64_outputs(const ir::Node& n, int64_t,
 std::vector<ir::TypeInfo> input0_then_int64(const ir::Node& n, int64_t,
                                             const std::vector<ir::TypeInfo>& in);
 
+// The node's attribute `name` as a data type (Cast's `to`, `dtype`), or `def`
+// when absent or not a valid type.
+DataType attr_dtype(const ir::Node& n, const char* name, DataType def);
+// The declared output types of the node's graph attribute `name`.
+std::vector<ir::TypeInfo> graph_output_types(const ir::Node& n, const char* name);
+
 // Shape rules every family uses.
 OutShapes same_shape_as_input0(const ShapeQuery& q);  // every output
-OutShapes broadcast_inputs(const ShapeQuery& q);      // multidirectional
+// For ops whose outputs are not tensors, or whose shapes depend on the
+// values of data inputs or on a subgraph: nothing is known statically.
+OutShapes unknown_shapes(const ShapeQuery& q);
+OutShapes broadcast_inputs(const ShapeQuery& q);  // multidirectional
 
 // Axis `a` of rank `r` made non-negative; fails naming `what` and input 0.
 size_t axis_in(const ShapeQuery& q, int64_t a, int64_t r, const char* what = "axis");

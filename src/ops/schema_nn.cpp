@@ -17,12 +17,16 @@ using namespace schema;
 // batch dims broadcast. com.microsoft's FusedMatMul and TransposeMatMul
 // transpose the last two dims of an operand of rank 2 or more by transA /
 // transB.
-OutShapes matmul(const ShapeQuery& q) {
-  const Shape* a = shape_of(q, 0);
-  const Shape* b = shape_of(q, 1);
+OutShapes matmul(const ShapeQuery& q) { return matmul_of(q, 0, 1); }
+
+}  // namespace
+
+OutShapes matmul_of(const ShapeQuery& q, size_t ia, size_t ib) {
+  const Shape* a = shape_of(q, ia);
+  const Shape* b = shape_of(q, ib);
   if (!a || !b) return {};
   if (a->rank() == 0 || b->rank() == 0)
-    q.fail("MatMul inputs must have rank >= 1: ", q.input_desc(0), ", ", q.input_desc(1));
+    q.fail("MatMul inputs must have rank >= 1: ", q.input_desc(ia), ", ", q.input_desc(ib));
   std::vector<int64_t> ad = a->dims(), bd = b->dims();
   const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
   auto trans = [&](const char* name, bool vec) {
@@ -33,19 +37,21 @@ OutShapes matmul(const ShapeQuery& q) {
   if (a_vec) ad.insert(ad.begin(), 1);
   if (b_vec) bd.push_back(1);
   if (ad.back() != bd[bd.size() - 2])
-    q.fail("inner dimensions differ: ", q.input_desc(0), ", ", q.input_desc(1));
+    q.fail("inner dimensions differ: ", q.input_desc(ia), ", ", q.input_desc(ib));
   Shape batch;
   try {
     batch = broadcast_shapes({Shape(std::vector<int64_t>(ad.begin(), ad.end() - 2)),
                               Shape(std::vector<int64_t>(bd.begin(), bd.end() - 2))});
   } catch (const Error&) {
-    q.fail("batch dimensions do not broadcast: ", q.input_desc(0), ", ", q.input_desc(1));
+    q.fail("batch dimensions do not broadcast: ", q.input_desc(ia), ", ", q.input_desc(ib));
   }
   std::vector<int64_t> out = batch.dims();
   if (!a_vec) out.push_back(ad[ad.size() - 2]);
   if (!b_vec) out.push_back(bd.back());
   return {Shape(out)};
 }
+
+namespace {
 
 OutShapes gemm(const ShapeQuery& q) {
   const Shape* a = shape_of(q, 0);
@@ -110,14 +116,27 @@ void add_normalizations(std::vector<OpSchema>& t) {
       {"", "Dropout", 1, {float_attr("ratio", 0.5f)}, {fl}, dropout_types, same_shape_as_input0});
   t.push_back(
       {"", "Dropout", 12, {int_attr("seed", 0)}, {fl}, dropout_types, same_shape_as_input0});
-  // Their output types depend on several inputs and attributes: type_inference.cpp's.
-  first("QuantizeLinear", 10, {}, nullptr);
-  first("QuantizeLinear", 13, {int_attr("axis", 1)}, nullptr);
-  first("QuantizeLinear", 21,
-        {int_attr("axis", 1), int_attr("saturate", 1), int_attr("block_size", 0)}, nullptr);
-  first("DequantizeLinear", 10, {}, nullptr);
-  first("DequantizeLinear", 13, {int_attr("axis", 1)}, nullptr);
-  first("DequantizeLinear", 21, {int_attr("axis", 1), int_attr("block_size", 0)}, nullptr);
+  TypeParam fl8 = fl;  // opset 22 adds the 8-bit floats
+  fl8.allowed.insert(fl8.allowed.end(), float8_types().begin(), float8_types().end());
+  t.push_back(
+      {"", "Dropout", 22, {int_attr("seed", 0)}, {fl8}, dropout_types, same_shape_as_input0});
+  // Their output types depend on several inputs and attributes:
+  // type_inference.cpp's. Only x is constrained here: float or int32 to
+  // quantize, an integer or small float type to dequantize.
+  auto quant = [&](const char* op, int64_t since, std::vector<AttrDef> attrs) {
+    const bool q = std::string(op) == "QuantizeLinear";
+    std::vector<DataType> x = q ? float_types() : quantized_types();
+    if (q) x.push_back(DataType::kInt32);
+    t.push_back(
+        {"", op, since, std::move(attrs), {{"T1", {0}, {}, x}}, nullptr, first_output_as_input0});
+  };
+  quant("QuantizeLinear", 10, {});
+  quant("QuantizeLinear", 13, {int_attr("axis", 1)});
+  quant("QuantizeLinear", 21,
+        {int_attr("axis", 1), int_attr("saturate", 1), int_attr("block_size", 0)});
+  quant("DequantizeLinear", 10, {});
+  quant("DequantizeLinear", 13, {int_attr("axis", 1)});
+  quant("DequantizeLinear", 21, {int_attr("axis", 1), int_attr("block_size", 0)});
 }
 
 }  // namespace

@@ -108,11 +108,15 @@ void add_reduce_schemas(std::vector<OpSchema>& t) {
     const int64_t input_since = std::string(op) == "ReduceSum" ? 13 : 18;
     t.push_back(
         {"", op, 1, {ints_attr("axes"), int_attr("keepdims", 1)}, {num}, type_of_input0, reduce});
+    // ReduceMax and ReduceMin take bool from opset 20.
+    TypeParam data = num;
+    if (std::string(op) == "ReduceMax" || std::string(op) == "ReduceMin")
+      data.allowed.push_back(DataType::kBool);
     t.push_back({"",
                  op,
                  input_since,
                  {int_attr("keepdims", 1), int_attr("noop_with_empty_axes", 0)},
-                 {num, axes_in},
+                 {data, axes_in},
                  type_of_input0,
                  reduce});
   }

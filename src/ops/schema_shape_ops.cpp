@@ -116,6 +116,14 @@ OutShapes transpose(const ShapeQuery& q) {
   return {Shape(dims)};
 }
 
+std::string shapes_list(const std::vector<const Shape*>& in) {
+  std::string s;
+  for (const Shape* x : in) s += str_cat(s.empty() ? "" : ", ", x->to_string());
+  return s;
+}
+
+// The inputs have one rank above 0 and equal dims off the axis; the axis'
+// sum must fit in int64.
 OutShapes concat(const ShapeQuery& q) {
   std::vector<const Shape*> in;
   for (size_t i = 0; i < q.num_inputs(); ++i) {
@@ -123,8 +131,26 @@ OutShapes concat(const ShapeQuery& q) {
     if (!s) return {};
     in.push_back(s);
   }
-  size_t axis = 0;
-  return {named(q, [&] { return concat_shape(in, q.attr_int("axis"), &axis); })};
+  if (in.empty()) q.fail("needs at least one input");
+  const Shape& s0 = *in[0];
+  const int64_t r = int64_t(s0.rank()), axis_attr = q.attr_int("axis");
+  if (r == 0) q.fail("cannot concatenate scalars (", q.input_desc(0), ")");
+  if (axis_attr < -r || axis_attr >= r)
+    q.fail("axis ", axis_attr, " is out of range for inputs of shapes ", shapes_list(in));
+  const size_t k = size_t(axis_attr < 0 ? axis_attr + r : axis_attr);
+  std::vector<int64_t> dims = s0.dims();
+  dims[k] = 0;
+  for (const Shape* x : in) {
+    bool same = x->rank() == s0.rank();
+    for (size_t d = 0; same && d < s0.rank(); ++d) same = d == k || (*x)[d] == s0[d];
+    if (!same)
+      q.fail("inputs of shapes ", shapes_list(in), " differ outside the concatenation axis ",
+             axis_attr);
+    if (__builtin_add_overflow(dims[k], (*x)[k], &dims[k]))
+      q.fail("the sizes along the concatenation axis ", axis_attr, " of inputs of shapes ",
+             shapes_list(in), " overflow int64");
+  }
+  return {Shape(dims)};
 }
 
 OutShapes split(const ShapeQuery& q) {
@@ -147,25 +173,10 @@ OutShapes split(const ShapeQuery& q) {
   return out;
 }
 
-// Before opset 10 starts, ends and axes are attributes; then inputs 1-4.
 OutShapes slice(const ShapeQuery& q) {
-  const Shape* x = shape_of(q, 0);
-  if (!x) return {};
-  std::vector<int64_t> starts, ends, axes, steps;
-  if (q.schema().attr_def("starts")) {
-    starts = q.attr_ints("starts"), ends = q.attr_ints("ends"), axes = q.attr_ints("axes");
-  } else {
-    auto s = q.ints(1), e = q.ints(2);
-    if (!s || !e) return {};
-    starts = *s, ends = *e;
-    for (size_t i : {size_t(3), size_t(4)}) {
-      if (!q.has_input(i)) continue;
-      auto v = q.ints(i);
-      if (!v) return {};
-      (i == 3 ? axes : steps) = *v;
-    }
-  }
-  return {named(q, [&] { return Shape(slice_window(*x, starts, ends, axes, steps).dims); })};
+  auto w = slice_window(q);
+  if (!w) return {};
+  return {Shape(w->dims)};
 }
 
 OutShapes gather(const ShapeQuery& q) {
@@ -183,6 +194,8 @@ OutShapes gather(const ShapeQuery& q) {
 
 void add_shape_op_schemas(std::vector<OpSchema>& t) {
   const TypeParam any = same_type(all_types());
+  TypeParam every_input = any;  // Concat's inputs: one type
+  every_input.variadic = true;
   const TypeParam shape_in{"T1", {1}, {}, int64_type()};
   t.push_back({"", "Reshape", 1, {ints_attr("shape")}, {any}, type_of_input0, reshape});
   t.push_back({"", "Reshape", 5, {}, {any, shape_in}, type_of_input0, reshape});
@@ -196,12 +209,12 @@ void add_shape_op_schemas(std::vector<OpSchema>& t) {
   }
   t.push_back({"", "Transpose", 1, {ints_attr("perm")}, {any}, type_of_input0, transpose});
   // Concat's axis had a default (1) only in opset 1.
-  t.push_back({"", "Concat", 1, {int_attr("axis", 1)}, {any}, type_of_input0, concat});
+  t.push_back({"", "Concat", 1, {int_attr("axis", 1)}, {every_input}, type_of_input0, concat});
   t.push_back({"",
                "Concat",
                4,
                {required_attr("axis", ir::AttrType::kInt)},
-               {any},
+               {every_input},
                type_of_input0,
                concat});
   t.push_back(

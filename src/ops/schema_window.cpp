@@ -58,19 +58,7 @@ OutShapes windowed(const ShapeQuery& q, const Shape& x, int64_t channels, const 
   return OutShapes(q.num_outputs(), Shape(out));  // MaxPool's indices too
 }
 
-OutShapes conv(const ShapeQuery& q) {
-  const Shape* x = shape_of(q, 0);
-  const Shape* w = shape_of(q, 1);
-  if (!x || !w) return {};
-  if (w->rank() != x->rank())
-    q.fail("the filter ", q.input_desc(1), " must have the rank of ", q.input_desc(0));
-  if (x->rank() < 3) q.fail("expected an input of rank 3 or more, got ", q.input_desc(0));
-  const int64_t group = q.attr_int("group");
-  if (group <= 0 || (*x)[1] != (*w)[1] * group)
-    q.fail(q.input_desc(0), " has not group (", group, ") times the filter's channels (",
-           q.input_desc(1), ")");
-  return {windowed(q, *x, (*w)[0], w)[0]};
-}
+OutShapes conv(const ShapeQuery& q) { return conv_of(q, 0, 1); }
 
 OutShapes pool(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
@@ -96,6 +84,24 @@ std::vector<AttrDef> window_attrs(std::vector<AttrDef> more) {
 
 }  // namespace
 
+OutShapes conv_of(const ShapeQuery& q, size_t ix, size_t iw) {
+  const Shape* x = shape_of(q, ix);
+  const Shape* w = shape_of(q, iw);
+  if (!x || !w) return {};
+  if (w->rank() != x->rank())
+    q.fail("the filter ", q.input_desc(iw), " must have the rank of ", q.input_desc(ix));
+  if (x->rank() < 3) q.fail("expected an input of rank 3 or more, got ", q.input_desc(ix));
+  const int64_t group = q.attr_int("group");
+  if (group <= 0 || (*x)[1] != (*w)[1] * group)
+    q.fail(q.input_desc(ix), " has not group (", group, ") times the filter's channels (",
+           q.input_desc(iw), ")");
+  return {windowed(q, *x, (*w)[0], w)[0]};
+}
+
+std::vector<AttrDef> conv_attrs() {
+  return window_attrs({ints_attr("dilations"), int_attr("group", 1)});
+}
+
 void add_window_schemas(std::vector<OpSchema>& t) {
   const std::vector<TypeParam> fl = {same_type(float_types())};
   t.push_back({"", "Conv", 1, window_attrs({ints_attr("dilations"), int_attr("group", 1)}), fl,
@@ -109,10 +115,17 @@ void add_window_schemas(std::vector<OpSchema>& t) {
   t.push_back({"", "MaxPool", 1, pool_attrs({}), fl, input0_then_int64, pool});
   t.push_back(
       {"", "MaxPool", 8, pool_attrs({int_attr("storage_order", 0)}), fl, input0_then_int64, pool});
+  // From opset 12 MaxPool takes int8 and uint8 too.
+  std::vector<TypeParam> fl_int8 = fl;
+  fl_int8[0].allowed.insert(fl_int8[0].allowed.end(), {DataType::kInt8, DataType::kUInt8});
   t.push_back(
       {"", "MaxPool", 10,
        pool_attrs({int_attr("storage_order", 0), int_attr("ceil_mode", 0), ints_attr("dilations")}),
        fl, input0_then_int64, pool});
+  t.push_back(
+      {"", "MaxPool", 12,
+       pool_attrs({int_attr("storage_order", 0), int_attr("ceil_mode", 0), ints_attr("dilations")}),
+       fl_int8, input0_then_int64, pool});
   t.push_back({"", "AveragePool", 1, pool_attrs({}), fl, type_of_input0, pool});
   t.push_back({"", "AveragePool", 7, pool_attrs({int_attr("count_include_pad", 0)}), fl,
                type_of_input0, pool});

@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "ops/broadcast.hpp"
+#include "ops/schema.hpp"
 
 namespace tessera::ops {
 
@@ -82,9 +83,11 @@ std::vector<int64_t> split_sizes(const Shape& x, size_t axis, int64_t axis_attr,
   return split;
 }
 
-SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
-                         const std::vector<int64_t>& ends, std::vector<int64_t> axes,
-                         std::vector<int64_t> steps) {
+namespace {
+
+SliceWindow window_of(const Shape& in, const std::vector<int64_t>& starts,
+                      const std::vector<int64_t>& ends, std::vector<int64_t> axes,
+                      std::vector<int64_t> steps) {
   const size_t n = starts.size();
   if (axes.empty())
     for (size_t i = 0; i < n; ++i) axes.push_back(int64_t(i));
@@ -133,6 +136,35 @@ SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
   return w;
 }
 
+}  // namespace
+
+std::optional<SliceWindow> slice_window(const ShapeQuery& q) {
+  const Shape* x = q.has_input(0) ? q.shape(0) : nullptr;
+  if (!x) return std::nullopt;
+  std::vector<int64_t> starts, ends, axes, steps;
+  if (q.schema().attr_def("starts")) {  // before opset 10
+    starts = q.attr_ints("starts"), ends = q.attr_ints("ends"), axes = q.attr_ints("axes");
+  } else {
+    for (size_t i : {size_t(1), size_t(2)})
+      if (!q.has_input(i)) q.fail("input ", i, i == 1 ? " (starts)" : " (ends)", " is missing");
+    auto s = q.ints(1), e = q.ints(2);
+    if (!s || !e) return std::nullopt;
+    starts = *s, ends = *e;
+    for (size_t i : {size_t(3), size_t(4)}) {
+      if (!q.has_input(i)) continue;
+      auto v = q.ints(i);
+      if (!v) return std::nullopt;
+      (i == 3 ? axes : steps) = *v;
+    }
+  }
+  try {
+    return window_of(*x, starts, ends, std::move(axes), std::move(steps));
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::kInvalidArgument) throw;
+    q.fail(e.what());
+  }
+}
+
 std::pair<int64_t, int64_t> shape_range(int64_t rank, int64_t start, std::optional<int64_t> end) {
   auto clamp_axis = [rank](int64_t a) {
     return std::clamp(a < 0 ? a + rank : a, int64_t(0), rank);
@@ -151,53 +183,6 @@ Shape expand_shape(const Shape& x, const Shape& target) {
     fail(ErrorCode::kInvalidArgument, "cannot expand input of shape ", x.to_string(), " to ",
          target.to_string(), ": ", e.what());
   }
-}
-
-namespace {
-
-std::string shapes_list(const std::vector<const Shape*>& in) {
-  std::string s;
-  for (const Shape* x : in) s += str_cat(s.empty() ? "" : ", ", x->to_string());
-  return s;
-}
-
-}  // namespace
-
-Shape concat_shape(const std::vector<const Shape*>& in, int64_t axis_attr, size_t* axis) {
-  if (in.empty()) fail(ErrorCode::kInvalidArgument, "Concat needs at least one input");
-  const Shape& s0 = *in[0];
-  const int64_t r = int64_t(s0.rank());
-  if (r == 0) fail(ErrorCode::kInvalidArgument, "cannot concatenate scalars");
-  if (axis_attr < -r || axis_attr >= r)
-    fail(ErrorCode::kInvalidArgument, "axis ", axis_attr, " is out of range for inputs of shapes ",
-         shapes_list(in));
-  const size_t k = size_t(axis_attr < 0 ? axis_attr + r : axis_attr);
-  std::vector<int64_t> dims = s0.dims();
-  dims[k] = 0;
-  for (const Shape* x : in) {
-    bool same = x->rank() == s0.rank();
-    for (size_t d = 0; same && d < s0.rank(); ++d) same = d == k || (*x)[d] == s0[d];
-    if (!same)
-      fail(ErrorCode::kInvalidArgument, "inputs of shapes ", shapes_list(in),
-           " differ outside the concatenation axis ", axis_attr);
-    if (__builtin_add_overflow(dims[k], (*x)[k], &dims[k]))
-      fail(ErrorCode::kInvalidArgument, "the sizes along the concatenation axis ", axis_attr,
-           " of inputs of shapes ", shapes_list(in), " overflow int64");
-  }
-  *axis = k;
-  return Shape(dims);
-}
-
-Shape concat_output_shape(const std::vector<const Tensor*>& in, int64_t axis_attr, size_t* axis) {
-  std::vector<const Shape*> shapes;
-  for (const Tensor* t : in) {
-    if (t->dtype() != in[0]->dtype())
-      fail(ErrorCode::kInvalidArgument,
-           "Concat's inputs have different types: ", data_type_name(in[0]->dtype()), " and ",
-           data_type_name(t->dtype()));
-    shapes.push_back(&t->shape());
-  }
-  return concat_shape(shapes, axis_attr, axis);
 }
 
 }  // namespace tessera::ops

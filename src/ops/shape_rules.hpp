@@ -1,7 +1,8 @@
-// The output geometry of Reshape, Split, Slice, Shape, Expand and Concat as the spec defines it,
-// from the node's attributes and the values of its shape inputs: one place
-// for every provider's kernels (the CPU's and CUDA's). Errors are
-// kInvalidArgument naming the offending values; the executor adds the node.
+// The pieces the schema's shape rules of Reshape, Split, Slice, Shape and
+// Expand are made of, shared with the ops that reuse them (SplitToSequence,
+// the fused attention ops' output_shape). Errors are kInvalidArgument naming
+// the offending values; the rules add the node. Kernels read Slice's window
+// through slice_window, which takes the same query the rule does.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,9 +10,10 @@
 #include <vector>
 
 #include "core/shape.hpp"
-#include "core/tensor.hpp"
 
 namespace tessera::ops {
+
+class ShapeQuery;
 
 // The sizes of Split's `outputs` parts along `axis` (already made
 // non-negative; `axis_attr` is the attribute as written, for messages) of
@@ -22,13 +24,15 @@ std::vector<int64_t> split_sizes(const Shape& x, size_t axis, int64_t axis_attr,
 
 // Slice per input axis: the first element taken, the step between elements
 // (1 where at most one is taken, so a huge step never enters index math),
-// and how many are taken. `axes` empty means 0, 1, ...; `steps` empty, all 1.
+// and how many are taken (the output's dims).
 struct SliceWindow {
   std::vector<int64_t> begin, step, dims;
 };
-SliceWindow slice_window(const Shape& in, const std::vector<int64_t>& starts,
-                         const std::vector<int64_t>& ends, std::vector<int64_t> axes,
-                         std::vector<int64_t> steps);
+// The window of a Slice node: starts, ends, axes and steps read from its
+// attributes (before opset 10) or its inputs 1-4, clamped as the spec says.
+// Nullopt when input 0's shape or a needed input's values are not known.
+// The schema's Slice shape rule is its `dims`; kernels take the rest.
+std::optional<SliceWindow> slice_window(const ShapeQuery& q);
 
 // Reshape's output for an input of shape `in` and the requested `spec`: a 0
 // copies the input's dim (unless `allowzero`), one -1 takes what is left.
@@ -44,14 +48,5 @@ std::pair<int64_t, int64_t> shape_range(int64_t rank, int64_t start, std::option
 
 // Expand's output: `x` broadcast with `target` (no negative dims).
 Shape expand_shape(const Shape& x, const Shape& target);
-
-// Concat's output for inputs of shapes `in` joined along `axis_attr` (as
-// written, negative from the back); `*axis` receives it made non-negative.
-// The inputs must have one rank above 0 and equal dims off the axis; the
-// axis' sum must fit in int64.
-Shape concat_shape(const std::vector<const Shape*>& in, int64_t axis_attr, size_t* axis);
-// The same for the input tensors of a Concat node, which must also share one
-// element type.
-Shape concat_output_shape(const std::vector<const Tensor*>& in, int64_t axis_attr, size_t* axis);
 
 }  // namespace tessera::ops

@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "ops/schema.hpp"
+#include "ops/schema_families.hpp"
 
 namespace tessera::ops {
 
@@ -11,6 +11,7 @@ namespace {
 
 using ir::TypeInfo;
 using Kind = TypeInfo::Kind;
+using schema::attr_dtype;
 
 TypeInfo tensor_of(DataType t) { return TypeInfo::tensor(t); }
 
@@ -21,24 +22,6 @@ TypeInfo seq_of(TypeInfo inner) {
   return t;
 }
 
-TypeInfo optional_of(TypeInfo inner) {
-  TypeInfo t;
-  t.kind = Kind::kOptional;
-  t.inner = std::make_shared<TypeInfo>(std::move(inner));
-  return t;
-}
-
-TypeInfo inner_of(const TypeInfo& t) {
-  if ((t.kind == Kind::kSequence || t.kind == Kind::kOptional) && t.inner) return *t.inner;
-  return TypeInfo();
-}
-
-DataType attr_dtype(const ir::Node& n, const char* name, DataType def) {
-  const ir::Attribute* a = n.attr(name);
-  if (!a || a->type != ir::AttrType::kInt || !is_valid_data_type(int32_t(a->i))) return def;
-  return static_cast<DataType>(a->i);
-}
-
 TypeInfo in(const std::vector<TypeInfo>& inputs, size_t i) {
   return i < inputs.size() ? inputs[i] : TypeInfo();
 }
@@ -47,14 +30,6 @@ TypeInfo in(const std::vector<TypeInfo>& inputs, size_t i) {
 DataType elem(const std::vector<TypeInfo>& inputs, size_t i) {
   TypeInfo t = in(inputs, i);
   return t.kind == Kind::kTensor ? t.elem_type : DataType::kUndefined;
-}
-
-std::vector<TypeInfo> graph_output_types(const ir::Node& n, const char* attr) {
-  std::vector<TypeInfo> out;
-  const ir::Attribute* a = n.attr(attr);
-  if (a && a->g)
-    for (const auto& o : a->g->outputs) out.push_back(o.type);
-  return out;
 }
 
 TypeInfo constant_type(const ir::Node& n) {
@@ -68,8 +43,8 @@ TypeInfo constant_type(const ir::Node& n) {
 }
 
 // Ops the schema table (schema.hpp) does not type.
-const std::set<std::string> kBoolOut = {"RegexFullMatch", "OptionalHasElement"};
-const std::set<std::string> kInt64Out = {"NonZero", "NonMaxSuppression", "SequenceLength"};
+const std::set<std::string> kBoolOut = {"RegexFullMatch"};
+const std::set<std::string> kInt64Out = {"NonZero", "NonMaxSuppression"};
 const std::set<std::string> kStringOut = {"StringNormalizer", "StringConcat"};
 
 std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
@@ -107,14 +82,6 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
         opset >= 23 ? attr_dtype(n, "output_dtype", DataType::kUndefined) : DataType::kUndefined;
     return all(tensor_of(t != DataType::kUndefined ? t : elem(inputs, 1)));
   }
-  if (op == "DynamicQuantizeLinear") {
-    out[0] = tensor_of(DataType::kUInt8);
-    if (nout > 1) out[1] = tensor_of(DataType::kFloat);
-    if (nout > 2) out[2] = tensor_of(DataType::kUInt8);
-    return out;
-  }
-  if (op == "QLinearConv" || op == "QLinearMatMul") return all(tensor_of(elem(inputs, 7)));
-  if (op == "MatMulInteger" || op == "ConvInteger") return all(tensor_of(DataType::kInt32));
   if (op == "Attention") {  // Y, present_key (T1), present_value (T2), qk_matmul_output (T1)
     for (size_t i = 0; i < nout; ++i) out[i] = tensor_of(elem(inputs, i == 2 ? 2 : i == 1 ? 1 : 0));
     return out;
@@ -146,46 +113,6 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
       DataType s = elem(inputs, 3);
       out[1] = s != DataType::kUndefined ? tensor_of(s) : in(inputs, 0);
     }
-    return out;
-  }
-  // Sequences and optionals.
-  if (op == "SequenceEmpty")
-    return all(seq_of(tensor_of(attr_dtype(n, "dtype", DataType::kFloat))));
-  if (op == "SequenceConstruct" || op == "SplitToSequence") return all(seq_of(in(inputs, 0)));
-  if (op == "SequenceInsert" || op == "SequenceErase") return all(in(inputs, 0));
-  if (op == "SequenceAt" || op == "ConcatFromSequence") return all(inner_of(in(inputs, 0)));
-  if (op == "SequenceMap") {
-    auto body = graph_output_types(n, "body");
-    for (size_t i = 0; i < nout && i < body.size(); ++i) out[i] = seq_of(body[i]);
-    return out;
-  }
-  if (op == "Optional") {
-    const ir::Attribute* a = n.attr("type");
-    if (a && a->type == ir::AttrType::kTypeProto) return all(optional_of(a->tp));
-    return all(optional_of(in(inputs, 0)));
-  }
-  if (op == "OptionalGetElement") {
-    TypeInfo t = in(inputs, 0);
-    return all(t.kind == Kind::kOptional ? inner_of(t) : t);
-  }
-  // Control flow: types come from the bodies.
-  if (op == "If") {
-    auto body = graph_output_types(n, "then_branch");
-    for (size_t i = 0; i < nout && i < body.size(); ++i) out[i] = body[i];
-    return out;
-  }
-  if (op == "Loop") {
-    // body outputs: cond, N loop-carried, K scan outputs.
-    auto body = graph_output_types(n, "body");
-    for (size_t i = 0; i < nout && i + 1 < body.size(); ++i) {
-      out[i] = body[i + 1];
-      if (out[i].kind == Kind::kUnknown && i + 2 < inputs.size()) out[i] = inputs[i + 2];
-    }
-    return out;
-  }
-  if (op == "Scan") {
-    auto body = graph_output_types(n, "body");
-    for (size_t i = 0; i < nout && i < body.size(); ++i) out[i] = body[i];
     return out;
   }
   // Default: every output has the type of the first input.

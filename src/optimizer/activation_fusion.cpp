@@ -6,6 +6,7 @@
 // in the blocked layout, a reorder there and back).
 #include <limits>
 
+#include "ops/schema.hpp"
 #include "optimizer/activation_match.hpp"
 #include "optimizer/passes.hpp"
 
@@ -17,10 +18,9 @@ namespace {
 std::optional<std::pair<float, float>> clip_bounds(const DefUse& v, const ir::Node& clip,
                                                    int64_t opset) {
   float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
-  if (opset < 11) {
-    if (const ir::Attribute* a = clip.attr("min")) lo = a->f;
-    if (const ir::Attribute* a = clip.attr("max")) hi = a->f;
-    return std::make_pair(lo, hi);
+  if (opset < 11) {  // bounds are attributes
+    const ops::OpSchema& s = ops::schema_of(clip, opset);
+    return std::make_pair(s.attr_float(clip, "min"), s.attr_float(clip, "max"));
   }
   for (size_t k = 1; k < clip.inputs.size() && k < 3; ++k) {
     if (clip.inputs[k].empty()) continue;
@@ -67,10 +67,8 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const DefUse& v,
   if (!ir::is_onnx_domain(act.domain) || act.inputs.empty() || act.outputs.size() != 1)
     return std::nullopt;
   if (act.op_type == "Relu") return activation_attrs("Relu");
-  if (act.op_type == "LeakyRelu") {
-    const ir::Attribute* a = act.attr("alpha");
-    return activation_attrs("LeakyRelu", {a ? a->f : 0.01f});
-  }
+  if (act.op_type == "LeakyRelu")
+    return activation_attrs("LeakyRelu", {ops::schema_of(act, opset).attr_float(act, "alpha")});
   if (act.op_type == "Clip") {
     auto bounds = clip_bounds(v, act, opset);
     if (!bounds) return std::nullopt;
@@ -79,9 +77,8 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const DefUse& v,
   if (!extended || act.inputs.size() != 1) return std::nullopt;
   if (act.op_type == "Sigmoid" || act.op_type == "HardSwish") return activation_attrs(act.op_type);
   if (act.op_type == "HardSigmoid") {
-    const ir::Attribute* a = act.attr("alpha");
-    const ir::Attribute* b = act.attr("beta");
-    return activation_attrs("HardSigmoid", {a ? a->f : 0.2f, b ? b->f : 0.5f});
+    const ops::OpSchema& s = ops::schema_of(act, opset);
+    return activation_attrs("HardSigmoid", {s.attr_float(act, "alpha"), s.attr_float(act, "beta")});
   }
   return std::nullopt;
 }

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
@@ -170,12 +171,13 @@ class Matcher {
     int sc = v_.producer(value);
     if (sc < 0 || dead_[size_t(sc)] || !v_.only_consumer(value, reader)) return false;
     const ir::Node& n = g_.nodes[size_t(sc)];
-    if (n.domain == "com.microsoft" && n.op_type == "FusedMatMul" && n.inputs.size() == 2 &&
-        attr_int(n, "transA", 0) == 0 && attr_int(n, "transBatchA", 0) == 0 &&
-        attr_int(n, "transBatchB", 0) == 0) {
-      const ir::Attribute* alpha = n.attr("alpha");
-      r.sc = -1, r.qk = sc, r.scale = alpha ? alpha->f : 1.0f;
-      r.k_untransposed = attr_int(n, "transB", 0) == 1;
+    if (n.domain == "com.microsoft" && n.op_type == "FusedMatMul" && n.inputs.size() == 2) {
+      const ops::OpSchema& s = *ops::find_schema(n.domain, n.op_type, 1);
+      if (s.attr_int(n, "transA") != 0 || s.attr_int(n, "transBatchA") != 0 ||
+          s.attr_int(n, "transBatchB") != 0)
+        return false;
+      r.sc = -1, r.qk = sc, r.scale = s.attr_float(n, "alpha");
+      r.k_untransposed = s.attr_int(n, "transB") == 1;
       return true;
     }
     if (!ir::is_onnx_domain(n.domain)) return false;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/float16.hpp"
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
@@ -41,7 +42,7 @@ void set_element(Tensor& t, int64_t i, double v) {
 
 }  // namespace
 
-std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m) {
+std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m, int64_t opset) {
   // Inference form only: one output, no training mode, spatial statistics.
   if (bn.inputs.size() != 5 || attr_int(bn, "training_mode", 0) != 0 ||
       attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
@@ -55,8 +56,7 @@ std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m
   if (!is_float_vector(gamma, m) || !is_float_vector(beta, m) || !is_float_vector(mean, m) ||
       !is_float_vector(var, m))
     return std::nullopt;
-  const ir::Attribute* eps_attr = bn.attr("epsilon");
-  const double eps = eps_attr ? eps_attr->f : 1e-5;
+  const double eps = ops::schema_of(bn, opset).attr_float(bn, "epsilon");
   BnAffine a;
   for (int64_t c = 0; c < m; ++c) {
     a.s.push_back(gamma->element_as_double(c) / std::sqrt(var->element_as_double(c) + eps));
@@ -66,7 +66,7 @@ std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m
   return a;
 }
 
-size_t fold_conv_batchnorm(ir::Graph& g) {
+size_t fold_conv_batchnorm(ir::Model& model, ir::Graph& g) {
   DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t folded = 0;
@@ -87,7 +87,7 @@ size_t fold_conv_batchnorm(ir::Graph& g) {
     if (j < 0) continue;
     const ir::Node& bn = g.nodes[size_t(j)];
     if (bn.inputs.empty() || bn.inputs[0] != conv.outputs[0]) continue;
-    auto a = bn_affine(v, bn, m);
+    auto a = bn_affine(v, bn, m, model.opset(""));
     if (!a) continue;
 
     Tensor nw(w->dtype(), w->shape());

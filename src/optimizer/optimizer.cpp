@@ -45,7 +45,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   // All: folds of standard ops, then the fusions into com.tessera ops that
   // every provider of the session runs (shared_fusions). Each provider's own
   // rewrites come after partitioning (ep::GraphTransformer).
-  run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(g); });
+  run("fold_conv_batchnorm", [&] { return fold_conv_batchnorm(model, g); });
   const auto& shared = options.shared_fusions;
   // Packed too: the CUDA kernel reads Q, K and V from the projection in
   // place, as the CPU's does, which saves BERT-base a Split (copying the

@@ -53,7 +53,7 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
 
 // ---- all ----
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.
-size_t fold_conv_batchnorm(ir::Graph& graph);
+size_t fold_conv_batchnorm(ir::Model& model, ir::Graph& graph);
 // The per-channel affine map of an inference BatchNormalization over m
 // channels, y = (x - mean) * s + beta with s = gamma / sqrt(var + eps), in
 // double; nullopt unless `bn` is in inference form (no training outputs or
@@ -61,7 +61,7 @@ size_t fold_conv_batchnorm(ir::Graph& graph);
 struct BnAffine {
   std::vector<double> s, mean, beta;
 };
-std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m);
+std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m, int64_t opset);
 // Conv + Add [+ activation] -> com.tessera FusedConv with the residual as input 3.
 // `extended` as in fuse_activations.
 size_t fuse_conv_residual(ir::Model& model, ir::Graph& graph, bool extended = false);

@@ -3,6 +3,7 @@
 // Where one side of the residual Add is itself `bias + MatMul(x, W)` with a
 // constant 1-D bias as wide as W, that bias Add is folded in as well, so a
 // transformer block's projections feed the norm with no separate pass.
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
@@ -62,7 +63,10 @@ size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
   for (int ln = 0; ln < int(g.nodes.size()); ++ln) {
     const ir::Node& norm = g.nodes[size_t(ln)];
     if (!is_layer_norm(model, norm) || norm.inputs.size() < 2 || norm.outputs.empty()) continue;
-    if (attr_int(norm, "axis", -1) != -1 || attr_int(norm, "stash_type", 1) != 1) continue;
+    // com.tessera's LayerNormalization takes the standard op's attributes.
+    const ops::OpSchema& ln_schema = *ops::find_schema("", "LayerNormalization", 17);
+    if (ln_schema.attr_int(norm, "axis") != -1 || ln_schema.attr_int(norm, "stash_type") != 1)
+      continue;
     // Mean / InvStdDev outputs must be absent or unread.
     bool extra = false;
     for (size_t i = 1; i < norm.outputs.size(); ++i)
@@ -108,8 +112,7 @@ size_t fuse_skip_layer_norm(ir::Model& model, ir::Graph& g) {
     ir::Attribute eps;
     eps.name = "epsilon";
     eps.type = ir::AttrType::kFloat;
-    const ir::Attribute* e = norm.attr("epsilon");
-    eps.f = e ? e->f : 1e-5f;
+    eps.f = ln_schema.attr_float(norm, "epsilon");
     sln.attributes = {eps};
     dead[size_t(add)] = true;
     if (bias_node >= 0) dead[size_t(bias_node)] = true;

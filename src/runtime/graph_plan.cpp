@@ -33,7 +33,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types,
                      std::string where, AllocatorFor alloc_for,
                      std::vector<ep::PlacementRule> rules, ConstantPlacer placer,
-                     ep::PrepackCache* prepack, InitializerReleaser release)
+                     ep::PrepackCache* prepack, InitializerReleaser release,
+                     const std::map<std::string, std::string>* config)
     : model_(model),
       graph_(graph),
       providers_(providers),
@@ -43,6 +44,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       rules_(std::move(rules)),
       placer_(std::move(placer)),
       prepack_(prepack) {
+  config_ = config;
   // Phases for the creation report; a nested graph's plan is timed inside its
   // parent's "kernel creation" (it is made while the parent's kernels are).
   using Clock = std::chrono::steady_clock;
@@ -60,6 +62,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   view.model = &model_;
   view.graph = &graph_;
   view.value_types = &types_;
+  view.config = config_;
   try {
     partition_ = ep::partition_graph(view, providers_, rules_);
   } catch (const Error& e) {
@@ -278,7 +281,7 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     for (const auto& [name, t] : types_) visible[name] = t;
     subplans_.push_back(std::make_unique<GraphPlan>(
         model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-        alloc_for_, user_rules(rules_), placer_, prepack_));
+        alloc_for_, user_rules(rules_), placer_, prepack_, nullptr, config_));
     subs[a.name] = subplans_.back().get();
     // A subgraph's plan expects the values it reads from outside in host
     // memory; one produced in another memory space is copied out first.

@@ -75,7 +75,8 @@ class GraphPlan : public ep::SubgraphRunner {
             const std::unordered_map<std::string, ir::TypeInfo>& outer_types, std::string where,
             AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {},
             ConstantPlacer placer = nullptr, ep::PrepackCache* prepack = nullptr,
-            InitializerReleaser release = nullptr);
+            InitializerReleaser release = nullptr,
+            const std::map<std::string, std::string>* config = nullptr);
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
@@ -181,6 +182,9 @@ class GraphPlan : public ep::SubgraphRunner {
   std::string where_;
   AllocatorFor alloc_for_;
   std::vector<ep::PlacementRule> rules_;
+  // The session's configuration entries, for the providers' claims (read
+  // while the plan is made).
+  const std::map<std::string, std::string>* config_ = nullptr;
   std::unordered_map<std::string, ir::TypeInfo> types_;
   std::vector<PhaseTiming> timings_;
   ep::PartitionResult partition_;

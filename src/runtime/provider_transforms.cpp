@@ -204,13 +204,15 @@ std::vector<std::string> splice_part(ir::Model& model, const std::vector<size_t>
 namespace {
 
 ep::PartitionResult partition(const ir::Model& model, const Providers& providers,
-                              const std::vector<ep::PlacementRule>& rules, ops::ValueTypes& types) {
+                              const std::vector<ep::PlacementRule>& rules, ops::ValueTypes& types,
+                              const std::map<std::string, std::string>* config) {
   types.clear();
   ops::infer_graph_types(model, model.graph, types);
   ep::GraphView view;
   view.model = &model;
   view.graph = &model.graph;
   view.value_types = &types;
+  view.config = config;
   return ep::partition_graph(view, providers, rules);
 }
 
@@ -268,7 +270,7 @@ std::vector<ep::PlacementRule> apply_provider_transforms(
   ops::ValueTypes types;
   try {
     assigned = timer.time("provider transforms: partition",
-                          [&] { return partition(model, providers, all, types); });
+                          [&] { return partition(model, providers, all, types, options.config); });
   } catch (const Error&) {
     // Some node has no provider: the plan's partition says which, with its
     // context; transforming around it would only hide the error.
@@ -303,8 +305,9 @@ std::vector<ep::PlacementRule> apply_provider_transforms(
     all = rules;
     all.insert(all.end(), pins.begin(), pins.end());
     try {
-      assigned = timer.time("provider transforms: partition",
-                            [&] { return partition(model, providers, all, types); });
+      assigned = timer.time("provider transforms: partition", [&] {
+        return partition(model, providers, all, types, options.config);
+      });
     } catch (const Error&) {
       return pins;  // as above: the plan's partition names the node, with context
     }

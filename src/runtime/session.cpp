@@ -14,6 +14,7 @@
 #include "onnx/function_inliner.hpp"
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
+#include "ops/type_check.hpp"
 #include "runtime/custom_ops.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/graph_plan.hpp"
@@ -155,6 +156,9 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   timer.time("validate", [&] {
     ir::name_unnamed_nodes(model.graph);
     ir::validate_graph(model, model.graph, {}, where);
+    // Before the optimizer and kernel lookup: a node of types its op does
+    // not take is named as such, not as a missing kernel.
+    ops::check_input_types(model, where);
   });
   runtime::apply_free_dimension_overrides(model.graph, options);
 
@@ -212,7 +216,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   impl->plan = std::make_unique<runtime::GraphPlan>(
       impl->model, impl->model.graph, impl->providers,
       std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, placement, placer,
-      share ? &env.prepacked_weights() : nullptr, release);
+      share ? &env.prepacked_weights() : nullptr, release, &impl->options.config_entries);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
   impl->capture = std::make_unique<runtime::RunCapture>(
       *impl->plan, impl->allocators,

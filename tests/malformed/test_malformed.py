@@ -84,9 +84,60 @@ def function_body_cases():
          "passes 1 inputs and 2 outputs to function 'Celu'"),
         ("Celu body, no input", model(h.make_node("Celu", [], ["Y"])), 1, "input 0 is missing"),
         # int32 has no MVN kernel, so the body is expanded; its Sqrt has none for int32 either.
+        # int32 is not a type MVN takes: the type check names it before any body or kernel.
         ("MeanVarianceNormalization body, int32 input, float axes",
          model(h.make_node("MeanVarianceNormalization", ["X"], ["Y"], axes=[0.5]), itype=T.INT32), 1,
-         "cannot be run by any chosen provider"),
+         "input 0 'X' is int32, but its type T allows float"),
+    ]
+
+
+def type_constraint_cases():
+    """(label, model bytes, exit code, text the output must hold). Inputs of types
+    their op's schema does not allow, or one type variable bound to two types:
+    session creation fails naming the node, the input, the type found and the
+    types allowed (or the input it disagrees with)."""
+    try:
+        from onnx import TensorProto as T, helper as h
+    except ImportError:
+        return []
+
+    def model(nodes, inputs, opset=18):
+        g = h.make_graph(nodes, "g", [h.make_tensor_value_info(n, t, [2, 3]) for n, t in inputs],
+                         [h.make_tensor_value_info("Y", T.UNDEFINED, None)])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", opset)])
+        m.ir_version = 8
+        return m.SerializeToString()
+
+    def cond_model(inner):
+        branch = h.make_graph([inner], "then", [], [h.make_tensor_value_info("Z", T.UNDEFINED, None)])
+        node = h.make_node("If", ["C"], ["Y"], then_branch=branch, else_branch=branch)
+        g = h.make_graph([node], "g", [h.make_tensor_value_info("C", T.BOOL, []),
+                                       h.make_tensor_value_info("S", T.STRING, [2])],
+                         [h.make_tensor_value_info("Y", T.UNDEFINED, None)])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
+        m.ir_version = 8
+        return m.SerializeToString()
+
+    return [
+        ("Add of two floats", model([h.make_node("Add", ["A", "B"], ["Y"])],
+                                    [("A", T.FLOAT), ("B", T.FLOAT)]), 0, "Y:"),
+        ("Relu of a string", model([h.make_node("Relu", ["X"], ["Y"], name="r")], [("X", T.STRING)]), 1,
+         "Relu node 'r': input 0 'X' is string, but its type T allows float, double"),
+        ("Add of float and double",
+         model([h.make_node("Add", ["A", "B"], ["Y"], name="add")], [("A", T.FLOAT), ("B", T.DOUBLE)]), 1,
+         "Add node 'add': input 1 'B' is double but input 0 'A' is float; both are of type T"),
+        ("Concat's third input int64",
+         model([h.make_node("Concat", ["A", "B", "C"], ["Y"], axis=0, name="cat")],
+               [("A", T.FLOAT), ("B", T.FLOAT), ("C", T.INT64)]), 1,
+         "input 2 'C' is int64 but input 0 'A' is float"),
+        ("If's condition a float", model([h.make_node("If", ["X"], ["Y"], name="if",
+                                                      then_branch=h.make_graph([], "t", [], []),
+                                                      else_branch=h.make_graph([], "e", [], []))],
+                                         [("X", T.FLOAT)]), 1,
+         "input 0 'X' is float, but its type B allows bool"),
+        ("Sigmoid of a string inside an If branch",
+         cond_model(h.make_node("Sigmoid", ["S"], ["Z"], name="inner")), 1,
+         "Sigmoid node 'inner': input 0 'S' is string"),
     ]
 
 
@@ -234,7 +285,8 @@ def crafted(args, env, tmp):
     runs = failures = 0
     demo = os.path.join(ROOT, "models", "demo_cnn", "model.onnx")
     checks = []
-    for label, data, want_rc, want_text in function_body_cases() + extreme_size_cases():
+    for label, data, want_rc, want_text in (function_body_cases() + extreme_size_cases() +
+                                            type_constraint_cases()):
         path = os.path.join(tmp, "body.onnx")
         checks.append((label, [args.tessera, "run", path], want_rc, want_text, (path, data)))
     sandbox = os.path.join(os.path.dirname(args.tessera), "libtessera_sandbox_ep.so")

@@ -34,19 +34,26 @@ class CpuProvider : public ep::ExecutionProvider, public ep::GraphTransformer {
   const ep::KernelRegistry& kernel_registry() const override { return cpu_kernel_registry(); }
   // The registry's answer, plus the float16/bfloat16 nodes no kernel takes in
   // their own types that the transform computes in float32 (a bfloat16 Conv
-  // before opset 22): declined here they would never reach it.
+  // before opset 22): declined here they would never reach it. With
+  // "session.cpu_half_as_float" off the transform leaves them as they are,
+  // so they stay declined (the decline says why).
   ep::Capability get_capability(const ep::GraphView& view) const override {
     ep::Capability cap = ep::ExecutionProvider::get_capability(view);
     auto type_of = [&view](const std::string& v) {
       const ir::TypeInfo* t = v.empty() ? nullptr : view.type_of(v);
       return t && t->is_tensor() ? t->elem_type : DataType::kUndefined;
     };
+    const bool in_float = !config_off(view.config, "session.cpu_half_as_float");
     std::vector<ep::Decline> still;
     for (ep::Decline& d : cap.declined) {
-      if (computes_half_in_float(*view.model, view.graph->nodes[d.node], type_of))
-        cap.groups.push_back({{d.node}, false});
-      else
+      if (!computes_half_in_float(*view.model, view.graph->nodes[d.node], type_of)) {
         still.push_back(std::move(d));
+      } else if (in_float) {
+        cap.groups.push_back({{d.node}, false});
+      } else {
+        d.reason += " (session.cpu_half_as_float is off, so it is not computed in float32)";
+        still.push_back(std::move(d));
+      }
     }
     cap.declined = std::move(still);
     return cap;

@@ -2,7 +2,7 @@
 // input of Concat (output of Split) is one block of columns of the larger
 // tensor, so each is one 2-D copy (cudaMemcpy2DAsync), or one plain copy
 // when outer is 1.
-#include "ops/shape_rules.hpp"
+#include "ep/op_shape.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_shape_ops.hpp"
 
@@ -37,17 +37,22 @@ void copy_rows(void* dst, size_t dpitch, const void* src, size_t spitch, size_t 
                "cudaMemcpyAsync (Concat/Split, one row)");
 }
 
+// The output shape is the schema's rule, which checks the axis and the
+// inputs' dims; the element types are checked here.
 class CudaConcat : public CudaKernel {
  public:
-  CudaConcat(const ep::KernelInfo& info, const EnvPtr& env)
-      : CudaKernel(env), axis_(info.attr_int("axis")) {}
+  CudaConcat(const ep::KernelInfo& info, const EnvPtr& env) : CudaKernel(env), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     std::vector<const Tensor*> ins;
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
-    if (ins.empty()) ctx.fail_node("needs at least one input");
-    size_t axis = 0;
-    const Shape out = ops::concat_output_shape(ins, axis_, &axis);
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      ins.push_back(&ctx.required_input(i));
+      if (ins.back()->dtype() != ins[0]->dtype())
+        ctx.fail_node("inputs have different types: ", ins[0]->description(), " and ",
+                      ins.back()->description());
+    }
+    const Shape out = shape_.output(ctx, ins);
     const Shape& s0 = ins[0]->shape();
+    const size_t axis = normalized_axis(ctx, shape_.schema().attr_int(ctx.node(), "axis"), s0);
     const std::vector<int64_t>& dims = out.dims();
     Tensor& y = ctx.output(0, out, ins[0]->dtype());
     if (y.num_elements() == 0) return;
@@ -64,39 +69,29 @@ class CudaConcat : public CudaKernel {
   }
 
  private:
-  int64_t axis_;
+  ep::OpShape shape_;
 };
 
+// The parts' shapes are the schema's rule (sizes from the attribute or input
+// 1, equal parts, or num_outputs).
 class CudaSplit : public CudaKernel {
  public:
-  CudaSplit(const ep::KernelInfo& info, const EnvPtr& env)
-      : CudaKernel(env),
-        opset_(info.opset()),
-        axis_(info.attr_int("axis", 0)),
-        split_attr_(info.attr_ints("split")) {
-    const int64_t num_outputs = info.attr_int("num_outputs", 0);
-    if (opset_ >= 18 && info.has_attr("num_outputs") && num_outputs != int64_t(info.num_outputs()))
-      info.fail_node("num_outputs is ", num_outputs, " but the node has ", info.num_outputs(),
-                     " outputs");
-  }
+  CudaSplit(const ep::KernelInfo& info, const EnvPtr& env) : CudaKernel(env), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
-    const size_t axis = normalized_axis(ctx, axis_, x.shape());
+    const ops::OutShapes parts = shape_.outputs(ctx, {&x, ctx.input(1)});  // split: host memory
+    const size_t axis =
+        normalized_axis(ctx, shape_.schema().attr_int(ctx.node(), "axis"), x.shape());
     const int64_t dim = x.shape()[axis];
-    const int64_t n = int64_t(ctx.num_outputs());
-    std::vector<int64_t> split = split_attr_;
-    if (opset_ >= 13 && ctx.input(1)) split = host_ints(ctx, 1, "split");
-    split = ops::split_sizes(x.shape(), axis, axis_, n, std::move(split), opset_);
     const size_t bytes = size_t(elem_bytes(x.dtype()));
     const size_t outer = size_t(x.shape().size_to(axis)),
                  inner = size_t(x.shape().size_from(axis + 1));
     const size_t in_row = size_t(dim) * inner * bytes;
     size_t offset = 0;  // bytes into each input row
-    for (size_t i = 0; i < size_t(n); ++i) {
-      std::vector<int64_t> dims = x.shape().dims();
-      dims[axis] = split[i];
-      Tensor& y = ctx.output(i, Shape(dims), x.dtype());
-      const size_t row = size_t(split[i]) * inner * bytes;
+    for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+      if (i >= parts.size() || !parts[i]) ctx.fail_node("the shape of output ", i, " is not known");
+      Tensor& y = ctx.output(i, *parts[i], x.dtype());
+      const size_t row = size_t((*parts[i])[axis]) * inner * bytes;
       if (ctx.has_output(i))
         copy_rows(y.mutable_raw_data(), row, static_cast<const char*>(x.raw_data()) + offset,
                   in_row, row, outer, stream);
@@ -105,8 +100,7 @@ class CudaSplit : public CudaKernel {
   }
 
  private:
-  int64_t opset_, axis_;
-  std::vector<int64_t> split_attr_;
+  ep::OpShape shape_;
 };
 
 std::string check_concat(const ep::ClaimQuery& q) {

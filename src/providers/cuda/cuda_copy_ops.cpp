@@ -3,7 +3,6 @@
 // merges into one contiguous run is a plain device-to-device copy, and a
 // transpose that moves the innermost dim goes through shared-memory tiles.
 #include "ep/op_shape.hpp"
-#include "ops/broadcast.hpp"
 #include "ops/shape_rules.hpp"
 #include "providers/cuda/copy_plan.hpp"
 #include "providers/cuda/cuda_call.hpp"
@@ -63,27 +62,20 @@ class CudaTranspose : public CudaKernel {
   std::vector<int64_t> perm_;
 };
 
+// The window (and so the output shape) is the one the schema's rule takes.
 class CudaSlice : public CudaKernel {
  public:
-  CudaSlice(const ep::KernelInfo& info, const EnvPtr& env)
-      : CudaKernel(env),
-        from_attr_(info.opset() < 10),
-        starts_(info.attr_ints("starts")),
-        ends_(info.attr_ints("ends")),
-        axes_(info.attr_ints("axes")) {}
+  CudaSlice(const ep::KernelInfo& info, const EnvPtr& env) : CudaKernel(env), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
-    std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
-    if (!from_attr_) {
-      starts = host_ints(ctx, 1, "starts");
-      ends = host_ints(ctx, 2, "ends");
-      axes = ctx.input(3) ? host_ints(ctx, 3, "axes") : std::vector<int64_t>{};
-      if (ctx.input(4)) steps = host_ints(ctx, 4, "steps");
-    }
+    std::vector<const Tensor*> ins = {&x};
+    for (size_t i = 1; i < ctx.num_inputs(); ++i) ins.push_back(ctx.input(i));  // host memory
+    const auto w = ops::slice_window(
+        ops::TensorShapeQuery(ctx.node(), shape_.opset(), shape_.schema(), std::move(ins)));
+    if (!w) ctx.fail_node("starts, ends, axes and steps must be int32 or int64");
     const Shape& in = x.shape();
     const size_t r = in.rank();
-    const ops::SliceWindow w = ops::slice_window(in, starts, ends, axes, steps);
-    const std::vector<int64_t>&begin = w.begin, &step = w.step, &dims = w.dims;
+    const std::vector<int64_t>&begin = w->begin, &step = w->step, &dims = w->dims;
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     if (y.num_elements() == 0) return;
     const std::vector<int64_t> in_strides = dense_strides(in.dims());
@@ -96,27 +88,29 @@ class CudaSlice : public CudaKernel {
   }
 
  private:
-  bool from_attr_;
-  std::vector<int64_t> starts_, ends_, axes_;
+  ep::OpShape shape_;
 };
 
 class CudaExpand : public CudaKernel {
  public:
-  CudaExpand(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  CudaExpand(const ep::KernelInfo& info, const EnvPtr& env) : CudaKernel(env), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& x = ctx.required_input(0);
-    const Shape out = ops::expand_shape(x.shape(), Shape(host_ints(ctx, 1, "shape")));
+    const Shape out = shape_.output(ctx, {&x, &ctx.required_input(1)});  // shape: host memory
     Tensor& y = ctx.output(0, out, x.dtype());
     strided_copy(x, y,
                  plan_copy(out.dims(), {{broadcast_strides(x.shape().dims(), out.dims()), 0,
                                          x.num_elements()}}),
                  stream);
   }
+
+ private:
+  ep::OpShape shape_;
 };
 
 class CudaWhere : public CudaKernel {
  public:
-  CudaWhere(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  CudaWhere(const ep::KernelInfo& info, const EnvPtr& env) : CudaKernel(env), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& c = ctx.required_input(0);
     const Tensor& x = ctx.required_input(1);
@@ -124,7 +118,7 @@ class CudaWhere : public CudaKernel {
     if (x.dtype() != o.dtype())
       ctx.fail_node("X is ", x.description(), " but Y is ", o.description(),
                     "; they must have one type");
-    const Shape out = ops::broadcast_shapes({c.shape(), x.shape(), o.shape()});
+    const Shape out = shape_.output(ctx, {&c, &x, &o});
     Tensor& y = ctx.output(0, out, x.dtype());
     if (y.num_elements() == 0) return;
     const auto operand = [&](const Tensor& t) {
@@ -136,6 +130,9 @@ class CudaWhere : public CudaKernel {
                      o.raw_data(), y.mutable_raw_data(), y.num_elements(), plan, stream),
         "launch of the Where kernel");
   }
+
+ private:
+  ep::OpShape shape_;
 };
 
 std::string check_transpose(const ep::ClaimQuery& q) {

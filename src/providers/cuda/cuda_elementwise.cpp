@@ -2,7 +2,7 @@
 // activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip.
 #include <limits>
 
-#include "ops/broadcast.hpp"
+#include "ep/op_shape.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
 
@@ -12,11 +12,12 @@ namespace {
 
 class CudaBinary : public CudaKernel {
  public:
-  CudaBinary(const EnvPtr& env, BinaryOp op) : CudaKernel(env), op_(op) {}
+  CudaBinary(const ep::KernelInfo& info, const EnvPtr& env, BinaryOp op)
+      : CudaKernel(env), op_(op), shape_(info) {}
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
-    const Shape out = ops::broadcast_shapes({a.shape(), b.shape()});
+    const Shape out = shape_.output(ctx, {&a, &b});
     const BroadcastPlan plan = plan_broadcast(a.shape(), b.shape(), out);
     Tensor& y = ctx.output(0, out);
     check_cuda(launch_binary(op_, elem_type(a.dtype()), a.raw_data(), b.raw_data(),
@@ -26,11 +27,12 @@ class CudaBinary : public CudaKernel {
 
  private:
   BinaryOp op_;
+  ep::OpShape shape_;
 };
 
 template <BinaryOp Op>
-std::unique_ptr<ep::OpKernel> make_binary(const ep::KernelInfo&, const EnvPtr& env) {
-  return std::make_unique<CudaBinary>(env, Op);
+std::unique_ptr<ep::OpKernel> make_binary(const ep::KernelInfo& info, const EnvPtr& env) {
+  return std::make_unique<CudaBinary>(info, env, Op);
 }
 
 class CudaUnary : public CudaKernel {

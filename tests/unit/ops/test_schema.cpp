@@ -97,6 +97,17 @@ TEST(OpSchema, ElementwiseRules) {
   EXPECT_EQ(infer0(node("Add", 2), 14, {shaped({2, 1, 3}), shaped({4, 1})}), (Shape{2, 4, 3}));
   // Before opset 7, B broadcasts to A: the output is A's shape.
   EXPECT_EQ(infer0(node("Add", 2), 6, {shaped({2, 3}), shaped({3})}), (Shape{2, 3}));
+  // ... lined up at `axis` when broadcast=1 gives one.
+  const ir::Node legacy = node("Add", 2, 1, {attr_int("broadcast", 1), attr_int("axis", 1)});
+  EXPECT_EQ(infer0(legacy, 6, {shaped({2, 3, 4}), shaped({3})}), (Shape{2, 3, 4}));
+  EXPECT_NE(
+      error_of(legacy, 6, {shaped({2, 3, 4}), shaped({3, 4, 1})}).find("legacy broadcast axis"),
+      std::string::npos);
+  // PRelu: the slope broadcasts to X only; before opset 7 a [C] slope is per channel.
+  EXPECT_EQ(infer0(node("PRelu", 2), 16, {shaped({2, 3}), shaped({3})}), (Shape{2, 3}));
+  EXPECT_EQ(infer0(node("PRelu", 2), 6, {shaped({1, 2, 4}), shaped({2})}), (Shape{1, 2, 4}));
+  EXPECT_NE(error_of(node("PRelu", 2), 16, {shaped({3}), shaped({2, 3})}).find("input 1 'B'"),
+            std::string::npos);
   EXPECT_EQ(infer0(node("Sum", 3), 13, {shaped({3}), shaped({2, 1}), shaped({1})}), (Shape{2, 3}));
   EXPECT_EQ(infer0(node("Where", 3), 16, {shaped({2, 1}), shaped({3}), shaped({1, 3})}),
             (Shape{2, 3}));

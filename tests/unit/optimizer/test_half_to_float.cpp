@@ -3,6 +3,7 @@
 // with float16 graph inputs and outputs, Casts only at the edges of what an
 // op outside the allowlist or an overridable initializer keeps in float16,
 // and nothing changed when the session opts out.
+#include "ep/provider_registry.hpp"
 #include "linalg/nchwc.hpp"
 #include "ops/graph_types.hpp"
 #include "optimizer_test_util.hpp"
@@ -176,13 +177,49 @@ TEST(HalfToFloat, SessionsRunBfloat16ConvolutionsNoKernelTakes) {
     EXPECT_EQ(got[0].dtype(), DataType::kBFloat16);
     expect_close(want, got, 2e-2f);
   }
-  // Kept in bfloat16 on request, it cannot run, and the error names the node.
+  // Kept in bfloat16 on request, it cannot run: the CPU provider declines
+  // the node (it does not claim it and then fail), and the error names the
+  // node and the setting.
   try {
     run_half(m, half_kept());
     ADD_FAILURE() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("Conv"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("Conv"), std::string::npos) << what;
+    EXPECT_NE(what.find("session.cpu_half_as_float is off"), std::string::npos) << what;
+    EXPECT_EQ(what.find("claimed"), std::string::npos) << what;
   }
+}
+
+// The claim itself, as the partitioner asks for it: with the setting on (or
+// absent) the CPU provider claims the bfloat16 Conv nodes; with it off it
+// declines them, saying why.
+TEST(HalfToFloat, CpuClaimSeesTheSessionConfig) {
+  const ir::Model m = conv_relu_conv(DataType::kBFloat16);
+  ops::ValueTypes types;
+  ops::infer_graph_types(m, m.graph, types);
+  auto cpu = ep::ProviderRegistry::instance().find("CPUExecutionProvider")->create({});
+  ep::GraphView view;
+  view.model = &m;
+  view.graph = &m.graph;
+  view.value_types = &types;
+  for (size_t i = 0; i < m.graph.nodes.size(); ++i) view.candidates.push_back(i);
+  auto declined_convs = [&](const std::map<std::string, std::string>* config) {
+    view.config = config;
+    size_t n = 0;
+    for (const ep::Decline& d : cpu->get_capability(view).declined)
+      if (m.graph.nodes[d.node].op_type == "Conv") {
+        ++n;
+        EXPECT_NE(d.reason.find("session.cpu_half_as_float is off"), std::string::npos)
+            << d.reason;
+      }
+    return n;
+  };
+  const std::map<std::string, std::string> on = {{"session.cpu_half_as_float", "1"}};
+  const std::map<std::string, std::string> off = half_kept();
+  EXPECT_EQ(declined_convs(nullptr), 0u);
+  EXPECT_EQ(declined_convs(&on), 0u);
+  EXPECT_EQ(declined_convs(&off), 2u);
 }
 
 // x[5, 8] -> MatMul(w) + b -> LayerNormalization -> n; EyeLike(n), an op whose

@@ -167,25 +167,17 @@ struct PReluOp {
   }
 };
 
-// PRelu broadcasts slope to X only (unidirectional). Opsets before 7 took a
-// per-channel slope of shape [C] for X [N, C, ...]; it is lined up with axis 1.
+// PRelu broadcasts slope to X only (unidirectional; ops::prelu_slope_shape
+// lines up the per-channel slope of opsets before 7).
 class PReluKernel final : public ep::OpKernel {
  public:
-  explicit PReluKernel(const ep::KernelInfo& info) : op_(info), opset_(info.opset()) {}
+  explicit PReluKernel(const ep::KernelInfo& info) : op_(info), shape_(info) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& slope = ctx.required_input(1);
     check_same_type(ctx, x, slope);
-    Shape ss = slope.shape();
-    if (opset_ < 7 && ss.rank() == 1 && x.rank() > 2 && ss[0] == x.shape()[1] && ss[0] != 1) {
-      std::vector<int64_t> d(x.rank() - 1, 1);
-      d[0] = ss[0];
-      ss = Shape(d);
-    }
-    Shape so = broadcast_or_fail(ctx, {x.shape(), ss});
-    if (so != x.shape())
-      ctx.fail_node("slope ", slope.shape().to_string(), " does not broadcast to X ",
-                    x.shape().to_string());
+    const Shape so = shape_.output(ctx, {&x, &slope});
+    const Shape ss = ops::prelu_slope_shape(x.shape(), slope.shape(), shape_.opset());
     visit_type(PReluOp::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, so, x.dtype());
@@ -198,7 +190,7 @@ class PReluKernel final : public ep::OpKernel {
 
  private:
   PReluOp op_;
-  int64_t opset_;
+  ep::OpShape shape_;
 };
 
 // Integer power by squaring, wrapping on overflow; negative exponents give the
@@ -238,12 +230,12 @@ T pow_elem(T x, E y) {
 // Pow's base and exponent may have different types (opset 12 on).
 class PowKernel final : public ep::OpKernel {
  public:
-  explicit PowKernel(const ep::KernelInfo& info) : legacy_(info) {}
+  explicit PowKernel(const ep::KernelInfo& info) : legacy_(info), shape_(info) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& y = ctx.required_input(1);
-    Shape sy = legacy_.align_b(ctx, x.shape(), y.shape());
-    Shape so = broadcast_or_fail(ctx, {x.shape(), sy});
+    const Shape so = shape_.output(ctx, {&x, &y});
+    const Shape sy = legacy_.align_b(x.shape(), y.shape());
     if (x.dtype() == DataType::kFloat && y.dtype() == DataType::kFloat &&
         float_power(ctx, x, y, so))
       return;
@@ -319,6 +311,7 @@ class PowKernel final : public ep::OpKernel {
   }
 
   LegacyBroadcast legacy_;
+  ep::OpShape shape_;
 };
 
 // Add/Sub/Mul/Div on float tensors through the vectorised loops when the

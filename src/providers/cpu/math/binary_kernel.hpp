@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "ep/kernel.hpp"
+#include "ep/op_shape.hpp"
 #include "providers/cpu/math/elementwise.hpp"
 
 namespace tessera::cpu {
@@ -23,14 +24,14 @@ struct HasIntDivisor<Op, std::void_t<decltype(Op::kIntDivisor)>> : std::true_typ
 template <typename Op>
 class BinaryKernel final : public ep::OpKernel {
  public:
-  explicit BinaryKernel(const ep::KernelInfo& info) : op_(info), legacy_(info) {}
+  explicit BinaryKernel(const ep::KernelInfo& info) : op_(info), legacy_(info), shape_(info) {}
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     check_same_type(ctx, a, b);
-    const Shape sb = legacy_.align_b(ctx, a.shape(), b.shape());
-    const Shape so = broadcast_or_fail(ctx, {a.shape(), sb});
+    const Shape so = shape_.output(ctx, {&a, &b});
+    const Shape sb = legacy_.align_b(a.shape(), b.shape());
     visit_type(typename Op::Types{}, a.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using R = typename Op::template Out<T>;
@@ -44,14 +45,15 @@ class BinaryKernel final : public ep::OpKernel {
       }
       Tensor& out = ctx.output(0, so, data_type_of<R>());
       const Op& op = op_;
-      binary_broadcast(ctx.thread_pool(), a.data<T>(), a.shape(), pb, sb, out.mutable_data<R>(),
-                       so, 1.0, [&op](T x, T y) { return op.template apply<T>(x, y); });
+      binary_broadcast(ctx.thread_pool(), a.data<T>(), a.shape(), pb, sb, out.mutable_data<R>(), so,
+                       1.0, [&op](T x, T y) { return op.template apply<T>(x, y); });
     });
   }
 
  private:
   Op op_;
   LegacyBroadcast legacy_;
+  ep::OpShape shape_;
 };
 
 }  // namespace tessera::cpu

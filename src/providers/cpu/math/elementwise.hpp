@@ -3,6 +3,7 @@
 // cases (equal shapes, a scalar operand) skip the broadcast bookkeeping.
 #pragma once
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "core/error.hpp"
@@ -13,37 +14,18 @@
 
 namespace tessera::cpu {
 
-// Broadcast result shape; on failure the error names the node and the shapes.
-inline Shape broadcast_or_fail(const ep::KernelContext& ctx, const std::vector<Shape>& shapes) {
-  try {
-    return ops::broadcast_shapes(shapes);
-  } catch (const Error& e) {
-    ctx.fail_node(e.what());
-  }
-}
-
 // Opsets 1-6 of the binary ops: with broadcast=1 and `axis`, B's dims line up
-// with A's starting at `axis` (B [3] against A [2,3,4] at axis 1 acts as
-// [1,3,1]). Without axis the alignment is from the right, as numpy does.
+// with A's starting at `axis` (ops::legacy_aligned_b, which the schema's
+// shape rule also applies). Without axis the alignment is from the right.
 struct LegacyBroadcast {
-  bool active = false;
-  int64_t axis = 0;
+  std::optional<int64_t> axis;
   explicit LegacyBroadcast(const ep::KernelInfo& info) {
-    if (info.opset() < 7 && info.attr_int("broadcast", 0) != 0 && info.has_attr("axis")) {
-      active = true;
+    if (info.opset() < 7 && info.attr_int("broadcast", 0) != 0 && info.has_attr("axis"))
       axis = info.attr_int("axis");
-    }
   }
-  Shape align_b(const ep::KernelContext& ctx, const Shape& a, const Shape& b) const {
-    if (!active) return b;
-    int64_t ra = int64_t(a.rank()), rb = int64_t(b.rank());
-    int64_t ax = axis < 0 ? axis + ra : axis;
-    if (ax < 0 || ax + rb > ra)
-      ctx.fail_node("legacy broadcast axis ", axis, " does not fit B ", b.to_string(), " into A ",
-                    a.to_string());
-    std::vector<int64_t> d(size_t(ra), 1);
-    for (int64_t i = 0; i < rb; ++i) d[size_t(ax + i)] = b[size_t(i)];
-    return Shape(d);
+  // B's shape as the loops index it (the output shape has checked it fits).
+  Shape align_b(const Shape& a, const Shape& b) const {
+    return axis ? ops::legacy_aligned_b(a, b, axis) : b;
   }
 };
 

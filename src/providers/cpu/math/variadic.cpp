@@ -36,7 +36,7 @@ inline C fold(C acc, C x) {
 template <Fold kFold>
 class VariadicKernel final : public ep::OpKernel {
  public:
-  explicit VariadicKernel(const ep::KernelInfo&) {}
+  explicit VariadicKernel(const ep::KernelInfo& info) : shape_(info) {}
 
   void compute(ep::KernelContext& ctx) const override {
     std::vector<const Tensor*> ins;
@@ -49,7 +49,7 @@ class VariadicKernel final : public ep::OpKernel {
       shapes.push_back(t->shape());
     }
     if (ins.empty()) ctx.fail_node("needs at least one input");
-    const Shape so = broadcast_or_fail(ctx, shapes);
+    const Shape so = shape_.output(ctx, ins);
     using Types =
         std::conditional_t<kFold == Fold::kSum || kFold == Fold::kMean, FloatTypes, NumericTypes>;
     visit_type(Types{}, ins[0]->dtype(), ctx.node(), [&](auto tag) {
@@ -89,6 +89,9 @@ class VariadicKernel final : public ep::OpKernel {
                      });
     });
   }
+
+ private:
+  ep::OpShape shape_;
 };
 
 // out[i] = c[i] ? x[i] : y[i] for kC/kX/kY true, the first element
@@ -132,7 +135,7 @@ void select_block(bool vx, bool vy, const bool* c, const T* x, const T* y, T* ou
 
 class WhereKernel final : public ep::OpKernel {
  public:
-  explicit WhereKernel(const ep::KernelInfo&) {}
+  explicit WhereKernel(const ep::KernelInfo& info) : shape_(info) {}
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& c = ctx.required_input(0);
     const Tensor& x = ctx.required_input(1);
@@ -141,7 +144,7 @@ class WhereKernel final : public ep::OpKernel {
       ctx.fail_node("condition must be bool, got ", c.description());
     check_same_type(ctx, x, y);
     const std::vector<Shape> shapes = {c.shape(), x.shape(), y.shape()};
-    const Shape so = broadcast_or_fail(ctx, shapes);
+    const Shape so = shape_.output(ctx, {&c, &x, &y});
     visit_type(AllTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, so, x.dtype());
@@ -164,6 +167,9 @@ class WhereKernel final : public ep::OpKernel {
       });
     });
   }
+
+ private:
+  ep::OpShape shape_;
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "ops/shape_rules.hpp"
+#include "ep/op_shape.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -44,17 +44,24 @@ void concat_short_rows(const std::vector<const Tensor*>& ins, size_t axis, int64
   });
 }
 
+// The output shape is the schema's rule, which checks the axis and the
+// inputs' dims; the element types are checked here because a kernel may see
+// inputs whose types were not known at session creation.
 class ConcatKernel : public OpKernel {
  public:
-  explicit ConcatKernel(const KernelInfo& info)
-      : axis_(info.opset() < 4 ? info.attr_int("axis", 1) : info.attr_int("axis")) {}
+  explicit ConcatKernel(const KernelInfo& info) : shape_(info) {}
   void compute(KernelContext& ctx) const override {
     std::vector<const Tensor*> ins;
-    for (size_t i = 0; i < ctx.num_inputs(); ++i) ins.push_back(&ctx.required_input(i));
-    if (ins.empty()) ctx.fail_node("needs at least one input");
-    size_t axis = 0;
-    const Shape out = ops::concat_output_shape(ins, axis_, &axis);
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      ins.push_back(&ctx.required_input(i));
+      if (ins.back()->dtype() != ins[0]->dtype())
+        ctx.fail_node("inputs have different types: ", ins[0]->description(), " and ",
+                      ins.back()->description());
+    }
+    const Shape out = shape_.output(ctx, ins);
     const Shape& s0 = ins[0]->shape();
+    const int64_t axis_attr = shape_.schema().attr_int(ctx.node(), "axis");
+    const size_t axis = size_t(axis_attr < 0 ? axis_attr + int64_t(s0.rank()) : axis_attr);
     const std::vector<int64_t>& dims = out.dims();
     Tensor& y = ctx.output(0, out, ins[0]->dtype());
     int64_t outer = s0.size_to(axis), inner = s0.size_from(axis + 1);
@@ -82,41 +89,28 @@ class ConcatKernel : public OpKernel {
   }
 
  private:
-  int64_t axis_;
+  ep::OpShape shape_;
 };
 
+// The parts' shapes are the schema's rule (sizes from the attribute or input
+// 1, equal parts, or num_outputs).
 class SplitKernel : public OpKernel {
  public:
-  explicit SplitKernel(const KernelInfo& info)
-      : opset_(info.opset()),
-        axis_(info.attr_int("axis", 0)),
-        split_attr_(info.attr_ints("split")),
-        num_outputs_(info.attr_int("num_outputs", 0)) {
-    if (opset_ >= 18 && info.has_attr("num_outputs") && num_outputs_ != int64_t(info.num_outputs()))
-      info.fail_node("num_outputs is ", num_outputs_, " but the node has ", info.num_outputs(),
-                     " outputs");
-  }
+  explicit SplitKernel(const KernelInfo& info) : shape_(info) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    int64_t r = int64_t(x.rank());
-    if (axis_ < -r || axis_ >= r)
-      ctx.fail_node("axis ", axis_, " is out of range for input of shape ", x.shape().to_string());
-    size_t axis = size_t(axis_ < 0 ? axis_ + r : axis_);
-    int64_t dim = x.shape()[axis];
-    int64_t n = int64_t(ctx.num_outputs());
-    std::vector<int64_t> split = split_attr_;
-    bool from_input = opset_ >= 13 || (opset_ == 1 && split.empty());
-    if (from_input && ctx.input(1)) split = read_ints(*ctx.input(1));
-    split = ops::split_sizes(x.shape(), axis, axis_, n, std::move(split), opset_);
-    int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
+    const ops::OutShapes parts = shape_.outputs(ctx, {&x, ctx.input(1)});
+    const int64_t axis_attr = shape_.schema().attr_int(ctx.node(), "axis");
+    const size_t axis = size_t(axis_attr < 0 ? axis_attr + int64_t(x.rank()) : axis_attr);
+    const int64_t dim = x.shape()[axis];
+    const int64_t outer = x.shape().size_to(axis), inner = x.shape().size_from(axis + 1);
     int64_t offset = 0;
     std::vector<CopyRun> runs;
-    for (int64_t i = 0; i < n; ++i) {
-      std::vector<int64_t> dims = x.shape().dims();
-      dims[axis] = split[size_t(i)];
-      Tensor& y = ctx.output(size_t(i), Shape(dims), x.dtype());
-      int64_t row = split[size_t(i)] * inner;
-      for (int64_t o = 0; o < outer && row > 0 && ctx.has_output(size_t(i)); ++o)
+    for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+      if (i >= parts.size() || !parts[i]) ctx.fail_node("the shape of output ", i, " is not known");
+      Tensor& y = ctx.output(i, *parts[i], x.dtype());
+      const int64_t row = (*parts[i])[axis] * inner;
+      for (int64_t o = 0; o < outer && row > 0 && ctx.has_output(i); ++o)
         runs.push_back({&x, o * dim * inner + offset, &y, o * row, row});
       offset += row;
     }
@@ -124,9 +118,7 @@ class SplitKernel : public OpKernel {
   }
 
  private:
-  int64_t opset_, axis_;
-  std::vector<int64_t> split_attr_;
-  int64_t num_outputs_;
+  ep::OpShape shape_;
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // axis-map copy (negative steps are just negative offsets).
 #include <algorithm>
 
+#include "ep/op_shape.hpp"
 #include "ops/shape_rules.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
@@ -16,27 +17,21 @@ using ep::OpKernel;
 using ep::TypeConstraint;
 namespace types = ep::types;
 
+// The window (and so the output shape) is the one the schema's rule takes.
 class SliceKernel : public OpKernel {
  public:
-  explicit SliceKernel(const KernelInfo& info)
-      : from_attr_(info.opset() < 10),
-        starts_(info.attr_ints("starts")),
-        ends_(info.attr_ints("ends")),
-        axes_(info.attr_ints("axes")) {}
+  explicit SliceKernel(const KernelInfo& info) : shape_(info) {}
 
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    std::vector<int64_t> starts = starts_, ends = ends_, axes = axes_, steps;
-    if (!from_attr_) {
-      starts = read_ints(ctx.required_input(1));
-      ends = read_ints(ctx.required_input(2));
-      axes = ctx.input(3) ? read_ints(*ctx.input(3)) : std::vector<int64_t>{};
-      if (ctx.input(4)) steps = read_ints(*ctx.input(4));
-    }
+    std::vector<const Tensor*> ins = {&x};
+    for (size_t i = 1; i < ctx.num_inputs(); ++i) ins.push_back(ctx.input(i));
+    const auto w = ops::slice_window(
+        ops::TensorShapeQuery(ctx.node(), shape_.opset(), shape_.schema(), std::move(ins)));
+    if (!w) ctx.fail_node("starts, ends, axes and steps must be int32 or int64");
     const Shape& in = x.shape();
     const size_t r = in.rank();
-    const ops::SliceWindow w = ops::slice_window(in, starts, ends, axes, steps);
-    const std::vector<int64_t>&begin = w.begin, &step = w.step, &dims = w.dims;
+    const std::vector<int64_t>&begin = w->begin, &step = w->step, &dims = w->dims;
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     if (y.num_elements() == 0) return;
     std::vector<int64_t> strides = strides_of(in);
@@ -50,8 +45,7 @@ class SliceKernel : public OpKernel {
   }
 
  private:
-  bool from_attr_;
-  std::vector<int64_t> starts_, ends_, axes_;
+  ep::OpShape shape_;
 };
 
 }  // namespace

@@ -401,7 +401,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool wi
     // DenseNet: not foldable into a convolution) is a per-channel scale and
     // shift: a depthwise 1x1 convolution on the blocked value.
     if (is_onnx_op(node, "BatchNormalization") && node.inputs.size() == 5 && xs == 2) {
-      auto a = bn_affine(v, node, xc);
+      auto a = bn_affine(v, node, xc, model.opset(""));
       if (!a) continue;
       Tensor w(DataType::kFloat, Shape{xc, 1, 1, 1});
       Tensor b(DataType::kFloat, Shape{xc});

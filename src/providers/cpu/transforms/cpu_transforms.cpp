@@ -19,9 +19,7 @@ bool config_on(const ep::TransformOptions& o, const char* key) {
 }
 
 bool config_off(const ep::TransformOptions& o, const char* key) {
-  if (!o.config) return false;
-  auto it = o.config->find(key);
-  return it != o.config->end() && (it->second == "0" || it->second == "false");
+  return cpu::config_off(o.config, key);
 }
 
 // Whether a half node of the part has no kernel in its own types (the CPU
@@ -45,6 +43,12 @@ bool needs_half_in_float(const ir::Model& part) {
 }
 
 }  // namespace
+
+bool config_off(const std::map<std::string, std::string>* config, const char* key) {
+  if (!config) return false;
+  auto it = config->find(key);
+  return it != config->end() && (it->second == "0" || it->second == "false");
+}
 
 size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
                          std::vector<PhaseTiming>* timings) {

@@ -9,6 +9,8 @@
 #pragma once
 #include <cstddef>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "core/phase_timing.hpp"
@@ -26,6 +28,9 @@ namespace tessera::cpu {
 // changed.
 size_t transform_for_cpu(ir::Model& part, const ep::TransformOptions& options,
                          std::vector<PhaseTiming>* timings = nullptr);
+// Whether the session config (null: none) turns `key` off ("0" or "false");
+// the session has checked the value.
+bool config_off(const std::map<std::string, std::string>* config, const char* key);
 
 // ---- the CPU-only passes ----
 // Float16 and bfloat16 nodes of ops whose float32 result means the same,
