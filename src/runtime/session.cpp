@@ -41,6 +41,7 @@ struct Session::Impl {
   runtime::Profiler profiler;
   runtime::NodeObserver observer;
   bool observe_device_time = false;  // session.profile_device_time
+  bool profile_memory = false;       // session.profile_memory_counters
   std::vector<ExpandedOp> expanded;
   CreationTimings timings;
 
@@ -236,6 +237,9 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   }
   // Read even without profiling, so a bad value is an error either way.
   impl->observe_device_time = runtime::config_flag(options, "session.profile_device_time", false);
+  // Counter events ("ph":"C") only on request: onnxruntime's trace holds
+  // complete events ("ph":"X") alone, and its consumers expect that.
+  impl->profile_memory = runtime::config_flag(options, "session.profile_memory_counters", false);
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
     impl->observer = profiling_observer(&impl->profiler);
@@ -338,7 +342,7 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage"))
     release_arena_memory();
   std::vector<Value> result;
-  if (s.profiler.enabled()) {
+  if (s.profiler.enabled() && s.profile_memory) {
     // Allocator statistics after each run, as counter tracks in the trace.
     const int64_t t = runtime::Profiler::now_ns();
     for (const auto& [name, stats] : allocator_stats())
