@@ -2,6 +2,7 @@
 
 #include <complex>
 #include <cstring>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -138,11 +139,32 @@ Tensor read_external(ParseContext& ctx, const TensorFields& t, DataType dt, cons
       length = parse_decimal(ctx, who, k, v);
     }
   }
-  if (!has_location) ctx.fail(who, ": data_location is EXTERNAL but external_data has no 'location'");
-  std::string path = resolve_external_location(base_dir, location, t.name);
+  if (!has_location)
+    ctx.fail(who, ": data_location is EXTERNAL but external_data has no 'location'");
   if (length != kToEndOfFile && length != expected_bytes)
     ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data length ", length,
                   " does not match the ", expected_bytes, " bytes the dims need");
+  // A file the application handed in memory is read from there, the file
+  // system never touched (so no path of it needs checking).
+  if (const SuppliedExternalData* s = ctx.supplied(); s && s->files) {
+    auto it = s->files->find(location);
+    if (it != s->files->end()) {
+      const std::string& file = *it->second;
+      if (offset > file.size() || file.size() - offset < expected_bytes)
+        ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data '", location,
+                      "' (handed in memory, ", file.size(), " bytes) holds ",
+                      offset > file.size() ? 0 : file.size() - offset, " bytes from offset ",
+                      offset, ", the dims need ", expected_bytes);
+      if (length == kToEndOfFile && file.size() - offset != expected_bytes)
+        ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data '", location, "' holds ",
+                      file.size() - offset, " bytes from offset ", offset, ", the dims need ",
+                      expected_bytes);
+      Tensor out(dt, shape);
+      if (expected_bytes) std::memcpy(out.mutable_raw_data(), file.data() + offset, expected_bytes);
+      return out;
+    }
+  }
+  std::string path = resolve_external_location(base_dir, location, t.name, ctx.model_real_dir());
   auto bytes = map_file_range(path, offset, length == kToEndOfFile ? kToEndOfFile : length,
                               str_cat(who, ": external data '", location, "'"));
   if (bytes->size() != expected_bytes)
@@ -235,7 +257,8 @@ DataType checked_data_type(ParseContext& ctx, int64_t v, const char* what) {
 }
 
 Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
-                         const std::string& base_dir, std::string* name) {
+                         const std::string& base_dir, std::string* name,
+                         const std::map<std::string, Tensor>* supplied) {
   TensorFields t = read_fields(ctx, data, size);
   if (name) *name = t.name;
   if (t.data_type == 0) ctx.fail("tensor '", t.name, "' has no data_type");
@@ -243,6 +266,18 @@ Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
   std::string who = describe(t, dt);
   int64_t n = checked_count(ctx, t.dims, who);
   Shape shape(t.dims);
+  if (supplied) {
+    // The application's tensor wins: the model's data is not read at all.
+    auto it = supplied->find(t.name);
+    if (it != supplied->end()) {
+      if (it->second.dtype() != dt || it->second.shape() != shape)
+        ctx.fail_code(ErrorCode::kInvalidArgument, "initializer '", t.name, "' is ",
+                      data_type_name(dt), shape.to_string(),
+                      " in the model but the tensor handed in for it is ",
+                      it->second.description());
+      return it->second;
+    }
+  }
   size_t expected_bytes =
       dt == DataType::kString ? 0 : data_type_storage_bytes(dt, size_t(n));
 

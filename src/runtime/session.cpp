@@ -119,8 +119,9 @@ std::unique_ptr<Session> Session::create(const std::string& model_path,
                                          const std::vector<ProviderSpec>& providers) {
   double start = now_ms();
   CreationTimings t;
-  ir::Model model =
-      PhaseTimer(&t.phases).time("parse", [&] { return onnx::load_model(model_path); });
+  ir::Model model = PhaseTimer(&t.phases).time("parse", [&] {
+    return onnx::load_model(model_path, runtime::supplied_external_data(options));
+  });
   return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
@@ -129,8 +130,10 @@ std::unique_ptr<Session> Session::create_from_bytes(const void* data, size_t siz
                                                     const std::vector<ProviderSpec>& providers) {
   double start = now_ms();
   CreationTimings t;
-  ir::Model model =
-      PhaseTimer(&t.phases).time("parse", [&] { return onnx::parse_model(data, size); });
+  ir::Model model = PhaseTimer(&t.phases).time("parse", [&] {
+    return onnx::parse_model(data, size, "", "<model bytes>",
+                             runtime::supplied_external_data(options));
+  });
   return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
