@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "lora.hpp"
 
 namespace tessera::python {
 namespace {
@@ -142,6 +143,13 @@ void bind_run_options(py::module_& m) {
   });
   c.def("get_run_config_entry", [](const R& r, const std::string& key) {
     return config_entry(r.options.config_entries, key, "RunOptions");
+  });
+  // The adapter's parameters feed the inputs of their names in runs with
+  // these options; several may be active (their parameters must differ).
+  c.def("add_active_adapter", [](R& r, const PyLoraAdapter& adapter) {
+    check_code(adapter.adapter != nullptr, ErrorCode::kInvalidArgument,
+               "add_active_adapter: the LoraAdapter has not been loaded");
+    r.options.active_adapters.push_back(adapter.adapter);
   });
 }
 

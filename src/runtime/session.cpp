@@ -288,6 +288,18 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     fed[it->second] = true;
     inputs[it->second] = value;
   }
+  // The active adapters' parameters are feeds too; one fed otherwise, or by
+  // two adapters, would leave which value wins to chance.
+  for (const auto& adapter : run_options.active_adapters)
+    for (const auto& [name, tensor] : adapter->parameters) {
+      auto it = s.input_index.find(name);
+      check(it != s.input_index.end(), "LoRA adapter parameter '", name,
+            "' is not an input or overridable initializer of the model");
+      check(!fed[it->second], "LoRA adapter parameter '", name,
+            "' is also fed, or set by another active adapter");
+      fed[it->second] = true;
+      inputs[it->second] = Value(tensor);
+    }
   for (const auto& in : s.inputs)
     if (!fed[s.input_index.at(in.name)] && in.type.kind != ir::TypeInfo::Kind::kOptional)
       fail(ErrorCode::kInvalidArgument, "input '", in.name, "' (", in.type.to_string(),

@@ -10,6 +10,7 @@
 #include "core/tensor.hpp"
 #include "ep/custom_ops.hpp"
 #include "ep/partitioner.hpp"
+#include "onnx/adapter_format.hpp"
 #include "optimizer/level.hpp"
 
 namespace tessera {
@@ -93,6 +94,10 @@ struct RunOptions {
   // "memory.enable_memory_arena_shrinkage" (any value) gives the arenas'
   // cached memory back after this run.
   std::map<std::string, std::string> config_entries;
+  // LoRA adapters active for the run (onnxruntime's
+  // RunOptionsAddActiveLoraAdapter): each parameter is fed as the input of
+  // its name, so it overrides the initializer of that name for this run.
+  std::vector<std::shared_ptr<const onnx::Adapter>> active_adapters;
 };
 
 }  // namespace tessera

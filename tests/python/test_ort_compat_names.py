@@ -237,19 +237,3 @@ def test_sparse_tensor_builds_and_reads_but_cannot_be_fed(add_mul_model):
     sess = ort.InferenceSession(add_mul_model, providers=CPU)
     with pytest.raises(ort.NotImplemented, match="feeding a SparseTensor \\(input 'x'\\)"):
         sess.run(None, {"x": coo, "y": np.ones((2, 3), np.float32)})
-
-
-def test_lora_classes(tmp_path):
-    fmt = ort.AdapterFormat()
-    fmt.set_adapter_version(2)
-    fmt.set_model_version(5)
-    w = ort.OrtValue.ortvalue_from_numpy(np.ones(2, np.float32))
-    fmt.set_parameters({"w": w})
-    assert (fmt.get_adapter_version(), fmt.get_model_version()) == (2, 5)
-    assert fmt.get_parameters()["w"] is w
-    with pytest.raises(ort.NotImplemented, match="writing LoRA adapter files"):
-        fmt.export_adapter(tmp_path / "a.onnx_adapter")
-    with pytest.raises(ort.NotImplemented, match="reading LoRA adapter files"):
-        ort.AdapterFormat.read_adapter(tmp_path / "a.onnx_adapter")
-    with pytest.raises(ort.NotImplemented, match="loading LoRA adapters"):
-        ort.LoraAdapter().Load(str(tmp_path / "a.onnx_adapter"))
