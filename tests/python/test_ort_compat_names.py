@@ -46,8 +46,9 @@ def test_run_with_ortvaluevector(add_mul_model):
     feeds.push_back(ort.OrtValue.ortvalue_from_numpy(2 * x))
     fetches = ort.OrtValueVector()
     fetches.push_back(ort.OrtValue.ortvalue_from_numpy(x))  # replaced by the run
+    cpu = C.OrtDevice(C.OrtDevice.cpu(), C.OrtDevice.default_memory(), 0)
     sess.run_with_ortvaluevector(ort.RunOptions(), ["x", "y"], feeds, ["prod", "sum"], fetches,
-                                 [C.OrtDevice(C.OrtDevice.cpu(), C.OrtDevice.default_memory(), 0)])
+                                 [cpu, cpu])
     assert len(fetches) == 2
     np.testing.assert_array_equal(fetches[0].numpy(), x * [1, 2, 3])
     np.testing.assert_array_equal(fetches[1].numpy(), 3 * x)
