@@ -1,7 +1,7 @@
 """The smaller classes onnxruntime's native module exposes (OrtValueVector,
 OrtDevice, OrtMemoryInfo, OrtArenaCfg, the enums, SparseTensor and the LoRA
 classes), with onnxruntime's names and values. What the runtime cannot do yet
-(sparse tensors in a run, LoRA adapter files) raises NotImplemented naming it."""
+(sparse tensors in a run) raises NotImplemented naming it."""
 
 import enum
 import os
