@@ -85,6 +85,7 @@ PYBIND11_MODULE(_C, m) {
   tessera::python::bind_errors(m);
   tessera::python::bind_module_functions(m);
   tessera::python::bind_ortvalue(m);
+  tessera::python::bind_lora(m);
   tessera::python::bind_options(m);
   tessera::python::bind_session(m);
   tessera::python::bind_devices(m);

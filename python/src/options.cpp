@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "lora.hpp"
 
 namespace tessera::python {
 namespace {
@@ -92,6 +93,25 @@ void bind_session_options(py::module_& m) {
             o.initializers[names[i]] = values[i];
           }
         });
+  // The model names its data files; the application hands their bytes in
+  // (copied here, so the buffers need not outlive the call).
+  c.def(
+      "add_external_initializers_from_files_in_memory",
+      [](O& o, const std::vector<std::string>& names, const std::vector<py::buffer>& buffers,
+         const std::vector<size_t>& lengths) {
+        check(names.size() == buffers.size() && names.size() == lengths.size(),
+              "add_external_initializers_from_files_in_memory: ", names.size(), " names, ",
+              buffers.size(), " buffers and ", lengths.size(), " lengths; they must match");
+        for (size_t i = 0; i < names.size(); ++i) {
+          py::buffer_info info = buffers[i].request();
+          const size_t size = size_t(info.size) * size_t(info.itemsize);
+          check(lengths[i] <= size, "add_external_initializers_from_files_in_memory: '", names[i],
+                "' is given length ", lengths[i], " but its buffer holds ", size, " bytes");
+          o.options.add_external_file_in_memory(
+              names[i], std::string(static_cast<const char*>(info.ptr), lengths[i]));
+        }
+      },
+      py::arg("names"), py::arg("buffers"), py::arg("lengths"));
   c.def("get_free_dimension_overrides",
         [](const O& o) { return o.options.free_dimension_overrides; });
   c.def("get_free_dimension_overrides_by_denotation",
@@ -123,6 +143,13 @@ void bind_run_options(py::module_& m) {
   });
   c.def("get_run_config_entry", [](const R& r, const std::string& key) {
     return config_entry(r.options.config_entries, key, "RunOptions");
+  });
+  // The adapter's parameters feed the inputs of their names in runs with
+  // these options; several may be active (their parameters must differ).
+  c.def("add_active_adapter", [](R& r, const PyLoraAdapter& adapter) {
+    check_code(adapter.adapter != nullptr, ErrorCode::kInvalidArgument,
+               "add_active_adapter: the LoraAdapter has not been loaded");
+    r.options.active_adapters.push_back(adapter.adapter);
   });
 }
 

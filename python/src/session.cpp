@@ -59,9 +59,17 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
   start_ns_ = std::chrono::duration_cast<std::chrono::nanoseconds>(
                   std::chrono::system_clock::now().time_since_epoch())
                   .count();
+  // The application's initializers and in-memory data files stand in for
+  // the model's external data while it loads.
+  std::map<std::string, Tensor> handed_in;
+  for (const auto& [name, value] : options.initializers) handed_in[name] = value.tensor();
+  onnx::SuppliedExternalData supplied;
+  supplied.initializers = &handed_in;
+  supplied.files = &options.options.external_files_in_memory;
   py::gil_scoped_release release;
-  ir::Model m =
-      from_bytes ? onnx::parse_model(source.data(), source.size()) : onnx::load_model(source);
+  ir::Model m = from_bytes
+                    ? onnx::parse_model(source.data(), source.size(), "", "<model bytes>", supplied)
+                    : onnx::load_model(source, supplied);
   apply_dim_overrides(m.graph, dim_overrides);
   const PySessionOptions* chosen = &options;
   PySessionOptions from_metadata;

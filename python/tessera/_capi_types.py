@@ -1,7 +1,7 @@
 """The smaller classes onnxruntime's native module exposes (OrtValueVector,
 OrtDevice, OrtMemoryInfo, OrtArenaCfg, the enums, SparseTensor and the LoRA
 classes), with onnxruntime's names and values. What the runtime cannot do yet
-(sparse tensors in a run, LoRA adapter files) raises NotImplemented naming it."""
+(sparse tensors in a run) raises NotImplemented naming it."""
 
 import enum
 import os
@@ -533,58 +533,8 @@ _C.OrtValue.as_sparse_tensor = _as_sparse_tensor
 
 # -- LoRA -----------------------------------------------------------------------
 
-
-class AdapterFormat:
-    """onnxruntime's LoRA adapter container: versions and parameters are kept
-    in memory; reading and writing the adapter file format raise NotImplemented."""
-
-    def __init__(self):
-        self._adapter_version = 0
-        self._model_version = 0
-        self._parameters = {}
-
-    def get_adapter_version(self):
-        return self._adapter_version
-
-    def set_adapter_version(self, version):
-        self._adapter_version = int(version)
-
-    def get_model_version(self):
-        return self._model_version
-
-    def set_model_version(self, version):
-        self._model_version = int(version)
-
-    def set_parameters(self, params):
-        for name, value in params.items():
-            if not isinstance(value, _C.OrtValue):
-                raise TypeError("set_parameters: '%s' must be an OrtValue" % name)
-        self._parameters = dict(params)
-
-    def get_parameters(self):
-        return dict(self._parameters)
-
-    def export_adapter(self, file_path):
-        raise _not_implemented("writing LoRA adapter files (AdapterFormat.export_adapter, '%s')"
-                               % os.fspath(file_path))
-
-    @staticmethod
-    def read_adapter(file_path):
-        raise _not_implemented("reading LoRA adapter files (AdapterFormat.read_adapter, '%s')"
-                               % os.fspath(file_path))
-
-
-class LoraAdapter:
-    """onnxruntime's LoraAdapter; loading an adapter file raises NotImplemented."""
-
-    def Load(self, adapter_file_path):  # noqa: N802 - onnxruntime's name
-        raise _not_implemented("loading LoRA adapters (LoraAdapter.Load, '%s')"
-                               % os.fspath(adapter_file_path))
-
-    @classmethod
-    def create_from_file(cls, adapter_file_path):
-        cls().Load(adapter_file_path)
-
-    @classmethod
-    def create_from_array(cls, buffer):
-        raise _not_implemented("loading LoRA adapters (LoraAdapter.create_from_array)")
+# onnxruntime's adapter file (read_adapter / export_adapter, versions,
+# parameters as OrtValues) and loaded adapter (Load, create_from_file,
+# create_from_array) for RunOptions.add_active_adapter, from the runtime.
+AdapterFormat = _C.AdapterFormat
+LoraAdapter = _C.LoraAdapter

@@ -6,7 +6,7 @@ import os
 import threading
 
 from . import _C, _capi_types, _denotation, _providers, _types
-from ._iobinding import IOBinding
+from ._iobinding import IOBinding, SessionIOBinding
 
 # Thread counts set by set_global_thread_pool_sizes: once set, every session
 # must give up its own pools (use_per_session_threads = False) and runs with these.
@@ -213,15 +213,30 @@ class InferenceSession:
                                 fetch_devices=None):
         """onnxruntime's low-overhead run: feeds (an OrtValueVector) in the
         order of feed_names; fetches (an OrtValueVector) is refilled with the
-        outputs named in fetch_names. Outputs are left where the run puts them
-        (fetch_devices is accepted for compatibility)."""
+        outputs named in fetch_names (all outputs when it is empty). With
+        fetch_devices (one OrtDevice per fetch), each output is placed on its
+        device, as an IO binding's bind_output would; otherwise on the host."""
         if len(feed_names) != len(feeds):
             raise ValueError("feed_names has %d names but feeds has %d values"
                              % (len(feed_names), len(feeds)))
         self._validate_input(list(feed_names))
         pairs = [(name, _types.to_ortvalue(value, self._feed_types.get(name), name))
                  for name, value in zip(feed_names, feeds)]
-        results = self._sess.run(pairs, list(fetch_names or []), run_options)
+        if fetch_devices:
+            names = list(fetch_names or []) or [o.name for o in self._outputs_meta]
+            if len(fetch_devices) != len(names):
+                raise ValueError("fetch_devices has %d devices but %d outputs are fetched"
+                                 % (len(fetch_devices), len(names)))
+            binding = _C.IoBinding(self._sess)
+            for name, value in pairs:
+                binding.bind_input(name, value)
+            for name, device in zip(names, fetch_devices):
+                device_type, device_id = SessionIOBinding._device(device)
+                binding.bind_output_to_device(name, device_type, device_id)
+            binding.run(run_options)
+            results = binding.outputs()
+        else:
+            results = self._sess.run(pairs, list(fetch_names or []), run_options)
         fetches.clear()
         for r in results:
             fetches.push_back(r)

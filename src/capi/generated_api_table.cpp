@@ -249,6 +249,11 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_OpenVINO_V2(OrtSes
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_VitisAI(OrtSessionOptions* options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, size_t count_or_bytes, void** out) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAllocator(const OrtKernelInfo* info, OrtMemType mem_type, OrtAllocator** out) noexcept;
+OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names, char* const* external_initializer_file_buffer_array, const size_t* external_initializer_file_lengths, size_t num_external_initializer_files) noexcept;
+OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept;
+OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept;
+void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept;
+OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options, const OrtLoraAdapter* adapter) noexcept;
 const OrtModelEditorApi* ORT_API_CALL GetModelEditorApi(void) noexcept;
 OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept;
 const OrtCompileApi* ORT_API_CALL GetCompileApi(void) noexcept;
@@ -570,40 +575,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetUserLoggingFunction(OrtSessionOptions* 
   (void)user_logging_function;
   (void)user_logging_param;
   return not_implemented("SetUserLoggingFunction");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names, char* const* external_initializer_file_buffer_array, const size_t* external_initializer_file_lengths, size_t num_external_initializer_files) noexcept {
-  (void)options;
-  (void)external_initializer_file_names;
-  (void)external_initializer_file_buffer_array;
-  (void)external_initializer_file_lengths;
-  (void)num_external_initializer_files;
-  return not_implemented("AddExternalInitializersFromFilesInMemory");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateLoraAdapter(const ORTCHAR_T* adapter_file_path, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept {
-  (void)adapter_file_path;
-  (void)allocator;
-  (void)out;
-  return not_implemented("CreateLoraAdapter");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept {
-  (void)bytes;
-  (void)num_bytes;
-  (void)allocator;
-  (void)out;
-  return not_implemented("CreateLoraAdapterFromArray");
-}
-
-void ORT_API_CALL unimplemented_ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RunOptionsAddActiveLoraAdapter(OrtRunOptions* options, const OrtLoraAdapter* adapter) noexcept {
-  (void)options;
-  (void)adapter;
-  return not_implemented("RunOptionsAddActiveLoraAdapter");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept {
@@ -1325,11 +1296,11 @@ extern const OrtApi kOrtApi = {
     &SessionOptionsAppendExecutionProvider_VitisAI,
     &KernelContext_GetScratchBuffer,
     &KernelInfoGetAllocator,
-    &unimplemented_AddExternalInitializersFromFilesInMemory,
-    &unimplemented_CreateLoraAdapter,
-    &unimplemented_CreateLoraAdapterFromArray,
-    &unimplemented_ReleaseLoraAdapter,
-    &unimplemented_RunOptionsAddActiveLoraAdapter,
+    &AddExternalInitializersFromFilesInMemory,
+    &CreateLoraAdapter,
+    &CreateLoraAdapterFromArray,
+    &ReleaseLoraAdapter,
+    &RunOptionsAddActiveLoraAdapter,
     &unimplemented_SetEpDynamicOptions,
     &unimplemented_ReleaseValueInfo,
     &unimplemented_ReleaseNode,

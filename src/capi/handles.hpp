@@ -97,6 +97,11 @@ struct OrtRunOptions {
   OrtSyncStream* stream = nullptr;
 };
 
+// A loaded LoRA adapter; run options it is made active in share it.
+struct OrtLoraAdapter {
+  std::shared_ptr<const tessera::onnx::Adapter> adapter;
+};
+
 struct OrtTensorTypeAndShapeInfo {
   ONNXTensorElementDataType elem_type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   bool has_shape = false;            // false: the rank is unknown

@@ -107,4 +107,53 @@ void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options,
   if (options != nullptr) options->stream = sync_stream;
 }
 
+namespace {
+
+// Adapters live in host memory; an allocator of another memory is refused
+// rather than silently ignored.
+void check_host_allocator(OrtAllocator* allocator) {
+  if (!allocator) return;
+  check(allocator->Info != nullptr, "allocator has no Info function");
+  const OrtMemoryInfo* info = allocator->Info(allocator);
+  check(info != nullptr, "allocator->Info returned null");
+  check_code(info->info.host_accessible(), ErrorCode::kNotImplemented,
+             "LoRA adapter parameters on ", info->info.to_string(),
+             ": only host memory (a null or CPU allocator) is supported");
+}
+
+}  // namespace
+
+OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path,
+                                          OrtAllocator* allocator, OrtLoraAdapter** out) noexcept {
+  return guard("CreateLoraAdapter", [&] {
+    need(adapter_file_path, "adapter_file_path");
+    need(out, "out");
+    check_host_allocator(allocator);
+    *out = new OrtLoraAdapter{
+        std::make_shared<const onnx::Adapter>(onnx::load_adapter(adapter_file_path))};
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes,
+                                                   OrtAllocator* allocator,
+                                                   OrtLoraAdapter** out) noexcept {
+  return guard("CreateLoraAdapterFromArray", [&] {
+    need(bytes, "bytes");
+    need(out, "out");
+    check_host_allocator(allocator);
+    *out = new OrtLoraAdapter{std::make_shared<const onnx::Adapter>(
+        onnx::parse_adapter(bytes, num_bytes, "<adapter bytes>"))};
+  });
+}
+
+void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept { delete input; }
+
+OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options,
+                                                       const OrtLoraAdapter* adapter) noexcept {
+  return guard("RunOptionsAddActiveLoraAdapter", [&] {
+    need(adapter, "adapter");
+    ro(options).options.active_adapters.push_back(adapter->adapter);
+  });
+}
+
 }  // namespace tessera::capi

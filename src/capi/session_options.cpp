@@ -261,6 +261,32 @@ OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options,
   });
 }
 
+OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(
+    OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names,
+    char* const* external_initializer_file_buffer_array,
+    const size_t* external_initializer_file_lengths,
+    size_t num_external_initializer_files) noexcept {
+  return guard("AddExternalInitializersFromFilesInMemory", [&] {
+    auto& o = opts(options);
+    const size_t n = num_external_initializer_files;
+    const auto names =
+        string_list(external_initializer_file_names, n, "external_initializer_file_names");
+    if (n > 0) {
+      need(external_initializer_file_buffer_array, "external_initializer_file_buffer_array");
+      need(external_initializer_file_lengths, "external_initializer_file_lengths");
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const size_t len = external_initializer_file_lengths[i];
+      check(len == 0 || external_initializer_file_buffer_array[i] != nullptr,
+            "external_initializer_file_buffer_array[", i, "] is null");
+      // Copied: the caller's buffers need not outlive the call.
+      o.options.add_external_file_in_memory(
+          names[i],
+          len ? std::string(external_initializer_file_buffer_array[i], len) : std::string());
+    }
+  });
+}
+
 OrtStatus* ORT_API_CALL SetDeterministicCompute(OrtSessionOptions* options, bool value) noexcept {
   // Tessera's kernels give the same result run after run; there is no
   // faster nondeterministic mode to turn off.

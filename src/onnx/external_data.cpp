@@ -12,8 +12,8 @@ namespace {
 
 [[noreturn]] void refuse(const std::string& tensor_name, const std::string& location,
                          const std::string& why) {
-  fail(ErrorCode::kInvalidGraph, "tensor '", tensor_name, "': external data location '",
-       location, "' refused: ", why);
+  fail(ErrorCode::kInvalidGraph, "tensor '", tensor_name, "': external data location '", location,
+       "' refused: ", why);
 }
 
 // realpath(3), or "" when the path does not resolve.
@@ -22,10 +22,24 @@ std::string canonical(const std::string& path) {
   return p ? std::string(p.get()) : std::string();
 }
 
+// Whether the canonical `path` lies inside the canonical folder `dir`.
+bool is_under(const std::string& path, const std::string& dir) {
+  std::string prefix = dir == "/" ? dir : dir + "/";
+  return path.compare(0, prefix.size(), prefix) == 0;
+}
+
 }  // namespace
 
+std::string real_parent_dir(const std::string& path) {
+  std::string real = canonical(path);
+  size_t slash = real.find_last_of('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? std::string("/") : real.substr(0, slash);
+}
+
 std::string resolve_external_location(const std::string& base_dir, const std::string& location,
-                                      const std::string& tensor_name) {
+                                      const std::string& tensor_name,
+                                      const std::string& real_model_dir) {
   if (base_dir.empty())
     refuse(tensor_name, location,
            "the model was parsed from memory without a base directory, so external data "
@@ -54,12 +68,18 @@ std::string resolve_external_location(const std::string& base_dir, const std::st
   if (resolved.empty())
     fail(ErrorCode::kNoSuchFile, "tensor '", tensor_name, "': external data file '", joined,
          "' (location '", location, "') does not exist");
-  std::string prefix = base == "/" ? base : base + "/";
-  if (resolved.compare(0, prefix.size(), prefix) != 0)
-    refuse(tensor_name, location,
-           str_cat("it resolves outside the model directory '", base, "' (to '", resolved,
-                   "', through a symbolic link?)"));
-  return resolved;
+  if (is_under(resolved, base)) return resolved;
+  // A model symlinked from a store (Hugging Face's cache: snapshots/<v>/ of
+  // links into blobs/) has its data next to the real file, not the link.
+  std::string real_dir = real_model_dir.empty() ? std::string() : canonical(real_model_dir);
+  if (!real_dir.empty() && is_under(resolved, real_dir)) return resolved;
+  fail(ErrorCode::kInvalidGraph, "External data path validation failed for tensor '", tensor_name,
+       "': external data location '", location, "' refused: it resolves to '", resolved,
+       "', outside the model directory '", base, "'",
+       real_dir.empty() || real_dir == base
+           ? std::string()
+           : str_cat(" and the model file's real directory '", real_dir, "'"),
+       " (through a symbolic link?)");
 }
 
 }  // namespace tessera::onnx

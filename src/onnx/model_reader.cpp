@@ -1,5 +1,6 @@
 #include "onnx/model_reader.hpp"
 
+#include "onnx/external_data.hpp"
 #include "onnx/mapped_file.hpp"
 #include "onnx/proto_to_ir.hpp"
 #include "onnx/tensor_reader.hpp"
@@ -22,18 +23,21 @@ void check_not_empty(size_t size, const std::string& source, const char* what) {
 }  // namespace
 
 ir::Model parse_model(const void* data, size_t size, const std::string& base_dir,
-                      const std::string& source_name) {
+                      const std::string& source_name, const SuppliedExternalData& supplied) {
   check_not_empty(size, source_name, "an ONNX model");
   ParseContext ctx(source_name);
+  ctx.set_supplied(&supplied);
   return read_model_proto(ctx, std::string_view(static_cast<const char*>(data), size), base_dir);
 }
 
-ir::Model load_model(const std::string& path) {
+ir::Model load_model(const std::string& path, const SuppliedExternalData& supplied) {
   // Mapped, not copied: the tensors are copied out (or mapped from their own
   // external files), so the mapping is released once parsing is done.
   auto bytes = map_whole_file(path, "model file");
   check_not_empty(bytes->size(), path, "an ONNX model");
   ParseContext ctx(path);
+  ctx.set_supplied(&supplied);
+  ctx.set_model_real_dir(real_parent_dir(path));
   ctx.set_done_with([&bytes](const void* p, size_t n) { bytes->done_with(p, n); });
   ir::Model m = read_model_proto(
       ctx, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()),

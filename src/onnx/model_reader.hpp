@@ -7,16 +7,20 @@
 
 #include "core/value.hpp"
 #include "ir/graph.hpp"
+#include "onnx/external_data.hpp"
 
 namespace tessera::onnx {
 
-// Loads a model file; external data is resolved relative to its folder and
-// memory-mapped where possible.
-ir::Model load_model(const std::string& path);
+// Loads a model file; external data is resolved relative to its folder (or
+// that of the file's real path, when the model is a symlink) and
+// memory-mapped where possible; what `supplied` holds is used instead.
+ir::Model load_model(const std::string& path, const SuppliedExternalData& supplied = {});
 // Parses model bytes. `base_dir` is where external data lives ("" forbids
-// external data); `source_name` names the bytes in error messages.
+// external data files, not data supplied in memory); `source_name` names the
+// bytes in error messages.
 ir::Model parse_model(const void* data, size_t size, const std::string& base_dir = "",
-                      const std::string& source_name = "<model bytes>");
+                      const std::string& source_name = "<model bytes>",
+                      const SuppliedExternalData& supplied = {});
 
 // A serialized TensorProto (e.g. test_data_set_0/input_0.pb).
 Tensor load_tensor(const std::string& path);

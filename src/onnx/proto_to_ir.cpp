@@ -1,7 +1,10 @@
 #include "onnx/proto_to_ir.hpp"
 
+#include <map>
 #include <set>
+#include <utility>
 
+#include "onnx/external_data.hpp"
 #include "onnx/tensor_reader.hpp"
 
 namespace tessera::onnx {
@@ -36,8 +39,9 @@ class ProtoReader {
   std::vector<ir::Dim> shape(std::string_view bytes);
   void tensor_type(std::string_view bytes, ir::TypeInfo& t);
 
-  Tensor tensor(std::string_view b, std::string* name = nullptr) {
-    return read_tensor_proto(ctx_, bytes_of(b), b.size(), base_dir_, name);
+  Tensor tensor(std::string_view b, std::string* name = nullptr,
+                const std::map<std::string, Tensor>* supplied = nullptr) {
+    return read_tensor_proto(ctx_, bytes_of(b), b.size(), base_dir_, name, supplied);
   }
   Tensor sparse(std::string_view b, std::string* name = nullptr) {
     return read_sparse_tensor_proto(ctx_, bytes_of(b), b.size(), base_dir_, name);
@@ -45,6 +49,9 @@ class ProtoReader {
 
   ParseContext& ctx_;
   const std::string& base_dir_;
+  // Set while the model's own graph is read (the application's initializers
+  // replace the main graph's only, not those of subgraphs).
+  bool main_graph_next_ = false;
 };
 
 ir::Model ProtoReader::model(std::string_view bytes) {
@@ -61,6 +68,7 @@ ir::Model ProtoReader::model(std::string_view bytes) {
       case 5: m.model_version = r.as_int64(f, "model_version"); break;
       case 6: m.doc_string = r.as_string(f, "doc_string"); break;
       case 7:
+        main_graph_next_ = true;
         m.graph = nested(r, f, "graph", -1, [&](std::string_view b) { return graph(b); });
         has_graph = true;
         break;
@@ -86,6 +94,10 @@ ir::Model ProtoReader::model(std::string_view bytes) {
 
 ir::Graph ProtoReader::graph(std::string_view bytes) {
   ir::Graph g;
+  const bool main_graph = std::exchange(main_graph_next_, false);
+  const SuppliedExternalData* supplied = ctx_.supplied();
+  const std::map<std::string, Tensor>* user_initializers =
+      main_graph && supplied ? supplied->initializers : nullptr;
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   int64_t n_init = 0, n_sparse = 0;
@@ -104,7 +116,7 @@ ir::Graph ProtoReader::graph(std::string_view bytes) {
       case 5: {
         std::string name;
         Tensor t = nested(r, f, "initializer", n_init++,
-                          [&](std::string_view b) { return tensor(b, &name); });
+                          [&](std::string_view b) { return tensor(b, &name, user_initializers); });
         add_initializer(std::move(name), std::move(t));
         break;
       }

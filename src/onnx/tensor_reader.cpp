@@ -2,6 +2,7 @@
 
 #include <complex>
 #include <cstring>
+#include <map>
 #include <string_view>
 #include <vector>
 
@@ -56,10 +57,8 @@ void read_string_entry(WireReader& outer, const Field& f,
   std::pair<std::string, std::string> kv;
   Field g;
   while (r.next(g)) {
-    if (g.number == 1)
-      kv.first = r.as_string(g, "key");
-    else if (g.number == 2)
-      kv.second = r.as_string(g, "value");
+    if (g.number == 1) kv.first = r.as_string(g, "key");
+    else if (g.number == 2) kv.second = r.as_string(g, "value");
   }
   out.push_back(std::move(kv));
 }
@@ -70,45 +69,22 @@ TensorFields read_fields(ParseContext& ctx, const uint8_t* data, size_t size) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case kDims:
-        r.append_varints(f, "dims", t.dims);
-        break;
-      case kDataType:
-        t.data_type = r.as_int32(f, "data_type");
-        break;
-      case kFloatData:
-        r.append_floats(f, "float_data", t.floats);
-        break;
-      case kInt32Data:
-        r.append_varints(f, "int32_data", t.int32s);
-        break;
-      case kStringData:
-        t.strings.push_back(r.as_bytes(f, "string_data"));
-        break;
-      case kInt64Data:
-        r.append_varints(f, "int64_data", t.int64s);
-        break;
-      case kName:
-        t.name = r.as_string(f, "name");
-        break;
+      case kDims: r.append_varints(f, "dims", t.dims); break;
+      case kDataType: t.data_type = r.as_int32(f, "data_type"); break;
+      case kFloatData: r.append_floats(f, "float_data", t.floats); break;
+      case kInt32Data: r.append_varints(f, "int32_data", t.int32s); break;
+      case kStringData: t.strings.push_back(r.as_bytes(f, "string_data")); break;
+      case kInt64Data: r.append_varints(f, "int64_data", t.int64s); break;
+      case kName: t.name = r.as_string(f, "name"); break;
       case kRawData:
         t.raw = r.as_bytes(f, "raw_data");
         t.has_raw = true;
         break;
-      case kDoubleData:
-        r.append_doubles(f, "double_data", t.doubles);
-        break;
-      case kUInt64Data:
-        r.append_varints(f, "uint64_data", t.uint64s);
-        break;
-      case kExternalData:
-        read_string_entry(r, f, t.external, t.external.size());
-        break;
-      case kDataLocation:
-        t.data_location = r.as_int32(f, "data_location");
-        break;
-      default:
-        break;  // segment, doc_string, metadata_props, unknown fields
+      case kDoubleData: r.append_doubles(f, "double_data", t.doubles); break;
+      case kUInt64Data: r.append_varints(f, "uint64_data", t.uint64s); break;
+      case kExternalData: read_string_entry(r, f, t.external, t.external.size()); break;
+      case kDataLocation: t.data_location = r.as_int32(f, "data_location"); break;
+      default: break;  // segment, doc_string, metadata_props, unknown fields
     }
   }
   return t;
@@ -138,8 +114,7 @@ int64_t checked_count(ParseContext& ctx, const std::vector<int64_t>& dims, const
 
 uint64_t parse_decimal(ParseContext& ctx, const std::string& who, const std::string& key,
                        const std::string& s) {
-  if (s.empty() || s.size() > 19)
-    ctx.fail(who, ": external_data ", key, " '", s, "' is not a number");
+  if (s.empty() || s.size() > 19) ctx.fail(who, ": external_data ", key, " '", s, "' is not a number");
   uint64_t v = 0;
   for (char c : s) {
     if (c < '0' || c > '9') ctx.fail(who, ": external_data ", key, " '", s, "' is not a number");
@@ -166,15 +141,36 @@ Tensor read_external(ParseContext& ctx, const TensorFields& t, DataType dt, cons
   }
   if (!has_location)
     ctx.fail(who, ": data_location is EXTERNAL but external_data has no 'location'");
-  std::string path = resolve_external_location(base_dir, location, t.name);
   if (length != kToEndOfFile && length != expected_bytes)
     ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data length ", length,
                   " does not match the ", expected_bytes, " bytes the dims need");
+  // A file the application handed in memory is read from there, the file
+  // system never touched (so no path of it needs checking).
+  if (const SuppliedExternalData* s = ctx.supplied(); s && s->files) {
+    auto it = s->files->find(location);
+    if (it != s->files->end()) {
+      const std::string& file = *it->second;
+      if (offset > file.size() || file.size() - offset < expected_bytes)
+        ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data '", location,
+                      "' (handed in memory, ", file.size(), " bytes) holds ",
+                      offset > file.size() ? 0 : file.size() - offset, " bytes from offset ",
+                      offset, ", the dims need ", expected_bytes);
+      if (length == kToEndOfFile && file.size() - offset != expected_bytes)
+        ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data '", location, "' holds ",
+                      file.size() - offset, " bytes from offset ", offset, ", the dims need ",
+                      expected_bytes);
+      Tensor out(dt, shape);
+      if (expected_bytes) std::memcpy(out.mutable_raw_data(), file.data() + offset, expected_bytes);
+      return out;
+    }
+  }
+  std::string path = resolve_external_location(base_dir, location, t.name, ctx.model_real_dir());
   auto bytes = map_file_range(path, offset, length == kToEndOfFile ? kToEndOfFile : length,
                               str_cat(who, ": external data '", location, "'"));
   if (bytes->size() != expected_bytes)
     ctx.fail_code(ErrorCode::kInvalidGraph, who, ": external data '", location, "' holds ",
-                  bytes->size(), " bytes from offset ", offset, ", the dims need ", expected_bytes);
+                  bytes->size(), " bytes from offset ", offset, ", the dims need ",
+                  expected_bytes);
   if (expected_bytes == 0) return Tensor(dt, shape);
   auto* p = const_cast<uint8_t*>(bytes->data());
   auto buffer = std::make_shared<Buffer>(p, expected_bytes, cpu_memory_info(), bytes);
@@ -196,8 +192,8 @@ void check_count(ParseContext& ctx, const std::string& who, const char* field,
     ctx.fail(who, ": ", field, " has ", v.size(), " values, expected ", expected);
 }
 
-Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt, const Shape& shape,
-                         int64_t n, const std::string& who) {
+Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt,
+                         const Shape& shape, int64_t n, const std::string& who) {
   switch (dt) {
     case DataType::kFloat:
     case DataType::kComplex64: {
@@ -227,8 +223,7 @@ Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt, 
       Tensor out(dt, shape);
       auto* dst = static_cast<uint8_t*>(out.mutable_raw_data());
       size_t width = dt == DataType::kUInt32 ? 4 : 8;
-      for (int64_t i = 0; i < n; ++i)
-        std::memcpy(dst + size_t(i) * width, &t.uint64s[size_t(i)], width);
+      for (int64_t i = 0; i < n; ++i) std::memcpy(dst + size_t(i) * width, &t.uint64s[size_t(i)], width);
       return out;
     }
     case DataType::kString: {
@@ -238,8 +233,7 @@ Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt, 
       for (int64_t i = 0; i < n; ++i) dst[i] = std::string(t.strings[size_t(i)]);
       return out;
     }
-    default:
-      break;
+    default: break;
   }
   // Everything else travels in int32_data: one element per value for types of
   // 8 bits or more, one packed byte per value for 4- and 2-bit types.
@@ -249,9 +243,8 @@ Tensor from_typed_fields(ParseContext& ctx, const TensorFields& t, DataType dt, 
   int64_t k = bits >= 8 ? n : int64_t(data_type_storage_bytes(dt, size_t(n)));
   check_count(ctx, who, "int32_data", t.int32s, k);
   Tensor out(dt, shape);
-  if (k)
-    store_int32s(t.int32s, static_cast<uint8_t*>(out.mutable_raw_data()), width,
-                 dt == DataType::kBool);
+  if (k) store_int32s(t.int32s, static_cast<uint8_t*>(out.mutable_raw_data()), width,
+                      dt == DataType::kBool);
   return out;
 }
 
@@ -264,7 +257,8 @@ DataType checked_data_type(ParseContext& ctx, int64_t v, const char* what) {
 }
 
 Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
-                         const std::string& base_dir, std::string* name) {
+                         const std::string& base_dir, std::string* name,
+                         const std::map<std::string, Tensor>* supplied) {
   TensorFields t = read_fields(ctx, data, size);
   if (name) *name = t.name;
   if (t.data_type == 0) ctx.fail("tensor '", t.name, "' has no data_type");
@@ -272,9 +266,23 @@ Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
   std::string who = describe(t, dt);
   int64_t n = checked_count(ctx, t.dims, who);
   Shape shape(t.dims);
-  size_t expected_bytes = dt == DataType::kString ? 0 : data_type_storage_bytes(dt, size_t(n));
+  if (supplied) {
+    // The application's tensor wins: the model's data is not read at all.
+    auto it = supplied->find(t.name);
+    if (it != supplied->end()) {
+      if (it->second.dtype() != dt || it->second.shape() != shape)
+        ctx.fail_code(ErrorCode::kInvalidArgument, "initializer '", t.name, "' is ",
+                      data_type_name(dt), shape.to_string(),
+                      " in the model but the tensor handed in for it is ",
+                      it->second.description());
+      return it->second;
+    }
+  }
+  size_t expected_bytes =
+      dt == DataType::kString ? 0 : data_type_storage_bytes(dt, size_t(n));
 
-  if (t.data_location == 1) return read_external(ctx, t, dt, shape, expected_bytes, base_dir, who);
+  if (t.data_location == 1)
+    return read_external(ctx, t, dt, shape, expected_bytes, base_dir, who);
   if (t.data_location != 0) ctx.fail(who, ": invalid data_location ", t.data_location);
 
   if (t.has_raw) {

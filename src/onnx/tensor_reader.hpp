@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "core/sparse_tensor.hpp"
@@ -12,9 +13,11 @@
 namespace tessera::onnx {
 
 // Decodes a TensorProto. `base_dir` locates external data ("" forbids it).
-// The tensor's name is stored in *name when given.
+// The tensor's name is stored in *name when given. A tensor whose name is in
+// `supplied` is that tensor (its data in the model is not read).
 Tensor read_tensor_proto(ParseContext& ctx, const uint8_t* data, size_t size,
-                         const std::string& base_dir, std::string* name = nullptr);
+                         const std::string& base_dir, std::string* name = nullptr,
+                         const std::map<std::string, Tensor>* supplied = nullptr);
 
 // Decodes a SparseTensorProto as a COO sparse tensor, its indices checked
 // against its dense shape. The name is the values tensor's name.

@@ -27,12 +27,21 @@ enum class WireType : uint8_t {
 // attribute costs three levels, so this allows ~20 levels of subgraphs).
 constexpr int kMaxNestingDepth = 64;
 
+struct SuppliedExternalData;  // external_data.hpp
+
 // Shared across one parse: where the bytes came from and the message path.
 class ParseContext {
  public:
   explicit ParseContext(std::string source) : source_(std::move(source)) {}
 
   const std::string& source() const { return source_; }
+  // What the application hands in for external data (none: nullptr).
+  void set_supplied(const SuppliedExternalData* s) { supplied_ = s; }
+  const SuppliedExternalData* supplied() const { return supplied_; }
+  // The folder of the model file's real path (its symlinks resolved), where
+  // external data may also live; "" when the model did not come from a file.
+  void set_model_real_dir(std::string dir) { model_real_dir_ = std::move(dir); }
+  const std::string& model_real_dir() const { return model_real_dir_; }
   // A model read from a mapped file: raw tensor bytes, once copied out, are
   // handed back through this so the file's pages do not stay resident next
   // to the copies (which doubled the peak memory of loading a model).
@@ -66,6 +75,8 @@ class ParseContext {
   std::string source_;
   std::vector<Segment> path_;
   std::function<void(const void*, size_t)> done_with_;
+  const SuppliedExternalData* supplied_ = nullptr;
+  std::string model_real_dir_;
 };
 
 // Enters a nested message for the lifetime of the guard (path + depth check).

@@ -1,5 +1,6 @@
 #include "optimizer/optimizer.hpp"
 
+#include "optimizer/cast_elimination.hpp"
 #include "optimizer/passes.hpp"
 
 namespace tessera::optimizer {
@@ -25,6 +26,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
                             /*keep_dequantize=*/true);
     });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
+    changed += run("eliminate_redundant_casts", [&] { return eliminate_redundant_casts(g); });
     changed +=
         run("eliminate_common_subexpressions", [&] { return eliminate_common_subexpressions(g); });
     if (!changed) break;

@@ -42,6 +42,7 @@ struct Session::Impl {
   runtime::Profiler profiler;
   runtime::NodeObserver observer;
   bool observe_device_time = false;  // session.profile_device_time
+  bool profile_memory = false;       // session.profile_memory_counters
   std::vector<ExpandedOp> expanded;
   CreationTimings timings;
 
@@ -119,8 +120,9 @@ std::unique_ptr<Session> Session::create(const std::string& model_path,
                                          const std::vector<ProviderSpec>& providers) {
   double start = now_ms();
   CreationTimings t;
-  ir::Model model =
-      PhaseTimer(&t.phases).time("parse", [&] { return onnx::load_model(model_path); });
+  ir::Model model = PhaseTimer(&t.phases).time("parse", [&] {
+    return onnx::load_model(model_path, runtime::supplied_external_data(options));
+  });
   return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
@@ -129,8 +131,10 @@ std::unique_ptr<Session> Session::create_from_bytes(const void* data, size_t siz
                                                     const std::vector<ProviderSpec>& providers) {
   double start = now_ms();
   CreationTimings t;
-  ir::Model model =
-      PhaseTimer(&t.phases).time("parse", [&] { return onnx::parse_model(data, size); });
+  ir::Model model = PhaseTimer(&t.phases).time("parse", [&] {
+    return onnx::parse_model(data, size, "", "<model bytes>",
+                             runtime::supplied_external_data(options));
+  });
   return create_timed(std::move(model), options, providers, std::move(t), start);
 }
 
@@ -240,6 +244,9 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   }
   // Read even without profiling, so a bad value is an error either way.
   impl->observe_device_time = runtime::config_flag(options, "session.profile_device_time", false);
+  // Counter events ("ph":"C") only on request: onnxruntime's trace holds
+  // complete events ("ph":"X") alone, and its consumers expect that.
+  impl->profile_memory = runtime::config_flag(options, "session.profile_memory_counters", false);
   if (options.enable_profiling) {
     impl->profiler.start(options.profile_file_prefix);
     impl->observer = profiling_observer(&impl->profiler);
@@ -285,6 +292,18 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     fed[it->second] = true;
     inputs[it->second] = value;
   }
+  // The active adapters' parameters are feeds too; one fed otherwise, or by
+  // two adapters, would leave which value wins to chance.
+  for (const auto& adapter : run_options.active_adapters)
+    for (const auto& [name, tensor] : adapter->parameters) {
+      auto it = s.input_index.find(name);
+      check(it != s.input_index.end(), "LoRA adapter parameter '", name,
+            "' is not an input or overridable initializer of the model");
+      check(!fed[it->second], "LoRA adapter parameter '", name,
+            "' is also fed, or set by another active adapter");
+      fed[it->second] = true;
+      inputs[it->second] = Value(tensor);
+    }
   for (const auto& in : s.inputs)
     if (!fed[s.input_index.at(in.name)] && in.type.kind != ir::TypeInfo::Kind::kOptional)
       fail(ErrorCode::kInvalidArgument, "input '", in.name, "' (", in.type.to_string(),
@@ -342,7 +361,7 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage"))
     release_arena_memory();
   std::vector<Value> result;
-  if (s.profiler.enabled()) {
+  if (s.profiler.enabled() && s.profile_memory) {
     // Allocator statistics after each run, as counter tracks in the trace.
     const int64_t t = runtime::Profiler::now_ns();
     for (const auto& [name, stats] : allocator_stats())

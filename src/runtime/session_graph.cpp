@@ -151,6 +151,13 @@ Providers create_providers(const std::vector<ProviderSpec>& specs, const Session
 // buffer. One in device memory is used there by the nodes of the provider
 // serving it; a node elsewhere gets a copy made once, at creation (placement
 // in GraphPlan), so some provider must serve that memory or copy from it.
+onnx::SuppliedExternalData supplied_external_data(const SessionOptions& o) {
+  onnx::SuppliedExternalData s;
+  s.initializers = &o.initializers;
+  s.files = &o.external_files_in_memory;
+  return s;
+}
+
 void apply_user_initializers(ir::Model& model, const SessionOptions& o, const Providers& providers,
                              const std::string& where) {
   for (const auto& [name, t] : o.initializers) {

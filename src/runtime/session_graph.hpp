@@ -9,6 +9,7 @@
 #include "core/phase_timing.hpp"
 #include "ep/partitioner.hpp"
 #include "ir/graph.hpp"
+#include "onnx/external_data.hpp"
 #include "runtime/graph_plan.hpp"
 #include "runtime/session.hpp"
 
@@ -36,6 +37,10 @@ Providers create_providers(const std::vector<ProviderSpec>& specs, const Session
 std::vector<std::pair<std::string, std::shared_ptr<Allocator>>> provider_allocators(
     const Providers& providers, const SessionOptions& options);
 
+// What the options hand the model loader in place of external data: the
+// caller's initializers and in-memory data files (pointers into `o`, which
+// must outlive the load).
+onnx::SuppliedExternalData supplied_external_data(const SessionOptions& o);
 // SessionOptions::initializers in place of the model's tensors of those names.
 void apply_user_initializers(ir::Model& model, const SessionOptions& o, const Providers& providers,
                              const std::string& where);

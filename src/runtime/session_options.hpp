@@ -10,6 +10,7 @@
 #include "core/tensor.hpp"
 #include "ep/custom_ops.hpp"
 #include "ep/partitioner.hpp"
+#include "onnx/adapter_format.hpp"
 #include "optimizer/level.hpp"
 
 namespace tessera {
@@ -61,12 +62,18 @@ struct SessionOptions {
   // session uses their memory as is (no copy); the caller keeps it unchanged
   // and alive while the session lives. They may live on a device.
   std::map<std::string, Tensor> initializers;
+  // The contents of external data files the model names (by the location
+  // written in the model), read instead of files on disk.
+  std::map<std::string, std::shared_ptr<const std::string>> external_files_in_memory;
   // Operators the application adds (custom ops, docs/custom_ops.md): each
   // joins the kernel lookup of the provider it names, for this session only.
   ep::CustomOps custom_ops;
   void add_initializer(const std::string& name, Tensor t) { initializers[name] = std::move(t); }
   void add_external_initializers(const std::vector<std::string>& names,
                                  const std::vector<Tensor>& tensors);
+  void add_external_file_in_memory(const std::string& location, std::string bytes) {
+    external_files_in_memory[location] = std::make_shared<const std::string>(std::move(bytes));
+  }
 };
 
 // Captured runs (CUDA graphs, docs/cuda.md): `status` is "off" when no
@@ -87,6 +94,10 @@ struct RunOptions {
   // "memory.enable_memory_arena_shrinkage" (any value) gives the arenas'
   // cached memory back after this run.
   std::map<std::string, std::string> config_entries;
+  // LoRA adapters active for the run (onnxruntime's
+  // RunOptionsAddActiveLoraAdapter): each parameter is fed as the input of
+  // its name, so it overrides the initializer of that name for this run.
+  std::vector<std::shared_ptr<const onnx::Adapter>> active_adapters;
 };
 
 }  // namespace tessera

@@ -46,8 +46,9 @@ def test_run_with_ortvaluevector(add_mul_model):
     feeds.push_back(ort.OrtValue.ortvalue_from_numpy(2 * x))
     fetches = ort.OrtValueVector()
     fetches.push_back(ort.OrtValue.ortvalue_from_numpy(x))  # replaced by the run
+    cpu = C.OrtDevice(C.OrtDevice.cpu(), C.OrtDevice.default_memory(), 0)
     sess.run_with_ortvaluevector(ort.RunOptions(), ["x", "y"], feeds, ["prod", "sum"], fetches,
-                                 [C.OrtDevice(C.OrtDevice.cpu(), C.OrtDevice.default_memory(), 0)])
+                                 [cpu, cpu])
     assert len(fetches) == 2
     np.testing.assert_array_equal(fetches[0].numpy(), x * [1, 2, 3])
     np.testing.assert_array_equal(fetches[1].numpy(), 3 * x)
@@ -236,19 +237,3 @@ def test_sparse_tensor_builds_and_reads(add_mul_model):
     sess = ort.InferenceSession(add_mul_model, providers=CPU)
     with pytest.raises(ort.InvalidArgument, match="input 'x' expects tensor\\(float\\)"):
         sess.run(None, {"x": coo, "y": np.ones((2, 3), np.float32)})
-
-
-def test_lora_classes(tmp_path):
-    fmt = ort.AdapterFormat()
-    fmt.set_adapter_version(2)
-    fmt.set_model_version(5)
-    w = ort.OrtValue.ortvalue_from_numpy(np.ones(2, np.float32))
-    fmt.set_parameters({"w": w})
-    assert (fmt.get_adapter_version(), fmt.get_model_version()) == (2, 5)
-    assert fmt.get_parameters()["w"] is w
-    with pytest.raises(ort.NotImplemented, match="writing LoRA adapter files"):
-        fmt.export_adapter(tmp_path / "a.onnx_adapter")
-    with pytest.raises(ort.NotImplemented, match="reading LoRA adapter files"):
-        ort.AdapterFormat.read_adapter(tmp_path / "a.onnx_adapter")
-    with pytest.raises(ort.NotImplemented, match="loading LoRA adapters"):
-        ort.LoraAdapter().Load(str(tmp_path / "a.onnx_adapter"))

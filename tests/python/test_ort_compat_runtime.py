@@ -77,3 +77,20 @@ def test_every_profile_event_has_the_trace_fields(add_mul_model, tmp_path):
     for e in events:
         assert {"pid", "tid", "dur", "ts", "ph", "name", "args"} <= set(e), e
     assert {e["pid"] for e in events} == {os.getpid()}
+    # onnxruntime writes complete events only; counters are opt-in.
+    assert {e["ph"] for e in events} == {"X"}
+
+
+def test_memory_counters_in_the_profile_on_request(add_mul_model, tmp_path):
+    so = ort.SessionOptions()
+    so.enable_profiling = True
+    so.profile_file_prefix = str(tmp_path / "prof")
+    so.add_session_config_entry("session.profile_memory_counters", "1")
+    sess = ort.InferenceSession(add_mul_model, so, providers=CPU)
+    x = np.ones((2, 3), np.float32)
+    sess.run(None, {"x": x, "y": x})
+    with open(sess.end_profiling()) as f:
+        events = json.load(f)
+    counters = [e for e in events if e["ph"] == "C"]
+    assert [e["name"] for e in counters] == ["memory CPUExecutionProvider"]
+    assert {"in_use", "peak", "reserved", "num_allocs"} <= set(counters[0]["args"])

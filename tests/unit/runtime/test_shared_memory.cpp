@@ -73,6 +73,7 @@ TEST(RuntimeSharedMemory, ArenaMemoryIsGivenBackAndStatsReachTheProfiler) {
   register_fake_device();
   SessionOptions o;
   o.enable_profiling = true;
+  o.config_entries["session.profile_memory_counters"] = "1";
   o.profile_file_prefix = (std::filesystem::temp_directory_path() / "tessera_mem_prof").string();
   auto s = Session::create_from_model(relu_chain_model(), o, {{kFakeDevice, {}}});
   s->run({{"x", Tensor::from_vector<float>({1, 2}, Shape{2})}});

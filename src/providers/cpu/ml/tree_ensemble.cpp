@@ -114,12 +114,21 @@ class TreeEnsembleClassifierKernel : public ep::OpKernel {
         strs_(info.attr_strings("classlabels_strings")),
         base_(attr_doubles(info, "base_values")),
         pt_(parse_post_transform(info, info.attr_string("post_transform", "NONE"))) {
-    if (!base_.empty() && int64_t(base_.size()) != model_.n_targets)
-      info.fail_node(base_.size(), " base_values for ", model_.n_targets, " classes");
     auto ids = info.attr_ints("class_ids");
-    binary_ = !ids.empty() && std::all_of(ids.begin(), ids.end(), [&](int64_t v) { return v == ids[0]; });
+    binary_ =
+        !ids.empty() && std::all_of(ids.begin(), ids.end(), [&](int64_t v) { return v == ids[0]; });
     if (binary_ && model_.n_targets > 2) binary_ = false;
     if (binary_) binary_col_ = ids[0];
+    // A binary model scores one class, so one base value (the converters'
+    // log-odds of the prior) is that class's; the spec leaves this case open
+    // and onnxruntime reads it so.
+    if (binary_ && model_.n_targets == 2 && base_.size() == 1) {
+      std::vector<double> per_class(2, 0.0);
+      per_class[size_t(binary_col_)] = base_[0];
+      base_ = std::move(per_class);
+    }
+    if (!base_.empty() && int64_t(base_.size()) != model_.n_targets)
+      info.fail_node(base_.size(), " base_values for ", model_.n_targets, " classes");
   }
   void compute(ep::KernelContext& ctx) const override {
     Matrix x = tree_input(ctx, model_);
@@ -153,7 +162,8 @@ class TreeEnsembleClassifierKernel : public ep::OpKernel {
         int64_t b = best[size_t(n)];
         // One label: the second column stands for "label present" (1) vs 0.
         y.mutable_data<int64_t>()[n] =
-            ints_.size() == 1 ? (b == 1 ? ints_[0] : 0) : ints_[size_t(std::min<int64_t>(b, int64_t(ints_.size()) - 1))];
+            ints_.size() == 1 ? (b == 1 ? ints_[0] : 0)
+                              : ints_[size_t(std::min<int64_t>(b, int64_t(ints_.size()) - 1))];
       }
     }
     Tensor& zt = ctx.output(1, Shape{x.rows, W}, DataType::kFloat);
