@@ -10,15 +10,23 @@ using namespace capi_test;
 
 namespace {
 
+// CAPI_OK asserts, which only void functions may; helpers that return
+// values check with this instead.
+#define EXPECT_OK(expr)                                                    \
+  do {                                                                     \
+    auto expect_r = result(expr);                                          \
+    EXPECT_EQ(expect_r.first, ORT_OK) << #expr << ": " << expect_r.second; \
+  } while (0)
+
 OrtMemoryInfo* cpu_info() {
   OrtMemoryInfo* info = nullptr;
-  CAPI_OK(api()->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &info));
+  EXPECT_OK(api()->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &info));
   return info;
 }
 
 OrtAllocator* allocator() {
   OrtAllocator* a = nullptr;
-  CAPI_OK(api()->GetAllocatorWithDefaultOptions(&a));
+  EXPECT_OK(api()->GetAllocatorWithDefaultOptions(&a));
   return a;
 }
 
@@ -26,16 +34,16 @@ template <typename T>
 std::vector<T> indices_of(const OrtValue* v, OrtSparseIndicesFormat f) {
   size_t n = 0;
   const void* p = nullptr;
-  CAPI_OK(api()->GetSparseTensorIndices(v, f, &n, &p));
+  EXPECT_OK(api()->GetSparseTensorIndices(v, f, &n, &p));
   const T* t = static_cast<const T*>(p);
   return std::vector<T>(t, t + n);
 }
 
 std::vector<int64_t> shape_of_info(OrtTensorTypeAndShapeInfo* info) {
   size_t n = 0;
-  CAPI_OK(api()->GetDimensionsCount(info, &n));
+  EXPECT_OK(api()->GetDimensionsCount(info, &n));
   std::vector<int64_t> dims(n);
-  CAPI_OK(api()->GetDimensions(info, dims.data(), n));
+  EXPECT_OK(api()->GetDimensions(info, dims.data(), n));
   api()->ReleaseTensorTypeAndShapeInfo(info);
   return dims;
 }
