@@ -161,6 +161,21 @@ void add_nn_schemas(std::vector<OpSchema>& t) {
                  {same_type(float_types())},
                  type_of_input0,
                  matmul});
+  // A is a sparse tensor (unchecked here: the constraints read dense inputs);
+  // Y is dense, of B's type, and its shape depends on A's dense shape, which
+  // static shapes do not carry.
+  const TypeParam sparse_matmul_t{"T",
+                                  {1},
+                                  {0},
+                                  {DataType::kFloat, DataType::kDouble, DataType::kInt32,
+                                   DataType::kInt64, DataType::kUInt32, DataType::kUInt64}};
+  t.push_back({"com.microsoft",
+               "SparseToDenseMatMul",
+               1,
+               {float_attr("alpha", 1.0f), int_attr("transA", 0), int_attr("transB", 0)},
+               {sparse_matmul_t},
+               type_of_input1,
+               nullptr});
   add_normalizations(t);
   add_window_schemas(t);
 }
