@@ -175,7 +175,7 @@ void add_nn_schemas(std::vector<OpSchema>& t) {
                {float_attr("alpha", 1.0f), int_attr("transA", 0), int_attr("transB", 0)},
                {sparse_matmul_t},
                type_of_input1,
-               nullptr});
+               unknown_shapes});
   add_normalizations(t);
   add_window_schemas(t);
 }
