@@ -416,17 +416,25 @@ void gelu_loop(const float* x, const float* bias, int64_t bias_len, float* out, 
   }
 }
 
+// The largest of x[0..n) in every lane (padded lanes read -inf).
+template <class V>
+typename V::R row_max(const float* x, int64_t n) {
+  const float ninf = -__builtin_inff();
+  typename V::R mx = V::set1(ninf);
+  int64_t i = 0;
+  for (; i + V::W <= n; i += V::W) mx = V::max(mx, V::load(x + i));
+  if (i < n) mx = V::max(mx, V::load_tail(x + i, n - i, ninf));
+  return V::set1(V::hmax(mx));
+}
+
 template <class V>
 void softmax_row(const float* x, float* out, int64_t n) {
   using R = typename V::R;
   if (n <= 0) return;
   const float ninf = -__builtin_inff();
-  R mx = V::set1(ninf);
-  int64_t i = 0;
-  for (; i + V::W <= n; i += V::W) mx = V::max(mx, V::load(x + i));
-  if (i < n) mx = V::max(mx, V::load_tail(x + i, n - i, ninf));
   // A NaN element need not win max(): its own exp(NaN - m) poisons the sum.
-  const R vm = V::set1(V::hmax(mx));
+  const R vm = row_max<V>(x, n);
+  int64_t i = 0;
   R sum = V::set1(0.0f);
   for (i = 0; i + V::W <= n; i += V::W) {
     const R e = exp<V>(V::sub(V::load(x + i), vm));
@@ -452,11 +460,8 @@ void log_softmax_row(const float* x, float* out, int64_t n) {
   using R = typename V::R;
   if (n <= 0) return;
   const float ninf = -__builtin_inff();
-  R mx = V::set1(ninf);
+  const R vm = row_max<V>(x, n);
   int64_t i = 0;
-  for (; i + V::W <= n; i += V::W) mx = V::max(mx, V::load(x + i));
-  if (i < n) mx = V::max(mx, V::load_tail(x + i, n - i, ninf));
-  const R vm = V::set1(V::hmax(mx));
   R sum = V::set1(0.0f);
   for (i = 0; i + V::W <= n; i += V::W) sum = V::add(sum, exp<V>(V::sub(V::load(x + i), vm)));
   if (i < n) sum = V::add(sum, exp<V>(V::sub(V::load_tail(x + i, n - i, ninf), vm)));

@@ -68,6 +68,43 @@ ContiguousTail broadcast_tail(const Shape& out, const AxisMaps& maps) {
   return t;
 }
 
+// The indices over the leading `lead` axes of `out` of one row, stepped row
+// by row, and the source offset they select (kFillOffset in any axis's map:
+// the row is the fill value).
+struct LeadIndex {
+  LeadIndex(const Shape& out, const AxisMaps& maps, size_t lead, int64_t row)
+      : out_(out), maps_(maps), idx_(lead, 0) {
+    for (size_t k = lead; k-- > 0;) {
+      idx_[k] = row % out[k];
+      row /= out[k];
+    }
+  }
+  void next() {
+    for (size_t k = idx_.size(); k-- > 0;) {
+      if (++idx_[k] < out_[k]) return;
+      idx_[k] = 0;
+    }
+  }
+  // start + the maps' offsets; false when the row is filled.
+  bool base(int64_t start, int64_t& base) const {
+    base = start;
+    bool filled = false;
+    for (size_t k = 0; k < idx_.size(); ++k) {
+      const int64_t v = maps_[k][size_t(idx_[k])];
+      if (v == kFillOffset)
+        filled = true;
+      else
+        base += v;
+    }
+    return !filled;
+  }
+
+ private:
+  const Shape& out_;
+  const AxisMaps& maps_;
+  std::vector<int64_t> idx_;
+};
+
 template <typename T>
 void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T* fill,
                ThreadPool& pool) {
@@ -82,27 +119,11 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
     const size_t lead = same.from;
     const int64_t rows = out.size_to(lead), inner = same.inner;
     pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> idx(lead, 0);
-      int64_t rem = begin;
-      for (size_t k = lead; k-- > 0;) {
-        idx[k] = rem % out[k];
-        rem /= out[k];
-      }
-      for (int64_t row = begin; row < end; ++row) {
-        int64_t base = same.start;
-        bool filled = false;
-        for (size_t k = 0; k < lead; ++k) {
-          const int64_t v = maps[k][size_t(idx[k])];
-          if (v == kFillOffset)
-            filled = true;
-          else
-            base += v;
-        }
-        std::fill(d + row * inner, d + (row + 1) * inner, filled ? *fill : s[base]);
-        for (size_t k = lead; k-- > 0;) {
-          if (++idx[k] < out[k]) break;
-          idx[k] = 0;
-        }
+      LeadIndex at(out, maps, lead, begin);
+      for (int64_t row = begin; row < end; ++row, at.next()) {
+        int64_t base = 0;
+        const bool copied = at.base(same.start, base);
+        std::fill(d + row * inner, d + (row + 1) * inner, copied ? s[base] : *fill);
       }
     });
     return;
@@ -119,28 +140,12 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
     const int64_t len = (inner + pieces - 1) / pieces;
     pool.parallel_for(rows * pieces, double(len), [&](int64_t begin, int64_t end) {
       // The leading axes' indices of the current row, stepped as rows advance.
-      std::vector<int64_t> idx(lead, 0);
-      int64_t rem = begin / pieces;
-      for (size_t k = lead; k-- > 0;) {
-        idx[k] = rem % out[k];
-        rem /= out[k];
-      }
+      LeadIndex at(out, maps, lead, begin / pieces);
       for (int64_t job = begin; job < end; ++job) {
         const int64_t row = job / pieces, p = job % pieces;
-        if (p == 0 && job != begin)
-          for (size_t k = lead; k-- > 0;) {
-            if (++idx[k] < out[k]) break;
-            idx[k] = 0;
-          }
-        int64_t base = tail.start;
-        bool filled = false;
-        for (size_t k = 0; k < lead; ++k) {
-          const int64_t v = maps[k][size_t(idx[k])];
-          if (v == kFillOffset)
-            filled = true;
-          else
-            base += v;
-        }
+        if (p == 0 && job != begin) at.next();
+        int64_t base = 0;
+        const bool filled = !at.base(tail.start, base);
         const int64_t b = p * len, e = std::min(inner, b + len);
         if (b >= e) continue;
         T* drow = d + row * inner;
@@ -157,22 +162,10 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
   if (inner == 0 || rows == 0) return;
   const auto& im = maps[r - 1];
   pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
-    std::vector<int64_t> idx(r - 1, 0);
-    int64_t rem = begin;
-    for (size_t k = r - 1; k-- > 0;) {
-      idx[k] = rem % out[k];
-      rem /= out[k];
-    }
-    for (int64_t row = begin; row < end; ++row) {
+    LeadIndex at(out, maps, r - 1, begin);
+    for (int64_t row = begin; row < end; ++row, at.next()) {
       int64_t base = 0;
-      bool filled = false;
-      for (size_t k = 0; k + 1 < r; ++k) {
-        int64_t v = maps[k][size_t(idx[k])];
-        if (v == kFillOffset)
-          filled = true;
-        else
-          base += v;
-      }
+      const bool filled = !at.base(0, base);
       T* drow = d + row * inner;
       if (filled) {
         std::fill(drow, drow + inner, *fill);
@@ -181,10 +174,6 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
           int64_t v = im[size_t(i)];
           drow[i] = v == kFillOffset ? *fill : s[base + v];
         }
-      }
-      for (size_t k = r - 1; k-- > 0;) {
-        if (++idx[k] < out[k]) break;
-        idx[k] = 0;
       }
     }
   });
