@@ -65,6 +65,12 @@ void bind_module_functions(py::module_& m) {
       },
       py::arg("device_type"), py::arg("vendor_id"), py::arg("device_id"),
       py::arg("host_accessible"), py::arg("max_mem"), py::arg("extend_strategy"));
+  m.def(
+      "_create_global_thread_pools",
+      [](int intra, int inter, bool spin) {
+        Environment::global().create_global_thread_pools(intra, inter, spin);
+      },
+      py::arg("intra_op_num_threads"), py::arg("inter_op_num_threads"), py::arg("spin") = true);
   m.def("get_device", [] { return std::string("CPU"); });
   m.def("get_version_string", [] { return std::string(version_string()); });
   m.def("set_default_logger_severity", [](int severity) {

@@ -58,7 +58,7 @@ void bind_session_options(py::module_& m) {
   c.def_readwrite("enable_mem_pattern", &O::enable_mem_pattern);
   c.def_readwrite("enable_mem_reuse", &O::enable_mem_reuse);
   c.def_readwrite("use_deterministic_compute", &O::use_deterministic_compute);
-  c.def_readwrite("use_per_session_threads", &O::use_per_session_threads);
+  option(c, "use_per_session_threads", &SessionOptions::use_per_session_threads);
   c.def("add_session_config_entry", [](O& o, const std::string& key, const std::string& value) {
     o.options.config_entries[key] = value;
   });

@@ -17,9 +17,6 @@ struct PySessionOptions {
   bool enable_mem_pattern = true;
   bool enable_mem_reuse = true;
   bool use_deterministic_compute = false;
-  // onnxruntime: false makes sessions use the environment's global pools;
-  // Tessera's sessions each own their pools, so it is kept and reported.
-  bool use_per_session_threads = true;
   int log_verbosity_level = 0;
   // Tensors that replace graph initializers of the same name at load.
   std::map<std::string, Value> initializers;

@@ -8,31 +8,29 @@ import threading
 from . import _C, _capi_types, _denotation, _providers, _types
 from ._iobinding import IOBinding, SessionIOBinding
 
-# Thread counts set by set_global_thread_pool_sizes: once set, every session
-# must give up its own pools (use_per_session_threads = False) and runs with these.
-_global_thread_pool_sizes = None
+# Whether set_global_thread_pool_sizes made the process's shared pools: from
+# then on every session must give them its work (use_per_session_threads = False).
+_global_thread_pools = False
 
 
 def set_global_thread_pool_sizes(intra_op_num_threads=0, inter_op_num_threads=0):
-    """Makes sessions share the process's thread counts (0: the default);
-    sessions must then set SessionOptions.use_per_session_threads = False."""
-    global _global_thread_pool_sizes
+    """Creates the process-wide intra-op and inter-op thread pools (0: one
+    thread per core) that sessions with SessionOptions.use_per_session_threads
+    = False share; sessions must then set it to False."""
+    global _global_thread_pools
     if intra_op_num_threads < 0 or inter_op_num_threads < 0:
         raise _C.InvalidArgument("thread pool sizes must be >= 0, got intra_op %d, inter_op %d"
                                  % (intra_op_num_threads, inter_op_num_threads))
-    _global_thread_pool_sizes = (int(intra_op_num_threads), int(inter_op_num_threads))
+    _C._create_global_thread_pools(int(intra_op_num_threads), int(inter_op_num_threads))
+    _global_thread_pools = True
 
 
 def _options_for_run(options):
-    """The options a session is created with: the global thread counts when
-    set_global_thread_pool_sizes was called."""
-    if _global_thread_pool_sizes is None:
-        return options
-    if options.use_per_session_threads:
+    """The options a session is created with, checked against the global
+    thread pools when set_global_thread_pool_sizes made them."""
+    if _global_thread_pools and options.use_per_session_threads:
         raise _C.RuntimeException(
             "use_per_session_threads must be false when using a global thread pool")
-    options = copy.copy(options)
-    options.intra_op_num_threads, options.inter_op_num_threads = _global_thread_pool_sizes
     return options
 
 

@@ -7,6 +7,7 @@
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
 #include "core/logging.hpp"
+#include "runtime/environment.hpp"
 
 namespace tessera::capi {
 namespace {
@@ -47,9 +48,9 @@ OrtEnv* acquire_env(int level, const char* logid, OrtLoggingFunction logger, voi
     env->logger = logger;
     env->logger_param = logger_param;
     if (threads != nullptr) {
+      tessera::Environment::global().create_global_thread_pools(
+          threads->intra_op_threads, threads->inter_op_threads, threads->allow_spinning);
       env->global_thread_pools = true;
-      env->global_intra_op_threads = threads->intra_op_threads;
-      env->global_inter_op_threads = threads->inter_op_threads;
     }
     apply_logging(*env);
     the_env = env.release();

@@ -25,8 +25,6 @@ struct OrtEnv {
   OrtLoggingFunction logger = nullptr;
   void* logger_param = nullptr;
   bool global_thread_pools = false;
-  int global_intra_op_threads = 0;
-  int global_inter_op_threads = 0;
   int references = 0;  // the process has one environment, shared by every CreateEnv*
 };
 

@@ -56,11 +56,13 @@ Settings settings(const OrtEnv* env, const OrtSessionOptions* options) {
   s.providers = options->providers;
   if (s.providers.empty() && options->selection_delegate != nullptr)
     s.providers = delegate_providers(*options);
-  // A session that gives up its own threads takes the counts the
+  // A session that gives up its own threads runs on the pools the
   // environment was created with.
-  if (!options->per_session_threads && env->global_thread_pools) {
-    s.options.intra_op_num_threads = env->global_intra_op_threads;
-    s.options.inter_op_num_threads = env->global_inter_op_threads;
+  if (!options->per_session_threads) {
+    check(env->global_thread_pools,
+          "the session options disable per-session threads (DisablePerSessionThreads), but the "
+          "environment was created without global thread pools (CreateEnvWithGlobalThreadPools)");
+    s.options.use_per_session_threads = false;
   }
   return s;
 }

@@ -1,6 +1,7 @@
 #include "runtime/environment.hpp"
 
 #include "core/arena_allocator.hpp"
+#include "core/thread_pool.hpp"
 #include "ep/provider_registry.hpp"
 
 namespace tessera {
@@ -14,6 +15,25 @@ Environment::Environment() {
   // The registry is created first, so it outlives the environment.
   ep::ProviderRegistry::instance().on_factory_removed(
       [this](const std::string& name) { forget_provider(name); });
+}
+
+void Environment::create_global_thread_pools(int intra_op_threads, int inter_op_threads,
+                                             bool spin) {
+  check(intra_op_threads >= 0 && inter_op_threads >= 0,
+        "global thread pool sizes must be >= 0 (0: one thread per core), got intra-op ",
+        intra_op_threads, ", inter-op ", inter_op_threads);
+  ThreadPools pools;
+  pools.intra = std::make_shared<ThreadPool>(intra_op_threads, spin);
+  pools.inter = std::make_shared<ThreadPool>(inter_op_threads, spin);
+  pools.intra_op_threads = intra_op_threads;
+  pools.inter_op_threads = inter_op_threads;
+  std::lock_guard<std::mutex> lock(mu_);
+  pools_ = std::move(pools);
+}
+
+Environment::ThreadPools Environment::global_thread_pools() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pools_;
 }
 
 void Environment::forget_provider(const std::string& name) {

@@ -16,6 +16,10 @@
 #include "runtime/shared_initializers.hpp"
 
 namespace tessera {
+class ThreadPool;
+}
+
+namespace tessera {
 
 // A provider that can serve a device, and the memory it allocates there.
 struct EpDevice {
@@ -69,6 +73,20 @@ class Environment {
   // sessions that share initializers (size(): how many are alive).
   ep::PrepackCache& prepacked_weights() { return prepacked_; }
 
+  // Process-wide thread pools for sessions that give up their own
+  // (SessionOptions::use_per_session_threads = false): one intra-op and one
+  // inter-op pool every such session shares, so N sessions in a process run
+  // on one set of threads instead of N. Creating them again replaces them for
+  // sessions created afterwards; sessions already using the old ones keep
+  // them alive.
+  void create_global_thread_pools(int intra_op_threads, int inter_op_threads, bool spin);
+  struct ThreadPools {
+    std::shared_ptr<ThreadPool> intra, inter;
+    int intra_op_threads = 0, inter_op_threads = 0;
+  };
+  // The pools, or empty pointers when none were created.
+  ThreadPools global_thread_pools() const;
+
  private:
   Environment();  // global() is the only one: the registry calls back into it
   void forget_provider(const std::string& name);
@@ -78,6 +96,7 @@ class Environment {
   mutable std::unordered_map<std::string, std::shared_ptr<ep::ExecutionProvider>> instances_;
   runtime::SharedInitializers initializers_;
   ep::PrepackCache prepacked_;
+  ThreadPools pools_;
 };
 
 // Every provider this build knows, and those it can create on this machine.

@@ -32,8 +32,10 @@ struct Session::Impl {
   SessionOptions options;
   std::vector<std::string> requested;
   runtime::Providers providers;
-  std::unique_ptr<ThreadPool> pool;        // intra-op
-  std::unique_ptr<ThreadPool> inter_pool;  // inter-op, in parallel execution mode
+  // Owned by the session, or the environment's global pools shared with
+  // other sessions (use_per_session_threads = false).
+  std::shared_ptr<ThreadPool> pool;        // intra-op
+  std::shared_ptr<ThreadPool> inter_pool;  // inter-op, in parallel execution mode
   std::unique_ptr<runtime::GraphPlan> plan;
   std::unique_ptr<runtime::RunCapture> capture;
   std::vector<IoInfo> inputs, outputs, overridable;
@@ -186,9 +188,20 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   // machine shared with other busy processes); see ThreadPool::RunScope.
   const bool spin = runtime::config_flag(options, "session.intra_op.allow_spinning", true);
   timer.time("thread pools", [&] {
-    impl->pool = std::make_unique<ThreadPool>(options.intra_op_num_threads, spin);
+    if (!options.use_per_session_threads) {
+      Environment::ThreadPools global = env.global_thread_pools();
+      check(global.intra != nullptr,
+            "the session options give up per-session threads (use_per_session_threads = "
+            "false), but the environment has no global thread pools: create them first "
+            "(CreateEnvWithGlobalThreadPools in the C API, set_global_thread_pool_sizes in "
+            "Python)");
+      impl->pool = global.intra;
+      if (options.execution_mode == ExecutionMode::kParallel) impl->inter_pool = global.inter;
+      return;
+    }
+    impl->pool = std::make_shared<ThreadPool>(options.intra_op_num_threads, spin);
     if (options.execution_mode == ExecutionMode::kParallel)
-      impl->inter_pool = std::make_unique<ThreadPool>(options.inter_op_num_threads, spin);
+      impl->inter_pool = std::make_shared<ThreadPool>(options.inter_op_num_threads, spin);
   });
   impl->model = std::move(model);
   impl->allocators = runtime::provider_allocators(impl->providers, options);

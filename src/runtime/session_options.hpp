@@ -40,6 +40,10 @@ struct SessionOptions {
   GraphOptimizationLevel graph_optimization_level = GraphOptimizationLevel::kAll;
   int intra_op_num_threads = 0;  // 0: one per core
   int inter_op_num_threads = 0;
+  // false: the session runs on the environment's global thread pools
+  // (Environment::create_global_thread_pools) and the two counts above are
+  // not used.
+  bool use_per_session_threads = true;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
   int log_severity_level = 2;  // 0 verbose, 1 info, 2 warning, 3 error, 4 fatal
   std::string log_id;

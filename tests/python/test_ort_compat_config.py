@@ -97,8 +97,13 @@ def test_create_and_register_allocator_checks_its_arguments():
         ort.create_and_register_allocator(info, {"max_mem": 1})
 
 
-def test_global_thread_pools_need_sessions_without_their_own(monkeypatch, add_mul_model):
-    monkeypatch.setattr(_session, "_global_thread_pool_sizes", None)
+def _threads():
+    return len(os.listdir("/proc/self/task"))
+
+
+def test_global_thread_pools_are_shared_by_sessions_without_their_own(monkeypatch,
+                                                                       add_mul_model):
+    monkeypatch.setattr(_session, "_global_thread_pools", False)
     ort.set_global_thread_pool_sizes(2, 1)
     own = ort.SessionOptions()
     with pytest.raises(RuntimeError,
@@ -106,9 +111,19 @@ def test_global_thread_pools_need_sessions_without_their_own(monkeypatch, add_mu
         ort.InferenceSession(add_mul_model, own, providers=CPU)
     shared = ort.SessionOptions()
     shared.use_per_session_threads = False
-    sess = ort.InferenceSession(add_mul_model, shared, providers=CPU)
+    assert shared.use_per_session_threads is False
+    before = _threads()
+    sessions = [ort.InferenceSession(add_mul_model, shared, providers=CPU) for _ in range(4)]
+    # Four sessions on the global pools start no threads of their own.
+    assert _threads() == before
     x = np.ones((1, 3), np.float32)
-    np.testing.assert_array_equal(sess.run(["sum"], {"x": x, "y": x})[0], [[2, 2, 2]])
+    for sess in sessions:
+        np.testing.assert_array_equal(sess.run(["sum"], {"x": x, "y": x})[0], [[2, 2, 2]])
+    monkeypatch.setattr(_session, "_global_thread_pools", False)
+    own.intra_op_num_threads = 2
+    owning = [ort.InferenceSession(add_mul_model, own, providers=CPU) for _ in range(4)]
+    # A session with its own two-thread pool has one worker besides the caller.
+    assert _threads() == before + len(owning)
     with pytest.raises(ort.InvalidArgument, match="thread pool sizes must be >= 0"):
         ort.set_global_thread_pool_sizes(-1, 0)
 
