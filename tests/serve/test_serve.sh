@@ -3,7 +3,9 @@
 # (make_serve_repository.py), starts the server on free loopback ports, checks
 # HTTP with curl and with Python `requests` (test_serve.py) and gRPC with a
 # generated Python client (test_serve_grpc.py; skipped, saying so, when this
-# tessera or this machine lacks gRPC), stops it with SIGTERM and checks the log.
+# tessera or this machine lacks gRPC), checks the access log, the histograms
+# and repository polling (test_serve_ops.py, which starts a polling server of
+# its own), stops it with SIGTERM and checks the log.
 # Bounded: the server runs under `timeout`, each client call has its own.
 # Usage: bash tests/serve/test_serve.sh [BUILD_DIR]
 set -uo pipefail
@@ -37,6 +39,7 @@ fi
 
 timeout 600 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
   "${GRPC_PORT_ARG[@]}" --metrics-port 0 --max-body-bytes 1048576 --http-threads 12 \
+  --access-log "$WORK/access.log" \
   >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 PORT=""
@@ -107,6 +110,12 @@ if [ "${GRPC_PORT_ARG[1]}" = 0 ]; then
     elif [ "$rc" != 0 ]; then failures=$((failures + 1)); fi
   fi
 fi
+
+echo "-- operations: access log, histograms, memory, repository polling"
+GRPC_ON=off
+[ "${GRPC_PORT_ARG[1]}" = 0 ] && [ "${GRPC_SKIPPED:-0}" = 0 ] && GRPC_ON=on
+timeout 300 $PY tests/serve/test_serve_ops.py "$URL" "$METRICS" "$WORK/access.log" "$TESSERA" \
+  "$WORK" "$GRPC_ON" || failures=$((failures + 1))
 
 echo "-- deploy/ (parsed and checked against this server; nothing is deployed)"
 timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL"
