@@ -118,7 +118,9 @@ timeout 300 $PY tests/serve/test_serve_ops.py "$URL" "$METRICS" "$WORK/access.lo
   "$WORK" "$GRPC_ON" || failures=$((failures + 1))
 
 echo "-- deploy/ (parsed and checked against this server; nothing is deployed)"
-timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL"
+DEPLOY_GRPC=()
+[ "$GRPC_ON" = on ] && DEPLOY_GRPC=("127.0.0.1:$GPORT")
+timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL" "${DEPLOY_GRPC[@]}"
 rc=$?
 if [ "$rc" = 77 ]; then echo "SKIPPED deploy checks (python3-yaml is missing; scripts/install_deps.sh installs it)"
 elif [ "$rc" != 0 ]; then failures=$((failures + 1)); fi
