@@ -32,7 +32,10 @@ $PY tests/serve/make_serve_repository.py "$WORK/repo" || exit 1
 
 # Whether this tessera was built with gRPC (cmake/serve.cmake).
 GRPC_PORT_ARG=(--grpc-port 0)
-if "$TESSERA" serve --model-repository "$WORK/none" --grpc-port 0 2>&1 | grep -q "gRPC support was not built"; then
+# (The answer is read whole: with pipefail, `tessera ... | grep -q` would take
+# tessera's exit status 2 for the pipeline's.)
+GRPC_PROBE="$("$TESSERA" serve --model-repository "$WORK/none" --grpc-port 0 2>&1)"
+if grep -q "gRPC support was not built" <<<"$GRPC_PROBE"; then
   echo "SKIPPED gRPC checks: this tessera was built without gRPC (libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev)"
   GRPC_PORT_ARG=(--grpc-port off)
 fi
