@@ -2,9 +2,9 @@
 // standard error or appended to a file (--access-log), written whole with
 // one write so that lines of concurrent requests never interleave:
 //
-//   {"time":"2025-01-31T12:00:00.123456Z","transport":"http","model":"add_mul",
-//    "version":"2","id":"req-7","status":200,"batch_size":1,"queue_us":3,
-//    "compute_us":41,"total_us":180,"bytes_in":171,"bytes_out":132}
+//   {"time":"2026-11-28T10:06:10.029436Z","transport":"http","model":"add_mul",
+//    "version":"2","id":"req-7","status":200,"batch_size":1,"queue_us":1,
+//    "compute_us":91,"total_us":236,"bytes_in":198,"bytes_out":137}
 //
 // gRPC lines add "grpc_code"; failed requests add "error".
 #pragma once
