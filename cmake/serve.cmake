@@ -36,20 +36,23 @@ if(TESSERA_SERVE_GRPC)
   endif()
 endif()
 if(TESSERA_SERVE_GRPC_BUILT)
-  set(TESSERA_PROTO ${CMAKE_SOURCE_DIR}/src/serve/proto/grpc_predict_v2.proto)
+  # The Open Inference Protocol's service and gRPC's health checking service.
   set(TESSERA_PROTO_OUT ${CMAKE_BINARY_DIR}/serve_proto)
-  set(TESSERA_PROTO_GENERATED
-      ${TESSERA_PROTO_OUT}/grpc_predict_v2.pb.cc ${TESSERA_PROTO_OUT}/grpc_predict_v2.pb.h
-      ${TESSERA_PROTO_OUT}/grpc_predict_v2.grpc.pb.cc ${TESSERA_PROTO_OUT}/grpc_predict_v2.grpc.pb.h)
-  add_custom_command(
-    OUTPUT ${TESSERA_PROTO_GENERATED}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${TESSERA_PROTO_OUT}
-    COMMAND ${TESSERA_PROTOC} -I${CMAKE_SOURCE_DIR}/src/serve/proto --cpp_out=${TESSERA_PROTO_OUT}
-            --grpc_out=${TESSERA_PROTO_OUT} --plugin=protoc-gen-grpc=${TESSERA_GRPC_CPP_PLUGIN}
-            ${TESSERA_PROTO}
-    DEPENDS ${TESSERA_PROTO}
-    COMMENT "Generating the C++ of the Open Inference Protocol's gRPC service"
-    VERBATIM)
+  set(TESSERA_PROTO_GENERATED)
+  foreach(proto grpc_predict_v2 health)
+    set(generated ${TESSERA_PROTO_OUT}/${proto}.pb.cc ${TESSERA_PROTO_OUT}/${proto}.pb.h
+                  ${TESSERA_PROTO_OUT}/${proto}.grpc.pb.cc ${TESSERA_PROTO_OUT}/${proto}.grpc.pb.h)
+    add_custom_command(
+      OUTPUT ${generated}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${TESSERA_PROTO_OUT}
+      COMMAND ${TESSERA_PROTOC} -I${CMAKE_SOURCE_DIR}/src/serve/proto --cpp_out=${TESSERA_PROTO_OUT}
+              --grpc_out=${TESSERA_PROTO_OUT} --plugin=protoc-gen-grpc=${TESSERA_GRPC_CPP_PLUGIN}
+              ${CMAKE_SOURCE_DIR}/src/serve/proto/${proto}.proto
+      DEPENDS ${CMAKE_SOURCE_DIR}/src/serve/proto/${proto}.proto
+      COMMENT "Generating the C++ of the gRPC service ${proto}.proto"
+      VERBATIM)
+    list(APPEND TESSERA_PROTO_GENERATED ${generated})
+  endforeach()
   file(GLOB TESSERA_SERVE_GRPC_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/serve/grpc/*.cpp)
   # Generated code is not held to the project's warning flags.
   add_library(tessera_serve_proto STATIC ${TESSERA_PROTO_GENERATED})

@@ -14,7 +14,8 @@ namespace tessera::cli {
 int cmd_serve(const std::vector<std::string>& argv) {
   Args args("serve", argv,
             {"--model-repository", "--http-port", "--grpc-port", "--metrics-port", "--host",
-             "--max-body-bytes", "--http-threads", "--grace-seconds"},
+             "--max-body-bytes", "--http-threads", "--grace-seconds", "--access-log",
+             "--repository-poll-secs"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -46,6 +47,11 @@ int cmd_serve(const std::vector<std::string>& argv) {
   if (auto host = args.get("--host")) options.host = *host;
   options.http_threads = args.get_int("--http-threads", 0, 1);
   if (options.http_threads > 1024) throw UsageError("--http-threads must be 1..1024");
+  if (auto log = args.get("--access-log")) {
+    if (log->empty()) throw UsageError("--access-log needs stderr, none or a file");
+    options.access_log = *log;
+  }
+  options.repository_poll_secs = args.get_int("--repository-poll-secs", 0, 0);
   if (args.has("--max-body-bytes")) {
     options.max_body_bytes = static_cast<size_t>(args.get_int("--max-body-bytes", 0, 1));
   }

@@ -92,13 +92,34 @@ Batcher::~Batcher() {
   worker_.join();
 }
 
-std::vector<api::Value> Batcher::run_session(const std::vector<api::Value>& inputs) {
+std::vector<api::Value> Batcher::run_session(const std::vector<api::Value>& inputs, int64_t rows,
+                                             RunTiming& timing) {
   ++executions_;
-  return session_.run(input_names_, inputs, output_names_);
+  size_t bucket = 0;
+  while (bucket < kRowBounds.size() && rows > kRowBounds[bucket]) ++bucket;
+  ++rows_counts_[bucket];
+  rows_total_ += static_cast<uint64_t>(rows);
+  timing.rows = rows;
+  timing.start = std::chrono::steady_clock::now();
+  try {
+    auto out = session_.run(input_names_, inputs, output_names_);
+    timing.end = std::chrono::steady_clock::now();
+    return out;
+  } catch (...) {
+    timing.end = std::chrono::steady_clock::now();
+    throw;
+  }
 }
 
-std::optional<std::vector<api::Value>> Batcher::run(
-    std::vector<api::Value> inputs, std::chrono::steady_clock::time_point deadline) {
+std::vector<uint64_t> Batcher::rows_histogram() const {
+  std::vector<uint64_t> out;
+  for (const auto& c : rows_counts_) out.push_back(c.load());
+  return out;
+}
+
+std::optional<std::vector<api::Value>> Batcher::run(std::vector<api::Value> inputs,
+                                                    std::chrono::steady_clock::time_point deadline,
+                                                    RunTiming* timing) {
   // Shared with the queue: a request that stops waiting leaves it there for
   // the worker to drop.
   auto p = std::make_shared<Pending>();
@@ -119,6 +140,9 @@ std::optional<std::vector<api::Value>> Batcher::run(
     wake_.notify_all();
     return std::nullopt;
   }
+  result.wait();
+  // The worker wrote the timing before it set the result.
+  if (timing) *timing = p->timing;
   return result.get();
 }
 
@@ -177,7 +201,7 @@ void Batcher::drop_abandoned() {
 void Batcher::execute(std::vector<PendingPtr>& group) {
   auto alone = [this](const PendingPtr& p) {
     try {
-      p->done.set_value(run_session(p->inputs));
+      p->done.set_value(run_session(p->inputs, p->batch, p->timing));
     } catch (...) {
       p->done.set_exception(std::current_exception());
     }
@@ -194,9 +218,11 @@ void Batcher::execute(std::vector<PendingPtr>& group) {
       for (const auto& p : group) parts.push_back(&p->inputs[i]);
       joined.push_back(join(parts, input_types_[i]));
     }
-    std::vector<api::Value> outputs = run_session(joined);
     int64_t total = 0;
     for (const auto& p : group) total += p->batch;
+    RunTiming timing;
+    std::vector<api::Value> outputs = run_session(joined, total, timing);
+    for (const auto& p : group) p->timing = timing;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const auto shape = outputs[o].info().shape;
       if (shape.empty() || shape[0] != total)

@@ -12,6 +12,7 @@
 // batch, and run() returns without its outputs (a batch already running
 // with it finishes for the others).
 #pragma once
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -29,8 +30,18 @@
 
 namespace tessera::serve {
 
+// When a request's session run began and ended, and how many rows it held.
+struct RunTiming {
+  std::chrono::steady_clock::time_point start{}, end{};
+  int64_t rows = 0;
+};
+
 class Batcher {
  public:
+  // Upper bounds of the batch-size histogram's buckets (rows per session
+  // run); a last bucket takes the rest.
+  static constexpr std::array<int64_t, 8> kRowBounds = {1, 2, 4, 8, 16, 32, 64, 128};
+
   Batcher(api::Session& session, const std::vector<TensorSpec>& inputs,
           const std::vector<TensorSpec>& outputs, int64_t max_batch_size,
           std::chrono::microseconds max_delay);
@@ -40,11 +51,17 @@ class Batcher {
 
   // Runs one request: `inputs` holds every model input, in the model's
   // order. Returns every model output, in the model's order, or nothing
-  // when `deadline` came first.
+  // when `deadline` came first. `timing` (when given) gets the session run
+  // that computed the request, when one did (also when it failed).
   std::optional<std::vector<api::Value>> run(std::vector<api::Value> inputs,
-                                             std::chrono::steady_clock::time_point deadline);
+                                             std::chrono::steady_clock::time_point deadline,
+                                             RunTiming* timing = nullptr);
   // How many times the session ran (batches and single requests).
   uint64_t executions() const { return executions_; }
+  // Session runs by rows, one count per bucket of kRowBounds and a last for
+  // larger runs; and the rows of all runs together.
+  std::vector<uint64_t> rows_histogram() const;
+  uint64_t rows_total() const { return rows_total_; }
 
  private:
   struct Pending {
@@ -54,6 +71,7 @@ class Batcher {
     std::chrono::steady_clock::time_point arrival;
     std::chrono::steady_clock::time_point deadline;
     std::atomic<bool> abandoned{false};  // its requester stopped waiting
+    RunTiming timing;                    // written before `done` is set
     std::promise<std::vector<api::Value>> done;
   };
   using PendingPtr = std::shared_ptr<Pending>;
@@ -61,7 +79,10 @@ class Batcher {
   void loop();
   void execute(std::vector<PendingPtr>& group);
   void drop_abandoned();  // caller holds mutex_
-  std::vector<api::Value> run_session(const std::vector<api::Value>& inputs);
+  // Runs the session on `inputs` of `rows` rows, noting the run in `timing`
+  // and in the histogram.
+  std::vector<api::Value> run_session(const std::vector<api::Value>& inputs, int64_t rows,
+                                      RunTiming& timing);
 
   api::Session& session_;
   std::vector<std::string> input_names_, output_names_;
@@ -69,6 +90,8 @@ class Batcher {
   int64_t max_batch_;
   std::chrono::microseconds max_delay_;
   std::atomic<uint64_t> executions_{0};
+  std::array<std::atomic<uint64_t>, kRowBounds.size() + 1> rows_counts_{};
+  std::atomic<uint64_t> rows_total_{0};
 
   std::mutex mutex_;
   std::condition_variable wake_;

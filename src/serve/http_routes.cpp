@@ -2,7 +2,6 @@
 
 #include <httplib.h>
 
-#include <chrono>
 #include <nlohmann/json.hpp>
 #include <string_view>
 
@@ -10,6 +9,7 @@
 #include "serve/infer_json.hpp"
 #include "serve/metrics.hpp"
 #include "serve/repository.hpp"
+#include "serve/request_record.hpp"
 #include "serve/serve_error.hpp"
 
 #ifndef TESSERA_SERVE_VERSION
@@ -76,7 +76,7 @@ json tensor_metadata(const std::vector<TensorSpec>& specs) {
 
 // Answers an inference request for `model` named `name`.
 void answer_infer(const httplib::Request& req, httplib::Response& res, const std::string& name,
-                  const LoadedModel& model) {
+                  const LoadedModel& model, RequestTrace& trace) {
   // The binary tensor data extension: the JSON header is the body's
   // first Inference-Header-Content-Length bytes, binary data follows.
   std::string_view body = req.body, binary;
@@ -98,7 +98,7 @@ void answer_infer(const httplib::Request& req, httplib::Response& res, const std
     body = body.substr(0, n);
   }
   const json request = parse_json(body, "model '" + name + "'", false);
-  InferResult result = infer_json(model, request, binary);
+  InferResult result = infer_json(model, request, binary, &trace);
   std::string header = result.header.dump();
   if (result.binary.empty() && binary.empty() && !req.has_header(kHeaderLength)) {
     res.status = 200;
@@ -113,7 +113,7 @@ void answer_infer(const httplib::Request& req, httplib::Response& res, const std
 
 }  // namespace
 
-void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics,
+void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics, AccessLog& log,
                 size_t max_body_bytes) {
   server.set_payload_max_length(max_body_bytes);
   server.set_error_handler([max_body_bytes](const httplib::Request& req, httplib::Response& res) {
@@ -169,23 +169,27 @@ void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics
              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
                res.status = repo.ready(req.matches[1], req.matches[2]) ? 200 : 400;
              }));
-  server.Post(
-      model_route("/infer"),
-      guarded([&repo, &metrics](const httplib::Request& req, httplib::Response& res) {
-        const std::string name = req.matches[1];
-        auto model = repo.find(name, req.matches[2]);
-        const auto start = std::chrono::steady_clock::now();
-        auto seconds = [&start] {
-          return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        };
-        try {
-          answer_infer(req, res, name, *model);
-        } catch (...) {
-          metrics.record(name, model->version, false, seconds());
-          throw;
-        }
-        metrics.record(name, model->version, true, seconds());
-      }));
+  server.Post(model_route("/infer"),
+              [&repo, &metrics, &log](const httplib::Request& req, httplib::Response& res) {
+                RequestRecord record("http", req.matches[1], req.matches[2]);
+                record.bytes_in = req.body.size();
+                try {
+                  auto model = repo.find(record.model, record.version);
+                  record.version = model->version;
+                  record.model_found = true;
+                  answer_infer(req, res, record.model, *model, record.trace);
+                } catch (const ServeError& e) {
+                  record.status = e.status();
+                  record.error = e.what();
+                  send_error(res, e.status(), e.what());
+                } catch (const std::exception& e) {
+                  record.status = 500;
+                  record.error = std::string("internal error: ") + e.what();
+                  send_error(res, 500, record.error);
+                }
+                record.bytes_out = res.body.size();
+                finish_request(record, metrics, log);
+              });
 
   server.Post("/v2/repository/index",
               guarded([&repo](const httplib::Request& req, httplib::Response& res) {

@@ -11,12 +11,14 @@ class Server;
 
 namespace tessera::serve {
 
+class AccessLog;
 class Metrics;
 class ModelRepository;
 
-// The protocol's endpoints; each inference request is counted in `metrics`.
+// The protocol's endpoints; each inference request is counted in `metrics`
+// and written to `log`.
 void add_routes(httplib::Server& server, ModelRepository& repository, Metrics& metrics,
-                size_t max_body_bytes);
+                AccessLog& log, size_t max_body_bytes);
 // GET /metrics (Prometheus text), for the metrics port.
 void add_metrics_routes(httplib::Server& server, const ModelRepository& repository,
                         const Metrics& metrics);

@@ -77,9 +77,13 @@ void read_outputs(const LoadedModel& model, const json& request, InferRequest& o
 
 }  // namespace
 
-InferResult infer_json(const LoadedModel& model, const json& request, std::string_view binary) {
+InferResult infer_json(const LoadedModel& model, const json& request, std::string_view binary,
+                       RequestTrace* trace) {
   const std::string& m = model.name;
   InferRequest req;
+  req.trace = trace;
+  if (trace && request.is_object() && request.contains("id") && request.at("id").is_string())
+    trace->id = request.at("id").get<std::string>();
   if (!request.is_object())
     throw ServeError(400, "model '" + m + "': the request is not a JSON object");
   if (request.contains("id") && !request.at("id").is_string())

@@ -28,7 +28,8 @@ struct InferResult {
 };
 
 // Parses, converts and runs one request (run_inference); throws ServeError.
+// `trace` (when given) gets the request's id and what run_inference notes.
 InferResult infer_json(const LoadedModel& model, const nlohmann::json& request,
-                       std::string_view binary = {});
+                       std::string_view binary = {}, RequestTrace* trace = nullptr);
 
 }  // namespace tessera::serve

@@ -74,6 +74,13 @@ std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest re
   for (const auto& s : model.inputs)
     if (!given.count(s.name))
       throw ServeError(400, "model '" + m + "': input '" + s.name + "' is missing");
+  RequestTrace unused;
+  RequestTrace& trace = request.trace ? *request.trace : unused;
+  trace.batch_size = 1;
+  if (model.config.max_batch_size > 0 && !request.inputs.empty()) {
+    const auto shape = request.inputs[0].info().shape;
+    if (!shape.empty()) trace.batch_size = shape[0];
+  }
 
   std::vector<RequestedOutput> outputs = std::move(request.outputs);
   for (const auto& o : outputs) {
@@ -89,7 +96,21 @@ std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest re
     deadline = std::min(
         deadline, request.arrival + std::chrono::microseconds(model.config.request_timeout_us));
   Admission admission(model);
-  if (Clock::now() >= deadline) throw deadline_error(m, "before it could run");
+  const Clock::time_point admitted = Clock::now();
+  if (admitted >= deadline) throw deadline_error(m, "before it could run");
+  // Notes the session run that computed the request (on every way out).
+  RunTiming timing;
+  struct NoteRun {
+    const RunTiming& timing;
+    Clock::time_point admitted;
+    RequestTrace& trace;
+    ~NoteRun() {
+      if (timing.start == Clock::time_point{}) return;  // no run began
+      trace.run_rows = timing.rows;
+      trace.queue = timing.start - admitted;
+      trace.compute = timing.end - timing.start;
+    }
+  } note{timing, admitted, trace};
 
   std::vector<api::Value> results;
   try {
@@ -100,7 +121,8 @@ std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest re
         for (size_t k = 0; k < model.inputs.size(); ++k)
           if (model.inputs[k].name == request.input_names[i])
             ordered[k] = std::move(request.inputs[i]);
-      std::optional<std::vector<api::Value>> all = model.batcher->run(std::move(ordered), deadline);
+      std::optional<std::vector<api::Value>> all =
+          model.batcher->run(std::move(ordered), deadline, &timing);
       if (!all) throw deadline_error(m, "while it waited for its batch");
       for (const auto& o : outputs)
         for (size_t k = 0; k < model.outputs.size(); ++k)
@@ -108,12 +130,21 @@ std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest re
     } else {
       std::vector<std::string> names;
       for (const auto& o : outputs) names.push_back(o.name);
+      timing.rows = trace.batch_size;
+      timing.start = Clock::now();
+      // The run's end, also when it throws.
+      struct End {
+        RunTiming& timing;
+        ~End() { timing.end = Clock::now(); }
+      };
       if (deadline == Clock::time_point::max()) {
+        End end{timing};
         results = model.session->run(request.input_names, request.inputs, names);
       } else {
         api::RunOptions options;
         const uint64_t timer = RunTimer::instance().arm(deadline, &options);
         try {
+          End end{timing};
           results = model.session->run(request.input_names, request.inputs, names, &options);
         } catch (...) {
           RunTimer::instance().disarm(timer);

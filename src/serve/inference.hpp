@@ -11,6 +11,7 @@
 // tensor and what is wrong.
 #pragma once
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,20 @@
 namespace tessera::serve {
 
 using Clock = std::chrono::steady_clock;
+
+// What became of one request, filled in as far as it got; the metrics and
+// the access log read it once the request is answered.
+struct RequestTrace {
+  std::string id;
+  // Rows the request carries: the first dimension of its first input when
+  // the model has max_batch_size above 0, else 1 (0 before inputs were read).
+  int64_t batch_size = 0;
+  // Rows of the session run that computed it (above batch_size when dynamic
+  // batching joined it with others); 0 when no run began.
+  int64_t run_rows = 0;
+  Clock::duration queue{};    // from admission to the start of its session run
+  Clock::duration compute{};  // its session run
+};
 
 struct RequestedOutput {
   std::string name;
@@ -36,6 +51,7 @@ struct InferRequest {
   // The request's own deadline (its "timeout" parameter, a gRPC deadline);
   // the model's request_timeout_microseconds may set an earlier one.
   Clock::time_point deadline = Clock::time_point::max();
+  RequestTrace* trace = nullptr;  // filled by run_inference when set
 };
 
 struct InferOutput {

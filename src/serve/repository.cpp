@@ -1,5 +1,7 @@
 #include "serve/repository.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -44,9 +46,32 @@ LoadedModel::~LoadedModel() { batcher.reset(); }
 ModelRepository::ModelRepository(api::Env& env, std::string root)
     : env_(env), root_(std::move(root)) {}
 
-ModelRepository::ModelSlot ModelRepository::load_folder(const std::string& name) const {
-  ModelSlot slot;
+ModelRepository::FileStamp ModelRepository::stamp(const std::string& path) {
+  FileStamp s;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return s;
+  s.exists = true;
+  s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  s.size = static_cast<int64_t>(st.st_size);
+  s.inode = static_cast<uint64_t>(st.st_ino);
+  return s;
+}
+
+std::vector<std::string> ModelRepository::model_names() const {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(root_, ec))
+    if (e.is_directory() && is_model_name(e.path().filename().string()))
+      names.push_back(e.path().filename().string());
+  if (ec) throw std::runtime_error("model repository " + root_ + ": " + ec.message());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+ModelRepository::FolderScan ModelRepository::scan_folder(const std::string& name) const {
+  FolderScan scan;
   const fs::path dir = fs::path(root_) / name;
+  scan.config = stamp((dir / "config.json").string());
   std::vector<std::string> found;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
@@ -55,7 +80,59 @@ ModelRepository::ModelSlot ModelRepository::load_folder(const std::string& name)
   std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) {
     return std::stoll(a) < std::stoll(b);
   });
-  if (found.empty()) {
+  for (const auto& v : found)
+    scan.versions.push_back({v, stamp((dir / v / "model.onnx").string())});
+  return scan;
+}
+
+ModelRepository::VersionSlot ModelRepository::load_version(const std::string& name,
+                                                           const std::string& v,
+                                                           const ModelConfig& config,
+                                                           const FileStamp& stamp) const {
+  VersionSlot vs{v, nullptr, "", stamp};
+  const fs::path file = fs::path(root_) / name / v / "model.onnx";
+  try {
+    if (!fs::exists(file)) throw std::runtime_error(file.string() + " does not exist");
+    auto m = std::make_shared<LoadedModel>();
+    m->name = name;
+    m->version = v;
+    m->config = config;
+    m->session = std::make_unique<api::Session>(env_, file.string(), config.session_options());
+    m->inputs = specs(*m->session, true);
+    m->outputs = specs(*m->session, false);
+    if (config.max_queue_delay_us >= 0) {
+      for (const auto& t : m->inputs)
+        if (t.shape.empty() || t.shape[0] >= 0)
+          throw std::runtime_error(
+              "dynamic_batching: input '" + t.name + "' " +
+              (t.shape.empty() ? std::string("is a scalar")
+                               : "has the fixed first dimension " + std::to_string(t.shape[0])) +
+              "; batching joins requests along a dynamic first dimension");
+      m->batcher =
+          std::make_unique<Batcher>(*m->session, m->inputs, m->outputs, config.max_batch_size,
+                                    std::chrono::microseconds(config.max_queue_delay_us));
+    }
+    vs.model = std::move(m);
+    log("model '" + name + "' version " + v + ": loaded from " + file.string());
+  } catch (const std::exception& e) {
+    vs.reason = e.what();
+    log("model '" + name + "' version " + v + ": failed to load: " + vs.reason);
+  }
+  return vs;
+}
+
+ModelRepository::ModelSlot ModelRepository::load_folder(const std::string& name) const {
+  ModelSlot empty;
+  return reload_folder(name, empty, scan_folder(name));
+}
+
+ModelRepository::ModelSlot ModelRepository::reload_folder(const std::string& name,
+                                                          const ModelSlot& old,
+                                                          const FolderScan& now) const {
+  ModelSlot slot;
+  slot.scan = now;
+  const fs::path dir = fs::path(root_) / name;
+  if (now.versions.empty()) {
     slot.reason = "no version folder (" + dir.string() + "/<number>/model.onnx)";
     log("model '" + name + "': " + slot.reason);
     return slot;
@@ -64,84 +141,126 @@ ModelRepository::ModelSlot ModelRepository::load_folder(const std::string& name)
   try {
     config = read_model_config((dir / "config.json").string());
   } catch (const std::exception& e) {
-    slot.reason = e.what();
-    log("model '" + name + "': " + slot.reason);
+    // A config.json that no longer reads leaves what it configured serving.
+    bool serving = false;
+    for (const auto& v : old.versions) serving = serving || v.model != nullptr;
+    if (!serving) {
+      slot.reason = e.what();
+      log("model '" + name + "': " + slot.reason);
+      return slot;
+    }
+    slot.versions = old.versions;
+    for (auto& v : slot.versions)
+      if (v.model) v.reason = std::string("still serving; its new config.json: ") + e.what();
+    log("model '" + name +
+        "': its new config.json does not load; its loaded versions go on: " + e.what());
     return slot;
   }
-  for (const auto& v : found) {
-    VersionSlot vs{v, nullptr, ""};
-    const fs::path file = dir / v / "model.onnx";
-    try {
-      if (!fs::exists(file)) throw std::runtime_error(file.string() + " does not exist");
-      auto m = std::make_shared<LoadedModel>();
-      m->name = name;
-      m->version = v;
-      m->config = config;
-      m->session = std::make_unique<api::Session>(env_, file.string(), config.session_options());
-      m->inputs = specs(*m->session, true);
-      m->outputs = specs(*m->session, false);
-      if (config.max_queue_delay_us >= 0) {
-        for (const auto& t : m->inputs)
-          if (t.shape.empty() || t.shape[0] >= 0)
-            throw std::runtime_error(
-                "dynamic_batching: input '" + t.name + "' " +
-                (t.shape.empty() ? std::string("is a scalar")
-                                 : "has the fixed first dimension " + std::to_string(t.shape[0])) +
-                "; batching joins requests along a dynamic first dimension");
-        m->batcher =
-            std::make_unique<Batcher>(*m->session, m->inputs, m->outputs, config.max_batch_size,
-                                      std::chrono::microseconds(config.max_queue_delay_us));
-      }
-      vs.model = std::move(m);
-      log("model '" + name + "' version " + v + ": loaded from " + file.string());
-    } catch (const std::exception& e) {
-      vs.reason = e.what();
-      log("model '" + name + "' version " + v + ": failed to load: " + vs.reason);
+  // Versions of a folder read before keep what they had when neither their
+  // model.onnx nor the model's config.json changed.
+  const bool config_changed = old.scan.config != now.config || !old.reason.empty();
+  for (const auto& [v, file] : now.versions) {
+    const VersionSlot* before = nullptr;
+    for (const auto& o : old.versions)
+      if (o.version == v) before = &o;
+    if (before && !config_changed && before->file == file) {
+      slot.versions.push_back(*before);
+      continue;
+    }
+    VersionSlot vs = load_version(name, v, config, file);
+    if (!vs.model && before && before->model) {
+      vs.model = before->model;
+      vs.reason = "still serving the model loaded before; the new one failed to load: " + vs.reason;
+      log("model '" + name + "' version " + v + ": the version loaded before goes on serving");
     }
     slot.versions.push_back(std::move(vs));
+  }
+  for (const auto& o : old.versions) {
+    bool kept = false;
+    for (const auto& [v, file] : now.versions) kept = kept || v == o.version;
+    if (!kept) log("model '" + name + "' version " + o.version + ": its folder is gone; unloaded");
   }
   return slot;
 }
 
+ModelRepository::ModelSlot ModelRepository::replace(const std::string& name, ModelSlot slot) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::swap(models_[name], slot);
+  return slot;
+}
+
 void ModelRepository::load_all() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(root_, ec))
-    if (e.is_directory() && is_model_name(e.path().filename().string()))
-      names.push_back(e.path().filename().string());
-  if (ec) throw std::runtime_error("model repository " + root_ + ": " + ec.message());
-  std::sort(names.begin(), names.end());
-  for (const auto& n : names) {
-    ModelSlot s = load_folder(n);
-    std::lock_guard<std::mutex> lock(mutex_);
-    models_[n] = std::move(s);
-  }
+  std::lock_guard<std::mutex> loading(load_mutex_);
+  for (const auto& n : model_names()) replace(n, load_folder(n));
 }
 
 void ModelRepository::load(const std::string& name) {
   if (!is_model_name(name) || !fs::is_directory(fs::path(root_) / name))
     throw ServeError(404, "model '" + name + "' is not in the repository " + root_);
+  std::lock_guard<std::mutex> loading(load_mutex_);
   ModelSlot s = load_folder(name);
   std::string failure = s.reason;
   for (const auto& v : s.versions)
     if (!v.model && failure.empty()) failure = "version " + v.version + ": " + v.reason;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    models_[name] = std::move(s);
-  }
+  replace(name, std::move(s));
   if (!failure.empty()) throw ServeError(400, "failed to load model '" + name + "': " + failure);
 }
 
 void ModelRepository::unload(const std::string& name) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = models_.find(name);
-  if (it == models_.end()) throw ServeError(404, "unknown model '" + name + "'");
-  for (auto& v : it->second.versions) {
-    v.model.reset();
-    v.reason = "unloaded";
+  std::lock_guard<std::mutex> loading(load_mutex_);
+  std::vector<std::shared_ptr<const LoadedModel>> released;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = models_.find(name);
+    if (it == models_.end()) throw ServeError(404, "unknown model '" + name + "'");
+    for (auto& v : it->second.versions) {
+      released.push_back(std::move(v.model));
+      v.model.reset();
+      v.reason = "unloaded";
+    }
+    it->second.unloaded = true;
   }
-  it->second.unloaded = true;
   log("model '" + name + "': unloaded");
+}
+
+void ModelRepository::poll() {
+  std::lock_guard<std::mutex> loading(load_mutex_);
+  std::vector<std::string> names;
+  try {
+    names = model_names();
+  } catch (const std::exception& e) {
+    log(std::string("polling: ") + e.what() + "; the models loaded go on serving");
+    return;
+  }
+  std::vector<ModelSlot> released;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = models_.begin(); it != models_.end();) {
+      if (std::binary_search(names.begin(), names.end(), it->first)) {
+        ++it;
+        continue;
+      }
+      log("model '" + it->first + "': its folder is gone; unloaded");
+      released.push_back(std::move(it->second));
+      it = models_.erase(it);
+    }
+  }
+  for (const auto& name : names) {
+    const FolderScan now = scan_folder(name);
+    ModelSlot old;
+    bool known = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = models_.find(name);
+      if (it != models_.end()) {
+        known = true;
+        old = it->second;
+      }
+    }
+    if (known && (old.unloaded || old.scan == now)) continue;
+    if (!known) log("model '" + name + "': new in the repository");
+    released.push_back(replace(name, reload_folder(name, old, now)));
+  }
 }
 
 const ModelRepository::ModelSlot& ModelRepository::slot(const std::string& name) const {

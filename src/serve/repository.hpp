@@ -9,6 +9,13 @@
 // Loads and unloads swap whole models under a lock; a request holds its
 // model (shared_ptr) for its run, so an unload never pulls a session from
 // under a run in progress.
+//
+// poll() brings the served models in line with the folder: new models and
+// versions are loaded, versions whose model.onnx changed (or all of a
+// model's, when its config.json changed) are loaded again and swapped in,
+// and models and versions whose folders are gone are unloaded. A file is
+// changed when its modification time, size or inode is; a replacement that
+// fails to load leaves the version it would replace serving.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -65,6 +72,10 @@ class ModelRepository {
   void load(const std::string& name);
   // Unloads a model (its runs in progress finish); 404 when unknown.
   void unload(const std::string& name);
+  // Reads the repository folder again and loads, reloads and unloads what
+  // changed since the last load or poll (above). Models unloaded on request
+  // are left alone while their folder exists.
+  void poll();
 
   // The model to serve for `version` ("" for the highest loaded); throws
   // ServeError 404 for an unknown model or version, 503 for one that is not
@@ -83,22 +94,54 @@ class ModelRepository {
   std::vector<std::string> versions(const std::string& name) const;
 
  private:
+  // What tells a file's versions apart.
+  struct FileStamp {
+    bool exists = false;
+    int64_t mtime_ns = 0;
+    int64_t size = 0;
+    uint64_t inode = 0;
+    bool operator==(const FileStamp&) const = default;
+  };
+  // A model folder as it was read: its config.json and each version's
+  // model.onnx, ascending by version number.
+  struct FolderScan {
+    FileStamp config;
+    std::vector<std::pair<std::string, FileStamp>> versions;
+    bool operator==(const FolderScan&) const = default;
+  };
   struct VersionSlot {
     std::string version;
     std::shared_ptr<const LoadedModel> model;  // null when not loaded
     std::string reason;
+    FileStamp file;  // the model.onnx last read for it
   };
   struct ModelSlot {
     std::vector<VersionSlot> versions;  // ascending by number
     std::string reason;                 // set when the folder itself is unusable
     bool unloaded = false;              // unloaded on request
+    FolderScan scan;                    // the folder as last read
   };
 
+  // The stamp of the file at `path` (exists: false when it cannot be read).
+  static FileStamp stamp(const std::string& path);
+  std::vector<std::string> model_names() const;  // the model folders, sorted
+  FolderScan scan_folder(const std::string& name) const;
+  VersionSlot load_version(const std::string& name, const std::string& version,
+                           const ModelConfig& config, const FileStamp& file) const;
   ModelSlot load_folder(const std::string& name) const;
+  // `old` brought in line with `now`: what did not change is kept.
+  ModelSlot reload_folder(const std::string& name, const ModelSlot& old,
+                          const FolderScan& now) const;
+  // Puts `slot` in place of `name`'s, and returns what it replaced, to be
+  // released after the lock (a model's release may wait for its batch).
+  ModelSlot replace(const std::string& name, ModelSlot slot);
   const ModelSlot& slot(const std::string& name) const;  // caller holds mutex_
 
   api::Env& env_;
   std::string root_;
+  // Held through every load, reload and unload, so that they apply in turn;
+  // requests take only mutex_.
+  std::mutex load_mutex_;
   mutable std::mutex mutex_;
   std::map<std::string, ModelSlot> models_;
 };

@@ -7,13 +7,17 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <iostream>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #ifdef TESSERA_SERVE_GRPC
 #include "serve/grpc/grpc_server.hpp"
 #endif
+#include "serve/access_log.hpp"
 #include "serve/http_routes.hpp"
 #include "serve/metrics.hpp"
 #include "serve/repository.hpp"
@@ -60,6 +64,13 @@ int serve(const ServeOptions& options) {
   sigaction(SIGTERM, &action, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
+  std::unique_ptr<AccessLog> access_log;
+  try {
+    access_log = std::make_unique<AccessLog>(options.access_log);
+  } catch (const std::exception& e) {
+    std::cerr << "tessera serve: " << e.what() << "\n";
+    return 1;
+  }
   api::Env env(ORT_LOGGING_LEVEL_WARNING, "tessera-serve");
   ModelRepository repo(env, options.model_repository);
   repo.load_all();
@@ -70,7 +81,7 @@ int serve(const ServeOptions& options) {
 
   Metrics metrics;
   httplib::Server server;
-  add_routes(server, repo, metrics, options.max_body_bytes);
+  add_routes(server, repo, metrics, *access_log, options.max_body_bytes);
   // cpp-httplib writes a response's headers and body separately; with
   // Nagle's algorithm the body then waits for the client's delayed ACK,
   // about 40 ms a request.
@@ -91,8 +102,8 @@ int serve(const ServeOptions& options) {
 #ifdef TESSERA_SERVE_GRPC
   std::unique_ptr<GrpcServer> grpc_server;
   if (options.grpc_port >= 0) {
-    grpc_server =
-        GrpcServer::start(options.host, options.grpc_port, repo, metrics, options.max_body_bytes);
+    grpc_server = GrpcServer::start(options.host, options.grpc_port, repo, metrics, *access_log,
+                                    options.max_body_bytes);
     if (!grpc_server) return 1;
   }
 #else
@@ -115,6 +126,30 @@ int serve(const ServeOptions& options) {
     metrics_thread = std::thread([&metrics_server, &metrics_over] {
       metrics_server.listen_after_bind();
       metrics_over = true;
+    });
+  }
+
+  // Polling the repository: a thread that wakes every period, or at once to
+  // end when the server stops.
+  std::mutex poll_mutex;
+  std::condition_variable poll_wake;
+  bool poll_over = false;
+  std::thread poller;
+  if (options.repository_poll_secs > 0) {
+    std::cout << "tessera serve: polling the model repository every "
+              << options.repository_poll_secs << " s" << std::endl;
+    poller = std::thread([&] {
+      std::unique_lock<std::mutex> lock(poll_mutex);
+      while (!poll_wake.wait_for(lock, std::chrono::seconds(options.repository_poll_secs),
+                                 [&] { return poll_over; })) {
+        lock.unlock();
+        try {
+          repo.poll();
+        } catch (const std::exception& e) {
+          std::cerr << "tessera serve: polling the model repository: " << e.what() << std::endl;
+        }
+        lock.lock();
+      }
     });
   }
 
@@ -141,6 +176,14 @@ int serve(const ServeOptions& options) {
   listening_over = true;
   on_stop_signal(0);  // wakes the stopper when listening ended by itself
   stopper.join();
+  if (poller.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(poll_mutex);
+      poll_over = true;
+    }
+    poll_wake.notify_all();
+    poller.join();
+  }
   if (metrics_thread.joinable()) {
     // stop() does nothing before listening began: repeat until it ends.
     while (!metrics_over) {

@@ -28,6 +28,12 @@ struct ServeOptions {
   // what is left of them is cancelled (gRPC; HTTP requests in flight always
   // finish).
   int grace_seconds = 30;
+  // Where each inference request's access-log line goes: "stderr", "none"
+  // or a file to append to (access_log.hpp).
+  std::string access_log = "stderr";
+  // Every this many seconds the repository folder is read again and the
+  // models brought in line with it (ModelRepository::poll); 0: never.
+  int repository_poll_secs = 0;
 };
 
 // Serves until a stop signal; returns the process exit status.

@@ -8,7 +8,10 @@ Service; each probe path must be one the running server answers (asked of
 the server at URL); and the Dockerfile must call the scripts that exist,
 build where scripts/build.sh builds, and copy files that exist.
 
-Usage: test_deploy.py TESSERA URL
+A gRPC probe must name the gRPC port and, when the server serves gRPC
+(GRPC_ADDRESS given), be answered by its grpc.health.v1.Health.Check.
+
+Usage: test_deploy.py TESSERA URL [GRPC_ADDRESS]
 Exit status 77 (printed as SKIPPED) when python3-yaml is missing."""
 import pathlib
 import re
@@ -16,6 +19,7 @@ import subprocess
 import sys
 
 TESSERA, URL = sys.argv[1], sys.argv[2]
+GRPC_ADDRESS = sys.argv[3] if len(sys.argv) > 3 else None
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
@@ -91,7 +95,36 @@ check("the Dockerfile's ports are the defaults",
       all(int(docker_flags[f]) == p for f, p in DEFAULTS.items()), docker_flags)
 
 
+def health_check(service):
+    """grpc.health.v1.Health/Check of `service` at GRPC_ADDRESS: the status
+    number (1 SERVING, 2 NOT_SERVING), or the error's code name. The two
+    messages are one string field and one enum field, encoded here by hand
+    (field 1, wire types 2 and 0) so that no stubs are needed."""
+    import grpc
+    name = service.encode()
+    request = b"\x0a" + bytes([len(name)]) + name if name else b""
+    with grpc.insecure_channel(GRPC_ADDRESS) as channel:
+        check_rpc = channel.unary_unary("/grpc.health.v1.Health/Check")
+        try:
+            answer = check_rpc(request, timeout=30)
+        except grpc.RpcError as e:
+            return e.code().name
+    return answer[1] if answer[:1] == b"\x08" else 0
+
+
 def check_probe(where, probe, ports, want):
+    if "grpc" in probe:
+        port = ports.get(probe["grpc"]["port"], probe["grpc"]["port"])
+        check(f"{where}: gRPC probe on the gRPC port", port == ports["--grpc-port"],
+              (port, ports))
+        if GRPC_ADDRESS is None:
+            print(f"SKIPPED {where}: gRPC probe not asked (this server serves no gRPC)")
+            return
+        status = health_check(probe["grpc"].get("service", ""))
+        # SERVING or, while a model is not loaded, NOT_SERVING: the service exists.
+        check(f"{where}: gRPC probe answered by Health.Check ({status})", status in (1, 2),
+              status)
+        return
     get = probe["httpGet"]
     port = ports.get(get["port"], get["port"])
     r = requests.get(URL + get["path"], timeout=30)
@@ -151,7 +184,11 @@ check("the Service's target ports are the container's named ports",
       targets == set(named), targets)
 
 runtime = docs["ServingRuntime"]
-check_container("ServingRuntime", runtime["spec"]["containers"][0], "/mnt/models")
+runtime_flags, runtime_ports = check_container("ServingRuntime", runtime["spec"]["containers"][0],
+                                               "/mnt/models")
+check("the ServingRuntime exposes its gRPC port as h2c (KServe's name for gRPC)",
+      runtime_ports.get("h2c") == int(runtime_flags.get("--grpc-port", DEFAULTS["--grpc-port"])),
+      runtime_ports)
 check("the ServingRuntime speaks v2 over HTTP and gRPC",
       {"v2", "grpc-v2"} <= set(runtime["spec"]["protocolVersions"]))
 isvc = docs["InferenceService"]["spec"]["predictor"]["model"]

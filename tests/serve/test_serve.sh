@@ -3,7 +3,9 @@
 # (make_serve_repository.py), starts the server on free loopback ports, checks
 # HTTP with curl and with Python `requests` (test_serve.py) and gRPC with a
 # generated Python client (test_serve_grpc.py; skipped, saying so, when this
-# tessera or this machine lacks gRPC), stops it with SIGTERM and checks the log.
+# tessera or this machine lacks gRPC), checks the access log, the histograms
+# and repository polling (test_serve_ops.py, which starts a polling server of
+# its own), stops it with SIGTERM and checks the log.
 # Bounded: the server runs under `timeout`, each client call has its own.
 # Usage: bash tests/serve/test_serve.sh [BUILD_DIR]
 set -uo pipefail
@@ -30,13 +32,17 @@ $PY tests/serve/make_serve_repository.py "$WORK/repo" || exit 1
 
 # Whether this tessera was built with gRPC (cmake/serve.cmake).
 GRPC_PORT_ARG=(--grpc-port 0)
-if "$TESSERA" serve --model-repository "$WORK/none" --grpc-port 0 2>&1 | grep -q "gRPC support was not built"; then
+# (The answer is read whole: with pipefail, `tessera ... | grep -q` would take
+# tessera's exit status 2 for the pipeline's.)
+GRPC_PROBE="$("$TESSERA" serve --model-repository "$WORK/none" --grpc-port 0 2>&1)"
+if grep -q "gRPC support was not built" <<<"$GRPC_PROBE"; then
   echo "SKIPPED gRPC checks: this tessera was built without gRPC (libgrpc++-dev, protobuf-compiler-grpc, libprotobuf-dev)"
   GRPC_PORT_ARG=(--grpc-port off)
 fi
 
 timeout 600 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
   "${GRPC_PORT_ARG[@]}" --metrics-port 0 --max-body-bytes 1048576 --http-threads 12 \
+  --access-log "$WORK/access.log" \
   >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 PORT=""
@@ -108,8 +114,16 @@ if [ "${GRPC_PORT_ARG[1]}" = 0 ]; then
   fi
 fi
 
+echo "-- operations: access log, histograms, memory, repository polling"
+GRPC_ON=off
+[ "${GRPC_PORT_ARG[1]}" = 0 ] && [ "${GRPC_SKIPPED:-0}" = 0 ] && GRPC_ON=on
+timeout 300 $PY tests/serve/test_serve_ops.py "$URL" "$METRICS" "$WORK/access.log" "$TESSERA" \
+  "$WORK" "$GRPC_ON" || failures=$((failures + 1))
+
 echo "-- deploy/ (parsed and checked against this server; nothing is deployed)"
-timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL"
+DEPLOY_GRPC=()
+[ "$GRPC_ON" = on ] && DEPLOY_GRPC=("127.0.0.1:$GPORT")
+timeout 120 $PY tests/serve/test_deploy.py "$TESSERA" "$URL" "${DEPLOY_GRPC[@]}"
 rc=$?
 if [ "$rc" = 77 ]; then echo "SKIPPED deploy checks (python3-yaml is missing; scripts/install_deps.sh installs it)"
 elif [ "$rc" != 0 ]; then failures=$((failures + 1)); fi

@@ -38,10 +38,10 @@ except ImportError as e:
     sys.exit(SKIP)
 
 
-def generate_stubs(out):
-    """The client modules, generated into `out` from the service definition."""
+def generate_stubs(out, name):
+    """The client modules of src/serve/proto/NAME.proto, generated into `out`."""
     out.mkdir(parents=True, exist_ok=True)
-    proto = str(PROTO / "grpc_predict_v2.proto")
+    proto = str(PROTO / f"{name}.proto")
     tools = subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{PROTO}",
                             f"--python_out={out}", f"--grpc_python_out={out}", proto],
                            capture_output=True, text=True)
@@ -54,14 +54,16 @@ def generate_stubs(out):
             sys.exit(SKIP)
         subprocess.run([protoc, f"-I{PROTO}", f"--python_out={out}", f"--grpc_out={out}",
                         f"--plugin=protoc-gen-grpc={plugin}", proto], check=True)
-    sys.path.insert(0, str(out))
-    return (importlib.import_module("grpc_predict_v2_pb2"),
-            importlib.import_module("grpc_predict_v2_pb2_grpc"))
+    if str(out) not in sys.path:
+        sys.path.insert(0, str(out))
+    return (importlib.import_module(f"{name}_pb2"), importlib.import_module(f"{name}_pb2_grpc"))
 
 
-pb, pb_grpc = generate_stubs(WORK / "grpc_client")
+pb, pb_grpc = generate_stubs(WORK / "grpc_client", "grpc_predict_v2")
+health_pb, health_grpc = generate_stubs(WORK / "grpc_client", "health")
 channel = grpc.insecure_channel(ADDRESS)
 stub = pb_grpc.GRPCInferenceServiceStub(channel)
+health_stub = health_grpc.HealthStub(channel)
 failures = []
 
 
@@ -439,6 +441,43 @@ def repository():
           r is not None and not r.ready, r)
 
 
+def health():
+    """grpc.health.v1.Health: the server, the inference service and each model."""
+    Status = health_pb.HealthCheckResponse.ServingStatus
+    ready = stub.ServerReady(pb.ServerReadyRequest(), timeout=TIMEOUT).ready
+    want = Status.Name(Status.SERVING if ready else Status.NOT_SERVING)
+    for service in ("", "inference.GRPCInferenceService"):
+        r, err = call(health_stub.Check, health_pb.HealthCheckRequest(service=service))
+        check(f"Health.Check('{service}') is {want}, as ServerReady says ({ready})",
+              err is None and Status.Name(r.status) == want, err or r)
+    r, err = call(health_stub.Check, health_pb.HealthCheckRequest(service="add_mul"))
+    check("Health.Check of a loaded model is SERVING",
+          err is None and r.status == Status.SERVING, err or r)
+    r, err = call(health_stub.Check, health_pb.HealthCheckRequest(service="broken"))
+    check("Health.Check of a model that failed to load is NOT_SERVING",
+          err is None and r.status == Status.NOT_SERVING, err or r)
+    expect_status("Health.Check of an unknown service", health_stub.Check,
+                  health_pb.HealthCheckRequest(service="nosuch"), grpc.StatusCode.NOT_FOUND,
+                  "nosuch")
+    # Watch follows a model through an unload and a load.
+    stream = health_stub.Watch(health_pb.HealthCheckRequest(service="int64_add"), timeout=TIMEOUT)
+    seen = [Status.Name(next(stream).status)]
+    stub.RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="int64_add"),
+                               timeout=TIMEOUT)
+    seen.append(Status.Name(next(stream).status))
+    stub.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="int64_add"),
+                             timeout=TIMEOUT)
+    seen.append(Status.Name(next(stream).status))
+    stream.cancel()
+    check("Health.Watch sends SERVING, NOT_SERVING on unload, SERVING on load",
+          seen == ["SERVING", "NOT_SERVING", "SERVING"], seen)
+    stream = health_stub.Watch(health_pb.HealthCheckRequest(service="nosuch"), timeout=TIMEOUT)
+    first = Status.Name(next(stream).status)
+    stream.cancel()
+    check("Health.Watch of an unknown service sends SERVICE_UNKNOWN", first == "SERVICE_UNKNOWN",
+          first)
+
+
 def drain(server_pid):
     import os
     import signal
@@ -450,7 +489,21 @@ def drain(server_pid):
                                     "name": "x", "shape": [1, 2], "datatype": "FP32",
                                     "data": [1, 2]}]})
         wait_in_flight("slow_batched", 2)  # both wait for their batch now
+        watch = health_stub.Watch(health_pb.HealthCheckRequest(service=""), timeout=TIMEOUT)
+        first = next(watch).status
+        start = time.monotonic()
         os.kill(server_pid, signal.SIGTERM)
+        statuses = [first]
+        try:
+            statuses += [r.status for r in watch]  # until the server ends the stream
+            ended = "OK"
+        except grpc.RpcError as e:
+            ended = e.code().name
+        seconds = time.monotonic() - start
+        Status = health_pb.HealthCheckResponse.ServingStatus
+        check(f"a Health.Watch open at SIGTERM ends with NOT_SERVING ({seconds:.2f} s, not the 30 s grace)",
+              statuses[-1] == Status.NOT_SERVING and ended == "OK" and seconds < 5,
+              (statuses, ended, seconds))
         r, err = over_grpc.result()
         check("a gRPC request in flight at SIGTERM is answered",
               err is None and np.allclose(output_array(r, 0), [[2, 4]]), err)
@@ -469,6 +522,7 @@ demo_and_outputs()
 errors()
 batching()
 overload_and_deadlines()
+health()
 repository()
 print(f"grpc: {len(failures)} failed" if failures else "all gRPC serving checks passed")
 sys.exit(1 if failures else 0)

@@ -7,9 +7,11 @@
 
 #include "serve/datatype.hpp"
 #include "serve/grpc/grpc_tensors.hpp"
+#include "serve/grpc/health_service.hpp"
 #include "serve/inference.hpp"
 #include "serve/metrics.hpp"
 #include "serve/repository.hpp"
+#include "serve/request_record.hpp"
 #include "serve/serve_error.hpp"
 #include "serve/tensor_bytes.hpp"
 
@@ -40,16 +42,49 @@ grpc::StatusCode status_code(ErrorCode code) {
   return grpc::StatusCode::INTERNAL;
 }
 
-// Runs `body`, turning every failure into the call's status.
+// The name of the status codes an inference call can end with.
+const char* code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    default:
+      return "INTERNAL";
+  }
+}
+
+// Runs `body`, turning every failure into the call's status; `record`
+// (when given) gets the failure.
 template <typename F>
-grpc::Status guarded(F body) {
+grpc::Status guarded(F body, RequestRecord* record = nullptr) {
   try {
     body();
+    if (record) record->grpc_code = "OK";
     return grpc::Status::OK;
   } catch (const ServeError& e) {
+    if (record) {
+      record->status = e.status();
+      record->error = e.what();
+      record->grpc_code = code_name(status_code(e.code()));
+    }
     return grpc::Status(status_code(e.code()), e.what());
   } catch (const std::exception& e) {
-    return grpc::Status(grpc::StatusCode::INTERNAL, std::string("internal error: ") + e.what());
+    const std::string message = std::string("internal error: ") + e.what();
+    if (record) {
+      record->status = 500;
+      record->error = message;
+      record->grpc_code = code_name(grpc::StatusCode::INTERNAL);
+    }
+    return grpc::Status(grpc::StatusCode::INTERNAL, message);
   }
 }
 
@@ -124,7 +159,8 @@ void read_inputs(const LoadedModel& model, const pb::ModelInferRequest& request,
 
 class Service final : public pb::GRPCInferenceService::Service {
  public:
-  Service(ModelRepository& repo, Metrics& metrics) : repo_(repo), metrics_(metrics) {}
+  Service(ModelRepository& repo, Metrics& metrics, AccessLog& log)
+      : repo_(repo), metrics_(metrics), log_(log) {}
 
   grpc::Status ServerLive(grpc::ServerContext*, const pb::ServerLiveRequest*,
                           pb::ServerLiveResponse* response) override {
@@ -164,22 +200,22 @@ class Service final : public pb::GRPCInferenceService::Service {
 
   grpc::Status ModelInfer(grpc::ServerContext* context, const pb::ModelInferRequest* request,
                           pb::ModelInferResponse* response) override {
-    return guarded([&] {
-      if (request->model_name().empty())
-        throw ServeError(400, "ModelInferRequest: model_name is empty");
-      auto model = repo_.find(request->model_name(), request->model_version());
-      const auto start = Clock::now();
-      auto seconds = [&start] {
-        return std::chrono::duration<double>(Clock::now() - start).count();
-      };
-      try {
-        infer(*model, *context, *request, *response);
-      } catch (...) {
-        metrics_.record(model->name, model->version, false, seconds());
-        throw;
-      }
-      metrics_.record(model->name, model->version, true, seconds());
-    });
+    RequestRecord record("grpc", request->model_name(), request->model_version());
+    record.bytes_in = request->ByteSizeLong();
+    record.trace.id = request->id();
+    grpc::Status status = guarded(
+        [&] {
+          if (request->model_name().empty())
+            throw ServeError(400, "ModelInferRequest: model_name is empty");
+          auto model = repo_.find(request->model_name(), request->model_version());
+          record.version = model->version;
+          record.model_found = true;
+          infer(*model, *context, *request, *response, record.trace);
+        },
+        &record);
+    if (status.ok()) record.bytes_out = response->ByteSizeLong();
+    finish_request(record, metrics_, log_);
+    return status;
   }
 
   grpc::Status RepositoryIndex(grpc::ServerContext*, const pb::RepositoryIndexRequest* request,
@@ -210,9 +246,11 @@ class Service final : public pb::GRPCInferenceService::Service {
 
  private:
   static void infer(const LoadedModel& model, const grpc::ServerContext& context,
-                    const pb::ModelInferRequest& request, pb::ModelInferResponse& response) {
+                    const pb::ModelInferRequest& request, pb::ModelInferResponse& response,
+                    RequestTrace& trace) {
     InferRequest req;
     req.id = request.id();
+    req.trace = &trace;
     req.deadline = call_deadline(context);
     read_parameters(model, request, req);
     read_inputs(model, request, req);
@@ -247,16 +285,22 @@ class Service final : public pb::GRPCInferenceService::Service {
 
   ModelRepository& repo_;
   Metrics& metrics_;
+  AccessLog& log_;
 };
 
 class Server final : public GrpcServer {
  public:
-  Server(std::unique_ptr<Service> service, std::unique_ptr<grpc::Server> server, int port)
-      : service_(std::move(service)), server_(std::move(server)), port_(port) {}
+  Server(std::unique_ptr<Service> service, std::unique_ptr<HealthService> health,
+         std::unique_ptr<grpc::Server> server, int port)
+      : service_(std::move(service)),
+        health_(std::move(health)),
+        server_(std::move(server)),
+        port_(port) {}
   ~Server() override { shutdown(std::chrono::milliseconds(0)); }
   int port() const override { return port_; }
   void shutdown(std::chrono::milliseconds grace) override {
     if (!server_) return;
+    health_->stop();
     server_->Shutdown(std::chrono::system_clock::now() + grace);
     server_->Wait();
     server_.reset();
@@ -264,6 +308,7 @@ class Server final : public GrpcServer {
 
  private:
   std::unique_ptr<Service> service_;
+  std::unique_ptr<HealthService> health_;
   std::unique_ptr<grpc::Server> server_;
   int port_;
 };
@@ -272,8 +317,9 @@ class Server final : public GrpcServer {
 
 std::unique_ptr<GrpcServer> GrpcServer::start(const std::string& host, int port,
                                               ModelRepository& repository, Metrics& metrics,
-                                              size_t max_message_bytes) {
-  auto service = std::make_unique<Service>(repository, metrics);
+                                              AccessLog& log, size_t max_message_bytes) {
+  auto service = std::make_unique<Service>(repository, metrics, log);
+  auto health = std::make_unique<HealthService>(repository);
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
@@ -282,12 +328,13 @@ std::unique_ptr<GrpcServer> GrpcServer::start(const std::string& host, int port,
       std::min<size_t>(max_message_bytes, static_cast<size_t>(std::numeric_limits<int>::max()))));
   builder.SetMaxSendMessageSize(-1);
   builder.RegisterService(service.get());
+  builder.RegisterService(health.get());
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || bound == 0) {
     std::cerr << "tessera serve: cannot listen for gRPC on " << host << ":" << port << "\n";
     return nullptr;
   }
-  return std::make_unique<Server>(std::move(service), std::move(server), bound);
+  return std::make_unique<Server>(std::move(service), std::move(health), std::move(server), bound);
 }
 
 }  // namespace tessera::serve
