@@ -7,15 +7,27 @@
 # they are current).
 include(cmake/provider_modules.cmake)
 
+# The C API's objects, compiled once: libtessera.so is made of them, and the
+# Python extension carries them too (register_custom_ops_library loads
+# custom-op libraries through the C ABI).
 file(GLOB TESSERA_CAPI_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/src/capi/*.cpp)
-add_library(tessera_shared SHARED ${TESSERA_CAPI_SOURCES})
+add_library(tessera_capi_objects OBJECT ${TESSERA_CAPI_SOURCES})
+set_target_properties(tessera_capi_objects PROPERTIES
+  POSITION_INDEPENDENT_CODE ON
+  CXX_VISIBILITY_PRESET hidden
+  VISIBILITY_INLINES_HIDDEN ON)
+target_include_directories(tessera_capi_objects PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
+if(NOT TESSERA_SANITIZE)
+  target_compile_options(tessera_capi_objects PRIVATE -O2)
+endif()
+
+add_library(tessera_shared SHARED $<TARGET_OBJECTS:tessera_capi_objects>)
 set_target_properties(tessera_shared PROPERTIES
   OUTPUT_NAME tessera
   VERSION ${PROJECT_VERSION}
   SOVERSION ${PROJECT_VERSION_MAJOR}
   CXX_VISIBILITY_PRESET hidden
   VISIBILITY_INLINES_HIDDEN ON)
-target_include_directories(tessera_shared PRIVATE ${CMAKE_SOURCE_DIR}/src ${CMAKE_SOURCE_DIR}/include)
 target_link_libraries(tessera_shared PRIVATE tessera_core ${CMAKE_DL_LIBS})
 if(TESSERA_PROVIDER_MODULE_TARGETS)
   # Built with the library, though nothing links them: the core loads them.
@@ -25,9 +37,6 @@ set(TESSERA_CAPI_MAP ${CMAKE_SOURCE_DIR}/src/capi/libtessera.map)
 target_link_options(tessera_shared PRIVATE -Wl,--version-script=${TESSERA_CAPI_MAP}
                     -Wl,--no-undefined)
 set_property(TARGET tessera_shared APPEND PROPERTY LINK_DEPENDS ${TESSERA_CAPI_MAP})
-if(NOT TESSERA_SANITIZE)
-  target_compile_options(tessera_shared PRIVATE -O2)
-endif()
 
 # build/compat/libonnxruntime.so.1 -> libtessera.so.<major>
 add_custom_command(TARGET tessera_shared POST_BUILD

@@ -29,7 +29,7 @@ target_include_directories(tessera_shared INTERFACE
 # libtessera.a: the runtime's objects and the C API's, with no new
 # compilation. Everything the runtime links (threads, the image codecs, the
 # built-in providers' libraries, by full path) is its link interface.
-add_library(tessera_static STATIC $<TARGET_OBJECTS:tessera> $<TARGET_OBJECTS:tessera_shared>)
+add_library(tessera_static STATIC $<TARGET_OBJECTS:tessera> $<TARGET_OBJECTS:tessera_capi_objects>)
 set_target_properties(tessera_static PROPERTIES
   OUTPUT_NAME tessera
   EXPORT_NAME tessera_static

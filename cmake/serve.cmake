@@ -64,5 +64,5 @@ if(TESSERA_SERVE_GRPC_BUILT)
   target_link_libraries(tessera_serve PUBLIC tessera_serve_proto)
 endif()
 
-target_sources(tessera_cli PRIVATE $<TARGET_OBJECTS:tessera_shared>)
+target_sources(tessera_cli PRIVATE $<TARGET_OBJECTS:tessera_capi_objects>)
 target_link_libraries(tessera_cli PRIVATE tessera_serve)

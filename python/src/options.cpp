@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include "bindings.hpp"
+#include "custom_op_library.hpp"
 #include "lora.hpp"
 
 namespace tessera::python {
@@ -59,6 +60,10 @@ void bind_session_options(py::module_& m) {
   c.def_readwrite("enable_mem_reuse", &O::enable_mem_reuse);
   c.def_readwrite("use_deterministic_compute", &O::use_deterministic_compute);
   option(c, "use_per_session_threads", &SessionOptions::use_per_session_threads);
+  c.def(
+      "register_custom_ops_library",
+      [](O& o, const std::string& path) { register_custom_ops_library(o.options, path); },
+      py::arg("library_path"));
   c.def("add_session_config_entry", [](O& o, const std::string& key, const std::string& value) {
     o.options.config_entries[key] = value;
   });
