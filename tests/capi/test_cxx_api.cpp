@@ -91,3 +91,17 @@ TEST(CxxApi, DevicesAndSharedAllocators) {
   }
   EXPECT_TRUE(cpu);
 }
+
+TEST(CxxApi, SessionsShareTheGlobalThreadPools) {
+  // The first environment of this test's process: it makes the global pools.
+  api::Env env = api::Env::with_global_thread_pools(2, 1);
+  api::Session session(env, capi_test::model_path("add_mul.onnx"),
+                       api::SessionOptions().disable_per_session_threads());
+  std::vector<float> x = {1, 2, 3}, y = {4, 5, 6};
+  std::vector<api::Value> inputs;
+  inputs.push_back(api::Value::tensor(api::MemoryInfo::cpu(), x.data(), x.size(), {1, 3}));
+  inputs.push_back(api::Value::tensor(api::MemoryInfo::cpu(), y.data(), y.size(), {1, 3}));
+  auto outputs = session.run({"x", "y"}, inputs, {"sum"});
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].to_vector<float>(), (std::vector<float>{5, 7, 9}));
+}

@@ -54,6 +54,7 @@ struct Release {
   void operator()(OrtIoBinding* p) const noexcept { c_api().ReleaseIoBinding(p); }
   void operator()(OrtModelMetadata* p) const noexcept { c_api().ReleaseModelMetadata(p); }
   void operator()(OrtKeyValuePairs* p) const noexcept { c_api().ReleaseKeyValuePairs(p); }
+  void operator()(OrtThreadingOptions* p) const noexcept { c_api().ReleaseThreadingOptions(p); }
 };
 
 template <typename T>

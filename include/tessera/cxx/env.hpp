@@ -78,6 +78,23 @@ class Env {
     check(c_api().CreateEnv(level, log_id.c_str(), &e));
     h_.reset(e);
   }
+  // The environment with process-wide thread pools (0 threads: one per
+  // core), which sessions whose options call disable_per_session_threads()
+  // share. The first creator of the process's environment sets them.
+  static Env with_global_thread_pools(int intra_op_threads, int inter_op_threads,
+                                      bool allow_spinning = true,
+                                      OrtLoggingLevel level = ORT_LOGGING_LEVEL_WARNING,
+                                      const std::string& log_id = "tessera") {
+    OrtThreadingOptions* t = nullptr;
+    check(c_api().CreateThreadingOptions(&t));
+    Owned<OrtThreadingOptions> threads(t);
+    check(c_api().SetGlobalIntraOpNumThreads(t, intra_op_threads));
+    check(c_api().SetGlobalInterOpNumThreads(t, inter_op_threads));
+    check(c_api().SetGlobalSpinControl(t, allow_spinning ? 1 : 0));
+    OrtEnv* e = nullptr;
+    check(c_api().CreateEnvWithGlobalThreadPools(level, log_id.c_str(), t, &e));
+    return Env(e);
+  }
   OrtEnv* get() const noexcept { return h_.get(); }
 
   std::vector<EpDevice> ep_devices() const {
@@ -103,6 +120,7 @@ class Env {
   }
 
  private:
+  explicit Env(OrtEnv* e) { h_.reset(e); }
   Owned<OrtEnv> h_;
 };
 

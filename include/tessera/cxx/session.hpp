@@ -19,6 +19,12 @@ class SessionOptions {
     check(c_api().SetIntraOpNumThreads(h_.get(), n));
     return *this;
   }
+  // Runs the session on the environment's global thread pools
+  // (Env::with_global_thread_pools) instead of pools of its own.
+  SessionOptions& disable_per_session_threads() {
+    check(c_api().DisablePerSessionThreads(h_.get()));
+    return *this;
+  }
   SessionOptions& inter_op_threads(int n) {
     check(c_api().SetInterOpNumThreads(h_.get(), n));
     return *this;
