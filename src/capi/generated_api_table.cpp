@@ -169,6 +169,10 @@ OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_float(const OrtKernelInfo* i
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_int64(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL CreateArenaCfgV2(const char* const* arena_config_keys, const size_t* arena_config_values, size_t num_keys, OrtArenaCfg** out) noexcept;
 OrtStatus* ORT_API_CALL AddRunConfigEntry(OrtRunOptions* options, const char* config_key, const char* config_value) noexcept;
+OrtStatus* ORT_API_CALL CreatePrepackedWeightsContainer(OrtPrepackedWeightsContainer** out) noexcept;
+void ORT_API_CALL ReleasePrepackedWeightsContainer(OrtPrepackedWeightsContainer* input) noexcept;
+OrtStatus* ORT_API_CALL CreateSessionWithPrepackedWeightsContainer(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept;
+OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT_V2(OrtSessionOptions* options, const OrtTensorRTProviderOptionsV2* tensorrt_options) noexcept;
 OrtStatus* ORT_API_CALL RegisterAllocator(OrtEnv* env, OrtAllocator* allocator) noexcept;
 OrtStatus* ORT_API_CALL UnregisterAllocator(OrtEnv* env, const OrtMemoryInfo* mem_info) noexcept;
@@ -355,34 +359,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetCurrentGpuDeviceId(int device_id) noexc
 OrtStatus* ORT_API_CALL unimplemented_GetCurrentGpuDeviceId(int* device_id) noexcept {
   (void)device_id;
   return not_implemented("GetCurrentGpuDeviceId");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreatePrepackedWeightsContainer(OrtPrepackedWeightsContainer** out) noexcept {
-  (void)out;
-  return not_implemented("CreatePrepackedWeightsContainer");
-}
-
-void ORT_API_CALL unimplemented_ReleasePrepackedWeightsContainer(OrtPrepackedWeightsContainer* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSessionWithPrepackedWeightsContainer(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept {
-  (void)env;
-  (void)model_path;
-  (void)options;
-  (void)prepacked_weights_container;
-  (void)out;
-  return not_implemented("CreateSessionWithPrepackedWeightsContainer");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSessionFromArrayWithPrepackedWeightsContainer(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept {
-  (void)env;
-  (void)model_data;
-  (void)model_data_length;
-  (void)options;
-  (void)prepacked_weights_container;
-  (void)out;
-  return not_implemented("CreateSessionFromArrayWithPrepackedWeightsContainer");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_CreateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2** out) noexcept {
@@ -1183,10 +1159,10 @@ extern const OrtApi kOrtApi = {
     &KernelInfoGetAttributeArray_int64,
     &CreateArenaCfgV2,
     &AddRunConfigEntry,
-    &unimplemented_CreatePrepackedWeightsContainer,
-    &unimplemented_ReleasePrepackedWeightsContainer,
-    &unimplemented_CreateSessionWithPrepackedWeightsContainer,
-    &unimplemented_CreateSessionFromArrayWithPrepackedWeightsContainer,
+    &CreatePrepackedWeightsContainer,
+    &ReleasePrepackedWeightsContainer,
+    &CreateSessionWithPrepackedWeightsContainer,
+    &CreateSessionFromArrayWithPrepackedWeightsContainer,
     &SessionOptionsAppendExecutionProvider_TensorRT_V2,
     &unimplemented_CreateTensorRTProviderOptions,
     &unimplemented_UpdateTensorRTProviderOptions,

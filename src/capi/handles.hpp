@@ -69,6 +69,9 @@ struct OrtEpAssignedSubgraph {
   std::vector<const OrtEpAssignedNode*> node_list;
 };
 
+// Sessions made with one share packed weights (src/capi/session.cpp).
+struct OrtPrepackedWeightsContainer {};
+
 struct OrtSession {
   explicit OrtSession(std::unique_ptr<tessera::Session> s) : session(std::move(s)) {}
   std::unique_ptr<tessera::Session> session;

@@ -165,6 +165,61 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
   });
 }
 
+// Prepacked weights containers: sessions made with the same container share
+// the packed forms of their weights. Tessera's sessions share packed weights
+// (and the initializers they come from) process-wide through the
+// environment's cache when "session.share_initializers" is on, its default;
+// a session made with a container has that sharing on whatever its options
+// say, so the container needs no store of its own.
+OrtStatus* ORT_API_CALL
+CreatePrepackedWeightsContainer(OrtPrepackedWeightsContainer** out) noexcept {
+  return guard("CreatePrepackedWeightsContainer", [&] {
+    need(out, "out");
+    *out = new OrtPrepackedWeightsContainer{};
+  });
+}
+
+void ORT_API_CALL ReleasePrepackedWeightsContainer(OrtPrepackedWeightsContainer* input) noexcept {
+  delete input;
+}
+
+namespace {
+
+Settings sharing_settings(const OrtEnv* env, const OrtSessionOptions* options,
+                          const OrtPrepackedWeightsContainer* container) {
+  need(container, "prepacked_weights_container");
+  Settings s = settings(env, options);
+  s.options.config_entries["session.share_initializers"] = "1";
+  return s;
+}
+
+}  // namespace
+
+OrtStatus* ORT_API_CALL CreateSessionWithPrepackedWeightsContainer(
+    const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options,
+    OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept {
+  return guard("CreateSessionWithPrepackedWeightsContainer", [&] {
+    need(model_path, "model_path");
+    need(out, "out");
+    Settings s = sharing_settings(env, options, prepacked_weights_container);
+    *out = new OrtSession{Session::create(model_path, s.options, s.providers)};
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(
+    const OrtEnv* env, const void* model_data, size_t model_data_length,
+    const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container,
+    OrtSession** out) noexcept {
+  return guard("CreateSessionFromArrayWithPrepackedWeightsContainer", [&] {
+    need(model_data, "model_data");
+    need(out, "out");
+    check(model_data_length > 0, "model_data_length is 0");
+    Settings s = sharing_settings(env, options, prepacked_weights_container);
+    *out = new OrtSession{
+        Session::create_from_bytes(model_data, model_data_length, s.options, s.providers)};
+  });
+}
+
 void ORT_API_CALL ReleaseSession(OrtSession* input) noexcept { delete input; }
 
 OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_options,

@@ -249,3 +249,38 @@ TEST(CApiSession, ProfilingStartsWithTheSessionAndEndsInAFile) {
   EXPECT_EQ(start, 0u);
   api()->ReleaseSession(plain);
 }
+
+TEST(CApiSession, SessionsWithAPrepackedWeightsContainerRunAndShareIt) {
+  OrtPrepackedWeightsContainer* container = nullptr;
+  CAPI_OK(api()->CreatePrepackedWeightsContainer(&container));
+  OrtSessionOptions* o = nullptr;
+  CAPI_OK(api()->CreateSessionOptions(&o));
+  // Sharing is on for sessions made with a container, even when the options turn it off.
+  CAPI_OK(api()->AddSessionConfigEntry(o, "session.share_initializers", "0"));
+  std::ifstream f(model_path("add_mul.onnx"), std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  OrtSession* a = nullptr;
+  OrtSession* b = nullptr;
+  CAPI_OK(api()->CreateSessionWithPrepackedWeightsContainer(
+      env(), model_path("add_mul.onnx").c_str(), o, container, &a));
+  CAPI_OK(api()->CreateSessionFromArrayWithPrepackedWeightsContainer(
+      env(), bytes.data(), bytes.size(), o, container, &b));
+  for (OrtSession* s : {a, b}) {
+    std::vector<float> x = {1, 2, 3}, y = {4, 5, 6};
+    OrtValue* in[2] = {float_tensor(x, {1, 3}), float_tensor(y, {1, 3})};
+    const char* in_names[2] = {"x", "y"};
+    const char* out_names[1] = {"sum"};
+    OrtValue* out[1] = {nullptr};
+    CAPI_OK(api()->Run(s, nullptr, in_names, in, 2, out_names, 1, out));
+    EXPECT_EQ(floats(out[0]), (std::vector<float>{5, 7, 9}));
+    for (OrtValue* v : {in[0], in[1], out[0]}) api()->ReleaseValue(v);
+    api()->ReleaseSession(s);
+  }
+  OrtSession* none = nullptr;
+  auto r = result(api()->CreateSessionWithPrepackedWeightsContainer(
+      env(), model_path("add_mul.onnx").c_str(), o, nullptr, &none));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("prepacked_weights_container"), std::string::npos) << r.second;
+  api()->ReleaseSessionOptions(o);
+  api()->ReleasePrepackedWeightsContainer(container);
+}
