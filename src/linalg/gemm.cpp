@@ -364,7 +364,9 @@ void gemv_packed_b(const Operands& o, int64_t K, float beta, int64_t j0, int64_t
         const int64_t kr = std::min(kRunK, kc - k0);
         const float* b = panel + k0 * nr;
         float run[128] = {};
-        if (!(nr == 64 && detail::panel_gemv64_avx512(kr, a + pc + k0, b, run)))
+        const bool vector = (nr == 64 && detail::panel_gemv64_avx512(kr, a + pc + k0, b, run)) ||
+                            (nr == 16 && detail::panel_gemv16_avx2(kr, a + pc + k0, b, run));
+        if (!vector)
           for (int64_t k = 0; k < kr; ++k)
             for (int64_t l = 0; l < nr; ++l) run[l] += a[pc + k0 + k] * b[k * nr + l];
         for (int64_t l = 0; l < nr; ++l) acc[l] += run[l];

@@ -54,6 +54,8 @@ struct SgemmKernelInfo {
 // tile would spend five of its six rows on padding). False when this build
 // or CPU has no AVX-512; the caller then loops itself.
 bool panel_gemv64_avx512(int64_t kc, const float* a, const float* b, float* acc);
+// The same for the AVX2 kernel's 16-wide panels.
+bool panel_gemv16_avx2(int64_t kc, const float* a, const float* b, float* acc);
 
 // Each returns false when this build or CPU cannot run it.
 bool sgemm_kernel_avx512(SgemmKernelInfo* out);
