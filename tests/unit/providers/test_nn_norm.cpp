@@ -68,6 +68,28 @@ TEST(NnNorm, InstanceAndGroupNormalization) {
   expect_near(grp[0], want, Shape{2, 4, 5});
 }
 
+// Instances longer than the kernel's work piece (ConvTasNet's GroupNorm(1, C)
+// exported as one [1, 1, C*T] instance), split into pieces whose statistics
+// are merged: one long instance with a mean far from zero, and six instances
+// of two pieces each.
+TEST(NnNorm, InstanceNormalizationOfLongInstances) {
+  for (const Shape& shape : {Shape{1, 1, 100003}, Shape{2, 3, 40000}}) {
+    const int64_t C = shape[1], S = shape[2];
+    auto x = random_floats(size_t(shape.num_elements()), 10);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 50.0f + 3.0f * x[i] + float(i % 7);
+    auto s = random_floats(size_t(C), 11), b = random_floats(size_t(C), 12);
+    auto out = run_node("InstanceNormalization",
+                        {f32(x, shape), f32(s, Shape{C}), f32(b, Shape{C})}, {}, 22);
+    std::vector<float> want(x.size());
+    for (int64_t p = 0; p < shape[0] * C; ++p) {
+      std::vector<float> row(x.begin() + long(p * S), x.begin() + long((p + 1) * S));
+      auto r = normalize_rows(row, S, 1e-5f, false, {s[size_t(p % C)]}, {b[size_t(p % C)]});
+      std::copy(r.begin(), r.end(), want.begin() + long(p * S));
+    }
+    expect_near(out[0], want, shape);
+  }
+}
+
 TEST(NnNorm, BatchNormalizationInferenceAndTraining) {
   auto x = random_floats(2 * 3 * 4, 9);
   std::vector<float> s = {1, 2, 0.5}, b = {0, 1, -1}, m = {0.1f, -0.2f, 0.3f}, v = {1, 0.5, 2};

@@ -1,8 +1,12 @@
 // BatchNormalization, InstanceNormalization, LayerNormalization,
 // GroupNormalization and RMSNormalization. Statistics accumulate in double
-// so float inputs with large means keep their precision.
+// so float inputs with large means keep their precision; float
+// InstanceNormalization takes linalg/moments.hpp (float lanes per chunk,
+// chunks merged in double), which keeps that precision vectorised.
+#include <algorithm>
 #include <cmath>
 
+#include "linalg/moments.hpp"
 #include "linalg/vec_math.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
@@ -178,6 +182,11 @@ class InstanceNormKernel : public ep::OpKernel {
       ctx.fail_node("scale ", Sc.shape().to_string(), " and B ", B.shape().to_string(),
                     " must have ", C, " elements (channels of X ", X.shape().to_string(), ")");
     Tensor& Y = ctx.output(0, X.shape());
+    if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
+        B.dtype() == DataType::kFloat) {
+      compute_float(ctx, X, Sc.data<float>(), B.data<float>(), Y, N * C, S);
+      return;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx, ss, sb;
       const T* x = to_compute<T>(X, sx);
@@ -199,6 +208,56 @@ class InstanceNormKernel : public ep::OpKernel {
   }
 
  private:
+  // Values per work item: an instance longer than this is split, so one
+  // long instance (GroupNorm(1, C) exported as InstanceNormalization over
+  // [N, 1, C*T]) spreads over the threads.
+  static constexpr int64_t kPiece = 32768;
+
+  // Vectorised float path: per-piece moments (linalg/moments.hpp), merged per
+  // instance in double, then one affine pass per piece.
+  void compute_float(ep::KernelContext& ctx, const Tensor& X, const float* sc, const float* b,
+                     Tensor& Y, int64_t instances, int64_t S) const {
+    const float* x = X.data<float>();
+    float* y = Y.mutable_data<float>();
+    const int64_t pieces = S > kPiece ? (S + kPiece - 1) / kPiece : 1;
+    const int64_t piece = (S + pieces - 1) / pieces;
+    const int64_t C = X.shape()[1];
+    auto range = [&](int64_t item, int64_t& begin, int64_t& len) {
+      const int64_t p = item % pieces;
+      begin = (item / pieces) * S + p * piece;
+      len = std::min(piece, S - p * piece);
+    };
+    std::vector<linalg::Moments> part(static_cast<size_t>(instances * pieces));
+    ctx.thread_pool().parallel_for(instances * pieces, double(piece) * 3,
+                                   [&](int64_t i0, int64_t i1) {
+                                     for (int64_t item = i0; item < i1; ++item) {
+                                       int64_t begin, len;
+                                       range(item, begin, len);
+                                       part[size_t(item)] = linalg::run_moments(x + begin, len);
+                                     }
+                                   });
+    // Per instance: the mean to subtract, the scale, and the bias.
+    const size_t count = static_cast<size_t>(instances);
+    std::vector<float> shift(count), scale(count), bias(count);
+    for (int64_t nc = 0; nc < instances; ++nc) {
+      linalg::Moments m;
+      for (int64_t p = 0; p < pieces; ++p) linalg::merge_moments(m, part[size_t(nc * pieces + p)]);
+      const int64_t c = nc % C;
+      shift[size_t(nc)] = float(m.mean);
+      scale[size_t(nc)] = float(double(sc[c]) / std::sqrt(m.variance() + double(eps_)));
+      bias[size_t(nc)] = b[c];
+    }
+    ctx.thread_pool().parallel_for(
+        instances * pieces, double(piece) * 2, [&](int64_t i0, int64_t i1) {
+          for (int64_t item = i0; item < i1; ++item) {
+            int64_t begin, len;
+            range(item, begin, len);
+            const size_t nc = size_t(item / pieces);
+            linalg::normalize_run(x + begin, shift[nc], scale[nc], bias[nc], y + begin, len);
+          }
+        });
+  }
+
   float eps_;
 };
 
