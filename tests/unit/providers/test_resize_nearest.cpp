@@ -1,8 +1,9 @@
 // Nearest Resize goes through the axis-map copy, whose last-axis loop copies
 // a row that reads the same input row as the one before it (the repeated
-// rows of an upsampling) instead of gathering it again. Checked against the
-// spec's formula: integer and fractional factors, a shrink (no repeats), and
-// an extrapolated (filled) border with tf_crop_and_resize.
+// rows of an upsampling) and fills columns that repeat each input element
+// by runs. Checked against the spec's formula: factors 2 and 3, fractional
+// factors (columns gathered), a shrink (no repeats), and an extrapolated
+// (filled) border with tf_crop_and_resize.
 #include <cmath>
 #include <string>
 
@@ -17,7 +18,9 @@ TEST(ResizeNearest, RepeatedRowsMatchTheFormula) {
   };
   const Case cases[] = {{Shape{1, 3, 5, 7}, {1, 3, 10, 14}},
                         {Shape{2, 2, 4, 6}, {2, 2, 11, 9}},
-                        {Shape{1, 2, 9, 8}, {1, 2, 4, 3}}};
+                        {Shape{1, 2, 9, 8}, {1, 2, 4, 3}},
+                        {Shape{1, 1, 3, 4}, {1, 1, 9, 12}},
+                        {Shape{1, 2, 3, 1}, {1, 2, 6, 2}}};
   for (const Case& c : cases) {
     std::vector<float> x(size_t(c.in.num_elements()));
     for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) * 0.5f - 3.0f;
