@@ -1,8 +1,9 @@
 // BatchNormalization, InstanceNormalization, LayerNormalization,
 // GroupNormalization and RMSNormalization. Statistics accumulate in double
 // so float inputs with large means keep their precision; float
-// InstanceNormalization takes linalg/moments.hpp (float lanes per chunk,
-// chunks merged in double), which keeps that precision vectorised.
+// InstanceNormalization and GroupNormalization take linalg/moments.hpp
+// (float lanes per chunk, chunks merged in double), which keeps that
+// precision vectorised.
 #include <algorithm>
 #include <cmath>
 
@@ -56,6 +57,57 @@ Param<T> block_param(const ep::KernelContext& ctx, const Tensor* t, int64_t n, c
   r.p = to_compute<T>(*t, store);
   r.scalar = t->num_elements() == 1 && n != 1;
   return r;
+}
+
+// Values per work item: a run longer than this is split, so one long
+// instance or group (GroupNorm(1, C) exported as InstanceNormalization over
+// [N, 1, C*T]) spreads over the threads.
+constexpr int64_t kNormPiece = 32768;
+
+// Float instance and group normalization: `groups` runs of `rows_per` rows
+// of `row_len` values, statistics over each run (per-piece moments in float
+// vector lanes, linalg/moments.hpp, merged per run in double), then each
+// row normalized with its own scale and bias, which param(row, scale, bias)
+// gives for row index r in [0, groups * rows_per).
+template <typename ParamFn>
+void normalize_groups_float(const ep::KernelContext& ctx, const float* x, float* y, int64_t groups,
+                            int64_t rows_per, int64_t row_len, float eps, ParamFn&& param) {
+  const int64_t len = rows_per * row_len;
+  const int64_t pieces = len > kNormPiece ? (len + kNormPiece - 1) / kNormPiece : 1;
+  const int64_t piece = (len + pieces - 1) / pieces;
+  std::vector<linalg::Moments> part(static_cast<size_t>(groups * pieces));
+  ctx.thread_pool().parallel_for(groups * pieces, double(piece) * 3, [&](int64_t i0, int64_t i1) {
+    for (int64_t item = i0; item < i1; ++item) {
+      const int64_t p = item % pieces, begin = (item / pieces) * len + p * piece;
+      part[size_t(item)] = linalg::run_moments(x + begin, std::min(piece, len - p * piece));
+    }
+  });
+  const size_t count = static_cast<size_t>(groups);
+  std::vector<float> mean(count);
+  std::vector<double> inv(count);
+  for (int64_t g = 0; g < groups; ++g) {
+    linalg::Moments m;
+    for (int64_t p = 0; p < pieces; ++p) linalg::merge_moments(m, part[size_t(g * pieces + p)]);
+    mean[size_t(g)] = float(m.mean);
+    inv[size_t(g)] = 1.0 / std::sqrt(m.variance() + double(eps));
+  }
+  const int64_t row_pieces = row_len > kNormPiece ? (row_len + kNormPiece - 1) / kNormPiece : 1;
+  const int64_t row_piece = (row_len + row_pieces - 1) / row_pieces;
+  const int64_t rows = groups * rows_per;
+  ctx.thread_pool().parallel_for(
+      rows * row_pieces, double(row_piece) * 2, [&](int64_t i0, int64_t i1) {
+        for (int64_t item = i0; item < i1; ++item) {
+          const int64_t row = item / row_pieces, p = item % row_pieces;
+          const int64_t begin = row * row_len + p * row_piece;
+          const int64_t n = std::min(row_piece, row_len - p * row_piece);
+          if (n <= 0) continue;
+          float scale = 1.f, bias = 0.f;
+          param(row, scale, bias);
+          const size_t g = size_t(row / rows_per);
+          linalg::normalize_run(x + begin, mean[g], float(double(scale) * inv[g]), bias, y + begin,
+                                n);
+        }
+      });
 }
 
 class BatchNormKernel : public ep::OpKernel {
@@ -184,7 +236,13 @@ class InstanceNormKernel : public ep::OpKernel {
     Tensor& Y = ctx.output(0, X.shape());
     if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
         B.dtype() == DataType::kFloat) {
-      compute_float(ctx, X, Sc.data<float>(), B.data<float>(), Y, N * C, S);
+      const float* sc = Sc.data<float>();
+      const float* b = B.data<float>();
+      normalize_groups_float(ctx, X.data<float>(), Y.mutable_data<float>(), N * C, 1, S, eps_,
+                             [&](int64_t row, float& scale, float& bias) {
+                               scale = sc[row % C];
+                               bias = b[row % C];
+                             });
       return;
     }
     dispatch_compute(X.dtype(), [&]<typename T>() {
@@ -208,56 +266,6 @@ class InstanceNormKernel : public ep::OpKernel {
   }
 
  private:
-  // Values per work item: an instance longer than this is split, so one
-  // long instance (GroupNorm(1, C) exported as InstanceNormalization over
-  // [N, 1, C*T]) spreads over the threads.
-  static constexpr int64_t kPiece = 32768;
-
-  // Vectorised float path: per-piece moments (linalg/moments.hpp), merged per
-  // instance in double, then one affine pass per piece.
-  void compute_float(ep::KernelContext& ctx, const Tensor& X, const float* sc, const float* b,
-                     Tensor& Y, int64_t instances, int64_t S) const {
-    const float* x = X.data<float>();
-    float* y = Y.mutable_data<float>();
-    const int64_t pieces = S > kPiece ? (S + kPiece - 1) / kPiece : 1;
-    const int64_t piece = (S + pieces - 1) / pieces;
-    const int64_t C = X.shape()[1];
-    auto range = [&](int64_t item, int64_t& begin, int64_t& len) {
-      const int64_t p = item % pieces;
-      begin = (item / pieces) * S + p * piece;
-      len = std::min(piece, S - p * piece);
-    };
-    std::vector<linalg::Moments> part(static_cast<size_t>(instances * pieces));
-    ctx.thread_pool().parallel_for(instances * pieces, double(piece) * 3,
-                                   [&](int64_t i0, int64_t i1) {
-                                     for (int64_t item = i0; item < i1; ++item) {
-                                       int64_t begin, len;
-                                       range(item, begin, len);
-                                       part[size_t(item)] = linalg::run_moments(x + begin, len);
-                                     }
-                                   });
-    // Per instance: the mean to subtract, the scale, and the bias.
-    const size_t count = static_cast<size_t>(instances);
-    std::vector<float> shift(count), scale(count), bias(count);
-    for (int64_t nc = 0; nc < instances; ++nc) {
-      linalg::Moments m;
-      for (int64_t p = 0; p < pieces; ++p) linalg::merge_moments(m, part[size_t(nc * pieces + p)]);
-      const int64_t c = nc % C;
-      shift[size_t(nc)] = float(m.mean);
-      scale[size_t(nc)] = float(double(sc[c]) / std::sqrt(m.variance() + double(eps_)));
-      bias[size_t(nc)] = b[c];
-    }
-    ctx.thread_pool().parallel_for(
-        instances * pieces, double(piece) * 2, [&](int64_t i0, int64_t i1) {
-          for (int64_t item = i0; item < i1; ++item) {
-            int64_t begin, len;
-            range(item, begin, len);
-            const size_t nc = size_t(item / pieces);
-            linalg::normalize_run(x + begin, shift[nc], scale[nc], bias[nc], y + begin, len);
-          }
-        });
-  }
-
   float eps_;
 };
 
@@ -377,6 +385,18 @@ class GroupNormKernel : public ep::OpKernel {
     const bool per_channel = ns == C;
     const int64_t cpg = C / groups_, block = cpg * S;
     Tensor& Y = ctx.output(0, X.shape());
+    if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
+        B.dtype() == DataType::kFloat) {
+      const float* sc = Sc.data<float>();
+      const float* b = B.data<float>();
+      normalize_groups_float(ctx, X.data<float>(), Y.mutable_data<float>(), N * groups_, cpg, S,
+                             eps_, [&](int64_t row, float& scale, float& bias) {
+                               const int64_t c = row % C, k = per_channel ? c : c / cpg;
+                               scale = sc[k];
+                               bias = b[k];
+                             });
+      return;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx, ss, sb;
       const T* x = to_compute<T>(X, sx);
