@@ -1,3 +1,4 @@
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -143,12 +144,11 @@ TEST(MathBinary, Float16ComputesInFloat) {
 
 TEST(MathBinary, LegacyBroadcastWithAxis) {
   // Opset 6: B [3] lines up with A [2,3,2] at axis 1.
-  auto r = run1("Add",
-                {tv<float>({0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}, Shape{2, 3, 2}),
-                 tv<float>({10, 20, 30})},
-                {attr_int("broadcast", 1), attr_int("axis", 1)}, 6);
-  EXPECT_EQ(vec<float>(r),
-            (std::vector<float>{10, 10, 20, 20, 30, 30, 11, 11, 21, 21, 31, 31}));
+  auto r = run1(
+      "Add",
+      {tv<float>({0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}, Shape{2, 3, 2}), tv<float>({10, 20, 30})},
+      {attr_int("broadcast", 1), attr_int("axis", 1)}, 6);
+  EXPECT_EQ(vec<float>(r), (std::vector<float>{10, 10, 20, 20, 30, 30, 11, 11, 21, 21, 31, 31}));
   // Without axis: numpy-style suffix alignment.
   r = run1("Mul", {tv<float>({1, 2, 3, 4}, Shape{2, 2}), tv<float>({10, 100})},
            {attr_int("broadcast", 1)}, 1);
@@ -165,6 +165,38 @@ TEST(MathBinary, PReluBroadcastsSlope) {
   r = run1("PRelu", {tv<float>({-1, -1, -1, -1}, Shape{1, 2, 2}), tv<float>({0.5f, 2})}, {}, 6);
   EXPECT_EQ(vec<float>(r), (std::vector<float>{-0.5f, -0.5f, -2, -2}));
   EXPECT_THROW(run1("PRelu", {tv<float>({1}), tv<float>({1, 2})}), Error);
+}
+
+// Slopes constant along X's contiguous runs take the vectorised path: one
+// slope for a long [1, 3, 20001] (cut into pieces), one per channel of
+// [2, 3, 40]; NaN passes through and -0 stays -0, as x < 0 ? x * slope : x.
+TEST(MathBinary, PReluConstantSlopeRuns) {
+  struct Case {
+    Shape x, slope;
+  };
+  for (const Case& c :
+       {Case{Shape{1, 3, 20001}, Shape{1, 1}}, Case{Shape{2, 3, 40}, Shape{3, 1}}}) {
+    const int64_t n = c.x.num_elements(), ns = c.slope.num_elements();
+    std::vector<float> x(static_cast<size_t>(n)), s(static_cast<size_t>(ns));
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = float((i * 37) % 101 - 50) * 0.125f;
+    x[5] = std::numeric_limits<float>::quiet_NaN();
+    x[6] = -0.0f;
+    for (int64_t i = 0; i < ns; ++i) s[size_t(i)] = 0.1f + 0.2f * float(i);
+    auto r = vec<float>(run1("PRelu", {tv<float>(x, c.x), tv<float>(s, c.slope)}));
+    ASSERT_EQ(r.size(), x.size());
+    const int64_t run = c.x[2];
+    for (int64_t i = 0; i < n; ++i) {
+      const float slope = s[size_t(ns == 1 ? 0 : (i / run) % ns)];
+      const float v = x[size_t(i)];
+      const float want = v < 0 ? v * slope : v;
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(r[size_t(i)])) << i;
+      } else {
+        ASSERT_EQ(r[size_t(i)], want) << "at " << i;
+        ASSERT_EQ(std::signbit(r[size_t(i)]), std::signbit(want)) << "at " << i;
+      }
+    }
+  }
 }
 
 TEST(MathBinary, BitShiftAndBitwise) {

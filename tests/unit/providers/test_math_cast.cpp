@@ -31,6 +31,27 @@ TEST(MathCast, FloatToIntegers) {
   EXPECT_EQ(vec<int64_t>(r)[0], std::numeric_limits<int64_t>::max());
 }
 
+// A Cast to the type the input has keeps every bit (NaN payloads, -0,
+// infinities, packed 4-bit pairs): float, int4 and float8.
+TEST(MathCast, ToTheSameTypeKeepsTheBytes) {
+  uint32_t payload = 0x7fc12345u;
+  float nan_payload;
+  std::memcpy(&nan_payload, &payload, sizeof(float));
+  auto f = tv<float>({1.5f, -0.0f, kInf, nan_payload, -3e-39f});
+  auto r = cast(f, DataType::kFloat);
+  EXPECT_EQ(bytes(r), bytes(f.tensor()));
+  Tensor i4(DataType::kInt4, Shape{5});
+  const uint8_t packed[3] = {0x7f, 0x81, 0x0a};
+  std::memcpy(i4.mutable_raw_data(), packed, 3);
+  r = cast(Value(i4), DataType::kInt4);
+  EXPECT_EQ(bytes(r), bytes(i4));
+  Tensor f8(DataType::kFloat8E4M3FN, Shape{3});
+  const uint8_t e4[3] = {0x7f, 0x80, 0x3c};
+  std::memcpy(f8.mutable_raw_data(), e4, 3);
+  r = cast(Value(f8), DataType::kFloat8E4M3FN);
+  EXPECT_EQ(bytes(r), bytes(f8));
+}
+
 TEST(MathCast, IntegerWrapAndBool) {
   auto r = cast(tv<int16_t>({200, -1}), DataType::kInt8);
   EXPECT_EQ(vec<int8_t>(r), (std::vector<int8_t>{-56, -1}));

@@ -68,6 +68,59 @@ TEST(NnNorm, InstanceAndGroupNormalization) {
   expect_near(grp[0], want, Shape{2, 4, 5});
 }
 
+// Instances longer than the kernel's work piece (ConvTasNet's GroupNorm(1, C)
+// exported as one [1, 1, C*T] instance), split into pieces whose statistics
+// are merged: one long instance with a mean far from zero, and six instances
+// of two pieces each.
+TEST(NnNorm, InstanceNormalizationOfLongInstances) {
+  for (const Shape& shape : {Shape{1, 1, 100003}, Shape{2, 3, 40000}}) {
+    const int64_t C = shape[1], S = shape[2];
+    auto x = random_floats(size_t(shape.num_elements()), 10);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 50.0f + 3.0f * x[i] + float(i % 7);
+    auto s = random_floats(size_t(C), 11), b = random_floats(size_t(C), 12);
+    auto out = run_node("InstanceNormalization",
+                        {f32(x, shape), f32(s, Shape{C}), f32(b, Shape{C})}, {}, 22);
+    std::vector<float> want(x.size());
+    for (int64_t p = 0; p < shape[0] * C; ++p) {
+      std::vector<float> row(x.begin() + long(p * S), x.begin() + long((p + 1) * S));
+      auto r = normalize_rows(row, S, 1e-5f, false, {s[size_t(p % C)]}, {b[size_t(p % C)]});
+      std::copy(r.begin(), r.end(), want.begin() + long(p * S));
+    }
+    expect_near(out[0], want, shape);
+  }
+}
+
+// GroupNormalization over groups of several channels, one group longer
+// than the kernel's work piece: per-channel scale and bias (opset 21) and
+// per-group ones (opset 18), against normalizing each group as one row.
+TEST(NnNorm, GroupNormalizationOfLongGroups) {
+  struct Case {
+    Shape x;
+    int64_t groups, opset;
+  };
+  for (const Case& c : {Case{Shape{1, 4, 20000}, 1, 21}, Case{Shape{2, 6, 700}, 2, 21},
+                        Case{Shape{2, 6, 700}, 3, 18}}) {
+    const int64_t N = c.x[0], C = c.x[1], S = c.x[2], cpg = C / c.groups;
+    auto x = random_floats(size_t(c.x.num_elements()), 13);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = 20.0f + 2.0f * x[i] + float(i % 5);
+    const int64_t np = c.opset >= 21 ? C : c.groups;
+    auto s = random_floats(size_t(np), 14), b = random_floats(size_t(np), 15);
+    auto out = run_node("GroupNormalization", {f32(x, c.x), f32(s, Shape{np}), f32(b, Shape{np})},
+                        {attr_int("num_groups", c.groups)}, c.opset);
+    std::vector<float> want(x.size());
+    for (int64_t g = 0; g < N * c.groups; ++g) {
+      const int64_t len = cpg * S;
+      std::vector<float> run(x.begin() + long(g * len), x.begin() + long((g + 1) * len));
+      auto r = normalize_rows(run, len, 1e-5f, false, {}, {});
+      for (int64_t j = 0; j < len; ++j) {
+        const int64_t ch = (g % c.groups) * cpg + j / S, k = np == C ? ch : ch / cpg;
+        want[size_t(g * len + j)] = r[size_t(j)] * s[size_t(k)] + b[size_t(k)];
+      }
+    }
+    expect_near(out[0], want, c.x);
+  }
+}
+
 TEST(NnNorm, BatchNormalizationInferenceAndTraining) {
   auto x = random_floats(2 * 3 * 4, 9);
   std::vector<float> s = {1, 2, 0.5}, b = {0, 1, -1}, m = {0.1f, -0.2f, 0.3f}, v = {1, 0.5, 2};

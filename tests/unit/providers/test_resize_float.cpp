@@ -1,7 +1,8 @@
 // Resize's float path for the last two axes (resize_planes_float) against
 // the same node on double inputs, which takes the generic separable path:
 // linear and cubic, up and down, antialiased, align_corners, a batch of
-// planes, and a leading axis resized too (float then takes the generic path).
+// planes, and a leading axis resized too (float then takes the generic path);
+// and a resize to the same size, which is a copy.
 #include <random>
 #include <string>
 
@@ -45,6 +46,25 @@ TEST(ResizeFloat, LastTwoAxesMatchTheGenericPath) {
     auto vd = vec<double>(rd);
     for (size_t i = 0; i < vf.size(); ++i)
       ASSERT_NEAR(double(vf[i]), vd[i], 1e-5 * (1 + std::abs(vd[i]))) << at << " at " << i;
+  }
+}
+
+// A resize to the input's own size (a detector's input transform) is the
+// input itself, bit for bit, in every mode.
+TEST(ResizeFloat, SameSizeIsACopy) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-100, 100);
+  std::vector<float> x(size_t(2 * 3 * 17 * 13));
+  for (auto& v : x) v = u(rng);
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    auto r = run1(
+        "Resize",
+        {tv<float>(x, Shape{2, 3, 17, 13}), Value(), Value(),
+         tv<int64_t>({2, 3, 17, 13}, Shape{4})},
+        {attr_string("mode", mode), attr_string("coordinate_transformation_mode", "half_pixel")},
+        19);
+    ASSERT_EQ(r.shape(), (Shape{2, 3, 17, 13})) << mode;
+    EXPECT_EQ(vec<float>(r), x) << mode;
   }
 }
 

@@ -178,6 +178,14 @@ class PReluKernel final : public ep::OpKernel {
     check_same_type(ctx, x, slope);
     const Shape so = shape_.output(ctx, {&x, &slope});
     const Shape ss = ops::prelu_slope_shape(x.shape(), slope.shape(), shape_.opset());
+    if (x.dtype() == DataType::kFloat && so == x.shape()) {
+      const ops::BroadcastIndexer bi({x.shape(), ss}, so);
+      if (bi.inner_stride(1) == 0) {
+        float_constant_slope_runs(ctx, bi, x.data<float>(), slope.data<float>(),
+                                  ctx.output(0, so, x.dtype()).mutable_data<float>());
+        return;
+      }
+    }
     visit_type(PReluOp::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       Tensor& out = ctx.output(0, so, x.dtype());
@@ -189,6 +197,31 @@ class PReluKernel final : public ep::OpKernel {
   }
 
  private:
+  // A slope that is constant along each contiguous run of X (one slope, or
+  // one per channel of [N, C, ...]): each run is LeakyRelu with that slope,
+  // vectorised; a long run is cut into pieces so one run spreads over the
+  // threads (ConvTasNet's PRelu has one slope for all of [1, 256, 1001]).
+  static void float_constant_slope_runs(ep::KernelContext& ctx, const ops::BroadcastIndexer& bi,
+                                        const float* x, const float* slope, float* y) {
+    constexpr int64_t kPiece = 16384;
+    const int64_t inner = bi.inner();
+    const int64_t pieces = std::max<int64_t>(1, (inner + kPiece - 1) / kPiece);
+    const int64_t piece = (inner + pieces - 1) / pieces;
+    ctx.thread_pool().parallel_for(
+        bi.num_rows() * pieces, double(piece), [&](int64_t i0, int64_t i1) {
+          int64_t off[2];
+          for (int64_t i = i0; i < i1; ++i) {
+            const int64_t row = i / pieces, begin = (i % pieces) * piece;
+            const int64_t len = std::min(piece, inner - begin);
+            if (len <= 0) continue;
+            bi.row_offsets(row, off);
+            const int64_t at = row * inner + begin;
+            linalg::vec_activation(linalg::VecActivation::kLeakyRelu, slope[off[1]], 0.0f, x + at,
+                                   y + at, len);
+          }
+        });
+  }
+
   PReluOp op_;
   ep::OpShape shape_;
 };

@@ -1,8 +1,13 @@
 // BatchNormalization, InstanceNormalization, LayerNormalization,
 // GroupNormalization and RMSNormalization. Statistics accumulate in double
-// so float inputs with large means keep their precision.
+// so float inputs with large means keep their precision; float
+// InstanceNormalization and GroupNormalization take linalg/moments.hpp
+// (float lanes per chunk, chunks merged in double), which keeps that
+// precision vectorised.
+#include <algorithm>
 #include <cmath>
 
+#include "linalg/moments.hpp"
 #include "linalg/vec_math.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
@@ -52,6 +57,57 @@ Param<T> block_param(const ep::KernelContext& ctx, const Tensor* t, int64_t n, c
   r.p = to_compute<T>(*t, store);
   r.scalar = t->num_elements() == 1 && n != 1;
   return r;
+}
+
+// Values per work item: a run longer than this is split, so one long
+// instance or group (GroupNorm(1, C) exported as InstanceNormalization over
+// [N, 1, C*T]) spreads over the threads.
+constexpr int64_t kNormPiece = 32768;
+
+// Float instance and group normalization: `groups` runs of `rows_per` rows
+// of `row_len` values, statistics over each run (per-piece moments in float
+// vector lanes, linalg/moments.hpp, merged per run in double), then each
+// row normalized with its own scale and bias, which param(row, scale, bias)
+// gives for row index r in [0, groups * rows_per).
+template <typename ParamFn>
+void normalize_groups_float(const ep::KernelContext& ctx, const float* x, float* y, int64_t groups,
+                            int64_t rows_per, int64_t row_len, float eps, ParamFn&& param) {
+  const int64_t len = rows_per * row_len;
+  const int64_t pieces = len > kNormPiece ? (len + kNormPiece - 1) / kNormPiece : 1;
+  const int64_t piece = (len + pieces - 1) / pieces;
+  std::vector<linalg::Moments> part(static_cast<size_t>(groups * pieces));
+  ctx.thread_pool().parallel_for(groups * pieces, double(piece) * 3, [&](int64_t i0, int64_t i1) {
+    for (int64_t item = i0; item < i1; ++item) {
+      const int64_t p = item % pieces, begin = (item / pieces) * len + p * piece;
+      part[size_t(item)] = linalg::run_moments(x + begin, std::min(piece, len - p * piece));
+    }
+  });
+  const size_t count = static_cast<size_t>(groups);
+  std::vector<float> mean(count);
+  std::vector<double> inv(count);
+  for (int64_t g = 0; g < groups; ++g) {
+    linalg::Moments m;
+    for (int64_t p = 0; p < pieces; ++p) linalg::merge_moments(m, part[size_t(g * pieces + p)]);
+    mean[size_t(g)] = float(m.mean);
+    inv[size_t(g)] = 1.0 / std::sqrt(m.variance() + double(eps));
+  }
+  const int64_t row_pieces = row_len > kNormPiece ? (row_len + kNormPiece - 1) / kNormPiece : 1;
+  const int64_t row_piece = (row_len + row_pieces - 1) / row_pieces;
+  const int64_t rows = groups * rows_per;
+  ctx.thread_pool().parallel_for(
+      rows * row_pieces, double(row_piece) * 2, [&](int64_t i0, int64_t i1) {
+        for (int64_t item = i0; item < i1; ++item) {
+          const int64_t row = item / row_pieces, p = item % row_pieces;
+          const int64_t begin = row * row_len + p * row_piece;
+          const int64_t n = std::min(row_piece, row_len - p * row_piece);
+          if (n <= 0) continue;
+          float scale = 1.f, bias = 0.f;
+          param(row, scale, bias);
+          const size_t g = size_t(row / rows_per);
+          linalg::normalize_run(x + begin, mean[g], float(double(scale) * inv[g]), bias, y + begin,
+                                n);
+        }
+      });
 }
 
 class BatchNormKernel : public ep::OpKernel {
@@ -178,6 +234,17 @@ class InstanceNormKernel : public ep::OpKernel {
       ctx.fail_node("scale ", Sc.shape().to_string(), " and B ", B.shape().to_string(),
                     " must have ", C, " elements (channels of X ", X.shape().to_string(), ")");
     Tensor& Y = ctx.output(0, X.shape());
+    if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
+        B.dtype() == DataType::kFloat) {
+      const float* sc = Sc.data<float>();
+      const float* b = B.data<float>();
+      normalize_groups_float(ctx, X.data<float>(), Y.mutable_data<float>(), N * C, 1, S, eps_,
+                             [&](int64_t row, float& scale, float& bias) {
+                               scale = sc[row % C];
+                               bias = b[row % C];
+                             });
+      return;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx, ss, sb;
       const T* x = to_compute<T>(X, sx);
@@ -318,6 +385,18 @@ class GroupNormKernel : public ep::OpKernel {
     const bool per_channel = ns == C;
     const int64_t cpg = C / groups_, block = cpg * S;
     Tensor& Y = ctx.output(0, X.shape());
+    if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
+        B.dtype() == DataType::kFloat) {
+      const float* sc = Sc.data<float>();
+      const float* b = B.data<float>();
+      normalize_groups_float(ctx, X.data<float>(), Y.mutable_data<float>(), N * groups_, cpg, S,
+                             eps_, [&](int64_t row, float& scale, float& bias) {
+                               const int64_t c = row % C, k = per_channel ? c : c / cpg;
+                               scale = sc[k];
+                               bias = b[k];
+                             });
+      return;
+    }
     dispatch_compute(X.dtype(), [&]<typename T>() {
       std::vector<T> sx, ss, sb;
       const T* x = to_compute<T>(X, sx);

@@ -161,19 +161,50 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
   const int64_t rows = out.size_to(r - 1);
   if (inner == 0 || rows == 0) return;
   const auto& im = maps[r - 1];
+  const bool row_fills = std::find(im.begin(), im.end(), kFillOffset) != im.end();
+  // Each source element repeated `rep` times in order (nearest upsampling of
+  // the last axis by an integer factor): filled by runs, not gathered.
+  int64_t rep = 0;
+  if (!row_fills && inner > 1 && im[1] == 0) {
+    rep = 1;
+    while (rep < inner && im[size_t(rep)] == 0) ++rep;
+    for (int64_t i = 0; i < inner && rep; ++i)
+      if (im[size_t(i)] != i / rep) rep = 0;
+  }
   pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
     LeadIndex at(out, maps, r - 1, begin);
+    int64_t last_base = -1;  // the source offset of the row gathered last
     for (int64_t row = begin; row < end; ++row, at.next()) {
       int64_t base = 0;
       const bool filled = !at.base(0, base);
       T* drow = d + row * inner;
       if (filled) {
         std::fill(drow, drow + inner, *fill);
-      } else {
+        last_base = -1;
+      } else if (base == last_base) {
+        // A row that reads what the previous one read (nearest upsampling
+        // repeats each input row): one contiguous copy instead of a gather.
+        std::copy(drow - inner, drow, drow);
+      } else if (row_fills) {
         for (int64_t i = 0; i < inner; ++i) {
           int64_t v = im[size_t(i)];
           drow[i] = v == kFillOffset ? *fill : s[base + v];
         }
+        last_base = base;
+      } else if (rep == 2) {
+        const T* srow = s + base;
+        for (int64_t j = 0; j < inner / 2; ++j) drow[2 * j] = drow[2 * j + 1] = srow[j];
+        if (inner % 2) drow[inner - 1] = srow[inner / 2];
+        last_base = base;
+      } else if (rep > 2) {
+        const T* srow = s + base;
+        for (int64_t i = 0; i < inner; i += rep)
+          std::fill(drow + i, drow + std::min(inner, i + rep), srow[i / rep]);
+        last_base = base;
+      } else {
+        const T* srow = s + base;
+        for (int64_t i = 0; i < inner; ++i) drow[i] = srow[im[size_t(i)]];
+        last_base = base;
       }
     }
   });

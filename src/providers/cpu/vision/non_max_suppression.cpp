@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "linalg/box_overlap.hpp"
 #include "providers/cpu/vision/vision_kernels.hpp"
 
 namespace tessera::cpu {
@@ -13,14 +14,33 @@ struct Box {
   float y1, x1, y2, x2;
 };
 
-float iou(const Box& a, const Box& b) {
-  float ix = std::min(a.x2, b.x2) - std::max(a.x1, b.x1);
-  float iy = std::min(a.y2, b.y2) - std::max(a.y1, b.y1);
-  if (ix <= 0 || iy <= 0) return 0.f;
-  float inter = ix * iy;
-  float area_a = (a.x2 - a.x1) * (a.y2 - a.y1), area_b = (b.x2 - b.x1) * (b.y2 - b.y1);
-  float uni = area_a + area_b - inter;
-  return uni > 0 ? inter / uni : 0.f;
+float box_area(const Box& b) { return (b.x2 - b.x1) * (b.y2 - b.y1); }
+
+// The boxes kept so far for one (batch, class), as columns, so the test of a
+// candidate against all of them is one vectorisable loop.
+struct KeptBoxes {
+  std::vector<float> y1, x1, y2, x2, area;
+  size_t size() const { return y1.size(); }
+  void push(const Box& b) {
+    y1.push_back(b.y1);
+    x1.push_back(b.x1);
+    y2.push_back(b.y2);
+    x2.push_back(b.x2);
+    area.push_back(box_area(b));
+  }
+  void clear() {
+    for (auto* v : {&y1, &x1, &y2, &x2, &area}) v->clear();
+  }
+};
+
+// Whether IoU(kept box, b) > th for any kept box (IoU 0 where the boxes do
+// not overlap or the union is not positive, else intersection / union): a
+// vectorised test of all kept boxes (a scan one box at a time over
+// thousands of kept boxes was ssdlite320's whole NonMaxSuppression time).
+bool overlaps_any(const KeptBoxes& k, const Box& b, float th) {
+  const float corners[4] = {b.y1, b.x1, b.y2, b.x2};
+  return linalg::any_iou_above({k.y1.data(), k.x1.data(), k.y2.data(), k.x2.data(), k.area.data()},
+                               int64_t(k.size()), corners, box_area(b), th);
 }
 
 class NonMaxSuppressionKernel : public ep::OpKernel {
@@ -54,6 +74,7 @@ class NonMaxSuppressionKernel : public ep::OpKernel {
     const float* bd = boxes.data<float>();
     const float* sd = scores.data<float>();
     std::vector<int64_t> sel;
+    KeptBoxes kept;
     if (max_out > 0) {
       for (int64_t b = 0; b < B; ++b) {
         std::vector<Box> bx(static_cast<size_t>(S));
@@ -74,17 +95,11 @@ class NonMaxSuppressionKernel : public ep::OpKernel {
             if (!has_score_th || sc[s] >= score_th) order.push_back(s);
           std::stable_sort(order.begin(), order.end(),
                            [&](int64_t x, int64_t y) { return sc[x] > sc[y]; });
-          std::vector<int64_t> kept;
+          kept.clear();
           for (int64_t s : order) {
             if (int64_t(kept.size()) >= max_out) break;
-            bool ok = true;
-            for (int64_t k : kept)
-              if (iou(bx[size_t(k)], bx[size_t(s)]) > iou_th) {
-                ok = false;
-                break;
-              }
-            if (!ok) continue;
-            kept.push_back(s);
+            if (overlaps_any(kept, bx[size_t(s)], iou_th)) continue;
+            kept.push(bx[size_t(s)]);
             sel.insert(sel.end(), {b, c, s});
           }
         }
