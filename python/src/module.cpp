@@ -90,6 +90,7 @@ PYBIND11_MODULE(_C, m) {
   m.doc() = "Tessera ONNX runtime: native bindings (use the `tessera` package instead)";
   tessera::python::bind_errors(m);
   tessera::python::bind_module_functions(m);
+  tessera::python::bind_logger_callback(m);
   tessera::python::bind_ortvalue(m);
   tessera::python::bind_lora(m);
   tessera::python::bind_options(m);

@@ -52,7 +52,12 @@ void bind_session_options(py::module_& m) {
   option(c, "enable_profiling", &SessionOptions::enable_profiling);
   option(c, "profile_file_prefix", &SessionOptions::profile_file_prefix);
   option(c, "optimized_model_filepath", &SessionOptions::optimized_model_filepath);
-  option(c, "log_severity_level", &SessionOptions::log_severity_level);
+  c.def_property(
+      "log_severity_level", [](const O& o) { return o.options.log_severity_level; },
+      [](O& o, int v) {
+        o.options.log_severity_level = v;
+        o.log_severity_level_set = true;
+      });
   option(c, "logid", &SessionOptions::log_id);
   option(c, "enable_cpu_mem_arena", &SessionOptions::enable_cpu_mem_arena);
   c.def_readwrite("log_verbosity_level", &O::log_verbosity_level);

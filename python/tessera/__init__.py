@@ -34,6 +34,7 @@ from ._C import (  # noqa: F401 - re-exported
     get_hardware_devices,
     get_version_string,
     register_execution_provider_library,
+    set_default_logger_callback,
     set_default_logger_severity,
     set_default_logger_verbosity,
     unregister_execution_provider_library,
@@ -96,6 +97,6 @@ __all__ = [
     "RunOptions", "SessionIOBinding", "SessionOptions", "SparseTensor",
     "create_and_register_allocator", "get_all_providers", "get_available_providers", "get_build_info", "get_device",
     "get_ep_devices", "get_version_string", "register_execution_provider_library",
-    "set_default_logger_severity", "set_default_logger_verbosity", "set_global_thread_pool_sizes",
-    "unregister_execution_provider_library",
+    "set_default_logger_callback", "set_default_logger_severity", "set_default_logger_verbosity",
+    "set_global_thread_pool_sizes", "unregister_execution_provider_library",
 ]

@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <cstdio>
+#include <memory>
 #include <mutex>
+#include <utility>
 
 namespace tessera {
 
@@ -10,6 +12,9 @@ namespace {
 std::atomic<int> g_severity{int(Severity::kWarning)};
 std::mutex g_mu;
 std::function<void(Severity, const std::string&)> g_sink;
+// Shared so that a record being delivered keeps its sink alive while another
+// thread replaces it.
+std::shared_ptr<const LogRecordSink> g_record_sink;
 const char* sev_letter(Severity s) {
   static const char* names[] = {"V", "I", "W", "E", "F"};
   return names[int(s)];
@@ -24,10 +29,31 @@ void set_log_sink(std::function<void(Severity, const std::string&)> sink) {
   g_sink = std::move(sink);
 }
 
+void set_log_record_sink(LogRecordSink sink) {
+  std::shared_ptr<const LogRecordSink> next;
+  if (sink) next = std::make_shared<const LogRecordSink>(std::move(sink));
+  std::shared_ptr<const LogRecordSink> previous;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    previous = std::exchange(g_record_sink, std::move(next));
+  }
+  // `previous` is released here, outside the lock: its destructor may run
+  // host code (dropping an interpreter's reference).
+}
+
 void log_line(Severity s, const std::string& tag, const std::string& message) {
+  std::shared_ptr<const LogRecordSink> record_sink;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    record_sink = g_record_sink;
+  }
+  if (record_sink) {
+    (*record_sink)(s, tag, message);
+    return;
+  }
   std::lock_guard<std::mutex> lock(g_mu);
-  std::string line = str_cat("[tessera ", sev_letter(s), (tag.empty() ? "" : " "), tag, "] ",
-                             message);
+  std::string line =
+      str_cat("[tessera ", sev_letter(s), (tag.empty() ? "" : " "), tag, "] ", message);
   if (g_sink) {
     g_sink(s, line);
   } else {

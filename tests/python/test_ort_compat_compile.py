@@ -149,3 +149,25 @@ def test_compiler_arguments_are_checked(weighted_model):
     assert issubclass(ModelRequiresCompilation, RuntimeError)
     info = ort.OrtExternalInitializerInfo("a.bin", 8, 16)
     assert (info.filepath, info.file_offset, info.byte_size) == ("a.bin", 8, 16)
+
+
+def test_initializer_read_only_inside_a_subgraph_is_kept(tmp_path):
+    # `data` and `axes` are read by the If's branches alone, never by a node of
+    # the main graph; the compiled model must still carry them.
+    def branch(out):
+        return helper.make_graph(
+            [helper.make_node("Unsqueeze", ["data", "axes"], [out])], out, [],
+            [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 4])])
+
+    model = make_model(
+        [helper.make_node("If", ["cond"], ["y"], then_branch=branch("then_y"),
+                          else_branch=branch("else_y"))],
+        [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+        initializers=[numpy_helper.from_array(np.array([0], np.int64), "axes"),
+                      numpy_helper.from_array(np.array([10, 20, 30, 40], np.float32), "data"),
+                      numpy_helper.from_array(np.array(True), "cond")])
+    path = save(model, tmp_path / "outer_scope.onnx")
+    compiled = ort.ModelCompiler(ort.SessionOptions(), path).compile_to_bytes()
+    assert {"axes", "data"} <= {t.name for t in onnx.load_from_string(compiled).graph.initializer}
+    (y,) = ort.InferenceSession(compiled, providers=CPU).run(None, {})
+    np.testing.assert_array_equal(y, [[10, 20, 30, 40]])
