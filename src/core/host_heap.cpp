@@ -45,6 +45,28 @@ void populate(uintptr_t at, size_t n) {
     refused.store(true, std::memory_order_relaxed);
 }
 
+// A region of `size` bytes (a multiple of kRegionStep) starting on a 2 MiB
+// boundary, with the kernel asked to back it with huge pages: products that
+// stream large weights (a vocabulary projection reads 150 MB per token) spend
+// less time on TLB misses. Where transparent huge pages are off the advice
+// does nothing; the region is the same memory either way.
+void* map_region(size_t size) {
+  const size_t padded = size + kRegionStep;
+  if (padded < size) return nullptr;
+  void* raw = ::mmap(nullptr, padded, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const auto lo = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t at = round_up(lo, kRegionStep);
+  // Give back the unaligned head and the tail past the region.
+  if (at > lo) ::munmap(raw, at - lo);
+  if (lo + padded > at + size)
+    ::munmap(reinterpret_cast<void*>(at + size), lo + padded - at - size);
+#ifdef MADV_HUGEPAGE
+  ::madvise(reinterpret_cast<void*>(at), size, MADV_HUGEPAGE);
+#endif
+  return reinterpret_cast<void*>(at);
+}
+
 }  // namespace
 
 HostHeap::HostHeap(size_t region_bytes)
@@ -72,8 +94,8 @@ void* HostHeap::alloc(size_t bytes) {
   if (fit == free_.end()) {
     const size_t size = std::max(region_bytes_, round_up(n, kRegionStep));
     if (size < n) return nullptr;
-    void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) return nullptr;
+    void* base = map_region(size);
+    if (base == nullptr) return nullptr;
     const auto at = reinterpret_cast<uintptr_t>(base);
     regions_[at] = Region{size, 0};
     mapped_ += size;
