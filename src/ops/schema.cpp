@@ -21,6 +21,8 @@ std::vector<OpSchema> build_table() {
   add_quant_schemas(t);
   add_sequence_schemas(t);
   add_control_flow_schemas(t);
+  add_ml_schemas(t);
+  add_training_schemas(t);
   // Lookups bisect by (domain, op, since).
   std::sort(t.begin(), t.end(), [](const OpSchema& a, const OpSchema& b) {
     return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);
