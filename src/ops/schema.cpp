@@ -27,6 +27,7 @@ std::vector<OpSchema> build_table() {
   add_signal_schemas(t);
   add_image_schemas(t);
   add_index_schemas(t);
+  add_recurrent_schemas(t);
   // Lookups bisect by (domain, op, since).
   std::sort(t.begin(), t.end(), [](const OpSchema& a, const OpSchema& b) {
     return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);

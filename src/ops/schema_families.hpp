@@ -24,6 +24,7 @@ void add_generator_schemas(std::vector<OpSchema>& t);
 void add_signal_schemas(std::vector<OpSchema>& t);
 void add_image_schemas(std::vector<OpSchema>& t);
 void add_index_schemas(std::vector<OpSchema>& t);
+void add_recurrent_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms
