@@ -25,6 +25,8 @@ void add_signal_schemas(std::vector<OpSchema>& t);
 void add_image_schemas(std::vector<OpSchema>& t);
 void add_index_schemas(std::vector<OpSchema>& t);
 void add_recurrent_schemas(std::vector<OpSchema>& t);
+void add_norm_loss_schemas(std::vector<OpSchema>& t);
+void add_string_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms
