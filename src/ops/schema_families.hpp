@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/schema.hpp"
+#include "ops/window.hpp"
 
 namespace tessera::ops {
 
@@ -27,6 +28,7 @@ void add_index_schemas(std::vector<OpSchema>& t);
 void add_recurrent_schemas(std::vector<OpSchema>& t);
 void add_norm_loss_schemas(std::vector<OpSchema>& t);
 void add_string_schemas(std::vector<OpSchema>& t);
+void add_conv_extra_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms
@@ -34,6 +36,9 @@ void add_string_schemas(std::vector<OpSchema>& t);
 OutShapes matmul_of(const ShapeQuery& q, size_t a, size_t b);
 OutShapes conv_of(const ShapeQuery& q, size_t x, size_t w);
 std::vector<AttrDef> conv_attrs();
+// The window attributes of a node with `sp` spatial dims, defaults filled in
+// (kernel_shape from the filter `w`'s dims when absent); fails naming the node.
+WindowSpec window_spec(const ShapeQuery& q, size_t sp, const Shape* w);
 
 namespace schema {
 

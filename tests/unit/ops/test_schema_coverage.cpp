@@ -39,11 +39,7 @@ const std::set<std::string>& entry_to_write() {
   static const std::set<std::string> s = {
       "ai.onnx.preview:FlexAttention",
       "ai.onnx:Attention",
-      "ai.onnx:CausalConvWithState",
-      "ai.onnx:ConvTranspose",
-      "ai.onnx:DeformConv",
       "ai.onnx:LinearAttention",
-      "ai.onnx:MaxUnpool",
       "ai.onnx:RotaryEmbedding",
       "com.microsoft:Attention",
       "com.microsoft:EmbedLayerNormalization",
