@@ -29,6 +29,7 @@ void add_recurrent_schemas(std::vector<OpSchema>& t);
 void add_norm_loss_schemas(std::vector<OpSchema>& t);
 void add_string_schemas(std::vector<OpSchema>& t);
 void add_conv_extra_schemas(std::vector<OpSchema>& t);
+void add_attention_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms

@@ -37,10 +37,6 @@ const std::map<std::string, std::string>& data_dependent() {
 // type_inference.cpp's rules and their kernels check their shapes.
 const std::set<std::string>& entry_to_write() {
   static const std::set<std::string> s = {
-      "ai.onnx.preview:FlexAttention",
-      "ai.onnx:Attention",
-      "ai.onnx:LinearAttention",
-      "ai.onnx:RotaryEmbedding",
       "com.microsoft:Attention",
       "com.microsoft:EmbedLayerNormalization",
       "com.microsoft:GatherBlockQuantized",
