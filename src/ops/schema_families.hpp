@@ -30,11 +30,13 @@ void add_norm_loss_schemas(std::vector<OpSchema>& t);
 void add_string_schemas(std::vector<OpSchema>& t);
 void add_conv_extra_schemas(std::vector<OpSchema>& t);
 void add_attention_schemas(std::vector<OpSchema>& t);
+void add_contrib_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms
 // whose operands sit at other positions.
 OutShapes matmul_of(const ShapeQuery& q, size_t a, size_t b);
+OutShapes gemm_shapes(const ShapeQuery& q);  // Gemm's (schema_nn.cpp)
 OutShapes conv_of(const ShapeQuery& q, size_t x, size_t w);
 std::vector<AttrDef> conv_attrs();
 // The window attributes of a node with `sp` spatial dims, defaults filled in
