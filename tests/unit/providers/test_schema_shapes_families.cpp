@@ -4,6 +4,8 @@
 // size their outputs by the rule; the others check their shapes themselves).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ops/schema.hpp"
 #include "unit/kernel_test_util.hpp"
 
@@ -29,6 +31,13 @@ Value ints(std::vector<int64_t> v, std::optional<Shape> s = std::nullopt) {
 }
 
 Value scalar(int64_t v) { return ints({v}, Shape{}); }
+
+template <typename T>
+Value filled(Shape s, T v) {
+  Tensor t(data_type_of<T>(), s);
+  std::fill(t.mutable_data<T>(), t.mutable_data<T>() + t.num_elements(), v);
+  return Value(std::move(t));
+}
 
 struct Case {
   std::string op;
@@ -144,6 +153,48 @@ TEST(SchemaShapes, NewFamiliesAgreeWithTheirKernels) {
        ml},
       {"ArrayFeatureExtractor", {floats({3, 4}), ints({0, 2})}, {}, 1, 1, ml},
       {"Normalizer", {floats({3, 4})}, {}, 1, 1, ml},
+      {"Upsample", {floats({1, 1, 2, 3})}, {attr_floats("scales", {1, 1, 2.5f, 1.5f})}, 7},
+      {"MaxRoiPool",
+       {floats({1, 2, 6, 6}), floats({1, 5})},
+       {attr_ints("pooled_shape", {2, 2})},
+       22},
+      {"Constant", {}, {attr_ints("value_ints", {1, 2, 3})}, 13},
+      {"SwiGLU", {floats({2, 3}), floats({2, 3})}, {}, 28},
+      {"RMSNormalization", {floats({2, 3}), floats({3})}, {}, 23},
+      {"CumProd", {floats({2, 3}), scalar(1)}, {}, 26},
+      {"ReverseSequence",
+       {floats({3, 2}), ints({1, 3})},
+       {attr_int("batch_axis", 1), attr_int("time_axis", 0)},
+       10},
+      {"TensorScatter", {floats({1, 2, 4, 3}), floats({1, 2, 1, 3}), ints({1})}, {}, 24},
+      {"BitwiseNot", {ints({1, 2})}, {}, 18},
+      {"LinearAttention",
+       {floats({1, 3, 8}), floats({1, 3, 8}), floats({1, 3, 6})},
+       {attr_int("q_num_heads", 2), attr_int("kv_num_heads", 2),
+        attr_string("update_rule", "linear")},
+       27,
+       2},
+      {"TfIdfVectorizer",
+       {ints({2, 3, 2})},
+       {attr_int("max_gram_length", 1), attr_int("min_gram_length", 1),
+        attr_int("max_skip_count", 0), attr_string("mode", "TF"), attr_ints("ngram_counts", {0}),
+        attr_ints("ngram_indexes", {0, 1}), attr_ints("pool_int64s", {2, 3})},
+       9},
+      {"EmbedLayerNormalization",
+       {filled<int32_t>({2, 3}, 1), Value(), floats({10, 4}), floats({8, 4}), Value(), floats({4}),
+        floats({4})},
+       {},
+       1,
+       2,
+       "com.microsoft"},
+      {"MatMulNBits",
+       {floats({2, 16}), filled<uint8_t>({3, 1, 8}, 0x88), floats({3})},
+       {attr_int("K", 16), attr_int("N", 3), attr_int("block_size", 16)},
+       1,
+       1,
+       "com.microsoft"},
+      {"OneHotEncoder", {ints({1, 3})}, {attr_ints("cats_int64s", {1, 2, 3})}, 1, 1, ml},
+      {"Binarizer", {floats({2, 3})}, {}, 1, 1, ml},
       {"FeatureVectorizer",
        {floats({3, 2}), floats({3, 1})},
        {attr_ints("inputdimensions", {2, 1})},
