@@ -21,6 +21,18 @@ std::vector<OpSchema> build_table() {
   add_quant_schemas(t);
   add_sequence_schemas(t);
   add_control_flow_schemas(t);
+  add_ml_schemas(t);
+  add_training_schemas(t);
+  add_generator_schemas(t);
+  add_signal_schemas(t);
+  add_image_schemas(t);
+  add_index_schemas(t);
+  add_recurrent_schemas(t);
+  add_norm_loss_schemas(t);
+  add_string_schemas(t);
+  add_conv_extra_schemas(t);
+  add_attention_schemas(t);
+  add_contrib_schemas(t);
   // Lookups bisect by (domain, op, since).
   std::sort(t.begin(), t.end(), [](const OpSchema& a, const OpSchema& b) {
     return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);

@@ -43,6 +43,13 @@ AttrDef required_attr(std::string name, ir::AttrType type) {
   return a;
 }
 
+AttrDef optional_attr(std::string name, ir::AttrType type) {
+  AttrDef a;
+  a.name = std::move(name);
+  a.type = type;
+  return a;
+}
+
 const std::vector<DataType>& float_types() {
   static const std::vector<DataType> v = {DataType::kFloat, DataType::kDouble, DataType::kFloat16,
                                           DataType::kBFloat16};
@@ -66,6 +73,34 @@ const std::vector<DataType>& all_types() {
     for (int32_t i = 1; i <= kMaxDataType; ++i) r.push_back(static_cast<DataType>(i));
     return r;
   }();
+  return v;
+}
+
+const std::vector<DataType>& standard_types() {
+  static const std::vector<DataType> v = [] {
+    std::vector<DataType> r = numeric_types();
+    for (DataType t :
+         {DataType::kString, DataType::kBool, DataType::kComplex64, DataType::kComplex128})
+      r.push_back(t);
+    return r;
+  }();
+  return v;
+}
+
+const std::vector<DataType>& integer_types() {
+  static const std::vector<DataType> v = {DataType::kInt8,   DataType::kInt16, DataType::kInt32,
+                                          DataType::kInt64,  DataType::kUInt8, DataType::kUInt16,
+                                          DataType::kUInt32, DataType::kUInt64};
+  return v;
+}
+
+const std::vector<DataType>& string_type() {
+  static const std::vector<DataType> v = {DataType::kString};
+  return v;
+}
+
+const std::vector<DataType>& float_type() {
+  static const std::vector<DataType> v = {DataType::kFloat};
   return v;
 }
 

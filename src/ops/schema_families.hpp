@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ops/schema.hpp"
+#include "ops/window.hpp"
 
 namespace tessera::ops {
 
@@ -18,13 +19,29 @@ void add_window_schemas(std::vector<OpSchema>& t);  // called by add_nn_schemas
 void add_quant_schemas(std::vector<OpSchema>& t);
 void add_sequence_schemas(std::vector<OpSchema>& t);
 void add_control_flow_schemas(std::vector<OpSchema>& t);
+void add_ml_schemas(std::vector<OpSchema>& t);
+void add_training_schemas(std::vector<OpSchema>& t);
+void add_generator_schemas(std::vector<OpSchema>& t);
+void add_signal_schemas(std::vector<OpSchema>& t);
+void add_image_schemas(std::vector<OpSchema>& t);
+void add_index_schemas(std::vector<OpSchema>& t);
+void add_recurrent_schemas(std::vector<OpSchema>& t);
+void add_norm_loss_schemas(std::vector<OpSchema>& t);
+void add_string_schemas(std::vector<OpSchema>& t);
+void add_conv_extra_schemas(std::vector<OpSchema>& t);
+void add_attention_schemas(std::vector<OpSchema>& t);
+void add_contrib_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms
 // whose operands sit at other positions.
 OutShapes matmul_of(const ShapeQuery& q, size_t a, size_t b);
+OutShapes gemm_shapes(const ShapeQuery& q);  // Gemm's (schema_nn.cpp)
 OutShapes conv_of(const ShapeQuery& q, size_t x, size_t w);
 std::vector<AttrDef> conv_attrs();
+// The window attributes of a node with `sp` spatial dims, defaults filled in
+// (kernel_shape from the filter `w`'s dims when absent); fails naming the node.
+WindowSpec window_spec(const ShapeQuery& q, size_t sp, const Shape* w);
 
 namespace schema {
 
@@ -34,11 +51,21 @@ AttrDef float_attr(std::string name, float def);
 AttrDef string_attr(std::string name, std::string def);
 AttrDef ints_attr(std::string name, std::vector<int64_t> def = {});
 AttrDef required_attr(std::string name, ir::AttrType type);
+// Declared without a default: absent means "not given" (a list attribute
+// such as ML's coefficients, a dtype that falls back to the input's).
+AttrDef optional_attr(std::string name, ir::AttrType type);
 
 // Element type sets of the type constraints.
 const std::vector<DataType>& float_types();    // float, double, float16, bfloat16
 const std::vector<DataType>& numeric_types();  // float_types and every integer type
 const std::vector<DataType>& all_types();      // every tensor element type
+// The spec's "all tensor types" of opset 13: every integer, float, double,
+// float16, bfloat16, string, bool, complex64 and complex128 (no 8-, 4- or
+// 2-bit types).
+const std::vector<DataType>& standard_types();
+const std::vector<DataType>& integer_types();  // the eight integer types
+const std::vector<DataType>& string_type();
+const std::vector<DataType>& float_type();  // float alone
 const std::vector<DataType>& bool_type();
 const std::vector<DataType>& int64_type();
 const std::vector<DataType>& index_types();   // int32, int64

@@ -51,9 +51,7 @@ OutShapes matmul_of(const ShapeQuery& q, size_t ia, size_t ib) {
   return {Shape(out)};
 }
 
-namespace {
-
-OutShapes gemm(const ShapeQuery& q) {
+OutShapes gemm_shapes(const ShapeQuery& q) {
   const Shape* a = shape_of(q, 0);
   const Shape* b = shape_of(q, 1);
   if (!a || !b) return {};
@@ -72,6 +70,8 @@ OutShapes gemm(const ShapeQuery& q) {
   }
   return {Shape{m, n}};
 }
+
+namespace {
 
 OutShapes first_output_as_input0(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
@@ -151,7 +151,7 @@ void add_nn_schemas(std::vector<OpSchema>& t) {
                 int_attr("transB", 0)},
                {fl},
                type_of_input0,
-               gemm});
+               gemm_shapes});
   for (const char* op : {"FusedMatMul", "TransposeMatMul"})
     t.push_back({"com.microsoft",
                  op,

@@ -18,11 +18,6 @@ const std::vector<DataType>& quantized_types_21() {
   return v;
 }
 
-const std::vector<DataType>& float_type() {
-  static const std::vector<DataType> v = {DataType::kFloat};
-  return v;
-}
-
 const std::vector<DataType>& int32_type() {
   static const std::vector<DataType> v = {DataType::kInt32};
   return v;

@@ -9,40 +9,6 @@ namespace {
 
 using namespace schema;
 
-// The window's attributes with their defaults filled in for `sp` spatial
-// dims (kernel_shape from the filter `w` when absent, for Conv).
-WindowSpec window_spec(const ShapeQuery& q, size_t sp, const Shape* w) {
-  WindowSpec s;
-  s.auto_pad = q.attr_string("auto_pad");
-  if (s.auto_pad.empty()) s.auto_pad = "NOTSET";
-  if (s.auto_pad != "NOTSET" && s.auto_pad != "SAME_UPPER" && s.auto_pad != "SAME_LOWER" &&
-      s.auto_pad != "VALID")
-    q.fail("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got '", s.auto_pad, "'");
-  s.kernel = q.attr_ints("kernel_shape");
-  if (s.kernel.empty() && w) s.kernel.assign(w->dims().begin() + 2, w->dims().end());
-  auto list = [&](const char* name, int64_t def, size_t len) {
-    if (!q.schema().attr_def(name)) return std::vector<int64_t>(len, def);
-    std::vector<int64_t> v = q.attr_ints(name);
-    return v.empty() ? std::vector<int64_t>(len, def) : v;
-  };
-  s.strides = list("strides", 1, sp);
-  s.dilations = list("dilations", 1, sp);
-  s.pads = list("pads", 0, 2 * sp);
-  s.ceil_mode = q.schema().attr_def("ceil_mode") && q.attr_int("ceil_mode") != 0;
-  auto check = [&](const char* name, const std::vector<int64_t>& v, size_t len, int64_t least) {
-    if (v.size() != len)
-      q.fail(name, " ", Shape(v).to_string(), " need ", len, " values for ", q.input_desc(0));
-    for (int64_t x : v)
-      if (x < least)
-        q.fail(name, " ", Shape(v).to_string(), " must be ", least ? "positive" : "non-negative");
-  };
-  check("kernel_shape", s.kernel, sp, 1);
-  check("strides", s.strides, sp, 1);
-  check("dilations", s.dilations, sp, 1);
-  check("pads", s.pads, 2 * sp, 0);
-  return s;
-}
-
 OutShapes windowed(const ShapeQuery& q, const Shape& x, int64_t channels, const Shape* w) {
   if (x.rank() < 3) q.fail("expected an input of rank 3 or more, got ", q.input_desc(0));
   const size_t sp = x.rank() - 2;
@@ -83,6 +49,41 @@ std::vector<AttrDef> window_attrs(std::vector<AttrDef> more) {
 }
 
 }  // namespace
+
+// The window's attributes with their defaults filled in for `sp` spatial
+// dims (kernel_shape from the filter `w` when absent, for Conv).
+WindowSpec window_spec(const ShapeQuery& q, size_t sp, const Shape* w) {
+  WindowSpec s;
+  // DeformConv has no auto_pad.
+  s.auto_pad = q.schema().attr_def("auto_pad") ? q.attr_string("auto_pad") : "NOTSET";
+  if (s.auto_pad.empty()) s.auto_pad = "NOTSET";
+  if (s.auto_pad != "NOTSET" && s.auto_pad != "SAME_UPPER" && s.auto_pad != "SAME_LOWER" &&
+      s.auto_pad != "VALID")
+    q.fail("auto_pad must be NOTSET, SAME_UPPER, SAME_LOWER or VALID, got '", s.auto_pad, "'");
+  s.kernel = q.attr_ints("kernel_shape");
+  if (s.kernel.empty() && w) s.kernel.assign(w->dims().begin() + 2, w->dims().end());
+  auto list = [&](const char* name, int64_t def, size_t len) {
+    if (!q.schema().attr_def(name)) return std::vector<int64_t>(len, def);
+    std::vector<int64_t> v = q.attr_ints(name);
+    return v.empty() ? std::vector<int64_t>(len, def) : v;
+  };
+  s.strides = list("strides", 1, sp);
+  s.dilations = list("dilations", 1, sp);
+  s.pads = list("pads", 0, 2 * sp);
+  s.ceil_mode = q.schema().attr_def("ceil_mode") && q.attr_int("ceil_mode") != 0;
+  auto check = [&](const char* name, const std::vector<int64_t>& v, size_t len, int64_t least) {
+    if (v.size() != len)
+      q.fail(name, " ", Shape(v).to_string(), " need ", len, " values for ", q.input_desc(0));
+    for (int64_t x : v)
+      if (x < least)
+        q.fail(name, " ", Shape(v).to_string(), " must be ", least ? "positive" : "non-negative");
+  };
+  check("kernel_shape", s.kernel, sp, 1);
+  check("strides", s.strides, sp, 1);
+  check("dilations", s.dilations, sp, 1);
+  check("pads", s.pads, 2 * sp, 0);
+  return s;
+}
 
 OutShapes conv_of(const ShapeQuery& q, size_t ix, size_t iw) {
   const Shape* x = shape_of(q, ix);

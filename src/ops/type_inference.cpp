@@ -43,9 +43,7 @@ TypeInfo constant_type(const ir::Node& n) {
 }
 
 // Ops the schema table (schema.hpp) does not type.
-const std::set<std::string> kBoolOut = {"RegexFullMatch"};
 const std::set<std::string> kInt64Out = {"NonZero", "NonMaxSuppression"};
-const std::set<std::string> kStringOut = {"StringNormalizer", "StringConcat"};
 
 std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
                                  const std::vector<TypeInfo>& inputs) {
@@ -56,9 +54,7 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     for (auto& o : out) o = t;
     return out;
   };
-  if (kBoolOut.count(op)) return all(tensor_of(DataType::kBool));
   if (kInt64Out.count(op)) return all(tensor_of(DataType::kInt64));
-  if (kStringOut.count(op)) return all(tensor_of(DataType::kString));
   if (op == "Constant") return all(constant_type(n));
   if (op == "ConstantOfShape") {
     const ir::Attribute* a = n.attr("value");
@@ -105,7 +101,6 @@ std::vector<TypeInfo> infer_onnx(const ir::Node& n, int64_t opset,
     return out;
   }
   if (op == "BitCast") return all(tensor_of(attr_dtype(n, "to", DataType::kUndefined)));
-  if (op == "TfIdfVectorizer") return all(tensor_of(DataType::kFloat));
   if (op == "LinearAttention") {
     // present_state has past_state's type S; without past_state it is T.
     out[0] = in(inputs, 0);

@@ -55,4 +55,39 @@ WindowDims window_dims(const std::vector<int64_t>& in, const WindowSpec& w) {
   return d;
 }
 
+WindowDims transposed_window_dims(const std::vector<int64_t>& in, const TransposedWindowSpec& w) {
+  const size_t r = in.size();
+  WindowDims d;
+  d.out.assign(r, 0);
+  d.pads_begin.assign(r, 0);
+  d.pads_end.assign(r, 0);
+  const bool same = w.auto_pad == "SAME_UPPER" || w.auto_pad == "SAME_LOWER";
+  for (size_t i = 0; i < r; ++i) {
+    int64_t ek = 0, full = 0;
+    if (__builtin_mul_overflow(w.kernel[i] - 1, w.dilations[i], &ek) ||
+        __builtin_mul_overflow(w.strides[i], in[i] - 1, &full) ||
+        __builtin_add_overflow(full, w.output_padding[i], &full) ||
+        __builtin_add_overflow(full, ek + 1, &full) || (same && in[i] > INT64_MAX / w.strides[i]))
+      fail(ErrorCode::kInvalidArgument, "the transposed window over spatial dims ", dims_str(in),
+           " overflows int64");
+    if (!w.output_shape.empty() || same) {
+      d.out[i] = !w.output_shape.empty() ? w.output_shape[i] : in[i] * w.strides[i];
+      // Floor division, so that with a larger output the extra lands at the end.
+      const int64_t total = full - d.out[i];
+      const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      const bool upper = w.auto_pad == "SAME_UPPER";
+      d.pads_begin[i] = upper ? half : total - half;
+      d.pads_end[i] = upper ? total - half : half;
+    } else {
+      if ((w.auto_pad == "NOTSET" || w.auto_pad.empty()) && !w.pads.empty())
+        d.pads_begin[i] = w.pads[i], d.pads_end[i] = w.pads[i + r];
+      d.out[i] = full - d.pads_begin[i] - d.pads_end[i];
+    }
+    if (d.out[i] < 0)
+      fail(ErrorCode::kInvalidArgument, "output dim ", i, " of the transposed window over ",
+           dims_str(in), " is negative (", d.out[i], ")");
+  }
+  return d;
+}
+
 }  // namespace tessera::ops

@@ -214,8 +214,8 @@ std::optional<std::vector<int64_t>> merge_shape(const Tensor* t) {
 // the last axis of one [.., S, 3*H*D] tensor (a packed QKV projection, as
 // torch's split/chunk of one Linear exports it), each read only by its
 // head-split Reshape; -1 when there is none.
-int packed_split(const DefUse& v, const ir::Graph& g, const HeadSplit& q, const HeadSplit& k,
-                 const HeadSplit& val) {
+int packed_split(const DefUse& v, const ir::Graph& g, int64_t opset, const HeadSplit& q,
+                 const HeadSplit& k, const HeadSplit& val) {
   const int p = v.producer(q.input);
   if (p < 0) return -1;
   const ir::Node& n = g.nodes[size_t(p)];
@@ -229,7 +229,7 @@ int packed_split(const DefUse& v, const ir::Graph& g, const HeadSplit& q, const 
   const ir::ValueInfo* vi = g.find_value_info(n.inputs[0]);
   const auto* dims = vi && vi->type.is_tensor() && vi->type.shape ? &*vi->type.shape : nullptr;
   // The last axis: -1, or its index when the input's rank is known.
-  const int64_t axis = attr_int(n, "axis", 0);
+  const int64_t axis = ops::schema_of(n, opset).attr_int(n, "axis");
   if (axis != -1 && !(dims && axis >= 0 && size_t(axis) + 1 == dims->size())) return -1;
   // The last dim when known, else -1.
   const int64_t width = dims && !dims->empty() ? dims->back().value.value_or(-1) : -1;
@@ -325,10 +325,12 @@ std::vector<int> packed_slices(const DefUse& v, const ir::Graph& g,
 // of them, the final Reshape, first), or nullopt.
 std::optional<std::pair<ir::Node, std::vector<int>>> seq_first_attention(const DefUse& v,
                                                                          const ir::Graph& g, int sm,
+                                                                         int64_t opset,
                                                                          bool packed_qkv) {
   const ir::Node& softmax = g.nodes[size_t(sm)];
-  // The last axis of the 3-D scores.
-  if (const ir::Attribute* ax = softmax.attr("axis"); ax && ax->i != -1 && ax->i != 2)
+  // The last axis of the 3-D scores (the default axis is 1 before opset 13).
+  if (const int64_t ax = ops::schema_of(softmax, opset).attr_int(softmax, "axis");
+      ax != -1 && ax != 2)
     return std::nullopt;
   const int qk = producer_of(v, g, softmax.inputs[0], "MatMul");
   if (qk < 0 || !v.only_consumer(softmax.inputs[0], sm) || g.nodes[size_t(qk)].inputs.size() != 2)
@@ -401,18 +403,18 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv, bool seq_
   std::vector<bool> dead(g.nodes.size(), false);
   Matcher match(v, g, dead);
   size_t fused = 0;
-  const bool opset13 = model.opset("") >= 13;
+  const int64_t opset = model.opset("");
   for (int sm = 0; sm < int(g.nodes.size()); ++sm) {
     const ir::Node& softmax = g.nodes[size_t(sm)];
     if (dead[size_t(sm)] || !ir::is_onnx_domain(softmax.domain) || softmax.op_type != "Softmax" ||
         softmax.inputs.empty() || softmax.outputs.size() != 1)
       continue;
-    // Last axis of the 4-D scores (before opset 13 the axis must be given: its default is 1).
-    const ir::Attribute* ax = softmax.attr("axis");
-    if (ax ? (ax->i != -1 && ax->i != 3) : !opset13) continue;
+    // Last axis of the 4-D scores (the default axis is 1 before opset 13).
+    const int64_t ax = ops::schema_of(softmax, opset).attr_int(softmax, "axis");
+    if (ax != -1 && ax != 3) continue;
     auto s = match.scores(sm);
     if (!s) {
-      auto sf = seq_first ? seq_first_attention(v, g, sm, packed_qkv) : std::nullopt;
+      auto sf = seq_first ? seq_first_attention(v, g, sm, opset, packed_qkv) : std::nullopt;
       if (!sf ||
           std::any_of(sf->second.begin(), sf->second.end(), [&](int c) { return dead[size_t(c)]; }))
         continue;
@@ -456,7 +458,7 @@ size_t fuse_attention(ir::Model& model, ir::Graph& g, bool packed_qkv, bool seq_
     if (s->sc < 0) chain.erase(std::find(chain.begin(), chain.end(), s->sc));
     if (s->add >= 0) chain.push_back(s->add);
     if (s->where >= 0) chain.push_back(s->where);
-    const int split = packed_qkv ? packed_split(v, g, *q, *k, *val) : -1;
+    const int split = packed_qkv ? packed_split(v, g, opset, *q, *k, *val) : -1;
     if (split >= 0) chain.push_back(split);
     bool taken = false;
     for (int c : chain) taken |= dead[size_t(c)];

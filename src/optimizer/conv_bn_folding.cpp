@@ -44,7 +44,10 @@ void set_element(Tensor& t, int64_t i, double v) {
 
 std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m, int64_t opset) {
   // Inference form only: one output, no training mode, spatial statistics.
-  if (bn.inputs.size() != 5 || attr_int(bn, "training_mode", 0) != 0 ||
+  // spatial and is_test belong to opsets before 9, which the schema's entry
+  // does not keep: a node that sets either to 0 is not folded.
+  const ops::OpSchema& s = ops::schema_of(bn, opset);
+  if (bn.inputs.size() != 5 || s.attr_int(bn, "training_mode") != 0 ||
       attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
     return std::nullopt;
   for (size_t k = 1; k < bn.outputs.size(); ++k)
@@ -56,7 +59,7 @@ std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m
   if (!is_float_vector(gamma, m) || !is_float_vector(beta, m) || !is_float_vector(mean, m) ||
       !is_float_vector(var, m))
     return std::nullopt;
-  const double eps = ops::schema_of(bn, opset).attr_float(bn, "epsilon");
+  const double eps = s.attr_float(bn, "epsilon");
   BnAffine a;
   for (int64_t c = 0; c < m; ++c) {
     a.s.push_back(gamma->element_as_double(c) / std::sqrt(var->element_as_double(c) + eps));

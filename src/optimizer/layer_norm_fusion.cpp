@@ -3,6 +3,7 @@
 //   y = d / Sqrt(v + eps) * gamma + beta
 // becomes one LayerNormalization over the last axis (ai.onnx from opset 17,
 // else the internal com.tessera op with opset-17 semantics).
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
@@ -11,8 +12,8 @@ namespace tessera::optimizer {
 namespace {
 
 // True when the ReduceMean reduces exactly the last axis and keeps dims.
-bool reduces_last_axis(const DefUse& v, const ir::Node& n) {
-  if (attr_int(n, "keepdims", 1) != 1) return false;
+bool reduces_last_axis(const DefUse& v, const ir::Node& n, int64_t opset) {
+  if (ops::schema_of(n, opset).attr_int(n, "keepdims") != 1) return false;
   std::vector<int64_t> axes;
   if (const ir::Attribute* a = n.attr("axes")) {
     axes = a->ints;
@@ -47,14 +48,15 @@ bool is_affine_param(const Tensor* t) {
 size_t fuse_layer_norm(ir::Model& model, ir::Graph& g) {
   DefUse v(g);
   std::vector<bool> dead(g.nodes.size(), false);
-  const bool native = model.opset("") >= 17;
+  const int64_t opset = model.opset("");
+  const bool native = opset >= 17;
   size_t fused = 0;
   auto is = [&](int i, const char* op) {
     return i >= 0 && !dead[size_t(i)] && ir::is_onnx_domain(g.nodes[size_t(i)].domain) &&
            g.nodes[size_t(i)].op_type == op;
   };
   for (int r1 = 0; r1 < int(g.nodes.size()); ++r1) {
-    if (!is(r1, "ReduceMean") || !reduces_last_axis(v, g.nodes[size_t(r1)])) continue;
+    if (!is(r1, "ReduceMean") || !reduces_last_axis(v, g.nodes[size_t(r1)], opset)) continue;
     const std::string x = g.nodes[size_t(r1)].inputs[0];
     const std::string mean = g.nodes[size_t(r1)].outputs[0];
     int sub = sole_consumer(v, g, mean, "Sub");
@@ -82,7 +84,7 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& g) {
     const Tensor* two = v.constant(g.nodes[size_t(pow)].inputs[1]);
     if (!two || two->num_elements() != 1 || two->element_as_double(0) != 2.0) continue;
     int r2 = sole_consumer(v, g, g.nodes[size_t(pow)].outputs[0], "ReduceMean");
-    if (r2 < 0 || !reduces_last_axis(v, g.nodes[size_t(r2)])) continue;
+    if (r2 < 0 || !reduces_last_axis(v, g.nodes[size_t(r2)], opset)) continue;
     const std::string var = g.nodes[size_t(r2)].outputs[0];
     int add_eps = sole_consumer(v, g, var, "Add");
     if (add_eps < 0) continue;

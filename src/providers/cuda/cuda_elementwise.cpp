@@ -70,9 +70,10 @@ std::unique_ptr<ep::OpKernel> make_gelu(const ep::KernelInfo& info, const EnvPtr
 
 std::unique_ptr<ep::OpKernel> make_clip(const ep::KernelInfo& info, const EnvPtr& env) {
   float lo = std::numeric_limits<float>::lowest(), hi = std::numeric_limits<float>::max();
-  if (info.opset() < 11) {
-    lo = info.attr_float("min", lo);
-    hi = info.attr_float("max", hi);
+  if (info.opset() < 11) {  // attributes, with the schema's -/+FLT_MAX defaults
+    const ops::OpSchema& schema = ops::schema_of(info.node(), info.opset());
+    lo = schema.attr_float(info.node(), "min");
+    hi = schema.attr_float(info.node(), "max");
   } else {
     if (info.has_input(1)) lo = constant_scalar(info, 1);
     if (info.has_input(2)) hi = constant_scalar(info, 2);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/schema.hpp"
 #include "providers/onednn/dnnl_ops.hpp"
 
 namespace tessera::onednn {
@@ -14,7 +15,8 @@ using dnnl::algorithm;
 
 // Reads min/max of Clip: attributes before opset 11, constant inputs after.
 float clip_bound(const ep::KernelInfo& info, size_t input, const char* attr, float def) {
-  if (info.opset() < 11) return info.attr_float(attr, def);
+  if (info.opset() < 11)  // attributes, with the schema's -/+FLT_MAX defaults
+    return ops::schema_of(info.node(), info.opset()).attr_float(info.node(), attr);
   const Tensor* t = info.has_input(input) ? info.constant_input(input) : nullptr;
   if (!info.has_input(input)) return def;
   if (!t || t->num_elements() != 1) info.fail_node("Clip bounds must be constant scalars here");

@@ -9,6 +9,7 @@
 
 #include "core/float8.hpp"
 #include "linalg/vec_math.hpp"
+#include "ops/schema.hpp"
 #include "providers/cpu/math/elementwise.hpp"
 #include "providers/cpu/math/half_blocks.hpp"
 #include "providers/cpu/math/math_kernels.hpp"
@@ -231,9 +232,10 @@ struct ShrinkOp {
 class ClipKernel final : public ep::OpKernel {
  public:
   explicit ClipKernel(const ep::KernelInfo& info) : opset_(info.opset()) {
-    if (opset_ < 11) {
-      attr_min_ = info.attr_float("min", -std::numeric_limits<float>::infinity());
-      attr_max_ = info.attr_float("max", std::numeric_limits<float>::infinity());
+    if (opset_ < 11) {  // the bounds are attributes, defaulting to -/+FLT_MAX
+      const ops::OpSchema& schema = ops::schema_of(info.node(), opset_);
+      attr_min_ = schema.attr_float(info.node(), "min");
+      attr_max_ = schema.attr_float(info.node(), "max");
     }
   }
   void compute(ep::KernelContext& ctx) const override {

@@ -67,21 +67,22 @@ class GatherKernel : public OpKernel {
 
 class GatherElementsKernel : public OpKernel {
  public:
-  explicit GatherElementsKernel(const KernelInfo& info) : axis_(info.attr_int("axis", 0)) {}
+  explicit GatherElementsKernel(const KernelInfo& info)
+      : shape_(info), axis_(info.attr_int("axis", 0)) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& it = ctx.required_input(1);
+    // The output is shaped like the indices, of the data's rank (the
+    // schema's rule, which checks the ranks and the axis).
+    const Shape out = shape_.output(ctx, {&x, &it});
     int64_t axis = norm_axis(ctx, axis_, x.shape());
-    if (it.rank() != x.rank())
-      ctx.fail_node("indices of shape ", it.shape().to_string(),
-                    " must have the rank of data of shape ", x.shape().to_string());
     for (size_t k = 0; k < x.rank(); ++k)
       if (int64_t(k) != axis && it.shape()[k] > x.shape()[k])
         ctx.fail_node("indices of shape ", it.shape().to_string(), " exceed data of shape ",
                       x.shape().to_string(), " on axis ", k);
     std::vector<int64_t> idx = read_ints(it);
     normalize_indices(ctx, idx, x.shape()[size_t(axis)], x.shape(), axis);
-    Tensor& y = ctx.output(0, it.shape(), x.dtype());
+    Tensor& y = ctx.output(0, out, x.dtype());
     if (y.num_elements() == 0) return;
     std::vector<int64_t> xs = strides_of(x.shape());
     const Shape& os = it.shape();
@@ -102,31 +103,26 @@ class GatherElementsKernel : public OpKernel {
   }
 
  private:
+  ep::OpShape shape_;
   int64_t axis_;
 };
 
 class GatherNDKernel : public OpKernel {
  public:
-  explicit GatherNDKernel(const KernelInfo& info) : batch_dims_(info.attr_int("batch_dims", 0)) {}
+  explicit GatherNDKernel(const KernelInfo& info)
+      : shape_(info),
+        batch_dims_(shape_.schema().attr_def("batch_dims")
+                        ? shape_.schema().attr_int(info.node(), "batch_dims")
+                        : 0) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& it = ctx.required_input(1);
+    // The output shape (the schema's rule) also checks batch_dims, the
+    // index depth and the batch dims against each other.
+    const Shape out = shape_.output(ctx, {&x, &it});
     const Shape& ds = x.shape();
     const Shape& is = it.shape();
-    int64_t r = int64_t(ds.rank()), q = int64_t(is.rank()), b = batch_dims_;
-    if (q < 1 || r < 1 || b < 0 || b >= q || b >= r)
-      ctx.fail_node("batch_dims ", b, " does not suit data ", ds.to_string(), " and indices ",
-                    is.to_string());
-    int64_t m = is[size_t(q - 1)];
-    if (m < 1 || m > r - b)
-      ctx.fail_node("indices of shape ", is.to_string(), " address ", m, " dims, data of shape ",
-                    ds.to_string(), " has ", r - b, " after batch dims");
-    for (int64_t k = 0; k < b; ++k)
-      if (ds[size_t(k)] != is[size_t(k)])
-        ctx.fail_node("batch dims of data ", ds.to_string(), " and indices ", is.to_string(),
-                      " differ");
-    std::vector<int64_t> dims(is.dims().begin(), is.dims().end() - 1);
-    dims.insert(dims.end(), ds.dims().begin() + b + m, ds.dims().end());
+    const int64_t b = batch_dims_, m = is[is.rank() - 1];
     std::vector<int64_t> idx = read_ints(it);
     std::vector<int64_t> xs = strides_of(ds);
     int64_t batches = ds.size_to(size_t(b)), slice = ds.size_from(size_t(b + m));
@@ -144,7 +140,7 @@ class GatherNDKernel : public OpKernel {
       }
       offs[size_t(t)] = off;
     }
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    Tensor& y = ctx.output(0, out, x.dtype());
     if (y.num_elements() == 0) return;
     visit_storage(x, y, [&](const auto* s, auto* d) {
       for (size_t t = 0; t < offs.size(); ++t)
@@ -153,6 +149,7 @@ class GatherNDKernel : public OpKernel {
   }
 
  private:
+  ep::OpShape shape_;
   int64_t batch_dims_;
 };
 

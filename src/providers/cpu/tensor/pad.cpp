@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "ep/op_shape.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -142,28 +143,16 @@ class PadKernel : public OpKernel {
 
 class CenterCropPadKernel : public OpKernel {
  public:
-  explicit CenterCropPadKernel(const KernelInfo& info) : axes_(info.attr_ints("axes")) {}
+  explicit CenterCropPadKernel(const KernelInfo& info) : shape_(info) {}
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    std::vector<int64_t> shape = read_ints(ctx.required_input(1));
     const Shape& in = x.shape();
-    int64_t r = int64_t(in.rank());
-    std::vector<int64_t> axes = axes_;
-    if (axes.empty())
-      for (int64_t k = 0; k < r; ++k) axes.push_back(k);
-    if (shape.size() != axes.size())
-      ctx.fail_node("shape ", Shape(shape).to_string(), " does not match ", axes.size(), " axes");
-    std::vector<int64_t> dims = in.dims();
-    for (size_t i = 0; i < axes.size(); ++i) {
-      int64_t a = axes[i];
-      if (a < -r || a >= r)
-        ctx.fail_node("axis ", a, " is out of range for input of shape ", in.to_string());
-      if (shape[i] < 0) ctx.fail_node("negative target size ", shape[i]);
-      dims[size_t(a < 0 ? a + r : a)] = shape[i];
-    }
-    // The output first: a target too large to hold fails there, naming its
-    // size, before a map of that many entries is built.
-    Tensor& y = ctx.output(0, Shape(dims), x.dtype());
+    const int64_t r = int64_t(in.rank());
+    // The target sizes on their axes (the schema's rule). The output first:
+    // a target too large to hold fails there, naming its size, before a map
+    // of that many entries is built.
+    const Shape dims = shape_.output(ctx, {&x, &ctx.required_input(1)});
+    Tensor& y = ctx.output(0, dims, x.dtype());
     std::vector<int64_t> st = strides_of(in);
     AxisMaps maps(static_cast<size_t>(r));
     for (size_t k = 0; k < size_t(r); ++k) {
@@ -179,7 +168,7 @@ class CenterCropPadKernel : public OpKernel {
   }
 
  private:
-  std::vector<int64_t> axes_;
+  ep::OpShape shape_;
 };
 
 }  // namespace

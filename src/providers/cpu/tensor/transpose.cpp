@@ -151,40 +151,28 @@ class TransposeKernel : public OpKernel {
 class SpaceDepthKernel : public OpKernel {
  public:
   SpaceDepthKernel(const KernelInfo& info, bool to_space)
-      : to_space_(to_space),
+      : shape_(info),
+        to_space_(to_space),
         block_(info.attr_int("blocksize")),
         crd_(info.attr_string("mode", "DCR") == "CRD") {
     if (block_ <= 0) info.fail_node("blocksize must be positive, got ", block_);
   }
   void compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
-    if (x.rank() != 4) ctx.fail_node("expected a 4-D input, got shape ", x.shape().to_string());
-    int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3], b = block_;
-    // blocksize comes from the model: products of it must not overflow.
-    auto mul = [&](int64_t u, int64_t v) {
-      int64_t r;
-      if (__builtin_mul_overflow(u, v, &r))
-        ctx.fail_node("blocksize ", b, " is too large for input shape ", x.shape().to_string());
-      return r;
-    };
-    const int64_t bb = mul(b, b);
-    Shape six, out;
+    // The output shape (the schema's rule) also checks the rank, the
+    // divisibility by the block and that no size overflows.
+    const Shape out = shape_.output(ctx, {&x});
+    const int64_t N = x.shape()[0], C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+    const int64_t b = block_;
+    Shape six;
     std::vector<int64_t> perm;
     if (to_space_) {
-      if (C % bb != 0)
-        ctx.fail_node("channels ", C, " of shape ", x.shape().to_string(),
-                      " are not divisible by blocksize^2 = ", bb);
-      int64_t c = C / bb;
+      const int64_t c = out[1];
       six = crd_ ? Shape{N, c, b, b, H, W} : Shape{N, b, b, c, H, W};
       perm = crd_ ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
-      out = Shape{N, c, mul(H, b), mul(W, b)};
     } else {
-      if (H % b != 0 || W % b != 0)
-        ctx.fail_node("spatial dims of shape ", x.shape().to_string(),
-                      " are not divisible by blocksize ", b);
       six = Shape{N, C, H / b, b, W / b, b};
       perm = {0, 3, 5, 1, 2, 4};
-      out = Shape{N, mul(C, bb), H / b, W / b};
     }
     Tensor& y = ctx.output(0, out, x.dtype());
     std::vector<int64_t> tdims(6);
@@ -194,6 +182,7 @@ class SpaceDepthKernel : public OpKernel {
   }
 
  private:
+  ep::OpShape shape_;
   bool to_space_;
   int64_t block_;
   bool crd_;

@@ -4,8 +4,8 @@
 // and implicit outputs, ellipsis and traces all follow from one walk. Float
 // products of two operands take einsum_as_gemm instead.
 #include <algorithm>
-#include <cctype>
 
+#include "ops/einsum_labels.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 #include "providers/cpu/transformer/einsum_gemm.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
@@ -14,132 +14,39 @@ namespace tessera::cpu {
 
 namespace {
 
-constexpr int kLetters = 52;
-constexpr int kEllipsis = -1;
-
-int label_id(char c) { return std::islower(uint8_t(c)) ? c - 'a' : 26 + (c - 'A'); }
-
-// A term as written: label ids, with kEllipsis where "..." stands.
-std::vector<int> parse_term(const ep::KernelInfo& info, const std::string& s) {
-  std::vector<int> out;
-  bool ell = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '.') {
-      if (ell || s.compare(i, 3, "...") != 0) info.fail_node("bad ellipsis in term '", s, "'");
-      ell = true;
-      out.push_back(kEllipsis);
-      i += 2;
-    } else if (std::isalpha(uint8_t(c))) {
-      out.push_back(label_id(c));
-    } else {
-      info.fail_node("invalid character '", c, "' in equation term '", s, "'");
-    }
-  }
-  return out;
-}
-
 class EinsumKernel : public ep::OpKernel {
  public:
   explicit EinsumKernel(const ep::KernelInfo& info) {
-    std::string eq;
-    for (char c : info.attr_string("equation"))
-      if (!std::isspace(uint8_t(c))) eq.push_back(c);
-    size_t arrow = eq.find("->");
-    std::string lhs = eq.substr(0, arrow);
-    explicit_ = arrow != std::string::npos;
-    size_t start = 0;
-    while (true) {
-      size_t comma = lhs.find(',', start);
-      terms_.push_back(parse_term(info, lhs.substr(start, comma - start)));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    try {
+      eq_ = ops::parse_einsum(info.attr_string("equation"));
+    } catch (const Error& e) {
+      info.fail_node(e.what());
     }
-    if (explicit_) out_term_ = parse_term(info, eq.substr(arrow + 2));
-    if (terms_.size() != info.num_inputs())
-      info.fail_node("equation has ", terms_.size(), " input terms but the node has ",
+    if (eq_.terms.size() != info.num_inputs())
+      info.fail_node("equation has ", eq_.terms.size(), " input terms but the node has ",
                      info.num_inputs(), " inputs");
   }
 
   void compute(ep::KernelContext& ctx) const override {
-    const size_t nin = terms_.size();
-    // Ellipsis rank = the largest number of dims any "..." covers.
-    int64_t ell_rank = 0;
-    std::vector<int64_t> er(nin);
-    for (size_t k = 0; k < nin; ++k) {
-      const Tensor& t = ctx.required_input(k);
-      int64_t letters = 0;
-      bool has_ell = false;
-      for (int l : terms_[k]) {
-        if (l == kEllipsis)
-          has_ell = true;
-        else
-          ++letters;
-      }
-      er[k] = int64_t(t.rank()) - letters;
-      if ((!has_ell && er[k] != 0) || er[k] < 0)
-        ctx.fail_node("input ", k, " of shape ", t.shape().to_string(),
-                      " does not match its equation term (", letters, " labels",
-                      has_ell ? " plus ..." : "", ")");
-      ell_rank = std::max(ell_rank, er[k]);
+    const size_t nin = eq_.terms.size();
+    std::vector<Shape> shapes;
+    for (size_t k = 0; k < nin; ++k) shapes.push_back(ctx.required_input(k).shape());
+    // The labels of every axis and their sizes: the schema's shape rule.
+    ops::EinsumLabels lb;
+    try {
+      lb = ops::einsum_labels(eq_, shapes);
+    } catch (const Error& e) {
+      ctx.fail_node(e.what());
     }
-    // Ellipsis dims are right-aligned: label kLetters + e for e in [0, ell_rank).
-    std::vector<std::vector<int>> axes(nin);  // per input: label id per axis
-    for (size_t k = 0; k < nin; ++k)
-      for (int l : terms_[k]) {
-        if (l != kEllipsis) {
-          axes[k].push_back(l);
-          continue;
-        }
-        for (int64_t e = 0; e < er[k]; ++e) axes[k].push_back(int(kLetters + ell_rank - er[k] + e));
-      }
-    const int nlabels = kLetters + int(ell_rank);
-    std::vector<int64_t> dim(size_t(nlabels), -1);
-    std::vector<int> count(size_t(nlabels), 0);
-    for (size_t k = 0; k < nin; ++k) {
-      const Shape& s = ctx.required_input(k).shape();
-      for (size_t i = 0; i < axes[k].size(); ++i) {
-        int l = axes[k][i];
-        int64_t d = s[i];
-        ++count[size_t(l)];
-        int64_t& cur = dim[size_t(l)];
-        if (cur == -1 || cur == d) {
-          cur = d;
-        } else if (l >= kLetters && (cur == 1 || d == 1)) {
-          if (cur == 1) cur = d;  // ellipsis dims broadcast
-        } else {
-          ctx.fail_node("label '",
-                        l < 26   ? char('a' + l)
-                        : l < 52 ? char('A' + l - 26)
-                                 : '.',
-                        "' has size ", cur, " and ", d, " (input ", k, " shape ", s.to_string(),
-                        ")");
-        }
-      }
-    }
-    // Output labels.
-    std::vector<int> out;
-    if (explicit_) {
-      for (int l : out_term_) {
-        if (l == kEllipsis) {
-          for (int e = 0; e < ell_rank; ++e) out.push_back(kLetters + e);
-        } else {
-          if (count[size_t(l)] == 0) ctx.fail_node("output label not present in any input");
-          out.push_back(l);
-        }
-      }
-    } else {
-      for (int e = 0; e < ell_rank; ++e) out.push_back(kLetters + e);
-      for (int l = 0; l < kLetters; ++l)
-        if (count[size_t(l)] == 1) out.push_back(l);
-    }
+    const std::vector<std::vector<int>>& axes = lb.axes;
+    const std::vector<int>& out = lb.out;
+    const std::vector<int64_t>& dim = lb.dim;
+    const int nlabels = int(dim.size());
     std::vector<bool> in_out(size_t(nlabels), false);
     for (int l : out) in_out[size_t(l)] = true;
     std::vector<int> summed;
     for (int l = 0; l < nlabels; ++l)
-      if (count[size_t(l)] > 0 && !in_out[size_t(l)]) summed.push_back(l);
-    for (int l = 0; l < nlabels; ++l)
-      if (dim[size_t(l)] < 0) dim[size_t(l)] = 1;
+      if (lb.count[size_t(l)] > 0 && !in_out[size_t(l)]) summed.push_back(l);
     if (nin == 2 && einsum_as_gemm(ctx, {&ctx.required_input(0), &axes[0]},
                                    {&ctx.required_input(1), &axes[1]}, out, dim))
       return;
@@ -156,9 +63,7 @@ class EinsumKernel : public ep::OpKernel {
         st *= t.shape()[i];
       }
     }
-    std::vector<int64_t> od;
-    for (int l : out) od.push_back(dim[size_t(l)]);
-    Shape out_shape(od);
+    const Shape out_shape = lb.out_shape();
     const int64_t total = out_shape.num_elements();
     int64_t inner = 1;
     for (int l : summed) inner *= dim[size_t(l)];
@@ -197,9 +102,7 @@ class EinsumKernel : public ep::OpKernel {
   }
 
  private:
-  std::vector<std::vector<int>> terms_;
-  std::vector<int> out_term_;
-  bool explicit_ = false;
+  ops::EinsumEquation eq_;
 };
 
 }  // namespace
