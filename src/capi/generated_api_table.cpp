@@ -204,6 +204,8 @@ OrtStatus* ORT_API_CALL GetCUDAProviderOptionsAsString(const OrtCUDAProviderOpti
 void ORT_API_CALL ReleaseCUDAProviderOptions(OrtCUDAProviderOptionsV2* input) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_MIGraphX(OrtSessionOptions* options, const OrtMIGraphXProviderOptions* migraphx_options) noexcept;
 OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options, const char* const* initializer_names, const OrtValue* const* initializers, size_t num_initializers) noexcept;
+OrtStatus* ORT_API_CALL CreateOpAttr(const char* name, const void* data, int len, OrtOpAttrType type, OrtOpAttr** op_attr) noexcept;
+void ORT_API_CALL ReleaseOpAttr(OrtOpAttr* input) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept;
 void ORT_API_CALL ReleaseKernelInfo(OrtKernelInfo* input) noexcept;
@@ -259,6 +261,13 @@ OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path, Or
 OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept;
 void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept;
 OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options, const OrtLoraAdapter* adapter) noexcept;
+void ORT_API_CALL ReleaseValueInfo(OrtValueInfo* input) noexcept;
+void ORT_API_CALL ReleaseNode(OrtNode* input) noexcept;
+void ORT_API_CALL ReleaseGraph(OrtGraph* input) noexcept;
+void ORT_API_CALL ReleaseModel(OrtModel* input) noexcept;
+OrtStatus* ORT_API_CALL GetValueInfoName(const OrtValueInfo* value_info, const char** name) noexcept;
+OrtStatus* ORT_API_CALL GetValueInfoTypeInfo(const OrtValueInfo* value_info, const OrtTypeInfo** type_info) noexcept;
+const OrtModelEditorApi* ORT_API_CALL GetModelEditorApi(void) noexcept;
 OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept;
 void ORT_API_CALL CreateKeyValuePairs(OrtKeyValuePairs** out) noexcept;
 void ORT_API_CALL AddKeyValuePair(OrtKeyValuePairs* kvps, const char* key, const char* value) noexcept;
@@ -287,6 +296,56 @@ OrtStatus* ORT_API_CALL AllocatorGetStats(const OrtAllocator* ort_allocator, Ort
 OrtStatus* ORT_API_CALL CreateMemoryInfo_V2(const char* name, enum OrtMemoryInfoDeviceType device_type, uint32_t vendor_id, int32_t device_id, enum OrtDeviceMemoryType mem_type, size_t alignment, enum OrtAllocatorType allocator_type, OrtMemoryInfo** out) noexcept;
 OrtDeviceMemoryType ORT_API_CALL MemoryInfoGetDeviceMemType(const OrtMemoryInfo* ptr) noexcept;
 uint32_t ORT_API_CALL MemoryInfoGetVendorId(const OrtMemoryInfo* ptr) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_GetValueProducer(const OrtValueInfo* value_info, const OrtNode** producer_node, size_t* producer_output_index) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_GetValueNumConsumers(const OrtValueInfo* value_info, size_t* num_consumers) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_GetValueConsumers(const OrtValueInfo* value_info, const OrtNode** nodes, int64_t* input_indices, size_t num_consumers) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_GetInitializerValue(const OrtValueInfo* value_info, const OrtValue** initializer_value) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_GetExternalInitializerInfo(const OrtValueInfo* value_info, OrtExternalInitializerInfo** info) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_IsRequiredGraphInput(const OrtValueInfo* value_info, bool* is_required_graph_input) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_IsOptionalGraphInput(const OrtValueInfo* value_info, bool* is_optional_graph_input) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_IsGraphOutput(const OrtValueInfo* value_info, bool* is_graph_output) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_IsConstantInitializer(const OrtValueInfo* value_info, bool* is_constant_initializer) noexcept;
+OrtStatus* ORT_API_CALL ValueInfo_IsFromOuterScope(const OrtValueInfo* value_info, bool* is_from_outer_scope) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetName(const OrtGraph* graph, const char** graph_name) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetModelPath(const OrtGraph* graph, const ORTCHAR_T** model_path) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetOnnxIRVersion(const OrtGraph* graph, int64_t* onnx_ir_version) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetNumOperatorSets(const OrtGraph* graph, size_t* num_operator_sets) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetOperatorSets(const OrtGraph* graph, const char** domains, int64_t* opset_versions, size_t num_operator_sets) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetNumInputs(const OrtGraph* graph, size_t* num_inputs) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetInputs(const OrtGraph* graph, const OrtValueInfo** inputs, size_t num_inputs) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetNumOutputs(const OrtGraph* graph, size_t* num_outputs) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetOutputs(const OrtGraph* graph, const OrtValueInfo** outputs, size_t num_outputs) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetNumInitializers(const OrtGraph* graph, size_t* num_initializers) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetInitializers(const OrtGraph* graph, const OrtValueInfo** initializers, size_t num_initializers) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetNumNodes(const OrtGraph* graph, size_t* num_nodes) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetNodes(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetParentNode(const OrtGraph* graph, const OrtNode** node) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetGraphView(const OrtGraph* src_graph, const OrtNode** nodes, size_t num_nodes, OrtGraph** dst_graph) noexcept;
+OrtStatus* ORT_API_CALL Node_GetId(const OrtNode* node, size_t* node_id) noexcept;
+OrtStatus* ORT_API_CALL Node_GetName(const OrtNode* node, const char** node_name) noexcept;
+OrtStatus* ORT_API_CALL Node_GetOperatorType(const OrtNode* node, const char** operator_type) noexcept;
+OrtStatus* ORT_API_CALL Node_GetDomain(const OrtNode* node, const char** domain_name) noexcept;
+OrtStatus* ORT_API_CALL Node_GetSinceVersion(const OrtNode* node, int* since_version) noexcept;
+OrtStatus* ORT_API_CALL Node_GetNumInputs(const OrtNode* node, size_t* num_inputs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetInputs(const OrtNode* node, const OrtValueInfo** inputs, size_t num_inputs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetNumOutputs(const OrtNode* node, size_t* num_outputs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetOutputs(const OrtNode* node, const OrtValueInfo** outputs, size_t num_outputs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetNumImplicitInputs(const OrtNode* node, size_t* num_implicit_inputs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetImplicitInputs(const OrtNode* node, const OrtValueInfo** implicit_inputs, size_t num_implicit_inputs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetNumAttributes(const OrtNode* node, size_t* num_attributes) noexcept;
+OrtStatus* ORT_API_CALL Node_GetAttributes(const OrtNode* node, const OrtOpAttr** attributes, size_t num_attributes) noexcept;
+OrtStatus* ORT_API_CALL Node_GetAttributeByName(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute) noexcept;
+OrtStatus* ORT_API_CALL OpAttr_GetTensorAttributeAsOrtValue(const OrtOpAttr* attribute, OrtValue** attr_tensor) noexcept;
+OrtStatus* ORT_API_CALL OpAttr_GetType(const OrtOpAttr* attribute, OrtOpAttrType* type) noexcept;
+OrtStatus* ORT_API_CALL OpAttr_GetName(const OrtOpAttr* attribute, const char** name) noexcept;
+OrtStatus* ORT_API_CALL Node_GetNumSubgraphs(const OrtNode* node, size_t* num_subgraphs) noexcept;
+OrtStatus* ORT_API_CALL Node_GetSubgraphs(const OrtNode* node, const OrtGraph** subgraphs, size_t num_subgraphs, const char** attribute_names) noexcept;
+OrtStatus* ORT_API_CALL Node_GetGraph(const OrtNode* node, const OrtGraph** graph) noexcept;
+OrtStatus* ORT_API_CALL Node_GetEpName(const OrtNode* node, const char** out) noexcept;
+void ORT_API_CALL ReleaseExternalInitializerInfo(OrtExternalInitializerInfo* input) noexcept;
+const ORTCHAR_T* ORT_API_CALL ExternalInitializerInfo_GetFilePath(const OrtExternalInitializerInfo* info) noexcept;
+int64_t ORT_API_CALL ExternalInitializerInfo_GetFileOffset(const OrtExternalInitializerInfo* info) noexcept;
+size_t ORT_API_CALL ExternalInitializerInfo_GetByteSize(const OrtExternalInitializerInfo* info) noexcept;
 const char* ORT_API_CALL GetRunConfigEntry(const OrtRunOptions* options, const char* config_key) noexcept;
 const OrtMemoryInfo* ORT_API_CALL EpDevice_MemoryInfo(const OrtEpDevice* ep_device, OrtDeviceMemoryType memory_type) noexcept;
 OrtStatus* ORT_API_CALL CreateSharedAllocator(OrtEnv* env, const OrtEpDevice* ep_device, OrtDeviceMemoryType mem_type, OrtAllocatorType allocator_type, const OrtKeyValuePairs* allocator_options, OrtAllocator** allocator) noexcept;
@@ -301,6 +360,8 @@ OrtStatus* ORT_API_CALL CreateSyncStreamForEpDevice(const OrtEpDevice* ep_device
 void* ORT_API_CALL SyncStream_GetHandle(OrtSyncStream* stream) noexcept;
 void ORT_API_CALL ReleaseSyncStream(OrtSyncStream* input) noexcept;
 OrtStatus* ORT_API_CALL CopyTensors(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors) noexcept;
+OrtStatus* ORT_API_CALL Graph_GetModelMetadata(const OrtGraph* graph, OrtModelMetadata** out) noexcept;
+OrtStatus* ORT_API_CALL CreateExternalInitializerInfo(const ORTCHAR_T* filepath, int64_t file_offset, size_t byte_size, OrtExternalInitializerInfo** out) noexcept;
 bool ORT_API_CALL TensorTypeAndShape_HasShape(const OrtTensorTypeAndShapeInfo* info) noexcept;
 OrtStatus* ORT_API_CALL KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out) noexcept;
 OrtStatus* ORT_API_CALL KernelInfo_GetOperatorDomain(const OrtKernelInfo* info, char* out, size_t* size) noexcept;
@@ -327,6 +388,22 @@ OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* 
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionExecutionMode(const OrtSessionOptions* options, ::ExecutionMode* out) noexcept;
 OrtExperimentalFnPtr ORT_API_CALL GetExperimentalFunction(const char* name) noexcept;
+OrtStatus* ORT_API_CALL CreateTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL CreateSparseTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL CreateMapTypeInfo(ONNXTensorElementDataType map_key_type, const OrtTypeInfo* map_value_type, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL CreateSequenceTypeInfo(const OrtTypeInfo* sequence_type, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL CreateOptionalTypeInfo(const OrtTypeInfo* contained_type, OrtTypeInfo** type_info) noexcept;
+OrtStatus* ORT_API_CALL CreateValueInfo(const char* name, const OrtTypeInfo* type_info, OrtValueInfo** value_info) noexcept;
+OrtStatus* ORT_API_CALL CreateNode(const char* operator_name, const char* domain_name, const char* node_name, const char* const* input_names, size_t input_names_len, const char* const* output_names, size_t output_names_len, OrtOpAttr** attributes, size_t attribs_len, OrtNode** node) noexcept;
+OrtStatus* ORT_API_CALL CreateGraph(OrtGraph** graph) noexcept;
+OrtStatus* ORT_API_CALL SetGraphInputs(OrtGraph* graph, OrtValueInfo** inputs, size_t inputs_len) noexcept;
+OrtStatus* ORT_API_CALL SetGraphOutputs(OrtGraph* graph, OrtValueInfo** outputs, size_t outputs_len) noexcept;
+OrtStatus* ORT_API_CALL AddInitializerToGraph(OrtGraph* graph, const char* name, OrtValue* tensor, bool data_is_external) noexcept;
+OrtStatus* ORT_API_CALL AddNodeToGraph(OrtGraph* graph, OrtNode* node) noexcept;
+OrtStatus* ORT_API_CALL CreateModel(const char* const* domain_names, const int* opset_versions, size_t opset_entries_len, OrtModel** model) noexcept;
+OrtStatus* ORT_API_CALL AddGraphToModel(OrtModel* model, OrtGraph* graph) noexcept;
+OrtStatus* ORT_API_CALL CreateSessionFromModel(const OrtEnv* env, const OrtModel* model, const OrtSessionOptions* options, OrtSession** out) noexcept;
+OrtStatus* ORT_API_CALL SessionGetOpsetForDomain(const OrtSession* session, const char* domain, int* opset) noexcept;
 
 namespace {
 
@@ -428,19 +505,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomJoinThreadFn(OrtThreadingOp
   (void)tp_options;
   (void)ort_custom_join_thread_fn;
   return not_implemented("SetGlobalCustomJoinThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateOpAttr(const char* name, const void* data, int len, OrtOpAttrType type, OrtOpAttr** op_attr) noexcept {
-  (void)name;
-  (void)data;
-  (void)len;
-  (void)type;
-  (void)op_attr;
-  return not_implemented("CreateOpAttr");
-}
-
-void ORT_API_CALL unimplemented_ReleaseOpAttr(OrtOpAttr* input) noexcept {
-  (void)input;
 }
 
 OrtStatus* ORT_API_CALL unimplemented_CreateOp(const OrtKernelInfo* info, const char* op_name, const char* domain, int version, const char** type_constraint_names, const ONNXTensorElementDataType* type_constraint_values, int type_constraint_count, const OrtOpAttr* const* attr_values, int attr_count, int input_count, int output_count, OrtOp** ort_op) noexcept {
@@ -563,38 +627,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, cons
   return not_implemented("SetEpDynamicOptions");
 }
 
-void ORT_API_CALL unimplemented_ReleaseValueInfo(OrtValueInfo* input) noexcept {
-  (void)input;
-}
-
-void ORT_API_CALL unimplemented_ReleaseNode(OrtNode* input) noexcept {
-  (void)input;
-}
-
-void ORT_API_CALL unimplemented_ReleaseGraph(OrtGraph* input) noexcept {
-  (void)input;
-}
-
-void ORT_API_CALL unimplemented_ReleaseModel(OrtModel* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetValueInfoName(const OrtValueInfo* value_info, const char** name) noexcept {
-  (void)value_info;
-  (void)name;
-  return not_implemented("GetValueInfoName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetValueInfoTypeInfo(const OrtValueInfo* value_info, const OrtTypeInfo** type_info) noexcept {
-  (void)value_info;
-  (void)type_info;
-  return not_implemented("GetValueInfoTypeInfo");
-}
-
-const OrtModelEditorApi* ORT_API_CALL unimplemented_GetModelEditorApi(void) noexcept {
-  return {};
-}
-
 OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options, bool cancel) noexcept {
   (void)options;
   (void)cancel;
@@ -609,339 +641,12 @@ const OrtEpApi* ORT_API_CALL unimplemented_GetEpApi(void) noexcept {
   return {};
 }
 
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_GetValueProducer(const OrtValueInfo* value_info, const OrtNode** producer_node, size_t* producer_output_index) noexcept {
-  (void)value_info;
-  (void)producer_node;
-  (void)producer_output_index;
-  return not_implemented("ValueInfo_GetValueProducer");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_GetValueNumConsumers(const OrtValueInfo* value_info, size_t* num_consumers) noexcept {
-  (void)value_info;
-  (void)num_consumers;
-  return not_implemented("ValueInfo_GetValueNumConsumers");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_GetValueConsumers(const OrtValueInfo* value_info, const OrtNode** nodes, int64_t* input_indices, size_t num_consumers) noexcept {
-  (void)value_info;
-  (void)nodes;
-  (void)input_indices;
-  (void)num_consumers;
-  return not_implemented("ValueInfo_GetValueConsumers");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_GetInitializerValue(const OrtValueInfo* value_info, const OrtValue** initializer_value) noexcept {
-  (void)value_info;
-  (void)initializer_value;
-  return not_implemented("ValueInfo_GetInitializerValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_GetExternalInitializerInfo(const OrtValueInfo* value_info, OrtExternalInitializerInfo** info) noexcept {
-  (void)value_info;
-  (void)info;
-  return not_implemented("ValueInfo_GetExternalInitializerInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_IsRequiredGraphInput(const OrtValueInfo* value_info, bool* is_required_graph_input) noexcept {
-  (void)value_info;
-  (void)is_required_graph_input;
-  return not_implemented("ValueInfo_IsRequiredGraphInput");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_IsOptionalGraphInput(const OrtValueInfo* value_info, bool* is_optional_graph_input) noexcept {
-  (void)value_info;
-  (void)is_optional_graph_input;
-  return not_implemented("ValueInfo_IsOptionalGraphInput");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_IsGraphOutput(const OrtValueInfo* value_info, bool* is_graph_output) noexcept {
-  (void)value_info;
-  (void)is_graph_output;
-  return not_implemented("ValueInfo_IsGraphOutput");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_IsConstantInitializer(const OrtValueInfo* value_info, bool* is_constant_initializer) noexcept {
-  (void)value_info;
-  (void)is_constant_initializer;
-  return not_implemented("ValueInfo_IsConstantInitializer");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ValueInfo_IsFromOuterScope(const OrtValueInfo* value_info, bool* is_from_outer_scope) noexcept {
-  (void)value_info;
-  (void)is_from_outer_scope;
-  return not_implemented("ValueInfo_IsFromOuterScope");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetName(const OrtGraph* graph, const char** graph_name) noexcept {
-  (void)graph;
-  (void)graph_name;
-  return not_implemented("Graph_GetName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetModelPath(const OrtGraph* graph, const ORTCHAR_T** model_path) noexcept {
-  (void)graph;
-  (void)model_path;
-  return not_implemented("Graph_GetModelPath");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetOnnxIRVersion(const OrtGraph* graph, int64_t* onnx_ir_version) noexcept {
-  (void)graph;
-  (void)onnx_ir_version;
-  return not_implemented("Graph_GetOnnxIRVersion");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetNumOperatorSets(const OrtGraph* graph, size_t* num_operator_sets) noexcept {
-  (void)graph;
-  (void)num_operator_sets;
-  return not_implemented("Graph_GetNumOperatorSets");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetOperatorSets(const OrtGraph* graph, const char** domains, int64_t* opset_versions, size_t num_operator_sets) noexcept {
-  (void)graph;
-  (void)domains;
-  (void)opset_versions;
-  (void)num_operator_sets;
-  return not_implemented("Graph_GetOperatorSets");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetNumInputs(const OrtGraph* graph, size_t* num_inputs) noexcept {
-  (void)graph;
-  (void)num_inputs;
-  return not_implemented("Graph_GetNumInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetInputs(const OrtGraph* graph, const OrtValueInfo** inputs, size_t num_inputs) noexcept {
-  (void)graph;
-  (void)inputs;
-  (void)num_inputs;
-  return not_implemented("Graph_GetInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetNumOutputs(const OrtGraph* graph, size_t* num_outputs) noexcept {
-  (void)graph;
-  (void)num_outputs;
-  return not_implemented("Graph_GetNumOutputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetOutputs(const OrtGraph* graph, const OrtValueInfo** outputs, size_t num_outputs) noexcept {
-  (void)graph;
-  (void)outputs;
-  (void)num_outputs;
-  return not_implemented("Graph_GetOutputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetNumInitializers(const OrtGraph* graph, size_t* num_initializers) noexcept {
-  (void)graph;
-  (void)num_initializers;
-  return not_implemented("Graph_GetNumInitializers");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetInitializers(const OrtGraph* graph, const OrtValueInfo** initializers, size_t num_initializers) noexcept {
-  (void)graph;
-  (void)initializers;
-  (void)num_initializers;
-  return not_implemented("Graph_GetInitializers");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetNumNodes(const OrtGraph* graph, size_t* num_nodes) noexcept {
-  (void)graph;
-  (void)num_nodes;
-  return not_implemented("Graph_GetNumNodes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetNodes(const OrtGraph* graph, const OrtNode** nodes, size_t num_nodes) noexcept {
-  (void)graph;
-  (void)nodes;
-  (void)num_nodes;
-  return not_implemented("Graph_GetNodes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetParentNode(const OrtGraph* graph, const OrtNode** node) noexcept {
-  (void)graph;
-  (void)node;
-  return not_implemented("Graph_GetParentNode");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetGraphView(const OrtGraph* src_graph, const OrtNode** nodes, size_t num_nodes, OrtGraph** dst_graph) noexcept {
-  (void)src_graph;
-  (void)nodes;
-  (void)num_nodes;
-  (void)dst_graph;
-  return not_implemented("Graph_GetGraphView");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetId(const OrtNode* node, size_t* node_id) noexcept {
-  (void)node;
-  (void)node_id;
-  return not_implemented("Node_GetId");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetName(const OrtNode* node, const char** node_name) noexcept {
-  (void)node;
-  (void)node_name;
-  return not_implemented("Node_GetName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetOperatorType(const OrtNode* node, const char** operator_type) noexcept {
-  (void)node;
-  (void)operator_type;
-  return not_implemented("Node_GetOperatorType");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetDomain(const OrtNode* node, const char** domain_name) noexcept {
-  (void)node;
-  (void)domain_name;
-  return not_implemented("Node_GetDomain");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetSinceVersion(const OrtNode* node, int* since_version) noexcept {
-  (void)node;
-  (void)since_version;
-  return not_implemented("Node_GetSinceVersion");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetNumInputs(const OrtNode* node, size_t* num_inputs) noexcept {
-  (void)node;
-  (void)num_inputs;
-  return not_implemented("Node_GetNumInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetInputs(const OrtNode* node, const OrtValueInfo** inputs, size_t num_inputs) noexcept {
-  (void)node;
-  (void)inputs;
-  (void)num_inputs;
-  return not_implemented("Node_GetInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetNumOutputs(const OrtNode* node, size_t* num_outputs) noexcept {
-  (void)node;
-  (void)num_outputs;
-  return not_implemented("Node_GetNumOutputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetOutputs(const OrtNode* node, const OrtValueInfo** outputs, size_t num_outputs) noexcept {
-  (void)node;
-  (void)outputs;
-  (void)num_outputs;
-  return not_implemented("Node_GetOutputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetNumImplicitInputs(const OrtNode* node, size_t* num_implicit_inputs) noexcept {
-  (void)node;
-  (void)num_implicit_inputs;
-  return not_implemented("Node_GetNumImplicitInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetImplicitInputs(const OrtNode* node, const OrtValueInfo** implicit_inputs, size_t num_implicit_inputs) noexcept {
-  (void)node;
-  (void)implicit_inputs;
-  (void)num_implicit_inputs;
-  return not_implemented("Node_GetImplicitInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetNumAttributes(const OrtNode* node, size_t* num_attributes) noexcept {
-  (void)node;
-  (void)num_attributes;
-  return not_implemented("Node_GetNumAttributes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetAttributes(const OrtNode* node, const OrtOpAttr** attributes, size_t num_attributes) noexcept {
-  (void)node;
-  (void)attributes;
-  (void)num_attributes;
-  return not_implemented("Node_GetAttributes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetAttributeByName(const OrtNode* node, const char* attribute_name, const OrtOpAttr** attribute) noexcept {
-  (void)node;
-  (void)attribute_name;
-  (void)attribute;
-  return not_implemented("Node_GetAttributeByName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_OpAttr_GetTensorAttributeAsOrtValue(const OrtOpAttr* attribute, OrtValue** attr_tensor) noexcept {
-  (void)attribute;
-  (void)attr_tensor;
-  return not_implemented("OpAttr_GetTensorAttributeAsOrtValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_OpAttr_GetType(const OrtOpAttr* attribute, OrtOpAttrType* type) noexcept {
-  (void)attribute;
-  (void)type;
-  return not_implemented("OpAttr_GetType");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_OpAttr_GetName(const OrtOpAttr* attribute, const char** name) noexcept {
-  (void)attribute;
-  (void)name;
-  return not_implemented("OpAttr_GetName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetNumSubgraphs(const OrtNode* node, size_t* num_subgraphs) noexcept {
-  (void)node;
-  (void)num_subgraphs;
-  return not_implemented("Node_GetNumSubgraphs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetSubgraphs(const OrtNode* node, const OrtGraph** subgraphs, size_t num_subgraphs, const char** attribute_names) noexcept {
-  (void)node;
-  (void)subgraphs;
-  (void)num_subgraphs;
-  (void)attribute_names;
-  return not_implemented("Node_GetSubgraphs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetGraph(const OrtNode* node, const OrtGraph** graph) noexcept {
-  (void)node;
-  (void)graph;
-  return not_implemented("Node_GetGraph");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Node_GetEpName(const OrtNode* node, const char** out) noexcept {
-  (void)node;
-  (void)out;
-  return not_implemented("Node_GetEpName");
-}
-
-void ORT_API_CALL unimplemented_ReleaseExternalInitializerInfo(OrtExternalInitializerInfo* input) noexcept {
-  (void)input;
-}
-
-const ORTCHAR_T* ORT_API_CALL unimplemented_ExternalInitializerInfo_GetFilePath(const OrtExternalInitializerInfo* info) noexcept {
-  (void)info;
-  return {};
-}
-
-int64_t ORT_API_CALL unimplemented_ExternalInitializerInfo_GetFileOffset(const OrtExternalInitializerInfo* info) noexcept {
-  (void)info;
-  return {};
-}
-
-size_t ORT_API_CALL unimplemented_ExternalInitializerInfo_GetByteSize(const OrtExternalInitializerInfo* info) noexcept {
-  (void)info;
-  return {};
-}
-
-OrtStatus* ORT_API_CALL unimplemented_Graph_GetModelMetadata(const OrtGraph* graph, OrtModelMetadata** out) noexcept {
-  (void)graph;
-  (void)out;
-  return not_implemented("Graph_GetModelMetadata");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_GetModelCompatibilityForEpDevices(const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* compatibility_info, OrtCompiledModelCompatibility* out_status) noexcept {
   (void)ep_devices;
   (void)num_ep_devices;
   (void)compatibility_info;
   (void)out_status;
   return not_implemented("GetModelCompatibilityForEpDevices");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateExternalInitializerInfo(const ORTCHAR_T* filepath, int64_t file_offset, size_t byte_size, OrtExternalInitializerInfo** out) noexcept {
-  (void)filepath;
-  (void)file_offset;
-  (void)byte_size;
-  (void)out;
-  return not_implemented("CreateExternalInitializerInfo");
 }
 
 const OrtInteropApi* ORT_API_CALL unimplemented_GetInteropApi(void) noexcept {
@@ -1008,113 +713,6 @@ OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetPreallocatedOutput(const 
   return not_implemented("KernelContext_GetPreallocatedOutput");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_CreateTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept {
-  (void)tensor_info;
-  (void)type_info;
-  return not_implemented("CreateTensorTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSparseTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept {
-  (void)tensor_info;
-  (void)type_info;
-  return not_implemented("CreateSparseTensorTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateMapTypeInfo(ONNXTensorElementDataType map_key_type, const OrtTypeInfo* map_value_type, OrtTypeInfo** type_info) noexcept {
-  (void)map_key_type;
-  (void)map_value_type;
-  (void)type_info;
-  return not_implemented("CreateMapTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSequenceTypeInfo(const OrtTypeInfo* sequence_type, OrtTypeInfo** type_info) noexcept {
-  (void)sequence_type;
-  (void)type_info;
-  return not_implemented("CreateSequenceTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateOptionalTypeInfo(const OrtTypeInfo* contained_type, OrtTypeInfo** type_info) noexcept {
-  (void)contained_type;
-  (void)type_info;
-  return not_implemented("CreateOptionalTypeInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateValueInfo(const char* name, const OrtTypeInfo* type_info, OrtValueInfo** value_info) noexcept {
-  (void)name;
-  (void)type_info;
-  (void)value_info;
-  return not_implemented("CreateValueInfo");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateNode(const char* operator_name, const char* domain_name, const char* node_name, const char* const* input_names, size_t input_names_len, const char* const* output_names, size_t output_names_len, OrtOpAttr** attributes, size_t attribs_len, OrtNode** node) noexcept {
-  (void)operator_name;
-  (void)domain_name;
-  (void)node_name;
-  (void)input_names;
-  (void)input_names_len;
-  (void)output_names;
-  (void)output_names_len;
-  (void)attributes;
-  (void)attribs_len;
-  (void)node;
-  return not_implemented("CreateNode");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateGraph(OrtGraph** graph) noexcept {
-  (void)graph;
-  return not_implemented("CreateGraph");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGraphInputs(OrtGraph* graph, OrtValueInfo** inputs, size_t inputs_len) noexcept {
-  (void)graph;
-  (void)inputs;
-  (void)inputs_len;
-  return not_implemented("SetGraphInputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGraphOutputs(OrtGraph* graph, OrtValueInfo** outputs, size_t outputs_len) noexcept {
-  (void)graph;
-  (void)outputs;
-  (void)outputs_len;
-  return not_implemented("SetGraphOutputs");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_AddInitializerToGraph(OrtGraph* graph, const char* name, OrtValue* tensor, bool data_is_external) noexcept {
-  (void)graph;
-  (void)name;
-  (void)tensor;
-  (void)data_is_external;
-  return not_implemented("AddInitializerToGraph");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_AddNodeToGraph(OrtGraph* graph, OrtNode* node) noexcept {
-  (void)graph;
-  (void)node;
-  return not_implemented("AddNodeToGraph");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateModel(const char* const* domain_names, const int* opset_versions, size_t opset_entries_len, OrtModel** model) noexcept {
-  (void)domain_names;
-  (void)opset_versions;
-  (void)opset_entries_len;
-  (void)model;
-  return not_implemented("CreateModel");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_AddGraphToModel(OrtModel* model, OrtGraph* graph) noexcept {
-  (void)model;
-  (void)graph;
-  return not_implemented("AddGraphToModel");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateSessionFromModel(const OrtEnv* env, const OrtModel* model, const OrtSessionOptions* options, OrtSession** out) noexcept {
-  (void)env;
-  (void)model;
-  (void)options;
-  (void)out;
-  return not_implemented("CreateSessionFromModel");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_CreateModelEditorSession(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtSession** out) noexcept {
   (void)env;
   (void)model_path;
@@ -1130,13 +728,6 @@ OrtStatus* ORT_API_CALL unimplemented_CreateModelEditorSessionFromArray(const Or
   (void)options;
   (void)out;
   return not_implemented("CreateModelEditorSessionFromArray");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionGetOpsetForDomain(const OrtSession* session, const char* domain, int* opset) noexcept {
-  (void)session;
-  (void)domain;
-  (void)opset;
-  return not_implemented("SessionGetOpsetForDomain");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_ApplyModelToModelEditorSession(OrtSession* session, OrtModel* model) noexcept {
@@ -1366,8 +957,8 @@ extern const OrtApi kOrtApi = {
     &ReleaseCUDAProviderOptions,
     &SessionOptionsAppendExecutionProvider_MIGraphX,
     &AddExternalInitializers,
-    &unimplemented_CreateOpAttr,
-    &unimplemented_ReleaseOpAttr,
+    &CreateOpAttr,
+    &ReleaseOpAttr,
     &unimplemented_CreateOp,
     &unimplemented_InvokeOp,
     &unimplemented_ReleaseOp,
@@ -1440,13 +1031,13 @@ extern const OrtApi kOrtApi = {
     &ReleaseLoraAdapter,
     &RunOptionsAddActiveLoraAdapter,
     &unimplemented_SetEpDynamicOptions,
-    &unimplemented_ReleaseValueInfo,
-    &unimplemented_ReleaseNode,
-    &unimplemented_ReleaseGraph,
-    &unimplemented_ReleaseModel,
-    &unimplemented_GetValueInfoName,
-    &unimplemented_GetValueInfoTypeInfo,
-    &unimplemented_GetModelEditorApi,
+    &ReleaseValueInfo,
+    &ReleaseNode,
+    &ReleaseGraph,
+    &ReleaseModel,
+    &GetValueInfoName,
+    &GetValueInfoTypeInfo,
+    &GetModelEditorApi,
     &CreateTensorWithDataAndDeleterAsOrtValue,
     &unimplemented_SessionOptionsSetLoadCancellationFlag,
     &unimplemented_GetCompileApi,
@@ -1478,56 +1069,56 @@ extern const OrtApi kOrtApi = {
     &CreateMemoryInfo_V2,
     &MemoryInfoGetDeviceMemType,
     &MemoryInfoGetVendorId,
-    &unimplemented_ValueInfo_GetValueProducer,
-    &unimplemented_ValueInfo_GetValueNumConsumers,
-    &unimplemented_ValueInfo_GetValueConsumers,
-    &unimplemented_ValueInfo_GetInitializerValue,
-    &unimplemented_ValueInfo_GetExternalInitializerInfo,
-    &unimplemented_ValueInfo_IsRequiredGraphInput,
-    &unimplemented_ValueInfo_IsOptionalGraphInput,
-    &unimplemented_ValueInfo_IsGraphOutput,
-    &unimplemented_ValueInfo_IsConstantInitializer,
-    &unimplemented_ValueInfo_IsFromOuterScope,
-    &unimplemented_Graph_GetName,
-    &unimplemented_Graph_GetModelPath,
-    &unimplemented_Graph_GetOnnxIRVersion,
-    &unimplemented_Graph_GetNumOperatorSets,
-    &unimplemented_Graph_GetOperatorSets,
-    &unimplemented_Graph_GetNumInputs,
-    &unimplemented_Graph_GetInputs,
-    &unimplemented_Graph_GetNumOutputs,
-    &unimplemented_Graph_GetOutputs,
-    &unimplemented_Graph_GetNumInitializers,
-    &unimplemented_Graph_GetInitializers,
-    &unimplemented_Graph_GetNumNodes,
-    &unimplemented_Graph_GetNodes,
-    &unimplemented_Graph_GetParentNode,
-    &unimplemented_Graph_GetGraphView,
-    &unimplemented_Node_GetId,
-    &unimplemented_Node_GetName,
-    &unimplemented_Node_GetOperatorType,
-    &unimplemented_Node_GetDomain,
-    &unimplemented_Node_GetSinceVersion,
-    &unimplemented_Node_GetNumInputs,
-    &unimplemented_Node_GetInputs,
-    &unimplemented_Node_GetNumOutputs,
-    &unimplemented_Node_GetOutputs,
-    &unimplemented_Node_GetNumImplicitInputs,
-    &unimplemented_Node_GetImplicitInputs,
-    &unimplemented_Node_GetNumAttributes,
-    &unimplemented_Node_GetAttributes,
-    &unimplemented_Node_GetAttributeByName,
-    &unimplemented_OpAttr_GetTensorAttributeAsOrtValue,
-    &unimplemented_OpAttr_GetType,
-    &unimplemented_OpAttr_GetName,
-    &unimplemented_Node_GetNumSubgraphs,
-    &unimplemented_Node_GetSubgraphs,
-    &unimplemented_Node_GetGraph,
-    &unimplemented_Node_GetEpName,
-    &unimplemented_ReleaseExternalInitializerInfo,
-    &unimplemented_ExternalInitializerInfo_GetFilePath,
-    &unimplemented_ExternalInitializerInfo_GetFileOffset,
-    &unimplemented_ExternalInitializerInfo_GetByteSize,
+    &ValueInfo_GetValueProducer,
+    &ValueInfo_GetValueNumConsumers,
+    &ValueInfo_GetValueConsumers,
+    &ValueInfo_GetInitializerValue,
+    &ValueInfo_GetExternalInitializerInfo,
+    &ValueInfo_IsRequiredGraphInput,
+    &ValueInfo_IsOptionalGraphInput,
+    &ValueInfo_IsGraphOutput,
+    &ValueInfo_IsConstantInitializer,
+    &ValueInfo_IsFromOuterScope,
+    &Graph_GetName,
+    &Graph_GetModelPath,
+    &Graph_GetOnnxIRVersion,
+    &Graph_GetNumOperatorSets,
+    &Graph_GetOperatorSets,
+    &Graph_GetNumInputs,
+    &Graph_GetInputs,
+    &Graph_GetNumOutputs,
+    &Graph_GetOutputs,
+    &Graph_GetNumInitializers,
+    &Graph_GetInitializers,
+    &Graph_GetNumNodes,
+    &Graph_GetNodes,
+    &Graph_GetParentNode,
+    &Graph_GetGraphView,
+    &Node_GetId,
+    &Node_GetName,
+    &Node_GetOperatorType,
+    &Node_GetDomain,
+    &Node_GetSinceVersion,
+    &Node_GetNumInputs,
+    &Node_GetInputs,
+    &Node_GetNumOutputs,
+    &Node_GetOutputs,
+    &Node_GetNumImplicitInputs,
+    &Node_GetImplicitInputs,
+    &Node_GetNumAttributes,
+    &Node_GetAttributes,
+    &Node_GetAttributeByName,
+    &OpAttr_GetTensorAttributeAsOrtValue,
+    &OpAttr_GetType,
+    &OpAttr_GetName,
+    &Node_GetNumSubgraphs,
+    &Node_GetSubgraphs,
+    &Node_GetGraph,
+    &Node_GetEpName,
+    &ReleaseExternalInitializerInfo,
+    &ExternalInitializerInfo_GetFilePath,
+    &ExternalInitializerInfo_GetFileOffset,
+    &ExternalInitializerInfo_GetByteSize,
     &GetRunConfigEntry,
     &EpDevice_MemoryInfo,
     &CreateSharedAllocator,
@@ -1542,9 +1133,9 @@ extern const OrtApi kOrtApi = {
     &SyncStream_GetHandle,
     &ReleaseSyncStream,
     &CopyTensors,
-    &unimplemented_Graph_GetModelMetadata,
+    &Graph_GetModelMetadata,
     &unimplemented_GetModelCompatibilityForEpDevices,
-    &unimplemented_CreateExternalInitializerInfo,
+    &CreateExternalInitializerInfo,
     &TensorTypeAndShape_HasShape,
     &KernelInfo_GetConfigEntries,
     &KernelInfo_GetOperatorDomain,
@@ -1584,24 +1175,24 @@ extern const OrtApi kOrtApi = {
 };
 
 extern const OrtModelEditorApi kOrtModelEditorApi = {
-    &unimplemented_CreateTensorTypeInfo,
-    &unimplemented_CreateSparseTensorTypeInfo,
-    &unimplemented_CreateMapTypeInfo,
-    &unimplemented_CreateSequenceTypeInfo,
-    &unimplemented_CreateOptionalTypeInfo,
-    &unimplemented_CreateValueInfo,
-    &unimplemented_CreateNode,
-    &unimplemented_CreateGraph,
-    &unimplemented_SetGraphInputs,
-    &unimplemented_SetGraphOutputs,
-    &unimplemented_AddInitializerToGraph,
-    &unimplemented_AddNodeToGraph,
-    &unimplemented_CreateModel,
-    &unimplemented_AddGraphToModel,
-    &unimplemented_CreateSessionFromModel,
+    &CreateTensorTypeInfo,
+    &CreateSparseTensorTypeInfo,
+    &CreateMapTypeInfo,
+    &CreateSequenceTypeInfo,
+    &CreateOptionalTypeInfo,
+    &CreateValueInfo,
+    &CreateNode,
+    &CreateGraph,
+    &SetGraphInputs,
+    &SetGraphOutputs,
+    &AddInitializerToGraph,
+    &AddNodeToGraph,
+    &CreateModel,
+    &AddGraphToModel,
+    &CreateSessionFromModel,
     &unimplemented_CreateModelEditorSession,
     &unimplemented_CreateModelEditorSessionFromArray,
-    &unimplemented_SessionGetOpsetForDomain,
+    &SessionGetOpsetForDomain,
     &unimplemented_ApplyModelToModelEditorSession,
     &unimplemented_FinalizeModelEditorSession,
 };

@@ -237,3 +237,68 @@ struct OrtShapeInferContext {
   std::vector<std::unique_ptr<OrtTensorTypeAndShapeInfo>> outputs;       // null: not set
   mutable std::map<std::string, std::unique_ptr<OrtOpAttr>> attributes;  // made on request
 };
+
+// Graphs: built by the model editor table (CreateGraph, ...) and read back by
+// the Graph_*, Node_* and ValueInfo_* entries. An OrtGraph is a view of an
+// ir::Graph (its own, or a subgraph attribute's) that hands out one OrtNode
+// per node and one OrtValueInfo per value name, made on request and owned by
+// the graph, so a pointer the application got stays valid while the graph
+// lives.
+struct OrtModel;
+
+// A named value: until SetGraphInputs/SetGraphOutputs takes it, a name and a
+// type the application made (CreateValueInfo); afterwards, a value of `graph`.
+struct OrtValueInfo {
+  std::string name;
+  tessera::ir::TypeInfo type;
+  const OrtGraph* graph = nullptr;  // null: made by CreateValueInfo
+  // Made on request, owned here.
+  mutable std::unique_ptr<OrtTypeInfo> type_info;
+  mutable std::unique_ptr<OrtValue> initializer;
+};
+
+// A node: until AddNodeToGraph takes it, the application's (CreateNode);
+// afterwards the node at `index` of `graph`.
+struct OrtNode {
+  const OrtGraph* graph = nullptr;
+  size_t index = 0;
+  tessera::ir::Node own;  // the node while it belongs to no graph
+  const tessera::ir::Node& node() const;
+  // Made on request, owned here: the attributes in node order, and one
+  // OrtGraph per graph attribute (with the attribute's name).
+  mutable std::vector<std::unique_ptr<OrtOpAttr>> attributes;
+  mutable std::vector<std::pair<std::string, std::unique_ptr<OrtGraph>>> subgraphs;
+  mutable bool attributes_made = false, subgraphs_made = false;
+};
+
+struct OrtGraph {
+  std::shared_ptr<tessera::ir::Graph> graph = std::make_shared<tessera::ir::Graph>();
+  // A subgraph: the node whose attribute it is, and that node's graph (where
+  // its outer-scope values live). A graph view: the graph it was cut from.
+  const OrtNode* parent_node = nullptr;
+  const OrtGraph* outer = nullptr;
+  const OrtGraph* view_of = nullptr;
+  // An editor graph: the model AddGraphToModel put it in (null before).
+  const OrtModel* model = nullptr;
+  // Editor initializers whose memory stays the application's
+  // (AddInitializerToGraph with data_is_external): shared, never copied.
+  std::vector<std::string> external_initializers;
+
+  mutable std::mutex mu;                                // guards the handles below, made on request
+  mutable std::vector<std::unique_ptr<OrtNode>> nodes;  // one per node, in order
+  mutable std::map<std::string, std::unique_ptr<OrtValueInfo>> values;
+};
+
+// A model of the editor: its opset imports and, once AddGraphToModel ran, its graph.
+struct OrtModel {
+  std::vector<tessera::ir::OpsetImport> opsets;
+  std::unique_ptr<OrtGraph> graph;
+  int64_t ir_version = 0;  // the ONNX IR version the model is written in
+};
+
+// Where an initializer's bytes live in a file.
+struct OrtExternalInitializerInfo {
+  std::string path;
+  int64_t offset = 0;
+  size_t size = 0;
+};

@@ -220,6 +220,13 @@ OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(
   });
 }
 
+// A session over a model built in memory (the model editor's), created as
+// CreateSession's are.
+OrtSession* new_session(const OrtEnv* env, ir::Model model, const OrtSessionOptions* options) {
+  Settings s = settings(env, options);
+  return new OrtSession{Session::create_from_model(std::move(model), s.options, s.providers)};
+}
+
 void ORT_API_CALL ReleaseSession(OrtSession* input) noexcept { delete input; }
 
 OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_options,
