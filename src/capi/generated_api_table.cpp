@@ -206,6 +206,9 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_MIGraphX(OrtSessio
 OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options, const char* const* initializer_names, const OrtValue* const* initializers, size_t num_initializers) noexcept;
 OrtStatus* ORT_API_CALL CreateOpAttr(const char* name, const void* data, int len, OrtOpAttrType type, OrtOpAttr** op_attr) noexcept;
 void ORT_API_CALL ReleaseOpAttr(OrtOpAttr* input) noexcept;
+OrtStatus* ORT_API_CALL CreateOp(const OrtKernelInfo* info, const char* op_name, const char* domain, int version, const char** type_constraint_names, const ONNXTensorElementDataType* type_constraint_values, int type_constraint_count, const OrtOpAttr* const* attr_values, int attr_count, int input_count, int output_count, OrtOp** ort_op) noexcept;
+OrtStatus* ORT_API_CALL InvokeOp(const OrtKernelContext* context, const OrtOp* ort_op, const OrtValue* const* input_values, int input_count, OrtValue* const* output_values, int output_count) noexcept;
+void ORT_API_CALL ReleaseOp(OrtOp* input) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept;
 void ORT_API_CALL ReleaseKernelInfo(OrtKernelInfo* input) noexcept;
@@ -505,36 +508,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomJoinThreadFn(OrtThreadingOp
   (void)tp_options;
   (void)ort_custom_join_thread_fn;
   return not_implemented("SetGlobalCustomJoinThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateOp(const OrtKernelInfo* info, const char* op_name, const char* domain, int version, const char** type_constraint_names, const ONNXTensorElementDataType* type_constraint_values, int type_constraint_count, const OrtOpAttr* const* attr_values, int attr_count, int input_count, int output_count, OrtOp** ort_op) noexcept {
-  (void)info;
-  (void)op_name;
-  (void)domain;
-  (void)version;
-  (void)type_constraint_names;
-  (void)type_constraint_values;
-  (void)type_constraint_count;
-  (void)attr_values;
-  (void)attr_count;
-  (void)input_count;
-  (void)output_count;
-  (void)ort_op;
-  return not_implemented("CreateOp");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_InvokeOp(const OrtKernelContext* context, const OrtOp* ort_op, const OrtValue* const* input_values, int input_count, OrtValue* const* output_values, int output_count) noexcept {
-  (void)context;
-  (void)ort_op;
-  (void)input_values;
-  (void)input_count;
-  (void)output_values;
-  (void)output_count;
-  return not_implemented("InvokeOp");
-}
-
-void ORT_API_CALL unimplemented_ReleaseOp(OrtOp* input) noexcept {
-  (void)input;
 }
 
 const OrtTrainingApi* ORT_API_CALL unimplemented_GetTrainingApi(uint32_t version) noexcept {
@@ -959,9 +932,9 @@ extern const OrtApi kOrtApi = {
     &AddExternalInitializers,
     &CreateOpAttr,
     &ReleaseOpAttr,
-    &unimplemented_CreateOp,
-    &unimplemented_InvokeOp,
-    &unimplemented_ReleaseOp,
+    &CreateOp,
+    &InvokeOp,
+    &ReleaseOp,
     &SessionOptionsAppendExecutionProvider,
     &CopyKernelInfo,
     &ReleaseKernelInfo,

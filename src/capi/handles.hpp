@@ -11,6 +11,7 @@
 
 #include "core/value.hpp"
 #include "ep/data_transfer.hpp"
+#include "ep/execution_provider.hpp"
 #include "ep/kernel.hpp"
 #include "ir/type_info.hpp"
 #include "runtime/environment.hpp"
@@ -301,4 +302,15 @@ struct OrtExternalInitializerInfo {
   std::string path;
   int64_t offset = 0;
   size_t size = 0;
+};
+
+// One operator made by CreateOp and run by InvokeOp (from a custom op's
+// compute) with the CPU provider's kernel for it, outside any graph.
+struct OrtOp {
+  std::shared_ptr<tessera::ep::ExecutionProvider> provider;  // whose kernel it is
+  std::unique_ptr<tessera::ir::Node> node;     // the kernel's node (inputs "0", "1", ...)
+  std::vector<tessera::DataType> input_types;  // kUndefined: not constrained
+  std::vector<tessera::DataType> output_types;
+  std::unique_ptr<tessera::ep::KernelInfo> info;
+  std::unique_ptr<tessera::ep::OpKernel> kernel;
 };
