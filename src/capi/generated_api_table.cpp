@@ -272,6 +272,7 @@ OrtStatus* ORT_API_CALL GetValueInfoName(const OrtValueInfo* value_info, const c
 OrtStatus* ORT_API_CALL GetValueInfoTypeInfo(const OrtValueInfo* value_info, const OrtTypeInfo** type_info) noexcept;
 const OrtModelEditorApi* ORT_API_CALL GetModelEditorApi(void) noexcept;
 OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options, bool cancel) noexcept;
 void ORT_API_CALL CreateKeyValuePairs(OrtKeyValuePairs** out) noexcept;
 void ORT_API_CALL AddKeyValuePair(OrtKeyValuePairs* kvps, const char* key, const char* value) noexcept;
 const char* ORT_API_CALL GetKeyValue(const OrtKeyValuePairs* kvps, const char* key) noexcept;
@@ -598,12 +599,6 @@ OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, cons
   (void)values;
   (void)kv_len;
   return not_implemented("SetEpDynamicOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options, bool cancel) noexcept {
-  (void)options;
-  (void)cancel;
-  return not_implemented("SessionOptionsSetLoadCancellationFlag");
 }
 
 const OrtCompileApi* ORT_API_CALL unimplemented_GetCompileApi(void) noexcept {
@@ -1012,7 +1007,7 @@ extern const OrtApi kOrtApi = {
     &GetValueInfoTypeInfo,
     &GetModelEditorApi,
     &CreateTensorWithDataAndDeleterAsOrtValue,
-    &unimplemented_SessionOptionsSetLoadCancellationFlag,
+    &SessionOptionsSetLoadCancellationFlag,
     &unimplemented_GetCompileApi,
     &CreateKeyValuePairs,
     &AddKeyValuePair,

@@ -2,6 +2,7 @@
 // declares is defined here over Tessera's own objects. Handles are created by
 // the table's Create* entries and freed by its Release* entries.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -52,6 +53,17 @@ struct OrtSessionOptions {
   // when no provider was appended.
   EpSelectionDelegate selection_delegate = nullptr;
   void* selection_state = nullptr;
+  // SessionOptionsSetLoadCancellationFlag's flag: another thread may set it
+  // while a session is created from these options. Copies take its value.
+  struct CancelFlag {
+    std::atomic<bool> set{false};
+    CancelFlag() = default;
+    CancelFlag(const CancelFlag& o) : set(o.set.load()) {}
+    CancelFlag& operator=(const CancelFlag& o) {
+      set = o.set.load();
+      return *this;
+    }
+  } load_canceled;
 };
 
 struct OrtMemoryInfo {

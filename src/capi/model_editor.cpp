@@ -4,6 +4,7 @@
 // that change a loaded model before finishing it (CreateModelEditorSession*,
 // ApplyModelToModelEditorSession, FinalizeModelEditorSession) are not
 // implemented: Tessera creates a session in one step.
+#include <functional>
 #include <set>
 
 #include "capi/api_status.hpp"
@@ -14,6 +15,8 @@ namespace tessera::capi {
 
 extern const OrtModelEditorApi kOrtModelEditorApi;
 OrtSession* new_session(const OrtEnv* env, ir::Model model, const OrtSessionOptions* options);
+OrtStatus* create_session(const char* entry, const OrtSessionOptions* options, OrtSession** out,
+                          const std::function<OrtSession*()>& make);
 
 namespace {
 
@@ -323,15 +326,14 @@ OrtStatus* ORT_API_CALL AddGraphToModel(OrtModel* model, OrtGraph* graph) noexce
 OrtStatus* ORT_API_CALL CreateSessionFromModel(const OrtEnv* env, const OrtModel* model,
                                                const OrtSessionOptions* options,
                                                OrtSession** out) noexcept {
-  return guard("CreateSessionFromModel", [&] {
+  return create_session("CreateSessionFromModel", options, out, [&] {
     need(model, "model");
-    need(out, "out");
     check(model->graph != nullptr, "the model has no graph (AddGraphToModel adds one)");
     ir::Model m;
     m.ir_version = model->ir_version;
     m.opset_imports = model->opsets;
     m.graph = *model->graph->graph;  // tensors share their data: nothing is copied
-    *out = new_session(env, std::move(m), options);
+    return new_session(env, std::move(m), options);
   });
 }
 

@@ -1,4 +1,5 @@
 // Sessions: creation from a path or bytes, their inputs and outputs, and runs.
+#include <functional>
 #include <memory>
 
 #include "capi/api_status.hpp"
@@ -139,15 +140,42 @@ void run(const OrtSession* session, const OrtRunOptions* run_options,
   }
 }
 
+bool canceled(const OrtSessionOptions* options) {
+  return options != nullptr && options->load_canceled.set.load();
+}
+
 }  // namespace
+
+// Runs `make` as entry `entry` unless the options' load cancellation flag is
+// set. The flag is looked at before and after creation (not between the
+// stages): a session whose creation was canceled while it ran is discarded.
+OrtStatus* create_session(const char* entry, const OrtSessionOptions* options, OrtSession** out,
+                          const std::function<OrtSession*()>& make) {
+  auto canceled_status = [&] {
+    return make_status(
+        ORT_MODEL_LOAD_CANCELED,
+        std::string(entry) +
+            ": session creation was canceled (SessionOptionsSetLoadCancellationFlag)");
+  };
+  if (canceled(options)) return canceled_status();
+  OrtStatus* s = guard(entry, [&] {
+    need(out, "out");
+    *out = make();
+  });
+  if (s == nullptr && canceled(options)) {
+    delete *out;
+    *out = nullptr;
+    return canceled_status();
+  }
+  return s;
+}
 
 OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_path,
                                       const OrtSessionOptions* options, OrtSession** out) noexcept {
-  return guard("CreateSession", [&] {
+  return create_session("CreateSession", options, out, [&] {
     need(model_path, "model_path");
-    need(out, "out");
     Settings s = settings(env, options);
-    *out = new OrtSession{Session::create(model_path, s.options, s.providers)};
+    return new OrtSession{Session::create(model_path, s.options, s.providers)};
   });
 }
 
@@ -155,12 +183,11 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
                                                size_t model_data_length,
                                                const OrtSessionOptions* options,
                                                OrtSession** out) noexcept {
-  return guard("CreateSessionFromArray", [&] {
+  return create_session("CreateSessionFromArray", options, out, [&] {
     need(model_data, "model_data");
-    need(out, "out");
     check(model_data_length > 0, "model_data_length is 0");
     Settings s = settings(env, options);
-    *out = new OrtSession{
+    return new OrtSession{
         Session::create_from_bytes(model_data, model_data_length, s.options, s.providers)};
   });
 }
