@@ -87,8 +87,11 @@ std::unique_ptr<OrtGraph> cut(const OrtGraph& src, const OrtNode* const* nodes, 
 }  // namespace
 
 void ORT_API_CALL ReleaseGraph(OrtGraph* input) noexcept {
-  // A graph in a model is the model's, a subgraph its node's.
-  if (input != nullptr && input->model == nullptr && input->parent_node == nullptr) delete input;
+  if (input == nullptr) return;
+  // The caller's: graph views, and editor graphs not yet in a model. A graph
+  // in a model is the model's, a subgraph its node's.
+  if (input->view_of != nullptr || (input->model == nullptr && input->parent_node == nullptr))
+    delete input;
 }
 
 OrtStatus* ORT_API_CALL Graph_GetName(const OrtGraph* graph, const char** graph_name) noexcept {
