@@ -407,7 +407,11 @@ OrtStatus* ORT_API_CALL AddNodeToGraph(OrtGraph* graph, OrtNode* node) noexcept;
 OrtStatus* ORT_API_CALL CreateModel(const char* const* domain_names, const int* opset_versions, size_t opset_entries_len, OrtModel** model) noexcept;
 OrtStatus* ORT_API_CALL AddGraphToModel(OrtModel* model, OrtGraph* graph) noexcept;
 OrtStatus* ORT_API_CALL CreateSessionFromModel(const OrtEnv* env, const OrtModel* model, const OrtSessionOptions* options, OrtSession** out) noexcept;
+OrtStatus* ORT_API_CALL CreateModelEditorSession(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtSession** out) noexcept;
+OrtStatus* ORT_API_CALL CreateModelEditorSessionFromArray(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtSession** out) noexcept;
 OrtStatus* ORT_API_CALL SessionGetOpsetForDomain(const OrtSession* session, const char* domain, int* opset) noexcept;
+OrtStatus* ORT_API_CALL ApplyModelToModelEditorSession(OrtSession* session, OrtModel* model) noexcept;
+OrtStatus* ORT_API_CALL FinalizeModelEditorSession(OrtSession* session, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container) noexcept;
 
 namespace {
 
@@ -679,36 +683,6 @@ OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetPreallocatedOutput(const 
   (void)output_index;
   (void)output;
   return not_implemented("KernelContext_GetPreallocatedOutput");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateModelEditorSession(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtSession** out) noexcept {
-  (void)env;
-  (void)model_path;
-  (void)options;
-  (void)out;
-  return not_implemented("CreateModelEditorSession");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateModelEditorSessionFromArray(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtSession** out) noexcept {
-  (void)env;
-  (void)model_data;
-  (void)model_data_length;
-  (void)options;
-  (void)out;
-  return not_implemented("CreateModelEditorSessionFromArray");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_ApplyModelToModelEditorSession(OrtSession* session, OrtModel* model) noexcept {
-  (void)session;
-  (void)model;
-  return not_implemented("ApplyModelToModelEditorSession");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_FinalizeModelEditorSession(OrtSession* session, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container) noexcept {
-  (void)session;
-  (void)options;
-  (void)prepacked_weights_container;
-  return not_implemented("FinalizeModelEditorSession");
 }
 
 }  // namespace
@@ -1158,11 +1132,11 @@ extern const OrtModelEditorApi kOrtModelEditorApi = {
     &CreateModel,
     &AddGraphToModel,
     &CreateSessionFromModel,
-    &unimplemented_CreateModelEditorSession,
-    &unimplemented_CreateModelEditorSessionFromArray,
+    &CreateModelEditorSession,
+    &CreateModelEditorSessionFromArray,
     &SessionGetOpsetForDomain,
-    &unimplemented_ApplyModelToModelEditorSession,
-    &unimplemented_FinalizeModelEditorSession,
+    &ApplyModelToModelEditorSession,
+    &FinalizeModelEditorSession,
 };
 
 extern const size_t kOrtApiEntries = 426;

@@ -87,7 +87,19 @@ struct OrtPrepackedWeightsContainer {};
 
 struct OrtSession {
   explicit OrtSession(std::unique_ptr<tessera::Session> s) : session(std::move(s)) {}
-  std::unique_ptr<tessera::Session> session;
+  std::unique_ptr<tessera::Session> session;  // null while a model editor session is unfinished
+  // A model editor session (CreateModelEditorSession*): the loaded model that
+  // ApplyModelToModelEditorSession changes until FinalizeModelEditorSession
+  // creates the session from it, and the environment it was created in.
+  std::unique_ptr<tessera::ir::Model> editing;
+  const OrtEnv* env = nullptr;
+  // The session, failing for a model editor session not yet finalized.
+  tessera::Session& get() const {
+    tessera::check(session != nullptr,
+                   "the session is a model editor session that FinalizeModelEditorSession has "
+                   "not finished");
+    return *session;
+  }
   // The node-to-provider groups Session_GetEpGraphAssignmentInfo hands out.
   mutable std::vector<std::unique_ptr<OrtEpAssignedSubgraph>> assigned;
   mutable std::vector<const OrtEpAssignedSubgraph*> assigned_list;

@@ -1,15 +1,18 @@
 // The model editor table (GetModelEditorApi): type infos, value infos, nodes,
 // graphs and models built in memory, and sessions created from them through
-// Session::create_from_model, as a loaded model's are. The editor sessions
-// that change a loaded model before finishing it (CreateModelEditorSession*,
-// ApplyModelToModelEditorSession, FinalizeModelEditorSession) are not
-// implemented: Tessera creates a session in one step.
+// Session::create_from_model, as a loaded model's are. A model editor
+// session (CreateModelEditorSession*) holds a loaded model that
+// ApplyModelToModelEditorSession extends with an editor model's nodes,
+// initializers, opsets and (when set) inputs and outputs, until
+// FinalizeModelEditorSession creates the session from it.
 #include <functional>
 #include <set>
 
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
 #include "capi/graph_views.hpp"
+#include "onnx/model_reader.hpp"
+#include "runtime/session_graph.hpp"
 
 namespace tessera::capi {
 
@@ -337,16 +340,108 @@ OrtStatus* ORT_API_CALL CreateSessionFromModel(const OrtEnv* env, const OrtModel
   });
 }
 
+OrtStatus* ORT_API_CALL CreateModelEditorSession(const OrtEnv* env, const ORTCHAR_T* model_path,
+                                                 const OrtSessionOptions* options,
+                                                 OrtSession** out) noexcept {
+  return create_session("CreateModelEditorSession", options, out, [&] {
+    need(env, "env");
+    need(model_path, "model_path");
+    auto s = std::make_unique<OrtSession>(nullptr);
+    s->env = env;
+    s->editing = std::make_unique<ir::Model>(
+        onnx::load_model(model_path, options ? runtime::supplied_external_data(options->options)
+                                             : onnx::SuppliedExternalData{}));
+    return s.release();
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateModelEditorSessionFromArray(const OrtEnv* env, const void* model_data,
+                                                          size_t model_data_length,
+                                                          const OrtSessionOptions* options,
+                                                          OrtSession** out) noexcept {
+  return create_session("CreateModelEditorSessionFromArray", options, out, [&] {
+    need(env, "env");
+    need(model_data, "model_data");
+    check(model_data_length > 0, "model_data_length is 0");
+    auto s = std::make_unique<OrtSession>(nullptr);
+    s->env = env;
+    s->editing = std::make_unique<ir::Model>(
+        onnx::parse_model(model_data, model_data_length, "", "<model bytes>",
+                          options ? runtime::supplied_external_data(options->options)
+                                  : onnx::SuppliedExternalData{}));
+    return s.release();
+  });
+}
+
 OrtStatus* ORT_API_CALL SessionGetOpsetForDomain(const OrtSession* session, const char* domain,
                                                  int* opset) noexcept {
   return guard("SessionGetOpsetForDomain", [&] {
     need(session, "session");
     need(domain, "domain");
     need(opset, "opset");
-    const int64_t v = session->session->model().opset(domain);
+    // A model editor session answers from the model it is changing.
+    const ir::Model& m = session->editing ? *session->editing : session->get().model();
+    const int64_t v = m.opset(domain);
     check(v > 0, "the model imports no opset of domain '", domain, "'");
     *opset = static_cast<int>(v);
   });
+}
+
+OrtStatus* ORT_API_CALL ApplyModelToModelEditorSession(OrtSession* session,
+                                                       OrtModel* model) noexcept {
+  return guard("ApplyModelToModelEditorSession", [&] {
+    need(session, "session");
+    need(model, "model");
+    check(session->editing != nullptr,
+          "the session is not a model editor session, or FinalizeModelEditorSession finished it");
+    check(model->graph != nullptr, "the model has no graph (AddGraphToModel adds one)");
+    ir::Model& m = *session->editing;
+    const ir::Graph& add = *model->graph->graph;
+    // Everything is checked before anything changes, so a refused model
+    // leaves the session's as it was.
+    for (const auto& o : model->opsets) {
+      const int64_t have = m.opset(o.domain);
+      check(have == 0 || have == o.version, "the model imports opset ", o.version, " of domain '",
+            o.domain, "' but the session's imports ", have);
+    }
+    for (const auto& [name, t] : add.initializers)
+      check(m.graph.initializers.count(name) == 0,
+            "the session's model already has an initializer '", name, "'");
+    for (const auto& o : model->opsets)
+      if (m.opset(o.domain) == 0) m.opset_imports.push_back(o);
+    // Inputs and outputs change only when the editor model sets them.
+    if (!add.inputs.empty()) m.graph.inputs = add.inputs;
+    if (!add.outputs.empty()) m.graph.outputs = add.outputs;
+    for (const auto& [name, t] : add.initializers) m.graph.initializers.emplace(name, t);
+    for (const auto& n : add.nodes) m.graph.nodes.push_back(n);
+  });
+}
+
+OrtStatus* ORT_API_CALL
+FinalizeModelEditorSession(OrtSession* session, const OrtSessionOptions* options,
+                           OrtPrepackedWeightsContainer* prepacked_weights_container) noexcept {
+  if (OrtStatus* s = guard("FinalizeModelEditorSession", [&] {
+        need(session, "session");
+        check(session->editing != nullptr,
+              "the session is not a model editor session, or FinalizeModelEditorSession "
+              "finished it");
+        // Tessera has no prepacked-weights containers
+        // (CreatePrepackedWeightsContainer is not implemented), so none can be given.
+        check(prepacked_weights_container == nullptr,
+              "prepacked weights containers are not supported: pass NULL");
+      }))
+    return s;
+  // The model is copied into the new session, so a failed creation leaves
+  // the editor session as it was.
+  OrtSession* made = nullptr;
+  if (OrtStatus* s = create_session("FinalizeModelEditorSession", options, &made, [&] {
+        return new_session(session->env, *session->editing, options);
+      }))
+    return s;
+  session->session = std::move(made->session);
+  delete made;
+  session->editing.reset();
+  return nullptr;
 }
 
 void ORT_API_CALL ReleaseModel(OrtModel* input) noexcept { delete input; }

@@ -70,7 +70,7 @@ Settings settings(const OrtEnv* env, const OrtSessionOptions* options) {
 
 const Session& sess(const OrtSession* s) {
   need(s, "session");
-  return *s->session;
+  return s->get();
 }
 
 const IoInfo& io_at(const std::vector<IoInfo>& list, size_t index, const char* what) {
@@ -381,7 +381,7 @@ OrtStatus* ORT_API_CALL SessionEndProfiling(OrtSession* session, OrtAllocator* a
   return guard("SessionEndProfiling", [&] {
     need(session, "session");
     need(out, "out");
-    *out = allocate_string(allocator, session->session->end_profiling());
+    *out = allocate_string(allocator, session->get().end_profiling());
   });
 }
 

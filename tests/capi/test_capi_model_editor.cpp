@@ -106,16 +106,79 @@ std::vector<const OrtNode*> nodes_of(const OrtGraph* g) {
 
 }  // namespace
 
-TEST(CApiModelEditor, TheTableIsServedAndItsLastSlotIsFilled) {
+TEST(CApiModelEditor, TheTableIsServedWithItsTwentyEntries) {
   ASSERT_NE(editor(), nullptr);
   EXPECT_EQ(sizeof(OrtModelEditorApi) / sizeof(void*), 20u);  // the entries of API version 22
-  OrtSession* s = nullptr;
-  auto r = result(editor()->CreateModelEditorSession(env(), "m.onnx", nullptr, &s));
-  EXPECT_EQ(r.first, ORT_NOT_IMPLEMENTED);
-  EXPECT_NE(r.second.find("CreateModelEditorSession"), std::string::npos) << r.second;
-  r = result(editor()->FinalizeModelEditorSession(nullptr, nullptr, nullptr));
-  EXPECT_EQ(r.first, ORT_NOT_IMPLEMENTED);
+  const auto* slots = reinterpret_cast<void* const*>(editor());
+  for (size_t i = 0; i < 20; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
+}
+
+TEST(CApiModelEditor, AnEditorSessionExtendsALoadedModel) {
+  OrtSession* session = nullptr;
+  CAPI_OK(editor()->CreateModelEditorSession(env(), model_path("add_mul.onnx").c_str(), nullptr,
+                                             &session));
+  int opset = 0;
+  CAPI_OK(editor()->SessionGetOpsetForDomain(session, "", &opset));
+  EXPECT_GT(opset, 0);
+  // Not runnable before it is finalized.
+  size_t n = 0;
+  auto r = result(api()->SessionGetInputCount(session, &n));
+  EXPECT_NE(r.first, ORT_OK);
+  EXPECT_NE(r.second.find("FinalizeModelEditorSession has not finished"), std::string::npos)
+      << r.second;
+  // diff = sum - product, the only output now; the inputs stay x and y.
+  OrtGraph* g = nullptr;
+  CAPI_OK(editor()->CreateGraph(&g));
+  set_io(g, {}, {value_info("diff", ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, {-1, 3})});
+  CAPI_OK(editor()->AddNodeToGraph(g, node("Sub", "sub", {"sum", "product"}, {"diff"})));
+  OrtModel* m = model_of(g, opset);
+  CAPI_OK(editor()->ApplyModelToModelEditorSession(session, m));
+  api()->ReleaseModel(m);
+  CAPI_OK(editor()->FinalizeModelEditorSession(session, nullptr, nullptr));
+  CAPI_OK(api()->SessionGetInputCount(session, &n));
+  EXPECT_EQ(n, 2u);
+  CAPI_OK(api()->SessionGetOutputCount(session, &n));
+  EXPECT_EQ(n, 1u);
+  std::vector<float> x{1, 2, 3}, y{4, 5, 6};
+  OrtValue* xv = float_tensor(x, {1, 3});
+  OrtValue* yv = float_tensor(y, {1, 3});
+  const char* in_names[] = {"x", "y"};
+  const OrtValue* ins[] = {xv, yv};
+  const char* out_names[] = {"diff"};
+  OrtValue* out = nullptr;
+  CAPI_OK(api()->Run(session, nullptr, in_names, ins, 2, out_names, 1, &out));
+  EXPECT_EQ(floats(out), (std::vector<float>{1, -3, -9}));
+  // Finished: it cannot be finalized or changed again.
+  r = result(editor()->FinalizeModelEditorSession(session, nullptr, nullptr));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
   EXPECT_NE(r.second.find("FinalizeModelEditorSession"), std::string::npos) << r.second;
+  api()->ReleaseValue(out);
+  api()->ReleaseValue(xv);
+  api()->ReleaseValue(yv);
+  api()->ReleaseSession(session);
+}
+
+TEST(CApiModelEditor, ApplyingAConflictingModelChangesNothing) {
+  OrtSession* session = nullptr;
+  CAPI_OK(editor()->CreateModelEditorSession(env(), model_path("add_mul.onnx").c_str(), nullptr,
+                                             &session));
+  int opset = 0;
+  CAPI_OK(editor()->SessionGetOpsetForDomain(session, "", &opset));
+  OrtGraph* g = nullptr;
+  CAPI_OK(editor()->CreateGraph(&g));
+  set_io(g, {}, {value_info("diff", ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, {-1, 3})});
+  CAPI_OK(editor()->AddNodeToGraph(g, node("Sub", "sub", {"sum", "product"}, {"diff"})));
+  OrtModel* m = model_of(g, opset + 1);
+  auto r = result(editor()->ApplyModelToModelEditorSession(session, m));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("ApplyModelToModelEditorSession"), std::string::npos) << r.second;
+  api()->ReleaseModel(m);
+  // The loaded model is unchanged: both outputs remain.
+  CAPI_OK(editor()->FinalizeModelEditorSession(session, nullptr, nullptr));
+  size_t n = 0;
+  CAPI_OK(api()->SessionGetOutputCount(session, &n));
+  EXPECT_EQ(n, 2u);
+  api()->ReleaseSession(session);
 }
 
 TEST(CApiModelEditor, ABuiltModelRuns) {
