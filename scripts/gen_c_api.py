@@ -256,9 +256,12 @@ def doc_text(entries, editor, implemented):
         "",
         "`GetModelEditorApi()` returns ONNX Runtime's `OrtModelEditorApi`: models built "
         "in memory (value infos, nodes, graphs, initializers) and sessions created "
-        "from them (`src/capi/model_editor.cpp`). The graphs it builds, and the "
-        "subgraphs of their nodes, are read back with the `Graph_*`, `Node_*` and "
-        "`ValueInfo_*` entries above.",
+        "from them, and model editor sessions that extend a loaded model before "
+        "they are finalized (`src/capi/model_editor.cpp`). The graphs it builds, and "
+        "the subgraphs of their nodes, are read back with the `Graph_*`, `Node_*` and "
+        "`ValueInfo_*` entries above. `CreateOpAttr` also makes graph attributes "
+        "(`ORT_OP_ATTR_GRAPH`, `data` an `OrtGraph`), which ONNX Runtime's does not, "
+        "so that If, Loop and Scan nodes can be built.",
         "",
         f"Implemented: **{editor_done} of {len(editor)}** entries.",
         "",
