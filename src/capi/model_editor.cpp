@@ -425,17 +425,19 @@ FinalizeModelEditorSession(OrtSession* session, const OrtSessionOptions* options
         check(session->editing != nullptr,
               "the session is not a model editor session, or FinalizeModelEditorSession "
               "finished it");
-        // Tessera has no prepacked-weights containers
-        // (CreatePrepackedWeightsContainer is not implemented), so none can be given.
-        check(prepacked_weights_container == nullptr,
-              "prepacked weights containers are not supported: pass NULL");
       }))
     return s;
   // The model is copied into the new session, so a failed creation leaves
   // the editor session as it was.
   OrtSession* made = nullptr;
   if (OrtStatus* s = create_session("FinalizeModelEditorSession", options, &made, [&] {
-        return new_session(session->env, *session->editing, options);
+        if (prepacked_weights_container == nullptr)
+          return new_session(session->env, *session->editing, options);
+        // A container shares packed weights as CreateSessionWithPrepackedWeightsContainer's
+        // sessions do: through the environment's cache, sharing on.
+        OrtSessionOptions sharing = options != nullptr ? *options : OrtSessionOptions{};
+        sharing.options.config_entries["session.share_initializers"] = "1";
+        return new_session(session->env, *session->editing, &sharing);
       }))
     return s;
   session->session = std::move(made->session);

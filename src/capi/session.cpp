@@ -152,10 +152,9 @@ bool canceled(const OrtSessionOptions* options) {
 OrtStatus* create_session(const char* entry, const OrtSessionOptions* options, OrtSession** out,
                           const std::function<OrtSession*()>& make) {
   auto canceled_status = [&] {
-    return make_status(
-        ORT_MODEL_LOAD_CANCELED,
-        std::string(entry) +
-            ": session creation was canceled (SessionOptionsSetLoadCancellationFlag)");
+    std::string message = entry;
+    message.append(": session creation was canceled (SessionOptionsSetLoadCancellationFlag)");
+    return make_status(ORT_MODEL_LOAD_CANCELED, std::move(message));
   };
   if (canceled(options)) return canceled_status();
   OrtStatus* s = guard(entry, [&] {
@@ -216,7 +215,7 @@ Settings sharing_settings(const OrtEnv* env, const OrtSessionOptions* options,
                           const OrtPrepackedWeightsContainer* container) {
   need(container, "prepacked_weights_container");
   Settings s = settings(env, options);
-  s.options.config_entries["session.share_initializers"] = "1";
+  s.options.config_entries["session.share_initializers"] = std::string("1");
   return s;
 }
 
@@ -225,11 +224,10 @@ Settings sharing_settings(const OrtEnv* env, const OrtSessionOptions* options,
 OrtStatus* ORT_API_CALL CreateSessionWithPrepackedWeightsContainer(
     const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options,
     OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept {
-  return guard("CreateSessionWithPrepackedWeightsContainer", [&] {
+  return create_session("CreateSessionWithPrepackedWeightsContainer", options, out, [&] {
     need(model_path, "model_path");
-    need(out, "out");
     Settings s = sharing_settings(env, options, prepacked_weights_container);
-    *out = new OrtSession{Session::create(model_path, s.options, s.providers)};
+    return new OrtSession{Session::create(model_path, s.options, s.providers)};
   });
 }
 
@@ -237,12 +235,11 @@ OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(
     const OrtEnv* env, const void* model_data, size_t model_data_length,
     const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container,
     OrtSession** out) noexcept {
-  return guard("CreateSessionFromArrayWithPrepackedWeightsContainer", [&] {
+  return create_session("CreateSessionFromArrayWithPrepackedWeightsContainer", options, out, [&] {
     need(model_data, "model_data");
-    need(out, "out");
     check(model_data_length > 0, "model_data_length is 0");
     Settings s = sharing_settings(env, options, prepacked_weights_container);
-    *out = new OrtSession{
+    return new OrtSession{
         Session::create_from_bytes(model_data, model_data_length, s.options, s.providers)};
   });
 }

@@ -173,8 +173,12 @@ TEST(CApiModelEditor, ApplyingAConflictingModelChangesNothing) {
   EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
   EXPECT_NE(r.second.find("ApplyModelToModelEditorSession"), std::string::npos) << r.second;
   api()->ReleaseModel(m);
-  // The loaded model is unchanged: both outputs remain.
-  CAPI_OK(editor()->FinalizeModelEditorSession(session, nullptr, nullptr));
+  // The loaded model is unchanged: both outputs remain. (Finalized with a
+  // prepacked weights container, as CreateSessionWithPrepackedWeightsContainer takes.)
+  OrtPrepackedWeightsContainer* container = nullptr;
+  CAPI_OK(api()->CreatePrepackedWeightsContainer(&container));
+  CAPI_OK(editor()->FinalizeModelEditorSession(session, nullptr, container));
+  api()->ReleasePrepackedWeightsContainer(container);
   size_t n = 0;
   CAPI_OK(api()->SessionGetOutputCount(session, &n));
   EXPECT_EQ(n, 2u);
