@@ -3,7 +3,8 @@
  * against ONNX Runtime runs on Tessera by loading libtessera.so instead.
  *
  * Layouts here are binary interface facts and must not change: the order of
- * the entries of OrtApi (generated from src/capi/api_entries.txt into
+ * the entries of OrtApi and OrtModelEditorApi (generated from
+ * src/capi/api_entries.txt and src/capi/model_editor_entries.txt into
  * tessera/ort_api_table.h), the members of OrtAllocator and OrtCustomOp, and
  * the values of every enum. docs/c_api.md lists every entry with the API
  * version that introduced it and whether Tessera implements it; an entry it

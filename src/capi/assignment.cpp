@@ -17,7 +17,7 @@ namespace {
 void build_assignment(const OrtSession& s) {
   if (!s.assigned.empty()) return;
   std::string last_provider, last_group;
-  for (const NodeAssignment& a : s.session->node_assignments()) {
+  for (const NodeAssignment& a : s.get().node_assignments()) {
     if (s.assigned.empty() || a.provider != last_provider || a.fused_group != last_group) {
       s.assigned.push_back(std::make_unique<OrtEpAssignedSubgraph>());
       s.assigned.back()->provider = a.provider;

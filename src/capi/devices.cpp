@@ -375,7 +375,7 @@ OrtStatus* ORT_API_CALL SessionGetMemoryInfoForInputs(const OrtSession* session,
                                                       size_t num_inputs) noexcept {
   return guard("SessionGetMemoryInfoForInputs", [&] {
     need(session, "session");
-    const auto locations = session->session->input_locations();
+    const auto locations = session->get().input_locations();
     check(num_inputs == locations.size(), "num_inputs is ", num_inputs, " but the session has ",
           locations.size(), " inputs");
     if (num_inputs > 0) need(inputs_memory_info, "inputs_memory_info");
@@ -392,7 +392,7 @@ OrtStatus* ORT_API_CALL SessionGetMemoryInfoForOutputs(const OrtSession* session
                                                        size_t num_outputs) noexcept {
   return guard("SessionGetMemoryInfoForOutputs", [&] {
     need(session, "session");
-    const auto locations = session->session->output_locations();
+    const auto locations = session->get().output_locations();
     check(num_outputs == locations.size(), "num_outputs is ", num_outputs, " but the session has ",
           locations.size(), " outputs");
     if (num_outputs > 0) need(outputs_memory_info, "outputs_memory_info");
@@ -408,7 +408,7 @@ OrtStatus* ORT_API_CALL SessionGetEpDeviceForInputs(const OrtSession* session,
                                                     size_t num_inputs) noexcept {
   return guard("SessionGetEpDeviceForInputs", [&] {
     need(session, "session");
-    const auto locations = session->session->input_locations();
+    const auto locations = session->get().input_locations();
     check(num_inputs == locations.size(), "num_inputs is ", num_inputs, " but the session has ",
           locations.size(), " inputs");
     if (num_inputs > 0) need(inputs_ep_devices, "inputs_ep_devices");
@@ -422,7 +422,7 @@ OrtStatus* ORT_API_CALL SessionGetEpDeviceForOutputs(const OrtSession* session,
                                                      size_t num_outputs) noexcept {
   return guard("SessionGetEpDeviceForOutputs", [&] {
     need(session, "session");
-    const auto locations = session->session->output_locations();
+    const auto locations = session->get().output_locations();
     check(num_outputs == locations.size(), "num_outputs is ", num_outputs, " but the session has ",
           locations.size(), " outputs");
     if (num_outputs > 0) need(outputs_ep_devices, "outputs_ep_devices");

@@ -2,6 +2,7 @@
 // declares is defined here over Tessera's own objects. Handles are created by
 // the table's Create* entries and freed by its Release* entries.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -11,6 +12,7 @@
 
 #include "core/value.hpp"
 #include "ep/data_transfer.hpp"
+#include "ep/execution_provider.hpp"
 #include "ep/kernel.hpp"
 #include "ir/type_info.hpp"
 #include "runtime/environment.hpp"
@@ -51,6 +53,17 @@ struct OrtSessionOptions {
   // when no provider was appended.
   EpSelectionDelegate selection_delegate = nullptr;
   void* selection_state = nullptr;
+  // SessionOptionsSetLoadCancellationFlag's flag: another thread may set it
+  // while a session is created from these options. Copies take its value.
+  struct CancelFlag {
+    std::atomic<bool> set{false};
+    CancelFlag() = default;
+    CancelFlag(const CancelFlag& o) : set(o.set.load()) {}
+    CancelFlag& operator=(const CancelFlag& o) {
+      set = o.set.load();
+      return *this;
+    }
+  } load_canceled;
 };
 
 struct OrtMemoryInfo {
@@ -74,7 +87,19 @@ struct OrtPrepackedWeightsContainer {};
 
 struct OrtSession {
   explicit OrtSession(std::unique_ptr<tessera::Session> s) : session(std::move(s)) {}
-  std::unique_ptr<tessera::Session> session;
+  std::unique_ptr<tessera::Session> session;  // null while a model editor session is unfinished
+  // A model editor session (CreateModelEditorSession*): the loaded model that
+  // ApplyModelToModelEditorSession changes until FinalizeModelEditorSession
+  // creates the session from it, and the environment it was created in.
+  std::unique_ptr<tessera::ir::Model> editing;
+  const OrtEnv* env = nullptr;
+  // The session, failing for a model editor session not yet finalized.
+  tessera::Session& get() const {
+    tessera::check(session != nullptr,
+                   "the session is a model editor session that FinalizeModelEditorSession has "
+                   "not finished");
+    return *session;
+  }
   // The node-to-provider groups Session_GetEpGraphAssignmentInfo hands out.
   mutable std::vector<std::unique_ptr<OrtEpAssignedSubgraph>> assigned;
   mutable std::vector<const OrtEpAssignedSubgraph*> assigned_list;
@@ -236,4 +261,80 @@ struct OrtShapeInferContext {
   std::vector<OrtTensorTypeAndShapeInfo> inputs;
   std::vector<std::unique_ptr<OrtTensorTypeAndShapeInfo>> outputs;       // null: not set
   mutable std::map<std::string, std::unique_ptr<OrtOpAttr>> attributes;  // made on request
+};
+
+// Graphs: built by the model editor table (CreateGraph, ...) and read back by
+// the Graph_*, Node_* and ValueInfo_* entries. An OrtGraph is a view of an
+// ir::Graph (its own, or a subgraph attribute's) that hands out one OrtNode
+// per node and one OrtValueInfo per value name, made on request and owned by
+// the graph, so a pointer the application got stays valid while the graph
+// lives.
+struct OrtModel;
+
+// A named value: until SetGraphInputs/SetGraphOutputs takes it, a name and a
+// type the application made (CreateValueInfo); afterwards, a value of `graph`.
+struct OrtValueInfo {
+  std::string name;
+  tessera::ir::TypeInfo type;
+  const OrtGraph* graph = nullptr;  // null: made by CreateValueInfo
+  // Made on request, owned here.
+  mutable std::unique_ptr<OrtTypeInfo> type_info;
+  mutable std::unique_ptr<OrtValue> initializer;
+};
+
+// A node: until AddNodeToGraph takes it, the application's (CreateNode);
+// afterwards the node at `index` of `graph`.
+struct OrtNode {
+  const OrtGraph* graph = nullptr;
+  size_t index = 0;
+  tessera::ir::Node own;  // the node while it belongs to no graph
+  const tessera::ir::Node& node() const;
+  // Made on request, owned here: the attributes in node order, and one
+  // OrtGraph per graph attribute (with the attribute's name).
+  mutable std::vector<std::unique_ptr<OrtOpAttr>> attributes;
+  mutable std::vector<std::pair<std::string, std::unique_ptr<OrtGraph>>> subgraphs;
+  mutable bool attributes_made = false, subgraphs_made = false;
+};
+
+struct OrtGraph {
+  std::shared_ptr<tessera::ir::Graph> graph = std::make_shared<tessera::ir::Graph>();
+  // A subgraph: the node whose attribute it is, and that node's graph (where
+  // its outer-scope values live). A graph view: the graph it was cut from.
+  const OrtNode* parent_node = nullptr;
+  const OrtGraph* outer = nullptr;
+  const OrtGraph* view_of = nullptr;
+  // An editor graph: the model AddGraphToModel put it in (null before).
+  const OrtModel* model = nullptr;
+  // Editor initializers whose memory stays the application's
+  // (AddInitializerToGraph with data_is_external): shared, never copied.
+  std::vector<std::string> external_initializers;
+
+  mutable std::mutex mu;                                // guards the handles below, made on request
+  mutable std::vector<std::unique_ptr<OrtNode>> nodes;  // one per node, in order
+  mutable std::map<std::string, std::unique_ptr<OrtValueInfo>> values;
+};
+
+// A model of the editor: its opset imports and, once AddGraphToModel ran, its graph.
+struct OrtModel {
+  std::vector<tessera::ir::OpsetImport> opsets;
+  std::unique_ptr<OrtGraph> graph;
+  int64_t ir_version = 0;  // the ONNX IR version the model is written in
+};
+
+// Where an initializer's bytes live in a file.
+struct OrtExternalInitializerInfo {
+  std::string path;
+  int64_t offset = 0;
+  size_t size = 0;
+};
+
+// One operator made by CreateOp and run by InvokeOp (from a custom op's
+// compute) with the CPU provider's kernel for it, outside any graph.
+struct OrtOp {
+  std::shared_ptr<tessera::ep::ExecutionProvider> provider;  // whose kernel it is
+  std::unique_ptr<tessera::ir::Node> node;     // the kernel's node (inputs "0", "1", ...)
+  std::vector<tessera::DataType> input_types;  // kUndefined: not constrained
+  std::vector<tessera::DataType> output_types;
+  std::unique_ptr<tessera::ep::KernelInfo> info;
+  std::unique_ptr<tessera::ep::OpKernel> kernel;
 };

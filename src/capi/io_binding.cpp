@@ -23,7 +23,7 @@ OrtStatus* ORT_API_CALL CreateIoBinding(OrtSession* session, OrtIoBinding** out)
   return guard("CreateIoBinding", [&] {
     need(session, "session");
     need(out, "out");
-    *out = new OrtIoBinding{std::make_unique<IoBinding>(*session->session)};
+    *out = new OrtIoBinding{std::make_unique<IoBinding>(session->get())};
   });
 }
 
@@ -77,10 +77,10 @@ OrtStatus* ORT_API_CALL RunWithBinding(OrtSession* session, const OrtRunOptions*
   return guard("RunWithBinding", [&] {
     need(session, "session");
     need(binding_ptr, "binding");
-    check(&binding_ptr->binding->session() == session->session.get(),
+    check(&binding_ptr->binding->session() == &session->get(),
           "the binding was made for another session");
-    session->session->run_with_binding(
-        *binding_ptr->binding, run_options != nullptr ? run_options->options : RunOptions{});
+    session->get().run_with_binding(*binding_ptr->binding,
+                                    run_options != nullptr ? run_options->options : RunOptions{});
   });
 }
 

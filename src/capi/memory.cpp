@@ -221,7 +221,7 @@ OrtStatus* ORT_API_CALL CreateAllocator(const OrtSession* session, const OrtMemo
     need(session, "session");
     need(mem_info, "memory info");
     need(out, "out");
-    auto a = session->session->allocator_for(mem_info->info);
+    auto a = session->get().allocator_for(mem_info->info);
     check_code(a != nullptr, ErrorCode::kEPFail, "no provider of the session allocates in ",
                mem_info->info.to_string());
     *out = new CApiAllocator(std::move(a));

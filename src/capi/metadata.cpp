@@ -17,7 +17,7 @@ OrtStatus* ORT_API_CALL SessionGetModelMetadata(const OrtSession* session,
   return guard("SessionGetModelMetadata", [&] {
     need(session, "session");
     need(out, "out");
-    const ir::Model& m = session->session->model();
+    const ir::Model& m = session->get().model();
     auto meta = std::make_unique<OrtModelMetadata>();
     meta->producer_name = m.producer_name;
     meta->graph_name = m.graph.name;

@@ -1,4 +1,5 @@
 // Sessions: creation from a path or bytes, their inputs and outputs, and runs.
+#include <functional>
 #include <memory>
 
 #include "capi/api_status.hpp"
@@ -69,7 +70,7 @@ Settings settings(const OrtEnv* env, const OrtSessionOptions* options) {
 
 const Session& sess(const OrtSession* s) {
   need(s, "session");
-  return *s->session;
+  return s->get();
 }
 
 const IoInfo& io_at(const std::vector<IoInfo>& list, size_t index, const char* what) {
@@ -139,15 +140,41 @@ void run(const OrtSession* session, const OrtRunOptions* run_options,
   }
 }
 
+bool canceled(const OrtSessionOptions* options) {
+  return options != nullptr && options->load_canceled.set.load();
+}
+
 }  // namespace
+
+// Runs `make` as entry `entry` unless the options' load cancellation flag is
+// set. The flag is looked at before and after creation (not between the
+// stages): a session whose creation was canceled while it ran is discarded.
+OrtStatus* create_session(const char* entry, const OrtSessionOptions* options, OrtSession** out,
+                          const std::function<OrtSession*()>& make) {
+  auto canceled_status = [&] {
+    std::string message = entry;
+    message.append(": session creation was canceled (SessionOptionsSetLoadCancellationFlag)");
+    return make_status(ORT_MODEL_LOAD_CANCELED, std::move(message));
+  };
+  if (canceled(options)) return canceled_status();
+  OrtStatus* s = guard(entry, [&] {
+    need(out, "out");
+    *out = make();
+  });
+  if (s == nullptr && canceled(options)) {
+    delete *out;
+    *out = nullptr;
+    return canceled_status();
+  }
+  return s;
+}
 
 OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_path,
                                       const OrtSessionOptions* options, OrtSession** out) noexcept {
-  return guard("CreateSession", [&] {
+  return create_session("CreateSession", options, out, [&] {
     need(model_path, "model_path");
-    need(out, "out");
     Settings s = settings(env, options);
-    *out = new OrtSession{Session::create(model_path, s.options, s.providers)};
+    return new OrtSession{Session::create(model_path, s.options, s.providers)};
   });
 }
 
@@ -155,12 +182,11 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
                                                size_t model_data_length,
                                                const OrtSessionOptions* options,
                                                OrtSession** out) noexcept {
-  return guard("CreateSessionFromArray", [&] {
+  return create_session("CreateSessionFromArray", options, out, [&] {
     need(model_data, "model_data");
-    need(out, "out");
     check(model_data_length > 0, "model_data_length is 0");
     Settings s = settings(env, options);
-    *out = new OrtSession{
+    return new OrtSession{
         Session::create_from_bytes(model_data, model_data_length, s.options, s.providers)};
   });
 }
@@ -189,7 +215,7 @@ Settings sharing_settings(const OrtEnv* env, const OrtSessionOptions* options,
                           const OrtPrepackedWeightsContainer* container) {
   need(container, "prepacked_weights_container");
   Settings s = settings(env, options);
-  s.options.config_entries["session.share_initializers"] = "1";
+  s.options.config_entries["session.share_initializers"] = std::string("1");
   return s;
 }
 
@@ -198,11 +224,10 @@ Settings sharing_settings(const OrtEnv* env, const OrtSessionOptions* options,
 OrtStatus* ORT_API_CALL CreateSessionWithPrepackedWeightsContainer(
     const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options,
     OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept {
-  return guard("CreateSessionWithPrepackedWeightsContainer", [&] {
+  return create_session("CreateSessionWithPrepackedWeightsContainer", options, out, [&] {
     need(model_path, "model_path");
-    need(out, "out");
     Settings s = sharing_settings(env, options, prepacked_weights_container);
-    *out = new OrtSession{Session::create(model_path, s.options, s.providers)};
+    return new OrtSession{Session::create(model_path, s.options, s.providers)};
   });
 }
 
@@ -210,14 +235,20 @@ OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(
     const OrtEnv* env, const void* model_data, size_t model_data_length,
     const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container,
     OrtSession** out) noexcept {
-  return guard("CreateSessionFromArrayWithPrepackedWeightsContainer", [&] {
+  return create_session("CreateSessionFromArrayWithPrepackedWeightsContainer", options, out, [&] {
     need(model_data, "model_data");
-    need(out, "out");
     check(model_data_length > 0, "model_data_length is 0");
     Settings s = sharing_settings(env, options, prepacked_weights_container);
-    *out = new OrtSession{
+    return new OrtSession{
         Session::create_from_bytes(model_data, model_data_length, s.options, s.providers)};
   });
+}
+
+// A session over a model built in memory (the model editor's), created as
+// CreateSession's are.
+OrtSession* new_session(const OrtEnv* env, ir::Model model, const OrtSessionOptions* options) {
+  Settings s = settings(env, options);
+  return new OrtSession{Session::create_from_model(std::move(model), s.options, s.providers)};
 }
 
 void ORT_API_CALL ReleaseSession(OrtSession* input) noexcept { delete input; }
@@ -347,7 +378,7 @@ OrtStatus* ORT_API_CALL SessionEndProfiling(OrtSession* session, OrtAllocator* a
   return guard("SessionEndProfiling", [&] {
     need(session, "session");
     need(out, "out");
-    *out = allocate_string(allocator, session->session->end_profiling());
+    *out = allocate_string(allocator, session->get().end_profiling());
   });
 }
 

@@ -33,6 +33,14 @@ OrtStatus* ORT_API_CALL CloneSessionOptions(const OrtSessionOptions* in_options,
 
 void ORT_API_CALL ReleaseSessionOptions(OrtSessionOptions* input) noexcept { delete input; }
 
+OrtStatus* ORT_API_CALL SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options,
+                                                              bool cancel) noexcept {
+  return guard("SessionOptionsSetLoadCancellationFlag", [&] {
+    need(options, "options");
+    options->load_canceled.set.store(cancel);
+  });
+}
+
 OrtStatus* ORT_API_CALL SetOptimizedModelFilePath(
     OrtSessionOptions* options, const ORTCHAR_T* optimized_model_filepath) noexcept {
   return guard("SetOptimizedModelFilePath", [&] {

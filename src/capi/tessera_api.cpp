@@ -14,7 +14,7 @@ OrtStatus* ORT_API_CALL session_partition_report(const OrtSession* session,
   return guard("SessionGetPartitionReport", [&] {
     need(session, "session");
     need(out, "out");
-    const PartitionReport report = session->session->partition_report();
+    const PartitionReport report = session->get().partition_report();
     const int f = raw_enum(format);
     switch (f) {
       case TESSERA_REPORT_TEXT:
@@ -36,7 +36,7 @@ OrtStatus* ORT_API_CALL session_node_count(const OrtSession* session, size_t* ou
   return guard("SessionGetNodeCount", [&] {
     need(session, "session");
     need(out, "out");
-    *out = session->session->node_assignments().size();
+    *out = session->get().node_assignments().size();
   });
 }
 
@@ -48,7 +48,7 @@ OrtStatus* ORT_API_CALL session_node_assignment(const OrtSession* session, size_
     need(node_name, "node_name");
     need(op_type, "op_type");
     need(provider, "provider");
-    const auto nodes = session->session->node_assignments();
+    const auto nodes = session->get().node_assignments();
     check(index < nodes.size(), "node index ", index, " is out of range: the session runs ",
           nodes.size(), " nodes");
     *node_name = allocate_string(allocator, nodes[index].node_name);

@@ -284,3 +284,28 @@ TEST(CApiSession, SessionsWithAPrepackedWeightsContainerRunAndShareIt) {
   api()->ReleaseSessionOptions(o);
   api()->ReleasePrepackedWeightsContainer(container);
 }
+
+TEST(CApiSession, ALoadCanceledThroughItsOptionsFailsAsCanceled) {
+  OrtSessionOptions* options = nullptr;
+  CAPI_OK(api()->CreateSessionOptions(&options));
+  CAPI_OK(api()->SessionOptionsSetLoadCancellationFlag(options, true));
+  OrtSession* s = nullptr;
+  auto r = result(api()->CreateSession(env(), model_path("add_mul.onnx").c_str(), options, &s));
+  EXPECT_EQ(r.first, ORT_MODEL_LOAD_CANCELED);
+  EXPECT_NE(r.second.find("CreateSession"), std::string::npos) << r.second;
+  EXPECT_EQ(s, nullptr);
+  // A clone keeps the flag; clearing it lets the session be created.
+  OrtSessionOptions* clone = nullptr;
+  CAPI_OK(api()->CloneSessionOptions(options, &clone));
+  r = result(api()->CreateSession(env(), model_path("add_mul.onnx").c_str(), clone, &s));
+  EXPECT_EQ(r.first, ORT_MODEL_LOAD_CANCELED);
+  CAPI_OK(api()->SessionOptionsSetLoadCancellationFlag(options, false));
+  CAPI_OK(api()->CreateSession(env(), model_path("add_mul.onnx").c_str(), options, &s));
+  EXPECT_NE(s, nullptr);
+  api()->ReleaseSession(s);
+  r = result(api()->SessionOptionsSetLoadCancellationFlag(nullptr, true));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("SessionOptionsSetLoadCancellationFlag"), std::string::npos) << r.second;
+  api()->ReleaseSessionOptions(clone);
+  api()->ReleaseSessionOptions(options);
+}

@@ -32,6 +32,13 @@ TEST(CApiTable, AnEntryNotImplementedSaysWhichOne) {
   api()->ReleaseSessionOptions(o);
 }
 
+TEST(CApiTable, TablesTesseraDoesNotProvideAreNull) {
+  EXPECT_EQ(api()->GetTrainingApi(ORT_API_VERSION), nullptr);
+  EXPECT_EQ(api()->GetCompileApi(), nullptr);
+  EXPECT_EQ(api()->GetEpApi(), nullptr);
+  EXPECT_EQ(api()->GetInteropApi(), nullptr);
+}
+
 TEST(CApiTable, StatusesCarryCodeAndMessage) {
   OrtStatus* s = api()->CreateStatus(ORT_INVALID_GRAPH, "a message");
   EXPECT_EQ(api()->GetErrorCode(s), ORT_INVALID_GRAPH);

@@ -1,5 +1,6 @@
-/* Calls entries spread over the OrtApi table (versions 1 to 26) through the
- * library named on the command line and prints what each gives back. Run
+/* Calls entries spread over the OrtApi table (versions 1 to 26) and the model
+ * editor table through the library named on the command line and prints what
+ * each gives back. Run
  * against ONNX Runtime's own library and against Tessera's, the outputs must
  * agree (but for the version and build lines): an entry in the wrong slot
  * would answer differently, or crash. */
@@ -52,5 +53,74 @@ int main(int argc, char** argv) {
   ExecutionMode em = 7;
   st = a->GetSessionExecutionMode(so, &em);
   printf("exec mode %d (status %p)\n", em, (void*)st);
+  /* The model editor table (API 22): Y = X + W built in memory and run; the
+   * caller's value-info pointers are taken (set to NULL). */
+  const OrtModelEditorApi* ed = a->GetModelEditorApi();
+  printf("model editor %s\n", ed ? "present" : "absent");
+  if (ed) {
+    OrtEnv* env = NULL;
+    a->CreateEnv(ORT_LOGGING_LEVEL_ERROR, "probe", &env);
+    OrtTensorTypeAndShapeInfo* tsi = NULL;
+    a->CreateTensorTypeAndShapeInfo(&tsi);
+    a->SetTensorElementType(tsi, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+    int64_t dims[1] = {3};
+    a->SetDimensions(tsi, dims, 1);
+    OrtTypeInfo* tinfo = NULL;
+    printf("tensor type info status %p\n", (void*)ed->CreateTensorTypeInfo(tsi, &tinfo));
+    OrtValueInfo* x = NULL;
+    OrtValueInfo* y = NULL;
+    ed->CreateValueInfo("X", tinfo, &x);
+    ed->CreateValueInfo("Y", tinfo, &y);
+    OrtGraph* g = NULL;
+    ed->CreateGraph(&g);
+    ed->SetGraphInputs(g, &x, 1);
+    ed->SetGraphOutputs(g, &y, 1);
+    printf("value infos taken %d %d\n", x == NULL, y == NULL);
+    OrtMemoryInfo* cpu = NULL;
+    a->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu);
+    float w[3] = {1, 2, 3};
+    OrtValue* wv = NULL;
+    a->CreateTensorWithDataAsOrtValue(cpu, w, sizeof w, dims, 1,
+                                      ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &wv);
+    printf("initializer status %p\n", (void*)ed->AddInitializerToGraph(g, "W", wv, false));
+    const char* add_in[2] = {"X", "W"};
+    const char* add_out[1] = {"Y"};
+    int64_t axes[2] = {4, 5};
+    OrtOpAttr* attr = NULL;
+    a->CreateOpAttr("unused_ints", axes, 2, ORT_OP_ATTR_INTS, &attr);
+    int64_t back[2] = {0, 0};
+    size_t got = 0;
+    a->ReadOpAttr(attr, ORT_OP_ATTR_INTS, back, sizeof back, &got);
+    printf("op attr ints %lld %lld (%zu bytes)\n", (long long)back[0], (long long)back[1], got);
+    a->ReleaseOpAttr(attr);
+    OrtNode* n = NULL;
+    ed->CreateNode("Add", "", "add", add_in, 2, add_out, 1, NULL, 0, &n);
+    printf("node status %p\n", (void*)ed->AddNodeToGraph(g, n));
+    const char* domains[1] = {""};
+    int versions[1] = {17};
+    OrtModel* model = NULL;
+    ed->CreateModel(domains, versions, 1, &model);
+    ed->AddGraphToModel(model, g);
+    OrtSession* sess = NULL;
+    st = ed->CreateSessionFromModel(env, model, so, &sess);
+    printf("session status %p\n", (void*)st);
+    if (sess) {
+      float xs[3] = {10, 20, 30};
+      OrtValue* xv = NULL;
+      a->CreateTensorWithDataAsOrtValue(cpu, xs, sizeof xs, dims, 1,
+                                        ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &xv);
+      const char* in_names[1] = {"X"};
+      const char* out_names[1] = {"Y"};
+      OrtValue* yv = NULL;
+      const OrtValue* ins[1] = {xv};
+      a->Run(sess, NULL, in_names, ins, 1, out_names, 1, &yv);
+      float* yp = NULL;
+      if (yv) a->GetTensorMutableData(yv, (void**)&yp);
+      if (yp) printf("editor model output %g %g %g\n", yp[0], yp[1], yp[2]);
+      int opset = 0;
+      ed->SessionGetOpsetForDomain(sess, "", &opset);
+      printf("opset for '' %d\n", opset);
+    }
+  }
   return 0;
 }
