@@ -1,7 +1,11 @@
 // The environment's global thread pools: sessions that disable per-session
-// threads run on them and start no threads of their own. Each test runs in
-// its own process (gtest_discover_tests), so each creates the environment.
+// threads run on them and start no threads of their own. The process has one
+// environment, made by its first creator, so each scenario runs in a fresh
+// process of its own (a death test in the "threadsafe" style re-runs this
+// binary for just that scenario), whatever ran before it in this one.
 #include <dirent.h>
+
+#include <cstdlib>
 
 #include "capi_test_util.hpp"
 
@@ -32,7 +36,7 @@ void run_add_mul(OrtSession* s) {
 
 }  // namespace
 
-TEST(CApiGlobalThreads, SessionsWithoutTheirOwnShareTheEnvironmentsPools) {
+void sessions_share_the_global_pools() {
   OrtThreadingOptions* threads = nullptr;
   CAPI_OK(api()->CreateThreadingOptions(&threads));
   CAPI_OK(api()->SetGlobalIntraOpNumThreads(threads, 2));
@@ -66,9 +70,10 @@ TEST(CApiGlobalThreads, SessionsWithoutTheirOwnShareTheEnvironmentsPools) {
   api()->ReleaseSessionOptions(own);
   api()->ReleaseSessionOptions(shared);
   api()->ReleaseEnv(global);
+  std::exit(::testing::Test::HasFailure() ? 1 : 0);
 }
 
-TEST(CApiGlobalThreads, DisablingPerSessionThreadsNeedsGlobalPools) {
+void disabling_per_session_threads_needs_global_pools() {
   OrtSessionOptions* shared = nullptr;
   CAPI_OK(api()->CreateSessionOptions(&shared));
   CAPI_OK(api()->DisablePerSessionThreads(shared));
@@ -78,4 +83,15 @@ TEST(CApiGlobalThreads, DisablingPerSessionThreadsNeedsGlobalPools) {
   EXPECT_NE(r.second.find("created without global thread pools"), std::string::npos) << r.second;
   EXPECT_EQ(s, nullptr);
   api()->ReleaseSessionOptions(shared);
+  std::exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+TEST(CApiGlobalThreads, SessionsWithoutTheirOwnShareTheEnvironmentsPools) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(sessions_share_the_global_pools(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(CApiGlobalThreads, DisablingPerSessionThreadsNeedsGlobalPools) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(disabling_per_session_threads_needs_global_pools(), ::testing::ExitedWithCode(0), "");
 }

@@ -1,5 +1,6 @@
 // The C++ API (include/tessera/tessera.hpp) over the C ABI: RAII handles,
 // runs, strings, IO binding, and errors as exceptions with code and message.
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 
@@ -92,8 +93,10 @@ TEST(CxxApi, DevicesAndSharedAllocators) {
   EXPECT_TRUE(cpu);
 }
 
-TEST(CxxApi, SessionsShareTheGlobalThreadPools) {
-  // The first environment of this test's process: it makes the global pools.
+// The process has one environment, made by its first creator: the global
+// pools' scenario runs in a fresh process of its own (a "threadsafe" death
+// test re-runs this binary for just this test).
+void sessions_share_the_global_thread_pools() {
   api::Env env = api::Env::with_global_thread_pools(2, 1);
   api::Session session(env, capi_test::model_path("add_mul.onnx"),
                        api::SessionOptions().disable_per_session_threads());
@@ -104,4 +107,10 @@ TEST(CxxApi, SessionsShareTheGlobalThreadPools) {
   auto outputs = session.run({"x", "y"}, inputs, {"sum"});
   ASSERT_EQ(outputs.size(), 1u);
   EXPECT_EQ(outputs[0].to_vector<float>(), (std::vector<float>{5, 7, 9}));
+  std::exit(::testing::Test::HasFailure() ? 1 : 0);
+}
+
+TEST(CxxApi, SessionsShareTheGlobalThreadPools) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(sessions_share_the_global_thread_pools(), ::testing::ExitedWithCode(0), "");
 }
