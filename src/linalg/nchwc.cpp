@@ -376,7 +376,7 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
   // the copy cost more than the border pixels it saved (MobileNetV2's
   // 192 x 28 x 28 layer: 31 -> 18.5 us without it).
 #if defined(__x86_64__)
-  const bool dw_rows = g_isa == Isa::kAvx512 && depthwise_rows_supported(s);
+  const bool dw_rows = g_isa != Isa::kPortable && depthwise_rows_supported(s);
 #else
   const bool dw_rows = false;
 #endif
@@ -445,7 +445,11 @@ void conv2d(const Conv2dShape& shape, const PackedFilter& w, const float* x, con
               [&](int64_t b, int64_t e) {
                 for (int64_t r = b; r < e; ++r) {
                   const int64_t n = r / (mb * bands), ob = (r / bands) % mb, k = r % bands;
-                  depthwise_rows(a, n, ob, k * band, std::min(s.OH, (k + 1) * band));
+                  const int64_t oh0 = k * band, oh1 = std::min(s.OH, (k + 1) * band);
+                  if (g_isa == Isa::kAvx2)
+                    depthwise_rows_avx2(a, n, ob, oh0, oh1);
+                  else
+                    depthwise_rows(a, n, ob, oh0, oh1);
                 }
               });
     return;

@@ -131,7 +131,7 @@ TESSERA_AVX2 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t o
             const float* xc = xp + c * xs.channel;
 #pragma GCC unroll 6
             for (int t = 0; t < T; ++t) {
-              const __m256 xv = _mm256_broadcast_ss(xc + t * px);
+              const __m256 xv = _mm256_set1_ps(xc[t * px]);
               lo[t] = _mm256_fmadd_ps(w0, xv, lo[t]);
               hi[t] = _mm256_fmadd_ps(w1, xv, hi[t]);
             }
@@ -194,6 +194,60 @@ constexpr std::array<Table, 4> kDepthwise = {{depthwise_table<0>(Seq{}), depthwi
                                               depthwise_table<1>(Seq{}),
                                               depthwise_table<2>(Seq{})}};
 
+// ---- depthwise K x K (3 or 5), stride 1 or 2, from a zero-bordered copy ----
+
+// T output pixels of one row from K bordered input rows (`row_stride` floats
+// apart), as depthwise_rows's AVX-512 tile: each input column is loaded once
+// per filter row and meets the (up to K) taps whose output pixel it feeds,
+// (T - 1) * S + K loads per K * T FMAs, where depthwise_tile loads once per
+// FMA. The two 8-lane halves of the block run one after the other, so T
+// accumulators, one filter row and the column fit the 16 registers.
+template <int K, int S, int T>
+TESSERA_AVX2 void dw_tile(const ConvArgs& a, const float* rows, int64_t row_stride, const float* w,
+                          int64_t n, int64_t ob, int64_t oh, int64_t ow) {
+  __m256 acc[2][T];
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 8
+    for (int t = 0; t < T; ++t) acc[h][t] = _mm256_setzero_ps();
+#pragma GCC unroll 5
+    for (int kh = 0; kh < K; ++kh) {
+      const float* row = rows + kh * row_stride + 8 * h;
+      __m256 wv[K];
+#pragma GCC unroll 5
+      for (int kw = 0; kw < K; ++kw) wv[kw] = _mm256_loadu_ps(w + (kh * K + kw) * 16 + 8 * h);
+#pragma GCC unroll 32
+      for (int j = 0; j < (T - 1) * S + K; ++j) {
+        const __m256 xv = _mm256_loadu_ps(row + j * 16);
+#pragma GCC unroll 5
+        for (int kw = 0; kw < K; ++kw) {
+          const int d = j - kw;  // pixel d / S reads this column through tap kw
+          if (d >= 0 && d % S == 0 && d / S < T)
+            acc[h][d / S] = _mm256_fmadd_ps(xv, wv[kw], acc[h][d / S]);
+        }
+      }
+    }
+  }
+  store_tile<T>(a, n, ob, oh, ow, acc[0], acc[1]);
+}
+
+// Pixels per tile: 8 accumulators, a filter row of up to 5 and the column.
+constexpr int kDwWidth = 8;
+using DwTileFn = void (*)(const ConvArgs&, const float*, int64_t, const float*, int64_t, int64_t,
+                          int64_t, int64_t);
+using DwTable = std::array<DwTileFn, kDwWidth>;
+template <int K, int S, int... Ts>
+constexpr DwTable dw_table(std::integer_sequence<int, Ts...>) {
+  return DwTable{&dw_tile<K, S, Ts + 1>...};
+}
+// [K == 5][S - 1]
+constexpr std::array<std::array<DwTable, 2>, 2> kDwRows = {{
+    {{dw_table<3, 1>(std::make_integer_sequence<int, kDwWidth>{}),
+      dw_table<3, 2>(std::make_integer_sequence<int, kDwWidth>{})}},
+    {{dw_table<5, 1>(std::make_integer_sequence<int, kDwWidth>{}),
+      dw_table<5, 2>(std::make_integer_sequence<int, kDwWidth>{})}},
+}};
+
 }  // namespace
 
 void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_t oh, int64_t ow0,
@@ -206,6 +260,22 @@ void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_
   conv_row_tiles(a, oh, ow0, ow1, kTileWidthAvx2, [&](int64_t t, int64_t ow, const TapRange& r) {
     table[size_t(t - 1)](a, n, ob0, oh, ow, r);
   });
+}
+
+void depthwise_rows_avx2(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1) {
+  const Conv2dShape& s = *a.s;
+  const int64_t K = s.KH, S = s.sh;
+  const int64_t cols = (s.OW - 1) * S + K;
+  const float* const buf = depthwise_bordered_rows(a, n, ob, oh0, oh1);
+  const float* const w = a.w + ob * K * K * 16;
+  const DwTable& table = kDwRows[K == 5][size_t(S - 1)];
+  for (int64_t oh = oh0; oh < oh1; ++oh) {
+    const float* r0 = buf + (oh - oh0) * S * cols * 16;
+    for (int64_t ow = 0; ow < s.OW; ow += kDwWidth) {
+      const int64_t t = std::min<int64_t>(kDwWidth, s.OW - ow);
+      table[size_t(t - 1)](a, r0 + ow * S * 16, cols * 16, w, n, ob, oh, ow);
+    }
+  }
 }
 
 TESSERA_AVX2 void pool_row_avx2(const Pool2dShape& s, bool is_max, const float* x, float* y,

@@ -275,32 +275,14 @@ bool depthwise_rows_supported(const Conv2dShape& s) {
          s.KD == 1 && (s.KH == 5 || s.sh == 1 || s.OW <= 7);
 }
 
-// Rows [oh0, oh1) of block ob of image n. The input rows and columns they
-// read are first copied, with zeros for the padding, into a per-thread
-// buffer that stays in cache: no tap is ever clipped, and the copy is one
-// pass over data the taps read K * K / S^2 times.
+// Rows [oh0, oh1) of block ob of image n, from the zero-bordered copy of
+// the rows they read (depthwise_bordered_rows).
 TESSERA_AVX512 void depthwise_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0,
                                    int64_t oh1) {
   const Conv2dShape& s = *a.s;
   const int64_t K = s.KH, S = s.sh;
-  const int64_t ih0 = oh0 * S - s.ph, rows = (oh1 - oh0 - 1) * S + K;
-  const int64_t cols = (s.OW - 1) * S + K;  // from iw = -pw
-  static thread_local HostVector<float> buf;
-  if (buf.size() < size_t(rows * cols * 16)) buf.resize(size_t(rows * cols * 16));
-  const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
-  const int64_t left = std::min(s.pw, cols), iw_end = std::min(s.W, cols - s.pw);
-  for (int64_t r = 0; r < rows; ++r) {
-    float* d = buf.data() + r * cols * 16;
-    const int64_t ih = ih0 + r;
-    if (ih < 0 || ih >= s.H || iw_end <= 0) {
-      std::memset(d, 0, size_t(cols * 16) * sizeof(float));
-      continue;
-    }
-    std::memset(d, 0, size_t(left * 16) * sizeof(float));
-    std::memcpy(d + left * 16, x + ih * s.W * 16, size_t(iw_end * 16) * sizeof(float));
-    const int64_t done = left + iw_end;
-    if (done < cols) std::memset(d + done * 16, 0, size_t((cols - done) * 16) * sizeof(float));
-  }
+  const int64_t cols = (s.OW - 1) * S + K;
+  const float* const buf = depthwise_bordered_rows(a, n, ob, oh0, oh1);
   DwTaps taps;
   taps.w = a.w + ob * K * K * 16;
   taps.valid = valid_lanes(a, ob);
@@ -308,7 +290,7 @@ TESSERA_AVX512 void depthwise_rows(const ConvArgs& a, int64_t n, int64_t ob, int
   const auto& table = kDwRows[K == 5][size_t(S - 1)];
   const int64_t width = K == 3 && S == 1 ? dw_tile_width<3, 1>() : dw_tile_width<5, 1>();
   for (int64_t oh = oh0; oh < oh1; ++oh) {
-    const float* r0 = buf.data() + (oh - oh0) * S * cols * 16;
+    const float* r0 = buf + (oh - oh0) * S * cols * 16;
     for (int64_t ow = 0; ow < s.OW; ow += width) {
       const int64_t t = std::min(width, s.OW - ow);
       table[size_t(t - 1)](a, r0 + ow * S * 16, cols * 16, taps, a.out_index(n, ob, oh, ow));

@@ -47,7 +47,7 @@ void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float*
   const int64_t rows_max = std::max<int64_t>(3, kBandBytes / (per_group * W * 16 * 4));
   const int64_t band = std::max<int64_t>(1, (rows_max - 3) / s + 1);
 #if defined(__x86_64__)
-  const bool dw_rows = isa == Isa::kAvx512;  // depthwise_rows
+  const bool dw_rows = isa != Isa::kPortable;  // depthwise_rows(_avx2)
 #endif
 
   // Output rows [oh0, oh1) of image n for output blocks [k0, k1).
@@ -102,7 +102,10 @@ void expand_depthwise(const Conv2dShape& e, const PackedFilter& we, const float*
         for (int64_t k = 0; k < nb; ++k) {
 #if defined(__x86_64__)
           if (dw_rows && depthwise_rows_supported(sd)) {
-            depthwise_rows(b, 0, k, b0, b1);
+            if (isa == Isa::kAvx2)
+              depthwise_rows_avx2(b, 0, k, b0, b1);
+            else
+              depthwise_rows(b, 0, k, b0, b1);
             continue;
           }
 #endif

@@ -2,9 +2,12 @@
 // arguments of one blocked convolution, and the geometry and epilogue the
 // kernels share.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
+#include "core/host_heap.hpp"
 #include "linalg/nchwc.hpp"
 
 namespace tessera::linalg::nchwc {
@@ -279,10 +282,42 @@ inline constexpr int64_t kTileWidthAvx2 = 6;
 inline int64_t conv_tile_width(Isa k) { return k == Isa::kAvx2 ? kTileWidthAvx2 : kTileWidth; }
 
 // The register-tiled depthwise of depthwise_rows (3x3 or 5x5, stride 1 or
-// 2, any pads) handles `s` and is the faster kernel for it (AVX-512 only).
+// 2, any pads) handles `s` and is the faster kernel for it.
 bool depthwise_rows_supported(const Conv2dShape& s);
-// Output rows [oh0, oh1) of block ob of image n. Defined in nchwc_avx512.cpp.
+// Output rows [oh0, oh1) of block ob of image n. Defined in nchwc_avx512.cpp
+// and nchwc_avx2.cpp.
 void depthwise_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
+void depthwise_rows_avx2(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1);
+
+// For depthwise_rows: the input rows and columns that output rows [oh0, oh1)
+// of block ob of image n read, copied with zeros for the padding into a
+// per-thread buffer that stays in cache, (OW - 1) * S + K pixels a row from
+// iw = -pw. No tap is then ever clipped, and the copy is one pass over data
+// the taps read K * K / S^2 times.
+inline const float* depthwise_bordered_rows(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0,
+                                            int64_t oh1) {
+  const Conv2dShape& s = *a.s;
+  const int64_t K = s.KH, S = s.sh;
+  const int64_t ih0 = oh0 * S - s.ph, rows = (oh1 - oh0 - 1) * S + K;
+  const int64_t cols = (s.OW - 1) * S + K;  // from iw = -pw
+  static thread_local HostVector<float> buf;
+  if (buf.size() < size_t(rows * cols * 16)) buf.resize(size_t(rows * cols * 16));
+  const float* x = a.x + (n * blocks(s.C) + ob) * s.H * s.W * 16;
+  const int64_t left = std::min(s.pw, cols), iw_end = std::min(s.W, cols - s.pw);
+  for (int64_t r = 0; r < rows; ++r) {
+    float* d = buf.data() + r * cols * 16;
+    const int64_t ih = ih0 + r;
+    if (ih < 0 || ih >= s.H || iw_end <= 0) {
+      std::memset(d, 0, size_t(cols * 16) * sizeof(float));
+      continue;
+    }
+    std::memset(d, 0, size_t(left * 16) * sizeof(float));
+    std::memcpy(d + left * 16, x + ih * s.W * 16, size_t(iw_end * 16) * sizeof(float));
+    const int64_t done = left + iw_end;
+    if (done < cols) std::memset(d + done * 16, 0, size_t((cols - done) * 16) * sizeof(float));
+  }
+  return buf.data();
+}
 
 // Pixels [ow0, ow1) of one output row of output blocks [ob0, ob0 + nb), nb at
 // most conv_out_blocks_per_group. Defined in nchwc_avx512.cpp and

@@ -1,9 +1,11 @@
 // The float loops of dynamic uint8 quantization (DynamicQuantizeLinear, and
 // the activations of a dynamically quantized MatMul): the range of a tensor
-// and its quantization. AVX-512 where the CPU has it (and cpu_isa() allows),
-// else portable; both give the same bytes.
+// and its quantization. AVX-512 or AVX2 where the CPU has it (and cpu_isa()
+// allows), else portable; all give the same bytes.
 #pragma once
 #include <cstdint>
+
+#include "linalg/cpu_isa.hpp"
 
 namespace tessera::linalg {
 
@@ -37,5 +39,10 @@ void lookup_8bit(const uint8_t* x, int64_t n, const uint8_t* table, uint8_t* y);
 // acc[i] += src[i * stride] * w for i < n, in wrapping 32-bit arithmetic:
 // one filter tap of a direct integer convolution over an output row.
 void accumulate_tap_s16(const int16_t* src, int64_t stride, int64_t n, int32_t w, uint32_t* acc);
+
+// For tests: runs the kernels of `want`, or of cpu_isa() where that is
+// narrower (so AVX-512 machines test the AVX2 kernels too); returns the
+// previous set. Not thread-safe.
+Isa set_quantize_isa(Isa want);
 
 }  // namespace tessera::linalg

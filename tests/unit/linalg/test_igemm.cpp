@@ -48,10 +48,10 @@ TEST(Igemm, MatchesTheDefinitionForEverySignednessAndZeroPointForm) {
   std::mt19937 rng(7);
   std::uniform_int_distribution<int> byte(0, 255);
   ThreadPool pool(2);
-  // Tails of every kind: rows past a tile of 6, columns past a panel of 64,
-  // K not a multiple of 4, and K = 0.
-  const Case cases[] = {{1, 1, 1},  {6, 64, 4},     {7, 65, 5},  {13, 130, 67},
-                        {2, 63, 3}, {12, 128, 256}, {5, 200, 0}, {30, 70, 33}};
+  // Tails of every kind: rows past a tile of 6 (and tiles of every height
+  // 1 to 6), columns past a panel of 64, K not a multiple of 4, and K = 0.
+  const Case cases[] = {{1, 1, 1},      {6, 64, 4},  {7, 65, 5},   {13, 130, 67}, {2, 63, 3},
+                        {12, 128, 256}, {5, 200, 0}, {30, 70, 33}, {3, 72, 21},   {4, 9, 70}};
   for (IgemmPath path : paths())
     for (const Case& cs : cases)
       for (int signs = 0; signs < 4; ++signs)

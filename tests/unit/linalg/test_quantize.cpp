@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "linalg/quantize.hpp"
@@ -11,7 +12,24 @@
 namespace tessera::linalg {
 namespace {
 
-TEST(Quantize, RangeHoldsZeroAndIgnoresNaN) {
+// Each test runs on every instruction set's kernels this CPU has (a wider
+// one than the CPU's runs the CPU's again), against the formulas.
+class QuantizeIsa : public ::testing::TestWithParam<Isa> {
+ protected:
+  void SetUp() override { was_ = set_quantize_isa(GetParam()); }
+  void TearDown() override { set_quantize_isa(was_); }
+
+ private:
+  Isa was_ = Isa::kPortable;
+};
+
+INSTANTIATE_TEST_SUITE_P(Kernels, QuantizeIsa,
+                         ::testing::Values(Isa::kPortable, Isa::kAvx2, Isa::kAvx512),
+                         [](const ::testing::TestParamInfo<Isa>& i) {
+                           return std::string(isa_name(i.param));
+                         });
+
+TEST_P(QuantizeIsa, RangeHoldsZeroAndIgnoresNaN) {
   // Lengths around the 16-lane vectors, with the extremes in the tails too.
   for (int64_t n : {0, 1, 15, 16, 17, 33, 100}) {
     std::vector<float> x(static_cast<size_t>(n));
@@ -29,7 +47,7 @@ TEST(Quantize, RangeHoldsZeroAndIgnoresNaN) {
   }
 }
 
-TEST(Quantize, RoundsHalfToEvenAndSaturates) {
+TEST_P(QuantizeIsa, RoundsHalfToEvenAndSaturates) {
   std::mt19937 rng(3);
   std::uniform_real_distribution<float> u(-3.f, 3.f);
   std::vector<float> x(203);
@@ -56,7 +74,7 @@ TEST(Quantize, RoundsHalfToEvenAndSaturates) {
   EXPECT_EQ(y[5], 0);
 }
 
-TEST(Quantize, RequantizeMatchesItsFormulaIncludingInt32Overflow) {
+TEST_P(QuantizeIsa, RequantizeMatchesItsFormulaIncludingInt32Overflow) {
   std::mt19937 rng(5);
   std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX);
   std::vector<int32_t> acc(100);
@@ -83,7 +101,7 @@ TEST(Quantize, RequantizeMatchesItsFormulaIncludingInt32Overflow) {
 // The vector loop divides by ys as a multiplication by 1 / ys corrected
 // with an FMA: every quotient must round as the division does, including
 // those within an ulp of a half and exact halves (power-of-two scales).
-TEST(Quantize, RequantizeRoundsAsTheDivisionDoes) {
+TEST_P(QuantizeIsa, RequantizeRoundsAsTheDivisionDoes) {
   std::mt19937 rng(8);
   std::uniform_int_distribution<int32_t> sums(-(1 << 20), 1 << 20);
   std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
@@ -114,7 +132,7 @@ TEST(Quantize, RequantizeRoundsAsTheDivisionDoes) {
   EXPECT_EQ(checked, 120 * 4096);
 }
 
-TEST(Quantize, DequantizeBothSignednesses) {
+TEST_P(QuantizeIsa, DequantizeBothSignednesses) {
   std::vector<uint8_t> x(37);
   for (size_t i = 0; i < x.size(); ++i) x[i] = uint8_t(i * 7);
   for (bool is_signed : {false, true}) {
@@ -123,6 +141,38 @@ TEST(Quantize, DequantizeBothSignednesses) {
     for (size_t i = 0; i < x.size(); ++i) {
       const float v = is_signed ? float(int8_t(x[i])) : float(x[i]);
       ASSERT_EQ(y[i], (v - 3.f) * 0.25f) << i;
+    }
+  }
+}
+
+TEST_P(QuantizeIsa, SignedQuantizeAndTapAccumulationMatchTheirFormulas) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-80.f, 80.f);
+  for (int64_t n : {0, 1, 7, 8, 9, 31, 100}) {
+    std::vector<float> x(static_cast<size_t>(n));
+    for (auto& v : x) v = u(rng);
+    if (n > 2) x[2] = std::numeric_limits<float>::quiet_NaN();
+    std::vector<int8_t> y(static_cast<size_t>(n));
+    quantize_s8(x.data(), n, 0.5f, -3.f, y.data());
+    for (int64_t i = 0; i < n; ++i) {
+      int8_t want = 0;
+      if (!std::isnan(x[size_t(i)])) {
+        const float v = std::nearbyint(x[size_t(i)] / 0.5f) - 3.f;
+        want = int8_t(std::fmin(std::fmax(v, -128.f), 127.f));
+      }
+      ASSERT_EQ(y[size_t(i)], want) << "n " << n << " element " << i;
+    }
+    std::uniform_int_distribution<int> s16(INT16_MIN, INT16_MAX);
+    for (int64_t stride : {1, 2, 3}) {
+      std::vector<int16_t> src(size_t(n * stride + 1));
+      for (auto& v : src) v = int16_t(s16(rng));
+      std::vector<uint32_t> acc(static_cast<size_t>(n)), want(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) acc[size_t(i)] = want[size_t(i)] = uint32_t(rng());
+      const int32_t w = -30001;
+      accumulate_tap_s16(src.data(), stride, n, w, acc.data());
+      for (int64_t i = 0; i < n; ++i)
+        want[size_t(i)] += uint32_t(int32_t(src[size_t(i * stride)]) * w);
+      ASSERT_EQ(acc, want) << "n " << n << " stride " << stride;
     }
   }
 }
