@@ -41,6 +41,7 @@
 
 #include "linalg/nchwc.hpp"
 #include "linalg/winograd.hpp"
+#include "ops/schema.hpp"
 #include "optimizer/activation_match.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
@@ -379,8 +380,12 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool wi
     }
     // Concat along the channels of blocked values: the blocks of each input
     // follow one another when all but the last fill whole blocks.
+    // Concat-1's axis is optional (default 1); the schema holds the default.
+    const int64_t concat_axis = is_onnx_op(node, "Concat")
+                                    ? ops::schema_of(node, model.opset("")).attr_int(node, "axis")
+                                    : 0;
     if (is_onnx_op(node, "Concat") && node.outputs.size() == 1 &&
-        (attr_int(node, "axis", 0) == 1 || attr_int(node, "axis", 0) == -1 - xs)) {
+        (concat_axis == 1 || concat_axis == -1 - xs)) {
       int64_t total = 0;
       bool ok = true;
       for (size_t k = 0; k < node.inputs.size() && ok; ++k) {
