@@ -212,13 +212,19 @@ OutShapes same_shape_as_input0(const ShapeQuery& q) {
 
 OutShapes unknown_shapes(const ShapeQuery&) { return {}; }
 
-OutShapes broadcast_inputs(const ShapeQuery& q) {
-  std::vector<Shape> in;
+bool all_input_shapes(const ShapeQuery& q, std::vector<Shape>* out) {
+  out->clear();
   for (size_t i = 0; i < q.num_inputs(); ++i) {
     const Shape* s = shape_of(q, i);
-    if (!s) return {};
-    in.push_back(*s);
+    if (!s) return false;
+    out->push_back(*s);
   }
+  return true;
+}
+
+OutShapes broadcast_inputs(const ShapeQuery& q) {
+  std::vector<Shape> in;
+  if (!all_input_shapes(q, &in)) return {};
   try {
     return {broadcast_shapes(in)};
   } catch (const Error& e) {

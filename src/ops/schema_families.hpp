@@ -109,6 +109,8 @@ size_t axis_in(const ShapeQuery& q, int64_t a, int64_t r, const char* what = "ax
 inline const Shape* shape_of(const ShapeQuery& q, size_t i) {
   return q.has_input(i) ? q.shape(i) : nullptr;
 }
+// Every input's shape; false when one is absent or unknown.
+bool all_input_shapes(const ShapeQuery& q, std::vector<Shape>* out);
 
 }  // namespace schema
 }  // namespace tessera::ops

@@ -84,11 +84,7 @@ std::vector<ir::TypeInfo> values_type(const ir::Node& n, int64_t,
 // The equation's output labels, sized from the inputs.
 OutShapes einsum(const ShapeQuery& q) {
   std::vector<Shape> in;
-  for (size_t i = 0; i < q.num_inputs(); ++i) {
-    const Shape* s = shape_of(q, i);
-    if (!s) return {};
-    in.push_back(*s);
-  }
+  if (!all_input_shapes(q, &in)) return {};
   try {
     return {einsum_labels(parse_einsum(q.attr_string("equation")), in).out_shape()};
   } catch (const Error& e) {
