@@ -5,7 +5,8 @@
 
 Several results files combine: each is filed under the Tessera instruction set it ran with (its
 meta "isa"), and within one instruction set a case in a later file replaces the same case in an
-earlier one, so a sweep followed by its confirm runs (run_ops.py --match --iters 50 --rounds 3)
+earlier one at the thread counts the later file measured, so a sweep followed by its confirm
+runs (run_ops.py --match --iters 50 --rounds 3, at the thread counts that were above 1.00)
 reports the confirmed numbers.
 
 A summary table (per family: cases, then for each instruction set and thread count the median
@@ -34,7 +35,8 @@ def fmt_ratio(x):
 
 
 def load(paths):
-    """Returns ({isa: {case name: case}}, [meta of each file]), later files replacing earlier cases."""
+    """Returns ({isa: {case name: case}}, [meta of each file]); a case in a later file replaces
+    the same case's results at the thread counts it has."""
     by_isa, metas = {}, []
     for path in paths:
         with open(path) as f:
@@ -42,7 +44,12 @@ def load(paths):
         metas.append(data["meta"])
         cases = by_isa.setdefault(data["meta"]["isa"], {})
         for c in data["cases"]:
-            cases[c["name"]] = c
+            if c["name"] in cases:  # a rerun replaces the thread counts it measured
+                merged = dict(cases[c["name"]], results=dict(cases[c["name"]]["results"]))
+                merged["results"].update(c["results"])
+                cases[c["name"]] = merged
+            else:
+                cases[c["name"]] = c
     return by_isa, metas
 
 
