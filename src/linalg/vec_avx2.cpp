@@ -40,6 +40,7 @@ struct Avx2 {
   static R fma(R a, R b, R c) { return _mm256_fmadd_ps(a, b, c); }
   static R max(R a, R b) { return _mm256_max_ps(a, b); }
   static R min(R a, R b) { return _mm256_min_ps(a, b); }
+  static R sqrt(R a) { return _mm256_sqrt_ps(a); }
   static R abs(R a) { return _mm256_and_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff))); }
   static R round(R a) { return _mm256_round_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static R trunc(R a) { return _mm256_round_ps(a, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
@@ -99,6 +100,8 @@ bool vec_kernels_avx2(VecKernels* out) {
           vec_impl::log_loop<Avx2>,
           vec_impl::sin_loop<Avx2>,
           vec_impl::cos_loop<Avx2>,
+          vec_impl::atan_loop<Avx2>,
+          vec_impl::asin_loop<Avx2>,
           vec_impl::softplus_loop<Avx2>,
           vec_impl::gelu_loop<Avx2>,
           vec_impl::gelu_tanh_loop<Avx2>,

@@ -44,6 +44,7 @@ struct Avx512 {
   static R fma(R a, R b, R c) { return _mm512_fmadd_ps(a, b, c); }
   static R max(R a, R b) { return _mm512_max_ps(a, b); }
   static R min(R a, R b) { return _mm512_min_ps(a, b); }
+  static R sqrt(R a) { return _mm512_sqrt_ps(a); }
   static R abs(R a) { return _mm512_abs_ps(a); }
   static R round(R a) {
     return _mm512_roundscale_ps(a, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -92,6 +93,8 @@ bool vec_kernels_avx512(VecKernels* out) {
           vec_impl::log_loop<Avx512>,
           vec_impl::sin_loop<Avx512>,
           vec_impl::cos_loop<Avx512>,
+          vec_impl::atan_loop<Avx512>,
+          vec_impl::asin_loop<Avx512>,
           vec_impl::softplus_loop<Avx512>,
           vec_impl::gelu_loop<Avx512>,
           vec_impl::gelu_tanh_loop<Avx512>,

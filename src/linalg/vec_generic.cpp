@@ -31,6 +31,7 @@ struct Scalar {
   static R fma(R a, R b, R c) { return std::fma(a, b, c); }
   static R max(R a, R b) { return a > b ? a : b; }
   static R min(R a, R b) { return a < b ? a : b; }
+  static R sqrt(R a) { return std::sqrt(a); }
   static R abs(R a) { return std::fabs(a); }
   static R round(R a) { return std::nearbyint(a); }
   static R trunc(R a) { return std::trunc(a); }
@@ -78,6 +79,8 @@ VecKernels vec_kernels_generic() {
           vec_impl::log_loop<Scalar>,
           vec_impl::sin_loop<Scalar>,
           vec_impl::cos_loop<Scalar>,
+          vec_impl::atan_loop<Scalar>,
+          vec_impl::asin_loop<Scalar>,
           vec_impl::softplus_loop<Scalar>,
           vec_impl::gelu_loop<Scalar>,
           vec_impl::gelu_tanh_loop<Scalar>,

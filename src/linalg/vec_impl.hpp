@@ -3,7 +3,7 @@
 // V provides: R (register), W (lanes), load/store, load_tail(p, n, fill) and
 // store_tail(p, n, r) for the last n < W lanes, set1, add/sub/mul/div,
 // fmadd(a, b, c) = a*b + c (fused or not), fma(a, b, c) = a*b + c rounded
-// once, max/min, abs, round/trunc, pow2i (2^n for an
+// once, sqrt (correctly rounded), max/min, abs, round/trunc, pow2i (2^n for an
 // integral n in [-126, 127]), exponent(x) and mantissa(x) (x = mantissa *
 // 2^exponent with the mantissa in [1, 2), for normal positive x), hsum/hmax,
 // gt(a, b) and isnan(a) masks, select(mask, a, b), copysign(mag, sign).
@@ -267,6 +267,65 @@ inline typename V::R sin_cos(typename V::R x) {
   return V::select(big, x, y);
 }
 
+// pi/2 and pi/4 as a float and the float nearest its remainder, so that an
+// offset added in two steps keeps the bits a single float would lose.
+constexpr float kHalfPiHi = 1.57079637050628662109375f, kHalfPiLo = -4.37113900018624283e-8f;
+constexpr float kQuarterPiHi = 0.785398185253143310546875f, kQuarterPiLo = -2.18556950009312142e-8f;
+
+// atan(x) for x >= 0 reduced to |r| <= tan(pi/8): atan(a) = pi/2 + atan(-1/a)
+// above tan(3pi/8), pi/4 + atan((a - 1)/(a + 1)) above tan(pi/8); then
+// atan(r) = r + r z P(z), z = r^2, with P of degree 4 fitted (weighted least
+// squares on Chebyshev nodes) to (atan(r) - r) / r^3 on that range. The sign
+// of x is put back at the end. Within 2 ulps of the correctly rounded result
+// (unit test VecMath.AtanAsinWithinUlpsOfLibm); NaN stays NaN, +-inf gives
+// +-pi/2 (the middle branch's inf/inf is replaced by the outer one's -1/inf).
+template <class V>
+inline typename V::R atan(typename V::R x) {
+  using R = typename V::R;
+  const R zero = V::set1(0.0f), one = V::set1(1.0f);
+  const R a = V::abs(x);
+  const auto mid = V::gt(a, V::set1(0.414213562373095049f));
+  const auto big = V::gt(a, V::set1(2.41421356237309505f));
+  R r = V::select(mid, V::div(V::sub(a, one), V::add(a, one)), a);
+  r = V::select(big, V::div(V::set1(-1.0f), a), r);
+  const R off_hi = V::select(big, V::set1(kHalfPiHi), V::select(mid, V::set1(kQuarterPiHi), zero));
+  const R off_lo = V::select(big, V::set1(kHalfPiLo), V::select(mid, V::set1(kQuarterPiLo), zero));
+  const R z = V::mul(r, r);
+  R p = V::set1(-0.0606607124209404f);
+  p = V::fmadd(p, z, V::set1(0.10588572174310684f));
+  p = V::fmadd(p, z, V::set1(-0.1424274444580078f));
+  p = V::fmadd(p, z, V::set1(0.19998423755168915f));
+  p = V::fmadd(p, z, V::set1(-0.3333331346511841f));
+  const R t = V::fmadd(V::mul(r, z), p, off_lo);
+  return V::copysign(V::add(off_hi, V::add(r, t)), x);
+}
+
+// asin(x): for |x| <= 1/2, asin(a) = a + a z Q(z), z = a^2, Q of degree 5
+// fitted as for atan to (asin(a) - a) / a^3 on [0, 1/2]; above, asin(a) =
+// pi/2 - 2 asin(w) with w = sqrt((1 - a)/2) <= 1/2 through the same Q, pi/2
+// subtracted in two parts. The sign of x is put back at the end. Within 2
+// ulps (VecMath.AtanAsinWithinUlpsOfLibm); |x| > 1 gives NaN (the square
+// root of a negative), NaN stays NaN.
+template <class V>
+inline typename V::R asin(typename V::R x) {
+  using R = typename V::R;
+  const R a = V::abs(x);
+  const auto high = V::gt(a, V::set1(0.5f));
+  const R w = V::select(high, V::sqrt(V::mul(V::sub(V::set1(1.0f), a), V::set1(0.5f))), a);
+  const R z = V::mul(w, w);
+  R p = V::set1(0.03744102641940117f);
+  p = V::fmadd(p, z, V::set1(0.014491950161755085f));
+  p = V::fmadd(p, z, V::set1(0.031793925911188126f));
+  p = V::fmadd(p, z, V::set1(0.044518522918224335f));
+  p = V::fmadd(p, z, V::set1(0.07500497251749039f));
+  p = V::fmadd(p, z, V::set1(0.16666659712791443f));
+  const R t = V::mul(V::mul(w, z), p);
+  const R two = V::set1(2.0f);
+  const R folded = V::add(V::fmadd(V::set1(-2.0f), w, V::set1(kHalfPiHi)),
+                          V::fmadd(V::sub(V::set1(0.0f), two), t, V::set1(kHalfPiLo)));
+  return V::copysign(V::select(high, folded, V::add(w, t)), x);
+}
+
 // One activation of vec_math.hpp's VecActivation (by its index) on a register.
 template <class V, int kKind>
 inline typename V::R activate(typename V::R v, typename V::R a, typename V::R b) {
@@ -364,6 +423,16 @@ float sin_loop(const float* x, float* out, int64_t n) {
 template <class V>
 float cos_loop(const float* x, float* out, int64_t n) {
   return sin_cos_loop<V, true>(x, out, n);
+}
+
+template <class V>
+void atan_loop(const float* x, float* out, int64_t n) {
+  map<V, atan<V>>(x, out, n);
+}
+
+template <class V>
+void asin_loop(const float* x, float* out, int64_t n) {
+  map<V, asin<V>>(x, out, n);
 }
 
 template <class V>

@@ -32,6 +32,8 @@ void vec_sin(const float* x, float* out, int64_t n) {
 void vec_cos(const float* x, float* out, int64_t n) {
   detail::finish_sin_cos(true, best().cos(x, out, n), out, n);
 }
+void vec_atan(const float* x, float* out, int64_t n) { best().atan(x, out, n); }
+void vec_asin(const float* x, float* out, int64_t n) { best().asin(x, out, n); }
 void vec_softplus(const float* x, float* out, int64_t n) { best().softplus(x, out, n); }
 void vec_gelu(const float* x, const float* bias, int64_t bias_len, float* out, int64_t n) {
   best().gelu(x, bias, bias_len, out, n);

@@ -36,6 +36,10 @@ void vec_gelu_tanh(const float* x, float* out, int64_t n);
 void vec_mish(const float* x, float* out, int64_t n);
 // One softmax over a row of n values: out = exp(x - max) / sum. A row with a
 // NaN gives NaNs; a row of all -inf gives NaNs (0/0), as the formula does.
+// atan(x) and asin(x), within 2 ulps of the correctly rounded result (asin:
+// NaN outside [-1, 1], as libm); NaN in gives NaN, atan(+-inf) = +-pi/2.
+void vec_atan(const float* x, float* out, int64_t n);
+void vec_asin(const float* x, float* out, int64_t n);
 void vec_softmax_row(const float* x, float* out, int64_t n);
 // One log-softmax row: out = x - max - log(sum(exp(x - max))); NaNs where
 // vec_softmax_row gives them.
@@ -102,6 +106,8 @@ struct VecKernels {
   // infinite) and return the largest |x|; finish_sin_cos completes those.
   float (*sin)(const float*, float*, int64_t);
   float (*cos)(const float*, float*, int64_t);
+  void (*atan)(const float*, float*, int64_t);
+  void (*asin)(const float*, float*, int64_t);
   void (*softplus)(const float*, float*, int64_t);
   void (*gelu)(const float*, const float*, int64_t, float*, int64_t);
   void (*gelu_tanh)(const float*, float*, int64_t);

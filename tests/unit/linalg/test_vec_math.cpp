@@ -230,6 +230,32 @@ TEST(VecMath, SinCosWithinUlpsOfLibm) {
   EXPECT_EQ(out[2], std::sin(1e9f));
 }
 
+TEST(VecMath, AtanAsinWithinUlpsOfLibm) {
+  // dense_inputs covers both signs from subnormals to 1e4, the infinities and
+  // NaN; asin is NaN beyond [-1, 1] (the reference's NaN there counts as exact).
+  expect_ulps(
+      "atan", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.atan(x, y, n); },
+      [](double v) { return std::atan(v); }, 30.0f, 2.0);
+  expect_ulps(
+      "asin", [](const VecKernels& k, const float* x, float* y, int64_t n) { k.asin(x, y, n); },
+      [](double v) { return std::asin(v); }, 1.0f, 2.0);
+  for (const auto& k : kernel_sets()) {
+    const std::vector<float> x = {-0.0f, 1e-30f, kInf, -kInf, 1.0f, -1.0f, 1.0000001f};
+    std::vector<float> at(x.size()), as(x.size());
+    k.atan(x.data(), at.data(), int64_t(x.size()));
+    k.asin(x.data(), as.data(), int64_t(x.size()));
+    EXPECT_TRUE(at[0] == 0.0f && std::signbit(at[0])) << k.name;
+    EXPECT_TRUE(as[0] == 0.0f && std::signbit(as[0])) << k.name;
+    EXPECT_EQ(at[1], 1e-30f) << k.name;
+    EXPECT_EQ(as[1], 1e-30f) << k.name;
+    EXPECT_EQ(at[2], float(M_PI / 2)) << k.name;
+    EXPECT_EQ(at[3], -float(M_PI / 2)) << k.name;
+    EXPECT_EQ(as[4], float(M_PI / 2)) << k.name;
+    EXPECT_EQ(as[5], -float(M_PI / 2)) << k.name;
+    EXPECT_TRUE(std::isnan(as[6])) << k.name;
+  }
+}
+
 double softplus_ref(double v) {
   return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v));
 }

@@ -101,10 +101,10 @@ TEST(MatMulInteger, NdZeroPointsTakeTheReferenceLoop) {
 }
 
 TEST(QLinearMatMul, FastPathGivesTheReferenceBytes) {
-  // The packed GEMM's sums requantized as the reference loop does:
-  // float(acc) * a_scale * b_scale[n] / y_scale, rounded half to even, plus
-  // the zero point, clamped; per-tensor and per-column B, both signednesses,
-  // a batched A under one B.
+  // The packed GEMM's sums requantized as QLinearConv's are:
+  // float(acc) * (a_scale * b_scale[n]) / y_scale, rounded half to even, plus
+  // the zero point, clamped; per-tensor (the vector requantization) and
+  // per-column B, both signednesses, a batched A under one B.
   uint32_t seed = 300;
   for (DataType ta : {DataType::kUInt8, DataType::kInt8})
     for (DataType tb : {DataType::kUInt8, DataType::kInt8})
@@ -127,7 +127,7 @@ TEST(QLinearMatMul, FastPathGivesTheReferenceBytes) {
         const auto acc = reference(a, b, &za, &zb);
         for (size_t i = 0; i < acc.size(); ++i) {
           const int64_t n = int64_t(i) % N;
-          const float real = float(acc[i]) * as * bs.data<float>()[per_col ? n : 0];
+          const float real = float(acc[i]) * (as * bs.data<float>()[per_col ? n : 0]);
           const float want = std::clamp(std::nearbyint(real / ys) - 5.0f, -128.0f, 127.0f);
           ASSERT_EQ(float(y.data<int8_t>()[i]), want) << "element " << i;
         }

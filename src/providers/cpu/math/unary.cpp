@@ -436,9 +436,11 @@ void add_unary_factories(FactoryMap& m) {
   m["Cos"] = factory_of<
       FloatVecUnaryKernel<FnOp<[](auto x) { return std::cos(x); }>, fixed<linalg::vec_cos>>>();
   m["Tan"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::tan(x); }>>>();
-  m["Asin"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::asin(x); }>>>();
+  m["Asin"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::asin(x); }>, fixed<linalg::vec_asin>>>();
   m["Acos"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::acos(x); }>>>();
-  m["Atan"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::atan(x); }>>>();
+  m["Atan"] = factory_of<
+      FloatVecUnaryKernel<FnOp<[](auto x) { return std::atan(x); }>, fixed<linalg::vec_atan>>>();
   m["Sinh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::sinh(x); }>>>();
   m["Cosh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::cosh(x); }>>>();
   m["Asinh"] = factory_of<UnaryKernel<FnOp<[](auto x) { return std::asinh(x); }>>>();

@@ -38,11 +38,9 @@ std::vector<double> run_trees(ep::KernelContext& ctx, const TreeModel& m, const 
   std::vector<double> out(static_cast<size_t>(x.rows * T));
   const double cost = double(m.roots.size() * size_t(std::max<int64_t>(m.max_depth, 1)) * 4);
   ctx.thread_pool().parallel_for(x.rows, cost, [&](int64_t b, int64_t e) {
-    for (int64_t n = b; n < e; ++n) {
-      double* o = out.data() + n * T;
-      m.predict(x.data.data() + n * x.cols, agg, o);
-      for (size_t t = 0; t < base.size(); ++t) o[t] += base[t];
-    }
+    m.predict_rows(x.data.data() + b * x.cols, e - b, x.cols, agg, out.data() + b * T);
+    for (int64_t n = b; n < e; ++n)
+      for (size_t t = 0; t < base.size(); ++t) out[size_t(n * T) + t] += base[t];
   });
   return out;
 }

@@ -14,8 +14,9 @@ namespace {
 
 NodeMode parse_mode(const ep::KernelInfo& info, const std::string& m) {
   static const std::pair<const char*, NodeMode> kModes[] = {
-      {"BRANCH_LEQ", NodeMode::kLeq}, {"BRANCH_LT", NodeMode::kLt}, {"BRANCH_GTE", NodeMode::kGte},
-      {"BRANCH_GT", NodeMode::kGt},   {"BRANCH_EQ", NodeMode::kEq}, {"BRANCH_NEQ", NodeMode::kNeq},
+      {"BRANCH_LEQ", NodeMode::kLeq},       {"BRANCH_LT", NodeMode::kLt},
+      {"BRANCH_GTE", NodeMode::kGte},       {"BRANCH_GT", NodeMode::kGt},
+      {"BRANCH_EQ", NodeMode::kEq},         {"BRANCH_NEQ", NodeMode::kNeq},
       {"BRANCH_MEMBER", NodeMode::kMember}, {"LEAF", NodeMode::kLeaf}};
   for (const auto& [name, mode] : kModes)
     if (m == name) return mode;
@@ -38,7 +39,10 @@ int64_t depth_of(const std::vector<TreeNode>& nodes, int64_t i, std::vector<int8
     auto& [n, step] = stack.back();
     const TreeNode& nd = nodes[size_t(n)];
     if (step == 0) {
-      if (state[size_t(n)] == 2) { stack.pop_back(); continue; }
+      if (state[size_t(n)] == 2) {
+        stack.pop_back();
+        continue;
+      }
       if (state[size_t(n)] == 1) return -1;
       state[size_t(n)] = 1;
       if (nd.mode == NodeMode::kLeaf) {
@@ -93,43 +97,65 @@ void TreeModel::validate(const ep::KernelInfo& info) {
   }
 }
 
-void TreeModel::predict(const double* x, Aggregate agg, double* out) const {
-  std::vector<char> seen(size_t(n_targets), 0);
-  std::fill(out, out + n_targets, 0.0);
+void TreeModel::predict_rows(const double* x, int64_t rows, int64_t cols, Aggregate agg,
+                             double* out) const {
+  const int64_t T = n_targets;
+  std::vector<char> seen(size_t(rows * T), 0);
+  std::fill(out, out + rows * T, 0.0);
   for (int64_t r : roots) {
-    const TreeNode* nd = &nodes[size_t(r)];
-    while (nd->mode != NodeMode::kLeaf) {
-      const double v = x[nd->feature];
-      bool go;
-      if (std::isnan(v) && nd->missing_true) {
-        go = true;
-      } else {
-        switch (nd->mode) {
-          case NodeMode::kLeq: go = v <= nd->value; break;
-          case NodeMode::kLt: go = v < nd->value; break;
-          case NodeMode::kGte: go = v >= nd->value; break;
-          case NodeMode::kGt: go = v > nd->value; break;
-          case NodeMode::kEq: go = v == nd->value; break;
-          case NodeMode::kNeq: go = v != nd->value; break;
-          default:
-            go = std::find(sets.begin() + nd->set_begin, sets.begin() + nd->set_end, v) !=
-                 sets.begin() + nd->set_end;
+    for (int64_t n = 0; n < rows; ++n) {
+      const double* xr = x + n * cols;
+      const TreeNode* nd = &nodes[size_t(r)];
+      while (nd->mode != NodeMode::kLeaf) {
+        const double v = xr[nd->feature];
+        bool go;
+        if (std::isnan(v) && nd->missing_true) {
+          go = true;
+        } else {
+          switch (nd->mode) {
+            case NodeMode::kLeq:
+              go = v <= nd->value;
+              break;
+            case NodeMode::kLt:
+              go = v < nd->value;
+              break;
+            case NodeMode::kGte:
+              go = v >= nd->value;
+              break;
+            case NodeMode::kGt:
+              go = v > nd->value;
+              break;
+            case NodeMode::kEq:
+              go = v == nd->value;
+              break;
+            case NodeMode::kNeq:
+              go = v != nd->value;
+              break;
+            default:
+              go = std::find(sets.begin() + nd->set_begin, sets.begin() + nd->set_end, v) !=
+                   sets.begin() + nd->set_end;
+          }
         }
+        nd = &nodes[size_t(go ? nd->true_child : nd->false_child)];
       }
-      nd = &nodes[size_t(go ? nd->true_child : nd->false_child)];
-    }
-    for (int64_t l = nd->leaf_begin; l < nd->leaf_end; ++l) {
-      const LeafWeight& w = leaves[size_t(l)];
-      double& o = out[w.target];
-      char& s = seen[size_t(w.target)];
-      if (agg == Aggregate::kMin) o = s ? std::min(o, w.weight) : w.weight;
-      else if (agg == Aggregate::kMax) o = s ? std::max(o, w.weight) : w.weight;
-      else o += w.weight;
-      s = 1;
+      double* o_row = out + n * T;
+      char* s_row = seen.data() + n * T;
+      for (int64_t l = nd->leaf_begin; l < nd->leaf_end; ++l) {
+        const LeafWeight& w = leaves[size_t(l)];
+        double& o = o_row[w.target];
+        char& s = s_row[w.target];
+        if (agg == Aggregate::kMin)
+          o = s ? std::min(o, w.weight) : w.weight;
+        else if (agg == Aggregate::kMax)
+          o = s ? std::max(o, w.weight) : w.weight;
+        else
+          o += w.weight;
+        s = 1;
+      }
     }
   }
   if (agg == Aggregate::kAverage && !roots.empty())
-    for (int64_t t = 0; t < n_targets; ++t) out[t] /= double(roots.size());
+    for (int64_t i = 0; i < rows * T; ++i) out[i] /= double(roots.size());
 }
 
 TreeModel tree_model_from_v3(const ep::KernelInfo& info, const char* prefix, int64_t n_targets) {
@@ -249,7 +275,8 @@ TreeModel tree_model_from_v5(const ep::KernelInfo& info) {
   m.nodes.resize(n + size_t(nl));
   for (size_t i = 0; i < n; ++i) {
     TreeNode& nd = m.nodes[i];
-    if (modes[i] < 0 || modes[i] > 6) info.fail_node("nodes_modes[", i, "] = ", modes[i], " is not 0..6");
+    if (modes[i] < 0 || modes[i] > 6)
+      info.fail_node("nodes_modes[", i, "] = ", modes[i], " is not 0..6");
     nd.mode = NodeMode(modes[i]);
     nd.feature = feat[i];
     nd.value = splits[i];

@@ -41,8 +41,11 @@ struct TreeModel {
 
   // Checks children, leaf ranges and targets, rejects cycles, sets max_*.
   void validate(const ep::KernelInfo& info);
-  // Aggregated (not post-transformed) scores of one row, `n_targets` of them.
-  void predict(const double* x, Aggregate agg, double* out) const;
+  // Aggregated (not post-transformed) scores of `rows` rows of x (`cols`
+  // features each), `n_targets` per row into out. Tree by tree over all the
+  // rows, so that one tree's nodes stay in cache while every row walks it;
+  // each row still adds its trees' leaves in tree order.
+  void predict_rows(const double* x, int64_t rows, int64_t cols, Aggregate agg, double* out) const;
 };
 
 // Parses the v1/v3 encoding; `prefix` is "target" or "class".

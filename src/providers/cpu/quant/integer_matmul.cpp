@@ -138,11 +138,22 @@ bool qlinear_matmul_fast(ep::KernelContext& ctx, const MatMulPlan& p, const Tens
   const float lo = is_signed ? -128.f : 0.f, hi = is_signed ? 127.f : 255.f;
   auto* out = static_cast<uint8_t*>(y.mutable_raw_data());
   const float* b_s = bs.data<float>();
+  if (!b_per_col) {
+    // One scale for all of B: the vector requantization QLinearConv uses
+    // (multiplier a_scale * b_scale, as the per-column loop below), rows at a time.
+    const float mult = a_s * b_s[0];
+    const int32_t lo_i = int32_t(lo), hi_i = int32_t(hi);
+    ctx.thread_pool().parallel_for(rows, double(p.N), [&](int64_t r0, int64_t r1) {
+      linalg::requantize(acc.data() + r0 * p.N, (r1 - r0) * p.N, 0, mult, y_s, int32_t(zp), lo_i,
+                         hi_i, out + r0 * p.N);
+    });
+    return true;
+  }
   ctx.thread_pool().parallel_for(rows, double(p.N) * 4, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
       for (int64_t n = 0; n < p.N; ++n) {
         const size_t i = size_t(r * p.N + n);
-        const float real = float(acc[i]) * a_s * b_s[b_per_col ? n : 0];
+        const float real = float(acc[i]) * (a_s * b_s[n]);
         const float r = round_half_even(real / y_s) + zp;
         const float v = std::isnan(r) ? lo : std::clamp(r, lo, hi);  // NaN: zero scales only
         out[i] = is_signed ? uint8_t(int8_t(v)) : uint8_t(v);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "linalg/row_reduce.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
@@ -260,8 +262,9 @@ class UniqueKernel : public OpKernel {
         }
       });
     }
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
+    if (!sort_integers(src, outer, inner, order))
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return cmp(a, b) < 0; });
     // Groups of equal slices; the first of each (stable sort) is the first occurrence.
     std::vector<int64_t> first, count, group_of(static_cast<size_t>(dim));
     for (size_t i = 0; i < order.size(); ++i) {
@@ -300,6 +303,53 @@ class UniqueKernel : public OpKernel {
   }
 
  private:
+  // The stable order of single integer values (no axis, or an axis with no
+  // other elements), as (value, position) pairs sorted directly: the same
+  // order as the stable sort through the slice comparison, without a call
+  // through it per comparison. False for other types and slices.
+  static bool sort_integers(const Tensor& src, int64_t outer, int64_t inner,
+                            std::vector<int64_t>& order) {
+    if (outer != 1 || inner != 1) return false;
+    bool done = false;
+    auto run = [&](auto* p) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(p)>>;
+      std::vector<std::pair<T, int64_t>> kv(order.size());
+      for (size_t i = 0; i < kv.size(); ++i) kv[i] = {p[i], int64_t(i)};
+      std::sort(kv.begin(), kv.end());
+      for (size_t i = 0; i < kv.size(); ++i) order[i] = kv[i].second;
+      done = true;
+    };
+    switch (src.dtype()) {
+      case DataType::kInt8:
+        run(src.data<int8_t>());
+        break;
+      case DataType::kInt16:
+        run(src.data<int16_t>());
+        break;
+      case DataType::kInt32:
+        run(src.data<int32_t>());
+        break;
+      case DataType::kInt64:
+        run(src.data<int64_t>());
+        break;
+      case DataType::kUInt8:
+        run(src.data<uint8_t>());
+        break;
+      case DataType::kUInt16:
+        run(src.data<uint16_t>());
+        break;
+      case DataType::kUInt32:
+        run(src.data<uint32_t>());
+        break;
+      case DataType::kUInt64:
+        run(src.data<uint64_t>());
+        break;
+      default:
+        break;
+    }
+    return done;
+  }
+
   bool sorted_, has_axis_;
   int64_t axis_;
 };

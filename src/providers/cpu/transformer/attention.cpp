@@ -2,11 +2,14 @@
 // head sharing, 3-D or 4-D inputs, an internal KV cache (past/present) or an
 // external one (nonpad_kv_seqlen), boolean or additive masks, offset-aware
 // causal masking, sliding windows (opset 25), softcap, and the optional
-// qk_matmul_output in its four modes. Computed in double.
+// qk_matmul_output in its four modes. Computed in double, except the common
+// float call without a cache, softcap, window or extra outputs, which goes
+// through SGEMM (attention_sgemm.hpp).
 #include <cmath>
 #include <limits>
 
 #include "providers/cpu/quant/element_io.hpp"
+#include "providers/cpu/transformer/attention_sgemm.hpp"
 #include "providers/cpu/transformer/transformer_kernels.hpp"
 
 namespace tessera::cpu {
@@ -94,6 +97,15 @@ class AttentionKernel : public ep::OpKernel {
     if (int(kt.rank()) != int(qt.rank()) || vt.rank() != qt.rank())
       ctx.fail_node("Q ", qt.shape().to_string(), ", K ", kt.shape().to_string(), " and V ",
                     vt.shape().to_string(), " must all be 3-D or all 4-D");
+    if (AttentionDims dims; sgemm_eligible(ctx, qt, kt, vt, dims)) {
+      const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(dims.D)));
+      Tensor& yt = ctx.output(0,
+                              three_d ? Shape{dims.B, dims.Sq, dims.QH * dims.VD}
+                                      : Shape{dims.B, dims.QH, dims.Sq, dims.VD},
+                              DataType::kFloat);
+      attention_sgemm(ctx, dims, qt, kt, vt, ctx.input(3), scale, causal_, yt);
+      return;
+    }
     Heads q = to_heads(ctx, "Q", qt, q_heads_);
     Heads k = to_heads(ctx, "K", kt, kv_heads_);
     Heads v = to_heads(ctx, "V", vt, kv_heads_);
@@ -206,6 +218,52 @@ class AttentionKernel : public ep::OpKernel {
   }
 
  private:
+  // Whether this call is one attention_sgemm computes (float Q, K, V of
+  // consistent shapes; no cache, sequence lengths, softcap, window or extra
+  // outputs; a mask that broadcasts in full), and its shapes when it is.
+  // Anything else, invalid input included, takes the double path, which names
+  // what is wrong.
+  bool sgemm_eligible(const ep::KernelContext& ctx, const Tensor& qt, const Tensor& kt,
+                      const Tensor& vt, AttentionDims& d) const {
+    if (qt.dtype() != DataType::kFloat || kt.dtype() != DataType::kFloat ||
+        vt.dtype() != DataType::kFloat || softcap_ > 0 || left_ >= 0 || right_ >= 0 ||
+        ctx.input(4) || ctx.input(5) || ctx.input(6) || ctx.has_output(1) || ctx.has_output(2) ||
+        ctx.has_output(3))
+      return false;
+    d.three_d = qt.rank() == 3;
+    if (d.three_d) {
+      if (q_heads_ <= 0 || kv_heads_ <= 0 || qt.shape()[2] % q_heads_ != 0 ||
+          kt.shape()[2] % kv_heads_ != 0 || vt.shape()[2] % kv_heads_ != 0)
+        return false;
+      d.B = qt.shape()[0], d.Sq = qt.shape()[1], d.QH = q_heads_, d.D = qt.shape()[2] / q_heads_;
+      d.KH = kv_heads_, d.T = kt.shape()[1];
+      if (kt.shape()[2] / kv_heads_ != d.D || vt.shape()[1] != d.T || kt.shape()[0] != d.B ||
+          vt.shape()[0] != d.B)
+        return false;
+      d.VD = vt.shape()[2] / kv_heads_;
+    } else {
+      if (qt.rank() != 4) return false;
+      d.B = qt.shape()[0], d.QH = qt.shape()[1], d.Sq = qt.shape()[2], d.D = qt.shape()[3];
+      d.KH = kt.shape()[1], d.T = kt.shape()[2], d.VD = vt.shape()[3];
+      if (kt.shape()[0] != d.B || vt.shape()[0] != d.B || kt.shape()[3] != d.D ||
+          vt.shape()[1] != d.KH || vt.shape()[2] != d.T)
+        return false;
+    }
+    if (d.KH <= 0 || d.QH % d.KH != 0 || d.Sq == 0 || d.T == 0 || d.D == 0 || d.VD == 0)
+      return false;
+    if (const Tensor* m = ctx.input(3)) {
+      if ((m->dtype() != DataType::kFloat && m->dtype() != DataType::kBool) || m->rank() == 0 ||
+          m->rank() > 4)
+        return false;
+      const int64_t full[4] = {d.B, d.QH, d.Sq, d.T};
+      for (size_t i = 0; i < m->rank(); ++i) {
+        const int64_t dim = m->shape()[i], want = full[4 - m->rank() + i];
+        if (dim != 1 && dim != want) return false;
+      }
+    }
+    return true;
+  }
+
   bool causal_;
   int64_t kv_heads_, q_heads_, mode_;
   bool has_scale_;

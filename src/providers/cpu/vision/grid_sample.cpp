@@ -1,6 +1,7 @@
 // GridSample (opsets 16, 20, 22): N-D nearest / (N-)linear / (N-)cubic
 // sampling with zeros, border or reflection padding. Opset 16 names the
 // modes bilinear/bicubic and allows only 4-D input; both spellings are accepted.
+#include <algorithm>
 #include <cmath>
 
 #include "providers/cpu/quant/element_io.hpp"
@@ -83,6 +84,12 @@ class GridSampleKernel : public ep::OpKernel {
     for (size_t i = 0; i < r; ++i) odims.push_back(grid.shape()[i + 1]);
     Shape out_shape(odims);
     const int64_t in_size = x.shape().size_from(2), out_size = out_shape.size_from(2);
+    if (r == 2 && mode_ != Mode::kCubic && x.dtype() == DataType::kFloat &&
+        grid.dtype() == DataType::kFloat && in[0] > 0 && in[1] > 0) {
+      Tensor& y = ctx.output(0, out_shape, x.dtype());
+      sample_planes_2d(ctx, x, grid, in[0], in[1], out_size, y);
+      return;
+    }
     auto xd = read_as<double>(x);
     auto gd = read_as<double>(grid);
     std::vector<double> out(size_t(out_shape.num_elements()));
@@ -97,19 +104,8 @@ class GridSampleKernel : public ep::OpKernel {
           for (int64_t no = b; no < e; ++no) {
             int64_t n = no / out_size, o = no % out_size;
             const double* g = gd.data() + no * int64_t(r);
-            for (size_t i = 0; i < r; ++i) {
-              double v = g[r - 1 - i];  // grid lists the innermost dimension first
-              double len = double(in[i]);
-              v = align_ ? (v + 1) / 2 * (len - 1) : ((v + 1) * len - 1) / 2;
-              if (mode_ == Mode::kNearest) v = std::nearbyint(v);
-              if (v < lo[i] || v > hi[i]) {
-                if (pad_ == Pad::kBorder)
-                  v = std::fmin(std::fmax(v, 0.0), len - 1);
-                else if (pad_ == Pad::kReflection)
-                  v = reflect(v, lo[i], hi[i]);
-              }
-              pos[i] = v;
-            }
+            // The grid lists the innermost dimension first.
+            for (size_t i = 0; i < r; ++i) pos[i] = source_coord(g[r - 1 - i], in[i], lo[i], hi[i]);
             for (int64_t c = 0; c < C; ++c) {
               const double* img = xd.data() + (n * C + c) * in_size;
               out[size_t((n * C + c) * out_size + o)] = interpolate(img, in, lo, hi, pos);
@@ -121,6 +117,91 @@ class GridSampleKernel : public ep::OpKernel {
   }
 
  private:
+  // Where grid value g (in [-1, 1] across an input dimension of length len)
+  // reads, after the rounding of nearest mode and the border and reflection rules.
+  double source_coord(double g, int64_t len_i, double lo, double hi) const {
+    const double len = double(len_i);
+    double v = align_ ? (g + 1) / 2 * (len - 1) : ((g + 1) * len - 1) / 2;
+    if (mode_ == Mode::kNearest) v = std::nearbyint(v);
+    if (v < lo || v > hi) {
+      if (pad_ == Pad::kBorder)
+        v = std::fmin(std::fmax(v, 0.0), len - 1);
+      else if (pad_ == Pad::kReflection)
+        v = reflect(v, lo, hi);
+    }
+    return v;
+  }
+
+  // An input index after the padding rule; -1 when the tap reads a zero.
+  int64_t source_index(int64_t i, int64_t len, double lo, double hi) const {
+    if (i >= 0 && i < len) return i;
+    if (pad_ == Pad::kZeros) return -1;
+    i = pad_ == Pad::kBorder ? (i < 0 ? 0 : len - 1) : int64_t(reflect(double(i), lo, hi));
+    return std::clamp<int64_t>(i, 0, len - 1);
+  }
+
+  // Float 4-D input, linear or nearest mode. The taps of an output position
+  // (the plane offsets it reads and their weights) are the same for every
+  // channel, so they are found once per position and then applied to each
+  // channel plane; the per-element path would redo them per channel.
+  void sample_planes_2d(ep::KernelContext& ctx, const Tensor& x, const Tensor& grid, int64_t H,
+                        int64_t W, int64_t out_size, Tensor& y) const {
+    struct Taps {
+      int64_t off[4];
+      double w[4];
+      int count;
+    };
+    const int64_t N = x.shape()[0], C = x.shape()[1];
+    const double lo = align_ ? 0.0 : -0.5;
+    const double hi_y = align_ ? double(H - 1) : double(H) - 0.5;
+    const double hi_x = align_ ? double(W - 1) : double(W) - 0.5;
+    std::vector<Taps> taps(size_t(N * out_size));
+    const float* g = grid.data<float>();
+    ctx.thread_pool().parallel_for(N * out_size, 40.0, [&](int64_t b, int64_t e) {
+      for (int64_t p = b; p < e; ++p) {
+        Taps& t = taps[size_t(p)];
+        t.count = 0;
+        const double py = source_coord(g[2 * p + 1], H, lo, hi_y);
+        const double px = source_coord(g[2 * p], W, lo, hi_x);
+        if (!std::isfinite(py) || !std::isfinite(px) || std::fabs(py) > 1e15 ||
+            std::fabs(px) > 1e15)
+          continue;  // NaN or huge grid value: the output is zero
+        auto add = [&](int64_t iy, int64_t ix, double w) {
+          if (w == 0) return;
+          const int64_t sy = source_index(iy, H, lo, hi_y), sx = source_index(ix, W, lo, hi_x);
+          if (sy < 0 || sx < 0) return;
+          t.off[t.count] = sy * W + sx;
+          t.w[t.count++] = w;
+        };
+        if (mode_ == Mode::kNearest) {
+          add(int64_t(py), int64_t(px), 1.0);
+          continue;
+        }
+        const double fy = std::floor(py), fx = std::floor(px);
+        const int64_t y0 = int64_t(fy), x0 = int64_t(fx);
+        const double wy1 = py - fy, wy0 = fy + 1 - py, wx1 = px - fx, wx0 = fx + 1 - px;
+        add(y0, x0, wy0 * wx0);
+        add(y0, x0 + 1, wy0 * wx1);
+        add(y0 + 1, x0, wy1 * wx0);
+        add(y0 + 1, x0 + 1, wy1 * wx1);
+      }
+    });
+    const float* xd = x.data<float>();
+    float* yd = y.mutable_data<float>();
+    ctx.thread_pool().parallel_for(N * C, double(out_size * 8), [&](int64_t b, int64_t e) {
+      for (int64_t nc = b; nc < e; ++nc) {
+        const float* img = xd + nc * H * W;
+        const Taps* tp = taps.data() + (nc / C) * out_size;
+        float* out = yd + nc * out_size;
+        for (int64_t o = 0; o < out_size; ++o) {
+          double sum = 0;
+          for (int k = 0; k < tp[o].count; ++k) sum += tp[o].w[k] * double(img[tp[o].off[k]]);
+          out[o] = float(sum);
+        }
+      }
+    });
+  }
+
   double pixel(const double* img, const std::vector<int64_t>& in, const std::vector<double>& lo,
                const std::vector<double>& hi, const int64_t* idx) const {
     int64_t off = 0;
