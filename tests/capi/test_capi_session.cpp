@@ -2,6 +2,7 @@
 // model's inputs, outputs and metadata, and runs.
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <mutex>
@@ -237,9 +238,12 @@ TEST(CApiSession, ProfilingStartsWithTheSessionAndEndsInAFile) {
   char* path = nullptr;
   CAPI_OK(api()->SessionEndProfiling(s, a, &path));
   ASSERT_NE(path, nullptr);
-  std::ifstream trace(path);
-  EXPECT_TRUE(trace.good()) << path;
+  {
+    std::ifstream trace(path);
+    EXPECT_TRUE(trace.good()) << path;
+  }
   EXPECT_EQ(std::string(path).rfind(prefix, 0), 0u) << path;
+  EXPECT_EQ(std::remove(path), 0) << path;  // the trace is the test's own
   CAPI_OK(api()->AllocatorFree(a, path));
   api()->ReleaseSession(s);
   api()->ReleaseSessionOptions(o);
