@@ -12,7 +12,11 @@ The server and the clients share this machine's cores.
 
 Usage: /usr/bin/python3 bench/serve/load.py --tessera build/tessera
          [--model models/demo_transformer/model.onnx] [--concurrency 1,4,16]
-         [--duration 5] [--transports http,grpc] [--max-batch 16] [--delay-us 2000]"""
+         [--duration 5] [--transports http,grpc] [--max-batch 16] [--delay-us 2000]
+         [--access-log none|stderr|FILE]
+
+The server runs with `--access-log none` unless asked otherwise, so the
+table measures the protocol and the batching, not one log line per request."""
 import argparse
 import concurrent.futures
 import importlib
@@ -44,6 +48,7 @@ def parse_args():
     p.add_argument("--max-batch", type=int, default=16)
     p.add_argument("--delay-us", type=int, default=2000,
                    help="dynamic batching's max_queue_delay_microseconds")
+    p.add_argument("--access-log", default="none", help="the server's --access-log")
     p.add_argument("--threads", type=int, default=0, help="intra_op_threads of each model (0: default)")
     return p.parse_args()
 
@@ -63,7 +68,8 @@ def write_repository(args, repo):
 def start_server(args, repo, log):
     server = subprocess.Popen(
         [args.tessera, "serve", "--model-repository", str(repo), "--host", "127.0.0.1",
-         "--http-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--http-threads", "80"],
+         "--http-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--http-threads", "80",
+         "--access-log", args.access_log],
         stdout=subprocess.PIPE, stderr=log, text=True)
     ports = {}
     deadline = time.monotonic() + 120
