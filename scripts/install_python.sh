@@ -15,7 +15,7 @@ rm -rf "$DIST"
 $PY -m pip wheel --quiet --no-build-isolation --no-deps --no-cache-dir -w "$DIST" .
 WHEEL=$(ls "$DIST"/tessera-*.whl)
 if [ -n "${TESSERA_SITE_DIR:-}" ]; then
-  $PY -m pip install --quiet --no-deps --upgrade --target "$TESSERA_SITE_DIR" "$WHEEL"
+  $PY -m pip install --quiet --no-index --no-deps --upgrade --target "$TESSERA_SITE_DIR" "$WHEEL"
   SITE="$TESSERA_SITE_DIR"
 else
   # Debian marks its Python as externally managed (PEP 668); the wheel goes
@@ -23,7 +23,7 @@ else
   # beside, not over, Debian's packages.
   SUDO=""
   if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-  $SUDO $PY -m pip install --quiet --no-deps --force-reinstall --break-system-packages "$WHEEL"
+  $SUDO $PY -m pip install --quiet --no-index --no-deps --force-reinstall --break-system-packages "$WHEEL"
   SITE=$($PY -c "import site; print(site.getsitepackages()[0])")
 fi
 echo "installed $(basename "$WHEEL") for $PY into $SITE"
