@@ -28,4 +28,4 @@ else
 fi
 echo "installed $(basename "$WHEEL") for $PY into $SITE"
 cd /  # not the source tree: the import must come from the installed wheel
-PYTHONPATH="" $PY -c "import site; site.addsitedir('$SITE'); import tessera; print(tessera.__file__); print('available providers:', tessera.get_available_providers())"
+PYTHONPATH="" $PY -c "import sys; sys.path.insert(0, '$SITE'); import tessera; print(tessera.__file__); print('available providers:', tessera.get_available_providers())"

@@ -44,7 +44,10 @@ def test_wheel_builds_and_installs_offline(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
                    check=True, env=env, timeout=300)
     python = str(venv / "bin" / "python")
-    done = subprocess.run([python, "-m", "pip", "install", "--no-index", wheel], env=env,
+    # --ignore-installed: a copy the README's set-up installed system-wide
+    # (which the venv sees) must not count as this wheel being installed.
+    done = subprocess.run([python, "-m", "pip", "install", "--no-index", "--ignore-installed",
+                           "--no-deps", wheel], env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
 
