@@ -10,10 +10,17 @@ and prints a table of throughput and latency percentiles, with the session
 runs the server made (from its metrics) to show how requests were batched.
 The server and the clients share this machine's cores.
 
+Beside it, the limit: the same model run in this process through Tessera's
+Python package (same thread count), one batch after another for each batch
+size up to --max-batch. The summary compares the server at one client with
+the in-process batch of one (the server's overhead), and the server with
+dynamic batching at the most clients with the best in-process throughput
+over batch sizes (what batching recovers).
+
 Usage: /usr/bin/python3 bench/serve/load.py --tessera build/tessera
          [--model models/demo_transformer/model.onnx] [--concurrency 1,4,16]
          [--duration 5] [--transports http,grpc] [--max-batch 16] [--delay-us 2000]
-         [--access-log none|stderr|FILE]
+         [--access-log none|stderr|FILE] [--no-in-process] [--python-path build/python]
 
 The server runs with `--access-log none` unless asked otherwise, so the
 table measures the protocol and the batching, not one log line per request."""
@@ -34,6 +41,7 @@ import numpy as np
 import requests
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+DTYPES = {"FP32": "<f4", "INT64": "<i8", "INT32": "<i4"}
 
 
 def parse_args():
@@ -41,7 +49,7 @@ def parse_args():
     p.add_argument("--tessera", default=str(ROOT / "build" / "tessera"))
     p.add_argument("--model", default=str(ROOT / "models" / "demo_transformer" / "model.onnx"),
                    help="an ONNX model whose inputs have a dynamic first dimension")
-    p.add_argument("--concurrency", default="1,4,16")
+    p.add_argument("--concurrency", default="1,4,16,64")
     p.add_argument("--duration", type=float, default=5.0, help="seconds per row of the table")
     p.add_argument("--max-requests", type=int, default=200000, help="per row, a bound")
     p.add_argument("--transports", default="http,grpc")
@@ -50,6 +58,9 @@ def parse_args():
                    help="dynamic batching's max_queue_delay_microseconds")
     p.add_argument("--access-log", default="none", help="the server's --access-log")
     p.add_argument("--threads", type=int, default=0, help="intra_op_threads of each model (0: default)")
+    p.add_argument("--no-in-process", action="store_true", help="skip the in-process limit")
+    p.add_argument("--python-path", default=str(ROOT / "build" / "python"),
+                   help="where the tessera Python package is (for the in-process limit)")
     return p.parse_args()
 
 
@@ -157,18 +168,23 @@ def main():
         inputs = []
         rng = np.random.default_rng(0)
         for t in meta["inputs"]:
-            if t["datatype"] != "FP32":
-                sys.exit(f"input {t['name']} is {t['datatype']}; this generator sends FP32 only")
+            if t["datatype"] not in DTYPES:
+                sys.exit(f"input {t['name']} is {t['datatype']}; this generator sends "
+                         f"{', '.join(DTYPES)}")
             shape = [1] + [d if d > 0 else 1 for d in t["shape"][1:]]
-            inputs.append((t["name"], shape, rng.standard_normal(shape).astype("<f4")))
+            if t["datatype"] == "FP32":
+                data = rng.standard_normal(shape).astype(DTYPES["FP32"])
+            else:  # token ids and masks: small non-negative integers fit both
+                data = rng.integers(1, 100, size=shape).astype(DTYPES[t["datatype"]])
+            inputs.append((t["name"], t["datatype"], shape, data))
 
         senders = {}
         if "http" in args.transports:
             header = json.dumps({"inputs": [
-                {"name": n, "shape": s, "datatype": "FP32",
-                 "parameters": {"binary_data_size": a.nbytes}} for n, s, a in inputs],
+                {"name": n, "shape": s, "datatype": d,
+                 "parameters": {"binary_data_size": a.nbytes}} for n, d, s, a in inputs],
                 "parameters": {"binary_data_output": True}}).encode()
-            body = header + b"".join(a.tobytes() for _, _, a in inputs)
+            body = header + b"".join(a.tobytes() for _, _, _, a in inputs)
             local = threading.local()
 
             def http_sender(model):
@@ -189,8 +205,8 @@ def main():
 
             def grpc_sender(model):
                 req = pb.ModelInferRequest(model_name=model)
-                for n, s, a in inputs:
-                    req.inputs.add(name=n, datatype="FP32", shape=s)
+                for n, d, s, a in inputs:
+                    req.inputs.add(name=n, datatype=d, shape=s)
                     req.raw_input_contents.append(a.tobytes())
 
                 def send():
@@ -207,6 +223,7 @@ def main():
         print(f"model {args.model}, one-row requests; dynamic batching: max_batch_size "
               f"{args.max_batch}, max_queue_delay_microseconds {args.delay_us}; "
               f"{args.duration:g} s per row\n")
+        rows = []
         print("| transport | dynamic batching | clients | requests | throughput (req/s) "
               "| p50 (ms) | p90 (ms) | p99 (ms) | rows per session run | errors |")
         print("|---|---|---|---|---|---|---|---|---|---|")
@@ -222,6 +239,9 @@ def main():
                     per_run = (f"{done / (runs - runs_before):.1f}"
                                if runs is not None and runs > runs_before else "1")
                     ms = np.percentile(np.array(lat) * 1000, [50, 90, 99]) if lat else [0, 0, 0]
+                    rows.append({"transport": transport, "batched": model == "batched",
+                                 "clients": concurrency, "throughput": len(lat) / seconds,
+                                 "p50_ms": ms[0]})
                     print(f"| {transport} | {'on' if model == 'batched' else 'off'} | "
                           f"{concurrency} | {len(lat)} | {len(lat) / seconds:.0f} | "
                           f"{ms[0]:.2f} | {ms[1]:.2f} | {ms[2]:.2f} | {per_run} | {len(errors)} |",
@@ -236,6 +256,55 @@ def main():
             server.kill()
         log.close()
         shutil.rmtree(work, ignore_errors=True)
+    if not args.no_in_process:
+        summarize(rows, in_process(args, inputs))
+
+
+def in_process(args, inputs):
+    """{batch: (p50 latency s, rows/s)} of the model run here, batch after batch."""
+    sys.path.insert(0, args.python_path)
+    import tessera
+    options = tessera.SessionOptions()
+    if args.threads:
+        options.intra_op_num_threads = args.threads
+    session = tessera.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
+    print(f"\nIn process ({tessera.__file__}), batch after batch:\n")
+    print("| batch | runs | p50 (ms) | rows/s |")
+    print("|---|---|---|---|")
+    result = {}
+    batch = 1
+    while batch <= args.max_batch:
+        feeds = {n: np.repeat(a, batch, axis=0) for n, _, _, a in inputs}
+        for _ in range(2):
+            session.run(None, feeds)
+        lat = []
+        end = time.monotonic() + args.duration
+        while time.monotonic() < end or len(lat) < 3:
+            start = time.perf_counter()
+            session.run(None, feeds)
+            lat.append(time.perf_counter() - start)
+        p50 = float(np.percentile(lat, 50))
+        result[batch] = (p50, batch / p50)
+        print(f"| {batch} | {len(lat)} | {p50 * 1000:.2f} | {batch / p50:.1f} |", flush=True)
+        batch *= 2
+    return result
+
+
+def summarize(rows, limit):
+    """The server against the in-process limit, per transport."""
+    best_batch, (_, best) = max(limit.items(), key=lambda kv: kv[1][1])
+    print("\n| transport | server p50 at 1 client / in-process batch 1 | best server throughput "
+          "with dynamic batching / best in-process (batch %d) |" % best_batch)
+    print("|---|---|---|")
+    for transport in sorted({r["transport"] for r in rows}):
+        one = [r for r in rows if r["transport"] == transport and not r["batched"]
+               and r["clients"] == 1]
+        batched = [r for r in rows if r["transport"] == transport and r["batched"]]
+        overhead = f"{one[0]['p50_ms'] / (limit[1][0] * 1000):.3f}" if one else "-"
+        share = (f"{max(r['throughput'] for r in batched) / best:.3f} "
+                 f"({max(batched, key=lambda r: r['throughput'])['clients']} clients)"
+                 if batched else "-")
+        print(f"| {transport} | {overhead} | {share} |")
 
 
 if __name__ == "__main__":
