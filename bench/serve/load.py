@@ -41,6 +41,9 @@ import numpy as np
 import requests
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "serve"))
+import serve_process  # noqa: E402  (the shared way to start the server)
+
 DTYPES = {"FP32": "<f4", "INT64": "<i8", "INT32": "<i4"}
 
 
@@ -77,20 +80,8 @@ def write_repository(args, repo):
 
 
 def start_server(args, repo, log):
-    server = subprocess.Popen(
-        [args.tessera, "serve", "--model-repository", str(repo), "--host", "127.0.0.1",
-         "--http-port", "0", "--grpc-port", "0", "--metrics-port", "0", "--http-threads", "80",
-         "--access-log", args.access_log],
-        stdout=subprocess.PIPE, stderr=log, text=True)
-    ports = {}
-    deadline = time.monotonic() + 120
-    while len(ports) < 3 and time.monotonic() < deadline:
-        line = server.stdout.readline()
-        if not line:
-            break
-        m = re.match(r"tessera serve: (HTTP|gRPC|metrics) listening on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            ports[m.group(1)] = int(m.group(2))
+    server, ports = serve_process.start_server(
+        args.tessera, repo, log, extra=["--http-threads", "80", "--access-log", args.access_log])
     if len(ports) < 3:
         server.kill()
         sys.exit(f"the server did not start (ports seen: {ports}; log: {log.name})")

@@ -232,6 +232,9 @@ void ModelRepository::poll() {
     log(std::string("polling: ") + e.what() + "; the models loaded go on serving");
     return;
   }
+  std::erase_if(settling_, [&](const auto& entry) {
+    return !std::binary_search(names.begin(), names.end(), entry.first);
+  });
   std::vector<ModelSlot> released;
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -257,7 +260,17 @@ void ModelRepository::poll() {
         old = it->second;
       }
     }
-    if (known && (old.unloaded || old.scan == now)) continue;
+    if (known && (old.unloaded || old.scan == now)) {
+      settling_.erase(name);
+      continue;
+    }
+    // Act on a change only when this poll reads what the last one read.
+    auto settled = settling_.find(name);
+    if (settled == settling_.end() || !(settled->second == now)) {
+      settling_[name] = now;
+      continue;
+    }
+    settling_.erase(settled);
     if (!known) log("model '" + name + "': new in the repository");
     released.push_back(replace(name, reload_folder(name, old, now)));
   }

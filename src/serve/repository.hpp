@@ -15,7 +15,10 @@
 // model's, when its config.json changed) are loaded again and swapped in,
 // and models and versions whose folders are gone are unloaded. A file is
 // changed when its modification time, size or inode is; a replacement that
-// fails to load leaves the version it would replace serving.
+// fails to load leaves the version it would replace serving. A change is
+// acted on once the folder reads the same on two polls in a row, so a file
+// still being written (copied in place rather than renamed in) is not read
+// half-written.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -142,6 +145,8 @@ class ModelRepository {
   // Held through every load, reload and unload, so that they apply in turn;
   // requests take only mutex_.
   std::mutex load_mutex_;
+  // Folders that changed at the last poll, as read then (under load_mutex_).
+  std::map<std::string, FolderScan> settling_;
   mutable std::mutex mutex_;
   std::map<std::string, ModelSlot> models_;
 };

@@ -21,6 +21,9 @@ import onnx
 import requests
 from onnx import TensorProto, helper
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from serve_process import start_server  # noqa: E402
+
 URL, METRICS, ACCESS_LOG = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
 TESSERA, WORK, GRPC = sys.argv[4], pathlib.Path(sys.argv[5]), sys.argv[6] == "on"
 TIMEOUT = 60
@@ -185,21 +188,11 @@ def add_folder(repo, name, versions, op="Add", config=None):
 
 
 def start_polling_server(repo, log):
-    server = subprocess.Popen(
-        [TESSERA, "serve", "--model-repository", str(repo), "--host", "127.0.0.1",
-         "--http-port", "0", "--grpc-port", "off", "--metrics-port", "0",
-         "--repository-poll-secs", "1", "--access-log", "none"],
-        stdout=subprocess.PIPE, stderr=log, text=True)
-    ports = {}
-    end = time.monotonic() + 120
-    while len(ports) < 2 and time.monotonic() < end:
-        line = server.stdout.readline()
-        if not line:
-            break
-        m = re.match(r"tessera serve: (HTTP|metrics) listening on 127\.0\.0\.1:(\d+)", line)
-        if m:
-            ports[m.group(1)] = int(m.group(2))
-    return server, ports
+    return start_server(TESSERA, repo, log, grpc=False,
+                        extra=["--repository-poll-secs", "1", "--access-log", "none"])
+
+
+LOG_PATH = WORK / "poll_server.err"
 
 
 def polling():
@@ -207,7 +200,7 @@ def polling():
     (WORK / "staging").mkdir(exist_ok=True)
     repo.mkdir()
     add_folder(repo, "first", ["1"])
-    log_path = WORK / "poll_server.err"
+    log_path = LOG_PATH
     with open(log_path, "w") as log:
         server, ports = start_polling_server(repo, log)
     if len(ports) < 2:
@@ -322,6 +315,25 @@ def polling_checks(repo, url, metrics):
     wait_until("a model folder removed is unloaded and leaves the index",
                lambda: not any(n == "second" for n, _ in index(url)))
     check("... and requests for it are 404", infer(url, "second").status_code == 404)
+    # A model copied in place slowly (no rename): not read until it stops
+    # changing, so no poll loads it half-written.
+    third = repo / "third" / "1" / "model.onnx"
+    third.parent.mkdir(parents=True)
+    save_model(WORK / "staging" / "third.onnx", "Mul")
+    data = (WORK / "staging" / "third.onnx").read_bytes()
+    pieces = 12
+    with open(third, "wb") as f:
+        for i in range(pieces):  # 3 s of writing, 0.25 s between pieces
+            f.write(data[i * len(data) // pieces:(i + 1) * len(data) // pieces])
+            f.flush()
+            time.sleep(0.25)
+    wait_until("a model copied in slowly is loaded once written",
+               lambda: index(url).get(("third", "1"), {}).get("state") == "READY")
+    r = infer(url, "third", 2.0)
+    check("... and serves (Mul: 2 * 2)", r.status_code == 200
+          and r.json()["outputs"][0]["data"] == [4.0, 4.0], r.text[:200])
+    check("... with no attempt to load it half-written",
+          "model 'third' version 1: failed to load" not in LOG_PATH.read_text())
     check("the other model served throughout", infer(url, "first").status_code == 200)
     check("the server is ready", requests.get(f"{url}/v2/health/ready",
                                               timeout=TIMEOUT).status_code == 200)
