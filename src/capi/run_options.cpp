@@ -1,6 +1,8 @@
 // Run options: tag, log levels, termination and configuration entries.
+#include "capi/allocators.hpp"
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
+#include "runtime/copy_tensors.hpp"
 
 namespace tessera::capi {
 namespace {
@@ -109,16 +111,20 @@ void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options,
 
 namespace {
 
-// Adapters live in host memory; an allocator of another memory is refused
-// rather than silently ignored.
-void check_host_allocator(OrtAllocator* allocator) {
-  if (!allocator) return;
-  check(allocator->Info != nullptr, "allocator has no Info function");
-  const OrtMemoryInfo* info = allocator->Info(allocator);
-  check(info != nullptr, "allocator->Info returned null");
-  check_code(info->info.host_accessible(), ErrorCode::kNotImplemented,
-             "LoRA adapter parameters on ", info->info.to_string(),
-             ": only host memory (a null or CPU allocator) is supported");
+// An adapter read into host memory, moved into the allocator's memory when
+// one is given there (ONNX Runtime's contract for the optional allocator), so
+// sessions whose provider reads that memory use it without a copy.
+std::shared_ptr<const onnx::Adapter> place(onnx::Adapter adapter, OrtAllocator* allocator) {
+  if (allocator) {
+    auto alloc = tessera_allocator(allocator);
+    for (auto& [name, t] : adapter.parameters) {
+      if (alloc->info().same_space(t.memory_info())) continue;
+      Tensor there(t.dtype(), t.shape(), alloc);
+      copy_tensors({&t}, {&there});
+      t = std::move(there);
+    }
+  }
+  return std::make_shared<const onnx::Adapter>(std::move(adapter));
 }
 
 }  // namespace
@@ -128,9 +134,7 @@ OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path,
   return guard("CreateLoraAdapter", [&] {
     need(adapter_file_path, "adapter_file_path");
     need(out, "out");
-    check_host_allocator(allocator);
-    *out = new OrtLoraAdapter{
-        std::make_shared<const onnx::Adapter>(onnx::load_adapter(adapter_file_path))};
+    *out = new OrtLoraAdapter{place(onnx::load_adapter(adapter_file_path), allocator)};
   });
 }
 
@@ -140,9 +144,8 @@ OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num
   return guard("CreateLoraAdapterFromArray", [&] {
     need(bytes, "bytes");
     need(out, "out");
-    check_host_allocator(allocator);
-    *out = new OrtLoraAdapter{std::make_shared<const onnx::Adapter>(
-        onnx::parse_adapter(bytes, num_bytes, "<adapter bytes>"))};
+    *out = new OrtLoraAdapter{
+        place(onnx::parse_adapter(bytes, num_bytes, "<adapter bytes>"), allocator)};
   });
 }
 

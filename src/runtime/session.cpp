@@ -15,6 +15,7 @@
 #include "onnx/model_reader.hpp"
 #include "onnx/model_writer.hpp"
 #include "ops/type_check.hpp"
+#include "runtime/adapter_placement.hpp"
 #include "runtime/custom_ops.hpp"
 #include "runtime/environment.hpp"
 #include "runtime/graph_plan.hpp"
@@ -47,6 +48,7 @@ struct Session::Impl {
   bool profile_memory = false;       // session.profile_memory_counters
   std::vector<ExpandedOp> expanded;
   CreationTimings timings;
+  mutable runtime::AdapterPlacement adapters;  // device copies of LoRA parameters
 
   // The inputs (fed and overridable) and outputs the session describes, with
   // their declared types (an output declared without one: its inferred type).
@@ -286,10 +288,8 @@ std::vector<Value> Session::run_on_devices(const std::vector<std::pair<std::stri
   return run_impl(feeds, output_names, run_options, false, preallocated);
 }
 
-std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
-                                     const std::vector<std::string>& output_names,
-                                     const RunOptions& run_options, bool host_outputs,
-                                     const std::vector<Value>* preallocated) const {
+std::vector<Value> Session::gather_inputs(const std::vector<std::pair<std::string, Value>>& feeds,
+                                          const RunOptions& run_options) const {
   const Impl& s = *impl_;
   std::vector<Value> inputs(s.model.graph.inputs.size());
   std::vector<bool> fed(inputs.size(), false);
@@ -308,19 +308,39 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   // The active adapters' parameters are feeds too; one fed otherwise, or by
   // two adapters, would leave which value wins to chance.
   for (const auto& adapter : run_options.active_adapters)
-    for (const auto& [name, tensor] : adapter->parameters) {
+    for (size_t k = 0; k < adapter->parameters.size(); ++k) {
+      const std::string& name = adapter->parameters[k].first;
       auto it = s.input_index.find(name);
       check(it != s.input_index.end(), "LoRA adapter parameter '", name,
             "' is not an input or overridable initializer of the model");
       check(!fed[it->second], "LoRA adapter parameter '", name,
             "' is also fed, or set by another active adapter");
       fed[it->second] = true;
-      inputs[it->second] = Value(tensor);
+      const int p = s.plan->first_consumer(it->second);
+      const MemoryInfo where = p < 0 ? cpu_memory_info() : s.providers[size_t(p)]->memory_info();
+      inputs[it->second] =
+          s.adapters.parameter(adapter, k, where, [&](const Tensor& t, const MemoryInfo& m) {
+            auto alloc = allocator_for(m);
+            const ep::DataTransfer* transfer = data_transfer(t.memory_info(), m);
+            if (!alloc || !transfer) return t;  // the run's input copies take it there
+            Tensor copy(t.dtype(), t.shape(), alloc);
+            transfer->copy_tensors({&t}, {&copy}, nullptr);
+            return copy;
+          });
     }
   for (const auto& in : s.inputs)
     if (!fed[s.input_index.at(in.name)] && in.type.kind != ir::TypeInfo::Kind::kOptional)
       fail(ErrorCode::kInvalidArgument, "input '", in.name, "' (", in.type.to_string(),
            in.type.shape_string(), ") was not fed");
+  return inputs;
+}
+
+std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
+                                     const std::vector<std::string>& output_names,
+                                     const RunOptions& run_options, bool host_outputs,
+                                     const std::vector<Value>* preallocated) const {
+  const Impl& s = *impl_;
+  std::vector<Value> inputs = gather_inputs(feeds, run_options);
   std::vector<size_t> picks;
   const auto& outs = s.plan->output_names();
   if (output_names.empty()) {

@@ -171,6 +171,9 @@ class Session {
   static std::unique_ptr<Session> create_timed(ir::Model model, const SessionOptions& options,
                                                const std::vector<ProviderSpec>& providers,
                                                CreationTimings timings, double started_ms);
+  // The plan's inputs from the feeds and the run's active adapters, checked.
+  std::vector<Value> gather_inputs(const std::vector<std::pair<std::string, Value>>& feeds,
+                                   const RunOptions& run_options) const;
   std::vector<Value> run_impl(const std::vector<std::pair<std::string, Value>>& feeds,
                               const std::vector<std::string>& output_names,
                               const RunOptions& run_options, bool host_outputs,

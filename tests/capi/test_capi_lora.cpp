@@ -99,6 +99,17 @@ TEST(CApiLora, ActiveAdapterFeedsItsParameters) {
   api()->ReleaseRunOptions(ro);
   api()->ReleaseLoraAdapter(from_bytes);
 
+  // With the host allocator given: the same parameters, in its memory.
+  OrtAllocator* host = nullptr;
+  CAPI_OK(api()->GetAllocatorWithDefaultOptions(&host));
+  OrtLoraAdapter* on_host = nullptr;
+  CAPI_OK(api()->CreateLoraAdapterFromArray(bytes.data(), bytes.size(), host, &on_host));
+  CAPI_OK(api()->CreateRunOptions(&ro));
+  CAPI_OK(api()->RunOptionsAddActiveLoraAdapter(ro, on_host));
+  EXPECT_EQ(run_y(s, ro), (std::vector<float>{101, 202}));
+  api()->ReleaseRunOptions(ro);
+  api()->ReleaseLoraAdapter(on_host);
+
   // From a file; run options keep the adapter alive after its release.
   const std::string path = ::testing::TempDir() + "capi_lora.onnx_adapter";
   FILE* f = std::fopen(path.c_str(), "wb");
