@@ -23,6 +23,10 @@
 #include "ir/graph.hpp"
 #include "runtime/run_streams.hpp"
 
+namespace tessera::optimizer {
+class ShapeInferrer;
+}
+
 namespace tessera::runtime {
 
 using Providers = std::vector<std::shared_ptr<ep::ExecutionProvider>>;
@@ -119,6 +123,11 @@ class GraphPlan : public ep::SubgraphRunner {
   // the device (shape arithmetic), and no value may cross memory spaces
   // mid-run, except graph inputs coming in and graph outputs going out.
   std::string capture_blocker(const ep::ExecutionProvider& provider) const;
+  // Replays the allocations a run makes for values of static shape on host
+  // arenas, in run order with the plan's releases and views, and
+  // frees them again: the arenas then hold (cached, mapped in) the blocks the
+  // first run takes. Returns the bytes allocated (plan_warm_up.cpp).
+  size_t warm_up_arenas() const;
   // Sets the state used when this plan runs as a subgraph (pool, terminate flag).
   static thread_local const RunState* current_state;
 
@@ -174,6 +183,8 @@ class GraphPlan : public ep::SubgraphRunner {
   void plan_donations(const std::unordered_set<int>& kept, const std::vector<int>& last_reader,
                       const std::vector<int>& producer);
   int slot_of(const std::string& name);
+  // Bytes of the slot's value when its type has a static shape, else 0.
+  size_t static_bytes(int slot, const optimizer::ShapeInferrer& shapes) const;
   void check_input(const std::string& name, const ir::TypeInfo& declared, const Value& v) const;
 
   const ir::Model& model_;

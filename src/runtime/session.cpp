@@ -237,6 +237,8 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       std::unordered_map<std::string, ir::TypeInfo>{}, where, alloc_for, placement, placer,
       share ? &env.prepacked_weights() : nullptr, release, &impl->options.config_entries);
   for (const auto& p : impl->plan->timings()) timer.add(p.name, p.ms);
+  if (runtime::config_flag(options, "session.warm_up_arenas", true))
+    timer.time("warm up arenas", [&] { impl->plan->warm_up_arenas(); });
   impl->capture = std::make_unique<runtime::RunCapture>(
       *impl->plan, impl->allocators,
       runtime::config_count(options, "session.max_captured_shapes", 8, 1, 1024));

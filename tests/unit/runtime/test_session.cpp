@@ -300,7 +300,7 @@ TEST(RuntimeSession, EverySessionFlagRejectsValuesOtherThanZeroOrOne) {
   for (const char* key :
        {"session.disable_nchwc", "session.disable_winograd", "session.share_initializers",
         "session.use_env_allocators", "session.keep_packed_initializers",
-        "session.intra_op.allow_spinning", "session.winograd_4x4"}) {
+        "session.intra_op.allow_spinning", "session.winograd_4x4", "session.warm_up_arenas"}) {
     SessionOptions o;
     o.config_entries[key] = "true";
     try {
