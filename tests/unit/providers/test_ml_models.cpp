@@ -49,6 +49,51 @@ TEST(MlModels, LinearClassifierBinaryAddsSecondColumn) {
   expect_near(values(lg[1]), {sigmoid(0.5), sigmoid(-0.5), sigmoid(-4.5), sigmoid(4.5)});
 }
 
+// Many rows (the GEMM's whole tiles and its remainders) against a double
+// reference, for each post-transform of a multiclass model.
+TEST(MlModels, LinearClassifierManyRowsMatchesDoubleReference) {
+  const int64_t rows = 53, features = 37, classes = 7;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> x(static_cast<size_t>(rows * features)),
+      w(static_cast<size_t>(classes * features)), b(static_cast<size_t>(classes));
+  for (auto* v : {&x, &w, &b})
+    for (float& e : *v) e = u(rng);
+  std::vector<int64_t> labels;
+  for (int64_t c = 0; c < classes; ++c) labels.push_back(100 + c);
+  for (const char* pt : {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO"}) {
+    auto out = run_ml("LinearClassifier", {Tensor::from_vector<float>(x, Shape{rows, features})},
+                      {attr_floats("coefficients", w), attr_floats("intercepts", b),
+                       attr_ints("classlabels_ints", labels), attr_string("post_transform", pt)},
+                      1, 2);
+    std::vector<double> want, want_label;
+    for (int64_t n = 0; n < rows; ++n) {
+      std::vector<double> s(static_cast<size_t>(classes));
+      for (int64_t c = 0; c < classes; ++c) {
+        double acc = b[size_t(c)];
+        for (int64_t k = 0; k < features; ++k)
+          acc += double(x[size_t(n * features + k)]) * w[size_t(c * features + k)];
+        s[size_t(c)] = acc;
+      }
+      const std::string p = pt;
+      if (p == "LOGISTIC")
+        for (double& v : s) v = sigmoid(v);
+      if (p == "SOFTMAX" || p == "SOFTMAX_ZERO") {
+        const double mx = *std::max_element(s.begin(), s.end());
+        double sum = 0;
+        for (double& v : s) sum += (v = std::exp(v - mx));
+        for (double& v : s) v /= sum;
+      }
+      want_label.push_back(double(100 + (std::max_element(s.begin(), s.end()) - s.begin())));
+      want.insert(want.end(), s.begin(), s.end());
+    }
+    SCOPED_TRACE(pt);
+    EXPECT_EQ(out[1].tensor().shape(), (Shape{rows, classes}));
+    expect_near(values(out[1]), want, 1e-5);
+    EXPECT_EQ(values(out[0]), want_label);
+  }
+}
+
 TEST(MlModels, LinearRegressorSoftmax) {
   auto x = Tensor::from_vector<double>({1, 2}, Shape{2});
   auto out = run_ml("LinearRegressor", {x},
