@@ -190,14 +190,16 @@ TEST(MlModels, TreeEnsembleRegressorAggregates) {
 }
 
 // Many rows through many trees (the kernel walks them tree by tree over all
-// rows) against a plain walk of each row through each tree in turn: complete
-// trees of depth 4 over 3 features, each leaf weighting both of 2 targets.
+// rows, in groups) against a plain walk of each row through each tree in
+// turn: complete trees of depth 4 over 3 features, each leaf weighting both
+// of 2 targets; some features NaN, which half the nodes send to the true
+// child.
 TEST(MlModels, TreeEnsembleRegressorManyRowsMatchPlainWalk) {
   const int trees = 7, depth = 4, features = 3, targets = 2, rows = 53;
   const int branches = (1 << depth) - 1, nodes = (1 << (depth + 1)) - 1;
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.f, 1.f);
-  std::vector<int64_t> tid, nid, fid, tru, fal, ltid, lnid, lid;
+  std::vector<int64_t> tid, nid, fid, tru, fal, ltid, lnid, lid, miss;
   std::vector<float> thr, lw;
   std::vector<std::string> modes;
   for (int t = 0; t < trees; ++t)
@@ -207,22 +209,23 @@ TEST(MlModels, TreeEnsembleRegressorManyRowsMatchPlainWalk) {
       thr.push_back(leaf ? 0.f : normal(rng));
       modes.push_back(leaf ? "LEAF" : "BRANCH_LEQ");
       tru.push_back(leaf ? 0 : 2 * i + 1), fal.push_back(leaf ? 0 : 2 * i + 2);
+      miss.push_back(int64_t(rng() % 2));
       if (leaf)
         for (int k = 0; k < targets; ++k)
           ltid.push_back(t), lnid.push_back(i), lid.push_back(k), lw.push_back(normal(rng));
     }
   std::vector<float> xv(size_t(rows * features));
-  for (float& v : xv) v = normal(rng);
+  for (float& v : xv) v = rng() % 10 == 0 ? std::nanf("") : normal(rng);
   auto x = Tensor::from_vector<float>(xv, Shape{rows, features});
   for (const char* agg : {"SUM", "AVERAGE", "MIN", "MAX"}) {
     std::vector<ir::Attribute> a = {
-        attr_ints("nodes_treeids", tid),       attr_ints("nodes_nodeids", nid),
-        attr_ints("nodes_featureids", fid),    attr_floats("nodes_values", thr),
-        attr_strings("nodes_modes", modes),    attr_ints("nodes_truenodeids", tru),
-        attr_ints("nodes_falsenodeids", fal),  attr_ints("target_treeids", ltid),
-        attr_ints("target_nodeids", lnid),     attr_ints("target_ids", lid),
-        attr_floats("target_weights", lw),     attr_int("n_targets", targets),
-        attr_string("aggregate_function", agg)};
+        attr_ints("nodes_treeids", tid),        attr_ints("nodes_nodeids", nid),
+        attr_ints("nodes_featureids", fid),     attr_floats("nodes_values", thr),
+        attr_strings("nodes_modes", modes),     attr_ints("nodes_truenodeids", tru),
+        attr_ints("nodes_falsenodeids", fal),   attr_ints("target_treeids", ltid),
+        attr_ints("target_nodeids", lnid),      attr_ints("target_ids", lid),
+        attr_floats("target_weights", lw),      attr_int("n_targets", targets),
+        attr_string("aggregate_function", agg), attr_ints("nodes_missing_value_tracks_true", miss)};
     std::vector<double> want;
     for (int n = 0; n < rows; ++n) {
       std::vector<double> acc(targets, 0.0);
@@ -230,8 +233,9 @@ TEST(MlModels, TreeEnsembleRegressorManyRowsMatchPlainWalk) {
         int i = 0;
         while (i < branches) {
           const size_t at = size_t(t * nodes + i);
-          i = double(xv[size_t(n * features) + size_t(fid[at])]) <= double(thr[at]) ? 2 * i + 1
-                                                                                    : 2 * i + 2;
+          const double v = xv[size_t(n * features) + size_t(fid[at])];
+          const bool go = std::isnan(v) ? miss[at] == 1 : v <= double(thr[at]);
+          i = go ? 2 * i + 1 : 2 * i + 2;
         }
         for (int k = 0; k < targets; ++k) {
           const double w = lw[size_t(((t * (nodes - branches)) + (i - branches)) * targets + k)];
