@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "linalg/igemm.hpp"
+
 namespace tessera::linalg::detail {
 
 constexpr int kIgemmRows = 6;  // rows of A a tile
@@ -32,6 +34,12 @@ void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows
 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows, const int8_t* panel,
                      const IgemmTerms& t, int32_t* out);
 bool igemm_avx2_available();
+// AVX2 with vpmaddubsw on a panel prepared by PackedBInt8::prepare_pairs
+// (every pair of neighbouring bytes within 128 in size), then its `nfix`
+// corrections; the same results as the other tiles.
+void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                           const int8_t* panel, const IgemmPairFix* fixes, int64_t nfix,
+                           const IgemmTerms& t, int32_t* out);
 // AVX-512 VNNI (vpdpbusd); only where the CPU has it.
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                         const int8_t* panel, const IgemmTerms& t, int32_t* out);

@@ -1,6 +1,15 @@
-// AVX2 tile of igemm, for CPUs without AVX-512 VNNI: exact, since both
+// AVX2 tiles of igemm, for CPUs without AVX-512 VNNI.
+//
+// The pair tile (igemm_tile_avx2_pairs) takes each group's four bytes of A
+// as they are (one 32-bit broadcast) against the panel's bytes: vpmaddubsw
+// adds neighbouring products into int16 lanes, vpmaddwd with ones adds the
+// two lanes of a column into its int32 sum, three instructions per 32
+// products. vpmaddubsw saturates beyond 32767, so it runs only on panels
+// that PackedBInt8::prepare_pairs made safe, adding back what it clipped.
+//
+// The int16 tile (igemm_tile_avx2) serves any panel: exact, since both
 // operands are widened to int16 and vpmaddwd adds two products (at most
-// 2 x 255 x 128) into each int32 lane, never saturating (vpmaddubsw would).
+// 2 x 255 x 128) into each int32 lane, never saturating.
 // The tile's rows of A are first widened once into a per-thread buffer, each
 // group's four bytes as four int16 (one 64-bit broadcast a step). The panel
 // then runs as eight chunks of 8 columns: the chunk's two widened B registers
@@ -78,7 +87,57 @@ TESSERA_AVX2 void widen_rows(int64_t groups, const uint8_t* a, int64_t lda, int 
   }
 }
 
+// Rows 0 .. R of one 8-column chunk of a prepared panel (bytes from `b`,
+// 256 a group) from A's rows as they are (`lda` apart); raw sums into out
+// (row stride 64).
+template <int R>
+TESSERA_AVX2 void pair_chunk(int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b,
+                             int32_t* out) {
+  __m256i acc[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t g = 0; g < groups; ++g) {
+    const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + g * 256));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      int32_t a4;
+      std::memcpy(&a4, a + r * lda + 4 * g, 4);
+      const __m256i pairs = _mm256_maddubs_epi16(_mm256_set1_epi32(a4), bv);
+      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(pairs, ones));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * 64), acc[r]);
+}
+
+using PairChunkFn = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, int32_t*);
+constexpr PairChunkFn kPairChunks[kIgemmRows] = {&pair_chunk<1>, &pair_chunk<2>, &pair_chunk<3>,
+                                                 &pair_chunk<4>, &pair_chunk<5>, &pair_chunk<6>};
+
+// The zero-point terms (igemm_kernel.hpp), in wrapping 32-bit arithmetic.
+void add_terms(int rows, const IgemmTerms& t, int32_t* out) {
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < 64; ++j)
+      out[r * 64 + j] = int32_t(uint32_t(out[r * 64 + j]) - t.zb[j] * t.row_term[r] -
+                                t.za[r] * uint32_t(t.col_sums[j]));
+}
+
 }  // namespace
+
+TESSERA_AVX2 void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                                        const int8_t* panel, const IgemmPairFix* fixes,
+                                        int64_t nfix, const IgemmTerms& t, int32_t* out) {
+  const PairChunkFn run = kPairChunks[rows - 1];
+  for (int c = 0; c < 8; ++c)  // 8 columns a chunk: bytes 32 c .. of each group
+    run(groups, a, lda, panel + 32 * c, out + 8 * c);
+  for (int64_t f = 0; f < nfix; ++f)  // what prepare_pairs clipped off
+    for (int r = 0; r < rows; ++r)
+      out[r * 64 + fixes[f].col] =
+          int32_t(uint32_t(out[r * 64 + fixes[f].col]) +
+                  uint32_t(a[r * lda + fixes[f].k]) * uint32_t(fixes[f].delta));
+  add_terms(rows, t, out);
+}
 
 TESSERA_AVX2 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                                   const int8_t* panel, const IgemmTerms& t, int32_t* out) {
@@ -88,11 +147,7 @@ TESSERA_AVX2 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda,
   const ChunkFn run = kChunks[rows - 1];
   for (int c = 0; c < 8; ++c)  // 8 columns a chunk: bytes 32 c .. of each group
     run(groups, widened.data(), panel + 32 * c, out + 8 * c);
-  // The zero-point terms (igemm_kernel.hpp), in wrapping 32-bit arithmetic.
-  for (int r = 0; r < rows; ++r)
-    for (int j = 0; j < 64; ++j)
-      out[r * 64 + j] = int32_t(uint32_t(out[r * 64 + j]) - t.zb[j] * t.row_term[r] -
-                                t.za[r] * uint32_t(t.col_sums[j]));
+  add_terms(rows, t, out);
 }
 
 bool igemm_avx2_available() { return cpu_isa() >= Isa::kAvx2; }
@@ -104,6 +159,16 @@ bool igemm_avx2_available() { return cpu_isa() >= Isa::kAvx2; }
 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows, const int8_t* panel,
                      const IgemmTerms& t, int32_t* out) {
   igemm_tile_portable(groups, a, lda, rows, panel, t, out);
+}
+void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                           const int8_t* panel, const IgemmPairFix* fixes, int64_t nfix,
+                           const IgemmTerms& t, int32_t* out) {
+  igemm_tile_portable(groups, a, lda, rows, panel, t, out);
+  for (int64_t f = 0; f < nfix; ++f)
+    for (int r = 0; r < rows; ++r)
+      out[r * 64 + fixes[f].col] =
+          int32_t(uint32_t(out[r * 64 + fixes[f].col]) +
+                  uint32_t(a[r * lda + fixes[f].k]) * uint32_t(fixes[f].delta));
 }
 bool igemm_avx2_available() { return false; }
 
