@@ -59,10 +59,13 @@ void PackedBInt8::pack(ThreadPool* pool, bool make_rows, const RowsOf& rows_of) 
   sums_.assign(size_t(panels() * kPanel), 0);  // zeros past N: whole panels for the tiles
   std::mutex sums_mu;
   const bool vbmi = detail::igemm_vbmi_available();
-  const detail::IgemmPackWords pack_words =
-      vbmi ? detail::igemm_pack_words_vbmi : detail::igemm_pack_words_portable;
-  // The vector packer writes whole 64-column groups (zeros past N); the
-  // portable one only `width` columns, so the last panel's rest is cleared.
+  const detail::IgemmPackWords pack_words = vbmi ? detail::igemm_pack_words_vbmi
+                                            : detail::igemm_avx2_available()
+                                                ? detail::igemm_pack_words_avx2
+                                                : detail::igemm_pack_words_portable;
+  // The VBMI packer writes whole 64-column groups (zeros past N); the AVX2
+  // and portable ones only `width` columns, so the last panel's rest is
+  // cleared.
   const int64_t tail = N_ % kPanel;
   if (!vbmi && tail)
     for (int64_t g = 0; g < groups(); ++g)
@@ -89,7 +92,6 @@ void PackedBInt8::pack(ThreadPool* pool, bool make_rows, const RowsOf& rows_of) 
     pool->parallel_for(groups(), double(4 * N_), run);
   else
     run(0, groups());
-  if (igemm_best_path() == IgemmPath::kAvx2) prepare_pairs();
 }
 
 void PackedBInt8::prepare_pairs() {

@@ -71,8 +71,9 @@ class PackedBInt8 {
   // off is kept as corrections per panel, added to the tile's sums. Weights
   // of trained models break it in few pairs; where more than 1 in 32 pairs
   // do (uniform random bytes), nothing is prepared and the AVX2 path keeps
-  // its int16 tile. Done by the constructors when igemm_best_path() is
-  // kAvx2; not thread-safe with products running on this B.
+  // its int16 tile. For constant weights, once (a B packed per call would
+  // pay the scan every call); not thread-safe with products running on this
+  // B.
   void prepare_pairs();
   bool pairs_ready() const { return pairs_ready_; }
   const int8_t* pair_panel(int64_t p) const {

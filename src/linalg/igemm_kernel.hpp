@@ -128,5 +128,8 @@ void igemm_pack_words_portable(const uint8_t* const r[4], int64_t width, uint32_
 void igemm_pack_words_vbmi(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
                            int32_t* sums);
 bool igemm_vbmi_available();
+// AVX2 (byte unpacks, vpmaddubsw for the sums); where igemm_avx2_available().
+void igemm_pack_words_avx2(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                           int32_t* sums);
 
 }  // namespace tessera::linalg::detail

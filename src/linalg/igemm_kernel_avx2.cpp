@@ -125,6 +125,36 @@ void add_terms(int rows, const IgemmTerms& t, int32_t* out) {
 
 }  // namespace
 
+// 16 columns a step: the four rows' bytes interleaved into words by two
+// rounds of unpacks, each word's signed bytes summed by vpmaddubsw against
+// ones and vpmaddwd; the last width % 16 columns by the portable loop.
+TESSERA_AVX2 void igemm_pack_words_avx2(const uint8_t* const r[4], int64_t width, uint32_t flip,
+                                        int8_t* dst, int32_t* sums) {
+  const __m128i flip_v = _mm_set1_epi32(int32_t(flip));
+  const __m128i ones8 = _mm_set1_epi8(1), ones16 = _mm_set1_epi16(1);
+  auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  int64_t j = 0;
+  for (; j + 16 <= width; j += 16) {
+    const __m128i a = load(r[0] + j), b = load(r[1] + j), c = load(r[2] + j), d = load(r[3] + j);
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    const __m128i w[4] = {_mm_unpacklo_epi16(ab_lo, cd_lo), _mm_unpackhi_epi16(ab_lo, cd_lo),
+                          _mm_unpacklo_epi16(ab_hi, cd_hi), _mm_unpackhi_epi16(ab_hi, cd_hi)};
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {  // columns j + 4q .. j + 4q + 3
+      const __m128i words = _mm_xor_si128(w[q], flip_v);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 4 * (j + 4 * q)), words);
+      const __m128i sum4 = _mm_madd_epi16(_mm_maddubs_epi16(ones8, words), ones16);
+      __m128i* s4 = reinterpret_cast<__m128i*>(sums + j + 4 * q);
+      _mm_storeu_si128(s4, _mm_add_epi32(_mm_loadu_si128(s4), sum4));
+    }
+  }
+  if (j < width) {
+    const uint8_t* const rest[4] = {r[0] + j, r[1] + j, r[2] + j, r[3] + j};
+    igemm_pack_words_portable(rest, width - j, flip, dst + 4 * j, sums + j);
+  }
+}
+
 TESSERA_AVX2 void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                                         const int8_t* panel, const IgemmPairFix* fixes,
                                         int64_t nfix, const IgemmTerms& t, int32_t* out) {
@@ -169,6 +199,10 @@ void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int ro
       out[r * 64 + fixes[f].col] =
           int32_t(uint32_t(out[r * 64 + fixes[f].col]) +
                   uint32_t(a[r * lda + fixes[f].k]) * uint32_t(fixes[f].delta));
+}
+void igemm_pack_words_avx2(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                           int32_t* sums) {
+  igemm_pack_words_portable(r, width, flip, dst, sums);
 }
 bool igemm_avx2_available() { return false; }
 

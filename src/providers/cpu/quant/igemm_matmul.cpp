@@ -28,8 +28,11 @@ std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::Kernel
   const Tensor* b = info.num_inputs() > i ? info.constant_input(i) : nullptr;
   if (!b || b->rank() != 2 || !is_8bit_integer_type(b->dtype())) return nullptr;
   return info.prepacked<linalg::PackedBInt8>(i, "cpu.igemm.packed_b", {}, [&] {
-    return linalg::PackedBInt8(b->shape()[0], b->shape()[1], b->raw_data(), b->shape()[1],
+    linalg::PackedBInt8 packed(b->shape()[0], b->shape()[1], b->raw_data(), b->shape()[1],
                                b->dtype() == DataType::kInt8);
+    // Weights get the AVX2 pair tile where that path runs (igemm.hpp).
+    if (linalg::igemm_best_path() == linalg::IgemmPath::kAvx2) packed.prepare_pairs();
+    return packed;
   });
 }
 
