@@ -71,9 +71,9 @@ class PackedBInt8 {
   // off is kept as corrections per panel, added to the tile's sums. Weights
   // of trained models break it in few pairs (0.01-0.4% in bart_int8's);
   // where more than 1 in 128 pairs do (uniform random bytes), nothing is
-  // prepared and the AVX2 path keeps its int16 tile. For constant weights, once (a B packed per call would
-  // pay the scan every call); not thread-safe with products running on this
-  // B.
+  // prepared and the AVX2 path keeps its int16 tile. Run for constant
+  // weights, once (a B packed per call would pay the scan every call); not
+  // thread-safe with products running on this B.
   void prepare_pairs();
   bool pairs_ready() const { return pairs_ready_; }
   const int8_t* pair_panel(int64_t p) const {
