@@ -59,10 +59,13 @@ void PackedBInt8::pack(ThreadPool* pool, bool make_rows, const RowsOf& rows_of) 
   sums_.assign(size_t(panels() * kPanel), 0);  // zeros past N: whole panels for the tiles
   std::mutex sums_mu;
   const bool vbmi = detail::igemm_vbmi_available();
-  const detail::IgemmPackWords pack_words =
-      vbmi ? detail::igemm_pack_words_vbmi : detail::igemm_pack_words_portable;
-  // The vector packer writes whole 64-column groups (zeros past N); the
-  // portable one only `width` columns, so the last panel's rest is cleared.
+  const detail::IgemmPackWords pack_words = vbmi ? detail::igemm_pack_words_vbmi
+                                            : detail::igemm_avx2_available()
+                                                ? detail::igemm_pack_words_avx2
+                                                : detail::igemm_pack_words_portable;
+  // The VBMI packer writes whole 64-column groups (zeros past N); the AVX2
+  // and portable ones only `width` columns, so the last panel's rest is
+  // cleared.
   const int64_t tail = N_ % kPanel;
   if (!vbmi && tail)
     for (int64_t g = 0; g < groups(); ++g)
@@ -89,6 +92,51 @@ void PackedBInt8::pack(ThreadPool* pool, bool make_rows, const RowsOf& rows_of) 
     pool->parallel_for(groups(), double(4 * N_), run);
   else
     run(0, groups());
+}
+
+void PackedBInt8::prepare_pairs() {
+  pairs_ready_ = false;
+  pair_data_ = HostBuffer<int8_t>();
+  fixes_.clear();
+  fix_start_.assign(size_t(panels() + 1), 0);
+  // Columns past N (the last panel's rest) are never read back: not counted
+  // nor clipped.
+  auto width = [&](int64_t p) { return std::min(kPanel, N_ - p * kPanel); };
+  auto pair_at = [&](const int8_t* d, int64_t p, int64_t g, int64_t j, int h) {
+    return d + ((p * groups() + g) * kPanel + j) * 4 + 2 * h;
+  };
+  auto too_large = [](const int8_t* v) { return std::abs(int(v[0])) + std::abs(int(v[1])) > 128; };
+  const int64_t pairs = N_ * groups() * 2;
+  // Counted first: most B need no copy at all.
+  int64_t bad = 0;
+  for (int64_t p = 0; p < panels(); ++p)
+    for (int64_t g = 0; g < groups(); ++g)
+      for (int64_t j = 0; j < width(p); ++j)
+        for (int h = 0; h < 2; ++h) bad += too_large(pair_at(data_.data(), p, g, j, h));
+  // Beyond 1 in 128 the corrections (a multiply-add per row each) would
+  // cost a fifth of what the tile saves.
+  if (bad * 128 > pairs) return;
+  if (bad > 0) {
+    pair_data_ = HostBuffer<int8_t>(data_.size());
+    std::memcpy(pair_data_.data(), data_.data(), data_.size());
+    fixes_.reserve(size_t(2 * bad));
+    for (int64_t p = 0; p < panels(); ++p) {
+      for (int64_t g = 0; g < groups(); ++g)
+        for (int64_t j = 0; j < width(p); ++j)
+          for (int h = 0; h < 2; ++h) {
+            int8_t* v = pair_data_.data() + (pair_at(data_.data(), p, g, j, h) - data_.data());
+            if (!too_large(v)) continue;
+            for (int i = 0; i < 2; ++i) {
+              const int clipped = std::clamp(int(v[i]), -64, 64);
+              if (clipped != v[i])
+                fixes_.push_back({int32_t(4 * g + 2 * h + i), int32_t(j), int(v[i]) - clipped});
+              v[i] = int8_t(clipped);
+            }
+          }
+      fix_start_[size_t(p) + 1] = int64_t(fixes_.size());
+    }
+  }
+  pairs_ready_ = true;
 }
 
 PackedBInt8::PackedBInt8(int64_t K, int64_t N, const void* b, int64_t ldb, bool b_signed,
@@ -183,12 +231,19 @@ void igemm_prepared(const ARows& a, ZeroPoints za, const PackedBInt8& b, ZeroPoi
   const detail::IgemmTile tile = path == IgemmPath::kVnni512 ? detail::igemm_tile_vnni512
                                  : path == IgemmPath::kAvx2  ? detail::igemm_tile_avx2
                                                              : detail::igemm_tile_portable;
+  // On AVX2, the pair tile where B was prepared for it.
+  const bool pairs = path == IgemmPath::kAvx2 && b.pairs_ready() && detail::igemm_avx2_available();
   detail::for_each_tile(
       a.M, b, pool, [&](int64_t p, int64_t m0, int rows, int64_t n0, int64_t width) {
         alignas(64) int32_t raw[detail::kIgemmRows * PackedBInt8::kPanel];
         // C = A'B' - zb'[n] * (rowsum(A')[m] - K za'[m]) - za'[m] colsum(B')[n],
         // in wrapping 32-bit arithmetic, in the tile.
-        tile(b.groups(), a.rows + m0 * a.ld, a.ld, rows, b.panel(p), terms.tile(m0, n0, b), raw);
+        if (pairs)
+          detail::igemm_tile_avx2_pairs(b.groups(), a.rows + m0 * a.ld, a.ld, rows, b.pair_panel(p),
+                                        b.pair_fixes(p), b.pair_fix_count(p), terms.tile(m0, n0, b),
+                                        raw);
+        else
+          tile(b.groups(), a.rows + m0 * a.ld, a.ld, rows, b.panel(p), terms.tile(m0, n0, b), raw);
         for (int r = 0; r < rows; ++r) store(m0 + r, n0, width, raw + r * PackedBInt8::kPanel);
       });
 }

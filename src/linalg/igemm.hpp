@@ -31,6 +31,13 @@ enum class IgemmPath { kPortable, kAvx2, kVnni512 };
 // this too).
 IgemmPath igemm_best_path();
 
+// One correction of the AVX2 pair tile (see PackedBInt8::prepare_pairs):
+// the panel column `col` (0..63) of row `k` of B' holds delta less than B'
+// does, so row m of the product gains A'[m][k] * delta.
+struct IgemmPairFix {
+  int32_t k, col, delta;
+};
+
 // B (K x N, row stride ldb, int8 or uint8) as the kernels read it.
 class PackedBInt8 {
  public:
@@ -56,6 +63,27 @@ class PackedBInt8 {
   // sum over k of B'[k][n] (B' = B, or B - 128 for uint8 B).
   const int32_t* col_sums() const { return sums_.data(); }
 
+  // The AVX2 pair tile multiplies uint8 A' by int8 B' with vpmaddubsw,
+  // which adds two neighbouring products (k = 4g, 4g+1 and 4g+2, 4g+3) into
+  // a saturating int16: exact while |b0| + |b1| <= 128 for every such pair
+  // (255 x 128 = 32640). prepare_pairs makes that so: pairs beyond it are
+  // clipped to [-64, 64] each in a copy of the panels, and what was clipped
+  // off is kept as corrections per panel, added to the tile's sums. Weights
+  // of trained models break it in few pairs (0.01-0.4% in bart_int8's);
+  // where more than 1 in 128 pairs do (uniform random bytes), nothing is
+  // prepared and the AVX2 path keeps its int16 tile. Run for constant
+  // weights, once (a B packed per call would pay the scan every call); not
+  // thread-safe with products running on this B.
+  void prepare_pairs();
+  bool pairs_ready() const { return pairs_ready_; }
+  const int8_t* pair_panel(int64_t p) const {
+    return (pair_data_.size() ? pair_data_.data() : data_.data()) + p * groups() * kPanel * 4;
+  }
+  const IgemmPairFix* pair_fixes(int64_t p) const { return fixes_.data() + fix_start_[size_t(p)]; }
+  int64_t pair_fix_count(int64_t p) const {
+    return fix_start_[size_t(p) + 1] - fix_start_[size_t(p)];
+  }
+
  private:
   // Packs every group: rows_of(g, scratch) gives group g's four rows (N
   // bytes each; rows past K hold B' = 0), made in `scratch` (4 N bytes, when
@@ -72,6 +100,11 @@ class PackedBInt8 {
   // zero-filled first.
   HostBuffer<int8_t> data_;
   HostVector<int32_t> sums_;
+  // prepare_pairs' panels (empty: data_ needs no clipping) and corrections.
+  bool pairs_ready_ = false;
+  HostBuffer<int8_t> pair_data_;
+  std::vector<IgemmPairFix> fixes_;
+  std::vector<int64_t> fix_start_;
 };
 
 // A as the kernels read it: A' (uint8; int8 A plus 128, flipping the top

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "linalg/igemm.hpp"
+
 namespace tessera::linalg::detail {
 
 constexpr int kIgemmRows = 6;  // rows of A a tile
@@ -32,6 +34,12 @@ void igemm_tile_portable(int64_t groups, const uint8_t* a, int64_t lda, int rows
 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows, const int8_t* panel,
                      const IgemmTerms& t, int32_t* out);
 bool igemm_avx2_available();
+// AVX2 with vpmaddubsw on a panel prepared by PackedBInt8::prepare_pairs
+// (every pair of neighbouring bytes within 128 in size), then its `nfix`
+// corrections; the same results as the other tiles.
+void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                           const int8_t* panel, const IgemmPairFix* fixes, int64_t nfix,
+                           const IgemmTerms& t, int32_t* out);
 // AVX-512 VNNI (vpdpbusd); only where the CPU has it.
 void igemm_tile_vnni512(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                         const int8_t* panel, const IgemmTerms& t, int32_t* out);
@@ -120,5 +128,8 @@ void igemm_pack_words_portable(const uint8_t* const r[4], int64_t width, uint32_
 void igemm_pack_words_vbmi(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
                            int32_t* sums);
 bool igemm_vbmi_available();
+// AVX2 (byte unpacks, vpmaddubsw for the sums); where igemm_avx2_available().
+void igemm_pack_words_avx2(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                           int32_t* sums);
 
 }  // namespace tessera::linalg::detail

@@ -1,6 +1,15 @@
-// AVX2 tile of igemm, for CPUs without AVX-512 VNNI: exact, since both
+// AVX2 tiles of igemm, for CPUs without AVX-512 VNNI.
+//
+// The pair tile (igemm_tile_avx2_pairs) takes each group's four bytes of A
+// as they are (one 32-bit broadcast) against the panel's bytes: vpmaddubsw
+// adds neighbouring products into int16 lanes, vpmaddwd with ones adds the
+// two lanes of a column into its int32 sum, three instructions per 32
+// products. vpmaddubsw saturates beyond 32767, so it runs only on panels
+// that PackedBInt8::prepare_pairs made safe, adding back what it clipped.
+//
+// The int16 tile (igemm_tile_avx2) serves any panel: exact, since both
 // operands are widened to int16 and vpmaddwd adds two products (at most
-// 2 x 255 x 128) into each int32 lane, never saturating (vpmaddubsw would).
+// 2 x 255 x 128) into each int32 lane, never saturating.
 // The tile's rows of A are first widened once into a per-thread buffer, each
 // group's four bytes as four int16 (one 64-bit broadcast a step). The panel
 // then runs as eight chunks of 8 columns: the chunk's two widened B registers
@@ -78,7 +87,87 @@ TESSERA_AVX2 void widen_rows(int64_t groups, const uint8_t* a, int64_t lda, int 
   }
 }
 
+// Rows 0 .. R of one 8-column chunk of a prepared panel (bytes from `b`,
+// 256 a group) from A's rows as they are (`lda` apart); raw sums into out
+// (row stride 64).
+template <int R>
+TESSERA_AVX2 void pair_chunk(int64_t groups, const uint8_t* a, int64_t lda, const int8_t* b,
+                             int32_t* out) {
+  __m256i acc[R];
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
+  const __m256i ones = _mm256_set1_epi16(1);
+  for (int64_t g = 0; g < groups; ++g) {
+    const __m256i bv = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + g * 256));
+#pragma GCC unroll 6
+    for (int r = 0; r < R; ++r) {
+      int32_t a4;
+      std::memcpy(&a4, a + r * lda + 4 * g, 4);
+      const __m256i pairs = _mm256_maddubs_epi16(_mm256_set1_epi32(a4), bv);
+      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(pairs, ones));
+    }
+  }
+#pragma GCC unroll 6
+  for (int r = 0; r < R; ++r) _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + r * 64), acc[r]);
+}
+
+using PairChunkFn = void (*)(int64_t, const uint8_t*, int64_t, const int8_t*, int32_t*);
+constexpr PairChunkFn kPairChunks[kIgemmRows] = {&pair_chunk<1>, &pair_chunk<2>, &pair_chunk<3>,
+                                                 &pair_chunk<4>, &pair_chunk<5>, &pair_chunk<6>};
+
+// The zero-point terms (igemm_kernel.hpp), in wrapping 32-bit arithmetic.
+void add_terms(int rows, const IgemmTerms& t, int32_t* out) {
+  for (int r = 0; r < rows; ++r)
+    for (int j = 0; j < 64; ++j)
+      out[r * 64 + j] = int32_t(uint32_t(out[r * 64 + j]) - t.zb[j] * t.row_term[r] -
+                                t.za[r] * uint32_t(t.col_sums[j]));
+}
+
 }  // namespace
+
+// 16 columns a step: the four rows' bytes interleaved into words by two
+// rounds of unpacks, each word's signed bytes summed by vpmaddubsw against
+// ones and vpmaddwd; the last width % 16 columns by the portable loop.
+TESSERA_AVX2 void igemm_pack_words_avx2(const uint8_t* const r[4], int64_t width, uint32_t flip,
+                                        int8_t* dst, int32_t* sums) {
+  const __m128i flip_v = _mm_set1_epi32(int32_t(flip));
+  const __m128i ones8 = _mm_set1_epi8(1), ones16 = _mm_set1_epi16(1);
+  auto load = [](const uint8_t* p) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p)); };
+  int64_t j = 0;
+  for (; j + 16 <= width; j += 16) {
+    const __m128i a = load(r[0] + j), b = load(r[1] + j), c = load(r[2] + j), d = load(r[3] + j);
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    const __m128i w[4] = {_mm_unpacklo_epi16(ab_lo, cd_lo), _mm_unpackhi_epi16(ab_lo, cd_lo),
+                          _mm_unpacklo_epi16(ab_hi, cd_hi), _mm_unpackhi_epi16(ab_hi, cd_hi)};
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {  // columns j + 4q .. j + 4q + 3
+      const __m128i words = _mm_xor_si128(w[q], flip_v);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 4 * (j + 4 * q)), words);
+      const __m128i sum4 = _mm_madd_epi16(_mm_maddubs_epi16(ones8, words), ones16);
+      __m128i* s4 = reinterpret_cast<__m128i*>(sums + j + 4 * q);
+      _mm_storeu_si128(s4, _mm_add_epi32(_mm_loadu_si128(s4), sum4));
+    }
+  }
+  if (j < width) {
+    const uint8_t* const rest[4] = {r[0] + j, r[1] + j, r[2] + j, r[3] + j};
+    igemm_pack_words_portable(rest, width - j, flip, dst + 4 * j, sums + j);
+  }
+}
+
+TESSERA_AVX2 void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                                        const int8_t* panel, const IgemmPairFix* fixes,
+                                        int64_t nfix, const IgemmTerms& t, int32_t* out) {
+  const PairChunkFn run = kPairChunks[rows - 1];
+  for (int c = 0; c < 8; ++c)  // 8 columns a chunk: bytes 32 c .. of each group
+    run(groups, a, lda, panel + 32 * c, out + 8 * c);
+  for (int64_t f = 0; f < nfix; ++f)  // what prepare_pairs clipped off
+    for (int r = 0; r < rows; ++r)
+      out[r * 64 + fixes[f].col] =
+          int32_t(uint32_t(out[r * 64 + fixes[f].col]) +
+                  uint32_t(a[r * lda + fixes[f].k]) * uint32_t(fixes[f].delta));
+  add_terms(rows, t, out);
+}
 
 TESSERA_AVX2 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows,
                                   const int8_t* panel, const IgemmTerms& t, int32_t* out) {
@@ -88,11 +177,7 @@ TESSERA_AVX2 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda,
   const ChunkFn run = kChunks[rows - 1];
   for (int c = 0; c < 8; ++c)  // 8 columns a chunk: bytes 32 c .. of each group
     run(groups, widened.data(), panel + 32 * c, out + 8 * c);
-  // The zero-point terms (igemm_kernel.hpp), in wrapping 32-bit arithmetic.
-  for (int r = 0; r < rows; ++r)
-    for (int j = 0; j < 64; ++j)
-      out[r * 64 + j] = int32_t(uint32_t(out[r * 64 + j]) - t.zb[j] * t.row_term[r] -
-                                t.za[r] * uint32_t(t.col_sums[j]));
+  add_terms(rows, t, out);
 }
 
 bool igemm_avx2_available() { return cpu_isa() >= Isa::kAvx2; }
@@ -104,6 +189,20 @@ bool igemm_avx2_available() { return cpu_isa() >= Isa::kAvx2; }
 void igemm_tile_avx2(int64_t groups, const uint8_t* a, int64_t lda, int rows, const int8_t* panel,
                      const IgemmTerms& t, int32_t* out) {
   igemm_tile_portable(groups, a, lda, rows, panel, t, out);
+}
+void igemm_tile_avx2_pairs(int64_t groups, const uint8_t* a, int64_t lda, int rows,
+                           const int8_t* panel, const IgemmPairFix* fixes, int64_t nfix,
+                           const IgemmTerms& t, int32_t* out) {
+  igemm_tile_portable(groups, a, lda, rows, panel, t, out);
+  for (int64_t f = 0; f < nfix; ++f)
+    for (int r = 0; r < rows; ++r)
+      out[r * 64 + fixes[f].col] =
+          int32_t(uint32_t(out[r * 64 + fixes[f].col]) +
+                  uint32_t(a[r * lda + fixes[f].k]) * uint32_t(fixes[f].delta));
+}
+void igemm_pack_words_avx2(const uint8_t* const r[4], int64_t width, uint32_t flip, int8_t* dst,
+                           int32_t* sums) {
+  igemm_pack_words_portable(r, width, flip, dst, sums);
 }
 bool igemm_avx2_available() { return false; }
 

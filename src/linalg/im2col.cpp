@@ -105,6 +105,17 @@ void im2col(const T* img, int64_t channels, const ConvGeometry& g, T* col, Threa
   });
 }
 
+// dst[t * s] += src[t] for t < n; the two never overlap (the image and the
+// columns are separate buffers), which lets the unit stride vectorise.
+template <typename T>
+inline void add_strided(T* __restrict dst, const T* __restrict src, int64_t n, int64_t s) {
+  if (s == 1) {
+    for (int64_t t = 0; t < n; ++t) dst[t] += src[t];
+    return;
+  }
+  for (int64_t t = 0; t < n; ++t) dst[t * s] += src[t];
+}
+
 template <typename T>
 void col2im(const T* col, int64_t channels, const ConvGeometry& g, T* img, ThreadPool* pool) {
   const int64_t in_size = g.in_size(), out_size = g.out_size();
@@ -123,8 +134,7 @@ void col2im(const T* col, int64_t channels, const ConvGeometry& g, T* img, Threa
         }
         const T* src = col + (c * ks + k) * out_size;
         walk_row(g, koff, [&](int64_t off, int64_t co, int64_t n, int64_t s) {
-          if (off < 0) return;
-          for (int64_t t = 0; t < n; ++t) dst_img[off + t * s] += src[co + t];
+          if (off >= 0) add_strided(dst_img + off, src + co, n, s);
         });
       }
     }

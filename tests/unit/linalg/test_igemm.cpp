@@ -92,6 +92,60 @@ TEST(Igemm, ExtremeValuesOverALongDepthStayExact) {
   }
 }
 
+// The AVX2 pair tile (vpmaddubsw) on B shaped like trained weights: small
+// values around B's zero with a few large ones, some of them in neighbouring
+// pairs beyond 128 in size that prepare_pairs clips and corrects; int8 and
+// uint8 B, A at the ends of its range, every zero-point form, tails of rows,
+// columns and K.
+TEST(Igemm, PairTileOnPreparedWeightsMatchesTheDefinition) {
+  if (!detail::igemm_avx2_available()) GTEST_SKIP() << "no AVX2 on this CPU";
+  std::mt19937 rng(21);
+  std::normal_distribution<float> weight(0.f, 18.f);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const Case cases[] = {{7, 65, 37}, {13, 130, 768}, {1, 64, 4}, {6, 200, 99}};
+  for (const Case& cs : cases)
+    for (bool bs : {true, false})
+      for (int zform = 0; zform < 3; ++zform) {
+        std::vector<uint8_t> a(size_t(cs.M * cs.K)), b(size_t(cs.K * cs.N));
+        for (auto& v : a) v = uint8_t(rng() % 4 == 0 ? 255 : byte(rng));
+        for (size_t i = 0; i < b.size(); ++i) {
+          // Every 401st value at the end of the range, so some pairs are too large.
+          const int w = i % 401 == 0 ? (i % 2 ? 127 : -128)
+                                     : std::clamp(int(std::lround(weight(rng))), -128, 127);
+          b[i] = bs ? uint8_t(int8_t(w)) : uint8_t(w + 128);
+        }
+        std::vector<int32_t> za, zb;
+        if (zform == 1) {
+          za = {131};
+          zb = {bs ? 5 : 120};
+        } else if (zform == 2) {
+          for (int64_t m = 0; m < cs.M; ++m) za.push_back(byte(rng));
+          for (int64_t n = 0; n < cs.N; ++n) zb.push_back(byte(rng) - (bs ? 128 : 0));
+        }
+        PackedBInt8 packed(cs.K, cs.N, b.data(), cs.N, bs);
+        packed.prepare_pairs();
+        ASSERT_TRUE(packed.pairs_ready());
+        int64_t fixes = 0;
+        for (int64_t p = 0; p < packed.panels(); ++p) fixes += packed.pair_fix_count(p);
+        if (cs.K >= 37) {
+          EXPECT_GT(fixes, 0) << "the case should clip some pairs";
+        }
+        std::vector<int32_t> c(size_t(cs.M * cs.N), -1);
+        igemm(cs.M, a.data(), cs.K, false, {za.data(), int64_t(za.size())}, packed,
+              {zb.data(), int64_t(zb.size())}, c.data(), cs.N, nullptr, IgemmPath::kAvx2);
+        ASSERT_EQ(c, reference(cs.M, cs.N, cs.K, a, false, b, bs, za, zb))
+            << "M " << cs.M << " N " << cs.N << " K " << cs.K << " b " << (bs ? "int8" : "uint8")
+            << " zero points form " << zform << ", " << fixes << " corrections";
+      }
+  // Uniform random bytes break the bound in about half the pairs: not
+  // prepared, and the AVX2 path keeps its int16 tile.
+  std::vector<uint8_t> b(64 * 64);
+  for (auto& v : b) v = uint8_t(byte(rng));
+  PackedBInt8 uniform(64, 64, b.data(), 64, true);
+  uniform.prepare_pairs();
+  EXPECT_FALSE(uniform.pairs_ready());
+}
+
 TEST(Igemm, WritesIntoAStridedOutputAndReadsAStridedA) {
   const int64_t M = 4, N = 70, K = 9, lda = 16, ldc = 100;
   std::vector<uint8_t> a(size_t(M * lda), 1), b(size_t(K * N));
@@ -121,23 +175,27 @@ namespace tessera::linalg {
 namespace {
 
 TEST(Igemm, VectorPackingMatchesThePortableOne) {
-  if (!detail::igemm_vbmi_available()) GTEST_SKIP() << "no AVX-512 VBMI on this CPU";
+  std::vector<std::pair<const char*, detail::IgemmPackWords>> packers;
+  if (detail::igemm_vbmi_available()) packers.push_back({"vbmi", detail::igemm_pack_words_vbmi});
+  if (detail::igemm_avx2_available()) packers.push_back({"avx2", detail::igemm_pack_words_avx2});
+  if (packers.empty()) GTEST_SKIP() << "no vector packer on this CPU";
   std::mt19937 rng(11);
   std::uniform_int_distribution<int> byte(0, 255);
-  for (int64_t width = 1; width <= 64; ++width)
-    for (uint32_t flip : {0u, 0x80808080u}) {
-      std::vector<uint8_t> rows(4 * 64);
-      for (auto& v : rows) v = uint8_t(byte(rng));
-      const uint8_t* const r[4] = {rows.data(), rows.data() + 64, rows.data() + 128,
-                                   rows.data() + 192};
-      std::vector<int8_t> want(256, 0), got(256, 0);
-      std::vector<int32_t> want_sums(64, 5), got_sums(64, 5);  // sums add to what is there
-      detail::igemm_pack_words_portable(r, width, flip, want.data(), want_sums.data());
-      detail::igemm_pack_words_vbmi(r, width, flip, got.data(), got_sums.data());
-      ASSERT_TRUE(std::equal(want.begin(), want.begin() + 4 * width, got.begin()))
-          << "width " << width;
-      ASSERT_EQ(want_sums, got_sums) << "width " << width;  // past width: untouched
-    }
+  for (const auto& [name, pack] : packers)
+    for (int64_t width = 1; width <= 64; ++width)
+      for (uint32_t flip : {0u, 0x80808080u}) {
+        std::vector<uint8_t> rows(4 * 64);
+        for (auto& v : rows) v = uint8_t(byte(rng));
+        const uint8_t* const r[4] = {rows.data(), rows.data() + 64, rows.data() + 128,
+                                     rows.data() + 192};
+        std::vector<int8_t> want(256, 0), got(256, 0);
+        std::vector<int32_t> want_sums(64, 5), got_sums(64, 5);  // sums add to what is there
+        detail::igemm_pack_words_portable(r, width, flip, want.data(), want_sums.data());
+        pack(r, width, flip, got.data(), got_sums.data());
+        ASSERT_TRUE(std::equal(want.begin(), want.begin() + 4 * width, got.begin()))
+            << name << " width " << width;
+        ASSERT_EQ(want_sums, got_sums) << name << " width " << width;  // past width: untouched
+      }
 }
 
 }  // namespace

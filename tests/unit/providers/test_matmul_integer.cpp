@@ -104,34 +104,38 @@ TEST(QLinearMatMul, FastPathGivesTheReferenceBytes) {
   // The packed GEMM's sums requantized as QLinearConv's are:
   // float(acc) * (a_scale * b_scale[n]) / y_scale, rounded half to even, plus
   // the zero point, clamped; per-tensor (the vector requantization) and
-  // per-column B, both signednesses, a batched A under one B.
+  // per-column B, both signednesses, a batched A under one B (one tall
+  // product, requantized in the tile) and under a batched B (a product per
+  // matrix).
   uint32_t seed = 300;
   for (DataType ta : {DataType::kUInt8, DataType::kInt8})
     for (DataType tb : {DataType::kUInt8, DataType::kInt8})
-      for (bool per_col : {false, true}) {
-        const int64_t batch = 2, M = 5, K = 70, N = 67;
-        const Tensor a = random_bytes(ta, Shape{batch, M, K}, seed++);
-        const Tensor b = random_bytes(tb, Shape{K, N}, seed++);
-        const Tensor za = random_bytes(ta, Shape{}, seed++);
-        const Tensor zb = random_bytes(tb, per_col ? Shape{N} : Shape{}, seed++);
-        Tensor bs(DataType::kFloat, per_col ? Shape{N} : Shape{});
-        for (int64_t n = 0; n < bs.num_elements(); ++n)
-          bs.mutable_data<float>()[n] = 0.0007f * float(n + 3);
-        const float as = 0.013f, ys = 0.9f;
-        const Tensor yz = Tensor::scalar<int8_t>(-5);
-        auto out = run_node(
-            "QLinearMatMul",
-            {a, Tensor::scalar<float>(as), za, b, bs, zb, Tensor::scalar<float>(ys), yz}, {}, 10);
-        const Tensor& y = out[0].tensor();
-        ASSERT_EQ(y.shape(), (Shape{batch, M, N}));
-        const auto acc = reference(a, b, &za, &zb);
-        for (size_t i = 0; i < acc.size(); ++i) {
-          const int64_t n = int64_t(i) % N;
-          const float real = float(acc[i]) * (as * bs.data<float>()[per_col ? n : 0]);
-          const float want = std::clamp(std::nearbyint(real / ys) - 5.0f, -128.0f, 127.0f);
-          ASSERT_EQ(float(y.data<int8_t>()[i]), want) << "element " << i;
+      for (bool per_col : {false, true})
+        for (bool b_batched : {false, true}) {
+          const int64_t batch = 2, M = 5, K = 70, N = 67;
+          const Tensor a = random_bytes(ta, Shape{batch, M, K}, seed++);
+          const Tensor b = random_bytes(tb, b_batched ? Shape{batch, K, N} : Shape{K, N}, seed++);
+          const Tensor za = random_bytes(ta, Shape{}, seed++);
+          const Tensor zb = random_bytes(tb, per_col ? Shape{N} : Shape{}, seed++);
+          Tensor bs(DataType::kFloat, per_col ? Shape{N} : Shape{});
+          for (int64_t n = 0; n < bs.num_elements(); ++n)
+            bs.mutable_data<float>()[n] = 0.0007f * float(n + 3);
+          const float as = 0.013f, ys = 0.9f;
+          const Tensor yz = Tensor::scalar<int8_t>(-5);
+          auto out = run_node(
+              "QLinearMatMul",
+              {a, Tensor::scalar<float>(as), za, b, bs, zb, Tensor::scalar<float>(ys), yz}, {}, 10);
+          const Tensor& y = out[0].tensor();
+          ASSERT_EQ(y.shape(), (Shape{batch, M, N}));
+          const auto acc = reference(a, b, &za, &zb);
+          for (size_t i = 0; i < acc.size(); ++i) {
+            const int64_t n = int64_t(i) % N;
+            const float real = float(acc[i]) * (as * bs.data<float>()[per_col ? n : 0]);
+            const float want = std::clamp(std::nearbyint(real / ys) - 5.0f, -128.0f, 127.0f);
+            ASSERT_EQ(float(y.data<int8_t>()[i]), want)
+                << "element " << i << (b_batched ? ", batched B" : ", one B");
+          }
         }
-      }
 }
 
 }  // namespace

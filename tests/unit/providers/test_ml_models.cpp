@@ -49,6 +49,51 @@ TEST(MlModels, LinearClassifierBinaryAddsSecondColumn) {
   expect_near(values(lg[1]), {sigmoid(0.5), sigmoid(-0.5), sigmoid(-4.5), sigmoid(4.5)});
 }
 
+// Many rows (the GEMM's whole tiles and its remainders) against a double
+// reference, for each post-transform of a multiclass model.
+TEST(MlModels, LinearClassifierManyRowsMatchesDoubleReference) {
+  const int64_t rows = 53, features = 37, classes = 7;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1, 1);
+  std::vector<float> x(static_cast<size_t>(rows * features)),
+      w(static_cast<size_t>(classes * features)), b(static_cast<size_t>(classes));
+  for (auto* v : {&x, &w, &b})
+    for (float& e : *v) e = u(rng);
+  std::vector<int64_t> labels;
+  for (int64_t c = 0; c < classes; ++c) labels.push_back(100 + c);
+  for (const char* pt : {"NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO"}) {
+    auto out = run_ml("LinearClassifier", {Tensor::from_vector<float>(x, Shape{rows, features})},
+                      {attr_floats("coefficients", w), attr_floats("intercepts", b),
+                       attr_ints("classlabels_ints", labels), attr_string("post_transform", pt)},
+                      1, 2);
+    std::vector<double> want, want_label;
+    for (int64_t n = 0; n < rows; ++n) {
+      std::vector<double> s(static_cast<size_t>(classes));
+      for (int64_t c = 0; c < classes; ++c) {
+        double acc = b[size_t(c)];
+        for (int64_t k = 0; k < features; ++k)
+          acc += double(x[size_t(n * features + k)]) * w[size_t(c * features + k)];
+        s[size_t(c)] = acc;
+      }
+      const std::string p = pt;
+      if (p == "LOGISTIC")
+        for (double& v : s) v = sigmoid(v);
+      if (p == "SOFTMAX" || p == "SOFTMAX_ZERO") {
+        const double mx = *std::max_element(s.begin(), s.end());
+        double sum = 0;
+        for (double& v : s) sum += (v = std::exp(v - mx));
+        for (double& v : s) v /= sum;
+      }
+      want_label.push_back(double(100 + (std::max_element(s.begin(), s.end()) - s.begin())));
+      want.insert(want.end(), s.begin(), s.end());
+    }
+    SCOPED_TRACE(pt);
+    EXPECT_EQ(out[1].tensor().shape(), (Shape{rows, classes}));
+    expect_near(values(out[1]), want, 1e-5);
+    EXPECT_EQ(values(out[0]), want_label);
+  }
+}
+
 TEST(MlModels, LinearRegressorSoftmax) {
   auto x = Tensor::from_vector<double>({1, 2}, Shape{2});
   auto out = run_ml("LinearRegressor", {x},
@@ -145,14 +190,16 @@ TEST(MlModels, TreeEnsembleRegressorAggregates) {
 }
 
 // Many rows through many trees (the kernel walks them tree by tree over all
-// rows) against a plain walk of each row through each tree in turn: complete
-// trees of depth 4 over 3 features, each leaf weighting both of 2 targets.
+// rows, in groups) against a plain walk of each row through each tree in
+// turn: complete trees of depth 4 over 3 features, each leaf weighting both
+// of 2 targets; some features NaN, which half the nodes send to the true
+// child.
 TEST(MlModels, TreeEnsembleRegressorManyRowsMatchPlainWalk) {
   const int trees = 7, depth = 4, features = 3, targets = 2, rows = 53;
   const int branches = (1 << depth) - 1, nodes = (1 << (depth + 1)) - 1;
   std::mt19937 rng(11);
   std::normal_distribution<float> normal(0.f, 1.f);
-  std::vector<int64_t> tid, nid, fid, tru, fal, ltid, lnid, lid;
+  std::vector<int64_t> tid, nid, fid, tru, fal, ltid, lnid, lid, miss;
   std::vector<float> thr, lw;
   std::vector<std::string> modes;
   for (int t = 0; t < trees; ++t)
@@ -162,22 +209,23 @@ TEST(MlModels, TreeEnsembleRegressorManyRowsMatchPlainWalk) {
       thr.push_back(leaf ? 0.f : normal(rng));
       modes.push_back(leaf ? "LEAF" : "BRANCH_LEQ");
       tru.push_back(leaf ? 0 : 2 * i + 1), fal.push_back(leaf ? 0 : 2 * i + 2);
+      miss.push_back(int64_t(rng() % 2));
       if (leaf)
         for (int k = 0; k < targets; ++k)
           ltid.push_back(t), lnid.push_back(i), lid.push_back(k), lw.push_back(normal(rng));
     }
   std::vector<float> xv(size_t(rows * features));
-  for (float& v : xv) v = normal(rng);
+  for (float& v : xv) v = rng() % 10 == 0 ? std::nanf("") : normal(rng);
   auto x = Tensor::from_vector<float>(xv, Shape{rows, features});
   for (const char* agg : {"SUM", "AVERAGE", "MIN", "MAX"}) {
     std::vector<ir::Attribute> a = {
-        attr_ints("nodes_treeids", tid),       attr_ints("nodes_nodeids", nid),
-        attr_ints("nodes_featureids", fid),    attr_floats("nodes_values", thr),
-        attr_strings("nodes_modes", modes),    attr_ints("nodes_truenodeids", tru),
-        attr_ints("nodes_falsenodeids", fal),  attr_ints("target_treeids", ltid),
-        attr_ints("target_nodeids", lnid),     attr_ints("target_ids", lid),
-        attr_floats("target_weights", lw),     attr_int("n_targets", targets),
-        attr_string("aggregate_function", agg)};
+        attr_ints("nodes_treeids", tid),        attr_ints("nodes_nodeids", nid),
+        attr_ints("nodes_featureids", fid),     attr_floats("nodes_values", thr),
+        attr_strings("nodes_modes", modes),     attr_ints("nodes_truenodeids", tru),
+        attr_ints("nodes_falsenodeids", fal),   attr_ints("target_treeids", ltid),
+        attr_ints("target_nodeids", lnid),      attr_ints("target_ids", lid),
+        attr_floats("target_weights", lw),      attr_int("n_targets", targets),
+        attr_string("aggregate_function", agg), attr_ints("nodes_missing_value_tracks_true", miss)};
     std::vector<double> want;
     for (int n = 0; n < rows; ++n) {
       std::vector<double> acc(targets, 0.0);
@@ -185,8 +233,9 @@ TEST(MlModels, TreeEnsembleRegressorManyRowsMatchPlainWalk) {
         int i = 0;
         while (i < branches) {
           const size_t at = size_t(t * nodes + i);
-          i = double(xv[size_t(n * features) + size_t(fid[at])]) <= double(thr[at]) ? 2 * i + 1
-                                                                                    : 2 * i + 2;
+          const double v = xv[size_t(n * features) + size_t(fid[at])];
+          const bool go = std::isnan(v) ? miss[at] == 1 : v <= double(thr[at]);
+          i = go ? 2 * i + 1 : 2 * i + 2;
         }
         for (int k = 0; k < targets; ++k) {
           const double w = lw[size_t(((t * (nodes - branches)) + (i - branches)) * targets + k)];

@@ -3,6 +3,7 @@
 #include "ops/type_inference.hpp"
 #include "providers/cpu/cpu_provider.hpp"
 #include "unit/providers/nn_test_helpers.hpp"
+#include "unit/providers/one_node_model.hpp"
 
 namespace tessera::test::nn {
 namespace {
@@ -315,6 +316,36 @@ TEST(NnConvTranspose, MatchesScatterDefinition) {
                        attr_ints("output_padding", {OP, OP})},
                       22);
   expect_near(out[0], want, Shape{1, M, O, O});
+}
+
+// Constant filters (an initializer) are packed once per group at kernel
+// creation; every run, and a second session sharing the packing, gives the
+// scatter definition: 2 groups, stride 2, pads 1.
+TEST(NnConvTranspose, ConstantFiltersPackedPerGroupMatchTheDefinition) {
+  const int64_t C = 4, M = 6, G = 2, H = 5, K = 3, S = 2, P = 1;
+  const int64_t Cg = C / G, Mg = M / G, O = S * (H - 1) + K - 2 * P;
+  auto x = random_floats(size_t(C * H * H), 15);
+  auto w = random_floats(size_t(C * Mg * K * K), 16);
+  std::vector<float> want(size_t(M * O * O), 0.f);
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t mg = 0; mg < Mg; ++mg)
+      for (int64_t ih = 0; ih < H; ++ih)
+        for (int64_t iw = 0; iw < H; ++iw)
+          for (int64_t kh = 0; kh < K; ++kh)
+            for (int64_t kw = 0; kw < K; ++kw) {
+              const int64_t oh = ih * S - P + kh, ow = iw * S - P + kw;
+              if (oh < 0 || oh >= O || ow < 0 || ow >= O) continue;
+              const int64_t m = (c / Cg) * Mg + mg;  // the output channel of c's group
+              want[size_t((m * O + oh) * O + ow)] +=
+                  x[size_t((c * H + ih) * H + iw)] * w[size_t(((c * Mg + mg) * K + kh) * K + kw)];
+            }
+  OneNode m("ConvTranspose", 22,
+            {attr_ints("strides", {S, S}), attr_ints("pads", {P, P, P, P}), attr_int("group", G)});
+  m.input("x", f32(x, Shape{1, C, H, H})).input("w", f32(w, Shape{C, Mg, K, K}), true).output("y");
+  for (int session = 0; session < 2; ++session) {
+    auto sess = Session::create_from_model(m.model, {}, {});
+    for (int run = 0; run < 2; ++run) expect_near(sess->run(m.feeds)[0], want, Shape{1, M, O, O});
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "linalg/vec_math.hpp"
 #include "providers/cpu/quant/element_io.hpp"
 
 namespace tessera::cpu::ml {
@@ -41,7 +42,8 @@ double probit(double v) { return 1.41421356 * erf_inv(v * 2 - 1); }
 void apply_post_transform(PostTransform pt, double* row, size_t n) {
   if (n == 0) return;
   switch (pt) {
-    case PostTransform::kNone: return;
+    case PostTransform::kNone:
+      return;
     case PostTransform::kLogistic:
       for (size_t i = 0; i < n; ++i) row[i] = logistic(row[i]);
       return;
@@ -64,6 +66,53 @@ void apply_post_transform(PostTransform pt, double* row, size_t n) {
       for (size_t i = 0; i < n; ++i) row[i] = s == 0 ? 0.5 : row[i] / s;
       return;
     }
+  }
+}
+
+void apply_post_transform_rows(PostTransform pt, float* scores, int64_t rows, int64_t n) {
+  const int64_t total = rows * n;
+  if (total == 0) return;
+  switch (pt) {
+    case PostTransform::kNone:
+      return;
+    case PostTransform::kLogistic:
+      // 1 / (1 + exp(-v)): exp's overflow to infinity gives the limit 0.
+      for (int64_t i = 0; i < total; ++i) scores[i] = -scores[i];
+      linalg::vec_exp(scores, scores, total);
+      for (int64_t i = 0; i < total; ++i) scores[i] = 1.0f / (1.0f + scores[i]);
+      return;
+    case PostTransform::kProbit:
+      for (int64_t i = 0; i < total; ++i) scores[i] = float(probit(scores[i]));
+      return;
+    case PostTransform::kSoftmax:
+      // exp(v - max of its row) / the row's sum.
+      for (int64_t r = 0; r < rows; ++r) {
+        float* row = scores + r * n;
+        const float mx = *std::max_element(row, row + n);
+        for (int64_t i = 0; i < n; ++i) row[i] -= mx;
+      }
+      linalg::vec_exp(scores, scores, total);
+      for (int64_t r = 0; r < rows; ++r) {
+        float* row = scores + r * n;
+        float s = 0;
+        for (int64_t i = 0; i < n; ++i) s += row[i];
+        const float inv = 1.0f / s;
+        for (int64_t i = 0; i < n; ++i) row[i] *= inv;
+      }
+      return;
+    case PostTransform::kSoftmaxZero:
+      // As the double version: exact zeros stay (scaled) zeros.
+      for (int64_t r = 0; r < rows; ++r) {
+        float* row = scores + r * n;
+        const float mx = *std::max_element(row, row + n), e = std::exp(-mx);
+        float s = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          row[i] = std::fabs(row[i]) > 1e-7f ? std::exp(row[i] - mx) : row[i] * e;
+          s += row[i];
+        }
+        for (int64_t i = 0; i < n; ++i) row[i] = s == 0 ? 0.5f : row[i] / s;
+      }
+      return;
   }
 }
 
@@ -91,6 +140,21 @@ Matrix read_matrix(const ep::KernelContext& ctx, const Tensor& x) {
     m.cols = x.shape().size_from(1);
   }
   m.data = read_as<double>(x);
+  return m;
+}
+
+FloatRows read_float_rows(const ep::KernelContext& ctx, const Tensor& x,
+                          std::vector<float>& storage) {
+  if (x.dtype() == DataType::kString) ctx.fail_node("X must be numeric, got ", x.description());
+  FloatRows m;
+  m.rows = x.rank() <= 1 ? 1 : x.shape()[0];
+  m.cols = x.rank() == 0 ? 1 : x.rank() == 1 ? x.shape()[0] : x.shape().size_from(1);
+  if (x.dtype() == DataType::kFloat) {
+    m.data = x.data<float>();
+  } else {
+    storage = read_as<float>(x);
+    m.data = storage.data();
+  }
   return m;
 }
 

@@ -18,6 +18,10 @@ enum class PostTransform { kNone = 0, kSoftmax = 1, kLogistic = 2, kSoftmaxZero 
 PostTransform parse_post_transform(const ep::KernelInfo& info, const std::string& s);
 // Applies the transform to one row of scores in place.
 void apply_post_transform(PostTransform pt, double* row, size_t n);
+// The same in float over `rows` rows of `n` scores (the linear models'),
+// softmax and logistic as one vector exp over all of them: a call per short
+// row would cost more than its few exps.
+void apply_post_transform_rows(PostTransform pt, float* scores, int64_t rows, int64_t n);
 double logistic(double v);
 double probit(double v);
 
@@ -30,6 +34,15 @@ struct Matrix {
   std::vector<double> data;
 };
 Matrix read_matrix(const ep::KernelContext& ctx, const Tensor& x);
+
+// Input X as [N, C] floats: a float tensor's own data, other numeric types
+// converted into `storage`.
+struct FloatRows {
+  int64_t rows = 0, cols = 0;
+  const float* data = nullptr;
+};
+FloatRows read_float_rows(const ep::KernelContext& ctx, const Tensor& x,
+                          std::vector<float>& storage);
 
 std::unique_ptr<ep::OpKernel> make_array_feature_extractor(const ep::KernelInfo& info);
 std::unique_ptr<ep::OpKernel> make_binarizer(const ep::KernelInfo& info);

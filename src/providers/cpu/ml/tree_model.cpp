@@ -94,15 +94,127 @@ void TreeModel::validate(const ep::KernelInfo& info) {
     int64_t d = depth_of(nodes, r, state, depth);
     if (d < 0) info.fail_node("the trees contain a cycle");
     max_depth = std::max(max_depth, d);
+    root_depth.push_back(d);
+  }
+  build_walk();
+}
+
+void TreeModel::build_walk() {
+  walk_mode = NodeMode::kLeaf;
+  walk.clear();
+  NodeMode mode = NodeMode::kLeaf;
+  for (const TreeNode& nd : nodes) {
+    if (nd.mode == NodeMode::kLeaf) continue;
+    if (nd.mode == NodeMode::kMember || (mode != NodeMode::kLeaf && nd.mode != mode)) return;
+    mode = nd.mode;
+  }
+  if (nodes.size() > size_t(std::numeric_limits<int32_t>::max()) ||
+      max_feature > std::numeric_limits<int32_t>::max())
+    return;
+  walk.resize(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const TreeNode& nd = nodes[i];
+    WalkNode& w = walk[i];
+    if (nd.mode == NodeMode::kLeaf) {
+      w = {0.0, 0, 0, {int32_t(i), int32_t(i)}};
+    } else {
+      w = {nd.value,
+           int32_t(nd.feature),
+           nd.missing_true ? 1 : 0,
+           {int32_t(nd.true_child), int32_t(nd.false_child)}};
+    }
+  }
+  walk_mode = mode;
+}
+
+namespace {
+
+template <NodeMode M>
+bool compare(double v, double value) {
+  if constexpr (M == NodeMode::kLeq) return v <= value;
+  if constexpr (M == NodeMode::kLt) return v < value;
+  if constexpr (M == NodeMode::kGte) return v >= value;
+  if constexpr (M == NodeMode::kGt) return v > value;
+  if constexpr (M == NodeMode::kEq) return v == value;
+  return v != value;
+}
+
+constexpr int64_t kWalkGroup = 16;  // rows walking one tree together
+
+// The leaf each of `rows` (<= kWalkGroup) rows reaches from `root` in
+// `depth` steps, into leaf[]: every row takes every step (a leaf leads to
+// itself), so no step branches on the data.
+template <NodeMode M>
+void walk_group(const WalkNode* walk, int32_t root, int64_t depth, const double* x, int64_t rows,
+                int64_t cols, int32_t* leaf) {
+  for (int64_t i = 0; i < rows; ++i) leaf[i] = root;
+  for (int64_t step = 0; step < depth; ++step)
+    for (int64_t i = 0; i < rows; ++i) {
+      const WalkNode& w = walk[leaf[i]];
+      const double v = x[i * cols + w.feature];
+      const bool go = compare<M>(v, w.value) | (std::isnan(v) & (w.missing_true != 0));
+      leaf[i] = w.child[go ? 0 : 1];
+    }
+}
+
+using WalkGroupFn = void (*)(const WalkNode*, int32_t, int64_t, const double*, int64_t, int64_t,
+                             int32_t*);
+
+WalkGroupFn walk_group_for(NodeMode mode) {
+  switch (mode) {
+    case NodeMode::kLeq:
+      return &walk_group<NodeMode::kLeq>;
+    case NodeMode::kLt:
+      return &walk_group<NodeMode::kLt>;
+    case NodeMode::kGte:
+      return &walk_group<NodeMode::kGte>;
+    case NodeMode::kGt:
+      return &walk_group<NodeMode::kGt>;
+    case NodeMode::kEq:
+      return &walk_group<NodeMode::kEq>;
+    case NodeMode::kNeq:
+      return &walk_group<NodeMode::kNeq>;
+    default:
+      return nullptr;
   }
 }
+
+}  // namespace
 
 void TreeModel::predict_rows(const double* x, int64_t rows, int64_t cols, Aggregate agg,
                              double* out) const {
   const int64_t T = n_targets;
   std::vector<char> seen(size_t(rows * T), 0);
   std::fill(out, out + rows * T, 0.0);
-  for (int64_t r : roots) {
+  // Row n's leaf `nd` of one tree, added to its scores.
+  auto add_leaf = [&](int64_t n, const TreeNode* nd) {
+    double* o_row = out + n * T;
+    char* s_row = seen.data() + n * T;
+    for (int64_t l = nd->leaf_begin; l < nd->leaf_end; ++l) {
+      const LeafWeight& w = leaves[size_t(l)];
+      double& o = o_row[w.target];
+      char& s = s_row[w.target];
+      if (agg == Aggregate::kMin)
+        o = s ? std::min(o, w.weight) : w.weight;
+      else if (agg == Aggregate::kMax)
+        o = s ? std::max(o, w.weight) : w.weight;
+      else
+        o += w.weight;
+      s = 1;
+    }
+  };
+  const WalkGroupFn walk_fn = cols > 0 && !walk.empty() ? walk_group_for(walk_mode) : nullptr;
+  for (size_t t = 0; t < roots.size(); ++t) {
+    const int64_t r = roots[t];
+    if (walk_fn) {
+      int32_t leaf[kWalkGroup];
+      for (int64_t n0 = 0; n0 < rows; n0 += kWalkGroup) {
+        const int64_t g = std::min(kWalkGroup, rows - n0);
+        walk_fn(walk.data(), int32_t(r), root_depth[t], x + n0 * cols, g, cols, leaf);
+        for (int64_t i = 0; i < g; ++i) add_leaf(n0 + i, &nodes[size_t(leaf[i])]);
+      }
+      continue;
+    }
     for (int64_t n = 0; n < rows; ++n) {
       const double* xr = x + n * cols;
       const TreeNode* nd = &nodes[size_t(r)];
@@ -138,20 +250,7 @@ void TreeModel::predict_rows(const double* x, int64_t rows, int64_t cols, Aggreg
         }
         nd = &nodes[size_t(go ? nd->true_child : nd->false_child)];
       }
-      double* o_row = out + n * T;
-      char* s_row = seen.data() + n * T;
-      for (int64_t l = nd->leaf_begin; l < nd->leaf_end; ++l) {
-        const LeafWeight& w = leaves[size_t(l)];
-        double& o = o_row[w.target];
-        char& s = s_row[w.target];
-        if (agg == Aggregate::kMin)
-          o = s ? std::min(o, w.weight) : w.weight;
-        else if (agg == Aggregate::kMax)
-          o = s ? std::max(o, w.weight) : w.weight;
-        else
-          o += w.weight;
-        s = 1;
-      }
+      add_leaf(n, nd);
     }
   }
   if (agg == Aggregate::kAverage && !roots.empty())

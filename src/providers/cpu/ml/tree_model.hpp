@@ -30,6 +30,15 @@ struct LeafWeight {
 
 enum class Aggregate { kAverage = 0, kSum = 1, kMin = 2, kMax = 3 };
 
+// A node as the branch-free walk reads it (TreeModel::walk): 24 bytes; a
+// leaf leads to itself, so a row that reaches its leaf early stays there.
+struct WalkNode {
+  double value;
+  int32_t feature;
+  int32_t missing_true;  // 1: a NaN feature takes the true child
+  int32_t child[2];      // true, false
+};
+
 struct TreeModel {
   std::vector<TreeNode> nodes;
   std::vector<double> sets;
@@ -37,10 +46,19 @@ struct TreeModel {
   std::vector<int64_t> roots;
   int64_t n_targets = 0;
   int64_t max_feature = -1;
-  int64_t max_depth = 0;  // longest root-to-leaf path, bounds every walk
+  int64_t max_depth = 0;            // longest root-to-leaf path, bounds every walk
+  std::vector<int64_t> root_depth;  // each tree's longest path
+  // Where every branch node has one comparison mode other than BRANCH_MEMBER
+  // (walk_mode), the nodes again as WalkNodes: rows then walk each tree in
+  // groups, each step a comparison that picks the child by index rather
+  // than by a branch, the rows' chains of loads overlapping. kLeaf: none.
+  NodeMode walk_mode = NodeMode::kLeaf;
+  std::vector<WalkNode> walk;
 
-  // Checks children, leaf ranges and targets, rejects cycles, sets max_*.
+  // Checks children, leaf ranges and targets, rejects cycles, sets max_*,
+  // root_depth and the walk form.
   void validate(const ep::KernelInfo& info);
+  void build_walk();
   // Aggregated (not post-transformed) scores of `rows` rows of x (`cols`
   // features each), `n_targets` per row into out. Tree by tree over all the
   // rows, so that one tree's nodes stay in cache while every row walks it;

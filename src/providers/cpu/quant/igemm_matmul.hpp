@@ -22,9 +22,23 @@ std::shared_ptr<const linalg::PackedBInt8> pack_constant_int8_b(const ep::Kernel
 // with nothing written, where the operands or zero points are outside what igemm takes: types other
 // than int8/uint8, zero points other than a scalar or a 1-D vector (per row of A, per column of B).
 // With `into` (and no to_float), the int32 product goes there instead of to
-// output 0.
+// output 0; with `each` (and neither), each finished run of it goes to
+// each(row, n0, width, values) while in cache, `row` counting the output's
+// rows through all batches (QLinearMatMul requantizes there).
 bool igemm_matmul(ep::KernelContext& ctx, const MatMulPlan& plan, const Tensor& a, const Tensor& b,
                   const Tensor* azp, const Tensor* bzp, const linalg::PackedBInt8* packed,
-                  const linalg::IgemmToFloat* to_float = nullptr, int32_t* into = nullptr);
+                  const linalg::IgemmToFloat* to_float = nullptr, int32_t* into = nullptr,
+                  const linalg::IgemmStore* each = nullptr);
+
+// QLinearMatMul's product with one requantization multiplier for all of it:
+// out (plan.out, row-major bytes) = linalg::igemm_requantize of a and b with
+// `mult` for every row and q's y_scale, y_zero and bounds (q.y, q.ldy, q.mult
+// and q.bias are set here), so on VNNI the tile requantizes in registers.
+// False, with nothing written, where igemm_matmul would decline or the
+// batches are not one tall A over one B.
+bool igemm_matmul_requantize(ep::KernelContext& ctx, const MatMulPlan& plan, const Tensor& a,
+                             const Tensor& b, const Tensor* azp, const Tensor* bzp,
+                             const linalg::PackedBInt8* packed, float mult,
+                             linalg::IgemmRequantize q, uint8_t* out);
 
 }  // namespace tessera::cpu

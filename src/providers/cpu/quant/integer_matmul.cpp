@@ -109,9 +109,9 @@ class MatMulIntegerKernel : public ep::OpKernel {
 // QLinearMatMul's fast path: 8-bit A and B, per-tensor A, y_scale and
 // y_zero_point, B's scale per tensor or per column, 8-bit output, and K
 // small enough (at most 33025) that no sum of K products of 255 x 255 leaves
-// int32: the exact sums come from the packed integer GEMM, then each is
-// requantized in the reference's float arithmetic, value by value, so the
-// bytes are the reference loop's.
+// int32: the exact sums come from the packed integer GEMM, and each run of
+// them is requantized as the tile hands it out, in the reference's float
+// arithmetic, value by value, so the bytes are the reference loop's.
 bool qlinear_matmul_fast(ep::KernelContext& ctx, const MatMulPlan& p, const Tensor& a,
                          const Tensor& b, const linalg::PackedBInt8* packed) {
   const Tensor& as = ctx.required_input(1);
@@ -128,38 +128,40 @@ bool qlinear_matmul_fast(ep::KernelContext& ctx, const MatMulPlan& p, const Tens
       !scalar(azp) || !scalar(&ys) || !scalar(&yzp) || !(scalar(&bs) || b_per_col) ||
       !(scalar(bzp) || (bzp->rank() == 1 && bzp->shape()[0] == p.N)))
     return false;
-  const int64_t rows = p.batch * p.M;
-  HostVector<int32_t> acc(size_t(rows * p.N));
-  if (!igemm_matmul(ctx, p, a, b, azp, bzp, packed, nullptr, acc.data())) return false;
-  Tensor& y = ctx.output(0, p.out, yzp.dtype());
   const float a_s = as.data<float>()[0], y_s = ys.data<float>()[0];
   const float zp = float(yzp.element_as_double(0));
   const bool is_signed = yzp.dtype() == DataType::kInt8;
   const float lo = is_signed ? -128.f : 0.f, hi = is_signed ? 127.f : 255.f;
-  auto* out = static_cast<uint8_t*>(y.mutable_raw_data());
   const float* b_s = bs.data<float>();
+  uint8_t* out = nullptr;
+  const linalg::IgemmStore requant = [&](int64_t row, int64_t n0, int64_t width, const int32_t* v) {
+    uint8_t* o = out + row * p.N + n0;
+    if (!b_per_col) {
+      // One scale for all of B: the vector requantization QLinearConv uses
+      // (multiplier a_scale * b_scale, as the per-column loop below).
+      linalg::requantize(v, width, 0, a_s * b_s[0], y_s, int32_t(zp), int32_t(lo), int32_t(hi), o);
+      return;
+    }
+    for (int64_t j = 0; j < width; ++j) {
+      const float real = float(v[j]) * (a_s * b_s[n0 + j]);
+      const float r = round_half_even(real / y_s) + zp;
+      const float c = std::isnan(r) ? lo : std::clamp(r, lo, hi);  // NaN: zero scales only
+      o[j] = is_signed ? uint8_t(int8_t(c)) : uint8_t(c);
+    }
+  };
+  // (The checks above leave igemm_matmul nothing to decline.)
+  Tensor& y = ctx.output(0, p.out, yzp.dtype());
+  out = static_cast<uint8_t*>(y.mutable_raw_data());
   if (!b_per_col) {
-    // One scale for all of B: the vector requantization QLinearConv uses
-    // (multiplier a_scale * b_scale, as the per-column loop below), rows at a time.
-    const float mult = a_s * b_s[0];
-    const int32_t lo_i = int32_t(lo), hi_i = int32_t(hi);
-    ctx.thread_pool().parallel_for(rows, double(p.N), [&](int64_t r0, int64_t r1) {
-      linalg::requantize(acc.data() + r0 * p.N, (r1 - r0) * p.N, 0, mult, y_s, int32_t(zp), lo_i,
-                         hi_i, out + r0 * p.N);
-    });
-    return true;
+    // One multiplier for the whole product: the requantizing tile.
+    linalg::IgemmRequantize q;
+    q.y_scale = y_s;
+    q.y_zero = int32_t(zp);
+    q.lo = int32_t(lo);
+    q.hi = int32_t(hi);
+    if (igemm_matmul_requantize(ctx, p, a, b, azp, bzp, packed, a_s * b_s[0], q, out)) return true;
   }
-  ctx.thread_pool().parallel_for(rows, double(p.N) * 4, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
-      for (int64_t n = 0; n < p.N; ++n) {
-        const size_t i = size_t(r * p.N + n);
-        const float real = float(acc[i]) * (a_s * b_s[n]);
-        const float r = round_half_even(real / y_s) + zp;
-        const float v = std::isnan(r) ? lo : std::clamp(r, lo, hi);  // NaN: zero scales only
-        out[i] = is_signed ? uint8_t(int8_t(v)) : uint8_t(v);
-      }
-  });
-  return true;
+  return igemm_matmul(ctx, p, a, b, azp, bzp, packed, nullptr, nullptr, &requant);
 }
 
 class QLinearMatMulKernel : public ep::OpKernel {

@@ -1,7 +1,8 @@
 // NonMaxSuppression (opsets 10, 11): greedy per (batch, class) selection by
 // descending score, suppressing boxes whose IoU with a kept box exceeds the threshold.
 #include <algorithm>
-#include <numeric>
+#include <utility>
+#include <vector>
 
 #include "linalg/box_overlap.hpp"
 #include "providers/cpu/vision/vision_kernels.hpp"
@@ -73,40 +74,54 @@ class NonMaxSuppressionKernel : public ep::OpKernel {
     const int64_t B = boxes.shape()[0], S = boxes.shape()[1], C = scores.shape()[1];
     const float* bd = boxes.data<float>();
     const float* sd = scores.data<float>();
-    std::vector<int64_t> sel;
-    KeptBoxes kept;
-    if (max_out > 0) {
-      for (int64_t b = 0; b < B; ++b) {
-        std::vector<Box> bx(static_cast<size_t>(S));
-        for (int64_t s = 0; s < S; ++s) {
-          const float* p = bd + (b * S + s) * 4;
-          Box& o = bx[size_t(s)];
-          if (center_ == 1) {
-            o = {p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
-          } else {  // any diagonal pair of corners
-            o = {std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]),
-                 std::max(p[1], p[3])};
-          }
-        }
-        for (int64_t c = 0; c < C; ++c) {
-          const float* sc = sd + (b * C + c) * S;
-          std::vector<int64_t> order;
-          for (int64_t s = 0; s < S; ++s)
-            if (!has_score_th || sc[s] >= score_th) order.push_back(s);
-          std::stable_sort(order.begin(), order.end(),
-                           [&](int64_t x, int64_t y) { return sc[x] > sc[y]; });
-          kept.clear();
-          for (int64_t s : order) {
-            if (int64_t(kept.size()) >= max_out) break;
-            if (overlaps_any(kept, bx[size_t(s)], iou_th)) continue;
-            kept.push(bx[size_t(s)]);
-            sel.insert(sel.end(), {b, c, s});
-          }
-        }
+    // Boxes in corner form, per batch.
+    std::vector<Box> bx(static_cast<size_t>(max_out > 0 ? B * S : 0));
+    for (int64_t i = 0; i < int64_t(bx.size()); ++i) {
+      const float* p = bd + i * 4;
+      Box& o = bx[size_t(i)];
+      if (center_ == 1) {
+        o = {p[1] - p[3] / 2, p[0] - p[2] / 2, p[1] + p[3] / 2, p[0] + p[2] / 2};
+      } else {  // any diagonal pair of corners
+        o = {std::min(p[0], p[2]), std::min(p[1], p[3]), std::max(p[0], p[2]),
+             std::max(p[1], p[3])};
       }
     }
-    Tensor& y = ctx.output(0, Shape{int64_t(sel.size() / 3), 3}, DataType::kInt64);
-    std::copy(sel.begin(), sel.end(), y.mutable_data<int64_t>());
+    // Each (batch, class) is independent: they run in parallel, each into
+    // its own list, and the lists are joined in (batch, class) order.
+    const int64_t pairs = max_out > 0 ? B * C : 0;
+    std::vector<std::vector<int64_t>> picked(static_cast<size_t>(pairs));
+    auto run = [&](int64_t begin, int64_t end) {
+      KeptBoxes kept;
+      std::vector<std::pair<float, int64_t>> order;
+      for (int64_t bc = begin; bc < end; ++bc) {
+        const int64_t b = bc / C, c = bc % C;
+        const float* sc = sd + bc * S;
+        const Box* boxes_b = bx.data() + b * S;
+        order.clear();
+        for (int64_t s = 0; s < S; ++s)
+          if (!has_score_th || sc[s] >= score_th) order.emplace_back(sc[s], s);
+        // Descending score, ties by ascending index: the order a stable sort
+        // by score gives, as one contiguous sort of (score, index) pairs.
+        std::sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+          return x.first > y.first || (x.first == y.first && x.second < y.second);
+        });
+        kept.clear();
+        std::vector<int64_t>& out = picked[size_t(bc)];
+        for (const auto& candidate : order) {
+          const int64_t s = candidate.second;
+          if (int64_t(kept.size()) >= max_out) break;
+          if (overlaps_any(kept, boxes_b[s], iou_th)) continue;
+          kept.push(boxes_b[s]);
+          out.insert(out.end(), {b, c, s});
+        }
+      }
+    };
+    ctx.thread_pool().parallel_for(pairs, double(8 * S), run);
+    size_t total = 0;
+    for (const auto& p : picked) total += p.size();
+    Tensor& y = ctx.output(0, Shape{int64_t(total / 3), 3}, DataType::kInt64);
+    int64_t* yd = y.mutable_data<int64_t>();
+    for (const auto& p : picked) yd = std::copy(p.begin(), p.end(), yd);
   }
 
  private:
