@@ -8,7 +8,6 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "core/logging.hpp"
 #include "onnx/model_reader.hpp"
 
 namespace tessera::python {
@@ -85,7 +84,7 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
     }
   }
   SessionOptions opts = chosen->options;
-  if (!chosen->log_severity_level_set) opts.log_severity_level = static_cast<int>(log_severity());
+  if (!chosen->log_severity_level_set) opts.log_severity_level = -1;
   for (const auto& [name, value] : chosen->initializers) opts.add_initializer(name, value.tensor());
   session_ = Session::create_from_model(std::move(m), opts, specs);
 }
