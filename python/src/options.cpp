@@ -53,14 +53,17 @@ void bind_session_options(py::module_& m) {
   option(c, "profile_file_prefix", &SessionOptions::profile_file_prefix);
   option(c, "optimized_model_filepath", &SessionOptions::optimized_model_filepath);
   c.def_property(
-      "log_severity_level", [](const O& o) { return o.options.log_severity_level; },
+      "log_severity_level",
+      // Unset, the session follows the default logger's severity; the field
+      // reads as onnxruntime's documented default.
+      [](const O& o) { return o.log_severity_level_set ? o.options.log_severity_level : 2; },
       [](O& o, int v) {
         o.options.log_severity_level = v;
         o.log_severity_level_set = true;
       });
   option(c, "logid", &SessionOptions::log_id);
   option(c, "enable_cpu_mem_arena", &SessionOptions::enable_cpu_mem_arena);
-  c.def_readwrite("log_verbosity_level", &O::log_verbosity_level);
+  option(c, "log_verbosity_level", &SessionOptions::log_verbosity_level);
   c.def_readwrite("enable_mem_pattern", &O::enable_mem_pattern);
   c.def_readwrite("enable_mem_reuse", &O::enable_mem_reuse);
   c.def_readwrite("use_deterministic_compute", &O::use_deterministic_compute);
@@ -136,8 +139,8 @@ void bind_run_options(py::module_& m) {
       "log_severity_level", [](const R& r) { return r.options.log_severity_level; },
       [](R& r, int v) { r.options.log_severity_level = v; });
   c.def_property(
-      "log_verbosity_level", [](const R& r) { return r.log_verbosity_level; },
-      [](R& r, int v) { r.log_verbosity_level = v; });
+      "log_verbosity_level", [](const R& r) { return r.options.log_verbosity_level; },
+      [](R& r, int v) { r.options.log_verbosity_level = v; });
   c.def_property(
       "logid", [](const R& r) { return r.options.log_tag; },
       [](R& r, const std::string& v) { r.options.log_tag = v; });

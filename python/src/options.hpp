@@ -17,11 +17,10 @@ struct PySessionOptions {
   bool enable_mem_pattern = true;
   bool enable_mem_reuse = true;
   bool use_deterministic_compute = false;
-  int log_verbosity_level = 0;
   // Whether the application chose log_severity_level. A session whose
-  // options leave it unset logs at the default logger's severity
-  // (set_default_logger_severity, set_default_logger_callback), as in
-  // onnxruntime, rather than resetting that severity to the field's default.
+  // options leave it unset has a logger that follows the default logger's
+  // severity (set_default_logger_severity, set_default_logger_callback), as
+  // in onnxruntime.
   bool log_severity_level_set = false;
   // Tensors that replace graph initializers of the same name at load.
   std::map<std::string, Value> initializers;
@@ -29,7 +28,6 @@ struct PySessionOptions {
 
 struct PyRunOptions {
   RunOptions options;
-  int log_verbosity_level = 0;
   bool only_execute_path_to_fetches = false;
 };
 

@@ -8,7 +8,6 @@
 
 #include "bindings.hpp"
 #include "convert.hpp"
-#include "core/logging.hpp"
 #include "onnx/model_reader.hpp"
 
 namespace tessera::python {
@@ -33,25 +32,10 @@ py::list io_infos(const std::vector<IoInfo>& infos) {
   return out;
 }
 
-// Only free dimensions change: a fixed size in the model stays as it is.
-void apply_dim_overrides(ir::Graph& g, const DimOverrides& overrides) {
-  for (const auto& [name, index, size] : overrides) {
-    check(size >= 0, "free dimension ", index, " of input '", name, "' cannot be overridden with ",
-          size);
-    for (auto& in : g.inputs) {
-      if (in.name != name || !in.type.shape) continue;
-      auto& dims = *in.type.shape;
-      if (index >= 0 && size_t(index) < dims.size() && !dims[size_t(index)].value)
-        dims[size_t(index)].value = size;
-    }
-  }
-}
-
 }  // namespace
 
 PySession::PySession(const py::object& model, const PySessionOptions& options,
-                     const ProviderList& providers, const DimOverrides& dim_overrides,
-                     const py::object& options_from_metadata) {
+                     const ProviderList& providers, const py::object& options_from_metadata) {
   const bool from_bytes = py::isinstance<py::bytes>(model);
   std::string source =
       from_bytes ? std::string(model.cast<py::bytes>()) : std::string(py::str(model));
@@ -67,11 +51,12 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
   onnx::SuppliedExternalData supplied;
   supplied.initializers = &handed_in;
   supplied.files = &options.options.external_files_in_memory;
+  supplied.free_dimension_overrides_by_denotation =
+      &options.options.free_dimension_overrides_by_denotation;
   py::gil_scoped_release release;
   ir::Model m = from_bytes
                     ? onnx::parse_model(source.data(), source.size(), "", "<model bytes>", supplied)
                     : onnx::load_model(source, supplied);
-  apply_dim_overrides(m.graph, dim_overrides);
   const PySessionOptions* chosen = &options;
   PySessionOptions from_metadata;
   if (!options_from_metadata.is_none()) {
@@ -85,7 +70,7 @@ PySession::PySession(const py::object& model, const PySessionOptions& options,
     }
   }
   SessionOptions opts = chosen->options;
-  if (!chosen->log_severity_level_set) opts.log_severity_level = static_cast<int>(log_severity());
+  if (!chosen->log_severity_level_set) opts.log_severity_level = -1;
   for (const auto& [name, value] : chosen->initializers) opts.add_initializer(name, value.tensor());
   session_ = Session::create_from_model(std::move(m), opts, specs);
 }
@@ -144,9 +129,9 @@ void bind_session(py::module_& m) {
       py::arg("model"));
   py::class_<PySession> c(m, "Session");
   c.def(py::init<const py::object&, const PySessionOptions&, const ProviderList&,
-                 const DimOverrides&, const py::object&>(),
+                 const py::object&>(),
         py::arg("model"), py::arg("options"), py::arg("providers"),
-        py::arg("dim_overrides") = DimOverrides{}, py::arg("options_from_metadata") = py::none());
+        py::arg("options_from_metadata") = py::none());
   c.def("run", &PySession::run, py::arg("feeds"), py::arg("output_names"),
         py::arg("run_options") = nullptr);
   c.def("inputs", [](const PySession& s) { return io_infos(s.session().inputs()); });

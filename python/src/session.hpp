@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -17,9 +16,6 @@ namespace tessera::python {
 namespace py = pybind11;
 
 using ProviderList = std::vector<std::pair<std::string, std::map<std::string, std::string>>>;
-// (graph input, dimension index, size): free dimensions fixed before the
-// session is made (how the Python layer applies overrides by denotation).
-using DimOverrides = std::vector<std::tuple<std::string, int, int64_t>>;
 
 class PySession {
  public:
@@ -27,7 +23,6 @@ class PySession {
   // metadata_props (a dict) once the model is loaded and may return other
   // options to create the session with (None keeps `options`).
   PySession(const py::object& model, const PySessionOptions& options, const ProviderList& providers,
-            const DimOverrides& dim_overrides = {},
             const py::object& options_from_metadata = py::none());
   std::vector<Value> run(const std::vector<std::pair<std::string, Value>>& feeds,
                          const std::vector<std::string>& output_names,

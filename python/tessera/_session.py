@@ -5,7 +5,7 @@ import json
 import os
 import threading
 
-from . import _C, _capi_types, _denotation, _providers, _types
+from . import _C, _capi_types, _providers, _types
 from ._iobinding import IOBinding, SessionIOBinding
 
 # Whether set_global_thread_pool_sizes made the process's shared pools: from
@@ -139,9 +139,6 @@ class InferenceSession:
     def _create(self, providers, provider_options):
         specs = _providers.normalize(providers, provider_options)
         source = self._model_path if self._model_bytes is None else self._model_bytes
-        fixed = _denotation.dim_overrides(
-            self._model_path, self._model_bytes,
-            self._sess_options.get_free_dimension_overrides_by_denotation())
         options = _options_for_run(self._sess_options)
         from_model = None
         if os.environ.get("ORT_LOAD_CONFIG_FROM_MODEL") == "1":
@@ -154,7 +151,7 @@ class InferenceSession:
                     self._sess_options = updated
                 return updated
 
-        self._sess = _C.Session(source, options, specs, fixed, from_model)
+        self._sess = _C.Session(source, options, specs, from_model)
         self._inputs_meta = [NodeArg(*i) for i in self._sess.inputs()]
         self._outputs_meta = [NodeArg(*o) for o in self._sess.outputs()]
         self._overridable_meta = [NodeArg(*o) for o in self._sess.overridable_initializers()]

@@ -15,6 +15,7 @@ std::function<void(Severity, const std::string&)> g_sink;
 // Shared so that a record being delivered keeps its sink alive while another
 // thread replaces it.
 std::shared_ptr<const LogRecordSink> g_record_sink;
+thread_local const Logger* t_logger = nullptr;
 const char* sev_letter(Severity s) {
   static const char* names[] = {"V", "I", "W", "E", "F"};
   return names[int(s)];
@@ -23,6 +24,15 @@ const char* sev_letter(Severity s) {
 
 void set_log_severity(Severity s) { g_severity = int(s); }
 Severity log_severity() { return Severity(g_severity.load()); }
+
+LoggerScope::LoggerScope(const Logger& logger) : previous_(t_logger) { t_logger = &logger; }
+LoggerScope::~LoggerScope() { t_logger = previous_; }
+const Logger* current_logger() { return t_logger; }
+
+Severity active_log_severity() {
+  if (t_logger != nullptr && t_logger->severity >= 0) return Severity(t_logger->severity);
+  return log_severity();
+}
 
 void set_log_sink(std::function<void(Severity, const std::string&)> sink) {
   std::lock_guard<std::mutex> lock(g_mu);
@@ -47,13 +57,19 @@ void log_line(Severity s, const std::string& tag, const std::string& message) {
     std::lock_guard<std::mutex> lock(g_mu);
     record_sink = g_record_sink;
   }
+  const std::string& id = t_logger != nullptr ? t_logger->id : tag;
+  const bool own_id = t_logger != nullptr && !id.empty();
   if (record_sink) {
-    (*record_sink)(s, tag, message);
+    (*record_sink)(s, own_id ? id : tag, message);
     return;
   }
+  // The line names the logger's id and the part of the runtime that logged.
+  std::string prefix = own_id && !tag.empty() && tag != id ? str_cat(id, " ", tag)
+                       : own_id                            ? id
+                                                           : tag;
   std::lock_guard<std::mutex> lock(g_mu);
   std::string line =
-      str_cat("[tessera ", sev_letter(s), (tag.empty() ? "" : " "), tag, "] ", message);
+      str_cat("[tessera ", sev_letter(s), (prefix.empty() ? "" : " "), prefix, "] ", message);
   if (g_sink) {
     g_sink(s, line);
   } else {

@@ -10,8 +10,10 @@
 
 namespace tessera::onnx {
 
-// Data the application supplies for a model's external data (onnxruntime's
-// add_external_initializers and add_external_initializers_from_files_in_memory).
+// What the application supplies to the model reader: data for a model's
+// external data (onnxruntime's add_external_initializers and
+// add_external_initializers_from_files_in_memory), and sizes for free input
+// dimensions by denotation.
 struct SuppliedExternalData {
   // Main-graph initializers the application hands in, by name: the model's
   // data for them is never read (their files need not exist), and each must
@@ -20,6 +22,12 @@ struct SuppliedExternalData {
   // The contents of external data files, by the location the model names them
   // with; read in place of the file system.
   const std::map<std::string, std::shared_ptr<const std::string>>* files = nullptr;
+  // Sizes for the main graph inputs' free dimensions by their denotation
+  // (TensorShapeProto.Dimension.denotation, such as "DATA_BATCH"; onnxruntime's
+  // add_free_dimension_override_by_denotation). The reader fixes them as it
+  // reads the inputs, since the IR keeps no denotation per dimension; a fixed
+  // dimension keeps its size.
+  const std::map<std::string, int64_t>* free_dimension_overrides_by_denotation = nullptr;
 };
 
 // Resolves `location` against `base_dir` and returns the canonical path of the

@@ -52,6 +52,10 @@ class ProtoReader {
   // Set while the model's own graph is read (the application's initializers
   // replace the main graph's only, not those of subgraphs).
   bool main_graph_next_ = false;
+  // While a main graph input is read with overrides by denotation: the
+  // denotation of each dimension of the shape read last.
+  std::vector<std::string>* dim_denotations_ = nullptr;
+  ir::ValueInfo graph_input(std::string_view bytes, bool main_graph);
 };
 
 ir::Model ProtoReader::model(std::string_view bytes) {
@@ -61,12 +65,24 @@ ir::Model ProtoReader::model(std::string_view bytes) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case 1: m.ir_version = r.as_int64(f, "ir_version"); break;
-      case 2: m.producer_name = r.as_string(f, "producer_name"); break;
-      case 3: m.producer_version = r.as_string(f, "producer_version"); break;
-      case 4: m.domain = r.as_string(f, "domain"); break;
-      case 5: m.model_version = r.as_int64(f, "model_version"); break;
-      case 6: m.doc_string = r.as_string(f, "doc_string"); break;
+      case 1:
+        m.ir_version = r.as_int64(f, "ir_version");
+        break;
+      case 2:
+        m.producer_name = r.as_string(f, "producer_name");
+        break;
+      case 3:
+        m.producer_version = r.as_string(f, "producer_version");
+        break;
+      case 4:
+        m.domain = r.as_string(f, "domain");
+        break;
+      case 5:
+        m.model_version = r.as_int64(f, "model_version");
+        break;
+      case 6:
+        m.doc_string = r.as_string(f, "doc_string");
+        break;
       case 7:
         main_graph_next_ = true;
         m.graph = nested(r, f, "graph", -1, [&](std::string_view b) { return graph(b); });
@@ -77,15 +93,15 @@ ir::Model ProtoReader::model(std::string_view bytes) {
                                          [&](std::string_view b) { return opset(b); }));
         break;
       case 14:
-        m.metadata_props.push_back(nested(r, f, "metadata_props",
-                                          int64_t(m.metadata_props.size()),
+        m.metadata_props.push_back(nested(r, f, "metadata_props", int64_t(m.metadata_props.size()),
                                           [&](std::string_view b) { return string_pair(b); }));
         break;
       case 25:
         m.functions.push_back(nested(r, f, "functions", int64_t(m.functions.size()),
                                      [&](std::string_view b) { return function(b); }));
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (!has_graph) ctx_.fail("not an ONNX model: ModelProto has no graph");
@@ -112,7 +128,9 @@ ir::Graph ProtoReader::graph(std::string_view bytes) {
         g.nodes.push_back(nested(r, f, "node", int64_t(g.nodes.size()),
                                  [&](std::string_view b) { return node(b); }));
         break;
-      case 2: g.name = r.as_string(f, "name"); break;
+      case 2:
+        g.name = r.as_string(f, "name");
+        break;
       case 5: {
         std::string name;
         Tensor t = nested(r, f, "initializer", n_init++,
@@ -127,10 +145,12 @@ ir::Graph ProtoReader::graph(std::string_view bytes) {
         add_initializer(std::move(name), std::move(t));
         break;
       }
-      case 10: g.doc_string = r.as_string(f, "doc_string"); break;
+      case 10:
+        g.doc_string = r.as_string(f, "doc_string");
+        break;
       case 11:
         g.inputs.push_back(nested(r, f, "input", int64_t(g.inputs.size()),
-                                  [&](std::string_view b) { return value_info(b); }));
+                                  [&](std::string_view b) { return graph_input(b, main_graph); }));
         break;
       case 12:
         g.outputs.push_back(nested(r, f, "output", int64_t(g.outputs.size()),
@@ -140,7 +160,8 @@ ir::Graph ProtoReader::graph(std::string_view bytes) {
         g.value_info.push_back(nested(r, f, "value_info", int64_t(g.value_info.size()),
                                       [&](std::string_view b) { return value_info(b); }));
         break;
-      default: break;
+      default:
+        break;
     }
   }
   return g;
@@ -152,18 +173,33 @@ ir::Node ProtoReader::node(std::string_view bytes) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case 1: n.inputs.push_back(r.as_string(f, "input")); break;
-      case 2: n.outputs.push_back(r.as_string(f, "output")); break;
-      case 3: n.name = r.as_string(f, "name"); break;
-      case 4: n.op_type = r.as_string(f, "op_type"); break;
+      case 1:
+        n.inputs.push_back(r.as_string(f, "input"));
+        break;
+      case 2:
+        n.outputs.push_back(r.as_string(f, "output"));
+        break;
+      case 3:
+        n.name = r.as_string(f, "name");
+        break;
+      case 4:
+        n.op_type = r.as_string(f, "op_type");
+        break;
       case 5:
         n.attributes.push_back(nested(r, f, "attribute", int64_t(n.attributes.size()),
                                       [&](std::string_view b) { return attribute(b); }));
         break;
-      case 6: n.doc_string = r.as_string(f, "doc_string"); break;
-      case 7: n.domain = r.as_string(f, "domain"); break;
-      case 8: n.overload = r.as_string(f, "overload"); break;
-      default: break;
+      case 6:
+        n.doc_string = r.as_string(f, "doc_string");
+        break;
+      case 7:
+        n.domain = r.as_string(f, "domain");
+        break;
+      case 8:
+        n.overload = r.as_string(f, "overload");
+        break;
+      default:
+        break;
     }
   }
   return n;
@@ -179,10 +215,18 @@ ir::Attribute ProtoReader::attribute(std::string_view bytes) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case 1: a.name = r.as_string(f, "name"); break;
-      case 21: a.ref_attr_name = r.as_string(f, "ref_attr_name"); break;
-      case 13: a.doc_string = r.as_string(f, "doc_string"); break;
-      case 20: type_value = r.as_int32(f, "type"); break;
+      case 1:
+        a.name = r.as_string(f, "name");
+        break;
+      case 21:
+        a.ref_attr_name = r.as_string(f, "ref_attr_name");
+        break;
+      case 13:
+        a.doc_string = r.as_string(f, "doc_string");
+        break;
+      case 20:
+        type_value = r.as_int32(f, "type");
+        break;
       case 2:
         a.f = r.as_float(f, "f");
         seen.insert(AttrType::kFloat);
@@ -230,9 +274,9 @@ ir::Attribute ProtoReader::attribute(std::string_view bytes) {
         seen.insert(AttrType::kTensors);
         break;
       case 11:
-        a.graphs.push_back(nested(r, f, "graphs", int64_t(a.graphs.size()), [&](std::string_view b) {
-          return std::make_shared<ir::Graph>(graph(b));
-        }));
+        a.graphs.push_back(
+            nested(r, f, "graphs", int64_t(a.graphs.size()),
+                   [&](std::string_view b) { return std::make_shared<ir::Graph>(graph(b)); }));
         seen.insert(AttrType::kGraphs);
         break;
       case 23:
@@ -245,7 +289,8 @@ ir::Attribute ProtoReader::attribute(std::string_view bytes) {
                                        [&](std::string_view b) { return type(b); }));
         seen.insert(AttrType::kTypeProtos);
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (type_value < 0 || type_value > int64_t(AttrType::kTypeProtos))
@@ -259,16 +304,50 @@ ir::Attribute ProtoReader::attribute(std::string_view bytes) {
   return a;
 }
 
+ir::ValueInfo ProtoReader::graph_input(std::string_view bytes, bool main_graph) {
+  const SuppliedExternalData* supplied = ctx_.supplied();
+  const std::map<std::string, int64_t>* sizes =
+      main_graph && supplied ? supplied->free_dimension_overrides_by_denotation : nullptr;
+  if (!sizes || sizes->empty()) return value_info(bytes);
+  std::vector<std::string> denotations;
+  dim_denotations_ = &denotations;
+  ir::ValueInfo v;
+  try {
+    v = value_info(bytes);
+  } catch (...) {
+    dim_denotations_ = nullptr;
+    throw;
+  }
+  dim_denotations_ = nullptr;
+  using Kind = ir::TypeInfo::Kind;
+  if ((v.type.kind != Kind::kTensor && v.type.kind != Kind::kSparseTensor) || !v.type.shape)
+    return v;
+  auto& dims = *v.type.shape;
+  for (size_t i = 0; i < dims.size() && i < denotations.size(); ++i) {
+    if (dims[i].value || denotations[i].empty()) continue;
+    auto it = sizes->find(denotations[i]);
+    if (it != sizes->end()) dims[i].value = it->second;
+  }
+  return v;
+}
+
 ir::ValueInfo ProtoReader::value_info(std::string_view bytes) {
   ir::ValueInfo v;
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case 1: v.name = r.as_string(f, "name"); break;
-      case 2: v.type = nested(r, f, "type", -1, [&](std::string_view b) { return type(b); }); break;
-      case 3: v.doc_string = r.as_string(f, "doc_string"); break;
-      default: break;
+      case 1:
+        v.name = r.as_string(f, "name");
+        break;
+      case 2:
+        v.type = nested(r, f, "type", -1, [&](std::string_view b) { return type(b); });
+        break;
+      case 3:
+        v.doc_string = r.as_string(f, "doc_string");
+        break;
+      default:
+        break;
     }
   }
   return v;
@@ -280,10 +359,18 @@ ir::Function ProtoReader::function(std::string_view bytes) {
   Field f;
   while (r.next(f)) {
     switch (f.number) {
-      case 1: fn.name = r.as_string(f, "name"); break;
-      case 4: fn.inputs.push_back(r.as_string(f, "input")); break;
-      case 5: fn.outputs.push_back(r.as_string(f, "output")); break;
-      case 6: fn.attribute_names.push_back(r.as_string(f, "attribute")); break;
+      case 1:
+        fn.name = r.as_string(f, "name");
+        break;
+      case 4:
+        fn.inputs.push_back(r.as_string(f, "input"));
+        break;
+      case 5:
+        fn.outputs.push_back(r.as_string(f, "output"));
+        break;
+      case 6:
+        fn.attribute_names.push_back(r.as_string(f, "attribute"));
+        break;
       case 11:
         fn.attribute_defaults.push_back(nested(r, f, "attribute_proto",
                                                int64_t(fn.attribute_defaults.size()),
@@ -293,18 +380,25 @@ ir::Function ProtoReader::function(std::string_view bytes) {
         fn.nodes.push_back(nested(r, f, "node", int64_t(fn.nodes.size()),
                                   [&](std::string_view b) { return node(b); }));
         break;
-      case 8: fn.doc_string = r.as_string(f, "doc_string"); break;
+      case 8:
+        fn.doc_string = r.as_string(f, "doc_string");
+        break;
       case 9:
         fn.opset_imports.push_back(nested(r, f, "opset_import", int64_t(fn.opset_imports.size()),
                                           [&](std::string_view b) { return opset(b); }));
         break;
-      case 10: fn.domain = r.as_string(f, "domain"); break;
+      case 10:
+        fn.domain = r.as_string(f, "domain");
+        break;
       case 12:
         fn.value_info.push_back(nested(r, f, "value_info", int64_t(fn.value_info.size()),
                                        [&](std::string_view b) { return value_info(b); }));
         break;
-      case 13: fn.overload = r.as_string(f, "overload"); break;
-      default: break;
+      case 13:
+        fn.overload = r.as_string(f, "overload");
+        break;
+      default:
+        break;
     }
   }
   return fn;
@@ -315,8 +409,10 @@ ir::OpsetImport ProtoReader::opset(std::string_view bytes) {
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   while (r.next(f)) {
-    if (f.number == 1) o.domain = r.as_string(f, "domain");
-    else if (f.number == 2) o.version = r.as_int64(f, "version");
+    if (f.number == 1)
+      o.domain = r.as_string(f, "domain");
+    else if (f.number == 2)
+      o.version = r.as_int64(f, "version");
   }
   return o;
 }
@@ -326,14 +422,17 @@ std::pair<std::string, std::string> ProtoReader::string_pair(std::string_view by
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   while (r.next(f)) {
-    if (f.number == 1) kv.first = r.as_string(f, "key");
-    else if (f.number == 2) kv.second = r.as_string(f, "value");
+    if (f.number == 1)
+      kv.first = r.as_string(f, "key");
+    else if (f.number == 2)
+      kv.second = r.as_string(f, "value");
   }
   return kv;
 }
 
 std::vector<ir::Dim> ProtoReader::shape(std::string_view bytes) {
   std::vector<ir::Dim> dims;
+  if (dim_denotations_) dim_denotations_->clear();
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   while (r.next(f)) {
@@ -346,12 +445,17 @@ std::vector<ir::Dim> ProtoReader::shape(std::string_view bytes) {
         if (g.number == 1) {
           int64_t v = dr.as_int64(g, "dim_value");
           // Some exporters write -1 for "unknown"; keep it unknown rather than fail.
-          if (v >= 0) d.value = v;
-          else d.value.reset();
+          if (v >= 0)
+            d.value = v;
+          else
+            d.value.reset();
           d.symbol.clear();
         } else if (g.number == 2) {
           d.symbol = dr.as_string(g, "dim_param");
           d.value.reset();
+        } else if (g.number == 3 && dim_denotations_) {
+          dim_denotations_->resize(dims.size() + 1);
+          (*dim_denotations_)[dims.size()] = dr.as_string(g, "denotation");
         }
       }
       return d;
@@ -398,34 +502,48 @@ ir::TypeInfo ProtoReader::type(std::string_view bytes) {
       case 1:
         t = ir::TypeInfo{};
         t.kind = Kind::kTensor;
-        nested(r, f, "tensor_type", -1, [&](std::string_view b) { tensor_type(b, t); return 0; });
+        nested(r, f, "tensor_type", -1, [&](std::string_view b) {
+          tensor_type(b, t);
+          return 0;
+        });
         break;
       case 8:
         t = ir::TypeInfo{};
         t.kind = Kind::kSparseTensor;
-        nested(r, f, "sparse_tensor_type", -1,
-               [&](std::string_view b) { tensor_type(b, t); return 0; });
+        nested(r, f, "sparse_tensor_type", -1, [&](std::string_view b) {
+          tensor_type(b, t);
+          return 0;
+        });
         break;
       case 4:
         t = ir::TypeInfo{};
         t.kind = Kind::kSequence;
-        nested(r, f, "sequence_type", -1,
-               [&](std::string_view b) { inner_of(b, 1, "elem_type"); return 0; });
+        nested(r, f, "sequence_type", -1, [&](std::string_view b) {
+          inner_of(b, 1, "elem_type");
+          return 0;
+        });
         break;
       case 9:
         t = ir::TypeInfo{};
         t.kind = Kind::kOptional;
-        nested(r, f, "optional_type", -1,
-               [&](std::string_view b) { inner_of(b, 1, "elem_type"); return 0; });
+        nested(r, f, "optional_type", -1, [&](std::string_view b) {
+          inner_of(b, 1, "elem_type");
+          return 0;
+        });
         break;
       case 5:
         t = ir::TypeInfo{};
         t.kind = Kind::kMap;
-        nested(r, f, "map_type", -1,
-               [&](std::string_view b) { inner_of(b, 2, "value_type"); return 0; });
+        nested(r, f, "map_type", -1, [&](std::string_view b) {
+          inner_of(b, 2, "value_type");
+          return 0;
+        });
         break;
-      case 6: denotation = r.as_string(f, "denotation"); break;
-      default: break;  // opaque types stay unknown
+      case 6:
+        denotation = r.as_string(f, "denotation");
+        break;
+      default:
+        break;  // opaque types stay unknown
     }
   }
   t.denotation = std::move(denotation);

@@ -31,6 +31,7 @@ struct Session::Impl {
   ir::Model model;
   std::vector<std::string> released;  // initializers whose data was given back after packing
   SessionOptions options;
+  Logger logger;  // the session's own (its severity and id), not the default logger
   std::vector<std::string> requested;
   runtime::Providers providers;
   // Owned by the session, or the environment's global pools shared with
@@ -154,7 +155,13 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   impl->timings = std::move(timings);
   PhaseTimer timer(&impl->timings.phases);
   impl->options = options;
-  set_log_severity(static_cast<Severity>(std::clamp(options.log_severity_level, 0, 4)));
+  check_code(options.log_severity_level >= -1 && options.log_severity_level <= 4,
+             ErrorCode::kRuntimeException,
+             "Invalid session log severity level. Not a valid severity value: ",
+             options.log_severity_level, " (0 verbose .. 4 fatal, or -1 for the default logger's)");
+  impl->logger = {options.log_severity_level, options.log_verbosity_level, options.log_id};
+  // What this thread logs while the session is made goes through its logger.
+  const LoggerScope log_scope(impl->logger);
   for (const auto& p : providers) impl->requested.push_back(p.name);
   std::string where = model.path.empty() ? std::string("model") : model.path;
 
@@ -272,7 +279,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   std::unique_ptr<Session> session(new Session(std::move(impl)));
   // The partition report in the log (at info level), for applications that
   // see the session only through the C API's logger.
-  if (log_severity() <= Severity::kInfo)
+  if (active_log_severity() <= Severity::kInfo)
     log(Severity::kInfo, "session", where, ": partition\n", session->partition_report().to_text());
   return session;
 }
@@ -375,7 +382,16 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     for (size_t k = 0; k < picks.size(); ++k) preset[picks[k]] = (*preallocated)[k];
     state.preset_outputs = &preset;
   }
-  const std::string tag = run_options.log_tag.empty() ? s.options.log_id : run_options.log_tag;
+  check_code(run_options.log_severity_level >= -1 && run_options.log_severity_level <= 4,
+             ErrorCode::kRuntimeException,
+             "Invalid run log severity level. Not a valid severity value: ",
+             run_options.log_severity_level, " (0 verbose .. 4 fatal, or -1 for the session's)");
+  const Logger run_logger{
+      run_options.log_severity_level >= 0 ? run_options.log_severity_level : s.logger.severity,
+      run_options.log_verbosity_level,
+      run_options.log_tag.empty() ? s.logger.id : run_options.log_tag};
+  const LoggerScope log_scope(run_logger);
+  const char* tag = "run";
   log(Severity::kVerbose, tag, "run started");
   std::vector<Value> all;
   try {

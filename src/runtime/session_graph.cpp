@@ -155,6 +155,7 @@ onnx::SuppliedExternalData supplied_external_data(const SessionOptions& o) {
   onnx::SuppliedExternalData s;
   s.initializers = &o.initializers;
   s.files = &o.external_files_in_memory;
+  s.free_dimension_overrides_by_denotation = &o.free_dimension_overrides_by_denotation;
   return s;
 }
 

@@ -45,7 +45,10 @@ struct SessionOptions {
   // not used.
   bool use_per_session_threads = true;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
-  int log_severity_level = 2;  // 0 verbose, 1 info, 2 warning, 3 error, 4 fatal
+  // The session's own logger (core/logging.hpp): 0 verbose, 1 info,
+  // 2 warning, 3 error, 4 fatal; -1 follows the default logger's severity.
+  int log_severity_level = -1;
+  int log_verbosity_level = 0;
   std::string log_id;
   bool enable_profiling = false;
   std::string profile_file_prefix = "tessera_profile";
@@ -91,8 +94,11 @@ struct RunCaptureInfo {
 };
 
 struct RunOptions {
+  // The run's logger: its id (empty: the session's) and severity (-1: the
+  // session's); they apply to this run's records only.
   std::string log_tag;
-  int log_severity_level = -1;  // -1: the session's
+  int log_severity_level = -1;
+  int log_verbosity_level = 0;
   // Set to true (from any thread) to stop the run between nodes.
   std::shared_ptr<std::atomic<bool>> terminate = std::make_shared<std::atomic<bool>>(false);
   // "memory.enable_memory_arena_shrinkage" (any value) gives the arenas'

@@ -3,6 +3,7 @@
 import json
 import os
 import pathlib
+import sys
 
 import numpy as np
 import pytest
@@ -289,3 +290,32 @@ def test_free_dimension_override_by_denotation(tmp_path):
     assert from_bytes.get_inputs()[0].shape == [2, 3]
     plain = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     assert plain.get_inputs()[0].shape == [None, 3]
+
+
+def test_free_dimension_override_by_denotation_needs_no_onnx_package(tmp_path, monkeypatch):
+    """The native reader reads Dimension.denotation: the override works with
+    the onnx package unimportable, on a dim with both a dim_param and a
+    denotation, leaves a fixed dim of an overridden denotation as it is, and
+    applies to models given as bytes too."""
+    from conftest import make_model, save
+    from onnx import TensorProto, helper
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])
+    x.type.tensor_type.shape.dim[0].denotation = "DATA_BATCH"
+    x.type.tensor_type.shape.dim[1].denotation = "DATA_CHANNEL"
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])
+    path = save(make_model([helper.make_node("Relu", ["x"], ["y"])], [x], [y]),
+                tmp_path / "denoted_param.onnx")
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(ImportError):
+        import onnx  # noqa: F401
+    so = ort.SessionOptions()
+    so.add_free_dimension_override_by_denotation("DATA_BATCH", 4)
+    so.add_free_dimension_override_by_denotation("DATA_CHANNEL", 9)
+    s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    assert s.get_inputs()[0].shape == [4, 3]
+    out = s.run(None, {"x": np.ones((4, 3), np.float32)})[0]
+    assert out.shape == (4, 3)
+    with pytest.raises(ort.InvalidArgument, match="expects shape"):
+        s.run(None, {"x": np.ones((2, 3), np.float32)})
+    from_bytes = ort.InferenceSession(open(path, "rb").read(), so, providers=["CPUExecutionProvider"])
+    assert from_bytes.get_inputs()[0].shape == [4, 3]
