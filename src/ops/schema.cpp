@@ -33,6 +33,8 @@ std::vector<OpSchema> build_table() {
   add_conv_extra_schemas(t);
   add_attention_schemas(t);
   add_contrib_schemas(t);
+  add_data_dependent_schemas(t);
+  add_contrib_body_schemas(t);
   // Lookups bisect by (domain, op, since).
   std::sort(t.begin(), t.end(), [](const OpSchema& a, const OpSchema& b) {
     return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);

@@ -36,11 +36,23 @@ struct AttrDef {
 // `variadic`: the last input listed stands for it and every input after it
 // (Concat's, Sum's). Inputs a param does not list are not checked (Loop's
 // carried values, which may each have their own type).
+//
+// The outputs listed take the variable's type (ops::infer_output_types), the
+// first of these that is known: the attribute `dtype_attr` (a data type:
+// Cast's `to`, `dtype`, `output_dtype`, `stash_type`) where the node sets it;
+// the type of the first input listed whose type is known; the type of input
+// `like_input` (the *Like generators without a dtype); the attribute's
+// default; `fallback`; the one type of `allowed` when it holds one.
 struct TypeParam {
   std::string name;
   std::vector<int> inputs, outputs;
   std::vector<DataType> allowed;
   bool variadic = false;
+  std::string dtype_attr = {};
+  int like_input = -1;
+  DataType fallback = DataType::kUndefined;
+  // The last output listed stands for it and every output after it (Split's).
+  bool variadic_outputs = false;
 };
 
 // Output shapes: one entry per output, nullopt where it is not known from
@@ -48,7 +60,9 @@ struct TypeParam {
 // constant). Invalid inputs throw kInvalidArgument naming the node and input.
 using OutShapes = std::vector<std::optional<Shape>>;
 using ShapeRule = OutShapes (*)(const ShapeQuery&);
-// Output types from the input types; kUnknown entries are "not inferable".
+// Output types from the input types and the node's attributes, for ops whose
+// outputs a TypeParam cannot state (Constant's value, a subgraph's outputs,
+// sequences); kUnknown entries are "not inferable".
 using TypeRule = std::vector<ir::TypeInfo> (*)(const ir::Node&, int64_t opset,
                                                const std::vector<ir::TypeInfo>& inputs);
 
@@ -58,7 +72,7 @@ struct OpSchema {
   int64_t since = 1;  // serves opsets from here to the next entry's since
   std::vector<AttrDef> attrs;
   std::vector<TypeParam> types;
-  TypeRule type_rule = nullptr;    // null: see type_inference.cpp's fallbacks
+  TypeRule type_rule = nullptr;    // null: the outputs' TypeParams type them
   ShapeRule shape_rule = nullptr;  // null: no static rule
 
   const AttrDef* attr_def(const std::string& name) const;

@@ -51,8 +51,11 @@ std::vector<AttrDef> attrs(int64_t since, const std::vector<AttrDef>& extra, boo
 
 void add_recurrent_schemas(std::vector<OpSchema>& t) {
   // sequence_lens (input 4) is int32; every other input is T.
+  // Y and Y_h (and LSTM's Y_c) are T.
   auto types = [](std::vector<int> inputs) {
-    return std::vector<TypeParam>{{"T", std::move(inputs), {0, 1, 2}, float_types()},
+    std::vector<int> outputs = {0, 1};
+    if (inputs.size() > 5) outputs.push_back(2);
+    return std::vector<TypeParam>{{"T", std::move(inputs), std::move(outputs), float_types()},
                                   {"T1", {4}, {}, {DataType::kInt32}}};
   };
   auto add = [&](const char* op, int64_t since, std::vector<AttrDef> a, std::vector<int> in) {
