@@ -92,6 +92,30 @@ const OpSchema& schema_of(const ir::Node& node, int64_t opset) {
   return *s;
 }
 
+const AttrDef* latest_attr_def(const std::string& domain, const std::string& op_type,
+                               const std::string& name) {
+  const std::string d = key_domain(domain);
+  const AttrDef* found = nullptr;
+  for (const OpSchema& s : all_schemas())  // ordered by since: the last one wins
+    if (s.domain == d && s.op_type == op_type)
+      if (const AttrDef* a = s.attr_def(name)) found = a;
+  return found;
+}
+
+int64_t attr_int_any_version(const ir::Node& n, const std::string& name, int64_t fallback) {
+  const ir::Attribute* a = n.attr(name);
+  if (a && a->type == ir::AttrType::kInt) return a->i;
+  const AttrDef* d = latest_attr_def(n.domain, n.op_type, name);
+  return d && d->type == ir::AttrType::kInt && !d->required ? d->i : fallback;
+}
+
+bool attr_is_default(const ir::Node& n, const std::string& name) {
+  const ir::Attribute* a = n.attr(name);
+  if (!a) return true;
+  const AttrDef* d = latest_attr_def(n.domain, n.op_type, name);
+  return d && a->type == ir::AttrType::kInt && d->type == ir::AttrType::kInt && a->i == d->i;
+}
+
 const AttrDef* OpSchema::attr_def(const std::string& name) const {
   for (const auto& a : attrs)
     if (a.name == name) return &a;

@@ -93,6 +93,19 @@ const OpSchema& schema_of(const ir::Node& node, int64_t opset);
 // Every entry, ordered by domain, op type and since.
 const std::vector<OpSchema>& all_schemas();
 
+// For passes that read what an attribute means whatever the model's opset
+// (Q/DQ's saturate, block_size, output_dtype, precision; MaxPool's
+// ceil_mode): the default of the op's latest entry that declares `name`, or
+// null when none does.
+const AttrDef* latest_attr_def(const std::string& domain, const std::string& op_type,
+                               const std::string& name);
+// The node's int attribute `name`, else that default; `fallback` when no
+// entry of the op declares it and the node does not set it.
+int64_t attr_int_any_version(const ir::Node& n, const std::string& name, int64_t fallback);
+// Whether the node leaves int attribute `name` at its default (absent, or
+// set to it); true when no entry declares it and the node does not set it.
+bool attr_is_default(const ir::Node& n, const std::string& name);
+
 // Shape's start and end attributes (opset 15 on; before, the whole shape),
 // for ops::shape_range.
 int64_t shape_start(const OpSchema& s, const ir::Node& n);
