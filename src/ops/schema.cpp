@@ -142,4 +142,9 @@ std::vector<int64_t> OpSchema::attr_ints(const ir::Node& n, const std::string& n
   return a ? a->ints : attr_def(name)->ints;
 }
 
+std::vector<std::string> OpSchema::attr_strings(const ir::Node& n, const std::string& name) const {
+  const ir::Attribute* a = node_attr(*this, n, name, ir::AttrType::kStrings);
+  return a ? a->strings : attr_def(name)->strings;
+}
+
 }  // namespace tessera::ops

@@ -29,6 +29,7 @@ struct AttrDef {
   float f = 0;
   std::string s;
   std::vector<int64_t> ints;
+  std::vector<std::string> strings;
 };
 
 // Type variable `name` ("T", "T1", ...) of the inputs and outputs listed:
@@ -82,6 +83,7 @@ struct OpSchema {
   float attr_float(const ir::Node& n, const std::string& name) const;
   std::string attr_string(const ir::Node& n, const std::string& name) const;
   std::vector<int64_t> attr_ints(const ir::Node& n, const std::string& name) const;
+  std::vector<std::string> attr_strings(const ir::Node& n, const std::string& name) const;
 };
 
 // The entry serving `opset` of (domain, op_type) (ai.onnx as "" or

@@ -53,6 +53,7 @@ AttrDef int_attr(std::string name, int64_t def);
 AttrDef float_attr(std::string name, float def);
 AttrDef string_attr(std::string name, std::string def);
 AttrDef ints_attr(std::string name, std::vector<int64_t> def = {});
+AttrDef strings_attr(std::string name, std::vector<std::string> def);
 AttrDef required_attr(std::string name, ir::AttrType type);
 // Declared without a default: absent means "not given" (a list attribute
 // such as ML's coefficients, a dtype that falls back to the input's).
