@@ -339,3 +339,21 @@ TEST(OpSchema, AttributeDefaultsAcrossVersions) {
   EXPECT_EQ(ops::latest_attr_def("", "QuantizeLinear", "precision")->i, 0);
   EXPECT_EQ(ops::latest_attr_def("", "DequantizeLinear", "saturate"), nullptr);
 }
+
+// The recurrent ops' activations default to one direction's functions.
+TEST(OpSchema, RecurrentActivationDefaults) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ops::find_schema("", "RNN", 14)->attr_strings(node("RNN", 3), "activations"),
+            V{"Tanh"});
+  EXPECT_EQ(ops::find_schema("", "GRU", 7)->attr_strings(node("GRU", 3), "activations"),
+            (V{"Sigmoid", "Tanh"}));
+  EXPECT_EQ(ops::find_schema("", "LSTM", 14)->attr_strings(node("LSTM", 3), "activations"),
+            (V{"Sigmoid", "Tanh", "Tanh"}));
+  ir::Attribute given;
+  given.name = "activations";
+  given.type = ir::AttrType::kStrings;
+  given.strings = {"Relu"};
+  EXPECT_EQ(
+      ops::find_schema("", "RNN", 14)->attr_strings(node("RNN", 3, 1, {given}), "activations"),
+      V{"Relu"});
+}
