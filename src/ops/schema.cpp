@@ -33,6 +33,8 @@ std::vector<OpSchema> build_table() {
   add_conv_extra_schemas(t);
   add_attention_schemas(t);
   add_contrib_schemas(t);
+  add_data_dependent_schemas(t);
+  add_contrib_body_schemas(t);
   // Lookups bisect by (domain, op, since).
   std::sort(t.begin(), t.end(), [](const OpSchema& a, const OpSchema& b) {
     return std::tie(a.domain, a.op_type, a.since) < std::tie(b.domain, b.op_type, b.since);
@@ -90,6 +92,30 @@ const OpSchema& schema_of(const ir::Node& node, int64_t opset) {
   return *s;
 }
 
+const AttrDef* latest_attr_def(const std::string& domain, const std::string& op_type,
+                               const std::string& name) {
+  const std::string d = key_domain(domain);
+  const AttrDef* found = nullptr;
+  for (const OpSchema& s : all_schemas())  // ordered by since: the last one wins
+    if (s.domain == d && s.op_type == op_type)
+      if (const AttrDef* a = s.attr_def(name)) found = a;
+  return found;
+}
+
+int64_t attr_int_any_version(const ir::Node& n, const std::string& name, int64_t fallback) {
+  const ir::Attribute* a = n.attr(name);
+  if (a && a->type == ir::AttrType::kInt) return a->i;
+  const AttrDef* d = latest_attr_def(n.domain, n.op_type, name);
+  return d && d->type == ir::AttrType::kInt && !d->required ? d->i : fallback;
+}
+
+bool attr_is_default(const ir::Node& n, const std::string& name) {
+  const ir::Attribute* a = n.attr(name);
+  if (!a) return true;
+  const AttrDef* d = latest_attr_def(n.domain, n.op_type, name);
+  return d && a->type == ir::AttrType::kInt && d->type == ir::AttrType::kInt && a->i == d->i;
+}
+
 const AttrDef* OpSchema::attr_def(const std::string& name) const {
   for (const auto& a : attrs)
     if (a.name == name) return &a;
@@ -114,6 +140,11 @@ std::string OpSchema::attr_string(const ir::Node& n, const std::string& name) co
 std::vector<int64_t> OpSchema::attr_ints(const ir::Node& n, const std::string& name) const {
   const ir::Attribute* a = node_attr(*this, n, name, ir::AttrType::kInts);
   return a ? a->ints : attr_def(name)->ints;
+}
+
+std::vector<std::string> OpSchema::attr_strings(const ir::Node& n, const std::string& name) const {
+  const ir::Attribute* a = node_attr(*this, n, name, ir::AttrType::kStrings);
+  return a ? a->strings : attr_def(name)->strings;
 }
 
 }  // namespace tessera::ops

@@ -29,6 +29,7 @@ struct AttrDef {
   float f = 0;
   std::string s;
   std::vector<int64_t> ints;
+  std::vector<std::string> strings;
 };
 
 // Type variable `name` ("T", "T1", ...) of the inputs and outputs listed:
@@ -36,11 +37,23 @@ struct AttrDef {
 // `variadic`: the last input listed stands for it and every input after it
 // (Concat's, Sum's). Inputs a param does not list are not checked (Loop's
 // carried values, which may each have their own type).
+//
+// The outputs listed take the variable's type (ops::infer_output_types), the
+// first of these that is known: the attribute `dtype_attr` (a data type:
+// Cast's `to`, `dtype`, `output_dtype`, `stash_type`) where the node sets it;
+// the type of the first input listed whose type is known; the type of input
+// `like_input` (the *Like generators without a dtype); the attribute's
+// default; `fallback`; the one type of `allowed` when it holds one.
 struct TypeParam {
   std::string name;
   std::vector<int> inputs, outputs;
   std::vector<DataType> allowed;
   bool variadic = false;
+  std::string dtype_attr = {};
+  int like_input = -1;
+  DataType fallback = DataType::kUndefined;
+  // The last output listed stands for it and every output after it (Split's).
+  bool variadic_outputs = false;
 };
 
 // Output shapes: one entry per output, nullopt where it is not known from
@@ -48,7 +61,9 @@ struct TypeParam {
 // constant). Invalid inputs throw kInvalidArgument naming the node and input.
 using OutShapes = std::vector<std::optional<Shape>>;
 using ShapeRule = OutShapes (*)(const ShapeQuery&);
-// Output types from the input types; kUnknown entries are "not inferable".
+// Output types from the input types and the node's attributes, for ops whose
+// outputs a TypeParam cannot state (Constant's value, a subgraph's outputs,
+// sequences); kUnknown entries are "not inferable".
 using TypeRule = std::vector<ir::TypeInfo> (*)(const ir::Node&, int64_t opset,
                                                const std::vector<ir::TypeInfo>& inputs);
 
@@ -58,7 +73,7 @@ struct OpSchema {
   int64_t since = 1;  // serves opsets from here to the next entry's since
   std::vector<AttrDef> attrs;
   std::vector<TypeParam> types;
-  TypeRule type_rule = nullptr;    // null: see type_inference.cpp's fallbacks
+  TypeRule type_rule = nullptr;    // null: the outputs' TypeParams type them
   ShapeRule shape_rule = nullptr;  // null: no static rule
 
   const AttrDef* attr_def(const std::string& name) const;
@@ -68,6 +83,7 @@ struct OpSchema {
   float attr_float(const ir::Node& n, const std::string& name) const;
   std::string attr_string(const ir::Node& n, const std::string& name) const;
   std::vector<int64_t> attr_ints(const ir::Node& n, const std::string& name) const;
+  std::vector<std::string> attr_strings(const ir::Node& n, const std::string& name) const;
 };
 
 // The entry serving `opset` of (domain, op_type) (ai.onnx as "" or
@@ -78,6 +94,19 @@ const OpSchema* find_schema(const ir::Node& node, int64_t opset);
 const OpSchema& schema_of(const ir::Node& node, int64_t opset);
 // Every entry, ordered by domain, op type and since.
 const std::vector<OpSchema>& all_schemas();
+
+// For passes that read what an attribute means whatever the model's opset
+// (Q/DQ's saturate, block_size, output_dtype, precision; MaxPool's
+// ceil_mode): the default of the op's latest entry that declares `name`, or
+// null when none does.
+const AttrDef* latest_attr_def(const std::string& domain, const std::string& op_type,
+                               const std::string& name);
+// The node's int attribute `name`, else that default; `fallback` when no
+// entry of the op declares it and the node does not set it.
+int64_t attr_int_any_version(const ir::Node& n, const std::string& name, int64_t fallback);
+// Whether the node leaves int attribute `name` at its default (absent, or
+// set to it); true when no entry declares it and the node does not set it.
+bool attr_is_default(const ir::Node& n, const std::string& name);
 
 // Shape's start and end attributes (opset 15 on; before, the whole shape),
 // for ops::shape_range.

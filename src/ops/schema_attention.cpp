@@ -71,8 +71,8 @@ void add_attention_schemas(std::vector<OpSchema>& t) {
                             optional_attr("softmax_precision", AttrType::kInt)};
   std::vector<DataType> mask = numeric_types();
   mask.push_back(DataType::kBool);
-  // Y, present_key and qk_matmul_output are T1, present_value T2:
-  // type_inference.cpp's rule. Opset 24 adds nonpad_kv_seqlen, 25 the windows.
+  // Y, present_key and qk_matmul_output are T1, present_value T2. Opset 24
+  // adds nonpad_kv_seqlen, 25 the windows.
   std::vector<TypeParam> types = {{"T1", {0, 1, 4}, {0, 1, 3}, float_types()},
                                   {"T2", {2, 5}, {2}, float_types()},
                                   {"U", {3}, {}, mask}};
@@ -92,14 +92,14 @@ void add_attention_schemas(std::vector<OpSchema>& t) {
                {{"T", {0, 1, 2}, {0}, halfs}, {"M", {3}, {}, int64_type()}},
                type_of_input0,
                same_shape_as_input0});
-  // present_state has past_state's type S: type_inference.cpp's rule.
+  // present_state has past_state's type S; without past_state, the query's.
   t.push_back({"",
                "LinearAttention",
                27,
                {int_attr("chunk_size", 64), required_attr("kv_num_heads", AttrType::kInt),
                 required_attr("q_num_heads", AttrType::kInt), float_attr("scale", 0.0f),
                 string_attr("update_rule", "gated_delta")},
-               {{"T", {0, 1, 2, 4, 5}, {0}, halfs}, {"S", {3}, {1}, halfs}},
+               {{"T", {0, 1, 2, 4, 5}, {0}, halfs}, {"S", {3}, {1}, halfs, false, "", 0}},
                nullptr,
                linear_attention});
   t.push_back(

@@ -35,6 +35,14 @@ AttrDef ints_attr(std::string name, std::vector<int64_t> def) {
   return a;
 }
 
+AttrDef strings_attr(std::string name, std::vector<std::string> def) {
+  AttrDef a;
+  a.name = std::move(name);
+  a.type = ir::AttrType::kStrings;
+  a.strings = std::move(def);
+  return a;
+}
+
 AttrDef required_attr(std::string name, ir::AttrType type) {
   AttrDef a;
   a.name = std::move(name);

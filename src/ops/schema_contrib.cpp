@@ -156,7 +156,8 @@ void add_microsoft(std::vector<OpSchema>& t) {
                1,
                {float_attr("epsilon", 1e-12f), int_attr("mask_index_type", 1)},
                {{"T1", {0, 1, 7, 8}, {}, {DataType::kInt32}},
-                {"T", {2, 3, 4, 5, 6}, {0, 2}, {DataType::kFloat, DataType::kFloat16}}},
+                {"T", {2, 3, 4, 5, 6}, {0, 2}, {DataType::kFloat, DataType::kFloat16}},
+                {"M", {}, {1}, {DataType::kInt32}}},
                nullptr,
                embed_layer_norm});
   t.push_back({ms,
@@ -207,7 +208,8 @@ void add_tessera(std::vector<OpSchema>& t) {
   add("BiasGelu", {}, {{"T", {0, 1}, {0}, float_types()}}, same_shape_as_input0);
   add("LayerNormalization",
       {int_attr("axis", -1), float_attr("epsilon", 1e-5f), int_attr("stash_type", 1)},
-      {{"T", {0, 1, 2}, {0}, float_types()}}, first_as_input0);
+      {{"T", {0, 1, 2}, {0}, float_types()}, {"U", {}, {1, 2}, float_types(), false, "stash_type"}},
+      first_as_input0);
   // X + skip (+ bias), normalized over the last axis.
   add("SkipLayerNormalization", {float_attr("epsilon", 1e-5f)},
       {{"T", {0, 1, 2, 3, 4}, {0}, float_types()}}, skip_layer_norm);
@@ -226,7 +228,12 @@ void add_tessera(std::vector<OpSchema>& t) {
       matmul);
   // DequantizeLinear(A) + B [-> Relu] [-> QuantizeLinear]: C and Q shaped
   // like A and B broadcast.
-  add("DequantizeAdd", {int_attr("relu", 0)}, {{"T1", {0, 2}, {}, int8_types()}}, dequantize_add);
+  // C is float; Q has Y_zero_point's (input 7) type.
+  add("DequantizeAdd", {int_attr("relu", 0)},
+      {{"T1", {0, 2}, {}, int8_types()},
+       {"C", {}, {0}, float_type()},
+       {"T2", {7}, {1}, int8_types()}},
+      dequantize_add);
   // An 8-bit tensor mapped through a 256-entry table (input 1).
   add("QuantizedLookup", {}, {{"T1", {0}, {}, int8_types()}, {"T2", {1}, {0}, int8_types()}},
       same_shape_as_input0);

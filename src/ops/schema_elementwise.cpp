@@ -9,12 +9,6 @@ namespace {
 
 using namespace schema;
 
-std::vector<ir::TypeInfo> cast_type(const ir::Node& n, int64_t, const std::vector<ir::TypeInfo>&) {
-  const ir::Attribute* a = n.attr("to");
-  const bool valid = a && a->type == ir::AttrType::kInt && is_valid_data_type(int32_t(a->i));
-  return {ir::TypeInfo::tensor(valid ? static_cast<DataType>(a->i) : DataType::kUndefined)};
-}
-
 // PRelu broadcasts the slope to X only (unidirectional).
 OutShapes prelu(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
@@ -84,8 +78,8 @@ void add_unary(std::vector<OpSchema>& t) {
                "Cast",
                1,
                {required_attr("to", ir::AttrType::kInt)},
-               {{"T1", {0}, {}, all_types()}, {"T2", {}, {0}, all_types()}},
-               cast_type,
+               {{"T1", {0}, {}, all_types()}, {"T2", {}, {0}, all_types(), false, "to"}},
+               nullptr,
                same_shape_as_input0});
   t.push_back({"",
                "CastLike",

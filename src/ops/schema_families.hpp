@@ -16,6 +16,7 @@ void add_tensor_op_schemas(std::vector<OpSchema>& t);
 void add_reduce_schemas(std::vector<OpSchema>& t);
 void add_nn_schemas(std::vector<OpSchema>& t);
 void add_window_schemas(std::vector<OpSchema>& t);  // called by add_nn_schemas
+void add_qdq_schemas(std::vector<OpSchema>& t);     // called by add_nn_schemas
 void add_quant_schemas(std::vector<OpSchema>& t);
 void add_sequence_schemas(std::vector<OpSchema>& t);
 void add_control_flow_schemas(std::vector<OpSchema>& t);
@@ -31,6 +32,8 @@ void add_string_schemas(std::vector<OpSchema>& t);
 void add_conv_extra_schemas(std::vector<OpSchema>& t);
 void add_attention_schemas(std::vector<OpSchema>& t);
 void add_contrib_schemas(std::vector<OpSchema>& t);
+void add_data_dependent_schemas(std::vector<OpSchema>& t);
+void add_contrib_body_schemas(std::vector<OpSchema>& t);
 
 // MatMul's rule over inputs `a` and `b` (schema_nn.cpp), and Conv's over the
 // data `x` and the filter `w` (schema_window.cpp), for the quantized forms
@@ -50,6 +53,7 @@ AttrDef int_attr(std::string name, int64_t def);
 AttrDef float_attr(std::string name, float def);
 AttrDef string_attr(std::string name, std::string def);
 AttrDef ints_attr(std::string name, std::vector<int64_t> def = {});
+AttrDef strings_attr(std::string name, std::vector<std::string> def);
 AttrDef required_attr(std::string name, ir::AttrType type);
 // Declared without a default: absent means "not given" (a list attribute
 // such as ML's coefficients, a dtype that falls back to the input's).

@@ -1,7 +1,7 @@
 // Ops that make a tensor from attributes or from their input's shape:
 // Constant, EyeLike and the random generators (RandomNormal, RandomUniform,
 // their *Like forms, Bernoulli, Multinomial). Their output types follow the
-// dtype attributes: type_inference.cpp's rules.
+// dtype attributes (the *Like forms: the input's type when dtype is absent).
 #include <utility>
 
 #include "ops/schema_families.hpp"
@@ -25,6 +25,26 @@ OutShapes constant(const ShapeQuery& q) {
     if (a.name == "value_strings") return {Shape{int64_t(a.strings.size())}};
   }
   q.fail("has none of the value attributes");
+}
+
+ir::TypeInfo tensor_type(DataType t) {
+  ir::TypeInfo ti;
+  ti.kind = ir::TypeInfo::Kind::kTensor;
+  ti.elem_type = t;
+  return ti;
+}
+
+// The type of whichever value attribute the node holds.
+std::vector<ir::TypeInfo> constant_type(const ir::Node& n, int64_t,
+                                        const std::vector<ir::TypeInfo>&) {
+  for (const ir::Attribute& a : n.attributes) {
+    if (a.name == "value" || a.name == "sparse_value") return {tensor_type(a.t.dtype())};
+    if (a.name == "value_float" || a.name == "value_floats") return {tensor_type(DataType::kFloat)};
+    if (a.name == "value_int" || a.name == "value_ints") return {tensor_type(DataType::kInt64)};
+    if (a.name == "value_string" || a.name == "value_strings")
+      return {tensor_type(DataType::kString)};
+  }
+  return {ir::TypeInfo()};
 }
 
 OutShapes eye_like(const ShapeQuery& q) {
@@ -67,9 +87,9 @@ void add_generator_schemas(std::vector<OpSchema>& t) {
                1,
                {required_attr("value", AttrType::kTensor)},
                {{"T", {}, {0}, all_types()}},
-               nullptr,
+               constant_type,
                constant});
-  t.push_back({"", "Constant", 11, values, {{"T", {}, {0}, all_types()}}, nullptr, constant});
+  t.push_back({"", "Constant", 11, values, {{"T", {}, {0}, all_types()}}, constant_type, constant});
 
   std::vector<DataType> eye = numeric_types();
   eye.push_back(DataType::kBool);
@@ -77,11 +97,11 @@ void add_generator_schemas(std::vector<OpSchema>& t) {
                "EyeLike",
                9,
                {optional_attr("dtype", AttrType::kInt), int_attr("k", 0)},
-               {{"T1", {0}, {}, eye}, {"T2", {}, {0}, eye}},
+               {{"T1", {0}, {}, eye}, {"T2", {}, {0}, eye, false, "dtype", 0}},
                nullptr,
                eye_like});
 
-  const TypeParam out{"T", {}, {0}, float_types()};
+  const TypeParam out{"T", {}, {0}, float_types(), false, "dtype"};
   t.push_back({"",
                "RandomNormal",
                1,
@@ -99,7 +119,7 @@ void add_generator_schemas(std::vector<OpSchema>& t) {
                nullptr,
                shape_attr});
   const std::vector<TypeParam> like = {{"T1", {0}, {}, standard_types()},
-                                       {"T2", {}, {0}, float_types()}};
+                                       {"T2", {}, {0}, float_types(), false, "dtype", 0}};
   t.push_back({"",
                "RandomNormalLike",
                1,
@@ -122,7 +142,7 @@ void add_generator_schemas(std::vector<OpSchema>& t) {
                "Bernoulli",
                15,
                {optional_attr("dtype", AttrType::kInt), optional_attr("seed", AttrType::kFloat)},
-               {{"T1", {0}, {}, float_types()}, {"T2", {}, {0}, bits}},
+               {{"T1", {0}, {}, float_types()}, {"T2", {}, {0}, bits, false, "dtype", 0}},
                nullptr,
                same_shape_as_input0});
   t.push_back(
@@ -130,7 +150,7 @@ void add_generator_schemas(std::vector<OpSchema>& t) {
        "Multinomial",
        7,
        {int_attr("dtype", 6), int_attr("sample_size", 1), optional_attr("seed", AttrType::kFloat)},
-       {{"T1", {0}, {}, float_types()}, {"T2", {}, {0}, index_types()}},
+       {{"T1", {0}, {}, float_types()}, {"T2", {}, {0}, index_types(), false, "dtype"}},
        nullptr,
        multinomial});
 }

@@ -178,7 +178,7 @@ void add_index_schemas(std::vector<OpSchema>& t) {
                "BitCast",
                26,
                {required_attr("to", AttrType::kInt)},
-               {{"T1", {0}, {}, bits}, {"T2", {}, {0}, bits}},
+               {{"T1", {0}, {}, bits}, {"T2", {}, {0}, bits, false, "to"}},
                nullptr,
                bit_cast});
   t.push_back({"",

@@ -1,7 +1,7 @@
 // ai.onnx.ml: the classical-ML ops (Operators-ml.md). Their kernels read X
 // as a matrix of N rows: a scalar or a 1-D X is one row, a higher rank has
 // N = dim 0. Output types mostly follow attributes (labels, values_*,
-// cast_to): type_inference.cpp's ML rules.
+// cast_to): those entries have type rules.
 #include "ops/schema_families.hpp"
 
 namespace tessera::ops {
@@ -20,6 +20,81 @@ const std::vector<DataType>& ml_numeric() {  // the inputs most ML ops take
 const std::vector<DataType>& string_or_int64() {
   static const std::vector<DataType> v = {DataType::kString, DataType::kInt64};
   return v;
+}
+
+ir::TypeInfo tensor_type(DataType t) {
+  ir::TypeInfo ti;
+  ti.kind = ir::TypeInfo::Kind::kTensor;
+  ti.elem_type = t;
+  return ti;
+}
+
+std::vector<ir::TypeInfo> all_of(const ir::Node& n, DataType t) {
+  return std::vector<ir::TypeInfo>(n.outputs.size(), tensor_type(t));
+}
+
+DataType elem(const std::vector<ir::TypeInfo>& in, size_t i) {
+  return i < in.size() && in[i].kind == ir::TypeInfo::Kind::kTensor ? in[i].elem_type
+                                                                    : DataType::kUndefined;
+}
+
+// cast_to names the output type.
+std::vector<ir::TypeInfo> cast_map_type(const ir::Node& n, int64_t,
+                                        const std::vector<ir::TypeInfo>&) {
+  const ir::Attribute* a = n.attr("cast_to");
+  const std::string to = a ? a->s : "TO_FLOAT";
+  return all_of(n, to == "TO_STRING"  ? DataType::kString
+                   : to == "TO_INT64" ? DataType::kInt64
+                                      : DataType::kFloat);
+}
+
+// Strings map to int64 and int64 to strings (CategoryMapper, LabelEncoder 1).
+std::vector<ir::TypeInfo> swap_string_int64(const ir::Node& n, int64_t,
+                                            const std::vector<ir::TypeInfo>& in) {
+  const DataType t = elem(in, 0);
+  return all_of(n, t == DataType::kString  ? DataType::kInt64
+                   : t == DataType::kInt64 ? DataType::kString
+                                           : DataType::kUndefined);
+}
+
+// The type of the values list the node holds.
+std::vector<ir::TypeInfo> label_encoder_type(const ir::Node& n, int64_t,
+                                             const std::vector<ir::TypeInfo>&) {
+  if (n.attr("values_strings")) return all_of(n, DataType::kString);
+  if (n.attr("values_int64s")) return all_of(n, DataType::kInt64);
+  if (n.attr("values_floats")) return all_of(n, DataType::kFloat);
+  const ir::Attribute* a = n.attr("values_tensor");
+  return all_of(n, a && a->t.defined() ? a->t.dtype() : DataType::kUndefined);
+}
+
+// The map's value type.
+std::vector<ir::TypeInfo> dict_vectorizer_type(const ir::Node& n, int64_t,
+                                               const std::vector<ir::TypeInfo>& in) {
+  const bool map = !in.empty() && in[0].kind == ir::TypeInfo::Kind::kMap && in[0].inner &&
+                   in[0].inner->kind == ir::TypeInfo::Kind::kTensor;
+  return all_of(n, map ? in[0].inner->elem_type : DataType::kUndefined);
+}
+
+// Labels Y: strings when the class labels are, int64 otherwise; scores Z float.
+std::vector<ir::TypeInfo> classifier_type(const ir::Node& n, int64_t,
+                                          const std::vector<ir::TypeInfo>&) {
+  std::vector<ir::TypeInfo> out = all_of(n, DataType::kFloat);
+  if (!out.empty())
+    out[0] = tensor_type(n.attr("classlabels_strings") ? DataType::kString : DataType::kInt64);
+  return out;
+}
+
+// A sequence of maps from the class labels to float scores.
+std::vector<ir::TypeInfo> zip_map_type(const ir::Node& n, int64_t,
+                                       const std::vector<ir::TypeInfo>&) {
+  ir::TypeInfo m;
+  m.kind = ir::TypeInfo::Kind::kMap;
+  m.elem_type = n.attr("classlabels_strings") ? DataType::kString : DataType::kInt64;
+  m.inner = std::make_shared<ir::TypeInfo>(tensor_type(DataType::kFloat));
+  ir::TypeInfo seq;
+  seq.kind = ir::TypeInfo::Kind::kSequence;
+  seq.inner = std::make_shared<ir::TypeInfo>(m);
+  return std::vector<ir::TypeInfo>(n.outputs.size(), seq);
 }
 
 int64_t rows_of(const Shape& x) { return x.rank() <= 1 ? 1 : x[0]; }
@@ -91,10 +166,14 @@ OpSchema ml(const char* op, int64_t since, std::vector<AttrDef> attrs, std::vect
   return {"ai.onnx.ml", op, since, std::move(attrs), std::move(types), nullptr, rule};
 }
 
-// T1 over X, T2 over the labels Y.
+// T1 over X, T2 over the labels Y; the scores Z are float.
 std::vector<TypeParam> classifier_types() {
-  return {{"T1", {0}, {}, ml_numeric()}, {"T2", {}, {0}, string_or_int64()}};
+  return {{"T1", {0}, {}, ml_numeric()},
+          {"T2", {}, {0}, string_or_int64()},
+          {"Z", {}, {1}, float_type()}};
 }
+
+const TypeParam float_out{"Y", {}, {0}, float_type()};
 
 void add_transformers(std::vector<OpSchema>& t) {
   t.push_back(ml("ArrayFeatureExtractor", 1, {},
@@ -112,22 +191,26 @@ void add_transformers(std::vector<OpSchema>& t) {
                   int_attr("max_map", 1)},
                  {{"T2", {}, {0}, {DataType::kString, DataType::kFloat, DataType::kInt64}}},
                  unknown_shapes));  // the length follows from the map's keys
+  t.back().type_rule = cast_map_type;
   t.push_back(ml("CategoryMapper", 1,
                  {optional_attr("cats_int64s", AttrType::kInts),
                   optional_attr("cats_strings", AttrType::kStrings), int_attr("default_int64", -1),
                   string_attr("default_string", "_Unused")},
                  {{"T1", {0}, {}, string_or_int64()}, {"T2", {}, {0}, string_or_int64()}},
                  same_shape_as_input0));
+  t.back().type_rule = swap_string_int64;
   t.push_back(ml(
       "DictVectorizer", 1,
       {optional_attr("int64_vocabulary", AttrType::kInts),
        optional_attr("string_vocabulary", AttrType::kStrings)},
       {{"T2", {}, {0}, {DataType::kInt64, DataType::kFloat, DataType::kDouble, DataType::kString}}},
       dict_vectorizer));
+  t.back().type_rule = dict_vectorizer_type;
   TypeParam features{"T1", {0}, {}, ml_numeric()};
   features.variadic = true;
   t.push_back(ml("FeatureVectorizer", 1, {optional_attr("inputdimensions", AttrType::kInts)},
                  {features}, feature_vectorizer));
+  t.back().types.push_back(float_out);
   t.push_back(ml("Imputer", 1,
                  {optional_attr("imputed_value_floats", AttrType::kFloats),
                   optional_attr("imputed_value_int64s", AttrType::kInts),
@@ -139,6 +222,7 @@ void add_transformers(std::vector<OpSchema>& t) {
                   int_attr("default_int64", -1), string_attr("default_string", "_Unused")},
                  {{"T1", {0}, {}, string_or_int64()}, {"T2", {}, {0}, string_or_int64()}},
                  same_shape_as_input0));
+  t.back().type_rule = swap_string_int64;
   std::vector<AttrDef> lists = {float_attr("default_float", -0.0f),
                                 int_attr("default_int64", -1),
                                 string_attr("default_string", "_Unused"),
@@ -151,14 +235,17 @@ void add_transformers(std::vector<OpSchema>& t) {
   const std::vector<DataType> v2 = {DataType::kString, DataType::kInt64, DataType::kFloat};
   t.push_back(ml("LabelEncoder", 2, lists, {{"T1", {0}, {}, v2}, {"T2", {}, {0}, v2}},
                  same_shape_as_input0));
+  t.back().type_rule = label_encoder_type;
   for (const char* a : {"default_tensor", "keys_tensor", "values_tensor"})
     lists.push_back(optional_attr(a, AttrType::kTensor));
   const std::vector<DataType> v4 = {DataType::kString, DataType::kInt64, DataType::kFloat,
                                     DataType::kInt32,  DataType::kInt16, DataType::kDouble};
   t.push_back(ml("LabelEncoder", 4, lists, {{"T1", {0}, {}, v4}, {"T2", {}, {0}, v4}},
                  same_shape_as_input0));
+  t.back().type_rule = label_encoder_type;
   t.push_back(ml("Normalizer", 1, {string_attr("norm", "MAX")}, {{"T", {0}, {}, ml_numeric()}},
                  same_shape_as_input0));
+  t.back().types.push_back(float_out);
   t.push_back(ml("OneHotEncoder", 1,
                  {optional_attr("cats_int64s", AttrType::kInts),
                   optional_attr("cats_strings", AttrType::kStrings), int_attr("zeros", 1)},
@@ -168,15 +255,18 @@ void add_transformers(std::vector<OpSchema>& t) {
                    {DataType::kString, DataType::kInt64, DataType::kInt32, DataType::kFloat,
                     DataType::kDouble}}},
                  one_hot_encoder));
+  t.back().types.push_back(float_out);
   t.push_back(
       ml("Scaler", 1,
          {optional_attr("offset", AttrType::kFloats), optional_attr("scale", AttrType::kFloats)},
          {{"T", {0}, {}, ml_numeric()}}, same_shape_as_input0));
+  t.back().types.push_back(float_out);
   t.push_back(ml("ZipMap", 1,
                  {optional_attr("classlabels_int64s", AttrType::kInts),
                   optional_attr("classlabels_strings", AttrType::kStrings)},
                  {{"X", {0}, {}, float_type()}},
                  unknown_shapes));  // a sequence of maps
+  t.back().type_rule = zip_map_type;
 }
 
 void add_models(std::vector<OpSchema>& t) {
@@ -188,11 +278,13 @@ void add_models(std::vector<OpSchema>& t) {
                   optional_attr("intercepts", AttrType::kFloats), int_attr("multi_class", 0),
                   string_attr("post_transform", "NONE")},
                  classifier_types(), classifier));
+  t.back().type_rule = classifier_type;
   t.push_back(ml("LinearRegressor", 1,
                  {optional_attr("coefficients", AttrType::kFloats),
                   optional_attr("intercepts", AttrType::kFloats),
                   string_attr("post_transform", "NONE"), int_attr("targets", 1)},
                  {x}, linear_regressor));
+  t.back().types.push_back(float_out);
   std::vector<AttrDef> svm = {optional_attr("coefficients", AttrType::kFloats),
                               optional_attr("kernel_params", AttrType::kFloats),
                               string_attr("kernel_type", "LINEAR"),
@@ -205,9 +297,11 @@ void add_models(std::vector<OpSchema>& t) {
   for (const char* a : {"prob_a", "prob_b"}) svc.push_back(optional_attr(a, AttrType::kFloats));
   svc.push_back(optional_attr("classlabels_strings", AttrType::kStrings));
   t.push_back(ml("SVMClassifier", 1, svc, classifier_types(), classifier));
+  t.back().type_rule = classifier_type;
   svm.push_back(int_attr("n_supports", 0));
   svm.push_back(int_attr("one_class", 0));
   t.push_back(ml("SVMRegressor", 1, svm, {x}, svm_regressor));
+  t.back().types.push_back(float_out);
 
   // The tree ensembles' node and leaf lists; opset 3 adds the *_as_tensor
   // forms of their float lists.
@@ -229,10 +323,12 @@ void add_models(std::vector<OpSchema>& t) {
   cls.push_back(optional_attr("class_weights", AttrType::kFloats));
   cls.push_back(optional_attr("classlabels_strings", AttrType::kStrings));
   t.push_back(ml("TreeEnsembleClassifier", 1, cls, classifier_types(), classifier));
+  t.back().type_rule = classifier_type;
   t.push_back(ml("TreeEnsembleClassifier", 3,
                  with_tensors(cls, {"base_values_as_tensor", "class_weights_as_tensor",
                                     "nodes_hitrates_as_tensor", "nodes_values_as_tensor"}),
                  classifier_types(), classifier));
+  t.back().type_rule = classifier_type;
   std::vector<AttrDef> reg = nodes;
   reg.push_back(string_attr("aggregate_function", "SUM"));
   reg.push_back(optional_attr("n_targets", AttrType::kInt));
@@ -240,10 +336,12 @@ void add_models(std::vector<OpSchema>& t) {
     reg.push_back(optional_attr(a, AttrType::kInts));
   reg.push_back(optional_attr("target_weights", AttrType::kFloats));
   t.push_back(ml("TreeEnsembleRegressor", 1, reg, {x}, tree_regressor));
+  t.back().types.push_back(float_out);
   t.push_back(ml("TreeEnsembleRegressor", 3,
                  with_tensors(reg, {"base_values_as_tensor", "nodes_hitrates_as_tensor",
                                     "nodes_values_as_tensor", "target_weights_as_tensor"}),
                  {x}, tree_regressor));
+  t.back().types.push_back(float_out);
   // TreeEnsemble (5): one op for both, its thresholds and weights as tensors.
   std::vector<AttrDef> v5 = {int_attr("aggregate_function", 1), int_attr("post_transform", 0),
                              optional_attr("n_targets", AttrType::kInt)};

@@ -79,14 +79,6 @@ OutShapes first_output_as_input0(const ShapeQuery& q) {
   return {*x};
 }
 
-std::vector<ir::TypeInfo> dropout_types(const ir::Node& n, int64_t opset,
-                                        const std::vector<ir::TypeInfo>& in) {
-  std::vector<ir::TypeInfo> out = type_of_input0(n, opset, in);
-  // Before opset 10 the mask had the data's type.
-  if (out.size() > 1 && opset >= 10) out[1] = ir::TypeInfo::tensor(DataType::kBool);
-  return out;
-}
-
 void add_normalizations(std::vector<OpSchema>& t) {
   const TypeParam fl = same_type(float_types());
   auto first = [&](const char* op, int64_t since, std::vector<AttrDef> attrs, TypeRule type) {
@@ -95,16 +87,23 @@ void add_normalizations(std::vector<OpSchema>& t) {
   first("BatchNormalization", 1,
         {float_attr("epsilon", 1e-5f), float_attr("momentum", 0.9f), int_attr("training_mode", 0)},
         type_of_input0);
+  t.back().types[0].outputs = {0, 1, 2, 3, 4};  // Y, then the statistics (training)
   first("InstanceNormalization", 1, {float_attr("epsilon", 1e-5f)}, type_of_input0);
   first("LRN", 1,
         {required_attr("size", ir::AttrType::kInt), float_attr("alpha", 1e-4f),
          float_attr("beta", 0.75f), float_attr("bias", 1.0f)},
         type_of_input0);
-  // Mean and InvStdDev have the stash type: type_inference.cpp types them.
-  // Opset 17 made it standard; ONNX Runtime's optimizer writes it into the
-  // default domain of models of any opset, with the same attributes.
-  first("LayerNormalization", 1,
-        {int_attr("axis", -1), float_attr("epsilon", 1e-5f), int_attr("stash_type", 1)}, nullptr);
+  // Mean and InvStdDev have the stash type. Opset 17 made it standard; ONNX
+  // Runtime's optimizer writes it into the default domain of models of any
+  // opset, with the same attributes.
+  t.push_back({"",
+               "LayerNormalization",
+               1,
+               {int_attr("axis", -1), float_attr("epsilon", 1e-5f), int_attr("stash_type", 1)},
+               {{"T", {0, 1, 2}, {0}, float_types()},
+                {"U", {}, {1, 2}, float_types(), false, "stash_type"}},
+               nullptr,
+               first_output_as_input0});
   first("LpNormalization", 1, {int_attr("axis", -1), int_attr("p", 2)}, type_of_input0);
   first("MeanVarianceNormalization", 9, {ints_attr("axes", {0, 2, 3})}, type_of_input0);
   // The softmax family's axis was 1 (over the flattened trailing dims) before opset 13.
@@ -112,31 +111,28 @@ void add_normalizations(std::vector<OpSchema>& t) {
     first(op, 1, {int_attr("axis", 1)}, type_of_input0);
     first(op, 13, {int_attr("axis", -1)}, type_of_input0);
   }
+  // The mask had the data's type before opset 10, bool from then on.
+  const TypeParam mask{"T1", {}, {1}, bool_type()};
+  TypeParam data_and_mask = fl;
+  data_and_mask.outputs = {0, 1};
+  t.push_back({"",
+               "Dropout",
+               1,
+               {float_attr("ratio", 0.5f)},
+               {data_and_mask},
+               nullptr,
+               same_shape_as_input0});
   t.push_back(
-      {"", "Dropout", 1, {float_attr("ratio", 0.5f)}, {fl}, dropout_types, same_shape_as_input0});
-  t.push_back(
-      {"", "Dropout", 12, {int_attr("seed", 0)}, {fl}, dropout_types, same_shape_as_input0});
-  TypeParam fl8 = fl;  // opset 22 adds the 8-bit floats
-  fl8.allowed.insert(fl8.allowed.end(), float8_types().begin(), float8_types().end());
-  t.push_back(
-      {"", "Dropout", 22, {int_attr("seed", 0)}, {fl8}, dropout_types, same_shape_as_input0});
-  // Their output types depend on several inputs and attributes:
-  // type_inference.cpp's. Only x is constrained here: float or int32 to
-  // quantize, an integer or small float type to dequantize.
-  auto quant = [&](const char* op, int64_t since, std::vector<AttrDef> attrs) {
-    const bool q = std::string(op) == "QuantizeLinear";
-    std::vector<DataType> x = q ? float_types() : quantized_types();
-    if (q) x.push_back(DataType::kInt32);
-    t.push_back(
-        {"", op, since, std::move(attrs), {{"T1", {0}, {}, x}}, nullptr, first_output_as_input0});
-  };
-  quant("QuantizeLinear", 10, {});
-  quant("QuantizeLinear", 13, {int_attr("axis", 1)});
-  quant("QuantizeLinear", 21,
-        {int_attr("axis", 1), int_attr("saturate", 1), int_attr("block_size", 0)});
-  quant("DequantizeLinear", 10, {});
-  quant("DequantizeLinear", 13, {int_attr("axis", 1)});
-  quant("DequantizeLinear", 21, {int_attr("axis", 1), int_attr("block_size", 0)});
+      {"", "Dropout", 10, {float_attr("ratio", 0.5f)}, {fl, mask}, nullptr, same_shape_as_input0});
+  // From 12 ratio and training_mode are inputs 1 and 2.
+  const std::vector<TypeParam> dropout12 = {
+      {"T", {0}, {0}, fl.allowed}, {"T1", {1}, {}, fl.allowed}, {"T2", {2}, {1}, bool_type()}};
+  t.push_back({"", "Dropout", 12, {int_attr("seed", 0)}, dropout12, nullptr, same_shape_as_input0});
+  std::vector<TypeParam> dropout22 = dropout12;  // opset 22 adds the 8-bit floats
+  for (int k : {0, 1})
+    dropout22[size_t(k)].allowed.insert(dropout22[size_t(k)].allowed.end(), float8_types().begin(),
+                                        float8_types().end());
+  t.push_back({"", "Dropout", 22, {int_attr("seed", 0)}, dropout22, nullptr, same_shape_as_input0});
 }
 
 }  // namespace
@@ -178,6 +174,7 @@ void add_nn_schemas(std::vector<OpSchema>& t) {
                unknown_shapes});
   add_normalizations(t);
   add_window_schemas(t);
+  add_qdq_schemas(t);
 }
 
 }  // namespace tessera::ops

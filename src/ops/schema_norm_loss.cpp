@@ -73,12 +73,14 @@ void add_norm_loss_schemas(std::vector<OpSchema>& t) {
                {{"T", {0}, {}, float_types()}, {"V", {1}, {0}, float_types()}},
                type_of_input1,
                normalized});
-  // Y, then inv_std_var of the stash type: type_inference.cpp types them.
+  // Y, then inv_std_var of the stash type.
   t.push_back({"",
                "SimplifiedLayerNormalization",
                1,
                {int_attr("axis", -1), float_attr("epsilon", 1e-5f), int_attr("stash_type", 1)},
-               {{"T", {0}, {0}, float_types()}, {"V", {1}, {}, float_types()}},
+               {{"T", {0}, {0}, float_types()},
+                {"V", {1}, {}, float_types()},
+                {"U", {}, {1}, float_types(), false, "stash_type"}},
                nullptr,
                normalized});
   t.push_back(

@@ -33,11 +33,14 @@ OutShapes recurrent(const ShapeQuery& q) {
   return out;
 }
 
-// Each version's attributes; `extra` are the op's own.
-std::vector<AttrDef> attrs(int64_t since, const std::vector<AttrDef>& extra, bool output_sequence) {
+// Each version's attributes; `extra` are the op's own. `activations`
+// defaults to the op's functions for one direction (f for RNN; f, g for
+// GRU; f, g, h for LSTM), which a bidirectional node applies to both.
+std::vector<AttrDef> attrs(int64_t since, const std::vector<AttrDef>& extra, bool output_sequence,
+                           std::vector<std::string> activations) {
   std::vector<AttrDef> a = {optional_attr("activation_alpha", AttrType::kFloats),
                             optional_attr("activation_beta", AttrType::kFloats),
-                            optional_attr("activations", AttrType::kStrings),
+                            strings_attr("activations", std::move(activations)),
                             optional_attr("clip", AttrType::kFloat),
                             string_attr("direction", "forward"),
                             optional_attr("hidden_size", AttrType::kInt)};
@@ -51,23 +54,25 @@ std::vector<AttrDef> attrs(int64_t since, const std::vector<AttrDef>& extra, boo
 
 void add_recurrent_schemas(std::vector<OpSchema>& t) {
   // sequence_lens (input 4) is int32; every other input is T.
+  // Y and Y_h (and LSTM's Y_c) are T.
   auto types = [](std::vector<int> inputs) {
-    return std::vector<TypeParam>{{"T", std::move(inputs), {0, 1, 2}, float_types()},
+    std::vector<int> outputs = {0, 1};
+    if (inputs.size() > 5) outputs.push_back(2);
+    return std::vector<TypeParam>{{"T", std::move(inputs), std::move(outputs), float_types()},
                                   {"T1", {4}, {}, {DataType::kInt32}}};
   };
   auto add = [&](const char* op, int64_t since, std::vector<AttrDef> a, std::vector<int> in) {
     t.push_back({"", op, since, std::move(a), types(std::move(in)), type_of_input0, recurrent});
   };
-  // The activations' defaults (RNN's Tanh, GRU's Sigmoid and Tanh, LSTM's
-  // Sigmoid, Tanh and Tanh, per direction) are list-valued: the kernels
-  // settle them.
-  for (int64_t v : {1, 7, 14}) add("RNN", v, attrs(v, {}, v == 1), {0, 1, 2, 3, 5});
+  const std::vector<std::string> rnn = {"Tanh"}, gru = {"Sigmoid", "Tanh"},
+                                 lstm = {"Sigmoid", "Tanh", "Tanh"};
+  for (int64_t v : {1, 7, 14}) add("RNN", v, attrs(v, {}, v == 1, rnn), {0, 1, 2, 3, 5});
   // GRU-1's text spells the direction default "foward"; it means forward.
-  add("GRU", 1, attrs(1, {}, true), {0, 1, 2, 3, 5});
+  add("GRU", 1, attrs(1, {}, true, gru), {0, 1, 2, 3, 5});
   for (int64_t v : {3, 7, 14})
-    add("GRU", v, attrs(v, {int_attr("linear_before_reset", 0)}, v == 3), {0, 1, 2, 3, 5});
+    add("GRU", v, attrs(v, {int_attr("linear_before_reset", 0)}, v == 3, gru), {0, 1, 2, 3, 5});
   for (int64_t v : {1, 7, 14})
-    add("LSTM", v, attrs(v, {int_attr("input_forget", 0)}, v == 1), {0, 1, 2, 3, 5, 6, 7});
+    add("LSTM", v, attrs(v, {int_attr("input_forget", 0)}, v == 1, lstm), {0, 1, 2, 3, 5, 6, 7});
 }
 
 }  // namespace tessera::ops

@@ -219,9 +219,12 @@ void add_shape_op_schemas(std::vector<OpSchema>& t) {
                concat});
   t.push_back(
       {"", "Split", 1, {int_attr("axis", 0), ints_attr("split")}, {any}, type_of_input0, split});
+  t.back().types[0].variadic_outputs = true;
   t.push_back(
       {"", "Split", 2, {int_attr("axis", 0), ints_attr("split")}, {any}, type_of_input0, split});
+  t.back().types[0].variadic_outputs = true;
   t.push_back({"", "Split", 13, {int_attr("axis", 0)}, {any, shape_in}, type_of_input0, split});
+  t.back().types[0].variadic_outputs = true;
   t.push_back({"",
                "Split",
                18,
@@ -229,6 +232,7 @@ void add_shape_op_schemas(std::vector<OpSchema>& t) {
                {any, shape_in},
                type_of_input0,
                split});
+  t.back().types[0].variadic_outputs = true;
   t.push_back({"",
                "Slice",
                1,

@@ -119,21 +119,22 @@ void add_signal_schemas(std::vector<OpSchema>& t) {
                {{"T1", {0, 2}, {0}, float_types()}, {"T2", {1, 3}, {}, index_types()}},
                type_of_input0,
                stft});
-  // The windows' and MelWeightMatrix's output types are output_datatype's.
   const TypeParam sizes{"T1", {0}, {}, index_types()};
   for (const char* op : {"BlackmanWindow", "HammingWindow", "HannWindow"})
     t.push_back({"",
                  op,
                  17,
                  {int_attr("output_datatype", 1), int_attr("periodic", 1)},
-                 {sizes},
+                 {sizes, {"T2", {}, {0}, numeric_types(), false, "output_datatype"}},
                  nullptr,
                  window});
   t.push_back({"",
                "MelWeightMatrix",
                17,
                {int_attr("output_datatype", 1)},
-               {{"T1", {0, 1, 2}, {}, index_types()}, {"T2", {3, 4}, {}, float_types()}},
+               {{"T1", {0, 1, 2}, {}, index_types()},
+                {"T2", {3, 4}, {}, float_types()},
+                {"T3", {}, {0}, numeric_types(), false, "output_datatype"}},
                nullptr,
                mel_weight_matrix});
 }

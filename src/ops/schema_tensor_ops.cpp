@@ -31,6 +31,16 @@ OutShapes constant_of_shape(const ShapeQuery& q) {
   return {Shape(*target)};
 }
 
+// The type of `value` (a one-element tensor), float when it is absent.
+std::vector<ir::TypeInfo> constant_of_shape_type(const ir::Node& n, int64_t,
+                                                 const std::vector<ir::TypeInfo>&) {
+  const ir::Attribute* a = n.attr("value");
+  ir::TypeInfo t;
+  t.kind = ir::TypeInfo::Kind::kTensor;
+  t.elem_type = a && a->t.defined() ? a->t.dtype() : DataType::kFloat;
+  return {t};
+}
+
 OutShapes expand(const ShapeQuery& q) {
   const Shape* x = shape_of(q, 0);
   auto target = q.ints(1);
@@ -145,8 +155,13 @@ void add_tensor_op_schemas(std::vector<OpSchema>& t) {
                int64_outputs,
                shape_op});
   t.push_back({"", "Size", 1, {}, {{"T", {0}, {}, all_types()}, out_i64}, int64_outputs, size_op});
-  t.push_back(
-      {"", "ConstantOfShape", 9, {}, {{"T1", {0}, {}, int64_type()}}, nullptr, constant_of_shape});
+  t.push_back({"",
+               "ConstantOfShape",
+               9,
+               {optional_attr("value", ir::AttrType::kTensor)},
+               {{"T1", {0}, {}, int64_type()}, {"T2", {}, {0}, all_types()}},
+               constant_of_shape_type,
+               constant_of_shape});
   t.push_back({"", "Expand", 8, {}, {any, shape_in}, type_of_input0, expand});
   t.push_back({"", "Tile", 1, {}, {any}, type_of_input0, tile});
   t.push_back({"", "Tile", 6, {}, {any, shape_in}, type_of_input0, tile});

@@ -29,6 +29,21 @@ OutShapes optimizer_outputs(const ShapeQuery& q, size_t states) {
   return out;
 }
 
+// Each output typed like the input it replaces (X, or the state after G).
+std::vector<ir::TypeInfo> optimizer_types(const ir::Node& n, int64_t,
+                                          const std::vector<ir::TypeInfo>& in) {
+  std::vector<ir::TypeInfo> out(n.outputs.size());
+  const size_t groups = n.op_type == "Adam" ? 4 : 3;
+  if (in.size() < 2 + groups) return out;
+  const size_t cnt = (in.size() - 2) / groups;
+  for (size_t o = 0; o < out.size(); ++o) {
+    const size_t g = o / cnt, i = o % cnt;
+    const size_t k = 2 + (g == 0 ? i : (g + 1) * cnt + i);
+    if (k < in.size()) out[o] = in[k];
+  }
+  return out;
+}
+
 OutShapes adagrad(const ShapeQuery& q) { return optimizer_outputs(q, 1); }
 OutShapes adam(const ShapeQuery& q) { return optimizer_outputs(q, 2); }
 OutShapes momentum(const ShapeQuery& q) { return optimizer_outputs(q, 1); }
@@ -41,7 +56,8 @@ void add_training_schemas(std::vector<OpSchema>& t) {
   const std::vector<TypeParam> types = {{"T1", {0}, {}, {DataType::kFloat, DataType::kDouble}},
                                         {"T2", {1}, {}, int64_type()}};
   auto op = [&](const char* name, std::vector<AttrDef> attrs, ShapeRule rule) {
-    t.push_back({"ai.onnx.preview.training", name, 1, std::move(attrs), types, nullptr, rule});
+    t.push_back(
+        {"ai.onnx.preview.training", name, 1, std::move(attrs), types, optimizer_types, rule});
   };
   op("Adagrad",
      {float_attr("decay_factor", 0.0f), float_attr("epsilon", 0.0f),

@@ -116,6 +116,8 @@ void add_window_schemas(std::vector<OpSchema>& t) {
   t.push_back({"", "MaxPool", 1, pool_attrs({}), fl, input0_then_int64, pool});
   t.push_back(
       {"", "MaxPool", 8, pool_attrs({int_attr("storage_order", 0)}), fl, input0_then_int64, pool});
+  const TypeParam indices{"I", {}, {1}, int64_type()};  // opset 8 adds Indices
+  t.back().types.push_back(indices);
   // From opset 12 MaxPool takes int8 and uint8 too.
   std::vector<TypeParam> fl_int8 = fl;
   fl_int8[0].allowed.insert(fl_int8[0].allowed.end(), {DataType::kInt8, DataType::kUInt8});
@@ -123,10 +125,12 @@ void add_window_schemas(std::vector<OpSchema>& t) {
       {"", "MaxPool", 10,
        pool_attrs({int_attr("storage_order", 0), int_attr("ceil_mode", 0), ints_attr("dilations")}),
        fl, input0_then_int64, pool});
+  t.back().types.push_back(indices);
   t.push_back(
       {"", "MaxPool", 12,
        pool_attrs({int_attr("storage_order", 0), int_attr("ceil_mode", 0), ints_attr("dilations")}),
        fl_int8, input0_then_int64, pool});
+  t.back().types.push_back(indices);
   t.push_back({"", "AveragePool", 1, pool_attrs({}), fl, type_of_input0, pool});
   t.push_back({"", "AveragePool", 7, pool_attrs({int_attr("count_include_pad", 0)}), fl,
                type_of_input0, pool});

@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "ir/graph_algorithms.hpp"
+#include "ops/type_inference.hpp"
 
 namespace tessera::optimizer {
 
@@ -58,21 +59,31 @@ bool is_cast(const ir::Node& n) {
 
 }  // namespace
 
-size_t eliminate_redundant_casts(ir::Graph& graph) {
+size_t eliminate_redundant_casts(const ir::Model& model, ir::Graph& graph) {
   // Element types that hold whatever the model declares elsewhere: graph
-  // inputs (feeds are checked against them), initializers and every Cast's
-  // output. value_info is a hint a model may get wrong, so it is not used.
+  // inputs (feeds are checked against them) and initializers, and from them
+  // every node output type inference types (a Cast's is its `to`). value_info
+  // is a hint a model may get wrong, so it is not used; a value inference
+  // leaves untyped (an op without an entry, a subgraph's outer value) keeps
+  // its Casts.
   std::unordered_map<std::string, DT> type;
   for (const auto& v : graph.inputs)
     if (v.type.kind == ir::TypeInfo::Kind::kTensor && v.type.elem_type != DT::kUndefined)
       type[v.name] = v.type.elem_type;
   for (const auto& [name, t] : graph.initializers) type[name] = t.dtype();
   std::unordered_map<std::string, const ir::Node*> cast_of;  // output -> the Cast making it
-  for (const auto& n : graph.nodes)
-    if (is_cast(n)) {
-      type[n.outputs[0]] = static_cast<DT>(n.attr("to")->i);
-      cast_of[n.outputs[0]] = &n;
+  for (const auto& n : graph.nodes) {
+    std::vector<ir::TypeInfo> in;
+    for (const auto& v : n.inputs) {
+      auto it = v.empty() ? type.end() : type.find(v);
+      in.push_back(it == type.end() ? ir::TypeInfo() : ir::TypeInfo::tensor(it->second));
     }
+    const auto out = ops::infer_output_types(n, model.opset(n.domain), in);
+    for (size_t k = 0; k < n.outputs.size() && k < out.size(); ++k)
+      if (!n.outputs[k].empty() && out[k].is_tensor() && out[k].elem_type != DT::kUndefined)
+        type[n.outputs[k]] = out[k].elem_type;
+    if (is_cast(n)) cast_of[n.outputs[0]] = &n;
+  }
   auto type_of = [&](const std::string& v) {
     auto it = type.find(v);
     return it == type.end() ? DT::kUndefined : it->second;

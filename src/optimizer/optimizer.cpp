@@ -26,7 +26,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
                             /*keep_dequantize=*/true);
     });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
-    changed += run("eliminate_redundant_casts", [&] { return eliminate_redundant_casts(g); });
+    changed += run("eliminate_redundant_casts", [&] { return eliminate_redundant_casts(model, g); });
     changed +=
         run("eliminate_common_subexpressions", [&] { return eliminate_common_subexpressions(g); });
     if (!changed) break;

@@ -2,6 +2,7 @@
 // none, when the two transposes undo each other).
 #include <set>
 
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 
@@ -85,7 +86,7 @@ size_t merge_reshapes(ir::Graph& g) {
       const Tensor* shape = v.constant(second.inputs[1]);
       if (!shape) continue;
       bool copies = false;
-      if (attr_int(second, "allowzero", 0) == 0)
+      if (ops::attr_is_default(second, "allowzero"))
         for (int64_t d : shape->to_int64_vector()) copies |= d == 0;
       if (copies) continue;
       second.inputs[0] = first.inputs[0];

@@ -315,3 +315,45 @@ TEST(OpSchema, EveryRuleRejectsNonsenseCleanly) {
   EXPECT_GT(errors, 0u);
   EXPECT_LT(errors, runs);
 }
+
+// Passes read an attribute's meaning across versions from the entries:
+// QuantizeLinear's saturate is 1 and block_size 0 wherever they exist.
+TEST(OpSchema, AttributeDefaultsAcrossVersions) {
+  ir::Node q = node("QuantizeLinear", 3);
+  EXPECT_TRUE(ops::attr_is_default(q, "saturate"));
+  EXPECT_TRUE(ops::attr_is_default(q, "block_size"));
+  EXPECT_EQ(ops::attr_int_any_version(q, "axis", 7), 1);
+  q.attributes.push_back(attr_int("saturate", 0));
+  q.attributes.push_back(attr_int("block_size", 0));
+  EXPECT_FALSE(ops::attr_is_default(q, "saturate"));
+  EXPECT_TRUE(ops::attr_is_default(q, "block_size"));  // set to its default
+  q.attributes.push_back(attr_int("axis", 0));
+  EXPECT_EQ(ops::attr_int_any_version(q, "axis", 7), 0);
+  // An attribute no entry of the op declares is a default only when absent.
+  ir::Node relu = node("Relu", 1);
+  EXPECT_TRUE(ops::attr_is_default(relu, "saturate"));
+  EXPECT_EQ(ops::attr_int_any_version(relu, "saturate", 7), 7);
+  relu.attributes.push_back(attr_int("saturate", 1));
+  EXPECT_FALSE(ops::attr_is_default(relu, "saturate"));
+  ASSERT_NE(ops::latest_attr_def("", "QuantizeLinear", "precision"), nullptr);
+  EXPECT_EQ(ops::latest_attr_def("", "QuantizeLinear", "precision")->i, 0);
+  EXPECT_EQ(ops::latest_attr_def("", "DequantizeLinear", "saturate"), nullptr);
+}
+
+// The recurrent ops' activations default to one direction's functions.
+TEST(OpSchema, RecurrentActivationDefaults) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(ops::find_schema("", "RNN", 14)->attr_strings(node("RNN", 3), "activations"),
+            V{"Tanh"});
+  EXPECT_EQ(ops::find_schema("", "GRU", 7)->attr_strings(node("GRU", 3), "activations"),
+            (V{"Sigmoid", "Tanh"}));
+  EXPECT_EQ(ops::find_schema("", "LSTM", 14)->attr_strings(node("LSTM", 3), "activations"),
+            (V{"Sigmoid", "Tanh", "Tanh"}));
+  ir::Attribute given;
+  given.name = "activations";
+  given.type = ir::AttrType::kStrings;
+  given.strings = {"Relu"};
+  EXPECT_EQ(
+      ops::find_schema("", "RNN", 14)->attr_strings(node("RNN", 3, 1, {given}), "activations"),
+      V{"Relu"});
+}

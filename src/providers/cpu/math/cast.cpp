@@ -221,9 +221,11 @@ class CastKernel final : public ep::OpKernel {
     DataType to = to_;
     if (like_) to = ctx.required_input(1).dtype();
     if (to == x.dtype() && to != DataType::kString) {
-      // A Cast to the type it has (fasterrcnn_mbv3 casts RoiAlign's 7.5 MB
-      // float output to float): the input's buffer when the executor lets
-      // this node take it over, else one copy of its bytes.
+      // A Cast to the type it has: the optimizer removes those whose input
+      // type inference knows (eliminate_redundant_casts), so this serves the
+      // rest (a graph output, a value of an op without a schema entry). The
+      // input's buffer when the executor lets this node take it over, else
+      // one copy of its bytes.
       Tensor& same = ctx.output_reusing(0, 0, x.shape());
       if (same.raw_data() != x.raw_data() && x.byte_size() > 0)
         std::memcpy(same.mutable_raw_data(), x.raw_data(), x.byte_size());

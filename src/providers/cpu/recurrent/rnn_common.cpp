@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "ops/schema.hpp"
+
 namespace tessera::cpu::rnn {
 
 namespace {
@@ -35,7 +37,7 @@ const ActSpec kActs[] = {
 
 }  // namespace
 
-RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info, const std::vector<std::string>& defaults) {
+RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info) {
   RnnAttrs a;
   std::string dir = info.attr_string("direction", "forward");
   if (dir == "bidirectional") {
@@ -57,7 +59,9 @@ RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info, const std::vector<std::stri
     if (!(a.clip > 0.f)) info.fail_node("clip must be positive, got ", a.clip);
   }
 
-  size_t per_dir = defaults.size();
+  const ops::OpSchema& schema = ops::schema_of(info.node(), info.opset());
+  const std::vector<std::string> defaults = schema.attr_def("activations")->strings;
+  const size_t per_dir = defaults.size();
   std::vector<std::string> names = info.attr_strings("activations", {});
   if (names.empty()) {
     for (int64_t k = 0; k < a.num_directions; ++k)

@@ -79,8 +79,8 @@ struct RnnAttrs {
   std::vector<Activation> acts;
 };
 
-// `defaults` are the op's activation names for one direction.
-RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info, const std::vector<std::string>& defaults);
+// The activations default to the schema entry's (one direction's list).
+RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info);
 
 struct RnnDims {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;

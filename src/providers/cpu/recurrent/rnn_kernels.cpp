@@ -150,7 +150,7 @@ class RecurrentKernel : public ep::OpKernel {
 class RnnKernel : public RecurrentKernel {
  public:
   explicit RnnKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info, {"Tanh"}), 1, {0, 1}) {}
+      : RecurrentKernel(info, rnn::parse_rnn_attrs(info), 1, {0, 1}) {}
 
   void compute(ep::KernelContext& ctx) const override {
     with_compute_type(ctx.required_input(0).dtype(), [&](auto z) { run<decltype(z)>(ctx); });
@@ -193,7 +193,7 @@ class RnnKernel : public RecurrentKernel {
 class GruKernel : public RecurrentKernel {
  public:
   explicit GruKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info, {"Sigmoid", "Tanh"}), 3,
+      : RecurrentKernel(info, rnn::parse_rnn_attrs(info), 3,
                         r_split(info.attr_int("linear_before_reset", 0) != 0)),
         linear_before_reset_(info.attr_int("linear_before_reset", 0) != 0) {}
 
@@ -288,7 +288,7 @@ class GruKernel : public RecurrentKernel {
 class LstmKernel : public RecurrentKernel {
  public:
   explicit LstmKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info, {"Sigmoid", "Tanh", "Tanh"}), 4, {0, 4}),
+      : RecurrentKernel(info, rnn::parse_rnn_attrs(info), 4, {0, 4}),
         input_forget_(info.attr_int("input_forget", 0) != 0) {}
 
   void compute(ep::KernelContext& ctx) const override {

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "core/quant_types.hpp"
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
@@ -31,7 +32,7 @@ const ir::Node* dequantize_of(const DefUse& v, const ir::Graph& g, const std::st
   const int p = producer_of(v, g, value, "DequantizeLinear");
   if (p < 0) return nullptr;
   const ir::Node& n = g.nodes[size_t(p)];
-  if (n.inputs.size() < 2 || n.outputs.size() != 1 || attr_int(n, "block_size", 0) != 0)
+  if (n.inputs.size() < 2 || n.outputs.size() != 1 || !ops::attr_is_default(n, "block_size"))
     return nullptr;
   return &n;
 }
@@ -64,7 +65,8 @@ int output_quantize(const DefUse& v, const ir::Graph& g, const std::string& valu
   const ir::Node& quant = g.nodes[size_t(q)];
   const Tensor *ys = input_constant(v, quant, 1), *yzp = input_constant(v, quant, 2);
   if (quant.outputs.size() != 1 || !is_scalar(ys) || ys->dtype() != DataType::kFloat ||
-      !is_scalar(yzp) || !is_8bit_integer_type(yzp->dtype()) || attr_int(quant, "saturate", 1) != 1)
+      !is_scalar(yzp) || !is_8bit_integer_type(yzp->dtype()) ||
+      !ops::attr_is_default(quant, "saturate"))
     return -1;
   return q;
 }
@@ -78,7 +80,7 @@ bool constant_weights(const DefUse& v, const ir::Node& dw, int64_t rank, int64_t
       ws->dtype() != DataType::kFloat)
     return false;
   if (!is_scalar(ws)) {
-    int64_t a = attr_int(dw, "axis", 1);
+    int64_t a = ops::attr_int_any_version(dw, "axis", 1);
     if (a < 0) a += rank;
     if (ws->rank() != 1 || a != axis || ws->shape()[0] != wq->shape()[size_t(axis)]) return false;
   }

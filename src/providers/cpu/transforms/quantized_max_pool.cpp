@@ -13,6 +13,7 @@
 // kernel, dilation 1 and ceil_mode 0 guarantee that.
 #include <optional>
 
+#include "ops/schema.hpp"
 #include "optimizer/def_use.hpp"
 #include "optimizer/passes.hpp"
 #include "providers/cpu/transforms/cpu_transforms.hpp"
@@ -28,7 +29,8 @@ namespace {
 // Indices output.
 bool windows_hold_the_image(const ir::Node& mp) {
   if (mp.outputs.size() > 1 && !mp.outputs[1].empty()) return false;
-  if (attr_int(mp, "ceil_mode", 0) != 0 || !ints_all_or_absent(mp, "dilations", 1)) return false;
+  if (!ops::attr_is_default(mp, "ceil_mode") || !ints_all_or_absent(mp, "dilations", 1))
+    return false;
   const ir::Attribute* k = mp.attr("kernel_shape");
   if (!k || k->ints.empty()) return false;
   const std::string pad_mode = mp.attr("auto_pad") ? mp.attr("auto_pad")->s : "NOTSET";
