@@ -195,6 +195,12 @@ OrtStatus* ORT_API_CALL GetSparseTensorIndices(const OrtValue* ort_value, enum O
 OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) noexcept;
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetCustomCreateThreadFn(OrtSessionOptions* options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetCustomThreadCreationOptions(OrtSessionOptions* options, void* ort_custom_thread_creation_options) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetCustomJoinThreadFn(OrtSessionOptions* options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept;
+OrtStatus* ORT_API_CALL SetGlobalCustomCreateThreadFn(OrtThreadingOptions* tp_options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept;
+OrtStatus* ORT_API_CALL SetGlobalCustomThreadCreationOptions(OrtThreadingOptions* tp_options, void* ort_custom_thread_creation_options) noexcept;
+OrtStatus* ORT_API_CALL SetGlobalCustomJoinThreadFn(OrtThreadingOptions* tp_options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept;
 OrtStatus* ORT_API_CALL SynchronizeBoundInputs(OrtIoBinding* binding_ptr) noexcept;
 OrtStatus* ORT_API_CALL SynchronizeBoundOutputs(OrtIoBinding* binding_ptr) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CUDA_V2(OrtSessionOptions* options, const OrtCUDAProviderOptionsV2* cuda_options) noexcept;
@@ -389,6 +395,7 @@ OrtStatus* ORT_API_CALL EpAssignedNode_GetOperatorType(const OrtEpAssignedNode* 
 void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options, OrtSyncStream* sync_stream) noexcept;
 OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, char*** out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept;
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionExecutionMode(const OrtSessionOptions* options, ::ExecutionMode* out) noexcept;
 OrtExperimentalFnPtr ORT_API_CALL GetExperimentalFunction(const char* name) noexcept;
@@ -477,42 +484,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetExecutionProviderApi(const char* provid
   (void)version;
   (void)provider_api;
   return not_implemented("GetExecutionProviderApi");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetCustomCreateThreadFn(OrtSessionOptions* options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept {
-  (void)options;
-  (void)ort_custom_create_thread_fn;
-  return not_implemented("SessionOptionsSetCustomCreateThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetCustomThreadCreationOptions(OrtSessionOptions* options, void* ort_custom_thread_creation_options) noexcept {
-  (void)options;
-  (void)ort_custom_thread_creation_options;
-  return not_implemented("SessionOptionsSetCustomThreadCreationOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetCustomJoinThreadFn(OrtSessionOptions* options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept {
-  (void)options;
-  (void)ort_custom_join_thread_fn;
-  return not_implemented("SessionOptionsSetCustomJoinThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomCreateThreadFn(OrtThreadingOptions* tp_options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept {
-  (void)tp_options;
-  (void)ort_custom_create_thread_fn;
-  return not_implemented("SetGlobalCustomCreateThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomThreadCreationOptions(OrtThreadingOptions* tp_options, void* ort_custom_thread_creation_options) noexcept {
-  (void)tp_options;
-  (void)ort_custom_thread_creation_options;
-  return not_implemented("SetGlobalCustomThreadCreationOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomJoinThreadFn(OrtThreadingOptions* tp_options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept {
-  (void)tp_options;
-  (void)ort_custom_join_thread_fn;
-  return not_implemented("SetGlobalCustomJoinThreadFn");
 }
 
 const OrtTrainingApi* ORT_API_CALL unimplemented_GetTrainingApi(uint32_t version) noexcept {
@@ -651,12 +622,6 @@ OrtStatus* ORT_API_CALL unimplemented_RunOptionsEnableProfiling(OrtRunOptions* o
 OrtStatus* ORT_API_CALL unimplemented_RunOptionsDisableProfiling(OrtRunOptions* options) noexcept {
   (void)options;
   return not_implemented("RunOptionsDisableProfiling");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept {
-  (void)env;
-  (void)config;
-  return not_implemented("SetPerSessionThreadPoolCallbacks");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SessionReleaseCapturedGraph(OrtSession* session, int graph_annotation_id) noexcept {
@@ -884,12 +849,12 @@ extern const OrtApi kOrtApi = {
     &KernelContext_GetGPUComputeStream,
     &GetTensorMemoryInfo,
     &unimplemented_GetExecutionProviderApi,
-    &unimplemented_SessionOptionsSetCustomCreateThreadFn,
-    &unimplemented_SessionOptionsSetCustomThreadCreationOptions,
-    &unimplemented_SessionOptionsSetCustomJoinThreadFn,
-    &unimplemented_SetGlobalCustomCreateThreadFn,
-    &unimplemented_SetGlobalCustomThreadCreationOptions,
-    &unimplemented_SetGlobalCustomJoinThreadFn,
+    &SessionOptionsSetCustomCreateThreadFn,
+    &SessionOptionsSetCustomThreadCreationOptions,
+    &SessionOptionsSetCustomJoinThreadFn,
+    &SetGlobalCustomCreateThreadFn,
+    &SetGlobalCustomThreadCreationOptions,
+    &SetGlobalCustomJoinThreadFn,
     &SynchronizeBoundInputs,
     &SynchronizeBoundOutputs,
     &SessionOptionsAppendExecutionProvider_CUDA_V2,
@@ -1106,7 +1071,7 @@ extern const OrtApi kOrtApi = {
     &unimplemented_RunOptionsEnableProfiling,
     &unimplemented_RunOptionsDisableProfiling,
     &KernelInfoGetAttributeArray_string,
-    &unimplemented_SetPerSessionThreadPoolCallbacks,
+    &SetPerSessionThreadPoolCallbacks,
     &GetMemPatternEnabled,
     &GetSessionExecutionMode,
     &unimplemented_SessionReleaseCapturedGraph,

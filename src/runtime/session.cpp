@@ -199,9 +199,11 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       if (options.execution_mode == ExecutionMode::kParallel) impl->inter_pool = global.inter;
       return;
     }
-    impl->pool = std::make_shared<ThreadPool>(options.intra_op_num_threads, spin);
+    const ThreadHooks none;
+    const ThreadHooks& hooks = options.thread_hooks ? *options.thread_hooks : none;
+    impl->pool = std::make_shared<ThreadPool>(options.intra_op_num_threads, spin, hooks);
     if (options.execution_mode == ExecutionMode::kParallel)
-      impl->inter_pool = std::make_shared<ThreadPool>(options.inter_op_num_threads, spin);
+      impl->inter_pool = std::make_shared<ThreadPool>(options.inter_op_num_threads, spin, hooks);
   });
   impl->model = std::move(model);
   impl->allocators = runtime::provider_allocators(impl->providers, options);

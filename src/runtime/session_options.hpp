@@ -15,6 +15,8 @@
 
 namespace tessera {
 
+struct ThreadHooks;  // core/thread_pool.hpp
+
 enum class ExecutionMode { kSequential = 0, kParallel = 1 };
 
 // How a session picks its providers when it is given no provider list:
@@ -44,6 +46,9 @@ struct SessionOptions {
   // (Environment::create_global_thread_pools) and the two counts above are
   // not used.
   bool use_per_session_threads = true;
+  // How the session's own pools start and join their threads, and the work
+  // callbacks they report to (null: plain threads, no callbacks).
+  std::shared_ptr<const ThreadHooks> thread_hooks;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
   int log_severity_level = 2;  // 0 verbose, 1 info, 2 warning, 3 error, 4 fatal
   std::string log_id;
