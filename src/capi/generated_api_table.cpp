@@ -394,6 +394,8 @@ OrtStatus* ORT_API_CALL EpAssignedNode_GetDomain(const OrtEpAssignedNode* ep_nod
 OrtStatus* ORT_API_CALL EpAssignedNode_GetOperatorType(const OrtEpAssignedNode* ep_node, const char** out) noexcept;
 void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options, OrtSyncStream* sync_stream) noexcept;
 OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count) noexcept;
+OrtStatus* ORT_API_CALL RunOptionsEnableProfiling(OrtRunOptions* options, const ORTCHAR_T* profile_file_prefix) noexcept;
+OrtStatus* ORT_API_CALL RunOptionsDisableProfiling(OrtRunOptions* options) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, char*** out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept;
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
@@ -611,17 +613,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModelBytes(const v
   (void)allocator;
   (void)compatibility_info;
   return not_implemented("GetCompatibilityInfoFromModelBytes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RunOptionsEnableProfiling(OrtRunOptions* options, const ORTCHAR_T* profile_file_prefix) noexcept {
-  (void)options;
-  (void)profile_file_prefix;
-  return not_implemented("RunOptionsEnableProfiling");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RunOptionsDisableProfiling(OrtRunOptions* options) noexcept {
-  (void)options;
-  return not_implemented("RunOptionsDisableProfiling");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SessionReleaseCapturedGraph(OrtSession* session, int graph_annotation_id) noexcept {
@@ -1068,8 +1059,8 @@ extern const OrtApi kOrtApi = {
     &EpAssignedNode_GetOperatorType,
     &RunOptionsSetSyncStream,
     &GetTensorElementTypeAndShapeDataReference,
-    &unimplemented_RunOptionsEnableProfiling,
-    &unimplemented_RunOptionsDisableProfiling,
+    &RunOptionsEnableProfiling,
+    &RunOptionsDisableProfiling,
     &KernelInfoGetAttributeArray_string,
     &SetPerSessionThreadPoolCallbacks,
     &GetMemPatternEnabled,

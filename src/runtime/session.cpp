@@ -344,6 +344,18 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   state.inter_pool = s.inter_pool.get();
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
+  // A run-scoped profile: its own trace, next to the session's (if any).
+  runtime::Profiler run_profiler;
+  runtime::NodeObserver run_observer;
+  if (run_options.enable_profiling) {
+    run_profiler.start(run_options.profile_file_prefix);
+    run_observer = [session_observer = state.observer, own = profiling_observer(&run_profiler)](
+                       const ir::Node& node, const std::string& provider, int64_t b, int64_t e) {
+      if (session_observer) (*session_observer)(node, provider, b, e);
+      own(node, provider, b, e);
+    };
+    state.observer = &run_observer;
+  }
   state.observe_device_time = s.observe_device_time;
   state.host_outputs = host_outputs;
   state.run_config = &run_options.config_entries;
@@ -373,6 +385,12 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     throw;
   }
   log(Severity::kVerbose, tag, "run finished");
+  if (run_profiler.enabled()) {
+    run_profiler.record({tag.empty() ? "model_run" : tag, "Session", "", "model_run",
+                         run_profiler.start_time_ns(), runtime::Profiler::now_ns(),
+                         std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
+    log(Severity::kInfo, tag, "run profile written to ", run_profiler.finish());
+  }
   if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage"))
     release_arena_memory();
   std::vector<Value> result;

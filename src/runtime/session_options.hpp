@@ -107,6 +107,10 @@ struct RunOptions {
   // RunOptionsAddActiveLoraAdapter): each parameter is fed as the input of
   // its name, so it overrides the initializer of that name for this run.
   std::vector<std::shared_ptr<const onnx::Adapter>> active_adapters;
+  // Profiles this run alone, whether or not the session profiles: a Chrome
+  // trace of its nodes written to "<prefix>_<timestamp>.json" when it ends.
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "tessera_run_profile";
 };
 
 }  // namespace tessera
