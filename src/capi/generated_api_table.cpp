@@ -253,6 +253,7 @@ OrtStatus* ORT_API_CALL CreateAndRegisterAllocatorV2(OrtEnv* env, const char* pr
 OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* input, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback, void* user_data) noexcept;
 OrtStatus* ORT_API_CALL UpdateCUDAProviderOptionsWithValue(OrtCUDAProviderOptionsV2* cuda_options, const char* key, void* value) noexcept;
 OrtStatus* ORT_API_CALL GetCUDAProviderOptionsByName(const OrtCUDAProviderOptionsV2* cuda_options, const char* key, void** ptr) noexcept;
+OrtStatus* ORT_API_CALL SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function, void* user_logging_param) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetInputCount(const OrtShapeInferContext* context, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetInputTypeShape(const OrtShapeInferContext* context, size_t index, OrtTensorTypeAndShapeInfo** info) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetAttribute(const OrtShapeInferContext* context, const char* attr_name, const OrtOpAttr** attr) noexcept;
@@ -561,13 +562,6 @@ OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetResource(const OrtKernelC
   (void)resource_id;
   (void)resource;
   return not_implemented("KernelContext_GetResource");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function, void* user_logging_param) noexcept {
-  (void)options;
-  (void)user_logging_function;
-  (void)user_logging_param;
-  return not_implemented("SetUserLoggingFunction");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept {
@@ -910,7 +904,7 @@ extern const OrtApi kOrtApi = {
     &UpdateCUDAProviderOptionsWithValue,
     &GetCUDAProviderOptionsByName,
     &unimplemented_KernelContext_GetResource,
-    &unimplemented_SetUserLoggingFunction,
+    &SetUserLoggingFunction,
     &ShapeInferContext_GetInputCount,
     &ShapeInferContext_GetInputTypeShape,
     &ShapeInferContext_GetAttribute,

@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/host_heap.hpp"
+#include "core/log_scope.hpp"
 #include "core/logging.hpp"
 #include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
@@ -153,6 +154,8 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   PhaseTimer timer(&impl->timings.phases);
   impl->options = options;
   set_log_severity(static_cast<Severity>(std::clamp(options.log_severity_level, 0, 4)));
+  const ScopedLogSink log_scope(
+      options.logger, static_cast<Severity>(std::clamp(options.log_severity_level, 0, 4)));
   for (const auto& p : providers) impl->requested.push_back(p.name);
   std::string where = model.path.empty() ? std::string("model") : model.path;
 
@@ -293,6 +296,10 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
                                      const RunOptions& run_options, bool host_outputs,
                                      const std::vector<Value>* preallocated) const {
   const Impl& s = *impl_;
+  const int run_level = run_options.log_severity_level >= 0 ? run_options.log_severity_level
+                                                            : s.options.log_severity_level;
+  const ScopedLogSink log_scope(s.options.logger,
+                                static_cast<Severity>(std::clamp(run_level, 0, 4)));
   std::vector<Value> inputs(s.model.graph.inputs.size());
   std::vector<bool> fed(inputs.size(), false);
   for (const auto& [name, value] : feeds) {

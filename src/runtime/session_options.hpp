@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/arena_allocator.hpp"
+#include "core/logging.hpp"
 #include "core/tensor.hpp"
 #include "ep/custom_ops.hpp"
 #include "ep/partitioner.hpp"
@@ -52,6 +53,10 @@ struct SessionOptions {
   ExecutionMode execution_mode = ExecutionMode::kSequential;
   int log_severity_level = 2;  // 0 verbose, 1 info, 2 warning, 3 error, 4 fatal
   std::string log_id;
+  // The session's own logger (null: the process's): what the session logs
+  // while it is created and while it runs on the calling thread, at or above
+  // log_severity_level, goes here instead.
+  std::shared_ptr<const LogRecordSink> logger;
   bool enable_profiling = false;
   std::string profile_file_prefix = "tessera_profile";
   std::string optimized_model_filepath;  // when set, the optimized graph is saved here
