@@ -253,6 +253,7 @@ OrtStatus* ORT_API_CALL CreateAndRegisterAllocatorV2(OrtEnv* env, const char* pr
 OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* input, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback, void* user_data) noexcept;
 OrtStatus* ORT_API_CALL UpdateCUDAProviderOptionsWithValue(OrtCUDAProviderOptionsV2* cuda_options, const char* key, void* value) noexcept;
 OrtStatus* ORT_API_CALL GetCUDAProviderOptionsByName(const OrtCUDAProviderOptionsV2* cuda_options, const char* key, void** ptr) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetResource(const OrtKernelContext* context, int resource_version, int resource_id, void** resource) noexcept;
 OrtStatus* ORT_API_CALL SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function, void* user_logging_param) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetInputCount(const OrtShapeInferContext* context, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetInputTypeShape(const OrtShapeInferContext* context, size_t index, OrtTensorTypeAndShapeInfo** info) noexcept;
@@ -402,6 +403,8 @@ OrtStatus* ORT_API_CALL SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtT
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionExecutionMode(const OrtSessionOptions* options, ::ExecutionMode* out) noexcept;
 OrtExperimentalFnPtr ORT_API_CALL GetExperimentalFunction(const char* name) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetSyncStream(const OrtKernelContext* context, OrtSyncStream** out) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetPreallocatedOutput(const OrtKernelContext* context, size_t output_index, OrtValue** output) noexcept;
 OrtStatus* ORT_API_CALL CreateTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept;
 OrtStatus* ORT_API_CALL CreateSparseTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept;
 OrtStatus* ORT_API_CALL CreateMapTypeInfo(ONNXTensorElementDataType map_key_type, const OrtTypeInfo* map_value_type, OrtTypeInfo** type_info) noexcept;
@@ -556,14 +559,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetTensorRTProviderOptionsByName(const Ort
   return not_implemented("GetTensorRTProviderOptionsByName");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetResource(const OrtKernelContext* context, int resource_version, int resource_id, void** resource) noexcept {
-  (void)context;
-  (void)resource_version;
-  (void)resource_id;
-  (void)resource;
-  return not_implemented("KernelContext_GetResource");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept {
   (void)sess;
   (void)keys;
@@ -615,24 +610,11 @@ OrtStatus* ORT_API_CALL unimplemented_SessionReleaseCapturedGraph(OrtSession* se
   return not_implemented("SessionReleaseCapturedGraph");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetSyncStream(const OrtKernelContext* context, OrtSyncStream** out) noexcept {
-  (void)context;
-  (void)out;
-  return not_implemented("KernelContext_GetSyncStream");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetWeightlessSourceModelBuffer(OrtSessionOptions* options, const void* source_model_data, size_t source_model_data_length) noexcept {
   (void)options;
   (void)source_model_data;
   (void)source_model_data_length;
   return not_implemented("SessionOptionsSetWeightlessSourceModelBuffer");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetPreallocatedOutput(const OrtKernelContext* context, size_t output_index, OrtValue** output) noexcept {
-  (void)context;
-  (void)output_index;
-  (void)output;
-  return not_implemented("KernelContext_GetPreallocatedOutput");
 }
 
 }  // namespace
@@ -903,7 +885,7 @@ extern const OrtApi kOrtApi = {
     &unimplemented_GetTensorRTProviderOptionsByName,
     &UpdateCUDAProviderOptionsWithValue,
     &GetCUDAProviderOptionsByName,
-    &unimplemented_KernelContext_GetResource,
+    &KernelContext_GetResource,
     &SetUserLoggingFunction,
     &ShapeInferContext_GetInputCount,
     &ShapeInferContext_GetInputTypeShape,
@@ -1061,9 +1043,9 @@ extern const OrtApi kOrtApi = {
     &GetSessionExecutionMode,
     &unimplemented_SessionReleaseCapturedGraph,
     &GetExperimentalFunction,
-    &unimplemented_KernelContext_GetSyncStream,
+    &KernelContext_GetSyncStream,
     &unimplemented_SessionOptionsSetWeightlessSourceModelBuffer,
-    &unimplemented_KernelContext_GetPreallocatedOutput,
+    &KernelContext_GetPreallocatedOutput,
 };
 
 extern const OrtModelEditorApi kOrtModelEditorApi = {
