@@ -176,6 +176,10 @@ void ORT_API_CALL ReleasePrepackedWeightsContainer(OrtPrepackedWeightsContainer*
 OrtStatus* ORT_API_CALL CreateSessionWithPrepackedWeightsContainer(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept;
 OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT_V2(OrtSessionOptions* options, const OrtTensorRTProviderOptionsV2* tensorrt_options) noexcept;
+OrtStatus* ORT_API_CALL CreateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2** out) noexcept;
+OrtStatus* ORT_API_CALL UpdateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL GetTensorRTProviderOptionsAsString(const OrtTensorRTProviderOptionsV2* tensorrt_options, OrtAllocator* allocator, char** ptr) noexcept;
+void ORT_API_CALL ReleaseTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* input) noexcept;
 OrtStatus* ORT_API_CALL RegisterAllocator(OrtEnv* env, OrtAllocator* allocator) noexcept;
 OrtStatus* ORT_API_CALL UnregisterAllocator(OrtEnv* env, const OrtMemoryInfo* mem_info) noexcept;
 OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) noexcept;
@@ -219,6 +223,10 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions*
 OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept;
 void ORT_API_CALL ReleaseKernelInfo(OrtKernelInfo* input) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CANN(OrtSessionOptions* options, const OrtCANNProviderOptions* cann_options) noexcept;
+OrtStatus* ORT_API_CALL CreateCANNProviderOptions(OrtCANNProviderOptions** out) noexcept;
+OrtStatus* ORT_API_CALL UpdateCANNProviderOptions(OrtCANNProviderOptions* cann_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL GetCANNProviderOptionsAsString(const OrtCANNProviderOptions* cann_options, OrtAllocator* allocator, char** ptr) noexcept;
+void ORT_API_CALL ReleaseCANNProviderOptions(OrtCANNProviderOptions* input) noexcept;
 void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) noexcept;
 OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevel(OrtEnv* ort_env, OrtLoggingLevel log_severity_level) noexcept;
 OrtStatus* ORT_API_CALL SetGlobalIntraOpThreadAffinity(OrtThreadingOptions* tp_options, const char* affinity_string) noexcept;
@@ -249,8 +257,14 @@ OrtStatus* ORT_API_CALL GetOptionalContainedTypeInfo(const OrtOptionalTypeInfo* 
 OrtStatus* ORT_API_CALL GetResizedStringTensorElementBuffer(OrtValue* value, size_t index, size_t length_in_bytes, char** buffer) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetAllocator(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, OrtAllocator** out) noexcept;
 const char* ORT_API_CALL GetBuildInfoString(void) noexcept;
+OrtStatus* ORT_API_CALL CreateROCMProviderOptions(OrtROCMProviderOptions** out) noexcept;
+OrtStatus* ORT_API_CALL UpdateROCMProviderOptions(OrtROCMProviderOptions* rocm_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL GetROCMProviderOptionsAsString(const OrtROCMProviderOptions* rocm_options, OrtAllocator* allocator, char** ptr) noexcept;
+void ORT_API_CALL ReleaseROCMProviderOptions(OrtROCMProviderOptions* input) noexcept;
 OrtStatus* ORT_API_CALL CreateAndRegisterAllocatorV2(OrtEnv* env, const char* provider_type, const OrtMemoryInfo* mem_info, const OrtArenaCfg* arena_cfg, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* input, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback, void* user_data) noexcept;
+OrtStatus* ORT_API_CALL UpdateTensorRTProviderOptionsWithValue(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void* value) noexcept;
+OrtStatus* ORT_API_CALL GetTensorRTProviderOptionsByName(const OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void** ptr) noexcept;
 OrtStatus* ORT_API_CALL UpdateCUDAProviderOptionsWithValue(OrtCUDAProviderOptionsV2* cuda_options, const char* key, void* value) noexcept;
 OrtStatus* ORT_API_CALL GetCUDAProviderOptionsByName(const OrtCUDAProviderOptionsV2* cuda_options, const char* key, void** ptr) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetResource(const OrtKernelContext* context, int resource_version, int resource_id, void** resource) noexcept;
@@ -456,30 +470,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetCurrentGpuDeviceId(int* device_id) noex
   return not_implemented("GetCurrentGpuDeviceId");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_CreateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2** out) noexcept {
-  (void)out;
-  return not_implemented("CreateTensorRTProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept {
-  (void)tensorrt_options;
-  (void)provider_options_keys;
-  (void)provider_options_values;
-  (void)num_keys;
-  return not_implemented("UpdateTensorRTProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetTensorRTProviderOptionsAsString(const OrtTensorRTProviderOptionsV2* tensorrt_options, OrtAllocator* allocator, char** ptr) noexcept {
-  (void)tensorrt_options;
-  (void)allocator;
-  (void)ptr;
-  return not_implemented("GetTensorRTProviderOptionsAsString");
-}
-
-void ORT_API_CALL unimplemented_ReleaseTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* input) noexcept {
-  (void)input;
-}
-
 OrtStatus* ORT_API_CALL unimplemented_EnableOrtCustomOps(OrtSessionOptions* options) noexcept {
   (void)options;
   return not_implemented("EnableOrtCustomOps");
@@ -495,68 +485,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetExecutionProviderApi(const char* provid
 const OrtTrainingApi* ORT_API_CALL unimplemented_GetTrainingApi(uint32_t version) noexcept {
   (void)version;
   return {};
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateCANNProviderOptions(OrtCANNProviderOptions** out) noexcept {
-  (void)out;
-  return not_implemented("CreateCANNProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateCANNProviderOptions(OrtCANNProviderOptions* cann_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept {
-  (void)cann_options;
-  (void)provider_options_keys;
-  (void)provider_options_values;
-  (void)num_keys;
-  return not_implemented("UpdateCANNProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCANNProviderOptionsAsString(const OrtCANNProviderOptions* cann_options, OrtAllocator* allocator, char** ptr) noexcept {
-  (void)cann_options;
-  (void)allocator;
-  (void)ptr;
-  return not_implemented("GetCANNProviderOptionsAsString");
-}
-
-void ORT_API_CALL unimplemented_ReleaseCANNProviderOptions(OrtCANNProviderOptions* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateROCMProviderOptions(OrtROCMProviderOptions** out) noexcept {
-  (void)out;
-  return not_implemented("CreateROCMProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateROCMProviderOptions(OrtROCMProviderOptions* rocm_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept {
-  (void)rocm_options;
-  (void)provider_options_keys;
-  (void)provider_options_values;
-  (void)num_keys;
-  return not_implemented("UpdateROCMProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetROCMProviderOptionsAsString(const OrtROCMProviderOptions* rocm_options, OrtAllocator* allocator, char** ptr) noexcept {
-  (void)rocm_options;
-  (void)allocator;
-  (void)ptr;
-  return not_implemented("GetROCMProviderOptionsAsString");
-}
-
-void ORT_API_CALL unimplemented_ReleaseROCMProviderOptions(OrtROCMProviderOptions* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateTensorRTProviderOptionsWithValue(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void* value) noexcept {
-  (void)tensorrt_options;
-  (void)key;
-  (void)value;
-  return not_implemented("UpdateTensorRTProviderOptionsWithValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetTensorRTProviderOptionsByName(const OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void** ptr) noexcept {
-  (void)tensorrt_options;
-  (void)key;
-  (void)ptr;
-  return not_implemented("GetTensorRTProviderOptionsByName");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept {
@@ -791,10 +719,10 @@ extern const OrtApi kOrtApi = {
     &CreateSessionWithPrepackedWeightsContainer,
     &CreateSessionFromArrayWithPrepackedWeightsContainer,
     &SessionOptionsAppendExecutionProvider_TensorRT_V2,
-    &unimplemented_CreateTensorRTProviderOptions,
-    &unimplemented_UpdateTensorRTProviderOptions,
-    &unimplemented_GetTensorRTProviderOptionsAsString,
-    &unimplemented_ReleaseTensorRTProviderOptions,
+    &CreateTensorRTProviderOptions,
+    &UpdateTensorRTProviderOptions,
+    &GetTensorRTProviderOptionsAsString,
+    &ReleaseTensorRTProviderOptions,
     &unimplemented_EnableOrtCustomOps,
     &RegisterAllocator,
     &UnregisterAllocator,
@@ -841,10 +769,10 @@ extern const OrtApi kOrtApi = {
     &ReleaseKernelInfo,
     &unimplemented_GetTrainingApi,
     &SessionOptionsAppendExecutionProvider_CANN,
-    &unimplemented_CreateCANNProviderOptions,
-    &unimplemented_UpdateCANNProviderOptions,
-    &unimplemented_GetCANNProviderOptionsAsString,
-    &unimplemented_ReleaseCANNProviderOptions,
+    &CreateCANNProviderOptions,
+    &UpdateCANNProviderOptions,
+    &GetCANNProviderOptionsAsString,
+    &ReleaseCANNProviderOptions,
     &MemoryInfoGetDeviceType,
     &UpdateEnvWithCustomLogLevel,
     &SetGlobalIntraOpThreadAffinity,
@@ -875,14 +803,14 @@ extern const OrtApi kOrtApi = {
     &GetResizedStringTensorElementBuffer,
     &KernelContext_GetAllocator,
     &GetBuildInfoString,
-    &unimplemented_CreateROCMProviderOptions,
-    &unimplemented_UpdateROCMProviderOptions,
-    &unimplemented_GetROCMProviderOptionsAsString,
-    &unimplemented_ReleaseROCMProviderOptions,
+    &CreateROCMProviderOptions,
+    &UpdateROCMProviderOptions,
+    &GetROCMProviderOptionsAsString,
+    &ReleaseROCMProviderOptions,
     &CreateAndRegisterAllocatorV2,
     &RunAsync,
-    &unimplemented_UpdateTensorRTProviderOptionsWithValue,
-    &unimplemented_GetTensorRTProviderOptionsByName,
+    &UpdateTensorRTProviderOptionsWithValue,
+    &GetTensorRTProviderOptionsByName,
     &UpdateCUDAProviderOptionsWithValue,
     &GetCUDAProviderOptionsByName,
     &KernelContext_GetResource,

@@ -223,6 +223,14 @@ struct OrtCUDAProviderOptionsV2 {
 struct OrtDnnlProviderOptions {
   std::map<std::string, std::string> options;
 };
+// Option objects of providers Tessera does not have: they hold what the
+// application sets, and appending them to session options is refused.
+struct OrtTensorRTProviderOptionsV2 {
+  std::map<std::string, std::string> options;
+};
+struct OrtCANNProviderOptions {
+  std::map<std::string, std::string> options;
+};
 
 // Custom ops (docs/custom_ops.md). A domain collects the application's ops
 // until AddCustomOpDomain hands them to session options; the ops themselves
