@@ -167,6 +167,8 @@ OrtStatus* ORT_API_CALL CreateArenaCfg(size_t max_mem, int arena_extend_strategy
 void ORT_API_CALL ReleaseArenaCfg(OrtArenaCfg* input) noexcept;
 OrtStatus* ORT_API_CALL ModelMetadataGetGraphDescription(const OrtModelMetadata* model_metadata, OrtAllocator* allocator, char** value) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT(OrtSessionOptions* options, const OrtTensorRTProviderOptions* tensorrt_options) noexcept;
+OrtStatus* ORT_API_CALL SetCurrentGpuDeviceId(int device_id) noexcept;
+OrtStatus* ORT_API_CALL GetCurrentGpuDeviceId(int* device_id) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_float(const OrtKernelInfo* info, const char* name, float* out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_int64(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL CreateArenaCfgV2(const char* const* arena_config_keys, const size_t* arena_config_values, size_t num_keys, OrtArenaCfg** out) noexcept;
@@ -286,6 +288,7 @@ OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path, Or
 OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept;
 void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept;
 OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options, const OrtLoraAdapter* adapter) noexcept;
+OrtStatus* ORT_API_CALL SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept;
 void ORT_API_CALL ReleaseValueInfo(OrtValueInfo* input) noexcept;
 void ORT_API_CALL ReleaseNode(OrtNode* input) noexcept;
 void ORT_API_CALL ReleaseGraph(OrtGraph* input) noexcept;
@@ -387,6 +390,7 @@ void* ORT_API_CALL SyncStream_GetHandle(OrtSyncStream* stream) noexcept;
 void ORT_API_CALL ReleaseSyncStream(OrtSyncStream* input) noexcept;
 OrtStatus* ORT_API_CALL CopyTensors(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors) noexcept;
 OrtStatus* ORT_API_CALL Graph_GetModelMetadata(const OrtGraph* graph, OrtModelMetadata** out) noexcept;
+OrtStatus* ORT_API_CALL GetModelCompatibilityForEpDevices(const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* compatibility_info, OrtCompiledModelCompatibility* out_status) noexcept;
 OrtStatus* ORT_API_CALL CreateExternalInitializerInfo(const ORTCHAR_T* filepath, int64_t file_offset, size_t byte_size, OrtExternalInitializerInfo** out) noexcept;
 bool ORT_API_CALL TensorTypeAndShape_HasShape(const OrtTensorTypeAndShapeInfo* info) noexcept;
 OrtStatus* ORT_API_CALL KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out) noexcept;
@@ -401,6 +405,8 @@ OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetReasonsBitmask(const O
 OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetNotes(const OrtDeviceEpIncompatibilityDetails* details, const char** notes) noexcept;
 OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetErrorCode(const OrtDeviceEpIncompatibilityDetails* details, int32_t* error_code) noexcept;
 void ORT_API_CALL ReleaseDeviceEpIncompatibilityDetails(OrtDeviceEpIncompatibilityDetails* input) noexcept;
+OrtStatus* ORT_API_CALL GetCompatibilityInfoFromModel(const ORTCHAR_T* model_path, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept;
+OrtStatus* ORT_API_CALL GetCompatibilityInfoFromModelBytes(const void* model_data, size_t model_data_length, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept;
 OrtStatus* ORT_API_CALL CreateEnvWithOptions(const OrtEnvCreationOptions* options, OrtEnv** out) noexcept;
 OrtStatus* ORT_API_CALL Session_GetEpGraphAssignmentInfo(const OrtSession* session, const OrtEpAssignedSubgraph* const** ep_subgraphs, size_t* num_ep_subgraphs) noexcept;
 OrtStatus* ORT_API_CALL EpAssignedSubgraph_GetEpName(const OrtEpAssignedSubgraph* ep_subgraph, const char** out) noexcept;
@@ -416,6 +422,7 @@ OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* 
 OrtStatus* ORT_API_CALL SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept;
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionExecutionMode(const OrtSessionOptions* options, ::ExecutionMode* out) noexcept;
+OrtStatus* ORT_API_CALL SessionReleaseCapturedGraph(OrtSession* session, int graph_annotation_id) noexcept;
 OrtExperimentalFnPtr ORT_API_CALL GetExperimentalFunction(const char* name) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetSyncStream(const OrtKernelContext* context, OrtSyncStream** out) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetPreallocatedOutput(const OrtKernelContext* context, size_t output_index, OrtValue** output) noexcept;
@@ -460,16 +467,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetOpaqueValue(const char* domain_name, co
   return not_implemented("GetOpaqueValue");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_SetCurrentGpuDeviceId(int device_id) noexcept {
-  (void)device_id;
-  return not_implemented("SetCurrentGpuDeviceId");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCurrentGpuDeviceId(int* device_id) noexcept {
-  (void)device_id;
-  return not_implemented("GetCurrentGpuDeviceId");
-}
-
 OrtStatus* ORT_API_CALL unimplemented_EnableOrtCustomOps(OrtSessionOptions* options) noexcept {
   (void)options;
   return not_implemented("EnableOrtCustomOps");
@@ -487,14 +484,6 @@ const OrtTrainingApi* ORT_API_CALL unimplemented_GetTrainingApi(uint32_t version
   return {};
 }
 
-OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept {
-  (void)sess;
-  (void)keys;
-  (void)values;
-  (void)kv_len;
-  return not_implemented("SetEpDynamicOptions");
-}
-
 const OrtCompileApi* ORT_API_CALL unimplemented_GetCompileApi(void) noexcept {
   return {};
 }
@@ -503,39 +492,8 @@ const OrtEpApi* ORT_API_CALL unimplemented_GetEpApi(void) noexcept {
   return {};
 }
 
-OrtStatus* ORT_API_CALL unimplemented_GetModelCompatibilityForEpDevices(const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* compatibility_info, OrtCompiledModelCompatibility* out_status) noexcept {
-  (void)ep_devices;
-  (void)num_ep_devices;
-  (void)compatibility_info;
-  (void)out_status;
-  return not_implemented("GetModelCompatibilityForEpDevices");
-}
-
 const OrtInteropApi* ORT_API_CALL unimplemented_GetInteropApi(void) noexcept {
   return {};
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModel(const ORTCHAR_T* model_path, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept {
-  (void)model_path;
-  (void)ep_type;
-  (void)allocator;
-  (void)compatibility_info;
-  return not_implemented("GetCompatibilityInfoFromModel");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModelBytes(const void* model_data, size_t model_data_length, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept {
-  (void)model_data;
-  (void)model_data_length;
-  (void)ep_type;
-  (void)allocator;
-  (void)compatibility_info;
-  return not_implemented("GetCompatibilityInfoFromModelBytes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionReleaseCapturedGraph(OrtSession* session, int graph_annotation_id) noexcept {
-  (void)session;
-  (void)graph_annotation_id;
-  return not_implemented("SessionReleaseCapturedGraph");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetWeightlessSourceModelBuffer(OrtSessionOptions* options, const void* source_model_data, size_t source_model_data_length) noexcept {
@@ -708,8 +666,8 @@ extern const OrtApi kOrtApi = {
     &ReleaseArenaCfg,
     &ModelMetadataGetGraphDescription,
     &SessionOptionsAppendExecutionProvider_TensorRT,
-    &unimplemented_SetCurrentGpuDeviceId,
-    &unimplemented_GetCurrentGpuDeviceId,
+    &SetCurrentGpuDeviceId,
+    &GetCurrentGpuDeviceId,
     &KernelInfoGetAttributeArray_float,
     &KernelInfoGetAttributeArray_int64,
     &CreateArenaCfgV2,
@@ -832,7 +790,7 @@ extern const OrtApi kOrtApi = {
     &CreateLoraAdapterFromArray,
     &ReleaseLoraAdapter,
     &RunOptionsAddActiveLoraAdapter,
-    &unimplemented_SetEpDynamicOptions,
+    &SetEpDynamicOptions,
     &ReleaseValueInfo,
     &ReleaseNode,
     &ReleaseGraph,
@@ -936,7 +894,7 @@ extern const OrtApi kOrtApi = {
     &ReleaseSyncStream,
     &CopyTensors,
     &Graph_GetModelMetadata,
-    &unimplemented_GetModelCompatibilityForEpDevices,
+    &GetModelCompatibilityForEpDevices,
     &CreateExternalInitializerInfo,
     &TensorTypeAndShape_HasShape,
     &KernelInfo_GetConfigEntries,
@@ -952,8 +910,8 @@ extern const OrtApi kOrtApi = {
     &DeviceEpIncompatibilityDetails_GetNotes,
     &DeviceEpIncompatibilityDetails_GetErrorCode,
     &ReleaseDeviceEpIncompatibilityDetails,
-    &unimplemented_GetCompatibilityInfoFromModel,
-    &unimplemented_GetCompatibilityInfoFromModelBytes,
+    &GetCompatibilityInfoFromModel,
+    &GetCompatibilityInfoFromModelBytes,
     &CreateEnvWithOptions,
     &Session_GetEpGraphAssignmentInfo,
     &EpAssignedSubgraph_GetEpName,
@@ -969,7 +927,7 @@ extern const OrtApi kOrtApi = {
     &SetPerSessionThreadPoolCallbacks,
     &GetMemPatternEnabled,
     &GetSessionExecutionMode,
-    &unimplemented_SessionReleaseCapturedGraph,
+    &SessionReleaseCapturedGraph,
     &GetExperimentalFunction,
     &KernelContext_GetSyncStream,
     &unimplemented_SessionOptionsSetWeightlessSourceModelBuffer,

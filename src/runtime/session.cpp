@@ -499,6 +499,27 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
 
 RunCaptureInfo Session::run_capture() const { return impl_->capture->info(); }
 
+void Session::set_dynamic_options(const std::map<std::string, std::string>& options) {
+  static const std::string kWorkload = "ep.dynamic.workload_type";
+  std::optional<bool> efficient;
+  for (const auto& [key, value] : options) {
+    check(key == kWorkload, "dynamic option '", key,
+          "' is not one Tessera knows (it knows: ", kWorkload, ")");
+    check(value == "Default" || value == "Efficient", "dynamic option '", key, "' = '", value,
+          "' is not Default or Efficient");
+    efficient = value == "Efficient";
+  }
+  if (!efficient) return;
+  const Impl& s = *impl_;
+  check(s.options.use_per_session_threads, "dynamic option '", kWorkload,
+        "': the session runs on the environment's global thread "
+        "pools, which other sessions share; set their spin policy when creating them instead");
+  const bool spin =
+      !*efficient && runtime::config_flag(s.options, "session.intra_op.allow_spinning", true);
+  for (ThreadPool* p : {s.pool.get(), s.inter_pool.get()})
+    if (p) p->set_spin(spin);
+}
+
 void Session::release_arena_memory() const {
   for (const auto& [name, a] : impl_->allocators) a->release_cached();
   // The blocks just given back may leave whole host-heap regions unused.
