@@ -219,10 +219,83 @@ def unimplemented_state(e):
     return "not implemented (returns 0)"
 
 
+# Why Tessera leaves an entry unimplemented, where the reason is not plain
+# from the entry's name; docs/c_api.md prints it next to the entry.
+WHY_NOT = {
+    "CreateOpaqueValue": "Tessera's values are tensors, sequences, maps and sparse tensors; "
+                         "no operator it runs takes or makes an opaque type, so it has no kind "
+                         "of value to hold one",
+    "GetOpaqueValue": "no value is opaque (see CreateOpaqueValue)",
+}
+
+# How entries whose behaviour is Tessera's own choice answer (docs/c_api.md).
+NOTES = [
+    ("Thread creation hooks (`SessionOptionsSetCustomCreateThreadFn`, "
+     "`SessionOptionsSetCustomThreadCreationOptions`, `SessionOptionsSetCustomJoinThreadFn`, "
+     "`SetGlobalCustom*`)",
+     "the session's own pools (or the environment's global pools) start each worker through "
+     "the application's create function, handed the creation options, and wait for it through "
+     "the join function when the pool goes. A create function without a join function (or the "
+     "other way round) fails session or environment creation; a create function that returns "
+     "NULL fails it with `ORT_FAIL`, after the workers already started are joined."),
+    ("`SetPerSessionThreadPoolCallbacks`",
+     "sessions created afterwards with threads of their own report each parallel region "
+     "handed to their pools: `on_enqueue` once per worker (on the calling thread), then "
+     "`on_start_work`/`on_stop_work` around the share a worker runs, or `on_abandon` for a "
+     "worker that had not started before the region finished, so enqueues = starts + "
+     "abandons. A config without callbacks turns them off; `version` must be 1.."
+     "`ORT_API_VERSION`."),
+    ("`RunOptionsEnableProfiling`",
+     "the run writes a Chrome trace of its nodes, and one event for the whole run named by "
+     "the run tag, to `<prefix>_<milliseconds since the epoch>.json` when it ends, whether "
+     "or not the session profiles. A trace that cannot be written fails the run."),
+    ("`SetUserLoggingFunction`",
+     "what a session logs while it is created and while it runs, on the threads that create "
+     "and run it, goes to this function (category `tessera`, the log id the record's tag) "
+     "instead of the environment's logger, at or above the session's (or the run's) "
+     "severity level."),
+    ("`SetEpDynamicOptions`",
+     "knows `ep.dynamic.workload_type`: `Efficient` lets the session's own thread pools sleep "
+     "between parallel regions instead of polling, `Default` restores the policy it was "
+     "created with. Any other key or value is `ORT_INVALID_ARGUMENT` naming it; a session on "
+     "the global pools refuses the option (the pools are shared)."),
+    ("`SessionReleaseCapturedGraph`",
+     "a session that captures no runs answers `ORT_INVALID_ARGUMENT`; one that does answers "
+     "`ORT_NOT_IMPLEMENTED`: Tessera keys its recordings by input shapes rather than "
+     "annotation ids (docs/cuda.md) and frees them with the session."),
+    ("`GetCompatibilityInfoFromModel(Bytes)`, `GetModelCompatibilityForEpDevices`",
+     "the string is the model's metadata entry `ep_compatibility_info.<ep_type>` (NULL when "
+     "absent). Tessera's providers compile no models into provider-specific forms, so for "
+     "their devices every string is `OrtCompiledModelCompatibility_EP_NOT_APPLICABLE`."),
+    ("`SetCurrentGpuDeviceId`, `GetCurrentGpuDeviceId`",
+     "go through the CUDA runtime the CUDA provider module loads; without that provider (or "
+     "without the CUDA runtime) they fail with `ORT_FAIL` saying why CUDA is not available."),
+    ("TensorRT, CANN and ROCm provider options",
+     "`Create*`, `Update*`, `*WithValue`, `*ByName`, `*AsString` and `Release*` are real "
+     "holders of what is set (ROCm's options are the header's struct, so only its fields' "
+     "keys are accepted); appending them to session options fails with `ORT_FAIL` naming the "
+     "providers Tessera has. TensorRT is not mapped onto the CUDA provider: its options "
+     "(engine caches, precision flags, profiles) mean nothing there."),
+    ("`KernelContext_GetResource`, `KernelContext_GetSyncStream`, "
+     "`KernelContext_GetPreallocatedOutput`",
+     "see docs/custom_ops.md: custom ops run on the CPU provider, which lends no resources "
+     "or streams; a preallocated output is the tensor the caller bound to it."),
+]
+
+
+def notes_section():
+    lines = ["", "## How some entries behave in Tessera", ""]
+    for what, how in NOTES:
+        lines.append(f"- {what}: {how}")
+    return lines
+
+
 def doc_table(entries, implemented):
     lines = ["| slot | entry | since API version | Tessera |", "|---:|---|---:|---|"]
     for e in entries:
         state = "implemented" if e.name in implemented else unimplemented_state(e)
+        if e.name not in implemented and e.name in WHY_NOT:
+            state += f": {WHY_NOT[e.name]}"
         lines.append(f"| {e.index} | `{e.name}` | {e.version} | {state} |")
     return lines
 
@@ -249,6 +322,7 @@ def doc_text(entries, editor, implemented):
         "",
     ]
     lines += doc_table(entries, implemented)
+    lines += notes_section()
     editor_done = sum(1 for e in editor if e.name in implemented)
     lines += [
         "",

@@ -6,6 +6,7 @@
 
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
+#include "capi/thread_hooks.hpp"
 #include "core/logging.hpp"
 #include "runtime/environment.hpp"
 
@@ -49,7 +50,9 @@ OrtEnv* acquire_env(int level, const char* logid, OrtLoggingFunction logger, voi
     env->logger_param = logger_param;
     if (threads != nullptr) {
       tessera::Environment::global().create_global_thread_pools(
-          threads->intra_op_threads, threads->inter_op_threads, threads->allow_spinning);
+          threads->intra_op_threads, threads->inter_op_threads, threads->allow_spinning,
+          make_thread_hooks(threads->create_thread, threads->thread_creation_options,
+                            threads->join_thread, nullptr, "the threading options"));
       env->global_thread_pools = true;
     }
     apply_logging(*env);

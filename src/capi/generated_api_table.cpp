@@ -167,6 +167,8 @@ OrtStatus* ORT_API_CALL CreateArenaCfg(size_t max_mem, int arena_extend_strategy
 void ORT_API_CALL ReleaseArenaCfg(OrtArenaCfg* input) noexcept;
 OrtStatus* ORT_API_CALL ModelMetadataGetGraphDescription(const OrtModelMetadata* model_metadata, OrtAllocator* allocator, char** value) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT(OrtSessionOptions* options, const OrtTensorRTProviderOptions* tensorrt_options) noexcept;
+OrtStatus* ORT_API_CALL SetCurrentGpuDeviceId(int device_id) noexcept;
+OrtStatus* ORT_API_CALL GetCurrentGpuDeviceId(int* device_id) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_float(const OrtKernelInfo* info, const char* name, float* out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_int64(const OrtKernelInfo* info, const char* name, int64_t* out, size_t* size) noexcept;
 OrtStatus* ORT_API_CALL CreateArenaCfgV2(const char* const* arena_config_keys, const size_t* arena_config_values, size_t num_keys, OrtArenaCfg** out) noexcept;
@@ -176,6 +178,10 @@ void ORT_API_CALL ReleasePrepackedWeightsContainer(OrtPrepackedWeightsContainer*
 OrtStatus* ORT_API_CALL CreateSessionWithPrepackedWeightsContainer(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept;
 OrtStatus* ORT_API_CALL CreateSessionFromArrayWithPrepackedWeightsContainer(const OrtEnv* env, const void* model_data, size_t model_data_length, const OrtSessionOptions* options, OrtPrepackedWeightsContainer* prepacked_weights_container, OrtSession** out) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT_V2(OrtSessionOptions* options, const OrtTensorRTProviderOptionsV2* tensorrt_options) noexcept;
+OrtStatus* ORT_API_CALL CreateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2** out) noexcept;
+OrtStatus* ORT_API_CALL UpdateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL GetTensorRTProviderOptionsAsString(const OrtTensorRTProviderOptionsV2* tensorrt_options, OrtAllocator* allocator, char** ptr) noexcept;
+void ORT_API_CALL ReleaseTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* input) noexcept;
 OrtStatus* ORT_API_CALL RegisterAllocator(OrtEnv* env, OrtAllocator* allocator) noexcept;
 OrtStatus* ORT_API_CALL UnregisterAllocator(OrtEnv* env, const OrtMemoryInfo* mem_info) noexcept;
 OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) noexcept;
@@ -195,6 +201,12 @@ OrtStatus* ORT_API_CALL GetSparseTensorIndices(const OrtValue* ort_value, enum O
 OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) noexcept;
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetCustomCreateThreadFn(OrtSessionOptions* options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetCustomThreadCreationOptions(OrtSessionOptions* options, void* ort_custom_thread_creation_options) noexcept;
+OrtStatus* ORT_API_CALL SessionOptionsSetCustomJoinThreadFn(OrtSessionOptions* options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept;
+OrtStatus* ORT_API_CALL SetGlobalCustomCreateThreadFn(OrtThreadingOptions* tp_options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept;
+OrtStatus* ORT_API_CALL SetGlobalCustomThreadCreationOptions(OrtThreadingOptions* tp_options, void* ort_custom_thread_creation_options) noexcept;
+OrtStatus* ORT_API_CALL SetGlobalCustomJoinThreadFn(OrtThreadingOptions* tp_options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept;
 OrtStatus* ORT_API_CALL SynchronizeBoundInputs(OrtIoBinding* binding_ptr) noexcept;
 OrtStatus* ORT_API_CALL SynchronizeBoundOutputs(OrtIoBinding* binding_ptr) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CUDA_V2(OrtSessionOptions* options, const OrtCUDAProviderOptionsV2* cuda_options) noexcept;
@@ -213,6 +225,10 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions*
 OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy) noexcept;
 void ORT_API_CALL ReleaseKernelInfo(OrtKernelInfo* input) noexcept;
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CANN(OrtSessionOptions* options, const OrtCANNProviderOptions* cann_options) noexcept;
+OrtStatus* ORT_API_CALL CreateCANNProviderOptions(OrtCANNProviderOptions** out) noexcept;
+OrtStatus* ORT_API_CALL UpdateCANNProviderOptions(OrtCANNProviderOptions* cann_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL GetCANNProviderOptionsAsString(const OrtCANNProviderOptions* cann_options, OrtAllocator* allocator, char** ptr) noexcept;
+void ORT_API_CALL ReleaseCANNProviderOptions(OrtCANNProviderOptions* input) noexcept;
 void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) noexcept;
 OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevel(OrtEnv* ort_env, OrtLoggingLevel log_severity_level) noexcept;
 OrtStatus* ORT_API_CALL SetGlobalIntraOpThreadAffinity(OrtThreadingOptions* tp_options, const char* affinity_string) noexcept;
@@ -243,10 +259,18 @@ OrtStatus* ORT_API_CALL GetOptionalContainedTypeInfo(const OrtOptionalTypeInfo* 
 OrtStatus* ORT_API_CALL GetResizedStringTensorElementBuffer(OrtValue* value, size_t index, size_t length_in_bytes, char** buffer) noexcept;
 OrtStatus* ORT_API_CALL KernelContext_GetAllocator(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, OrtAllocator** out) noexcept;
 const char* ORT_API_CALL GetBuildInfoString(void) noexcept;
+OrtStatus* ORT_API_CALL CreateROCMProviderOptions(OrtROCMProviderOptions** out) noexcept;
+OrtStatus* ORT_API_CALL UpdateROCMProviderOptions(OrtROCMProviderOptions* rocm_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
+OrtStatus* ORT_API_CALL GetROCMProviderOptionsAsString(const OrtROCMProviderOptions* rocm_options, OrtAllocator* allocator, char** ptr) noexcept;
+void ORT_API_CALL ReleaseROCMProviderOptions(OrtROCMProviderOptions* input) noexcept;
 OrtStatus* ORT_API_CALL CreateAndRegisterAllocatorV2(OrtEnv* env, const char* provider_type, const OrtMemoryInfo* mem_info, const OrtArenaCfg* arena_cfg, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept;
 OrtStatus* ORT_API_CALL RunAsync(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names, const OrtValue* const* input, size_t input_len, const char* const* output_names, size_t output_names_len, OrtValue** output, RunAsyncCallbackFn run_async_callback, void* user_data) noexcept;
+OrtStatus* ORT_API_CALL UpdateTensorRTProviderOptionsWithValue(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void* value) noexcept;
+OrtStatus* ORT_API_CALL GetTensorRTProviderOptionsByName(const OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void** ptr) noexcept;
 OrtStatus* ORT_API_CALL UpdateCUDAProviderOptionsWithValue(OrtCUDAProviderOptionsV2* cuda_options, const char* key, void* value) noexcept;
 OrtStatus* ORT_API_CALL GetCUDAProviderOptionsByName(const OrtCUDAProviderOptionsV2* cuda_options, const char* key, void** ptr) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetResource(const OrtKernelContext* context, int resource_version, int resource_id, void** resource) noexcept;
+OrtStatus* ORT_API_CALL SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function, void* user_logging_param) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetInputCount(const OrtShapeInferContext* context, size_t* out) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetInputTypeShape(const OrtShapeInferContext* context, size_t index, OrtTensorTypeAndShapeInfo** info) noexcept;
 OrtStatus* ORT_API_CALL ShapeInferContext_GetAttribute(const OrtShapeInferContext* context, const char* attr_name, const OrtOpAttr** attr) noexcept;
@@ -264,6 +288,7 @@ OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path, Or
 OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes, OrtAllocator* allocator, OrtLoraAdapter** out) noexcept;
 void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept;
 OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options, const OrtLoraAdapter* adapter) noexcept;
+OrtStatus* ORT_API_CALL SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept;
 void ORT_API_CALL ReleaseValueInfo(OrtValueInfo* input) noexcept;
 void ORT_API_CALL ReleaseNode(OrtNode* input) noexcept;
 void ORT_API_CALL ReleaseGraph(OrtGraph* input) noexcept;
@@ -365,6 +390,7 @@ void* ORT_API_CALL SyncStream_GetHandle(OrtSyncStream* stream) noexcept;
 void ORT_API_CALL ReleaseSyncStream(OrtSyncStream* input) noexcept;
 OrtStatus* ORT_API_CALL CopyTensors(const OrtEnv* env, const OrtValue* const* src_tensors, OrtValue* const* dst_tensors, OrtSyncStream* stream, size_t num_tensors) noexcept;
 OrtStatus* ORT_API_CALL Graph_GetModelMetadata(const OrtGraph* graph, OrtModelMetadata** out) noexcept;
+OrtStatus* ORT_API_CALL GetModelCompatibilityForEpDevices(const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* compatibility_info, OrtCompiledModelCompatibility* out_status) noexcept;
 OrtStatus* ORT_API_CALL CreateExternalInitializerInfo(const ORTCHAR_T* filepath, int64_t file_offset, size_t byte_size, OrtExternalInitializerInfo** out) noexcept;
 bool ORT_API_CALL TensorTypeAndShape_HasShape(const OrtTensorTypeAndShapeInfo* info) noexcept;
 OrtStatus* ORT_API_CALL KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out) noexcept;
@@ -379,6 +405,8 @@ OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetReasonsBitmask(const O
 OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetNotes(const OrtDeviceEpIncompatibilityDetails* details, const char** notes) noexcept;
 OrtStatus* ORT_API_CALL DeviceEpIncompatibilityDetails_GetErrorCode(const OrtDeviceEpIncompatibilityDetails* details, int32_t* error_code) noexcept;
 void ORT_API_CALL ReleaseDeviceEpIncompatibilityDetails(OrtDeviceEpIncompatibilityDetails* input) noexcept;
+OrtStatus* ORT_API_CALL GetCompatibilityInfoFromModel(const ORTCHAR_T* model_path, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept;
+OrtStatus* ORT_API_CALL GetCompatibilityInfoFromModelBytes(const void* model_data, size_t model_data_length, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept;
 OrtStatus* ORT_API_CALL CreateEnvWithOptions(const OrtEnvCreationOptions* options, OrtEnv** out) noexcept;
 OrtStatus* ORT_API_CALL Session_GetEpGraphAssignmentInfo(const OrtSession* session, const OrtEpAssignedSubgraph* const** ep_subgraphs, size_t* num_ep_subgraphs) noexcept;
 OrtStatus* ORT_API_CALL EpAssignedSubgraph_GetEpName(const OrtEpAssignedSubgraph* ep_subgraph, const char** out) noexcept;
@@ -388,10 +416,16 @@ OrtStatus* ORT_API_CALL EpAssignedNode_GetDomain(const OrtEpAssignedNode* ep_nod
 OrtStatus* ORT_API_CALL EpAssignedNode_GetOperatorType(const OrtEpAssignedNode* ep_node, const char** out) noexcept;
 void ORT_API_CALL RunOptionsSetSyncStream(OrtRunOptions* options, OrtSyncStream* sync_stream) noexcept;
 OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue* value, ONNXTensorElementDataType* elem_type, const int64_t** shape_data, size_t* shape_data_count) noexcept;
+OrtStatus* ORT_API_CALL RunOptionsEnableProfiling(OrtRunOptions* options, const ORTCHAR_T* profile_file_prefix) noexcept;
+OrtStatus* ORT_API_CALL RunOptionsDisableProfiling(OrtRunOptions* options) noexcept;
 OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name, OrtAllocator* allocator, char*** out, size_t* size) noexcept;
+OrtStatus* ORT_API_CALL SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept;
 OrtStatus* ORT_API_CALL GetMemPatternEnabled(const OrtSessionOptions* options, int* out) noexcept;
 OrtStatus* ORT_API_CALL GetSessionExecutionMode(const OrtSessionOptions* options, ::ExecutionMode* out) noexcept;
+OrtStatus* ORT_API_CALL SessionReleaseCapturedGraph(OrtSession* session, int graph_annotation_id) noexcept;
 OrtExperimentalFnPtr ORT_API_CALL GetExperimentalFunction(const char* name) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetSyncStream(const OrtKernelContext* context, OrtSyncStream** out) noexcept;
+OrtStatus* ORT_API_CALL KernelContext_GetPreallocatedOutput(const OrtKernelContext* context, size_t output_index, OrtValue** output) noexcept;
 OrtStatus* ORT_API_CALL CreateTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept;
 OrtStatus* ORT_API_CALL CreateSparseTensorTypeInfo(const OrtTensorTypeAndShapeInfo* tensor_info, OrtTypeInfo** type_info) noexcept;
 OrtStatus* ORT_API_CALL CreateMapTypeInfo(ONNXTensorElementDataType map_key_type, const OrtTypeInfo* map_value_type, OrtTypeInfo** type_info) noexcept;
@@ -433,40 +467,6 @@ OrtStatus* ORT_API_CALL unimplemented_GetOpaqueValue(const char* domain_name, co
   return not_implemented("GetOpaqueValue");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_SetCurrentGpuDeviceId(int device_id) noexcept {
-  (void)device_id;
-  return not_implemented("SetCurrentGpuDeviceId");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCurrentGpuDeviceId(int* device_id) noexcept {
-  (void)device_id;
-  return not_implemented("GetCurrentGpuDeviceId");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2** out) noexcept {
-  (void)out;
-  return not_implemented("CreateTensorRTProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept {
-  (void)tensorrt_options;
-  (void)provider_options_keys;
-  (void)provider_options_values;
-  (void)num_keys;
-  return not_implemented("UpdateTensorRTProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetTensorRTProviderOptionsAsString(const OrtTensorRTProviderOptionsV2* tensorrt_options, OrtAllocator* allocator, char** ptr) noexcept {
-  (void)tensorrt_options;
-  (void)allocator;
-  (void)ptr;
-  return not_implemented("GetTensorRTProviderOptionsAsString");
-}
-
-void ORT_API_CALL unimplemented_ReleaseTensorRTProviderOptions(OrtTensorRTProviderOptionsV2* input) noexcept {
-  (void)input;
-}
-
 OrtStatus* ORT_API_CALL unimplemented_EnableOrtCustomOps(OrtSessionOptions* options) noexcept {
   (void)options;
   return not_implemented("EnableOrtCustomOps");
@@ -479,130 +479,9 @@ OrtStatus* ORT_API_CALL unimplemented_GetExecutionProviderApi(const char* provid
   return not_implemented("GetExecutionProviderApi");
 }
 
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetCustomCreateThreadFn(OrtSessionOptions* options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept {
-  (void)options;
-  (void)ort_custom_create_thread_fn;
-  return not_implemented("SessionOptionsSetCustomCreateThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetCustomThreadCreationOptions(OrtSessionOptions* options, void* ort_custom_thread_creation_options) noexcept {
-  (void)options;
-  (void)ort_custom_thread_creation_options;
-  return not_implemented("SessionOptionsSetCustomThreadCreationOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetCustomJoinThreadFn(OrtSessionOptions* options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept {
-  (void)options;
-  (void)ort_custom_join_thread_fn;
-  return not_implemented("SessionOptionsSetCustomJoinThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomCreateThreadFn(OrtThreadingOptions* tp_options, OrtCustomCreateThreadFn ort_custom_create_thread_fn) noexcept {
-  (void)tp_options;
-  (void)ort_custom_create_thread_fn;
-  return not_implemented("SetGlobalCustomCreateThreadFn");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomThreadCreationOptions(OrtThreadingOptions* tp_options, void* ort_custom_thread_creation_options) noexcept {
-  (void)tp_options;
-  (void)ort_custom_thread_creation_options;
-  return not_implemented("SetGlobalCustomThreadCreationOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetGlobalCustomJoinThreadFn(OrtThreadingOptions* tp_options, OrtCustomJoinThreadFn ort_custom_join_thread_fn) noexcept {
-  (void)tp_options;
-  (void)ort_custom_join_thread_fn;
-  return not_implemented("SetGlobalCustomJoinThreadFn");
-}
-
 const OrtTrainingApi* ORT_API_CALL unimplemented_GetTrainingApi(uint32_t version) noexcept {
   (void)version;
   return {};
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateCANNProviderOptions(OrtCANNProviderOptions** out) noexcept {
-  (void)out;
-  return not_implemented("CreateCANNProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateCANNProviderOptions(OrtCANNProviderOptions* cann_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept {
-  (void)cann_options;
-  (void)provider_options_keys;
-  (void)provider_options_values;
-  (void)num_keys;
-  return not_implemented("UpdateCANNProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCANNProviderOptionsAsString(const OrtCANNProviderOptions* cann_options, OrtAllocator* allocator, char** ptr) noexcept {
-  (void)cann_options;
-  (void)allocator;
-  (void)ptr;
-  return not_implemented("GetCANNProviderOptionsAsString");
-}
-
-void ORT_API_CALL unimplemented_ReleaseCANNProviderOptions(OrtCANNProviderOptions* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_CreateROCMProviderOptions(OrtROCMProviderOptions** out) noexcept {
-  (void)out;
-  return not_implemented("CreateROCMProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateROCMProviderOptions(OrtROCMProviderOptions* rocm_options, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys) noexcept {
-  (void)rocm_options;
-  (void)provider_options_keys;
-  (void)provider_options_values;
-  (void)num_keys;
-  return not_implemented("UpdateROCMProviderOptions");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetROCMProviderOptionsAsString(const OrtROCMProviderOptions* rocm_options, OrtAllocator* allocator, char** ptr) noexcept {
-  (void)rocm_options;
-  (void)allocator;
-  (void)ptr;
-  return not_implemented("GetROCMProviderOptionsAsString");
-}
-
-void ORT_API_CALL unimplemented_ReleaseROCMProviderOptions(OrtROCMProviderOptions* input) noexcept {
-  (void)input;
-}
-
-OrtStatus* ORT_API_CALL unimplemented_UpdateTensorRTProviderOptionsWithValue(OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void* value) noexcept {
-  (void)tensorrt_options;
-  (void)key;
-  (void)value;
-  return not_implemented("UpdateTensorRTProviderOptionsWithValue");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetTensorRTProviderOptionsByName(const OrtTensorRTProviderOptionsV2* tensorrt_options, const char* key, void** ptr) noexcept {
-  (void)tensorrt_options;
-  (void)key;
-  (void)ptr;
-  return not_implemented("GetTensorRTProviderOptionsByName");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetResource(const OrtKernelContext* context, int resource_version, int resource_id, void** resource) noexcept {
-  (void)context;
-  (void)resource_version;
-  (void)resource_id;
-  (void)resource;
-  return not_implemented("KernelContext_GetResource");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetUserLoggingFunction(OrtSessionOptions* options, OrtLoggingFunction user_logging_function, void* user_logging_param) noexcept {
-  (void)options;
-  (void)user_logging_function;
-  (void)user_logging_param;
-  return not_implemented("SetUserLoggingFunction");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetEpDynamicOptions(OrtSession* sess, const char* const* keys, const char* const* values, size_t kv_len) noexcept {
-  (void)sess;
-  (void)keys;
-  (void)values;
-  (void)kv_len;
-  return not_implemented("SetEpDynamicOptions");
 }
 
 const OrtCompileApi* ORT_API_CALL unimplemented_GetCompileApi(void) noexcept {
@@ -613,62 +492,8 @@ const OrtEpApi* ORT_API_CALL unimplemented_GetEpApi(void) noexcept {
   return {};
 }
 
-OrtStatus* ORT_API_CALL unimplemented_GetModelCompatibilityForEpDevices(const OrtEpDevice* const* ep_devices, size_t num_ep_devices, const char* compatibility_info, OrtCompiledModelCompatibility* out_status) noexcept {
-  (void)ep_devices;
-  (void)num_ep_devices;
-  (void)compatibility_info;
-  (void)out_status;
-  return not_implemented("GetModelCompatibilityForEpDevices");
-}
-
 const OrtInteropApi* ORT_API_CALL unimplemented_GetInteropApi(void) noexcept {
   return {};
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModel(const ORTCHAR_T* model_path, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept {
-  (void)model_path;
-  (void)ep_type;
-  (void)allocator;
-  (void)compatibility_info;
-  return not_implemented("GetCompatibilityInfoFromModel");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_GetCompatibilityInfoFromModelBytes(const void* model_data, size_t model_data_length, const char* ep_type, OrtAllocator* allocator, char** compatibility_info) noexcept {
-  (void)model_data;
-  (void)model_data_length;
-  (void)ep_type;
-  (void)allocator;
-  (void)compatibility_info;
-  return not_implemented("GetCompatibilityInfoFromModelBytes");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RunOptionsEnableProfiling(OrtRunOptions* options, const ORTCHAR_T* profile_file_prefix) noexcept {
-  (void)options;
-  (void)profile_file_prefix;
-  return not_implemented("RunOptionsEnableProfiling");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_RunOptionsDisableProfiling(OrtRunOptions* options) noexcept {
-  (void)options;
-  return not_implemented("RunOptionsDisableProfiling");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SetPerSessionThreadPoolCallbacks(OrtEnv* env, const OrtThreadPoolCallbacksConfig* config) noexcept {
-  (void)env;
-  (void)config;
-  return not_implemented("SetPerSessionThreadPoolCallbacks");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_SessionReleaseCapturedGraph(OrtSession* session, int graph_annotation_id) noexcept {
-  (void)session;
-  (void)graph_annotation_id;
-  return not_implemented("SessionReleaseCapturedGraph");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetSyncStream(const OrtKernelContext* context, OrtSyncStream** out) noexcept {
-  (void)context;
-  (void)out;
-  return not_implemented("KernelContext_GetSyncStream");
 }
 
 OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetWeightlessSourceModelBuffer(OrtSessionOptions* options, const void* source_model_data, size_t source_model_data_length) noexcept {
@@ -676,13 +501,6 @@ OrtStatus* ORT_API_CALL unimplemented_SessionOptionsSetWeightlessSourceModelBuff
   (void)source_model_data;
   (void)source_model_data_length;
   return not_implemented("SessionOptionsSetWeightlessSourceModelBuffer");
-}
-
-OrtStatus* ORT_API_CALL unimplemented_KernelContext_GetPreallocatedOutput(const OrtKernelContext* context, size_t output_index, OrtValue** output) noexcept {
-  (void)context;
-  (void)output_index;
-  (void)output;
-  return not_implemented("KernelContext_GetPreallocatedOutput");
 }
 
 }  // namespace
@@ -848,8 +666,8 @@ extern const OrtApi kOrtApi = {
     &ReleaseArenaCfg,
     &ModelMetadataGetGraphDescription,
     &SessionOptionsAppendExecutionProvider_TensorRT,
-    &unimplemented_SetCurrentGpuDeviceId,
-    &unimplemented_GetCurrentGpuDeviceId,
+    &SetCurrentGpuDeviceId,
+    &GetCurrentGpuDeviceId,
     &KernelInfoGetAttributeArray_float,
     &KernelInfoGetAttributeArray_int64,
     &CreateArenaCfgV2,
@@ -859,10 +677,10 @@ extern const OrtApi kOrtApi = {
     &CreateSessionWithPrepackedWeightsContainer,
     &CreateSessionFromArrayWithPrepackedWeightsContainer,
     &SessionOptionsAppendExecutionProvider_TensorRT_V2,
-    &unimplemented_CreateTensorRTProviderOptions,
-    &unimplemented_UpdateTensorRTProviderOptions,
-    &unimplemented_GetTensorRTProviderOptionsAsString,
-    &unimplemented_ReleaseTensorRTProviderOptions,
+    &CreateTensorRTProviderOptions,
+    &UpdateTensorRTProviderOptions,
+    &GetTensorRTProviderOptionsAsString,
+    &ReleaseTensorRTProviderOptions,
     &unimplemented_EnableOrtCustomOps,
     &RegisterAllocator,
     &UnregisterAllocator,
@@ -884,12 +702,12 @@ extern const OrtApi kOrtApi = {
     &KernelContext_GetGPUComputeStream,
     &GetTensorMemoryInfo,
     &unimplemented_GetExecutionProviderApi,
-    &unimplemented_SessionOptionsSetCustomCreateThreadFn,
-    &unimplemented_SessionOptionsSetCustomThreadCreationOptions,
-    &unimplemented_SessionOptionsSetCustomJoinThreadFn,
-    &unimplemented_SetGlobalCustomCreateThreadFn,
-    &unimplemented_SetGlobalCustomThreadCreationOptions,
-    &unimplemented_SetGlobalCustomJoinThreadFn,
+    &SessionOptionsSetCustomCreateThreadFn,
+    &SessionOptionsSetCustomThreadCreationOptions,
+    &SessionOptionsSetCustomJoinThreadFn,
+    &SetGlobalCustomCreateThreadFn,
+    &SetGlobalCustomThreadCreationOptions,
+    &SetGlobalCustomJoinThreadFn,
     &SynchronizeBoundInputs,
     &SynchronizeBoundOutputs,
     &SessionOptionsAppendExecutionProvider_CUDA_V2,
@@ -909,10 +727,10 @@ extern const OrtApi kOrtApi = {
     &ReleaseKernelInfo,
     &unimplemented_GetTrainingApi,
     &SessionOptionsAppendExecutionProvider_CANN,
-    &unimplemented_CreateCANNProviderOptions,
-    &unimplemented_UpdateCANNProviderOptions,
-    &unimplemented_GetCANNProviderOptionsAsString,
-    &unimplemented_ReleaseCANNProviderOptions,
+    &CreateCANNProviderOptions,
+    &UpdateCANNProviderOptions,
+    &GetCANNProviderOptionsAsString,
+    &ReleaseCANNProviderOptions,
     &MemoryInfoGetDeviceType,
     &UpdateEnvWithCustomLogLevel,
     &SetGlobalIntraOpThreadAffinity,
@@ -943,18 +761,18 @@ extern const OrtApi kOrtApi = {
     &GetResizedStringTensorElementBuffer,
     &KernelContext_GetAllocator,
     &GetBuildInfoString,
-    &unimplemented_CreateROCMProviderOptions,
-    &unimplemented_UpdateROCMProviderOptions,
-    &unimplemented_GetROCMProviderOptionsAsString,
-    &unimplemented_ReleaseROCMProviderOptions,
+    &CreateROCMProviderOptions,
+    &UpdateROCMProviderOptions,
+    &GetROCMProviderOptionsAsString,
+    &ReleaseROCMProviderOptions,
     &CreateAndRegisterAllocatorV2,
     &RunAsync,
-    &unimplemented_UpdateTensorRTProviderOptionsWithValue,
-    &unimplemented_GetTensorRTProviderOptionsByName,
+    &UpdateTensorRTProviderOptionsWithValue,
+    &GetTensorRTProviderOptionsByName,
     &UpdateCUDAProviderOptionsWithValue,
     &GetCUDAProviderOptionsByName,
-    &unimplemented_KernelContext_GetResource,
-    &unimplemented_SetUserLoggingFunction,
+    &KernelContext_GetResource,
+    &SetUserLoggingFunction,
     &ShapeInferContext_GetInputCount,
     &ShapeInferContext_GetInputTypeShape,
     &ShapeInferContext_GetAttribute,
@@ -972,7 +790,7 @@ extern const OrtApi kOrtApi = {
     &CreateLoraAdapterFromArray,
     &ReleaseLoraAdapter,
     &RunOptionsAddActiveLoraAdapter,
-    &unimplemented_SetEpDynamicOptions,
+    &SetEpDynamicOptions,
     &ReleaseValueInfo,
     &ReleaseNode,
     &ReleaseGraph,
@@ -1076,7 +894,7 @@ extern const OrtApi kOrtApi = {
     &ReleaseSyncStream,
     &CopyTensors,
     &Graph_GetModelMetadata,
-    &unimplemented_GetModelCompatibilityForEpDevices,
+    &GetModelCompatibilityForEpDevices,
     &CreateExternalInitializerInfo,
     &TensorTypeAndShape_HasShape,
     &KernelInfo_GetConfigEntries,
@@ -1092,8 +910,8 @@ extern const OrtApi kOrtApi = {
     &DeviceEpIncompatibilityDetails_GetNotes,
     &DeviceEpIncompatibilityDetails_GetErrorCode,
     &ReleaseDeviceEpIncompatibilityDetails,
-    &unimplemented_GetCompatibilityInfoFromModel,
-    &unimplemented_GetCompatibilityInfoFromModelBytes,
+    &GetCompatibilityInfoFromModel,
+    &GetCompatibilityInfoFromModelBytes,
     &CreateEnvWithOptions,
     &Session_GetEpGraphAssignmentInfo,
     &EpAssignedSubgraph_GetEpName,
@@ -1103,17 +921,17 @@ extern const OrtApi kOrtApi = {
     &EpAssignedNode_GetOperatorType,
     &RunOptionsSetSyncStream,
     &GetTensorElementTypeAndShapeDataReference,
-    &unimplemented_RunOptionsEnableProfiling,
-    &unimplemented_RunOptionsDisableProfiling,
+    &RunOptionsEnableProfiling,
+    &RunOptionsDisableProfiling,
     &KernelInfoGetAttributeArray_string,
-    &unimplemented_SetPerSessionThreadPoolCallbacks,
+    &SetPerSessionThreadPoolCallbacks,
     &GetMemPatternEnabled,
     &GetSessionExecutionMode,
-    &unimplemented_SessionReleaseCapturedGraph,
+    &SessionReleaseCapturedGraph,
     &GetExperimentalFunction,
-    &unimplemented_KernelContext_GetSyncStream,
+    &KernelContext_GetSyncStream,
     &unimplemented_SessionOptionsSetWeightlessSourceModelBuffer,
-    &unimplemented_KernelContext_GetPreallocatedOutput,
+    &KernelContext_GetPreallocatedOutput,
 };
 
 extern const OrtModelEditorApi kOrtModelEditorApi = {

@@ -27,6 +27,9 @@ struct OrtEnv {
   OrtLoggingFunction logger = nullptr;
   void* logger_param = nullptr;
   bool global_thread_pools = false;
+  // SetPerSessionThreadPoolCallbacks: reported by the pools of sessions
+  // created afterwards with threads of their own (version 0: none).
+  OrtThreadPoolCallbacksConfig session_pool_callbacks{};
   int references = 0;  // the process has one environment, shared by every CreateEnv*
 };
 
@@ -36,6 +39,10 @@ struct OrtThreadingOptions {
   bool allow_spinning = true;
   bool denormal_as_zero = false;
   std::string intra_op_affinity;
+  // SetGlobalCustom*: how the global pools start and join their threads.
+  OrtCustomCreateThreadFn create_thread = nullptr;
+  void* thread_creation_options = nullptr;
+  OrtCustomJoinThreadFn join_thread = nullptr;
 };
 
 struct OrtArenaCfg {
@@ -49,6 +56,11 @@ struct OrtSessionOptions {
   bool mem_pattern = true;
   bool per_session_threads = true;
   bool deterministic_compute = false;
+  // SessionOptionsSetCustom*: how the session's own pools start and join
+  // their threads.
+  OrtCustomCreateThreadFn create_thread = nullptr;
+  void* thread_creation_options = nullptr;
+  OrtCustomJoinThreadFn join_thread = nullptr;
   // Chooses providers from the environment's devices at session creation
   // when no provider was appended.
   EpSelectionDelegate selection_delegate = nullptr;
@@ -209,6 +221,14 @@ struct OrtCUDAProviderOptionsV2 {
   std::map<std::string, std::string> options;
 };
 struct OrtDnnlProviderOptions {
+  std::map<std::string, std::string> options;
+};
+// Option objects of providers Tessera does not have: they hold what the
+// application sets, and appending them to session options is refused.
+struct OrtTensorRTProviderOptionsV2 {
+  std::map<std::string, std::string> options;
+};
+struct OrtCANNProviderOptions {
   std::map<std::string, std::string> options;
 };
 

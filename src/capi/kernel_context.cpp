@@ -154,6 +154,56 @@ OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext
   });
 }
 
+// Resources are what a provider with streams and library handles (CUDA's
+// stream, cuBLAS handle, ...) lends its kernels; custom ops run on the CPU
+// provider, which has none, so every id answers null, as a CPU kernel gets.
+OrtStatus* ORT_API_CALL KernelContext_GetResource(const OrtKernelContext* context,
+                                                  int resource_version, int resource_id,
+                                                  void** resource) noexcept {
+  return guard("KernelContext_GetResource", [&] {
+    need(resource, "resource");
+    kc(context);
+    check(resource_version >= 1, "resource_version ", resource_version,
+          " is not a version (versions start at 1)");
+    check(resource_id >= 0, "resource_id ", resource_id, " is negative");
+    *resource = nullptr;
+  });
+}
+
+// The run's stream for the kernel's provider: the CPU provider's kernels
+// finish their work before they return, so there is none.
+OrtStatus* ORT_API_CALL KernelContext_GetSyncStream(const OrtKernelContext* context,
+                                                    OrtSyncStream** out) noexcept {
+  return guard("KernelContext_GetSyncStream", [&] {
+    need(out, "out");
+    kc(context);
+    *out = nullptr;
+  });
+}
+
+// The tensor the caller bound to an output (IO binding, or Run's
+// preallocated outputs): the kernel may write into it and skip GetOutput.
+// Null when nothing is bound to that output.
+OrtStatus* ORT_API_CALL KernelContext_GetPreallocatedOutput(const OrtKernelContext* context,
+                                                            size_t output_index,
+                                                            OrtValue** output) noexcept {
+  return guard("KernelContext_GetPreallocatedOutput", [&] {
+    need(output, "output");
+    OrtKernelContext& c = kc(context);
+    check(output_index < c.ctx->num_outputs(), c.ctx->node().describe(), ": output index ",
+          output_index, " is out of range (the node has ", c.ctx->num_outputs(), ")");
+    *output = nullptr;
+    const Value* bound = c.ctx->bound_output(output_index);
+    if (!bound) return;
+    auto& slot = c.outputs[output_index];
+    // The same handle GetOutput hands out for this tensor, so the two agree.
+    if (!slot || !slot->value.is_tensor() ||
+        slot->value.tensor().raw_data() != bound->tensor().raw_data())
+      slot = std::make_unique<OrtValue>(*bound);
+    *output = slot.get();
+  });
+}
+
 OrtStatus* ORT_API_CALL KernelContext_GetLogger(const OrtKernelContext* context,
                                                 const OrtLogger** logger) noexcept {
   return guard("KernelContext_GetLogger", [&] {
@@ -184,7 +234,7 @@ OrtStatus* ORT_API_CALL Logger_GetLoggingSeverityLevel(const OrtLogger* logger,
   return guard("Logger_GetLoggingSeverityLevel", [&] {
     need(logger, "logger");
     need(out, "out");
-    *out = static_cast<OrtLoggingLevel>(log_severity());
+    *out = static_cast<OrtLoggingLevel>(active_log_severity());
   });
 }
 

@@ -3,11 +3,14 @@
 // objects some of those take. Providers Tessera does not have are refused
 // with the list of those it has.
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
+#include "capi/provider_option_maps.hpp"
 
 namespace tessera::capi {
 namespace {
@@ -42,10 +45,15 @@ void append(OrtSessionOptions* options, const std::string& requested,
   options->providers.push_back({name, std::move(provider_options)});
 }
 
-[[noreturn]] void refuse(const char* provider) {
+}  // namespace
+
+[[noreturn]] void refuse(const char* provider, const char* instead) {
   fail(ErrorCode::kFail, "the ", provider,
-       " execution provider is not part of Tessera (it has: ", joined(all_providers()), ")");
+       " execution provider is not part of Tessera (it has: ", joined(all_providers()), ")",
+       instead[0] ? "; " : "", instead);
 }
+
+namespace {}  // namespace
 
 std::string options_string(const std::map<std::string, std::string>& options) {
   std::string out;
@@ -57,6 +65,7 @@ void update(std::map<std::string, std::string>& options, const char* const* keys
             const char* const* values, size_t n) {
   const auto k = string_list(keys, n, "provider_options_keys");
   const auto v = string_list(values, n, "provider_options_values");
+  for (size_t i = 0; i < n; ++i) check(!k[i].empty(), "provider_options_keys[", i, "] is empty");
   for (size_t i = 0; i < n; ++i) options[k[i]] = v[i];
 }
 
@@ -66,7 +75,14 @@ std::string address_string(const void* p) {
   return os.str();
 }
 
-}  // namespace
+void* address_from_string(const std::string& s) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(s.c_str(), &end, 16);
+  check(!s.empty() && end != nullptr && *end == 0 && errno == 0, "'", s,
+        "' is not an address (a hexadecimal number such as 0x7f00deadbeef)");
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(v));
+}
 
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(
     OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys,
@@ -152,10 +168,7 @@ OrtStatus* ORT_API_CALL GetCUDAProviderOptionsByName(const OrtCUDAProviderOption
     need(ptr, "ptr");
     check(std::string(key) == "user_compute_stream", "option '", key, "' does not hold a pointer");
     auto it = cuda_options->options.find(key);
-    *ptr =
-        it == cuda_options->options.end()
-            ? nullptr
-            : reinterpret_cast<void*>(static_cast<uintptr_t>(std::stoull(it->second, nullptr, 16)));
+    *ptr = it == cuda_options->options.end() ? nullptr : address_from_string(it->second);
   });
 }
 
@@ -215,40 +228,53 @@ void ORT_API_CALL ReleaseDnnlProviderOptions(OrtDnnlProviderOptions* input) noex
 // Providers of other vendors' hardware and toolkits: refused, naming what
 // Tessera has instead.
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_ROCM(
-    OrtSessionOptions*, const OrtROCMProviderOptions*) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_ROCM", [] { refuse("ROCm"); });
+    OrtSessionOptions* options, const OrtROCMProviderOptions* rocm_options) noexcept {
+  return guard("SessionOptionsAppendExecutionProvider_ROCM", [&] {
+    need(options, "options");
+    need(rocm_options, "rocm_options");
+    refuse("ROCm", "");
+  });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_OpenVINO(
     OrtSessionOptions*, const OrtOpenVINOProviderOptions*) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_OpenVINO", [] { refuse("OpenVINO"); });
+  return guard("SessionOptionsAppendExecutionProvider_OpenVINO", [] { refuse("OpenVINO", ""); });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_OpenVINO_V2(OrtSessionOptions*,
                                                                           const char* const*,
                                                                           const char* const*,
                                                                           size_t) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_OpenVINO_V2", [] { refuse("OpenVINO"); });
+  return guard("SessionOptionsAppendExecutionProvider_OpenVINO_V2", [] { refuse("OpenVINO", ""); });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT(
     OrtSessionOptions*, const OrtTensorRTProviderOptions*) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_TensorRT", [] { refuse("TensorRT"); });
+  return guard("SessionOptionsAppendExecutionProvider_TensorRT",
+               [] { refuse("TensorRT", kInsteadOfTensorRT); });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_TensorRT_V2(
-    OrtSessionOptions*, const OrtTensorRTProviderOptionsV2*) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_TensorRT_V2", [] { refuse("TensorRT"); });
+    OrtSessionOptions* options, const OrtTensorRTProviderOptionsV2* tensorrt_options) noexcept {
+  return guard("SessionOptionsAppendExecutionProvider_TensorRT_V2", [&] {
+    need(options, "options");
+    need(tensorrt_options, "tensorrt_options");
+    refuse("TensorRT", kInsteadOfTensorRT);
+  });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_MIGraphX(
     OrtSessionOptions*, const OrtMIGraphXProviderOptions*) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_MIGraphX", [] { refuse("MIGraphX"); });
+  return guard("SessionOptionsAppendExecutionProvider_MIGraphX", [] { refuse("MIGraphX", ""); });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CANN(
-    OrtSessionOptions*, const OrtCANNProviderOptions*) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_CANN", [] { refuse("CANN"); });
+    OrtSessionOptions* options, const OrtCANNProviderOptions* cann_options) noexcept {
+  return guard("SessionOptionsAppendExecutionProvider_CANN", [&] {
+    need(options, "options");
+    need(cann_options, "cann_options");
+    refuse("CANN", "");
+  });
 }
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_VitisAI(OrtSessionOptions*,
                                                                       const char* const*,
                                                                       const char* const*,
                                                                       size_t) noexcept {
-  return guard("SessionOptionsAppendExecutionProvider_VitisAI", [] { refuse("VitisAI"); });
+  return guard("SessionOptionsAppendExecutionProvider_VitisAI", [] { refuse("VitisAI", ""); });
 }
 
 }  // namespace tessera::capi

@@ -151,6 +151,21 @@ OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num
 
 void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input) noexcept { delete input; }
 
+OrtStatus* ORT_API_CALL RunOptionsEnableProfiling(OrtRunOptions* options,
+                                                  const ORTCHAR_T* profile_file_prefix) noexcept {
+  return guard("RunOptionsEnableProfiling", [&] {
+    need(profile_file_prefix, "profile_file_prefix");
+    check(profile_file_prefix[0] != 0, "profile_file_prefix is empty");
+    auto& o = ro(options).options;
+    o.enable_profiling = true;
+    o.profile_file_prefix = profile_file_prefix;
+  });
+}
+
+OrtStatus* ORT_API_CALL RunOptionsDisableProfiling(OrtRunOptions* options) noexcept {
+  return guard("RunOptionsDisableProfiling", [&] { ro(options).options.enable_profiling = false; });
+}
+
 OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options,
                                                        const OrtLoraAdapter* adapter) noexcept {
   return guard("RunOptionsAddActiveLoraAdapter", [&] {

@@ -5,6 +5,7 @@
 #include "capi/api_status.hpp"
 #include "capi/async_runs.hpp"
 #include "capi/convert.hpp"
+#include "capi/thread_hooks.hpp"
 #include "runtime/copy_tensors.hpp"
 
 namespace tessera::capi {
@@ -52,8 +53,15 @@ struct Settings {
 Settings settings(const OrtEnv* env, const OrtSessionOptions* options) {
   need(env, "env");
   Settings s;
-  if (options == nullptr) return s;
+  if (options == nullptr) {
+    s.options.thread_hooks = make_thread_hooks(nullptr, nullptr, nullptr,
+                                               &env->session_pool_callbacks, "the session options");
+    return s;
+  }
   s.options = options->options;
+  s.options.thread_hooks =
+      make_thread_hooks(options->create_thread, options->thread_creation_options,
+                        options->join_thread, &env->session_pool_callbacks, "the session options");
   s.providers = options->providers;
   if (s.providers.empty() && options->selection_delegate != nullptr)
     s.providers = delegate_providers(*options);

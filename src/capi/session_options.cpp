@@ -81,6 +81,23 @@ OrtStatus* ORT_API_CALL DisableProfiling(OrtSessionOptions* options) noexcept {
   return guard("DisableProfiling", [&] { opts(options).options.enable_profiling = false; });
 }
 
+// The session's own logger: what a session created with these options logs
+// on the creating and running threads goes to it (at or above the session's
+// severity level) instead of the environment's logger.
+OrtStatus* ORT_API_CALL SetUserLoggingFunction(OrtSessionOptions* options,
+                                               OrtLoggingFunction user_logging_function,
+                                               void* user_logging_param) noexcept {
+  return guard("SetUserLoggingFunction", [&] {
+    auto& o = opts(options).options;
+    need(reinterpret_cast<const void*>(user_logging_function), "user_logging_function");
+    o.logger = std::make_shared<const LogRecordSink>(
+        [fn = user_logging_function, param = user_logging_param](Severity s, const std::string& tag,
+                                                                 const std::string& message) {
+          fn(param, static_cast<OrtLoggingLevel>(s), "tessera", tag.c_str(), "", message.c_str());
+        });
+  });
+}
+
 // Tessera always plans memory ahead from value lifetimes; the flag is kept
 // for GetMemPatternEnabled and has no other effect.
 OrtStatus* ORT_API_CALL EnableMemPattern(OrtSessionOptions* options) noexcept {

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <utility>
 
+#include "core/log_scope.hpp"
+
 namespace tessera {
 
 namespace {
@@ -16,6 +18,9 @@ std::function<void(Severity, const std::string&)> g_sink;
 // thread replaces it.
 std::shared_ptr<const LogRecordSink> g_record_sink;
 thread_local const Logger* t_logger = nullptr;
+// The innermost ScopedLogSink of this thread (null: none) and its severity.
+thread_local std::shared_ptr<const LogRecordSink> t_scoped_sink;
+thread_local Severity t_scoped_min = Severity::kWarning;
 const char* sev_letter(Severity s) {
   static const char* names[] = {"V", "I", "W", "E", "F"};
   return names[int(s)];
@@ -25,11 +30,28 @@ const char* sev_letter(Severity s) {
 void set_log_severity(Severity s) { g_severity = int(s); }
 Severity log_severity() { return Severity(g_severity.load()); }
 
+ScopedLogSink::ScopedLogSink(std::shared_ptr<const LogRecordSink> sink, Severity min_severity) {
+  if (!sink) return;
+  active_ = true;
+  previous_ = std::exchange(t_scoped_sink, std::move(sink));
+  previous_min_ = std::exchange(t_scoped_min, min_severity);
+}
+
+ScopedLogSink::~ScopedLogSink() {
+  if (!active_) return;
+  t_scoped_sink = std::move(previous_);
+  t_scoped_min = previous_min_;
+}
+
 LoggerScope::LoggerScope(const Logger& logger) : previous_(t_logger) { t_logger = &logger; }
 LoggerScope::~LoggerScope() { t_logger = previous_; }
 const Logger* current_logger() { return t_logger; }
 
+// Within a ScopedLogSink the scope's severity filters (a session may log
+// more, or less, than the process); else the thread's logger's, else the
+// default's.
 Severity active_log_severity() {
+  if (t_scoped_sink) return t_scoped_min;
   if (t_logger != nullptr && t_logger->severity >= 0) return Severity(t_logger->severity);
   return log_severity();
 }
@@ -52,6 +74,10 @@ void set_log_record_sink(LogRecordSink sink) {
 }
 
 void log_line(Severity s, const std::string& tag, const std::string& message) {
+  if (t_scoped_sink) {
+    if (s >= t_scoped_min) (*t_scoped_sink)(s, tag, message);
+    return;
+  }
   std::shared_ptr<const LogRecordSink> record_sink;
   {
     std::lock_guard<std::mutex> lock(g_mu);

@@ -4,6 +4,8 @@
 #include <chrono>
 #include <utility>
 
+#include "core/error.hpp"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -34,17 +36,69 @@ thread_local const ThreadPool* tls_region_pool = nullptr;
 
 }  // namespace
 
-ThreadPool::ThreadPool(int num_threads, bool spin) : spin_(spin) {
+namespace {
+// A worker's work item for one region: (epoch << 2) | state.
+constexpr uint64_t kItemEnqueued = 1, kItemTaken = 2, kItemAbandoned = 3;
+uint64_t item_word(uint32_t epoch, uint64_t state) { return (uint64_t(epoch) << 2) | state; }
+}  // namespace
+
+struct ThreadPool::Worker {
+  ThreadPool* pool = nullptr;
+  std::thread thread;            // started by the pool itself
+  const void* handle = nullptr;  // started through hooks_.create
+  std::atomic<uint64_t> item{0};
+  void* item_data = nullptr;  // on_enqueue's answer for the current item
+};
+
+ThreadPool::ThreadPool(int num_threads, bool spin, ThreadHooks hooks)
+    : hooks_(std::move(hooks)), spin_(spin) {
+  check(!hooks_.create || hooks_.join,
+        "thread pool: a custom create-thread function needs a join-thread function too, "
+        "to wait for the threads it starts");
+  callbacks_ = hooks_.has_work_callbacks();
   if (num_threads <= 0) num_threads = int(std::max(1u, std::thread::hardware_concurrency()));
   num_threads_ = num_threads;
-  for (int i = 1; i < num_threads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  workers_.reserve(size_t(num_threads_ - 1));
+  try {
+    for (int i = 1; i < num_threads_; ++i) {
+      auto worker = std::make_unique<Worker>();
+      worker->pool = this;
+      if (hooks_.create) {
+        worker->handle = hooks_.create(&ThreadPool::worker_entry, worker.get());
+        if (!worker->handle)
+          fail(ErrorCode::kFail,
+               "thread pool: the custom create-thread function returned no thread "
+               "handle for worker ",
+               i, " of ", num_threads_ - 1);
+      } else {
+        Worker* self = worker.get();
+        worker->thread = std::thread([this, self] { worker_loop(self); });
+      }
+      workers_.push_back(std::move(worker));
+    }
+  } catch (...) {
+    stop_workers();
+    throw;
+  }
 }
 
-ThreadPool::~ThreadPool() {
+ThreadPool::~ThreadPool() { stop_workers(); }
+
+void ThreadPool::stop_workers() {
   stop_.store(true);
   { std::lock_guard<std::mutex> lock(sleep_mu_); }
   sleep_cv_.notify_all();
-  for (auto& t : workers_) t.join();
+  for (auto& w : workers_) {
+    if (w->handle)
+      hooks_.join(w->handle);
+    else if (w->thread.joinable())
+      w->thread.join();
+  }
+}
+
+void ThreadPool::worker_entry(void* worker) {
+  auto* self = static_cast<Worker*>(worker);
+  self->pool->worker_loop(self);
 }
 
 bool ThreadPool::wait_for_job(uint32_t seen) {
@@ -94,13 +148,43 @@ ThreadPool::RunScope::~RunScope() {
   if (pool_ && !pool_->workers_.empty()) pool_->open_runs_.fetch_sub(1);
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(Worker* self) {
   tls_region_pool = this;
   uint32_t seen = 0;
   while (wait_for_job(seen)) {
     seen = epoch_of(work_.load(std::memory_order_acquire));
-    run_chunks(seen, true);
+    if (!callbacks_) {
+      run_chunks(seen, true);
+      continue;
+    }
+    // Counted before the claim, so settle_items (which reads the count after
+    // failing to abandon a taken item) waits for this on_stop.
+    items_running_.fetch_add(1);
+    uint64_t expected = item_word(seen, kItemEnqueued);
+    if (self->item.compare_exchange_strong(expected, item_word(seen, kItemTaken))) {
+      if (hooks_.on_start) hooks_.on_start(self->item_data);
+      run_chunks(seen, true);
+      if (hooks_.on_stop) hooks_.on_stop(self->item_data);
+    }
+    items_running_.fetch_sub(1);
   }
+}
+
+void ThreadPool::enqueue_items(uint32_t epoch) {
+  for (auto& w : workers_) {
+    w->item_data = hooks_.on_enqueue ? hooks_.on_enqueue() : nullptr;
+    w->item.store(item_word(epoch, kItemEnqueued));
+  }
+}
+
+void ThreadPool::settle_items(uint32_t epoch) {
+  for (auto& w : workers_) {
+    uint64_t expected = item_word(epoch, kItemEnqueued);
+    if (w->item.compare_exchange_strong(expected, item_word(epoch, kItemAbandoned)) &&
+        hooks_.on_abandon)
+      hooks_.on_abandon(w->item_data);
+  }
+  while (items_running_.load() > 0) std::this_thread::yield();
 }
 
 void ThreadPool::run_chunks(uint32_t epoch, bool is_worker) {
@@ -155,6 +239,7 @@ void ThreadPool::parallel_for(int64_t n, double cost_per_item,
   failed_.store(false, std::memory_order_relaxed);
   done_chunks_.store(0, std::memory_order_relaxed);
   const uint32_t epoch = epoch_of(work_.load(std::memory_order_relaxed)) + 1;
+  if (callbacks_) enqueue_items(epoch);
   work_.store((uint64_t(epoch) << 32) | uint64_t(chunks << 16));  // seq_cst: see wait_for_job
   if (sleepers_.load() > 0) {
     { std::lock_guard<std::mutex> lock(sleep_mu_); }
@@ -171,6 +256,7 @@ void ThreadPool::parallel_for(int64_t n, double cost_per_item,
     else
       std::this_thread::yield();
   }
+  if (callbacks_) settle_items(epoch);
   job_ = nullptr;
   if (std::exception_ptr error = std::exchange(error_, nullptr)) std::rethrow_exception(error);
 }

@@ -22,11 +22,35 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 namespace tessera {
+
+// What an application may put between a pool and its threads (the C API's
+// custom thread hooks and per-session work callbacks). Every member is
+// optional; a default ThreadHooks gives plain std::threads and no callbacks.
+struct ThreadHooks {
+  using WorkerFn = void (*)(void* arg);
+  // Starts a thread that calls worker(arg) once and returns a handle for
+  // `join`, or null when it cannot. Given create, join must be given too: the
+  // pool waits for each of its threads through it on destruction.
+  std::function<const void*(WorkerFn worker, void* arg)> create;
+  std::function<void(const void* handle)> join;
+
+  // Work callbacks. A region handed to the workers is enqueued once per
+  // worker (on_enqueue runs on the caller; its answer is handed to the
+  // others). A worker that takes its item reports on_start and on_stop
+  // around its share of the region; an item no worker took before the region
+  // finished is reported through on_abandon. So enqueues == starts +
+  // abandons, and starts == stops, once parallel_for returns.
+  std::function<void*()> on_enqueue;
+  std::function<void(void*data)> on_start, on_stop, on_abandon;
+
+  bool has_work_callbacks() const { return on_enqueue || on_start || on_stop || on_abandon; }
+};
 
 class ThreadPool {
  public:
@@ -37,12 +61,21 @@ class ThreadPool {
   // RunScope keeps nothing awake (the session option
   // "session.intra_op.allow_spinning" = "0", for machines shared with other
   // busy processes).
-  explicit ThreadPool(int num_threads, bool spin = true);  // <= 0: one per core
+  //
+  // hooks: how the workers are started and joined, and what is reported
+  // around the work they take (see ThreadHooks). Throws tessera::Error when
+  // hooks.create cannot start a thread or is given without hooks.join.
+  explicit ThreadPool(int num_threads, bool spin = true,
+                      ThreadHooks hooks = {});  // <= 0: one per core
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_threads() const { return num_threads_; }
+  // Changes the spin policy of a running pool (a session's workload type):
+  // with false, polling workers go to sleep and later regions wake them.
+  void set_spin(bool spin) { spin_.store(spin); }
+  bool spins() const { return spin_.load(); }
 
   // Keeps the workers polling while it lives (see the header comment).
   // Scopes nest and may overlap across threads.
@@ -72,14 +105,24 @@ class ThreadPool {
   int sleeping_workers() const { return sleepers_.load(); }
 
  private:
-  void worker_loop();
+  struct Worker;  // one worker thread's state (thread_pool.cpp)
+  static void worker_entry(void* worker);
+  void stop_workers();  // wakes, stops and joins every started worker
+  void worker_loop(Worker* self);
+  // With work callbacks: enqueue one item per worker before a region is
+  // published, and settle the ones no worker took once it is done.
+  void enqueue_items(uint32_t epoch);
+  void settle_items(uint32_t epoch);
   bool wait_for_job(uint32_t seen);  // false: stopping
   // Claims and runs chunks of job `epoch` until none are left.
   void run_chunks(uint32_t epoch, bool is_worker);
 
   int num_threads_;
-  std::vector<std::thread> workers_;
-  std::mutex run_mu_;  // one parallel_for at a time uses the workers
+  std::vector<std::unique_ptr<Worker>> workers_;
+  ThreadHooks hooks_;
+  bool callbacks_ = false;             // hooks_ has work callbacks
+  std::atomic<int> items_running_{0};  // taken items whose on_stop has not returned
+  std::mutex run_mu_;                  // one parallel_for at a time uses the workers
 
   // The job word: epoch (high 32 bits) | next chunk index (low 32 bits). A
   // claim is a compare-exchange that checks the epoch, so a late worker can
@@ -99,7 +142,7 @@ class ThreadPool {
   std::condition_variable sleep_cv_;
   std::atomic<int> sleepers_{0};
   std::atomic<int> open_runs_{0};  // RunScopes alive
-  bool spin_ = true;
+  std::atomic<bool> spin_{true};
   std::atomic<bool> stop_{false};
 };
 

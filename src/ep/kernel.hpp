@@ -142,6 +142,12 @@ class KernelContext {
   const Tensor& required_input(size_t i) const;
   // Whether output i exists in the node (non-empty name).
   bool has_output(size_t i) const { return i < outputs_.size() && outputs_[i] != nullptr; }
+  // The tensor bound to output i before the kernel runs (IO binding, or a
+  // run's preallocated outputs), which output() writes into when type, shape
+  // and memory fit; null when nothing is bound.
+  const Value* bound_output(size_t i) const {
+    return has_output(i) && outputs_[i]->is_tensor() ? outputs_[i] : nullptr;
+  }
   // Allocates output i with the given shape, using the inferred output type
   // unless `dtype` is given. Returns a dummy tensor when the output is omitted.
   Tensor& output(size_t i, const Shape& shape, DataType dtype = DataType::kUndefined);

@@ -17,14 +17,16 @@ Environment::Environment() {
       [this](const std::string& name) { forget_provider(name); });
 }
 
-void Environment::create_global_thread_pools(int intra_op_threads, int inter_op_threads,
-                                             bool spin) {
+void Environment::create_global_thread_pools(int intra_op_threads, int inter_op_threads, bool spin,
+                                             std::shared_ptr<const ThreadHooks> hooks) {
   check(intra_op_threads >= 0 && inter_op_threads >= 0,
         "global thread pool sizes must be >= 0 (0: one thread per core), got intra-op ",
         intra_op_threads, ", inter-op ", inter_op_threads);
   ThreadPools pools;
-  pools.intra = std::make_shared<ThreadPool>(intra_op_threads, spin);
-  pools.inter = std::make_shared<ThreadPool>(inter_op_threads, spin);
+  const ThreadHooks none;
+  const ThreadHooks& h = hooks ? *hooks : none;
+  pools.intra = std::make_shared<ThreadPool>(intra_op_threads, spin, h);
+  pools.inter = std::make_shared<ThreadPool>(inter_op_threads, spin, h);
   pools.intra_op_threads = intra_op_threads;
   pools.inter_op_threads = inter_op_threads;
   std::lock_guard<std::mutex> lock(mu_);

@@ -17,7 +17,8 @@
 
 namespace tessera {
 class ThreadPool;
-}
+struct ThreadHooks;
+}  // namespace tessera
 
 namespace tessera {
 
@@ -79,7 +80,9 @@ class Environment {
   // on one set of threads instead of N. Creating them again replaces them for
   // sessions created afterwards; sessions already using the old ones keep
   // them alive.
-  void create_global_thread_pools(int intra_op_threads, int inter_op_threads, bool spin);
+  // `hooks` (may be null): how both pools start and join their threads.
+  void create_global_thread_pools(int intra_op_threads, int inter_op_threads, bool spin,
+                                  std::shared_ptr<const ThreadHooks> hooks = nullptr);
   struct ThreadPools {
     std::shared_ptr<ThreadPool> intra, inter;
     int intra_op_threads = 0, inter_op_threads = 0;

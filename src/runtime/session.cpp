@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "core/host_heap.hpp"
+#include "core/log_scope.hpp"
 #include "core/logging.hpp"
 #include "ep/provider_abilities.hpp"
 #include "ep/provider_registry.hpp"
@@ -162,6 +163,9 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   impl->logger = {options.log_severity_level, options.log_verbosity_level, options.log_id};
   // What this thread logs while the session is made goes through its logger.
   const LoggerScope log_scope(impl->logger);
+  // The application's own logging function (the C API's SetUserLoggingFunction)
+  // receives it at the session's level.
+  const ScopedLogSink sink_scope(options.logger, active_log_severity());
   for (const auto& p : providers) impl->requested.push_back(p.name);
   std::string where = model.path.empty() ? std::string("model") : model.path;
 
@@ -208,9 +212,11 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
       if (options.execution_mode == ExecutionMode::kParallel) impl->inter_pool = global.inter;
       return;
     }
-    impl->pool = std::make_shared<ThreadPool>(options.intra_op_num_threads, spin);
+    const ThreadHooks none;
+    const ThreadHooks& hooks = options.thread_hooks ? *options.thread_hooks : none;
+    impl->pool = std::make_shared<ThreadPool>(options.intra_op_num_threads, spin, hooks);
     if (options.execution_mode == ExecutionMode::kParallel)
-      impl->inter_pool = std::make_shared<ThreadPool>(options.inter_op_num_threads, spin);
+      impl->inter_pool = std::make_shared<ThreadPool>(options.inter_op_num_threads, spin, hooks);
   });
   impl->model = std::move(model);
   impl->allocators = runtime::provider_allocators(impl->providers, options);
@@ -371,6 +377,18 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   state.inter_pool = s.inter_pool.get();
   state.terminate = run_options.terminate.get();
   state.observer = s.observer ? &s.observer : nullptr;
+  // A run-scoped profile: its own trace, next to the session's (if any).
+  runtime::Profiler run_profiler;
+  runtime::NodeObserver run_observer;
+  if (run_options.enable_profiling) {
+    run_profiler.start(run_options.profile_file_prefix);
+    run_observer = [session_observer = state.observer, own = profiling_observer(&run_profiler)](
+                       const ir::Node& node, const std::string& provider, int64_t b, int64_t e) {
+      if (session_observer) (*session_observer)(node, provider, b, e);
+      own(node, provider, b, e);
+    };
+    state.observer = &run_observer;
+  }
   state.observe_device_time = s.observe_device_time;
   state.host_outputs = host_outputs;
   state.run_config = &run_options.config_entries;
@@ -391,6 +409,7 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
       run_options.log_verbosity_level,
       run_options.log_tag.empty() ? s.logger.id : run_options.log_tag};
   const LoggerScope log_scope(run_logger);
+  const ScopedLogSink sink_scope(s.options.logger, active_log_severity());
   const char* tag = "run";
   log(Severity::kVerbose, tag, "run started");
   std::vector<Value> all;
@@ -409,6 +428,12 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
     throw;
   }
   log(Severity::kVerbose, tag, "run finished");
+  if (run_profiler.enabled()) {
+    run_profiler.record({tag.empty() ? "model_run" : tag, "Session", "", "model_run",
+                         run_profiler.start_time_ns(), runtime::Profiler::now_ns(),
+                         std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
+    log(Severity::kInfo, tag, "run profile written to ", run_profiler.finish());
+  }
   if (run_options.config_entries.count("memory.enable_memory_arena_shrinkage"))
     release_arena_memory();
   std::vector<Value> result;
@@ -509,6 +534,27 @@ std::vector<std::pair<std::string, AllocatorStats>> Session::allocator_stats() c
 }
 
 RunCaptureInfo Session::run_capture() const { return impl_->capture->info(); }
+
+void Session::set_dynamic_options(const std::map<std::string, std::string>& options) {
+  static const std::string kWorkload = "ep.dynamic.workload_type";
+  std::optional<bool> efficient;
+  for (const auto& [key, value] : options) {
+    check(key == kWorkload, "dynamic option '", key,
+          "' is not one Tessera knows (it knows: ", kWorkload, ")");
+    check(value == "Default" || value == "Efficient", "dynamic option '", key, "' = '", value,
+          "' is not Default or Efficient");
+    efficient = value == "Efficient";
+  }
+  if (!efficient) return;
+  const Impl& s = *impl_;
+  check(s.options.use_per_session_threads, "dynamic option '", kWorkload,
+        "': the session runs on the environment's global thread "
+        "pools, which other sessions share; set their spin policy when creating them instead");
+  const bool spin =
+      !*efficient && runtime::config_flag(s.options, "session.intra_op.allow_spinning", true);
+  for (ThreadPool* p : {s.pool.get(), s.inter_pool.get()})
+    if (p) p->set_spin(spin);
+}
 
 void Session::release_arena_memory() const {
   for (const auto& [name, a] : impl_->allocators) a->release_cached();

@@ -146,6 +146,12 @@ class Session {
   std::vector<std::pair<std::string, AllocatorStats>> allocator_stats() const;
   // Captured runs and why not (RunCaptureInfo).
   RunCaptureInfo run_capture() const;
+  // Options a running session takes (onnxruntime's SetEpDynamicOptions):
+  // "ep.dynamic.workload_type" = "Efficient" lets the session's own pools
+  // sleep between regions instead of polling (less CPU, later wake-ups),
+  // "Default" restores the policy it was created with. Unknown keys and
+  // values are errors naming them; nothing is changed unless all are valid.
+  void set_dynamic_options(const std::map<std::string, std::string>& options);
   // Gives the cached memory of the session's arenas back to the system.
   void release_arena_memory() const;
   // Per input the user feeds, where its first consumer runs.

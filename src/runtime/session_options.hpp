@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/arena_allocator.hpp"
+#include "core/logging.hpp"
 #include "core/tensor.hpp"
 #include "ep/custom_ops.hpp"
 #include "ep/partitioner.hpp"
@@ -14,6 +15,8 @@
 #include "optimizer/level.hpp"
 
 namespace tessera {
+
+struct ThreadHooks;  // core/thread_pool.hpp
 
 enum class ExecutionMode { kSequential = 0, kParallel = 1 };
 
@@ -44,12 +47,19 @@ struct SessionOptions {
   // (Environment::create_global_thread_pools) and the two counts above are
   // not used.
   bool use_per_session_threads = true;
+  // How the session's own pools start and join their threads, and the work
+  // callbacks they report to (null: plain threads, no callbacks).
+  std::shared_ptr<const ThreadHooks> thread_hooks;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
   // The session's own logger (core/logging.hpp): 0 verbose, 1 info,
   // 2 warning, 3 error, 4 fatal; -1 follows the default logger's severity.
   int log_severity_level = -1;
   int log_verbosity_level = 0;
   std::string log_id;
+  // The session's own logger (null: the process's): what the session logs
+  // while it is created and while it runs on the calling thread, at or above
+  // log_severity_level, goes here instead.
+  std::shared_ptr<const LogRecordSink> logger;
   bool enable_profiling = false;
   std::string profile_file_prefix = "tessera_profile";
   std::string optimized_model_filepath;  // when set, the optimized graph is saved here
@@ -108,6 +118,10 @@ struct RunOptions {
   // RunOptionsAddActiveLoraAdapter): each parameter is fed as the input of
   // its name, so it overrides the initializer of that name for this run.
   std::vector<std::shared_ptr<const onnx::Adapter>> active_adapters;
+  // Profiles this run alone, whether or not the session profiles: a Chrome
+  // trace of its nodes written to "<prefix>_<timestamp>.json" when it ends.
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "tessera_run_profile";
 };
 
 }  // namespace tessera

@@ -97,10 +97,23 @@ def sparse(folder):
     onnx.save(model, str(folder / "sparse_matmul.onnx"))  # the checker knows no contrib ops
 
 
+def doubler(folder):
+    """doubler.onnx: y = Doubler(x) over float [4], an op of the application's domain
+    test.kernel_context that the kernel-context tests register; its metadata holds a
+    compiled-model compatibility string for the provider TestEP."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])
+    node = helper.make_node("Doubler", ["x"], ["y"], domain="test.kernel_context")
+    graph = helper.make_graph([node], "doubler", [x], [y])
+    model = helper.make_model(graph, opset_imports=OPSET + [helper.make_opsetid("test.kernel_context", 1)])
+    helper.set_model_props(model, {"ep_compatibility_info.TestEP": "test;version=1.2"})
+    onnx.save(model, str(folder / "doubler.onnx"))  # the checker knows no application ops
+
+
 def main():
     folder = pathlib.Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    for make in (add_mul, strings, sequence, overridable, int_types, identities, sparse):
+    for make in (add_mul, strings, sequence, overridable, int_types, identities, sparse, doubler):
         make(folder)
 
 

@@ -1,14 +1,18 @@
 // ThreadPool: every index exactly once, exceptions from any thread, nested and
-// concurrent callers, workers that take part and then go to sleep.
+// concurrent callers, workers that take part and then go to sleep, threads
+// started through an application's hooks and the work callbacks.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <ctime>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/thread_pool.hpp"
 
 namespace tessera {
@@ -170,6 +174,115 @@ TEST(ThreadPool, WithoutSpinningWorkersSleepAtOnce) {
   ThreadPool one(1);  // no workers: a scope is a no-op
   const ThreadPool::RunScope none(&one), null(nullptr);
   expect_each_once(one, 8);
+}
+
+// Threads an application starts for the pool: each worker runs on one, and
+// the pool waits for each through the join function.
+struct AppThreads {
+  std::mutex mu;
+  std::vector<std::unique_ptr<std::thread>> threads;
+  std::atomic<int> created{0}, joined{0};
+  ThreadHooks hooks() {
+    ThreadHooks h;
+    h.create = [this](ThreadHooks::WorkerFn fn, void* arg) -> const void* {
+      std::lock_guard<std::mutex> lock(mu);
+      threads.push_back(std::make_unique<std::thread>(fn, arg));
+      created.fetch_add(1);
+      return threads.back().get();
+    };
+    h.join = [this](const void* handle) {
+      auto* t = const_cast<std::thread*>(static_cast<const std::thread*>(handle));
+      t->join();
+      joined.fetch_add(1);
+    };
+    return h;
+  }
+};
+
+TEST(ThreadPool, WorkersRunOnTheApplicationsThreadsAndAreJoinedThroughIt) {
+  AppThreads app;
+  {
+    ThreadPool pool(3, true, app.hooks());
+    EXPECT_EQ(app.created.load(), 2);
+    for (int r = 0; r < 20; ++r) expect_each_once(pool, 1 << 14);
+    EXPECT_EQ(app.joined.load(), 0);
+  }
+  EXPECT_EQ(app.joined.load(), 2);
+}
+
+TEST(ThreadPool, AFailedThreadCreationJoinsTheStartedOnesAndThrows) {
+  AppThreads app;
+  ThreadHooks h = app.hooks();
+  auto create = h.create;
+  h.create = [&, create](ThreadHooks::WorkerFn fn, void* arg) -> const void* {
+    return app.created.load() == 2 ? nullptr : create(fn, arg);
+  };
+  try {
+    ThreadPool pool(4, true, h);
+    FAIL() << "the pool was created without its third worker";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("returned no thread handle for worker 3 of 3"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(app.joined.load(), 2);
+  ThreadHooks no_join;
+  no_join.create = h.create;
+  EXPECT_THROW(ThreadPool(2, true, no_join), Error);
+}
+
+TEST(ThreadPool, EveryEnqueuedItemIsStartedAndStoppedOrAbandoned) {
+  std::atomic<int> enqueued{0}, started{0}, stopped{0}, abandoned{0}, bad_data{0};
+  ThreadHooks h;
+  static int token;
+  h.on_enqueue = [&]() -> void* {
+    enqueued.fetch_add(1);
+    return &token;
+  };
+  h.on_start = [&](void* d) {
+    if (d != &token) bad_data.fetch_add(1);
+    started.fetch_add(1);
+  };
+  h.on_stop = [&](void* d) {
+    if (d != &token) bad_data.fetch_add(1);
+    stopped.fetch_add(1);
+  };
+  h.on_abandon = [&](void* d) {
+    if (d != &token) bad_data.fetch_add(1);
+    abandoned.fetch_add(1);
+  };
+  ThreadPool pool(4, true, h);
+  // At least 200 regions, and more until a worker has taken an item (a loaded
+  // machine may schedule the workers late), for at most 2 s.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  int regions = 0;
+  while (regions < 200 || (started.load() == 0 && std::chrono::steady_clock::now() < deadline)) {
+    expect_each_once(pool, 1 << 12);
+    ++regions;
+    // Settled before parallel_for returns: the counts balance at every step.
+    ASSERT_EQ(started.load(), stopped.load());
+    ASSERT_EQ(enqueued.load(), started.load() + abandoned.load());
+  }
+  EXPECT_EQ(enqueued.load(), regions * 3);  // one item per worker per region
+  EXPECT_GT(started.load(), 0) << "no worker ever took its item";
+  EXPECT_EQ(bad_data.load(), 0) << "a callback was handed data on_enqueue did not return";
+  // Regions run inline (too small to split) enqueue nothing.
+  pool.parallel_for(4, 1.0, [](int64_t, int64_t) {});
+  EXPECT_EQ(enqueued.load(), regions * 3);
+}
+
+TEST(ThreadPool, TheSpinPolicyChangesWhileThePoolRuns) {
+  ThreadPool pool(2);
+  const ThreadPool::RunScope run(&pool);
+  expect_each_once(pool, 64);
+  EXPECT_EQ(pool.sleeping_workers(), 0);
+  pool.set_spin(false);
+  EXPECT_FALSE(pool.spins());
+  EXPECT_TRUE(sleepers_reach(pool, 1)) << "the worker kept polling after spinning was turned off";
+  expect_each_once(pool, 1 << 14);
+  pool.set_spin(true);
+  EXPECT_TRUE(pool.spins());
+  expect_each_once(pool, 1 << 14);
 }
 
 }  // namespace
