@@ -366,6 +366,8 @@ BENCHMARK(BM_ConvWinograd)
     ->Args({512, 7, 512, 2, 1, 2})
     ->Args({64, 56, 64, 1, 0, 4})  // filters hot
     ->Args({256, 14, 256, 1, 0, 2})
+    ->Args({96, 160, 24, 1, 0, 2})  // the DB text detector's smooth.0 / head.0
+    ->Args({96, 160, 24, 1, 0, 4})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 
@@ -677,6 +679,12 @@ BENCHMARK(BM_ConvBlocked)
     ->Args({128, 28, 512, 1, 1, 1, 0, 1})
     ->Args({256, 14, 1024, 1, 1, 1, 0, 1})
     ->Args({512, 7, 2048, 1, 1, 1, 0, 1})
+    // The DB text detector's few-output-channel layers on large planes:
+    ->Args({96, 160, 24, 3, 1, 1, 0, 0})  // smooth.0 / head.0
+    ->Args({96, 160, 24, 3, 1, 2, 0, 0})
+    ->Args({96, 80, 24, 3, 1, 1, 0, 0})   // smooth.1
+    ->Args({16, 160, 96, 1, 1, 1, 0, 0})  // lat.0
+    ->Args({16, 160, 16, 1, 1, 1, 0, 0})  // stage 0 project
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 // Args: threads, items, microseconds per item.

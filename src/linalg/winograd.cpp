@@ -292,7 +292,14 @@ bool winograd_supported(const Conv2dShape& s) {
 }
 
 int64_t winograd_tile(int64_t C, int64_t M, bool allow_4x4) {
-  if (C < 32 || M < 32) return 0;
+  // Fewer input channels, or one output block: the transforms outweigh the
+  // products saved. Between 16 and 32 outputs (the DB text detector's
+  // 96 -> 24 layers on 160 x 160) the AVX-512 products still gain, 1.2-1.3x
+  // by CPU time (BM_ConvWinograd/96/160/24/1/0/2 against
+  // BM_ConvBlocked/96/160/24/3/1/1/0/0); the AVX2 ones measured even with
+  // the direct kernel, so those layers stay direct there.
+  if (C < 32 || M <= 16) return 0;
+  if (M < 32 && conv_kernel_isa() != Isa::kAvx512) return 0;
   // The transformed filters are read once per batch of tiles: F(4, 3)'s
   // (36 points) where they are small enough to stay cached, F(2, 3)'s (16)
   // up to 256 x 256 channels, whose planes (14 x 14 in ResNet-50) hold too

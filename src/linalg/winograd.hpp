@@ -38,7 +38,8 @@ bool winograd_supported(const Conv2dShape& s);
 // 16 points), 4 (F(4x4, 3x3), 36 points) only where `allow_4x4` and the
 // transformed filters stay cached, or 0 where a direct convolution is
 // faster (few channels: the transforms dominate; very wide ones: the
-// transformed filters come from memory for too few tiles).
+// transformed filters come from memory for too few tiles). Layers with 17 to
+// 31 outputs take tile 2 only where the AVX-512 kernels are in use.
 //
 // F(4x4, 3x3) is 1.3-1.5x faster than F(2x2, 3x3) on 64-128 channel
 // layers, but its rounding is not bounded by the direct kernel's: stacked

@@ -213,6 +213,7 @@ const ConvCase kWinogradCases[] = {
     {1, 16, 6, 7, 16, 3, 3, 1, 1, 0, 1, 2, 1, 1, 1, false, true},    // asymmetric pads
     {1, 16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},    // one pixel
     {1, 32, 60, 44, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},  // several batches
+    {1, 96, 34, 30, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, false, true},  // 24 outputs: 1.5 blocks
 };
 
 TEST(LinalgNchwc, WinogradMatchesDefinition) {
@@ -245,6 +246,12 @@ TEST(LinalgNchwc, WinogradChecksItsInputs) {
   EXPECT_TRUE(winograd_supported(s));
   // The choice of tile follows the channel counts.
   EXPECT_EQ(winograd_tile(16, 64, true), 0);
+  EXPECT_EQ(winograd_tile(96, 16, false), 0);
+  // Between 16 and 32 outputs only on the AVX-512 products.
+  for (Isa isa : kernel_isas()) {
+    const UseIsa use(isa);
+    EXPECT_EQ(winograd_tile(96, 24, false), isa == Isa::kAvx512 ? 2 : 0) << isa_name(isa);
+  }
   EXPECT_EQ(winograd_tile(64, 64, true), 4);
   EXPECT_EQ(winograd_tile(64, 64, false), 2);
   EXPECT_EQ(winograd_tile(256, 256, true), 2);
