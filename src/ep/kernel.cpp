@@ -152,23 +152,26 @@ const std::string* KernelContext::run_config(const std::string& key) const {
   return it == run_config_->end() ? nullptr : &it->second;
 }
 
-Tensor& KernelContext::output_reusing(size_t i, size_t in, const Shape& shape) {
+bool KernelContext::can_reuse(size_t i, size_t in, const Shape& shape) const {
   const DataType dtype = output_type(i);
   const Value* v = input_value(in);
-  if (has_output(i) && outputs_[i]->is_none() && donatable_ && in < donatable_->size() &&
-      (*donatable_)[in] && v && v->is_tensor()) {
-    const Tensor& t = v->tensor();
-    // The frame's slot must be the buffer's only owner: a view of it held
-    // elsewhere (an Identity's or Reshape's output, a user's array) would
-    // see the output's values.
-    if (t.dtype() == dtype && t.buffer() && t.buffer().use_count() == 1 &&
-        t.byte_size() == data_type_storage_bytes(dtype, size_t(shape.num_elements())) &&
-        t.memory_info().same_space(allocator_->info()) && t.memory_info().host_accessible()) {
-      *outputs_[i] = Value(Tensor(dtype, shape, t.buffer(), t.byte_offset()));
-      return outputs_[i]->tensor();
-    }
-  }
-  return output(i, shape);
+  if (!has_output(i) || !outputs_[i]->is_none() || !donatable_ || in >= donatable_->size() ||
+      !(*donatable_)[in] || !v || !v->is_tensor())
+    return false;
+  const Tensor& t = v->tensor();
+  // The frame's slot must be the buffer's only owner: a view of it held
+  // elsewhere (an Identity's or Reshape's output, a user's array) would
+  // see the output's values.
+  return t.dtype() == dtype && t.buffer() && t.buffer().use_count() == 1 &&
+         t.byte_size() == data_type_storage_bytes(dtype, size_t(shape.num_elements())) &&
+         t.memory_info().same_space(allocator_->info()) && t.memory_info().host_accessible();
+}
+
+Tensor& KernelContext::output_reusing(size_t i, size_t in, const Shape& shape) {
+  if (!can_reuse(i, in, shape)) return output(i, shape);
+  const Tensor& t = input_value(in)->tensor();
+  *outputs_[i] = Value(Tensor(t.dtype(), shape, t.buffer(), t.byte_offset()));
+  return outputs_[i]->tensor();
 }
 
 void KernelContext::set_output(size_t i, Value v) {

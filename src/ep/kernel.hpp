@@ -159,6 +159,13 @@ class KernelContext {
   // kernels that read each element of `in` before writing the same element
   // of output i, and nothing of `in` after that (an element-wise residual).
   Tensor& output_reusing(size_t i, size_t in, const Shape& shape);
+  // Whether output_reusing(i, in, shape) would give input `in`'s memory: for
+  // kernels that may write over either of several inputs and pick the one
+  // this node may take.
+  bool can_reuse(size_t i, size_t in, const Shape& shape) const;
+  // Per input, whether this node may take it over (the plan's vector, or
+  // null): for a kernel that runs another kernel on its own inputs.
+  const std::vector<bool>* donatable() const { return donatable_; }
   // Sets output i to an existing value (sequences, or a zero-copy alias of an input).
   void set_output(size_t i, Value v);
   // Outputs the kernel's def lists as host outputs (KernelDef::host_outputs):
@@ -214,6 +221,13 @@ class OpKernel {
   virtual bool reads_constant_data(size_t i) const {
     (void)i;
     return true;
+  }
+  // True when the kernel writes output 0 over input i where the plan lets it
+  // (KernelContext::output_reusing). The arena warm-up then counts that
+  // output in the input's block, as the run will, rather than in a new one.
+  virtual bool writes_over_input(size_t i) const {
+    (void)i;
+    return false;
   }
 };
 

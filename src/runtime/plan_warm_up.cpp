@@ -71,6 +71,19 @@ size_t GraphPlan::warm_up_arenas() const {
     block_of[size_t(slot)] = -1;
     if (--blocks[size_t(b)].refs == 0) blocks[size_t(b)].alloc->free(blocks[size_t(b)].p);
   };
+  // The block of the input a step's kernel writes output 0 over, or -1.
+  auto taken_block = [&](const NodeStep& step, size_t bytes) {
+    if (!step.kernel) return -1;
+    for (size_t i = 0; i < step.inputs.size() && i < step.donatable.size(); ++i) {
+      const int in = step.inputs[i];
+      const int b = in >= 0 ? block_of[size_t(in)] : -1;
+      if (b >= 0 && step.donatable[i] && step.kernel->writes_over_input(i) &&
+          blocks[size_t(b)].refs == 1 && blocks[size_t(b)].bytes == bytes &&
+          blocks[size_t(b)].alloc == step.allocator.get())
+        return b;
+    }
+    return -1;
+  };
   try {
     for (const auto& step : steps_) {
       // Copies cross memory spaces (device arenas are left alone), and a
@@ -99,10 +112,15 @@ size_t GraphPlan::warm_up_arenas() const {
         }
         const size_t bytes = static_bytes(s, shapes);
         if (bytes == 0) continue;
-        // An input the plan lets the kernel write this output over
-        // (donatable) is counted as a fresh block all the same: few kernels
-        // take it (KernelContext::output_reusing), and a block too many only
-        // stays cached, where one too few is mapped in by the first run.
+        // Output 0 written over an input the plan lets the kernel take
+        // (donatable) and the kernel says it writes over: the input's block,
+        // when that one was simulated, has this size and no other holder.
+        const int b = k == 0 ? taken_block(step, bytes) : -1;
+        if (b >= 0) {
+          block_of[size_t(s)] = b;
+          ++blocks[size_t(b)].refs;
+          continue;
+        }
         void* p = alloc->alloc(bytes);
         block_of[size_t(s)] = int(blocks.size());
         blocks.push_back(Block{alloc, p, bytes, 1});

@@ -50,6 +50,8 @@ class FusedKernel : public ep::OpKernel {
     inner_ = match.entry->factory(inner_info);
   }
 
+  bool writes_over_input(size_t i) const override { return inner_->writes_over_input(i); }
+
   void compute(ep::KernelContext& ctx) const override {
     std::vector<const Value*> inputs;
     for (size_t i = 0; i < ctx.num_inputs(); ++i) inputs.push_back(ctx.input_value(i));
@@ -60,8 +62,11 @@ class FusedKernel : public ep::OpKernel {
       out_ptrs.push_back(ctx.has_output(i) ? &outs[i] : nullptr);
       out_types.push_back(ctx.output_type(i));
     }
+    // The inner kernel sees the same inputs, so it may take over those this
+    // node may (an element-wise kernel then writes its output over one).
     ep::KernelContext inner(inner_node_, std::move(inputs), std::move(out_ptrs),
-                            std::move(out_types), ctx.allocator(), &ctx.thread_pool());
+                            std::move(out_types), ctx.allocator(), &ctx.thread_pool(), nullptr,
+                            ctx.donatable());
     inner_->compute(inner);
     if (act_.kind != linalg::Activation::kNone && outs[0].is_tensor()) {
       Tensor& y = outs[0].tensor();

@@ -171,7 +171,8 @@ struct PReluOp {
 // lines up the per-channel slope of opsets before 7).
 class PReluKernel final : public ep::OpKernel {
  public:
-  explicit PReluKernel(const ep::KernelInfo& info) : op_(info), shape_(info) {}
+  explicit PReluKernel(const ep::KernelInfo& info) : op_(info), shape_(info), over_(info, {0}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& slope = ctx.required_input(1);
@@ -182,13 +183,13 @@ class PReluKernel final : public ep::OpKernel {
       const ops::BroadcastIndexer bi({x.shape(), ss}, so);
       if (bi.inner_stride(1) == 0) {
         float_constant_slope_runs(ctx, bi, x.data<float>(), slope.data<float>(),
-                                  ctx.output(0, so, x.dtype()).mutable_data<float>());
+                                  output_over(ctx, so, x.dtype(), {0}).mutable_data<float>());
         return;
       }
     }
     visit_type(PReluOp::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      Tensor& out = ctx.output(0, so, x.dtype());
+      Tensor& out = output_over(ctx, so, x.dtype(), {0});
       const PReluOp& op = op_;
       binary_broadcast(ctx.thread_pool(), x.data<T>(), x.shape(), slope.data<T>(), ss,
                        out.mutable_data<T>(), so, 1.0,
@@ -224,6 +225,7 @@ class PReluKernel final : public ep::OpKernel {
 
   PReluOp op_;
   ep::OpShape shape_;
+  OverInputs over_;
 };
 
 // Integer power by squaring, wrapping on overflow; negative exponents give the
@@ -263,7 +265,9 @@ T pow_elem(T x, E y) {
 // Pow's base and exponent may have different types (opset 12 on).
 class PowKernel final : public ep::OpKernel {
  public:
-  explicit PowKernel(const ep::KernelInfo& info) : legacy_(info), shape_(info) {}
+  explicit PowKernel(const ep::KernelInfo& info)
+      : legacy_(info), shape_(info), over_(info, {0, 1}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& y = ctx.required_input(1);
@@ -278,7 +282,7 @@ class PowKernel final : public ep::OpKernel {
       using T = typename decltype(tx)::type;
       visit_type(NumericTypes{}, y.dtype(), what, [&](auto ty) {
         using E = typename decltype(ty)::type;
-        Tensor& out = ctx.output(0, so, x.dtype());
+        Tensor& out = output_over(ctx, so, x.dtype(), {0, 1});
         binary_broadcast(ctx.thread_pool(), x.data<T>(), x.shape(), y.data<E>(), sy,
                          out.mutable_data<T>(), so, 8.0,
                          [](T a, E b) { return pow_elem<T, E>(a, b); });
@@ -294,7 +298,7 @@ class PowKernel final : public ep::OpKernel {
   // infinities and overflow. False for other exponents.
   static bool small_power(ep::KernelContext& ctx, const Tensor& x, float e, const Shape& so) {
     if (e != 1.f && e != 2.f && e != 3.f && e != 0.5f && e != -1.f) return false;
-    Tensor& out = ctx.output(0, so, DataType::kFloat);
+    Tensor& out = output_over(ctx, so, DataType::kFloat, {0});
     const float* px = x.data<float>();
     float* po = out.mutable_data<float>();
     const int64_t n = out.num_elements();
@@ -304,7 +308,7 @@ class PowKernel final : public ep::OpKernel {
         [&](int64_t c0, int64_t c1) {
           const int64_t s = c0 * kChunk, end = std::min(n, c1 * kChunk);
           if (e == 1.f) {
-            std::copy(px + s, px + end, po + s);
+            if (po != px) std::copy(px + s, px + end, po + s);
           } else if (e == 2.f) {
             for (int64_t i = s; i < end; ++i) po[i] = px[i] * px[i];
           } else if (e == 3.f) {
@@ -326,7 +330,7 @@ class PowKernel final : public ep::OpKernel {
     const bool scalar = y.num_elements() == 1;
     if (so != x.shape() || (!scalar && y.shape() != x.shape())) return false;
     if (scalar && small_power(ctx, x, y.data<float>()[0], so)) return true;
-    Tensor& out = ctx.output(0, so, DataType::kFloat);
+    Tensor& out = output_over(ctx, so, DataType::kFloat, {0, 1});
     const float* px = x.data<float>();
     const float* py = y.data<float>();
     float* po = out.mutable_data<float>();
@@ -345,6 +349,7 @@ class PowKernel final : public ep::OpKernel {
 
   LegacyBroadcast legacy_;
   ep::OpShape shape_;
+  OverInputs over_;
 };
 
 // Add/Sub/Mul/Div on float tensors through the vectorised loops when the
@@ -367,6 +372,7 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
         !fast(ctx, *a, *b))
       generic_.compute(ctx);
   }
+  bool writes_over_input(size_t i) const override { return generic_.writes_over_input(i); }
 
  private:
   // float16 and bfloat16 of one shape, or one side a single value: the float
@@ -379,7 +385,9 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
     if (!same && !scalar_a && !scalar_b) return false;
     const Tensor& big = scalar_a ? b : a;
     const DataType t = a.dtype();
-    Tensor& out = ctx.output(0, big.shape(), t);
+    // `other` is widened from b before the loop writes the block: the output
+    // may be written over either operand of the output's size.
+    Tensor& out = output_over(ctx, big.shape(), t, {0, 1});
     const int64_t n = out.num_elements();
     float scalar = 0.f;
     if (!same) widen_halves(t, (scalar_b ? b : a).raw_data(), 0, &scalar, 1);
@@ -411,7 +419,7 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
     const float* pa = a.data<float>();
     const float* pb = b.data<float>();
     auto run = [&](const Shape& shape, double cost, auto&& body) {
-      Tensor& out = ctx.output(0, shape, DataType::kFloat);
+      Tensor& out = output_over(ctx, shape, DataType::kFloat, {0, 1});
       float* po = out.mutable_data<float>();
       const int64_t n = out.num_elements();
       constexpr int64_t kChunk = 1024;
@@ -447,7 +455,7 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
       const float* pbig = big.data<float>();
       const float* pvec = vec.data<float>();
       const int64_t rows = big.num_elements() / n;
-      Tensor& out = ctx.output(0, big.shape(), DataType::kFloat);
+      Tensor& out = output_over(ctx, big.shape(), DataType::kFloat, {size_t(side)});
       float* po = out.mutable_data<float>();
       ctx.thread_pool().parallel_for(rows, double(n), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
@@ -492,7 +500,7 @@ class FloatFastBinaryKernel final : public ep::OpKernel {
       if (O * M * I == 0) continue;
       const float* pbig = big.data<float>();
       const float* psmall = small.data<float>();
-      Tensor& out = ctx.output(0, big.shape(), DataType::kFloat);
+      Tensor& out = output_over(ctx, big.shape(), DataType::kFloat, {size_t(side)});
       float* po = out.mutable_data<float>();
       const bool first = side == 1;  // small is a: small op big
       ctx.thread_pool().parallel_for(O * M, double(I), [&](int64_t r0, int64_t r1) {

@@ -24,7 +24,9 @@ struct HasIntDivisor<Op, std::void_t<decltype(Op::kIntDivisor)>> : std::true_typ
 template <typename Op>
 class BinaryKernel final : public ep::OpKernel {
  public:
-  explicit BinaryKernel(const ep::KernelInfo& info) : op_(info), legacy_(info), shape_(info) {}
+  explicit BinaryKernel(const ep::KernelInfo& info)
+      : op_(info), legacy_(info), shape_(info), over_(info, {0, 1}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& a = ctx.required_input(0);
@@ -43,7 +45,7 @@ class BinaryKernel final : public ep::OpKernel {
               ctx.fail_node("integer division by zero (divisor ", b.description(),
                             " has a zero at flat index ", i, ")");
       }
-      Tensor& out = ctx.output(0, so, data_type_of<R>());
+      Tensor& out = output_over(ctx, so, data_type_of<R>(), {0, 1});
       const Op& op = op_;
       binary_broadcast(ctx.thread_pool(), a.data<T>(), a.shape(), pb, sb, out.mutable_data<R>(), so,
                        1.0, [&op](T x, T y) { return op.template apply<T>(x, y); });
@@ -54,6 +56,7 @@ class BinaryKernel final : public ep::OpKernel {
   Op op_;
   LegacyBroadcast legacy_;
   ep::OpShape shape_;
+  OverInputs over_;
 };
 
 }  // namespace tessera::cpu

@@ -214,7 +214,11 @@ class CastKernel final : public ep::OpKernel {
       round_ = RoundMode::kNearest;
     else
       info.fail_node("round_mode must be \"up\", \"down\" or \"nearest\", got \"", rm, "\"");
+    same_type_ = !like_ && to_ != DataType::kString && info.input_type(0) == to_;
   }
+
+  // A Cast to the type it has takes its input's buffer (compute()).
+  bool writes_over_input(size_t i) const override { return i == 0 && same_type_; }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -367,6 +371,7 @@ class CastKernel final : public ep::OpKernel {
 
   bool like_;
   DataType to_ = DataType::kUndefined;
+  bool same_type_ = false;
   bool saturate_ = true;
   RoundMode round_ = RoundMode::kUp;
 };

@@ -3,6 +3,7 @@
 // cases (equal shapes, a scalar operand) skip the broadcast bookkeeping.
 #pragma once
 #include <algorithm>
+#include <initializer_list>
 #include <optional>
 #include <vector>
 
@@ -27,6 +28,39 @@ struct LegacyBroadcast {
   Shape align_b(const Shape& a, const Shape& b) const {
     return axis ? ops::legacy_aligned_b(a, b, axis) : b;
   }
+};
+
+// Output 0 (of `shape` and `dtype`) written over the first of inputs `ins`
+// this node may take over (ep::KernelContext::output_reusing: its only
+// reader, same element type and byte size), else a fresh tensor. For loops
+// that read each element of those inputs before writing the same flat index
+// of the output: an input with as many elements as a broadcast output has
+// its shape (leading 1s aside), so its flat index is the output's.
+inline Tensor& output_over(ep::KernelContext& ctx, const Shape& shape, DataType dtype,
+                           std::initializer_list<size_t> ins) {
+  if (dtype == ctx.output_type(0) && dtype != DataType::kString)
+    for (size_t in : ins)
+      if (ctx.can_reuse(0, in, shape)) return ctx.output_reusing(0, in, shape);
+  return ctx.output(0, shape, dtype);
+}
+
+// The inputs among `candidates` a kernel calling output_over may write output
+// 0 over: those of output 0's element type, as the node's types say at
+// kernel creation (the size is known only at run time). What the kernel's
+// writes_over_input answers, for the plan's arena warm-up.
+class OverInputs {
+ public:
+  OverInputs(const ep::KernelInfo& info, std::initializer_list<size_t> candidates) {
+    const DataType out = info.num_outputs() > 0 ? info.output_type(0) : DataType::kUndefined;
+    for (size_t i : candidates)
+      if (i < info.num_inputs() && i < 32 && out != DataType::kUndefined &&
+          out != DataType::kString && info.input_type(i) == out)
+        mask_ |= 1u << i;
+  }
+  bool operator()(size_t i) const { return i < 32 && (mask_ >> i) & 1u; }
+
+ private:
+  uint32_t mask_ = 0;
 };
 
 // out[i] = f(a[ia], b[ib]) with multidirectional broadcasting.

@@ -73,7 +73,10 @@ template <Kind kKind>
 class SoftmaxKernel final : public ep::OpKernel {
  public:
   explicit SoftmaxKernel(const ep::KernelInfo& info)
-      : opset_(info.opset()), axis_(info.attr_int("axis", info.opset() < 13 ? 1 : -1)) {}
+      : opset_(info.opset()),
+        axis_(info.attr_int("axis", info.opset() < 13 ? 1 : -1)),
+        over_(info, {0}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -104,7 +107,7 @@ class SoftmaxKernel final : public ep::OpKernel {
       // Float rows along the last axis: the vectorised row loops.
       if (x.dtype() == DataType::kFloat && inner == 1 && len > 0) {
         constexpr bool kLog = kKind == Kind::kLogSoftmax;
-        Tensor& out = ctx.output(0, s, x.dtype());
+        Tensor& out = output_over(ctx, s, x.dtype(), {0});
         const float* in = x.data<float>();
         float* po = out.mutable_data<float>();
         ctx.thread_pool().parallel_for(outer, 12.0 * double(len), [&](int64_t b, int64_t e) {
@@ -122,7 +125,7 @@ class SoftmaxKernel final : public ep::OpKernel {
     }
     visit_type(FloatTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      Tensor& out = ctx.output(0, s, x.dtype());
+      Tensor& out = output_over(ctx, s, x.dtype(), {0});
       if (x.num_elements() == 0) return;
       const T* in = x.data<T>();
       T* po = out.mutable_data<T>();
@@ -221,6 +224,7 @@ class SoftmaxKernel final : public ep::OpKernel {
 
   int64_t opset_;
   int64_t axis_;
+  OverInputs over_;
 };
 
 }  // namespace

@@ -23,12 +23,13 @@ namespace {
 template <typename Op>
 class UnaryKernel final : public ep::OpKernel {
  public:
-  explicit UnaryKernel(const ep::KernelInfo& info) : op_(info) {}
+  explicit UnaryKernel(const ep::KernelInfo& info) : op_(info), over_(info, {0}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     visit_type(typename Op::Types{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      Tensor& out = ctx.output(0, x.shape(), x.dtype());
+      Tensor& out = output_over(ctx, x.shape(), x.dtype(), {0});
       // The op by value in the closure, so unary_map's copy holds its
       // attributes (see there).
       const Op op = op_;
@@ -51,6 +52,7 @@ class UnaryKernel final : public ep::OpKernel {
 
  private:
   Op op_;
+  OverInputs over_;
 };
 
 // A stateless op from a generic lambda.
@@ -231,7 +233,7 @@ struct ShrinkOp {
 // Clip: bounds are attributes before opset 11 and optional scalar inputs after.
 class ClipKernel final : public ep::OpKernel {
  public:
-  explicit ClipKernel(const ep::KernelInfo& info) : opset_(info.opset()) {
+  explicit ClipKernel(const ep::KernelInfo& info) : opset_(info.opset()), over_(info, {0}) {
     if (opset_ < 11) {  // the bounds are attributes, defaulting to -/+FLT_MAX
       const ops::OpSchema& schema = ops::schema_of(info.node(), opset_);
       attr_min_ = schema.attr_float(info.node(), "min");
@@ -263,7 +265,7 @@ class ClipKernel final : public ep::OpKernel {
           if (!tmax) hi = std::numeric_limits<C>::infinity();
         }
       }
-      Tensor& out = ctx.output(0, x.shape(), x.dtype());
+      Tensor& out = output_over(ctx, x.shape(), x.dtype(), {0});
       // min > max sets everything to max, as the spec says.
       unary_map(ctx.thread_pool(), x.data<T>(), out.mutable_data<T>(), x.num_elements(), 2.0,
                 [lo, hi](T v) {
@@ -275,9 +277,12 @@ class ClipKernel final : public ep::OpKernel {
     });
   }
 
+  bool writes_over_input(size_t i) const override { return over_(i); }
+
  private:
   int64_t opset_;
   float attr_min_ = 0, attr_max_ = 0;
+  OverInputs over_;
 };
 
 // IsNaN / IsInf: bool outputs; also on the float8 types (opset 20).
@@ -319,14 +324,18 @@ class FloatPredicateKernel final : public ep::OpKernel {
 
 class NotKernel final : public ep::OpKernel {
  public:
-  explicit NotKernel(const ep::KernelInfo&) {}
+  explicit NotKernel(const ep::KernelInfo& info) : over_(info, {0}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
     if (x.dtype() != DataType::kBool) ctx.fail_node("input must be bool, got ", x.description());
-    Tensor& out = ctx.output(0, x.shape(), DataType::kBool);
+    Tensor& out = output_over(ctx, x.shape(), DataType::kBool, {0});
     unary_map(ctx.thread_pool(), x.data<bool>(), out.mutable_data<bool>(), x.num_elements(), 1.0,
               [](bool v) { return !v; });
   }
+
+ private:
+  OverInputs over_;
 };
 
 // A float fast path through a vectorised loop of linalg/vec_math.hpp in front
@@ -348,7 +357,7 @@ inline VecLoop gelu_form(const ep::KernelInfo& info) {
 // a time, in chunks across the thread pool.
 template <typename Loop>
 void map_float_chunks(ep::KernelContext& ctx, const Tensor& x, Loop&& loop) {
-  Tensor& out = ctx.output(0, x.shape(), x.dtype());
+  Tensor& out = output_over(ctx, x.shape(), x.dtype(), {0});
   const DataType t = x.dtype();
   constexpr int64_t kChunk = 1024;
   const int64_t n = x.num_elements();
@@ -374,6 +383,7 @@ class FloatVecUnaryKernel final : public ep::OpKernel {
     if (!loop_ || !float_or_half(x.dtype())) return generic_.compute(ctx);
     map_float_chunks(ctx, x, loop_);
   }
+  bool writes_over_input(size_t i) const override { return generic_.writes_over_input(i); }
 
  private:
   UnaryKernel<Op> generic_;
@@ -405,6 +415,7 @@ class FloatActivationKernel final : public ep::OpKernel {
       linalg::vec_activation(kKind, p0_, p1_, in, out, n);
     });
   }
+  bool writes_over_input(size_t i) const override { return generic_.writes_over_input(i); }
 
  private:
   UnaryKernel<Op> generic_;

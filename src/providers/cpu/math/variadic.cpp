@@ -36,7 +36,8 @@ inline C fold(C acc, C x) {
 template <Fold kFold>
 class VariadicKernel final : public ep::OpKernel {
  public:
-  explicit VariadicKernel(const ep::KernelInfo& info) : shape_(info) {}
+  explicit VariadicKernel(const ep::KernelInfo& info) : shape_(info), over_(info, {0, 1, 2, 3}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     std::vector<const Tensor*> ins;
@@ -55,7 +56,8 @@ class VariadicKernel final : public ep::OpKernel {
     visit_type(Types{}, ins[0]->dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = Compute<T>;
-      Tensor& out = ctx.output(0, so, ins[0]->dtype());
+      // Each block folds every input into acc before writing the output.
+      Tensor& out = output_over(ctx, so, ins[0]->dtype(), {0, 1, 2, 3});
       T* po = out.mutable_data<T>();
       std::vector<const T*> src;
       for (const Tensor* t : ins) src.push_back(t->data<T>());
@@ -92,6 +94,7 @@ class VariadicKernel final : public ep::OpKernel {
 
  private:
   ep::OpShape shape_;
+  OverInputs over_;
 };
 
 // out[i] = c[i] ? x[i] : y[i] for kC/kX/kY true, the first element
@@ -135,7 +138,8 @@ void select_block(bool vx, bool vy, const bool* c, const T* x, const T* y, T* ou
 
 class WhereKernel final : public ep::OpKernel {
  public:
-  explicit WhereKernel(const ep::KernelInfo& info) : shape_(info) {}
+  explicit WhereKernel(const ep::KernelInfo& info) : shape_(info), over_(info, {1, 2, 0}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& c = ctx.required_input(0);
     const Tensor& x = ctx.required_input(1);
@@ -147,7 +151,7 @@ class WhereKernel final : public ep::OpKernel {
     const Shape so = shape_.output(ctx, {&c, &x, &y});
     visit_type(AllTypes{}, x.dtype(), ctx.node(), [&](auto tag) {
       using T = typename decltype(tag)::type;
-      Tensor& out = ctx.output(0, so, x.dtype());
+      Tensor& out = output_over(ctx, so, x.dtype(), {1, 2, 0});
       T* po = out.mutable_data<T>();
       const bool* pc = c.data<bool>();
       const T* px = x.data<T>();
@@ -170,6 +174,7 @@ class WhereKernel final : public ep::OpKernel {
 
  private:
   ep::OpShape shape_;
+  OverInputs over_;
 };
 
 }  // namespace

@@ -3,12 +3,15 @@
 // so float inputs with large means keep their precision; float
 // InstanceNormalization and GroupNormalization take linalg/moments.hpp
 // (float lanes per chunk, chunks merged in double), which keeps that
-// precision vectorised.
+// precision vectorised. Each kernel has its statistics before it writes a
+// row, and writes each element after reading it, so Y may be written over X
+// (output_over) when the plan lets the node take X.
 #include <algorithm>
 #include <cmath>
 
 #include "linalg/moments.hpp"
 #include "linalg/vec_math.hpp"
+#include "providers/cpu/math/elementwise.hpp"
 #include "providers/cpu/nn/nn_common.hpp"
 #include "providers/cpu/nn/nn_kernels.hpp"
 
@@ -115,13 +118,16 @@ class BatchNormKernel : public ep::OpKernel {
   explicit BatchNormKernel(const ep::KernelInfo& info)
       : eps_(info.attr_float("epsilon", 1e-5f)),
         momentum_(info.attr_float("momentum", 0.9f)),
-        training_(info.opset() >= 14 && info.attr_int("training_mode", 0) != 0) {
+        training_(info.opset() >= 14 && info.attr_int("training_mode", 0) != 0),
+        over_(info, {0}) {
     if (info.opset() < 14 && info.num_outputs() > 1)
       for (size_t i = 1; i < info.num_outputs(); ++i)
         if (info.has_output(i))
           info.fail_node("training outputs (mean, var, saved_mean, saved_var) of opset ",
                          info.opset(), " are not supported; only inference is");
   }
+
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
@@ -142,7 +148,7 @@ class BatchNormKernel : public ep::OpKernel {
       ctx.fail_node(names[i], " ", in[i]->shape().to_string(), " must have ", C,
                     " elements (the channels of X ", X.shape().to_string(), ")");
     }
-    Tensor& Y = ctx.output(0, X.shape());
+    Tensor& Y = output_over(ctx, X.shape(), ctx.output_type(0), {0});
     Tensor* RM =
         training_ && ctx.has_output(1) ? &ctx.output(1, Shape{C}, in[2]->dtype()) : nullptr;
     Tensor* RV =
@@ -217,12 +223,15 @@ class BatchNormKernel : public ep::OpKernel {
  private:
   float eps_, momentum_;
   bool training_;
+  OverInputs over_;
 };
 
 class InstanceNormKernel : public ep::OpKernel {
  public:
   explicit InstanceNormKernel(const ep::KernelInfo& info)
-      : eps_(info.attr_float("epsilon", 1e-5f)) {}
+      : eps_(info.attr_float("epsilon", 1e-5f)), over_(info, {0}) {}
+
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
@@ -233,7 +242,7 @@ class InstanceNormKernel : public ep::OpKernel {
     if (Sc.num_elements() != C || B.num_elements() != C)
       ctx.fail_node("scale ", Sc.shape().to_string(), " and B ", B.shape().to_string(),
                     " must have ", C, " elements (channels of X ", X.shape().to_string(), ")");
-    Tensor& Y = ctx.output(0, X.shape());
+    Tensor& Y = output_over(ctx, X.shape(), ctx.output_type(0), {0});
     if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
         B.dtype() == DataType::kFloat) {
       const float* sc = Sc.data<float>();
@@ -267,6 +276,7 @@ class InstanceNormKernel : public ep::OpKernel {
 
  private:
   float eps_;
+  OverInputs over_;
 };
 
 // LayerNormalization and RMSNormalization: normalize over dims [axis, rank).
@@ -276,7 +286,10 @@ class AxisNormKernel : public ep::OpKernel {
       : rms_(rms),
         axis_(info.attr_int("axis", -1)),
         eps_(info.attr_float("epsilon", 1e-5f)),
-        stash_(info.attr_int("stash_type", 1)) {}
+        stash_(info.attr_int("stash_type", 1)),
+        over_(info, {0}) {}
+
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
@@ -287,7 +300,7 @@ class AxisNormKernel : public ep::OpKernel {
       ctx.fail_node("axis ", axis_, " is out of range for X ", X.shape().to_string());
     const int64_t axis = axis_ < 0 ? axis_ + r : axis_;
     const int64_t rows = X.shape().size_to(size_t(axis)), n = X.shape().size_from(size_t(axis));
-    Tensor& Y = ctx.output(0, X.shape());
+    Tensor& Y = output_over(ctx, X.shape(), ctx.output_type(0), {0});
     std::vector<int64_t> sd = X.shape().dims();
     for (int64_t i = axis; i < r; ++i) sd[size_t(i)] = 1;
     DataType stash_t = static_cast<DataType>(stash_);
@@ -359,14 +372,19 @@ class AxisNormKernel : public ep::OpKernel {
   int64_t axis_;
   float eps_;
   int64_t stash_;
+  OverInputs over_;
 };
 
 class GroupNormKernel : public ep::OpKernel {
  public:
   explicit GroupNormKernel(const ep::KernelInfo& info)
-      : groups_(info.attr_int("num_groups")), eps_(info.attr_float("epsilon", 1e-5f)) {
+      : groups_(info.attr_int("num_groups")),
+        eps_(info.attr_float("epsilon", 1e-5f)),
+        over_(info, {0}) {
     if (groups_ <= 0) info.fail_node("num_groups must be positive, got ", groups_);
   }
+
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& X = ctx.required_input(0);
@@ -384,7 +402,7 @@ class GroupNormKernel : public ep::OpKernel {
                     " must both have ", C, " (channels) or ", groups_, " (groups) elements");
     const bool per_channel = ns == C;
     const int64_t cpg = C / groups_, block = cpg * S;
-    Tensor& Y = ctx.output(0, X.shape());
+    Tensor& Y = output_over(ctx, X.shape(), ctx.output_type(0), {0});
     if (X.dtype() == DataType::kFloat && Sc.dtype() == DataType::kFloat &&
         B.dtype() == DataType::kFloat) {
       const float* sc = Sc.data<float>();
@@ -425,6 +443,7 @@ class GroupNormKernel : public ep::OpKernel {
  private:
   int64_t groups_;
   float eps_;
+  OverInputs over_;
 };
 
 }  // namespace

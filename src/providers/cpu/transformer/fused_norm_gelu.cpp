@@ -34,7 +34,8 @@ const float* row_param(const ep::KernelContext& ctx, size_t i, int64_t n, const 
 class SkipLayerNormKernel final : public ep::OpKernel {
  public:
   explicit SkipLayerNormKernel(const ep::KernelInfo& info)
-      : eps_(info.attr_float("epsilon", 1e-5f)) {}
+      : eps_(info.attr_float("epsilon", 1e-5f)), over_(info, {0, 1}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -61,7 +62,9 @@ class SkipLayerNormKernel final : public ep::OpKernel {
     const float* gamma = row_param(ctx, 2, n, "gamma", true);
     const float* beta = row_param(ctx, 3, n, "beta", false);
     const float* bias = row_param(ctx, 4, n, "bias", false);
-    Tensor& y = ctx.output(0, shape, DataType::kFloat);
+    // Each row is read (x, skip) before it is written, so the output may be
+    // written over either input of the output's size.
+    Tensor& y = output_over(ctx, shape, DataType::kFloat, {0, 1});
     float* out = y.mutable_data<float>();
     const int64_t rows = n == 0 ? 0 : shape.num_elements() / n;
     const float eps = eps_;
@@ -74,12 +77,14 @@ class SkipLayerNormKernel final : public ep::OpKernel {
 
  private:
   float eps_;
+  OverInputs over_;
 };
 
 // Y = Gelu(X + Bias) (exact erf form), Bias 1-D along X's last axis.
 class BiasGeluKernel final : public ep::OpKernel {
  public:
-  explicit BiasGeluKernel(const ep::KernelInfo&) {}
+  explicit BiasGeluKernel(const ep::KernelInfo& info) : over_(info, {0}) {}
+  bool writes_over_input(size_t i) const override { return over_(i); }
 
   void compute(ep::KernelContext& ctx) const override {
     const Tensor& x = ctx.required_input(0);
@@ -87,7 +92,7 @@ class BiasGeluKernel final : public ep::OpKernel {
     if (x.rank() == 0) ctx.fail_node("input must have at least one axis, got a scalar");
     const int64_t n = x.shape()[x.rank() - 1];
     const float* bias = row_param(ctx, 1, n, "bias", true);
-    Tensor& y = ctx.output(0, x.shape(), DataType::kFloat);
+    Tensor& y = output_over(ctx, x.shape(), DataType::kFloat, {0});
     const float* in = x.data<float>();
     float* out = y.mutable_data<float>();
     const int64_t rows = n == 0 ? 0 : x.num_elements() / n;
@@ -95,6 +100,9 @@ class BiasGeluKernel final : public ep::OpKernel {
       linalg::vec_gelu(in + r0 * n, bias, n, out + r0 * n, (r1 - r0) * n);
     });
   }
+
+ private:
+  OverInputs over_;
 };
 
 }  // namespace
