@@ -429,8 +429,9 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   }
   log(Severity::kVerbose, tag, "run finished");
   if (run_profiler.enabled()) {
-    run_profiler.record({tag.empty() ? "model_run" : tag, "Session", "", "model_run",
-                         run_profiler.start_time_ns(), runtime::Profiler::now_ns(),
+    run_profiler.record({run_logger.id.empty() ? std::string("model_run") : run_logger.id,
+                         "Session", "", "model_run", run_profiler.start_time_ns(),
+                         runtime::Profiler::now_ns(),
                          std::hash<std::thread::id>()(std::this_thread::get_id()) % 100000});
     log(Severity::kInfo, tag, "run profile written to ", run_profiler.finish());
   }
