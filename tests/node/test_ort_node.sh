@@ -16,6 +16,9 @@ CLIENT="$BUILD_DIR/ort_node_client"
 PKG="$CLIENT/node_modules/onnxruntime-node"
 if [ ! -d "$PKG" ]; then
   mkdir -p "$CLIENT"
+  # A package.json of its own keeps npm from installing into a node_modules
+  # or package.json it finds in a folder above.
+  [ -f "$CLIENT/package.json" ] || echo '{"private": true}' > "$CLIENT/package.json"
   if ! (cd "$CLIENT" && npm install --silent --no-audit --no-fund --ignore-scripts onnxruntime-node@1.30.0 > npm.log 2>&1); then
     echo "npm could not install onnxruntime-node@1.30.0 (see $CLIENT/npm.log): the client test was skipped"
     exit 0
