@@ -18,4 +18,5 @@
 #include "tessera/cxx/base.hpp"
 #include "tessera/cxx/env.hpp"
 #include "tessera/cxx/session.hpp"
+#include "tessera/cxx/type_info.hpp"
 #include "tessera/cxx/value.hpp"

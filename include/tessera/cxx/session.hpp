@@ -133,6 +133,9 @@ class Session {
   // The declared type of input or output `i` (tensors only).
   TensorInfo input_info(size_t i) const { return info(c_api().SessionGetInputTypeInfo, i); }
   TensorInfo output_info(size_t i) const { return info(c_api().SessionGetOutputTypeInfo, i); }
+  // The declared type of input or output `i`, of any kind.
+  TypeInfo input_type(size_t i) const { return type(c_api().SessionGetInputTypeInfo, i); }
+  TypeInfo output_type(size_t i) const { return type(c_api().SessionGetOutputTypeInfo, i); }
 
   // Runs with inputs by name; returns the outputs asked for, in that order.
   std::vector<Value> run(const std::vector<std::string>& input_names,
@@ -189,6 +192,12 @@ class Session {
       out.push_back(take_string(s, a));
     }
     return out;
+  }
+  TypeInfo type(InfoFn fn, size_t i) const {
+    OrtTypeInfo* t = nullptr;
+    check(fn(h_.get(), i, &t));
+    Owned<OrtTypeInfo> owned(t);
+    return TypeInfo::from(t);
   }
   TensorInfo info(InfoFn fn, size_t i) const {
     OrtTypeInfo* t = nullptr;
