@@ -29,11 +29,11 @@ class SessionOptions {
     check(c_api().SetInterOpNumThreads(h_.get(), n));
     return *this;
   }
-  SessionOptions& optimization_level(GraphOptimizationLevel level) {
+  SessionOptions& optimization_level(::GraphOptimizationLevel level) {
     check(c_api().SetSessionGraphOptimizationLevel(h_.get(), level));
     return *this;
   }
-  SessionOptions& execution_mode(ExecutionMode mode) {
+  SessionOptions& execution_mode(::ExecutionMode mode) {
     check(c_api().SetSessionExecutionMode(h_.get(), mode));
     return *this;
   }
@@ -80,6 +80,7 @@ class SessionOptions {
     return *this;
   }
   const OrtSessionOptions* get() const noexcept { return h_.get(); }
+  OrtSessionOptions* get() noexcept { return h_.get(); }
 
  private:
   Owned<OrtSessionOptions> h_;
