@@ -25,9 +25,10 @@ target_link_libraries(tessera_capi_tests PRIVATE tessera_shared GTest::gtest GTe
 set_target_properties(tessera_capi_tests PROPERTIES ENABLE_EXPORTS ON)
 target_compile_definitions(tessera_capi_tests PRIVATE TESSERA_CAPI_MODELS="${TESSERA_CAPI_MODELS}"
   "TESSERA_CUSTOM_OP_LIBRARY=\"$<TARGET_FILE:tessera_test_custom_op_library>\""
-  "TESSERA_NO_REGISTER_LIBRARY=\"$<TARGET_FILE:tessera_test_no_entry_plugin>\"")
+  "TESSERA_NO_REGISTER_LIBRARY=\"$<TARGET_FILE:tessera_test_no_entry_plugin>\""
+  "TESSERA_SANDBOX_PLUGIN=\"$<TARGET_FILE:tessera_sandbox_ep>\"")
 add_dependencies(tessera_capi_tests tessera_capi_models tessera_test_custom_op_library
-                 tessera_test_no_entry_plugin)
+                 tessera_test_no_entry_plugin tessera_sandbox_ep)
 gtest_discover_tests(tessera_capi_tests DISCOVERY_TIMEOUT 60)
 
 add_executable(tessera_capi_c_smoke ${CMAKE_SOURCE_DIR}/tests/capi/c_smoke.c)

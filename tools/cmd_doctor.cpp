@@ -1,13 +1,13 @@
 // `tessera doctor`: every provider this build knows (and any plugin named
 // with --provider-library), whether this machine can run it, and what it
 // looked for: libraries, the paths tried, versions found and required.
+// Written on the public C++ API and Tessera's own table alone.
 #include <iostream>
 
 #include "cli_args.hpp"
 #include "commands.hpp"
-#include "ep/plugin_provider.hpp"
-#include "runtime/doctor.hpp"
-#include "runtime/runtime_api.hpp"
+#include "public_session.hpp"
+#include "tessera/tessera_ep_api.h"
 
 namespace tessera::cli {
 
@@ -18,18 +18,18 @@ int cmd_doctor(const std::vector<std::string>& argv) {
     return 0;
   }
   int status = 0;
-  std::cout << "tessera " << version_string() << " (provider plugin ABI version "
+  std::cout << "tessera " << OrtGetApiBase()->GetVersionString() << " (provider plugin ABI version "
             << TESSERA_EP_ABI_VERSION << ")\n";
   for (const auto& path : args.all("--provider-library")) {
     try {
-      std::string name = register_execution_provider_library(path, path);
+      const std::string name = api::register_provider_library(path);
       std::cout << "loaded " << name << " from " << path << "\n";
-    } catch (const Error& e) {
+    } catch (const api::Error& e) {
       std::cout << "could not load provider library " << path << ": " << e.what() << "\n";
       status = 1;
     }
   }
-  std::cout << "\n" << runtime::doctor_report();
+  std::cout << "\n" << api::doctor_report();
   return status;
 }
 

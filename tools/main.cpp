@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "core/error.hpp"
 #include "ep/provider_registry.hpp"
+#include "public_session.hpp"
 #include "runtime/runtime_api.hpp"
 
 namespace tessera::cli {
@@ -129,6 +130,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const tessera::Error& e) {
     std::cerr << "error (" << tessera::error_code_name(e.code()) << "): " << e.what() << "\n";
+    return 1;
+  } catch (const tessera::api::Error& e) {
+    // From the commands written on the public API: the same form.
+    std::cerr << "error (" << ort_error_code_name(e.code()) << "): " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";

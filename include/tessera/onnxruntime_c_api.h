@@ -302,6 +302,14 @@ typedef OrtStatus*(ORT_API_CALL* OrtGetInitializerLocationFunc)(
     const OrtExternalInitializerInfo* external_info,
     OrtExternalInitializerInfo** new_external_info);
 
+/* Bits of ModelCompilationOptions_SetFlags: fail when compiling replaced no
+ * node by a compiled one, or when the output file is already there. */
+typedef enum OrtCompileApiFlags {
+  OrtCompileApiFlags_NONE = 0,
+  OrtCompileApiFlags_ERROR_IF_NO_NODES_COMPILED = 1 << 0,
+  OrtCompileApiFlags_ERROR_IF_OUTPUT_FILE_EXISTS = 1 << 1
+} OrtCompileApiFlags;
+
 typedef enum OrtCudnnConvAlgoSearch {
   OrtCudnnConvAlgoSearchExhaustive,
   OrtCudnnConvAlgoSearchHeuristic,

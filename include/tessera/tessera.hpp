@@ -18,4 +18,6 @@
 #include "tessera/cxx/base.hpp"
 #include "tessera/cxx/env.hpp"
 #include "tessera/cxx/session.hpp"
+#include "tessera/cxx/tessera_table.hpp"
+#include "tessera/cxx/type_info.hpp"
 #include "tessera/cxx/value.hpp"

@@ -8,7 +8,7 @@
 
 #include "tessera/onnxruntime_c_api.h"
 
-#define TESSERA_API_VERSION 1
+#define TESSERA_API_VERSION 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -41,6 +41,23 @@ typedef struct TesseraApi {
   /* `tessera doctor`'s findings: each provider of this build, whether this
    * machine can run it, why not, and what it looked for. */
   OrtStatus*(ORT_API_CALL* GetDoctorReport)(OrtAllocator* allocator, char** out)TESSERA_NOEXCEPT;
+
+  /* API version 2 */
+  /* Adds a placement override to session options: `rule` is
+   * "name:NODE=PROVIDER" (the node of that name), "op:TYPE=PROVIDER" (nodes of
+   * that operator type) or "pattern:GLOB=PROVIDER" (node names matching a
+   * glob with * and ?); "=!PROVIDER" keeps the nodes from that provider
+   * instead of pinning them to it, and "cpu" stands for
+   * CPUExecutionProvider. Rules apply in the order added. */
+  OrtStatus*(ORT_API_CALL* SessionOptionsAddPlacementRule)(OrtSessionOptions* options,
+                                                           const char* rule)TESSERA_NOEXCEPT;
+  /* Loads the provider plugin library at `path`, registered under that path
+   * (UnregisterExecutionProviderLibrary takes it), and gives the name of the
+   * provider it holds, allocated with `allocator`; sessions then take that
+   * name like a built-in provider's. */
+  OrtStatus*(ORT_API_CALL* RegisterProviderLibrary)(const ORTCHAR_T* path,
+                                                    OrtAllocator* allocator,
+                                                    char** provider_name)TESSERA_NOEXCEPT;
 } TesseraApi;
 
 typedef struct TesseraApiBase {

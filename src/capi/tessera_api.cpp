@@ -1,8 +1,11 @@
 // Tessera's own table (include/tessera/tessera_c_api.h): partition reports,
-// node assignments and the doctor's findings.
+// node assignments, the doctor's findings, placement overrides and provider
+// plugins loaded by path.
 #include "capi/api_status.hpp"
 #include "capi/convert.hpp"
+#include "capi/handles.hpp"
 #include "runtime/doctor.hpp"
+#include "runtime/runtime_api.hpp"
 #include "tessera/tessera_c_api.h"
 
 namespace tessera::capi {
@@ -64,8 +67,55 @@ OrtStatus* ORT_API_CALL doctor_report(OrtAllocator* allocator, char** out) noexc
   });
 }
 
+// "KIND:VALUE=PROVIDER" (KIND name, op or pattern); "=!PROVIDER" forbids.
+ep::PlacementRule parse_placement_rule(const std::string& text) {
+  const size_t colon = text.find(':');
+  const size_t eq = text.rfind('=');
+  check(colon != std::string::npos && eq != std::string::npos && eq > colon, "placement rule '",
+        text, "' is not KIND:VALUE=PROVIDER (KIND is name, op or pattern)");
+  ep::PlacementRule r;
+  const std::string kind = text.substr(0, colon);
+  if (kind == "name")
+    r.match = ep::PlacementRule::Match::kName;
+  else if (kind == "op")
+    r.match = ep::PlacementRule::Match::kOpType;
+  else if (kind == "pattern")
+    r.match = ep::PlacementRule::Match::kNamePattern;
+  else
+    fail(ErrorCode::kInvalidArgument, "placement rule '", text, "': unknown kind '", kind,
+         "' (name, op or pattern)");
+  r.value = text.substr(colon + 1, eq - colon - 1);
+  r.provider = text.substr(eq + 1);
+  if (!r.provider.empty() && r.provider[0] == '!') {
+    r.forbid = true;
+    r.provider = r.provider.substr(1);
+  }
+  check(!r.provider.empty(), "placement rule '", text, "' names no provider");
+  if (r.provider == "cpu") r.provider = "CPUExecutionProvider";
+  return r;
+}
+
+OrtStatus* ORT_API_CALL add_placement_rule(OrtSessionOptions* options, const char* rule) noexcept {
+  return guard("SessionOptionsAddPlacementRule", [&] {
+    need(options, "options");
+    need(rule, "rule");
+    options->options.placement.push_back(parse_placement_rule(rule));
+  });
+}
+
+OrtStatus* ORT_API_CALL register_provider_library(const ORTCHAR_T* path, OrtAllocator* allocator,
+                                                  char** provider_name) noexcept {
+  return guard("RegisterProviderLibrary", [&] {
+    need(path, "path");
+    need(allocator, "allocator");
+    need(provider_name, "provider_name");
+    *provider_name = allocate_string(allocator, register_execution_provider_library(path, path));
+  });
+}
+
 const TesseraApi kTesseraApi = {session_partition_report, session_node_count,
-                                session_node_assignment, doctor_report};
+                                session_node_assignment,  doctor_report,
+                                add_placement_rule,       register_provider_library};
 
 const TesseraApi* ORT_API_CALL get_tessera_api(uint32_t version) noexcept {
   return version >= 1 && version <= TESSERA_API_VERSION ? &kTesseraApi : nullptr;

@@ -110,10 +110,23 @@ def doubler(folder):
     onnx.save(model, str(folder / "doubler.onnx"))  # the checker knows no application ops
 
 
+def identity_add(folder):
+    """identity_add.onnx: y = Identity(x) + w, w a 256-float initializer (1024 bytes, the
+    compile tests' external-initializer threshold); optimization removes the Identity."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [256])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [256])
+    w = numpy_helper.from_array(np.arange(256, dtype=np.float32), "w")
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["x_same"], name="pass_through"),
+                               helper.make_node("Add", ["x_same", "w"], ["y"], name="add_w")],
+                              "identity_add", [x], [y], [w])
+    save(helper.make_model(graph, opset_imports=OPSET), folder, "identity_add.onnx")
+
+
 def main():
     folder = pathlib.Path(sys.argv[1])
     folder.mkdir(parents=True, exist_ok=True)
-    for make in (add_mul, strings, sequence, overridable, int_types, identities, sparse, doubler):
+    for make in (add_mul, strings, sequence, overridable, int_types, identities, sparse, doubler,
+                 identity_add):
         make(folder)
 
 

@@ -23,20 +23,53 @@ TEST(CApiTable, NoSlotIsNull) {
 }
 
 TEST(CApiTable, AnEntryNotImplementedSaysWhichOne) {
-  // onnxruntime-extensions' operators are not part of Tessera.
+  OrtValue* v = nullptr;
+  const int data = 1;
+  auto r = result(api()->CreateOpaqueValue("domain", "type", &data, sizeof data, &v));
+  EXPECT_EQ(r.first, ORT_NOT_IMPLEMENTED);
+  EXPECT_NE(r.second.find("CreateOpaqueValue"), std::string::npos) << r.second;
+  EXPECT_EQ(v, nullptr);
+}
+
+TEST(CApiTable, ExtensionsCustomOpsFailAsInBuildsWithoutThem) {
   OrtSessionOptions* o = nullptr;
   ASSERT_EQ(result(api()->CreateSessionOptions(&o)).first, ORT_OK);
   auto r = result(api()->EnableOrtCustomOps(o));
-  EXPECT_EQ(r.first, ORT_NOT_IMPLEMENTED);
-  EXPECT_NE(r.second.find("EnableOrtCustomOps"), std::string::npos) << r.second;
+  EXPECT_EQ(r.first, ORT_FAIL);
+  EXPECT_NE(r.second.find("onnxruntime-extensions"), std::string::npos) << r.second;
   api()->ReleaseSessionOptions(o);
+  // Without session options there is nothing to register into.
+  CAPI_OK(api()->EnableOrtCustomOps(nullptr));
+}
+
+TEST(CApiTable, NoProviderHasAProviderSpecificTable) {
+  const void* table = &table;
+  auto r = result(api()->GetExecutionProviderApi("DML", 1, &table));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("'DML'"), std::string::npos) << r.second;
+  EXPECT_EQ(table, nullptr);
+  r = result(api()->GetExecutionProviderApi(nullptr, 1, &table));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("provider_name is null"), std::string::npos) << r.second;
+  r = result(api()->GetExecutionProviderApi("CPUExecutionProvider", 1, nullptr));
+  EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
+  EXPECT_NE(r.second.find("provider_api is null"), std::string::npos) << r.second;
 }
 
 TEST(CApiTable, TablesTesseraDoesNotProvideAreNull) {
   EXPECT_EQ(api()->GetTrainingApi(ORT_API_VERSION), nullptr);
-  EXPECT_EQ(api()->GetCompileApi(), nullptr);
+  EXPECT_EQ(api()->GetTrainingApi(13), nullptr);
   EXPECT_EQ(api()->GetEpApi(), nullptr);
   EXPECT_EQ(api()->GetInteropApi(), nullptr);
+}
+
+TEST(CApiTable, TheCompileTableHasNoNullSlot) {
+  const OrtCompileApi* c = api()->GetCompileApi();
+  ASSERT_NE(c, nullptr);
+  const auto* slots = reinterpret_cast<void* const*>(c);
+  const size_t n = sizeof(OrtCompileApi) / sizeof(void*);
+  EXPECT_EQ(n, 16u);  // the entries of API version 30
+  for (size_t i = 0; i < n; ++i) EXPECT_NE(slots[i], nullptr) << "slot " << i;
 }
 
 TEST(CApiTable, StatusesCarryCodeAndMessage) {

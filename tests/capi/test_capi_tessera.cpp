@@ -23,6 +23,7 @@ std::string take(char* s) {
 
 TEST(TesseraCApi, VersionsAreServedLikeOrtApis) {
   EXPECT_NE(TesseraGetApiBase()->GetApi(1), nullptr);
+  EXPECT_NE(TesseraGetApiBase()->GetApi(2), nullptr);
   EXPECT_EQ(TesseraGetApiBase()->GetApi(0), nullptr);
   EXPECT_EQ(TesseraGetApiBase()->GetApi(TESSERA_API_VERSION + 1), nullptr);
 }
@@ -50,6 +51,50 @@ TEST(TesseraCApi, PartitionReportAndNodeAssignments) {
   r = result(tapi()->SessionGetPartitionReport(s, static_cast<TesseraReportFormat>(7), a, &text));
   EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT);
   api()->ReleaseSession(s);
+}
+
+TEST(TesseraCApi, PlacementRulesPinAndForbid) {
+  OrtSessionOptions* o = nullptr;
+  CAPI_OK(api()->CreateSessionOptions(&o));
+  CAPI_OK(tapi()->SessionOptionsAddPlacementRule(o, "op:Mul=cpu"));
+  OrtSession* s = nullptr;
+  CAPI_OK(api()->CreateSession(env(), model_path("add_mul.onnx").c_str(), o, &s));
+  api()->ReleaseSession(s);
+  // Kept from the only provider, the node has none left to run it.
+  CAPI_OK(tapi()->SessionOptionsAddPlacementRule(o, "op:Add=!CPUExecutionProvider"));
+  auto r = result(api()->CreateSession(env(), model_path("add_mul.onnx").c_str(), o, &s));
+  EXPECT_NE(r.first, ORT_OK);
+  EXPECT_NE(r.second.find("Add"), std::string::npos) << r.second;
+  for (const char* bad : {"Mul=cpu", "kind:Mul=cpu", "op:Mul="}) {
+    r = result(tapi()->SessionOptionsAddPlacementRule(o, bad));
+    EXPECT_EQ(r.first, ORT_INVALID_ARGUMENT) << bad;
+    EXPECT_NE(r.second.find(std::string("'") + bad + "'"), std::string::npos) << r.second;
+  }
+  r = result(tapi()->SessionOptionsAddPlacementRule(nullptr, "op:Mul=cpu"));
+  EXPECT_NE(r.second.find("options is null"), std::string::npos) << r.second;
+  api()->ReleaseSessionOptions(o);
+}
+
+TEST(TesseraCApi, ProviderLibrariesLoadByPathAndSayTheirProvider) {
+  OrtAllocator* a = nullptr;
+  CAPI_OK(api()->GetAllocatorWithDefaultOptions(&a));
+  char* name = nullptr;
+  CAPI_OK(tapi()->RegisterProviderLibrary(TESSERA_SANDBOX_PLUGIN, a, &name));
+  EXPECT_EQ(take(name), "SandboxExecutionProvider");
+  OrtSessionOptions* o = nullptr;
+  CAPI_OK(api()->CreateSessionOptions(&o));
+  CAPI_OK(api()->SessionOptionsAppendExecutionProvider(o, "SandboxExecutionProvider", nullptr,
+                                                       nullptr, 0));
+  OrtSession* s = nullptr;
+  CAPI_OK(api()->CreateSession(env(), model_path("add_mul.onnx").c_str(), o, &s));
+  api()->ReleaseSession(s);
+  api()->ReleaseSessionOptions(o);
+  CAPI_OK(api()->UnregisterExecutionProviderLibrary(env(), TESSERA_SANDBOX_PLUGIN));
+  auto r = result(tapi()->RegisterProviderLibrary("/no/such/plugin.so", a, &name));
+  EXPECT_NE(r.first, ORT_OK);
+  EXPECT_NE(r.second.find("/no/such/plugin.so"), std::string::npos) << r.second;
+  r = result(tapi()->RegisterProviderLibrary(TESSERA_SANDBOX_PLUGIN, nullptr, &name));
+  EXPECT_NE(r.second.find("allocator is null"), std::string::npos) << r.second;
 }
 
 TEST(TesseraCApi, DoctorReportNamesEveryProvider) {

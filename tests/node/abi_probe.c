@@ -1,5 +1,5 @@
-/* Calls entries spread over the OrtApi table (versions 1 to 26) and the model
- * editor table through the library named on the command line and prints what
+/* Calls entries spread over the OrtApi table (versions 1 to 26), the model
+ * editor table and the compile table through the library named on the command line and prints what
  * each gives back. Run
  * against ONNX Runtime's own library and against Tessera's, the outputs must
  * agree (but for the version and build lines): an entry in the wrong slot
@@ -9,6 +9,20 @@
 #include <string.h>
 
 #include "tessera/onnxruntime_c_api.h"
+
+/* The code of a status (0 for success), which it releases. */
+static int code_of(const OrtApi* a, OrtStatus* s) {
+  int c = s ? (int)a->GetErrorCode(s) : 0;
+  if (s) a->ReleaseStatus(s);
+  return c;
+}
+
+static OrtStatus* ORT_API_CALL count_bytes(void* state, const void* buffer, size_t n) {
+  (void)buffer;
+  *(size_t*)state += n;
+  return NULL;
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   void* h = dlopen(argv[1], RTLD_NOW);
@@ -121,6 +135,72 @@ int main(int argc, char** argv) {
       ed->SessionGetOpsetForDomain(sess, "", &opset);
       printf("opset for '' %d\n", opset);
     }
+    /* The compile table (API 22..29) over the same model: compiled to a
+     * buffer that runs, to a write function, and refused for bad input. */
+    const OrtCompileApi* c = a->GetCompileApi();
+    printf("compile api %s\n", c ? "present" : "absent");
+    if (c) {
+      OrtModelCompilationOptions* co = NULL;
+      printf("compile options %d\n",
+             code_of(a, c->CreateModelCompilationOptionsFromSessionOptions(env, so, &co)));
+      printf("compile without input %d\n", code_of(a, c->CompileModel(env, co)));
+      printf("missing input path %d\n",
+             code_of(a, c->ModelCompilationOptions_SetInputModelPath(co, "/no/such/model.onnx")));
+      printf("compile missing input %d\n", code_of(a, c->CompileModel(env, co)));
+      printf("bad level %d\n", code_of(a, c->ModelCompilationOptions_SetGraphOptimizationLevel(
+                                              co, (GraphOptimizationLevel)42)));
+      c->ModelCompilationOptions_SetInputModel(co, model);
+      OrtAllocator* alloc = NULL;
+      a->GetAllocatorWithDefaultOptions(&alloc);
+      void* buf = NULL;
+      size_t len = 0;
+      c->ModelCompilationOptions_SetOutputModelBuffer(co, alloc, &buf, &len);
+      int code = code_of(a, c->CompileModel(env, co));
+      printf("compile to buffer %d (bytes %d)\n", code, len > 0);
+      OrtSession* compiled = NULL;
+      if (buf) a->CreateSessionFromArray(env, buf, len, so, &compiled);
+      if (compiled) {
+        float xs[3] = {1, 1, 1};
+        OrtValue* xv = NULL;
+        a->CreateTensorWithDataAsOrtValue(cpu, xs, sizeof xs, dims, 1,
+                                          ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &xv);
+        const char* in_names[1] = {"X"};
+        const char* out_names[1] = {"Y"};
+        const OrtValue* ins[1] = {xv};
+        OrtValue* yv = NULL;
+        a->Run(compiled, NULL, in_names, ins, 1, out_names, 1, &yv);
+        float* yp = NULL;
+        if (yv) a->GetTensorMutableData(yv, (void**)&yp);
+        if (yp) printf("compiled model output %g %g %g\n", yp[0], yp[1], yp[2]);
+      }
+      size_t written = 0;
+      c->ModelCompilationOptions_SetOutputModelWriteFunc(co, count_bytes, &written);
+      code = code_of(a, c->CompileModel(env, co));
+      printf("compile to write function %d (bytes %d)\n", code, written > 0);
+      c->ModelCompilationOptions_SetFlags(co, OrtCompileApiFlags_ERROR_IF_NO_NODES_COMPILED);
+      printf("nothing compiled %d\n", code_of(a, c->CompileModel(env, co)));
+      const char* exists = "/tmp/tessera_abi_probe_exists.onnx";
+      FILE* f = fopen(exists, "w");
+      if (f) {
+        fputs("x", f);
+        fclose(f);
+      }
+      c->ModelCompilationOptions_SetOutputModelPath(co, exists);
+      c->ModelCompilationOptions_SetFlags(co, OrtCompileApiFlags_ERROR_IF_OUTPUT_FILE_EXISTS);
+      printf("output exists %d\n", code_of(a, c->CompileModel(env, co)));
+      remove(exists);
+      c->ReleaseModelCompilationOptions(co);
+    }
   }
+  /* Parts of ONNX Runtime built only on request: absent in both. */
+  printf("extensions custom ops %d, with NULL %d\n", code_of(a, a->EnableOrtCustomOps(so)),
+         code_of(a, a->EnableOrtCustomOps(NULL)));
+  const void* provider_api = &provider_api;
+  int code = code_of(a, a->GetExecutionProviderApi("DML", 1, &provider_api));
+  printf("provider api %d (table %s)\n", code,
+         provider_api == NULL            ? "NULL"
+         : provider_api == &provider_api ? "untouched"
+                                         : "set");
+  printf("training api %p\n", (const void*)a->GetTrainingApi(30));
   return 0;
 }

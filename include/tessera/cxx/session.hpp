@@ -29,11 +29,11 @@ class SessionOptions {
     check(c_api().SetInterOpNumThreads(h_.get(), n));
     return *this;
   }
-  SessionOptions& optimization_level(GraphOptimizationLevel level) {
+  SessionOptions& optimization_level(::GraphOptimizationLevel level) {
     check(c_api().SetSessionGraphOptimizationLevel(h_.get(), level));
     return *this;
   }
-  SessionOptions& execution_mode(ExecutionMode mode) {
+  SessionOptions& execution_mode(::ExecutionMode mode) {
     check(c_api().SetSessionExecutionMode(h_.get(), mode));
     return *this;
   }
@@ -80,6 +80,7 @@ class SessionOptions {
     return *this;
   }
   const OrtSessionOptions* get() const noexcept { return h_.get(); }
+  OrtSessionOptions* get() noexcept { return h_.get(); }
 
  private:
   Owned<OrtSessionOptions> h_;
@@ -133,6 +134,9 @@ class Session {
   // The declared type of input or output `i` (tensors only).
   TensorInfo input_info(size_t i) const { return info(c_api().SessionGetInputTypeInfo, i); }
   TensorInfo output_info(size_t i) const { return info(c_api().SessionGetOutputTypeInfo, i); }
+  // The declared type of input or output `i`, of any kind.
+  TypeInfo input_type(size_t i) const { return type(c_api().SessionGetInputTypeInfo, i); }
+  TypeInfo output_type(size_t i) const { return type(c_api().SessionGetOutputTypeInfo, i); }
 
   // Runs with inputs by name; returns the outputs asked for, in that order.
   std::vector<Value> run(const std::vector<std::string>& input_names,
@@ -189,6 +193,12 @@ class Session {
       out.push_back(take_string(s, a));
     }
     return out;
+  }
+  TypeInfo type(InfoFn fn, size_t i) const {
+    OrtTypeInfo* t = nullptr;
+    check(fn(h_.get(), i, &t));
+    Owned<OrtTypeInfo> owned(t);
+    return TypeInfo::from(t);
   }
   TensorInfo info(InfoFn fn, size_t i) const {
     OrtTypeInfo* t = nullptr;
