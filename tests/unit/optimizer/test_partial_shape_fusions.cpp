@@ -1,0 +1,124 @@
+// A model exported with a dynamic batch gets the fused nodes of its static
+// twin: the passes read the ranks and dims they need from partial shapes.
+#include <algorithm>
+
+#include "optimizer/optimizer.hpp"
+#include "optimizer/passes.hpp"
+#include "optimizer_test_util.hpp"
+
+using namespace tessera;
+using namespace tessera::test;
+
+namespace {
+
+// Input dims: the batch `b` (a number, or nullopt for the symbol "batch"),
+// then `rest`.
+ir::TypeInfo batched(std::optional<int64_t> b, std::vector<int64_t> rest) {
+  std::vector<ir::Dim> d = {b ? ir::Dim{*b, ""} : ir::Dim{std::nullopt, "batch"}};
+  for (int64_t x : rest) d.push_back(ir::Dim{x, ""});
+  return ir::TypeInfo::tensor(DataType::kFloat, d);
+}
+
+// Attention over a packed projection x [B, S, C] @ W [C, 3*H*D] + bias,
+// split three ways without sizes (so the split's width must be known), then
+// a residual block of two convolutions whose second adds the input
+// (a Conv with a plain residual, which the blocked layout takes only where
+// the residual's rank and channels are known).
+ir::Model model(std::optional<int64_t> batch) {
+  constexpr int64_t S = 5, H = 2, D = 4, C = 8, HD = H * D, M = 16;
+  ir::Model m = float_model(17, {}, {"y", "z"});
+  auto& g = m.graph;
+  g.inputs.push_back({"x", batched(batch, {S, C}), ""});
+  g.inputs.push_back({"img", batched(batch, {M, 6, 6}), ""});
+  g.initializers["w"] = random_floats(Shape{C, 3 * HD}, 1);
+  g.initializers["b"] = random_floats(Shape{3 * HD}, 2);
+  g.initializers["shape4"] = Tensor::from_vector<int64_t>({-1, S, H, D}, Shape{4});
+  g.initializers["shape3"] = Tensor::from_vector<int64_t>({-1, S, HD}, Shape{3});
+  g.initializers["c"] = Tensor::scalar<float>(2.0f);
+  auto& n = g.nodes;
+  n.push_back(op("MatMul", {"x", "w"}, {"mm"}));
+  n.push_back(op("Add", {"mm", "b"}, {"qkv"}));
+  n.push_back(op("Split", {"qkv"}, {"q", "k", "v"}, {attr_i("axis", 2)}));
+  for (const char* t : {"q", "k", "v"})
+    n.push_back(op("Reshape", {t, "shape4"}, {std::string(t) + "4"}));
+  n.push_back(op("Transpose", {"q4"}, {"qt"}, {attr_ints("perm", {0, 2, 1, 3})}));
+  n.push_back(op("Transpose", {"k4"}, {"kt"}, {attr_ints("perm", {0, 2, 3, 1})}));
+  n.push_back(op("Transpose", {"v4"}, {"vt"}, {attr_ints("perm", {0, 2, 1, 3})}));
+  n.push_back(op("MatMul", {"qt", "kt"}, {"qk"}));
+  n.push_back(op("Div", {"qk", "c"}, {"scaled"}));
+  n.push_back(op("Softmax", {"scaled"}, {"p"}, {attr_i("axis", -1)}));
+  n.push_back(op("MatMul", {"p", "vt"}, {"ctx"}));
+  n.push_back(op("Transpose", {"ctx"}, {"ct"}, {attr_ints("perm", {0, 2, 1, 3})}));
+  n.push_back(op("Reshape", {"ct", "shape3"}, {"y"}));
+  g.initializers["cw1"] = random_floats(Shape{M, M, 3, 3}, 3);
+  g.initializers["cw2"] = random_floats(Shape{M, M, 3, 3}, 4);
+  n.push_back(op("Conv", {"img", "cw1"}, {"c1"}, {attr_ints("pads", {1, 1, 1, 1})}));
+  n.push_back(op("Relu", {"c1"}, {"r1"}));
+  n.push_back(op("Conv", {"r1", "cw2"}, {"c2"}, {attr_ints("pads", {1, 1, 1, 1})}));
+  n.push_back(op("Add", {"c2", "img"}, {"z"}));
+  return m;
+}
+
+// The optimized graph's nodes as "domain:op" (plus packed_qkv), sorted.
+std::vector<std::string> fused_nodes(ir::Model m) {
+  optimize_as_cpu_session(m, GraphOptimizationLevel::kAll);
+  std::vector<std::string> out;
+  for (const auto& nd : m.graph.nodes)
+    out.push_back(nd.domain + ":" + nd.op_type + (nd.attr("packed_qkv") ? "+packed" : ""));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(PartialShapeFusions, DynamicBatchFusesAsItsStaticTwin) {
+  const auto static_nodes = fused_nodes(model(2));
+  const auto dynamic_nodes = fused_nodes(model(std::nullopt));
+  EXPECT_EQ(dynamic_nodes, static_nodes);
+  // The twin really is fused: packed attention and a blocked residual conv.
+  EXPECT_NE(
+      std::find(static_nodes.begin(), static_nodes.end(), "com.tessera:MultiHeadAttention+packed"),
+      static_nodes.end());
+  EXPECT_EQ(std::count(static_nodes.begin(), static_nodes.end(), ":Split"), 0);
+  EXPECT_GE(std::count(static_nodes.begin(), static_nodes.end(), "com.tessera:NchwcConv"), 2);
+  // And the dynamic model computes what it did unoptimized, at two batch sizes.
+  SessionOptions plain, opt;
+  plain.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  opt.graph_optimization_level = GraphOptimizationLevel::kAll;
+  auto a = Session::create_from_model(model(std::nullopt), plain);
+  auto b = Session::create_from_model(model(std::nullopt), opt);
+  for (int64_t batch : {1, 3}) {
+    SCOPED_TRACE(testing::Message() << "batch " << batch);
+    const std::vector<std::pair<std::string, Value>> feeds = {
+        {"x", Value(random_floats(Shape{batch, 5, 8}, 10))},
+        {"img", Value(random_floats(Shape{batch, 16, 6, 6}, 11))}};
+    auto ya = a->run(feeds), yb = b->run(feeds);
+    ASSERT_EQ(ya.size(), 2u);
+    ASSERT_EQ(yb.size(), 2u);
+    for (size_t k = 0; k < 2; ++k) {
+      const Tensor& ta = ya[k].tensor();
+      const Tensor& tb = yb[k].tensor();
+      ASSERT_EQ(ta.shape(), tb.shape()) << "output " << k;
+      EXPECT_EQ(ta.shape()[0], batch);
+      for (int64_t i = 0; i < ta.num_elements(); ++i) {
+        const double x = ta.element_as_double(i), y = tb.element_as_double(i);
+        EXPECT_NEAR(x, y, 1e-4 * (1 + std::abs(x))) << "output " << k << " element " << i;
+      }
+    }
+  }
+}
+
+// The value_info the static-shape pass records for the dynamic model: the
+// batch symbol where the rules pass it through.
+TEST(PartialShapeFusions, RecordsPartialShapesWithSymbols) {
+  ir::Model m = model(std::nullopt);
+  optimizer::infer_static_shapes(m, m.graph);
+  auto shape_of = [&](const std::string& v) {
+    const ir::ValueInfo* vi = m.graph.find_value_info(v);
+    return vi ? vi->type.shape_string() : std::string("none");
+  };
+  EXPECT_EQ(shape_of("qkv"), "[batch,5,24]");
+  EXPECT_EQ(shape_of("qt"), "[batch,2,5,4]");
+  EXPECT_EQ(shape_of("p"), "[batch,2,5,5]");
+  EXPECT_EQ(shape_of("c2"), "[batch,16,6,6]");
+}
