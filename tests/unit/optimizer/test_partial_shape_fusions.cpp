@@ -20,8 +20,9 @@ ir::TypeInfo batched(std::optional<int64_t> b, std::vector<int64_t> rest) {
 }
 
 // Attention over a packed projection x [B, S, C] @ W [C, 3*H*D] + bias,
-// split three ways without sizes (so the split's width must be known), then
-// a residual block of two convolutions whose second adds the input
+// split three ways without sizes (so the split's width must be known) and
+// a layer norm over axis 2 (the last, where the rank is known); then a
+// residual block of two convolutions whose second adds the input
 // (a Conv with a plain residual, which the blocked layout takes only where
 // the residual's rank and channels are known).
 ir::Model model(std::optional<int64_t> batch) {
@@ -49,7 +50,21 @@ ir::Model model(std::optional<int64_t> batch) {
   n.push_back(op("Softmax", {"scaled"}, {"p"}, {attr_i("axis", -1)}));
   n.push_back(op("MatMul", {"p", "vt"}, {"ctx"}));
   n.push_back(op("Transpose", {"ctx"}, {"ct"}, {attr_ints("perm", {0, 2, 1, 3})}));
-  n.push_back(op("Reshape", {"ct", "shape3"}, {"y"}));
+  n.push_back(op("Reshape", {"ct", "shape3"}, {"att"}));
+  // A layer norm spelled out over axis 2, the last where the rank is known.
+  g.initializers["two"] = Tensor::scalar<float>(2.0f);
+  g.initializers["eps"] = Tensor::scalar<float>(1e-5f);
+  g.initializers["gamma"] = random_floats(Shape{HD}, 5, 0.5f, 1.5f);
+  g.initializers["beta"] = random_floats(Shape{HD}, 6);
+  n.push_back(op("ReduceMean", {"att"}, {"mean"}, {attr_ints("axes", {2})}));
+  n.push_back(op("Sub", {"att", "mean"}, {"d"}));
+  n.push_back(op("Pow", {"d", "two"}, {"d2"}));
+  n.push_back(op("ReduceMean", {"d2"}, {"var"}, {attr_ints("axes", {2})}));
+  n.push_back(op("Add", {"var", "eps"}, {"ve"}));
+  n.push_back(op("Sqrt", {"ve"}, {"sd"}));
+  n.push_back(op("Div", {"d", "sd"}, {"normed"}));
+  n.push_back(op("Mul", {"normed", "gamma"}, {"scaled_ln"}));
+  n.push_back(op("Add", {"scaled_ln", "beta"}, {"y"}));
   g.initializers["cw1"] = random_floats(Shape{M, M, 3, 3}, 3);
   g.initializers["cw2"] = random_floats(Shape{M, M, 3, 3}, 4);
   n.push_back(op("Conv", {"img", "cw1"}, {"c1"}, {attr_ints("pads", {1, 1, 1, 1})}));
@@ -80,6 +95,7 @@ TEST(PartialShapeFusions, DynamicBatchFusesAsItsStaticTwin) {
       std::find(static_nodes.begin(), static_nodes.end(), "com.tessera:MultiHeadAttention+packed"),
       static_nodes.end());
   EXPECT_EQ(std::count(static_nodes.begin(), static_nodes.end(), ":Split"), 0);
+  EXPECT_EQ(std::count(static_nodes.begin(), static_nodes.end(), ":LayerNormalization"), 1);
   EXPECT_GE(std::count(static_nodes.begin(), static_nodes.end(), "com.tessera:NchwcConv"), 2);
   // And the dynamic model computes what it did unoptimized, at two batch sizes.
   SessionOptions plain, opt;
