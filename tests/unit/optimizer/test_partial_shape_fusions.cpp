@@ -138,3 +138,27 @@ TEST(PartialShapeFusions, RecordsPartialShapesWithSymbols) {
   EXPECT_EQ(shape_of("p"), "[batch,2,5,5]");
   EXPECT_EQ(shape_of("c2"), "[batch,16,6,6]");
 }
+
+// torch's x.size(-1) of a [batch, 7, 4] value: Shape -> Gather folds to 4
+// though the batch is unknown, and what reads it folds after; x.size(0)
+// stays computed.
+TEST(PartialShapeFusions, GatherOfAKnownDimOfAShapeFolds) {
+  ir::Model m = float_model(17, {}, {"y", "z"});
+  m.graph.inputs.push_back({"x", batched(std::nullopt, {7, 4}), ""});
+  m.graph.initializers["last"] = Tensor::scalar<int64_t>(-1);
+  m.graph.initializers["first"] = Tensor::from_vector<int64_t>({0}, Shape{1});
+  auto& n = m.graph.nodes;
+  n.push_back(op("Relu", {"x"}, {"r"}));
+  n.push_back(op("Shape", {"r"}, {"s"}));
+  n.push_back(op("Gather", {"s", "last"}, {"c"}));
+  n.push_back(op("Cast", {"c"}, {"cf"}, {attr_i("to", int64_t(DataType::kFloat))}));
+  n.push_back(op("Div", {"r", "cf"}, {"y"}));
+  n.push_back(op("Gather", {"s", "first"}, {"b"}));
+  n.push_back(op("Concat", {"b", "first"}, {"z"}, {attr_i("axis", 0)}));
+  optimizer::fold_constants(m, m.graph, &cpu::cpu_kernel_registry());
+  EXPECT_EQ(count_ops(m, "Cast"), 0u);
+  ASSERT_TRUE(m.graph.initializers.count("cf"));
+  EXPECT_EQ(m.graph.initializers.at("cf").element_as_double(0), 4.0);
+  EXPECT_EQ(count_ops(m, "Gather"), 1u);  // the batch: unknown until a run
+  EXPECT_EQ(count_ops(m, "Shape"), 1u);
+}
