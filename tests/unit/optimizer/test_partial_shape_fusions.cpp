@@ -162,3 +162,41 @@ TEST(PartialShapeFusions, GatherOfAKnownDimOfAShapeFolds) {
   EXPECT_EQ(count_ops(m, "Gather"), 1u);  // the batch: unknown until a run
   EXPECT_EQ(count_ops(m, "Shape"), 1u);
 }
+
+// Transposes without perm reverse the dims: with the rank known from a
+// partial shape, two of them cancel, and one with a perm composes.
+TEST(PartialShapeFusions, TransposesWithoutPermCancelWhereTheRankIsKnown) {
+  auto make = [](bool second_perm) {
+    ir::Model m = float_model(17, {}, {"y"});
+    m.graph.inputs.push_back({"x", batched(std::nullopt, {3, 5}), ""});
+    m.graph.nodes.push_back(op("Transpose", {"x"}, {"t1"}));
+    std::vector<ir::Attribute> attrs;
+    if (second_perm) attrs.push_back(attr_ints("perm", {0, 2, 1}));
+    m.graph.nodes.push_back(op("Transpose", {"t1"}, {"t2"}, attrs));
+    m.graph.nodes.push_back(op("Relu", {"t2"}, {"y"}));
+    return m;
+  };
+  ir::Model inverse = make(false);
+  optimizer::optimize(inverse, GraphOptimizationLevel::kExtended, cpu_folding());
+  EXPECT_EQ(count_ops(inverse, "Transpose"), 0u);
+  ir::Model composed = make(true);
+  optimizer::optimize(composed, GraphOptimizationLevel::kExtended, cpu_folding());
+  ASSERT_EQ(count_ops(composed, "Transpose"), 1u);
+  for (const auto& n : composed.graph.nodes)
+    if (n.op_type == "Transpose") {
+      ASSERT_NE(n.attr("perm"), nullptr);
+      EXPECT_EQ(n.attr("perm")->ints, (std::vector<int64_t>{2, 0, 1}));
+      EXPECT_EQ(n.inputs[0], "x");
+    }
+  // The composed one computes the pair's result, at batch 2.
+  SessionOptions plain, opt;
+  plain.graph_optimization_level = GraphOptimizationLevel::kDisableAll;
+  opt.graph_optimization_level = GraphOptimizationLevel::kExtended;
+  const Tensor x = random_floats(Shape{2, 3, 5}, 12);
+  auto ya = Session::create_from_model(make(true), plain)->run({{"x", Value(x)}});
+  auto yb = Session::create_from_model(make(true), opt)->run({{"x", Value(x)}});
+  ASSERT_EQ(ya[0].tensor().shape(), (Shape{5, 2, 3}));
+  ASSERT_EQ(yb[0].tensor().shape(), ya[0].tensor().shape());
+  for (int64_t i = 0; i < ya[0].tensor().num_elements(); ++i)
+    EXPECT_EQ(ya[0].tensor().element_as_double(i), yb[0].tensor().element_as_double(i));
+}
