@@ -56,7 +56,24 @@ void print_model(const ir::Model& m) {
   for (const auto& [op, count] : counts) std::cout << "  " << op << ": " << count << "\n";
 }
 
-void print_assignments(const Session& session) {
+// "name [batch,128,768]" for each output of the node named `node_name` in the
+// optimized graph: its static shape, full or partial (a symbol, or '?'
+// where a dim is unknown), or '?' where not even its rank is known.
+std::string output_shapes(const ir::Graph& g, const std::string& node_name) {
+  std::string out;
+  for (const auto& n : g.nodes) {
+    if (n.name != node_name) continue;
+    for (const auto& o : n.outputs) {
+      if (o.empty()) continue;
+      const ir::ValueInfo* vi = g.find_value_info(o);
+      out += str_cat(out.empty() ? "" : ", ", o, " ", vi ? vi->type.shape_string() : "?");
+    }
+    break;
+  }
+  return out;
+}
+
+void print_assignments(const Session& session, bool shapes) {
   auto assignments = session.node_assignments();
   std::string used;
   for (const auto& p : session.providers()) used += str_cat(used.empty() ? "" : ", ", p);
@@ -81,6 +98,8 @@ void print_assignments(const Session& session) {
               << (ir::is_onnx_domain(a.domain) ? "" : str_cat(a.domain, ".")) << a.op_type
               << (it == algorithm.end() ? "" : str_cat(", ", it->second)) << "] -> " << a.provider
               << "\n";
+    if (shapes && !a.node_name.empty())
+      std::cout << "      out: " << output_shapes(session.model().graph, a.node_name) << "\n";
     if (!a.expanded_from.empty()) std::cout << "      from " << a.expanded_from << "\n";
     for (const auto& [provider, reason] : a.declined)
       std::cout << "      declined by " << provider << ": " << reason << "\n";
@@ -97,7 +116,7 @@ void print_assignments(const Session& session) {
 
 int cmd_inspect(const std::vector<std::string>& argv) {
   Args args("inspect", argv, {"--providers", "--opt-level", "--threads", "--config"},
-            {"--help", "--timings"});
+            {"--help", "--timings", "--shapes"});
   if (args.has("--help")) {
     print_usage(std::cout);
     return 0;
@@ -124,7 +143,7 @@ int cmd_inspect(const std::vector<std::string>& argv) {
               << "\n";
     return 1;
   }
-  print_assignments(*session);
+  print_assignments(*session, args.has("--shapes"));
   if (args.has("--timings"))
     std::cout << "\nsession creation timings:\n" << session->creation_timings().to_text();
   return 0;

@@ -79,15 +79,36 @@ OutShapes first_output_as_input0(const ShapeQuery& q) {
   return {*x};
 }
 
+// Each version's attributes and outputs: before 9, `spatial` (and `is_test`
+// before 7); before 14, Y then four statistics of X's type; from 14, Y and
+// the running mean and variance (training_mode), of the statistics' type U;
+// from 15, scale and bias have a type T1 of their own and the statistics T2.
+void add_batch_normalization(std::vector<OpSchema>& t) {
+  const auto& f = float_types();
+  auto bn = [&](int64_t since, std::vector<AttrDef> attrs, std::vector<TypeParam> types) {
+    t.push_back({"", "BatchNormalization", since, std::move(attrs), std::move(types), nullptr,
+                 first_output_as_input0});
+  };
+  const AttrDef eps = float_attr("epsilon", 1e-5f), momentum = float_attr("momentum", 0.9f);
+  const TypeParam all_t = {"T", {0, 1, 2, 3, 4}, {0, 1, 2, 3, 4}, f};
+  bn(1,
+     {eps, momentum, int_attr("spatial", 1), int_attr("is_test", 0),
+      optional_attr("consumed_inputs", ir::AttrType::kInts)},
+     {all_t});
+  bn(7, {eps, momentum, int_attr("spatial", 1)}, {all_t});
+  bn(9, {eps, momentum}, {all_t});
+  bn(14, {eps, momentum, int_attr("training_mode", 0)},
+     {{"T", {0, 1, 2}, {0}, f}, {"U", {3, 4}, {1, 2}, f}});
+  bn(15, {eps, momentum, int_attr("training_mode", 0)},
+     {{"T", {0}, {0}, f}, {"T1", {1, 2}, {}, f}, {"T2", {3, 4}, {1, 2}, f}});
+}
+
 void add_normalizations(std::vector<OpSchema>& t) {
   const TypeParam fl = same_type(float_types());
   auto first = [&](const char* op, int64_t since, std::vector<AttrDef> attrs, TypeRule type) {
     t.push_back({"", op, since, std::move(attrs), {fl}, type, first_output_as_input0});
   };
-  first("BatchNormalization", 1,
-        {float_attr("epsilon", 1e-5f), float_attr("momentum", 0.9f), int_attr("training_mode", 0)},
-        type_of_input0);
-  t.back().types[0].outputs = {0, 1, 2, 3, 4};  // Y, then the statistics (training)
+  add_batch_normalization(t);
   first("InstanceNormalization", 1, {float_attr("epsilon", 1e-5f)}, type_of_input0);
   first("LRN", 1,
         {required_attr("size", ir::AttrType::kInt), float_attr("alpha", 1e-4f),

@@ -2,9 +2,11 @@
 // with the kernels the caller hands in (a host provider's), and its outputs
 // become initializers; a
 // Shape or Size of a value whose shape is static (shape_inference.hpp)
-// becomes one too.
+// becomes one too, and so does a Gather of the known dims of a Shape of a
+// value whose shape is partial.
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "core/thread_pool.hpp"
 #include "ep/kernel_registry.hpp"
@@ -109,6 +111,30 @@ Tensor shape_value(const ir::Model& model, const ir::Node& n, const std::vector<
   return Tensor::from_vector<int64_t>(out, Shape{len});
 }
 
+// Gather(Shape(x), indices) where the dims it picks are known though x's
+// shape is partial (torch's x.size(-1) of a [batch, seq, 768] value): the
+// picked dims. `shape_dims` holds the dims each Shape output gives.
+std::optional<Tensor> gathered_dims(
+    const ir::Model& model, const ir::Node& n,
+    const std::unordered_map<std::string, ops::PartialShape>& shape_dims, const Tensor* indices) {
+  if (n.op_type != "Gather" || n.inputs.size() != 2 || !indices ||
+      (indices->dtype() != DataType::kInt64 && indices->dtype() != DataType::kInt32))
+    return std::nullopt;
+  auto it = shape_dims.find(n.inputs[0]);
+  if (it == shape_dims.end()) return std::nullopt;
+  const int64_t len = int64_t(it->second.size());
+  const int64_t axis = ops::schema_of(n, model.opset(n.domain)).attr_int(n, "axis");
+  if (axis != 0 && axis != -1) return std::nullopt;  // a Shape's value is 1-D
+  Tensor out(DataType::kInt64, indices->shape());
+  const auto picks = indices->to_int64_vector();
+  for (size_t k = 0; k < picks.size(); ++k) {
+    const int64_t i = picks[k] < 0 ? picks[k] + len : picks[k];
+    if (i < 0 || i >= len || !it->second[size_t(i)].value) return std::nullopt;
+    out.mutable_data<int64_t>()[k] = *it->second[size_t(i)].value;
+  }
+  return out;
+}
+
 }  // namespace
 
 size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegistry* kernels,
@@ -125,6 +151,8 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegist
   // folds in the same pass (torch's shape arithmetic chains Shape -> Gather
   // -> ... -> Reshape -> Shape many levels deep).
   ShapeInferrer shapes(model, graph);
+  // The dims each Shape of a partially known value gives, some unknown.
+  std::unordered_map<std::string, ops::PartialShape> shape_dims;
   std::vector<bool> dead(graph.nodes.size(), false);
   size_t folded = 0;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -141,6 +169,20 @@ size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegist
         n.inputs.size() == 1 && n.outputs.size() == 1) {
       if (const ShapeInferrer::Dims* d = shapes.dims(n.inputs[0])) {
         graph.initializers[n.outputs[0]] = shape_value(model, n, *d);
+        dead[i] = true;
+        ++folded;
+        continue;
+      }
+      if (const ops::PartialShape* p = shapes.partial(n.inputs[0]); p && n.op_type == "Shape") {
+        const ops::OpSchema& s = ops::schema_of(n, model.opset(n.domain));
+        const auto [start, end] =
+            ops::shape_range(int64_t(p->size()), ops::shape_start(s, n), ops::shape_end(s, n));
+        shape_dims[n.outputs[0]] = ops::PartialShape(p->begin() + start, p->begin() + end);
+      }
+    }
+    if (n.op_type == "Gather" && n.inputs.size() == 2 && n.outputs.size() == 1) {
+      if (auto t = gathered_dims(model, n, shape_dims, constant(n.inputs[1]))) {
+        graph.initializers[n.outputs[0]] = std::move(*t);
         dead[i] = true;
         ++folded;
         continue;

@@ -43,12 +43,17 @@ void set_element(Tensor& t, int64_t i, double v) {
 }  // namespace
 
 std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m, int64_t opset) {
-  // Inference form only: one output, no training mode, spatial statistics.
-  // spatial and is_test belong to opsets before 9, which the schema's entry
-  // does not keep: a node that sets either to 0 is not folded.
+  // Inference form only: one output, no training mode (opset 14 on),
+  // spatial statistics (before 9). A node of opsets before 7 that says it is
+  // not a test (is_test set to 0) is not folded; one that leaves is_test out
+  // is an inference node as for every runtime, whatever the default says.
   const ops::OpSchema& s = ops::schema_of(bn, opset);
-  if (bn.inputs.size() != 5 || s.attr_int(bn, "training_mode") != 0 ||
-      attr_int(bn, "spatial", 1) != 1 || attr_int(bn, "is_test", 1) != 1)
+  auto declared_int = [&](const char* name, int64_t absent) {
+    return s.attr_def(name) ? s.attr_int(bn, name) : absent;
+  };
+  const ir::Attribute* is_test = s.attr_def("is_test") ? bn.attr("is_test") : nullptr;
+  if (bn.inputs.size() != 5 || declared_int("training_mode", 0) != 0 ||
+      declared_int("spatial", 1) != 1 || (is_test && is_test->i == 0))
     return std::nullopt;
   for (size_t k = 1; k < bn.outputs.size(); ++k)
     if (!bn.outputs[k].empty()) return std::nullopt;

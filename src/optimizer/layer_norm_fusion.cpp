@@ -1,5 +1,6 @@
 // The layer norm that older exporters spell out,
 //   m = ReduceMean(x, [-1]); d = x - m; v = ReduceMean(d ^ 2, [-1]);
+// (the axes [r - 1] where x's rank r is known)
 //   y = d / Sqrt(v + eps) * gamma + beta
 // becomes one LayerNormalization over the last axis (ai.onnx from opset 17,
 // else the internal com.tessera op with opset-17 semantics).
@@ -11,8 +12,10 @@ namespace tessera::optimizer {
 
 namespace {
 
-// True when the ReduceMean reduces exactly the last axis and keeps dims.
-bool reduces_last_axis(const DefUse& v, const ir::Node& n, int64_t opset) {
+// True when the ReduceMean reduces exactly the last axis and keeps dims:
+// axes [-1], or [r - 1] where its input's rank r is known (a static shape,
+// full or partial: a dynamic batch keeps the rank).
+bool reduces_last_axis(const DefUse& v, const ir::Graph& g, const ir::Node& n, int64_t opset) {
   if (ops::schema_of(n, opset).attr_int(n, "keepdims") != 1) return false;
   std::vector<int64_t> axes;
   if (const ir::Attribute* a = n.attr("axes")) {
@@ -22,7 +25,10 @@ bool reduces_last_axis(const DefUse& v, const ir::Node& n, int64_t opset) {
     if (!t) return false;
     axes = t->to_int64_vector();
   }
-  return axes == std::vector<int64_t>{-1};
+  if (axes == std::vector<int64_t>{-1}) return true;
+  const ir::ValueInfo* vi = n.inputs.empty() ? nullptr : g.find_value_info(n.inputs[0]);
+  return axes.size() == 1 && vi && vi->type.is_tensor() && vi->type.shape &&
+         axes[0] + 1 == int64_t(vi->type.shape->size());
 }
 
 std::string other_operand(const ir::Node& n, const std::string& value) {
@@ -56,7 +62,7 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& g) {
            g.nodes[size_t(i)].op_type == op;
   };
   for (int r1 = 0; r1 < int(g.nodes.size()); ++r1) {
-    if (!is(r1, "ReduceMean") || !reduces_last_axis(v, g.nodes[size_t(r1)], opset)) continue;
+    if (!is(r1, "ReduceMean") || !reduces_last_axis(v, g, g.nodes[size_t(r1)], opset)) continue;
     const std::string x = g.nodes[size_t(r1)].inputs[0];
     const std::string mean = g.nodes[size_t(r1)].outputs[0];
     int sub = sole_consumer(v, g, mean, "Sub");
@@ -84,7 +90,7 @@ size_t fuse_layer_norm(ir::Model& model, ir::Graph& g) {
     const Tensor* two = v.constant(g.nodes[size_t(pow)].inputs[1]);
     if (!two || two->num_elements() != 1 || two->element_as_double(0) != 2.0) continue;
     int r2 = sole_consumer(v, g, g.nodes[size_t(pow)].outputs[0], "ReduceMean");
-    if (r2 < 0 || !reduces_last_axis(v, g.nodes[size_t(r2)], opset)) continue;
+    if (r2 < 0 || !reduces_last_axis(v, g, g.nodes[size_t(r2)], opset)) continue;
     const std::string var = g.nodes[size_t(r2)].outputs[0];
     int add_eps = sole_consumer(v, g, var, "Add");
     if (add_eps < 0) continue;

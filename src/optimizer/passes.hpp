@@ -29,9 +29,9 @@ size_t eliminate_dead_nodes(ir::Graph& graph);
 size_t fold_constants(ir::Model& model, ir::Graph& graph, const ep::KernelRegistry* kernels,
                       bool keep_dequantize = false);
 // Records in value_info the static shape of each value that follows exactly
-// from fully static graph input shapes and constants (common ops only; see
-// shape_inference.cpp); returns how many it added, for the passes that read
-// declared shapes (choose_conv_layout).
+// from the graph input shapes and constants: full, or partial where some
+// dims are unknown (see shape_inference.cpp); returns how many it added, for
+// the passes that read declared shapes (ranks, last dims, channel counts).
 size_t infer_static_shapes(const ir::Model& model, ir::Graph& graph);
 // Drops a node that repeats an earlier one (same ONNX op, inputs and
 // attributes; not random ops, nor nodes with tensor or graph attributes),

@@ -1,5 +1,6 @@
 // Transpose(Transpose(x)) and Reshape(Reshape(x)) collapse into one node (or
 // none, when the two transposes undo each other).
+#include <optional>
 #include <set>
 
 #include "ops/schema.hpp"
@@ -17,6 +18,17 @@ void rename_reads(ir::Graph& g, const std::string& from, const std::string& to) 
       if (in == from) in = to;
 }
 
+// A Transpose's permutation: its perm, or without one the reversal of its
+// input's dims where the rank is known (a static shape, full or partial).
+std::optional<std::vector<int64_t>> perm_of(const ir::Graph& g, const ir::Node& t) {
+  if (const ir::Attribute* p = t.attr("perm")) return p->ints;
+  const ir::ValueInfo* vi = t.inputs.empty() ? nullptr : g.find_value_info(t.inputs[0]);
+  if (!vi || !vi->type.is_tensor() || !vi->type.shape) return std::nullopt;
+  std::vector<int64_t> perm(vi->type.shape->size());
+  for (size_t k = 0; k < perm.size(); ++k) perm[k] = int64_t(perm.size() - 1 - k);
+  return perm;
+}
+
 }  // namespace
 
 size_t cancel_transposes(ir::Graph& g) {
@@ -32,17 +44,17 @@ size_t cancel_transposes(ir::Graph& g) {
       int j = sole_consumer(v, g, first.outputs[0], "Transpose");
       if (j < 0) continue;
       ir::Node& second = g.nodes[size_t(j)];
-      const ir::Attribute* p1 = first.attr("perm");
-      const ir::Attribute* p2 = second.attr("perm");
-      // Without perm the rank is needed to spell the reversal: left alone.
-      if (!p1 || !p2 || p1->ints.size() != p2->ints.size()) continue;
-      std::vector<int64_t> perm(p2->ints.size());
+      // Without perm the rank is needed to spell the reversal: left alone
+      // where it is not known.
+      const auto p1 = perm_of(g, first), p2 = perm_of(g, second);
+      if (!p1 || !p2 || p1->size() != p2->size()) continue;
+      std::vector<int64_t> perm(p2->size());
       bool identity = true, valid = true;
       for (size_t k = 0; k < perm.size(); ++k) {
-        int64_t q = p2->ints[k];
+        int64_t q = (*p2)[k];
         if (q < 0 || q >= int64_t(perm.size())) valid = false;
         if (!valid) break;
-        perm[k] = p1->ints[size_t(q)];
+        perm[k] = (*p1)[size_t(q)];
         if (perm[k] != int64_t(k)) identity = false;
       }
       if (!valid) continue;
@@ -55,8 +67,12 @@ size_t cancel_transposes(ir::Graph& g) {
       } else {
         // One transpose with the composed permutation, where the second was.
         second.inputs[0] = x;
-        for (auto& a : second.attributes)
-          if (a.name == "perm") a.ints = perm;
+        std::erase_if(second.attributes, [](const ir::Attribute& a) { return a.name == "perm"; });
+        ir::Attribute composed;
+        composed.name = "perm";
+        composed.type = ir::AttrType::kInts;
+        composed.ints = perm;
+        second.attributes.push_back(std::move(composed));
         g.nodes.erase(g.nodes.begin() + i);
       }
       ++changed;

@@ -185,6 +185,20 @@ expect_out '^  purpose: cli test' "metadata_props"
 expect_out '^  If: 1' "node counts by op type"
 expect_out '\[If\] -> CPUExecutionProvider' "node assignment"
 expect_rc 1 "inspect a broken model" -- "$TESSERA" inspect "$CASES/error_bad_model/model.onnx"
+# --shapes: each node's output shapes before a run, with the model's
+# symbols and '?' for an unknown dim without one.
+$PY - "$WORK/dyn.onnx" <<'PYEOF'
+import sys
+from onnx import helper, TensorProto
+nodes = [helper.make_node("Transpose", ["x"], ["t"], name="tr", perm=[0, 2, 1]),
+         helper.make_node("Softmax", ["t"], ["y"], name="sm", axis=-1)]
+g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", None, 4])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+open(sys.argv[1], "wb").write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+PYEOF
+expect_rc 0 "inspect --shapes" -- "$TESSERA" inspect "$WORK/dyn.onnx" --shapes
+expect_out '^  x: tensor\(float\) \[batch,\?,4\]' "a declared shape with a symbol and an unknown dim"
+expect_out '^      out: t \[batch,4,\?\]' "a partial shape through a Transpose"
 # A wide 3x3 convolution: inspect names the algorithm the optimizer chose
 # (where the blocked kernels run at all: AVX-512 or AVX2).
 $PY - "$WORK/wide_conv.onnx" <<'PYEOF'

@@ -63,18 +63,18 @@ bool is_onnx_op(const ir::Node& n, const char* op) {
   return ir::is_onnx_domain(n.domain) && n.op_type == op;
 }
 
-// The statically known dims of `value` (a constant's, or a declared type's
-// when every dim is known); empty when unknown.
-std::vector<int64_t> static_dims(const DefUse& v, const ir::Graph& g, const std::string& value) {
-  if (const Tensor* t = v.constant(value)) return t->shape().dims();
-  const ir::ValueInfo* vi = g.find_value_info(value);
-  if (!vi || !vi->type.shape) return {};
-  std::vector<int64_t> d;
-  for (const auto& dim : *vi->type.shape) {
-    if (!dim.value) return {};
-    d.push_back(*dim.value);
+// The shape of `value` as far as it is known: a constant's, or a declared
+// type's (a partial one has unknown dims: a dynamic batch or image size).
+std::optional<std::vector<ir::Dim>> known_shape(const DefUse& v, const ir::Graph& g,
+                                                const std::string& value) {
+  if (const Tensor* t = v.constant(value)) {
+    std::vector<ir::Dim> d;
+    for (int64_t x : t->shape().dims()) d.push_back(ir::Dim{x, ""});
+    return d;
   }
-  return d;
+  const ir::ValueInfo* vi = g.find_value_info(value);
+  if (!vi || !vi->type.is_tensor() || !vi->type.shape) return std::nullopt;
+  return *vi->type.shape;
 }
 
 // False only when the element type of `value` is declared and not float.
@@ -97,10 +97,10 @@ ir::Attribute int_attr(const char* name, int64_t value) {
 // element-wise op with a constant [C], LayerNormalization over the last axis
 // with a constant [C] scale), looking through shape-keeping unary ops; -1
 // when unknown. ReorderToNchwc checks it at run time (attribute channels).
-int64_t last_dim_hint(const DefUse& v, const ir::Graph& g, const std::string& value,
+int64_t last_dim_hint(const DefUse& v, const ir::Graph& g, int64_t opset, const std::string& value,
                       int depth = 4) {
-  const auto d = static_dims(v, g, value);
-  if (!d.empty()) return d.back();
+  if (const auto d = known_shape(v, g, value); d && !d->empty() && d->back().value)
+    return *d->back().value;
   const int p = v.producer(value);
   if (p < 0 || depth == 0) return -1;
   const ir::Node& n = g.nodes[size_t(p)];
@@ -111,7 +111,7 @@ int64_t last_dim_hint(const DefUse& v, const ir::Graph& g, const std::string& va
     return b && b->rank() == 2 ? b->shape()[1] : -1;
   }
   if (is_onnx_op(n, "LayerNormalization") && n.inputs.size() >= 2 &&
-      attr_int(n, "axis", -1) == -1) {
+      ops::schema_of(n, opset).attr_int(n, "axis") == -1) {
     const Tensor* scale = v.constant(n.inputs[1]);
     return scale && scale->rank() == 1 ? scale->shape()[0] : -1;
   }
@@ -122,14 +122,14 @@ int64_t last_dim_hint(const DefUse& v, const ir::Graph& g, const std::string& va
       if (const Tensor* c = v.constant(n.inputs[k]); c && c->rank() == 1 && c->shape()[0] > 1)
         return c->shape()[0];
     for (size_t k = 0; k < 2; ++k)
-      if (!v.constant(n.inputs[k])) return last_dim_hint(v, g, n.inputs[k], depth - 1);
+      if (!v.constant(n.inputs[k])) return last_dim_hint(v, g, opset, n.inputs[k], depth - 1);
     return -1;
   }
   const bool unary = (ir::is_onnx_domain(n.domain) &&
                       (n.op_type == "Relu" || n.op_type == "Gelu" || n.op_type == "Erf" ||
                        n.op_type == "Sigmoid" || n.op_type == "Tanh")) ||
                      (n.domain == kTesseraDomain && n.op_type == "BiasGelu");
-  return unary ? last_dim_hint(v, g, n.inputs[0], depth - 1) : -1;
+  return unary ? last_dim_hint(v, g, opset, n.inputs[0], depth - 1) : -1;
 }
 
 // A constant that multiplies or shifts each channel of a 2-D image alike:
@@ -260,7 +260,8 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool wi
       if (!w || w->dtype() != DataType::kFloat || (w->rank() != 4 && w->rank() != 5)) continue;
       const auto& wd = w->shape().dims();
       const int64_t spatial = int64_t(wd.size()) - 2;
-      const int64_t group = attr_int(node, "group", 1), M = wd[0];
+      const int64_t group = ops::schema_of(node, model.opset(node.domain)).attr_int(node, "group");
+      const int64_t M = wd[0];
       int64_t C = 0;
       // An impossible group (from a broken model) is left to the Conv kernel's error.
       if (group < 1 || __builtin_mul_overflow(wd[1], group, &C)) continue;
@@ -285,8 +286,8 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool wi
         const int64_t zc = blocked_channels(z);
         if (zc >= 0 && (zc != M || blocked_spatial(z) != spatial)) continue;
         if (zc < 0) {  // a plain residual is reordered only when it surely is [*, M, *, *]
-          const auto zd = static_dims(v, g, z);
-          if (zd.size() != wd.size() || zd[1] != M || !maybe_float(g, z)) continue;
+          const auto zd = known_shape(v, g, z);
+          if (!zd || zd->size() != wd.size() || (*zd)[1].value != M || !maybe_float(g, z)) continue;
         }
       }
       out.op_type = "NchwcConv";
@@ -333,7 +334,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool wi
       // does, where a 16-lane block would be 3/16 full, 5x the FMAs on the
       // slow blocked-stem tiles (ResNet-18's 7x7 stem: 28.8 ms against
       // 0.25 ms).
-      const int64_t c = last_dim_hint(v, g, node.inputs[0]);
+      const int64_t c = last_dim_hint(v, g, model.opset(""), node.inputs[0]);
       if (c <= 4) continue;
       out.op_type = "ReorderToNchwc";
       out.domain = kTesseraDomain;
