@@ -36,6 +36,8 @@ grpc::StatusCode status_code(ErrorCode code) {
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case ErrorCode::kDeadlineExceeded:
       return grpc::StatusCode::DEADLINE_EXCEEDED;
+    case ErrorCode::kFailedPrecondition:
+      return grpc::StatusCode::FAILED_PRECONDITION;
     case ErrorCode::kInternal:
       break;
   }
@@ -57,6 +59,8 @@ const char* code_name(grpc::StatusCode code) {
       return "RESOURCE_EXHAUSTED";
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
     default:
       return "INTERNAL";
   }
@@ -210,6 +214,7 @@ class Service final : public pb::GRPCInferenceService::Service {
           auto model = repo_.find(request->model_name(), request->model_version());
           record.version = model->version;
           record.model_found = true;
+          record.served = model;
           infer(*model, *context, *request, *response, record.trace);
         },
         &record);
