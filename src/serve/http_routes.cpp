@@ -163,18 +163,7 @@ void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics
              }));
   server.Get(model_route("/stats"),
              guarded([&repo](const httplib::Request& req, httplib::Response& res) {
-               const std::string name = req.matches[1];
-               const std::string version = req.matches[2];
-               std::vector<std::shared_ptr<const LoadedModel>> models;
-               if (!version.empty()) {
-                 models.push_back(repo.find(name, version));
-               } else {
-                 for (auto& m : repo.loaded())
-                   if (m->name == name) models.push_back(std::move(m));
-                 // None loaded: the unknown model's 404 or the reason it is not ready.
-                 if (models.empty()) repo.find(name, "");
-               }
-               send_json(res, 200, stats_json(models));
+               send_json(res, 200, stats_json(repo.loaded(req.matches[1], req.matches[2])));
              }));
 
   server.Get(model_route(""), guarded([&repo](const httplib::Request& req, httplib::Response& res) {

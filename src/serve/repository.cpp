@@ -370,6 +370,18 @@ std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::loaded() const 
   return out;
 }
 
+std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::loaded(
+    const std::string& name, const std::string& version) const {
+  if (name.empty()) return loaded();
+  if (!version.empty()) return {find(name, version)};
+  std::vector<std::shared_ptr<const LoadedModel>> out;
+  for (auto& m : loaded())
+    if (m->name == name) out.push_back(std::move(m));
+  // None loaded: the unknown model's 404, or why it is not ready.
+  if (out.empty()) find(name, "");
+  return out;
+}
+
 std::vector<std::string> ModelRepository::versions(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::string> out;

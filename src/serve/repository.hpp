@@ -106,6 +106,11 @@ class ModelRepository {
   bool all_ready() const;
   // Every loaded model version.
   std::vector<std::shared_ptr<const LoadedModel>> loaded() const;
+  // The loaded versions of `name` ("": of every model), or only `version`
+  // when given; throws as find() does for an unknown model or version, or a
+  // named model with no version loaded.
+  std::vector<std::shared_ptr<const LoadedModel>> loaded(const std::string& name,
+                                                         const std::string& version) const;
   // The versions known for `name`, in ascending order.
   std::vector<std::string> versions(const std::string& name) const;
 

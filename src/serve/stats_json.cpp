@@ -29,8 +29,7 @@ json model_stat(const LoadedModel& m) {
                 {"compute_input", duration(s.requests.input)},
                 {"compute_infer", duration(s.requests.infer)},
                 {"compute_output", duration(s.requests.output)},
-                {"cache_hit", duration(no_cache)},
-                {"cache_miss", duration(no_cache)}}},
+                {"cache_hit", duration(no_cache)}}},
               {"batch_stats", batches}};
 }
 

@@ -241,7 +241,7 @@ def check_layout(entry):
                     ("last_inference", "inference_count", "execution_count"))
             and all(duration(infer.get(k)) for k in
                     ("success", "fail", "queue", "compute_input", "compute_infer",
-                     "compute_output", "cache_hit", "cache_miss"))
+                     "compute_output", "cache_hit"))
             and isinstance(entry.get("batch_stats"), list)
             and all(isinstance(b.get("batch_size"), int)
                     and all(duration(b.get(k)) for k in
