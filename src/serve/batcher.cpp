@@ -129,11 +129,18 @@ std::optional<std::vector<api::Value>> Batcher::run(std::vector<api::Value> inpu
   p->arrival = std::chrono::steady_clock::now();
   p->deadline = deadline;
   auto result = p->done.get_future();
+  // The worker acts on a request only when it opens a batch or fills one:
+  // waking it for every arrival in between costs two context switches a
+  // request for nothing.
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(p);
+    wake =
+        queue_.size() == 1 || (queued_rows_ < max_batch_ && queued_rows_ + p->batch >= max_batch_);
+    queued_rows_ += p->batch;
   }
-  wake_.notify_all();
+  if (wake) wake_.notify_one();
   if (deadline != std::chrono::steady_clock::time_point::max() &&
       result.wait_until(deadline) != std::future_status::ready) {
     p->abandoned = true;
@@ -156,12 +163,7 @@ void Batcher::loop() {
       continue;
     }
     const auto deadline = queue_.front()->arrival + max_delay_;
-    auto queued = [this] {
-      int64_t n = 0;
-      for (const auto& p : queue_) n += p->batch;
-      return n;
-    };
-    while (!stopping_ && queued() < max_batch_ && std::chrono::steady_clock::now() < deadline)
+    while (!stopping_ && queued_rows_ < max_batch_ && std::chrono::steady_clock::now() < deadline)
       wake_.wait_until(lock, deadline);
     drop_abandoned();
     if (queue_.empty()) continue;
@@ -177,6 +179,7 @@ void Batcher::loop() {
       if (fits) {
         group.push_back(p);
         total += p->batch;
+        queued_rows_ -= p->batch;
         it = queue_.erase(it);
       } else {
         ++it;
@@ -191,10 +194,12 @@ void Batcher::loop() {
 void Batcher::drop_abandoned() {
   const auto now = std::chrono::steady_clock::now();
   for (auto it = queue_.begin(); it != queue_.end();) {
-    if ((*it)->abandoned || (*it)->deadline <= now)
+    if ((*it)->abandoned || (*it)->deadline <= now) {
+      queued_rows_ -= (*it)->batch;
       it = queue_.erase(it);
-    else
+    } else {
       ++it;
+    }
   }
 }
 

@@ -103,6 +103,7 @@ class Batcher {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<PendingPtr> queue_;
+  int64_t queued_rows_ = 0;  // the rows of queue_'s requests
   bool stopping_ = false;
   std::thread worker_;
 };
