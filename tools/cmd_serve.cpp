@@ -15,7 +15,7 @@ int cmd_serve(const std::vector<std::string>& argv) {
   Args args("serve", argv,
             {"--model-repository", "--http-port", "--grpc-port", "--metrics-port", "--host",
              "--max-body-bytes", "--http-threads", "--grace-seconds", "--access-log",
-             "--repository-poll-secs"},
+             "--repository-poll-secs", "--model-control-mode", "--load-model"},
             {"--help"});
   if (args.has("--help")) {
     print_usage(std::cout);
@@ -51,7 +51,32 @@ int cmd_serve(const std::vector<std::string>& argv) {
     if (log->empty()) throw UsageError("--access-log needs stderr, none or a file");
     options.access_log = *log;
   }
-  options.repository_poll_secs = args.get_int("--repository-poll-secs", 0, 0);
+  // The mode defaults to poll when a poll period is given, else to none (as
+  // Triton's); poll without a period reads the folder every 15 s.
+  const int poll_secs = args.get_int("--repository-poll-secs", 0, 0);
+  if (auto mode = args.get("--model-control-mode")) {
+    const auto parsed = serve::parse_model_control(*mode);
+    if (!parsed)
+      throw UsageError("--model-control-mode must be none, poll or explicit, not '" + *mode + "'");
+    options.model_control = *parsed;
+  } else {
+    options.model_control = poll_secs > 0 ? serve::ModelControl::kPoll : serve::ModelControl::kNone;
+  }
+  if (poll_secs > 0 && options.model_control != serve::ModelControl::kPoll)
+    throw UsageError(std::string("--repository-poll-secs polls the repository, which "
+                                 "--model-control-mode ") +
+                     serve::model_control_name(options.model_control) +
+                     " does not do (use --model-control-mode poll)");
+  if (options.model_control == serve::ModelControl::kPoll)
+    options.repository_poll_secs = poll_secs > 0 ? poll_secs : 15;
+  options.load_models = args.all("--load-model");
+  for (const auto& name : options.load_models)
+    if (name.empty()) throw UsageError("--load-model needs a model name or '*'");
+  if (!options.load_models.empty() && options.model_control != serve::ModelControl::kExplicit)
+    throw UsageError(std::string("--load-model names the models to load at start in "
+                                 "--model-control-mode explicit; mode ") +
+                     serve::model_control_name(options.model_control) +
+                     " loads every model of the repository");
   if (args.has("--max-body-bytes")) {
     options.max_body_bytes = static_cast<size_t>(args.get_int("--max-body-bytes", 0, 1));
   }

@@ -28,6 +28,7 @@ import argparse
 import concurrent.futures
 import importlib
 import json
+import os
 import pathlib
 import re
 import shutil
@@ -107,11 +108,23 @@ def session_runs(metrics_url, model):
     return int(m.group(1)) if m else None
 
 
+def session_seconds(http, model):
+    """Seconds the model's session has spent in runs (statistics extension)."""
+    stats = requests.get(f"{http}/v2/models/{model}/versions/1/stats", timeout=30).json()
+    return sum(b["compute_infer"]["ns"] for b in stats["model_stats"][0]["batch_stats"]) / 1e9
+
+
 def requests_total(metrics_url, model):
     text = requests.get(metrics_url, timeout=30).text
     m = re.search(r'tessera_inference_requests_total\{model="%s",version="1",outcome="success"\} '
                   r'(\d+)' % model, text)
     return int(m.group(1)) if m else 0
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of process `pid` (all its threads), from /proc."""
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def run_load(send, concurrency, duration, max_requests):
@@ -205,38 +218,56 @@ def main():
                 return send
             senders["grpc"] = grpc_sender
 
-        # Warm-up: the first runs of each model allocate.
+        # Warm-up: the first runs of each model allocate; the batched model
+        # also runs full batches, as the in-process limit is warmed at each
+        # batch size.
         for make in senders.values():
             for model in ("plain", "batched"):
                 for _ in range(5):
                     make(model)()
+            send = make("batched")
+            with concurrent.futures.ThreadPoolExecutor(args.max_batch) as pool:
+                list(pool.map(lambda _: send(), range(2 * args.max_batch)))
 
         print(f"model {args.model}, one-row requests; dynamic batching: max_batch_size "
               f"{args.max_batch}, max_queue_delay_microseconds {args.delay_us}; "
               f"{args.duration:g} s per row\n")
         rows = []
         print("| transport | dynamic batching | clients | requests | throughput (req/s) "
-              "| p50 (ms) | p90 (ms) | p99 (ms) | rows per session run | errors |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+              "| p50 (ms) | p90 (ms) | p99 (ms) | rows per session run | runs in progress "
+              "| server CPU (ms/req) | client CPU (ms/req) | errors |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for transport, make in senders.items():
             for model in ("plain", "batched"):
                 for concurrency in [int(c) for c in args.concurrency.split(",")]:
                     runs_before = session_runs(metrics_url, model)
                     done_before = requests_total(metrics_url, model)
+                    busy = session_seconds(http, model)
+                    server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
                     lat, errors, seconds = run_load(make(model), concurrency, args.duration,
                                                     args.max_requests)
+                    # CPU time, not wall time, apportions the shared cores: the
+                    # clients' share is theirs, whatever the scheduler did.
+                    server_cpu = cpu_seconds(server.pid) - server_cpu
+                    client_cpu = time.process_time() - client_cpu
+                    # Session runs in progress, on average over the row: below
+                    # 1 with batching, the batcher left the session idle.
+                    busy = f"{(session_seconds(http, model) - busy) / seconds:.2f}"
                     runs = session_runs(metrics_url, model)
                     done = requests_total(metrics_url, model) - done_before
                     per_run = (f"{done / (runs - runs_before):.1f}"
                                if runs is not None and runs > runs_before else "1")
                     ms = np.percentile(np.array(lat) * 1000, [50, 90, 99]) if lat else [0, 0, 0]
+                    n = max(len(lat), 1)
                     rows.append({"transport": transport, "batched": model == "batched",
                                  "clients": concurrency, "throughput": len(lat) / seconds,
-                                 "p50_ms": ms[0]})
+                                 "p50_ms": ms[0], "server_cpu": server_cpu / n,
+                                 "client_cpu": client_cpu / n})
                     print(f"| {transport} | {'on' if model == 'batched' else 'off'} | "
                           f"{concurrency} | {len(lat)} | {len(lat) / seconds:.0f} | "
-                          f"{ms[0]:.2f} | {ms[1]:.2f} | {ms[2]:.2f} | {per_run} | {len(errors)} |",
-                          flush=True)
+                          f"{ms[0]:.2f} | {ms[1]:.2f} | {ms[2]:.2f} | {per_run} | {busy} | "
+                          f"{server_cpu / n * 1000:.2f} | {client_cpu / n * 1000:.2f} | "
+                          f"{len(errors)} |", flush=True)
                     if errors:
                         print(f"  first error: {errors[0]}")
     finally:
@@ -252,7 +283,8 @@ def main():
 
 
 def in_process(args, inputs):
-    """{batch: (p50 latency s, rows/s)} of the model run here, batch after batch."""
+    """{batch: (p50 latency s, rows/s, CPU s per row)} of the model run here,
+    batch after batch."""
     sys.path.insert(0, args.python_path)
     import tessera
     options = tessera.SessionOptions()
@@ -260,8 +292,8 @@ def in_process(args, inputs):
         options.intra_op_num_threads = args.threads
     session = tessera.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
     print(f"\nIn process ({tessera.__file__}), batch after batch:\n")
-    print("| batch | runs | p50 (ms) | rows/s |")
-    print("|---|---|---|---|")
+    print("| batch | runs | p50 (ms) | rows/s | CPU (ms/row) |")
+    print("|---|---|---|---|---|")
     result = {}
     batch = 1
     while batch <= args.max_batch:
@@ -270,33 +302,37 @@ def in_process(args, inputs):
             session.run(None, feeds)
         lat = []
         end = time.monotonic() + args.duration
+        cpu = time.process_time()
         while time.monotonic() < end or len(lat) < 3:
             start = time.perf_counter()
             session.run(None, feeds)
             lat.append(time.perf_counter() - start)
+        cpu = (time.process_time() - cpu) / (len(lat) * batch)
         p50 = float(np.percentile(lat, 50))
-        result[batch] = (p50, batch / p50)
-        print(f"| {batch} | {len(lat)} | {p50 * 1000:.2f} | {batch / p50:.1f} |", flush=True)
+        result[batch] = (p50, batch / p50, cpu)
+        print(f"| {batch} | {len(lat)} | {p50 * 1000:.2f} | {batch / p50:.1f} | {cpu * 1000:.2f} |",
+              flush=True)
         batch *= 2
     return result
 
 
 def summarize(rows, limit):
-    """The server against the in-process limit, per transport."""
-    best_batch, (_, best) = max(limit.items(), key=lambda kv: kv[1][1])
+    """The server against the in-process limit, per transport: by wall time,
+    and by CPU time (which leaves out the clients' share of the cores)."""
+    best_batch, (_, best, best_cpu) = max(limit.items(), key=lambda kv: kv[1][1])
     print("\n| transport | server p50 at 1 client / in-process batch 1 | best server throughput "
-          "with dynamic batching / best in-process (batch %d) |" % best_batch)
-    print("|---|---|---|")
+          "with dynamic batching / best in-process (batch %d) | in-process CPU per row (batch %d) "
+          "/ server CPU per request, same row |" % (best_batch, best_batch))
+    print("|---|---|---|---|")
     for transport in sorted({r["transport"] for r in rows}):
         one = [r for r in rows if r["transport"] == transport and not r["batched"]
                and r["clients"] == 1]
         batched = [r for r in rows if r["transport"] == transport and r["batched"]]
         overhead = f"{one[0]['p50_ms'] / (limit[1][0] * 1000):.3f}" if one else "-"
-        share = (f"{max(r['throughput'] for r in batched) / best:.3f} "
-                 f"({max(batched, key=lambda r: r['throughput'])['clients']} clients)"
-                 if batched else "-")
-        print(f"| {transport} | {overhead} | {share} |")
-
+        top = max(batched, key=lambda r: r["throughput"]) if batched else None
+        share = f"{top['throughput'] / best:.3f} ({top['clients']} clients)" if top else "-"
+        cpu = f"{best_cpu / top['server_cpu']:.3f}" if top and top["server_cpu"] > 0 else "-"
+        print(f"| {transport} | {overhead} | {share} | {cpu} |")
 
 if __name__ == "__main__":
     main()

@@ -73,8 +73,8 @@ api::Value rows(const api::Value& v, int64_t begin, int64_t count) {
 
 Batcher::Batcher(api::Session& session, const std::vector<TensorSpec>& inputs,
                  const std::vector<TensorSpec>& outputs, int64_t max_batch_size,
-                 std::chrono::microseconds max_delay)
-    : session_(session), max_batch_(max_batch_size), max_delay_(max_delay) {
+                 std::chrono::microseconds max_delay, ModelStats& stats)
+    : session_(session), stats_(stats), max_batch_(max_batch_size), max_delay_(max_delay) {
   for (const auto& s : inputs) {
     input_names_.push_back(s.name);
     input_types_.push_back(s.type);
@@ -129,11 +129,18 @@ std::optional<std::vector<api::Value>> Batcher::run(std::vector<api::Value> inpu
   p->arrival = std::chrono::steady_clock::now();
   p->deadline = deadline;
   auto result = p->done.get_future();
+  // The worker acts on a request only when it opens a batch or fills one:
+  // waking it for every arrival in between costs two context switches a
+  // request for nothing.
+  bool wake = false;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(p);
+    wake =
+        queue_.size() == 1 || (queued_rows_ < max_batch_ && queued_rows_ + p->batch >= max_batch_);
+    queued_rows_ += p->batch;
   }
-  wake_.notify_all();
+  if (wake) wake_.notify_one();
   if (deadline != std::chrono::steady_clock::time_point::max() &&
       result.wait_until(deadline) != std::future_status::ready) {
     p->abandoned = true;
@@ -156,12 +163,7 @@ void Batcher::loop() {
       continue;
     }
     const auto deadline = queue_.front()->arrival + max_delay_;
-    auto queued = [this] {
-      int64_t n = 0;
-      for (const auto& p : queue_) n += p->batch;
-      return n;
-    };
-    while (!stopping_ && queued() < max_batch_ && std::chrono::steady_clock::now() < deadline)
+    while (!stopping_ && queued_rows_ < max_batch_ && std::chrono::steady_clock::now() < deadline)
       wake_.wait_until(lock, deadline);
     drop_abandoned();
     if (queue_.empty()) continue;
@@ -177,6 +179,7 @@ void Batcher::loop() {
       if (fits) {
         group.push_back(p);
         total += p->batch;
+        queued_rows_ -= p->batch;
         it = queue_.erase(it);
       } else {
         ++it;
@@ -191,17 +194,21 @@ void Batcher::loop() {
 void Batcher::drop_abandoned() {
   const auto now = std::chrono::steady_clock::now();
   for (auto it = queue_.begin(); it != queue_.end();) {
-    if ((*it)->abandoned || (*it)->deadline <= now)
+    if ((*it)->abandoned || (*it)->deadline <= now) {
+      queued_rows_ -= (*it)->batch;
       it = queue_.erase(it);
-    else
+    } else {
       ++it;
+    }
   }
 }
 
 void Batcher::execute(std::vector<PendingPtr>& group) {
   auto alone = [this](const PendingPtr& p) {
     try {
-      p->done.set_value(run_session(p->inputs, p->batch, p->timing));
+      auto out = run_session(p->inputs, p->batch, p->timing);
+      stats_.record_execution(p->batch, {}, p->timing.end - p->timing.start, {});
+      p->done.set_value(std::move(out));
     } catch (...) {
       p->done.set_exception(std::current_exception());
     }
@@ -212,6 +219,7 @@ void Batcher::execute(std::vector<PendingPtr>& group) {
   }
   std::vector<std::vector<api::Value>> results(group.size());
   try {
+    const auto join_start = std::chrono::steady_clock::now();
     std::vector<api::Value> joined;
     for (size_t i = 0; i < input_names_.size(); ++i) {
       std::vector<const api::Value*> parts;
@@ -221,8 +229,8 @@ void Batcher::execute(std::vector<PendingPtr>& group) {
     int64_t total = 0;
     for (const auto& p : group) total += p->batch;
     RunTiming timing;
+    timing.input = std::chrono::steady_clock::now() - join_start;
     std::vector<api::Value> outputs = run_session(joined, total, timing);
-    for (const auto& p : group) p->timing = timing;
     for (size_t o = 0; o < outputs.size(); ++o) {
       const auto shape = outputs[o].info().shape;
       if (shape.empty() || shape[0] != total)
@@ -235,6 +243,9 @@ void Batcher::execute(std::vector<PendingPtr>& group) {
       for (const auto& out : outputs) results[g].push_back(rows(out, begin, group[g]->batch));
       begin += group[g]->batch;
     }
+    timing.output = std::chrono::steady_clock::now() - timing.end;
+    stats_.record_execution(total, timing.input, timing.end - timing.start, timing.output);
+    for (const auto& p : group) p->timing = timing;
   } catch (...) {
     // One request may be what the model rejects: each runs alone instead.
     for (const auto& p : group) alone(p);

@@ -25,15 +25,19 @@
 #include <thread>
 #include <vector>
 
+#include "serve/model_stats.hpp"
 #include "serve/repository.hpp"
 #include "tessera/tessera.hpp"
 
 namespace tessera::serve {
 
-// When a request's session run began and ended, and how many rows it held.
+// When a request's session run began and ended, and how many rows it held;
+// and how long joining the batch's inputs before it and splitting its
+// outputs after it took (0 for a run of one request).
 struct RunTiming {
   std::chrono::steady_clock::time_point start{}, end{};
   int64_t rows = 0;
+  std::chrono::steady_clock::duration input{}, output{};
 };
 
 class Batcher {
@@ -42,9 +46,11 @@ class Batcher {
   // run); a last bucket takes the rest.
   static constexpr std::array<int64_t, 8> kRowBounds = {1, 2, 4, 8, 16, 32, 64, 128};
 
+  // Each session run that succeeds is noted in `stats`, which outlives the
+  // batcher.
   Batcher(api::Session& session, const std::vector<TensorSpec>& inputs,
           const std::vector<TensorSpec>& outputs, int64_t max_batch_size,
-          std::chrono::microseconds max_delay);
+          std::chrono::microseconds max_delay, ModelStats& stats);
   ~Batcher();  // runs what is queued, then stops
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -85,6 +91,7 @@ class Batcher {
                                       RunTiming& timing);
 
   api::Session& session_;
+  ModelStats& stats_;
   std::vector<std::string> input_names_, output_names_;
   std::vector<ONNXTensorElementDataType> input_types_;
   int64_t max_batch_;
@@ -96,6 +103,7 @@ class Batcher {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<PendingPtr> queue_;
+  int64_t queued_rows_ = 0;  // the rows of queue_'s requests
   bool stopping_ = false;
   std::thread worker_;
 };

@@ -11,6 +11,7 @@
 #include "serve/repository.hpp"
 #include "serve/request_record.hpp"
 #include "serve/serve_error.hpp"
+#include "serve/stats_json.hpp"
 
 #ifndef TESSERA_SERVE_VERSION
 #define TESSERA_SERVE_VERSION "0"
@@ -151,8 +152,19 @@ void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics
     send_json(res, 200,
               json{{"name", "tessera"},
                    {"version", TESSERA_SERVE_VERSION},
-                   {"extensions", json::array({"model_repository", "binary_tensor_data"})}});
+                   {"extensions",
+                    json::array({"model_repository", "binary_tensor_data", "statistics"})}});
   });
+
+  // The statistics extension. Registered before the model routes, which
+  // would otherwise take "stats" for a model name.
+  server.Get("/v2/models/stats", guarded([&repo](const httplib::Request&, httplib::Response& res) {
+               send_json(res, 200, stats_json(repo.loaded()));
+             }));
+  server.Get(model_route("/stats"),
+             guarded([&repo](const httplib::Request& req, httplib::Response& res) {
+               send_json(res, 200, stats_json(repo.loaded(req.matches[1], req.matches[2])));
+             }));
 
   server.Get(model_route(""), guarded([&repo](const httplib::Request& req, httplib::Response& res) {
                const std::string name = req.matches[1];
@@ -177,6 +189,7 @@ void add_routes(httplib::Server& server, ModelRepository& repo, Metrics& metrics
                   auto model = repo.find(record.model, record.version);
                   record.version = model->version;
                   record.model_found = true;
+                  record.served = model;
                   answer_infer(req, res, record.model, *model, record.trace);
                 } catch (const ServeError& e) {
                   record.status = e.status();

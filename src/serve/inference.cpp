@@ -109,6 +109,8 @@ std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest re
       trace.run_rows = timing.rows;
       trace.queue = timing.start - admitted;
       trace.compute = timing.end - timing.start;
+      trace.input = timing.input;
+      trace.output = timing.output;
     }
   } note{timing, admitted, trace};
 
@@ -159,6 +161,8 @@ std::vector<InferOutput> run_inference(const LoadedModel& model, InferRequest re
         e.code() == ORT_INVALID_ARGUMENT || e.code() == ORT_INVALID_GRAPH ? 400 : 500;
     throw ServeError(status, "model '" + m + "': the run failed: " + e.what());
   }
+  if (!model.batcher)
+    model.stats.record_execution(trace.batch_size, {}, timing.end - timing.start, {});
   std::vector<InferOutput> out;
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!results[i].is_tensor())

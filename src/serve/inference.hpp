@@ -34,6 +34,8 @@ struct RequestTrace {
   int64_t run_rows = 0;
   Clock::duration queue{};    // from admission to the start of its session run
   Clock::duration compute{};  // its session run
+  // Joining its batch's inputs and splitting the outputs (dynamic batching).
+  Clock::duration input{}, output{};
 };
 
 struct RequestedOutput {

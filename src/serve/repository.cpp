@@ -43,8 +43,21 @@ void log(const std::string& line) { std::cerr << "tessera serve: " << line << st
 LoadedModel::LoadedModel() = default;
 LoadedModel::~LoadedModel() { batcher.reset(); }
 
-ModelRepository::ModelRepository(api::Env& env, std::string root)
-    : env_(env), root_(std::move(root)) {}
+ModelRepository::ModelRepository(api::Env& env, std::string root, ModelControl control)
+    : env_(env), root_(std::move(root)), control_(control) {}
+
+void ModelRepository::check_api_allowed(const std::string& what, const std::string& name) const {
+  if (control_ != ModelControl::kNone) return;
+  throw ServeError(400, ErrorCode::kFailedPrecondition,
+                   "cannot " + what + " model '" + name +
+                       "': the server runs with --model-control-mode none, which serves the "
+                       "models loaded at start and refuses the repository API's load and "
+                       "unload (start it with --model-control-mode explicit or poll)");
+}
+
+bool ModelRepository::has_folder(const std::string& name) const {
+  return is_model_name(name) && fs::is_directory(fs::path(root_) / name);
+}
 
 ModelRepository::FileStamp ModelRepository::stamp(const std::string& path) {
   FileStamp s;
@@ -110,7 +123,7 @@ ModelRepository::VersionSlot ModelRepository::load_version(const std::string& na
               "; batching joins requests along a dynamic first dimension");
       m->batcher =
           std::make_unique<Batcher>(*m->session, m->inputs, m->outputs, config.max_batch_size,
-                                    std::chrono::microseconds(config.max_queue_delay_us));
+                                    std::chrono::microseconds(config.max_queue_delay_us), m->stats);
     }
     vs.model = std::move(m);
     log("model '" + name + "' version " + v + ": loaded from " + file.string());
@@ -195,7 +208,8 @@ void ModelRepository::load_all() {
 }
 
 void ModelRepository::load(const std::string& name) {
-  if (!is_model_name(name) || !fs::is_directory(fs::path(root_) / name))
+  check_api_allowed("load", name);
+  if (!has_folder(name))
     throw ServeError(404, "model '" + name + "' is not in the repository " + root_);
   std::lock_guard<std::mutex> loading(load_mutex_);
   ModelSlot s = load_folder(name);
@@ -207,6 +221,7 @@ void ModelRepository::load(const std::string& name) {
 }
 
 void ModelRepository::unload(const std::string& name) {
+  check_api_allowed("unload", name);
   std::lock_guard<std::mutex> loading(load_mutex_);
   std::vector<std::shared_ptr<const LoadedModel>> released;
   {
@@ -314,13 +329,24 @@ bool ModelRepository::ready(const std::string& name, const std::string& version)
 }
 
 std::vector<IndexEntry> ModelRepository::index() const {
+  // Folders never loaded are listed too, so that a client of an explicit
+  // server can see what it may load. A folder that cannot be read lists none.
+  std::vector<std::string> folders;
+  try {
+    folders = model_names();
+  } catch (const std::exception&) {
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<IndexEntry> out;
+  for (const auto& f : folders)
+    if (!models_.count(f)) out.push_back({f, "", "UNAVAILABLE", "not loaded"});
   for (const auto& [name, s] : models_) {
     if (s.versions.empty()) out.push_back({name, "", "UNAVAILABLE", s.reason});
     for (const auto& v : s.versions)
       out.push_back({name, v.version, v.model ? "READY" : "UNAVAILABLE", v.reason});
   }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const IndexEntry& a, const IndexEntry& b) { return a.name < b.name; });
   return out;
 }
 
@@ -341,6 +367,18 @@ std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::loaded() const 
   for (const auto& [name, s] : models_)
     for (const auto& v : s.versions)
       if (v.model) out.push_back(v.model);
+  return out;
+}
+
+std::vector<std::shared_ptr<const LoadedModel>> ModelRepository::loaded(
+    const std::string& name, const std::string& version) const {
+  if (name.empty()) return loaded();
+  if (!version.empty()) return {find(name, version)};
+  std::vector<std::shared_ptr<const LoadedModel>> out;
+  for (auto& m : loaded())
+    if (m->name == name) out.push_back(std::move(m));
+  // None loaded: the unknown model's 404, or why it is not ready.
+  if (out.empty()) find(name, "");
   return out;
 }
 

@@ -29,6 +29,8 @@
 #include <vector>
 
 #include "serve/model_config.hpp"
+#include "serve/model_control.hpp"
+#include "serve/model_stats.hpp"
 #include "tessera/tessera.hpp"
 
 namespace tessera::serve {
@@ -54,6 +56,8 @@ struct LoadedModel {
   std::unique_ptr<Batcher> batcher;  // with dynamic batching only
   // Requests admitted and not yet answered (config.max_queue_size bounds it).
   mutable std::atomic<int64_t> in_flight{0};
+  // The statistics extension's figures of this load of the version.
+  mutable ModelStats stats;
 };
 
 // One version of one model as the index reports it.
@@ -66,15 +70,22 @@ struct IndexEntry {
 
 class ModelRepository {
  public:
-  ModelRepository(api::Env& env, std::string root);
+  // `control` decides whether load() and unload() may be asked for
+  // (model_control.hpp).
+  ModelRepository(api::Env& env, std::string root, ModelControl control = ModelControl::kNone);
 
   // Scans the repository and loads every model found.
   void load_all();
-  // (Re)loads one model from its folder; throws ServeError: 404 when the
-  // repository has no such folder, 400 with the load error when it fails.
+  // The repository API's load: (re)loads one model from its folder; throws
+  // ServeError: 404 when the repository has no such folder, 400 with the
+  // load error when it fails, and kFailedPrecondition when the model control
+  // mode is none.
   void load(const std::string& name);
-  // Unloads a model (its runs in progress finish); 404 when unknown.
+  // The repository API's unload: unloads a model (its runs in progress
+  // finish); 404 when unknown, kFailedPrecondition in model control mode none.
   void unload(const std::string& name);
+  // Whether the repository has a model folder of that name.
+  bool has_folder(const std::string& name) const;
   // Reads the repository folder again and loads, reloads and unloads what
   // changed since the last load or poll (above). Models unloaded on request
   // are left alone while their folder exists.
@@ -87,12 +98,19 @@ class ModelRepository {
                                           const std::string& version) const;
   // Whether that model (version) is loaded; throws ServeError 404 if unknown.
   bool ready(const std::string& name, const std::string& version) const;
-  // Every model version known, sorted by name then version.
+  // Every model version known, sorted by name then version, and each model
+  // folder of the repository that was never loaded (version "", state
+  // UNAVAILABLE, reason "not loaded").
   std::vector<IndexEntry> index() const;
   // True when every model not unloaded on request is loaded.
   bool all_ready() const;
   // Every loaded model version.
   std::vector<std::shared_ptr<const LoadedModel>> loaded() const;
+  // The loaded versions of `name` ("": of every model), or only `version`
+  // when given; throws as find() does for an unknown model or version, or a
+  // named model with no version loaded.
+  std::vector<std::shared_ptr<const LoadedModel>> loaded(const std::string& name,
+                                                         const std::string& version) const;
   // The versions known for `name`, in ascending order.
   std::vector<std::string> versions(const std::string& name) const;
 
@@ -139,9 +157,13 @@ class ModelRepository {
   // released after the lock (a model's release may wait for its batch).
   ModelSlot replace(const std::string& name, ModelSlot slot);
   const ModelSlot& slot(const std::string& name) const;  // caller holds mutex_
+  // ServeError kFailedPrecondition naming `what` when the control mode
+  // refuses the repository API.
+  void check_api_allowed(const std::string& what, const std::string& name) const;
 
   api::Env& env_;
   std::string root_;
+  ModelControl control_;
   // Held through every load, reload and unload, so that they apply in turn;
   // requests take only mutex_.
   std::mutex load_mutex_;

@@ -15,6 +15,15 @@ RequestRecord::RequestRecord(std::string transport_, std::string model_, std::st
 void finish_request(const RequestRecord& record, Metrics& metrics, AccessLog& log) {
   const Clock::duration total = Clock::now() - record.arrival;
   if (record.model_found) metrics.record(record, total);
+  if (record.served) {
+    const RequestTrace& t = record.trace;
+    ModelStats::RunStats run;
+    run.input.ns = static_cast<uint64_t>(std::chrono::nanoseconds(t.input).count());
+    run.infer.ns = static_cast<uint64_t>(std::chrono::nanoseconds(t.compute).count());
+    run.output.ns = static_cast<uint64_t>(std::chrono::nanoseconds(t.output).count());
+    record.served->stats.record_request(record.error.empty(), total, t.batch_size, t.run_rows > 0,
+                                        t.queue, run);
+  }
   log.write(record, total);
 }
 

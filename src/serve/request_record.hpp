@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "serve/inference.hpp"
@@ -21,9 +22,11 @@ struct RequestRecord {
   // (and when none could be: an unknown model, one not loaded).
   std::string version;
   bool model_found = false;  // a loaded version was chosen (only then is it counted)
-  int status = 200;          // the HTTP status of the answer (gRPC: of its error's kind)
-  std::string grpc_code;     // gRPC only: the status code's name
-  std::string error;         // the error message, when it failed
+  // That version, whose statistics count the request.
+  std::shared_ptr<const LoadedModel> served;
+  int status = 200;       // the HTTP status of the answer (gRPC: of its error's kind)
+  std::string grpc_code;  // gRPC only: the status code's name
+  std::string error;      // the error message, when it failed
   RequestTrace trace;
   std::chrono::system_clock::time_point wall_arrival;
   Clock::time_point arrival;

@@ -16,6 +16,7 @@ enum class ErrorCode {
   kUnavailable,
   kResourceExhausted,
   kDeadlineExceeded,
+  kFailedPrecondition,  // asked of a server whose set-up refuses it
   kInternal,
 };
 

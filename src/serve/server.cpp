@@ -72,8 +72,30 @@ int serve(const ServeOptions& options) {
     return 1;
   }
   api::Env env(ORT_LOGGING_LEVEL_WARNING, "tessera-serve");
-  ModelRepository repo(env, options.model_repository);
-  repo.load_all();
+  ModelRepository repo(env, options.model_repository, options.model_control);
+  if (options.model_control != ModelControl::kExplicit) {
+    repo.load_all();
+  } else {
+    // A name that is no folder of the repository is a mistake in the command
+    // line, not a model that failed: the server does not start.
+    for (const auto& name : options.load_models)
+      if (name != "*" && !repo.has_folder(name)) {
+        std::cerr << "tessera serve: --load-model '" << name << "': the repository "
+                  << options.model_repository << " has no model folder of that name\n";
+        return 1;
+      }
+    for (const auto& name : options.load_models) {
+      if (name == "*") {
+        repo.load_all();
+        continue;
+      }
+      try {
+        repo.load(name);
+      } catch (const std::exception&) {
+        // Logged by the load, and listed in the index with its reason.
+      }
+    }
+  }
   if (!repo.all_ready())
     std::cerr << "tessera serve: some models failed to load; the others are served "
                  "(POST /v2/repository/index lists each with its reason)"
@@ -112,6 +134,8 @@ int serve(const ServeOptions& options) {
     return 1;
   }
 #endif
+  std::cout << "tessera serve: model control mode " << model_control_name(options.model_control)
+            << std::endl;
   std::cout << "tessera serve: HTTP listening on " << options.host << ":" << port << std::endl;
 #ifdef TESSERA_SERVE_GRPC
   if (grpc_server)
@@ -135,7 +159,7 @@ int serve(const ServeOptions& options) {
   std::condition_variable poll_wake;
   bool poll_over = false;
   std::thread poller;
-  if (options.repository_poll_secs > 0) {
+  if (options.model_control == ModelControl::kPoll && options.repository_poll_secs > 0) {
     std::cout << "tessera serve: polling the model repository every "
               << options.repository_poll_secs << " s" << std::endl;
     poller = std::thread([&] {

@@ -4,6 +4,9 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <vector>
+
+#include "serve/model_control.hpp"
 
 namespace tessera::serve {
 
@@ -31,9 +34,14 @@ struct ServeOptions {
   // Where each inference request's access-log line goes: "stderr", "none"
   // or a file to append to (access_log.hpp).
   std::string access_log = "stderr";
-  // Every this many seconds the repository folder is read again and the
-  // models brought in line with it (ModelRepository::poll); 0: never.
+  // How the served models may change (model_control.hpp).
+  ModelControl model_control = ModelControl::kNone;
+  // With ModelControl::kPoll: every this many seconds the repository folder
+  // is read again and the models brought in line with it
+  // (ModelRepository::poll).
   int repository_poll_secs = 0;
+  // With ModelControl::kExplicit: the models to load at start ("*": all).
+  std::vector<std::string> load_models;
 };
 
 // Serves until a stop signal; returns the process exit status.

@@ -5,7 +5,9 @@
 # generated Python client (test_serve_grpc.py; skipped, saying so, when this
 # tessera or this machine lacks gRPC), checks the access log, the histograms
 # and repository polling (test_serve_ops.py, which starts a polling server of
-# its own), stops it with SIGTERM and checks the log.
+# its own), model control modes and the statistics extension
+# (test_serve_control.py, servers of its own), stops it with SIGTERM and
+# checks the log.
 # Bounded: the server runs under `timeout`, each client call has its own.
 # Usage: bash tests/serve/test_serve.sh [BUILD_DIR]
 set -uo pipefail
@@ -42,7 +44,7 @@ fi
 
 timeout 600 "$TESSERA" serve --model-repository "$WORK/repo" --host 127.0.0.1 --http-port 0 \
   "${GRPC_PORT_ARG[@]}" --metrics-port 0 --max-body-bytes 1048576 --http-threads 12 \
-  --access-log "$WORK/access.log" \
+  --access-log "$WORK/access.log" --model-control-mode explicit --load-model '*' \
   >"$WORK/server.out" 2>"$WORK/server.err" &
 SERVER_PID=$!
 PORT=""
@@ -71,7 +73,7 @@ expect_http() {  # WANT_STATUS WANT_BODY_REGEX DESCRIPTION -- CURL ARGS...
 }
 expect_http 200 '' "curl GET /v2/health/live" -- "$URL/v2/health/live"
 expect_http 400 '' "curl GET /v2/health/ready (three models fail to load)" -- "$URL/v2/health/ready"
-expect_http 200 '"extensions":\["model_repository","binary_tensor_data"\]' "curl GET /v2" -- "$URL/v2"
+expect_http 200 '"extensions":\["model_repository","binary_tensor_data","statistics"\]' "curl GET /v2" -- "$URL/v2"
 expect_http 200 '"shape":\[-1,8,32\]' "curl GET /v2/models/demo_transformer" -- "$URL/v2/models/demo_transformer"
 expect_http 200 '' "curl GET /v2/models/demo_cnn/versions/1/ready" -- "$URL/v2/models/demo_cnn/versions/1/ready"
 expect_http 200 '"outputs":\[\{"data":\[2\.0,3\.0,4\.0\],"datatype":"FP32","name":"sum","shape":\[1,3\]\}\]' \
@@ -119,6 +121,10 @@ GRPC_ON=off
 [ "${GRPC_PORT_ARG[1]}" = 0 ] && [ "${GRPC_SKIPPED:-0}" = 0 ] && GRPC_ON=on
 timeout 300 $PY tests/serve/test_serve_ops.py "$URL" "$METRICS" "$WORK/access.log" "$TESSERA" \
   "$WORK" "$GRPC_ON" || failures=$((failures + 1))
+
+echo "-- model control modes and the statistics extension (servers of its own)"
+timeout 300 $PY tests/serve/test_serve_control.py "$TESSERA" "$WORK/repo" "$WORK" "$GRPC_ON" ||
+  failures=$((failures + 1))
 
 echo "-- deploy/ (parsed and checked against this server; nothing is deployed)"
 DEPLOY_GRPC=()

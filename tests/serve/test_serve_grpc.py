@@ -441,6 +441,39 @@ def repository():
           r is not None and not r.ready, r)
 
 
+def statistics():
+    """ModelStatistics carries the figures GET .../stats shows, field for field."""
+    def duration(d):
+        return {"count": d.count, "ns": d.ns}
+
+    def as_json(m):
+        i = m.inference_stats
+        return {"name": m.name, "version": m.version, "last_inference": m.last_inference,
+                "inference_count": m.inference_count, "execution_count": m.execution_count,
+                "inference_stats": {k: duration(getattr(i, k)) for k in (
+                    "success", "fail", "queue", "compute_input", "compute_infer",
+                    "compute_output", "cache_hit")},
+                "batch_stats": [{"batch_size": b.batch_size,
+                                 **{k: duration(getattr(b, k)) for k in (
+                                     "compute_input", "compute_infer", "compute_output")}}
+                                for b in m.batch_stats]}
+    # The batched model, idle now: both transports read the same figures.
+    r, err = call(stub.ModelStatistics, pb.ModelStatisticsRequest(name="batched"))
+    http = requests.get(f"{HTTP}/v2/models/batched/stats", timeout=TIMEOUT).json()["model_stats"]
+    check("ModelStatistics equals GET /v2/models/batched/stats",
+          err is None and [as_json(m) for m in r.model_stats] == http
+          and http and http[0]["execution_count"] > 0, (err, r, http))
+    r, _ = call(stub.ModelStatistics, pb.ModelStatisticsRequest())
+    check("ModelStatistics without a name: every loaded version",
+          r is not None and {("batched", "1"), ("add_mul", "2")} <= {
+              (m.name, m.version) for m in r.model_stats}, r)
+    expect_status("ModelStatistics of an unknown model", stub.ModelStatistics,
+                  pb.ModelStatisticsRequest(name="nosuch"), grpc.StatusCode.NOT_FOUND, "nosuch")
+    r, _ = call(stub.ServerMetadata, pb.ServerMetadataRequest())
+    check("ServerMetadata lists the statistics extension",
+          r is not None and "statistics" in r.extensions, r)
+
+
 def health():
     """grpc.health.v1.Health: the server, the inference service and each model."""
     Status = health_pb.HealthCheckResponse.ServingStatus
@@ -522,6 +555,7 @@ demo_and_outputs()
 errors()
 batching()
 overload_and_deadlines()
+statistics()
 health()
 repository()
 print(f"grpc: {len(failures)} failed" if failures else "all gRPC serving checks passed")

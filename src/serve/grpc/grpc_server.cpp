@@ -36,6 +36,8 @@ grpc::StatusCode status_code(ErrorCode code) {
       return grpc::StatusCode::RESOURCE_EXHAUSTED;
     case ErrorCode::kDeadlineExceeded:
       return grpc::StatusCode::DEADLINE_EXCEEDED;
+    case ErrorCode::kFailedPrecondition:
+      return grpc::StatusCode::FAILED_PRECONDITION;
     case ErrorCode::kInternal:
       break;
   }
@@ -57,6 +59,8 @@ const char* code_name(grpc::StatusCode code) {
       return "RESOURCE_EXHAUSTED";
     case grpc::StatusCode::DEADLINE_EXCEEDED:
       return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
     default:
       return "INTERNAL";
   }
@@ -183,6 +187,7 @@ class Service final : public pb::GRPCInferenceService::Service {
     response->set_name("tessera");
     response->set_version(TESSERA_SERVE_VERSION);
     response->add_extensions("model_repository");
+    response->add_extensions("statistics");
     return grpc::Status::OK;
   }
 
@@ -210,6 +215,7 @@ class Service final : public pb::GRPCInferenceService::Service {
           auto model = repo_.find(request->model_name(), request->model_version());
           record.version = model->version;
           record.model_found = true;
+          record.served = model;
           infer(*model, *context, *request, *response, record.trace);
         },
         &record);
@@ -242,6 +248,40 @@ class Service final : public pb::GRPCInferenceService::Service {
                                      const pb::RepositoryModelUnloadRequest* request,
                                      pb::RepositoryModelUnloadResponse*) override {
     return guarded([&] { repo_.unload(request->model_name()); });
+  }
+
+  grpc::Status ModelStatistics(grpc::ServerContext*, const pb::ModelStatisticsRequest* request,
+                               pb::ModelStatisticsResponse* response) override {
+    return guarded([&] {
+      auto set = [](const ModelStats::DurationStat& d, pb::StatisticDuration* out) {
+        out->set_count(d.count);
+        out->set_ns(d.ns);
+      };
+      for (const auto& m : repo_.loaded(request->name(), request->version())) {
+        const ModelStats::Snapshot s = m->stats.snapshot();
+        auto* out = response->add_model_stats();
+        out->set_name(m->name);
+        out->set_version(m->version);
+        out->set_last_inference(s.last_inference_ms);
+        out->set_inference_count(s.inference_count);
+        out->set_execution_count(s.execution_count);
+        auto* infer = out->mutable_inference_stats();
+        set(s.success, infer->mutable_success());
+        set(s.fail, infer->mutable_fail());
+        set(s.queue, infer->mutable_queue());
+        set(s.requests.input, infer->mutable_compute_input());
+        set(s.requests.infer, infer->mutable_compute_infer());
+        set(s.requests.output, infer->mutable_compute_output());
+        infer->mutable_cache_hit();  // no response cache: zero
+        for (const auto& [rows, run] : s.per_batch) {
+          auto* b = out->add_batch_stats();
+          b->set_batch_size(static_cast<uint64_t>(rows));
+          set(run.input, b->mutable_compute_input());
+          set(run.infer, b->mutable_compute_infer());
+          set(run.output, b->mutable_compute_output());
+        }
+      }
+    });
   }
 
  private:
