@@ -309,9 +309,12 @@ def specs(mm):
         return seeded(lambda: getattr(zoo, name)(weights=None, **kw), shape)
 
     def vit_s():
-        return torchvision.models.VisionTransformer(
+        m = torchvision.models.VisionTransformer(
             image_size=128, patch_size=16, num_layers=6, num_heads=6, hidden_dim=384,
             mlp_dim=1536, num_classes=1000)
+        with torch.no_grad():  # torchvision starts the head at zero: logits would be all 0
+            m.heads.head.weight.normal_(0.0, 0.02)
+        return m
 
     def gru_loop():
         return torch.jit.script(GruLoop().eval())
