@@ -302,39 +302,58 @@ void gemm_block(const SgemmKernelInfo& kern, const Operands& o, int64_t i0, int6
 
 // M == 1 (a row vector times a matrix, common in decoding): packing B would
 // copy as many values as the product reads, so stream B's rows directly.
+// Blocks of kRowCols columns, K in runs of kRunK as in gemm_block, each run's
+// sums made by the ISA's row-vector kernel (gemm_microkernel.hpp).
+constexpr int64_t kRowCols = 256;
+
+void row_run_portable(bool tb, int64_t kr, const float* a, const float* b, int64_t ldb, int64_t n,
+                      float* run) {
+  if (!tb) {
+    for (int64_t j = 0; j < n; ++j) run[j] = 0.f;
+    for (int64_t k = 0; k < kr; ++k)
+      for (int64_t j = 0; j < n; ++j) run[j] += a[k] * b[k * ldb + j];
+    return;
+  }
+  // kLanes independent partial sums let the compiler vectorise without
+  // reassociating a sum.
+  constexpr int64_t kLanes = 16;
+  const int64_t kv = kr / kLanes * kLanes;
+  for (int64_t j = 0; j < n; ++j) {
+    const float* r = b + j * ldb;
+    float part[kLanes] = {};
+    for (int64_t k = 0; k < kv; k += kLanes)
+      for (int64_t l = 0; l < kLanes; ++l) part[l] += a[k + l] * r[k + l];
+    float s = 0.f;
+    for (int64_t l = 0; l < kLanes; ++l) s += part[l];
+    for (int64_t k = kv; k < kr; ++k) s += a[k] * r[k];
+    run[j] = s;
+  }
+}
+
 void gemv_row(bool ta, bool tb, int64_t K, float alpha, const float* A, int64_t lda, const float* B,
               int64_t ldb, float beta, float* C, int64_t j0, int64_t j1) {
-  float* c = C + j0;
-  const int64_t n = j1 - j0;
-  scale_c(1, n, beta, c, n);
+  scale_c(1, j1 - j0, beta, C + j0, j1 - j0);
   if (K == 0 || alpha == 0.f) return;
-  if (!tb) {
-    for (int64_t k = 0; k < K; ++k) {
-      const float a = alpha * A[k * (ta ? lda : 1)];
-      const float* b = B + k * ldb + j0;
-      for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
-    }
-  } else {
-    // Dot products (a classifier's Gemm with transB). kLanes independent
-    // partial sums let the compiler vectorise without reassociating a sum.
-    constexpr int64_t kLanes = 16;
-    const float* a = A;
-    std::vector<float> strided;  // op(A) as a contiguous row when A is transposed
-    if (ta) {
-      strided.resize(size_t(K));
-      for (int64_t k = 0; k < K; ++k) strided[size_t(k)] = A[k * lda];
-      a = strided.data();
-    }
-    const int64_t kv = K / kLanes * kLanes;
-    for (int64_t j = 0; j < n; ++j) {
-      const float* b = B + (j0 + j) * ldb;
-      float part[kLanes] = {};
-      for (int64_t k = 0; k < kv; k += kLanes)
-        for (int64_t l = 0; l < kLanes; ++l) part[l] += a[k + l] * b[k + l];
-      float s = 0.f;
-      for (int64_t l = 0; l < kLanes; ++l) s += part[l];
-      for (int64_t k = kv; k < K; ++k) s += a[k] * b[k];
-      c[j] += alpha * s;
+  const float* a = A;
+  static thread_local HostVector<float> strided;  // op(A) as a contiguous row when A is transposed
+  if (ta) {
+    strided.resize(size_t(K));
+    for (int64_t k = 0; k < K; ++k) strided[size_t(k)] = A[k * lda];
+    a = strided.data();
+  }
+  for (int64_t jb = j0; jb < j1; jb += kRowCols) {
+    const int64_t n = std::min(kRowCols, j1 - jb);
+    float* c = C + jb;
+    for (int64_t k0 = 0; k0 < K; k0 += kRunK) {
+      const int64_t kr = std::min(kRunK, K - k0);
+      const float* b = tb ? B + jb * ldb + k0 : B + k0 * ldb + jb;
+      float run[kRowCols];
+      const bool vector = tb ? detail::row_dot_rows_avx512(kr, a + k0, b, ldb, n, run) ||
+                                   detail::row_dot_rows_avx2(kr, a + k0, b, ldb, n, run)
+                             : detail::row_times_cols_avx512(kr, a + k0, b, ldb, n, run) ||
+                                   detail::row_times_cols_avx2(kr, a + k0, b, ldb, n, run);
+      if (!vector) row_run_portable(tb, kr, a + k0, b, ldb, n, run);
+      for (int64_t j = 0; j < n; ++j) c[j] += alpha * run[j];
     }
   }
 }
@@ -388,13 +407,13 @@ void run_sgemm(const SgemmKernelInfo& kern, Operands o, int64_t M, int64_t N, in
   const double flops = 2.0 * double(M) * double(N) * double(K);
   if (M == 1 && !o.packed && !o.packed_b) {
     auto cols = [&](int64_t b, int64_t e) {
-      const int64_t j0 = b * 256, j1 = std::min(N, e * 256);
+      const int64_t j0 = b * kRowCols, j1 = std::min(N, e * kRowCols);
       gemv_row(o.ta, o.tb, K, o.alpha, o.A, o.lda, o.B, o.ldb, beta, o.C, j0, j1);
       if (o.ep) apply_epilogue(*o.ep, 0, 1, j0, j1 - j0, o.C, o.ldc);
     };
-    const int64_t chunks = (N + 255) / 256;
+    const int64_t chunks = (N + kRowCols - 1) / kRowCols;
     if (pool && threads > 1 && flops >= 2.0e6)
-      pool->parallel_for(chunks, 2.0 * 256 * double(K), cols);
+      pool->parallel_for(chunks, 2.0 * double(kRowCols) * double(K), cols);
     else
       cols(0, chunks);
     return;

@@ -57,6 +57,21 @@ bool panel_gemv64_avx512(int64_t kc, const float* a, const float* b, float* acc)
 // The same for the AVX2 kernel's 16-wide panels.
 bool panel_gemv16_avx2(int64_t kc, const float* a, const float* b, float* acc);
 
+// A row vector times an unpacked matrix, for a product with M == 1 whose B
+// is not prepacked (packing would copy as many values as the product reads).
+// row_dot_rows: out[j] = sum over k < kc of a[k] * b[j * ldb + k] for j < n
+// (B transposed: each output is a dot product with one of B's rows).
+// row_times_cols: out[j] = sum over k < kc of a[k] * b[k * ldb + j].
+// Both overwrite out; false when this build or CPU has no such ISA.
+bool row_dot_rows_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t n,
+                         float* out);
+bool row_dot_rows_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t n,
+                       float* out);
+bool row_times_cols_avx512(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t n,
+                           float* out);
+bool row_times_cols_avx2(int64_t kc, const float* a, const float* b, int64_t ldb, int64_t n,
+                         float* out);
+
 // Each returns false when this build or CPU cannot run it.
 bool sgemm_kernel_avx512(SgemmKernelInfo* out);
 bool sgemm_kernel_avx2(SgemmKernelInfo* out);

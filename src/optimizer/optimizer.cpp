@@ -41,6 +41,7 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
   if (model.opset("") >= 9) run("fuse_matmul_add", [&] { return fuse_matmul_add(g); });
   run("fuse_gelu", [&] { return fuse_gelu(model, g); });
   run("fuse_layer_norm", [&] { return fuse_layer_norm(model, g); });
+  run("fuse_pad_conv", [&] { return fuse_pad_conv(model, g); });
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
   if (level == GraphOptimizationLevel::kExtended) return;
 

@@ -50,6 +50,9 @@ size_t fuse_matmul_add(ir::Graph& graph);
 size_t fuse_gelu(ir::Model& model, ir::Graph& graph);
 // The spelled-out layer norm -> LayerNormalization (com.tessera below opset 17).
 size_t fuse_layer_norm(ir::Model& model, ir::Graph& graph);
+// Pad with zeros on the spatial axes, read only by a Conv -> the Conv with
+// the pads added to its own (pad_conv_fusion.cpp).
+size_t fuse_pad_conv(ir::Model& model, ir::Graph& graph);
 
 // ---- all ----
 // Conv + inference BatchNormalization -> Conv with folded weights and bias.

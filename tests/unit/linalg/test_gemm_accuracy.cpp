@@ -52,11 +52,16 @@ TEST(GemmAccuracy, DeepKStaysCloseToFloat64) {
   for (int64_t M : {int64_t(1), int64_t(6), int64_t(20)}) {
     const Product p = make_product(M, 96, 4096);
     std::vector<float> C(size_t(M * p.N));
-    if (M > 1) {  // (M == 1 with a plain B is gemv_row's: not in runs)
-      sgemm(false, false, M, p.N, p.K, 1.f, p.A.data(), p.K, p.B.data(), p.N, 0.f, C.data(), p.N,
-            nullptr);
-      EXPECT_LT(relative_deviation(p, C), kBound) << "M " << M;
-    }
+    sgemm(false, false, M, p.N, p.K, 1.f, p.A.data(), p.K, p.B.data(), p.N, 0.f, C.data(), p.N,
+          nullptr);
+    EXPECT_LT(relative_deviation(p, C), kBound) << "M " << M;
+    std::vector<float> bt(p.B.size());  // B transposed: M == 1 takes dot products with its rows
+    for (int64_t k = 0; k < p.K; ++k)
+      for (int64_t j = 0; j < p.N; ++j) bt[size_t(j * p.K + k)] = p.B[size_t(k * p.N + j)];
+    std::fill(C.begin(), C.end(), 0.f);
+    sgemm(false, true, M, p.N, p.K, 1.f, p.A.data(), p.K, bt.data(), p.K, 0.f, C.data(), p.N,
+          nullptr);
+    EXPECT_LT(relative_deviation(p, C), kBound) << "M " << M << ", B transposed";
     const PackedB packed(false, p.K, p.N, p.B.data(), p.N);  // the row-vector path at M == 1
     std::fill(C.begin(), C.end(), 0.f);
     sgemm_packed_b(false, M, 1.f, p.A.data(), p.K, packed, 0.f, C.data(), p.N, nullptr);

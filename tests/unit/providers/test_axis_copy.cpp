@@ -85,6 +85,74 @@ TEST(AxisCopy, LongRowsInPiecesWithFills) {
   for (int64_t i = 0; i < L - 3; ++i) ASSERT_EQ(y[i], float(L + 3 + i)) << i;
 }
 
+// Slices narrowed on one axis with step 1 are copied as one run per index
+// of the axes before it: a gate of a recurrent cell's [1, 3H] projection, a
+// middle axis, a whole tensor, and more rows than the runs take (the maps).
+TEST(AxisCopy, SliceOfOneAxisAsRuns) {
+  struct Case {
+    Shape shape;
+    int64_t axis, begin, end;
+  };
+  const Case cases[] = {{Shape{1, 768}, 1, 256, 512},
+                        {Shape{3, 7, 4}, 1, 2, 6},
+                        {Shape{2, 5}, 0, 0, 2},
+                        {Shape{100, 6}, 1, 1, 4},
+                        {Shape{70, 3, 2}, 0, 3, 69}};
+  for (const Case& c : cases) {
+    const Tensor x = iota_f32(c.shape);
+    auto out = run_node("Slice", {x, i64v({c.begin}), i64v({c.end}), i64v({c.axis})});
+    std::vector<int64_t> dims = c.shape.dims();
+    dims[size_t(c.axis)] = c.end - c.begin;
+    const Shape ys(dims);
+    const int64_t outer = ys.size_to(size_t(c.axis));
+    const int64_t inner = ys.num_elements() / (outer * dims[size_t(c.axis)]);
+    std::vector<float> want;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = c.begin; i < c.end; ++i)
+        for (int64_t t = 0; t < inner; ++t)
+          want.push_back(float((o * c.shape[size_t(c.axis)] + i) * inner + t));
+    expect_f32(out[0], want, ys, 0.f);
+  }
+}
+
+// Pads and crops of the last axis: each row is a few runs (fill, copy,
+// fill), checked against the element-by-element definition; reflect and a
+// map of one-element runs take the gather.
+TEST(AxisCopy, LastAxisPadsAsRuns) {
+  struct Case {
+    int64_t rows, len, begin, end;  // last-axis pads (negative: crop)
+    const char* mode;
+  };
+  const Case cases[] = {{3, 40, 8, 0, "constant"},   {5, 33, 2, 9, "constant"},
+                        {2, 50, -3, 12, "constant"}, {4, 20, 10, -5, "constant"},
+                        {3, 9, 1, 1, "constant"},    {2, 30, 4, 3, "reflect"},
+                        {2, 30, 5, 6, "edge"}};
+  for (const Case& c : cases) {
+    const Tensor x = iota_f32(Shape{c.rows, c.len});
+    std::vector<Value> in = {Value(x), Value(i64v({0, c.begin, 0, c.end}))};
+    if (std::string(c.mode) == "constant") in.push_back(Value(f32({-1.f}, Shape{})));
+    auto out = run_node("Pad", in, {attr_string("mode", c.mode)});
+    const int64_t w = c.len + c.begin + c.end;
+    std::vector<float> want;
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t i = 0; i < w; ++i) {
+        int64_t k = i - c.begin;
+        if (k < 0 || k >= c.len) {
+          if (std::string(c.mode) == "constant") {
+            want.push_back(-1.f);
+            continue;
+          }
+          if (std::string(c.mode) == "edge")
+            k = k < 0 ? 0 : c.len - 1;
+          else
+            k = k < 0 ? -k : 2 * (c.len - 1) - k;
+        }
+        want.push_back(float(r * c.len + k));
+      }
+    expect_f32(out[0], want, Shape{c.rows, w}, 0.f);
+  }
+}
+
 }  // namespace
 }  // namespace tessera::test
 

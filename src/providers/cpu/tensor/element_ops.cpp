@@ -171,6 +171,26 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
     for (int64_t i = 0; i < inner && rep; ++i)
       if (im[size_t(i)] != i / rep) rep = 0;
   }
+  // A last-axis map made of long runs, each a fill or consecutive source
+  // elements (a constant Pad or a crop of the last axis): each row is then a
+  // few fills and copies, where the gather looked up and tested every entry.
+  struct Run {
+    int64_t at, len, src;  // src: kFillOffset for a fill
+  };
+  std::vector<Run> runs;
+  if (row_fills) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t v = im[size_t(i)];
+      Run* last = runs.empty() ? nullptr : &runs.back();
+      if (last && (v == kFillOffset ? last->src == kFillOffset
+                                    : last->src != kFillOffset && v == last->src + last->len))
+        ++last->len;
+      else
+        runs.push_back({i, 1, v});
+    }
+    constexpr int64_t kMinRun = 8;  // mean elements per run worth a fill or copy call
+    if (int64_t(runs.size()) * kMinRun > inner) runs.clear();
+  }
   pool.parallel_for(rows, double(inner), [&](int64_t begin, int64_t end) {
     LeadIndex at(out, maps, r - 1, begin);
     int64_t last_base = -1;  // the source offset of the row gathered last
@@ -185,6 +205,14 @@ void axis_copy(const T* s, T* d, const Shape& out, const AxisMaps& maps, const T
         // A row that reads what the previous one read (nearest upsampling
         // repeats each input row): one contiguous copy instead of a gather.
         std::copy(drow - inner, drow, drow);
+      } else if (!runs.empty()) {
+        for (const Run& run : runs) {
+          if (run.src == kFillOffset)
+            std::fill(drow + run.at, drow + run.at + run.len, *fill);
+          else
+            std::copy(s + base + run.src, s + base + run.src + run.len, drow + run.at);
+        }
+        last_base = base;
       } else if (row_fills) {
         for (int64_t i = 0; i < inner; ++i) {
           int64_t v = im[size_t(i)];
