@@ -101,3 +101,18 @@ def test_optimized_model_keeps_the_sparse_initializer_sparse(tmp_path):
     b = np.ones((K, N), np.float32)
     (y,) = ort.InferenceSession(saved, providers=CPU).run(None, {"b": b})
     np.testing.assert_allclose(y, a @ b, rtol=1e-6, atol=1e-6)
+
+
+def test_constant_sparse_value_produces_the_dense_tensor():
+    """ONNX's Constant: a sparse_value attribute gives a dense output tensor."""
+    values = helper.make_tensor("v", TensorProto.FLOAT, [2], [3.0, 4.0])
+    indices = helper.make_tensor("i", TensorProto.INT64, [2], [1, 5])
+    graph = helper.make_graph(
+        [helper.make_node("Constant", [], ["y"],
+                          sparse_value=helper.make_sparse_tensor(values, indices, [2, 3]))],
+        "sparse_constant", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    sess = ort.InferenceSession(model.SerializeToString(), providers=CPU)
+    assert sess.get_outputs()[0].type == "tensor(float)"
+    (y,) = sess.run(None, {})
+    np.testing.assert_array_equal(y, np.array([[0, 3, 0], [0, 0, 4]], np.float32))
