@@ -52,7 +52,6 @@ struct OrtArenaCfg {
 struct OrtSessionOptions {
   tessera::SessionOptions options;
   std::vector<tessera::ProviderSpec> providers;  // in the order they were appended
-  int log_verbosity_level = 0;
   bool mem_pattern = true;
   bool per_session_threads = true;
   bool deterministic_compute = false;
@@ -131,7 +130,6 @@ struct OrtValue {
 
 struct OrtRunOptions {
   tessera::RunOptions options;
-  int log_verbosity_level = 0;
   OrtSyncStream* stream = nullptr;
 };
 

@@ -31,7 +31,7 @@ OrtStatus* ORT_API_CALL RunOptionsSetRunLogVerbosityLevel(OrtRunOptions* options
                                                           int log_verbosity_level) noexcept {
   return guard("RunOptionsSetRunLogVerbosityLevel", [&] {
     check(log_verbosity_level >= 0, "verbosity level ", log_verbosity_level, " is negative");
-    ro(options).log_verbosity_level = log_verbosity_level;
+    ro(options).options.log_verbosity_level = log_verbosity_level;
   });
 }
 
@@ -55,7 +55,7 @@ OrtStatus* ORT_API_CALL RunOptionsGetRunLogVerbosityLevel(const OrtRunOptions* o
                                                           int* log_verbosity_level) noexcept {
   return guard("RunOptionsGetRunLogVerbosityLevel", [&] {
     need(log_verbosity_level, "log_verbosity_level");
-    *log_verbosity_level = ro(options).log_verbosity_level;
+    *log_verbosity_level = ro(options).options.log_verbosity_level;
   });
 }
 

@@ -132,7 +132,7 @@ OrtStatus* ORT_API_CALL SetSessionLogVerbosityLevel(OrtSessionOptions* options,
   return guard("SetSessionLogVerbosityLevel", [&] {
     check(session_log_verbosity_level >= 0, "verbosity level ", session_log_verbosity_level,
           " is negative");
-    opts(options).log_verbosity_level = session_log_verbosity_level;
+    opts(options).options.log_verbosity_level = session_log_verbosity_level;
   });
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/sparse_tensor.hpp"
 #include "core/tensor.hpp"
 #include "ir/type_info.hpp"
 
@@ -81,6 +82,10 @@ struct Graph {
   std::vector<ValueInfo> outputs;
   std::vector<ValueInfo> value_info;
   std::map<std::string, Tensor> initializers;
+  // Initializers read as SparseTensorProto and kept sparse because every
+  // reader takes them sparse (SparseToDenseMatMul's A); a name is in one of
+  // the two maps, never both.
+  std::map<std::string, SparseTensor> sparse_initializers;
 
   const ValueInfo* find_input(std::string_view n) const;
   const ValueInfo* find_value_info(std::string_view n) const;  // inputs, outputs or value_info

@@ -8,11 +8,11 @@
 
 namespace tessera::ir {
 
-
 std::vector<std::string> outer_scope_reads(const Graph& sub) {
   std::unordered_set<std::string> defined;
   for (const auto& in : sub.inputs) defined.insert(in.name);
   for (const auto& [name, t] : sub.initializers) defined.insert(name);
+  for (const auto& [name, s] : sub.sparse_initializers) defined.insert(name);
   for (const auto& n : sub.nodes)
     for (const auto& o : n.outputs) defined.insert(o);
   std::vector<std::string> reads;
@@ -93,6 +93,8 @@ void validate_graph(const Model& model, Graph& graph, const std::set<std::string
   }
   for (const auto& [name, t] : graph.initializers)
     if (!input_names.count(name)) define(name, "initializer");
+  for (const auto& [name, s] : graph.sparse_initializers)
+    if (!input_names.count(name)) define(name, "sparse initializer");
   for (const auto& node : graph.nodes)
     for (const auto& o : node.outputs) define(o, node.describe());
 
@@ -101,6 +103,7 @@ void validate_graph(const Model& model, Graph& graph, const std::set<std::string
   std::set<std::string> visible = outer_scope;
   for (const auto& in : graph.inputs) visible.insert(in.name);
   for (const auto& [name, t] : graph.initializers) visible.insert(name);
+  for (const auto& [name, s] : graph.sparse_initializers) visible.insert(name);
   for (const auto& node : graph.nodes) {
     if (model.opset(node.domain) == 0)
       fail(ErrorCode::kInvalidGraph, where, ": ", node.describe(), " uses domain '", node.domain,

@@ -13,6 +13,7 @@ namespace tessera::ir {
 struct Dim {
   std::optional<int64_t> value;  // known size
   std::string symbol;            // dim_param, when symbolic
+  std::string denotation{};      // what the dim means ("DATA_BATCH"); {} keeps Dim{v, ""} complete
   bool is_known() const { return value.has_value(); }
   std::string to_string() const;
 };
@@ -21,8 +22,8 @@ struct TypeInfo {
   enum class Kind { kUnknown, kTensor, kSparseTensor, kSequence, kMap, kOptional };
   Kind kind = Kind::kUnknown;
   DataType elem_type = DataType::kUndefined;  // tensor / sparse tensor element; map key type
-  std::optional<std::vector<Dim>> shape;       // absent: rank unknown
-  std::shared_ptr<TypeInfo> inner;             // sequence / optional element; map value type
+  std::optional<std::vector<Dim>> shape;      // absent: rank unknown
+  std::shared_ptr<TypeInfo> inner;            // sequence / optional element; map value type
   std::string denotation;
 
   static TypeInfo tensor(DataType t, std::optional<std::vector<Dim>> shape = std::nullopt) {

@@ -25,8 +25,8 @@ struct SuppliedExternalData {
   // Sizes for the main graph inputs' free dimensions by their denotation
   // (TensorShapeProto.Dimension.denotation, such as "DATA_BATCH"; onnxruntime's
   // add_free_dimension_override_by_denotation). The reader fixes them as it
-  // reads the inputs, since the IR keeps no denotation per dimension; a fixed
-  // dimension keeps its size.
+  // reads the inputs, before any pass sees the shapes; a fixed dimension
+  // keeps its size.
   const std::map<std::string, int64_t>* free_dimension_overrides_by_denotation = nullptr;
 };
 

@@ -47,6 +47,7 @@ void collect_names(const ir::Graph& g, std::set<std::string>& names) {
   for (const auto* list : {&g.inputs, &g.outputs, &g.value_info})
     for (const auto& v : *list) names.insert(v.name);
   for (const auto& [name, t] : g.initializers) names.insert(name);
+  for (const auto& [name, t] : g.sparse_initializers) names.insert(name);
   for (const auto& n : g.nodes) {
     names.insert(n.name);
     names.insert(n.inputs.begin(), n.inputs.end());

@@ -22,8 +22,11 @@ std::string encode_shape(const std::vector<ir::Dim>& dims) {
   for (const auto& d : dims) {
     std::string dim;
     WireWriter dw(dim);
-    if (d.value) dw.int64(1, *d.value);
-    else if (!d.symbol.empty()) dw.bytes(2, d.symbol);
+    if (d.value)
+      dw.int64(1, *d.value);
+    else if (!d.symbol.empty())
+      dw.bytes(2, d.symbol);
+    dw.string_if(3, d.denotation);
     w.message(1, dim);
   }
   return out;
@@ -53,7 +56,8 @@ std::string encode_type(const ir::TypeInfo& t) {
       if (t.inner) bw.message(2, encode_type(*t.inner));
       w.message(5, body);
       break;
-    case Kind::kUnknown: break;
+    case Kind::kUnknown:
+      break;
   }
   w.string_if(6, t.denotation);
   return out;
@@ -79,21 +83,35 @@ std::string encode_attribute(const ir::Attribute& a) {
   if (a.type != AttrType::kUndefined) w.int32(20, int32_t(a.type));
   if (!a.ref_attr_name.empty()) return out;  // a reference carries no value
   switch (a.type) {
-    case AttrType::kFloat: w.fixed32_float(2, a.f); break;
-    case AttrType::kInt: w.int64(3, a.i); break;
-    case AttrType::kString: w.bytes(4, a.s); break;
-    case AttrType::kTensor: w.message(5, encode_tensor_proto(a.t, "")); break;
+    case AttrType::kFloat:
+      w.fixed32_float(2, a.f);
+      break;
+    case AttrType::kInt:
+      w.int64(3, a.i);
+      break;
+    case AttrType::kString:
+      w.bytes(4, a.s);
+      break;
+    case AttrType::kTensor:
+      w.message(5, encode_tensor_proto(a.t, ""));
+      break;
     case AttrType::kGraph:
       check(a.g != nullptr, "attribute '", a.name, "' of type graph has no graph");
       w.message(6, encode_graph(*a.g));
       break;
-    case AttrType::kSparseTensor: w.message(22, encode_sparse_tensor_proto(a.t, "")); break;
-    case AttrType::kTypeProto: w.message(14, encode_type(a.tp)); break;
+    case AttrType::kSparseTensor:
+      w.message(22, encode_sparse_tensor_proto(a.t, ""));
+      break;
+    case AttrType::kTypeProto:
+      w.message(14, encode_type(a.tp));
+      break;
     // Lists are written unpacked: AttributeProto does not declare them packed.
     case AttrType::kFloats:
       for (float f : a.floats) w.fixed32_float(7, f);
       break;
-    case AttrType::kInts: w.unpacked_varints(8, a.ints); break;
+    case AttrType::kInts:
+      w.unpacked_varints(8, a.ints);
+      break;
     case AttrType::kStrings:
       for (const auto& s : a.strings) w.bytes(9, s);
       break;
@@ -112,7 +130,8 @@ std::string encode_attribute(const ir::Attribute& a) {
     case AttrType::kTypeProtos:
       for (const auto& t : a.type_protos) w.message(15, encode_type(t));
       break;
-    case AttrType::kUndefined: break;
+    case AttrType::kUndefined:
+      break;
   }
   return out;
 }
@@ -175,6 +194,8 @@ std::string encode_graph(const ir::Graph& g, ExternalSink* sink) {
   }
   w.string_if(10, g.doc_string);
   for (const auto& v : g.inputs) w.message(11, encode_value_info(v));
+  for (const auto& [name, s] : g.sparse_initializers)
+    w.message(15, encode_sparse_tensor_proto(s, name));
   for (const auto& v : g.outputs) w.message(12, encode_value_info(v));
   for (const auto& v : g.value_info) w.message(13, encode_value_info(v));
   return out;

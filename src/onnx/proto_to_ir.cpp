@@ -43,8 +43,11 @@ class ProtoReader {
                 const std::map<std::string, Tensor>* supplied = nullptr) {
     return read_tensor_proto(ctx_, bytes_of(b), b.size(), base_dir_, name, supplied);
   }
-  Tensor sparse(std::string_view b, std::string* name = nullptr) {
-    return read_sparse_tensor_proto(ctx_, bytes_of(b), b.size(), base_dir_, name);
+  SparseTensor sparse(std::string_view b, std::string* name = nullptr) {
+    return read_sparse_tensor(ctx_, bytes_of(b), b.size(), base_dir_, name);
+  }
+  Tensor densified(std::string_view b) {
+    return read_sparse_tensor_proto(ctx_, bytes_of(b), b.size(), base_dir_);
   }
 
   ParseContext& ctx_;
@@ -52,9 +55,6 @@ class ProtoReader {
   // Set while the model's own graph is read (the application's initializers
   // replace the main graph's only, not those of subgraphs).
   bool main_graph_next_ = false;
-  // While a main graph input is read with overrides by denotation: the
-  // denotation of each dimension of the shape read last.
-  std::vector<std::string>* dim_denotations_ = nullptr;
   ir::ValueInfo graph_input(std::string_view bytes, bool main_graph);
 };
 
@@ -117,9 +117,9 @@ ir::Graph ProtoReader::graph(std::string_view bytes) {
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   int64_t n_init = 0, n_sparse = 0;
-  auto add_initializer = [&](std::string name, Tensor t) {
+  auto check_new_initializer = [&](const std::string& name) {
     if (name.empty()) ctx_.fail_code(ErrorCode::kInvalidGraph, "initializer has no name");
-    if (!g.initializers.emplace(name, std::move(t)).second)
+    if (g.initializers.count(name) || g.sparse_initializers.count(name))
       ctx_.fail_code(ErrorCode::kInvalidGraph, "duplicate initializer '", name, "'");
   };
   while (r.next(f)) {
@@ -135,14 +135,17 @@ ir::Graph ProtoReader::graph(std::string_view bytes) {
         std::string name;
         Tensor t = nested(r, f, "initializer", n_init++,
                           [&](std::string_view b) { return tensor(b, &name, user_initializers); });
-        add_initializer(std::move(name), std::move(t));
+        check_new_initializer(name);
+        g.initializers.emplace(std::move(name), std::move(t));
         break;
       }
       case 15: {
         std::string name;
-        Tensor t = nested(r, f, "sparse_initializer", n_sparse++,
-                          [&](std::string_view b) { return sparse(b, &name); });
-        add_initializer(std::move(name), std::move(t));
+        // Kept sparse; the runtime densifies those a dense input reads.
+        SparseTensor t = nested(r, f, "sparse_initializer", n_sparse++,
+                                [&](std::string_view b) { return sparse(b, &name); });
+        check_new_initializer(name);
+        g.sparse_initializers.emplace(std::move(name), std::move(t));
         break;
       }
       case 10:
@@ -249,7 +252,7 @@ ir::Attribute ProtoReader::attribute(std::string_view bytes) {
         seen.insert(AttrType::kGraph);
         break;
       case 22:
-        a.t = nested(r, f, "sparse_tensor", -1, [&](std::string_view b) { return sparse(b); });
+        a.t = nested(r, f, "sparse_tensor", -1, [&](std::string_view b) { return densified(b); });
         seen.insert(AttrType::kSparseTensor);
         break;
       case 14:
@@ -281,7 +284,7 @@ ir::Attribute ProtoReader::attribute(std::string_view bytes) {
         break;
       case 23:
         a.tensors.push_back(nested(r, f, "sparse_tensors", int64_t(a.tensors.size()),
-                                   [&](std::string_view b) { return sparse(b); }));
+                                   [&](std::string_view b) { return densified(b); }));
         seen.insert(AttrType::kSparseTensors);
         break;
       case 15:
@@ -308,25 +311,15 @@ ir::ValueInfo ProtoReader::graph_input(std::string_view bytes, bool main_graph) 
   const SuppliedExternalData* supplied = ctx_.supplied();
   const std::map<std::string, int64_t>* sizes =
       main_graph && supplied ? supplied->free_dimension_overrides_by_denotation : nullptr;
-  if (!sizes || sizes->empty()) return value_info(bytes);
-  std::vector<std::string> denotations;
-  dim_denotations_ = &denotations;
-  ir::ValueInfo v;
-  try {
-    v = value_info(bytes);
-  } catch (...) {
-    dim_denotations_ = nullptr;
-    throw;
-  }
-  dim_denotations_ = nullptr;
+  ir::ValueInfo v = value_info(bytes);
   using Kind = ir::TypeInfo::Kind;
-  if ((v.type.kind != Kind::kTensor && v.type.kind != Kind::kSparseTensor) || !v.type.shape)
+  if (!sizes || sizes->empty() ||
+      (v.type.kind != Kind::kTensor && v.type.kind != Kind::kSparseTensor) || !v.type.shape)
     return v;
-  auto& dims = *v.type.shape;
-  for (size_t i = 0; i < dims.size() && i < denotations.size(); ++i) {
-    if (dims[i].value || denotations[i].empty()) continue;
-    auto it = sizes->find(denotations[i]);
-    if (it != sizes->end()) dims[i].value = it->second;
+  for (ir::Dim& d : *v.type.shape) {
+    if (d.value || d.denotation.empty()) continue;
+    auto it = sizes->find(d.denotation);
+    if (it != sizes->end()) d.value = it->second;
   }
   return v;
 }
@@ -432,7 +425,6 @@ std::pair<std::string, std::string> ProtoReader::string_pair(std::string_view by
 
 std::vector<ir::Dim> ProtoReader::shape(std::string_view bytes) {
   std::vector<ir::Dim> dims;
-  if (dim_denotations_) dim_denotations_->clear();
   WireReader r(ctx_, bytes.data(), bytes.size());
   Field f;
   while (r.next(f)) {
@@ -453,9 +445,8 @@ std::vector<ir::Dim> ProtoReader::shape(std::string_view bytes) {
         } else if (g.number == 2) {
           d.symbol = dr.as_string(g, "dim_param");
           d.value.reset();
-        } else if (g.number == 3 && dim_denotations_) {
-          dim_denotations_->resize(dims.size() + 1);
-          (*dim_denotations_)[dims.size()] = dr.as_string(g, "denotation");
+        } else if (g.number == 3) {
+          d.denotation = dr.as_string(g, "denotation");
         }
       }
       return d;

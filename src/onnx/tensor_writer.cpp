@@ -69,6 +69,17 @@ std::string encode_sparse_tensor_proto(const Tensor& t, const std::string& name)
   return out;
 }
 
+std::string encode_sparse_tensor_proto(const SparseTensor& s, const std::string& name) {
+  if (s.format != SparseFormat::kCoo)
+    return encode_sparse_tensor_proto(s.to_dense(str_cat("sparse tensor '", name, "'")), name);
+  std::string out;
+  WireWriter w(out);
+  w.message(1, encode_tensor_proto(s.values, name));
+  w.message(2, encode_tensor_proto(s.indices, ""));
+  w.unpacked_varints(3, s.dense_shape.dims());
+  return out;
+}
+
 std::string serialize_tensor(const Tensor& tensor, const std::string& name) {
   return encode_tensor_proto(tensor, name);
 }

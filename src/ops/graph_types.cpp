@@ -6,6 +6,13 @@ namespace tessera::ops {
 
 void infer_graph_types(const ir::Model& model, const ir::Graph& graph, ValueTypes& types) {
   for (const auto& [name, t] : graph.initializers) types[name] = ir::TypeInfo::tensor(t.dtype());
+  for (const auto& [name, s] : graph.sparse_initializers) {
+    ir::TypeInfo t = ir::TypeInfo::tensor(s.dtype());
+    t.kind = ir::TypeInfo::Kind::kSparseTensor;
+    t.shape.emplace();
+    for (int64_t d : s.dense_shape.dims()) t.shape->push_back(ir::Dim{d, ""});
+    types[name] = std::move(t);
+  }
   for (const auto& in : graph.inputs)
     if (in.type.kind != ir::TypeInfo::Kind::kUnknown) types[in.name] = in.type;
   for (const auto& node : graph.nodes) {

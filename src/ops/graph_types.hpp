@@ -1,6 +1,6 @@
 // The static type of every value of one graph: from outer-scope values,
-// initializers, declared inputs, then node by node through type inference
-// (falling back to what the model declares where inference cannot tell).
+// initializers (sparse ones typed sparse_tensor), declared inputs, then node by node through type
+// inference (falling back to what the model declares where inference cannot tell).
 #pragma once
 #include <string>
 #include <unordered_map>

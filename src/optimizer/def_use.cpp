@@ -95,6 +95,7 @@ std::string fresh_name(const ir::Graph& g, const std::string& base) {
   for (const auto& n : g.nodes)
     for (const auto& o : n.outputs) used.insert(o);
   for (const auto& [k, v] : g.initializers) used.insert(k);
+  for (const auto& [k, v] : g.sparse_initializers) used.insert(k);
   for (const auto& in : g.inputs) used.insert(in.name);
   if (!used.count(base)) return base;
   for (int i = 1;; ++i) {

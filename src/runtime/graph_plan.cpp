@@ -82,7 +82,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
   lap("memory planning");
 }
 
-// Slots: graph inputs, initializers, node outputs, then outer-scope reads.
+// Slots: graph inputs, initializers (dense, then sparse), node outputs, then
+// outer-scope reads.
 void GraphPlan::plan_slots() {
   for (const auto& in : graph_.inputs) {
     input_names_.push_back(in.name);
@@ -91,6 +92,8 @@ void GraphPlan::plan_slots() {
   }
   for (const auto& [name, tensor] : graph_.initializers)
     initializer_slots_.emplace_back(slot_of(name), &tensor);
+  for (const auto& [name, sparse] : graph_.sparse_initializers)
+    sparse_constants_.emplace_back(slot_of(name), Value::sparse(sparse));
   for (const auto& node : graph_.nodes)
     for (const auto& o : node.outputs)
       if (!o.empty()) slot_of(o);

@@ -204,6 +204,7 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<std::string> outer_names_;  // slot -> outer name, for slots read from outside
   std::vector<int> outer_slots_;
   std::vector<std::pair<int, const Tensor*>> initializer_slots_;
+  std::vector<std::pair<int, Value>> sparse_constants_;  // sparse initializers, by slot
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> input_slots_, output_slots_;
   std::vector<int> raw_output_slots_;     // output slots before the copy to host memory

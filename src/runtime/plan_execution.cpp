@@ -201,6 +201,7 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
   const size_t bound_base = slot_names_.size();
   std::vector<Value> frame(bound_base + input_slots_.size());
   for (const auto& [slot, tensor] : initializer_slots_) frame[size_t(slot)] = Value(*tensor);
+  for (const auto& [slot, sparse] : sparse_constants_) frame[size_t(slot)] = sparse;
   check(inputs.size() <= input_slots_.size(), where_, ": ", inputs.size(),
         " inputs given, the graph has ", input_slots_.size());
   for (size_t i = 0; i < inputs.size(); ++i) {

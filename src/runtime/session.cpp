@@ -23,6 +23,7 @@
 #include "runtime/profiler.hpp"
 #include "runtime/run_capture.hpp"
 #include "runtime/session_graph.hpp"
+#include "runtime/sparse_initializers.hpp"
 
 namespace tessera {
 
@@ -172,6 +173,7 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   check_code(model.graph.nodes.size() > 0 || !model.graph.outputs.empty(), ErrorCode::kInvalidGraph,
              where, ": the model has no graph");
   timer.time("inline model functions", [&] { onnx::inline_functions(model); });
+  runtime::densify_sparse_initializers(model.graph, where);
   timer.time("validate", [&] {
     ir::name_unnamed_nodes(model.graph);
     ir::validate_graph(model, model.graph, {}, where);
@@ -447,8 +449,8 @@ std::vector<Value> Session::run_impl(const std::vector<std::pair<std::string, Va
   }
   result.reserve(picks.size());
   for (size_t i : picks) {
-    // An output declared sparse that a kernel or the loader produced dense
-    // (sparse initializers are densified at load) goes back sparse.
+    // An output declared sparse that a kernel produced dense (or a sparse
+    // initializer, densified because it is a graph output) goes back sparse.
     if (s.outputs[i].type.kind == ir::TypeInfo::Kind::kSparseTensor && all[i].is_tensor())
       all[i] = Value::sparse(SparseTensor::coo_from_dense(all[i].tensor()));
     result.push_back(std::move(all[i]));

@@ -170,6 +170,16 @@ TEST(CApiSession, RunOptionsCarryTagLevelsAndConfig) {
   int level = 0;
   CAPI_OK(api()->RunOptionsGetRunLogSeverityLevel(ro, &level));
   EXPECT_EQ(level, 3);
+  // Verbosity and severity are separate fields: setting one leaves the other.
+  CAPI_OK(api()->RunOptionsSetRunLogVerbosityLevel(ro, 7));
+  int verbosity = -1;
+  CAPI_OK(api()->RunOptionsGetRunLogVerbosityLevel(ro, &verbosity));
+  EXPECT_EQ(verbosity, 7);
+  CAPI_OK(api()->RunOptionsGetRunLogSeverityLevel(ro, &level));
+  EXPECT_EQ(level, 3);
+  CAPI_OK(api()->RunOptionsSetRunLogSeverityLevel(ro, 1));
+  CAPI_OK(api()->RunOptionsGetRunLogVerbosityLevel(ro, &verbosity));
+  EXPECT_EQ(verbosity, 7);
   CAPI_OK(api()->AddRunConfigEntry(ro, "memory.enable_memory_arena_shrinkage", "cpu:0"));
   EXPECT_STREQ(api()->GetRunConfigEntry(ro, "memory.enable_memory_arena_shrinkage"), "cpu:0");
   EXPECT_EQ(api()->GetRunConfigEntry(ro, "absent"), nullptr);

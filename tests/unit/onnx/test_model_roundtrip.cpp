@@ -54,7 +54,8 @@ ir::Model full_model() {
   ir::Graph& g = m.graph;
   g.name = "main";
   g.doc_string = "main graph";
-  TypeInfo x = TypeInfo::tensor(DataType::kFloat, std::vector<Dim>{{std::nullopt, "N"}, {3, ""}, {}});
+  TypeInfo x =
+      TypeInfo::tensor(DataType::kFloat, std::vector<Dim>{{std::nullopt, "N"}, {3, ""}, {}});
   x.denotation = "IMAGE";
   g.inputs.push_back({"x", x, "input doc"});
   g.inputs.push_back({"scalar", TypeInfo::tensor(DataType::kInt64, std::vector<Dim>{}), ""});
@@ -128,7 +129,8 @@ ir::Model full_model() {
   a.t = Tensor::from_vector<float>({0, 0, 5, 0, 7, 0}, {2, 3});
   n.attributes.push_back(a);
   a = attr("sparses", AttrType::kSparseTensors);
-  a.tensors = {Tensor::from_vector<int64_t>({0, 9}, {2}), Tensor::from_vector<std::string>({"", "q"}, {2})};
+  a.tensors = {Tensor::from_vector<int64_t>({0, 9}, {2}),
+               Tensor::from_vector<std::string>({"", "q"}, {2})};
   n.attributes.push_back(a);
   a = attr("tp", AttrType::kTypeProto);
   a.tp = seq_of(TypeInfo::tensor(DataType::kUInt8, std::vector<Dim>{{1, ""}}));
@@ -336,7 +338,7 @@ TEST(OnnxRoundTrip, AttributeTypeInferredWhenMissing) {
   EXPECT_EQ(get(n, "k").type, AttrType::kInt);
 }
 
-TEST(OnnxRoundTrip, SparseInitializerIsDensified) {
+TEST(OnnxRoundTrip, SparseInitializerIsKeptSparse) {
   using test::Msg;
   std::vector<float> vals = {3, 4};
   Msg value_msg;
@@ -348,7 +350,11 @@ TEST(OnnxRoundTrip, SparseInitializerIsDensified) {
   Msg model;
   model.varint(1, 8).msg(7, Msg().msg(15, sparse));
   ir::Model m = onnx::parse_model(model.bytes.data(), model.bytes.size());
-  const Tensor& t = m.graph.initializers.at("sp");
+  EXPECT_EQ(m.graph.initializers.count("sp"), 0u);
+  const SparseTensor& s = m.graph.sparse_initializers.at("sp");
+  EXPECT_EQ(s.format, SparseFormat::kCoo);
+  EXPECT_EQ(s.indices.shape(), (Shape{2, 2}));  // the coordinates, as written
+  const Tensor t = s.to_dense("sp");
   EXPECT_EQ(t.shape(), (Shape{2, 3}));
   EXPECT_EQ(values<float>(t), (std::vector<float>{0, 3, 0, 0, 0, 4}));
 }

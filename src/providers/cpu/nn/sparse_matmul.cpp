@@ -1,6 +1,7 @@
 // ONNX Runtime's com.microsoft SparseToDenseMatMul: Y = alpha * op(A) * op(B)
-// with A a sparse tensor (COO or CSR; a dense A, such as a sparse initializer
-// the loader densified, is taken as COO of its non-zeros) and B and Y dense.
+// with A a sparse tensor (COO or CSR: a sparse input, or a sparse initializer,
+// which stays sparse for this reader; a dense A is taken as COO of its
+// non-zeros) and B and Y dense.
 // The work is one row update of Y per stored value of A, so it scales with
 // A's non-zeros, not with its dense size.
 #include <cstring>
