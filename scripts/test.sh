@@ -11,6 +11,8 @@ echo "== layering"
 # Every #include under src/ and include/ against the rooms' table
 # (tests/layering/allowed_includes.txt, docs/architecture.md).
 /usr/bin/python3 tests/layering/check_layering.py | tail -n 20 || status=1
+# The runtime's files and functions within their sizes (600 and 100 lines).
+/usr/bin/python3 tests/layering/check_sizes.py | tail -n 20 || status=1
 
 echo "== unit tests"
 (cd "$BUILD_DIR" && ctest --output-on-failure -j2) || status=1
