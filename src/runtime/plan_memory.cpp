@@ -24,6 +24,10 @@ void GraphPlan::plan_memory() {
 
   const std::vector<int> producer = plan_dependencies(kept);
   plan_donations(kept, last_reader, producer);
+  recyclable_.assign(slot_names_.size(), false);
+  for (size_t s = 0; s < slot_names_.size(); ++s)
+    recyclable_[s] = producer[s] >= 0 && steps_[size_t(producer[s])].node != nullptr &&
+                     !steps_[size_t(producer[s])].fused && !kept.count(int(s));
 }
 
 // Dependencies between steps, for running independent nodes at once; returns
