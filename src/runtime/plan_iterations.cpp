@@ -1,10 +1,10 @@
 // A body run repeatedly by a Loop or Scan kernel keeps the tensors of the
 // values one iteration released and hands them to the next iteration's
 // kernels as their outputs (KernelContext::output writes into a tensor
-// already in the slot when its type, shape and memory fit). A steady loop then
-// allocates nothing per iteration for its values: no arena round trip, no
-// buffer bookkeeping, no shape copy; a value whose shape changed gets a fresh
-// tensor as it would without the kept one.
+// already in the slot when its type, shape and memory fit). While shapes
+// repeat, a value that stays inside the body (no body output) then costs no
+// arena round trip, buffer bookkeeping or shape copy per iteration; a value
+// whose shape changed gets a fresh tensor as it would without the kept one.
 #include "runtime/graph_plan.hpp"
 
 namespace tessera::runtime {
