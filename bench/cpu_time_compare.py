@@ -36,6 +36,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("model")
     p.add_argument("--tessera-cli", required=True)
+    p.add_argument("--baseline-cli",
+                   help="a second Tessera build (e.g. without a change), run in the same "
+                        "rounds; its time and ratios are printed beside the first's")
     p.add_argument("--kit", default="/tmp/bench", help="folder with ort_bench.js")
     p.add_argument("--threads", default="1")
     p.add_argument("--low", type=int, default=2)
@@ -50,6 +53,9 @@ def main():
         "tessera": lambda n: [a.tessera_cli, "bench", a.model, "--threads", a.threads,
                               "--warmup", "1", "--iters", str(n), "--json"],
     }
+    if a.baseline_cli:
+        runtimes["baseline"] = lambda n: [a.baseline_cli, "bench", a.model, "--threads",
+                                          a.threads, "--warmup", "1", "--iters", str(n), "--json"]
     per_run = {name: [] for name in runtimes}
     for _ in range(a.rounds):
         for name, cmd in runtimes.items():
@@ -63,6 +69,13 @@ def main():
                          f"(tessera {t:.2f}, onnxruntime {o:.2f} ms): raise --high")
     print(f"{a.model}: {a.threads} thread(s), CPU ms per run (median of {a.rounds} rounds): "
           f"tessera {t:.2f}, onnxruntime {o:.2f}, ratio {t / o:.2f}")
+    if a.baseline_cli:
+        b = statistics.median(per_run["baseline"])
+        if b <= 0:
+            raise SystemExit(f"{a.model}: the baseline's per-run CPU time came out at or below "
+                             f"zero ({b:.2f} ms): raise --high")
+        print(f"  baseline {b:.2f} ms, ratio to onnxruntime {b / o:.2f}; "
+              f"tessera / baseline {t / b:.2f}")
 
 
 if __name__ == "__main__":

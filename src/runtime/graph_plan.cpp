@@ -34,7 +34,8 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
                      std::string where, AllocatorFor alloc_for,
                      std::vector<ep::PlacementRule> rules, ConstantPlacer placer,
                      ep::PrepackCache* prepack, InitializerReleaser release,
-                     const std::map<std::string, std::string>* config)
+                     const std::map<std::string, std::string>* config,
+                     OuterConstants outer_constants)
     : model_(model),
       graph_(graph),
       providers_(providers),
@@ -42,6 +43,7 @@ GraphPlan::GraphPlan(const ir::Model& model, const ir::Graph& graph, const Provi
       alloc_for_(alloc_for ? std::move(alloc_for)
                            : [](const ep::ExecutionProvider& p) { return p.allocator(); }),
       rules_(std::move(rules)),
+      outer_constants_(std::move(outer_constants)),
       placer_(std::move(placer)),
       prepack_(prepack) {
   config_ = config;
@@ -97,11 +99,17 @@ void GraphPlan::plan_slots() {
   for (const auto& node : graph_.nodes)
     for (const auto& o : node.outputs)
       if (!o.empty()) slot_of(o);
+  // An outer value that is a constant of an enclosing graph is bound once,
+  // like an initializer of this graph, instead of being looked up each run.
+  std::vector<std::pair<int, const Tensor*>> outer_constant_slots;
   for (const auto& name : ir::outer_scope_reads(graph_)) {
-    if (!slots_.count(name)) {
-      outer_names_.push_back(name);
-      outer_slots_.push_back(slot_of(name));
+    if (slots_.count(name)) continue;
+    if (auto c = outer_constants_.find(name); c != outer_constants_.end()) {
+      outer_constant_slots.emplace_back(slot_of(name), c->second);
+      continue;
     }
+    outer_names_.push_back(name);
+    outer_slots_.push_back(slot_of(name));
   }
   for (const auto& out : graph_.outputs) {
     output_names_.push_back(out.name);
@@ -120,6 +128,10 @@ void GraphPlan::plan_slots() {
     slot_constant_[size_t(slot)] = tensor;
     if (!tensor->memory_info().host_accessible())
       slot_memory_[size_t(slot)] = tensor->memory_info();
+  }
+  for (const auto& [slot, tensor] : outer_constant_slots) {
+    initializer_slots_.emplace_back(slot, tensor);
+    slot_constant_[size_t(slot)] = tensor;
   }
 }
 
@@ -276,7 +288,8 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
   std::vector<const Tensor*> constants;
   wire_values(step, node, in_types, out_types, constants, match.entry->def.host_inputs,
               match.entry->def.host_outputs);
-  // Subgraphs see every value visible at this point of this graph.
+  // Subgraphs see every value visible at this point of this graph, and the
+  // host constants among them as constants.
   std::unordered_map<std::string, const GraphPlan*> subs;
   for (const auto& a : node.attributes) {
     if (!a.g) continue;
@@ -284,7 +297,8 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     for (const auto& [name, t] : types_) visible[name] = t;
     subplans_.push_back(std::make_unique<GraphPlan>(
         model_, *a.g, providers_, visible, str_cat(where_, " / ", node.describe(), " ", a.name),
-        alloc_for_, user_rules(rules_), placer_, prepack_, nullptr, config_));
+        alloc_for_, user_rules(rules_), placer_, prepack_, nullptr, config_,
+        constants_for_subgraph(*a.g)));
     subs[a.name] = subplans_.back().get();
     // A subgraph's plan expects the values it reads from outside in host
     // memory; one produced in another memory space is copied out first.
@@ -310,6 +324,23 @@ void GraphPlan::add_node_step(size_t i, const ep::GraphView& view,
     fail(e.code(), where_, ": creating the kernel for ", node.describe(), ": ", e.what());
   }
   steps_.push_back(std::move(step));
+}
+
+OuterConstants GraphPlan::constants_for_subgraph(const ir::Graph& body) const {
+  OuterConstants out;
+  for (const auto& name : ir::outer_scope_reads(body)) {
+    auto it = slots_.find(name);
+    if (it == slots_.end()) {
+      // Not a value of this graph: a constant of an enclosing one, if any.
+      if (auto c = outer_constants_.find(name); c != outer_constants_.end()) out.insert(*c);
+      continue;
+    }
+    // Only the tensor at the value's own slot, in host memory, where the
+    // body's plan expects the values it reads from outside.
+    const Tensor* c = slot_constant_[size_t(it->second)];
+    if (c && c->memory_info().host_accessible()) out.emplace(name, c);
+  }
+  return out;
 }
 
 std::vector<std::unique_ptr<ep::OpKernel>> GraphPlan::compile_fused_groups(

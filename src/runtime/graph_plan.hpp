@@ -20,6 +20,7 @@
 #include "ep/execution_provider.hpp"
 #include "ep/kernel.hpp"
 #include "ep/partitioner.hpp"
+#include "ep/subgraph_iterations.hpp"
 #include "ir/graph.hpp"
 #include "runtime/run_streams.hpp"
 
@@ -45,6 +46,11 @@ using InitializerReleaser = std::function<void(const std::string& name)>;
 // `make` does the copy. Null: every plan makes its own.
 using ConstantPlacer = std::function<Tensor(const Tensor& host, const MemoryInfo& dst,
                                             const std::function<Tensor()>& make)>;
+
+// Host constants of enclosing graphs by name (their non-overridable
+// initializers): a nested graph's plan treats the ones its body reads as
+// constants, so its kernels prepack them as they would in straight-line code.
+using OuterConstants = std::unordered_map<std::string, const Tensor*>;
 
 // Per-node timing hook (the profiler); may be null.
 using NodeObserver = std::function<void(const ir::Node&, const std::string& provider,
@@ -72,7 +78,7 @@ struct RunState {
   RunStreams* streams = nullptr;
 };
 
-class GraphPlan : public ep::SubgraphRunner {
+class GraphPlan : public ep::SubgraphRunner, public ep::IteratedSubgraphRunner {
  public:
   // `outer_types` are the types of values visible from enclosing graphs.
   GraphPlan(const ir::Model& model, const ir::Graph& graph, const Providers& providers,
@@ -80,17 +86,25 @@ class GraphPlan : public ep::SubgraphRunner {
             AllocatorFor alloc_for = nullptr, std::vector<ep::PlacementRule> rules = {},
             ConstantPlacer placer = nullptr, ep::PrepackCache* prepack = nullptr,
             InitializerReleaser release = nullptr,
-            const std::map<std::string, std::string>* config = nullptr);
+            const std::map<std::string, std::string>* config = nullptr,
+            OuterConstants outer_constants = {});
 
   // Runs with values for the graph inputs (by position in `input_names()`;
   // a none Value means "not fed": the initializer of that name is used).
+  // With `iterations` (from start_iterations()), the tensors of the values
+  // the previous run released are written into again where type and shape
+  // still fit, and this run's are kept for the next.
   std::vector<Value> execute(std::vector<Value> inputs, const ValueLookup& outer,
-                             const RunState& state) const;
+                             const RunState& state,
+                             ep::SubgraphIterations* iterations = nullptr) const;
 
   // SubgraphRunner: called by control-flow kernels.
   const std::vector<std::string>& input_names() const override { return input_names_; }
   const std::vector<std::string>& output_names() const override { return output_names_; }
   std::vector<Value> run(const ep::KernelContext& caller, std::vector<Value> inputs) const override;
+  std::unique_ptr<ep::SubgraphIterations> start_iterations() const override;
+  std::vector<Value> run_iteration(const ep::KernelContext& caller, std::vector<Value> inputs,
+                                   ep::SubgraphIterations& iterations) const override;
 
   const ir::Graph& graph() const { return graph_; }
   const ep::PartitionResult& partition() const { return partition_; }
@@ -157,6 +171,8 @@ class GraphPlan : public ep::SubgraphRunner {
   void add_node_step(size_t node, const ep::GraphView& view,
                      const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
   std::vector<std::unique_ptr<ep::OpKernel>> compile_fused_groups(const ep::GraphView& view);
+  // The constants a nested graph reads from this scope or an enclosing one.
+  OuterConstants constants_for_subgraph(const ir::Graph& body) const;
   void add_fused_step(size_t group, std::unique_ptr<ep::OpKernel> kernel);
   void wire_values(NodeStep& step, const ir::Node& node, std::vector<ir::TypeInfo>& in_types,
                    std::vector<ir::TypeInfo>& out_types, std::vector<const Tensor*>& constants,
@@ -168,6 +184,10 @@ class GraphPlan : public ep::SubgraphRunner {
   // Runs one step (kernel or copy) with its inputs from `frame`.
   void run_step(const NodeStep& step, std::vector<Value>& frame, const ValueLookup& lookup,
                 const RunState& state) const;
+  // Iterations: the kept tensors moved into their slots before a run, and a
+  // released value's tensor kept (plan_iterations.cpp).
+  void reuse_kept(ep::SubgraphIterations* iterations, std::vector<Value>& frame) const;
+  void keep_released(ep::SubgraphIterations* iterations, int slot, Value& value) const;
   void execute_parallel(std::vector<Value>& frame, const ValueLookup& lookup,
                         const RunState& state) const;
   void infer_types(const std::unordered_map<std::string, ir::TypeInfo>& outer_types);
@@ -205,6 +225,7 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<int> outer_slots_;
   std::vector<std::pair<int, const Tensor*>> initializer_slots_;
   std::vector<std::pair<int, Value>> sparse_constants_;  // sparse initializers, by slot
+  OuterConstants outer_constants_;  // constants of enclosing graphs this graph may read
   std::vector<std::string> input_names_, output_names_;
   std::vector<int> input_slots_, output_slots_;
   std::vector<int> raw_output_slots_;     // output slots before the copy to host memory
@@ -227,6 +248,9 @@ class GraphPlan : public ep::SubgraphRunner {
   std::vector<int> num_predecessors_;
   std::vector<int> slot_readers_;  // reader steps per slot (0 for kept slots: never released)
   std::vector<std::vector<int>> step_reads_;  // distinct slots each step reads
+  // Per slot: written by a kernel of this plan and handed out by none (no
+  // graph output), so its tensor may be kept for the next iteration.
+  std::vector<bool> recyclable_;
   std::vector<std::unique_ptr<GraphPlan>> subplans_;
   // Values subgraphs read by name whose host copy lives in another slot.
   std::unordered_map<std::string, int> scope_slots_;

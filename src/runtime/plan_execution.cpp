@@ -188,7 +188,8 @@ void GraphPlan::check_input(const std::string& name, const ir::TypeInfo& declare
 }
 
 std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLookup& outer,
-                                      const RunState& state) const {
+                                      const RunState& state,
+                                      ep::SubgraphIterations* iterations) const {
   const RunState* saved = current_state;
   current_state = &state;
   struct Restore {
@@ -221,6 +222,7 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
     const Value* v = outer ? outer(outer_names_[i]) : nullptr;
     if (v) frame[size_t(outer_slots_[i])] = *v;
   }
+  reuse_kept(iterations, frame);
   ValueLookup lookup = [&](const std::string& name) -> const Value* {
     if (auto h = scope_slots_.find(name); h != scope_slots_.end()) return &frame[size_t(h->second)];
     auto it = slots_.find(name);
@@ -233,7 +235,10 @@ std::vector<Value> GraphPlan::execute(std::vector<Value> inputs, const ValueLook
   } else {
     for (const auto& step : steps_) {
       run_step(step, frame, lookup, state);
-      for (int s : step.release) frame[size_t(s)] = Value();
+      for (int s : step.release) {
+        keep_released(iterations, s, frame[size_t(s)]);
+        frame[size_t(s)] = Value();
+      }
     }
   }
   std::vector<Value> outputs;
@@ -267,7 +272,14 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
     }
   std::vector<Value*> out_ptrs;
   out_ptrs.reserve(step.outputs.size());
-  for (int s : step.outputs) out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+  // An output slot holding a tensor kept from the previous iteration: the
+  // kernel writes into it rather than over one of its inputs, so the value
+  // keeps its own memory from one iteration to the next.
+  bool kept_output = false;
+  for (int s : step.outputs) {
+    out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+    kept_output |= s >= 0 && recyclable_[size_t(s)] && frame[size_t(s)].is_tensor();
+  }
   std::vector<DataType> out_types = step.output_types;
   bool unknown = false;
   for (DataType dt : out_types) unknown |= dt == DataType::kUndefined && !step.fused;
@@ -290,7 +302,7 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
       stream ? state.streams->allocator(step.allocator) : step.allocator, state.pool,
       lookup ? ValueLookup([&lookup](const std::string& name) { return lookup(name); })
              : ValueLookup(),
-      &step.donatable);
+      kept_output ? nullptr : &step.donatable);
   ctx.set_stream(stream);
   if (!step.host_outputs.empty()) ctx.set_host_outputs(&step.host_outputs);
   ctx.set_run_config(state.run_config);

@@ -24,6 +24,15 @@ void GraphPlan::plan_memory() {
 
   const std::vector<int> producer = plan_dependencies(kept);
   plan_donations(kept, last_reader, producer);
+  // Values an iteration may hand to the next (plan_iterations.cpp): written
+  // by a kernel of this plan, handed out by none, and in host memory, where
+  // a kernel's work is done when it returns (a device tensor may still be
+  // read by queued work, which the run's stream allocators account for).
+  recyclable_.assign(slot_names_.size(), false);
+  for (size_t s = 0; s < slot_names_.size(); ++s)
+    recyclable_[s] = producer[s] >= 0 && steps_[size_t(producer[s])].node != nullptr &&
+                     !steps_[size_t(producer[s])].fused && !kept.count(int(s)) &&
+                     slot_memory_[s].host_accessible();
 }
 
 // Dependencies between steps, for running independent nodes at once; returns

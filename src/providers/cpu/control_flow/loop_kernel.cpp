@@ -1,3 +1,4 @@
+#include "providers/cpu/control_flow/body_runs.hpp"
 #include "providers/cpu/control_flow/control_flow_kernels.hpp"
 #include "providers/cpu/control_flow/slice_axis.hpp"
 
@@ -36,6 +37,9 @@ class LoopKernel : public ep::OpKernel {
       carried.push_back(v ? *v : Value());
     }
     std::vector<std::vector<Value>> scans(num_scan_);
+    // One series of body runs: the body's plan keeps its values' memory
+    // from one iteration to the next.
+    auto iterations = start_iterations(body_);
     int64_t iter = 0;
     for (; iter < max_trips && cond; ++iter) {
       std::vector<Value> in;
@@ -43,17 +47,19 @@ class LoopKernel : public ep::OpKernel {
       in.emplace_back(Tensor::scalar<int64_t>(iter));
       in.emplace_back(Tensor::scalar<bool>(cond));
       for (auto& v : carried) in.push_back(v);
-      auto out = body_.run(ctx, std::move(in));
+      auto out = run_iteration(body_, ctx, std::move(in), iterations.get());
       const Tensor& next_cond = out[0].tensor();
       if (next_cond.num_elements() != 1 || next_cond.dtype() != DataType::kBool)
         ctx.fail_node("the body's condition output must be a bool scalar, got ",
                       next_cond.description());
       cond = next_cond.data<bool>()[0];
       for (size_t i = 0; i < num_carried_; ++i) carried[i] = std::move(out[1 + i]);
-      for (size_t k = 0; k < num_scan_; ++k) scans[k].push_back(std::move(out[1 + num_carried_ + k]));
+      for (size_t k = 0; k < num_scan_; ++k)
+        scans[k].push_back(std::move(out[1 + num_carried_ + k]));
     }
     for (size_t i = 0; i < num_carried_; ++i) ctx.set_output(i, std::move(carried[i]));
-    for (size_t k = 0; k < num_scan_; ++k) ctx.set_output(num_carried_ + k, stack(ctx, scans[k], k));
+    for (size_t k = 0; k < num_scan_; ++k)
+      ctx.set_output(num_carried_ + k, stack(ctx, scans[k], k));
   }
 
  private:
@@ -69,8 +75,9 @@ class LoopKernel : public ep::OpKernel {
     for (size_t i = 0; i < items.size(); ++i) {
       const Tensor& t = items[i].tensor();
       if (t.shape() != first.shape())
-        ctx.fail_node("scan output ", k, " changes shape across iterations: ",
-                      first.shape().to_string(), " then ", t.shape().to_string());
+        ctx.fail_node("scan output ", k,
+                      " changes shape across iterations: ", first.shape().to_string(), " then ",
+                      t.shape().to_string());
       put_slice(out, 0, int64_t(i), t);
     }
     return Value(std::move(out));

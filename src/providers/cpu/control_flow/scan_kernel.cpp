@@ -1,3 +1,4 @@
+#include "providers/cpu/control_flow/body_runs.hpp"
 #include "providers/cpu/control_flow/control_flow_kernels.hpp"
 #include "providers/cpu/control_flow/slice_axis.hpp"
 
@@ -84,13 +85,14 @@ class ScanKernel : public ep::OpKernel {
     }
     if (steps < 0) steps = 0;
     std::vector<std::vector<Tensor>> outs(num_scan_out_);
+    auto iterations = start_iterations(body_);
     for (int64_t t = 0; t < steps; ++t) {
       std::vector<Value> in = states;
       for (size_t i = 0; i < num_scan_in_; ++i) {
         int64_t idx = in_dirs_[i] ? steps - 1 - t : t;
         in.emplace_back(take_slice(scan_in[i], axes[i], idx));
       }
-      auto res = body_.run(ctx, std::move(in));
+      auto res = run_iteration(body_, ctx, std::move(in), iterations.get());
       for (size_t i = 0; i < num_state_; ++i) states[i] = std::move(res[i]);
       for (size_t k = 0; k < num_scan_out_; ++k) outs[k].push_back(res[num_state_ + k].tensor());
     }
