@@ -62,6 +62,8 @@ def parse_args():
                    help="dynamic batching's max_queue_delay_microseconds")
     p.add_argument("--access-log", default="none", help="the server's --access-log")
     p.add_argument("--threads", type=int, default=0, help="intra_op_threads of each model (0: default)")
+    p.add_argument("--session-config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a session configuration entry of each model (config.json's session_config)")
     p.add_argument("--no-in-process", action="store_true", help="skip the in-process limit")
     p.add_argument("--python-path", default=str(ROOT / "build" / "python"),
                    help="where the tessera Python package is (for the in-process limit)")
@@ -75,6 +77,8 @@ def write_repository(args, repo):
         config = {"max_batch_size": args.max_batch}
         if args.threads:
             config["intra_op_threads"] = args.threads
+        if args.session_config:
+            config["session_config"] = dict(e.split("=", 1) for e in args.session_config)
         if batching:
             config["dynamic_batching"] = {"max_queue_delay_microseconds": args.delay_us}
         (repo / name / "config.json").write_text(json.dumps(config))

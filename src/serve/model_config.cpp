@@ -25,6 +25,7 @@ api::SessionOptions ModelConfig::session_options() const {
   if (intra_op_threads > 0) options.intra_op_threads(intra_op_threads);
   if (inter_op_threads > 0) options.inter_op_threads(inter_op_threads);
   for (const auto& p : providers) options.provider(p.name, p.options);
+  for (const auto& [key, value] : session_config) options.config(key, value);
   return options;
 }
 
@@ -40,7 +41,8 @@ ModelConfig read_model_config(const std::string& path) {
                                 "max_batch_size",
                                 "dynamic_batching",
                                 "max_queue_size",
-                                "request_timeout_microseconds"};
+                                "request_timeout_microseconds",
+                                "session_config"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
@@ -48,7 +50,7 @@ ModelConfig read_model_config(const std::string& path) {
       throw std::runtime_error(path + ": unknown key \"" + key +
                                "\" (known: providers, intra_op_threads, inter_op_threads, "
                                "max_batch_size, dynamic_batching, max_queue_size, "
-                               "request_timeout_microseconds)");
+                               "request_timeout_microseconds, session_config)");
   }
   config.intra_op_threads = read_count(j, "intra_op_threads", path);
   config.inter_op_threads = read_count(j, "inter_op_threads", path);
@@ -71,6 +73,15 @@ ModelConfig read_model_config(const std::string& path) {
                                ": \"request_timeout_microseconds\" must be an integer from 0 to "
                                "3600000000 (an hour)");
     config.request_timeout_us = v.get<int64_t>();
+  }
+  if (j.contains("session_config")) {
+    const json& c = j.at("session_config");
+    if (!c.is_object()) throw std::runtime_error(path + ": \"session_config\" must be an object");
+    for (const auto& [key, value] : c.items()) {
+      if (!value.is_string())
+        throw std::runtime_error(path + ": session_config: \"" + key + "\" must be a string");
+      config.session_config[key] = value.get<std::string>();
+    }
   }
   if (j.contains("dynamic_batching")) {
     const json& d = j.at("dynamic_batching");

@@ -38,6 +38,10 @@ struct ModelConfig {
   // (a request may still set its own through the "timeout" parameter or,
   // on gRPC, the call's deadline).
   int64_t request_timeout_us = 0;
+  // Session configuration entries ("session_config": {"key": "value"}), as
+  // SessionOptions::config: e.g. session.intra_op.allow_spinning. A value the
+  // runtime refuses fails the model's load with the runtime's message.
+  std::map<std::string, std::string> session_config;
 
   // The session options this configuration asks for.
   api::SessionOptions session_options() const;

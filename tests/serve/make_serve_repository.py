@@ -83,7 +83,8 @@ def main(repo):
         [helper.make_node("GatherElements", ["x", "idx"], ["picked"], axis=1),
          helper.make_node("Add", ["x", "x"], ["doubled"])], "batched", [x, idx], [picked, doubled]))
     (repo / "batched" / "config.json").write_text(json.dumps(
-        {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
+        {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000},
+         "session_config": {"session.intra_op.allow_spinning": "0"}}))
 
     shutil.copy(ROOT / "models" / "demo_cnn" / "model.onnx", version_dir(repo, "cnn_batched") / "model.onnx")
     (repo / "cnn_batched" / "config.json").write_text(json.dumps(
@@ -133,6 +134,9 @@ def main(repo):
     save(repo, "bad_provider", two_input("Add", TensorProto.FLOAT, "bad_provider"))
     (repo / "bad_provider" / "config.json").write_text(json.dumps(
         {"providers": ["NoSuchExecutionProvider"]}))
+    save(repo, "bad_session_config", two_input("Add", TensorProto.FLOAT, "bad_session_config"))
+    (repo / "bad_session_config" / "config.json").write_text(json.dumps(
+        {"session_config": {"session.intra_op.allow_spinning": "sometimes"}}))
 
 
 if __name__ == "__main__":

@@ -500,6 +500,7 @@ def repository():
           and index[("add_mul", "2")]["state"] == "READY"
           and index[("broken", "1")]["state"] == "UNAVAILABLE" and index[("broken", "1")]["reason"]
           and "NoSuchExecutionProvider" in index[("bad_provider", "1")]["reason"]
+          and "session.intra_op.allow_spinning" in index[("bad_session_config", "1")]["reason"]
           and "fixed first dimension 1" in index[("cnn_batched", "1")]["reason"], r.text[:600])
     r = post("/v2/repository/index", {"ready": True})
     check("index with ready: true lists only ready models",
@@ -517,7 +518,7 @@ def repository():
     expect_error("unload an unknown model", post("/v2/repository/models/nosuch/unload"), 404, "nosuch")
     expect_error("load a model that cannot load", post("/v2/repository/models/broken/load"), 400, "broken")
     check("the server is still not ready", get("/v2/health/ready").status_code == 400)
-    for name in ("broken", "bad_provider", "cnn_batched"):
+    for name in ("broken", "bad_provider", "bad_session_config", "cnn_batched"):
         post("/v2/repository/models/" + name + "/unload")
     check("ready once the models that fail are unloaded", get("/v2/health/ready").status_code == 200)
     # Unloads and loads while requests run: each request is answered 200 or
