@@ -167,6 +167,11 @@ void Batcher::loop() {
       wake_.wait_until(lock, deadline);
     drop_abandoned();
     if (queue_.empty()) continue;
+    // The request whose delay was waited for may have left (abandoned or past
+    // its deadline): the new first one waits for its own delay too.
+    if (!stopping_ && queued_rows_ < max_batch_ &&
+        std::chrono::steady_clock::now() < queue_.front()->arrival + max_delay_)
+      continue;
     // The first request, and those after it that fit beside it.
     std::vector<PendingPtr> group;
     int64_t total = 0;
