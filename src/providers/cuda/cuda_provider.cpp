@@ -13,6 +13,7 @@
 #include "core/arena_allocator.hpp"
 #include "core/device.hpp"
 #include "ep/provider_abilities.hpp"
+#include "providers/cuda/arch_support.hpp"
 #include "providers/cuda/cuda_allocator.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
@@ -249,22 +250,10 @@ class CudaProvider : public ep::ExecutionProvider,
   std::shared_ptr<StreamPool> streams_;
 };
 
-// The oldest compute capability this build has code for (from
-// CMAKE_CUDA_ARCHITECTURES, e.g. "90" or "80,90"); 0 when it cannot tell.
-int oldest_built_architecture() {
-  const std::string archs = TESSERA_CUDA_ARCHITECTURES;
-  int oldest = 0;
-  for (size_t i = 0; i < archs.size();) {
-    if (!std::isdigit(static_cast<unsigned char>(archs[i]))) {
-      ++i;
-      continue;
-    }
-    int v = 0;
-    while (i < archs.size() && std::isdigit(static_cast<unsigned char>(archs[i])))
-      v = v * 10 + (archs[i++] - '0');
-    oldest = oldest == 0 ? v : std::min(oldest, v);
-  }
-  return oldest;
+// The architectures this build has kernels for (CMAKE_CUDA_ARCHITECTURES).
+const std::vector<BuiltArch>& built_archs() {
+  static const std::vector<BuiltArch> archs = parse_built_archs(TESSERA_CUDA_ARCHITECTURES);
+  return archs;
 }
 
 struct DeviceInfo {
@@ -296,7 +285,6 @@ const Usable& usable() {
       out.why_not = probe.why_not;
       return out;
     }
-    const int oldest = oldest_built_architecture();
     for (int d = 0; d < probe.device_count; ++d) {
       DeviceInfo info;
       try {
@@ -307,13 +295,12 @@ const Usable& usable() {
         continue;
       }
       out.names.push_back(info.name);
-      if (oldest && info.capability < oldest)
-        out.why_not += str_cat(out.why_not.empty() ? "" : "; ", "device ", d, " (", info.name,
-                               ", sm_", info.capability,
-                               ") is older than the oldest GPU architecture this build has code "
-                               "for (sm_",
-                               TESSERA_CUDA_ARCHITECTURES,
-                               "); rebuild with -DCMAKE_CUDA_ARCHITECTURES=<yours>");
+      if (kernels_for_device(built_archs(), info.capability).empty())
+        out.why_not +=
+            str_cat(out.why_not.empty() ? "" : "; ", "device ", d, " (", info.name, ", sm_",
+                    info.capability, ") has no kernels in this build, which has code for ",
+                    describe_built_archs(built_archs()),
+                    "; rebuild with -DCMAKE_CUDA_ARCHITECTURES=", info.capability);
       else
         out.devices.push_back(d);
     }
@@ -357,7 +344,8 @@ class CudaProviderFactory : public ep::ProviderFactory,
     if (usable.empty()) fail(ErrorCode::kEPFail, kName, " is not available: ", why);
     if (std::find(usable.begin(), usable.end(), parsed.device_id) == usable.end())
       fail(ErrorCode::kInvalidArgument, kName, ": device_id ", parsed.device_id,
-           " is a GPU older than this build's architectures (sm_", TESSERA_CUDA_ARCHITECTURES, ")");
+           " is a GPU this build has no kernels for (it has code for ",
+           describe_built_archs(built_archs()), ")");
     return std::make_shared<CudaProvider>(o, parsed);
   }
   std::vector<HardwareDevice> devices() const override {
@@ -392,14 +380,16 @@ class CudaProviderFactory : public ep::ProviderFactory,
       lines.push_back(str_cat("cuBLASLt: ", e.what()));
     }
     lines.push_back(
-        str_cat("kernels built for GPU architectures: sm_", TESSERA_CUDA_ARCHITECTURES));
+        str_cat("kernels built for GPU architectures: ", describe_built_archs(built_archs())));
     lines.push_back(str_cat("devices: ", p.device_count));
     for (int d = 0; d < p.device_count; ++d) {
       try {
         DeviceInfo info = device_info(d);
-        lines.push_back(str_cat("device ", d, ": ", info.name, ", compute capability ",
-                                info.capability / 10, ".", info.capability % 10, ", ",
-                                info.memory >> 20, " MiB"));
+        const std::string kernels = kernels_for_device(built_archs(), info.capability);
+        lines.push_back(
+            str_cat("device ", d, ": ", info.name, ", compute capability ", info.capability / 10,
+                    ".", info.capability % 10, ", ", info.memory >> 20,
+                    " MiB; kernels: ", kernels.empty() ? "none in this build" : kernels));
       } catch (const Error& e) {
         lines.push_back(str_cat("device ", d, ": ", e.what()));
       }
