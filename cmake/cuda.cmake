@@ -58,8 +58,16 @@ elseif(NOT TESSERA_WITH_CUDA)
   message(STATUS "CUDA provider: turned off (TESSERA_WITH_CUDA=OFF); not built")
 else()
   set(TESSERA_HAVE_CUDA ON)
+  # Machine code for every architecture CUDA 13 supports from Turing on (code
+  # for sm_XY runs on every X.Y-or-later GPU of major version X, so 80 serves
+  # 8.7 and 8.8, 100 serves 10.3, 120 serves 12.1) and PTX of the newest, which
+  # the driver compiles for GPUs newer than the build. One architecture (e.g.
+  # -DCMAKE_CUDA_ARCHITECTURES=90) builds several times faster for development.
+  set(TESSERA_CUDA_DEFAULT_ARCHITECTURES
+      "75-real;80-real;86-real;89-real;90-real;100-real;110-real;120-real;120-virtual")
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "GPU architectures to build CUDA kernels for")
+    set(CMAKE_CUDA_ARCHITECTURES "${TESSERA_CUDA_DEFAULT_ARCHITECTURES}" CACHE STRING
+        "GPU architectures to build CUDA kernels for (CMake's list: 90, 90-real, 120-virtual)")
   endif()
   # The runtime is linked below by path (CMake's own choice would name it with
   # -lcudart and no folder when a C++ target links the CUDA objects).
@@ -95,6 +103,6 @@ else()
   list(APPEND TESSERA_PROVIDER_LIBRARIES ${TESSERA_CUDA_LIBRARIES})
   list(APPEND TESSERA_PROVIDER_MODULES "cuda|CUDAExecutionProvider|tessera::cuda::make_cuda_provider_factory|providers/cuda/")
   list(APPEND TESSERA_BUILT_IN_PROVIDERS "tessera::cuda::make_cuda_provider_factory")
-  message(STATUS "CUDA provider: building for sm_${CMAKE_CUDA_ARCHITECTURES} with CUDA "
+  message(STATUS "CUDA provider: building for ${CMAKE_CUDA_ARCHITECTURES} with CUDA "
                  "${CUDAToolkit_VERSION} and cuDNN ${_cudnn_major} (${CUDNN_LIBRARY})")
 endif()

@@ -7,8 +7,8 @@
 #                                     # carry ".gpu" and run
 #   bash scripts/gpu_check.sh --prebuilt [--stages ...] [--out DIR]
 #
-# The pack holds: the CLI, the unit tests and the plugins they load, with
-# ctest's files (build-gpu/); the shared libraries they need that a CUDA
+# The pack holds: the CLI, the unit and C API tests and the plugins they load,
+# with ctest's files for them (build-gpu/); the shared libraries they need that a CUDA
 # machine may lack (lib/: oneDNN, the image codecs, libgomp, libcudart; lib-cxx/:
 # the C++ runtime, used only where the machine's is older); the
 # ONNX conformance suite (onnx-node/, when ../shared has it: the GPU machine
@@ -82,8 +82,14 @@ fi
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/build-gpu" "$stage/lib"
-cp "$BUILD_DIR"/tessera "$BUILD_DIR"/tessera_unit_tests "$BUILD_DIR"/*.so \
-   "$BUILD_DIR"/CTestTestfile.cmake "$BUILD_DIR"/tessera_unit_tests*.cmake "$stage/build-gpu/"
+cp "$BUILD_DIR"/tessera "$BUILD_DIR"/tessera_unit_tests "$BUILD_DIR"/tessera_capi_tests \
+   "$BUILD_DIR"/*.so "$BUILD_DIR"/tessera_unit_tests*.cmake "$BUILD_DIR"/tessera_capi_tests*.cmake \
+   "$stage/build-gpu/"
+[ -d "$BUILD_DIR/capi_models" ] && cp -r "$BUILD_DIR/capi_models" "$stage/build-gpu/"
+# ctest's file for the two GoogleTest programs the pack holds (the build's own
+# also names the Python and C-program tests, which the GPU machine cannot run).
+grep -E '^include\(.*tessera_(unit|capi)_tests' "$BUILD_DIR/CTestTestfile.cmake" \
+  > "$stage/build-gpu/CTestTestfile.cmake"
 # ctest's files and the plugin tests' paths name the build folder by its full
 # path; gpu_check.sh makes that path lead to the unpacked one.
 realpath "$BUILD_DIR" > "$stage/build_dir"
@@ -101,7 +107,8 @@ fi
 # system has compatible ones), zlib, and the CUDA libraries the GPU machine
 # must provide (cuDNN: too large to carry, and tied to its driver's CUDA).
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libstdc\+\+|libgcc_s|libz\.|libcudnn)'
-for bin in "$stage"/build-gpu/tessera "$stage"/build-gpu/tessera_unit_tests "$stage"/build-gpu/*.so; do
+for bin in "$stage"/build-gpu/tessera "$stage"/build-gpu/tessera_unit_tests \
+  "$stage"/build-gpu/tessera_capi_tests "$stage"/build-gpu/*.so; do
   ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}'
 done | sort -u | while read -r name path; do
   [[ "$name" =~ $skip ]] && continue
