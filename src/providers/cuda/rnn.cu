@@ -99,13 +99,22 @@ __device__ __forceinline__ void write_y(const RnnStep& s, const Unit& u, int64_t
   static_cast<T*>(s.y)[i] = from_float<T>(v);
 }
 
+// Direction d's function k (f, g, h). Selected with constant indices so the
+// parameter array is read in place rather than copied to local memory.
+__device__ __forceinline__ const RnnActivation& act_of(const RnnStep& s, int64_t d, int k) {
+  if (k == 0) return d == 0 ? s.act[0] : s.act[3];
+  if (k == 1) return d == 0 ? s.act[1] : s.act[4];
+  return d == 0 ? s.act[2] : s.act[5];
+}
+
 template <typename T, RnnCell C>
 __global__ void step_kernel(RnnStep s) {
   const int64_t n = s.dirs * s.batch * s.hidden;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     const Unit u = unit_of(s, i);
-    const RnnActivation* act = s.act + 3 * u.d;
+    const RnnActivation& f = act_of(s, u.d, 0);
+    const RnnActivation& g = act_of(s, u.d, 1);
     const int64_t H = s.hidden;
     if (u.t < 0) {
       if constexpr (C == RnnCell::kGruGates) {
@@ -118,30 +127,29 @@ __global__ void step_kernel(RnnStep s) {
     const int64_t row = (u.d * s.batch + u.b);
     if constexpr (C == RnnCell::kRnn) {
       const float v = input_side(s, u, 0, true) + s.hr[row * H + u.j];
-      const float h = activate(act[0], clipped(s, v));
+      const float h = activate(f, clipped(s, v));
       s.h[u.state] = h;
       write_y<T>(s, u, u.t, h);
     } else if constexpr (C == RnnCell::kGruLinear) {
       const float* hr = s.hr + row * 3 * H;
-      const float z = activate(act[0], clipped(s, input_side(s, u, 0, true) + hr[u.j]));
-      const float r = activate(act[0], clipped(s, input_side(s, u, 1, true) + hr[H + u.j]));
+      const float z = activate(f, clipped(s, input_side(s, u, 0, true) + hr[u.j]));
+      const float r = activate(f, clipped(s, input_side(s, u, 1, true) + hr[H + u.j]));
       const float rbh = u.rb ? u.rb[2 * H + u.j] : 0.0f;
       const float hh =
-          activate(act[1], clipped(s, input_side(s, u, 2, false) + r * (hr[2 * H + u.j] + rbh)));
+          activate(g, clipped(s, input_side(s, u, 2, false) + r * (hr[2 * H + u.j] + rbh)));
       const float h = (1.0f - z) * hh + z * s.h[u.state];
       s.h[u.state] = h;
       write_y<T>(s, u, u.t, h);
     } else if constexpr (C == RnnCell::kGruGates) {
       const float* hr = s.hr + row * 2 * H;
-      const float z = activate(act[0], clipped(s, input_side(s, u, 0, true) + hr[u.j]));
-      const float r = activate(act[0], clipped(s, input_side(s, u, 1, true) + hr[H + u.j]));
+      const float z = activate(f, clipped(s, input_side(s, u, 0, true) + hr[u.j]));
+      const float r = activate(f, clipped(s, input_side(s, u, 1, true) + hr[H + u.j]));
       s.zr[row * 2 * H + u.j] = z;
       s.zr[row * 2 * H + H + u.j] = r;
       s.rh[u.state] = r * s.h[u.state];
     } else if constexpr (C == RnnCell::kGruHidden) {
       const float z = s.zr[row * 2 * H + u.j];
-      const float hh =
-          activate(act[1], clipped(s, input_side(s, u, 2, true) + s.hr[row * H + u.j]));
+      const float hh = activate(g, clipped(s, input_side(s, u, 2, true) + s.hr[row * H + u.j]));
       const float h = (1.0f - z) * hh + z * s.h[u.state];
       s.h[u.state] = h;
       write_y<T>(s, u, u.t, h);
@@ -157,13 +165,13 @@ __global__ void step_kernel(RnnStep s) {
         pi += p[u.j] * c_prev;
         pf += p[2 * H + u.j] * c_prev;
       }
-      const float ig = activate(act[0], clipped(s, pi));
-      const float fg = s.input_forget ? 1.0f - ig : activate(act[0], clipped(s, pf));
-      const float cg = activate(act[1], clipped(s, pc));
+      const float ig = activate(f, clipped(s, pi));
+      const float fg = s.input_forget ? 1.0f - ig : activate(f, clipped(s, pf));
+      const float cg = activate(g, clipped(s, pc));
       const float c = fg * c_prev + ig * cg;
       if (p) po += p[H + u.j] * c;
-      const float og = activate(act[0], clipped(s, po));
-      const float h = og * activate(act[2], c);
+      const float og = activate(f, clipped(s, po));
+      const float h = og * activate(act_of(s, u.d, 2), c);
       s.c[u.state] = c;
       s.h[u.state] = h;
       write_y<T>(s, u, u.t, h);
