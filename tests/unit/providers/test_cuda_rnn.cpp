@@ -376,3 +376,56 @@ TEST(CudaRnnClaims, EveryFormIsClaimedAndBadAttributesAreDeclined) {
   dbl.output("Y");
   EXPECT_NE(claim(dbl), "");
 }
+
+// Under enable_cuda_graph=1 the kernel is captured (it neither waits nor
+// allocates outside the run's scratch) and replays match the CPU on new
+// inputs of the same shapes; the sequence_lens check still fails a replay.
+TEST(CudaRnn, LstmCapturedAsACudaGraphReplaysAndMatchesTheCpu) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const int64_t seq = 6, batch = 3, input = 5, hidden = 8;
+  OneNode m("LSTM", 14,
+            {attr_string("direction", "bidirectional"), attr_int("hidden_size", hidden)});
+  const auto w = make_tensor(DataType::kFloat, {2, 4 * hidden, input},
+                             random_values(2 * 4 * hidden * input, 1, -0.6f, 0.6f));
+  const auto r = make_tensor(DataType::kFloat, {2, 4 * hidden, hidden},
+                             random_values(2 * 4 * hidden * hidden, 2, -0.6f, 0.6f));
+  const auto b =
+      make_tensor(DataType::kFloat, {2, 8 * hidden}, random_values(2 * 8 * hidden, 3, -0.5f, 0.5f));
+  const auto p =
+      make_tensor(DataType::kFloat, {2, 3 * hidden}, random_values(2 * 3 * hidden, 4, -0.5f, 0.5f));
+  m.input("X", make_tensor(DataType::kFloat, {seq, batch, input},
+                           random_values(seq * batch * input, 5)));
+  m.input("W", w, true).input("R", r, true).input("B", b, true);
+  m.input("lens", Tensor::from_vector<int32_t>({6, 4, 1}, Shape{batch}));
+  m.omitted().omitted().input("P", p, true);
+  m.output("Y").output("Y_h").output("Y_c");
+  auto s = Session::create_from_model(
+      m.model, {}, {{kCuda, {{"enable_cuda_graph", "1"}, {"error_on_failure", "1"}}}, {kCpu, {}}});
+  auto cpu = Session::create_from_model(m.model, {}, {{kCpu, {}}});
+  ASSERT_EQ(s->run_capture().status, "on (CUDAExecutionProvider)");
+  for (uint32_t run = 0; run < 5; ++run) {
+    auto feeds = m.feeds;
+    feeds[0].second = Value(make_tensor(DataType::kFloat, {seq, batch, input},
+                                        random_values(seq * batch * input, 50 + run)));
+    feeds[1].second = Value(
+        Tensor::from_vector<int32_t>({int32_t(6 - run), int32_t(run), int32_t(3)}, Shape{batch}));
+    auto got = s->run(feeds);
+    auto want = cpu->run(feeds);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t k = 0; k < got.size(); ++k)
+      expect_close(got[k].tensor(), want[k].tensor(), {1e-3, 1e-4},
+                   "run " + std::to_string(run) + " output " + std::to_string(k));
+  }
+  const auto c = s->run_capture();
+  EXPECT_EQ(c.captures, 1);
+  EXPECT_EQ(c.replays, 4);  // the captured run replays too
+  EXPECT_EQ(c.failures, 0);
+  auto bad = m.feeds;
+  bad[1].second = Value(Tensor::from_vector<int32_t>({1, 2, -1}, Shape{batch}));
+  try {
+    s->run(bad);
+    FAIL() << "a negative sequence length was accepted in a replay";
+  } catch (const Error& e) {
+    expect_has(e.what(), "sequence_lens[2] = -1 is outside [0, 6]");
+  }
+}
