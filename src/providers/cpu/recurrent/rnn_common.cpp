@@ -1,95 +1,20 @@
 #include "providers/cpu/recurrent/rnn_common.hpp"
 
 #include <algorithm>
-#include <cctype>
-
-#include "ops/schema.hpp"
 
 namespace tessera::cpu::rnn {
 
-namespace {
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
-
-struct ActSpec {
-  const char* name;
-  ActKind kind;
-  int num_alpha, num_beta;  // how many of activation_alpha/beta this function consumes
-  float alpha, beta;        // defaults, as the standalone ONNX operators have them
-};
-
-const ActSpec kActs[] = {
-    {"relu", ActKind::kRelu, 0, 0, 0.f, 0.f},
-    {"tanh", ActKind::kTanh, 0, 0, 0.f, 0.f},
-    {"sigmoid", ActKind::kSigmoid, 0, 0, 0.f, 0.f},
-    {"affine", ActKind::kAffine, 1, 1, 1.f, 0.f},
-    {"leakyrelu", ActKind::kLeakyRelu, 1, 0, 0.01f, 0.f},
-    {"thresholdedrelu", ActKind::kThresholdedRelu, 1, 0, 1.f, 0.f},
-    {"scaledtanh", ActKind::kScaledTanh, 1, 1, 1.f, 1.f},
-    {"hardsigmoid", ActKind::kHardSigmoid, 1, 1, 0.2f, 0.5f},
-    {"elu", ActKind::kElu, 1, 0, 1.f, 0.f},
-    {"softsign", ActKind::kSoftsign, 0, 0, 0.f, 0.f},
-    {"softplus", ActKind::kSoftplus, 0, 0, 0.f, 0.f},
-};
-
-}  // namespace
-
 RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info) {
+  const ops::rnn::RnnAttrs parsed = ops::rnn::parse_rnn_attrs(info.node(), info.opset());
   RnnAttrs a;
-  std::string dir = info.attr_string("direction", "forward");
-  if (dir == "bidirectional") {
-    a.bidirectional = true;
-    a.num_directions = 2;
-  } else if (dir == "reverse") {
-    a.reverse = true;
-  } else if (dir != "forward") {
-    info.fail_node("direction must be forward, reverse or bidirectional, got '", dir, "'");
-  }
-  a.hidden_size = info.attr_int("hidden_size", -1);
-  if (info.has_attr("hidden_size") && a.hidden_size <= 0)
-    info.fail_node("hidden_size must be positive, got ", a.hidden_size);
-  a.layout = info.opset() >= 14 ? info.attr_int("layout", 0) : 0;
-  if (a.layout != 0 && a.layout != 1) info.fail_node("layout must be 0 or 1, got ", a.layout);
-  if (info.has_attr("clip")) {
-    a.has_clip = true;
-    a.clip = info.attr_float("clip");
-    if (!(a.clip > 0.f)) info.fail_node("clip must be positive, got ", a.clip);
-  }
-
-  const ops::OpSchema& schema = ops::schema_of(info.node(), info.opset());
-  const std::vector<std::string> defaults = schema.attr_def("activations")->strings;
-  const size_t per_dir = defaults.size();
-  std::vector<std::string> names = info.attr_strings("activations", {});
-  if (names.empty()) {
-    for (int64_t k = 0; k < a.num_directions; ++k)
-      names.insert(names.end(), defaults.begin(), defaults.end());
-  } else if (names.size() == per_dir && a.bidirectional) {
-    // One list given for a bidirectional op: both directions use it.
-    std::vector<std::string> twice = names;
-    twice.insert(twice.end(), names.begin(), names.end());
-    names = twice;
-  } else if (names.size() != per_dir * size_t(a.num_directions)) {
-    info.fail_node("activations has ", names.size(), " entries, expected ",
-                   per_dir * size_t(a.num_directions));
-  }
-  std::vector<float> alphas = info.attr_floats("activation_alpha", {});
-  std::vector<float> betas = info.attr_floats("activation_beta", {});
-  size_t ai = 0, bi = 0;
-  for (const auto& n : names) {
-    std::string ln = lower(n);
-    const ActSpec* spec = nullptr;
-    for (const auto& s : kActs)
-      if (ln == s.name) spec = &s;
-    if (!spec) info.fail_node("unsupported activation '", n, "'");
-    Activation act{spec->kind, spec->alpha, spec->beta};
-    // Values are consumed in order by the functions that take them.
-    if (spec->num_alpha && ai < alphas.size()) act.alpha = alphas[ai++];
-    if (spec->num_beta && bi < betas.size()) act.beta = betas[bi++];
-    a.acts.push_back(act);
-  }
+  a.num_directions = parsed.num_directions;
+  a.bidirectional = parsed.bidirectional;
+  a.reverse = parsed.reverse;
+  a.hidden_size = parsed.hidden_size;
+  a.layout = parsed.layout;
+  a.has_clip = parsed.has_clip;
+  a.clip = parsed.clip;
+  for (const ops::rnn::Activation& f : parsed.acts) a.acts.push_back({f.kind, f.alpha, f.beta});
   return a;
 }
 

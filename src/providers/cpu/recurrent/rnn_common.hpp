@@ -10,24 +10,13 @@
 #include <vector>
 
 #include "ep/kernel.hpp"
+#include "ops/rnn_attrs.hpp"
 #include "providers/cpu/recurrent/float_io.hpp"
 #include "providers/cpu/recurrent/rnn_weights.hpp"
 
 namespace tessera::cpu::rnn {
 
-enum class ActKind {
-  kRelu,
-  kTanh,
-  kSigmoid,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus
-};
+using ActKind = ops::rnn::ActKind;
 
 struct Activation {
   ActKind kind = ActKind::kTanh;
@@ -79,7 +68,8 @@ struct RnnAttrs {
   std::vector<Activation> acts;
 };
 
-// The activations default to the schema entry's (one direction's list).
+// The node's attributes, parsed by the rule every provider shares
+// (ops/rnn_attrs.hpp).
 RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info);
 
 struct RnnDims {

@@ -1,0 +1,54 @@
+// The attributes RNN, GRU and LSTM share (direction, hidden_size, layout,
+// clip, the activation list and its alphas and betas), read from the node
+// once by one rule: every provider's kernels and claim checks parse them here
+// so they agree on what a node asks for.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "ir/graph.hpp"
+
+namespace tessera::ops::rnn {
+
+// The activation functions the ONNX spec lists for recurrent ops.
+enum class ActKind {
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
+};
+
+struct Activation {
+  ActKind kind = ActKind::kTanh;
+  float alpha = 0.f, beta = 0.f;
+};
+
+struct RnnAttrs {
+  int64_t num_directions = 1;
+  bool bidirectional = false;
+  bool reverse = false;      // direction == "reverse" (single direction)
+  int64_t hidden_size = -1;  // -1: take it from R
+  int64_t layout = 0;
+  bool has_clip = false;
+  float clip = 0.f;
+  // The op's functions for direction 0, then for direction 1 (f for RNN;
+  // f, g for GRU; f, g, h for LSTM), with their alpha and beta resolved.
+  std::vector<Activation> acts;
+};
+
+// Parses the node's attributes for `opset`; a bad direction, hidden_size,
+// layout, clip, activation name or activation count fails with
+// kInvalidArgument naming the node. Activations default to the schema's (one
+// direction's list); a one-direction list on a bidirectional node serves
+// both directions; activation_alpha and activation_beta are taken in order by
+// the functions that use them, each function's own default otherwise.
+RnnAttrs parse_rnn_attrs(const ir::Node& node, int64_t opset);
+
+}  // namespace tessera::ops::rnn
