@@ -66,8 +66,13 @@ from onnx import numpy_helper
 SEED = 1234
 SEQ = 128
 HERE = os.path.dirname(os.path.abspath(__file__))
-# Zoo specs by name (--zoo), filled by load_zoo().
+sys.path.insert(0, os.path.join(HERE, "models"))  # the zoo's makers (--zoo)
+# Zoo specs by name (--zoo), filled by load_zoo(); each zoo model's float32 module on the
+# CPU, built once and copied for each of its rows (a build calibrates BatchNorm).
 ZOO = {}
+ZOO_MODULES = {}
+# Tessera's timings and the check, as --columns names them.
+COLUMNS = ["host", "graph", "device_io", "graph_device_io", "tf32", "check"]
 
 
 def cuda_providers(extra="", graph=False, tf32=False):
@@ -132,9 +137,9 @@ class NoBatch(Exception):
 
 
 def load_zoo(names, kit):
-    """Fills ZOO with the specs named (or all); returns rows for the names that are not torch
-    modules of their own (the zoo's float16 and int8 variants) or that failed to load."""
-    sys.path.insert(0, os.path.join(HERE, "models"))
+    """Fills ZOO with the specs named (or all); returns their names and rows for those that
+    are not torch modules of their own (the zoo's float16 and int8 variants). A family that
+    fails to load is reported on stderr; naming one of its models is an error."""
     import zoo_common as zc
     import zoo_index
 
@@ -164,8 +169,12 @@ def build_zoo(name, batch, dtype, device):
     raises NoBatch when the model does not take that batch."""
     import zoo_common as zc
 
+    import copy
+
     spec = ZOO[name]
-    model = spec["build"](zc.SEED)
+    if name not in ZOO_MODULES:
+        ZOO_MODULES[name] = spec["build"](zc.SEED)
+    model = copy.deepcopy(ZOO_MODULES[name])
     sets = spec["sets"][0](np.random.RandomState(zc.SEED))
     tdtype = {"float32": torch.float32, "float16": torch.float16}[dtype]
 
@@ -392,11 +401,8 @@ def measure(a, cli, name, dtype, batch):
     opts = ":".join(o for o in (a.cuda_options,
                                 f"cudnn_conv_algo_cache={os.path.join(case, 'conv_algos.txt')}") if o)
     providers = cuda_providers(opts) if a.device == "cuda" else "CPUExecutionProvider"
-    row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
-    if a.device == "cuda":
-        row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, cuda_providers(opts, True),
-                                                a.warmup, a.iters, graph=True)
-    # Like for like with the torch timings: tensors already on the device.
+    col = a.columns.__contains__
+
     # Columns that may fail on a machine never tried: a failure
     # is recorded in the row (KEY_error) instead of losing the row.
     def try_column(key, fn):
@@ -405,12 +411,26 @@ def measure(a, cli, name, dtype, batch):
         except Exception as e:
             row[key.replace("_ms", "_error")] = f"{type(e).__name__}: {e}"[-2000:]
 
-    try_column("tessera_device_io_ms", lambda: tessera_bench(
-        cli, onnx_path, providers, a.warmup, a.iters, device_io=True))
+    if col("host"):
+        row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
+    if a.device == "cuda" and col("graph"):
+        graph_ms = lambda: tessera_bench(cli, onnx_path, cuda_providers(opts, True),  # noqa
+                                         a.warmup, a.iters, graph=True)
+        # A zoo model whose runs cannot be captured (nodes on the CPU, control flow) keeps
+        # its other columns; ResNet-50 and BERT-base must replay.
+        if zoo:
+            try_column("tessera_graph_ms", graph_ms)
+        else:
+            row["tessera_graph_ms"] = graph_ms()
+    # Like for like with the torch timings: tensors already on the device.
+    if col("device_io"):
+        try_column("tessera_device_io_ms", lambda: tessera_bench(
+            cli, onnx_path, providers, a.warmup, a.iters, device_io=True))
     if a.device == "cuda":
-        try_column("tessera_graph_device_io_ms", lambda: tessera_bench(
-            cli, onnx_path, cuda_providers(opts, True), a.warmup, a.iters, graph=True,
-            device_io=True))
+        if col("graph_device_io"):
+            try_column("tessera_graph_device_io_ms", lambda: tessera_bench(
+                cli, onnx_path, cuda_providers(opts, True), a.warmup, a.iters, graph=True,
+                device_io=True))
         row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
         if a.profile:
             # Where the time goes: device time per operator, and the run without the
@@ -427,7 +447,8 @@ def measure(a, cli, name, dtype, batch):
             if dtype == "float32":
                 row["tessera_tf32_ms"] = tessera_bench(
                     cli, onnx_path, cuda_providers(opts, tf32=True), a.warmup, a.iters)
-    if a.device == "cuda" and dtype == "float32":
+    tf32 = a.device == "cuda" and dtype == "float32" and col("tf32")
+    if tf32:
         # TF32 math (use_tf32=1): what PyTorch's convolutions use by default
         # (torch.backends.cudnn.allow_tf32), and ONNX Runtime's default; its
         # accuracy against the float32 check is reported below, not required.
@@ -436,6 +457,9 @@ def measure(a, cli, name, dtype, batch):
             graph=True, device_io=True))
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
     # exercises this path.
+    if not col("check"):
+        row["accuracy"] = "not checked (--columns without check)"
+        return finish_row(row)
     if zoo:
         # Every output, each by its type (bench/gpu_zoo.py's rule).
         from gpu_zoo import compare_dirs
@@ -444,7 +468,7 @@ def measure(a, cli, name, dtype, batch):
             tessera_outputs(cli, onnx_path, inputs, p, os.path.join(case, sub), load=False)
         row["accuracy_ok"], row["accuracy"], _ = compare_dirs(
             os.path.join(case, "cpu"), os.path.join(case, "cuda"), shapes_only)
-        if a.device == "cuda" and dtype == "float32":
+        if tf32:
             tessera_outputs(cli, onnx_path, inputs, cuda_providers(opts, tf32=True),
                             os.path.join(case, "cuda_tf32"), load=False)
             row["tf32_accuracy_ok"], row["tf32_accuracy"], _ = compare_dirs(
@@ -454,7 +478,7 @@ def measure(a, cli, name, dtype, batch):
     cpu_out = tessera_outputs(cli, onnx_path, inputs, "CPUExecutionProvider",
                               os.path.join(case, "cpu"))
     row["accuracy_ok"], row["accuracy"] = accuracy(cuda_out, cpu_out, dtype)
-    if a.device == "cuda" and dtype == "float32":
+    if tf32:
         # Would TF32 (ONNX Runtime's default) pass the float32 check? Reported, not required.
         tf32_out = tessera_outputs(cli, onnx_path, inputs,
                                    cuda_providers(opts, tf32=True),
@@ -544,13 +568,12 @@ def write_table(out, rows):
                 "accuracy vs CPU |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
-            if "skipped" in r:
-                t.write(f"| {r['model']} | {r.get('batch', '—')} | {r.get('dtype', '—')} | "
-                        f"{r['skipped'][:200]} |||||||||||| |\n")
-                continue
-            if "error" in r:
-                t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | failed: "
-                        f"{r['error'].splitlines()[-1][:200]} |||||||||||| |\n")
+            # A row without timings: its reason in the first timing cell, the others empty.
+            if "skipped" in r or "error" in r:
+                why = r.get("skipped") or f"failed: {r['error'].splitlines()[-1]}"
+                cells = [r["model"], r.get("batch", "—"), r.get("dtype", "—"),
+                         why[:200].replace("|", "\\|")] + [""] * 11
+                t.write("| " + " | ".join(str(c) for c in cells) + " |\n")
                 continue
             ratio = r.get("best_device_io_over_eager")
             same = r.get("same_math_over_eager")
@@ -576,6 +599,10 @@ def main():
     ap.add_argument("--compile-only", default="",
                     help="comma-separated globs of row tags (MODEL_bBATCH_TYPE) that torch.compile "
                          "times; the other rows leave its column empty")
+    ap.add_argument("--columns", default=",".join(COLUMNS),
+                    help="Tessera's columns to take, of " + ",".join(COLUMNS) + " (host IO, "
+                         "CUDA graphs, device IO, both, the same with TF32, the accuracy check "
+                         "against the CPU provider)")
     ap.add_argument("--budget", type=float, default=0,
                     help="seconds after which no new row starts (0: no limit); later rows are "
                          "listed as not run")
@@ -616,6 +643,10 @@ def main():
     cli = os.path.abspath(a.tessera)
     os.makedirs(a.out, exist_ok=True)
     a.compile_only = [g for g in a.compile_only.split(",") if g]
+    a.columns = [c for c in a.columns.split(",") if c]
+    bad = [c for c in a.columns if c not in COLUMNS]
+    if bad:
+        raise SystemExit(f"--columns: unknown {bad} (known: {','.join(COLUMNS)})")
     models = [m for m in (a.models if a.models is not None
                           else ("" if a.zoo else "resnet50,bert_base")).split(",") if m]
     rows, failed = [], False

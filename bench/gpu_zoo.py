@@ -6,6 +6,7 @@ inputs, the outputs compared, and the partition summed up.
   python3 bench/gpu_zoo.py --tessera build-gpu/tessera --out DIR [--only A,B | --skip A,B]
       [--jobs N] [--deadline SECONDS] [--reuse ZOO/public] [--kit DIR]
   python3 bench/gpu_zoo.py --list
+  python3 bench/gpu_zoo.py --table ZOO/results.jsonl --compare C1/results.jsonl[,C2/...]
 
 Per model (one worker each, --jobs at a time):
   1. generation: the model's maker spec (bench/models/zoo_index.py) built and exported by
@@ -24,9 +25,14 @@ step and why; the others go on. --deadline bounds the whole run: steps are cut a
 and models not started by then are listed as not run.
 
 Writes DIR/results.jsonl (a row per model, as each finishes), DIR/table.md (the table,
-sorted by family) and DIR/partition.md (every model's CPU nodes by op with the reasons
+in the zoo's order: by family) and DIR/partition.md (every model's CPU nodes by op with the reasons
 in full); DIR/models/NAME/ keeps each model's files and logs. Exit status 1 when a row
-failed. On a machine without a GPU the [CUDA, CPU] runs fall back to the CPU provider
+failed.
+
+--table prints the zoo table of docs/performance.md: this script's rows (CUDA's share of
+the nodes, copies per run, accuracy against the CPU) beside bench/gpu_compare.py --zoo's
+(its results.jsonl files, merged as its --merge does: Tessera's milliseconds with host IO
+and its best with device IO, PyTorch eager's and torch.compile's, per batch and type). On a machine without a GPU the [CUDA, CPU] runs fall back to the CPU provider
 (the partition's `in use` says so in each row): a test of this script.
 """
 import argparse
@@ -321,7 +327,7 @@ def md_cell(s):
 
 def write_report(out, rows, spec_order):
     order = {n: i for i, n in enumerate(spec_order)}
-    rows = sorted(rows, key=lambda r: (r.get("family", ""), order.get(r["model"], 1e9)))
+    rows = sorted(rows, key=lambda r: (order.get(r["model"], len(order)), r["model"]))
     with open(os.path.join(out, "table.md"), "w") as t:
         t.write("| model | family | CUDA nodes | copies per run | accuracy vs CPU | "
                 "on the CPU (op xN: CUDA's reason) | result |\n|---|---|---|---|---|---|---|\n")
@@ -355,6 +361,58 @@ def write_report(out, rows, spec_order):
             for c in r.get("copies_per_run_values", []):
                 p.write(f"- copy {c}\n")
             p.write("\n")
+
+
+def combined_table(zoo_path, compare_paths):
+    """The zoo table: a line per timed row (model, batch, type), the model's partition and
+    accuracy from the zoo run on its first line; models without timings get one line."""
+    sys.path.insert(0, HERE)
+    from gpu_compare import merge_rows
+
+    with open(zoo_path) as f:
+        zoo = [json.loads(line) for line in f if line.strip()]
+    timed = merge_rows(compare_paths) if compare_paths else []
+    by_model = {}
+    for r in timed:
+        by_model.setdefault(r["model"], []).append(r)
+    fmt = lambda v: "—" if v is None else f"{v:.3f}"  # noqa: E731
+    lines = ["| model | CUDA nodes | copies per run | accuracy vs CPU | batch | type | "
+             "Tessera ms | Tessera device IO ms | eager ms | torch.compile ms | best / eager | "
+             "row's check |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    names = [r["model"] for r in zoo] + [m for m in by_model if m not in {r["model"] for r in zoo}]
+    zoo_by = {r["model"]: r for r in zoo}
+    for name in names:
+        z = zoo_by.get(name, {})
+        if "nodes_total" in z:
+            share = f"{z['nodes_cuda']}/{z['nodes_total']}"
+            if not z.get("cuda_in_use"):
+                share += " (CUDA not in use)"
+            copies = str(z["copies_per_run"])
+        else:
+            share, copies = "—", "—"
+        acc = ("pass" if z.get("status") == "ok" else z.get("status", "not run")
+               if z else "not in the zoo run")
+        head = [name, share, copies, acc]
+        rows = by_model.get(name) or [None]
+        for i, r in enumerate(rows):
+            cells = head if i == 0 else ["", "", "", ""]
+            if r is None:
+                lines.append("| " + " | ".join(cells + ["—"] * 8) + " |")
+                continue
+            if "skipped" in r or "error" in r:
+                why = (r.get("skipped") or r["error"].splitlines()[-1])[:160]
+                lines.append("| " + " | ".join(cells + [str(r["batch"]), str(r["dtype"]),
+                                                        md_cell(why)] + [""] * 5) + " |")
+                continue
+            best = [v for v in (r.get("tessera_device_io_ms"), r.get("tessera_graph_device_io_ms"))
+                    if v is not None]
+            ratio = r.get("best_device_io_over_eager")
+            lines.append("| " + " | ".join(cells + [
+                str(r["batch"]), r["dtype"], fmt(r.get("tessera_ms")),
+                fmt(min(best) if best else None), fmt(r.get("torch_eager_ms")),
+                fmt(r.get("torch_compile_ms")), "—" if ratio is None else f"{ratio:.2f}",
+                {True: "pass", False: "FAIL"}.get(r.get("accuracy_ok"), "—")]) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def binary_starts(cli):
@@ -408,9 +466,16 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep each model, its inputs and both runs' outputs")
     ap.add_argument("--list", action="store_true", help="print the zoo's model names and exit")
+    ap.add_argument("--table", default="",
+                    help="a zoo run's results.jsonl: print the combined table and exit")
+    ap.add_argument("--compare", default="",
+                    help="with --table: comma-separated bench/gpu_compare.py results.jsonl files")
     ap.add_argument("--generate", default="", help=argparse.SUPPRESS)
     ap.add_argument("--model-dir", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if a.table:
+        print(combined_table(a.table, [p for p in a.compare.split(",") if p]), end="")
+        return 0
     sys.path.insert(0, os.path.join(HERE, "models"))
     import zoo_index
 
