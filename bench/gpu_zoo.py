@@ -15,7 +15,8 @@ Per model (one worker each, --jobs at a time):
      those). --reuse DIR takes DIR/NAME/model.onnx and test_data_set_0 instead.
   2. `tessera partition --json` with [CUDA, CPU]: nodes CUDA runs out of all, the nodes
      left to the CPU grouped by op type and CUDA's reason for declining, and the copies
-     between memory spaces per run (and once, at creation).
+     between memory spaces per run (and once, at creation); of the top-level graph (If,
+     Loop and Scan bodies have plans of their own, which the report does not list).
   3. `tessera run` with [CUDA, CPU] and with [CPU], the outputs compared: float32
      |cuda - cpu| <= 1e-4 + 1e-3 |cpu| everywhere; float16 max |cuda - cpu| at most 1e-2
      of max |cpu|; integers and booleans equal; a spec with check="shapes" (detectors

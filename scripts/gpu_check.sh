@@ -277,7 +277,8 @@ export T OUT CONF CUDA GRAPH BUILD_DIR TESSERA_LD_PATH PYTHON
 # Sized for the lent GPU machine's 15 minutes (docs/cuda.md): the first five
 # stages fit one call of about 7 minutes, compare another.
 # The zoo stage (generating about 60 models on 16 cores, then three runs of
-# each) has a call of its own.
+# each) joins the first five in a call of 10 minutes, with lower limits for
+# unit, conformance and graphs (docs/cuda.md, "A lease for the model zoo").
 declare -A LIMIT=([unit]=150 [models]=30 [conformance]=90 [graphs]=90 [bench]=45 [zoo]=240
   [compare]=400)
 for s in ${STAGES//,/ }; do
