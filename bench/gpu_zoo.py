@@ -57,9 +57,10 @@ CUDA_EP = "CUDAExecutionProvider"
 
 # ---------------------------------------------------------------- generation (child process)
 
-def generate_one(name, model_dir, kit):
-    """Builds and exports one spec into model_dir: model.onnx, inputs/*.npy,
-    test_data_set_0/input_*.pb and gen.json. Runs in a process of its own."""
+def generate_one(name, family, model_dir, kit):
+    """Builds and exports one spec of `family` into model_dir: model.onnx, inputs/*.npy,
+    test_data_set_0/input_*.pb and gen.json. Runs in a process of its own, which imports
+    only that family's maker."""
     sys.path.insert(0, os.path.join(HERE, "models"))
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import torch
@@ -69,12 +70,10 @@ def generate_one(name, model_dir, kit):
 
     torch.set_num_threads(1)
     t0 = time.time()
-    mm = zc.load_kit(kit)
-    specs, errors = zoo_index.all_specs(mm)
+    specs = {s["name"]: s for s in zoo_index.family_specs(family, zc.load_kit(kit))}
     if name not in specs:
-        raise SystemExit(f"no zoo model '{name}'" + (f" (families that failed to load: {errors})"
-                                                      if errors else ""))
-    spec = specs[name]
+        raise SystemExit(f"{family} has no model '{name}'")
+    spec = dict(specs[name], family=family)
     os.makedirs(model_dir, exist_ok=True)
     sets = zc.test_sets(spec)
     zc.export_model(spec, spec["build"](zc.SEED), sets, os.path.join(model_dir, "model.onnx"))
@@ -174,11 +173,14 @@ def compare_dirs(cpu_dir, cuda_dir, shapes_only=False):
                 notes.append(f"{out}: {bad} of {c.size} beyond rtol 1e-3, atol 1e-4 "
                              f"(max diff {diff.max():.2e})")
     if ok:
-        kind = "shapes equal" if shapes_only else "within tolerance"
-        text = f"{kind}; worst " + (", ".join(f"{k} {v:.1e}" for k, v in worst.items())
-                                    if worst else "exact")
         if shapes_only:
             text = "shapes equal (values not compared: the spec's check is shapes)"
+        elif worst:
+            # float32 outputs by absolute difference, float16 ones relative to the largest value
+            k = max(worst, key=worst.get)
+            text = f"within tolerance ({len(cpu_files)} outputs); worst {k} {worst[k]:.1e}"
+        else:
+            text = f"equal ({len(cpu_files)} outputs)"
     else:
         text = "; ".join(notes)
     return ok, text, worst
@@ -223,19 +225,25 @@ class Deadline:
         return None if self.end is None else self.end - time.time()
 
     def timeout(self, step_limit):
+        """(seconds the next step may take, whether the deadline rather than the step's own
+        limit set them)."""
         left = self.left()
-        return step_limit if left is None else max(1.0, min(step_limit, left))
+        if left is None or left >= step_limit:
+            return step_limit, False
+        return max(1.0, left), True
 
 
-def run_step(row, step, cmd, timeout, log, env=None):
-    """Runs one command of a model's check; False (with the row's status and error set)
-    when it fails or times out."""
+def run_step(row, step, cmd, limit, log, env=None):
+    """Runs one command of a model's check within `limit` (Deadline.timeout's pair); False
+    (with the row's status and error set) when it fails or times out."""
+    timeout, by_deadline = limit
     t0 = time.time()
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired as e:
         row["status"] = f"{step} timed out"
-        row["error"] = f"{step}: no result after {timeout:.0f} s"
+        row["error"] = (f"{step}: no result after {timeout:.0f} s"
+                        + (" (the run's --deadline)" if by_deadline else ""))
         with open(log, "a") as f:
             f.write(f"$ {' '.join(cmd)}\n(timed out after {timeout:.0f} s)\n"
                     f"{(e.stdout or b'')[-4000:]!r}\n{(e.stderr or b'')[-4000:]!r}\n")
@@ -269,8 +277,8 @@ def check_model(a, name, spec_info, deadline):
             row.update(status="reuse failed", error=f"{type(e).__name__}: {e}")
             return row
     else:
-        cmd = [sys.executable, os.path.abspath(__file__), "--generate", name, "--model-dir", d,
-               "--kit", a.kit]
+        cmd = [sys.executable, os.path.abspath(__file__), "--generate", name, "--family",
+               spec_info.get("family", ""), "--model-dir", d, "--kit", a.kit]
         env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
         if not run_step(row, "generate", cmd, deadline.timeout(a.gen_timeout), log, env):
             return row
@@ -473,6 +481,7 @@ def main():
                     help="with --table: comma-separated bench/gpu_compare.py results.jsonl files")
     ap.add_argument("--generate", default="", help=argparse.SUPPRESS)
     ap.add_argument("--model-dir", default="", help=argparse.SUPPRESS)
+    ap.add_argument("--family", default="", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.table:
         print(combined_table(a.table, [p for p in a.compare.split(",") if p]), end="")
@@ -482,7 +491,7 @@ def main():
 
     a.kit = a.kit or zoo_index.default_kit()
     if a.generate:
-        generate_one(a.generate, a.model_dir, a.kit)
+        generate_one(a.generate, a.family, a.model_dir, a.kit)
         return 0
     import zoo_common as zc
 

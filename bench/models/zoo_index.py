@@ -4,16 +4,16 @@ take the zoo as a whole (bench/gpu_zoo.py, bench/gpu_compare.py --zoo).
 The family scripts (make_zoo_*.py, make_zoo2.py) list zoo_common specs;
 make_zoo.py lists the shared kit's kind (inputs made per batch size), which
 kit_spec() turns into a zoo_common spec at batch 1. The order below puts the
-families whose models take longest to export first, so a pool of workers
-ends with the quick ones.
+families whose models take longest to export first (the detectors' exports
+take the longest), so a pool of workers ends with the quick ones.
 """
 import importlib
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FAMILIES = ["make_zoo_decoders", "make_zoo_speech", "make_zoo", "make_zoo2",
-            "make_zoo_detection", "make_zoo_recurrent", "make_zoo_mobile"]
+FAMILIES = ["make_zoo_detection", "make_zoo_decoders", "make_zoo_speech", "make_zoo",
+            "make_zoo2", "make_zoo_recurrent", "make_zoo_mobile"]
 
 
 def default_kit():

@@ -173,3 +173,23 @@ def test_compare_rows_of_a_zoo_model_repeat_set_0_along_the_batch():
     finally:
         gpu_compare.ZOO.pop("t")
         gpu_compare.ZOO_MODULES.pop("t", None)
+
+
+def test_steps_are_cut_at_the_deadline_and_failures_name_the_step(tmp_path):
+    assert gpu_zoo.Deadline(0).timeout(5) == (5, False)
+    assert gpu_zoo.Deadline(100).timeout(5) == (5, False)
+    t, by_deadline = gpu_zoo.Deadline(2).timeout(5)
+    assert by_deadline and 1.0 <= t <= 2
+    log = str(tmp_path / "log.txt")
+    row = {}
+    assert not gpu_zoo.run_step(row, "cpu run", [sys.executable, "-c", "import time; "
+                                                 "time.sleep(10)"], (0.5, True), log)
+    assert row["status"] == "cpu run timed out" and "(the run's --deadline)" in row["error"]
+    row = {}
+    assert not gpu_zoo.run_step(row, "partition", [sys.executable, "-c", "import sys; "
+                                                   "sys.exit('no such model')"], (30, False), log)
+    assert row["status"] == "partition failed"
+    assert row["error"].startswith("partition (exit 1): no such model")
+    row = {}
+    assert gpu_zoo.run_step(row, "cuda run", [sys.executable, "-c", "pass"], (30, False), log)
+    assert "status" not in row and "cuda run" in row["step_s"]
