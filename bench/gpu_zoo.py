@@ -296,6 +296,11 @@ def check_model(a, name, spec_info, deadline):
         return row
     with open(part) as f:
         row.update(summarize_partition(json.load(f)))
+    if a.expect_cuda and not row["cuda_in_use"]:
+        # The session skipped the CUDA provider (its warning is in the log): on a GPU
+        # machine, the row's comparison would be the CPU against itself.
+        row.update(status="CUDA not in use", error=f"see {log} for the session's warning")
+        return row
     for step, providers, sub in (("cpu run", CPU, "cpu"), ("cuda run", a.providers, "cuda")):
         out = os.path.join(d, sub)
         shutil.rmtree(out, ignore_errors=True)
@@ -468,6 +473,9 @@ def main():
     ap.add_argument("--gen-timeout", type=float, default=180, help="seconds per generation")
     ap.add_argument("--run-timeout", type=float, default=120, help="seconds per tessera command")
     ap.add_argument("--providers", default=CUDA, help="the side compared with [CPU]")
+    ap.add_argument("--expect-cuda", action="store_true",
+                    help="a model whose session could not use the CUDA provider fails "
+                         "(gpu_check.sh sets it where CUDA can run)")
     ap.add_argument("--reuse", default="",
                     help="a folder of models made earlier (NAME/model.onnx, test_data_set_0) "
                          "to check instead of generating them")
