@@ -29,11 +29,28 @@ torch.compile's compiles take minutes: `--only torch` times PyTorch alone (a cal
 on a short GPU lease), `--only tessera --no-compile` Tessera alone with the accuracy check, and
 `--merge A/results.jsonl,B/results.jsonl --out DIR` puts the two into one table.
 
+--zoo NAMES|all adds rows for models of the bench/models zoo (bench/models/zoo_index.py;
+the makers import the shared kit's make_models.py, found beside the checkout or in the GPU
+pack, or given by --kit): each maker's torch module, built on the CPU, moved to the device
+and converted to the row's type, timed as above, and exported again at the row's batch and
+type with fixed shapes. Batch B repeats set 0's inputs B times along their first dimension;
+a model takes it when every input has a first dimension of 1 and every output of the torch
+run has B as its first (otherwise the row says why not). The zoo's float16 and int8
+variants are rewrites of another model's ONNX graph, not torch modules: their rows are
+listed as not made. Each output is compared as bench/gpu_zoo.py does (integers exactly;
+specs that check shapes only, shapes only).
+
+torch.compile costs seconds per row: --compile-only GLOBS compiles only rows whose tag
+(MODEL_bBATCH_TYPE, e.g. 'vit_s16_b32_float16', '*_b1_float32') matches one of the
+comma-separated globs, and --budget SECONDS starts no row after that many seconds (rows
+not started are listed as not run), so a short GPU call can take a chosen part of the table.
+
 --device cpu runs the same steps with torch on the CPU and Tessera's CPU provider alone: a
 smoke test of this script on a machine without a GPU (its accuracy pair is [CPU] against
 itself; no ONNX Runtime timing).
 """
 import argparse
+import fnmatch
 import json
 import math
 import os
@@ -48,6 +65,14 @@ from onnx import numpy_helper
 
 SEED = 1234
 SEQ = 128
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "models"))  # the zoo's makers (--zoo)
+# Zoo specs by name (--zoo), filled by load_zoo(); each zoo model's float32 module on the
+# CPU, built once and copied for each of its rows (a build calibrates BatchNorm).
+ZOO = {}
+ZOO_MODULES = {}
+# Tessera's timings and the check, as --columns names them.
+COLUMNS = ["host", "graph", "device_io", "graph_device_io", "tf32", "check"]
 
 
 def cuda_providers(extra="", graph=False, tf32=False):
@@ -105,6 +130,101 @@ def build(name, batch, dtype, device):
     model = model.to(tdtype)
     feeds = {k: (v.to(tdtype) if v.is_floating_point() else v).to(device) for k, v in feeds.items()}
     return model, feeds
+
+
+class NoBatch(Exception):
+    """A zoo model that does not take the row's batch (the row is listed with the reason)."""
+
+
+def load_zoo(names, kit):
+    """Fills ZOO with the specs named (or all); returns their names and rows for those that
+    are not torch modules of their own (the zoo's float16 and int8 variants). A family that
+    fails to load is reported on stderr; naming one of its models is an error."""
+    import zoo_common as zc
+    import zoo_index
+
+    specs, errors = zoo_index.all_specs(zc.load_kit(kit or zoo_index.default_kit()))
+    for fam, err in errors.items():
+        print(f"zoo family {fam} failed to load: {err}", file=sys.stderr)
+    wanted = list(specs) if names == "all" else [n for n in names.split(",") if n]
+    unknown = [n for n in wanted if n not in specs]
+    if unknown:
+        raise SystemExit(f"--zoo: unknown model(s) {unknown} (bench/gpu_zoo.py --list names "
+                         "them)" + (f"; families that failed to load: {list(errors)}" if errors
+                                    else ""))
+    skipped = []
+    for n in wanted:
+        s = specs[n]
+        if s.get("half") or s.get("quantize"):
+            kind = "float16" if s.get("half") else "int8"
+            skipped.append({"model": n, "skipped": f"not made: the {kind} rewrite of an exported "
+                                                   "graph has no torch module of its own"})
+        else:
+            ZOO[n] = s
+    return [n for n in wanted if n in ZOO], skipped
+
+
+def build_zoo(name, batch, dtype, device):
+    """A zoo maker's module and set 0's inputs at `batch` (repeated along dim 0) and `dtype`;
+    raises NoBatch when the model does not take that batch."""
+    import zoo_common as zc
+
+    import copy
+
+    spec = ZOO[name]
+    if name not in ZOO_MODULES:
+        ZOO_MODULES[name] = spec["build"](zc.SEED)
+    model = copy.deepcopy(ZOO_MODULES[name])
+    sets = spec["sets"][0](np.random.RandomState(zc.SEED))
+    tdtype = {"float32": torch.float32, "float16": torch.float16}[dtype]
+
+    def tensors(b):
+        feeds = {}
+        for n, a in sets:
+            a = np.array(a)  # a copy, 0-d arrays kept 0-d
+            if b != 1:
+                if a.ndim == 0 or a.shape[0] != 1:
+                    raise NoBatch(f"does not take a batch: input '{n}' has shape {list(a.shape)} "
+                                  "(batch rows repeat inputs whose first dimension is 1)")
+                a = np.concatenate([a] * b, axis=0)
+            t = torch.from_numpy(a)
+            feeds[n] = (t.to(tdtype) if t.is_floating_point() else t).to(device)
+        return feeds
+
+    feeds = tensors(batch)
+    model = model.eval().to(device).to(tdtype)
+    if batch != 1:
+        with torch.inference_mode():
+            try:
+                out = model(*feeds.values())
+            except Exception as e:
+                model(*tensors(1).values())  # a model that fails at batch 1 too: the row failed
+                raise NoBatch(f"does not take a batch: torch fails on {batch} copies of set 0 "
+                              f"({type(e).__name__}: {str(e)[:300]})") from e
+        outs = out if isinstance(out, (tuple, list)) else [out]
+        for i, o in enumerate(outs):
+            if torch.is_tensor(o) and (o.dim() == 0 or o.shape[0] != batch):
+                raise NoBatch(f"does not take a batch: output {i} of the torch run has shape "
+                                 f"{list(o.shape)}, not [{batch}, ...]")
+    return model, feeds
+
+
+def export_zoo(name, model, feeds, path):
+    """Exports a zoo row at its fixed batch and type: the maker's own exporter (on a CPU copy,
+    as it expects) where it has one, else the TorchScript exporter."""
+    import copy
+
+    import zoo_common as zc
+
+    spec = ZOO[name]
+    if spec.get("export"):
+        cpu = copy.deepcopy(model).cpu()
+        spec["export"](cpu, [(k, v.cpu().numpy()) for k, v in feeds.items()], spec["outputs"],
+                       path, None)
+        return
+    zc.onnx_export(model, tuple(feeds.values()), path, opset_version=zc.OPSET,
+                   input_names=list(feeds), output_names=spec["outputs"],
+                   do_constant_folding=True)
 
 
 def export(model, feeds, path):
@@ -181,12 +301,17 @@ def tessera_profile(cli, model, providers, outdir, device_time, runs=6):
     return summarize(json.loads(out.strip().splitlines()[-1])["profile"], 12)
 
 
-def tessera_outputs(cli, model, inputs, providers, outdir):
+def tessera_outputs(cli, model, inputs, providers, outdir, load=True):
+    os.makedirs(outdir, exist_ok=True)
+    for f in os.listdir(outdir):  # a rerun into the same folder compares only its own files
+        if f.endswith(".npy"):
+            os.remove(os.path.join(outdir, f))
     args = ["run", model, "--providers", providers, "--output-dir", outdir]
     for name, path in inputs.items():
         args += ["--input", f"{name}={path}"]
     tessera(cli, *args)
-    return np.load(os.path.join(outdir, "output.npy")).astype(np.float64)
+    if load:
+        return np.load(os.path.join(outdir, "output.npy")).astype(np.float64)
 
 
 def ort_cuda_ms(model, feeds, warmup, iters):
@@ -217,9 +342,10 @@ def accuracy(cuda_out, cpu_out, dtype):
     return not bad.any(), f"max abs diff = {diff.max():.2e}, {int(bad.sum())} beyond rtol 1e-3, atol 1e-4"
 
 
-def measure_torch(a, model, feeds, dtype, row):
+def measure_torch(a, model, feeds, dtype, row, compile_ok=True):
     """PyTorch's timings of one row: eager, eager in strict float32 (float32 rows),
-    torch.compile (unless --no-compile; a failure to compile is recorded, not raised)."""
+    torch.compile (unless --no-compile, or --compile-only leaves the row out; a failure to
+    compile is recorded, not raised)."""
     row["torch_eager_ms"] = time_torch(model, feeds, a.device, a.warmup, a.iters)
     if a.device == "cuda" and dtype == "float32":
         # PyTorch's defaults run convolutions in TF32 (cudnn.allow_tf32) and
@@ -231,7 +357,7 @@ def measure_torch(a, model, feeds, dtype, row):
             row["torch_eager_strict_ms"] = time_torch(model, feeds, a.device, a.warmup, a.iters)
         finally:
             torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = saved
-    if hasattr(torch, "compile") and a.compile:
+    if hasattr(torch, "compile") and a.compile and compile_ok:
         try:
             compiled = torch.compile(model)
             t0 = time.perf_counter()
@@ -250,14 +376,16 @@ def measure(a, cli, name, dtype, batch):
     tag = f"{name}_b{batch}_{dtype}"
     case = os.path.join(a.out, tag)
     os.makedirs(os.path.join(case, "inputs"), exist_ok=True)
-    model, feeds = build(name, batch, dtype, a.device)
+    zoo = name in ZOO
+    model, feeds = (build_zoo if zoo else build)(name, batch, dtype, a.device)
     row = {"model": name, "batch": batch, "dtype": dtype, "device": a.device}
     if a.only != "tessera":
-        measure_torch(a, model, feeds, dtype, row)
+        compile_ok = not a.compile_only or any(fnmatch.fnmatch(tag, g) for g in a.compile_only)
+        measure_torch(a, model, feeds, dtype, row, compile_ok)
     if a.only == "torch":
         return finish_row(row)
     onnx_path = os.path.join(case, "model.onnx")
-    export(model, feeds, onnx_path)
+    (export_zoo if zoo else export)(*((name,) if zoo else ()), model, feeds, onnx_path)
     # The inputs as .npy (for `tessera run`) and as test_data_set_0 (what
     # `tessera bench` feeds; random token ids could fall outside the vocabulary).
     inputs = {}
@@ -273,11 +401,8 @@ def measure(a, cli, name, dtype, batch):
     opts = ":".join(o for o in (a.cuda_options,
                                 f"cudnn_conv_algo_cache={os.path.join(case, 'conv_algos.txt')}") if o)
     providers = cuda_providers(opts) if a.device == "cuda" else "CPUExecutionProvider"
-    row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
-    if a.device == "cuda":
-        row["tessera_graph_ms"] = tessera_bench(cli, onnx_path, cuda_providers(opts, True),
-                                                a.warmup, a.iters, graph=True)
-    # Like for like with the torch timings: tensors already on the device.
+    col = a.columns.__contains__
+
     # Columns that may fail on a machine never tried: a failure
     # is recorded in the row (KEY_error) instead of losing the row.
     def try_column(key, fn):
@@ -286,12 +411,26 @@ def measure(a, cli, name, dtype, batch):
         except Exception as e:
             row[key.replace("_ms", "_error")] = f"{type(e).__name__}: {e}"[-2000:]
 
-    try_column("tessera_device_io_ms", lambda: tessera_bench(
-        cli, onnx_path, providers, a.warmup, a.iters, device_io=True))
+    if col("host"):
+        row["tessera_ms"] = tessera_bench(cli, onnx_path, providers, a.warmup, a.iters)
+    if a.device == "cuda" and col("graph"):
+        graph_ms = lambda: tessera_bench(cli, onnx_path, cuda_providers(opts, True),  # noqa
+                                         a.warmup, a.iters, graph=True)
+        # A zoo model whose runs cannot be captured (nodes on the CPU, control flow) keeps
+        # its other columns; ResNet-50 and BERT-base must replay.
+        if zoo:
+            try_column("tessera_graph_ms", graph_ms)
+        else:
+            row["tessera_graph_ms"] = graph_ms()
+    # Like for like with the torch timings: tensors already on the device.
+    if col("device_io"):
+        try_column("tessera_device_io_ms", lambda: tessera_bench(
+            cli, onnx_path, providers, a.warmup, a.iters, device_io=True))
     if a.device == "cuda":
-        try_column("tessera_graph_device_io_ms", lambda: tessera_bench(
-            cli, onnx_path, cuda_providers(opts, True), a.warmup, a.iters, graph=True,
-            device_io=True))
+        if col("graph_device_io"):
+            try_column("tessera_graph_device_io_ms", lambda: tessera_bench(
+                cli, onnx_path, cuda_providers(opts, True), a.warmup, a.iters, graph=True,
+                device_io=True))
         row["ort_cuda_ms"], row["ort_note"] = ort_cuda_ms(onnx_path, feeds, a.warmup, a.iters)
         if a.profile:
             # Where the time goes: device time per operator, and the run without the
@@ -308,7 +447,8 @@ def measure(a, cli, name, dtype, batch):
             if dtype == "float32":
                 row["tessera_tf32_ms"] = tessera_bench(
                     cli, onnx_path, cuda_providers(opts, tf32=True), a.warmup, a.iters)
-    if a.device == "cuda" and dtype == "float32":
+    tf32 = a.device == "cuda" and dtype == "float32" and col("tf32")
+    if tf32:
         # TF32 math (use_tf32=1): what PyTorch's convolutions use by default
         # (torch.backends.cudnn.allow_tf32), and ONNX Runtime's default; its
         # accuracy against the float32 check is reported below, not required.
@@ -317,11 +457,28 @@ def measure(a, cli, name, dtype, batch):
             graph=True, device_io=True))
     # On the CPU (the smoke test) the pair is [CPU] against itself: it only
     # exercises this path.
+    if not col("check"):
+        row["accuracy"] = "not checked (--columns without check)"
+        return finish_row(row)
+    if zoo:
+        # Every output, each by its type (bench/gpu_zoo.py's rule).
+        from gpu_zoo import compare_dirs
+        shapes_only = ZOO[name].get("check") == "shapes"
+        for sub, p in (("cuda", providers), ("cpu", "CPUExecutionProvider")):
+            tessera_outputs(cli, onnx_path, inputs, p, os.path.join(case, sub), load=False)
+        row["accuracy_ok"], row["accuracy"], _ = compare_dirs(
+            os.path.join(case, "cpu"), os.path.join(case, "cuda"), shapes_only)
+        if tf32:
+            tessera_outputs(cli, onnx_path, inputs, cuda_providers(opts, tf32=True),
+                            os.path.join(case, "cuda_tf32"), load=False)
+            row["tf32_accuracy_ok"], row["tf32_accuracy"], _ = compare_dirs(
+                os.path.join(case, "cpu"), os.path.join(case, "cuda_tf32"), shapes_only)
+        return finish_row(row)
     cuda_out = tessera_outputs(cli, onnx_path, inputs, providers, os.path.join(case, "cuda"))
     cpu_out = tessera_outputs(cli, onnx_path, inputs, "CPUExecutionProvider",
                               os.path.join(case, "cpu"))
     row["accuracy_ok"], row["accuracy"] = accuracy(cuda_out, cpu_out, dtype)
-    if a.device == "cuda" and dtype == "float32":
+    if tf32:
         # Would TF32 (ONNX Runtime's default) pass the float32 check? Reported, not required.
         tf32_out = tessera_outputs(cli, onnx_path, inputs,
                                    cuda_providers(opts, tf32=True),
@@ -383,6 +540,8 @@ def merge_rows(paths):
         for r in good:
             for k, v in r.items():
                 m.setdefault(k, v)
+        if any("skipped" not in r for r in good):
+            m.pop("skipped", None)  # a row one file skipped and another measured
         rows.append(finish_row(m))
     return rows
 
@@ -409,9 +568,12 @@ def write_table(out, rows):
                 "accuracy vs CPU |\n"
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
         for r in rows:
-            if "error" in r:
-                t.write(f"| {r['model']} | {r['batch']} | {r['dtype']} | failed: "
-                        f"{r['error'].splitlines()[-1][:200]} |||||||||||| |\n")
+            # A row without timings: its reason in the first timing cell, the others empty.
+            if "skipped" in r or "error" in r:
+                why = r.get("skipped") or f"failed: {r['error'].splitlines()[-1]}"
+                cells = [r["model"], r.get("batch", "—"), r.get("dtype", "—"),
+                         why[:200].replace("|", "\\|")] + [""] * 11
+                t.write("| " + " | ".join(str(c) for c in cells) + " |\n")
                 continue
             ratio = r.get("best_device_io_over_eager")
             same = r.get("same_math_over_eager")
@@ -429,7 +591,21 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tessera", default="build-gpu/tessera")
     ap.add_argument("--out", default="build-gpu/gpu_check/compare")
-    ap.add_argument("--models", default="resnet50,bert_base")
+    ap.add_argument("--models", default=None,
+                    help="of resnet50 and bert_base (default: both, none with --zoo)")
+    ap.add_argument("--zoo", default="",
+                    help="comma-separated bench/models zoo models, or 'all', as more rows")
+    ap.add_argument("--kit", default="", help="the shared kit's folder (make_models.py), for --zoo")
+    ap.add_argument("--compile-only", default="",
+                    help="comma-separated globs of row tags (MODEL_bBATCH_TYPE) that torch.compile "
+                         "times; the other rows leave its column empty")
+    ap.add_argument("--columns", default=",".join(COLUMNS),
+                    help="Tessera's columns to take, of " + ",".join(COLUMNS) + " (host IO, "
+                         "CUDA graphs, device IO, both, the same with TF32, the accuracy check "
+                         "against the CPU provider)")
+    ap.add_argument("--budget", type=float, default=0,
+                    help="seconds after which no new row starts (0: no limit); later rows are "
+                         "listed as not run")
     ap.add_argument("--batches", default="1,32")
     ap.add_argument("--dtypes", default="float32,float16")
     ap.add_argument("--warmup", type=int, default=10)
@@ -466,20 +642,43 @@ def main():
         raise SystemExit("torch sees no CUDA device (use --device cpu for a smoke test)")
     cli = os.path.abspath(a.tessera)
     os.makedirs(a.out, exist_ok=True)
+    a.compile_only = [g for g in a.compile_only.split(",") if g]
+    a.columns = [c for c in a.columns.split(",") if c]
+    bad = [c for c in a.columns if c not in COLUMNS]
+    if bad:
+        raise SystemExit(f"--columns: unknown {bad} (known: {','.join(COLUMNS)})")
+    models = [m for m in (a.models if a.models is not None
+                          else ("" if a.zoo else "resnet50,bert_base")).split(",") if m]
     rows, failed = [], False
     results = open(os.path.join(a.out, "results.jsonl"), "w")
+    if a.zoo:
+        zoo_names, skipped = load_zoo(a.zoo, a.kit)
+        models += zoo_names
+        for row in skipped:
+            row.update(batch="—", dtype="—", device=a.device)
+            results.write(json.dumps(row) + "\n")
+            rows.append(row)
+    start = time.time()
     # float32 rows of every model first: they matter most if the time runs out.
     for dtype in a.dtypes.split(","):
-        for name in a.models.split(","):
+        for name in models:
             for batch in (int(b) for b in a.batches.split(",")):
                 # One row's failure (an export, a Tessera error, a timeout) is recorded
                 # and the others still run: a short GPU lease should bring back all it can.
-                try:
-                    row = measure(a, cli, name, dtype, batch)
-                except Exception as e:
+                if a.budget and time.time() - start > a.budget:
                     row = {"model": name, "batch": batch, "dtype": dtype, "device": a.device,
-                           "error": f"{type(e).__name__}: {e}"[-3000:], "accuracy_ok": False}
-                failed |= not row.get("accuracy_ok", "error" not in row)
+                           "skipped": f"not run: the --budget of {a.budget:.0f} s was spent"}
+                else:
+                    try:
+                        row = measure(a, cli, name, dtype, batch)
+                    except NoBatch as e:
+                        row = {"model": name, "batch": batch, "dtype": dtype,
+                               "device": a.device, "skipped": str(e)[:1000]}
+                    except Exception as e:
+                        row = {"model": name, "batch": batch, "dtype": dtype,
+                               "device": a.device, "error": f"{type(e).__name__}: {e}"[-3000:],
+                               "accuracy_ok": False}
+                failed |= "skipped" not in row and not row.get("accuracy_ok", "error" not in row)
                 print(json.dumps(row), flush=True)
                 results.write(json.dumps(row) + "\n")
                 results.flush()

@@ -20,9 +20,14 @@
 #                data set run three times (the second run of a shape is
 #                captured, the third replayed; every run is checked)
 #   bench        each shipped model on the CPU, CUDA and CUDA with graphs
+#   zoo          bench/gpu_zoo.py: every bench/models zoo model generated here
+#                (in parallel, one per core), run with [CUDA, CPU] and [CPU],
+#                outputs compared, the partition summed up (zoo/table.md);
+#                GPU_ZOO_ARGS adds arguments (--only A,B, --skip A,B, --jobs N)
 #   compare      bench/gpu_compare.py: ResNet-50 and BERT-base against PyTorch
 #                eager / torch.compile (and ORT CUDA), with Tessera CUDA's
-#                outputs checked against its CPU provider's
+#                outputs checked against its CPU provider's; GPU_COMPARE_ARGS
+#                adds arguments (--zoo NAMES, --no-compile, --batches 1, ...)
 #              (default: all). Each stage has a time limit (STAGE_LIMIT_<name>
 #              seconds overrides it) so one hang cannot eat a short lease.
 # --variant N  with --prebuilt: the build in .gpu/N.tar.xz (scripts/gpu_pack.sh
@@ -40,7 +45,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${TESSERA_BUILD_DIR:-build-gpu}"
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
-STAGES="unit,models,conformance,graphs,bench,compare"
+STAGES="unit,models,conformance,graphs,bench,zoo,compare"
+# The Python with torch, torchvision and onnx for the zoo and compare stages.
+PYTHON="${PYTHON:-python3}"
 PREBUILT=0
 VARIANT=""
 NO_GPU_OK=0
@@ -61,7 +68,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 for s in ${STAGES//,/ }; do
-  case "$s" in unit|models|conformance|graphs|bench|compare) ;;
+  case "$s" in unit|models|conformance|graphs|bench|zoo|compare) ;;
     *) echo "gpu_check.sh: unknown stage '$s' in --stages" >&2; exit 2 ;;
   esac
 done
@@ -141,16 +148,46 @@ if ! "$T" --version > /dev/null 2>&1 && [ $PREBUILT = 1 ]; then
   TESSERA_LD_PATH="$PWD/.gpu/unpacked/lib-cxx:$TESSERA_LD_PATH"
   printf '#!/bin/sh\nLD_LIBRARY_PATH="%s" exec "%s" "$@"\n' "$TESSERA_LD_PATH" "$(realpath "$BUILD_DIR")/tessera" > "$T"
 fi
-if ! "$T" --version > /dev/null 2>&1; then
-  echo "the tessera binary does not start here:"
-  "$T" --version 2>&1 | head -5
-  LD_LIBRARY_PATH="$TESSERA_LD_PATH" ldd "$BUILD_DIR/tessera" | grep -E 'not found|GLIBC' | head -10
+# starts NAME BINARY ARGS...: whether BINARY runs with ARGS here; if not, says
+# why (its own message, and the libraries and symbol versions ldd cannot find)
+# in the output and in summary.txt.
+starts() {
+  local name="$1" bin="$2"
+  shift 2
+  local msg
+  msg=$(LD_LIBRARY_PATH="$TESSERA_LD_PATH" timeout 60 "$bin" "$@" 2>&1 > /dev/null) && return 0
+  {
+    echo "$name does not start here ($bin):"
+    printf '%s\n' "$msg" | head -5 | sed 's/^/   /'
+    LD_LIBRARY_PATH="$TESSERA_LD_PATH" ldd "$bin" 2>&1 | grep -E 'not found|GLIBC|version' |
+      head -10 | sed 's/^/   ldd: /'
+  } | tee -a "$OUT/summary.txt"
+  return 1
+}
+binary_ok=1
+if ! starts tessera "$BUILD_DIR/tessera" --version; then
+  echo "gpu_check: FAILED (the tessera binary does not start; every stage needs it)" |
+    tee -a "$OUT/summary.txt"
+  status=1
+  STAGES=""
+  binary_ok=0
+fi
+if [[ ",$STAGES," == *,unit,* ]] && [ -x "$BUILD_DIR/tessera_unit_tests" ] &&
+  ! starts tessera_unit_tests "$BUILD_DIR/tessera_unit_tests" --gtest_list_tests; then
+  status=1
+fi
+if [[ ",$STAGES," == *,zoo,* || ",$STAGES," == *,compare,* ]] &&
+  ! msg=$("$PYTHON" -c 'import numpy, onnx, torch, torchvision' 2>&1); then
+  echo "$PYTHON cannot import numpy, onnx, torch and torchvision (the zoo and compare stages need them): $(printf '%s' "$msg" | tail -n 1)" |
+    tee -a "$OUT/summary.txt"
 fi
 echo "== machine"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/   /'
 "$T" doctor > "$OUT/doctor.txt" 2>&1
 sed -n '/^  CUDAExecutionProvider/,/^  [A-Za-z]*ExecutionProvider:/p' "$OUT/doctor.txt"
-if ! "$T" --version | grep -q '^providers:.*CUDAExecutionProvider'; then
+CUDA_OK=1
+if [ $binary_ok = 1 ] && ! "$T" --version | grep -q '^providers:.*CUDAExecutionProvider'; then
+  CUDA_OK=0
   echo "CUDAExecutionProvider cannot run on this machine (doctor's reason is above; $OUT/doctor.txt)"
   echo "gpu_check: FAILED (no usable GPU)" | tee -a "$OUT/summary.txt"
   status=1
@@ -215,20 +252,40 @@ stage_bench() {
   return $rc
 }
 
+stage_zoo() {
+  # Its own deadline a little inside the stage's limit, so the table is
+  # written before the limit ends the stage.
+  # Where CUDA can run, a model whose session skipped it fails.
+  local expect=""
+  [ "$CUDA_OK" = 1 ] && expect=--expect-cuda
+  PYTHONUNBUFFERED=1 "$PYTHON" bench/gpu_zoo.py --tessera "$T" --out "$OUT/zoo" \
+    --deadline "$(( STAGE_LIMIT > 40 ? STAGE_LIMIT - 20 : STAGE_LIMIT / 2 ))" $expect \
+    ${GPU_ZOO_ARGS:-} > "$OUT/zoo.log" 2>&1
+  local rc=$?
+  grep -E '^\[[0-9]+/[0-9]+\]' "$OUT/zoo.log" | grep -v ' ok' | head -40
+  grep -E 'models passed' "$OUT/zoo.log" || tail -n 5 "$OUT/zoo.log"
+  return $rc
+}
+
 stage_compare() {
   # GPU_COMPARE_ARGS: more arguments for it (--no-compile, --batches 1, ...).
-  PYTHONUNBUFFERED=1 python3 bench/gpu_compare.py --tessera "$T" --out "$OUT/compare" \
+  PYTHONUNBUFFERED=1 "$PYTHON" bench/gpu_compare.py --tessera "$T" --out "$OUT/compare" \
     ${GPU_COMPARE_ARGS:-} > "$OUT/compare.log" 2>&1
   local rc=$?
   tail -n 14 "$OUT/compare.log"
   return $rc
 }
 
-export -f ratchet stage_unit stage_models stage_conformance stage_graphs stage_bench stage_compare
-export T OUT CONF CUDA GRAPH BUILD_DIR TESSERA_LD_PATH
+export -f ratchet stage_unit stage_models stage_conformance stage_graphs stage_bench stage_zoo \
+  stage_compare
+export T OUT CONF CUDA GRAPH BUILD_DIR TESSERA_LD_PATH PYTHON CUDA_OK
 # Sized for the lent GPU machine's 15 minutes (docs/cuda.md): the first five
 # stages fit one call of about 7 minutes, compare another.
-declare -A LIMIT=([unit]=150 [models]=30 [conformance]=90 [graphs]=90 [bench]=45 [compare]=400)
+# The zoo stage (generating about 60 models on 16 cores, then three runs of
+# each) joins the first five in a call of 10 minutes, with lower limits for
+# unit, conformance and graphs (docs/cuda.md, "A lease for the model zoo").
+declare -A LIMIT=([unit]=150 [models]=30 [conformance]=90 [graphs]=90 [bench]=45 [zoo]=240
+  [compare]=400)
 for s in ${STAGES//,/ }; do
   var="STAGE_LIMIT_$s"
   limit="${!var:-${LIMIT[$s]}}"
@@ -236,7 +293,7 @@ for s in ${STAGES//,/ }; do
   start=$(date +%s)
   # timeout runs the stage in its own process group and ends all of it
   # (ctest and the tests it started too) when the limit passes.
-  timeout -k 10 "$limit" bash -c "stage_$s"
+  STAGE_LIMIT="$limit" timeout -k 10 "$limit" bash -c "stage_$s"
   rc=$?
   took=$(( $(date +%s) - start ))
   if [ $rc -eq 0 ]; then result=passed; elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then result="TIMED OUT"; else result=FAILED; fi

@@ -12,7 +12,10 @@
 # machine may lack (lib/: oneDNN, the image codecs, libgomp, libcudart; lib-cxx/:
 # the C++ runtime, used only where the machine's is older); the
 # ONNX conformance suite (onnx-node/, when ../shared has it: the GPU machine
-# gets only the repository); and build_dir, the folder the build was made in
+# gets only the repository); the shared benchmark kit's make_models.py (kit/:
+# the zoo makers of bench/models import it, and the zoo stage generates the
+# models there, from the repository's makers and that file alone); and
+# build_dir, the folder the build was made in
 # (ctest's files and the plugin tests name absolute paths under it). cuDNN and
 # cuBLASLt are too large to carry: gpu_check.sh finds the GPU machine's own.
 #
@@ -70,6 +73,7 @@ else
   PACK=.gpu/pack.tar.xz
 fi
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
+KIT="${TESSERA_BENCH_KIT:-../shared/bench}"
 
 echo "== build with the CUDA provider into $BUILD_DIR"
 TESSERA_BUILD_DIR="$BUILD_DIR" bash scripts/build.sh -DTESSERA_WITH_CUDA=ON \
@@ -126,6 +130,13 @@ if [ -d "$CONF" ]; then
   cp -r "$CONF" "$stage/onnx-node"
 else
   echo "note: no conformance suite at $CONF; the pack has none (gpu_check.sh will look for onnx's own)"
+fi
+
+if [ -f "$KIT/make_models.py" ]; then
+  mkdir -p "$stage/kit"
+  cp "$KIT/make_models.py" "$stage/kit/"
+else
+  echo "note: no make_models.py in $KIT (TESSERA_BENCH_KIT); the zoo stage cannot generate models"
 fi
 
 mkdir -p .gpu

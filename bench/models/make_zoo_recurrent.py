@@ -103,9 +103,9 @@ def branch_graph(module, x, h, c, tag, tmp):
     """Exports one branch and returns it as an If body: no inputs (it reads
     the outer x, h, c), every other name prefixed with the tag."""
     path = f"{tmp}/{tag}.onnx"
-    torch.onnx.export(module, (x, h, c), path, opset_version=zc.OPSET,
-                      input_names=["x", "h", "c"], output_names=["prob", "h_out", "c_out"],
-                      dynamic_axes={"x": {1: "samples"}}, do_constant_folding=True)
+    zc.onnx_export(module, (x, h, c), path, opset_version=zc.OPSET,
+                   input_names=["x", "h", "c"], output_names=["prob", "h_out", "c_out"],
+                   dynamic_axes={"x": {1: "samples"}}, do_constant_folding=True)
     g = onnx.load(path).graph
     outer = {"x", "h", "c", ""}
     ren = lambda n: n if n in outer else f"{tag}_{n}"  # noqa: E731

@@ -80,13 +80,27 @@ def torch_outputs(model, feeds, double=False):
     return res
 
 
+def onnx_export(model, args, path, **kwargs):
+    """torch.onnx.export with the TorchScript exporter: torch 2.9 and later
+    default to the dynamo exporter, whose graphs differ from the ones these
+    makers were written and checked against (torch 1.x has no `dynamo`)."""
+    import torch
+
+    try:
+        torch.onnx.export(model, args, path, dynamo=False, **kwargs)
+    except TypeError as e:
+        if "dynamo" not in str(e):
+            raise
+        torch.onnx.export(model, args, path, **kwargs)
+
+
 def torch_export(model, feeds, out_names, path, dynamic):
     import torch
 
     args = tuple(torch.from_numpy(np.array(a)) for _, a in feeds)
-    torch.onnx.export(model, args, path, opset_version=OPSET,
-                      input_names=[n for n, _ in feeds], output_names=out_names,
-                      dynamic_axes=dynamic, do_constant_folding=True, export_params=True)
+    onnx_export(model, args, path, opset_version=OPSET,
+                input_names=[n for n, _ in feeds], output_names=out_names,
+                dynamic_axes=dynamic, do_constant_folding=True, export_params=True)
 
 
 # Inputs that ONNX requires to be float32 whatever the data type (Resize's roi
@@ -140,19 +154,18 @@ def write_tensors(dirpath, prefix, names, arrays):
             f.write(numpy_helper.from_array(np.asarray(a), n).SerializeToString())
 
 
-def make_one(spec, outdir, mm):
-    name = spec["name"]
-    t0 = time.time()
-    model = spec["build"](SEED)
-    d = os.path.join(outdir, "public", name)
-    os.makedirs(d, exist_ok=True)
-    path = os.path.join(d, "model.onnx")
-    out_names = spec["outputs"]
-    sets = [maker(np.random.RandomState(SEED + 2 * k)) for k, maker in enumerate(spec["sets"])]
-    (spec.get("export") or torch_export)(model, sets[0], out_names, path, spec.get("dynamic"))
+def test_sets(spec):
+    """The spec's input sets, each [(input name, array)], seeded as every maker seeds them."""
+    return [maker(np.random.RandomState(SEED + 2 * k)) for k, maker in enumerate(spec["sets"])]
+
+
+def export_model(spec, model, sets, path):
+    """Exports the built module to `path` as the spec asks (its own exporter,
+    the float16 and int8 rewrites) and returns the saved onnx.ModelProto."""
+    (spec.get("export") or torch_export)(model, sets[0], spec["outputs"], path,
+                                         spec.get("dynamic"))
     m = onnx.load(path)
-    half = spec.get("half", False)
-    if half:
+    if spec.get("half", False):
         m = to_float16(m)
     if spec.get("quantize") == "dynamic":
         sys.path.insert(0, HERE)
@@ -165,10 +178,31 @@ def make_one(spec, outdir, mm):
         n.doc_string = ""
     onnx.checker.check_model(m)
     onnx.save(m, path)
+    return m
+
+
+def set_inputs(spec, feeds):
+    """A set's inputs as the exported model takes them (float16 models take float16)."""
+    if spec.get("half", False):
+        return [(n, a.astype(np.float16) if a.dtype == np.float32 else a) for n, a in feeds]
+    return feeds
+
+
+def make_one(spec, outdir, mm):
+    name = spec["name"]
+    t0 = time.time()
+    model = spec["build"](SEED)
+    d = os.path.join(outdir, "public", name)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, "model.onnx")
+    out_names = spec["outputs"]
+    sets = test_sets(spec)
+    m = export_model(spec, model, sets, path)
+    half = spec.get("half", False)
     for k, feeds in enumerate(sets):
         outs = torch_outputs(model, feeds)
         if half:
-            feeds = [(n, a.astype(np.float16) if a.dtype == np.float32 else a) for n, a in feeds]
+            feeds = set_inputs(spec, feeds)
             outs = [o.astype(np.float16) if o.dtype == np.float32 else o for o in outs]
         sd = os.path.join(d, f"test_data_set_{k}")
         write_tensors(sd, "input", [n for n, _ in feeds], [a for _, a in feeds])
