@@ -1,10 +1,9 @@
 // Conv (1-D to 3-D) through cuDNN's convolution API: groups, strides,
 // dilations, symmetric pads, auto_pad, bias. The algorithm is chosen once per
-// input shape (cudnn_conv_algo_search: EXHAUSTIVE runs the candidates,
-// HEURISTIC asks cuDNN's heuristics, DEFAULT takes implicit precomputed GEMM)
-// and kept with the shape's descriptors. A node whose input has symbolic dims
-// uses HEURISTIC even under EXHAUSTIVE, so a new shape never stalls a run on
-// a search. cuDNN 9 marks this API deprecated (its graph API replaces it); it
+// input shape (cudnn_conv_algo_search: EXHAUSTIVE times the candidates on
+// the GPU, HEURISTIC asks cuDNN's heuristics, DEFAULT takes implicit
+// precomputed GEMM) and kept with the shape's descriptors; float16 and
+// bfloat16 take HEURISTIC under EXHAUSTIVE (cudnn_util.hpp). cuDNN 9 marks this API deprecated (its graph API replaces it); it
 // is still shipped and supported.
 #include <algorithm>
 #include <map>
@@ -209,37 +208,34 @@ class CudaConv : public CudaKernel {
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
                         const ConvProblem& p, const Tensor& x, const Tensor& w,
                         cudaStream_t stream) const {
-    // The candidates of the search, best first.
-    auto candidates = [&](size_t& limit) {
-      constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
-      cudnnConvolutionFwdAlgoPerf_t perf[kCount];
-      int returned = 0;
-      if (search_ == ConvAlgoSearch::kExhaustive) {
-        // Runs every candidate on scratch memory of the real sizes.
-        Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
-        Tensor ws = search_workspace(ctx, limit);
-        check_cudnn(
-            cudnnFindConvolutionForwardAlgorithmEx(h, d.x, x.raw_data(), d.w, w.raw_data(), d.conv,
-                                                   d.y, scratch_y.mutable_raw_data(), kCount,
-                                                   &returned, perf, ws.mutable_raw_data(), limit),
-            "cudnnFindConvolutionForwardAlgorithmEx");
-        check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
-      } else if (search_ == ConvAlgoSearch::kHeuristic) {
-        check_cudnn(cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kCount,
-                                                           &returned, perf),
-                    "cudnnGetConvolutionForwardAlgorithm_v7");
-      } else {
-        return std::vector<int>{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM};
-      }
-      std::vector<int> out;
-      for (int i = 0; i < returned; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS) out.push_back(int(perf[i].algo));
-      return out;
-    };
     auto workspace_of = [&](int algo, size_t* need) {
       return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y,
                                                      cudnnConvolutionFwdAlgo_t(algo),
                                                      need) == CUDNN_STATUS_SUCCESS;
+    };
+    // The candidates of the search, best first.
+    auto candidates = [&](size_t& limit) {
+      if (search_ == ConvAlgoSearch::kDefault)
+        return std::vector<int>{CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM};
+      constexpr int kCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+      cudnnConvolutionFwdAlgoPerf_t perf[kCount];
+      int returned = 0;
+      check_cudnn(
+          cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kCount, &returned, perf),
+          "cudnnGetConvolutionForwardAlgorithm_v7");
+      std::vector<int> listed;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS) listed.push_back(int(perf[i].algo));
+      if (search_ != ConvAlgoSearch::kExhaustive) return listed;
+      // Times every listed algorithm on scratch memory of the real sizes.
+      Tensor scratch_y(x.dtype(), d.out, ctx.allocator());
+      Tensor ws = search_workspace(ctx, limit);
+      const float one = 1.0f, zero = 0.0f;
+      return rank_by_device_time(stream, listed, limit, workspace_of, [&](int algo, size_t need) {
+        return cudnnConvolutionForward(h, &one, d.x, x.raw_data(), d.w, w.raw_data(), d.conv,
+                                       cudnnConvolutionFwdAlgo_t(algo), ws.mutable_raw_data(), need,
+                                       &zero, d.y, scratch_y.mutable_raw_data());
+      });
     };
     choose_conv_algorithm(
         env(), ctx, search_, "fwd", p, d, candidates, workspace_of,

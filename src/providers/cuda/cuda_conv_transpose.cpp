@@ -212,40 +212,38 @@ class CudaConvTranspose : public CudaKernel {
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
                         const ConvProblem& p, const Tensor& x, const Tensor& w,
                         cudaStream_t stream) const {
-    // The candidates of the search, best first.
-    auto candidates = [&](size_t& limit) {
-      constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
-      cudnnConvolutionBwdDataAlgoPerf_t perf[kCount];
-      int returned = 0;
-      if (search_ == ConvAlgoSearch::kExhaustive) {
-        // Runs every candidate on scratch memory of the real sizes.
-        Tensor scratch_dx(x.dtype(), d.buffer, ctx.allocator());
-        Tensor ws = search_workspace(ctx, limit);
-        check_cudnn(
-            cudnnFindConvolutionBackwardDataAlgorithmEx(
-                h, d.w, w.raw_data(), d.x, x.raw_data(), d.conv, d.y, scratch_dx.mutable_raw_data(),
-                kCount, &returned, perf, ws.mutable_raw_data(), limit),
-            "cudnnFindConvolutionBackwardDataAlgorithmEx");
-        check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
-      } else if (search_ == ConvAlgoSearch::kHeuristic) {
-        check_cudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.x, d.conv, d.y, kCount,
-                                                                &returned, perf),
-                    "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-      } else {
-        // ALGO_1, deterministic; ALGO_0 (atomics) where cuDNN has no ALGO_1
-        // for the configuration (its workspace query then fails).
-        return std::vector<int>{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
-                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_0};
-      }
-      std::vector<int> out;
-      for (int i = 0; i < returned; ++i)
-        if (perf[i].status == CUDNN_STATUS_SUCCESS) out.push_back(int(perf[i].algo));
-      return out;
-    };
     auto workspace_of = [&](int algo, size_t* need) {
       return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.x, d.conv, d.y,
                                                           cudnnConvolutionBwdDataAlgo_t(algo),
                                                           need) == CUDNN_STATUS_SUCCESS;
+    };
+    // The candidates of the search, best first.
+    auto candidates = [&](size_t& limit) {
+      if (search_ == ConvAlgoSearch::kDefault)
+        // ALGO_1, deterministic; ALGO_0 (atomics) where cuDNN has no ALGO_1
+        // for the configuration (its workspace query then fails).
+        return std::vector<int>{CUDNN_CONVOLUTION_BWD_DATA_ALGO_1,
+                                CUDNN_CONVOLUTION_BWD_DATA_ALGO_0};
+      constexpr int kCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+      cudnnConvolutionBwdDataAlgoPerf_t perf[kCount];
+      int returned = 0;
+      check_cudnn(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.x, d.conv, d.y, kCount,
+                                                              &returned, perf),
+                  "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+      std::vector<int> listed;
+      for (int i = 0; i < returned; ++i)
+        if (perf[i].status == CUDNN_STATUS_SUCCESS) listed.push_back(int(perf[i].algo));
+      if (search_ != ConvAlgoSearch::kExhaustive) return listed;
+      // Times every listed algorithm on scratch memory of the real sizes.
+      Tensor scratch_dx(x.dtype(), d.buffer, ctx.allocator());
+      Tensor ws = search_workspace(ctx, limit);
+      const float one = 1.0f, zero = 0.0f;
+      return rank_by_device_time(stream, listed, limit, workspace_of, [&](int algo, size_t need) {
+        return cudnnConvolutionBackwardData(h, &one, d.w, w.raw_data(), d.x, x.raw_data(), d.conv,
+                                            cudnnConvolutionBwdDataAlgo_t(algo),
+                                            ws.mutable_raw_data(), need, &zero, d.y,
+                                            scratch_dx.mutable_raw_data());
+      });
     };
     choose_conv_algorithm(
         env(), ctx, search_, "bwd_data", p, d, candidates, workspace_of,
