@@ -415,6 +415,14 @@ bool computes_half_in_float(const ir::Model& model, const ir::Node& n,
     any_half |= is_half(t);
   }
   if (!any_half) return false;
+  // The Casts around the node must be valid at the graph's opset: Cast takes
+  // bfloat16 from opset 13 on, so an older graph keeps its bfloat16 nodes.
+  if (model.opset("") < 13) {
+    bool bf16 = false;
+    for (const auto& v : n.inputs) bf16 |= !v.empty() && type_of(v) == DataType::kBFloat16;
+    for (const auto& v : n.outputs) bf16 |= !v.empty() && type_of(v) == DataType::kBFloat16;
+    if (bf16) return false;
+  }
   return cpu_kernel_registry().lookup(n.domain, n.op_type, model.opset(n.domain), in_types).entry;
 }
 
