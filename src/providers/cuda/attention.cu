@@ -130,6 +130,12 @@ const DeviceLimits& device_limits() {
     l.multiprocessors = sms;
   else
     cudaGetLastError();
+  int major = 0, minor = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess &&
+      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) == cudaSuccess)
+    l.capability = major * 10 + minor;
+  else
+    cudaGetLastError();
   return known.emplace(dev, l).first->second;
 }
 

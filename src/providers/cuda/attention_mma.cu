@@ -14,6 +14,8 @@
 // Rows whose keys are all masked give zeros, as in the other kernels.
 #include <mma.h>
 
+#include <type_traits>
+
 #include "providers/cuda/attention_mma.hpp"
 #include "providers/cuda/attention_score.cuh"
 #include "providers/cuda/device_math.cuh"
@@ -67,10 +69,31 @@ struct SharedRows {
   }
 };
 
+// bfloat16 tensor-core fragments exist from sm_80 on; attention_mma_fits
+// keeps bfloat16 off this kernel on older GPUs, whose code for it is a trap.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+constexpr bool kBf16Fragments = false;
+#else
+constexpr bool kBf16Fragments = true;
+#endif
+
+template <typename T>
+__device__ void attention_mma_tile(const T* q, const T* k, const T* v, const void* mask, T* y,
+                                   const AttentionShape& s, int64_t tiles);
+
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     attention_mma_tiles(const T* q, const T* k, const T* v, const void* mask, T* y,
                         AttentionShape s, int64_t tiles) {
+  if constexpr (std::is_same_v<T, __nv_bfloat16> && !kBf16Fragments)
+    __trap();
+  else
+    attention_mma_tile(q, k, v, mask, y, s, tiles);
+}
+
+template <typename T>
+__device__ void attention_mma_tile(const T* q, const T* k, const T* v, const void* mask, T* y,
+                                   const AttentionShape& s, int64_t tiles) {
   extern __shared__ __align__(128) unsigned char smem[];
   const Layout lay(s);
   T* qs = reinterpret_cast<T*>(smem + lay.q);          // [kRows][ldq]
@@ -198,6 +221,7 @@ __global__ void __launch_bounds__(kThreads)
 
 bool attention_mma_fits(ElemType t, const AttentionShape& s) {
   if (t != ElemType::kF16 && t != ElemType::kBF16) return false;
+  if (t == ElemType::kBF16 && device_limits().capability < 80) return false;
   if (s.head_size < 16 || s.head_size > kMaxHead || s.head_size % 16 != 0) return false;
   if (s.v_head_size < 16 || s.v_head_size > kMaxHead || s.v_head_size % 16 != 0) return false;
   if (s.kv_len < 1 || s.kv_len > (int64_t(1) << 20)) return false;

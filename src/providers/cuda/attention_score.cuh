@@ -131,6 +131,7 @@ cudaError_t launch_head_tiles(void (*kernel)(const T*, const T*, const T*, const
 struct DeviceLimits {
   size_t block_shared = 48 * 1024;
   int multiprocessors = 0;
+  int capability = 0;  // major * 10 + minor; 0 when unknown
 };
 const DeviceLimits& device_limits();  // attention.cu
 
