@@ -36,6 +36,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_cnn_ops(t);
   register_cuda_reduce(t);
   register_cuda_transformer_fusions(t);
+  register_cuda_index_ops(t);
 }
 
 // A CUDA graph of one recorded run, with the checks its kernels deferred
