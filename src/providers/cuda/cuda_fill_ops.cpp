@@ -112,8 +112,13 @@ class CudaOneHot : public CudaKernel {
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
     const Tensor& ind = ctx.required_input(0);
     const Tensor& values = ctx.required_input(2);
-    if (ind.dtype() != DataType::kInt32 && ind.dtype() != DataType::kInt64)
-      ctx.fail_node("indices must be int32 or int64, got ", ind.description());
+    OneHotIndex index_type = OneHotIndex::kF32;
+    if (ind.dtype() == DataType::kInt32)
+      index_type = OneHotIndex::kI32;
+    else if (ind.dtype() == DataType::kInt64)
+      index_type = OneHotIndex::kI64;
+    else if (ind.dtype() != DataType::kFloat)
+      ctx.fail_node("indices must be int32, int64 or float, got ", ind.description());
     if (values.num_elements() != 2)
       ctx.fail_node("values must hold [off, on], got ", values.description());
     const int64_t depth = int64_t(host_scalar(ctx, 1, "depth").element_as_double(0));
@@ -125,11 +130,10 @@ class CudaOneHot : public CudaKernel {
     std::vector<int64_t> dims = ind.shape().dims();
     dims.insert(dims.begin() + int64_t(axis), depth);
     Tensor& y = ctx.output(0, Shape(dims), values.dtype());
-    check_cuda(
-        launch_one_hot(elem_bytes(values.dtype()), ind.raw_data(), ind.dtype() == DataType::kInt64,
-                       values.raw_data(), y.mutable_raw_data(), ind.shape().size_to(axis), depth,
-                       ind.shape().size_from(axis), stream),
-        "launch of the OneHot kernel");
+    check_cuda(launch_one_hot(elem_bytes(values.dtype()), ind.raw_data(), index_type,
+                              values.raw_data(), y.mutable_raw_data(), ind.shape().size_to(axis),
+                              depth, ind.shape().size_from(axis), stream),
+               "launch of the OneHot kernel");
   }
 
  private:
@@ -192,8 +196,9 @@ std::string check_constant_of_shape(const ep::ClaimQuery& q) {
 }  // namespace
 
 void register_cuda_fill_ops(CudaOpTable& t) {
-  const std::vector<DataType> range_types = {DataType::kFloat, DataType::kDouble, DataType::kInt16,
-                                             DataType::kInt32, DataType::kInt64};
+  const std::vector<DataType> range_types = {
+      DataType::kFloat, DataType::kDouble, DataType::kFloat16, DataType::kBFloat16,
+      DataType::kInt16, DataType::kInt32,  DataType::kInt64};
   t.add<CudaConstantOfShape>(
       {"", "ConstantOfShape", 9, ep::kOpsetMax, {{"T1", {0}, {DataType::kInt64}}}, {0}},
       check_constant_of_shape);
@@ -206,14 +211,15 @@ void register_cuda_fill_ops(CudaOpTable& t) {
                     {{"T", {0}, kCudaMovable}, {"T1", {1}, {DataType::kInt64}}},
                     {1}},
                    check_trilu);
-  t.add<CudaOneHot>(
-      {"",
-       "OneHot",
-       9,
-       ep::kOpsetMax,
-       {{"T1", {0}, kCudaIndexTypes}, {"T2", {1}, kCudaNumeric}, {"T3", {2}, kCudaMovable}},
-       {1}},
-      check_one_hot);
+  t.add<CudaOneHot>({"",
+                     "OneHot",
+                     9,
+                     ep::kOpsetMax,
+                     {{"T1", {0}, {DataType::kInt32, DataType::kInt64, DataType::kFloat}},
+                      {"T2", {1}, kCudaNumeric},
+                      {"T3", {2}, kCudaMovable}},
+                     {1}},
+                    check_one_hot);
   t.add<CudaCumSum>({"",
                      "CumSum",
                      11,

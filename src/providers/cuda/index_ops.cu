@@ -201,7 +201,11 @@ __global__ void one_hot_kernel(const Ind* __restrict__ indices, const T* __restr
                                T* __restrict__ y, int64_t n, int64_t depth, int64_t inner) {
   GRID_STRIDE(i, n) {
     const int64_t in = i % inner, d = (i / inner) % depth, o = i / (inner * depth);
-    int64_t v = int64_t(indices[o * inner + in]);
+    const Ind given = indices[o * inner + in];
+    // A NaN or a float beyond int64 matches no depth coordinate.
+    int64_t v = given == given && double(given) > -9.2e18 && double(given) < 9.2e18
+                    ? int64_t(given)
+                    : int64_t(-1) - depth;
     if (v < 0) v += depth;  // still negative (or >= depth): out of range, all off
     y[i] = values[v == d ? 1 : 0];
   }
@@ -370,7 +374,7 @@ cudaError_t launch_trilu(int elem_bytes, const void* x, void* y, int64_t batch, 
   });
 }
 
-cudaError_t launch_one_hot(int elem_bytes, const void* indices, bool indices_are_int64,
+cudaError_t launch_one_hot(int elem_bytes, const void* indices, OneHotIndex index_type,
                            const void* values, void* y, int64_t outer, int64_t depth, int64_t inner,
                            cudaStream_t stream) {
   const int64_t n = outer * depth * inner;
@@ -383,10 +387,12 @@ cudaError_t launch_one_hot(int elem_bytes, const void* indices, bool indices_are
           static_cast<const Ind*>(indices), static_cast<const T*>(values), static_cast<T*>(y), n,
           depth, inner);
     };
-    if (indices_are_int64)
+    if (index_type == OneHotIndex::kI64)
       go(int64_t());
-    else
+    else if (index_type == OneHotIndex::kI32)
       go(int32_t());
+    else
+      go(float());
   });
 }
 

@@ -91,9 +91,11 @@ cudaError_t launch_trilu(int elem_bytes, const void* x, void* y, int64_t batch, 
                          int64_t cols, int64_t k, bool upper, cudaStream_t stream);
 
 // OneHot: y [outer, depth, inner] is values[1] where the index at [outer,
-// inner] (negative ones counted from depth) equals the depth coordinate,
-// else values[0]; values is in device memory.
-cudaError_t launch_one_hot(int elem_bytes, const void* indices, bool indices_are_int64,
+// inner] (negative ones counted from depth; float ones truncated to
+// integers) equals the depth coordinate, else values[0]; values is in device
+// memory.
+enum class OneHotIndex : int { kI32, kI64, kF32 };
+cudaError_t launch_one_hot(int elem_bytes, const void* indices, OneHotIndex index_type,
                            const void* values, void* y, int64_t outer, int64_t depth, int64_t inner,
                            cudaStream_t stream);
 
