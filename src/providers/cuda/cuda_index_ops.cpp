@@ -119,6 +119,7 @@ void register_cuda_index_ops(CudaOpTable& t) {
   register_cuda_layout_ops(t);
   register_cuda_topk(t);
   register_cuda_resize(t);
+  register_cuda_nonzero(t);
 }
 
 }  // namespace tessera::cuda

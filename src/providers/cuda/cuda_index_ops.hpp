@@ -39,6 +39,7 @@ void register_cuda_gather_scatter(CudaOpTable& t);  // GatherElements, GatherND,
 void register_cuda_fill_ops(CudaOpTable& t);        // ConstantOfShape, Range, Trilu, OneHot, CumSum
 void register_cuda_layout_ops(CudaOpTable& t);      // Tile, Pad, DepthToSpace, SpaceToDepth
 void register_cuda_topk(CudaOpTable& t);
+void register_cuda_nonzero(CudaOpTable& t);
 void register_cuda_resize(CudaOpTable& t);
 
 }  // namespace tessera::cuda

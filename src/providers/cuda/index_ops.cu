@@ -294,7 +294,81 @@ __global__ void range_kernel(T* __restrict__ y, int64_t n, int64_t start, int64_
   }
 }
 
+template <typename T>
+__device__ __forceinline__ bool is_nonzero(T v) {
+  return Acc<T>::up(v) != typename Acc<T>::type(0);
+}
+
+// Per chunk: how many of its elements are not zero (one block of
+// kNonZeroChunk threads, an element each).
+template <typename T>
+__global__ void nonzero_count_kernel(const T* __restrict__ x, int64_t n, int32_t* counts) {
+  __shared__ int32_t total;
+  if (threadIdx.x == 0) total = 0;
+  __syncthreads();
+  const int64_t i = int64_t(blockIdx.x) * kNonZeroChunk + threadIdx.x;
+  const unsigned mask = __ballot_sync(0xffffffffu, i < n && is_nonzero(x[i < n ? i : 0]));
+  if (threadIdx.x % 32 == 0 && mask != 0) atomicAdd(&total, __popc(mask));
+  __syncthreads();
+  if (threadIdx.x == 0) counts[blockIdx.x] = total;
+}
+
+// Per chunk: each nonzero element's position is the chunk's offset plus the
+// nonzero elements before it in the chunk (warp ballots, then the warps'
+// counts added up in order), so the output keeps row-major order.
+template <typename T>
+__global__ void nonzero_write_kernel(const T* __restrict__ x, int64_t n,
+                                     const int64_t* __restrict__ offsets, NonZeroDims d,
+                                     int64_t total, int64_t* __restrict__ y) {
+  __shared__ int32_t warp_base[kNonZeroChunk / 32];
+  const int64_t i = int64_t(blockIdx.x) * kNonZeroChunk + threadIdx.x;
+  const bool nz = i < n && is_nonzero(x[i < n ? i : 0]);
+  const unsigned mask = __ballot_sync(0xffffffffu, nz);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (lane == 0) warp_base[warp] = __popc(mask);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int32_t sum = 0;
+    for (int w = 0; w < kNonZeroChunk / 32; ++w) {
+      const int32_t c = warp_base[w];
+      warp_base[w] = sum;
+      sum += c;
+    }
+  }
+  __syncthreads();
+  if (!nz) return;
+  const int64_t pos = offsets[blockIdx.x] + warp_base[warp] + __popc(mask & ((1u << lane) - 1));
+  int64_t rest = i;
+  for (int k = d.rank - 1; k >= 0; --k) {
+    y[k * total + pos] = rest % d.dims[k];
+    rest /= d.dims[k];
+  }
+}
+
 }  // namespace
+
+cudaError_t launch_nonzero_count(NumType type, const void* x, int64_t n, int32_t* counts,
+                                 cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  const unsigned blocks = unsigned((n + kNonZeroChunk - 1) / kNonZeroChunk);
+  return with_num_type(type, [&](auto v) {
+    using T = decltype(v);
+    nonzero_count_kernel<T>
+        <<<blocks, kNonZeroChunk, 0, stream>>>(static_cast<const T*>(x), n, counts);
+  });
+}
+
+cudaError_t launch_nonzero_write(NumType type, const void* x, int64_t n, const int64_t* offsets,
+                                 const NonZeroDims& dims, int64_t total, int64_t* y,
+                                 cudaStream_t stream) {
+  if (n == 0 || total == 0) return cudaSuccess;
+  const unsigned blocks = unsigned((n + kNonZeroChunk - 1) / kNonZeroChunk);
+  return with_num_type(type, [&](auto v) {
+    using T = decltype(v);
+    nonzero_write_kernel<T><<<blocks, kNonZeroChunk, 0, stream>>>(static_cast<const T*>(x), n,
+                                                                  offsets, dims, total, y);
+  });
+}
 
 cudaError_t launch_gather_elements(int elem_bytes, const void* data, const void* indices,
                                    bool indices_are_int64, void* y, int64_t n,

@@ -129,4 +129,20 @@ cudaError_t launch_fill(int elem_bytes, uint64_t bits, void* y, int64_t n, cudaS
 cudaError_t launch_range(NumType type, int64_t start, int64_t delta, double fstart, double fdelta,
                          void* y, int64_t n, cudaStream_t stream);
 
+// NonZero in two passes over chunks of kNonZeroChunk elements: the count of
+// nonzero elements per chunk (counts[ceil(n / chunk)]), then, with each
+// chunk's exclusive prefix of those counts in `offsets`, the coordinates of
+// each nonzero element in order: y[d * total + position] = its coordinate
+// in dim d of `dims` (rank of them; none for a scalar).
+inline constexpr int kNonZeroChunk = 1024;
+struct NonZeroDims {
+  int rank = 0;
+  int64_t dims[kMaxIndexRank] = {};
+};
+cudaError_t launch_nonzero_count(NumType type, const void* x, int64_t n, int32_t* counts,
+                                 cudaStream_t stream);
+cudaError_t launch_nonzero_write(NumType type, const void* x, int64_t n, const int64_t* offsets,
+                                 const NonZeroDims& dims, int64_t total, int64_t* y,
+                                 cudaStream_t stream);
+
 }  // namespace tessera::cuda

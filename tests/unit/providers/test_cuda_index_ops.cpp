@@ -1,7 +1,8 @@
 // The CUDA indexing, fill and layout kernels against the CPU provider:
 // GatherElements, GatherND, ScatterElements and ScatterND (every reduction),
 // Tile, Pad (every mode, pads and values as inputs or attributes), Trilu,
-// OneHot, CumSum, DepthToSpace, SpaceToDepth, ConstantOfShape and Range, on
+// OneHot, CumSum, DepthToSpace, SpaceToDepth, ConstantOfShape, Range and
+// NonZero, on
 // random data with negative indices, several element sizes and odd shapes.
 // Ops that only move elements must match bit for bit (NaN matching NaN);
 // those that compute match within a tolerance stated per test. Needs a CUDA
@@ -282,4 +283,23 @@ TEST(CudaIndexOps, CumSumEveryDirection) {
                                 " " + name_of(t),
                             is_float_type(t) ? 1e-5 : 0);
         }
+}
+
+TEST(CudaIndexOps, NonZeroInOrderAcrossChunks) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // Several chunks of 1024 elements, about a third of them nonzero (the
+  // integer types hold -3..3, so zeros are common); -0 counts as zero, NaN
+  // as nonzero.
+  for (DataType t : {DataType::kFloat, DataType::kFloat16, DataType::kInt64, DataType::kInt32,
+                     DataType::kBool, DataType::kUInt8, DataType::kDouble})
+    for (const std::vector<int64_t>& dims :
+         std::vector<std::vector<int64_t>>{{3000}, {2, 1500}, {3, 5, 7}, {0, 4}, {}, {1, 1, 1}}) {
+      Tensor x = random_tensor(t, dims, 11);
+      if (t == DataType::kFloat)
+        for (int64_t i = 0; i < x.num_elements(); i += 3)
+          x.mutable_data<float>()[i] = i % 2 ? -0.f : (i % 5 ? 0.f : std::nanf(""));
+      OneNode m("NonZero", 13);
+      m.input("x", x).output("y");
+      expect_cpu_result(m, "NonZero " + Shape(dims).to_string() + " " + name_of(t));
+    }
 }

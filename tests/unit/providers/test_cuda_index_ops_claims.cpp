@@ -172,12 +172,13 @@ TEST(CudaIndexOpsClaims, ClaimsTheConformanceModelsOfTheseOps) {
                                              "test_constantofshape",
                                              "test_range",
                                              "test_resize",
-                                             "test_top_k"};
+                                             "test_top_k",
+                                             "test_nonzero"};
   const std::vector<std::string> kOps = {
-      "GatherElements",  "GatherND", "ScatterND",    "ScatterElements",
-      "Scatter",         "Tile",     "Pad",          "Trilu",
-      "OneHot",          "CumSum",   "DepthToSpace", "SpaceToDepth",
-      "ConstantOfShape", "Range",    "Resize",       "TopK"};
+      "GatherElements", "GatherND",     "ScatterND",       "ScatterElements", "Scatter",
+      "Tile",           "Pad",          "Trilu",           "OneHot",          "CumSum",
+      "DepthToSpace",   "SpaceToDepth", "ConstantOfShape", "Range",           "Resize",
+      "TopK",           "NonZero"};
   // Features declined on purpose, by reason.
   const std::vector<std::string> accepted = {"antialias is not written for CUDA"};
   int models = 0, claimed = 0;
