@@ -96,11 +96,12 @@ __device__ void atomic_combine(T* addr, ScatterReduction r, T upd) {
 }
 
 __device__ void record_bad(IndexError* error, int64_t index, int64_t dim) {
-  // Any one of the bad indices will do for the message; the flag is written
-  // after it, and all are read only after the kernel has ended.
+  // The first thread to claim the flag records its index and dim (any one
+  // bad index will do for the message, but with its own dim); all are read
+  // only after the kernel has ended.
+  if (atomicCAS(reinterpret_cast<int*>(&error->flag), 0, 1) != 0) return;
   error->index = index;
   error->dim = dim;
-  error->flag = 1;
 }
 
 // The data offset of element i of the indices with its axis coordinate
@@ -302,7 +303,8 @@ __device__ __forceinline__ bool is_nonzero(T v) {
 // Per chunk: how many of its elements are not zero (one block of
 // kNonZeroChunk threads, an element each).
 template <typename T>
-__global__ void nonzero_count_kernel(const T* __restrict__ x, int64_t n, int32_t* counts) {
+__global__ void __launch_bounds__(kNonZeroChunk)
+    nonzero_count_kernel(const T* __restrict__ x, int64_t n, int32_t* counts) {
   __shared__ int32_t total;
   if (threadIdx.x == 0) total = 0;
   __syncthreads();
@@ -317,9 +319,9 @@ __global__ void nonzero_count_kernel(const T* __restrict__ x, int64_t n, int32_t
 // nonzero elements before it in the chunk (warp ballots, then the warps'
 // counts added up in order), so the output keeps row-major order.
 template <typename T>
-__global__ void nonzero_write_kernel(const T* __restrict__ x, int64_t n,
-                                     const int64_t* __restrict__ offsets, NonZeroDims d,
-                                     int64_t total, int64_t* __restrict__ y) {
+__global__ void __launch_bounds__(kNonZeroChunk)
+    nonzero_write_kernel(const T* __restrict__ x, int64_t n, const int64_t* __restrict__ offsets,
+                         NonZeroDims d, int64_t total, int64_t* __restrict__ y) {
   __shared__ int32_t warp_base[kNonZeroChunk / 32];
   const int64_t i = int64_t(blockIdx.x) * kNonZeroChunk + threadIdx.x;
   const bool nz = i < n && is_nonzero(x[i < n ? i : 0]);

@@ -71,9 +71,10 @@ __device__ void write_top(const T* x, T* values, int64_t* indices, const int32_t
 // One block per row (a grid-stride loop over rows): load, sort in shared
 // memory, write the first k.
 template <typename T>
-__global__ void topk_shared_kernel(const T* __restrict__ x, T* __restrict__ values,
-                                   int64_t* __restrict__ indices, int64_t rows, int64_t dim,
-                                   int64_t inner, int64_t k, int p, bool largest) {
+__global__ void __launch_bounds__(kSortThreads)
+    topk_shared_kernel(const T* __restrict__ x, T* __restrict__ values,
+                       int64_t* __restrict__ indices, int64_t rows, int64_t dim, int64_t inner,
+                       int64_t k, int p, bool largest) {
   extern __shared__ unsigned char smem[];
   uint64_t* keys = reinterpret_cast<uint64_t*>(smem);
   int32_t* idx = reinterpret_cast<int32_t*>(keys + p);
