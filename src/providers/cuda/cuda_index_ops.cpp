@@ -51,17 +51,17 @@ std::optional<NumType> num_type_of(DataType t) {
 }
 
 IndexError* deferred_index_check(const ep::KernelContext& ctx, cudaStream_t stream,
-                                 Scratch& scratch, const std::string& what) {
+                                 Scratch& scratch, const std::string& what, bool negative_ok) {
   auto* error = static_cast<IndexError*>(scratch.lasting_bytes(sizeof(IndexError)));
   check_cuda(cudaMemsetAsync(error, 0, sizeof(IndexError), stream),
              "cudaMemsetAsync (an index error flag)");
-  scratch.defer_check([error, what, node = ctx.node().describe()] {
+  scratch.defer_check([error, what, negative_ok, node = ctx.node().describe()] {
     IndexError found{};
     check_cuda(cudaMemcpy(&found, error, sizeof(IndexError), cudaMemcpyDeviceToHost),
                "cudaMemcpy (reading an index error flag)");
     if (found.flag != 0)
       fail(ErrorCode::kInvalidArgument, node, ": ", what, ": index ", found.index,
-           " is out of range [", -found.dim, ", ", found.dim - 1, "]");
+           " is out of range [", negative_ok ? -found.dim : 0, ", ", found.dim - 1, "]");
   });
   return error;
 }
@@ -120,6 +120,7 @@ void register_cuda_index_ops(CudaOpTable& t) {
   register_cuda_topk(t);
   register_cuda_resize(t);
   register_cuda_nonzero(t);
+  register_cuda_roi_align(t);
 }
 
 }  // namespace tessera::cuda

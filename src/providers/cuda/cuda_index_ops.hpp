@@ -24,8 +24,11 @@ std::optional<NumType> num_type_of(DataType t);
 // next waits for its stream: a bad index then fails the node, naming `what`
 // (which indices) and the bad value with the dim it indexes. Waiting after
 // each node instead would stall the queue and break CUDA graph capture.
+// `negative_ok`: whether the valid range the message gives starts at -dim
+// (indices counted from the end) or at 0.
 IndexError* deferred_index_check(const ep::KernelContext& ctx, cudaStream_t stream,
-                                 Scratch& scratch, const std::string& what);
+                                 Scratch& scratch, const std::string& what,
+                                 bool negative_ok = true);
 
 // A float attribute's value (a fill value) in element type `t`, as bytes;
 // a nonzero value in a type without a conversion here fails the node.
@@ -40,6 +43,7 @@ void register_cuda_fill_ops(CudaOpTable& t);        // ConstantOfShape, Range, T
 void register_cuda_layout_ops(CudaOpTable& t);      // Tile, Pad, DepthToSpace, SpaceToDepth
 void register_cuda_topk(CudaOpTable& t);
 void register_cuda_nonzero(CudaOpTable& t);
+void register_cuda_roi_align(CudaOpTable& t);
 void register_cuda_resize(CudaOpTable& t);
 
 }  // namespace tessera::cuda

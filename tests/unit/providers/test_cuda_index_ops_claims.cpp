@@ -137,6 +137,18 @@ TEST(CudaIndexOpsClaims, DeclinesWhatTheKernelsDoNotDoAndSaysWhy) {
       .input("u", zeros(DataType::kFloat8E4M3FN, {1}))
       .output("y");
   EXPECT_NE(claim(f8), "");
+  OneNode roi("RoiAlign", 16, {attr_string("coordinate_transformation_mode", "corners")});
+  roi.input("x", floats({1, 1, 4, 4}))
+      .input("r", floats({1, 4}))
+      .input("b", zeros(DataType::kInt64, {1}))
+      .output("y");
+  expect_has(claim(roi), "unknown coordinate_transformation_mode 'corners'");
+  OneNode roi_ok("RoiAlign", 16, {attr_string("mode", "max")});
+  roi_ok.input("x", floats({1, 1, 4, 4}))
+      .input("r", floats({1, 4}))
+      .input("b", zeros(DataType::kInt64, {1}))
+      .output("y");
+  EXPECT_EQ(claim(roi_ok), "");
   OneNode gnd("GatherND", 13);
   gnd.input("x", floats({2, 2, 2, 2, 2, 2, 2, 2, 2}))
       .input("i", zeros(DataType::kInt64, {1, 9}))
@@ -173,12 +185,13 @@ TEST(CudaIndexOpsClaims, ClaimsTheConformanceModelsOfTheseOps) {
                                              "test_range",
                                              "test_resize",
                                              "test_top_k",
-                                             "test_nonzero"};
+                                             "test_nonzero",
+                                             "test_roialign"};
   const std::vector<std::string> kOps = {
       "GatherElements", "GatherND",     "ScatterND",       "ScatterElements", "Scatter",
       "Tile",           "Pad",          "Trilu",           "OneHot",          "CumSum",
       "DepthToSpace",   "SpaceToDepth", "ConstantOfShape", "Range",           "Resize",
-      "TopK",           "NonZero"};
+      "TopK",           "NonZero",      "RoiAlign"};
   // Features declined on purpose, by reason.
   const std::vector<std::string> accepted = {"antialias is not written for CUDA"};
   int models = 0, claimed = 0;

@@ -1,4 +1,4 @@
-// The CUDA TopK and Resize kernels against the CPU provider. TopK: rows that
+// The CUDA TopK, Resize and RoiAlign kernels against the CPU provider. TopK: rows that
 // fit the per-row shared-memory sort and longer ones (the sort in global
 // memory), any axis, largest and smallest, ties (by lower index), NaN and
 // -0, k from 0 to the whole axis, several element types; values and indices
@@ -6,7 +6,9 @@
 // coordinate_transformation_mode, scales or sizes, roi and extrapolation,
 // exclude_outside and cubic_coeff_a, axes and keep_aspect_ratio_policy, on
 // opsets 10, 11, 13, 18 and 19; nearest must match bit for bit, linear and
-// cubic within float rounding (stated per case). Needs a CUDA device:
+// cubic within float rounding (stated per case). RoiAlign: avg and max,
+// both coordinate modes, fixed and adaptive sampling, boxes across and
+// beyond the image, within float rounding. Needs a CUDA device:
 // without one every test here is skipped and says why.
 #include <limits>
 
@@ -210,4 +212,53 @@ TEST(CudaResize, AxesAndKeepAspectRatio) {
   OneNode s("Resize", 19, {attr_string("mode", "linear"), attr_ints("axes", {3})});
   s.input("x", x).omitted().input("scales", floats({0.7f}), true).output("y");
   expect_cpu_result(s, "Resize 19 scales on axis 3 only", 1e-5);
+}
+
+TEST(CudaRoiAlign, AvgAndMaxEveryCoordinateMode) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // Boxes inside, across the edge and beyond the image, a degenerate one,
+  // on two images; fixed and adaptive sampling. Sample positions are rounded
+  // as on the host, so only the sums' rounding differs (1e-5).
+  const Tensor rois = floats({1.f,  2.f,  7.5f, 6.f, -3.f, -2.f, 4.f, 5.f, 0.f,  0.f,
+                              15.f, 11.f, 5.f,  5.f, 5.f,  5.f,  8.f, 1.f, 30.f, 9.f})
+                          .reshaped(Shape{5, 4});
+  const Tensor bidx = i64s({0, 1, 1, 0, 1});
+  for (DataType t : {DataType::kFloat, DataType::kFloat16, DataType::kDouble})
+    for (int64_t opset : {10, 16})
+      for (const char* ctm : {"half_pixel", "output_half_pixel"})
+        for (const char* mode : {"avg", "max"})
+          for (int64_t ratio : {0, 2}) {
+            if (opset == 10 && std::string(ctm) == "half_pixel") continue;  // 16+
+            std::vector<ir::Attribute> attrs = {
+                attr_string("mode", mode), attr_int("output_height", 3),
+                attr_int("output_width", 4), attr_int("sampling_ratio", ratio),
+                attr_float("spatial_scale", 0.5f)};
+            if (opset >= 16) attrs.push_back(attr_string("coordinate_transformation_mode", ctm));
+            OneNode m("RoiAlign", opset, attrs);
+            Tensor x = t == DataType::kDouble
+                           ? random_tensor(t, {2, 3, 9, 11}, 1)
+                           : make_tensor(t, {2, 3, 9, 11}, random_values(594, 1, -4, 4));
+            Tensor r(t, Shape{5, 4});
+            for (int64_t i = 0; i < 20; ++i) {
+              const float v = rois.data<float>()[i];
+              if (t == DataType::kFloat)
+                r.mutable_data<float>()[i] = v;
+              else if (t == DataType::kFloat16)
+                r.mutable_data<Float16>()[i] = Float16(v);
+              else
+                r.mutable_data<double>()[i] = double(v);
+            }
+            m.input("x", x).input("rois", r).input("b", bidx).output("y");
+            expect_cpu_result(m,
+                              "RoiAlign " + std::to_string(opset) + " " + ctm + " " + mode +
+                                  " ratio " + std::to_string(ratio) + " " +
+                                  std::string(data_type_name(t)),
+                              t == DataType::kFloat16 ? 2e-3 : 1e-5);
+          }
+  OneNode bad("RoiAlign", 16);
+  bad.input("x", random_tensor(DataType::kFloat, {1, 1, 4, 4}, 2))
+      .input("rois", floats({0, 0, 2, 2}).reshaped(Shape{1, 4}))
+      .input("b", i64s({3}))
+      .output("y");
+  expect_has(cuda_error(bad), "batch_indices: index 3 is out of range [0, 0]");
 }
