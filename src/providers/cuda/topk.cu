@@ -75,8 +75,8 @@ __global__ void __launch_bounds__(kSortThreads)
     topk_shared_kernel(const T* __restrict__ x, T* __restrict__ values,
                        int64_t* __restrict__ indices, int64_t rows, int64_t dim, int64_t inner,
                        int64_t k, int p, bool largest) {
-  extern __shared__ unsigned char smem[];
-  uint64_t* keys = reinterpret_cast<uint64_t*>(smem);
+  extern __shared__ uint64_t smem[];  // 8-byte aligned: the keys, then the indices
+  uint64_t* keys = smem;
   int32_t* idx = reinterpret_cast<int32_t*>(keys + p);
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const int64_t o = row / inner, in = row % inner;
