@@ -113,5 +113,6 @@ void register_cuda_cnn_ops(CudaOpTable& t);
 void register_cuda_reduce(CudaOpTable& t);
 void register_cuda_transformer_fusions(CudaOpTable& t);
 void register_cuda_recurrent(CudaOpTable& t);
+void register_cuda_index_ops(CudaOpTable& t);
 
 }  // namespace tessera::cuda

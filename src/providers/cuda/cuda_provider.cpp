@@ -38,6 +38,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_reduce(t);
   register_cuda_transformer_fusions(t);
   register_cuda_recurrent(t);
+  register_cuda_index_ops(t);
 }
 
 // A CUDA graph of one recorded run, with the checks its kernels deferred
