@@ -1,10 +1,9 @@
 // Conv (1-D to 3-D) through cuDNN's convolution API: groups, strides,
-// dilations, symmetric pads, auto_pad, bias. The algorithm is chosen once per
-// input shape (cudnn_conv_algo_search: EXHAUSTIVE times the candidates on
-// the GPU, HEURISTIC asks cuDNN's heuristics, DEFAULT takes implicit
-// precomputed GEMM) and kept with the shape's descriptors; float16 and
-// bfloat16 take HEURISTIC under EXHAUSTIVE (cudnn_util.hpp). cuDNN 9 marks this API deprecated (its graph API replaces it); it
-// is still shipped and supported.
+// dilations, pads (uneven ones on a bordered copy of X), auto_pad, bias. The algorithm is chosen
+// once per input shape (cudnn_conv_algo_search: EXHAUSTIVE times the candidates on the GPU,
+// HEURISTIC asks cuDNN's heuristics, DEFAULT takes implicit precomputed GEMM) and kept with the
+// shape's descriptors; float16 and bfloat16 take HEURISTIC under EXHAUSTIVE (cudnn_util.hpp). cuDNN
+// 9 marks this API deprecated (its graph API replaces it); it is still shipped and supported.
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -12,7 +11,9 @@
 #include "ops/window.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/cuda_shape_ops.hpp"
 #include "providers/cuda/cudnn_util.hpp"
+#include "providers/cuda/index_ops_launch.hpp"
 
 namespace tessera::cuda {
 
@@ -23,9 +24,37 @@ struct Window {
   std::vector<int64_t> pad_begin, pad_end, strides, dilations, kernel, out;
 };
 
+// With pads that differ at the two ends of an axis (cuDNN pads both alike),
+// X is first copied into a zero-bordered buffer of `padded` dims
+// (`pad_plan`), and the convolution runs on that with no padding.
 struct Descriptors : ConvDescriptors {
   Shape out;
+  bool pre_pad = false;
+  Shape padded;
+  PadPlan pad_plan;
 };
+
+// The zero-bordered copy of X that a convolution with uneven pads reads.
+PadPlan border_plan(const Shape& x, const std::vector<int64_t>& begin,
+                    const std::vector<int64_t>& end, Shape& padded) {
+  PadPlan p;
+  p.rank = int(x.rank());
+  p.mode = PadMode::kConstant;
+  std::vector<int64_t> dims = x.dims();
+  for (size_t i = 0; i < begin.size(); ++i) dims[i + 2] += begin[i] + end[i];
+  padded = Shape(dims);
+  int64_t stride = 1;
+  for (int k = p.rank - 1; k >= 0; --k) {
+    const size_t i = size_t(k);
+    p.out_dims[k] = dims[i];
+    p.in_strides[k] = stride;
+    stride *= x[i];
+    p.lo[k] = 0;
+    p.len[k] = x[i];
+    p.pb[k] = i >= 2 ? begin[i - 2] : 0;
+  }
+  return p;
+}
 
 // com.tessera FusedConv's activation (the optimizer's fuse_activations and
 // fuse_conv_residual): what runs after the convolution, its bias and the
@@ -113,6 +142,13 @@ class CudaConv : public CudaKernel {
     if (x.num_elements() == 0)
       ctx.fail_node("X ", x.description(), " is empty but Y ", y.description(),
                     " is not; the CUDA kernel needs a non-empty X");
+    const void* xp = x.raw_data();
+    if (d->pre_pad) {
+      void* bordered =
+          scratch.bytes(size_t(d->padded.num_elements()) * size_t(elem_bytes(x.dtype())));
+      pad_into(*d, x, bordered, stream);
+      xp = bordered;
+    }
     void* workspace = scratch.bytes(d->workspace);
     const float one = 1.0f, zero = 0.0f;
     // float32 only: the type the optimizer makes FusedConv in (other types
@@ -120,7 +156,7 @@ class CudaConv : public CudaKernel {
     if (relu_ && b && x.dtype() == DataType::kFloat) {
       // y = relu(conv(x) + 1 * z + bias); without Z, z is y itself scaled by 0.
       const cudnnStatus_t st = cudnnConvolutionBiasActivationForward(
-          handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(), d->conv,
+          handle.get(), &one, d->x, xp, d->w, w.raw_data(), d->conv,
           cudnnConvolutionFwdAlgo_t(d->algo), workspace, d->workspace, z ? &one : &zero, d->y,
           z ? z->raw_data() : y.raw_data(), d->bias, b->raw_data(), relu_.get(), d->y,
           y.mutable_raw_data());
@@ -128,9 +164,9 @@ class CudaConv : public CudaKernel {
       if (st != CUDNN_STATUS_NOT_SUPPORTED)
         check_cudnn(st, "cudnnConvolutionBiasActivationForward");
     }
-    check_cudnn(cudnnConvolutionForward(handle.get(), &one, d->x, x.raw_data(), d->w, w.raw_data(),
-                                        d->conv, cudnnConvolutionFwdAlgo_t(d->algo), workspace,
-                                        d->workspace, &zero, d->y, y.mutable_raw_data()),
+    check_cudnn(cudnnConvolutionForward(handle.get(), &one, d->x, xp, d->w, w.raw_data(), d->conv,
+                                        cudnnConvolutionFwdAlgo_t(d->algo), workspace, d->workspace,
+                                        &zero, d->y, y.mutable_raw_data()),
                 "cudnnConvolutionForward");
     if (b || z || act_.on) {
       const int64_t c = d->out[1];
@@ -170,9 +206,7 @@ class CudaConv : public CudaKernel {
     win.pad_end = d.pads_end;
     win.out = d.out;
     for (size_t i = 0; i < n; ++i)
-      if (win.pad_begin[i] != win.pad_end[i])
-        ctx.fail_node("pads ", win.pad_begin[i], " and ", win.pad_end[i], " on spatial axis ", i,
-                      " differ; cuDNN pads both sides alike");
+      if (win.pad_begin[i] < 0 || win.pad_end[i] < 0) ctx.fail_node("pads must not be negative");
     return win;
   }
 
@@ -192,17 +226,37 @@ class CudaConv : public CudaKernel {
       }
       // 1-D runs as 2-D with a height of 1 (cuDNN's tensors have 4 or 5 dims).
       const bool one_d = x.rank() == 3;
+      d->pre_pad = win.pad_begin != win.pad_end;
+      std::vector<int64_t> pads = win.pad_begin;
+      if (d->pre_pad) {
+        d->pad_plan = border_plan(x.shape(), win.pad_begin, win.pad_end, d->padded);
+        pads.assign(pads.size(), 0);
+      }
       ConvProblem p;
       p.type = x.dtype();
-      p.x = cudnn_dims(ctx, x.shape(), one_d);
+      p.x = cudnn_dims(ctx, d->pre_pad ? d->padded : x.shape(), one_d);
       p.w = cudnn_dims(ctx, w.shape(), one_d);
       p.y = cudnn_dims(ctx, d->out, one_d);
       p.group = group_;
-      set_conv_window(ctx, one_d, win.pad_begin, win.strides, win.dilations, p);
+      set_conv_window(ctx, one_d, pads, win.strides, win.dilations, p);
       set_conv_descriptors(env(), *d, p);
-      choose_algorithm(ctx, h, *d, p, x, w, stream);
+      if (d->pre_pad) {
+        // The search reads X as the convolution will: bordered.
+        Tensor bordered(x.dtype(), d->padded, ctx.allocator());
+        pad_into(*d, x, bordered.mutable_raw_data(), stream);
+        choose_algorithm(ctx, h, *d, p, bordered, w, stream);
+        check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize (after the search)");
+      } else {
+        choose_algorithm(ctx, h, *d, p, x, w, stream);
+      }
       return d;
     });
+  }
+
+  static void pad_into(const Descriptors& d, const Tensor& x, void* bordered, cudaStream_t stream) {
+    check_cuda(launch_pad(elem_bytes(x.dtype()), x.raw_data(), nullptr, 0, bordered,
+                          d.padded.num_elements(), d.pad_plan, stream),
+               "launch of Conv's zero border (pads differ at the two ends of an axis)");
   }
 
   void choose_algorithm(const ep::KernelContext& ctx, cudnnHandle_t h, Descriptors& d,
@@ -260,33 +314,11 @@ std::string check_conv(const ep::ClaimQuery& q) {
   if (r < 3 || r > 5) return str_cat("W has rank ", r, "; the CUDA kernel takes 1-D to 3-D");
   const std::string auto_pad = q.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "NOTSET") {
-    const auto pads = q.attr_ints("pads");
-    const size_t n = pads.size() / 2;
-    for (size_t i = 0; i < n; ++i)
-      if (pads[i] != pads[n + i])
-        return str_cat("pads differ at the two ends of spatial axis ", i,
-                       " (cuDNN pads both sides alike)");
-      else if (pads[i] < 0)
-        return "negative pads";
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    // Symmetric only when the total padding is even: known from static shapes.
-    auto x = q.dims(0), w = q.dims(1);
-    if (!x || !w) return str_cat("auto_pad ", auto_pad, " with shapes not known before the run");
-    const auto strides = q.attr_ints("strides"), dilations = q.attr_ints("dilations");
-    for (size_t i = 2; i < x->size() && i < w->size(); ++i) {
-      if (!(*x)[i] || !(*w)[i])
-        return str_cat("auto_pad ", auto_pad, " with shapes not known before the run");
-      const int64_t in = *(*x)[i], k = *(*w)[i];
-      const int64_t s = strides.size() > i - 2 ? strides[i - 2] : 1;
-      const int64_t d = dilations.size() > i - 2 ? dilations[i - 2] : 1;
-      if (s < 1) return "strides must be positive";
-      const int64_t out = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + d * (k - 1) + 1 - in);
-      if (total % 2 != 0)
-        return str_cat("auto_pad ", auto_pad, " pads spatial axis ", i - 2,
-                       " unevenly (cuDNN pads both sides alike)");
-    }
-  } else if (auto_pad != "VALID") {
+    // Pads that differ at the two ends of an axis run on a zero-bordered
+    // copy of X (cuDNN pads both ends alike).
+    for (int64_t p : q.attr_ints("pads"))
+      if (p < 0) return "negative pads";
+  } else if (auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER") {
     return str_cat("auto_pad '", auto_pad, "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
   }
   return "";

@@ -211,6 +211,40 @@ TEST(CudaCnnKernels, BatchNormalization) {
   expect_run_error(m, "scale");
 }
 
+// Pads that differ at the two ends of an axis (a causal 1-D convolution,
+// TensorFlow's SAME with an even kernel or stride 2) run on a zero-bordered
+// copy of X, in every rank and type cuDNN takes.
+TEST(CudaCnnKernels, ConvWithUnevenPads) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  struct Case {
+    std::vector<int64_t> x, w;
+    Attrs attrs;
+    std::string what;
+  };
+  const std::vector<Case> cases = {
+      {{2, 4, 16},
+       {6, 4, 3},
+       {attr_ints("pads", {4, 0}), attr_ints("dilations", {2})},
+       "causal 1-D, dilation 2"},
+      {{1, 3, 7, 8}, {5, 3, 3, 3}, {attr_ints("pads", {0, 1, 1, 0})}, "2-D, pads 0,1 / 1,0"},
+      {{1, 3, 8, 8},
+       {4, 3, 3, 3},
+       {attr_string("auto_pad", "SAME_UPPER"), attr_ints("strides", {2, 2})},
+       "SAME_UPPER, stride 2"},
+      {{1, 4, 6, 6},
+       {4, 2, 2, 2},
+       {attr_string("auto_pad", "SAME_LOWER"), attr_int("group", 2)},
+       "SAME_LOWER, even kernel, group 2"},
+      {{1, 2, 4, 5, 5}, {3, 2, 2, 3, 3}, {attr_ints("pads", {1, 0, 2, 0, 1, 1})}, "3-D"},
+  };
+  for (const Case& c : cases)
+    for (DataType t : {DataType::kFloat, DataType::kFloat16}) {
+      check_op("Conv", 11, {{c.x}, {c.w, true}}, t, c.attrs, 1, c.what);
+      check_op("Conv", 11, {{c.x}, {c.w, true}, {{c.w[0]}, true}}, t, c.attrs, 1,
+               c.what + ", bias");
+    }
+}
+
 TEST(CudaCnnKernels, ConvTranspose) {
   if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
   struct Case {
