@@ -10,9 +10,10 @@ namespace tessera::cuda {
 
 namespace {
 
-const std::vector<DataType> kCastTypes = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16,
-                                          DataType::kInt32, DataType::kInt64,   DataType::kBool,
-                                          DataType::kInt8,  DataType::kUInt8};
+const std::vector<DataType> kCastTypes = {
+    DataType::kFloat,  DataType::kFloat16, DataType::kBFloat16, DataType::kInt32,  DataType::kInt64,
+    DataType::kBool,   DataType::kInt8,    DataType::kUInt8,    DataType::kDouble, DataType::kInt16,
+    DataType::kUInt16, DataType::kUInt32,  DataType::kUInt64};
 
 std::optional<CastType> cast_type(DataType t) {
   switch (t) {
@@ -32,13 +33,23 @@ std::optional<CastType> cast_type(DataType t) {
       return CastType::kI8;
     case DataType::kUInt8:
       return CastType::kU8;
+    case DataType::kDouble:
+      return CastType::kF64;
+    case DataType::kInt16:
+      return CastType::kI16;
+    case DataType::kUInt16:
+      return CastType::kU16;
+    case DataType::kUInt32:
+      return CastType::kU32;
+    case DataType::kUInt64:
+      return CastType::kU64;
     default:
       return std::nullopt;
   }
 }
 
 constexpr const char* kCastTypeList =
-    "float, float16, bfloat16, int32, int64, bool, int8 and uint8";
+    "float, float16, bfloat16, double, bool and the 8- to 64-bit integers";
 
 class CudaCast : public CudaKernel {
  public:
