@@ -1,39 +1,15 @@
-// Element-wise kernels: Add/Sub/Mul/Div with numpy broadcasting and the
-// activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip.
+// The activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip
+// (Add/Sub/Mul/Div, which share elementwise.cu, register in
+// cuda_binary_ops.cpp).
 #include <limits>
 
-#include "ep/op_shape.hpp"
+#include "ops/schema.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
 
 namespace tessera::cuda {
 
 namespace {
-
-class CudaBinary : public CudaKernel {
- public:
-  CudaBinary(const ep::KernelInfo& info, const EnvPtr& env, BinaryOp op)
-      : CudaKernel(env), op_(op), shape_(info) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
-    const Tensor& a = ctx.required_input(0);
-    const Tensor& b = ctx.required_input(1);
-    const Shape out = shape_.output(ctx, {&a, &b});
-    const BroadcastPlan plan = plan_broadcast(a.shape(), b.shape(), out);
-    Tensor& y = ctx.output(0, out);
-    check_cuda(launch_binary(op_, elem_type(a.dtype()), a.raw_data(), b.raw_data(),
-                             y.mutable_raw_data(), y.num_elements(), plan, stream),
-               "launch of the element-wise kernel");
-  }
-
- private:
-  BinaryOp op_;
-  ep::OpShape shape_;
-};
-
-template <BinaryOp Op>
-std::unique_ptr<ep::OpKernel> make_binary(const ep::KernelInfo& info, const EnvPtr& env) {
-  return std::make_unique<CudaBinary>(info, env, Op);
-}
 
 class CudaUnary : public CudaKernel {
  public:
@@ -81,14 +57,6 @@ std::unique_ptr<ep::OpKernel> make_clip(const ep::KernelInfo& info, const EnvPtr
   return std::make_unique<CudaUnary>(env, UnaryOp::kClip, lo, hi);
 }
 
-std::string check_binary_rank(const ep::ClaimQuery& q) {
-  for (size_t i = 0; i < 2; ++i)
-    if (auto r = q.rank(i); r && *r > size_t(kMaxBroadcastRank))
-      return str_cat("input ", i, " has rank ", *r, "; the CUDA kernel takes at most ",
-                     kMaxBroadcastRank);
-  return "";
-}
-
 std::string check_gelu(const ep::ClaimQuery& q) {
   const std::string a = q.attr_string("approximate", "none");
   return a == "none" || a == "tanh" ? "" : str_cat("approximate='", a, "' is not none or tanh");
@@ -110,14 +78,6 @@ ep::KernelDef def(const char* op, int64_t since) {
 }  // namespace
 
 void register_cuda_elementwise(CudaOpTable& t) {
-  // Opset 7 on: numpy broadcasting (older Add/Sub/... had a `broadcast` attribute).
-  const auto binary = [](const char* op) {
-    return ep::KernelDef{"", op, 7, ep::kOpsetMax, {{"T", {0, 1}, kCudaFloats}}};
-  };
-  t.add(binary("Add"), make_binary<BinaryOp::kAdd>, check_binary_rank);
-  t.add(binary("Sub"), make_binary<BinaryOp::kSub>, check_binary_rank);
-  t.add(binary("Mul"), make_binary<BinaryOp::kMul>, check_binary_rank);
-  t.add(binary("Div"), make_binary<BinaryOp::kDiv>, check_binary_rank);
   t.add(def("Relu", 6), make_unary<UnaryOp::kRelu>, no_check);
   t.add(def("Sigmoid", 6), make_unary<UnaryOp::kSigmoid>, no_check);
   t.add(def("Tanh", 6), make_unary<UnaryOp::kTanh>, no_check);

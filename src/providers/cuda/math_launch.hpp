@@ -1,0 +1,124 @@
+// The math kernels' entry points (math_ops.cu: unary ops; binary_ops.cu:
+// broadcasting binary and variadic ops), in plain types so host files need
+// only cuda_runtime_api.h. As in cuda_launch.hpp, each launcher enqueues its
+// kernels on `stream` and returns cudaGetLastError(), or
+// cudaErrorInvalidValue for a pairing of op and type it has no kernel for
+// (the claim checks keep those away).
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "providers/cuda/elementwise_plan.hpp"
+
+namespace tessera::cuda {
+
+// Element types of the math kernels. Floats compute in float (float16 and
+// bfloat16 are widened, the result rounded to nearest even once) or in double
+// (double); integers in their own type, wrapping on overflow; bool is one
+// byte, nonzero read as true, written as 0 or 1.
+enum class MathType : int {
+  kF32,
+  kF16,
+  kBF16,
+  kF64,
+  kI8,
+  kI16,
+  kI32,
+  kI64,
+  kU8,
+  kU16,
+  kU32,
+  kU64,
+  kBool
+};
+
+enum class MathUnary : int {
+  // Every float type; kAbs, kNeg and kSign also every signed integer type.
+  kAbs,
+  kNeg,
+  kSign,
+  // Float types only.
+  kExp,
+  kLog,
+  kSqrt,
+  kReciprocal,
+  kFloor,
+  kCeil,
+  kRound,
+  kSin,
+  kCos,
+  kTan,
+  kAsin,
+  kAcos,
+  kAtan,
+  kSinh,
+  kCosh,
+  kAsinh,
+  kAcosh,
+  kAtanh,
+  kSoftplus,
+  kSoftsign,
+  kMish,
+  kHardSigmoid,      // max(0, min(1, alpha * x + beta))
+  kHardSwish,        // x * max(0, min(1, x / 6 + 1/2))
+  kElu,              // x < 0 ? alpha * (exp(x) - 1) : x
+  kSelu,             // x > 0 ? beta * x : beta * alpha * (exp(x) - 1)   (beta = gamma)
+  kCelu,             // x > 0 ? x : alpha * (exp(x / alpha) - 1)
+  kThresholdedRelu,  // x > alpha ? x : 0
+  kShrink,           // x < -alpha ? x + beta : x > alpha ? x - beta : 0   (alpha = lambd)
+};
+cudaError_t launch_math_unary(MathUnary op, MathType t, const void* x, void* y, int64_t n,
+                              float alpha, float beta, cudaStream_t stream);
+// IsNaN (nan true) or IsInf (which infinities count: negative, positive) of
+// a float type, into bools.
+cudaError_t launch_float_class(bool nan, bool negative, bool positive, MathType t, const void* x,
+                               uint8_t* y, int64_t n, cudaStream_t stream);
+// Not of bools.
+cudaError_t launch_not(const uint8_t* x, uint8_t* y, int64_t n, cudaStream_t stream);
+
+enum class MathBinary : int {
+  // Every float and integer type. Integer Div truncates toward zero and Mod
+  // takes the divisor's sign (kFmod: the dividend's); a zero integer divisor
+  // gives 0 and sets *zero_divisor to 1.
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMod,
+  kFmod,
+  kPRelu,  // x < 0 ? x * slope : x; float types
+  kShiftLeft,
+  kShiftRight,  // unsigned integers; shifting by the width or more gives 0
+  kAnd,
+  kOr,
+  kXor,  // bools
+  // Bool outputs; every type (bool only for kEqual); float16/bfloat16 compare as float.
+  kEqual,
+  kLess,
+  kGreater,
+  kLessOrEqual,
+  kGreaterOrEqual,
+};
+// y[i] = op(a[offset of i under plan operand 0], b[... operand 1]), n outputs.
+// zero_divisor: device memory, may be null when the op is not an integer Div
+// or Mod.
+cudaError_t launch_math_binary(MathBinary op, MathType t, const void* a, const void* b, void* y,
+                               int64_t n, const ElementPlan& plan, int32_t* zero_divisor,
+                               cudaStream_t stream);
+// Pow: base of a float type, exponent of a float or integer type; computed
+// in float (double for a double base), y of the base's type.
+cudaError_t launch_pow(MathType base, MathType exponent, const void* a, const void* b, void* y,
+                       int64_t n, const ElementPlan& plan, cudaStream_t stream);
+
+// Sum, Mean (float types) and Max, Min (float and integer types; a NaN input
+// gives NaN) of plan.operands inputs, folded in input order in the compute
+// type and rounded once.
+enum class MathFold : int { kSum, kMean, kMax, kMin };
+struct FoldInputs {
+  const void* p[kMaxElementOperands];
+};
+cudaError_t launch_fold(MathFold op, MathType t, const FoldInputs& inputs, void* y, int64_t n,
+                        const ElementPlan& plan, cudaStream_t stream);
+
+}  // namespace tessera::cuda
