@@ -128,14 +128,55 @@ void with_binary(MathBinary op, F&& f) {
   }
 }
 
+// Integer power by squaring, wrapping on overflow; a negative exponent gives
+// the integer part of 1 / x^-e (1, -1 or 0).
+template <typename T, typename E>
+__device__ T int_pow(T x, E e) {
+  using U = std::make_unsigned_t<T>;
+  if constexpr (std::is_signed_v<E>) {
+    if (e < 0) {
+      if (x == T(1)) return T(1);
+      if (x == T(-1)) return (e % 2) ? T(-1) : T(1);
+      return T(0);
+    }
+  }
+  U r = 1, b = U(x);
+  for (uint64_t n = uint64_t(e); n; n >>= 1) {
+    if (n & 1u) r = U(r * b);
+    b = U(b * b);
+  }
+  return T(r);
+}
+
+// A double toward zero into int64 (NaN gives 0, beyond int64 saturates),
+// then T's low bits, as the CPU provider's float_to_int.
+template <typename T>
+__device__ __forceinline__ T double_to_int(double v) {
+  if (isnan(v)) return T(0);
+  if (v >= 9223372036854775808.0) return T(int64_t(0x7fffffffffffffffLL));
+  if (v < -9223372036854775808.0) return T(int64_t(-0x7fffffffffffffffLL - 1));
+  return T(static_cast<long long>(v));
+}
+
+template <typename T, typename E>
+__device__ __forceinline__ T pow_elem(T x, E y) {
+  if constexpr (kIsFloat<T>) {
+    using C = Calc<T>;
+    return store<T>(pow(C(load(x)), C(load(y))));
+  } else if constexpr (kIsFloat<E>) {
+    return double_to_int<T>(pow(double(x), double(load(y))));
+  } else {
+    return int_pow(x, y);
+  }
+}
+
 template <typename T, typename E>
 __global__ void pow_kernel(const T* __restrict__ a, const E* __restrict__ b, T* __restrict__ y,
                            int64_t n, ElementPlan plan) {
-  using C = Calc<T>;
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
        i += int64_t(gridDim.x) * blockDim.x) {
     const Coords c = coords(plan, i);
-    y[i] = store<T>(pow(C(load(a[offset(plan, c, 0)])), C(load(b[offset(plan, c, 1)]))));
+    y[i] = pow_elem(a[offset(plan, c, 0)], b[offset(plan, c, 1)]);
   }
 }
 
@@ -195,10 +236,10 @@ cudaError_t launch_pow(MathType base, MathType exponent, const void* a, const vo
   bool served = false;
   with_math_type(base, [&](auto tv) {
     using T = decltype(tv);
-    if constexpr (kIsFloat<T>) {
+    if constexpr (kIsFloat<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
       with_math_type(exponent, [&](auto ev) {
         using E = decltype(ev);
-        if constexpr (kIsFloat<E> || std::is_same_v<E, int32_t> || std::is_same_v<E, int64_t>) {
+        if constexpr (kIsFloat<E> || kIsInt<E>) {
           served = true;
           pow_kernel<T, E><<<grid_for(n, kMathThreads), kMathThreads, 0, stream>>>(
               static_cast<const T*>(a), static_cast<const E*>(b), static_cast<T*>(y), n, plan);

@@ -159,7 +159,8 @@ class CudaPow : public CudaKernel {
                                      y.mutable_raw_data(), y.num_elements(), plan, stream);
     if (e == cudaErrorInvalidValue)
       ctx.fail_node("X is ", x.description(), " and Y is ", p.description(),
-                    "; the CUDA kernel takes a float base and a float, int32 or int64 exponent");
+                    "; the CUDA kernel takes a float, int32 or int64 base and a float or integer "
+                    "exponent");
     check_cuda(e, "launch of the Pow kernel");
   }
 
@@ -244,14 +245,10 @@ void register_cuda_binary_ops(CudaOpTable& t) {
   t.add(both("BitShift", 11, unsigned_ints), make_bit_shift, check_bit_shift);
   t.add<CudaPRelu>(both("PRelu", 7, kMathFloats), check_math_rank);
   t.add<CudaPow>(both("Pow", 7, kMathFloats), check_math_rank);
-  t.add<CudaPow>(
-      {"",
-       "Pow",
-       12,
-       ep::kOpsetMax,
-       {{"T", {0}, kMathFloats},
-        {"T1", {1}, ep::types::join({kMathFloats, {DataType::kInt32, DataType::kInt64}})}}},
-      check_math_rank);
+  const std::vector<DataType> pow_bases =
+      ep::types::join({kMathFloats, {DataType::kInt32, DataType::kInt64}});
+  t.add<CudaPow>({"", "Pow", 12, ep::kOpsetMax, {{"T", {0}, pow_bases}, {"T1", {1}, numbers}}},
+                 check_math_rank);
   t.add(both("Equal", 7, equal_types), make_binary<B::kEqual>, check_math_rank);
   t.add(both("Less", 7, numbers), make_binary<B::kLess>, check_math_rank);
   t.add(both("Greater", 7, numbers), make_binary<B::kGreater>, check_math_rank);

@@ -106,8 +106,11 @@ enum class MathBinary : int {
 cudaError_t launch_math_binary(MathBinary op, MathType t, const void* a, const void* b, void* y,
                                int64_t n, const ElementPlan& plan, int32_t* zero_divisor,
                                cudaStream_t stream);
-// Pow: base of a float type, exponent of a float or integer type; computed
-// in float (double for a double base), y of the base's type.
+// Pow: base of a float type, int32 or int64, exponent of a float or integer
+// type; y of the base's type. Float bases compute in float (double for a
+// double base); integer bases with an integer exponent by squaring, wrapping
+// (a negative exponent gives 1, -1 or 0), with a float exponent in double,
+// converted back as Cast does.
 cudaError_t launch_pow(MathType base, MathType exponent, const void* a, const void* b, void* y,
                        int64_t n, const ElementPlan& plan, cudaStream_t stream);
 

@@ -327,9 +327,19 @@ TEST(CudaMathOps, PowTakesFloatAndIntegerExponents) {
         "Pow " + name_of(t) + " ^ " + name_of(t));
     expect_matches_cpu(binary("Pow", 15, random_float(t, {3, 8}, 13, -3, 3),
                               i64s({0, 1, 2, 3, -1, -2, 4, 5}, {8})),
-                       "Pow " + name_of(t) + " ^ int64");
+                       "Pow " + name_of(t) + " ^ int64 exponent");
     expect_matches_cpu(binary("Pow", 15, random_float(t, {2, 5}, 14, -3, 3), i32s({2}, {})),
                        "Pow " + name_of(t) + " ^ int32 scalar");
+  }
+  // Integer bases: by squaring (wrapping, negative exponents give 1, -1 or
+  // 0), or through double with a float exponent.
+  for (DataType t : {DataType::kInt32, DataType::kInt64}) {
+    expect_matches_cpu(
+        binary("Pow", 15, random_int(t, {4, 6}, 33, -5, 5), i64s({0, 1, 2, 3, -1, 63}, {6})),
+        "Pow " + name_of(t) + " ^ int64");
+    expect_matches_cpu(binary("Pow", 15, random_int(t, {4, 6}, 34, 0, 9),
+                              float_tensor(DataType::kFloat, {6}, {0.5f, 2, 1.5f, -1, 3, 0})),
+                       "Pow " + name_of(t) + " ^ float");
   }
   // Square roots and reciprocals at signed zeros and infinities.
   const float inf = std::numeric_limits<float>::infinity();
