@@ -39,6 +39,7 @@ constexpr bool binary_serves() {
   if constexpr (Op == B::kShiftLeft || Op == B::kShiftRight)
     return kIsInt<T> && std::is_unsigned_v<T>;
   if constexpr (Op == B::kAnd || Op == B::kOr || Op == B::kXor) return std::is_same_v<T, Bool8>;
+  if constexpr (Op == B::kBitAnd || Op == B::kBitOr || Op == B::kBitXor) return kIsInt<T>;
   if constexpr (Op == B::kEqual) return true;
   if constexpr (kCompares<Op>) return number;
   return number;  // arithmetic
@@ -89,6 +90,9 @@ __device__ __forceinline__ BinaryOut<Op, T> apply_binary(T a, T b, int32_t* zero
     if constexpr (Op == B::kMul) return wrap<T>(U(U(a) * U(b)));
     if constexpr (Op == B::kShiftLeft) return b >= T(sizeof(T) * 8) ? T(0) : T(U(a) << b);
     if constexpr (Op == B::kShiftRight) return b >= T(sizeof(T) * 8) ? T(0) : T(a >> b);
+    if constexpr (Op == B::kBitAnd) return T(a & b);
+    if constexpr (Op == B::kBitOr) return T(a | b);
+    if constexpr (Op == B::kBitXor) return T(a ^ b);
     if constexpr (Op == B::kDiv || Op == B::kMod || Op == B::kFmod) {
       if (b == T(0)) {
         *zero_divisor = 1;

@@ -1,7 +1,7 @@
 // Broadcasting binary ops on the GPU: Add, Sub, Mul, Div (float16, bfloat16
 // and float through cuda_elementwise's kernel; double and integers here),
-// Mod, Pow, PRelu, BitShift, the comparisons (bool out), And/Or/Xor, and the
-// variadic Sum, Mean, Max and Min. Integer division or modulo by zero fails
+// Mod, Pow, PRelu, BitShift, BitwiseAnd/Or/Xor, the comparisons (bool out),
+// And/Or/Xor, and the variadic Sum, Mean, Max and Min. Integer division or modulo by zero fails
 // the node, as on the CPU: the kernel sets a flag that is read when the run
 // next waits for its stream.
 #include "ep/op_shape.hpp"
@@ -258,6 +258,9 @@ void register_cuda_binary_ops(CudaOpTable& t) {
   t.add(both("And", 7, bools), make_binary<B::kAnd>, check_math_rank);
   t.add(both("Or", 7, bools), make_binary<B::kOr>, check_math_rank);
   t.add(both("Xor", 7, bools), make_binary<B::kXor>, check_math_rank);
+  t.add(both("BitwiseAnd", 18, kMathInts), make_binary<B::kBitAnd>, check_math_rank);
+  t.add(both("BitwiseOr", 18, kMathInts), make_binary<B::kBitOr>, check_math_rank);
+  t.add(both("BitwiseXor", 18, kMathInts), make_binary<B::kBitXor>, check_math_rank);
   // Opset 8 on: the inputs broadcast.
   const auto variadic = [](const char* op, const std::vector<DataType>& types) {
     return ep::KernelDef{"", op, 8, ep::kOpsetMax, {{"T", {0}, types, true}}};

@@ -1,7 +1,7 @@
 // Unary math on the GPU: Abs, Neg, Sign (floats and signed integers), the
 // exponential, trigonometric and rounding functions and the parametric
 // activations (float, float16, bfloat16, double), IsNaN and IsInf into bools,
-// and Not.
+// Not, and BitwiseNot (integers).
 #include "providers/cuda/cuda_math_ops.hpp"
 
 #include "providers/cuda/cuda_call.hpp"
@@ -191,6 +191,9 @@ void register_cuda_math_ops(CudaOpTable& t) {
   t.add(floats("Celu", 12), with_attrs<U::kCelu>("alpha", 1.0f), check_celu);
   t.add(floats("ThresholdedRelu", 10), with_attrs<U::kThresholdedRelu>("alpha", 1.0f), no_check);
   t.add(floats("Shrink", 9), with_attrs<U::kShrink>("lambd", 0.5f, "bias", 0.0f), no_check);
+  t.add(floats("Swish", 24), with_attrs<U::kSwish>("alpha", 1.0f), no_check);
+  t.add({"", "BitwiseNot", 18, ep::kOpsetMax, {{"T", {0}, kMathInts}}}, make_unary<U::kBitNot>,
+        no_check);
   t.add<CudaFloatClass<true>>({"", "IsNaN", 9, ep::kOpsetMax, {{"T1", {0}, kMathFloats}}},
                               no_check);
   t.add<CudaFloatClass<false>>({"", "IsInf", 10, ep::kOpsetMax, {{"T1", {0}, kMathFloats}}},

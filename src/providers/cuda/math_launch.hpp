@@ -67,6 +67,9 @@ enum class MathUnary : int {
   kCelu,             // x > 0 ? x : alpha * (exp(x / alpha) - 1)
   kThresholdedRelu,  // x > alpha ? x : 0
   kShrink,           // x < -alpha ? x + beta : x > alpha ? x - beta : 0   (alpha = lambd)
+  kSwish,            // x * sigmoid(alpha * x)
+  // Integer types only.
+  kBitNot,
 };
 cudaError_t launch_math_unary(MathUnary op, MathType t, const void* x, void* y, int64_t n,
                               float alpha, float beta, cudaStream_t stream);
@@ -93,6 +96,9 @@ enum class MathBinary : int {
   kAnd,
   kOr,
   kXor,  // bools
+  kBitAnd,
+  kBitOr,
+  kBitXor,  // integers
   // Bool outputs; every type (bool only for kEqual); float16/bfloat16 compare as float.
   kEqual,
   kLess,

@@ -8,9 +8,12 @@ namespace tessera::cuda {
 namespace {
 
 template <MathUnary Op, typename T>
-constexpr bool kUnaryServes = kIsFloat<T> || (std::is_signed_v<T> && kIsInt<T> &&
-                                              (Op == MathUnary::kAbs || Op == MathUnary::kNeg ||
-                                               Op == MathUnary::kSign));
+constexpr bool kUnaryServes = Op == MathUnary::kBitNot
+                                  ? kIsInt<T>
+                                  : kIsFloat<T> ||
+                                        (std::is_signed_v<T> && kIsInt<T> &&
+                                         (Op == MathUnary::kAbs || Op == MathUnary::kNeg ||
+                                          Op == MathUnary::kSign));
 
 // -x of a signed integer, wrapping (the most negative value stays itself).
 template <typename T>
@@ -39,6 +42,7 @@ __device__ __forceinline__ C apply_unary(C x, C alpha, C beta) {
     if constexpr (Op == U::kAbs) return x < C(0) ? wrap_neg(x) : x;
     if constexpr (Op == U::kNeg) return wrap_neg(x);
     if constexpr (Op == U::kSign) return C((x > C(0)) - (x < C(0)));
+    if constexpr (Op == U::kBitNot) return C(~x);
   } else {
     if constexpr (Op == U::kAbs) return fabs(x);
     if constexpr (Op == U::kNeg) return -x;
@@ -75,6 +79,7 @@ __device__ __forceinline__ C apply_unary(C x, C alpha, C beta) {
       if (x > alpha) return x - beta;
       return C(0);
     }
+    if constexpr (Op == U::kSwish) return x / (C(1) + exp(-alpha * x));
   }
   return x;
 }
@@ -91,7 +96,7 @@ __global__ void unary_kernel(const T* __restrict__ x, T* __restrict__ y, int64_t
 // Calls f(std::integral_constant<MathUnary, op>()).
 template <int I = 0, typename F>
 void with_unary(MathUnary op, F&& f) {
-  if constexpr (I <= int(MathUnary::kShrink)) {
+  if constexpr (I <= int(MathUnary::kBitNot)) {
     if (int(op) == I) return f(std::integral_constant<MathUnary, MathUnary(I)>());
     with_unary<I + 1>(op, f);
   }

@@ -53,6 +53,9 @@ TEST(CudaMathClaims, UnaryOpsClaimTheirTypes) {
   EXPECT_EQ(claim(unary("IsNaN", 20, DataType::kFloat16)), "");
   EXPECT_EQ(claim(unary("IsInf", 20, DataType::kDouble)), "");
   EXPECT_EQ(claim(unary("Not", 1, DataType::kBool)), "");
+  EXPECT_EQ(claim(unary("Swish", 24, DataType::kFloat16)), "");
+  EXPECT_EQ(claim(unary("BitwiseNot", 18, DataType::kUInt16)), "");
+  expect_has(claim(unary("BitwiseNot", 18, DataType::kFloat)), "float");
   // Integer types only Abs, Neg and Sign take; unsigned integers none.
   expect_has(claim(unary("Exp", 13, DataType::kInt64)), "int64");
   expect_has(claim(unary("Abs", 13, DataType::kUInt32)), "uint32");
@@ -70,6 +73,11 @@ TEST(CudaMathClaims, BinaryOpsClaimIntegersAndDecline) {
   expect_has(claim(binary("Less", 13, DataType::kBool, DataType::kBool)), "bool");
   for (const char* op : {"And", "Or", "Xor"})
     EXPECT_EQ(claim(binary(op, 7, DataType::kBool, DataType::kBool)), "") << op;
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"}) {
+    EXPECT_EQ(claim(binary(op, 18, DataType::kInt64, DataType::kInt64)), "") << op;
+    expect_has(claim(binary(op, 18, DataType::kBool, DataType::kBool)), "bool");
+  }
+  EXPECT_EQ(claim(binary("CastLike", 19, DataType::kDouble, DataType::kFloat16)), "");
   EXPECT_EQ(claim(binary("Pow", 15, DataType::kFloat, DataType::kInt64)), "");
   EXPECT_EQ(claim(binary("Pow", 15, DataType::kFloat16, DataType::kFloat)), "");
   EXPECT_EQ(claim(binary("Pow", 15, DataType::kInt32, DataType::kInt32)), "");
@@ -235,7 +243,13 @@ TEST(CudaMathClaims, ConformanceModelsOfTheseOpsAreClaimed) {
                                      "Max",
                                      "Min",
                                      "Cast",
-                                     "Where"};
+                                     "Where",
+                                     "BitwiseAnd",
+                                     "BitwiseOr",
+                                     "BitwiseXor",
+                                     "BitwiseNot",
+                                     "Swish",
+                                     "CastLike"};
   size_t claimed = 0;
   std::map<std::string, std::string> declined;  // case: reason
   for (const auto& entry : fs::directory_iterator(root)) {

@@ -202,7 +202,9 @@ TEST(CudaMathOps, ParametricActivationsTakeTheirAttributes) {
       {"Selu", 6, {attr_float("alpha", 1.5f), attr_float("gamma", 2.0f)}},
       {"Celu", 12, {attr_float("alpha", 2.0f)}},
       {"ThresholdedRelu", 10, {attr_float("alpha", 0.5f)}},
-      {"Shrink", 9, {attr_float("lambd", 1.0f), attr_float("bias", 0.3f)}}};
+      {"Shrink", 9, {attr_float("lambd", 1.0f), attr_float("bias", 0.3f)}},
+      {"Swish", 24, {attr_float("alpha", 0.8f)}},
+      {"Swish", 24, {}}};
   for (const auto& c : cases)
     for (DataType t : kFloatTypes)
       expect_matches_cpu(unary(c.op, c.opset, random_float(t, {4, 33}, 9, -4, 4), c.attrs),
@@ -446,4 +448,28 @@ TEST(CudaMathOps, VariadicOpsFoldEveryInput) {
         .output("y");
     expect_matches_cpu(m, std::string(op) + " with NaN");
   }
+}
+
+TEST(CudaMathOps, BitwiseOpsOnEveryIntegerType) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  for (DataType t : {DataType::kInt8, DataType::kInt16, DataType::kInt32, DataType::kInt64,
+                     DataType::kUInt8, DataType::kUInt32, DataType::kUInt64}) {
+    for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor"})
+      expect_matches_cpu(binary(op, 18, random_int(t, {3, 1, 6}, 35, -1000, 1000),
+                                random_int(t, {4, 6}, 36, -1000, 1000)),
+                         std::string(op) + " " + name_of(t));
+    expect_matches_cpu(unary("BitwiseNot", 18, random_int(t, {5, 7}, 37, -1000, 1000)),
+                       "BitwiseNot " + name_of(t));
+  }
+}
+
+TEST(CudaMathOps, CastLikeTakesTheSecondInputsType) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  const std::vector<float> v = {0.0f, -0.0f, 1.5f, -2.5f, 70000.0f, 3e9f, NAN, INFINITY, -7.9f};
+  const int64_t n = int64_t(v.size());
+  for (DataType from : {DataType::kFloat, DataType::kDouble})
+    for (DataType to : {DataType::kFloat16, DataType::kBFloat16, DataType::kInt32, DataType::kInt64,
+                        DataType::kUInt8, DataType::kBool, DataType::kDouble})
+      expect_matches_cpu(binary("CastLike", 19, float_tensor(from, {n}, v), Tensor(to, Shape{1})),
+                         "CastLike " + name_of(from) + " like " + name_of(to));
 }
