@@ -1,6 +1,7 @@
 // The math families beyond cuda_elementwise.cpp's activations: unary math
 // (cuda_math_ops.cpp) and broadcasting binary, comparison, logical and
-// variadic ops (cuda_binary_ops.cpp), over math_launch.hpp's kernels.
+// variadic ops (cuda_binary_ops.cpp), QuantizeLinear and DequantizeLinear
+// (cuda_quantize.cpp), over math_launch.hpp's kernels.
 #pragma once
 #include <optional>
 #include <string>
@@ -29,5 +30,6 @@ std::string check_math_rank(const ep::ClaimQuery& q);
 
 void register_cuda_math_ops(CudaOpTable& t);
 void register_cuda_binary_ops(CudaOpTable& t);
+void register_cuda_quantize(CudaOpTable& t);  // cuda_quantize.cpp
 
 }  // namespace tessera::cuda

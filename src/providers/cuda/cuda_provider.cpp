@@ -32,6 +32,7 @@ void register_all(CudaOpTable& t) {
   register_cuda_elementwise(t);
   register_cuda_math_ops(t);
   register_cuda_binary_ops(t);
+  register_cuda_quantize(t);
   register_cuda_norm(t);
   register_cuda_matmul(t);
   register_cuda_conv(t);

@@ -130,4 +130,19 @@ struct FoldInputs {
 cudaError_t launch_fold(MathFold op, MathType t, const FoldInputs& inputs, void* y, int64_t n,
                         const ElementPlan& plan, cudaStream_t stream);
 
+// QuantizeLinear and DequantizeLinear per tensor (channels 1) or along one
+// axis: element i uses scale and zero point (i / inner) % channels.
+// Quantize: x and scale of one float type, y int8, uint8, int16 or uint16;
+// y = clamp(rint(x / scale) + zero) with the quotient rounded to x's type
+// first (float16/bfloat16 arithmetic), NaN gives the zero point's 0.
+// Dequantize: x of those integer types or int32, scale and y of one float
+// type; y = (x - zero) * scale in float. zero may be null (0); it has y's
+// type (quantize) or x's (dequantize).
+cudaError_t launch_quantize(MathType x_type, MathType y_type, const void* x, const void* scale,
+                            const void* zero, void* y, int64_t n, int64_t channels, int64_t inner,
+                            cudaStream_t stream);
+cudaError_t launch_dequantize(MathType x_type, MathType y_type, const void* x, const void* scale,
+                              const void* zero, void* y, int64_t n, int64_t channels, int64_t inner,
+                              cudaStream_t stream);
+
 }  // namespace tessera::cuda

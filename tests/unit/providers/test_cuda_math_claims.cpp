@@ -249,7 +249,9 @@ TEST(CudaMathClaims, ConformanceModelsOfTheseOpsAreClaimed) {
                                      "BitwiseXor",
                                      "BitwiseNot",
                                      "Swish",
-                                     "CastLike"};
+                                     "CastLike",
+                                     "QuantizeLinear",
+                                     "DequantizeLinear"};
   size_t claimed = 0;
   std::map<std::string, std::string> declined;  // case: reason
   for (const auto& entry : fs::directory_iterator(root)) {
@@ -282,18 +284,51 @@ TEST(CudaMathClaims, ConformanceModelsOfTheseOpsAreClaimed) {
   EXPECT_GT(claimed, 500u);
   // What stays declined, on purpose: integer arithmetic on constants and
   // shapes (the CPU's, see docs/cuda.md), types no kernel here takes
-  // (float8, 4- and 2-bit, strings) and inputs of unknown type.
+  // (float8, 4- and 2-bit, strings), inputs of unknown type and blocked
+  // quantization scales.
   const std::vector<std::string> accepted = {"computes a shape from host integers",
                                              "float8",
                                              "float4",
                                              "int4",
                                              "int2",
                                              "type string",
-                                             "static type is not known"};
+                                             "static type is not known",
+                                             "blocked scales"};
   for (const auto& [what, why] : declined) {
     const bool ok = std::any_of(accepted.begin(), accepted.end(), [&](const std::string& a) {
       return why.find(a) != std::string::npos;
     });
     if (!ok) ADD_FAILURE() << what << ": " << why;
   }
+}
+
+TEST(CudaMathClaims, QuantizeAndDequantizePerTensorAndPerAxis) {
+  const auto q = [](DataType x, DataType zp, std::vector<int64_t> scale_dims,
+                    std::vector<ir::Attribute> attrs = {}) {
+    OneNode m("QuantizeLinear", 21, std::move(attrs));
+    m.input("x", zeros(x, {2, 3, 4}))
+        .input("s", zeros(x, scale_dims), true)
+        .input("z", zeros(zp, scale_dims), true)
+        .output("y");
+    return m;
+  };
+  EXPECT_EQ(claim(q(DataType::kFloat, DataType::kUInt8, {})), "");
+  EXPECT_EQ(claim(q(DataType::kFloat16, DataType::kInt8, {3})), "");
+  EXPECT_EQ(claim(q(DataType::kBFloat16, DataType::kInt16, {4}, {attr_int("axis", -1)})), "");
+  expect_has(claim(q(DataType::kFloat, DataType::kInt8, {2, 3, 2}, {attr_int("block_size", 2)})),
+             "block_size 2: the CUDA kernel takes no blocked scales");
+  expect_has(claim(q(DataType::kFloat, DataType::kInt4, {})), "int4");
+  const auto dq = [](DataType x, DataType s, std::vector<int64_t> scale_dims) {
+    OneNode m("DequantizeLinear", 21);
+    m.input("x", zeros(x, {2, 3, 4}))
+        .input("s", zeros(s, scale_dims), true)
+        .input("z", zeros(x, scale_dims), true)
+        .output("y");
+    return m;
+  };
+  EXPECT_EQ(claim(dq(DataType::kUInt8, DataType::kFloat, {})), "");
+  EXPECT_EQ(claim(dq(DataType::kInt32, DataType::kFloat16, {3})), "");
+  EXPECT_EQ(claim(dq(DataType::kInt16, DataType::kBFloat16, {1})), "");
+  expect_has(claim(dq(DataType::kInt8, DataType::kFloat, {2, 3, 2})), "the scale has rank 3");
+  expect_has(claim(dq(DataType::kFloat8E4M3FN, DataType::kFloat, {})), "float8e4m3fn");
 }

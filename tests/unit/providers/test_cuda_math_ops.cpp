@@ -59,6 +59,9 @@ Tensor random_int(DataType t, std::vector<int64_t> dims, uint32_t seed, int64_t 
       case DataType::kUInt8:
         out.mutable_data<uint8_t>()[i] = uint8_t(v);
         break;
+      case DataType::kUInt16:
+        out.mutable_data<uint16_t>()[i] = uint16_t(v);
+        break;
       case DataType::kUInt32:
         out.mutable_data<uint32_t>()[i] = uint32_t(v);
         break;
@@ -472,4 +475,53 @@ TEST(CudaMathOps, CastLikeTakesTheSecondInputsType) {
                         DataType::kUInt8, DataType::kBool, DataType::kDouble})
       expect_matches_cpu(binary("CastLike", 19, float_tensor(from, {n}, v), Tensor(to, Shape{1})),
                          "CastLike " + name_of(from) + " like " + name_of(to));
+}
+
+TEST(CudaMathOps, QuantizeAndDequantizeMatchTheCpu) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  // x values on and near the rounding ties (x / scale = k + 0.5), beyond the
+  // output's range, NaN and infinities.
+  std::vector<float> v = random_values(21, 38, -300, 300);
+  for (float e :
+       {0.0f, -0.0f, 0.25f, 0.75f, -0.25f, 1.25f, 63.75f, 1e6f, -1e6f, NAN, INFINITY, -INFINITY})
+    v.push_back(e);
+  const int64_t n = int64_t(v.size());  // 33 = 3 * 11
+  for (DataType xt : {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16})
+    for (DataType yt : {DataType::kUInt8, DataType::kInt8, DataType::kInt16, DataType::kUInt16}) {
+      const std::string what = name_of(xt) + " to " + name_of(yt);
+      OneNode per_tensor("QuantizeLinear", 21);
+      per_tensor.input("x", float_tensor(xt, {n}, v))
+          .input("s", float_tensor(xt, {}, {0.5f}))
+          .input("z", random_int(yt, {}, 39, 0, 100))
+          .output("y");
+      expect_matches_cpu(per_tensor, "QuantizeLinear per tensor " + what);
+      OneNode per_axis("QuantizeLinear", 21, {attr_int("axis", 0)});
+      per_axis.input("x", float_tensor(xt, {3, 11}, v))
+          .input("s", float_tensor(xt, {3}, {0.5f, 0.25f, 3.0f}))
+          .input("z", random_int(yt, {3}, 40, 0, 100))
+          .output("y");
+      expect_matches_cpu(per_axis, "QuantizeLinear axis 0 " + what);
+    }
+  OneNode no_zero("QuantizeLinear", 13);
+  no_zero.input("x", float_tensor(DataType::kFloat, {n}, v))
+      .input("s", float_tensor(DataType::kFloat, {}, {2.0f}))
+      .output("y");
+  expect_matches_cpu(no_zero, "QuantizeLinear without a zero point (uint8)");
+  for (DataType xt :
+       {DataType::kUInt8, DataType::kInt8, DataType::kInt16, DataType::kUInt16, DataType::kInt32})
+    for (DataType st : {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16}) {
+      const std::string what = name_of(xt) + " to " + name_of(st);
+      OneNode per_tensor("DequantizeLinear", 21);
+      per_tensor.input("x", random_int(xt, {2, 3, 4}, 41, -200, 200))
+          .input("s", float_tensor(st, {}, {0.37f}))
+          .input("z", random_int(xt, {}, 42, -50, 50))
+          .output("y");
+      expect_matches_cpu(per_tensor, "DequantizeLinear per tensor " + what);
+      OneNode per_axis("DequantizeLinear", 21);  // axis 1 by default
+      per_axis.input("x", random_int(xt, {2, 3, 4}, 43, -200, 200))
+          .input("s", float_tensor(st, {3}, {0.1f, 2.0f, 0.03f}))
+          .input("z", random_int(xt, {3}, 44, -50, 50))
+          .output("y");
+      expect_matches_cpu(per_axis, "DequantizeLinear axis 1 " + what);
+    }
 }
