@@ -134,7 +134,7 @@ cudaError_t launch_fold(MathFold op, MathType t, const FoldInputs& inputs, void*
 // axis: element i uses scale and zero point (i / inner) % channels.
 // Quantize: x and scale of one float type, y int8, uint8, int16 or uint16;
 // y = clamp(rint(x / scale) + zero) with the quotient rounded to x's type
-// first (float16/bfloat16 arithmetic), NaN gives the zero point's 0.
+// first (float16/bfloat16 arithmetic); NaN gives 0.
 // Dequantize: x of those integer types or int32, scale and y of one float
 // type; y = (x - zero) * scale in float. zero may be null (0); it has y's
 // type (quantize) or x's (dequantize).
