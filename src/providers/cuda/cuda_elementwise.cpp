@@ -1,11 +1,14 @@
-// The activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip
-// (Add/Sub/Mul/Div, which share elementwise.cu, register in
+// The activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip (with
+// constant float bounds; other Clips run cuda_math_ops.cpp's kernel, and
+// Add/Sub/Mul/Div, which share elementwise.cu, register in
 // cuda_binary_ops.cpp).
+#include <algorithm>
 #include <limits>
 
 #include "ops/schema.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/cuda_math_ops.hpp"
 
 namespace tessera::cuda {
 
@@ -51,6 +54,13 @@ std::unique_ptr<ep::OpKernel> make_clip(const ep::KernelInfo& info, const EnvPtr
     lo = schema.attr_float(info.node(), "min");
     hi = schema.attr_float(info.node(), "max");
   } else {
+    // Bounds that change from run to run, and types the activation kernel
+    // does not take, go to the kernel that reads the bounds on the device.
+    const DataType t = info.input_type(0);
+    const bool floats = std::find(kCudaFloats.begin(), kCudaFloats.end(), t) != kCudaFloats.end();
+    const bool constant = (!info.has_input(1) || info.constant_input(1)) &&
+                          (!info.has_input(2) || info.constant_input(2));
+    if (!floats || !constant) return make_clip_with_input_bounds(info, env);
     if (info.has_input(1)) lo = constant_scalar(info, 1);
     if (info.has_input(2)) hi = constant_scalar(info, 2);
   }
@@ -60,15 +70,6 @@ std::unique_ptr<ep::OpKernel> make_clip(const ep::KernelInfo& info, const EnvPtr
 std::string check_gelu(const ep::ClaimQuery& q) {
   const std::string a = q.attr_string("approximate", "none");
   return a == "none" || a == "tanh" ? "" : str_cat("approximate='", a, "' is not none or tanh");
-}
-
-std::string check_clip(const ep::ClaimQuery& q) {
-  if (q.opset() < 11) return "";
-  for (size_t i = 1; i <= 2; ++i)
-    if (q.has_input(i) && !q.constant(i))
-      return str_cat("input ", i, " (", i == 1 ? "min" : "max",
-                     ") is not a constant; the CUDA kernel reads the bounds once, at creation");
-  return "";
 }
 
 ep::KernelDef def(const char* op, int64_t since) {
@@ -88,7 +89,14 @@ void register_cuda_elementwise(CudaOpTable& t) {
   // Tessera's domain.
   t.add({"com.tessera", "Gelu", 1, ep::kOpsetMax, {{"T", {0}, kCudaFloats}}}, make_gelu,
         check_gelu);
-  t.add(def("Clip", 6), make_clip, check_clip);
+  // Opsets 6-10: bounds as attributes; 11 on: as inputs, of any numeric type.
+  t.add({"", "Clip", 6, 10, {{"T", {0}, kCudaFloats}}}, make_clip, no_check);
+  t.add({"",
+         "Clip",
+         11,
+         ep::kOpsetMax,
+         {{"T", {0, 1, 2}, ep::types::join({kMathFloats, kMathInts})}}},
+        make_clip, no_check);
 }
 
 }  // namespace tessera::cuda

@@ -140,11 +140,41 @@ class CudaNot : public CudaKernel {
   }
 };
 
+class CudaClipBounds : public CudaKernel {
+ public:
+  CudaClipBounds(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& x = ctx.required_input(0);
+    const MathType t = math_type_of(ctx, x, "input");
+    const void* bounds[2] = {nullptr, nullptr};
+    for (size_t i = 1; i <= 2; ++i) {
+      const Tensor* b = ctx.input(i);
+      if (!b) continue;
+      if (b->dtype() != x.dtype() || b->num_elements() != 1)
+        ctx.fail_node(i == 1 ? "min" : "max", " must be a scalar of the input's type ",
+                      data_type_name(x.dtype()), ", got ", b->description());
+      bounds[i - 1] = b->raw_data();
+    }
+    Tensor& y = ctx.output(0, x.shape(), x.dtype());
+    const cudaError_t e = launch_clip(t, x.raw_data(), bounds[0], bounds[1], y.mutable_raw_data(),
+                                      x.num_elements(), stream);
+    if (e == cudaErrorInvalidValue)
+      ctx.fail_node("input ", x.description(),
+                    " is of a type the CUDA kernel of Clip does not take");
+    check_cuda(e, "launch of the Clip kernel");
+  }
+};
+
 std::string check_celu(const ep::ClaimQuery& q) {
   return q.attr_float("alpha", 1.0f) == 0.0f ? "alpha is 0 (Celu divides by it)" : "";
 }
 
 }  // namespace
+
+std::unique_ptr<ep::OpKernel> make_clip_with_input_bounds(const ep::KernelInfo& info,
+                                                          const EnvPtr& env) {
+  return std::make_unique<CudaClipBounds>(info, env);
+}
 
 void register_cuda_math_ops(CudaOpTable& t) {
   using U = MathUnary;

@@ -28,6 +28,12 @@ MathType math_type_of(const ep::KernelContext& ctx, const Tensor& t, const char*
 // at most kMaxElementRank, else why not.
 std::string check_math_rank(const ep::ClaimQuery& q);
 
+// Clip (11+) whose bounds are read on the device at each run: bounds that
+// are not constants, and integer and double inputs (cuda_elementwise.cpp's
+// make_clip hands those here).
+std::unique_ptr<ep::OpKernel> make_clip_with_input_bounds(const ep::KernelInfo& info,
+                                                          const EnvPtr& env);
+
 void register_cuda_math_ops(CudaOpTable& t);
 void register_cuda_binary_ops(CudaOpTable& t);
 void register_cuda_quantize(CudaOpTable& t);  // cuda_quantize.cpp

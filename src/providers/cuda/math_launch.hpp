@@ -73,6 +73,11 @@ enum class MathUnary : int {
 };
 cudaError_t launch_math_unary(MathUnary op, MathType t, const void* x, void* y, int64_t n,
                               float alpha, float beta, cudaStream_t stream);
+// Clip with bounds read on the device: lo and hi point to one element of t
+// each, or are null (no bound); y = min(max(x, lo), hi) with a NaN x passing
+// through. Every float and integer type.
+cudaError_t launch_clip(MathType t, const void* x, const void* lo, const void* hi, void* y,
+                        int64_t n, cudaStream_t stream);
 // IsNaN (nan true) or IsInf (which infinities count: negative, positive) of
 // a float type, into bools.
 cudaError_t launch_float_class(bool nan, bool negative, bool positive, MathType t, const void* x,

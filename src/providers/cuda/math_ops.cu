@@ -103,6 +103,21 @@ void with_unary(MathUnary op, F&& f) {
 }
 
 template <typename T>
+__global__ void clip_kernel(const T* __restrict__ x, const T* __restrict__ lo,
+                            const T* __restrict__ hi, T* __restrict__ y, int64_t n) {
+  using C = Calc<T>;
+  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
+  const C l = has_lo ? load(*lo) : C(0), h = has_hi ? load(*hi) : C(0);
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
+       i += int64_t(gridDim.x) * blockDim.x) {
+    C v = load(x[i]);
+    if (has_lo && v < l) v = l;
+    if (has_hi && v > h) v = h;
+    y[i] = store<T>(v);
+  }
+}
+
+template <typename T>
 __global__ void float_class_kernel(const T* __restrict__ x, uint8_t* __restrict__ y, int64_t n,
                                    bool nan, bool negative, bool positive) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
@@ -134,6 +149,22 @@ cudaError_t launch_math_unary(MathUnary op, MathType t, const void* x, void* y, 
             static_cast<const T*>(x), static_cast<T*>(y), n, alpha, beta);
       }
     });
+  });
+  return served ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t launch_clip(MathType t, const void* x, const void* lo, const void* hi, void* y,
+                        int64_t n, cudaStream_t stream) {
+  if (n == 0) return cudaSuccess;
+  bool served = false;
+  with_math_type(t, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (kIsFloat<T> || kIsInt<T>) {
+      served = true;
+      clip_kernel<T><<<grid_for(n, kMathThreads), kMathThreads, 0, stream>>>(
+          static_cast<const T*>(x), static_cast<const T*>(lo), static_cast<const T*>(hi),
+          static_cast<T*>(y), n);
+    }
   });
   return served ? cudaGetLastError() : cudaErrorInvalidValue;
 }

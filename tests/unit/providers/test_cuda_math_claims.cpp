@@ -53,6 +53,12 @@ TEST(CudaMathClaims, UnaryOpsClaimTheirTypes) {
   EXPECT_EQ(claim(unary("IsNaN", 20, DataType::kFloat16)), "");
   EXPECT_EQ(claim(unary("IsInf", 20, DataType::kDouble)), "");
   EXPECT_EQ(claim(unary("Not", 1, DataType::kBool)), "");
+  // Clip's bounds may be inputs computed at run time, of any numeric type.
+  for (DataType t : {DataType::kFloat, DataType::kInt64, DataType::kDouble, DataType::kUInt8}) {
+    OneNode clip("Clip", 13);
+    clip.input("x", zeros(t, {4})).input("lo", zeros(t, {})).input("hi", zeros(t, {})).output("y");
+    EXPECT_EQ(claim(clip), "") << "Clip " << data_type_name(t);
+  }
   EXPECT_EQ(claim(unary("Swish", 24, DataType::kFloat16)), "");
   EXPECT_EQ(claim(unary("BitwiseNot", 18, DataType::kUInt16)), "");
   expect_has(claim(unary("BitwiseNot", 18, DataType::kFloat)), "float");

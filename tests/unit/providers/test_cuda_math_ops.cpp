@@ -525,3 +525,31 @@ TEST(CudaMathOps, QuantizeAndDequantizeMatchTheCpu) {
       expect_matches_cpu(per_axis, "DequantizeLinear axis 1 " + what);
     }
 }
+
+TEST(CudaMathOps, ClipWithBoundsGivenAtRunTime) {
+  if (auto why = no_device(); !why.empty()) GTEST_SKIP() << why;
+  std::vector<float> v = random_values(40, 45, -5, 5);
+  for (float e : {NAN, INFINITY, -INFINITY, -0.0f}) v.push_back(e);
+  const int64_t n = int64_t(v.size());
+  for (DataType t : kFloatTypes)
+    for (int which = 0; which < 3; ++which) {  // both bounds, only min, only max
+      OneNode m("Clip", 13);
+      m.input("x", float_tensor(t, {4, n / 4}, v));
+      if (which == 2)
+        m.omitted();
+      else
+        m.input("lo", float_tensor(t, {}, {-1.5f}));
+      if (which != 1) m.input("hi", float_tensor(t, {}, {2.25f}));
+      m.output("y");
+      expect_matches_cpu(m, "Clip " + name_of(t) + " bounds " + std::to_string(which));
+    }
+  for (DataType t : {DataType::kInt32, DataType::kInt64, DataType::kInt8, DataType::kUInt8}) {
+    const bool u = t == DataType::kUInt8;
+    OneNode m("Clip", 13);
+    m.input("x", random_int(t, {3, 9}, 46, u ? 0 : -100, 100))
+        .input("lo", random_int(t, {}, 47, u ? 10 : -20, u ? 10 : -20))
+        .input("hi", random_int(t, {}, 48, 30, 30))
+        .output("y");
+    expect_matches_cpu(m, "Clip " + name_of(t));
+  }
+}
