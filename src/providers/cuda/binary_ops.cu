@@ -1,48 +1,70 @@
-// Broadcasting binary and variadic math kernels (math_launch.hpp). Each
-// output element finds its inputs' offsets under an ElementPlan; arithmetic
-// is done in Calc<T> (float for float16/bfloat16), integers wrap on overflow
-// as the CPU provider's do.
+// Broadcasting binary math kernels (math_launch.hpp). Each output element
+// finds its inputs' offsets under an ElementPlan; arithmetic is done in
+// Calc<T> (float for float16/bfloat16), integers wrap on overflow as the CPU
+// provider's do. Ops whose result bits do not depend on the integers'
+// signedness run on the unsigned type of the same width, so fewer kernels
+// are compiled.
 #include "providers/cuda/math_types.cuh"
 
 namespace tessera::cuda {
 
 namespace {
 
-// The coordinates of output element i over the plan's dims.
-struct Coords {
-  int64_t c[kMaxElementRank];
-};
-__device__ __forceinline__ Coords coords(const ElementPlan& p, int64_t i) {
-  Coords r;
-  for (int d = p.rank - 1; d >= 0; --d) {
-    r.c[d] = i % p.dims[d];
-    i /= p.dims[d];
-  }
-  return r;
-}
-__device__ __forceinline__ int64_t offset(const ElementPlan& p, const Coords& c, int k) {
-  int64_t o = 0;
-  for (int d = 0; d < p.rank; ++d) o += c.c[d] * p.strides[k][d];
-  return o;
-}
-
 template <MathBinary Op>
 constexpr bool kCompares =
     Op == MathBinary::kEqual || Op == MathBinary::kLess || Op == MathBinary::kGreater ||
     Op == MathBinary::kLessOrEqual || Op == MathBinary::kGreaterOrEqual;
 
+// Whether op has a kernel for T. Add/Sub/Mul/Div on float, float16 and
+// bfloat16 are elementwise.cu's; the ops kernel_type maps to unsigned types
+// and unsigned Fmod (which kernel_op maps to Mod) have none of their own.
 template <MathBinary Op, typename T>
 constexpr bool binary_serves() {
   using B = MathBinary;
   constexpr bool number = kIsFloat<T> || kIsInt<T>;
+  constexpr bool signed_int = kIsInt<T> && std::is_signed_v<T>;
+  constexpr bool bitwise_same = Op == B::kAdd || Op == B::kSub || Op == B::kMul ||
+                                Op == B::kBitAnd || Op == B::kBitOr || Op == B::kBitXor;
+  if constexpr (bitwise_same && signed_int) return false;
+  if constexpr (Op == B::kEqual && signed_int) return false;
+  if constexpr ((Op == B::kAdd || Op == B::kSub || Op == B::kMul || Op == B::kDiv) && kIsFloat<T>)
+    return std::is_same_v<T, double>;
+  if constexpr (Op == B::kFmod && kIsInt<T>) return std::is_signed_v<T>;
   if constexpr (Op == B::kPRelu) return kIsFloat<T>;
   if constexpr (Op == B::kShiftLeft || Op == B::kShiftRight)
     return kIsInt<T> && std::is_unsigned_v<T>;
   if constexpr (Op == B::kAnd || Op == B::kOr || Op == B::kXor) return std::is_same_v<T, Bool8>;
   if constexpr (Op == B::kBitAnd || Op == B::kBitOr || Op == B::kBitXor) return kIsInt<T>;
   if constexpr (Op == B::kEqual) return true;
-  if constexpr (kCompares<Op>) return number;
-  return number;  // arithmetic
+  return number;  // arithmetic and comparisons
+}
+
+// Wrapping Add/Sub/Mul, the bitwise ops and Equal give the same bits on a
+// signed integer type as on the unsigned type of its width.
+MathType kernel_type(MathBinary op, MathType t) {
+  using B = MathBinary;
+  const bool same_bits = op == B::kAdd || op == B::kSub || op == B::kMul || op == B::kBitAnd ||
+                         op == B::kBitOr || op == B::kBitXor || op == B::kEqual;
+  if (!same_bits) return t;
+  switch (t) {
+    case MathType::kI8:
+      return MathType::kU8;
+    case MathType::kI16:
+      return MathType::kU16;
+    case MathType::kI32:
+      return MathType::kU32;
+    case MathType::kI64:
+      return MathType::kU64;
+    default:
+      return t;
+  }
+}
+
+// Fmod of unsigned integers is their Mod.
+MathBinary kernel_op(MathBinary op, MathType t) {
+  const bool is_unsigned =
+      t == MathType::kU8 || t == MathType::kU16 || t == MathType::kU32 || t == MathType::kU64;
+  return op == MathBinary::kFmod && is_unsigned ? MathBinary::kMod : op;
 }
 
 // Output element type: bool for comparisons, else the inputs' type.
@@ -132,84 +154,6 @@ void with_binary(MathBinary op, F&& f) {
   }
 }
 
-// Integer power by squaring, wrapping on overflow; a negative exponent gives
-// the integer part of 1 / x^-e (1, -1 or 0).
-template <typename T, typename E>
-__device__ T int_pow(T x, E e) {
-  using U = std::make_unsigned_t<T>;
-  if constexpr (std::is_signed_v<E>) {
-    if (e < 0) {
-      if (x == T(1)) return T(1);
-      if (x == T(-1)) return (e % 2) ? T(-1) : T(1);
-      return T(0);
-    }
-  }
-  U r = 1, b = U(x);
-  for (uint64_t n = uint64_t(e); n; n >>= 1) {
-    if (n & 1u) r = U(r * b);
-    b = U(b * b);
-  }
-  return T(r);
-}
-
-// A double toward zero into int64 (NaN gives 0, beyond int64 saturates),
-// then T's low bits, as the CPU provider's float_to_int.
-template <typename T>
-__device__ __forceinline__ T double_to_int(double v) {
-  if (isnan(v)) return T(0);
-  if (v >= 9223372036854775808.0) return T(int64_t(0x7fffffffffffffffLL));
-  if (v < -9223372036854775808.0) return T(int64_t(-0x7fffffffffffffffLL - 1));
-  return T(static_cast<long long>(v));
-}
-
-template <typename T, typename E>
-__device__ __forceinline__ T pow_elem(T x, E y) {
-  if constexpr (kIsFloat<T>) {
-    using C = Calc<T>;
-    return store<T>(pow(C(load(x)), C(load(y))));
-  } else if constexpr (kIsFloat<E>) {
-    return double_to_int<T>(pow(double(x), double(load(y))));
-  } else {
-    return int_pow(x, y);
-  }
-}
-
-template <typename T, typename E>
-__global__ void pow_kernel(const T* __restrict__ a, const E* __restrict__ b, T* __restrict__ y,
-                           int64_t n, ElementPlan plan) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    const Coords c = coords(plan, i);
-    y[i] = pow_elem(a[offset(plan, c, 0)], b[offset(plan, c, 1)]);
-  }
-}
-
-template <MathFold Op, typename C>
-__device__ __forceinline__ C fold(C acc, C x) {
-  if constexpr (Op == MathFold::kSum || Op == MathFold::kMean) return acc + x;
-  if constexpr (kIsFloat<C>) {  // a NaN anywhere wins
-    if constexpr (Op == MathFold::kMax) return (x > acc || isnan(x)) ? x : acc;
-    return (x < acc || isnan(x)) ? x : acc;
-  } else {
-    if constexpr (Op == MathFold::kMax) return x > acc ? x : acc;
-    return x < acc ? x : acc;
-  }
-}
-
-template <MathFold Op, typename T>
-__global__ void fold_kernel(FoldInputs in, T* __restrict__ y, int64_t n, ElementPlan plan) {
-  using C = Calc<T>;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n;
-       i += int64_t(gridDim.x) * blockDim.x) {
-    const Coords c = coords(plan, i);
-    C acc = load(static_cast<const T*>(in.p[0])[offset(plan, c, 0)]);
-    for (int k = 1; k < plan.operands; ++k)
-      acc = fold<Op, C>(acc, load(static_cast<const T*>(in.p[k])[offset(plan, c, k)]));
-    if constexpr (Op == MathFold::kMean) acc = acc / C(plan.operands);
-    y[i] = store<T>(acc);
-  }
-}
-
 }  // namespace
 
 cudaError_t launch_math_binary(MathBinary op, MathType t, const void* a, const void* b, void* y,
@@ -217,6 +161,8 @@ cudaError_t launch_math_binary(MathBinary op, MathType t, const void* a, const v
                                cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (plan.operands != 2) return cudaErrorInvalidValue;
+  op = kernel_op(op, t);
+  t = kernel_type(op, t);
   bool served = false;
   with_math_type(t, [&](auto v) {
     using T = decltype(v);
@@ -229,57 +175,6 @@ cudaError_t launch_math_binary(MathBinary op, MathType t, const void* a, const v
             n, plan, zero_divisor);
       }
     });
-  });
-  return served ? cudaGetLastError() : cudaErrorInvalidValue;
-}
-
-cudaError_t launch_pow(MathType base, MathType exponent, const void* a, const void* b, void* y,
-                       int64_t n, const ElementPlan& plan, cudaStream_t stream) {
-  if (n == 0) return cudaSuccess;
-  if (plan.operands != 2) return cudaErrorInvalidValue;
-  bool served = false;
-  with_math_type(base, [&](auto tv) {
-    using T = decltype(tv);
-    if constexpr (kIsFloat<T> || std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t>) {
-      with_math_type(exponent, [&](auto ev) {
-        using E = decltype(ev);
-        if constexpr (kIsFloat<E> || kIsInt<E>) {
-          served = true;
-          pow_kernel<T, E><<<grid_for(n, kMathThreads), kMathThreads, 0, stream>>>(
-              static_cast<const T*>(a), static_cast<const E*>(b), static_cast<T*>(y), n, plan);
-        }
-      });
-    }
-  });
-  return served ? cudaGetLastError() : cudaErrorInvalidValue;
-}
-
-cudaError_t launch_fold(MathFold op, MathType t, const FoldInputs& inputs, void* y, int64_t n,
-                        const ElementPlan& plan, cudaStream_t stream) {
-  if (n == 0) return cudaSuccess;
-  if (plan.operands < 1) return cudaErrorInvalidValue;
-  bool served = false;
-  with_math_type(t, [&](auto v) {
-    using T = decltype(v);
-    const auto go = [&](auto k) {
-      constexpr MathFold kOp = decltype(k)::value;
-      constexpr bool sums = kOp == MathFold::kSum || kOp == MathFold::kMean;
-      if constexpr (kIsFloat<T> || (!sums && kIsInt<T>)) {
-        served = true;
-        fold_kernel<kOp, T><<<grid_for(n, kMathThreads), kMathThreads, 0, stream>>>(
-            inputs, static_cast<T*>(y), n, plan);
-      }
-    };
-    switch (op) {
-      case MathFold::kSum:
-        return go(std::integral_constant<MathFold, MathFold::kSum>());
-      case MathFold::kMean:
-        return go(std::integral_constant<MathFold, MathFold::kMean>());
-      case MathFold::kMax:
-        return go(std::integral_constant<MathFold, MathFold::kMax>());
-      case MathFold::kMin:
-        return go(std::integral_constant<MathFold, MathFold::kMin>());
-    }
   });
   return served ? cudaGetLastError() : cudaErrorInvalidValue;
 }

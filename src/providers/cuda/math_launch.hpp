@@ -1,8 +1,9 @@
-// The math kernels' entry points (math_ops.cu: unary ops; binary_ops.cu:
-// broadcasting binary and variadic ops), in plain types so host files need
-// only cuda_runtime_api.h. As in cuda_launch.hpp, each launcher enqueues its
-// kernels on `stream` and returns cudaGetLastError(), or
-// cudaErrorInvalidValue for a pairing of op and type it has no kernel for
+// The math kernels' entry points (math_ops.cu: unary ops and Clip;
+// binary_ops.cu: broadcasting binary ops; pow_fold.cu: Pow and the variadic
+// ops; quantize.cu: QuantizeLinear and DequantizeLinear), in plain types so
+// host files need only cuda_runtime_api.h. As in cuda_launch.hpp, each
+// launcher enqueues its kernels on `stream` and returns cudaGetLastError(),
+// or cudaErrorInvalidValue for a pairing of op and type it has no kernel for
 // (the claim checks keep those away).
 #pragma once
 #include <cuda_runtime_api.h>
@@ -86,9 +87,10 @@ cudaError_t launch_float_class(bool nan, bool negative, bool positive, MathType 
 cudaError_t launch_not(const uint8_t* x, uint8_t* y, int64_t n, cudaStream_t stream);
 
 enum class MathBinary : int {
-  // Every float and integer type. Integer Div truncates toward zero and Mod
-  // takes the divisor's sign (kFmod: the dividend's); a zero integer divisor
-  // gives 0 and sets *zero_divisor to 1.
+  // Every integer type and double; Mod also float, float16 and bfloat16
+  // (their Add, Sub, Mul and Div are launch_binary's). Integer Div truncates
+  // toward zero and Mod takes the divisor's sign (kFmod: the dividend's); a
+  // zero integer divisor gives 0 and sets *zero_divisor to 1.
   kAdd,
   kSub,
   kMul,

@@ -78,4 +78,22 @@ void with_math_type(MathType t, F&& f) {
 // Grid-stride loop bounds: every kernel here uses this many threads a block.
 constexpr int kMathThreads = 256;
 
+// The coordinates of output element i over the plan's dims.
+struct Coords {
+  int64_t c[kMaxElementRank];
+};
+__device__ __forceinline__ Coords coords(const ElementPlan& p, int64_t i) {
+  Coords r;
+  for (int d = p.rank - 1; d >= 0; --d) {
+    r.c[d] = i % p.dims[d];
+    i /= p.dims[d];
+  }
+  return r;
+}
+__device__ __forceinline__ int64_t offset(const ElementPlan& p, const Coords& c, int k) {
+  int64_t o = 0;
+  for (int d = 0; d < p.rank; ++d) o += c.c[d] * p.strides[k][d];
+  return o;
+}
+
 }  // namespace tessera::cuda
