@@ -1,5 +1,5 @@
-// Cast between the types CUDA converts exactly as the CPU provider does
-// (cast.cu); a cast to the same type is a device-to-device copy.
+// Cast and CastLike between the types CUDA converts exactly as the CPU
+// provider does (cast.cu); a cast to the same type is a device-to-device copy.
 #include <optional>
 
 #include "providers/cuda/cuda_call.hpp"
@@ -10,9 +10,10 @@ namespace tessera::cuda {
 
 namespace {
 
-const std::vector<DataType> kCastTypes = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16,
-                                          DataType::kInt32, DataType::kInt64,   DataType::kBool,
-                                          DataType::kInt8,  DataType::kUInt8};
+const std::vector<DataType> kCastTypes = {
+    DataType::kFloat,  DataType::kFloat16, DataType::kBFloat16, DataType::kInt32,  DataType::kInt64,
+    DataType::kBool,   DataType::kInt8,    DataType::kUInt8,    DataType::kDouble, DataType::kInt16,
+    DataType::kUInt16, DataType::kUInt32,  DataType::kUInt64};
 
 std::optional<CastType> cast_type(DataType t) {
   switch (t) {
@@ -32,13 +33,42 @@ std::optional<CastType> cast_type(DataType t) {
       return CastType::kI8;
     case DataType::kUInt8:
       return CastType::kU8;
+    case DataType::kDouble:
+      return CastType::kF64;
+    case DataType::kInt16:
+      return CastType::kI16;
+    case DataType::kUInt16:
+      return CastType::kU16;
+    case DataType::kUInt32:
+      return CastType::kU32;
+    case DataType::kUInt64:
+      return CastType::kU64;
     default:
       return std::nullopt;
   }
 }
 
 constexpr const char* kCastTypeList =
-    "float, float16, bfloat16, int32, int64, bool, int8 and uint8";
+    "float, float16, bfloat16, double, bool and the 8- to 64-bit integers";
+
+// y = x converted to `to` (already known to be one of the kernel's types).
+void cast_to(ep::KernelContext& ctx, const Tensor& x, DataType to, cudaStream_t stream) {
+  const auto from = cast_type(x.dtype());
+  if (!from)
+    ctx.fail_node("input ", x.description(), " is not one of the CUDA kernel's types (",
+                  kCastTypeList, ")");
+  Tensor& y = ctx.output(0, x.shape(), to);
+  if (x.num_elements() == 0) return;
+  if (x.dtype() == to) {
+    check_cuda(cudaMemcpyAsync(y.mutable_raw_data(), x.raw_data(), x.byte_size(),
+                               cudaMemcpyDeviceToDevice, stream),
+               "cudaMemcpyAsync (Cast to the same type)");
+    return;
+  }
+  check_cuda(launch_cast(*from, *cast_type(to), x.raw_data(), y.mutable_raw_data(),
+                         x.num_elements(), stream),
+             "launch of the Cast kernel");
+}
 
 class CudaCast : public CudaKernel {
  public:
@@ -49,26 +79,24 @@ class CudaCast : public CudaKernel {
                      ")");
   }
   void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
-    const Tensor& x = ctx.required_input(0);
-    const auto from = cast_type(x.dtype());
-    if (!from)
-      ctx.fail_node("input ", x.description(), " is not one of the CUDA kernel's types (",
-                    kCastTypeList, ")");
-    Tensor& y = ctx.output(0, x.shape(), to_);
-    if (x.num_elements() == 0) return;
-    if (x.dtype() == to_) {
-      check_cuda(cudaMemcpyAsync(y.mutable_raw_data(), x.raw_data(), x.byte_size(),
-                                 cudaMemcpyDeviceToDevice, stream),
-                 "cudaMemcpyAsync (Cast to the same type)");
-      return;
-    }
-    check_cuda(launch_cast(*from, *cast_type(to_), x.raw_data(), y.mutable_raw_data(),
-                           x.num_elements(), stream),
-               "launch of the Cast kernel");
+    cast_to(ctx, ctx.required_input(0), to_, stream);
   }
 
  private:
   DataType to_;
+};
+
+// CastLike: the type of input 1 (whose values are not read) is the target.
+class CudaCastLike : public CudaKernel {
+ public:
+  CudaCastLike(const ep::KernelInfo&, const EnvPtr& env) : CudaKernel(env) {}
+  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
+    const Tensor& like = ctx.required_input(1);
+    if (!cast_type(like.dtype()))
+      ctx.fail_node("target_type ", like.description(), " is not one of the CUDA kernel's types (",
+                    kCastTypeList, ")");
+    cast_to(ctx, ctx.required_input(0), like.dtype(), stream);
+  }
 };
 
 std::string check_cast(const ep::ClaimQuery& q) {
@@ -86,6 +114,9 @@ std::string check_cast(const ep::ClaimQuery& q) {
 void register_cuda_cast(CudaOpTable& t) {
   // Opset 6 on: `to` is an int (a string before).
   t.add<CudaCast>({"", "Cast", 6, ep::kOpsetMax, {{"T1", {0}, kCastTypes}}}, check_cast);
+  t.add<CudaCastLike>(
+      {"", "CastLike", 15, ep::kOpsetMax, {{"T1", {0}, kCastTypes}, {"T2", {1}, kCastTypes}}},
+      no_check);
 }
 
 }  // namespace tessera::cuda

@@ -1,39 +1,18 @@
-// Element-wise kernels: Add/Sub/Mul/Div with numpy broadcasting and the
-// activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip.
+// The activations Relu, Sigmoid, Tanh, Erf, Gelu, LeakyRelu and Clip (with
+// constant float bounds; other Clips run cuda_math_ops.cpp's kernel, and
+// Add/Sub/Mul/Div, which share elementwise.cu, register in
+// cuda_binary_ops.cpp).
+#include <algorithm>
 #include <limits>
 
-#include "ep/op_shape.hpp"
+#include "ops/schema.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/cuda_math_ops.hpp"
 
 namespace tessera::cuda {
 
 namespace {
-
-class CudaBinary : public CudaKernel {
- public:
-  CudaBinary(const ep::KernelInfo& info, const EnvPtr& env, BinaryOp op)
-      : CudaKernel(env), op_(op), shape_(info) {}
-  void run(ep::KernelContext& ctx, cudaStream_t stream, Scratch&) const override {
-    const Tensor& a = ctx.required_input(0);
-    const Tensor& b = ctx.required_input(1);
-    const Shape out = shape_.output(ctx, {&a, &b});
-    const BroadcastPlan plan = plan_broadcast(a.shape(), b.shape(), out);
-    Tensor& y = ctx.output(0, out);
-    check_cuda(launch_binary(op_, elem_type(a.dtype()), a.raw_data(), b.raw_data(),
-                             y.mutable_raw_data(), y.num_elements(), plan, stream),
-               "launch of the element-wise kernel");
-  }
-
- private:
-  BinaryOp op_;
-  ep::OpShape shape_;
-};
-
-template <BinaryOp Op>
-std::unique_ptr<ep::OpKernel> make_binary(const ep::KernelInfo& info, const EnvPtr& env) {
-  return std::make_unique<CudaBinary>(info, env, Op);
-}
 
 class CudaUnary : public CudaKernel {
  public:
@@ -75,32 +54,22 @@ std::unique_ptr<ep::OpKernel> make_clip(const ep::KernelInfo& info, const EnvPtr
     lo = schema.attr_float(info.node(), "min");
     hi = schema.attr_float(info.node(), "max");
   } else {
+    // Bounds that change from run to run, and types the activation kernel
+    // does not take, go to the kernel that reads the bounds on the device.
+    const DataType t = info.input_type(0);
+    const bool floats = std::find(kCudaFloats.begin(), kCudaFloats.end(), t) != kCudaFloats.end();
+    const bool constant = (!info.has_input(1) || info.constant_input(1)) &&
+                          (!info.has_input(2) || info.constant_input(2));
+    if (!floats || !constant) return make_clip_with_input_bounds(info, env);
     if (info.has_input(1)) lo = constant_scalar(info, 1);
     if (info.has_input(2)) hi = constant_scalar(info, 2);
   }
   return std::make_unique<CudaUnary>(env, UnaryOp::kClip, lo, hi);
 }
 
-std::string check_binary_rank(const ep::ClaimQuery& q) {
-  for (size_t i = 0; i < 2; ++i)
-    if (auto r = q.rank(i); r && *r > size_t(kMaxBroadcastRank))
-      return str_cat("input ", i, " has rank ", *r, "; the CUDA kernel takes at most ",
-                     kMaxBroadcastRank);
-  return "";
-}
-
 std::string check_gelu(const ep::ClaimQuery& q) {
   const std::string a = q.attr_string("approximate", "none");
   return a == "none" || a == "tanh" ? "" : str_cat("approximate='", a, "' is not none or tanh");
-}
-
-std::string check_clip(const ep::ClaimQuery& q) {
-  if (q.opset() < 11) return "";
-  for (size_t i = 1; i <= 2; ++i)
-    if (q.has_input(i) && !q.constant(i))
-      return str_cat("input ", i, " (", i == 1 ? "min" : "max",
-                     ") is not a constant; the CUDA kernel reads the bounds once, at creation");
-  return "";
 }
 
 ep::KernelDef def(const char* op, int64_t since) {
@@ -110,14 +79,6 @@ ep::KernelDef def(const char* op, int64_t since) {
 }  // namespace
 
 void register_cuda_elementwise(CudaOpTable& t) {
-  // Opset 7 on: numpy broadcasting (older Add/Sub/... had a `broadcast` attribute).
-  const auto binary = [](const char* op) {
-    return ep::KernelDef{"", op, 7, ep::kOpsetMax, {{"T", {0, 1}, kCudaFloats}}};
-  };
-  t.add(binary("Add"), make_binary<BinaryOp::kAdd>, check_binary_rank);
-  t.add(binary("Sub"), make_binary<BinaryOp::kSub>, check_binary_rank);
-  t.add(binary("Mul"), make_binary<BinaryOp::kMul>, check_binary_rank);
-  t.add(binary("Div"), make_binary<BinaryOp::kDiv>, check_binary_rank);
   t.add(def("Relu", 6), make_unary<UnaryOp::kRelu>, no_check);
   t.add(def("Sigmoid", 6), make_unary<UnaryOp::kSigmoid>, no_check);
   t.add(def("Tanh", 6), make_unary<UnaryOp::kTanh>, no_check);
@@ -128,7 +89,14 @@ void register_cuda_elementwise(CudaOpTable& t) {
   // Tessera's domain.
   t.add({"com.tessera", "Gelu", 1, ep::kOpsetMax, {{"T", {0}, kCudaFloats}}}, make_gelu,
         check_gelu);
-  t.add(def("Clip", 6), make_clip, check_clip);
+  // Opsets 6-10: bounds as attributes; 11 on: as inputs, of any numeric type.
+  t.add({"", "Clip", 6, 10, {{"T", {0}, kCudaFloats}}}, make_clip, no_check);
+  t.add({"",
+         "Clip",
+         11,
+         ep::kOpsetMax,
+         {{"T", {0, 1, 2}, ep::types::join({kMathFloats, kMathInts})}}},
+        make_clip, no_check);
 }
 
 }  // namespace tessera::cuda

@@ -17,6 +17,7 @@
 #include "providers/cuda/cuda_allocator.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_kernel.hpp"
+#include "providers/cuda/cuda_math_ops.hpp"
 #include "providers/cuda/cuda_transfer.hpp"
 #include "providers/cuda/matmul_epilogue.hpp"
 #include "providers/cuda/stream_gate.hpp"
@@ -29,6 +30,9 @@ const std::string kName = "CUDAExecutionProvider";
 
 void register_all(CudaOpTable& t) {
   register_cuda_elementwise(t);
+  register_cuda_math_ops(t);
+  register_cuda_binary_ops(t);
+  register_cuda_quantize(t);
   register_cuda_norm(t);
   register_cuda_matmul(t);
   register_cuda_conv(t);

@@ -41,11 +41,27 @@ cudaError_t launch_gather(int elem_bytes, const void* data, const void* indices,
                           cudaStream_t stream);
 
 // Cast's element types (the ones CUDA converts exactly as the CPU provider does).
-enum class CastType : int { kF32, kF16, kBF16, kI32, kI64, kBool, kI8, kU8 };
-// y[i] = x[i] converted: floats round to nearest even (overflow gives
-// infinity); floats to integers drop the fraction (NaN gives 0, values beyond
-// int64 saturate to it) and then keep the low bits, as integers to narrower
-// integers do; anything to bool is x != 0; bool to anything is 0 or 1.
+enum class CastType : int {
+  kF32,
+  kF16,
+  kBF16,
+  kI32,
+  kI64,
+  kBool,
+  kI8,
+  kU8,
+  kF64,
+  kI16,
+  kU16,
+  kU32,
+  kU64
+};
+// y[i] = x[i] converted: to float, float16 and bfloat16 through float,
+// rounding to nearest even (overflow gives infinity), to double exactly from
+// floats; floats to integers drop the fraction (NaN gives 0, values beyond
+// int64 saturate to it; uint64 also holds up to its own limit) and then keep
+// the low bits, as integers to narrower integers do; anything to bool is
+// x != 0; bool to anything is 0 or 1.
 cudaError_t launch_cast(CastType from, CastType to, const void* x, void* y, int64_t n,
                         cudaStream_t stream);
 

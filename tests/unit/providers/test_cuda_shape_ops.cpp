@@ -487,12 +487,23 @@ TEST(CudaShapeOps, CastBetweenEveryPairOfItsTypes) {
                                       std::numeric_limits<int64_t>::max(),
                                       std::numeric_limits<int64_t>::min(),
                                       123456789012};
-  const std::vector<DataType> types = {DataType::kFloat, DataType::kFloat16, DataType::kBFloat16,
-                                       DataType::kInt32, DataType::kInt64,   DataType::kBool,
-                                       DataType::kInt8,  DataType::kUInt8};
+  const std::vector<DataType> types = {DataType::kFloat,  DataType::kFloat16, DataType::kBFloat16,
+                                       DataType::kDouble, DataType::kInt32,   DataType::kInt64,
+                                       DataType::kBool,   DataType::kInt8,    DataType::kUInt8,
+                                       DataType::kInt16,  DataType::kUInt16,  DataType::kUInt32,
+                                       DataType::kUInt64};
   const auto source = [&](DataType t) {
     if (t == DataType::kFloat || t == DataType::kFloat16 || t == DataType::kBFloat16)
       return make_tensor(t, {int64_t(fvals.size())}, fvals);
+    if (t == DataType::kDouble) {
+      // The float values, and some only a double holds: beyond float's range,
+      // between 2^63 and 2^64, and with more than float's precision.
+      std::vector<double> d(fvals.begin(), fvals.end());
+      for (double v : {1e300, -1e300, 1.2e19, 1.9e19, 2e19, 4294967296.5, 9007199254740993.0, -2.5,
+                       3.5, 1e-310})
+        d.push_back(v);
+      return Tensor::from_vector<double>(d, Shape{int64_t(d.size())});
+    }
     const int64_t n = int64_t(ivals.size());
     Tensor out(t, Shape{n});
     for (int64_t i = 0; i < n; ++i) {
@@ -509,6 +520,18 @@ TEST(CudaShapeOps, CastBetweenEveryPairOfItsTypes) {
           break;
         case DataType::kInt8:
           out.mutable_data<int8_t>()[i] = int8_t(v);
+          break;
+        case DataType::kInt16:
+          out.mutable_data<int16_t>()[i] = int16_t(v);
+          break;
+        case DataType::kUInt16:
+          out.mutable_data<uint16_t>()[i] = uint16_t(v);
+          break;
+        case DataType::kUInt32:
+          out.mutable_data<uint32_t>()[i] = uint32_t(v);
+          break;
+        case DataType::kUInt64:
+          out.mutable_data<uint64_t>()[i] = uint64_t(v);
           break;
         default:
           out.mutable_data<uint8_t>()[i] = uint8_t(v);
