@@ -327,6 +327,15 @@ std::string check_conv(const ep::ClaimQuery& q) {
 // FusedConv: Conv's checks, and an activation the kernel runs.
 std::string check_fused_conv(const ep::ClaimQuery& q) {
   if (std::string why = check_conv(q); !why.empty()) return why;
+  // The epilogue adds Z element for element: a Z that broadcasts (a
+  // constant, or one of lower rank) is the CPU's.
+  if (q.has_input(3)) {
+    const auto w_rank = q.rank(1), z_rank = q.rank(3);
+    if (q.constant(3)) return "Z (input 3) is a constant; the CUDA epilogue takes a Z of Y's shape";
+    if (w_rank && z_rank && *w_rank != *z_rank)
+      return str_cat("Z (input 3) has rank ", *z_rank, ", not Y's ", *w_rank,
+                     "; the CUDA epilogue takes a Z of Y's shape");
+  }
   const std::string kind = q.attr_string("activation", "");
   const size_t params = q.attr_floats("activation_params").size();
   if (kind.empty() || (kind == "Relu" && params == 0) || (kind == "LeakyRelu" && params == 1) ||

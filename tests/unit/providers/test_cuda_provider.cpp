@@ -243,6 +243,13 @@ TEST(CudaProvider, DeclinesWithAReason) {
   OneNode uneven("Conv", 11, {attr_string("auto_pad", "SAME_UPPER")});
   uneven.input("x", floats({1, 2, 6, 6})).input("w", floats({2, 2, 2, 2}), true).output("y");
   EXPECT_EQ(claim(uneven), "");
+  // FusedConv's Z must have Y's shape: a broadcast one stays on the CPU.
+  OneNode fz("FusedConv", 11, {attr_string("activation", "Relu")});
+  fz.model.graph.nodes[0].domain = "com.tessera";
+  fz.model.opset_imports.push_back({"com.tessera", 1});
+  fz.input("x", floats({1, 2, 5, 5})).input("w", floats({2, 2, 3, 3}), true);
+  fz.input("b", floats({2}), true).input("z", Tensor::scalar<float>(0.0f), true).output("y");
+  expect_has(claim(fz), "Z (input 3) is a constant");
   OneNode negative("Conv", 11, {attr_ints("pads", {0, -1, 1, 1})});
   negative.input("x", floats({1, 2, 5, 5})).input("w", floats({2, 2, 3, 3}), true).output("y");
   expect_has(claim(negative), "negative pads");
