@@ -26,6 +26,29 @@ cudaError_t with_elem_type(ElemType t, F&& f) {
   return cudaGetLastError();
 }
 
+// Calls f(T()) with the unsigned integer type of `elem_bytes` bytes (the
+// kernels that only move elements), then returns cudaGetLastError().
+template <typename F>
+cudaError_t with_elem_bytes(int elem_bytes, F&& f) {
+  switch (elem_bytes) {
+    case 1:
+      f(uint8_t());
+      break;
+    case 2:
+      f(uint16_t());
+      break;
+    case 4:
+      f(uint32_t());
+      break;
+    case 8:
+      f(uint64_t());
+      break;
+    default:
+      return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
+}
+
 __device__ __forceinline__ float to_float(float v) { return v; }
 __device__ __forceinline__ float to_float(__half v) { return __half2float(v); }
 __device__ __forceinline__ float to_float(__nv_bfloat16 v) { return __bfloat162float(v); }

@@ -19,27 +19,6 @@ constexpr int kThreads = 256;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
        i += int64_t(gridDim.x) * blockDim.x)
 
-template <typename F>
-cudaError_t with_elem_bytes(int elem_bytes, F&& f) {
-  switch (elem_bytes) {
-    case 1:
-      f(uint8_t());
-      break;
-    case 2:
-      f(uint16_t());
-      break;
-    case 4:
-      f(uint32_t());
-      break;
-    case 8:
-      f(uint64_t());
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
 template <typename T>
 __device__ T combine(ScatterReduction r, T old, T upd) {
   using A = typename Acc<T>::type;

@@ -210,27 +210,6 @@ __global__ void resize_weighted_kernel(const T* __restrict__ x, T* __restrict__ 
   }
 }
 
-template <typename F>
-cudaError_t with_elem_bytes(int elem_bytes, F&& f) {
-  switch (elem_bytes) {
-    case 1:
-      f(uint8_t());
-      break;
-    case 2:
-      f(uint16_t());
-      break;
-    case 4:
-      f(uint32_t());
-      break;
-    case 8:
-      f(uint64_t());
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
 }  // namespace
 
 cudaError_t launch_resize_nearest(int elem_bytes, const void* x, void* y, int64_t n,

@@ -109,28 +109,6 @@ __global__ void gather_kernel(const T* __restrict__ data, const Ind* __restrict_
   }
 }
 
-// Calls f(T()) with the unsigned integer type of `elem_bytes` bytes.
-template <typename F>
-cudaError_t with_elem_bytes(int elem_bytes, F&& f) {
-  switch (elem_bytes) {
-    case 1:
-      f(uint8_t());
-      break;
-    case 2:
-      f(uint16_t());
-      break;
-    case 4:
-      f(uint32_t());
-      break;
-    case 8:
-      f(uint64_t());
-      break;
-    default:
-      return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
-}
-
 }  // namespace
 
 cudaError_t launch_strided_copy(int elem_bytes, const void* x, void* y, int64_t n,
