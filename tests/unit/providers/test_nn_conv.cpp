@@ -123,6 +123,7 @@ TEST(NnConv, MatchesDirectConvolution) {
       {{1, 2, 9, 9}, 3, 1, {3, 3}, {2, 2}, {}, {}, "VALID", false},
       {{1, 2, 4, 5, 6}, 4, 2, {2, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},
       {{3, 16, 12, 12}, 32, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},
+      {{1, 16, 3000}, 12, 1, {3}, {1}, {4}, {8, 0}},  // 1-D, im2col in column slices
   };
   uint32_t seed = 1;
   for (const auto& c : cases) {
@@ -183,6 +184,10 @@ TEST(NnFusedConv, EveryPathMatchesDefinitionWithEpilogue) {
       {{2, 6, 8, 8}, 10, 2, {3, 3}, {2, 2}, {2, 1}, {2, 1, 0, 1}},  // grouped, dilated
       {{1, 3, 17, 17}, 8, 1, {7, 7}, {2, 2}, {}, {3, 3, 3, 3}},     // stem-like
       {{1, 70, 5, 5}, 9, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},      // K = 630 > one slice
+      // 1-D over a long sequence: im2col and GEMM a slice of columns at a
+      // time (the last slice shorter), causal dilated pads, grouped.
+      {{1, 16, 3000}, 12, 1, {3}, {1}, {4}, {8, 0}},
+      {{2, 64, 3000}, 8, 2, {3}, {1}, {16}, {32, 0}},
   };
   struct Act {
     const char* name;
