@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -117,19 +118,44 @@ class KernelInfo {
 // Per-run, per-node view of inputs and outputs. Built by the executor.
 class KernelContext {
  public:
+  // A context that owns its pointer and type vectors (kernels that run an
+  // inner kernel, constant folding).
   KernelContext(const ir::Node& node, std::vector<const Value*> inputs, std::vector<Value*> outputs,
                 std::vector<DataType> output_types, std::shared_ptr<Allocator> allocator,
                 ThreadPool* pool,
                 std::function<const Value*(const std::string&)> outer_scope = nullptr,
                 const std::vector<bool>* donatable = nullptr)
       : node_(node),
-        inputs_(std::move(inputs)),
-        outputs_(std::move(outputs)),
-        output_types_(std::move(output_types)),
+        owned_inputs_(std::move(inputs)),
+        owned_outputs_(std::move(outputs)),
+        owned_output_types_(std::move(output_types)),
+        inputs_(owned_inputs_),
+        outputs_(owned_outputs_),
+        output_types_(owned_output_types_),
         allocator_(std::move(allocator)),
         pool_(pool),
         outer_scope_(std::move(outer_scope)),
         donatable_(donatable) {}
+  // A context over storage the caller keeps alive while it is used: the
+  // executor's per-step path, where a heap allocation per vector per step
+  // costs a small node more than its arithmetic (loop bodies run their
+  // steps once per iteration).
+  KernelContext(const ir::Node& node, std::span<const Value* const> inputs,
+                std::span<Value* const> outputs, std::span<const DataType> output_types,
+                std::shared_ptr<Allocator> allocator, ThreadPool* pool,
+                std::function<const Value*(const std::string&)> outer_scope,
+                const std::vector<bool>* donatable)
+      : node_(node),
+        inputs_(inputs),
+        outputs_(outputs),
+        output_types_(output_types),
+        allocator_(std::move(allocator)),
+        pool_(pool),
+        outer_scope_(std::move(outer_scope)),
+        donatable_(donatable) {}
+  // The spans may point into the context's own vectors.
+  KernelContext(const KernelContext&) = delete;
+  KernelContext& operator=(const KernelContext&) = delete;
 
   const ir::Node& node() const { return node_; }
   size_t num_inputs() const { return inputs_.size(); }
@@ -195,9 +221,12 @@ class KernelContext {
 
  private:
   const ir::Node& node_;
-  std::vector<const Value*> inputs_;
-  std::vector<Value*> outputs_;
-  std::vector<DataType> output_types_;
+  std::vector<const Value*> owned_inputs_;
+  std::vector<Value*> owned_outputs_;
+  std::vector<DataType> owned_output_types_;
+  std::span<const Value* const> inputs_;
+  std::span<Value* const> outputs_;
+  std::span<const DataType> output_types_;
   std::shared_ptr<Allocator> allocator_;
   ThreadPool* pool_;
   std::function<const Value*(const std::string&)> outer_scope_;

@@ -37,7 +37,9 @@ static_assert(int(Activation::kSwish) - int(Activation::kSigmoid) == int(VecActi
       for (int64_t j = 0; j < n; ++j) c[j] = c[j] < 0.f ? c[j] * alpha : c[j];
       break;
     }
-    default:  // the pass activations, in VecActivation's order
+    case Activation::kTanh:  // the stand-alone Tanh's kernel, so fused and unfused agree
+      return vec_tanh(c, c, n);
+    default:  // the other pass activations, in VecActivation's order
       return vec_activation(VecActivation(int(a.kind) - int(Activation::kSigmoid)), a.p0, a.p1, c,
                             c, n);
   }

@@ -20,6 +20,7 @@ enum class Activation : uint8_t {
   kSwish,        // x * sigmoid(p0 x); SiLU is p0 = 1
   kHardSigmoid,  // max(0, min(1, p0 x + p1))
   kHardSwish,    // x * max(0, min(1, p0 x + p1))
+  kTanh,
 };
 
 struct ActivationSpec {

@@ -105,6 +105,30 @@ void im2col(const T* img, int64_t channels, const ConvGeometry& g, T* col, Threa
   });
 }
 
+void im2col_columns(const float* img, int64_t channels, const ConvGeometry& g, int64_t j0,
+                    int64_t n, float* col) {
+  const int64_t in_size = g.in_size(), j1 = j0 + n;
+  for_rows(channels, g, nullptr, [&](int64_t c, int64_t row, const std::vector<int64_t>& koff) {
+    const float* src = img + c * in_size;
+    float* dst = col + row * n;
+    walk_row(g, koff, [&](int64_t off, int64_t co, int64_t len, int64_t s) {
+      // The part of this run inside [j0, j1), written at its column in the slice.
+      const int64_t b = std::max(co, j0), e = std::min(co + len, j1);
+      if (b >= e) return;
+      float* d = dst + (b - j0);
+      if (off < 0) {
+        std::fill(d, d + (e - b), 0.f);
+        return;
+      }
+      const float* p = src + off + (b - co) * s;
+      if (s == 1)
+        std::copy(p, p + (e - b), d);
+      else
+        for (int64_t t = 0; t < e - b; ++t) d[t] = p[t * s];
+    });
+  });
+}
+
 // dst[t * s] += src[t] for t < n; the two never overlap (the image and the
 // columns are separate buffers), which lets the unit stride vectorise.
 template <typename T>

@@ -572,8 +572,16 @@ void from_blocked(const float* x, int64_t N, int64_t C, int64_t HW, float* y, Th
       const int64_t c0 = blk * 16, nc = std::min<int64_t>(16, C - c0);
       const float* xp = x + r * HW * 16;
       float* yp = y + (n * C + c0) * HW;
-      for (int64_t l = 0; l < nc; ++l)
-        for (int64_t p = 0; p < HW; ++p) yp[l * HW + p] = xp[p * 16 + l];
+      // A band of pixels at a time, so each channel's pass reads the band's
+      // blocks from L1: one pass per channel over the whole plane reads the
+      // block (16 floats a pixel) back from memory once per channel when it
+      // outgrows the cache.
+      constexpr int64_t kBand = 64;
+      for (int64_t p0 = 0; p0 < HW; p0 += kBand) {
+        const int64_t p1 = std::min(HW, p0 + kBand);
+        for (int64_t l = 0; l < nc; ++l)
+          for (int64_t p = p0; p < p1; ++p) yp[l * HW + p] = xp[p * 16 + l];
+      }
     }
   });
 }

@@ -1,7 +1,7 @@
 // Conv or Gemm followed by Relu, LeakyRelu or Clip with constant bounds (e.g.
 // Relu6) becomes the internal com.tessera FusedConv / FusedGemm, which
 // applies the activation to the output while it is in cache; for the CPU
-// provider's own fusions also Sigmoid, HardSigmoid, HardSwish and SiLU
+// provider's own fusions also Sigmoid, Tanh, HardSigmoid, HardSwish and SiLU
 // (x * Sigmoid(x)), which would otherwise each cost a pass over memory (and,
 // in the blocked layout, a reorder there and back).
 #include <limits>
@@ -75,7 +75,8 @@ std::optional<std::vector<ir::Attribute>> activation_attributes(const DefUse& v,
     return activation_attrs("Clip", {bounds->first, bounds->second});
   }
   if (!extended || act.inputs.size() != 1) return std::nullopt;
-  if (act.op_type == "Sigmoid" || act.op_type == "HardSwish") return activation_attrs(act.op_type);
+  if (act.op_type == "Sigmoid" || act.op_type == "HardSwish" || act.op_type == "Tanh")
+    return activation_attrs(act.op_type);
   if (act.op_type == "HardSigmoid") {
     const ops::OpSchema& s = ops::schema_of(act, opset);
     return activation_attrs("HardSigmoid", {s.attr_float(act, "alpha"), s.attr_float(act, "beta")});

@@ -11,7 +11,7 @@ namespace tessera::optimizer {
 
 // The `activation` / `activation_params` attributes standing for `act`
 // (Relu, LeakyRelu, or Clip with constant bounds, e.g. Relu6; with
-// `extended`, also Sigmoid, HardSigmoid and HardSwish, which only the CPU
+// `extended`, also Sigmoid, Tanh, HardSigmoid and HardSwish, which only the CPU
 // provider's fused kernels run); nullopt when `act` is none of those.
 std::optional<std::vector<ir::Attribute>> activation_attributes(const DefUse& v,
                                                                 const ir::Node& act, int64_t opset,

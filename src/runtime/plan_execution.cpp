@@ -9,6 +9,7 @@
 #include "core/logging.hpp"
 #include "ops/type_inference.hpp"
 #include "runtime/graph_plan.hpp"
+#include "runtime/inline_buffer.hpp"
 
 namespace tessera::runtime {
 
@@ -22,6 +23,10 @@ int64_t now_ns() {
 
 // Marks the input list in an error message, so nested plans add it once.
 const char* const kInputsTag = " (inputs: ";
+
+// Inputs or outputs of a step kept on the stack; a node with more (a wide
+// Concat) puts its list on the heap.
+constexpr size_t kInlineValues = 16;
 
 // The values a kernel was given (for an error message).
 std::vector<const Value*> inputs_of(const ep::KernelContext& ctx) {
@@ -258,9 +263,9 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
   if (state.terminate && state.terminate->load(std::memory_order_relaxed))
     fail(ErrorCode::kTerminated, where_, ": run terminated by the caller before ",
          step.node->describe());
-  std::vector<const Value*> in_ptrs;
-  in_ptrs.reserve(step.inputs.size());
-  for (int s : step.inputs) in_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+  InlineBuffer<const Value*, kInlineValues> in_ptrs(step.inputs.size());
+  for (size_t k = 0; k < step.inputs.size(); ++k)
+    in_ptrs[k] = step.inputs[k] < 0 ? nullptr : &frame[size_t(step.inputs[k])];
   for (size_t k = 0; k < step.inputs.size(); ++k)
     if (step.inputs[k] >= 0 && frame[size_t(step.inputs[k])].is_none() &&
         !step.node->inputs[k].empty()) {
@@ -270,35 +275,38 @@ void GraphPlan::run_step(const NodeStep& step, std::vector<Value>& frame, const 
         fail(ErrorCode::kInvalidArgument, where_, ": ", step.node->describe(), " input '",
              step.node->inputs[k], "' has no value (a graph input that was not fed?)");
     }
-  std::vector<Value*> out_ptrs;
-  out_ptrs.reserve(step.outputs.size());
+  InlineBuffer<Value*, kInlineValues> out_ptrs(step.outputs.size());
   // An output slot holding a tensor kept from the previous iteration: the
   // kernel writes into it rather than over one of its inputs, so the value
   // keeps its own memory from one iteration to the next.
   bool kept_output = false;
-  for (int s : step.outputs) {
-    out_ptrs.push_back(s < 0 ? nullptr : &frame[size_t(s)]);
+  for (size_t k = 0; k < step.outputs.size(); ++k) {
+    const int s = step.outputs[k];
+    out_ptrs[k] = s < 0 ? nullptr : &frame[size_t(s)];
     kept_output |= s >= 0 && recyclable_[size_t(s)] && frame[size_t(s)].is_tensor();
   }
-  std::vector<DataType> out_types = step.output_types;
+  // The plan's types, copied only where some are known from the values alone.
+  std::span<const DataType> out_types = step.output_types;
+  std::vector<DataType> inferred_types;
   bool unknown = false;
   for (DataType dt : out_types) unknown |= dt == DataType::kUndefined && !step.fused;
   if (unknown) {
     // Types unknown before the run (e.g. untyped subgraph inputs): infer from the values.
     std::vector<ir::TypeInfo> actual;
-    for (const Value* v : in_ptrs) actual.push_back(v ? type_of_value(*v) : ir::TypeInfo());
+    for (const Value* v : in_ptrs.span()) actual.push_back(v ? type_of_value(*v) : ir::TypeInfo());
     auto inferred = ops::infer_output_types(*step.node, model_.opset(step.node->domain), actual);
-    for (size_t k = 0; k < out_types.size() && k < inferred.size(); ++k)
-      if (out_types[k] == DataType::kUndefined && inferred[k].is_tensor())
-        out_types[k] = inferred[k].elem_type;
+    inferred_types = step.output_types;
+    for (size_t k = 0; k < inferred_types.size() && k < inferred.size(); ++k)
+      if (inferred_types[k] == DataType::kUndefined && inferred[k].is_tensor())
+        inferred_types[k] = inferred[k].elem_type;
+    out_types = inferred_types;
   }
   const ep::ExecutionProvider* provider = providers_[size_t(step.provider)].get();
   ep::Stream* stream = state.streams ? state.streams->stream_of(provider) : nullptr;
-  // The pointer vectors move into the context, and the scope lookup goes in
-  // as a reference (a std::function copy of it would allocate): a step of a
-  // small node costs its heap allocations more than its arithmetic.
+  // The scope lookup goes in as a reference (a std::function copy of it
+  // would allocate).
   ep::KernelContext ctx(
-      *step.node, std::move(in_ptrs), std::move(out_ptrs), std::move(out_types),
+      *step.node, in_ptrs.span(), out_ptrs.span(), out_types,
       stream ? state.streams->allocator(step.allocator) : step.allocator, state.pool,
       lookup ? ValueLookup([&lookup](const std::string& name) { return lookup(name); })
              : ValueLookup(),

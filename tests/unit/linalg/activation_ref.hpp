@@ -24,6 +24,8 @@ inline double activation_ref(const ActivationSpec& a, double v) {
       return std::fmin(1.0, std::fmax(0.0, a.p0 * v + a.p1));
     case Activation::kHardSwish:
       return v * std::fmin(1.0, std::fmax(0.0, a.p0 * v + a.p1));
+    case Activation::kTanh:
+      return std::tanh(v);
     case Activation::kNone:
       break;
   }
@@ -40,7 +42,8 @@ inline std::vector<ActivationSpec> every_activation() {
           {Activation::kSigmoid, 0, 0},
           {Activation::kSwish, 1.f, 0},
           {Activation::kHardSigmoid, 0.2f, 0.5f},
-          {Activation::kHardSwish, 1.f / 6, 0.5f}};
+          {Activation::kHardSwish, 1.f / 6, 0.5f},
+          {Activation::kTanh, 0, 0}};
 }
 
 }  // namespace tessera::linalg

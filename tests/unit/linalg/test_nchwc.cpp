@@ -498,18 +498,23 @@ TEST(LinalgNchwc, ChannelsLastReordersMatchTheTransposed) {
   EXPECT_EQ(back, nhwc);
 }
 
+// Planes of a few pixels and of several bands of pixels (the last one
+// partial), a partial last block of channels.
 TEST(LinalgNchwc, ReorderRoundTripsAndZeroesPadding) {
-  const int64_t N = 2, C = 21, HW = 5;
-  std::vector<float> x(size_t(N * C * HW));
-  for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 0.5f;
-  std::vector<float> b(size_t(N * blocks(C) * HW * 16), 9.f), back(x.size());
-  to_blocked(x.data(), N, C, HW, b.data(), nullptr);
-  for (int64_t n = 0; n < N; ++n)
-    for (int64_t p = 0; p < HW; ++p)
-      for (int64_t l = C % 16; l < 16; ++l)
-        EXPECT_EQ(b[size_t(((n * 2 + 1) * HW + p) * 16 + l)], 0.f);
-  from_blocked(b.data(), N, C, HW, back.data(), nullptr);
-  EXPECT_EQ(back, x);
+  for (const int64_t HW : {int64_t(5), int64_t(200)}) {
+    SCOPED_TRACE(HW);
+    const int64_t N = 2, C = 21;
+    std::vector<float> x(size_t(N * C * HW));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(i) + 0.5f;
+    std::vector<float> b(size_t(N * blocks(C) * HW * 16), 9.f), back(x.size());
+    to_blocked(x.data(), N, C, HW, b.data(), nullptr);
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t p = 0; p < HW; ++p)
+        for (int64_t l = C % 16; l < 16; ++l)
+          EXPECT_EQ(b[size_t(((n * 2 + 1) * HW + p) * 16 + l)], 0.f);
+    from_blocked(b.data(), N, C, HW, back.data(), nullptr);
+    EXPECT_EQ(back, x);
+  }
 }
 
 // Pools against the definition on a blocked tensor, pads and strides included.

@@ -232,13 +232,13 @@ TEST(OptimizerActivationFusion, SkippedWhenOtherProvidersNeedStandardOps) {
   EXPECT_EQ(count_ops(m, "FusedConv"), 1u);
 }
 
-// The CPU provider's own fusions take Sigmoid, HardSigmoid, HardSwish and
+// The CPU provider's own fusions take Sigmoid, Tanh, HardSigmoid, HardSwish and
 // SiLU (x * Sigmoid(x), either operand order; also after a residual Add)
 // into the convolution; the result equals the unfused graph's.
 TEST(OptimizerActivationFusion, SigmoidFamilyFusesForTheCpu) {
   ir::Model m = float_model(17, {{"x", Shape{1, 3, 6, 6}}}, {"y"});
   uint64_t seed = 20;
-  for (const char* w : {"w1", "w2", "w3", "w4", "w5", "w6"})
+  for (const char* w : {"w1", "w2", "w3", "w4", "w5", "w6", "w7"})
     m.graph.initializers[w] = random_floats(Shape{3, 3, 3, 3}, ++seed, -0.5f, 0.5f);
   auto& n = m.graph.nodes;
   auto pads = attr_ints("pads", {1, 1, 1, 1});
@@ -257,15 +257,17 @@ TEST(OptimizerActivationFusion, SigmoidFamilyFusesForTheCpu) {
   n.push_back(op("Sigmoid", {"r5"}, {"s5"}));
   n.push_back(op("Mul", {"r5", "s5"}, {"a5"}));  // residual, then SiLU
   n.push_back(op("Conv", {"a5", "w6"}, {"c6"}, {pads}));
-  n.push_back(op("Sigmoid", {"c6"}, {"y"}));
+  n.push_back(op("Tanh", {"c6"}, {"t6"}));
+  n.push_back(op("Conv", {"t6", "w7"}, {"c7"}, {pads}));
+  n.push_back(op("Sigmoid", {"c7"}, {"y"}));
   ir::Model out = expect_same_outputs(m, GraphOptimizationLevel::kAll, 1e-6f, without_nchwc());
-  EXPECT_EQ(count_ops(out, "FusedConv"), 6u);
-  EXPECT_EQ(out.graph.nodes.size(), 6u);
+  EXPECT_EQ(count_ops(out, "FusedConv"), 7u);
+  EXPECT_EQ(out.graph.nodes.size(), 7u);
   std::vector<std::string> acts;
   for (const auto& node : out.graph.nodes)
     acts.push_back(node.attr("activation") ? node.attr("activation")->s : "");
   EXPECT_EQ(acts, (std::vector<std::string>{"Swish", "Swish", "HardSwish", "HardSigmoid", "Swish",
-                                            "Sigmoid"}));
+                                            "Tanh", "Sigmoid"}));
   EXPECT_EQ(out.graph.nodes[3].attr("activation_params")->floats, (std::vector<float>{0.3f, 0.4f}));
   EXPECT_EQ(out.graph.nodes[4].inputs.size(), 4u);  // the residual
 }

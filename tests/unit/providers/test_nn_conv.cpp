@@ -1,4 +1,6 @@
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 
 #include "ops/type_inference.hpp"
 #include "providers/cpu/cpu_provider.hpp"
@@ -121,6 +123,7 @@ TEST(NnConv, MatchesDirectConvolution) {
       {{1, 2, 9, 9}, 3, 1, {3, 3}, {2, 2}, {}, {}, "VALID", false},
       {{1, 2, 4, 5, 6}, 4, 2, {2, 3, 2}, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},
       {{3, 16, 12, 12}, 32, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},
+      {{1, 16, 3000}, 12, 1, {3}, {1}, {4}, {8, 0}},  // 1-D, im2col in column slices
   };
   uint32_t seed = 1;
   for (const auto& c : cases) {
@@ -181,15 +184,20 @@ TEST(NnFusedConv, EveryPathMatchesDefinitionWithEpilogue) {
       {{2, 6, 8, 8}, 10, 2, {3, 3}, {2, 2}, {2, 1}, {2, 1, 0, 1}},  // grouped, dilated
       {{1, 3, 17, 17}, 8, 1, {7, 7}, {2, 2}, {}, {3, 3, 3, 3}},     // stem-like
       {{1, 70, 5, 5}, 9, 1, {3, 3}, {1, 1}, {}, {1, 1, 1, 1}},      // K = 630 > one slice
+      // 1-D over a long sequence: im2col and GEMM a slice of columns at a
+      // time (the last slice shorter), causal dilated pads, grouped.
+      {{1, 16, 3000}, 12, 1, {3}, {1}, {4}, {8, 0}},
+      {{2, 64, 3000}, 8, 2, {3}, {1}, {16}, {32, 0}},
   };
   struct Act {
     const char* name;
     std::vector<float> params;
   };
-  const Act acts[] = {{"", {}}, {"Relu", {}}, {"Clip", {0.f, 6.f}}, {"LeakyRelu", {0.1f}}};
+  const Act acts[] = {
+      {"", {}}, {"Relu", {}}, {"Clip", {0.f, 6.f}}, {"LeakyRelu", {0.1f}}, {"Tanh", {}}};
   uint32_t seed = 100;
   for (const auto& c : cases)
-    for (size_t ai = 0; ai < 4; ++ai)
+    for (size_t ai = 0; ai < std::size(acts); ++ai)
       for (int threads : {1, 2}) {
         SCOPED_TRACE(::testing::Message()
                      << "case seed " << seed << " act " << ai << " threads " << threads);
@@ -208,6 +216,7 @@ TEST(NnFusedConv, EveryPathMatchesDefinitionWithEpilogue) {
           if (ai == 1) v = std::max(v, 0.f);
           if (ai == 2) v = std::clamp(v, 0.f, 6.f);
           if (ai == 3 && v < 0) v *= 0.1f;
+          if (ai == 4) v = std::tanh(v);
           want[i] = v;
         }
         std::vector<ir::Attribute> attrs = {attr_int("group", c.group)};
@@ -242,9 +251,9 @@ TEST(NnFusedConv, BroadcastResidualAndBadActivation) {
   expect_near(y, want, Shape{1, 2, 3, 3});
   auto err = error_of([&] {
     run_conv_const_w("FusedConv", {f32(x, Shape{1, 2, 3, 3}), f32(w, Shape{2, 2, 1, 1})},
-                     {attr_string("activation", "Tanh")}, 1);
+                     {attr_string("activation", "Softsign")}, 1);
   });
-  EXPECT_NE(err.find("unsupported activation 'Tanh'"), std::string::npos) << err;
+  EXPECT_NE(err.find("unsupported activation 'Softsign'"), std::string::npos) << err;
   err = error_of([&] {
     run_conv_const_w("FusedConv",
                      {f32(x, Shape{1, 2, 3, 3}), f32(w, Shape{2, 2, 1, 1}), Tensor(),

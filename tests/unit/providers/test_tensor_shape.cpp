@@ -77,9 +77,9 @@ TEST(TensorShape, StartEndAndSize) {
   EXPECT_EQ(values_of<int64_t>(run_node("Shape", {x})[0]), (std::vector<int64_t>{2, 3, 4}));
   EXPECT_EQ(values_of<int64_t>(run_node("Shape", {x}, {attr_int("start", -2)})[0]),
             (std::vector<int64_t>{3, 4}));
-  EXPECT_EQ(values_of<int64_t>(
-                run_node("Shape", {x}, {attr_int("start", 1), attr_int("end", -1)})[0]),
-            (std::vector<int64_t>{3}));
+  EXPECT_EQ(
+      values_of<int64_t>(run_node("Shape", {x}, {attr_int("start", 1), attr_int("end", -1)})[0]),
+      (std::vector<int64_t>{3}));
   EXPECT_EQ(values_of<int64_t>(run_node("Size", {x})[0]), (std::vector<int64_t>{24}));
   EXPECT_EQ(run_node("Shape", {f32({1}, Shape{})})[0].tensor().shape(), Shape{0});
 }
@@ -92,6 +92,48 @@ TEST(TensorShape, SubByteTypesReshape) {
   auto out = run_node("Reshape", {x, i64v({2, 2})});
   EXPECT_EQ(out[0].tensor().dtype(), DataType::kInt4);
   EXPECT_EQ(out[0].tensor().shape(), (Shape{2, 2}));
+}
+
+}  // namespace
+}  // namespace tessera::test
+
+namespace tessera::test {
+namespace {
+
+// DepthToSpace from the spec's reshape-transpose-reshape, written as the
+// index each output element reads: DCR y[n, c, h*b+i, w*b+j] = x[n, (i*b+j)*C
+// + c, h, w], CRD x[n, c*b*b + i*b + j, h, w]. Block 3 over two images, both
+// modes, float and strings; SpaceToDepth (DCR's inverse) gives x back.
+TEST(TensorDepthToSpace, BothModesMatchTheDefinition) {
+  const int64_t N = 2, C = 2, b = 3, H = 3, W = 4;
+  const Shape xs{N, C * b * b, H, W}, ys{N, C, H * b, W * b};
+  std::vector<float> x(size_t(xs.num_elements()));
+  for (size_t k = 0; k < x.size(); ++k) x[k] = float(k);
+  for (const char* mode : {"DCR", "CRD"}) {
+    SCOPED_TRACE(mode);
+    const bool crd = std::string(mode) == "CRD";
+    std::vector<float> want;
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t hh = 0; hh < H * b; ++hh)
+          for (int64_t ww = 0; ww < W * b; ++ww) {
+            const int64_t h = hh / b, i = hh % b, w = ww / b, j = ww % b;
+            const int64_t chan = crd ? c * b * b + i * b + j : (i * b + j) * C + c;
+            want.push_back(x[size_t(((n * C * b * b + chan) * H + h) * W + w)]);
+          }
+    const std::vector<ir::Attribute> attrs = {attr_int("blocksize", b), attr_string("mode", mode)};
+    auto out = run_node("DepthToSpace", {f32(x, xs)}, attrs, 13);
+    expect_f32(out[0], want, ys, 0.f);
+    std::vector<std::string> sx, sw;
+    for (float v : x) sx.push_back(std::to_string(int(v)));
+    for (float v : want) sw.push_back(std::to_string(int(v)));
+    auto s_out = run_node("DepthToSpace", {strs(sx, xs)}, attrs, 13);
+    EXPECT_EQ(values_of<std::string>(s_out[0]), sw);
+    if (!crd) {
+      auto back = run_node("SpaceToDepth", {out[0].tensor()}, {attr_int("blocksize", b)}, 13);
+      expect_f32(back[0], x, xs, 0.f);
+    }
+  }
 }
 
 }  // namespace

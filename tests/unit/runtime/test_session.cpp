@@ -376,3 +376,30 @@ TEST(RuntimeSession, RunLogLinesCarryTheRunTag) {
         l.find("request-42") != std::string::npos && l.find("run finished") != std::string::npos;
   EXPECT_TRUE(found);
 }
+
+// The executor keeps a step's input and output lists on the stack up to a
+// bound and on the heap past it: a Split into 20 values and a Concat of 20
+// (each past the bound), run twice, give the input back.
+TEST(RuntimeSession, StepsWithManyInputsAndOutputs) {
+  constexpr int kParts = 20;
+  ir::Model m;
+  m.ir_version = 8;
+  m.opset_imports.push_back({"", 17});
+  m.graph.name = "split_concat";
+  m.graph.inputs.push_back(tensor_info("x", DataType::kFloat, {dim(kParts), dim(2)}));
+  std::vector<std::string> parts;
+  for (int k = 0; k < kParts; ++k) parts.push_back("p" + std::to_string(k));
+  m.graph.nodes.push_back(test::make_node("Split", {"x"}, parts, {test::attr_int("axis", 0)}));
+  // Reversed, so a wrong pointer in either list shows in the values.
+  std::vector<std::string> reversed(parts.rbegin(), parts.rend());
+  m.graph.nodes.push_back(test::make_node("Concat", reversed, {"y"}, {test::attr_int("axis", 0)}));
+  m.graph.outputs.push_back(tensor_info("y", DataType::kFloat, {dim(kParts), dim(2)}));
+  auto s = Session::create_from_model(m);
+  std::vector<float> in, expected;
+  for (int k = 0; k < kParts * 2; ++k) in.push_back(float(k));
+  for (int k = kParts; k-- > 0;) expected.insert(expected.end(), {float(2 * k), float(2 * k + 1)});
+  for (int run = 0; run < 2; ++run) {
+    auto out = s->run({{"x", Tensor::from_vector<float>(in, Shape{kParts, 2})}});
+    EXPECT_EQ(values(out[0]), expected) << "run " << run;
+  }
+}

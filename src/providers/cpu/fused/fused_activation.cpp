@@ -31,9 +31,11 @@ linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info,
     spec = {linalg::Activation::kHardSigmoid, params[0], params[1]};
   } else if (act == "HardSwish") {
     spec = {linalg::Activation::kHardSwish, 1.f / 6.f, 0.5f};
+  } else if (act == "Tanh") {
+    spec.kind = linalg::Activation::kTanh;
   } else {
     info.fail_node("unsupported ", prefix, "activation '", act,
-                   "' (Relu, Clip, LeakyRelu, Sigmoid, Swish, HardSigmoid or HardSwish)");
+                   "' (Relu, Clip, LeakyRelu, Sigmoid, Swish, HardSigmoid, HardSwish or Tanh)");
   }
   return spec;
 }

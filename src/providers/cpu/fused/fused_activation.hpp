@@ -10,8 +10,8 @@ namespace tessera::cpu {
 
 // "" (none), "Relu", "Clip" [min, max], "LeakyRelu" [alpha], "Sigmoid",
 // "Swish" [alpha] (x * sigmoid(alpha x); SiLU is alpha 1), "HardSigmoid"
-// [alpha, beta] or "HardSwish"; anything else is an error naming the node. `prefix` names a second
-// stage's pair (e.g. "dw_" for dw_activation / dw_activation_params).
+// [alpha, beta], "HardSwish" or "Tanh"; anything else is an error naming the node. `prefix` names a
+// second stage's pair (e.g. "dw_" for dw_activation / dw_activation_params).
 linalg::ActivationSpec parse_fused_activation(const ep::KernelInfo& info,
                                               const std::string& prefix = "");
 
@@ -39,6 +39,8 @@ T activate(const linalg::ActivationSpec& a, T v) {
       h = h > T(1) ? T(1) : h;
       return a.kind == linalg::Activation::kHardSwish ? v * h : h;
     }
+    case linalg::Activation::kTanh:
+      return std::tanh(v);
     case linalg::Activation::kNone:
       break;
   }

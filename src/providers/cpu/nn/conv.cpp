@@ -2,7 +2,9 @@
 // (residual) + activation. The path is chosen by shape:
 //   - 2-D depthwise (one input channel per group): a direct per-plane kernel;
 //   - 1x1, stride 1, unpadded: the image is already the GEMM's B matrix;
-//   - otherwise im2col + GEMM per (image, group).
+//   - otherwise im2col + GEMM per (image, group); a 1-D convolution whose
+//     im2col matrix would outgrow the cache goes a slice of output columns
+//     at a time (slices split over the threads).
 // Constant float weights are packed once, at kernel creation, into the GEMM's
 // panel layout. Bias, the residual and the activation are applied to each
 // output tile while it is in cache (linalg::Epilogue), not in extra passes.
@@ -35,6 +37,22 @@ float* col_buffer(size_t n) {
 
 // Below this many operations a loop runs on the calling thread only.
 constexpr double kMinParallelFlops = 2.0e6;
+
+// A 1-D convolution's im2col matrix above this many floats is made a slice
+// of columns at a time: written whole, a long sequence's matrix (a dilated
+// temporal convolution: 384 rows x 2000 steps, 3 MB) leaves the cache before
+// the GEMM reads it back. A slice is at least kMinSliceColumns wide so each
+// GEMM call still fills its panels.
+constexpr int64_t kColumnSliceFloats = int64_t(64) << 10;
+constexpr int64_t kMinSliceColumns = 256;
+
+// The width of the slices a 1-D convolution's im2col matrix of `rows` x
+// `cols` is made in, or 0 when it is made whole.
+int64_t column_slice(int64_t rows, int64_t cols) {
+  if (rows * cols <= kColumnSliceFloats) return 0;
+  const int64_t w = std::max(kMinSliceColumns, (kColumnSliceFloats / rows + 15) / 16 * 16);
+  return cols >= 2 * w ? w : 0;
+}
 
 // One output plane of a 2-D depthwise convolution in double (bias already in `y`).
 void depthwise_plane(const double* x, const double* w, double* y, const Window& g) {
@@ -235,9 +253,14 @@ class ConvKernel : public ep::OpKernel {
     // Packed at creation from this constant W, so the shapes agree.
     if (use_packed && ((*packed_)[0].rows() != Mg || (*packed_)[0].depth() != Cg * ksz))
       ctx.fail_node("internal: packed weights do not match W ", W.shape().to_string());
+    const int64_t slice = g.rank() == 1 && !pointwise ? column_slice(Cg * ksz, osz) : 0;
     for (int64_t n = 0; n < N; ++n) {
       for (int64_t gi = 0; gi < group_; ++gi) {
         const float* bmat = x_plane(c.x, n, C, gi * Cg, isz);
+        if (slice > 0) {
+          run_float_slices(ctx, cg, c, bmat, n * M + gi * Mg, gi, Mg, Cg * ksz, osz, slice, y);
+          continue;
+        }
         if (!pointwise) {
           float* col = col_buffer(size_t(Cg * ksz * osz));
           const bool big = double(Cg * ksz * osz) >= kMinParallelFlops / 8;  // a copy, not math
@@ -257,6 +280,36 @@ class ConvKernel : public ep::OpKernel {
                         bmat, osz, 0.f, yg, osz, pool, &ep);
       }
     }
+  }
+
+  // One (image, group) of a 1-D float convolution, `slice` output columns at
+  // a time: each slice's im2col columns, then their GEMM with the epilogue,
+  // while they are in cache. `row0` is the group's first output row of the
+  // image (n * M + gi * Mg).
+  void run_float_slices(ep::KernelContext& ctx, const linalg::ConvGeometry& cg,
+                        const Conv<float>& c, const float* img, int64_t row0, int64_t gi,
+                        int64_t Mg, int64_t depth, int64_t osz, int64_t slice, float* y) const {
+    const int64_t Cg = depth / cg.kernel_size();
+    const int64_t slices = (osz + slice - 1) / slice;
+    auto body = [&](int64_t s0, int64_t s1) {
+      float* col = col_buffer(size_t(depth * slice));
+      for (int64_t s = s0; s < s1; ++s) {
+        const int64_t j0 = s * slice, nj = std::min(slice, osz - j0);
+        linalg::im2col_columns(img, Cg, cg, j0, nj, col);
+        linalg::Epilogue ep;
+        ep.row_bias = c.b ? c.b + gi * Mg : nullptr;
+        ep.residual = c.z ? c.z + row0 * osz + j0 : nullptr;
+        ep.ldr = osz;
+        ep.act = c.act;
+        float* yg = y + row0 * osz + j0;
+        if (packed_)
+          linalg::sgemm_packed((*packed_)[size_t(gi)], false, nj, col, nj, yg, osz, nullptr, &ep);
+        else
+          linalg::sgemm(false, false, Mg, nj, depth, 1.f, c.w + gi * Mg * depth, depth, col, nj,
+                        0.f, yg, osz, nullptr, &ep);
+      }
+    };
+    ctx.thread_pool().parallel_for(slices, double(Mg * depth * slice) * 2.0, body);
   }
 
   void run_double(ep::KernelContext& ctx, const Tensor& X, const Tensor& W, const Window& g,

@@ -147,6 +147,29 @@ class TransposeKernel : public OpKernel {
   std::vector<int64_t> perm_;
 };
 
+// DepthToSpace as rows: output row (n, ch, h * b + i) is the b input rows
+// (n, channel(ch, i, j), h), j < b, interleaved element by element, each read
+// in order into an output row that stays in cache. As a 6-D transpose the
+// innermost axis is the block, whose b elements lie a whole plane apart.
+template <typename T>
+void depth_to_space_rows(const T* x, T* y, int64_t N, int64_t c, int64_t H, int64_t W, int64_t b,
+                         bool crd, ThreadPool& pool) {
+  const int64_t plane = H * W;
+  pool.parallel_for(N * c * H, double(W * b * b), [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t h = r % H, nc = r / H, ch = nc % c, n = nc / c;
+      for (int64_t i = 0; i < b; ++i) {
+        T* out = y + ((nc * H + h) * b + i) * W * b;
+        for (int64_t j = 0; j < b; ++j) {
+          const int64_t chan = crd ? ch * b * b + i * b + j : (i * b + j) * c + ch;
+          const T* src = x + (n * c * b * b + chan) * plane + h * W;
+          for (int64_t w = 0; w < W; ++w) out[w * b + j] = src[w];
+        }
+      }
+    }
+  });
+}
+
 // DepthToSpace (DCR or CRD order) and SpaceToDepth: a 6-D transpose between reshapes.
 class SpaceDepthKernel : public OpKernel {
  public:
@@ -175,6 +198,15 @@ class SpaceDepthKernel : public OpKernel {
       perm = {0, 3, 5, 1, 2, 4};
     }
     Tensor& y = ctx.output(0, out, x.dtype());
+    if (to_space_ && y.num_elements() > 0 && !is_sub_byte_type(x.dtype())) {
+      dispatch_storage(x.dtype(), [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        depth_to_space_rows<T>(static_cast<const T*>(x.raw_data()),
+                               static_cast<T*>(y.mutable_raw_data()), N, out[1], H, W, b, crd_,
+                               ctx.thread_pool());
+      });
+      return;
+    }
     std::vector<int64_t> tdims(6);
     for (size_t k = 0; k < 6; ++k) tdims[k] = six[size_t(perm[k])];
     Tensor yv = y.reshaped(Shape(tdims));
