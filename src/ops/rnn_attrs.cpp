@@ -118,4 +118,74 @@ RnnAttrs parse_rnn_attrs(const ir::Node& node, int64_t opset) {
   return a;
 }
 
+namespace {
+
+void expect_shape(const ir::Node& node, const Tensor& t, const char* what,
+                  const std::vector<int64_t>& dims) {
+  if (t.shape().dims() != dims)
+    fail(ErrorCode::kInvalidArgument, node.describe(), ": ", what, " has shape ",
+         t.shape().to_string(), ", expected ", Shape(dims).to_string());
+}
+
+}  // namespace
+
+RnnDims check_rnn_inputs(const ir::Node& node, const RnnAttrs& a, int64_t gates,
+                         const std::vector<const Tensor*>& inputs) {
+  auto in = [&](size_t i) { return i < inputs.size() ? inputs[i] : nullptr; };
+  auto bad = [&](auto&&... args) {
+    fail(ErrorCode::kInvalidArgument, node.describe(), ": ", args...);
+  };
+  const char* names[] = {"X", "W", "R"};
+  for (size_t i = 0; i < 3; ++i)
+    if (!in(i)) bad("required input ", i, " (", names[i], ") is missing");
+  const Tensor& x = *in(0);
+  const Tensor& w = *in(1);
+  const Tensor& r = *in(2);
+  if (x.rank() != 3) bad("X must be 3-D, got ", x.shape().to_string());
+  if (r.rank() != 3) bad("R must be 3-D, got ", r.shape().to_string());
+  if (w.dtype() != x.dtype() || r.dtype() != x.dtype())
+    bad("X, W and R must have one type, got ", data_type_name(x.dtype()), ", ",
+        data_type_name(w.dtype()), ", ", data_type_name(r.dtype()));
+  RnnDims d;
+  d.dirs = a.num_directions;
+  d.seq = a.layout == 0 ? x.shape()[0] : x.shape()[1];
+  d.batch = a.layout == 0 ? x.shape()[1] : x.shape()[0];
+  d.input = x.shape()[2];
+  d.hidden = a.hidden_size > 0 ? a.hidden_size : r.shape()[2];
+  // Checked against R's last dimension before any product: a hidden_size
+  // of 2^62 would overflow gates * hidden.
+  if (d.hidden != r.shape()[2])
+    bad("hidden_size ", d.hidden, " does not match R ", r.shape().to_string(),
+        " (its last dimension)");
+  const int64_t gh = gates * d.hidden;
+  expect_shape(node, w, "W", {d.dirs, gh, d.input});
+  expect_shape(node, r, "R", {d.dirs, gh, d.hidden});
+  if (const Tensor* b = in(3)) {
+    if (b->dtype() != x.dtype()) bad("B must have the type of X");
+    expect_shape(node, *b, "B", {d.dirs, 2 * gh});
+  }
+  if (const Tensor* l = in(4)) {
+    if (l->dtype() != DataType::kInt32)
+      bad("sequence_lens must be int32, got ", data_type_name(l->dtype()));
+    expect_shape(node, *l, "sequence_lens", {d.batch});
+  }
+  const std::vector<int64_t> state = a.layout == 0
+                                         ? std::vector<int64_t>{d.dirs, d.batch, d.hidden}
+                                         : std::vector<int64_t>{d.batch, d.dirs, d.hidden};
+  const bool lstm = gates == 4;
+  for (size_t i : {size_t(5), size_t(6)}) {
+    if (i == 6 && !lstm) break;
+    if (const Tensor* s = in(i)) {
+      if (s->dtype() != x.dtype()) bad("input ", i, " must have the type of X");
+      expect_shape(node, *s, i == 5 ? "initial_h" : "initial_c", state);
+    }
+  }
+  if (lstm)
+    if (const Tensor* p = in(7)) {
+      if (p->dtype() != x.dtype()) bad("P must have the type of X");
+      expect_shape(node, *p, "P", {d.dirs, 3 * d.hidden});
+    }
+  return d;
+}
+
 }  // namespace tessera::ops::rnn

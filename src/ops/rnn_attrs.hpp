@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/tensor.hpp"
 #include "ir/graph.hpp"
 
 namespace tessera::ops::rnn {
@@ -50,5 +51,19 @@ struct RnnAttrs {
 // both directions; activation_alpha and activation_beta are taken in order by
 // the functions that use them, each function's own default otherwise.
 RnnAttrs parse_rnn_attrs(const ir::Node& node, int64_t opset);
+
+// The sizes a run of a recurrent node works with.
+struct RnnDims {
+  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
+};
+
+// Checks a run's inputs against each other and the attributes: X, W and R
+// (required), B, sequence_lens and initial_h, and for LSTM (gates == 4)
+// initial_c and P. `inputs` holds the node's inputs by position, null where
+// omitted (it may be shorter than the op's input list). Fails with
+// kInvalidArgument naming the node and the input; every provider's kernels
+// call it, so they refuse the same runs with the same words.
+RnnDims check_rnn_inputs(const ir::Node& node, const RnnAttrs& a, int64_t gates,
+                         const std::vector<const Tensor*>& inputs);
 
 }  // namespace tessera::ops::rnn

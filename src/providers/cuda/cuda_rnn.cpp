@@ -30,16 +30,7 @@ enum class Op { kRnn, kGru, kLstm };
 
 int64_t gates_of(Op op) { return op == Op::kRnn ? 1 : (op == Op::kGru ? 3 : 4); }
 
-struct Dims {
-  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
-};
-
-void expect_shape(const ep::KernelContext& ctx, const Tensor& t, const char* what,
-                  const std::vector<int64_t>& dims) {
-  if (t.shape().dims() != dims)
-    ctx.fail_node(what, " has shape ", t.shape().to_string(), ", expected ",
-                  Shape(dims).to_string());
-}
+using Dims = ops::rnn::RnnDims;
 
 // Input i as float in device memory: the tensor itself when it is float,
 // else a widened copy in scratch; null when the input is absent.
@@ -229,51 +220,9 @@ class CudaRecurrent : public CudaKernel {
   }
 
   Dims check_inputs(const ep::KernelContext& ctx) const {
-    const Tensor& x = ctx.required_input(0);
-    const Tensor& w = ctx.required_input(1);
-    const Tensor& r = ctx.required_input(2);
-    if (x.rank() != 3) ctx.fail_node("X must be 3-D, got ", x.shape().to_string());
-    if (r.rank() != 3) ctx.fail_node("R must be 3-D, got ", r.shape().to_string());
-    if (w.dtype() != x.dtype() || r.dtype() != x.dtype())
-      ctx.fail_node("X, W and R must have one type, got ", data_type_name(x.dtype()), ", ",
-                    data_type_name(w.dtype()), ", ", data_type_name(r.dtype()));
-    Dims d;
-    d.dirs = a_.num_directions;
-    d.seq = a_.layout == 0 ? x.shape()[0] : x.shape()[1];
-    d.batch = a_.layout == 0 ? x.shape()[1] : x.shape()[0];
-    d.input = x.shape()[2];
-    d.hidden = a_.hidden_size > 0 ? a_.hidden_size : r.shape()[2];
-    if (d.hidden != r.shape()[2])
-      ctx.fail_node("hidden_size ", d.hidden, " does not match R ", r.shape().to_string(),
-                    " (its last dimension)");
-    const int64_t gh = gates_ * d.hidden;
-    expect_shape(ctx, w, "W", {d.dirs, gh, d.input});
-    expect_shape(ctx, r, "R", {d.dirs, gh, d.hidden});
-    if (const Tensor* b = ctx.input(3)) {
-      if (b->dtype() != x.dtype()) ctx.fail_node("B must have the type of X");
-      expect_shape(ctx, *b, "B", {d.dirs, 2 * gh});
-    }
-    if (const Tensor* l = ctx.input(4)) {
-      if (l->dtype() != DataType::kInt32)
-        ctx.fail_node("sequence_lens must be int32, got ", data_type_name(l->dtype()));
-      expect_shape(ctx, *l, "sequence_lens", {d.batch});
-    }
-    const std::vector<int64_t> state = a_.layout == 0
-                                           ? std::vector<int64_t>{d.dirs, d.batch, d.hidden}
-                                           : std::vector<int64_t>{d.batch, d.dirs, d.hidden};
-    for (size_t i : {size_t(5), size_t(6)}) {
-      if (i == 6 && op_ != Op::kLstm) break;
-      if (const Tensor* s = ctx.input(i)) {
-        if (s->dtype() != x.dtype()) ctx.fail_node("input ", i, " must have the type of X");
-        expect_shape(ctx, *s, i == 5 ? "initial_h" : "initial_c", state);
-      }
-    }
-    if (op_ == Op::kLstm)
-      if (const Tensor* p = ctx.input(7)) {
-        if (p->dtype() != x.dtype()) ctx.fail_node("P must have the type of X");
-        expect_shape(ctx, *p, "P", {d.dirs, 3 * d.hidden});
-      }
-    return d;
+    std::vector<const Tensor*> inputs;
+    for (size_t i = 0; i < 8; ++i) inputs.push_back(ctx.input(i));
+    return ops::rnn::check_rnn_inputs(ctx.node(), a_, gates_, inputs);
   }
 
   Op op_;

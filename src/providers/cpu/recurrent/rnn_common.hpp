@@ -18,68 +18,47 @@ namespace tessera::cpu::rnn {
 
 using ActKind = ops::rnn::ActKind;
 
-struct Activation {
-  ActKind kind = ActKind::kTanh;
-  float alpha = 0.f, beta = 0.f;
+using Activation = ops::rnn::Activation;
+using RnnAttrs = ops::rnn::RnnAttrs;
+using RnnDims = ops::rnn::RnnDims;
 
-  template <typename A>
-  A operator()(A x) const {
-    switch (kind) {
-      case ActKind::kRelu:
-        return x > A(0) ? x : A(0);
-      case ActKind::kTanh:
-        return std::tanh(x);
-      case ActKind::kSigmoid:
-        return sigmoid(x);
-      case ActKind::kAffine:
-        return A(alpha) * x + A(beta);
-      case ActKind::kLeakyRelu:
-        return x >= A(0) ? x : A(alpha) * x;
-      case ActKind::kThresholdedRelu:
-        return x >= A(alpha) ? x : A(0);
-      case ActKind::kScaledTanh:
-        return A(alpha) * std::tanh(A(beta) * x);
-      case ActKind::kHardSigmoid: {
-        A v = A(alpha) * x + A(beta);
-        return v < A(0) ? A(0) : (v > A(1) ? A(1) : v);
-      }
-      case ActKind::kElu:
-        return x >= A(0) ? x : A(alpha) * (std::exp(x) - A(1));
-      case ActKind::kSoftsign:
-        return x / (A(1) + std::abs(x));
-      case ActKind::kSoftplus:
-        // log(1 + e^x) without overflow for large x.
-        return x > A(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+// f(x) for one element, in the run's compute type.
+template <typename A>
+A apply_activation(const Activation& f, A x) {
+  const A alpha = A(f.alpha), beta = A(f.beta);
+  switch (f.kind) {
+    case ActKind::kRelu:
+      return x > A(0) ? x : A(0);
+    case ActKind::kTanh:
+      return std::tanh(x);
+    case ActKind::kSigmoid:
+      return sigmoid(x);
+    case ActKind::kAffine:
+      return alpha * x + beta;
+    case ActKind::kLeakyRelu:
+      return x >= A(0) ? x : alpha * x;
+    case ActKind::kThresholdedRelu:
+      return x >= alpha ? x : A(0);
+    case ActKind::kScaledTanh:
+      return alpha * std::tanh(beta * x);
+    case ActKind::kHardSigmoid: {
+      A v = alpha * x + beta;
+      return v < A(0) ? A(0) : (v > A(1) ? A(1) : v);
     }
-    return x;
+    case ActKind::kElu:
+      return x >= A(0) ? x : alpha * (std::exp(x) - A(1));
+    case ActKind::kSoftsign:
+      return x / (A(1) + std::abs(x));
+    case ActKind::kSoftplus:
+      // log(1 + e^x) without overflow for large x.
+      return x > A(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
   }
-};
+  return x;
+}
 
-// Attributes every recurrent op has, parsed once.
-struct RnnAttrs {
-  int64_t num_directions = 1;
-  bool bidirectional = false;
-  bool reverse = false;      // direction == "reverse" (single direction)
-  int64_t hidden_size = -1;  // -1: take it from R
-  int64_t layout = 0;
-  bool has_clip = false;
-  float clip = 0.f;
-  // acts_per_dir activations for direction 0, then for direction 1.
-  std::vector<Activation> acts;
-};
-
-// The node's attributes, parsed by the rule every provider shares
-// (ops/rnn_attrs.hpp).
-RnnAttrs parse_rnn_attrs(const ep::KernelInfo& info);
-
-struct RnnDims {
-  int64_t seq = 0, batch = 0, input = 0, hidden = 0, dirs = 1;
-};
-
-// Checks X, W, R (and B, sequence_lens, initial_h, and extra [dirs, batch, hidden]
-// state inputs listed in `state_inputs`) against `gates` gates; returns the dims.
-RnnDims check_rnn_inputs(const ep::KernelContext& ctx, const RnnAttrs& a, int64_t gates,
-                         const std::vector<size_t>& state_inputs);
+// The run's inputs checked by the rule every provider shares
+// (ops::rnn::check_rnn_inputs) for `gates` gates; returns the dims.
+RnnDims check_rnn_inputs(const ep::KernelContext& ctx, const RnnAttrs& a, int64_t gates);
 
 // sequence_lens (input 4) as a vector; all `seq` when absent. Checked in [0, seq].
 std::vector<int64_t> sequence_lengths(const ep::KernelContext& ctx, const RnnDims& d);

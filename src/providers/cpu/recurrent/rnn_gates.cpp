@@ -14,9 +14,9 @@ void map(A* x, int64_t n, const Op& op) {
 }
 
 // The piecewise-linear functions get a loop of their own, which the compiler
-// vectorises; Activation::operator() switches on the kind per element, and
+// vectorises; apply_activation switches on the kind per element, and
 // that took a tenth of deepspeech's Relu RNN. Each computes what
-// Activation::operator() does.
+// apply_activation does.
 template <typename A>
 void activate_scalar(const Activation& f, A* x, int64_t n) {
   const A alpha = A(f.alpha), beta = A(f.beta);
@@ -35,7 +35,7 @@ void activate_scalar(const Activation& f, A* x, int64_t n) {
         return y < A(0) ? A(0) : (y > A(1) ? A(1) : y);
       });
     default:
-      map(x, n, [&](A v) { return f(v); });
+      map(x, n, [&](A v) { return apply_activation(f, v); });
   }
 }
 
@@ -79,7 +79,7 @@ void activate(const Activation& f, const float* x, float* out, int64_t n) {
 }
 
 void activate(const Activation& f, const double* x, double* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = apply_activation(f, x[i]);
 }
 
 }  // namespace tessera::cpu::rnn

@@ -2,7 +2,7 @@
 // vector updates the cells are made of. In float runs the default
 // activations (Sigmoid, Tanh), and ScaledTanh and Softplus, go through the
 // vector kernels of linalg/vec_math.hpp; the other activations, and every
-// double run, use Activation's scalar form.
+// double run, use apply_activation.
 #pragma once
 #include <cstdint>
 

@@ -32,9 +32,8 @@ struct Run {
   A* y = nullptr;    // [seq, dirs, batch, hidden]; null when Y is not wanted
   std::vector<A> x_copy, y_copy;
 
-  Run(ep::KernelContext& ctx, const RnnAttrs& a, int64_t gates,
-      const std::vector<size_t>& state_inputs)
-      : d(rnn::check_rnn_inputs(ctx, a, gates, state_inputs)), lens(rnn::sequence_lengths(ctx, d)) {
+  Run(ep::KernelContext& ctx, const RnnAttrs& a, int64_t gates)
+      : d(rnn::check_rnn_inputs(ctx, a, gates)), lens(rnn::sequence_lengths(ctx, d)) {
     const Tensor& xt = ctx.required_input(0);
     const bool in_place = a.layout == 0 && xt.dtype() == kComputeType<A>;
     if (in_place) {
@@ -150,7 +149,7 @@ class RecurrentKernel : public ep::OpKernel {
 class RnnKernel : public RecurrentKernel {
  public:
   explicit RnnKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info), 1, {0, 1}) {}
+      : RecurrentKernel(info, ops::rnn::parse_rnn_attrs(info.node(), info.opset()), 1, {0, 1}) {}
 
   void compute(ep::KernelContext& ctx) const override {
     with_compute_type(ctx.required_input(0).dtype(), [&](auto z) { run<decltype(z)>(ctx); });
@@ -159,7 +158,7 @@ class RnnKernel : public RecurrentKernel {
  private:
   template <typename A>
   void run(ep::KernelContext& ctx) const {
-    Run<A> c(ctx, a_, 1, {5});
+    Run<A> c(ctx, a_, 1);
     const RnnDims& d = c.d;
     const int64_t H = d.hidden;
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
@@ -193,7 +192,7 @@ class RnnKernel : public RecurrentKernel {
 class GruKernel : public RecurrentKernel {
  public:
   explicit GruKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info), 3,
+      : RecurrentKernel(info, ops::rnn::parse_rnn_attrs(info.node(), info.opset()), 3,
                         r_split(info.attr_int("linear_before_reset", 0) != 0)),
         linear_before_reset_(info.attr_int("linear_before_reset", 0) != 0) {}
 
@@ -204,7 +203,7 @@ class GruKernel : public RecurrentKernel {
  private:
   template <typename A>
   void run(ep::KernelContext& ctx) const {
-    Run<A> c(ctx, a_, 3, {5});
+    Run<A> c(ctx, a_, 3);
     const RnnDims& d = c.d;
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
@@ -288,7 +287,7 @@ class GruKernel : public RecurrentKernel {
 class LstmKernel : public RecurrentKernel {
  public:
   explicit LstmKernel(const ep::KernelInfo& info)
-      : RecurrentKernel(info, rnn::parse_rnn_attrs(info), 4, {0, 4}),
+      : RecurrentKernel(info, ops::rnn::parse_rnn_attrs(info.node(), info.opset()), 4, {0, 4}),
         input_forget_(info.attr_int("input_forget", 0) != 0) {}
 
   void compute(ep::KernelContext& ctx) const override {
@@ -298,17 +297,12 @@ class LstmKernel : public RecurrentKernel {
  private:
   template <typename A>
   void run(ep::KernelContext& ctx) const {
-    Run<A> c(ctx, a_, 4, {5, 6});
+    Run<A> c(ctx, a_, 4);
     const RnnDims& d = c.d;
     const int64_t H = d.hidden;
     std::vector<A> cell = rnn::load_state<A>(ctx.input(6), d, a_.layout);
     std::vector<A> p;
-    if (const Tensor* pt = ctx.input(7)) {
-      if (pt->shape() != Shape{d.dirs, 3 * H})
-        ctx.fail_node("P has shape ", pt->shape().to_string(), ", expected ",
-                      Shape{d.dirs, 3 * H}.to_string());
-      p = load_float<A>(*pt);
-    }
+    if (const Tensor* pt = ctx.input(7)) p = load_float<A>(*pt);
     const GateWeights<A> W = w_weights<A>(ctx, d), R = r_weights<A>(ctx, d);
     ThreadPool& pool = ctx.thread_pool();
     for_each_direction(pool, d, 4, [&](int64_t dir) {
