@@ -4,6 +4,7 @@
 // repeats). Pad maps each output coordinate to an input one per axis, or to
 // the fill value (index_ops.cu).
 #include "ep/op_shape.hpp"
+#include "ops/pad_extents.hpp"
 #include "providers/cuda/copy_plan.hpp"
 #include "providers/cuda/cuda_call.hpp"
 #include "providers/cuda/cuda_index_ops.hpp"
@@ -124,35 +125,15 @@ class CudaPad : public CudaKernel {
     if (r > kMaxIndexRank)
       ctx.fail_node("input of rank ", r, "; the CUDA kernel takes at most ", kMaxIndexRank);
     const std::vector<int64_t> pads = opset_ < 11 ? pads_attr_ : host_ints(ctx, 1, "pads");
-    std::vector<int64_t> axes;
-    if (opset_ >= 18 && ctx.input(3))
-      axes = host_ints(ctx, 3, "axes");
-    else
-      for (int64_t k = 0; k < r; ++k) axes.push_back(k);
-    const size_t na = axes.size();
-    if (pads.size() != 2 * na)
-      ctx.fail_node("pads ", Shape(pads).to_string(), " should have ", 2 * na,
-                    " entries for input of shape ", in.to_string());
-    std::vector<int64_t> begin(static_cast<size_t>(r), 0), end(static_cast<size_t>(r), 0);
-    for (size_t i = 0; i < na; ++i) {
-      const size_t k = normalized_axis(ctx, axes[i], in);
-      begin[k] = pads[i];
-      end[k] = pads[i + na];
-    }
+    const std::vector<int64_t> axes =
+        opset_ >= 18 && ctx.input(3) ? host_ints(ctx, 3, "axes") : std::vector<int64_t>{};
+    const ops::PadExtents e = ops::pad_extents(ctx.node(), in, pads, axes);
     PadPlan p;
     p.rank = int(r);
     p.mode = mode_;
     const std::vector<int64_t> st = dense_strides(in.dims());
-    std::vector<int64_t> dims(static_cast<size_t>(r));
+    const std::vector<int64_t>&begin = e.begin, &end = e.end, &dims = e.dims;
     for (size_t k = 0; k < size_t(r); ++k) {
-      if (__builtin_add_overflow(in[k], begin[k], &dims[k]) ||
-          __builtin_add_overflow(dims[k], end[k], &dims[k]) || begin[k] == INT64_MIN ||
-          end[k] == INT64_MIN)
-        ctx.fail_node("pads ", Shape(pads).to_string(), " overflow axis ", k, " of shape ",
-                      in.to_string());
-      if (dims[k] < 0)
-        ctx.fail_node("pads ", Shape(pads).to_string(), " remove more than axis ", k, " of shape ",
-                      in.to_string(), " holds");
       // Negative pads crop first; the rest pads around the cropped range.
       p.lo[k] = std::max<int64_t>(0, -begin[k]);
       p.len[k] = in[k] - std::max<int64_t>(0, -end[k]) - p.lo[k];

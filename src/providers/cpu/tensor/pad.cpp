@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ep/op_shape.hpp"
+#include "ops/pad_extents.hpp"
 #include "providers/cpu/tensor/element_ops.hpp"
 #include "providers/cpu/tensor/tensor_kernels.hpp"
 
@@ -44,25 +45,10 @@ class PadKernel : public OpKernel {
     const Shape& in = x.shape();
     int64_t r = int64_t(in.rank());
     std::vector<int64_t> pads = opset_ < 11 ? pads_attr_ : read_ints(ctx.required_input(1));
-    std::vector<int64_t> axes;
-    if (opset_ >= 18 && ctx.input(3)) {
-      axes = read_ints(*ctx.input(3));
-    } else {
-      for (int64_t k = 0; k < r; ++k) axes.push_back(k);
-    }
-    size_t na = axes.size();
-    if (pads.size() != 2 * na)
-      ctx.fail_node("pads ", Shape(pads).to_string(), " should have ", 2 * na,
-                    " entries for input of shape ", in.to_string());
-    std::vector<int64_t> begin(static_cast<size_t>(r), 0), end(static_cast<size_t>(r), 0);
-    for (size_t i = 0; i < na; ++i) {
-      int64_t a = axes[i];
-      if (a < -r || a >= r)
-        ctx.fail_node("axis ", a, " is out of range for input of shape ", in.to_string());
-      size_t k = size_t(a < 0 ? a + r : a);
-      begin[k] = pads[i];
-      end[k] = pads[i + na];
-    }
+    const std::vector<int64_t> axes =
+        opset_ >= 18 && ctx.input(3) ? read_ints(*ctx.input(3)) : std::vector<int64_t>{};
+    const ops::PadExtents e = ops::pad_extents(ctx.node(), in, pads, axes);
+    const std::vector<int64_t>&begin = e.begin, &end = e.end, &dims = e.dims;
     Tensor fill;
     if (mode_ == PadMode::kConstant) {
       const Tensor* cv = opset_ >= 11 ? ctx.input(2) : nullptr;
@@ -74,19 +60,6 @@ class PadKernel : public OpKernel {
       } else {
         fill = make_scalar(x.dtype(), double(value_attr_));
       }
-    }
-    std::vector<int64_t> dims(static_cast<size_t>(r));
-    for (size_t k = 0; k < size_t(r); ++k) {
-      // Pads come from the model: the sum must not overflow, and a pad of
-      // INT64_MIN could not be negated below.
-      if (__builtin_add_overflow(in[k], begin[k], &dims[k]) ||
-          __builtin_add_overflow(dims[k], end[k], &dims[k]) || begin[k] == INT64_MIN ||
-          end[k] == INT64_MIN)
-        ctx.fail_node("pads ", Shape(pads).to_string(), " overflow axis ", k, " of shape ",
-                      in.to_string());
-      if (dims[k] < 0)
-        ctx.fail_node("pads ", Shape(pads).to_string(), " remove more than axis ", k, " of shape ",
-                      in.to_string(), " holds");
     }
     // The output first: one too large to hold fails there, naming its size,
     // before a map of that many entries is built.
