@@ -5,11 +5,29 @@
 
 namespace tessera::optimizer {
 
-void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOptions& options,
-              std::vector<PhaseTiming>* timings) {
-  if (level == GraphOptimizationLevel::kDisableAll) return;
-  ir::Graph& g = model.graph;
-  PhaseTimer timer(timings);
+namespace {
+
+// The passes of `level` over `g`, the model's graph or a control-flow body.
+void optimize_graph(ir::Model& model, ir::Graph& g, GraphOptimizationLevel level,
+                    const OptimizeOptions& options, PhaseTimer& timer) {
+  // Bodies first (Loop, Scan, If branches, at any depth): they get the same
+  // passes as the main graph, so a model whose work sits in a body (a
+  // decoder's generation Loop, layers inside If branches) is folded and
+  // fused like one without. What a body stops reading from outside then
+  // frees the enclosing graph's passes. A body may be shared with the model
+  // the caller passed in (subgraphs are held by shared pointers), so each is
+  // copied before it changes.
+  for (auto& n : g.nodes)
+    for (auto& a : n.attributes) {
+      if (a.g) {
+        a.g = std::make_shared<ir::Graph>(*a.g);
+        optimize_graph(model, *a.g, level, options, timer);
+      }
+      for (auto& sub : a.graphs) {
+        sub = std::make_shared<ir::Graph>(*sub);
+        optimize_graph(model, *sub, level, options, timer);
+      }
+    }
   // Each pass is timed under its own name ("optimize: fold_constants").
   auto run = [&](const char* name, auto&& pass) -> size_t {
     return timer.time(std::string("optimize: ") + name, pass);
@@ -26,7 +44,8 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
                             /*keep_dequantize=*/true);
     });
     changed += run("eliminate_identities", [&] { return eliminate_identities(g); });
-    changed += run("eliminate_redundant_casts", [&] { return eliminate_redundant_casts(model, g); });
+    changed +=
+        run("eliminate_redundant_casts", [&] { return eliminate_redundant_casts(model, g); });
     changed +=
         run("eliminate_common_subexpressions", [&] { return eliminate_common_subexpressions(g); });
     if (!changed) break;
@@ -64,6 +83,15 @@ void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOpti
     run("fuse_activations", [&] { return fuse_activations(model, g, /*gemm=*/false); });
   }
   run("eliminate_dead_nodes", [&] { return eliminate_dead_nodes(g); });
+}
+
+}  // namespace
+
+void optimize(ir::Model& model, GraphOptimizationLevel level, const OptimizeOptions& options,
+              std::vector<PhaseTiming>* timings) {
+  if (level == GraphOptimizationLevel::kDisableAll) return;
+  PhaseTimer timer(timings);
+  optimize_graph(model, model.graph, level, options, timer);
 }
 
 size_t fold_constants_after_transforms(ir::Model& model, const ep::KernelRegistry* kernels,
