@@ -49,17 +49,20 @@ Tensor SharedInitializers::Entry::get() const {
   return b ? Tensor(dtype, shape, std::move(b), offset) : Tensor();
 }
 
-void SharedInitializers::prune() {
+void SharedInitializers::prune_when_grown() {
+  if (host_.size() + placed_.size() < 2 * entries_after_prune_ + 64) return;
   std::erase_if(host_, [](const auto& kv) { return kv.second.second.buffer.expired(); });
-  std::erase_if(placed_,
-                [](const Placed& p) { return p.host.expired() || p.copy.buffer.expired(); });
+  std::erase_if(placed_, [](const auto& kv) {
+    return kv.second.host.expired() || kv.second.copy.buffer.expired();
+  });
+  entries_after_prune_ = host_.size() + placed_.size();
 }
 
 Tensor SharedInitializers::share_host(const std::string& name, const Tensor& t) {
   if (!t.buffer() || t.dtype() == DataType::kString || !t.memory_info().host_accessible()) return t;
   uint64_t h = content_hash(name, t);
   std::lock_guard<std::mutex> lock(mu_);
-  prune();
+  prune_when_grown();
   auto [lo, hi] = host_.equal_range(h);
   for (auto it = lo; it != hi; ++it) {
     if (it->second.first != name) continue;
@@ -77,9 +80,11 @@ Tensor SharedInitializers::share_host(const std::string& name, const Tensor& t) 
 Tensor SharedInitializers::share_placed(const Tensor& host, const MemoryInfo& dst,
                                         const std::function<Tensor()>& make) {
   std::lock_guard<std::mutex> lock(mu_);
-  prune();
-  for (const auto& p : placed_) {
-    if (p.host_data != host.raw_data() || !p.dst.same_space(dst)) continue;
+  prune_when_grown();
+  auto [lo, hi] = placed_.equal_range(host.raw_data());
+  for (auto it = lo; it != hi; ++it) {
+    const Placed& p = it->second;
+    if (!p.dst.same_space(dst)) continue;
     auto h = p.host.lock();
     Tensor c = p.copy.get();
     if (h && h == host.buffer() && c.defined() && c.dtype() == host.dtype() &&
@@ -88,8 +93,8 @@ Tensor SharedInitializers::share_placed(const Tensor& host, const MemoryInfo& ds
   }
   Tensor c = make();
   if (host.buffer() && c.buffer())
-    placed_.push_back(
-        {host.buffer(), host.raw_data(), dst, Entry{c.buffer(), 0, c.dtype(), c.shape()}});
+    placed_.emplace(host.raw_data(),
+                    Placed{host.buffer(), dst, Entry{c.buffer(), 0, c.dtype(), c.shape()}});
   return c;
 }
 
@@ -97,7 +102,7 @@ size_t SharedInitializers::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
   for (const auto& kv : host_) n += !kv.second.second.buffer.expired();
-  for (const auto& p : placed_) n += !p.copy.buffer.expired();
+  for (const auto& kv : placed_) n += !kv.second.copy.buffer.expired();
   return n;
 }
 

@@ -36,15 +36,18 @@ class SharedInitializers {
   };
   struct Placed {
     std::weak_ptr<Buffer> host;
-    const void* host_data = nullptr;
     MemoryInfo dst;
     Entry copy;
   };
-  void prune();  // drops entries whose memory is gone
+  // Drops entries whose memory is gone once the tables have doubled since
+  // the last time: pruning on every call made a model of N initializers cost
+  // N^2 (20,000 of them took seconds).
+  void prune_when_grown();
 
   mutable std::mutex mu_;
   std::unordered_multimap<uint64_t, std::pair<std::string, Entry>> host_;  // content hash
-  std::vector<Placed> placed_;
+  std::unordered_multimap<const void*, Placed> placed_;  // by the host tensor's data
+  size_t entries_after_prune_ = 0;
 };
 
 }  // namespace tessera::runtime
