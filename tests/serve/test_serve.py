@@ -357,6 +357,58 @@ def concurrent_requests():
           all(results), f"{results.count(False)} wrong")
 
 
+def connection_burst(clients=128, rounds=3):
+    """`clients` connections opened at the same instant, each sending one
+    request: half to `batched` (answered 200 with its row), half to
+    `slow_batched` (max_queue_size 2: two answered 200 after its 1.5 s batch
+    delay, the rest 503 at once). Every connection must get a protocol
+    answer; a burst that overflows the listen queue makes the kernel reset
+    connections instead (docs/serving.md, Connections)."""
+    import http.client
+    import threading
+    host, port = URL.split("//")[1].split(":")
+    bodies = {
+        "batched": json.dumps({"inputs": [
+            tensor("x", np.array([[1, 2, 3, 4]], np.float32), "FP32"),
+            tensor("idx", np.array([[2]], np.int64), "INT64")]}),
+        "slow_batched": json.dumps({"inputs": [
+            tensor("x", np.array([[1, 2]], np.float32), "FP32")]})}
+    wrong = []
+    for _ in range(rounds):
+        start = threading.Barrier(clients)
+        answers = [None] * clients
+
+        def one(i):
+            model = "batched" if i % 2 == 0 else "slow_batched"
+            try:
+                start.wait()
+                c = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT)
+                c.request("POST", f"/v2/models/{model}/infer", body=bodies[model],
+                          headers={"Content-Type": "application/json"})
+                r = c.getresponse()
+                answers[i] = (model, r.status, r.read())
+                c.close()
+            except Exception as e:  # a reset or a refusal: what the check is for
+                answers[i] = (model, None, repr(e))
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for model, status, body in answers:
+            if status == 200:
+                data = json.loads(body)["outputs"]
+                ok = any(o["data"] in ([3.0], [2.0, 4.0]) for o in data)
+            elif status == 503:
+                ok = model == "slow_batched" and "max_queue_size 2" in json.loads(body)["error"]
+            else:
+                ok = False
+            if not ok:
+                wrong.append((model, status, body[:120]))
+    check(f"{rounds} bursts of {clients} connections opened at once: each answered 200 with its "
+          "row or 503 with the JSON error, none reset", not wrong, f"{len(wrong)} wrong: {wrong[:3]}")
+
+
 def metric_values():
     r = requests.get(METRICS, timeout=TIMEOUT)
     values = {}
@@ -553,6 +605,7 @@ datatypes()
 binary_data()
 bad_requests()
 concurrent_requests()
+connection_burst()
 metrics()
 dynamic_batching()
 overload_and_timeouts()
