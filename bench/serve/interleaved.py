@@ -15,8 +15,10 @@ the in-process slice after it:
 - compute per full batch: the server's mean session run of max_batch_size
   rows (statistics extension) over the in-process mean run;
 - CPU per row: the server process's CPU time per request (all its threads,
-  /proc) over the in-process CPU time per row; and the server's context
-  switches per request;
+  /proc) over the in-process CPU time per row; the server's context
+  switches per request, and the share of its CPU its two busiest threads
+  took (the thread that runs the session and the intra-op worker, with two
+  cores);
 - the load average at the end of the pair.
 
 Sequence lengths (`--seq-lens`): a dynamic second dimension of the inputs
@@ -90,18 +92,26 @@ def parse_args():
 
 
 def process_times(pid):
-    """(CPU seconds, context switches) of process `pid`'s threads now."""
-    ticks, switches = 0, 0
+    """(CPU seconds, context switches, {thread id: CPU ticks}) of process
+    `pid`'s threads now."""
+    ticks, switches, per_thread = 0, 0, {}
     for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
         try:
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
             status = (task / "status").read_text()
         except OSError:  # the thread ended while it was read
             continue
-        ticks += int(fields[11]) + int(fields[12])
+        per_thread[task.name] = int(fields[11]) + int(fields[12])
+        ticks += per_thread[task.name]
         switches += sum(int(line.split()[1]) for line in status.splitlines()
                         if "ctxt_switches:" in line)
-    return ticks / os.sysconf("SC_CLK_TCK"), switches
+    return ticks / os.sysconf("SC_CLK_TCK"), switches, per_thread
+
+
+def top_two_share(before, after):
+    """The share of a slice's server CPU taken by its two busiest threads."""
+    used = sorted((t - before.get(k, 0) for k, t in after.items()), reverse=True)
+    return sum(used[:2]) / sum(used) if sum(used) > 0 else float("nan")
 
 
 def full_batches(http, model, rows):
@@ -187,8 +197,11 @@ def main():
         bodies = [http_body(r) for r in rows]
         batch = {n: np.repeat(a, args.max_batch, axis=0) for n, (_, a) in rows[0].items()}
         np.savez(work / "batch.npz", **batch)
-        for i in range(len(configs)):  # warm-up: first runs allocate
-            server_slice(http, f"v{i}", bodies, args.clients, 2)
+        # Warm-up: the first runs at a shape allocate and plan; each model
+        # runs at least 3 full batches before it is measured.
+        for i in range(len(configs)):
+            while full_batches(http, f"v{i}", args.max_batch)[0] < 3:
+                server_slice(http, f"v{i}", bodies, args.clients, 2)
         print(f"model {args.model}; {args.clients} HTTP clients, one-row requests"
               f"{'; sequence lengths ' + args.seq_lens if args.seq_lens != '1' else ''}; "
               f"max_batch_size {args.max_batch}, max_queue_delay_microseconds {args.delay_us}; "
@@ -196,15 +209,15 @@ def main():
         print("| round | config | server req/s | in-process rows/s | throughput ratio "
               "| server ms per full batch | in-process ms per batch | compute ratio "
               "| server CPU ms/req | in-process CPU ms/row | CPU ratio | server context switches/req "
-              "| load average |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| server CPU in its 2 busiest threads | load average |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in range(args.rounds):
             for i, extra in enumerate(configs):
                 model = f"v{i}"
                 runs0, busy0 = full_batches(http, model, args.max_batch)
-                cpu0, switches0 = process_times(server.pid)
+                cpu0, switches0, threads0 = process_times(server.pid)
                 done, seconds = server_slice(http, model, bodies, args.clients, args.seconds)
-                cpu1, switches1 = process_times(server.pid)
+                cpu1, switches1, threads1 = process_times(server.pid)
                 runs1, busy1 = full_batches(http, model, args.max_batch)
                 out = subprocess.run(
                     [sys.executable, "-c", IN_PROCESS, args.python_path, args.model,
@@ -220,7 +233,8 @@ def main():
                 print(f"| {r + 1} | {json.dumps(extra) if extra else 'default'} | {rate:.2f} | {ip_rate:.2f} "
                       f"| {rate / ip_rate:.3f} | {full:.1f} | {ip_run:.1f} | {full / ip_run:.3f} "
                       f"| {cpu:.1f} | {ip_cpu:.1f} | {cpu / ip_cpu:.3f} "
-                      f"| {(switches1 - switches0) / done:.1f} | {os.getloadavg()[0]:.1f} |", flush=True)
+                      f"| {(switches1 - switches0) / done:.1f} | {top_two_share(threads0, threads1):.3f} "
+                      f"| {os.getloadavg()[0]:.1f} |", flush=True)
     finally:
         server.terminate()
         try:

@@ -317,7 +317,7 @@ def main():
                                  "p50_ms": ms[0], "server_cpu": server_cpu / n,
                                  "client_cpu": client_cpu / n})
                     print(f"| {transport} | {'on' if model == 'batched' else 'off'} | "
-                          f"{concurrency} | {len(lat)} | {len(lat) / seconds:.0f} | "
+                          f"{concurrency} | {len(lat)} | {len(lat) / seconds:.3g} | "
                           f"{ms[0]:.2f} | {ms[1]:.2f} | {ms[2]:.2f} | {per_run} | {busy} | "
                           f"{server_cpu / n * 1000:.2f} | {switches / n:.1f} | {client_cpu / n * 1000:.2f} | "
                           f"{len(errors)} |", flush=True)

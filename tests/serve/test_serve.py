@@ -493,6 +493,38 @@ def dynamic_batching():
           "that one fails alone (400), the others get their rows", all(results), results)
 
 
+def batching_by_length():
+    """seq_batched: inputs [batch, seq] with dynamic batching up to 8 rows.
+    Eight concurrent one-row requests, four of length 3 and four of length 5:
+    a run may join only requests of one length, so no run holds more than 4
+    rows, and each request gets its own row back."""
+    rng = np.random.default_rng(5)
+
+    def stats():
+        r = get("/v2/models/seq_batched/versions/1/stats").json()["model_stats"][0]
+        return {b["batch_size"]: b["compute_infer"]["count"] for b in r["batch_stats"]}
+
+    def request(i):
+        x = rng.standard_normal((1, 3 if i % 2 else 5)).astype(np.float32)
+        r = post("/v2/models/seq_batched/infer", {"id": str(i), "inputs": [tensor("x", x, "FP32")]})
+        return (r.status_code == 200 and r.json()["id"] == str(i)
+                and output(r, "doubled")["shape"] == list(x.shape)
+                and np.allclose(output(r, "doubled")["data"], (2 * x).reshape(-1))
+                and np.allclose(output(r, "total")["data"], x.sum(axis=1), atol=1e-5)), r.text[:200]
+    before = stats()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(request, range(8)))
+    after = stats()
+    runs = {size: after.get(size, 0) - before.get(size, 0) for size in after}
+    runs = {size: n for size, n in runs.items() if n}
+    check("batching by length: 8 concurrent requests of lengths 3 and 5 each get their own row",
+          all(ok for ok, _ in results), [text for ok, text in results if not ok])
+    check(f"batching by length: runs by rows {runs}: none holds more than the 4 requests of one "
+          "length, the 8 rows are all counted, and some ran together",
+          runs and max(runs) <= 4 and sum(size * n for size, n in runs.items()) == 8
+          and sum(runs.values()) < 8, runs)
+
+
 def overload_and_timeouts():
     """slow_batched holds its requests 1.5 s for a batch that does not fill
     and takes at most 2 at once; timed_batched answers each after 200 ms."""
@@ -608,6 +640,7 @@ concurrent_requests()
 connection_burst()
 metrics()
 dynamic_batching()
+batching_by_length()
 overload_and_timeouts()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
