@@ -3,11 +3,11 @@
 
 On a machine whose load changes by the minute, a table of server rows
 followed by in-process rows compares two different machines. Here every
-round runs, for each configuration: a slice of `--clients` HTTP clients
-sending one-row requests (binary tensors) to the model with dynamic
-batching, then a slice of the model in its own process (Tessera's Python
-package, the same session configuration) running full batches of
-max_batch_size rows one after another. Each line pairs a server slice with
+round runs, for each configuration and number of clients: a slice of that
+many HTTP clients sending one-row requests (binary tensors) to the model
+with dynamic batching, then a slice of the model in its own process
+(Tessera's Python package, the same session configuration) running full
+batches of max_batch_size rows one after another. Each line pairs a server slice with
 the in-process slice after it:
 
 - throughput: the server's requests per second over the in-process rows per
@@ -28,7 +28,7 @@ slice runs the first length.
 
 Usage: /usr/bin/python3 bench/serve/interleaved.py --model M.onnx
          [--tessera build/tessera] [--configs '{}' '{"session_config": {...}}' ...]
-         [--rounds 3] [--seconds 10] [--clients 16] [--max-batch 8] [--delay-us 5000]
+         [--rounds 3] [--seconds 10] [--clients 16|8,16] [--max-batch 8] [--delay-us 5000]
          [--seq-lens 128] [--python-path build/python]"""
 import argparse
 import json
@@ -83,7 +83,8 @@ def parse_args():
                    help="config.json keys to add to each variant (JSON objects)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seconds", type=float, default=10.0, help="length of each slice")
-    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--clients", default="16",
+                   help="HTTP clients of a server slice; a list (8,16) measures each in turn")
     p.add_argument("--max-batch", type=int, default=8)
     p.add_argument("--delay-us", type=int, default=5000)
     p.add_argument("--seq-lens", default="1", help="lengths of a dynamic second dimension, one per client in turn")
@@ -174,6 +175,7 @@ def server_slice(http, model, bodies, clients, seconds):
 def main():
     args = parse_args()
     configs = [json.loads(c) for c in args.configs]
+    client_counts = [int(c) for c in args.clients.split(",")]
     seq_lens = [int(s) for s in args.seq_lens.split(",")]
     work = pathlib.Path(tempfile.mkdtemp(prefix="tessera-interleaved-"))
     repo = work / "repo"
@@ -186,7 +188,7 @@ def main():
     log = open(work / "server.log", "w")
     server, ports = serve_process.start_server(
         args.tessera, repo, log, grpc=False,
-        extra=["--http-threads", str(args.clients + 8), "--access-log", "none"])
+        extra=["--http-threads", str(max(client_counts) + 8), "--access-log", "none"])
     try:
         if "HTTP" not in ports:
             sys.exit(f"the server did not start: {(work / 'server.log').read_text()[-2000:]}")
@@ -201,22 +203,22 @@ def main():
         # runs at least 3 full batches before it is measured.
         for i in range(len(configs)):
             while full_batches(http, f"v{i}", args.max_batch)[0] < 3:
-                server_slice(http, f"v{i}", bodies, args.clients, 2)
-        print(f"model {args.model}; {args.clients} HTTP clients, one-row requests"
+                server_slice(http, f"v{i}", bodies, max(client_counts), 2)
+        print(f"model {args.model}; one-row requests over HTTP"
               f"{'; sequence lengths ' + args.seq_lens if args.seq_lens != '1' else ''}; "
               f"max_batch_size {args.max_batch}, max_queue_delay_microseconds {args.delay_us}; "
               f"{args.seconds:g} s slices; the in-process slice runs batches of {args.max_batch}\n")
-        print("| round | config | server req/s | in-process rows/s | throughput ratio "
+        print("| round | config | clients | server req/s | in-process rows/s | throughput ratio "
               "| server ms per full batch | in-process ms per batch | compute ratio "
               "| server CPU ms/req | in-process CPU ms/row | CPU ratio | server context switches/req "
               "| server CPU in its 2 busiest threads | load average |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for r in range(args.rounds):
-            for i, extra in enumerate(configs):
+            for i, extra, clients in [(i, e, c) for i, e in enumerate(configs) for c in client_counts]:
                 model = f"v{i}"
                 runs0, busy0 = full_batches(http, model, args.max_batch)
                 cpu0, switches0, threads0 = process_times(server.pid)
-                done, seconds = server_slice(http, model, bodies, args.clients, args.seconds)
+                done, seconds = server_slice(http, model, bodies, clients, args.seconds)
                 cpu1, switches1, threads1 = process_times(server.pid)
                 runs1, busy1 = full_batches(http, model, args.max_batch)
                 out = subprocess.run(
@@ -230,7 +232,8 @@ def main():
                 full = (busy1 - busy0) / (runs1 - runs0) * 1000 if runs1 > runs0 else float("nan")
                 ip_run = ip["seconds"] / ip["runs"] * 1000
                 cpu, ip_cpu = (cpu1 - cpu0) / done * 1000, ip["cpu"] / (ip["runs"] * args.max_batch) * 1000
-                print(f"| {r + 1} | {json.dumps(extra) if extra else 'default'} | {rate:.2f} | {ip_rate:.2f} "
+                print(f"| {r + 1} | {json.dumps(extra) if extra else 'default'} | {clients} "
+                      f"| {rate:.2f} | {ip_rate:.2f} "
                       f"| {rate / ip_rate:.3f} | {full:.1f} | {ip_run:.1f} | {full / ip_run:.3f} "
                       f"| {cpu:.1f} | {ip_cpu:.1f} | {cpu / ip_cpu:.3f} "
                       f"| {(switches1 - switches0) / done:.1f} | {top_two_share(threads0, threads1):.3f} "
