@@ -57,6 +57,11 @@ def parse_args():
     p.add_argument("--duration", type=float, default=5.0, help="seconds per row of the table")
     p.add_argument("--max-requests", type=int, default=200000, help="per row, a bound")
     p.add_argument("--transports", default="http,grpc")
+    p.add_argument("--batching", default="off,on",
+                   help="rows without (off) and with (on) dynamic batching")
+    p.add_argument("--seq-lens", default="",
+                   help="for inputs whose second dimension is dynamic: the lengths the clients "
+                        "send, one per client in turn (default: 1)")
     p.add_argument("--max-batch", type=int, default=16)
     p.add_argument("--delay-us", type=int, default=2000,
                    help="dynamic batching's max_queue_delay_microseconds")
@@ -131,14 +136,38 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_load(send, concurrency, duration, max_requests):
-    """Latencies (s) of the requests `concurrency` threads sent in `duration`."""
+def context_switches(pid):
+    """Voluntary plus involuntary context switches of the threads process
+    `pid` has now (those of threads that have ended are not counted)."""
+    total = 0
+    for task in pathlib.Path(f"/proc/{pid}/task").iterdir():
+        try:
+            for line in (task / "status").read_text().splitlines():
+                if "ctxt_switches:" in line:
+                    total += int(line.split()[1])
+        except OSError:  # the thread ended while it was read
+            pass
+    return total
+
+
+def batch_compute(http, model):
+    """{rows: (session runs, total compute seconds)} of the model's batches
+    (statistics extension)."""
+    stats = requests.get(f"{http}/v2/models/{model}/versions/1/stats", timeout=30).json()
+    return {b["batch_size"]: (b["compute_infer"]["count"], b["compute_infer"]["ns"] / 1e9)
+            for b in stats["model_stats"][0]["batch_stats"]}
+
+
+def run_load(make_send, concurrency, duration, max_requests):
+    """Latencies (s) of the requests `concurrency` threads sent in `duration`;
+    client i sends with make_send(i)."""
     latencies, errors = [], []
     lock = threading.Lock()
     budget = [max_requests]
     end = time.monotonic() + duration
 
-    def client():
+    def client(i):
+        send = make_send(i)
         mine = []
         while time.monotonic() < end:
             with lock:
@@ -157,7 +186,7 @@ def run_load(send, concurrency, duration, max_requests):
 
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(concurrency) as pool:
-        for f in [pool.submit(client) for _ in range(concurrency)]:
+        for f in [pool.submit(client, i) for i in range(concurrency)]:
             f.result()
     return latencies, errors, time.monotonic() - started
 
@@ -173,33 +202,44 @@ def main():
     metrics_url = f"http://127.0.0.1:{ports['metrics']}/metrics"
     try:
         meta = requests.get(f"{http}/v2/models/plain", timeout=30).json()
-        inputs = []
+        seq_lens = [int(n) for n in args.seq_lens.split(",")] if args.seq_lens else [1]
         rng = np.random.default_rng(0)
-        for t in meta["inputs"]:
-            if t["datatype"] not in DTYPES:
-                sys.exit(f"input {t['name']} is {t['datatype']}; this generator sends "
-                         f"{', '.join(DTYPES)}")
-            shape = [1] + [d if d > 0 else 1 for d in t["shape"][1:]]
-            if t["datatype"] == "FP32":
-                data = rng.standard_normal(shape).astype(DTYPES["FP32"])
-            else:  # token ids and masks: small non-negative integers fit both
-                data = rng.integers(1, 100, size=shape).astype(DTYPES[t["datatype"]])
-            inputs.append((t["name"], t["datatype"], shape, data))
+
+        def make_inputs(seq):
+            """One row of every input; a dynamic second dimension is `seq`,
+            any other dynamic dimension 1."""
+            inputs = []
+            for t in meta["inputs"]:
+                if t["datatype"] not in DTYPES:
+                    sys.exit(f"input {t['name']} is {t['datatype']}; this generator sends "
+                             f"{', '.join(DTYPES)}")
+                shape = [1] + [d if d > 0 else (seq if i == 1 else 1)
+                               for i, d in enumerate(t["shape"][1:], 1)]
+                if t["datatype"] == "FP32":
+                    data = rng.standard_normal(shape).astype(DTYPES["FP32"])
+                else:  # token ids and masks: small non-negative integers fit both
+                    data = rng.integers(1, 100, size=shape).astype(DTYPES[t["datatype"]])
+                inputs.append((t["name"], t["datatype"], shape, data))
+            return inputs
+        inputs_of = {seq: make_inputs(seq) for seq in seq_lens}
+        inputs = inputs_of[seq_lens[0]]
 
         senders = {}
         if "http" in args.transports:
-            header = json.dumps({"inputs": [
-                {"name": n, "shape": s, "datatype": d,
-                 "parameters": {"binary_data_size": a.nbytes}} for n, d, s, a in inputs],
-                "parameters": {"binary_data_output": True}}).encode()
-            body = header + b"".join(a.tobytes() for _, _, _, a in inputs)
             local = threading.local()
 
-            def http_sender(model):
+            def http_sender(model, seq=seq_lens[0]):
+                ins = inputs_of[seq]
+                header = json.dumps({"inputs": [
+                    {"name": n, "shape": s, "datatype": d,
+                     "parameters": {"binary_data_size": a.nbytes}} for n, d, s, a in ins],
+                    "parameters": {"binary_data_output": True}}).encode()
+                body = header + b"".join(a.tobytes() for _, _, _, a in ins)
+
                 def send():
                     if not hasattr(local, "session"):
                         local.session = requests.Session()
-                    r = local.session.post(f"{http}/v2/models/{model}/infer", data=body, timeout=60,
+                    r = local.session.post(f"{http}/v2/models/{model}/infer", data=body, timeout=120,
                                            headers={"Inference-Header-Content-Length": str(len(header)),
                                                     "Content-Type": "application/octet-stream"})
                     if r.status_code != 200:
@@ -211,49 +251,58 @@ def main():
             channel = grpc.insecure_channel(f"127.0.0.1:{ports['gRPC']}")
             stub = pb_grpc.GRPCInferenceServiceStub(channel)
 
-            def grpc_sender(model):
+            def grpc_sender(model, seq=seq_lens[0]):
                 req = pb.ModelInferRequest(model_name=model)
-                for n, d, s, a in inputs:
+                for n, d, s, a in inputs_of[seq]:
                     req.inputs.add(name=n, datatype=d, shape=s)
                     req.raw_input_contents.append(a.tobytes())
 
                 def send():
-                    stub.ModelInfer(req, timeout=60)
+                    stub.ModelInfer(req, timeout=120)
                 return send
             senders["grpc"] = grpc_sender
 
         # Warm-up: the first runs of each model allocate; the batched model
         # also runs full batches, as the in-process limit is warmed at each
         # batch size.
+        models = [m for m, b in (("plain", "off"), ("batched", "on"))
+                  if b in args.batching.split(",")]
         for make in senders.values():
-            for model in ("plain", "batched"):
+            for model in models:
                 for _ in range(5):
                     make(model)()
-            send = make("batched")
-            with concurrent.futures.ThreadPoolExecutor(args.max_batch) as pool:
-                list(pool.map(lambda _: send(), range(2 * args.max_batch)))
+            if "batched" in models:
+                sends = [make("batched", seq) for seq in seq_lens]
+                with concurrent.futures.ThreadPoolExecutor(args.max_batch) as pool:
+                    list(pool.map(lambda i: sends[i % len(sends)](),
+                                  range(2 * args.max_batch * len(sends))))
 
         print(f"model {args.model}, one-row requests; dynamic batching: max_batch_size "
               f"{args.max_batch}, max_queue_delay_microseconds {args.delay_us}; "
-              f"{args.duration:g} s per row\n")
+              f"{args.duration:g} s per row"
+              + (f"; client i sends sequence length {seq_lens} [i mod {len(seq_lens)}]"
+                 if args.seq_lens else "") + "\n")
         rows = []
         print("| transport | dynamic batching | clients | requests | throughput (req/s) "
               "| p50 (ms) | p90 (ms) | p99 (ms) | rows per session run | runs in progress "
-              "| server CPU (ms/req) | client CPU (ms/req) | errors |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| server CPU (ms/req) | server context switches per req | client CPU (ms/req) | errors |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for transport, make in senders.items():
-            for model in ("plain", "batched"):
+            for model in models:
                 for concurrency in [int(c) for c in args.concurrency.split(",")]:
                     runs_before = session_runs(metrics_url, model)
                     done_before = requests_total(metrics_url, model)
                     busy = session_seconds(http, model)
+                    switches = context_switches(server.pid)
                     server_cpu, client_cpu = cpu_seconds(server.pid), time.process_time()
-                    lat, errors, seconds = run_load(make(model), concurrency, args.duration,
-                                                    args.max_requests)
+                    lat, errors, seconds = run_load(
+                        lambda i: make(model, seq_lens[i % len(seq_lens)]), concurrency,
+                        args.duration, args.max_requests)
                     # CPU time, not wall time, apportions the shared cores: the
                     # clients' share is theirs, whatever the scheduler did.
                     server_cpu = cpu_seconds(server.pid) - server_cpu
                     client_cpu = time.process_time() - client_cpu
+                    switches = context_switches(server.pid) - switches
                     # Session runs in progress, on average over the row: below
                     # 1 with batching, the batcher left the session idle.
                     busy = f"{(session_seconds(http, model) - busy) / seconds:.2f}"
@@ -268,12 +317,13 @@ def main():
                                  "p50_ms": ms[0], "server_cpu": server_cpu / n,
                                  "client_cpu": client_cpu / n})
                     print(f"| {transport} | {'on' if model == 'batched' else 'off'} | "
-                          f"{concurrency} | {len(lat)} | {len(lat) / seconds:.0f} | "
+                          f"{concurrency} | {len(lat)} | {len(lat) / seconds:.3g} | "
                           f"{ms[0]:.2f} | {ms[1]:.2f} | {ms[2]:.2f} | {per_run} | {busy} | "
-                          f"{server_cpu / n * 1000:.2f} | {client_cpu / n * 1000:.2f} | "
+                          f"{server_cpu / n * 1000:.2f} | {switches / n:.1f} | {client_cpu / n * 1000:.2f} | "
                           f"{len(errors)} |", flush=True)
                     if errors:
                         print(f"  first error: {errors[0]}")
+        server_batches = batch_compute(http, "batched") if "batched" in models else {}
     finally:
         server.terminate()
         try:
@@ -283,7 +333,7 @@ def main():
         log.close()
         shutil.rmtree(work, ignore_errors=True)
     if not args.no_in_process:
-        summarize(rows, in_process(args, inputs))
+        summarize(rows, in_process(args, inputs), server_batches)
 
 
 def in_process(args, inputs):
@@ -320,9 +370,22 @@ def in_process(args, inputs):
     return result
 
 
-def summarize(rows, limit):
+def summarize(rows, limit, server_batches):
     """The server against the in-process limit, per transport: by wall time,
-    and by CPU time (which leaves out the clients' share of the cores)."""
+    and by CPU time (which leaves out the clients' share of the cores); and
+    the batched model's session runs in the server against the same batch
+    in process, by wall time (the whole run: every row of every transport,
+    and the warm-up)."""
+    if server_batches:
+        print("\n| batch | server session runs | server compute per run (ms) "
+              "| in-process p50 (ms) | server / in-process |")
+        print("|---|---|---|---|---|")
+        for rows_, (count, seconds) in sorted(server_batches.items()):
+            per_run = seconds / count * 1000 if count else 0.0
+            there = limit.get(rows_)
+            ratio = f"{per_run / (there[0] * 1000):.3f}" if there else "-"
+            there_ms = f"{there[0] * 1000:.2f}" if there else "-"
+            print(f"| {rows_} | {count} | {per_run:.2f} | {there_ms} | {ratio} |")
     best_batch, (_, best, best_cpu) = max(limit.items(), key=lambda kv: kv[1][1])
     print("\n| transport | server p50 at 1 client / in-process batch 1 | best server throughput "
           "with dynamic batching / best in-process (batch %d) | in-process CPU per row (batch %d) "

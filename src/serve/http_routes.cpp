@@ -103,13 +103,19 @@ void answer_infer(const httplib::Request& req, httplib::Response& res, const std
   std::string header = result.header.dump();
   if (result.binary.empty() && binary.empty() && !req.has_header(kHeaderLength)) {
     res.status = 200;
-    res.set_content(header, "application/json");
+    res.body = std::move(header);
+    res.set_header("Content-Type", "application/json");
     return;
   }
   res.status = 200;
   res.set_header(kHeaderLength, std::to_string(header.size()));
-  res.set_content(header + result.binary,
-                  result.binary.empty() ? "application/json" : "application/octet-stream");
+  // The body is built in place: set_content would copy the joined string
+  // once more, and binary outputs (a batch's logits, hidden states) can be
+  // megabytes.
+  res.body.reserve(header.size() + result.binary.size());
+  res.body.append(header).append(result.binary);
+  res.set_header("Content-Type",
+                 result.binary.empty() ? "application/json" : "application/octet-stream");
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -33,12 +34,35 @@ void on_stop_signal(int) {
   [[maybe_unused]] ssize_t n = write(stop_pipe[1], &byte, 1);
 }
 
+// Connections the kernel holds for a listener before it accepts them.
+// cpp-httplib listens with a backlog of 5 (its CPPHTTPLIB_LISTEN_BACKLOG,
+// fixed when Debian built the library): a burst of clients connecting at
+// once overflows that queue, the kernel answers the overflow with SYN
+// cookies, and the connections whose cookie it then cannot take are reset
+// (`nstat`'s TcpExtSyncookiesFailed). The kernel caps this at
+// net.core.somaxconn.
+constexpr int kListenBacklog = 4096;
+
 // Binds `server` to host:port (port 0: any free port); returns the port, or
 // -1 after saying why not.
 int bind(httplib::Server& server, const std::string& host, int port) {
+  // The listening socket, seen as cpp-httplib creates it, to listen on it
+  // again with the larger backlog (Linux takes a second listen() on a
+  // listening socket as a change of its backlog).
+  int listener = -1;
+  server.set_socket_options([&listener](socket_t sock) {
+    httplib::default_socket_options(sock);
+    listener = sock;
+  });
   const int bound =
       port == 0 ? server.bind_to_any_port(host) : (server.bind_to_port(host, port) ? port : -1);
-  if (bound < 0) std::cerr << "tessera serve: cannot listen on " << host << ":" << port << "\n";
+  if (bound < 0) {
+    std::cerr << "tessera serve: cannot listen on " << host << ":" << port << "\n";
+    return -1;
+  }
+  if (listener < 0 || ::listen(listener, kListenBacklog) != 0)
+    std::cerr << "tessera serve: cannot raise the listen backlog of " << host << ":" << bound
+              << " (bursts of connections may be refused)\n";
   return bound;
 }
 

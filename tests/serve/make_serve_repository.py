@@ -86,6 +86,19 @@ def main(repo):
         {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000},
          "session_config": {"session.intra_op.allow_spinning": "0"}}))
 
+    # Dynamic batching with a second dynamic dimension (a sequence length):
+    # requests of different lengths must run in different batches.
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq"])
+    total = helper.make_tensor_value_info("total", TensorProto.FLOAT, ["batch", 1])
+    doubled = helper.make_tensor_value_info("doubled", TensorProto.FLOAT, ["batch", "seq"])
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [1])
+    save(repo, "seq_batched", helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
+         helper.make_node("Add", ["x", "x"], ["doubled"])], "seq_batched", [x], [total, doubled],
+        [axes]))
+    (repo / "seq_batched" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
+
     shutil.copy(ROOT / "models" / "demo_cnn" / "model.onnx", version_dir(repo, "cnn_batched") / "model.onnx")
     (repo / "cnn_batched" / "config.json").write_text(json.dumps(
         {"max_batch_size": 4, "dynamic_batching": {}}))

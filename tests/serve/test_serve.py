@@ -357,6 +357,58 @@ def concurrent_requests():
           all(results), f"{results.count(False)} wrong")
 
 
+def connection_burst(clients=128, rounds=3):
+    """`clients` connections opened at the same instant, each sending one
+    request: half to `batched` (answered 200 with its row), half to
+    `slow_batched` (max_queue_size 2: two answered 200 after its 1.5 s batch
+    delay, the rest 503 at once). Every connection must get a protocol
+    answer; a burst that overflows the listen queue makes the kernel reset
+    connections instead (docs/serving.md, Connections)."""
+    import http.client
+    import threading
+    host, port = URL.split("//")[1].split(":")
+    bodies = {
+        "batched": json.dumps({"inputs": [
+            tensor("x", np.array([[1, 2, 3, 4]], np.float32), "FP32"),
+            tensor("idx", np.array([[2]], np.int64), "INT64")]}),
+        "slow_batched": json.dumps({"inputs": [
+            tensor("x", np.array([[1, 2]], np.float32), "FP32")]})}
+    wrong = []
+    for _ in range(rounds):
+        start = threading.Barrier(clients)
+        answers = [None] * clients
+
+        def one(i):
+            model = "batched" if i % 2 == 0 else "slow_batched"
+            try:
+                start.wait()
+                c = http.client.HTTPConnection(host, int(port), timeout=TIMEOUT)
+                c.request("POST", f"/v2/models/{model}/infer", body=bodies[model],
+                          headers={"Content-Type": "application/json"})
+                r = c.getresponse()
+                answers[i] = (model, r.status, r.read())
+                c.close()
+            except Exception as e:  # a reset or a refusal: what the check is for
+                answers[i] = (model, None, repr(e))
+        threads = [threading.Thread(target=one, args=(i,)) for i in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for model, status, body in answers:
+            if status == 200:
+                data = json.loads(body)["outputs"]
+                ok = any(o["data"] in ([3.0], [2.0, 4.0]) for o in data)
+            elif status == 503:
+                ok = model == "slow_batched" and "max_queue_size 2" in json.loads(body)["error"]
+            else:
+                ok = False
+            if not ok:
+                wrong.append((model, status, body[:120]))
+    check(f"{rounds} bursts of {clients} connections opened at once: each answered 200 with its "
+          "row or 503 with the JSON error, none reset", not wrong, f"{len(wrong)} wrong: {wrong[:3]}")
+
+
 def metric_values():
     r = requests.get(METRICS, timeout=TIMEOUT)
     values = {}
@@ -439,6 +491,38 @@ def dynamic_batching():
         results = list(pool.map(lambda i: request(i, 1 + i % 2, bad=(i == 2)), range(4)))
     check("dynamic batching: requests of 1 and 2 rows, one with an index out of range: "
           "that one fails alone (400), the others get their rows", all(results), results)
+
+
+def batching_by_length():
+    """seq_batched: inputs [batch, seq] with dynamic batching up to 8 rows.
+    Eight concurrent one-row requests, four of length 3 and four of length 5:
+    a run may join only requests of one length, so no run holds more than 4
+    rows, and each request gets its own row back."""
+    rng = np.random.default_rng(5)
+
+    def stats():
+        r = get("/v2/models/seq_batched/versions/1/stats").json()["model_stats"][0]
+        return {b["batch_size"]: b["compute_infer"]["count"] for b in r["batch_stats"]}
+
+    def request(i):
+        x = rng.standard_normal((1, 3 if i % 2 else 5)).astype(np.float32)
+        r = post("/v2/models/seq_batched/infer", {"id": str(i), "inputs": [tensor("x", x, "FP32")]})
+        return (r.status_code == 200 and r.json()["id"] == str(i)
+                and output(r, "doubled")["shape"] == list(x.shape)
+                and np.allclose(output(r, "doubled")["data"], (2 * x).reshape(-1))
+                and np.allclose(output(r, "total")["data"], x.sum(axis=1), atol=1e-5)), r.text[:200]
+    before = stats()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(request, range(8)))
+    after = stats()
+    runs = {size: after.get(size, 0) - before.get(size, 0) for size in after}
+    runs = {size: n for size, n in runs.items() if n}
+    check("batching by length: 8 concurrent requests of lengths 3 and 5 each get their own row",
+          all(ok for ok, _ in results), [text for ok, text in results if not ok])
+    check(f"batching by length: runs by rows {runs}: none holds more than the 4 requests of one "
+          "length, the 8 rows are all counted, and some ran together",
+          runs and max(runs) <= 4 and sum(size * n for size, n in runs.items()) == 8
+          and sum(runs.values()) < 8, runs)
 
 
 def overload_and_timeouts():
@@ -553,8 +637,10 @@ datatypes()
 binary_data()
 bad_requests()
 concurrent_requests()
+connection_burst()
 metrics()
 dynamic_batching()
+batching_by_length()
 overload_and_timeouts()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
