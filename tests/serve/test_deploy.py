@@ -70,8 +70,8 @@ check("the Dockerfile runs install_deps.sh and then build.sh",
 build_sh = (ROOT / "scripts" / "build.sh").read_text()
 build_dir = re.search(r'BUILD_DIR="\$\{TESSERA_BUILD_DIR:-([^}]+)\}"', build_sh).group(1)
 binary = f"{workdir}/{build_dir}/tessera"
-for src in re.findall(r"\bcp (\S+) ", runs):
-    check(f"the Dockerfile copies {src}, which exists", (ROOT / src).is_file())
+for src in re.findall(r"\bcp (?:-\S+ )*(\S+) ", runs):
+    check(f"the Dockerfile copies {src}, which exists", (ROOT / src).exists())
 entry = yaml.safe_load(next(a for i, a in instr if i == "ENTRYPOINT"))
 cmd = yaml.safe_load(next(a for i, a in instr if i == "CMD"))
 check(f"the Dockerfile's ENTRYPOINT runs {binary} serve",
@@ -196,6 +196,40 @@ check("the InferenceService uses the ServingRuntime, an onnx model and protocol 
       isvc["runtime"] == runtime["metadata"]["name"]
       and isvc["modelFormat"]["name"] in {f["name"] for f in runtime["spec"]["supportedModelFormats"]}
       and isvc["protocolVersion"] in runtime["spec"]["protocolVersions"], isvc)
+
+
+# deploy/demo_repository: the shipped demo models laid out as a repository
+# (links to models/), served as the README says.
+sys.path.insert(0, str(ROOT / "tests" / "serve"))
+from serve_process import start_server  # noqa: E402
+
+demo_log = open("/dev/null", "w")
+demo, demo_ports = start_server(TESSERA, DEPLOY / "demo_repository", demo_log, grpc=False,
+                                timeout_s=60)
+try:
+    check("the demo repository serves over HTTP", "HTTP" in demo_ports, demo_ports)
+    if "HTTP" in demo_ports:
+        base = f"http://127.0.0.1:{demo_ports['HTTP']}/v2"
+        for name in ("demo_cnn", "demo_transformer"):
+            ready = requests.get(f"{base}/models/{name}/ready", timeout=30)
+            check(f"the demo repository's {name} is ready", ready.status_code == 200,
+                  ready.status_code)
+        meta = requests.get(f"{base}/models/demo_cnn", timeout=30).json()
+        shape = meta["inputs"][0]["shape"]
+        count = 1
+        for d in shape:
+            count *= d
+        body = {"inputs": [{"name": meta["inputs"][0]["name"], "shape": shape,
+                            "datatype": "FP32", "data": [0.5] * count}]}
+        answer = requests.post(f"{base}/models/demo_cnn/infer", json=body, timeout=60)
+        out = answer.json().get("outputs", [{}])[0] if answer.status_code == 200 else {}
+        check("the demo repository's demo_cnn answers an inference",
+              answer.status_code == 200 and out.get("shape") == meta["outputs"][0]["shape"]
+              and len(out.get("data", [])) == 10, answer.text[:200])
+finally:
+    demo.terminate()
+    demo.wait(timeout=60)
+    demo_log.close()
 
 print(f"deploy: {len(failures)} failed" if failures else "all deploy checks passed")
 sys.exit(1 if failures else 0)
