@@ -239,11 +239,7 @@ def main():
                       f"| {(switches1 - switches0) / done:.1f} | {top_two_share(threads0, threads1):.3f} "
                       f"| {os.getloadavg()[0]:.1f} |", flush=True)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        serve_process.stop_server(server)
         log.close()
         shutil.rmtree(work, ignore_errors=True)
 

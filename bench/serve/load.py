@@ -325,11 +325,7 @@ def main():
                         print(f"  first error: {errors[0]}")
         server_batches = batch_compute(http, "batched") if "batched" in models else {}
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        serve_process.stop_server(server)
         log.close()
         shutil.rmtree(work, ignore_errors=True)
     if not args.no_in_process:

@@ -29,3 +29,14 @@ def start_server(tessera, repo, log, grpc=True, extra=(), timeout_s=120):
         if m:
             ports[m.group(1)] = int(m.group(2))
     return server, ports
+
+
+def stop_server(server, timeout_s=60):
+    """SIGTERM, then SIGKILL when it has not exited within `timeout_s`; its
+    exit status."""
+    server.terminate()
+    try:
+        return server.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        return server.wait()

@@ -201,7 +201,7 @@ check("the InferenceService uses the ServingRuntime, an onnx model and protocol 
 # deploy/demo_repository: the shipped demo models laid out as a repository
 # (links to models/), served as the README says.
 sys.path.insert(0, str(ROOT / "tests" / "serve"))
-from serve_process import start_server  # noqa: E402
+from serve_process import start_server, stop_server  # noqa: E402
 
 demo_log = open("/dev/null", "w")
 demo, demo_ports = start_server(TESSERA, DEPLOY / "demo_repository", demo_log, grpc=False,
@@ -227,8 +227,7 @@ try:
               answer.status_code == 200 and out.get("shape") == meta["outputs"][0]["shape"]
               and len(out.get("data", [])) == 10, answer.text[:200])
 finally:
-    demo.terminate()
-    demo.wait(timeout=60)
+    stop_server(demo)
     demo_log.close()
 
 print(f"deploy: {len(failures)} failed" if failures else "all deploy checks passed")

@@ -12,7 +12,6 @@ import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import time
 
@@ -22,7 +21,7 @@ import requests
 from onnx import TensorProto, helper
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from serve_process import start_server  # noqa: E402
+from serve_process import start_server, stop_server  # noqa: E402
 
 URL, METRICS, ACCESS_LOG = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3])
 TESSERA, WORK, GRPC = sys.argv[4], pathlib.Path(sys.argv[5]), sys.argv[6] == "on"
@@ -211,11 +210,7 @@ def polling():
     try:
         polling_checks(repo, url, f"http://127.0.0.1:{ports['metrics']}/metrics")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_server(server)
         check("the polling server stops on SIGTERM (exit 0)", server.returncode == 0,
               server.returncode)
     text = log_path.read_text()
