@@ -217,8 +217,10 @@ std::unique_ptr<Session> Session::create_timed(ir::Model model, const SessionOpt
   Environment& env = Environment::global();
   const bool share = runtime::config_flag(options, "session.share_initializers", true);
   if (share)
-    for (auto& [name, t] : model.graph.initializers)
-      if (!options.initializers.count(name)) t = env.shared_initializers().share_host(name, t);
+    timer.time("share initializers", [&] {
+      for (auto& [name, t] : model.graph.initializers)
+        if (!options.initializers.count(name)) t = env.shared_initializers().share_host(name, t);
+    });
   // Workers poll for work through each run unless the user turns it off (a
   // machine shared with other busy processes); see ThreadPool::RunScope.
   timer.time("thread pools", [&] { impl->make_thread_pools(env); });

@@ -53,7 +53,7 @@ TEST(CreationTimings, EveryPhaseIsReportedAndTheySumToAtMostTheTotal) {
        {"parse", "inline model functions", "validate", "create providers",
         "optimize: fold_constants", "optimize: fuse_matmul_add", "optimize: eliminate_dead_nodes",
         "expand function ops", "type inference", "partition",
-        "kernel creation and weight prepacking", "memory planning"})
+        "kernel creation and weight prepacking", "memory planning", "share initializers"})
     EXPECT_NE(find(t, phase), nullptr) << phase << "\n" << t.to_text();
   double sum = 0;
   for (const auto& p : t.phases) {
