@@ -389,14 +389,16 @@ TEST(VecMath, SoftmaxRow) {
       for (int64_t i = 0; i < n; ++i) EXPECT_EQ(z[size_t(i)], y[size_t(i)]);
     }
     // A NaN poisons its row; an all -inf row is 0/0; +inf gives NaN (inf - inf).
-    for (int64_t n : {1, 5, 17}) {
-      for (float bad : {kNaN, kInf}) {
-        auto x = random_values(n, -1.0f, 1.0f, 9);
-        x[size_t(n / 2)] = bad;
-        std::vector<float> y(static_cast<size_t>(n));
-        k.softmax_row(x.data(), y.data(), n);
-        for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name << " n=" << n;
-      }
+    // At the middle and at the end (the ragged last vector's new lanes).
+    for (int64_t n : {1, 5, 17, 77}) {
+      for (float bad : {kNaN, kInf})
+        for (int64_t at : {n / 2, n - 1}) {
+          auto x = random_values(n, -1.0f, 1.0f, 9);
+          x[size_t(at)] = bad;
+          std::vector<float> y(static_cast<size_t>(n));
+          k.softmax_row(x.data(), y.data(), n);
+          for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name << " n=" << n << " at " << at;
+        }
       std::vector<float> x(static_cast<size_t>(n), -kInf), y(x);
       k.softmax_row(x.data(), y.data(), n);
       for (float v : y) EXPECT_TRUE(std::isnan(v)) << k.name;
