@@ -16,7 +16,7 @@ made the same way (bench/models/zoo_common.py has the layout):
   dlrm           DLRM-style recommender: 8 embedding tables of 80k rows summed over
                  bags (Gather + ReduceSum), pairwise dot interaction by batched MatMul,
                  bottom and top MLPs, Sigmoid, batch 128
-  hifigan        HiFi-GAN-style vocoder: ConvTranspose1d upsampling x8 x8, LeakyRelu,
+  hifigan        HiFi-GAN-style vocoder: ConvTranspose1d upsampling x8, x8, x2, LeakyRelu,
                  dilated residual Conv1d (1, 3, 5), Tanh, 80 mel x 32 frames
   style_transfer fast style transfer: ReflectionPad, InstanceNorm, residual blocks,
                  nearest upsample + conv, 256x256
