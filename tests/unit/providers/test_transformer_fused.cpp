@@ -81,6 +81,44 @@ TEST(FusedMultiHeadAttention, MatchesFormulaWithMask) {
       }
 }
 
+// A sequence long enough that the kernel takes the query rows in several
+// blocks (S x S scores over 256 KB), with a mask that differs per query row
+// and per head, so a block that read another block's mask rows or wrote
+// another block's output rows would be caught.
+TEST(FusedMultiHeadAttention, LongSequenceInRowBlocksMatchesFormula) {
+  const int64_t B = 2, S = 300, H = 2, D = 8, HD = H * D;
+  Tensor q = rand_tensor(Shape{B, S, HD}, 11), k = rand_tensor(Shape{B, S, HD}, 12),
+         v = rand_tensor(Shape{B, S, HD}, 13), mask = rand_tensor(Shape{1, H, S, S}, 14, -4, 0);
+  const float scale = 0.3f;
+  auto y = run_fused("MultiHeadAttention", {Value(q), Value(k), Value(v), Value(mask)},
+                     mha_attrs(H, D, S, scale, {B, S, HD}))[0]
+               .tensor();
+  ASSERT_EQ(y.shape(), (Shape{B, S, HD}));
+  auto at = [&](const Tensor& t, int64_t b, int64_t s, int64_t h, int64_t d) {
+    return double(t.data<float>()[((b * S + s) * H + h) * D + d]);
+  };
+  double worst = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < S; ++i) {
+        std::vector<double> p(static_cast<size_t>(S));
+        double mx = -INFINITY, sum = 0;
+        for (int64_t j = 0; j < S; ++j) {
+          double dot = 0;
+          for (int64_t d = 0; d < D; ++d) dot += at(q, b, i, h, d) * at(k, b, j, h, d);
+          p[size_t(j)] = dot * scale + double(mask.data<float>()[(h * S + i) * S + j]);
+          mx = std::max(mx, p[size_t(j)]);
+        }
+        for (auto& x : p) sum += (x = std::exp(x - mx));
+        for (int64_t d = 0; d < D; ++d) {
+          double want = 0;
+          for (int64_t j = 0; j < S; ++j) want += p[size_t(j)] / sum * at(v, b, j, h, d);
+          worst = std::max(worst, std::abs(at(y, b, i, h, d) - want));
+        }
+      }
+  EXPECT_LT(worst, 1e-5);
+}
+
 TEST(FusedMultiHeadAttention, PackedQkvMatchesSeparateInputs) {
   const int64_t B = 2, S = 5, H = 3, D = 4, HD = H * D;
   Tensor qkv = rand_tensor(Shape{B, S, 3 * HD}, 7);

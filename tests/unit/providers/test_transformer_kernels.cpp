@@ -111,7 +111,8 @@ Tensor random_tensor(Shape s, std::mt19937& rng, DataType dtype) {
 
 // Float Attention without a cache runs through SGEMM; the same call on double
 // tensors runs the per-element double loops. They agree across layouts, head
-// sharing, Sq != T, causal rows and float and bool masks of every broadcast.
+// sharing, Sq != T, causal rows, float and bool masks of every broadcast, and
+// query rows taken in several blocks.
 TEST(TransformerKernels, AttentionSgemmMatchesDoublePath) {
   struct Case {
     bool three_d;
@@ -128,6 +129,10 @@ TEST(TransformerKernels, AttentionSgemmMatchesDoublePath) {
       {false, 1, 3, 3, 4, 4, 8, 8, 0, {4, 1}, DataType::kFloat},
       {true, 1, 2, 2, 5, 5, 4, 4, 1, {5, 5}, DataType::kBool},
       {false, 2, 2, 1, 3, 5, 4, 4, 0, {1, 2, 1, 5}, DataType::kBool},
+      // Long enough that the query rows go in several blocks (rows x T
+      // scores of at most 64 Ki floats), causal and with masks per row.
+      {false, 1, 2, 1, 200, 700, 4, 4, 1, {200, 700}, DataType::kFloat},
+      {true, 1, 2, 2, 150, 1100, 4, 4, 0, {1, 2, 150, 1100}, DataType::kBool},
   };
   std::mt19937 rng(3);
   for (size_t n = 0; n < cases.size(); ++n) {

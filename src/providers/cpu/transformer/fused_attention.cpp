@@ -6,7 +6,11 @@
 // written straight into Y laid out [B, S, H, D], reshaped to output_shape.
 // Q, K and V are read in place through row strides of H*D, so none of the
 // head-splitting transposes is materialised; each (batch, head) pair is one
-// task on the intra-op pool with its own S x S score buffer.
+// task on the intra-op pool. A task takes its query rows in blocks whose
+// scores (rows x S) fit in about 256 KB, so each block's scores are written,
+// normalised and multiplied by V while in L2: a whole S x S matrix (4 MB at
+// S = 1024, a 32x32 feature map's self-attention) would go to memory and
+// back three times.
 //
 // Attributes: num_heads H, head_size D, seq_len S, batch (B, or -1 for
 // "whatever is left", as the Reshape it replaces), scale, output_shape (the
@@ -20,6 +24,7 @@
 // * B + b.
 // Inputs: Q, K, V, optional additive float mask, optional bool keep mask,
 // both broadcast to the scores [B, H, S, S].
+#include <algorithm>
 #include <vector>
 
 #include "linalg/gemm.hpp"
@@ -30,6 +35,10 @@
 namespace tessera::cpu {
 
 namespace {
+
+// The scores of one block of query rows: 64 Ki floats (256 KB) stay in L2
+// between the two products and the softmax.
+constexpr int64_t kScoreBlockFloats = 64 * 1024;
 
 // An additive mask broadcast to [B, H, S, S]: the element stride along each
 // of those axes (0 where the mask has size 1 there).
@@ -112,40 +121,69 @@ class MultiHeadAttentionKernel final : public ep::OpKernel {
     const int64_t out_batch = seq_first_ ? HD : per_batch;
     const int64_t ld_q = seq_first_ ? B * ld_in : ld_in, ld = seq_first_ ? B * HD : HD;
     const double cost = double(S * S * (4 * D + 20));
+    const int64_t rows_per_block = std::min(S, std::max<int64_t>(16, kScoreBlockFloats / S));
     ctx.thread_pool().parallel_for(B * heads_, cost, [&](int64_t t0, int64_t t1) {
       // One score buffer per thread, kept between runs: steady state allocates nothing.
       thread_local std::vector<float> scores;
-      if (scores.size() < size_t(S * S)) scores.resize(size_t(S * S));
+      if (scores.size() < size_t(rows_per_block * S)) scores.resize(size_t(rows_per_block * S));
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t b = t / heads_, h = t % heads_;
-        const int64_t off = b * out_batch + h * D;  // row 0 of this head in Y (rows ld apart)
-        const int64_t in = b * in_batch + h * D;    // and in Q, K, V (rows ld_q apart)
-        float* sc = scores.data();
-        linalg::sgemm(false, true, S, S, D, scale_, q + in, ld_q, k + in, ld_q, 0.0f, sc, S);
-        for (int64_t i = 0; i < S; ++i) {
-          float* row = sc + i * S;
-          if (keep.data) {
-            const bool* kp = keep.row(b, h, i);
-            const int64_t step = keep.stride[3];
-            for (int64_t j = 0; j < S; ++j)
-              if (!kp[j * step]) row[j] = masked_value_;
-          }
-          if (mask.data) {
-            const float* m = mask.row(b, h, i);
-            if (mask.stride[3] == 1) {
-              linalg::vec_binary(linalg::BinaryOp::kAdd, row, m, row, S);
-            } else {
-              linalg::vec_binary_scalar(linalg::BinaryOp::kAdd, row, m[0], false, row, S);
-            }
-          }
-          linalg::vec_softmax_row(row, row, S);
+        // With several row blocks, K^T and V are packed once for all of them.
+        linalg::PackedB kt, vp;
+        if (rows_per_block < S) {
+          kt = linalg::PackedB(true, D, S, k + b * in_batch + h * D, ld_q);
+          vp = linalg::PackedB(false, S, D, v + b * in_batch + h * D, ld_q);
         }
-        linalg::sgemm(false, false, S, D, S, 1.0f, sc, S, v + in, ld_q, 0.0f, out + off, ld);
+        for (int64_t i0 = 0; i0 < S; i0 += rows_per_block)
+          attend_rows(b, h, i0, std::min(rows_per_block, S - i0), q, k, v, kt, vp, out,
+                      scores.data(), mask, keep, in_batch, out_batch, ld_q, ld);
       }
     });
   }
 
  private:
+  // Query rows [i0, i0 + rows) of head h of batch b: their scores against
+  // every key in `sc` (rows x S), masked, softmax per row, times V into Y.
+  // `kt` and `vp` are this head's K^T and V packed, or empty (K and V are
+  // then read from `k` and `v`).
+  void attend_rows(int64_t b, int64_t h, int64_t i0, int64_t rows, const float* q, const float* k,
+                   const float* v, const linalg::PackedB& kt, const linalg::PackedB& vp, float* out,
+                   float* sc, const MaskView<float>& mask, const MaskView<bool>& keep,
+                   int64_t in_batch, int64_t out_batch, int64_t ld_q, int64_t ld) const {
+    const int64_t S = seq_, D = head_size_;
+    const int64_t off = b * out_batch + h * D;  // row 0 of this head in Y (rows ld apart)
+    const int64_t in = b * in_batch + h * D;    // and in Q, K, V (rows ld_q apart)
+    if (kt.empty())
+      linalg::sgemm(false, true, rows, S, D, scale_, q + in + i0 * ld_q, ld_q, k + in, ld_q, 0.0f,
+                    sc, S);
+    else
+      linalg::sgemm_packed_b(false, rows, scale_, q + in + i0 * ld_q, ld_q, kt, 0.0f, sc, S);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t i = i0 + r;
+      float* row = sc + r * S;
+      if (keep.data) {
+        const bool* kp = keep.row(b, h, i);
+        const int64_t step = keep.stride[3];
+        for (int64_t j = 0; j < S; ++j)
+          if (!kp[j * step]) row[j] = masked_value_;
+      }
+      if (mask.data) {
+        const float* m = mask.row(b, h, i);
+        if (mask.stride[3] == 1) {
+          linalg::vec_binary(linalg::BinaryOp::kAdd, row, m, row, S);
+        } else {
+          linalg::vec_binary_scalar(linalg::BinaryOp::kAdd, row, m[0], false, row, S);
+        }
+      }
+      linalg::vec_softmax_row(row, row, S);
+    }
+    float* y = out + off + i0 * ld;
+    if (vp.empty())
+      linalg::sgemm(false, false, rows, D, S, 1.0f, sc, S, v + in, ld_q, 0.0f, y, ld);
+    else
+      linalg::sgemm_packed_b(false, rows, 1.0f, sc, S, vp, 0.0f, y, ld);
+  }
+
   // output_shape with its -1 resolved against `total` elements, as Reshape does.
   Shape output_shape(int64_t total) const {
     return ops::reshape_shape(Shape{total}, out_shape_, /*allowzero=*/true, "the attention output",
