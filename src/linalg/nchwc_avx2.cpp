@@ -115,8 +115,8 @@ struct Step {
 // The steps of taps r, input blocks [0, in_groups), in the filter's order.
 // A row computes them once for all its tiles, so a tile's loop over them is
 // two loads and two adds a step: a 1x1 layer's step is only 16 x 12 FMAs on
-// 8-lane registers, and the five nested loops' index arithmetic (spilled,
-// beside the 16 ymm registers the tile holds) took a share of it.
+// 8-lane registers, and five nested loops' index arithmetic, spilled beside
+// the 16 ymm registers the tile holds, would take a share of it.
 void dense_steps(const ConvArgs& a, const TapRange& r, std::vector<Step>* out) {
   const Conv2dShape& s = *a.s;
   const Strides& xs = a.xs;

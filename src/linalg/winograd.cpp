@@ -29,9 +29,9 @@ constexpr int64_t points(int64_t r) { return in_side(r) * in_side(r); }
 typedef float v16 __attribute__((vector_size(64)));
 typedef int32_t v16i __attribute__((vector_size(64)));
 // The AVX2 build runs each 16-channel block as two 8-lane halves: a tile's
-// column of six 16-lane values and its six results are 24 ymm registers,
-// more than AVX2's 16, and the spills made its input transform five times
-// the AVX-512 one's time rather than about twice.
+// column of six 16-lane values and its six results would be 24 ymm
+// registers, more than AVX2's 16, and spilling them costs the AVX2 input
+// transform several times the AVX-512 one's time instead of about twice.
 typedef float v8 __attribute__((vector_size(32)));
 typedef int32_t v8i __attribute__((vector_size(32)));
 
