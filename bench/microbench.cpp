@@ -432,6 +432,31 @@ void BM_FmaPeak(benchmark::State& state) {
 }
 BENCHMARK(BM_FmaPeak)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
+// 12 chains of 256-bit FMAs (the 16 ymm registers hold 12 accumulators and
+// the two operands; 16 chains would spill): the peak of the AVX2 kernels
+// (TESSERA_CPU_ISA=avx2), whose ratio to BM_FmaPeak is the most the AVX-512
+// kernels can gain over them on this core.
+__attribute__((target("avx2,fma"), noinline)) void fma_chains_256(int64_t iters, float* state) {
+  const __m256 a = _mm256_set1_ps(0.9999999f), b = _mm256_set1_ps(1e-7f);
+  __m256 c[12];
+#pragma GCC unroll 12
+  for (int i = 0; i < 12; ++i) c[i] = _mm256_loadu_ps(state + 8 * i);
+  for (int64_t it = 0; it < iters; ++it)
+#pragma GCC unroll 12
+    for (int i = 0; i < 12; ++i) c[i] = _mm256_fmadd_ps(c[i], a, b);
+#pragma GCC unroll 12
+  for (int i = 0; i < 12; ++i) _mm256_storeu_ps(state + 8 * i, c[i]);
+}
+
+void BM_FmaPeakAvx2(benchmark::State& state) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+    state.SkipWithError("needs AVX2 and FMA");
+    return;
+  }
+  run_peak<float>(state, fma_chains_256, 12 * 8 * 2, 0.5f);
+}
+BENCHMARK(BM_FmaPeakAvx2)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
 // 16 independent vpdpbusd chains: the core's 8-bit multiply-accumulate peak
 // (64 products a vector), against which BM_IgemmRequant's GOPS compare.
 __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) void vnni_chains(int64_t iters,

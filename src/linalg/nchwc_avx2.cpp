@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <array>
 #include <utility>
+#include <vector>
 
 namespace tessera::linalg::nchwc {
 
@@ -104,40 +105,64 @@ TESSERA_AVX2 inline void store_tile(const ConvArgs& a, int64_t n, int64_t ob, in
   }
 }
 
-// Dense: T pixels from ow0 of row oh (od * OH + oh in 3-D), output block ob, taps in r. CI, SW and
-// PLAIN as in the AVX-512 dense_tile: a compile-time channel count and
-// column stride, and a plain (not blocked) input.
+// One (input block, tap) step of a dense tile: where its input values start,
+// from the tile's first tap, and where its [in_per_group][16] filter slice
+// starts, from the output block's first.
+struct Step {
+  int64_t x, w;
+};
+
+// The steps of taps r, input blocks [0, in_groups), in the filter's order.
+// A row computes them once for all its tiles, so a tile's loop over them is
+// two loads and two adds a step: a 1x1 layer's step is only 16 x 12 FMAs on
+// 8-lane registers, and five nested loops' index arithmetic, spilled beside
+// the 16 ymm registers the tile holds, would take a share of it.
+void dense_steps(const ConvArgs& a, const TapRange& r, std::vector<Step>* out) {
+  const Conv2dShape& s = *a.s;
+  const Strides& xs = a.xs;
+  out->clear();
+  for (int64_t ib = 0; ib < a.in_groups; ++ib)
+    for (int64_t kd = r.kd0; kd < r.kd1; ++kd)
+      for (int64_t kh = r.kh0; kh < r.kh1; ++kh)
+        for (int64_t kw = r.kw0; kw < r.kw1; ++kw)
+          out->push_back(
+              {ib * xs.group + kd * s.dd * xs.depth + kh * s.dh * xs.row + kw * s.dw * xs.pixel,
+               a.filter_tap(0, ib, kd, kh, kw) - a.w});
+}
+
+// Dense: T pixels from ow0 of row oh (od * OH + oh in 3-D), output block ob,
+// over `steps`. CI, SW and PLAIN as in the AVX-512 dense_tile: a compile-time
+// channel count and column stride, and a plain (not blocked) input.
 template <int T, int CI, int SW, bool PLAIN = false>
 TESSERA_AVX2 void dense_tile(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh, int64_t ow0,
-                             const TapRange& r) {
+                             const TapRange& r, const Step* steps, int64_t count) {
   const Conv2dShape& s = *a.s;
   const Strides& xs = a.xs;
   const int64_t ci = CI > 0 ? CI : a.in_per_group;
   const int64_t px = SW > 0 ? (PLAIN ? SW : SW * 16) : s.sw * xs.pixel;
+  const int64_t xc_stride = xs.channel;
   __m256 lo[T], hi[T];
 #pragma GCC unroll 6
   for (int t = 0; t < T; ++t) lo[t] = hi[t] = _mm256_setzero_ps();
-  const float* ximg = a.x + n * xs.image + r.x_row + (ow0 * s.sw - s.pw) * xs.pixel;
-  for (int64_t ib = 0; ib < a.in_groups; ++ib)
-    for (int64_t kd = r.kd0; kd < r.kd1; ++kd)
-      for (int64_t kh = r.kh0; kh < r.kh1; ++kh) {
-        const float* xr = ximg + ib * xs.group + kd * s.dd * xs.depth + kh * s.dh * xs.row;
-        for (int64_t kw = r.kw0; kw < r.kw1; ++kw) {
-          const float* xp = xr + kw * s.dw * xs.pixel;
-          const float* wp = a.filter_tap(ob, ib, kd, kh, kw);
+  const float* const ximg = a.x + n * xs.image + r.x_row + (ow0 * s.sw - s.pw) * xs.pixel;
+  const float* const wblk = a.filter_tap(ob, 0, 0, 0, 0);
+  PrefetchStream* const pf = a.prefetch;
+  for (int64_t i = 0; i < count; ++i) {
+    if (pf) pf->step();
+    const float* const xp = ximg + steps[i].x;
+    const float* const wp = wblk + steps[i].w;
 #pragma GCC unroll 4
-          for (int64_t c = 0; c < ci; ++c) {
-            const __m256 w0 = _mm256_loadu_ps(wp + c * 16), w1 = _mm256_loadu_ps(wp + c * 16 + 8);
-            const float* xc = xp + c * xs.channel;
+    for (int64_t c = 0; c < ci; ++c) {
+      const __m256 w0 = _mm256_loadu_ps(wp + c * 16), w1 = _mm256_loadu_ps(wp + c * 16 + 8);
+      const float* xc = xp + c * xc_stride;
 #pragma GCC unroll 6
-            for (int t = 0; t < T; ++t) {
-              const __m256 xv = _mm256_set1_ps(xc[t * px]);
-              lo[t] = _mm256_fmadd_ps(w0, xv, lo[t]);
-              hi[t] = _mm256_fmadd_ps(w1, xv, hi[t]);
-            }
-          }
-        }
+      for (int t = 0; t < T; ++t) {
+        const __m256 xv = _mm256_set1_ps(xc[t * px]);
+        lo[t] = _mm256_fmadd_ps(w0, xv, lo[t]);
+        hi[t] = _mm256_fmadd_ps(w1, xv, hi[t]);
       }
+    }
+  }
   store_tile<T>(a, n, ob, oh, ow0, lo, hi);
 }
 
@@ -170,10 +195,13 @@ TESSERA_AVX2 void depthwise_tile(const ConvArgs& a, int64_t n, int64_t ob, int64
 
 using TileFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&);
 using Table = std::array<TileFn, kMaxT>;
+using DenseFn = void (*)(const ConvArgs&, int64_t, int64_t, int64_t, int64_t, const TapRange&,
+                         const Step*, int64_t);
+using DenseTable = std::array<DenseFn, kMaxT>;
 
 template <int CI, int SW, bool PLAIN, int... Ts>
-constexpr Table dense_table(std::integer_sequence<int, Ts...>) {
-  return Table{&dense_tile<Ts + 1, CI, SW, PLAIN>...};
+constexpr DenseTable dense_table(std::integer_sequence<int, Ts...>) {
+  return DenseTable{&dense_tile<Ts + 1, CI, SW, PLAIN>...};
 }
 template <int SW, int... Ts>
 constexpr Table depthwise_table(std::integer_sequence<int, Ts...>) {
@@ -182,7 +210,7 @@ constexpr Table depthwise_table(std::integer_sequence<int, Ts...>) {
 
 using Seq = std::make_integer_sequence<int, kMaxT>;
 // [variant][T - 1], variants as tile_variant numbers them.
-constexpr std::array<Table, 5> kDense = {{
+constexpr std::array<DenseTable, 5> kDense = {{
     dense_table<0, 0, false>(Seq{}),
     dense_table<16, 0, false>(Seq{}),
     dense_table<16, 1, false>(Seq{}),
@@ -254,12 +282,33 @@ void conv_row_avx2(const ConvArgs& a, int64_t n, int64_t ob0, int64_t nb, int64_
                    int64_t ow1) {
   const Conv2dShape& s = *a.s;
   const size_t v = size_t(tile_variant(s));
-  const Table& table = s.depthwise() ? kDepthwise[v] : kDense[v];
   // One output block per group (conv_out_blocks_per_group), so nb is 1.
   (void)nb;
-  conv_row_tiles(a, oh, ow0, ow1, kTileWidthAvx2, [&](int64_t t, int64_t ow, const TapRange& r) {
-    table[size_t(t - 1)](a, n, ob0, oh, ow, r);
-  });
+  // Tiles of near-equal width: 7 pixels run as 4 + 3, not 6 + 1, whose lone
+  // pixel has two accumulator chains for FMAs of latency 4.
+  const bool balanced = true;
+  if (s.depthwise()) {
+    const Table& table = kDepthwise[v];
+    conv_row_tiles(
+        a, oh, ow0, ow1, kTileWidthAvx2,
+        [&](int64_t t, int64_t ow, const TapRange& r) {
+          table[size_t(t - 1)](a, n, ob0, oh, ow, r);
+        },
+        balanced);
+    return;
+  }
+  const DenseTable& table = kDense[v];
+  static thread_local std::vector<Step> steps;
+  TapRange built{-1, -1, -1, -1, -1, -1};
+  conv_row_tiles(
+      a, oh, ow0, ow1, kTileWidthAvx2,
+      [&](int64_t t, int64_t ow, const TapRange& r) {
+        if (r.kd0 != built.kd0 || r.kd1 != built.kd1 || r.kh0 != built.kh0 || r.kh1 != built.kh1 ||
+            r.kw0 != built.kw0 || r.kw1 != built.kw1)
+          dense_steps(a, r, &steps), built = r;
+        table[size_t(t - 1)](a, n, ob0, oh, ow, r, steps.data(), int64_t(steps.size()));
+      },
+      balanced);
 }
 
 void depthwise_rows_avx2(const ConvArgs& a, int64_t n, int64_t ob, int64_t oh0, int64_t oh1) {

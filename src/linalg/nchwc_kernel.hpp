@@ -81,7 +81,7 @@ struct ConvArgs {
   // on a 14-pixel row: 2, 1 and 2 columns of taps in three parts, not 3 for
   // every pixel of one tile).
   const std::vector<ColumnSegment>* segments = nullptr;
-  // Set in a thread's own copy only (see PrefetchStream); dense AVX-512 tiles use it.
+  // Set in a thread's own copy only (see PrefetchStream); dense tiles use it.
   PrefetchStream* prefetch = nullptr;
 
   // Dense: the [in_per_group][16] filter slice of output block ob, input
@@ -166,9 +166,16 @@ inline int tile_variant(const Conv2dShape& s) {
 // their columns of taps clipped. All pixels of a row share its planes and
 // rows of taps. Rows and tiles run only the taps that touch the unbordered
 // input (a.unpadded).
+// With `balanced`, each run of pixels is cut into tiles of near-equal width
+// (7 pixels at width 6: 4 + 3, not 6 + 1).
 template <typename Tile>
 inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t ow1, int64_t width,
-                           Tile&& tile) {
+                           Tile&& tile, bool balanced = false) {
+  auto next = [&](int64_t left) {
+    if (!balanced) return width < left ? width : left;
+    const int64_t k = (left + width - 1) / width;
+    return (left + k - 1) / k;
+  };
   const Conv2dShape& s = *a.s;
   const Conv2dShape& u = a.unpadded ? *a.unpadded : s;
   const int64_t od = s.OD > 1 ? row / s.OH : 0, oh = row - od * s.OH;
@@ -186,7 +193,7 @@ inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t 
   for (int64_t ow = ow0; ow < lo; ++ow) border(ow);
   if (!a.unpadded) {
     for (int64_t ow = lo; ow < hi;) {
-      const int64_t t = width < hi - ow ? width : hi - ow;
+      const int64_t t = next(hi - ow);
       tile(t, ow, r);
       ow += t;
     }
@@ -196,7 +203,7 @@ inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t 
       TapRange rt = r;
       rt.kw0 = g.kw0, rt.kw1 = g.kw1;
       for (int64_t ow = b; ow < e;) {
-        const int64_t t = width < e - ow ? width : e - ow;
+        const int64_t t = next(e - ow);
         tile(t, ow, rt);
         ow += t;
       }
@@ -205,7 +212,7 @@ inline void conv_row_tiles(const ConvArgs& a, int64_t row, int64_t ow0, int64_t 
     // Bordered: a tile runs the columns of taps some pixel of it reads
     // inside the input.
     for (int64_t ow = lo; ow < hi;) {
-      const int64_t t = width < hi - ow ? width : hi - ow;
+      const int64_t t = next(hi - ow);
       TapRange rt = r;
       int64_t unused = 0;
       tap_range((ow + t - 1) * s.sw - u.pw, s.KW, s.dw, u.W, &rt.kw0, &unused);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/error.hpp"
 #include "core/host_heap.hpp"
@@ -27,13 +28,29 @@ constexpr int64_t points(int64_t r) { return in_side(r) * in_side(r); }
 
 typedef float v16 __attribute__((vector_size(64)));
 typedef int32_t v16i __attribute__((vector_size(64)));
+// The AVX2 build runs each 16-channel block as two 8-lane halves: a tile's
+// column of six 16-lane values and its six results would be 24 ymm
+// registers, more than AVX2's 16, and spilling them costs the AVX2 input
+// transform several times the AVX-512 one's time instead of about twice.
+typedef float v8 __attribute__((vector_size(32)));
+typedef int32_t v8i __attribute__((vector_size(32)));
 
-[[gnu::always_inline]] inline v16 load(const float* p) {
-  v16 v;
+// The integer vector of a float vector's width.
+template <typename V>
+using IntVec = std::conditional_t<sizeof(V) == 64, v16i, v8i>;
+template <typename V>
+constexpr int64_t kLanes = int64_t(sizeof(V) / sizeof(float));
+
+template <typename V = v16>
+[[gnu::always_inline]] inline V load(const float* p) {
+  V v;
   std::memcpy(&v, p, sizeof v);
   return v;
 }
-[[gnu::always_inline]] inline void store(float* p, v16 v) { std::memcpy(p, &v, sizeof v); }
+template <typename V>
+[[gnu::always_inline]] inline void store(float* p, V v) {
+  std::memcpy(p, &v, sizeof v);
+}
 
 // r = B^T d for one column or row d of an input tile. F(4, 3) takes the
 // interpolation points 0, 1, -1, 2, -1/2 and infinity: against the common
@@ -42,8 +59,8 @@ typedef int32_t v16i __attribute__((vector_size(64)));
 // -1/2), and the output of a 64-channel layer deviates from a float64
 // convolution about 1.6x less (tests/unit/linalg/test_winograd_accuracy.cpp).
 // F(2, 3) takes 0, 1, -1 and infinity.
-template <int64_t R>
-[[gnu::always_inline]] inline void input_1d(const v16* d, v16* r) {
+template <int64_t R, typename V>
+[[gnu::always_inline]] inline void input_1d(const V* d, V* r) {
   if constexpr (R == 4) {
     r[0] = d[0] - d[3] * 1.5f + (d[1] * 1.5f + (d[4] - d[2] * 2.f));
     r[1] = (d[4] - d[1]) - d[2] * 2.5f - d[3] * .5f;
@@ -60,10 +77,10 @@ template <int64_t R>
 }
 
 // o = A^T m: one column or row of the products back to R outputs.
-template <int64_t R>
-[[gnu::always_inline]] inline void output_1d(const v16* m, v16* o) {
+template <int64_t R, typename V>
+[[gnu::always_inline]] inline void output_1d(const V* m, V* o) {
   if constexpr (R == 4) {
-    const v16 a = m[1] + m[2], b = m[1] - m[2];
+    const V a = m[1] + m[2], b = m[1] - m[2];
     o[0] = m[0] + a + (m[3] + m[4]);
     o[1] = b + (m[3] * 2.f - m[4] * .5f);
     o[2] = a + (m[3] * 4.f + m[4] * .25f);
@@ -83,42 +100,44 @@ struct Geometry {
 // Tiles [t0, t1) (in (image, tile row, tile column) order) of every input
 // block: tile t's block cb goes to v + cb * vgs + (t - t0) * 16, its points
 // vps apart. Pixels outside the input count as zero.
-template <int64_t R>
+template <int64_t R, typename V>
 [[gnu::always_inline]] inline void input_tiles_as(const Geometry& g, const float* x, int64_t t0,
                                                   int64_t t1, float* v, int64_t vgs, int64_t vps) {
-  constexpr int64_t kIn = in_side(R);
+  constexpr int64_t kIn = in_side(R), L = kLanes<V>;
   for (int64_t cb = 0; cb < g.CB; ++cb)
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
-      const float* xp = x + (n * g.CB + cb) * g.H * g.W * 16;
-      const int64_t ih0 = th * R - g.ph, iw0 = tw * R - g.pw;
-      const bool inside = ih0 >= 0 && iw0 >= 0 && ih0 + kIn <= g.H && iw0 + kIn <= g.W;
-      v16 tmp[kIn * kIn];
-      for (int64_t j = 0; j < kIn; ++j) {
-        v16 d[kIn], r[kIn];
-        const int64_t iw = iw0 + j;
-        for (int64_t i = 0; i < kIn; ++i) {
-          const int64_t ih = ih0 + i;
-          const bool in = inside || (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W);
-          d[i] = in ? load(xp + (ih * g.W + iw) * 16) : v16{};
+    for (int64_t t = t0; t < t1; ++t)
+      for (int64_t h = 0; h < 16; h += L) {
+        const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
+        const float* xp = x + (n * g.CB + cb) * g.H * g.W * 16 + h;
+        const int64_t ih0 = th * R - g.ph, iw0 = tw * R - g.pw;
+        const bool inside = ih0 >= 0 && iw0 >= 0 && ih0 + kIn <= g.H && iw0 + kIn <= g.W;
+        V tmp[kIn * kIn];
+        for (int64_t j = 0; j < kIn; ++j) {
+          V d[kIn], r[kIn];
+          const int64_t iw = iw0 + j;
+          for (int64_t i = 0; i < kIn; ++i) {
+            const int64_t ih = ih0 + i;
+            const bool in = inside || (ih >= 0 && ih < g.H && iw >= 0 && iw < g.W);
+            d[i] = in ? load<V>(xp + (ih * g.W + iw) * 16) : V{};
+          }
+          input_1d<R>(d, r);
+          for (int64_t i = 0; i < kIn; ++i) tmp[i * kIn + j] = r[i];
         }
-        input_1d<R>(d, r);
-        for (int64_t i = 0; i < kIn; ++i) tmp[i * kIn + j] = r[i];
+        float* vp = v + cb * vgs + (t - t0) * 16 + h;
+        for (int64_t i = 0; i < kIn; ++i) {
+          V r[kIn];
+          input_1d<R>(tmp + i * kIn, r);
+          for (int64_t j = 0; j < kIn; ++j) store(vp + (i * kIn + j) * vps, r[j]);
+        }
       }
-      float* vp = v + cb * vgs + (t - t0) * 16;
-      for (int64_t i = 0; i < kIn; ++i) {
-        v16 r[kIn];
-        input_1d<R>(tmp + i * kIn, r);
-        for (int64_t j = 0; j < kIn; ++j) store(vp + (i * kIn + j) * vps, r[j]);
-      }
-    }
 }
 
+template <typename V>
 [[gnu::always_inline]] inline void input_tiles_body(int64_t r, const Geometry& g, const float* x,
                                                     int64_t t0, int64_t t1, float* v, int64_t vgs,
                                                     int64_t vps) {
-  if (r == 4) return input_tiles_as<4>(g, x, t0, t1, v, vgs, vps);
-  input_tiles_as<2>(g, x, t0, t1, v, vgs, vps);
+  if (r == 4) return input_tiles_as<4, V>(g, x, t0, t1, v, vgs, vps);
+  input_tiles_as<2, V>(g, x, t0, t1, v, vgs, vps);
 }
 
 // What follows the output transform for one output block.
@@ -129,9 +148,9 @@ struct Epilogue {
   int64_t valid;  // channels of the block (for a pass activation's padded lanes)
 };
 
-template <Activation K>
-[[gnu::always_inline]] inline v16 activate(v16 x, v16 p0, v16 p1) {
-  const v16 zero{};
+template <Activation K, typename V>
+[[gnu::always_inline]] inline V activate(V x, V p0, V p1) {
+  const V zero{};
   if constexpr (K == Activation::kRelu) return x < zero ? zero : x;  // NaN passes, as in Relu
   if constexpr (K == Activation::kClip) {
     x = x < p0 ? p0 : x;
@@ -144,86 +163,95 @@ template <Activation K>
 // Output block ob of tiles [t0, t1): point k of tile t at m + k * ms + (t -
 // t0) * 16. Writes the pixels inside the output plane (y and residual are
 // the whole blocked tensors; y may be the residual).
-template <int64_t R, Activation K>
+template <int64_t R, Activation K, typename V>
 [[gnu::always_inline]] inline void output_tiles_as(const Geometry& g, const float* m, int64_t ms,
                                                    int64_t t0, int64_t t1, int64_t ob,
                                                    const Epilogue& e, const float* residual,
                                                    float* y) {
-  constexpr int64_t kIn = in_side(R);
-  const v16 p0 = v16{} + e.act.p0, p1 = v16{} + e.act.p1;
+  using VI = IntVec<V>;
+  constexpr int64_t kIn = in_side(R), L = kLanes<V>;
+  const V p0 = V{} + e.act.p0, p1 = V{} + e.act.p1;
   for (int64_t t = t0; t < t1; ++t) {
     const int64_t n = t / (g.TH * g.TW), th = t / g.TW % g.TH, tw = t % g.TW;
-    const float* mt = m + (t - t0) * 16;
-    v16 rows[R * kIn];
-    for (int64_t j = 0; j < kIn; ++j) {
-      v16 col[kIn], o[R];
-      for (int64_t i = 0; i < kIn; ++i) col[i] = load(mt + (i * kIn + j) * ms);
-      output_1d<R>(col, o);
-      for (int64_t r = 0; r < R; ++r) rows[r * kIn + j] = o[r];
-    }
     const int64_t oh0 = th * R, ow0 = tw * R;
     const int64_t nr = std::min(R, g.OH - oh0), nc = std::min(R, g.OW - ow0);
     const int64_t plane = (n * g.MB + ob) * g.OH * g.OW * 16;
-    for (int64_t r = 0; r < nr; ++r) {
-      v16 o[R];
-      output_1d<R>(rows + r * kIn, o);
-      for (int64_t c = 0; c < nc; ++c) {
-        const int64_t at = plane + ((oh0 + r) * g.OW + ow0 + c) * 16;
-        v16 val = o[c] + e.bias;
-        if (residual) val += load(residual + at);
-        store(y + at, (v16)((v16i)activate<K>(val, p0, p1) & e.keep));
+    for (int64_t h = 0; h < 16; h += L) {
+      const float* mt = m + (t - t0) * 16 + h;
+      V bias, keep_bits;
+      std::memcpy(&bias, reinterpret_cast<const float*>(&e.bias) + h, sizeof bias);
+      std::memcpy(&keep_bits, reinterpret_cast<const float*>(&e.keep) + h, sizeof keep_bits);
+      const VI keep = (VI)keep_bits;
+      V rows[R * kIn];
+      for (int64_t j = 0; j < kIn; ++j) {
+        V col[kIn], o[R];
+        for (int64_t i = 0; i < kIn; ++i) col[i] = load<V>(mt + (i * kIn + j) * ms);
+        output_1d<R>(col, o);
+        for (int64_t r = 0; r < R; ++r) rows[r * kIn + j] = o[r];
       }
-      // A pass activation (Sigmoid, ...) over the row's pixels just stored.
-      if (is_pass_activation(e.act.kind))
-        apply_activation_blocked(e.act, y + plane + ((oh0 + r) * g.OW + ow0) * 16, nc, e.valid);
+      for (int64_t r = 0; r < nr; ++r) {
+        V o[R];
+        output_1d<R>(rows + r * kIn, o);
+        for (int64_t c = 0; c < nc; ++c) {
+          const int64_t at = plane + ((oh0 + r) * g.OW + ow0 + c) * 16 + h;
+          V val = o[c] + bias;
+          if (residual) val += load<V>(residual + at);
+          store(y + at, (V)((VI)activate<K>(val, p0, p1) & keep));
+        }
+      }
     }
+    // A pass activation (Sigmoid, ...) over the rows' pixels just stored.
+    if (is_pass_activation(e.act.kind))
+      for (int64_t r = 0; r < nr; ++r)
+        apply_activation_blocked(e.act, y + plane + ((oh0 + r) * g.OW + ow0) * 16, nc, e.valid);
   }
 }
 
-template <int64_t R>
+template <int64_t R, typename V>
 [[gnu::always_inline]] inline void output_tiles_in(const Geometry& g, const float* m, int64_t ms,
                                                    int64_t t0, int64_t t1, int64_t ob,
                                                    const Epilogue& e, const float* residual,
                                                    float* y) {
   switch (e.act.kind) {
     case Activation::kNone:
-      return output_tiles_as<R, Activation::kNone>(g, m, ms, t0, t1, ob, e, residual, y);
+      return output_tiles_as<R, Activation::kNone, V>(g, m, ms, t0, t1, ob, e, residual, y);
     case Activation::kRelu:
-      return output_tiles_as<R, Activation::kRelu>(g, m, ms, t0, t1, ob, e, residual, y);
+      return output_tiles_as<R, Activation::kRelu, V>(g, m, ms, t0, t1, ob, e, residual, y);
     case Activation::kClip:
-      return output_tiles_as<R, Activation::kClip>(g, m, ms, t0, t1, ob, e, residual, y);
+      return output_tiles_as<R, Activation::kClip, V>(g, m, ms, t0, t1, ob, e, residual, y);
     case Activation::kLeakyRelu:
-      return output_tiles_as<R, Activation::kLeakyRelu>(g, m, ms, t0, t1, ob, e, residual, y);
+      return output_tiles_as<R, Activation::kLeakyRelu, V>(g, m, ms, t0, t1, ob, e, residual, y);
     default:  // pass activations: stored as they are, then a pass per row
-      return output_tiles_as<R, Activation::kNone>(g, m, ms, t0, t1, ob, e, residual, y);
+      return output_tiles_as<R, Activation::kNone, V>(g, m, ms, t0, t1, ob, e, residual, y);
   }
 }
 
+template <typename V>
 [[gnu::always_inline]] inline void output_tiles_body(int64_t r, const Geometry& g, const float* m,
                                                      int64_t ms, int64_t t0, int64_t t1, int64_t ob,
                                                      const Epilogue& e, const float* residual,
                                                      float* y) {
-  if (r == 4) return output_tiles_in<4>(g, m, ms, t0, t1, ob, e, residual, y);
-  output_tiles_in<2>(g, m, ms, t0, t1, ob, e, residual, y);
+  if (r == 4) return output_tiles_in<4, V>(g, m, ms, t0, t1, ob, e, residual, y);
+  output_tiles_in<2, V>(g, m, ms, t0, t1, ob, e, residual, y);
 }
 
 // Each body compiled three times; input_tiles / output_tiles pick by the
 // kernels in use (conv_kernel_isa).
-#define TESSERA_WINOGRAD_ENTRIES(suffix, attrs)                                              \
+#define TESSERA_WINOGRAD_ENTRIES(suffix, attrs, V)                                           \
   attrs void input_tiles_##suffix(int64_t r, const Geometry& g, const float* x, int64_t t0,  \
                                   int64_t t1, float* v, int64_t vgs, int64_t vps) {          \
-    input_tiles_body(r, g, x, t0, t1, v, vgs, vps);                                          \
+    input_tiles_body<V>(r, g, x, t0, t1, v, vgs, vps);                                       \
   }                                                                                          \
   attrs void output_tiles_##suffix(int64_t r, const Geometry& g, const float* m, int64_t ms, \
                                    int64_t t0, int64_t t1, int64_t ob, const Epilogue& e,    \
                                    const float* residual, float* y) {                        \
-    output_tiles_body(r, g, m, ms, t0, t1, ob, e, residual, y);                              \
+    output_tiles_body<V>(r, g, m, ms, t0, t1, ob, e, residual, y);                           \
   }
 
-TESSERA_WINOGRAD_ENTRIES(generic, )
+TESSERA_WINOGRAD_ENTRIES(generic, , v16)
 #if defined(__x86_64__)
-TESSERA_WINOGRAD_ENTRIES(avx512, __attribute__((target("avx512f,fma"))))
-TESSERA_WINOGRAD_ENTRIES(avx2, __attribute__((target("avx2,fma"))))
+TESSERA_WINOGRAD_ENTRIES(avx512, __attribute__((target("avx512f,fma"))), v16)
+TESSERA_WINOGRAD_ENTRIES(avx2, __attribute__((target("avx2,fma"))), v8)
 #endif
 #undef TESSERA_WINOGRAD_ENTRIES
 
