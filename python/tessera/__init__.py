@@ -69,7 +69,7 @@ from ._compatibility import (  # noqa: F401
 )
 from ._iobinding import IOBinding, SessionIOBinding  # noqa: F401
 from ._ortvalue import OrtValue, copy_tensors  # noqa: F401
-from ._preload import preload_dlls  # noqa: F401
+from ._preload import _get_nvidia_dll_paths, preload_dlls  # noqa: F401
 from ._providers import get_all_providers  # noqa: F401
 from ._session import (  # noqa: F401
     InferenceSession, ModelMetadata, NodeArg, set_global_thread_pool_sizes)
