@@ -189,6 +189,9 @@ void bind_accessors(py::class_<Value>& c) {
   // onnxruntime's Python OrtValue wraps a native one; here they are the same object.
   c.def("_get_c_value", [](py::object self) { return self; });
   c.def_property_readonly("_ortvalue", [](py::object self) { return self; });
+  // Tessera has no WebGPU provider, so no value is a WebGPU buffer
+  // (onnxruntime's graph-capture checks ask).
+  c.def("_is_webgpu_buffer", [](const Value&) { return false; });
   c.def("is_tensor", &Value::is_tensor);
   c.def("is_tensor_sequence", &Value::is_sequence);
   c.def("is_map", &Value::is_map);
@@ -247,6 +250,29 @@ void bind_ortvalue(py::module_& m) {
   py::class_<Value> c(m, "OrtValue");
   // An empty value (onnxruntime's OrtValue() constructor).
   c.def(py::init<>());
+  // Another handle on the same value (its tensors' memory is shared): what the
+  // Python OrtValue (tessera/_ortvalue.py) is made from.
+  c.def(py::init<const Value&>(), py::arg("ortvalue"));
+  // onnxruntime.copy_tensors: each source's data into the destination at the
+  // same position, across memory spaces (the runtime's copy_tensors).
+  m.def(
+      "copy_tensors",
+      [](const std::vector<Value*>& src, const std::vector<Value*>& dst) {
+        check(src.size() == dst.size(), "copy_tensors: ", src.size(), " sources but ", dst.size(),
+              " destinations");
+        std::vector<const Tensor*> from;
+        std::vector<Tensor*> to;
+        for (size_t i = 0; i < src.size(); ++i) {
+          check(src[i] != nullptr && dst[i] != nullptr, "copy_tensors: value ", i, " is None");
+          from.push_back(&tensor_of(*src[i], "copy_tensors"));
+          check(dst[i]->is_tensor(), "copy_tensors() needs OrtValues holding tensors; destination ",
+                i, " holds a ", dst[i]->kind_name());
+          to.push_back(&dst[i]->tensor());
+        }
+        py::gil_scoped_release release;
+        copy_tensors(from, to);
+      },
+      py::arg("src"), py::arg("dst"));
   bind_constructors(c);
   bind_accessors(c);
 }

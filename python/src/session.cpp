@@ -140,6 +140,10 @@ void bind_session(py::module_& m) {
         [](const PySession& s) { return io_infos(s.session().overridable_initializers()); });
   c.def("providers", [](const PySession& s) { return s.session().providers(); });
   c.def("provider_options", &PySession::provider_options);
+  // onnxruntime's WebGPU context of the session; -1: none (Tessera has no
+  // WebGPU provider), so its graph capture is never on.
+  c.def("webgpu_context_id", [](const PySession&) { return -1; });
+  c.def("is_webgpu_graph_capture_enabled", [](const PySession&) { return false; });
   c.def("modelmeta", &PySession::modelmeta);
   c.def("end_profiling", &PySession::end_profiling);
   c.def("profiling_start_time_ns", &PySession::profiling_start_ns);

@@ -23,7 +23,6 @@ from ._C import (  # noqa: F401 - re-exported
     OrtExecutionProviderDevicePolicy,
     OrtHardwareDevice,
     OrtHardwareDeviceType,
-    OrtValue,
     RunOptions,
     RuntimeException,
     SessionOptions,
@@ -69,7 +68,8 @@ from ._compatibility import (  # noqa: F401
     get_model_compatibility_for_ep_devices,
 )
 from ._iobinding import IOBinding, SessionIOBinding  # noqa: F401
-from ._preload import preload_dlls  # noqa: F401
+from ._ortvalue import OrtValue, copy_tensors  # noqa: F401
+from ._preload import _get_nvidia_dll_paths, preload_dlls  # noqa: F401
 from ._providers import get_all_providers  # noqa: F401
 from ._session import (  # noqa: F401
     InferenceSession, ModelMetadata, NodeArg, set_global_thread_pool_sizes)
@@ -96,7 +96,7 @@ __all__ = [
     "OrtExecutionProviderDevicePolicy", "OrtExternalInitializerInfo", "OrtHardwareDevice", "OrtHardwareDeviceType",
     "OrtMemoryInfo", "OrtMemoryInfoDeviceType", "OrtMemType", "OrtSparseFormat", "OrtValue", "OrtValueVector",
     "RunOptions", "SessionIOBinding", "SessionOptions", "SparseTensor",
-    "create_and_register_allocator", "get_all_providers", "get_available_providers", "get_build_info", "get_device",
+    "copy_tensors", "create_and_register_allocator", "get_all_providers", "get_available_providers", "get_build_info", "get_device",
     "get_ep_devices", "get_version_string", "preload_dlls", "register_execution_provider_library",
     "set_default_logger_callback", "set_default_logger_severity", "set_default_logger_verbosity",
     "set_global_thread_pool_sizes", "unregister_execution_provider_library",

@@ -7,7 +7,8 @@ import warnings
 
 import numpy as np
 
-from . import _C
+from . import _C, _ownership
+from ._ortvalue import OrtValue
 
 
 def _served(device_type, device_id):
@@ -30,11 +31,37 @@ def _element_type(element_type):
 
 class IOBinding:
     def __init__(self, session):
-        self._session = session
+        # The native session, as in onnxruntime: values and runs are checked against it.
+        self._session = session._sess
         self._native = _C.IoBinding(session._sess)
         # Python objects handed in, kept alive (and returned as they are) while bound.
         self._inputs = {}
         self._bound_outputs = {}
+        # Ids of the graphs captured with this binding (InferenceSession's
+        # _captured_graph_bindings): while any is, the binding cannot change.
+        self._pinned_graph_ids = set()
+
+    def _check_not_pinned(self):
+        if self._pinned_graph_ids:
+            raise ValueError("Captured graphs %s still reference this IOBinding; call "
+                             "InferenceSession.release_captured_graph() before changing it."
+                             % sorted(self._pinned_graph_ids))
+
+    def _capture_signature(self):
+        """What a captured graph replays: the values bound, by name and identity."""
+        return (tuple((name, id(value)) for name, value in sorted(self._inputs.items())),
+                tuple(self._native.output_names()),
+                tuple((name, id(value)) for name, value in sorted(self._bound_outputs.items())))
+
+    def _validate_capture_bindings(self):
+        """Graph capture replays fixed device buffers, so every bound input and
+        output must be a WebGPU device OrtValue; Tessera has no WebGPU provider,
+        so no binding here qualifies."""
+        values = list(self._inputs.values()) + list(self._bound_outputs.values())
+        if not values or not all(_ownership._is_webgpu(v) for v in values):
+            raise ValueError("WebGPU graph capture requires fixed WebGPU device OrtValues bound "
+                             "for every input and output (bind_ortvalue_input / "
+                             "bind_ortvalue_output).")
 
     # -- inputs -------------------------------------------------------------------
 
@@ -60,10 +87,13 @@ class IOBinding:
         self.bind_ortvalue_input(name, value)
 
     def bind_ortvalue_input(self, name, ortvalue):
+        self._check_not_pinned()
+        _ownership.check_bound_to(ortvalue, self._session)
         self._native.bind_input(name, ortvalue)
         self._inputs[name] = ortvalue
 
     def clear_binding_inputs(self):
+        self._check_not_pinned()
         self._native.clear_inputs()
         self._inputs = {}
 
@@ -85,6 +115,7 @@ class IOBinding:
                               "the output is kept on the CPU" % (name, device_type),
                               RuntimeWarning, stacklevel=2)
                 device_type, device_id = "cpu", 0
+            self._check_not_pinned()
             self._native.bind_output_to_device(name, device_type, device_id)
             self._bound_outputs.pop(name, None)
             return
@@ -96,10 +127,13 @@ class IOBinding:
         self.bind_ortvalue_output(name, value)
 
     def bind_ortvalue_output(self, name, ortvalue):
+        self._check_not_pinned()
+        _ownership.check_bound_to(ortvalue, self._session)
         self._native.bind_output_to_value(name, ortvalue)
         self._bound_outputs[name] = ortvalue
 
     def clear_binding_outputs(self):
+        self._check_not_pinned()
         self._native.clear_outputs()
         self._bound_outputs = {}
 
@@ -109,8 +143,13 @@ class IOBinding:
     def get_outputs(self):
         """The outputs of the last run, as OrtValues, in binding order (an output
         bound to an OrtValue is that same object)."""
-        return [self._bound_outputs.get(name, value)
+        return [self._bound_outputs.get(name) or self._wrap(value)
                 for name, value in zip(self._native.output_names(), self._native.outputs())]
+
+    def _wrap(self, value):
+        wrapped = OrtValue(value)
+        wrapped._session = self._session
+        return wrapped
 
     def get_outputs_names(self):
         return list(self._native.output_names())

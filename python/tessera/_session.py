@@ -5,8 +5,9 @@ import json
 import os
 import threading
 
-from . import _C, _capi_types, _providers, _types
+from . import _C, _capi_types, _ownership, _providers, _types
 from ._iobinding import IOBinding, SessionIOBinding
+from ._ortvalue import OrtValue
 
 # Whether set_global_thread_pool_sizes made the process's shared pools: from
 # then on every session must give them its work (use_per_session_threads = False).
@@ -134,6 +135,9 @@ class InferenceSession:
         # A copy: the options the session was made with, whatever the caller changes later.
         self._sess_options = copy.copy(sess_options if sess_options is not None
                                        else _C.SessionOptions())
+        # graph id -> (weak reference to the IOBinding captured, its signature):
+        # onnxruntime's record of captured graphs, which pins those bindings.
+        self._captured_graph_bindings = {}
         self._create(providers, provider_options)
 
     def _create(self, providers, provider_options):
@@ -168,10 +172,15 @@ class InferenceSession:
             raise ValueError("Required inputs (%s) are missing from input feed (%s)."
                              % (missing_input_names, feed_input_names))
 
+    def _validate_ortvalue_ownership(self, values):
+        """Raises ValueError when an OrtValue another session allocated is among `values`."""
+        _ownership.check_used_with(values, self._sess)
+
     def _feeds(self, input_feed):
         if not isinstance(input_feed, dict):
             raise TypeError("input_feed must be a dict of input name -> value")
         self._validate_input(list(input_feed.keys()))
+        self._validate_ortvalue_ownership(input_feed.values())
         return [(name, _types.to_ortvalue(value, self._feed_types.get(name), name))
                 for name, value in input_feed.items()]
 
@@ -201,8 +210,8 @@ class InferenceSession:
 
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
         """Like run(), with OrtValues in and a list of OrtValues out."""
-        return list(self._sess.run(self._feeds(input_dict_ort_values), list(output_names or []),
-                                   run_options))
+        return [OrtValue(v) for v in self._sess.run(self._feeds(input_dict_ort_values),
+                                                     list(output_names or []), run_options)]
 
     def run_with_ortvaluevector(self, run_options, feed_names, feeds, fetch_names, fetches,
                                 fetch_devices=None):
@@ -215,6 +224,7 @@ class InferenceSession:
             raise ValueError("feed_names has %d names but feeds has %d values"
                              % (len(feed_names), len(feeds)))
         self._validate_input(list(feed_names))
+        self._validate_ortvalue_ownership(feeds)
         pairs = [(name, _types.to_ortvalue(value, self._feed_types.get(name), name))
                  for name, value in zip(feed_names, feeds)]
         if fetch_devices:
@@ -240,7 +250,31 @@ class InferenceSession:
         return IOBinding(self)
 
     def run_with_iobinding(self, iobinding, run_options=None):
+        if getattr(iobinding, "_session", self._sess) is not self._sess:
+            raise ValueError("An IOBinding must be run with the session that created it.")
         iobinding._run(run_options)
+
+    def create_ortvalue_from_shape_and_type(self, shape, element_type, device_type, device_id=0,
+                                            vendor_id=-1):
+        """A zero-filled OrtValue on the device, which only this session (not
+        one set_providers re-creates) takes as a feed or binding."""
+        value = OrtValue.ortvalue_from_shape_and_type(list(shape), element_type, device_type,
+                                                      device_id, vendor_id)
+        value._session = self._sess
+        return value
+
+    def release_captured_graph(self, graph_id=0):
+        """Forgets the graph captured under `graph_id` (the run option
+        gpu_graph_id), so its IOBinding may change again."""
+        entry = self._captured_graph_bindings.pop(graph_id, None)
+        if entry is not None:
+            binding = entry[0]()
+            if binding is not None:
+                binding._pinned_graph_ids.discard(graph_id)
+
+    def _release_captured_graphs(self):
+        for graph_id in list(self._captured_graph_bindings):
+            self.release_captured_graph(graph_id)
 
     # -- looking at it ----------------------------------------------------------
 
@@ -291,6 +325,8 @@ class InferenceSession:
     def set_providers(self, providers=None, provider_options=None):
         """Re-creates the session with other providers (same model and options);
         an unknown name raises InvalidArgument 'Unknown Provider Type: NAME'."""
+        # Graphs captured by the session replaced die with it.
+        self._release_captured_graphs()
         self._create(providers, provider_options)
 
     def get_provider_graph_assignment_info(self):

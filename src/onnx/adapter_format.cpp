@@ -1,6 +1,7 @@
 #include "onnx/adapter_format.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -225,8 +226,11 @@ std::string serialize_adapter(const Adapter& a) {
     check_code(!name.empty(), ErrorCode::kInvalidArgument, "a LoRA adapter parameter has no name");
     check_code(names.insert(name).second, ErrorCode::kInvalidArgument, "LoRA adapter parameter '",
                name, "' is given twice");
+    // The element type in upper case (STRING, ...), as onnxruntime names element types.
+    std::string type_name(data_type_name(t.dtype()));
+    for (char& c : type_name) c = char(std::toupper(static_cast<unsigned char>(c)));
     check_code(schema_type(t.dtype()), ErrorCode::kInvalidArgument, "LoRA adapter parameter '",
-               name, "' is ", data_type_name(t.dtype()),
+               name, "' has element type ", type_name,
                "; adapter files hold numeric tensors of ONNX types 1 to 20 only");
     check_code(t.memory_info().host_accessible(), ErrorCode::kInvalidArgument,
                "LoRA adapter parameter '", name, "' is in ", t.memory_info().to_string(),

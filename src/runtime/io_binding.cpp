@@ -34,7 +34,8 @@ const IoInfo& IoBinding::find(const std::vector<IoInfo>& infos, const std::strin
        " of the model; its ", what, "s are: ", list);
 }
 
-void IoBinding::check_tensor(const IoInfo& info, const Value& v, const char* what) const {
+void IoBinding::check_tensor(const IoInfo& info, const Value& v, const char* what,
+                             bool check_shape) const {
   if (!info.type.is_tensor()) return;
   check(v.is_tensor(), "IoBinding: ", what, " '", info.name, "' is ", info.type.to_string(),
         " but the bound value is a ", v.kind_name());
@@ -42,7 +43,7 @@ void IoBinding::check_tensor(const IoInfo& info, const Value& v, const char* wha
   check(info.type.elem_type == DataType::kUndefined || t.dtype() == info.type.elem_type,
         "IoBinding: ", what, " '", info.name, "' is ", info.type.to_string(),
         " but the bound tensor is ", t.description());
-  if (info.type.shape) {
+  if (check_shape && info.type.shape) {
     const auto& dims = *info.type.shape;
     bool ok = dims.size() == t.rank();
     for (size_t d = 0; ok && d < dims.size(); ++d)
@@ -62,7 +63,9 @@ void IoBinding::bind_input(const std::string& name, const Value& value) {
     for (const auto& i : *list)
       if (i.name == name) info = &i;
   if (!info) find(session_.inputs(), name, "input");  // throws, listing the inputs
-  check_tensor(*info, value, "input");
+  // As in onnxruntime, an input's shape is checked by the run that reads it:
+  // a binding may be filled before its shape is the one a run needs.
+  check_tensor(*info, value, "input", /*check_shape=*/false);
   for (auto& [n, v] : inputs_)
     if (n == name) {
       v = value;
@@ -94,7 +97,7 @@ void IoBinding::bind_output(const std::string& name, const Value& preallocated) 
   const IoInfo& info = find(session_.outputs(), name, "output");
   check(preallocated.is_tensor(), "IoBinding: output '", name,
         "' can be bound only to a preallocated tensor, not a ", preallocated.kind_name());
-  check_tensor(info, preallocated, "output");
+  check_tensor(info, preallocated, "output", /*check_shape=*/true);
   check(preallocated.tensor().dtype() != DataType::kString ||
             preallocated.tensor().memory_info().host_accessible(),
         "IoBinding: output '", name, "': string tensors live in host memory");

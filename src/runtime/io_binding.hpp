@@ -56,7 +56,7 @@ class IoBinding {
   };
   const IoInfo& find(const std::vector<IoInfo>& infos, const std::string& name,
                      const char* what) const;
-  void check_tensor(const IoInfo& info, const Value& v, const char* what) const;
+  void check_tensor(const IoInfo& info, const Value& v, const char* what, bool check_shape) const;
   void bind(Output out);
   Value place_output(const Output& out, Value v) const;
 

@@ -159,9 +159,32 @@ onnx::SuppliedExternalData supplied_external_data(const SessionOptions& o) {
   return s;
 }
 
+// A sparse initializer every reader takes sparse (kept so by
+// densify_sparse_initializers) is replaced by the COO form of the caller's
+// dense tensor: its readers still get a sparse value, and the dense tensor is
+// read once, here (so it must be in host memory). False when `name` is no
+// such initializer.
+static bool replace_sparse_initializer(ir::Graph& g, const std::string& name, const Tensor& t,
+                                       const std::string& where) {
+  auto it = g.sparse_initializers.find(name);
+  if (it == g.sparse_initializers.end()) return false;
+  check(t.dtype() == it->second.dtype() && t.shape() == it->second.dense_shape, where,
+        ": add_initializer: '", name, "' is a sparse initializer of ",
+        data_type_name(it->second.dtype()), it->second.dense_shape.to_string(),
+        " in the model but the given tensor is ", t.description());
+  check_code(t.memory_info().host_accessible(), ErrorCode::kNotImplemented, where,
+             ": add_initializer: '", name,
+             "' is a sparse initializer, kept sparse for its readers;"
+             " its replacement is read into that form on the host, but the given tensor is in ",
+             t.memory_info().to_string());
+  it->second = SparseTensor::coo_from_dense(t);
+  return true;
+}
+
 void apply_user_initializers(ir::Model& model, const SessionOptions& o, const Providers& providers,
                              const std::string& where) {
   for (const auto& [name, t] : o.initializers) {
+    if (replace_sparse_initializer(model.graph, name, t, where)) continue;
     auto it = model.graph.initializers.find(name);
     check(it != model.graph.initializers.end(), where, ": add_initializer: '", name,
           "' is not an initializer of the model");

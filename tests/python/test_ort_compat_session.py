@@ -114,7 +114,8 @@ def test_ortvalue_accessors():
     assert v.data_type() == "tensor(float16)"
     assert v.element_type() == TensorProto.FLOAT16
     assert v.device_name() == "cpu"
-    assert v._get_c_value() is v
+    native = v._get_c_value()
+    assert type(native) is ort._C.OrtValue and native.data_ptr() == v.data_ptr()
 
 
 def test_ortvalue_from_numpy_with_onnx_type():

@@ -116,3 +116,23 @@ def test_constant_sparse_value_produces_the_dense_tensor():
     assert sess.get_outputs()[0].type == "tensor(float)"
     (y,) = sess.run(None, {})
     np.testing.assert_array_equal(y, np.array([[0, 3, 0], [0, 0, 4]], np.float32))
+
+
+def test_add_initializer_replaces_a_sparse_initializer(tmp_path):
+    # The replacement is dense, as onnxruntime's add_initializer takes it; the
+    # initializer stays sparse for SparseToDenseMatMul, which reads it as COO.
+    a = _dense_a()
+    b = np.arange(K * N, dtype=np.float32).reshape(K, N) / 7
+    replacement = np.where(a != 0, a * 3 + 1, 0).astype(np.float32)
+    replacement[M - 1, K - 1] = -4.0  # a position the model's initializer leaves empty
+    so = ort.SessionOptions()
+    so.add_initializer("a", ort.OrtValue.ortvalue_from_numpy(replacement))
+    sess = ort.InferenceSession(_model(tmp_path, a), so, providers=CPU)
+    (y,) = sess.run(None, {"b": b})
+    np.testing.assert_allclose(y, replacement @ b, rtol=1e-6, atol=1e-6)
+    wrong = ort.SessionOptions()
+    wrong.add_initializer("a", ort.OrtValue.ortvalue_from_numpy(np.zeros((K, M), np.float32)))
+    with pytest.raises(ort.InvalidArgument,
+                       match="'a' is a sparse initializer of float\\[4,6\\] in the model but the "
+                             "given tensor is float\\[6,4\\]"):
+        ort.InferenceSession(_model(tmp_path, a), wrong, providers=CPU)

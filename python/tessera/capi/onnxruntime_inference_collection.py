@@ -7,8 +7,10 @@ import warnings
 
 from .._capi_types import (  # noqa: F401 - re-exported
     AdapterFormat, LoraAdapter, OrtDevice, OrtDeviceVendorId, OrtValueVector, SparseTensor)
-from .._C import OrtValue  # noqa: F401
 from .._iobinding import IOBinding  # noqa: F401
+from .._ortvalue import OrtValue, copy_tensors  # noqa: F401
+from .._ownership import (  # noqa: F401 - onnxruntime's graph-capture helpers
+    _GRAPH_ANNOTATION_SKIP, _graph_annotation_id, _has_foreign_webgpu_context)
 from .._session import InferenceSession, ModelMetadata, NodeArg  # noqa: F401
 
 Session = InferenceSession
