@@ -28,6 +28,7 @@ import argparse
 import glob
 import os
 import random
+import resource
 import shutil
 import subprocess
 import sys
@@ -36,6 +37,7 @@ import tempfile
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 REPORT = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "AddressSanitizer:")
 VARINT, I64, LEN, I32 = 0, 1, 2, 5
+MEMORY_LIMIT = 8 << 30  # bytes of address space for a run of a build without sanitizers
 
 
 def read_varint(buf, i, end):
@@ -237,9 +239,25 @@ def use_test_data(model, case):
     return bool(sets)
 
 
+def address_space_limit(tessera):
+    """A limit for the runs' memory, so that a damaged dim or attribute asking
+    for gigabytes (valid, but slow to fill and a burden on a shared machine)
+    ends in an allocation error. A sanitizer build reserves terabytes of
+    address space for its shadow memory, so there ASAN_OPTIONS caps each
+    allocation instead (main); elsewhere the address space is limited."""
+    try:
+        linked = subprocess.run(["ldd", tessera], capture_output=True, text=True).stdout
+    except OSError:
+        linked = ""
+    if "libasan" in linked:
+        return None
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+
+
 def run(cmd, env, timeout):
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, env=env)
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=timeout, env=env,
+                           preexec_fn=address_space_limit.chosen)
         return p.returncode, p.stdout + p.stderr
     except subprocess.TimeoutExpired:
         return "timeout", ""
@@ -269,8 +287,11 @@ def main():
     rng = random.Random(args.seed)
     env = dict(os.environ)
     # A damaged dim can ask for an absurd allocation, which must be Tessera's
-    # error as it is without the sanitizer (whose allocator otherwise aborts).
-    env["ASAN_OPTIONS"] = "allocator_may_return_null=1:detect_leaks=1:" + env.get("ASAN_OPTIONS", "")
+    # error as it is without the sanitizer (whose allocator otherwise aborts);
+    # allocations past 2 GiB fail the same way (address_space_limit).
+    env["ASAN_OPTIONS"] = ("allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1:" +
+                           env.get("ASAN_OPTIONS", ""))
+    address_space_limit.chosen = address_space_limit(args.tessera)
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=0")
     runs = failures = errors = 0
     with tempfile.TemporaryDirectory() as tmp:
