@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds build-asan (AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
-# unit and C API tests, the shipped models, the malformed-input check and the ONNX
-# conformance suite under it, then the models and the suite again through the
-# sandbox plugin. Fails on any sanitizer report, even one in a case
-# that otherwise passes. Not part of scripts/test.sh: it takes far longer.
+# unit and C API tests, the shipped models, the malformed-input checks
+# (tests/malformed) and the ONNX conformance suite under it, then the models
+# and the suite again through the sandbox plugin. Fails on any sanitizer
+# report, even one in a case that otherwise passes. Not part of
+# scripts/test.sh: it takes far longer.
 # Usage: bash scripts/sanitize.sh   (TESSERA_CONFORMANCE_DIR as for scripts/test.sh;
 # TESSERA_SANITIZE_CUDA=1 builds the CUDA provider too)
 set -uo pipefail
@@ -62,6 +63,8 @@ step unit "$BUILD_DIR/tessera_unit_tests"
 step capi "$BUILD_DIR/tessera_capi_tests"
 step models "$BUILD_DIR/tessera" test models/*/
 step malformed /usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera"
+# The shipped models with damaged fields that still parse (seeded, so repeatable).
+step damaged-fields /usr/bin/python3 tests/malformed/damage_fields.py "$BUILD_DIR/tessera" --count 30
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 if [ -d "$CONF" ]; then
   step conformance "$BUILD_DIR/tessera" test "$CONF" \
