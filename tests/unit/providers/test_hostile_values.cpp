@@ -51,7 +51,7 @@ TEST(HostileValues, ResizeCropWithNaNRoiIsAnError) {
 }
 
 TEST(HostileValues, ResizeOfAnEmptyAxisToSizes) {
-  // An empty axis given a non-empty size: the taps indexed the empty input.
+  // An empty axis given a non-empty size has nothing to sample from.
   auto x = Tensor::from_vector<float>({}, Shape{1, 1, 0, 4});
   auto roi = Tensor::from_vector<float>({0, 0, 0, 0, 1, 1, 1, 1}, Shape{8});
   auto sizes = Tensor::from_vector<int64_t>({1, 1, 3, 2}, Shape{4});

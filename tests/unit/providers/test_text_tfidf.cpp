@@ -69,15 +69,15 @@ TEST(TextTfIdf, RejectsMismatchedInputAndPool) {
   EXPECT_THROW(run_node("TfIdfVectorizer", {x}, attrs("TF", false), 8), Error);
 }
 
-// Gram lengths and skips far beyond the row: the same counts as the
-// row-length limits give, at once (looping up to the attributes never ended).
+// Gram lengths and skips far beyond the row count what the row holds, and
+// return (a loop up to the attributes themselves would not end).
 TEST(TextTfIdf, HugeGramLengthAndSkipCountAreBoundedByTheRow) {
   Value x = Tensor::from_vector<std::string>({"a", "b", "a", "c", "b"}, {5});
   const int64_t huge = std::numeric_limits<int64_t>::max();
   auto a = attrs("TF", true);
   a[1] = attr_int("max_gram_length", huge);
   a[2] = attr_int("max_skip_count", huge);
-  // (a b) at skips 0 and 1, and (a, b) three apart: "a b a c b" has a at 0 and 2, b at 1 and 4.
+  // "a b a c b": (a b) at skip 0 (positions 0, 1), skip 1 (2, 4) and skip 3 (0, 4).
   expect_floats(run_node("TfIdfVectorizer", {x}, a, 9)[0], {2, 2, 1, 3}, {4});
   a[5] = attr_ints("ngram_indexes", {0, 1, 2, huge});
   EXPECT_THROW(run_node("TfIdfVectorizer", {x}, a, 9), Error);
