@@ -37,7 +37,7 @@ import tempfile
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 REPORT = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "AddressSanitizer:")
 VARINT, I64, LEN, I32 = 0, 1, 2, 5
-MEMORY_LIMIT = 8 << 30  # bytes of address space for a run of a build without sanitizers
+MEMORY_LIMIT = 2 << 30  # bytes of address space for a run of a build without sanitizers
 
 
 def read_varint(buf, i, end):
@@ -288,8 +288,8 @@ def main():
     env = dict(os.environ)
     # A damaged dim can ask for an absurd allocation, which must be Tessera's
     # error as it is without the sanitizer (whose allocator otherwise aborts);
-    # allocations past 2 GiB fail the same way (address_space_limit).
-    env["ASAN_OPTIONS"] = ("allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=1:" +
+    # allocations past 1 GiB fail the same way (address_space_limit).
+    env["ASAN_OPTIONS"] = ("allocator_may_return_null=1:max_allocation_size_mb=1024:detect_leaks=1:" +
                            env.get("ASAN_OPTIONS", ""))
     address_space_limit.chosen = address_space_limit(args.tessera)
     env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=0")
