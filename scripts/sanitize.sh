@@ -1,15 +1,31 @@
 #!/usr/bin/env bash
 # Builds build-asan (AddressSanitizer + UndefinedBehaviorSanitizer) and runs the
-# unit and C API tests, the shipped models, the malformed-input check and the ONNX
-# conformance suite under it, then the models and the suite again through the
-# sandbox plugin. Fails on any sanitizer report, even one in a case
-# that otherwise passes. Not part of scripts/test.sh: it takes far longer.
-# Usage: bash scripts/sanitize.sh   (TESSERA_CONFORMANCE_DIR as for scripts/test.sh)
+# unit and C API tests, the shipped models, the malformed-input checks
+# (tests/malformed) and the ONNX conformance suite under it, then the models
+# and the suite again through the sandbox plugin. Fails on any sanitizer
+# report, even one in a case that otherwise passes. Not part of
+# scripts/test.sh: it takes far longer.
+# Usage: bash scripts/sanitize.sh   (TESSERA_CONFORMANCE_DIR as for scripts/test.sh;
+# TESSERA_SANITIZE_CUDA=1 builds the CUDA provider too)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR="${TESSERA_ASAN_BUILD_DIR:-build-asan}"
 export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
-cmake -S . -B "$BUILD_DIR" -G Ninja -DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+# The CUDA provider only when asked (TESSERA_SANITIZE_CUDA=1): its kernels
+# take long to compile and these checks run on the CPU. When asked, kernels are
+# built for the architectures scripts/build.sh picks: TESSERA_CUDA_ARCHS, else
+# the visible GPU's own ("native"), else sm_90 alone.
+if [ "${TESSERA_SANITIZE_CUDA:-0}" = 1 ]; then
+  archs="${TESSERA_CUDA_ARCHS:-}"
+  if [ -z "$archs" ]; then
+    if nvidia-smi -L >/dev/null 2>&1; then archs=native; else archs=90; fi
+  fi
+  cuda=(-DTESSERA_WITH_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$archs")
+else
+  cuda=(-DTESSERA_WITH_CUDA=OFF)
+fi
+cmake -S . -B "$BUILD_DIR" -G Ninja -DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "${cuda[@]}" >/dev/null || exit 1
 ninja -C "$BUILD_DIR" -j"${TESSERA_JOBS:-2}" || exit 1
 
 # Keep going after a UB report so one run shows them all; ASan errors stop the
@@ -47,6 +63,8 @@ step unit "$BUILD_DIR/tessera_unit_tests"
 step capi "$BUILD_DIR/tessera_capi_tests"
 step models "$BUILD_DIR/tessera" test models/*/
 step malformed /usr/bin/python3 tests/malformed/test_malformed.py "$BUILD_DIR/tessera"
+# The shipped models with damaged fields that still parse (seeded, so repeatable).
+step damaged-fields /usr/bin/python3 tests/malformed/damage_fields.py "$BUILD_DIR/tessera" --count 30
 CONF="${TESSERA_CONFORMANCE_DIR:-../shared/conformance/onnx-node}"
 if [ -d "$CONF" ]; then
   step conformance "$BUILD_DIR/tessera" test "$CONF" \

@@ -130,7 +130,14 @@ int cmd_run(const std::vector<std::string>& argv) {
                 << "\n";
       feeds.emplace_back(in.name, Value(t));
     } else if (required) {
-      Value v = random_value(in.type, dims, rng);
+      Value v;
+      try {
+        v = random_value(in.type, dims, rng);
+      } catch (const Error& e) {
+        // Which input could not be made (a declared shape too large for memory).
+        fail(e.code(), "random input '", in.name, "' (declared ", declared_type(in.type),
+             "): ", e.what());
+      }
       std::cout << "  input  " << in.name << ": " << describe_value(v) << " random (declared "
                 << declared_type(in.type) << ")\n";
       feeds.emplace_back(in.name, std::move(v));

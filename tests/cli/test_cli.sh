@@ -199,6 +199,18 @@ PYEOF
 expect_rc 0 "inspect --shapes" -- "$TESSERA" inspect "$WORK/dyn.onnx" --shapes
 expect_out '^  x: tensor\(float\) \[batch,\?,4\]' "a declared shape with a symbol and an unknown dim"
 expect_out '^      out: t \[batch,4,\?\]' "a partial shape through a Transpose"
+# A declared input too large for memory: run's random input fails naming it.
+$PY - "$WORK/huge_input.onnx" <<'PYEOF'
+import sys
+from onnx import helper, TensorProto
+g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                      [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1 << 40])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+open(sys.argv[1], "wb").write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString())
+PYEOF
+expect_rc 1 "run with a random input too large for memory" -- "$TESSERA" run "$WORK/huge_input.onnx"
+expect_out "error \(OutOfMemory\): random input 'x' \(declared tensor\(float\) \[1099511627776\]\)" \
+  "the input that could not be made is named"
 # A wide 3x3 convolution: inspect names the algorithm the optimizer chose
 # (where the blocked kernels run at all: AVX-512 or AVX2).
 $PY - "$WORK/wide_conv.onnx" <<'PYEOF'

@@ -42,9 +42,35 @@ TEST(HostileValues, ResizeCropWithNaNRoiIsAnError) {
   auto x = Tensor::from_vector<float>({1, 2, 3, 4}, Shape{1, 1, 2, 2});
   auto roi = Tensor::from_vector<float>({0, 0, 0, 0, 1, 1, kNaN, 1}, Shape{8});
   auto scales = Tensor::from_vector<float>({1, 1, 2, 2}, Shape{4});
-  expect_error([&] {
-    run_node("Resize", {x, roi, scales}, {attr_string("coordinate_transformation_mode", "tf_crop_and_resize")}, 19);
-  }, "output length");
+  expect_error(
+      [&] {
+        run_node("Resize", {x, roi, scales},
+                 {attr_string("coordinate_transformation_mode", "tf_crop_and_resize")}, 19);
+      },
+      "output length");
+}
+
+TEST(HostileValues, ResizeOfAnEmptyAxisToSizes) {
+  // An empty axis given a non-empty size has nothing to sample from.
+  auto x = Tensor::from_vector<float>({}, Shape{1, 1, 0, 4});
+  auto roi = Tensor::from_vector<float>({0, 0, 0, 0, 1, 1, 1, 1}, Shape{8});
+  auto sizes = Tensor::from_vector<int64_t>({1, 1, 3, 2}, Shape{4});
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
+    expect_error(
+        [&] {
+          run_node("Resize", {x, Value(), Value(), sizes}, {attr_string("mode", mode)}, 19);
+        },
+        "axis 2 of input shape [1,1,0,4] is empty");
+    // tf_crop_and_resize samples outside the image everywhere: the extrapolation value.
+    auto out = run_node("Resize", {x, roi, Value(), sizes},
+                        {attr_string("mode", mode),
+                         attr_string("coordinate_transformation_mode", "tf_crop_and_resize"),
+                         test::attr_float("extrapolation_value", 7.f)},
+                        19);
+    const Tensor& y = out[0].tensor();
+    ASSERT_EQ(y.shape(), (Shape{1, 1, 3, 2})) << mode;
+    for (int64_t i = 0; i < y.num_elements(); ++i) EXPECT_EQ(y.data<float>()[i], 7.f) << mode;
+  }
 }
 
 TEST(HostileValues, RoiAlignWithNonFiniteBoxIsAnError) {
@@ -52,9 +78,12 @@ TEST(HostileValues, RoiAlignWithNonFiniteBoxIsAnError) {
   auto bi = Tensor::from_vector<int64_t>({0}, Shape{1});
   for (float v : {kNaN, kInf, 1e30f}) {
     auto rois = Tensor::from_vector<float>({0, 0, v, 3}, Shape{1, 4});
-    expect_error([&] {
-      run_node("RoiAlign", {x, rois, bi}, {attr_int("output_height", 2), attr_int("output_width", 2)}, 16);
-    }, "must be finite");
+    expect_error(
+        [&] {
+          run_node("RoiAlign", {x, rois, bi},
+                   {attr_int("output_height", 2), attr_int("output_width", 2)}, 16);
+        },
+        "must be finite");
   }
 }
 
@@ -74,10 +103,11 @@ TEST(HostileValues, GridSampleReflectionOfNonFiniteGridReadsZero) {
 
 TEST(HostileValues, MelWeightMatrixWithHugeUpperEdge) {
   auto run = [](float hi) {
-    return run_node("MelWeightMatrix",
-                    {Tensor::scalar<int32_t>(8), Tensor::scalar<int32_t>(16), Tensor::scalar<int32_t>(8192),
-                     Tensor::scalar<float>(0), Tensor::scalar<float>(hi)},
-                    {}, 17);
+    return run_node(
+        "MelWeightMatrix",
+        {Tensor::scalar<int32_t>(8), Tensor::scalar<int32_t>(16), Tensor::scalar<int32_t>(8192),
+         Tensor::scalar<float>(0), Tensor::scalar<float>(hi)},
+        {}, 17);
   };
   expect_error([&] { run(kInf); }, "too large");
   expect_error([&] { run(3e38f); }, "too large");

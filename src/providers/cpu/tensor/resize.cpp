@@ -79,6 +79,17 @@ class ResizeKernel : public OpKernel {
     for (size_t k = 0; k < plan.size(); ++k) dims[k] = plan[k].out;
     Tensor& y = ctx.output(0, Shape(dims), x.dtype());
     if (y.num_elements() == 0) return;
+    // An empty input axis made non-empty (by `sizes`) has nothing to sample:
+    // the taps would index an empty tensor. With tf_crop_and_resize every
+    // output point lies outside the image, so all take extrapolation_value.
+    for (size_t k = 0; k < plan.size(); ++k) {
+      if (plan[k].in != 0) continue;
+      if (coord_ != "tf_crop_and_resize")
+        ctx.fail_node("axis ", k, " of input shape ", x.shape().to_string(),
+                      " is empty; it cannot be resized to ", plan[k].out);
+      fill_elems(y, make_scalar(x.dtype(), extrapolation_));
+      return;
+    }
     std::vector<Taps> taps(plan.size());
     for (size_t k = 0; k < plan.size(); ++k) taps[k] = make_taps(plan[k]);
     // Every axis kept as it is (a detector's input transform resizing a
