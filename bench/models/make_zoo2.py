@@ -296,13 +296,7 @@ class Espcn(nn.Module):
 
 def specs(mm):
     def seeded(ctor, bn_shape=None):
-        def build(seed):
-            mm.seed_all(seed)
-            m = ctor().eval()
-            if bn_shape:
-                m = mm.calibrate_batchnorm(m, bn_shape, seed + 1)
-            return m.eval()
-        return build
+        return zc.seeded(mm, ctor, bn_shape)
 
     def tv(name, shape, **kw):
         zoo = torchvision.models.video if name == "mc3_18" else torchvision.models

@@ -592,13 +592,7 @@ class Seq2Seq(nn.Module):
 
 def specs(mm):
     def seeded(ctor, bn_shape=None):
-        def build(seed):
-            mm.seed_all(seed)
-            m = ctor().eval()
-            if bn_shape:
-                m = mm.calibrate_batchnorm(m, bn_shape, seed + 1)
-            return m.eval()
-        return build
+        return zc.seeded(mm, ctor, bn_shape)
 
     def normal(name, shape, scale=1.0):
         return lambda rs: [(name, (scale * rs.standard_normal(shape)).astype(np.float32))]

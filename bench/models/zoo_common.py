@@ -322,3 +322,16 @@ def main(make_specs, doc):
 def image_set(shape, scale=1.0):
     """An input maker: one float32 input named 'input' of the given shape."""
     return lambda rs: [("input", (scale * rs.standard_normal(shape)).astype(np.float32))]
+
+
+def seeded(mm, ctor, bn_shape=None):
+    """A builder: seed -> ctor() in eval mode with the kit's seeded weights;
+    with bn_shape, its BatchNorm statistics calibrated on a random input of
+    that shape (mm is the kit's make_models module)."""
+    def build(seed):
+        mm.seed_all(seed)
+        m = ctor().eval()
+        if bn_shape:
+            m = mm.calibrate_batchnorm(m, bn_shape, seed + 1)
+        return m.eval()
+    return build

@@ -35,7 +35,9 @@ import sys
 import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-REPORT = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "AddressSanitizer:")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_malformed import REPORT, report_failure  # noqa: E402
+
 VARINT, I64, LEN, I32 = 0, 1, 2, 5
 MEMORY_LIMIT = 2 << 30  # bytes of address space for a run of a build without sanitizers
 
@@ -323,14 +325,7 @@ def main():
                 if wrong is None:
                     continue
                 failures += 1
-                print(f"FAILED {model}: {label}: {wrong}")
-                lines = [l for l in out.splitlines() if any(r in l for r in REPORT) or l.startswith("    #")]
-                print("\n".join("     | " + l for l in (lines or out.splitlines())[:25]))
-                if args.keep:
-                    os.makedirs(args.keep, exist_ok=True)
-                    name = f"{os.path.basename(os.path.dirname(model))}_{failures}.onnx"
-                    with open(os.path.join(args.keep, name), "wb") as f:
-                        f.write(bad)
+                report_failure(model, label, wrong, out, bad, args.keep, failures)
     print(f"damaged fields: {runs} runs ({errors} clean errors), {failures} failed")
     return 1 if failures else 0
 

@@ -35,6 +35,19 @@ CONF_CASES = ["test_conv_with_strides_padding", "test_gather_0", "test_reshape_r
 REPORT = ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "AddressSanitizer:")
 
 
+def report_failure(model, label, why, out, bad, keep, index):
+    """Prints a failed run (its sanitizer lines or the head of its output) and
+    keeps the model that made it as KEEP/<case>_<index>.onnx when asked."""
+    print(f"FAILED {model}: {label}: {why}")
+    lines = [l for l in out.splitlines() if any(r in l for r in REPORT) or l.startswith("    #")]
+    print("\n".join("     | " + l for l in (lines or out.splitlines())[:25]))
+    if keep:
+        os.makedirs(keep, exist_ok=True)
+        name = f"{os.path.basename(os.path.dirname(model))}_{index}.onnx"
+        with open(os.path.join(keep, name), "wb") as f:
+            f.write(bad)
+
+
 def mutations(data, stride, flips, rng):
     """(label, bytes) pairs: truncations at every stride-th offset, then random flips."""
     yield "unchanged", data  # must run cleanly, or every other run proves nothing
@@ -364,14 +377,7 @@ def main():
                 if rc in allowed and not any(r in out for r in REPORT):
                     continue
                 failures += 1
-                print(f"FAILED {model}: {label}: exit {rc}")
-                lines = [l for l in out.splitlines() if any(r in l for r in REPORT) or l.startswith("    #")]
-                print("\n".join("     | " + l for l in (lines or out.splitlines())[:25]))
-                if args.keep:
-                    os.makedirs(args.keep, exist_ok=True)
-                    name = f"{os.path.basename(os.path.dirname(model))}_{failures}.onnx"
-                    with open(os.path.join(args.keep, name), "wb") as f:
-                        f.write(bad)
+                report_failure(model, label, f"exit {rc}", out, bad, args.keep, failures)
         r, f = crafted(args, env, tmp)
         runs, failures = runs + r, failures + f
     print(f"malformed models: {runs} runs, {failures} failed")
