@@ -76,6 +76,7 @@ std::optional<BnAffine> bn_affine(const DefUse& v, const ir::Node& bn, int64_t m
 
 size_t fold_conv_batchnorm(ir::Model& model, ir::Graph& g) {
   DefUse v(g);
+  FreshNames fresh(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t folded = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -114,9 +115,9 @@ size_t fold_conv_batchnorm(ir::Model& model, ir::Graph& g) {
       const double bias = b ? b->element_as_double(c) : 0.0;
       set_element(nb, c, (bias - a->mean[size_t(c)]) * s + a->beta[size_t(c)]);
     }
-    std::string wname = fresh_name(g, conv.inputs[1] + "_bnfold");
+    std::string wname = fresh(conv.inputs[1] + "_bnfold");
     g.initializers[wname] = std::move(nw);
-    std::string bname = fresh_name(g, conv.name + "_bnfold_bias");
+    std::string bname = fresh(conv.name + "_bnfold_bias");
     g.initializers[bname] = std::move(nb);
     ir::Node fused = conv;
     fused.inputs.resize(3);

@@ -90,19 +90,22 @@ int64_t attr_int(const ir::Node& n, const char* name, int64_t def) {
   return a ? a->i : def;
 }
 
-std::string fresh_name(const ir::Graph& g, const std::string& base) {
-  std::unordered_set<std::string> used;
+FreshNames::FreshNames(const ir::Graph& g) {
   for (const auto& n : g.nodes)
-    for (const auto& o : n.outputs) used.insert(o);
-  for (const auto& [k, v] : g.initializers) used.insert(k);
-  for (const auto& [k, v] : g.sparse_initializers) used.insert(k);
-  for (const auto& in : g.inputs) used.insert(in.name);
-  if (!used.count(base)) return base;
-  for (int i = 1;; ++i) {
-    std::string s = base + "_" + std::to_string(i);
-    if (!used.count(s)) return s;
-  }
+    for (const auto& o : n.outputs) used_.insert(o);
+  for (const auto& [k, v] : g.initializers) used_.insert(k);
+  for (const auto& [k, v] : g.sparse_initializers) used_.insert(k);
+  for (const auto& in : g.inputs) used_.insert(in.name);
 }
+
+std::string FreshNames::operator()(const std::string& base) {
+  std::string s = base;
+  for (int i = 1; used_.count(s); ++i) s = base + "_" + std::to_string(i);
+  used_.insert(s);
+  return s;
+}
+
+std::string fresh_name(const ir::Graph& g, const std::string& base) { return FreshNames(g)(base); }
 
 void import_tessera_domain(ir::Model& m) {
   if (m.opset(kTesseraDomain) == 0) m.opset_imports.push_back({kTesseraDomain, kTesseraOpset});

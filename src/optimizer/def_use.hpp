@@ -62,8 +62,23 @@ int64_t attr_int(const ir::Node& n, const char* name, int64_t def);
 // True when the ints attribute is absent or every value of it is `v` (a
 // conv's strides or dilations all 1, its pads all 0).
 bool ints_all_or_absent(const ir::Node& n, const char* name, int64_t v);
-// A fresh value name based on `base` not yet used in the graph.
+// A fresh value name based on `base` not yet used in the graph. Collects
+// the graph's names on every call: a pass making many names uses FreshNames.
 std::string fresh_name(const ir::Graph& g, const std::string& base);
+// Fresh names for a pass that makes many: the graph's names (node outputs,
+// initializers, graph inputs) are collected once, and every name handed out
+// is added, so two calls never return the same name. Names the pass adds by
+// other means must be existing ones (a fused node taking over its last
+// node's outputs), or they are not known here.
+class FreshNames {
+ public:
+  explicit FreshNames(const ir::Graph& g);
+  // `base` when unused, else the first unused of base_1, base_2, ...
+  std::string operator()(const std::string& base);
+
+ private:
+  std::unordered_set<std::string> used_;
+};
 // Adds the com.tessera opset import if the model lacks it.
 void import_tessera_domain(ir::Model& m);
 // Drops the nodes whose flag is set, keeping the order of the others.

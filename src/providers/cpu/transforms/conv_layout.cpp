@@ -203,13 +203,7 @@ size_t choose_conv_layout(ir::Model& model, ir::Graph& g, bool winograd, bool wi
   const size_t n = g.nodes.size();
   std::unordered_map<std::string, Blocked> blocked;        // original value -> blocked copy
   std::unordered_map<std::string, std::string> reordered;  // plain value -> its ReorderToNchwc
-  std::unordered_set<std::string> taken;
-  auto fresh = [&](const std::string& base) {
-    std::string s = fresh_name(g, base);
-    for (int k = 1; taken.count(s); ++k) s = fresh_name(g, base + "_" + std::to_string(k));
-    taken.insert(s);
-    return s;
-  };
+  FreshNames fresh(g);                                     // node and value names alike
   std::vector<std::vector<ir::Node>> before(n);  // ReorderToNchwc nodes to place before node i
   std::vector<ir::Node> nodes(n);                // node i, converted or as it was
   // The blocked name of plain `value`, reordering it (once) before node i.

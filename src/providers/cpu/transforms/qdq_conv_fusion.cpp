@@ -159,6 +159,7 @@ size_t fuse_qdq_conv(ir::Graph& g) {
 // where the QDQ form rounds through float.
 size_t fuse_qdq_matmul(ir::Graph& g) {
   DefUse v(g);
+  FreshNames fresh(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -177,7 +178,7 @@ size_t fuse_qdq_matmul(ir::Graph& g) {
     std::string wzp = dw->inputs.size() > 2 ? dw->inputs[2] : "";
     if (wzp.empty()) {
       const Tensor* wq = input_constant(v, *dw, 0);
-      wzp = fresh_name(g, mm.name + "_b_zero_point");
+      wzp = fresh(mm.name + "_b_zero_point");
       Tensor zero(wq->dtype(), Shape{});
       static_cast<uint8_t*>(zero.mutable_raw_data())[0] = 0;
       g.initializers[wzp] = zero;

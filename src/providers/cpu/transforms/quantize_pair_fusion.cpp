@@ -152,6 +152,7 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
   if (model.opset("") < 12) return 0;  // Max and Clip on 8-bit tensors
   const size_t dropped = drop_saturated_activations(g);
   DefUse v(g);
+  FreshNames fresh(g);
   std::unordered_set<std::string> outputs;
   for (const auto& o : g.outputs) outputs.insert(o.name);
   std::vector<bool> dead(g.nodes.size(), false);
@@ -183,7 +184,7 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
         // Clip(q, lo, hi) on q's type: min(max(q, lo), hi), as Clip reads
         // them (so lo > hi gives hi, as clipping the floats would).
         for (int32_t b : {lo, hi}) {
-          const std::string name = fresh_name(g, q.name + "_bound");
+          const std::string name = fresh(q.name + "_bound");
           Tensor bound(t, Shape{});
           if (t == DataType::kInt8)
             bound.mutable_data<int8_t>()[0] = int8_t(b);
@@ -211,6 +212,7 @@ size_t fuse_quantize_pairs(ir::Model& model, ir::Graph& g) {
 
 size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& g) {
   DefUse v(g);
+  FreshNames fresh(g);
   std::vector<bool> dead(g.nodes.size(), false);
   size_t fused = 0;
   for (int i = 0; i < int(g.nodes.size()); ++i) {
@@ -233,7 +235,7 @@ size_t fuse_quantize_lookups(ir::Model& model, ir::Graph& g) {
       linalg::quantize_u8(real, 256, ys, yz, table.mutable_data<uint8_t>());
     else
       linalg::quantize_s8(real, 256, ys, yz, table.mutable_data<int8_t>());
-    const std::string table_name = fresh_name(g, q.name + "_table");
+    const std::string table_name = fresh(q.name + "_table");
     g.initializers[table_name] = table;
     ir::Node f;
     f.name = q.name + "_lookup";
