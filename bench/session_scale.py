@@ -18,22 +18,13 @@ import json
 import os
 import statistics
 import subprocess
+import sys
 
 import onnx
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def count_nodes(g):
-    n = 0
-    for node in g.node:
-        n += 1
-        for a in node.attribute:
-            if a.type == onnx.AttributeProto.GRAPH:
-                n += count_nodes(a.g)
-            for sub in a.graphs:
-                n += count_nodes(sub)
-    return n
+sys.path.insert(0, os.path.join(HERE, "models"))
+from make_big_graphs import count_nodes  # noqa: E402
 
 
 def run_json(cmd, env=None):

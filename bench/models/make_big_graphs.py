@@ -55,12 +55,15 @@ def write(outdir, name, graph, feeds):
 
 
 def count_nodes(g):
+    """Nodes of g and of every subgraph in it, at any depth."""
     n = 0
     for node in g.node:
         n += 1
         for a in node.attribute:
             if a.type == onnx.AttributeProto.GRAPH:
                 n += count_nodes(a.g)
+            for sub in a.graphs:
+                n += count_nodes(sub)
     return n
 
 
