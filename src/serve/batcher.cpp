@@ -1,5 +1,6 @@
 #include "serve/batcher.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -73,14 +74,28 @@ api::Value rows(const api::Value& v, int64_t begin, int64_t count) {
 
 Batcher::Batcher(api::Session& session, const std::vector<TensorSpec>& inputs,
                  const std::vector<TensorSpec>& outputs, int64_t max_batch_size,
-                 std::chrono::microseconds max_delay, ModelStats& stats)
-    : session_(session), stats_(stats), max_batch_(max_batch_size), max_delay_(max_delay) {
+                 std::chrono::microseconds max_delay, ModelStats& stats,
+                 std::vector<int64_t> preferred_batch_sizes, int64_t instances)
+    : session_(session),
+      stats_(stats),
+      max_batch_(max_batch_size),
+      max_delay_(max_delay),
+      preferred_(std::move(preferred_batch_sizes)),
+      ready_rows_(preferred_.empty() ? max_batch_size : preferred_.back()) {
   for (const auto& s : inputs) {
     input_names_.push_back(s.name);
     input_types_.push_back(s.type);
   }
   for (const auto& s : outputs) output_names_.push_back(s.name);
-  worker_ = std::thread([this] { loop(); });
+  for (int64_t i = 0; i < std::max<int64_t>(1, instances); ++i)
+    workers_.emplace_back([this] { loop(); });
+}
+
+int64_t Batcher::batch_limit(int64_t available) const {
+  int64_t limit = available;
+  for (int64_t p : preferred_)
+    if (p <= available) limit = p;
+  return limit;
 }
 
 Batcher::~Batcher() {
@@ -89,7 +104,7 @@ Batcher::~Batcher() {
     stopping_ = true;
   }
   wake_.notify_all();
-  worker_.join();
+  for (auto& w : workers_) w.join();
 }
 
 std::vector<api::Value> Batcher::run_session(const std::vector<api::Value>& inputs, int64_t rows,
@@ -136,8 +151,8 @@ std::optional<std::vector<api::Value>> Batcher::run(std::vector<api::Value> inpu
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(p);
-    wake =
-        queue_.size() == 1 || (queued_rows_ < max_batch_ && queued_rows_ + p->batch >= max_batch_);
+    wake = queue_.size() == 1 ||
+           (queued_rows_ < ready_rows_ && queued_rows_ + p->batch >= ready_rows_);
     queued_rows_ += p->batch;
   }
   if (wake) wake_.notify_one();
@@ -163,24 +178,34 @@ void Batcher::loop() {
       continue;
     }
     const auto deadline = queue_.front()->arrival + max_delay_;
-    while (!stopping_ && queued_rows_ < max_batch_ && std::chrono::steady_clock::now() < deadline)
+    while (!stopping_ && queued_rows_ < ready_rows_ && std::chrono::steady_clock::now() < deadline)
       wake_.wait_until(lock, deadline);
     drop_abandoned();
     if (queue_.empty()) continue;
     // The request whose delay was waited for may have left (abandoned or past
     // its deadline): the new first one waits for its own delay too.
-    if (!stopping_ && queued_rows_ < max_batch_ &&
+    if (!stopping_ && queued_rows_ < ready_rows_ &&
         std::chrono::steady_clock::now() < queue_.front()->arrival + max_delay_)
       continue;
-    // The first request, and those after it that fit beside it.
+    // The first request, and those after it that fit beside it, up to the
+    // batch size those would reach (the largest preferred one within it).
+    const PendingPtr first = queue_.front();
+    auto fits_beside_first = [&](const PendingPtr& p) {
+      for (size_t i = 0; i < p->shapes.size(); ++i)
+        if (!same_rows(p->shapes[i], first->shapes[i])) return false;
+      return true;
+    };
+    int64_t available = 0;
+    for (const PendingPtr& p : queue_)
+      if (p == first || (available + p->batch <= max_batch_ && fits_beside_first(p)))
+        available += p->batch;
+    const int64_t limit = batch_limit(available);
     std::vector<PendingPtr> group;
     int64_t total = 0;
-    const PendingPtr first = queue_.front();
     for (auto it = queue_.begin(); it != queue_.end();) {
       const PendingPtr& p = *it;
-      bool fits = group.empty() || total + p->batch <= max_batch_;
-      for (size_t i = 0; fits && i < p->shapes.size(); ++i)
-        fits = same_rows(p->shapes[i], first->shapes[i]);
+      bool fits = group.empty() || total + p->batch <= limit;
+      if (fits && !group.empty()) fits = fits_beside_first(p);
       if (fits) {
         group.push_back(p);
         total += p->batch;
@@ -190,6 +215,8 @@ void Batcher::loop() {
         ++it;
       }
     }
+    // Another worker (instance_group) may take what is left while this one runs.
+    if (!queue_.empty()) wake_.notify_one();
     lock.unlock();
     execute(group);
     lock.lock();

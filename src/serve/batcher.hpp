@@ -4,7 +4,11 @@
 // "dynamic_batching" (with "max_batch_size" above 0).
 //
 // Requests join a batch only when every input has the same dimensions after
-// the first; the batch never exceeds max_batch_size. A batch that fails is
+// the first; the batch never exceeds max_batch_size. With preferred batch
+// sizes, a batch runs as soon as the largest of them is queued, and takes
+// the largest preferred size the queued rows reach (all of them when they
+// reach none, once the delay has passed). `instances` workers form and run
+// batches, so that many run at once on the session. A batch that fails is
 // run again one request at a time, so a request the model rejects fails
 // alone.
 //
@@ -50,7 +54,8 @@ class Batcher {
   // batcher.
   Batcher(api::Session& session, const std::vector<TensorSpec>& inputs,
           const std::vector<TensorSpec>& outputs, int64_t max_batch_size,
-          std::chrono::microseconds max_delay, ModelStats& stats);
+          std::chrono::microseconds max_delay, ModelStats& stats,
+          std::vector<int64_t> preferred_batch_sizes = {}, int64_t instances = 1);
   ~Batcher();  // runs what is queued, then stops
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -83,6 +88,9 @@ class Batcher {
   using PendingPtr = std::shared_ptr<Pending>;
 
   void loop();
+  // The rows of the batch to take now from the requests that fit beside the
+  // first, `available` rows in all (at most max_batch_size).
+  int64_t batch_limit(int64_t available) const;
   void execute(std::vector<PendingPtr>& group);
   void drop_abandoned();  // caller holds mutex_
   // Runs the session on `inputs` of `rows` rows, noting the run in `timing`
@@ -96,6 +104,8 @@ class Batcher {
   std::vector<ONNXTensorElementDataType> input_types_;
   int64_t max_batch_;
   std::chrono::microseconds max_delay_;
+  std::vector<int64_t> preferred_;  // ascending
+  int64_t ready_rows_;              // queued rows that start a batch at once
   std::atomic<uint64_t> executions_{0};
   std::array<std::atomic<uint64_t>, kRowBounds.size() + 1> rows_counts_{};
   std::atomic<uint64_t> rows_total_{0};
@@ -105,7 +115,7 @@ class Batcher {
   std::deque<PendingPtr> queue_;
   int64_t queued_rows_ = 0;  // the rows of queue_'s requests
   bool stopping_ = false;
-  std::thread worker_;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace tessera::serve

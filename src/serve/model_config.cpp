@@ -1,5 +1,6 @@
 #include "serve/model_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -42,7 +43,8 @@ ModelConfig read_model_config(const std::string& path) {
                                 "dynamic_batching",
                                 "max_queue_size",
                                 "request_timeout_microseconds",
-                                "session_config"};
+                                "session_config",
+                                "instance_group"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
@@ -50,7 +52,7 @@ ModelConfig read_model_config(const std::string& path) {
       throw std::runtime_error(path + ": unknown key \"" + key +
                                "\" (known: providers, intra_op_threads, inter_op_threads, "
                                "max_batch_size, dynamic_batching, max_queue_size, "
-                               "request_timeout_microseconds, session_config)");
+                               "request_timeout_microseconds, session_config, instance_group)");
   }
   config.intra_op_threads = read_count(j, "intra_op_threads", path);
   config.inter_op_threads = read_count(j, "inter_op_threads", path);
@@ -87,9 +89,9 @@ ModelConfig read_model_config(const std::string& path) {
     const json& d = j.at("dynamic_batching");
     if (!d.is_object()) throw std::runtime_error(path + ": \"dynamic_batching\" must be an object");
     for (const auto& [key, value] : d.items())
-      if (key != "max_queue_delay_microseconds")
+      if (key != "max_queue_delay_microseconds" && key != "preferred_batch_size")
         throw std::runtime_error(path + ": dynamic_batching: unknown key \"" + key +
-                                 "\" (known: max_queue_delay_microseconds)");
+                                 "\" (known: max_queue_delay_microseconds, preferred_batch_size)");
     config.max_queue_delay_us = 0;
     if (d.contains("max_queue_delay_microseconds")) {
       const json& v = d.at("max_queue_delay_microseconds");
@@ -101,6 +103,62 @@ ModelConfig read_model_config(const std::string& path) {
     }
     if (config.max_batch_size <= 0)
       throw std::runtime_error(path + ": dynamic_batching needs \"max_batch_size\" above 0");
+    if (d.contains("preferred_batch_size")) {
+      const json& list = d.at("preferred_batch_size");
+      if (!list.is_array())
+        throw std::runtime_error(path +
+                                 ": dynamic_batching: \"preferred_batch_size\" must be an "
+                                 "array of batch sizes");
+      for (const json& v : list) {
+        if (!v.is_number_integer() || v.get<int64_t>() < 1 ||
+            v.get<int64_t>() > config.max_batch_size)
+          throw std::runtime_error(path + ": dynamic_batching: \"preferred_batch_size\" " +
+                                   v.dump() + " is not an integer from 1 to max_batch_size (" +
+                                   std::to_string(config.max_batch_size) + ")");
+        config.preferred_batch_sizes.push_back(v.get<int64_t>());
+      }
+      std::sort(config.preferred_batch_sizes.begin(), config.preferred_batch_sizes.end());
+      config.preferred_batch_sizes.erase(
+          std::unique(config.preferred_batch_sizes.begin(), config.preferred_batch_sizes.end()),
+          config.preferred_batch_sizes.end());
+    }
+  }
+  if (j.contains("instance_group")) {
+    const json& groups = j.at("instance_group");
+    if (!groups.is_array() || groups.empty())
+      throw std::runtime_error(path +
+                               ": \"instance_group\" must be a non-empty array of "
+                               "{\"count\": N}");
+    config.instance_count = 0;
+    for (const json& g : groups) {
+      if (!g.is_object())
+        throw std::runtime_error(path + ": each instance_group is an object {\"count\": N}");
+      for (const auto& [key, value] : g.items())
+        if (key != "count" && key != "kind")
+          throw std::runtime_error(path + ": instance_group: unknown key \"" + key +
+                                   "\" (known: count, kind)");
+      if (g.contains("kind")) {
+        const json& k = g.at("kind");
+        if (!k.is_string() || (k != "KIND_AUTO" && k != "KIND_CPU" && k != "KIND_GPU"))
+          throw std::runtime_error(path +
+                                   ": instance_group: \"kind\" must be KIND_AUTO, "
+                                   "KIND_CPU or KIND_GPU (the providers list chooses "
+                                   "the device)");
+      }
+      int64_t count = 1;
+      if (g.contains("count")) {
+        const json& c = g.at("count");
+        if (!c.is_number_integer() || c.get<int64_t>() < 1 || c.get<int64_t>() > 64)
+          throw std::runtime_error(path +
+                                   ": instance_group: \"count\" must be an integer from "
+                                   "1 to 64");
+        count = c.get<int64_t>();
+      }
+      config.instance_count += count;
+    }
+    if (config.instance_count > 64)
+      throw std::runtime_error(path + ": instance_group: the counts add up to " +
+                               std::to_string(config.instance_count) + "; at most 64");
   }
   if (j.contains("providers")) {
     const json& list = j.at("providers");

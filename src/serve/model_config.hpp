@@ -5,7 +5,9 @@
 //
 //   {"providers": [{"name": "CPUExecutionProvider", "options": {}}],
 //    "intra_op_threads": 2, "inter_op_threads": 1, "max_batch_size": 8,
-//    "dynamic_batching": {"max_queue_delay_microseconds": 2000},
+//    "dynamic_batching": {"max_queue_delay_microseconds": 2000,
+//                         "preferred_batch_size": [4, 8]},
+//    "instance_group": [{"count": 2}],
 //    "max_queue_size": 64, "request_timeout_microseconds": 1000000}
 #pragma once
 #include <cstdint>
@@ -30,6 +32,16 @@ struct ModelConfig {
   // How long a request may wait for others to join its batch; -1: no dynamic
   // batching (batcher.hpp). Needs max_batch_size above 0.
   int64_t max_queue_delay_us = -1;
+  // Batch sizes the batcher runs as soon as it holds that many rows, in
+  // ascending order, each at most max_batch_size; empty: max_batch_size
+  // alone. With rows queued beyond the largest, a batch takes the largest
+  // preferred size they reach.
+  std::vector<int64_t> preferred_batch_sizes;
+  // How many batches of this model version may run at once (Triton's
+  // instance_group counts, summed): each has its own batcher worker, all
+  // on the one session, which runs concurrent calls. Without dynamic
+  // batching requests already run concurrently, one per serving thread.
+  int64_t instance_count = 1;
   // Requests one model version holds at once (waiting for a batch or
   // running); one more is refused as overload. 0: no limit.
   int64_t max_queue_size = 0;

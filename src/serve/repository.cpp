@@ -123,7 +123,8 @@ ModelRepository::VersionSlot ModelRepository::load_version(const std::string& na
               "; batching joins requests along a dynamic first dimension");
       m->batcher =
           std::make_unique<Batcher>(*m->session, m->inputs, m->outputs, config.max_batch_size,
-                                    std::chrono::microseconds(config.max_queue_delay_us), m->stats);
+                                    std::chrono::microseconds(config.max_queue_delay_us), m->stats,
+                                    config.preferred_batch_sizes, config.instance_count);
     }
     vs.model = std::move(m);
     log("model '" + name + "' version " + v + ": loaded from " + file.string());

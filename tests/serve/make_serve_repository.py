@@ -99,6 +99,16 @@ def main(repo):
     (repo / "seq_batched" / "config.json").write_text(json.dumps(
         {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
 
+    # The same graph batched at a preferred size of 2 by two instances.
+    save(repo, "pair_batched", helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
+         helper.make_node("Add", ["x", "x"], ["doubled"])], "pair_batched", [x], [total, doubled],
+        [axes]))
+    (repo / "pair_batched" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 8, "instance_group": [{"count": 2, "kind": "KIND_CPU"}],
+         "dynamic_batching": {"max_queue_delay_microseconds": 5000000,
+                              "preferred_batch_size": [2]}}))
+
     shutil.copy(ROOT / "models" / "demo_cnn" / "model.onnx", version_dir(repo, "cnn_batched") / "model.onnx")
     (repo / "cnn_batched" / "config.json").write_text(json.dumps(
         {"max_batch_size": 4, "dynamic_batching": {}}))

@@ -525,6 +525,35 @@ def batching_by_length():
           and sum(runs.values()) < 8, runs)
 
 
+def preferred_batches():
+    """pair_batched: max_batch_size 8, preferred batch size 2, two instances,
+    a queue delay of 5 s. Eight concurrent one-row requests run as four
+    batches of 2 rows, each at once when its second row arrives (long before
+    the delay), and each request gets its own row back."""
+    import time
+    rng = np.random.default_rng(7)
+
+    def stats():
+        r = get("/v2/models/pair_batched/versions/1/stats").json()["model_stats"][0]
+        return {b["batch_size"]: b["compute_infer"]["count"] for b in r["batch_stats"]}
+
+    def request(i):
+        x = rng.standard_normal((1, 4)).astype(np.float32)
+        r = post("/v2/models/pair_batched/infer", {"id": str(i), "inputs": [tensor("x", x, "FP32")]})
+        return (r.status_code == 200 and r.json()["id"] == str(i)
+                and np.allclose(output(r, "doubled")["data"], (2 * x).reshape(-1))), r.text[:200]
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(request, range(8)))
+    seconds = time.monotonic() - start
+    runs = {size: n for size, n in stats().items() if n}
+    check("preferred batch size: 8 concurrent requests each get their own row",
+          all(ok for ok, _ in results), [text for ok, text in results if not ok])
+    check(f"preferred batch size 2: runs by rows {runs} are four runs of 2, answered in "
+          f"{seconds:.1f} s, before the 5 s queue delay", runs == {2: 4} and seconds < 4.5,
+          (runs, seconds))
+
+
 def overload_and_timeouts():
     """slow_batched holds its requests 1.5 s for a batch that does not fill
     and takes at most 2 at once; timed_batched answers each after 200 ms."""
@@ -641,6 +670,7 @@ connection_burst()
 metrics()
 dynamic_batching()
 batching_by_length()
+preferred_batches()
 overload_and_timeouts()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
