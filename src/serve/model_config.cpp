@@ -11,6 +11,48 @@ namespace {
 
 using nlohmann::json;
 
+// The "input" or "output" array of Triton-style tensor declarations.
+std::vector<TensorOverride> read_overrides(const json& j, const char* key,
+                                           const std::string& path) {
+  std::vector<TensorOverride> out;
+  if (!j.contains(key)) return out;
+  const json& list = j.at(key);
+  const std::string where = path + ": \"" + key + "\"";
+  if (!list.is_array()) throw std::runtime_error(where + " must be an array of {\"name\": ...}");
+  for (const json& t : list) {
+    if (!t.is_object() || !t.contains("name") || !t.at("name").is_string())
+      throw std::runtime_error(where + ": each entry is an object with a \"name\"");
+    TensorOverride o;
+    o.name = t.at("name").get<std::string>();
+    for (const auto& [k, v] : t.items())
+      if (k != "name" && k != "data_type" && k != "dims")
+        throw std::runtime_error(where + " '" + o.name + "': unknown key \"" + k +
+                                 "\" (known: name, data_type, dims)");
+    if (t.contains("data_type")) {
+      const json& d = t.at("data_type");
+      if (!d.is_string())
+        throw std::runtime_error(where + " '" + o.name + "': \"data_type\" must be a string");
+      o.datatype = d.get<std::string>();
+      if (o.datatype.rfind("TYPE_", 0) == 0) o.datatype = o.datatype.substr(5);
+      if (o.datatype == "STRING") o.datatype = "BYTES";
+    }
+    if (t.contains("dims")) {
+      const json& d = t.at("dims");
+      if (!d.is_array())
+        throw std::runtime_error(where + " '" + o.name + "': \"dims\" must be an array");
+      o.has_dims = true;
+      for (const json& v : d) {
+        if (!v.is_number_integer() || v.get<int64_t>() < -1)
+          throw std::runtime_error(where + " '" + o.name + "': \"dims\" holds " + v.dump() +
+                                   "; each is -1 (dynamic) or a size >= 0");
+        o.dims.push_back(v.get<int64_t>());
+      }
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
 int read_count(const json& j, const char* key, const std::string& path) {
   if (!j.contains(key)) return 0;
   const json& v = j.at(key);
@@ -44,15 +86,18 @@ ModelConfig read_model_config(const std::string& path) {
                                 "max_queue_size",
                                 "request_timeout_microseconds",
                                 "session_config",
-                                "instance_group"};
+                                "instance_group",
+                                "input",
+                                "output"};
   for (const auto& [key, value] : j.items()) {
     bool ok = false;
     for (const char* k : known) ok = ok || key == k;
     if (!ok)
-      throw std::runtime_error(path + ": unknown key \"" + key +
-                               "\" (known: providers, intra_op_threads, inter_op_threads, "
-                               "max_batch_size, dynamic_batching, max_queue_size, "
-                               "request_timeout_microseconds, session_config, instance_group)");
+      throw std::runtime_error(
+          path + ": unknown key \"" + key +
+          "\" (known: providers, intra_op_threads, inter_op_threads, "
+          "max_batch_size, dynamic_batching, max_queue_size, "
+          "request_timeout_microseconds, session_config, instance_group, input, output)");
   }
   config.intra_op_threads = read_count(j, "intra_op_threads", path);
   config.inter_op_threads = read_count(j, "inter_op_threads", path);
@@ -160,6 +205,8 @@ ModelConfig read_model_config(const std::string& path) {
       throw std::runtime_error(path + ": instance_group: the counts add up to " +
                                std::to_string(config.instance_count) + "; at most 64");
   }
+  config.input_overrides = read_overrides(j, "input", path);
+  config.output_overrides = read_overrides(j, "output", path);
   if (j.contains("providers")) {
     const json& list = j.at("providers");
     if (!list.is_array()) throw std::runtime_error(path + ": \"providers\" must be an array");

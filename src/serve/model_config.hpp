@@ -24,6 +24,18 @@ struct ProviderChoice {
   std::map<std::string, std::string> options;
 };
 
+// A config's "input" or "output" entry (Triton's form): the tensor's name,
+// optionally its datatype ("FP32" or "TYPE_FP32"), which must be the
+// model's, and its dims, which may fix the model's dynamic ones (-1 leaves
+// one dynamic). With max_batch_size above 0, dims leave out the batch
+// dimension, as Triton's do.
+struct TensorOverride {
+  std::string name;
+  std::string datatype;  // the protocol's name; empty: not given
+  bool has_dims = false;
+  std::vector<int64_t> dims;
+};
+
 struct ModelConfig {
   std::vector<ProviderChoice> providers;  // empty: the runtime's default (CPU)
   int intra_op_threads = 0;               // 0: the runtime's default
@@ -54,6 +66,10 @@ struct ModelConfig {
   // SessionOptions::config: e.g. session.intra_op.allow_spinning. A value the
   // runtime refuses fails the model's load with the runtime's message.
   std::map<std::string, std::string> session_config;
+  // Declarations checked against the model's inputs and outputs; dims they
+  // fix are reported in the model's metadata and required of requests
+  // (as the model's own fixed dims are).
+  std::vector<TensorOverride> input_overrides, output_overrides;
 
   // The session options this configuration asks for.
   api::SessionOptions session_options() const;

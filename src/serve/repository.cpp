@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "serve/batcher.hpp"
+#include "serve/datatype.hpp"
 #include "serve/serve_error.hpp"
 
 namespace tessera::serve {
@@ -34,6 +35,44 @@ std::vector<TensorSpec> specs(const api::Session& s, bool inputs) {
     out.push_back({names[i], info.type, info.shape});
   }
   return out;
+}
+
+// Applies a config's "input" or "output" declarations to the model's specs;
+// throws naming the tensor when one does not match the model.
+void apply_overrides(std::vector<TensorSpec>& specs, const std::vector<TensorOverride>& overrides,
+                     const char* kind, int64_t max_batch_size) {
+  for (const auto& o : overrides) {
+    TensorSpec* spec = nullptr;
+    std::string known;
+    for (auto& s : specs) {
+      if (s.name == o.name) spec = &s;
+      known += (known.empty() ? "" : ", ") + s.name;
+    }
+    const std::string what = std::string("config.json: ") + kind + " '" + o.name + "'";
+    if (!spec)
+      throw std::runtime_error(what + " is not an " + kind + " of the model (" + kind +
+                               "s: " + known + ")");
+    if (!o.datatype.empty() && o.datatype != protocol_datatype(spec->type))
+      throw std::runtime_error(what + ": data_type " + o.datatype + ", but the model's is " +
+                               protocol_datatype(spec->type));
+    if (!o.has_dims) continue;
+    const size_t skip = max_batch_size > 0 ? 1 : 0;
+    if (spec->shape.size() < skip || o.dims.size() != spec->shape.size() - skip)
+      throw std::runtime_error(
+          what + ": dims has " + std::to_string(o.dims.size()) + " entries, but the model's " +
+          kind + " has " + std::to_string(spec->shape.size() - std::min(skip, spec->shape.size())) +
+          (skip ? " besides the batch dimension" : ""));
+    for (size_t k = 0; k < o.dims.size(); ++k) {
+      int64_t& dim = spec->shape[k + skip];
+      const int64_t want = o.dims[k];
+      if (want < 0) continue;
+      if (dim >= 0 && dim != want)
+        throw std::runtime_error(what + ": dims[" + std::to_string(k) + "] is " +
+                                 std::to_string(want) + ", but the model fixes it at " +
+                                 std::to_string(dim));
+      dim = want;
+    }
+  }
 }
 
 void log(const std::string& line) { std::cerr << "tessera serve: " << line << std::endl; }
@@ -113,6 +152,8 @@ ModelRepository::VersionSlot ModelRepository::load_version(const std::string& na
     m->session = std::make_unique<api::Session>(env_, file.string(), config.session_options());
     m->inputs = specs(*m->session, true);
     m->outputs = specs(*m->session, false);
+    apply_overrides(m->inputs, config.input_overrides, "input", config.max_batch_size);
+    apply_overrides(m->outputs, config.output_overrides, "output", config.max_batch_size);
     if (config.max_queue_delay_us >= 0) {
       for (const auto& t : m->inputs)
         if (t.shape.empty() || t.shape[0] >= 0)

@@ -39,6 +39,8 @@ namespace tessera::serve {
 struct TensorSpec {
   std::string name;
   ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  // -1 for a dynamic dimension; requests are checked against it (after a
+  // config's "input" entry fixes dims the model leaves dynamic).
   std::vector<int64_t> shape;
 };
 

@@ -99,6 +99,16 @@ def main(repo):
     (repo / "seq_batched" / "config.json").write_text(json.dumps(
         {"max_batch_size": 8, "dynamic_batching": {"max_queue_delay_microseconds": 300000}}))
 
+    # The same graph with its sequence length fixed at 4 by the config.
+    save(repo, "fixed_seq", helper.make_graph(
+        [helper.make_node("ReduceSum", ["x", "axes"], ["total"], keepdims=1),
+         helper.make_node("Add", ["x", "x"], ["doubled"])], "fixed_seq", [x], [total, doubled],
+        [axes]))
+    (repo / "fixed_seq" / "config.json").write_text(json.dumps(
+        {"max_batch_size": 4,
+         "input": [{"name": "x", "data_type": "TYPE_FP32", "dims": [4]}],
+         "output": [{"name": "doubled", "dims": [4]}, {"name": "total", "dims": [-1]}]}))
+
     # The same graph batched at a preferred size of 2 by two instances.
     save(repo, "pair_batched", helper.make_graph(
         [helper.make_node("ReduceSum", ["x", "axes"], ["total"], keepdims=1),

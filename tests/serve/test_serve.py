@@ -554,6 +554,25 @@ def preferred_batches():
           (runs, seconds))
 
 
+def config_dims():
+    """fixed_seq: inputs [batch, seq]; its config.json fixes seq at 4 for x
+    and doubled. The metadata reports the fixed dims, a request of length 4
+    runs, one of length 3 is refused naming the input and the dimension."""
+    meta = get("/v2/models/fixed_seq").json()
+    shapes = {t["name"]: t["shape"] for t in meta["inputs"] + meta["outputs"]}
+    check("config input/output dims: the metadata reports x [-1, 4], doubled [-1, 4], total [-1, 1]",
+          shapes == {"x": [-1, 4], "doubled": [-1, 4], "total": [-1, 1]}, shapes)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    r = post("/v2/models/fixed_seq/infer", {"inputs": [tensor("x", x, "FP32")]})
+    check("config input dims: a request of the fixed length runs",
+          r.status_code == 200 and np.allclose(output(r, "doubled")["data"], (2 * x).reshape(-1)),
+          r.text[:200])
+    r = post("/v2/models/fixed_seq/infer", {"inputs": [tensor("x", x[:, :3], "FP32")]})
+    check("config input dims: a request of another length is refused naming the input and shapes",
+          r.status_code == 400 and "fixed_seq" in r.json()["error"] and "'x'" in r.json()["error"]
+          and "[2, 3] given" in r.json()["error"] and "[-1, 4]" in r.json()["error"], r.text[:300])
+
+
 def overload_and_timeouts():
     """slow_batched holds its requests 1.5 s for a batch that does not fill
     and takes at most 2 at once; timed_batched answers each after 200 ms."""
@@ -671,6 +690,7 @@ metrics()
 dynamic_batching()
 batching_by_length()
 preferred_batches()
+config_dims()
 overload_and_timeouts()
 repository()
 print(f"{len(failures)} failed" if failures else "all serving checks passed")
